@@ -1,0 +1,334 @@
+"""Hand analysis on 34-count arrays: decompositions, win check, winning tiles and shanten.
+
+Work is done one suit at a time (a suit is a 9-count tuple) with per-suit caches, then combined: the cache keys are
+small and shared by every hand, the way table-driven calculators do it.
+
+>>> from engine.tiles import parse_hand, tile_name
+>>> h = parse_hand("11122233344455m")
+>>> is_complete(h.closed_counts)
+True
+>>> [tile_name(k) for k in winning_kinds(parse_hand("1112345678999m").closed_counts)]
+['1m', '2m', '3m', '4m', '5m', '6m', '7m', '8m', '9m']
+>>> shanten(parse_hand("123m456p789s1122z").closed_counts)
+0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import product
+from typing import NamedTuple
+
+from .tiles import HONOR, NUM_KINDS
+
+SEQ, TRIPLET, PAIR = "seq", "triplet", "pair"
+
+
+class Block(NamedTuple):
+    """A set or the pair inside the closed part of a hand: ``kind`` is SEQ, TRIPLET or PAIR, ``tile`` its lowest kind."""
+
+    kind: str
+    tile: int
+
+    @property
+    def tiles(self) -> tuple[int, ...]:
+        if self.kind == SEQ:
+            return (self.tile, self.tile + 1, self.tile + 2)
+        return (self.tile,) * (3 if self.kind == TRIPLET else 2)
+
+
+class Decomposition(NamedTuple):
+    """One way to read a closed part as a pair plus sets (``seven_pairs``: as seven pairs, ``sets`` empty)."""
+
+    pair: int | None
+    sets: tuple[Block, ...]
+    pairs: tuple[int, ...] = ()  # seven pairs only: the pair kinds, a four of a kind twice
+
+    @property
+    def seven_pairs(self) -> bool:
+        return bool(self.pairs)
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        if self.pairs:
+            return tuple(Block(PAIR, k) for k in self.pairs)
+        return (Block(PAIR, self.pair),) + self.sets if self.pair is not None else self.sets
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# per-suit tables
+
+
+@lru_cache(maxsize=None)
+def _suit_decomps(c: tuple[int, ...], pair_allowed: bool) -> tuple[tuple[int | None, tuple[tuple[str, int], ...]], ...]:
+    """Every way to split a 9-count suit into sets (and at most one pair if allowed): (pair rank idx, sets)."""
+    i = next((j for j in range(9) if c[j]), -1)
+    if i < 0:
+        return ((None, ()),)
+    out: set[tuple[int | None, tuple[tuple[str, int], ...]]] = set()
+    lst = list(c)
+    if c[i] >= 3:
+        lst[i] -= 3
+        for p, sets in _suit_decomps(tuple(lst), pair_allowed):
+            out.add((p, tuple(sorted(((TRIPLET, i),) + sets))))
+        lst[i] += 3
+    if i <= 6 and c[i + 1] and c[i + 2]:
+        lst[i] -= 1
+        lst[i + 1] -= 1
+        lst[i + 2] -= 1
+        for p, sets in _suit_decomps(tuple(lst), pair_allowed):
+            out.add((p, tuple(sorted(((SEQ, i),) + sets))))
+        lst[i] += 1
+        lst[i + 1] += 1
+        lst[i + 2] += 1
+    if pair_allowed and c[i] >= 2:
+        lst[i] -= 2
+        for p, sets in _suit_decomps(tuple(lst), False):
+            assert p is None
+            out.add((i, sets))
+        lst[i] += 2
+    return tuple(sorted(out, key=lambda d: (d[0] is None, d[0] or 0, d[1])))
+
+
+@lru_cache(maxsize=None)
+def _suit_flags(c: tuple[int, ...]) -> int:
+    """Bit 1: the suit splits into sets alone; bit 2: into sets and one pair."""
+    n = sum(c)
+    if n % 3 == 1:
+        return 0
+    if n % 3 == 0:
+        return 1 if any(p is None for p, _ in _suit_decomps(c, False)) else 0
+    return 2 if _suit_decomps(c, True) else 0
+
+
+def is_complete(counts: Sequence[int]) -> bool:
+    """Whether closed counts (3n+2 tiles) form pair + sets. Melds are not passed: they are sets already.
+
+    >>> from engine.tiles import parse_hand
+    >>> is_complete(parse_hand("123456789m11p").closed_counts), is_complete(parse_hand("123456789m12p").closed_counts)
+    (True, False)
+    """
+    pairs = 0
+    for base in (0, 9, 18):
+        c = tuple(counts[base : base + 9])
+        r = sum(c) % 3
+        if r == 1:
+            return False
+        if r == 0:
+            if c != _EMPTY and not _suit_flags(c) & 1:
+                return False
+        else:
+            pairs += 1
+            if pairs > 1 or not _suit_flags(c) & 2:
+                return False
+    for k in range(HONOR, NUM_KINDS):
+        n = counts[k]
+        if n == 2:
+            pairs += 1
+        elif n == 1 or n == 4:
+            return False
+    return pairs == 1
+
+
+_EMPTY = (0,) * 9
+
+
+def is_seven_pairs(counts: Sequence[int], *, four_as_two: bool = True) -> bool:
+    """Seven pairs over 14 closed tiles; with ``four_as_two`` a four of a kind counts as two pairs.
+
+    >>> from engine.tiles import parse_hand
+    >>> is_seven_pairs(parse_hand("11112233445566m").closed_counts)
+    True
+    >>> is_seven_pairs(parse_hand("11112233445566m").closed_counts, four_as_two=False)
+    False
+    """
+    if sum(counts) != 14 or any(n % 2 for n in counts):
+        return False
+    return four_as_two or all(n in (0, 2) for n in counts)
+
+
+def decompositions(counts: Sequence[int], *, seven_pairs: bool = False) -> list[Decomposition]:
+    """Every reading of closed counts as pair + sets (and as seven pairs when ``seven_pairs`` and it fits).
+
+    >>> from engine.tiles import parse_hand
+    >>> len(decompositions(parse_hand("111222333m11p789s").closed_counts))
+    2
+    """
+    groups: list[tuple[tuple[int | None, tuple[Block, ...]], ...]] = []
+    for base in (0, 9, 18):
+        c = tuple(counts[base : base + 9])
+        if c == _EMPTY:
+            continue
+        r = sum(c) % 3
+        if r == 1:
+            groups = []
+            break
+        raw = _suit_decomps(c, r == 2)
+        opts = tuple(
+            (None if p is None else p + base, tuple(Block(kind, i + base) for kind, i in sets))
+            for p, sets in raw
+            if (p is None) == (r == 0)
+        )
+        if not opts:
+            groups = []
+            break
+        groups.append(opts)
+    else:
+        honor_sets: list[Block] = []
+        honor_pair: int | None = None
+        ok = True
+        for k in range(HONOR, NUM_KINDS):
+            n = counts[k]
+            if n == 3:
+                honor_sets.append(Block(TRIPLET, k))
+            elif n == 2 and honor_pair is None:
+                honor_pair = k
+            elif n:
+                ok = False
+                break
+        if ok:
+            groups.append(((honor_pair, tuple(honor_sets)),))
+        else:
+            groups = []
+    out: list[Decomposition] = []
+    if groups:
+        for combo in product(*groups):
+            pairs = [p for p, _ in combo if p is not None]
+            if len(pairs) != 1:
+                continue
+            sets = tuple(sorted(b for _, s in combo for b in s))
+            out.append(Decomposition(pairs[0], sets))
+    if seven_pairs and is_seven_pairs(counts):
+        out.append(Decomposition(None, (), tuple(k for k in range(NUM_KINDS) for _ in range(counts[k] // 2))))
+    return out
+
+
+def winning_kinds(counts: Sequence[int], *, seven_pairs: bool = False, held: Sequence[int] | None = None) -> list[int]:
+    """Kinds that would complete closed counts of 3n+1 tiles; kinds ``held`` four times (whole hand) are left out.
+
+    >>> from engine.tiles import parse_hand, tile_name
+    >>> [tile_name(k) for k in winning_kinds(parse_hand("1235m").closed_counts)]
+    ['5m']
+    """
+    held = held if held is not None else counts
+    c = list(counts)
+    out = []
+    for k in _candidates(counts, seven_pairs):
+        if held[k] >= 4:
+            continue
+        c[k] += 1
+        if is_complete(c) or (seven_pairs and is_seven_pairs(c)):
+            out.append(k)
+        c[k] -= 1
+    return out
+
+
+def _candidates(counts: Sequence[int], seven_pairs: bool) -> list[int]:
+    """Kinds that could possibly complete a hand: next to or equal to a held tile."""
+    if seven_pairs:
+        return [k for k in range(NUM_KINDS) if counts[k]]
+    out = []
+    for k in range(NUM_KINDS):
+        if counts[k]:
+            out.append(k)
+        elif k < HONOR:
+            r = k % 9
+            if (r >= 1 and counts[k - 1]) or (r <= 7 and counts[k + 1]) or (r >= 2 and counts[k - 2]) or (
+                r <= 6 and counts[k + 2]
+            ):
+                out.append(k)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# shanten
+
+
+def _prune(opts: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ...]:
+    """Keep only options not dominated in every coordinate by another."""
+    keep = [o for o in opts if not any(p != o and p[0] >= o[0] and p[1] >= o[1] and p[2] >= o[2] for p in opts)]
+    return tuple(sorted(keep, reverse=True))
+
+
+@lru_cache(maxsize=None)
+def _suit_blocks(c: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
+    """Non-dominated (sets, partial sets, head) choices for one suit."""
+    i = next((j for j in range(9) if c[j]), -1)
+    if i < 0:
+        return ((0, 0, 0),)
+    opts: set[tuple[int, int, int]] = set()
+    lst = list(c)
+
+    def take(delta: tuple[int, int, int], *idx: int) -> None:
+        for j in idx:
+            lst[j] -= 1
+        for m, t, h in _suit_blocks(tuple(lst)):
+            if h + delta[2] <= 1:
+                opts.add((m + delta[0], t + delta[1], h + delta[2]))
+        for j in idx:
+            lst[j] += 1
+
+    take((0, 0, 0), i)  # the tile at i left isolated
+    if c[i] >= 3:
+        take((1, 0, 0), i, i, i)
+    if c[i] >= 2:
+        take((0, 1, 0), i, i)
+        take((0, 0, 1), i, i)
+    if i <= 6 and c[i + 1] and c[i + 2]:
+        take((1, 0, 0), i, i + 1, i + 2)
+    if i <= 7 and c[i + 1]:
+        take((0, 1, 0), i, i + 1)
+    if i <= 6 and c[i + 2]:
+        take((0, 1, 0), i, i + 2)
+    return _prune(opts)
+
+
+def _honor_blocks(counts: Sequence[int]) -> tuple[tuple[int, int, int], ...]:
+    trip = pair = 0
+    for k in range(HONOR, NUM_KINDS):
+        n = counts[k]
+        if n >= 3:
+            trip += 1
+        elif n == 2:
+            pair += 1
+    opts = {(trip, pair, 0)}
+    if pair:
+        opts.add((trip, pair - 1, 1))
+    if trip:
+        opts.add((trip - 1, pair, 1))
+    return _prune(opts)
+
+
+def shanten(counts: Sequence[int], melds: int = 0, *, seven_pairs: bool = False) -> int:
+    """Tiles away from ready: 0 = ready (waiting), -1 = complete. ``melds`` declared sets are not in ``counts``.
+
+    >>> from engine.tiles import parse_hand
+    >>> shanten(parse_hand("123456789m1234p").closed_counts)
+    0
+    >>> shanten(parse_hand("123456789m1134p").closed_counts)
+    0
+    >>> shanten(parse_hand("19m19p19s1234567z").closed_counts)
+    8
+    >>> shanten(parse_hand("11223344556677z").closed_counts, seven_pairs=True)
+    -1
+    """
+    states: tuple[tuple[int, int, int], ...] = ((melds, 0, 0),)
+    groups = [_suit_blocks(tuple(counts[b : b + 9])) for b in (0, 9, 18)]
+    groups.append(_honor_blocks(counts))
+    best = 8
+    for g in groups:
+        if len(g) == 1:
+            m0, t0, h0 = g[0]
+            states = tuple((m + m0, t + t0, h + h0) for m, t, h in states if h + h0 <= 1)
+            continue
+        states = _prune({(m + m0, t + t0, h + h0) for m, t, h in states for m0, t0, h0 in g if h + h0 <= 1})
+    for m, t, h in states:
+        m = min(m, 4)
+        s = 8 - 2 * m - min(t, 4 - m) - h
+        if s < best:
+            best = s
+    if seven_pairs and melds == 0:
+        pairs = sum(n // 2 for n in counts)
+        best = min(best, 6 - min(pairs, 7))
+    return best

@@ -1,0 +1,19 @@
+"""The three rule sets. ``get_variant("wuhu")`` returns a :class:`~engine.variants.base.Variant`."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from ..errors import EngineError
+from .base import HouseRule, Item, ScoreResult, Situation, Variant, settle
+
+VARIANT_KEYS = ("wuhu", "hefei", "chizhou")
+
+__all__ = ["VARIANT_KEYS", "HouseRule", "Item", "ScoreResult", "Situation", "Variant", "get_variant", "settle"]
+
+
+def get_variant(key: str) -> Variant:
+    """The variant named ``key`` (wuhu, hefei, chizhou)."""
+    if key not in VARIANT_KEYS:
+        raise EngineError("bad_rule_value", key="variant", value=key, expected="/".join(VARIANT_KEYS))
+    return import_module(f"{__name__}.{key}").VARIANT
