@@ -16,7 +16,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from itertools import product
 from typing import NamedTuple
 
@@ -60,7 +60,7 @@ class Decomposition(NamedTuple):
 # per-suit tables
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_decomps(c: tuple[int, ...], pair_allowed: bool) -> tuple[tuple[int | None, tuple[tuple[str, int], ...]], ...]:
     """Every way to split a 9-count suit into sets (and at most one pair if allowed): (pair rank idx, sets)."""
     i = next((j for j in range(9) if c[j]), -1)
@@ -91,7 +91,7 @@ def _suit_decomps(c: tuple[int, ...], pair_allowed: bool) -> tuple[tuple[int | N
     return tuple(sorted(out, key=lambda d: (d[0] is None, d[0] or 0, d[1])))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_flags(c: tuple[int, ...]) -> int:
     """Bit 1: the suit splits into sets alone; bit 2: into sets and one pair."""
     n = sum(c)
@@ -251,7 +251,7 @@ def _prune(opts: set[tuple[int, int, int]]) -> tuple[tuple[int, int, int], ...]:
     return tuple(sorted(keep, reverse=True))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _suit_blocks(c: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
     """Non-dominated (sets, partial sets, head) choices for one suit."""
     i = next((j for j in range(9) if c[j]), -1)

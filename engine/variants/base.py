@@ -149,7 +149,9 @@ class Variant:
     seven_pairs: bool = False
     multiple_winners: bool = False
     rob_kong: bool = False
-    modes: tuple[str, ...] = ()  # Wuhu: 315, 525
+    modes: tuple[int, ...] = ()  # Wuhu: 315, 525
+    # Fast legality (shape, 八支, 花 gate ...) for the table and the AI; None = try scoring.
+    can_win_fn: Callable[[Hand, Situation, Mapping[str, Any]], bool] | None = None
 
     def rules(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """House rules with defaults filled in; unknown keys are refused."""
@@ -181,6 +183,17 @@ class Variant:
                 raise HandError("tile_not_in_variant", variant=self.zh, tile=tile_name(k))
             if counts[k] > have[k]:
                 raise HandError("five_copies", tile=tile_name(k))
+
+    def can_win(self, hand: Hand, situation: Situation, rules: Mapping[str, Any] | None = None) -> bool:
+        """Whether ``hand`` (with its winning tile) may win in ``situation``. Never raises for a legal table state."""
+        rules = self.rules(rules)
+        if self.can_win_fn is not None:
+            return self.can_win_fn(hand, situation, rules)
+        try:
+            self.score(hand, situation, rules)
+        except EngineError:
+            return False
+        return True
 
     def score(self, hand: Hand, situation: Situation, rules: Mapping[str, Any] | None = None) -> ScoreResult:
         """Validate the hand and situation against this variant, then score it."""
