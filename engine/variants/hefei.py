@@ -1,0 +1,418 @@
+"""合肥麻将 Hefei: legality (shape + 八支), the base score of H4, the multipliers of H5 and the settlement of H6.
+
+Rules: ``rules/seeds/hefei.txt`` as read by ``rules/DECISIONS.md`` section 合肥 (H1-H8). Our readings where those are
+silent are in ``docs/rules/hefei.md``.
+
+How a hand is scored, per paying seat ``p``::
+
+    base      = 胡 5 + 门清 10 + 支 + 缺门 + 同 + 坎 + 杠 + 活 + 卡 + 七对       (the decomposition paying most)
+    share(p)  = (base + 庄分(p)) x 2 [杠开] x 3 [清一色] + 10 [海捞]
+
+Ron: the discarder pays its share. Self-draw: each of the three pays its share. 抢杠: scored as a self-draw, the
+robbed seat pays all three shares.
+
+>>> from engine.tiles import parse_hand
+>>> r = VARIANT.score(parse_hand("11134567899m56p+7p"), Situation(winner=1, discarder=2))
+>>> [(i.code, i.value) for i in r.items]
+[('hu', 5), ('menqing', 10), ('zhi', 3), ('quemen', 1), ('kan', 1), ('base', 20)]
+>>> r.payments
+(0, 20, -20, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..analysis import SEQ, TRIPLET, Decomposition, decompositions, is_complete, is_seven_pairs
+from ..errors import MESSAGES, HandError
+from ..tiles import HONOR, NUM_KINDS, Hand, MeldKind, to_counts
+from .base import HouseRule, Item, ScoreResult, Situation, Variant, settle
+
+__all__ = [
+    "HAILAO_TILES",
+    "MAX_CLAIMED_MELDS",
+    "VARIANT",
+    "can_win",
+    "claims_used",
+    "may_claim",
+    "may_concealed_kong",
+    "score",
+    "score_reading",
+    "waits",
+]
+
+MESSAGES.update(
+    {
+        "hefei_too_many_melds": (
+            "in Hefei each player claims at most one meld per hand (one peng or one kong); this hand shows {n}",
+            "合肥麻将每人每盘只能碰或明杠一次；这手牌有 {n} 组",
+        ),
+        "hefei_too_many_melds_ck": (
+            "in Hefei each player makes at most one meld per hand, and on this server a concealed kong counts too; "
+            "this hand shows {n}",
+            "合肥麻将每人每盘只能碰或杠一次（本服务器规则：暗杠也算）；这手牌有 {n} 组",
+        ),
+        "hefei_hailao_discard": (
+            "nobody discards in 海捞 (the last four tiles): a 海捞 win is always self-drawn",
+            "海捞阶段不出牌：海捞只能自摸",
+        ),
+        "hefei_hailao_kong": (
+            "no kongs are made in 海捞 (the last four tiles): a win on a kong replacement is not a 海捞 win",
+            "海捞阶段不能开杠：杠开不能同时是海捞",
+        ),
+        "bad_dealer_streak": (
+            "the dealer streak (庄数) is 1 or more, not {n}",
+            "庄数至少为 1，而不是 {n}",
+        ),
+    }
+)
+
+MAX_CLAIMED_MELDS = 1
+"""H2: a player claims at most one meld per hand: one peng or one claimed kong. Adding the fourth tile to that pung
+(加杠) is allowed and does not use a second claim. With the house rule ``concealed_kongs_unlimited`` off, a concealed
+kong also uses this one meld (see :func:`claims_used`)."""
+
+HAILAO_TILES = 4
+"""H7: once this many tiles remain in the wall, 海捞 begins: no discards, claims or kongs; starting after the last
+discarder each player draws one tile and may only win by self-draw (``Situation(last_tiles=True)``, +10 per payer).
+If nobody wins the hand is drawn and the dealer keeps the deal."""
+
+SUIT_BASES = (0, 9, 18)
+_FULL = tuple(4 if k < HONOR else 0 for k in range(NUM_KINDS))
+_SHORT = tuple(4 if k < HONOR and 1 <= k % 9 <= 7 else 0 for k in range(NUM_KINDS))
+
+
+def tile_counts(rules: Mapping[str, Any]) -> tuple[int, ...]:
+    """H1: 108 tiles (1-9 of 万 筒 条, four each, no honours); ``short_deck``: ranks 2-8 only, 84 tiles.
+
+    >>> sum(tile_counts({})), sum(tile_counts({"short_deck": True}))
+    (108, 84)
+    """
+    return _SHORT if rules.get("short_deck") else _FULL
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# flow helpers for the table
+
+
+def claims_used(melds: Sequence[Any], rules: Mapping[str, Any]) -> int:
+    """How many of the one-meld allowance (:data:`MAX_CLAIMED_MELDS`) these melds use.
+
+    A peng or a kong (claimed, or added to the player's own pung) uses one; a concealed kong uses one only when the
+    house rule ``concealed_kongs_unlimited`` is off.
+    """
+    ck = not rules.get("concealed_kongs_unlimited", True)
+    return sum(1 for m in melds if m.kind is not MeldKind.CONCEALED_KONG or ck)
+
+
+def may_claim(melds: Sequence[Any], rules: Mapping[str, Any]) -> bool:
+    """Whether a player with these melds may still peng or claim a kong on a discard."""
+    return claims_used(melds, rules) < MAX_CLAIMED_MELDS
+
+
+def may_concealed_kong(melds: Sequence[Any], rules: Mapping[str, Any]) -> bool:
+    """Whether a player with these melds may still declare a concealed kong (always, unless the house rule
+    ``concealed_kongs_unlimited`` is off and the one meld is used). Adding to one's own pung is always allowed."""
+    return rules.get("concealed_kongs_unlimited", True) or claims_used(melds, rules) < MAX_CLAIMED_MELDS
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# legality
+
+
+def _suit_totals(counts: Sequence[int]) -> tuple[int, int, int]:
+    return (sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27]))
+
+
+def _meld_counts(hand: Hand) -> list[int]:
+    counts = [0] * NUM_KINDS
+    for m in hand.melds:
+        for k in m.tiles:
+            counts[k] += 1
+    return counts
+
+
+def can_win(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> bool:
+    """Fast legality for the table and the AI: 14 tiles, no chi, at most the allowed melds, 八支, and pair + 4 sets or
+    (fully concealed) seven pairs. No scoring. Never raises.
+
+    >>> from engine.tiles import parse_hand
+    >>> can_win(parse_hand("11134567899m56p+7p"), Situation(), {})
+    True
+    >>> can_win(parse_hand("123456m123456p1s+1s"), Situation(), {})  # 6 万, 6 筒, 2 条: no 八支
+    False
+    """
+    win = hand.win_tile
+    if win is None or hand.size != 14:
+        return False
+    if situation.last_tiles and (situation.discarder is not None or situation.kong_draw):
+        return False
+    if hand.melds:
+        if any(m.kind is MeldKind.CHI for m in hand.melds):
+            return False
+        if claims_used(hand.melds, rules) > MAX_CLAIMED_MELDS:
+            return False
+    closed = hand.closed_counts
+    allc = list(closed)
+    for m in hand.melds:
+        allc[m.tile] += 4 if m.is_kong else 3
+    if max(_suit_totals(allc)) < 8:
+        return False
+    have = tile_counts(rules)
+    if any(allc[k] > have[k] for k in range(NUM_KINDS)):
+        return False
+    return is_complete(closed) or (not hand.melds and is_seven_pairs(closed))
+
+
+def waits(hand: Hand, rules: Mapping[str, Any] | None = None) -> list[int]:
+    """Kinds that would make this 13-tile hand (concealed + melds; ``win_tile`` ignored) a legal Hefei win: pair + 4
+    sets, seven pairs when there are no melds, and 八支. Kinds the hand already holds four of, or that the deck does
+    not have (``short_deck``), are left out. One kind exactly = 卡.
+
+    >>> from engine.tiles import parse_hand, tile_name
+    >>> [tile_name(k) for k in waits(parse_hand("123456789m1235p"))]
+    ['5p']
+    >>> [tile_name(k) for k in waits(parse_hand("12345678m55p678p"))]
+    ['3m', '6m', '9m']
+    >>> [tile_name(k) for k in waits(parse_hand("1234567m55p6789p"))]  # 6p and 9p complete it, but no 八支
+    []
+    """
+    rules = rules or {}
+    have = tile_counts(rules)
+    closed = to_counts(hand.concealed)
+    held = list(closed)
+    for m in hand.melds:
+        for k in m.tiles:
+            held[k] += 1
+    totals = _suit_totals(held)
+    sevens = not hand.melds
+    out = []
+    for k in range(HONOR):
+        if held[k] >= 4 or held[k] >= have[k]:
+            continue
+        r = k % 9
+        near = closed[k] or (r >= 1 and closed[k - 1]) or (r <= 7 and closed[k + 1])
+        near = near or (r >= 2 and closed[k - 2]) or (r <= 6 and closed[k + 2])
+        if not near:
+            continue
+        if totals[k // 9] + 1 < 8 and max(totals) < 8:
+            continue
+        closed[k] += 1
+        if is_complete(closed) or (sevens and is_seven_pairs(closed)):
+            out.append(k)
+        closed[k] -= 1
+    return out
+
+
+def _check(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> None:
+    """Refusals beyond the common ones of ``Variant.score``."""
+    if situation.dealer_streak < 1:
+        raise HandError("bad_dealer_streak", n=situation.dealer_streak)
+    if situation.last_tiles and situation.discarder is not None:
+        raise HandError("hefei_hailao_discard")
+    if situation.last_tiles and situation.kong_draw:
+        raise HandError("hefei_hailao_kong")
+    used = claims_used(hand.melds, rules)
+    if used > MAX_CLAIMED_MELDS:
+        ck = not rules.get("concealed_kongs_unlimited", True) and any(
+            m.kind is MeldKind.CONCEALED_KONG for m in hand.melds
+        )
+        raise HandError("hefei_too_many_melds_ck" if ck else "hefei_too_many_melds", n=used)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# scoring
+
+_NAMES: dict[str, tuple[str, str]] = {
+    "hu": ("胡", "Win"),
+    "menqing": ("门清", "Concealed hand (门清)"),
+    "zhi": ("支", "支: tiles of the long suit beyond 8"),
+    "quemen": ("缺门", "Missing suit (缺门)"),
+    "tong": ("同", "Same rank beyond 4 (同)"),
+    "kan": ("坎", "Concealed triplet (坎)"),
+    "minggang": ("明杠", "Exposed kong"),
+    "angang": ("暗杠", "Concealed kong"),
+    "minghuo": ("明活", "Exposed 活 (pung + 4th in a run)"),
+    "anhuo": ("暗活", "Concealed 活 (triplet + 4th in a run)"),
+    "ka": ("卡", "Single wait (卡)"),
+    "qidui": ("七对", "Seven pairs"),
+    "base": ("基础分", "Base score"),
+    "zhuang": ("庄分", "Dealer points (庄分)"),
+    "zhuang_dealer": ("庄分（仅庄家付）", "Dealer points, dealer's payment only (庄分)"),
+    "gangkai": ("杠开", "Win on a kong replacement (杠开)"),
+    "qingyise": ("清一色", "Pure one suit (清一色)"),
+    "hailao": ("海捞", "Win in the last four tiles (海捞)"),
+}
+
+
+def _item(code: str, value: int, kind: str = "add") -> Item:
+    zh, en = _NAMES[code]
+    return Item(code, zh, en, value, kind)
+
+
+def _fixed_items(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> list[Item]:
+    """Items that do not depend on the decomposition: 胡 门清 支 缺门 同 杠 卡."""
+    counts = hand.all_counts
+    totals = _suit_totals(counts)
+    items = [_item("hu", 5)]
+    if not any(m.kind in (MeldKind.PUNG, MeldKind.KONG) for m in hand.melds):
+        items.append(_item("menqing", 10))
+    zhi = max(totals) - 8
+    if zhi > 0:
+        items.append(_item("zhi", zhi))
+    quemen = sum(1 for t in totals if t == 0)
+    if quemen:
+        items.append(_item("quemen", quemen))
+    tong = sum(max(0, sum(counts[b + r] for b in SUIT_BASES) - 4) for r in range(9))
+    if tong:
+        items.append(_item("tong", tong))
+    ming = sum(1 for m in hand.melds if m.kind is MeldKind.KONG)
+    an = sum(1 for m in hand.melds if m.kind is MeldKind.CONCEALED_KONG)
+    if ming:
+        items.append(_item("minggang", ming))
+    if an:
+        items.append(_item("angang", 2 * an))
+    if len(waits(Hand(hand.concealed, hand.melds), rules)) == 1:
+        items.append(_item("ka", 1))
+    return items
+
+
+def _reading_items(hand: Hand, d: Decomposition) -> list[Item]:
+    """Items that depend on the decomposition: 坎, 明活, 暗活, 七对."""
+    if d.seven_pairs:
+        return [_item("qidui", 5)]
+    in_runs = {k for b in d.sets if b.kind == SEQ for k in b.tiles}
+    kan = anhuo = minghuo = 0
+    for b in d.sets:
+        if b.kind == TRIPLET:
+            if b.tile in in_runs:
+                anhuo += 1
+            else:
+                kan += 1
+    for m in hand.melds:
+        if m.kind is MeldKind.PUNG and m.tile in in_runs:
+            minghuo += 1
+    out = []
+    if kan:
+        out.append(_item("kan", kan))
+    if minghuo:
+        out.append(_item("minghuo", 2 * minghuo))
+    if anhuo:
+        out.append(_item("anhuo", 4 * anhuo))
+    return out
+
+
+_ORDER = {c: i for i, c in enumerate(_NAMES)}
+
+
+def score_reading(
+    hand: Hand, situation: Situation, rules: Mapping[str, Any], reading: Decomposition
+) -> ScoreResult:
+    """Score ``hand`` on one given decomposition of its closed part (no legality checks: see :func:`score`)."""
+    items = _fixed_items(hand, situation, rules) + _reading_items(hand, reading)
+    items.sort(key=lambda i: _ORDER[i.code])
+    base = sum(i.value for i in items)
+    items.append(_item("base", base, "info"))
+
+    winner = situation.winner
+    payers = [s for s in range(4) if s != winner]
+    self_drawn = situation.self_drawn or situation.rob_kong
+    zhuang = (2 if self_drawn else 1) * situation.dealer_streak
+    sharers = payers if self_drawn else [situation.discarder]
+    zhuang_of = {p: zhuang if (winner == 0 or p == 0) else 0 for p in sharers}
+    if any(zhuang_of.values()):
+        everyone = all(zhuang_of.values())
+        items.append(_item("zhuang" if everyone else "zhuang_dealer", zhuang, "add" if everyone else "info"))
+
+    mult = 1
+    if situation.kong_draw:
+        mult *= 2
+        items.append(_item("gangkai", 2, "mul"))
+    totals = _suit_totals(hand.all_counts)
+    if max(totals) == sum(totals):
+        mult *= 3
+        items.append(_item("qingyise", 3, "mul"))
+    bonus = 10 if situation.last_tiles else 0
+    if bonus:
+        items.append(_item("hailao", bonus))
+
+    per_payer = {p: (base + zhuang_of[p]) * mult + bonus for p in sharers}
+    owed = {situation.discarder: sum(per_payer.values())} if situation.rob_kong else per_payer
+    return ScoreResult(
+        variant="hefei",
+        items=tuple(items),
+        payments=settle(winner, owed),
+        winner=winner,
+        per_payer=per_payer,
+        extra={"base": base, "multiplier": mult, "dealer_streak": situation.dealer_streak},
+    )
+
+
+def readings(hand: Hand) -> list[Decomposition]:
+    """Every decomposition of the closed part that the variant allows (seven pairs only without melds)."""
+    return decompositions(hand.closed_counts, seven_pairs=not hand.melds)
+
+
+def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreResult:
+    """The ``score_fn`` of :data:`VARIANT`: refuse hands that may not win, else score the best-paying reading.
+
+    The common checks (14 tiles, tiles of the deck, no chi) are done by ``Variant.score`` before this is called.
+    """
+    _check(hand, situation, rules)
+    options = readings(hand)
+    if not options:
+        raise HandError("not_complete", extra="")
+    totals = _suit_totals(hand.all_counts)
+    if max(totals) < 8:
+        raise HandError("no_bazhi", n=max(totals))
+    best: ScoreResult | None = None
+    for d in options:
+        r = score_reading(hand, situation, rules, d)
+        if best is None or r.payments[r.winner] > best.payments[best.winner]:
+            best = r
+    assert best is not None
+    return best
+
+
+VARIANT = Variant(
+    key="hefei",
+    zh="合肥麻将",
+    en="Hefei",
+    tile_counts=tile_counts,
+    score_fn=score,
+    can_win_fn=can_win,
+    house_rules=(
+        HouseRule(
+            "short_deck",
+            False,
+            (False, True),
+            "短牌（只用 2-8）",
+            "Short deck (ranks 2-8)",
+            "只用 2 到 8 的万、筒、条，共 84 张",
+            "play with ranks 2-8 of 万 筒 条 only: 84 tiles",
+        ),
+        HouseRule(
+            "concealed_kongs_unlimited",
+            True,
+            (True, False),
+            "暗杠不限次数",
+            "Concealed kongs unlimited",
+            "开：暗杠不占每盘一次的碰/杠机会；关：暗杠也算这一次",
+            "on: concealed kongs do not use the one meld per hand; off: a concealed kong uses it",
+        ),
+        HouseRule(
+            "quan_per_match",
+            4,
+            (1, 4),
+            "每局圈数",
+            "Rounds (圈) per match",
+            "四个庄坐完为一圈；一局打 1 圈或 4 圈",
+            "a 圈 is four dealerships; a match is 1 or 4 圈",
+        ),
+    ),
+    allows_chi=False,
+    seven_pairs=True,
+    multiple_winners=True,
+    rob_kong=True,
+)
