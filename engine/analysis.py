@@ -214,7 +214,7 @@ def winning_kinds(counts: Sequence[int], *, seven_pairs: bool = False, held: Seq
     held = held if held is not None else counts
     c = list(counts)
     out = []
-    for k in _candidates(counts, seven_pairs):
+    for k in _candidates(counts):
         if held[k] >= 4:
             continue
         c[k] += 1
@@ -224,10 +224,8 @@ def winning_kinds(counts: Sequence[int], *, seven_pairs: bool = False, held: Seq
     return out
 
 
-def _candidates(counts: Sequence[int], seven_pairs: bool) -> list[int]:
-    """Kinds that could possibly complete a hand: next to or equal to a held tile."""
-    if seven_pairs:
-        return [k for k in range(NUM_KINDS) if counts[k]]
+def _candidates(counts: Sequence[int]) -> list[int]:
+    """Kinds that could possibly complete a hand: equal to a held tile (the only ones for seven pairs) or next to one."""
     out = []
     for k in range(NUM_KINDS):
         if counts[k]:

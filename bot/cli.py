@@ -1,0 +1,173 @@
+"""The ``mjbot`` command: run the bot, score a hand, simulate, or play in the terminal.
+
+See ``shared/interfaces.md`` for the contract; ``mjbot --help`` for the options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from engine.errors import EngineError, normalise_lang
+from engine.tiles import SEATS, parse_hand, seat_index
+
+log = logging.getLogger(__name__)
+
+NO_TOKEN = """\
+mjbot needs a Discord bot token to connect, and none was found (DISCORD_TOKEN in the environment or in .env).
+To get one: open https://discord.com/developers/applications, create an application, open its "Bot" page, press
+"Reset Token" and copy it; then put DISCORD_TOKEN=<the token> in a file named .env in this folder (see
+.env.example and docs/discord.md for inviting the bot to your server). Without a token you can still play against
+three AI players in this terminal with `mjbot local --variant wuhu`, or score a hand with
+`mjbot score 23456799m345p67s+8s --variant wuhu --from W`."""
+
+VARIANTS = ("wuhu", "hefei", "chizhou")
+
+
+def _seat(text: str) -> int:
+    try:
+        return seat_index(text)
+    except EngineError as e:
+        raise argparse.ArgumentTypeError(e.message("en")) from None
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="mjbot", description="Anhui mahjong (Wuhu, Hefei, Chizhou) for Discord.")
+    sub = p.add_subparsers(dest="command")
+
+    sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)")
+
+    s = sub.add_parser("score", help="score a winning hand")
+    s.add_argument("hand", help="the hand in the notation of rules/DECISIONS.md, e.g. 1234678922m345s+5m")
+    s.add_argument("--variant", required=True, choices=VARIANTS)
+    s.add_argument("--mode", type=int, choices=(315, 525), default=315, help="Wuhu scoring (default 315)")
+    s.add_argument("--winner", type=_seat, default=1, metavar="SEAT", help="E S W N (E is the dealer; default S)")
+    s.add_argument("--from", dest="discarder", type=_seat, default=None, metavar="SEAT",
+                   help="won on SEAT's discard (with --rob-kong: SEAT's added kong); default self-drawn")
+    s.add_argument("--kong-draw", action="store_true", help="the winning tile was a kong replacement")
+    s.add_argument("--rob-kong", action="store_true", help="won by robbing SEAT's added kong")
+    s.add_argument("--last-tiles", action="store_true", help="won in the last-four-tiles phase")
+    s.add_argument("--heavenly", action="store_true", help="天胡")
+    s.add_argument("--earthly", action="store_true", help="地胡")
+    s.add_argument("--dealer-streak", type=int, default=1, metavar="N", help="Hefei 庄数 (default 1)")
+    s.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a house rule")
+    s.add_argument("--lang", choices=("zh", "en"), default="zh")
+    s.add_argument("--json", action="store_true", help="one JSON object on the last line")
+
+    m = sub.add_parser("sim", help="simulate hands of four AI players")
+    m.add_argument("--variant", required=True, choices=VARIANTS)
+    m.add_argument("--hands", type=int, required=True)
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--mode", type=int, choices=(315, 525), default=None)
+    m.add_argument("--difficulty", choices=("easy", "normal"), default="normal")
+    m.add_argument("--json", action="store_true")
+
+    loc = sub.add_parser("local", help="play a table in the terminal against three AI players")
+    loc.add_argument("--variant", required=True, choices=VARIANTS)
+    loc.add_argument("--seed", type=int, default=None)
+    loc.add_argument("--mode", type=int, choices=(315, 525), default=None)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _build_parser().parse_args(argv)
+    command = args.command or "run"
+    if command == "score":
+        return _score(args)
+    if command == "sim":
+        return _sim(args)
+    if command == "local":
+        from .local import run_local
+
+        return run_local(args.variant, args.seed, mode=args.mode)
+    return _run()
+
+
+def _run() -> int:
+    from .config import Config
+
+    config = Config.from_env()
+    if not config.token:
+        print(NO_TOKEN, file=sys.stderr)
+        return 2
+    from .app import run
+
+    return run(config)
+
+
+def _score(args: argparse.Namespace) -> int:
+    from engine.variants import Situation, get_variant
+
+    lang = normalise_lang(args.lang)
+    try:
+        hand = parse_hand(args.hand)
+        variant = get_variant(args.variant)
+        rules = variant.parse_rules(args.rule)
+        if variant.modes:
+            rules["mode"] = args.mode
+        situation = Situation(
+            winner=args.winner,
+            discarder=args.discarder,
+            kong_draw=args.kong_draw,
+            rob_kong=args.rob_kong,
+            last_tiles=args.last_tiles,
+            heavenly=args.heavenly,
+            earthly=args.earthly,
+            dealer_streak=max(1, args.dealer_streak),
+        )
+        result = variant.score(hand, situation, rules)
+    except EngineError as e:
+        if args.json:
+            print(json.dumps({"ok": False, "code": e.code, "error": e.message(lang)}, ensure_ascii=False))
+        else:
+            print(("错误：" if lang != "en" else "error: ") + e.message(lang), file=sys.stderr)
+        return 1
+    except Exception:  # never a traceback for a player: log it for us, answer plainly
+        log.debug("scoring failed for %r", args.hand, exc_info=True)
+        msg = "内部错误：这手牌无法计分" if lang != "en" else "internal error: this hand could not be scored"
+        if args.json:
+            print(json.dumps({"ok": False, "code": "internal", "error": msg}, ensure_ascii=False))
+        else:
+            print(msg, file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(result.as_json(), ensure_ascii=False))
+    else:
+        print(format_result(result, lang))
+    return 0
+
+
+def format_result(result, lang: str = "zh") -> str:
+    """A readable itemised breakdown of a :class:`~engine.variants.ScoreResult`."""
+    en = lang == "en"
+    lines = []
+    width = max((len(i.en if en else i.zh) for i in result.items), default=0)
+    for item in result.items:
+        name = item.en if en else item.zh
+        mark = {"mul": "×", "info": ""}.get(item.kind, "+")
+        lines.append(f"  {name:<{width}}  {mark}{item.value}")
+    for note in result.notes:
+        lines.append(f"  * {note.en if en else note.zh}")
+    seat_names = SEATS if en else "东南西北"
+    pay = "  ".join(f"{seat_names[s]} {result.payments[s]:+d}" for s in range(4))
+    header = "Breakdown" if en else "计分明细"
+    footer = "Payments" if en else "结算"
+    return f"{header}:\n" + "\n".join(lines) + f"\n{footer}: {pay}"
+
+
+def _sim(args: argparse.Namespace) -> int:
+    from engine.selfplay import simulate
+
+    if args.hands < 0:
+        print("--hands must be 0 or more", file=sys.stderr)
+        return 2
+    out = simulate(args.variant, args.hands, seed=args.seed, difficulty=args.difficulty, mode=args.mode)
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        for k, v in out.items():
+            print(f"{k}: {v}")
+    return 0
