@@ -1,0 +1,149 @@
+"""Build the font subsets shipped in ``data/fonts/`` from Debian's Noto CJK (SIL Open Font License 1.1).
+
+Tool-only requirements (NOT runtime dependencies of the bot)::
+
+    apt-get update && apt-get install -y fonts-noto-cjk
+    .venv/bin/pip install fonttools
+    .venv/bin/python tools/make_font_subset.py
+
+What goes in (the bot needs no system font at run time):
+
+* every CJK character appearing in the repository's ``.py`` / ``.md`` / ``.txt`` files (engine, render, bot, cogs,
+  docs, ...): tile names, item names, messages;
+* GB2312 level 1 (the 3755 most common Simplified characters) and the Big5 frequently-used block (5401 Traditional
+  characters), which covers the Traditional forms of GB2312 level 1: player names and item names in both scripts;
+* kana, CJK and full-width punctuation, Latin-1, Latin Extended-A, Greek, Cyrillic, general punctuation, arrows,
+  a few symbols: Latin player names and numbers.
+
+Three files are written:
+
+* ``NotoSansCJKsc-Regular-subset.otf``: the text face (the set above);
+* ``NotoSansCJKsc-Bold-subset.otf``: a bold face for headings, with the repository's characters and Latin only
+  (``bold_charset.txt``); text it cannot show falls back to the regular face (keeps ``data/`` under 6 MB);
+* ``NotoSerifCJKsc-Bold-tiles.otf``: a tiny serif face with only the characters engraved on the tiles;
+
+plus ``charset.txt`` (every character the text faces cover, for the renderer to replace what they lack) and
+``LICENSE-OFL.txt``. Re-run it when new Chinese text is added to the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTO = Path("/usr/share/fonts/opentype/noto")
+SC_INDEX = 2  # index of the Simplified Chinese face in Debian's .ttc collections (JP, KR, SC, TC, HK, ...)
+TILE_CHARS = "一二三四五六七八九萬万東南西北中發白东发筒条"
+
+_CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+_SKIP_DIRS = {".git", ".venv", "node_modules", "__pycache__", ".ruff_cache", ".pytest_cache", "data"}
+
+
+def repo_chars(root: Path) -> set[str]:
+    """CJK characters used anywhere in the repository's text sources."""
+    out: set[str] = set()
+    for path in root.rglob("*"):
+        if path.suffix not in (".py", ".md", ".txt", ".toml", ".json", ".sql") or not path.is_file():
+            continue
+        if _SKIP_DIRS.intersection(path.relative_to(root).parts):
+            continue
+        try:
+            out.update(_CJK.findall(path.read_text(encoding="utf-8")))
+        except (UnicodeDecodeError, OSError):
+            continue
+    return out
+
+
+def gb2312_level1() -> set[str]:
+    out = set()
+    for row in range(0xB0, 0xD8):  # rows 16-55
+        for cell in range(0xA1, 0xFF):
+            try:
+                out.add(bytes([row, cell]).decode("gb2312"))
+            except UnicodeDecodeError:
+                pass
+    return out
+
+
+def big5_common() -> set[str]:
+    out = set()
+    for hi in range(0xA4, 0xC7):  # frequently used characters: A440-C67E
+        for lo in list(range(0x40, 0x7F)) + list(range(0xA1, 0xFF)):
+            try:
+                out.add(bytes([hi, lo]).decode("big5"))
+            except UnicodeDecodeError:
+                pass
+    return out
+
+
+def latin_and_symbols() -> set[str]:
+    ranges = [
+        (0x20, 0x7E), (0xA0, 0x17F), (0x370, 0x3FF), (0x400, 0x45F), (0x2000, 0x206F), (0x2190, 0x21FF),
+        (0x2460, 0x24FF), (0x25A0, 0x25FF), (0x2600, 0x26FF), (0x3000, 0x303F), (0x3040, 0x30FF), (0xFF00, 0xFFEF),
+    ]  # fmt: skip
+    return {chr(c) for a, b in ranges for c in range(a, b + 1)}
+
+
+def subset(src: Path, dst: Path, chars: set[str]) -> set[str]:
+    from fontTools import subset as ft_subset
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(src, fontNumber=SC_INDEX, lazy=False)
+    cmap = font.getBestCmap()
+    keep = sorted(c for c in chars if ord(c) in cmap)
+    options = ft_subset.Options()
+    options.layout_features = ["kern", "liga", "vert", "palt", "locl"]
+    options.name_IDs = ["*"]
+    options.hinting = False
+    options.desubroutinize = False
+    options.notdef_outline = True
+    sub = ft_subset.Subsetter(options)
+    sub.populate(unicodes=[ord(c) for c in keep])
+    sub.subset(font)
+    font.save(dst)
+    return set(keep)
+
+
+def write_licence(dst: Path) -> None:
+    from fontTools.ttLib import TTFont
+
+    font = TTFont(NOTO / "NotoSansCJK-Regular.ttc", fontNumber=SC_INDEX, lazy=True)
+    copyright_line = font["name"].getDebugName(0) or "Copyright 2014-2021 Adobe (http://www.adobe.com/)"
+    text = Path("/usr/share/doc/fonts-noto-cjk/copyright").read_text(encoding="utf-8")
+    start = text.index("SIL OPEN FONT LICENSE Version 1.1")
+    end = text.index("License: GPL-3+", start)
+    body = "\n".join(line[1:] if line.startswith(" ") else line for line in text[start:end].splitlines())
+    body = body.replace("\n.\n", "\n\n")
+    dst.write_text(
+        "Fonts in this folder are subsets of Noto Sans CJK SC (Regular, Bold) and Noto Serif CJK SC (Bold),\n"
+        "made by tools/make_font_subset.py (fontTools) from Debian's fonts-noto-cjk package.\n\n"
+        f"{copyright_line}\n\n"
+        "-----------------------------------------------------------\n" + body.strip() + "\n",
+        encoding="utf-8",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "data" / "fonts")
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    chars = repo_chars(ROOT) | gb2312_level1() | big5_common() | latin_and_symbols() | set(TILE_CHARS)
+    covered = subset(NOTO / "NotoSansCJK-Regular.ttc", args.out / "NotoSansCJKsc-Regular-subset.otf", chars)
+    bold_chars = repo_chars(ROOT) | latin_and_symbols() | set(TILE_CHARS)
+    bold = subset(NOTO / "NotoSansCJK-Bold.ttc", args.out / "NotoSansCJKsc-Bold-subset.otf", bold_chars)
+    (args.out / "bold_charset.txt").write_text("".join(sorted(bold)), encoding="utf-8")
+    subset(NOTO / "NotoSerifCJK-Bold.ttc", args.out / "NotoSerifCJKsc-Bold-tiles.otf", set(TILE_CHARS))
+    (args.out / "charset.txt").write_text("".join(sorted(covered)), encoding="utf-8")
+    write_licence(args.out / "LICENSE-OFL.txt")
+    total = sum(p.stat().st_size for p in args.out.iterdir())
+    missing = sorted(chars - covered)
+    print(f"{len(covered)} characters, {total / 1e6:.2f} MB in {args.out}; not in the font: {len(missing)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
