@@ -91,15 +91,36 @@ def _suit_decomps(c: tuple[int, ...], pair_allowed: bool) -> tuple[tuple[int | N
     return tuple(sorted(out, key=lambda d: (d[0] is None, d[0] or 0, d[1])))
 
 
-@cache
-def _suit_flags(c: tuple[int, ...]) -> int:
-    """Bit 1: the suit splits into sets alone; bit 2: into sets and one pair."""
+def _suit_flag(c: tuple[int, ...]) -> int:
+    """0: the suit cannot be split; 1: it splits into sets alone (or is empty); 2: into sets and one pair."""
     n = sum(c)
     if n % 3 == 1:
-        return 0
-    if n % 3 == 0:
-        return 1 if any(p is None for p, _ in _suit_decomps(c, False)) else 0
-    return 2 if _suit_decomps(c, True) else 0
+        flag = 0
+    elif n % 3 == 0:
+        flag = 1 if any(p is None for p, _ in _suit_decomps(c, False)) else 0
+    else:
+        flag = 2 if _suit_decomps(c, True) else 0
+    _SUIT_FLAGS[c] = flag
+    return flag
+
+
+def _honor_flag(c: tuple[int, ...]) -> int:
+    """Like :func:`_suit_flag` for the seven honour counts (only triplets and one pair)."""
+    pairs = 0
+    flag = 1
+    for n in c:
+        if n == 2:
+            pairs += 1
+        elif n == 1 or n == 4:
+            flag = 0
+    if flag and pairs:
+        flag = 2 if pairs == 1 else 0
+    _HONOR_FLAGS[c] = flag
+    return flag
+
+
+_SUIT_FLAGS: dict[tuple[int, ...], int] = {}
+_HONOR_FLAGS: dict[tuple[int, ...], int] = {}
 
 
 def is_complete(counts: Sequence[int]) -> bool:
@@ -109,26 +130,28 @@ def is_complete(counts: Sequence[int]) -> bool:
     >>> is_complete(parse_hand("123456789m11p").closed_counts), is_complete(parse_hand("123456789m12p").closed_counts)
     (True, False)
     """
-    pairs = 0
-    for base in (0, 9, 18):
-        c = tuple(counts[base : base + 9])
-        r = sum(c) % 3
-        if r == 1:
-            return False
-        if r == 0:
-            if c != _EMPTY and not _suit_flags(c) & 1:
-                return False
-        else:
-            pairs += 1
-            if pairs > 1 or not _suit_flags(c) & 2:
-                return False
-    for k in range(HONOR, NUM_KINDS):
-        n = counts[k]
-        if n == 2:
-            pairs += 1
-        elif n == 1 or n == 4:
-            return False
-    return pairs == 1
+    get = _SUIT_FLAGS.get
+    c = tuple(counts)
+    m, p, s, z = c[0:9], c[9:18], c[18:27], c[27:34]
+    fm = get(m)
+    if fm is None:
+        fm = _suit_flag(m)
+    if not fm:
+        return False
+    fp = get(p)
+    if fp is None:
+        fp = _suit_flag(p)
+    if not fp:
+        return False
+    fs = get(s)
+    if fs is None:
+        fs = _suit_flag(s)
+    if not fs:
+        return False
+    fz = _HONOR_FLAGS.get(z)
+    if fz is None:
+        fz = _honor_flag(z)
+    return fz != 0 and fm + fp + fs + fz == 5
 
 
 _EMPTY = (0,) * 9
@@ -143,9 +166,10 @@ def is_seven_pairs(counts: Sequence[int], *, four_as_two: bool = True) -> bool:
     >>> is_seven_pairs(parse_hand("11112233445566m").closed_counts, four_as_two=False)
     False
     """
-    if sum(counts) != 14 or any(n % 2 for n in counts):
-        return False
-    return four_as_two or all(n in (0, 2) for n in counts)
+    for n in counts:
+        if n & 1:
+            return False
+    return sum(counts) == 14 and (four_as_two or 4 not in counts)
 
 
 def decompositions(counts: Sequence[int], *, seven_pairs: bool = False) -> list[Decomposition]:
