@@ -1,0 +1,45 @@
+"""Everything SQLite-specific the store needs, in one place.
+
+The rest of the store speaks standard SQL with ``?`` placeholders (``INSERT ... ON CONFLICT ... DO NOTHING`` and
+``DO UPDATE`` are understood by SQLite >= 3.24 and PostgreSQL alike). A PostgreSQL backend would provide its own
+version of these few functions (``BEGIN`` instead of ``BEGIN IMMEDIATE``, a ``schema_version`` table instead of
+``PRAGMA user_version``, ``$n`` placeholders) and reuse the queries and the migrations' DDL.
+"""
+
+from __future__ import annotations
+
+import aiosqlite
+
+#: Connection set-up: write-ahead log (readers never block the writer, a killed process loses nothing that was
+#: committed), foreign keys enforced, a busy timeout so that a second process waits instead of failing.
+#: ``synchronous=FULL`` makes every commit durable even against power loss, not only against a crashed process.
+PRAGMAS = (
+    "PRAGMA journal_mode = WAL",
+    "PRAGMA foreign_keys = ON",
+    "PRAGMA busy_timeout = 5000",
+    "PRAGMA synchronous = FULL",
+)
+
+#: Start of a write transaction: take the write lock at once, so that two processes never deadlock on upgrade.
+BEGIN_WRITE = "BEGIN IMMEDIATE"
+BEGIN_READ = "BEGIN"
+
+
+async def connect(path: str) -> aiosqlite.Connection:
+    """Open a connection in autocommit mode (the store issues BEGIN / COMMIT itself) with :data:`PRAGMAS` applied."""
+    conn = await aiosqlite.connect(path, isolation_level=None)
+    for pragma in PRAGMAS:
+        await conn.execute(pragma)
+    return conn
+
+
+async def schema_version(conn: aiosqlite.Connection) -> int:
+    async with conn.execute("PRAGMA user_version") as cur:
+        row = await cur.fetchone()
+    return int(row[0])
+
+
+def set_schema_version_sql(version: int) -> str:
+    """The statement that records ``version``; it runs inside the migration's transaction (SQLite keeps
+    ``user_version`` in the database header, which is part of the transaction)."""
+    return f"PRAGMA user_version = {int(version)}"

@@ -1,0 +1,236 @@
+"""The plain records the store takes and returns. No database types leak out of the store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+#: Settings fields a server may change, with their defaults (the same as the schema's column defaults).
+SETTING_DEFAULTS: dict[str, Any] = {
+    "default_variant": "wuhu",
+    "wuhu_mode": 315,
+    "house_rules": {},
+    "turn_seconds": 60,
+    "claim_seconds": 15,
+    "language": "zh",
+    "allowed_channels": [],
+    "hints": True,
+}
+
+
+def to_ms(at: datetime | None) -> int:
+    """A timestamp as integer milliseconds since the epoch. ``None`` means now: the only place the store reads the
+    clock. Naive datetimes are taken as UTC."""
+    if at is None:
+        at = datetime.now(UTC)
+    elif at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return int(round(at.timestamp() * 1000))
+
+
+def from_ms(ms: int | None) -> datetime | None:
+    if ms is None:
+        return None
+    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=int(ms))
+
+
+def period_start(period: str, now: datetime) -> datetime | None:
+    """Start of the leaderboard period containing ``now``: ``"all"`` -> None, ``"month"`` -> the first of the month,
+    ``"week"`` -> Monday 00:00, in ``now``'s time zone (pass an aware datetime in the server's zone).
+
+    >>> period_start("week", datetime(2026, 11, 29, 15, 30, tzinfo=UTC)).isoformat()
+    '2026-11-23T00:00:00+00:00'
+    >>> period_start("month", datetime(2026, 11, 29, 15, 30, tzinfo=UTC)).isoformat()
+    '2026-11-01T00:00:00+00:00'
+    """
+    if period == "all":
+        return None
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    if period == "month":
+        return midnight.replace(day=1)
+    if period == "week":
+        return midnight - timedelta(days=midnight.weekday())
+    raise ValueError(f"unknown period {period!r} (all, month, week)")
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    guild_id: int
+    default_variant: str = "wuhu"
+    wuhu_mode: int = 315
+    house_rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # {variant: {rule: value}}
+    turn_seconds: int = 60
+    claim_seconds: int = 15
+    language: str = "zh"
+    allowed_channels: list[int] = field(default_factory=list)  # empty = every channel
+    hints: bool = True
+    updated_at: datetime | None = None  # None = never changed (all defaults)
+
+    def rules_for(self, variant: str) -> dict[str, Any]:
+        """This server's house-rule overrides for ``variant`` (pass to ``Variant.rules``)."""
+        return dict(self.house_rules.get(variant, {}))
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    guild_id: int
+    user_id: int
+    field: str
+    old_value: Any
+    new_value: Any
+    changed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """Who sits in a seat when a match starts: a Discord user (id and display name) or an AI (its marker, e.g. the
+    difficulty ``"normal"``)."""
+
+    player_id: int | None = None
+    display_name: str | None = None
+    ai: str | None = None
+
+    @classmethod
+    def human(cls, player_id: int, display_name: str) -> SeatSpec:
+        return cls(player_id=player_id, display_name=display_name)
+
+    @classmethod
+    def bot(cls, marker: str = "normal") -> SeatSpec:
+        return cls(ai=marker)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTotals:
+    seat: int
+    player_id: int | None
+    ai: str | None
+    display_name: str | None
+    total: int
+    stack_total: int
+    jiao_total: int
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerRow:
+    """One seat's result for one hand. ``amount`` is what the seat gained (negative: paid). In Wuhu
+    ``amount = stack_amount + jiao_amount`` (the 底 stack and the separate 交 tally); other variants leave those 0.
+    ``hand_value`` is the winning hand's value as the score card shows it (0 for the other seats)."""
+
+    seat: int
+    amount: int
+    stack_amount: int = 0
+    jiao_amount: int = 0
+    won: bool = False
+    self_draw: bool = False
+    deal_in: bool = False
+    drawn: bool = False
+    hand_value: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedAction:
+    seq: int
+    hand_id: int | None
+    action: str  # JSON text as recorded
+    state_hash: str | None
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class HandInfo:
+    hand_id: int
+    match_id: int
+    number: int
+    seed: str
+    wall_commitment: str | None
+    status: str
+    state_hash: str | None
+    started_at: datetime
+    ended_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchInfo:
+    match_id: int
+    guild_id: int
+    channel_id: int
+    variant: str
+    settings: dict[str, Any]
+    seed: str
+    status: str
+    start_hash: str | None
+    final_hash: str | None
+    reason: str | None
+    started_at: datetime
+    ended_at: datetime | None
+    seats: tuple[SeatTotals, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UnfinishedGame:
+    """Everything needed to rebuild an unfinished table: replay ``actions`` (in order) from ``seed`` with
+    ``settings`` under ``variant``, then compare the table's state hash with ``state_hash`` (the hash stored after
+    the last action that carried one, else the match's start hash; None = nothing to check against)."""
+
+    match: MatchInfo
+    hands: tuple[HandInfo, ...]
+    actions: tuple[RecordedAction, ...]
+    state_hash: str | None
+    hash_seq: int | None  # the seq whose hash ``state_hash`` is (None: the start hash)
+
+    @property
+    def match_id(self) -> int:
+        return self.match.match_id
+
+    @property
+    def variant(self) -> str:
+        return self.match.variant
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return self.match.settings
+
+    @property
+    def seed(self) -> str:
+        return self.match.seed
+
+    @property
+    def current_hand(self) -> HandInfo | None:
+        return self.hands[-1] if self.hands and self.hands[-1].status == "active" else None
+
+    def action_json(self) -> list[str]:
+        return [a.action for a in self.actions]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRow:
+    """A leaderboard line: one player's totals over the chosen server, variant and period."""
+
+    player_id: int
+    display_name: str | None
+    hands: int
+    wins: int
+    self_draws: int
+    deal_ins: int
+    draws: int
+    biggest_hand: int
+    net: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    player_id: int
+    display_name: str | None
+    hands: int
+    wins: int
+    self_draws: int
+    deal_ins: int
+    draws: int
+    biggest_hand: int
+    net: int
+    series: tuple[tuple[datetime, int], ...]  # (time of hand, running net 子 after it), for a chart
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.hands if self.hands else 0.0

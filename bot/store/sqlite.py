@@ -1,0 +1,687 @@
+"""The SQLite implementation of the store (aiosqlite, WAL, foreign keys).
+
+One connection per store; every public method is one short transaction under an asyncio lock, so concurrent
+coroutines (many tables writing at once) never see or interleave each other's half-done work. SQL is standard
+with ``?`` placeholders; the SQLite-only bits live in :mod:`bot.store.dialect`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from . import dialect
+from .errors import StoreError
+from .migrate import MIGRATIONS_DIR, load_migrations, migrate
+from .models import (
+    SETTING_DEFAULTS,
+    AuditEntry,
+    BoardRow,
+    GuildSettings,
+    HandInfo,
+    LedgerRow,
+    MatchInfo,
+    PlayerStats,
+    RecordedAction,
+    SeatSpec,
+    SeatTotals,
+    UnfinishedGame,
+    from_ms,
+    to_ms,
+)
+
+_JSON_SETTINGS = ("house_rules", "allowed_channels")
+_SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
+    "default_variant": str,
+    "wuhu_mode": int,
+    "house_rules": dict,
+    "turn_seconds": int,
+    "claim_seconds": int,
+    "language": str,
+    "allowed_channels": (list, tuple),
+    "hints": bool,
+}
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _seed_text(seed: Any) -> str:
+    return str(seed)
+
+
+class Store:
+    """Settings, players, matches, hands, actions and the 子 ledger. Create with ``await Store.open(path)``."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path, schema_version: int) -> None:
+        self._conn: aiosqlite.Connection | None = conn
+        self.path = path
+        self.schema_version = schema_version
+        self._lock = asyncio.Lock()
+
+    # ------------------------------------------------------------------ life cycle
+
+    @classmethod
+    async def open(
+        cls, path: str | os.PathLike[str], *, migrations_dir: str | os.PathLike[str] | None = None
+    ) -> Store:
+        """Open (creating the file and its folder if needed) and bring the schema up to date."""
+        p = Path(path).expanduser()
+        p.parent.mkdir(parents=True, exist_ok=True)
+        conn = await dialect.connect(str(p))
+        try:
+            migrations = load_migrations(Path(migrations_dir) if migrations_dir else MIGRATIONS_DIR)
+            version = await migrate(conn, migrations)
+        except BaseException:
+            await conn.close()
+            raise
+        return cls(conn, p, version)
+
+    async def close(self) -> None:
+        """Finish pending work and close. Safe to call twice."""
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        async with self._lock:
+            await conn.close()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._conn is None
+
+    # ------------------------------------------------------------------ transactions
+
+    @asynccontextmanager
+    async def _tx(self, write: bool = True) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise StoreError("closed")
+            await conn.execute(dialect.BEGIN_WRITE if write else dialect.BEGIN_READ)
+            try:
+                yield conn
+            except BaseException:
+                if conn.in_transaction:
+                    await conn.rollback()
+                raise
+            else:
+                await conn.commit()
+
+    @staticmethod
+    async def _one(conn: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
+        async with conn.execute(sql, params) as cur:
+            return await cur.fetchone()
+
+    @staticmethod
+    async def _all(conn: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        async with conn.execute(sql, params) as cur:
+            return list(await cur.fetchall())
+
+    # ------------------------------------------------------------------ server settings
+
+    async def guild_settings(self, guild_id: int) -> GuildSettings:
+        """The server's settings (defaults when it never changed any)."""
+        async with self._tx(write=False) as conn:
+            return await self._settings(conn, guild_id)
+
+    async def _settings(self, conn: aiosqlite.Connection, guild_id: int) -> GuildSettings:
+        row = await self._one(
+            conn,
+            "SELECT default_variant, wuhu_mode, house_rules, turn_seconds, claim_seconds, language, "
+            "allowed_channels, hints, updated_at FROM guild_settings WHERE guild_id = ?",
+            (guild_id,),
+        )
+        if row is None:
+            return GuildSettings(guild_id=guild_id)
+        return GuildSettings(
+            guild_id=guild_id,
+            default_variant=row[0],
+            wuhu_mode=row[1],
+            house_rules=json.loads(row[2]),
+            turn_seconds=row[3],
+            claim_seconds=row[4],
+            language=row[5],
+            allowed_channels=[int(c) for c in json.loads(row[6])],
+            hints=bool(row[7]),
+            updated_at=from_ms(row[8]),
+        )
+
+    async def update_guild_settings(
+        self, guild_id: int, user_id: int, changes: Mapping[str, Any], at: datetime | None = None
+    ) -> GuildSettings:
+        """Change some settings; every field whose value really changes gets an audit row (who, old, new, when).
+
+        Field names and value types are checked (``StoreError`` and nothing written on a bad one); what values a
+        variant or rule allows is for the caller to check (the engine knows the rules).
+        """
+        for key, value in changes.items():
+            if key not in SETTING_DEFAULTS:
+                raise StoreError("bad_setting", field=key)
+            expected = _SETTING_TYPES[key]
+            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+                raise StoreError("bad_setting_value", field=key, value=value)
+        ms = to_ms(at)
+        async with self._tx() as conn:
+            old = await self._settings(conn, guild_id)
+            new_values = {k: getattr(old, k) for k in SETTING_DEFAULTS}
+            audit = []
+            for key, value in changes.items():
+                if key == "allowed_channels":
+                    value = [int(c) for c in value]
+                if key == "house_rules":
+                    value = {str(v): dict(r) for v, r in value.items()}
+                if new_values[key] != value:
+                    audit.append((guild_id, user_id, key, _dumps(new_values[key]), _dumps(value), ms))
+                    new_values[key] = value
+            if not audit:
+                return old
+            params = [guild_id]
+            for key in SETTING_DEFAULTS:
+                v = new_values[key]
+                params.append(_dumps(v) if key in _JSON_SETTINGS else (int(v) if isinstance(v, bool) else v))
+            params.append(ms)
+            cols = ", ".join(SETTING_DEFAULTS)
+            updates = ", ".join(f"{c} = excluded.{c}" for c in [*SETTING_DEFAULTS, "updated_at"])
+            await conn.execute(
+                f"INSERT INTO guild_settings (guild_id, {cols}, updated_at) "
+                f"VALUES ({', '.join('?' * (len(SETTING_DEFAULTS) + 2))}) "
+                f"ON CONFLICT (guild_id) DO UPDATE SET {updates}",
+                params,
+            )
+            await conn.executemany(
+                "INSERT INTO settings_audit (guild_id, user_id, field, old_value, new_value, changed_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                audit,
+            )
+            return await self._settings(conn, guild_id)
+
+    async def set_house_rules(
+        self, guild_id: int, user_id: int, variant: str, rules: Mapping[str, Any], at: datetime | None = None
+    ) -> GuildSettings:
+        """Replace one variant's house-rule overrides (audited as a change of ``house_rules``)."""
+        current = await self.guild_settings(guild_id)
+        house = {k: dict(v) for k, v in current.house_rules.items()}
+        house[variant] = dict(rules)
+        return await self.update_guild_settings(guild_id, user_id, {"house_rules": house}, at)
+
+    async def settings_audit(self, guild_id: int, limit: int = 50) -> list[AuditEntry]:
+        """The latest setting changes of a server, newest first."""
+        async with self._tx(write=False) as conn:
+            rows = await self._all(
+                conn,
+                "SELECT user_id, field, old_value, new_value, changed_at FROM settings_audit "
+                "WHERE guild_id = ? ORDER BY changed_at DESC, id DESC LIMIT ?",
+                (guild_id, limit),
+            )
+        return [
+            AuditEntry(guild_id, r[0], r[1], json.loads(r[2]) if r[2] is not None else None,
+                       json.loads(r[3]) if r[3] is not None else None, from_ms(r[4]))
+            for r in rows
+        ]
+
+    # ------------------------------------------------------------------ players
+
+    async def upsert_player(self, user_id: int, display_name: str, at: datetime | None = None) -> None:
+        """Remember (or refresh) a Discord user's display name."""
+        async with self._tx() as conn:
+            await self._upsert_player(conn, user_id, display_name, to_ms(at))
+
+    @staticmethod
+    async def _upsert_player(conn: aiosqlite.Connection, user_id: int, name: str, ms: int) -> None:
+        await conn.execute(
+            "INSERT INTO players (user_id, display_name, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (user_id) DO UPDATE SET display_name = excluded.display_name, "
+            "updated_at = excluded.updated_at",
+            (user_id, name, ms),
+        )
+
+    async def display_name(self, user_id: int) -> str | None:
+        async with self._tx(write=False) as conn:
+            row = await self._one(conn, "SELECT display_name FROM players WHERE user_id = ?", (user_id,))
+        return row[0] if row else None
+
+    # ------------------------------------------------------------------ writing a game
+
+    async def start_match(
+        self,
+        guild_id: int,
+        channel_id: int,
+        variant: str,
+        settings: Mapping[str, Any],
+        seed: int | str,
+        seats: Sequence[SeatSpec],
+        *,
+        state_hash: str | None = None,
+        at: datetime | None = None,
+    ) -> int:
+        """Record a new match (status ``active``) with its settings snapshot and four seats; returns its id.
+
+        Human seats' display names are cached in ``players`` in the same transaction. ``state_hash`` is the
+        table's hash before any action (checked on resume when no action has been recorded yet).
+        """
+        if len(seats) != 4:
+            raise StoreError("bad_seats", detail=f"{len(seats)} seats")
+        for i, s in enumerate(seats):
+            if (s.player_id is None) == (s.ai is None):
+                raise StoreError("bad_seats", detail=f"seat {i} must be exactly one of a player or an AI")
+        humans = [s.player_id for s in seats if s.player_id is not None]
+        if len(set(humans)) != len(humans):
+            raise StoreError("bad_seats", detail="a player sits twice")
+        ms = to_ms(at)
+        async with self._tx() as conn:
+            for s in seats:
+                if s.player_id is not None:
+                    if s.display_name is not None:
+                        await self._upsert_player(conn, s.player_id, s.display_name, ms)
+                    else:
+                        await conn.execute(
+                            "INSERT INTO players (user_id, display_name, updated_at) VALUES (?, ?, ?) "
+                            "ON CONFLICT (user_id) DO NOTHING",
+                            (s.player_id, str(s.player_id), ms),
+                        )
+            cur = await conn.execute(
+                "INSERT INTO matches (guild_id, channel_id, variant, settings, seed, status, start_hash, started_at) "
+                "VALUES (?, ?, ?, ?, ?, 'active', ?, ?)",
+                (guild_id, channel_id, variant, _dumps(dict(settings)), _seed_text(seed), state_hash, ms),
+            )
+            match_id = int(cur.lastrowid)
+            await conn.executemany(
+                "INSERT INTO match_seats (match_id, seat, player_id, ai) VALUES (?, ?, ?, ?)",
+                [(match_id, i, s.player_id, s.ai) for i, s in enumerate(seats)],
+            )
+        return match_id
+
+    async def _active_match(self, conn: aiosqlite.Connection, match_id: int) -> tuple[str, int, str]:
+        row = await self._one(conn, "SELECT status, guild_id, variant FROM matches WHERE id = ?", (match_id,))
+        if row is None:
+            raise StoreError("no_match", match_id=match_id)
+        if row[0] != "active":
+            raise StoreError("match_not_active", match_id=match_id, status=row[0])
+        return row
+
+    async def start_hand(
+        self,
+        match_id: int,
+        number: int,
+        seed: int | str,
+        wall_commitment: str | None = None,
+        at: datetime | None = None,
+    ) -> int:
+        """Record the start of hand ``number`` of an active match (its seed and the published wall commitment);
+        returns the hand id. The previous hand must be finished. Starting the same number again returns the
+        existing id (a retry after a crash), provided its seed is the same."""
+        ms = to_ms(at)
+        async with self._tx() as conn:
+            await self._active_match(conn, match_id)
+            row = await self._one(
+                conn, "SELECT id, seed, status FROM hands WHERE match_id = ? AND number = ?", (match_id, number)
+            )
+            if row is not None:
+                if row[1] != _seed_text(seed):
+                    raise StoreError("hand_exists", match_id=match_id, number=number)
+                return int(row[0])
+            busy = await self._one(
+                conn, "SELECT number FROM hands WHERE match_id = ? AND status = 'active'", (match_id,)
+            )
+            if busy is not None:
+                raise StoreError("hand_still_active", match_id=match_id, number=busy[0])
+            cur = await conn.execute(
+                "INSERT INTO hands (match_id, number, seed, wall_commitment, status, started_at) "
+                "VALUES (?, ?, ?, ?, 'active', ?)",
+                (match_id, number, _seed_text(seed), wall_commitment, ms),
+            )
+            return int(cur.lastrowid)
+
+    async def record_action(
+        self,
+        match_id: int,
+        seq: int,
+        action: str | Mapping[str, Any],
+        at: datetime | None = None,
+        *,
+        hand_id: int | None = None,
+        state_hash: str | None = None,
+    ) -> bool:
+        """Append action number ``seq`` (0, 1, 2 ... = its index in the match's action list) to an active match.
+
+        ``action`` is the engine action's JSON text (or a dict, serialised here). ``state_hash`` is the table's
+        hash after the action; resume checks the replay against the last one stored. Returns True when written,
+        False when exactly this action was already recorded at ``seq`` (a retry: nothing is recorded twice).
+        A different action at an existing ``seq``, or a gap in the sequence, is refused with ``StoreError``.
+        """
+        text = action if isinstance(action, str) else _dumps(dict(action))
+        ms = to_ms(at)
+        async with self._tx() as conn:
+            await self._active_match(conn, match_id)
+            row = await self._one(
+                conn, "SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE match_id = ?", (match_id,)
+            )
+            expected = int(row[0])
+            if seq < expected:
+                old = await self._one(
+                    conn, "SELECT action FROM actions WHERE match_id = ? AND seq = ?", (match_id, seq)
+                )
+                if old is not None and old[0] == text:
+                    return False
+                raise StoreError("seq_conflict", match_id=match_id, seq=seq)
+            if seq != expected:
+                raise StoreError("seq_gap", match_id=match_id, seq=seq, expected=expected)
+            if hand_id is not None:
+                h = await self._one(conn, "SELECT match_id FROM hands WHERE id = ?", (hand_id,))
+                if h is None or h[0] != match_id:
+                    raise StoreError("hand_not_in_match", hand_id=hand_id, match_id=match_id)
+            await conn.execute(
+                "INSERT INTO actions (match_id, seq, hand_id, action, state_hash, at) VALUES (?, ?, ?, ?, ?, ?)",
+                (match_id, seq, hand_id, text, state_hash, ms),
+            )
+        return True
+
+    async def finish_hand(
+        self,
+        hand_id: int,
+        ledger: Sequence[LedgerRow],
+        state_hash: str | None = None,
+        at: datetime | None = None,
+    ) -> bool:
+        """Settle a hand: its ledger rows (one per seat, zero-sum), the match's running totals and the hand's
+        status, all in ONE transaction. Refused (nothing written) when the rows are not exactly one per seat, do
+        not sum to zero (``amount``, ``stack_amount`` and ``jiao_amount`` separately), or in Wuhu a row's amount
+        is not its stack + 交 amounts. Returns False when the hand was already settled with the same rows."""
+        rows = sorted(ledger, key=lambda r: r.seat)
+        seats = [r.seat for r in rows]
+        if seats != [0, 1, 2, 3]:
+            raise StoreError("ledger_seats", seats=seats)
+        for column in ("amount", "stack_amount", "jiao_amount"):
+            values = [getattr(r, column) for r in rows]
+            if any(not isinstance(v, int) or isinstance(v, bool) for v in values) or sum(values) != 0:
+                raise StoreError("not_zero_sum", column=column, values=values)
+        ms = to_ms(at)
+        async with self._tx() as conn:
+            h = await self._one(conn, "SELECT match_id, status FROM hands WHERE id = ?", (hand_id,))
+            if h is None:
+                raise StoreError("no_hand", hand_id=hand_id)
+            match_id, status = h
+            if status != "active":
+                if status == "finished" and await self._same_ledger(conn, hand_id, rows):
+                    return False
+                if status == "finished":
+                    raise StoreError("ledger_conflict", hand_id=hand_id)
+                raise StoreError("hand_not_active", hand_id=hand_id, status=status)
+            _, guild_id, variant = await self._active_match(conn, match_id)
+            if variant == "wuhu":
+                for r in rows:
+                    if r.amount != r.stack_amount + r.jiao_amount:
+                        raise StoreError(
+                            "wuhu_split", seat=r.seat, amount=r.amount, stack=r.stack_amount, jiao=r.jiao_amount
+                        )
+            who = {
+                s: (p, a)
+                for s, p, a in await self._all(
+                    conn, "SELECT seat, player_id, ai FROM match_seats WHERE match_id = ?", (match_id,)
+                )
+            }
+            await conn.executemany(
+                "INSERT INTO ledger (hand_id, seat, match_id, guild_id, variant, player_id, ai, amount, "
+                "stack_amount, jiao_amount, won, self_draw, deal_in, drawn, hand_value, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (hand_id, r.seat, match_id, guild_id, variant, who[r.seat][0], who[r.seat][1], r.amount,
+                     r.stack_amount, r.jiao_amount, int(r.won), int(r.self_draw), int(r.deal_in), int(r.drawn),
+                     r.hand_value, ms)
+                    for r in rows
+                ],
+            )
+            await conn.executemany(
+                "UPDATE match_seats SET total = total + ?, stack_total = stack_total + ?, "
+                "jiao_total = jiao_total + ? WHERE match_id = ? AND seat = ?",
+                [(r.amount, r.stack_amount, r.jiao_amount, match_id, r.seat) for r in rows],
+            )
+            await conn.execute(
+                "UPDATE hands SET status = 'finished', state_hash = ?, ended_at = ? WHERE id = ?",
+                (state_hash, ms, hand_id),
+            )
+        return True
+
+    async def _same_ledger(self, conn: aiosqlite.Connection, hand_id: int, rows: Sequence[LedgerRow]) -> bool:
+        stored = await self._all(
+            conn,
+            "SELECT seat, amount, stack_amount, jiao_amount, won, self_draw, deal_in, drawn, hand_value "
+            "FROM ledger WHERE hand_id = ? ORDER BY seat",
+            (hand_id,),
+        )
+        want = [
+            (r.seat, r.amount, r.stack_amount, r.jiao_amount, int(r.won), int(r.self_draw), int(r.deal_in),
+             int(r.drawn), r.hand_value)
+            for r in rows
+        ]
+        return [tuple(s) for s in stored] == want
+
+    async def finish_match(self, match_id: int, state_hash: str | None = None, at: datetime | None = None) -> bool:
+        """Close a match normally. Refused while a hand is still in play. False if it was already finished."""
+        ms = to_ms(at)
+        async with self._tx() as conn:
+            row = await self._one(conn, "SELECT status FROM matches WHERE id = ?", (match_id,))
+            if row is None:
+                raise StoreError("no_match", match_id=match_id)
+            if row[0] == "finished":
+                return False
+            await self._active_match(conn, match_id)
+            busy = await self._one(
+                conn, "SELECT number FROM hands WHERE match_id = ? AND status = 'active'", (match_id,)
+            )
+            if busy is not None:
+                raise StoreError("hand_still_active", match_id=match_id, number=busy[0])
+            await conn.execute(
+                "UPDATE matches SET status = 'finished', final_hash = ?, ended_at = ? WHERE id = ?",
+                (state_hash, ms, match_id),
+            )
+        return True
+
+    async def abort_match(self, match_id: int, reason: str, at: datetime | None = None) -> bool:
+        """Close a match that cannot go on (``/table end``, or it failed to resume): the match and its hand in
+        play become ``aborted`` with ``reason``. The ledger is not touched: settled hands stay settled, the hand in
+        play pays nothing. False if the match was no longer active."""
+        ms = to_ms(at)
+        async with self._tx() as conn:
+            row = await self._one(conn, "SELECT status FROM matches WHERE id = ?", (match_id,))
+            if row is None:
+                raise StoreError("no_match", match_id=match_id)
+            if row[0] != "active":
+                return False
+            await conn.execute(
+                "UPDATE hands SET status = 'aborted', ended_at = ? WHERE match_id = ? AND status = 'active'",
+                (ms, match_id),
+            )
+            await conn.execute(
+                "UPDATE matches SET status = 'aborted', reason = ?, ended_at = ? WHERE id = ?",
+                (reason, ms, match_id),
+            )
+        return True
+
+    # ------------------------------------------------------------------ reading games
+
+    async def _match(self, conn: aiosqlite.Connection, row: Sequence[Any]) -> MatchInfo:
+        seats = await self._all(
+            conn,
+            "SELECT s.seat, s.player_id, s.ai, p.display_name, s.total, s.stack_total, s.jiao_total "
+            "FROM match_seats s LEFT JOIN players p ON p.user_id = s.player_id "
+            "WHERE s.match_id = ? ORDER BY s.seat",
+            (row[0],),
+        )
+        return MatchInfo(
+            match_id=row[0], guild_id=row[1], channel_id=row[2], variant=row[3], settings=json.loads(row[4]),
+            seed=row[5], status=row[6], start_hash=row[7], final_hash=row[8], reason=row[9],
+            started_at=from_ms(row[10]), ended_at=from_ms(row[11]),
+            seats=tuple(SeatTotals(*s) for s in seats),
+        )
+
+    _MATCH_COLS = (
+        "id, guild_id, channel_id, variant, settings, seed, status, start_hash, final_hash, reason, "
+        "started_at, ended_at"
+    )
+
+    async def match(self, match_id: int) -> MatchInfo:
+        """A match with its seats and running totals."""
+        async with self._tx(write=False) as conn:
+            row = await self._one(conn, f"SELECT {self._MATCH_COLS} FROM matches WHERE id = ?", (match_id,))
+            if row is None:
+                raise StoreError("no_match", match_id=match_id)
+            return await self._match(conn, row)
+
+    async def matches(self, guild_id: int, status: str | None = None, limit: int = 50) -> list[MatchInfo]:
+        """A server's matches, newest first (optionally only those with ``status``)."""
+        async with self._tx(write=False) as conn:
+            sql = f"SELECT {self._MATCH_COLS} FROM matches WHERE guild_id = ?"
+            params: list[Any] = [guild_id]
+            if status is not None:
+                sql += " AND status = ?"
+                params.append(status)
+            rows = await self._all(conn, sql + " ORDER BY started_at DESC, id DESC LIMIT ?", [*params, limit])
+            return [await self._match(conn, r) for r in rows]
+
+    _HAND_COLS = "id, match_id, number, seed, wall_commitment, status, state_hash, started_at, ended_at"
+
+    @staticmethod
+    def _hand(r: Sequence[Any]) -> HandInfo:
+        return HandInfo(r[0], r[1], r[2], r[3], r[4], r[5], r[6], from_ms(r[7]), from_ms(r[8]))
+
+    async def hands(self, match_id: int) -> list[HandInfo]:
+        async with self._tx(write=False) as conn:
+            rows = await self._all(
+                conn, f"SELECT {self._HAND_COLS} FROM hands WHERE match_id = ? ORDER BY number", (match_id,)
+            )
+        return [self._hand(r) for r in rows]
+
+    async def actions(self, match_id: int) -> list[RecordedAction]:
+        """A match's actions in order."""
+        async with self._tx(write=False) as conn:
+            return await self._actions(conn, match_id)
+
+    async def _actions(self, conn: aiosqlite.Connection, match_id: int) -> list[RecordedAction]:
+        rows = await self._all(
+            conn,
+            "SELECT seq, hand_id, action, state_hash, at FROM actions WHERE match_id = ? ORDER BY seq",
+            (match_id,),
+        )
+        return [RecordedAction(r[0], r[1], r[2], r[3], from_ms(r[4])) for r in rows]
+
+    async def hand_ledger(self, hand_id: int) -> list[LedgerRow]:
+        """A settled hand's rows by seat (empty while it is in play or if it was aborted)."""
+        async with self._tx(write=False) as conn:
+            rows = await self._all(
+                conn,
+                "SELECT seat, amount, stack_amount, jiao_amount, won, self_draw, deal_in, drawn, hand_value "
+                "FROM ledger WHERE hand_id = ? ORDER BY seat",
+                (hand_id,),
+            )
+        return [
+            LedgerRow(r[0], r[1], r[2], r[3], bool(r[4]), bool(r[5]), bool(r[6]), bool(r[7]), r[8]) for r in rows
+        ]
+
+    async def unfinished_games(self) -> list[UnfinishedGame]:
+        """Every active match with what it takes to rebuild it (see :class:`UnfinishedGame`), oldest first."""
+        async with self._tx(write=False) as conn:
+            rows = await self._all(
+                conn, f"SELECT {self._MATCH_COLS} FROM matches WHERE status = 'active' ORDER BY id"
+            )
+            out = []
+            for row in rows:
+                info = await self._match(conn, row)
+                hands = await self._all(
+                    conn, f"SELECT {self._HAND_COLS} FROM hands WHERE match_id = ? ORDER BY number", (row[0],)
+                )
+                actions = await self._actions(conn, row[0])
+                state_hash, hash_seq = info.start_hash, None
+                for a in reversed(actions):
+                    if a.state_hash is not None:
+                        state_hash, hash_seq = a.state_hash, a.seq
+                        break
+                out.append(
+                    UnfinishedGame(info, tuple(self._hand(h) for h in hands), tuple(actions), state_hash, hash_seq)
+                )
+        return out
+
+    # ------------------------------------------------------------------ leaderboards and stats
+
+    async def leaderboard(
+        self,
+        guild_id: int,
+        variant: str,
+        since: datetime | None = None,
+        *,
+        limit: int = 10,
+        order: str = "net",
+    ) -> list[BoardRow]:
+        """Players of a server in a variant ranked by ``order`` (``net`` 子, ``wins`` or ``hands``) over the hands
+        settled at or after ``since`` (None = all time; see :func:`bot.store.period_start`). AI seats are left out.
+        Ties are broken by net, then wins, then the player id."""
+        keys = {"net": "net DESC, wins DESC", "wins": "wins DESC, net DESC", "hands": "hands DESC, net DESC"}
+        if order not in keys:
+            raise ValueError(f"unknown order {order!r}")
+        since_ms = to_ms(since) if since is not None else None
+        async with self._tx(write=False) as conn:
+            rows = await self._all(
+                conn,
+                "SELECT b.player_id, p.display_name, b.hands, b.wins, b.self_draws, b.deal_ins, b.draws, "
+                "b.biggest, b.net FROM ("
+                "  SELECT player_id, COUNT(*) AS hands, SUM(won) AS wins, SUM(self_draw) AS self_draws, "
+                "  SUM(deal_in) AS deal_ins, SUM(drawn) AS draws, MAX(CASE WHEN won = 1 THEN hand_value ELSE 0 END)"
+                "  AS biggest, SUM(amount) AS net FROM ledger "
+                "  WHERE guild_id = ? AND variant = ? AND player_id IS NOT NULL AND (? IS NULL OR at >= ?) "
+                "  GROUP BY player_id) b "
+                f"LEFT JOIN players p ON p.user_id = b.player_id ORDER BY {keys[order]}, b.player_id LIMIT ?",
+                (guild_id, variant, since_ms, since_ms, limit),
+            )
+        return [BoardRow(*r) for r in rows]
+
+    async def player_stats(
+        self,
+        guild_id: int,
+        player_id: int,
+        variant: str | None = None,
+        since: datetime | None = None,
+    ) -> PlayerStats:
+        """One player's record on a server (one variant, or all with None) since ``since``, with the running net
+        子 after each hand for a chart."""
+        since_ms = to_ms(since) if since is not None else None
+        async with self._tx(write=False) as conn:
+            rows = await self._all(
+                conn,
+                "SELECT at, amount, won, self_draw, deal_in, drawn, hand_value FROM ledger "
+                "WHERE player_id = ? AND guild_id = ? AND (? IS NULL OR variant = ?) AND (? IS NULL OR at >= ?) "
+                "ORDER BY at, hand_id",
+                (player_id, guild_id, variant, variant, since_ms, since_ms),
+            )
+            name = await self._one(conn, "SELECT display_name FROM players WHERE user_id = ?", (player_id,))
+        running = 0
+        series = []
+        for r in rows:
+            running += r[1]
+            series.append((from_ms(r[0]), running))
+        return PlayerStats(
+            player_id=player_id,
+            display_name=name[0] if name else None,
+            hands=len(rows),
+            wins=sum(r[2] for r in rows),
+            self_draws=sum(r[3] for r in rows),
+            deal_ins=sum(r[4] for r in rows),
+            draws=sum(r[5] for r in rows),
+            biggest_hand=max((r[6] for r in rows if r[2]), default=0),
+            net=running,
+            series=tuple(series),
+        )
