@@ -1,0 +1,33 @@
+"""Playable tables: the pure game-flow state machine of the three variants.
+
+Public API (everything is pure: a table is a function of (variant, seed, settings, actions); no clock, no I/O)::
+
+    Table.new(variant, seed, settings=None, players=("AI",)*4, *, wall=None, dealer=None) -> Table
+    Table.replay(variant, seed, settings, actions, players=..., *, wall=None, dealer=None) -> Table
+    table.legal_actions(seat) -> list[Action]      # seat = chair 0-3, fixed for the match
+    table.apply(action) -> list[Event]             # raises IllegalAction (an EngineError), changing nothing
+    table.view(seat | None) -> dict                # what that seat may see; None = public (spectators)
+    table.state_hash() -> str                      # sha256 of the canonical state
+    table.seq                                      # actions applied so far
+    table.phase                                    # "play" | "claim" | "rob" | "ended" | "over"
+    table.awaited() -> list[int]                   # seats the table waits for
+    table.totals() -> list[int]                    # match result so far per chair
+    table.tiles_accounted() -> bool                # conservation check
+    verify_commitment(commitment, reveal) -> bool  # reveal = hand_end event's "reveal" {"salt", "wall"}
+
+Actions (``Action(type, seat, tile=None)``, JSON ``{"type", "seat", "tile": "5m"}``):
+``discard`` tile; ``win`` (self-draw in play, ron or 抢杠 in a window); ``pung`` tile; ``kong`` tile (claimed in a
+window; concealed or added in play); ``chi`` tile = lowest tile of the run; ``pass`` (decline a window; in the
+last-four phase: lay the drawn tile aside); ``timeout`` (the engine decides: discard the drawn tile - or the highest
+tile after a claim -, pass a window, lay aside in the last four, start the next hand); ``next_hand`` (any seat,
+once a hand has ended; the first hand starts with ``Table.new``).
+
+Seats: chairs 0-3; the wind of chair s in a hand is ``(s - dealer) % 4`` (0 = E = dealer). Events and views use
+chairs; melds' ``fed_by`` are chairs. Scoring receives winds (what ``engine.variants`` expects).
+"""
+
+from .actions import ACTION_TYPES, Action, Event, IllegalAction
+from .flow import PHASES, Table
+from .wall import arrange, verify_commitment
+
+__all__ = ["ACTION_TYPES", "PHASES", "Action", "Event", "IllegalAction", "Table", "arrange", "verify_commitment"]
