@@ -1,0 +1,83 @@
+"""The shipped fonts (``data/fonts``, subsets of Noto CJK under the SIL OFL): no system font is used.
+
+``text_font(text, size, bold=True)`` picks the bold face when it covers the text, else the regular face (the bold
+subset holds only the repository's own characters and Latin, to keep ``data/`` small). ``clean(text)`` replaces
+characters the fonts lack (emoji, rare scripts) so a player's name never draws as empty boxes.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import ImageFont
+
+FONT_DIR = Path(__file__).resolve().parent.parent / "data" / "fonts"
+REGULAR = FONT_DIR / "NotoSansCJKsc-Regular-subset.otf"
+BOLD = FONT_DIR / "NotoSansCJKsc-Bold-subset.otf"
+TILES = FONT_DIR / "NotoSerifCJKsc-Bold-tiles.otf"
+
+FreeTypeFont = ImageFont.FreeTypeFont
+
+
+@lru_cache(maxsize=1)
+def charset() -> frozenset[str]:
+    """Every character the regular text face can draw."""
+    return frozenset((FONT_DIR / "charset.txt").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def bold_charset() -> frozenset[str]:
+    return frozenset((FONT_DIR / "bold_charset.txt").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=64)
+def regular(size: int) -> FreeTypeFont:
+    return ImageFont.truetype(str(REGULAR), size)
+
+
+@lru_cache(maxsize=64)
+def bold(size: int) -> FreeTypeFont:
+    return ImageFont.truetype(str(BOLD), size)
+
+
+@lru_cache(maxsize=16)
+def tile_face(size: int) -> FreeTypeFont:
+    """The serif face engraved on the tiles (一..九 萬 東 南 西 北 中 發 白 only)."""
+    return ImageFont.truetype(str(TILES), size)
+
+
+def clean(text: str) -> str:
+    """``text`` with characters the fonts cannot draw replaced by ``?`` (spaces kept).
+
+    >>> clean("小明"), clean("Ann\\U0001F600")
+    ('小明', 'Ann?')
+    """
+    cs = charset()
+    return "".join(c if c in cs or c in " \n" else "?" for c in str(text))
+
+
+def text_font(text: str, size: int, bold_: bool = True) -> FreeTypeFont:
+    """The bold face when asked and it has every character of ``text``, else the regular face."""
+    if bold_ and all(c in bold_charset() or c == " " for c in text):
+        return bold(size)
+    return regular(size)
+
+
+def text_width(text: str, font: FreeTypeFont) -> int:
+    return int(round(font.getlength(text)))
+
+
+def fit(text: str, size: int, max_width: int, *, bold_: bool = True, min_size: int = 10) -> tuple[str, FreeTypeFont]:
+    """The largest font (down to ``min_size``) in which ``text`` fits ``max_width``; past that, text is shortened
+    with an ellipsis. Returns the (possibly shortened) text and its font."""
+    text = clean(text)
+    s = size
+    while s > min_size and text_width(text, text_font(text, s, bold_)) > max_width:
+        s -= 1
+    f = text_font(text, s, bold_)
+    if text_width(text, f) <= max_width:
+        return text, f
+    while text and text_width(text + "…", f) > max_width:
+        text = text[:-1]
+    return text + "…", f
