@@ -353,6 +353,10 @@ def _check_feeders(hand: Hand, winner: int) -> None:
             )
 
 
+# (sort key, f, 番 codes, plain shares, contract extras, contract notes)
+_Reading = tuple[tuple[int, int, int], int, list[str], dict[int, int], dict[int, int], list[Item]]
+
+
 def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreResult:
     """Score a Chizhou hand (already validated by :meth:`Variant.score`)."""
     _check_feeders(hand, situation.winner)
@@ -367,7 +371,7 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
     contracts_on = bool(rules.get("contracts", True))
     w = situation.winner
 
-    best: tuple[int, int, list[str], dict[int, int], dict[int, int], list[Item]] | None = None
+    best: _Reading | None = None
     for d in decomps:
         codes = _fan_codes(hand, d, situation)
         if hua < need and not (skip_big and any(c in _BIG for c in codes)):
@@ -381,8 +385,9 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
             base = {s: f for s in range(4) if s != w}
         extra, notes = _contracts(hand, situation, f) if contracts_on else ({}, [])
         total = sum(base.values()) + sum(extra.values())
-        if best is None or (total, f) > (best[0], best[1]):
-            best = (total, f, codes, base, extra, notes)
+        key = (total, f, sum(_FAN[c][2] for c in codes))  # ties: show the reading with the most 番 items
+        if best is None or key > best[0]:
+            best = (key, f, codes, base, extra, notes)
     if best is None:
         raise HandError("hua_gate", need=need, have=hua, how=how, how_zh=how_zh)
     _, f, codes, base, extra, notes = best
