@@ -38,6 +38,7 @@ from .models import (
     to_ms,
 )
 
+DAY_MS = 86_400_000
 _JSON_SETTINGS = ("house_rules", "allowed_channels")
 _SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
     "default_variant": str,
@@ -451,11 +452,42 @@ class Store:
                 "jiao_total = jiao_total + ? WHERE match_id = ? AND seat = ?",
                 [(r.amount, r.stack_amount, r.jiao_amount, match_id, r.seat) for r in rows],
             )
+            await self._add_to_boards(conn, guild_id, variant, ms, [(who[r.seat][0], r) for r in rows])
             await conn.execute(
                 "UPDATE hands SET status = 'finished', state_hash = ?, ended_at = ? WHERE id = ?",
                 (state_hash, ms, hand_id),
             )
         return True
+
+    @staticmethod
+    async def _add_to_boards(
+        conn: aiosqlite.Connection, guild_id: int, variant: str, ms: int, rows: Sequence[tuple[int | None, LedgerRow]]
+    ) -> None:
+        """Add the human seats' results to the leaderboard roll-ups (all time, and the UTC day of ``ms``)."""
+        stats = [
+            (player, 1, int(r.won), int(r.self_draw), int(r.deal_in), int(r.drawn), r.hand_value if r.won else 0,
+             r.amount)
+            for player, r in rows
+            if player is not None
+        ]
+        add = (
+            "hands = {t}.hands + excluded.hands, wins = {t}.wins + excluded.wins, "
+            "self_draws = {t}.self_draws + excluded.self_draws, deal_ins = {t}.deal_ins + excluded.deal_ins, "
+            "draws = {t}.draws + excluded.draws, net = {t}.net + excluded.net, "
+            "biggest = CASE WHEN excluded.biggest > {t}.biggest THEN excluded.biggest ELSE {t}.biggest END"
+        )
+        await conn.executemany(
+            "INSERT INTO board_totals (guild_id, variant, player_id, hands, wins, self_draws, deal_ins, draws, "
+            "biggest, net) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, variant, player_id) "
+            "DO UPDATE SET " + add.format(t="board_totals"),
+            [(guild_id, variant, *st) for st in stats],
+        )
+        await conn.executemany(
+            "INSERT INTO board_days (guild_id, variant, day, player_id, hands, wins, self_draws, deal_ins, draws, "
+            "biggest, net) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, variant, day, player_id) "
+            "DO UPDATE SET " + add.format(t="board_days"),
+            [(guild_id, variant, ms // DAY_MS, *st) for st in stats],
+        )
 
     async def _same_ledger(self, conn: aiosqlite.Connection, hand_id: int, rows: Sequence[LedgerRow]) -> bool:
         stored = await self._all(
@@ -629,23 +661,39 @@ class Store:
     ) -> list[BoardRow]:
         """Players of a server in a variant ranked by ``order`` (``net`` 子, ``wins`` or ``hands``) over the hands
         settled at or after ``since`` (None = all time; see :func:`bot.store.period_start`). AI seats are left out.
-        Ties are broken by net, then wins, then the player id."""
+        Ties are broken by net, then wins, then the player id.
+
+        Reads the roll-ups ``finish_hand`` keeps (all-time and per UTC day rows per player) plus the raw ledger for
+        the partial first day of the period, so it costs the same over 100 or 100,000 hands and still equals the
+        sums over the ledger exactly."""
         keys = {"net": "net DESC, wins DESC", "wins": "wins DESC, net DESC", "hands": "hands DESC, net DESC"}
         if order not in keys:
             raise ValueError(f"unknown order {order!r}")
-        since_ms = to_ms(since) if since is not None else None
+        cols = "player_id, hands, wins, self_draws, deal_ins, draws, biggest, net"
+        if since is None:
+            inner = f"SELECT {cols} FROM board_totals WHERE guild_id = ? AND variant = ?"
+            params: list[Any] = [guild_id, variant]
+        else:
+            since_ms = to_ms(since)
+            first_day = -(-since_ms // DAY_MS)  # the first whole UTC day inside the period
+            inner = (
+                "SELECT player_id, SUM(hands) AS hands, SUM(wins) AS wins, SUM(self_draws) AS self_draws, "
+                "SUM(deal_ins) AS deal_ins, SUM(draws) AS draws, MAX(biggest) AS biggest, SUM(net) AS net FROM ("
+                f"  SELECT {cols} FROM board_days WHERE guild_id = ? AND variant = ? AND day >= ?"
+                "   UNION ALL"
+                "   SELECT player_id, 1, won, self_draw, deal_in, drawn, CASE WHEN won = 1 THEN hand_value ELSE 0 END,"
+                "   amount FROM ledger WHERE guild_id = ? AND variant = ? AND at >= ? AND at < ?"
+                "   AND player_id IS NOT NULL"
+                ") u GROUP BY player_id"
+            )
+            params = [guild_id, variant, first_day, guild_id, variant, since_ms, first_day * DAY_MS]
         async with self._tx(write=False) as conn:
             rows = await self._all(
                 conn,
                 "SELECT b.player_id, p.display_name, b.hands, b.wins, b.self_draws, b.deal_ins, b.draws, "
-                "b.biggest, b.net FROM ("
-                "  SELECT player_id, COUNT(*) AS hands, SUM(won) AS wins, SUM(self_draw) AS self_draws, "
-                "  SUM(deal_in) AS deal_ins, SUM(drawn) AS draws, MAX(CASE WHEN won = 1 THEN hand_value ELSE 0 END)"
-                "  AS biggest, SUM(amount) AS net FROM ledger "
-                "  WHERE guild_id = ? AND variant = ? AND player_id IS NOT NULL AND (? IS NULL OR at >= ?) "
-                "  GROUP BY player_id) b "
+                f"b.biggest, b.net FROM ({inner}) b "
                 f"LEFT JOIN players p ON p.user_id = b.player_id ORDER BY {keys[order]}, b.player_id LIMIT ?",
-                (guild_id, variant, since_ms, since_ms, limit),
+                [*params, limit],
             )
         return [BoardRow(*r) for r in rows]
 
