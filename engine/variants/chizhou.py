@@ -242,6 +242,8 @@ def _pays(zh: str, en: str, owe: int, add: int, rob_kong: bool) -> tuple[str, st
             f"{zh}另付 {add}（抢杠：被抢杠者付三家的份）",
             f"{en} pays {add} on top (the robbed player pays the plain shares)",
         )
+    if add == owe:
+        return f"{zh}付 {owe}", f"{en} pays {owe}"
     return f"{zh}共付 {owe}（多付 {add}）", f"{en} pays {owe} in all ({add} more)"
 
 
@@ -404,12 +406,22 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
             items.append(Item(c, zh, en, v))
         raw = sum(_FAN[c][2] for c in codes)
         if raw > CAP:
-            items.append(Item("cap", "封顶", "cap at 3", CAP - raw))
+            items.append(Item("cap", "封顶", "capped at 3 番", CAP, "info"))
     else:
         items.append(Item("xiaohu", "小胡", "small hand", 1))
     items.append(
         Item("fan", "蜡子" if f == CAP else "番", "番 (蜡子: capped)" if f == CAP else "番", f, "info")
     )
+    if situation.rob_kong:
+        items.append(
+            Item(
+                "qianggang",
+                "抢杠（被抢者付三家）",
+                "robbing a kong: the robbed player pays all three",
+                3,
+                "mul",
+            )
+        )
 
     owed = dict(base)
     for s, v in extra.items():

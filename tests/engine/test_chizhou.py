@@ -210,20 +210,20 @@ def test_big_hands_skip_hua_keeps_the_gate_for_small_hands():
         # 杠开 alone: 2
         (H3, True, {"gangkai": 2}, 2),
         # 对对胡 3 + 清一色 3 = 6, capped at 3
-        ("111555999m2m(7777m)+2m", False, {"duiduihu": 3, "qingyise": 3, "cap": -3}, 3),
+        ("111555999m2m(7777m)+2m", False, {"duiduihu": 3, "qingyise": 3, "cap": 3}, 3),
         # 字一色 3 + 对对胡 3 = 6, capped at 3
-        ("1112223334445z+5z", False, {"duiduihu": 3, "ziyise": 3, "cap": -3}, 3),
+        ("1112223334445z+5z", False, {"duiduihu": 3, "ziyise": 3, "cap": 3}, 3),
         # 大吊车 2 + 杠开 2 = 4, capped at 3: 蜡子 (seed item 22)
-        ("1z[123m][456p][789s](5555z)+1z", True, {"dadiaoche": 2, "gangkai": 2, "cap": -1}, 3),
+        ("1z[123m][456p][789s](5555z)+1z", True, {"dadiaoche": 2, "gangkai": 2, "cap": 3}, 3),
         # 大吊车 2 + 混一色 3 = 5 -> 3
-        ("1z[123m][456m][789m](5555z)+1z", False, {"dadiaoche": 2, "hunyise": 3, "cap": -2}, 3),
+        ("1z[123m][456m][789m](5555z)+1z", False, {"dadiaoche": 2, "hunyise": 3, "cap": 3}, 3),
     ],
 )
 def test_fan(hand, kong_draw, expected, fan):
     r = sc(hand, kong_draw=kong_draw)
-    fan_items = {i.code: i.value for i in r.items if i.kind == "add"}
+    fan_items = {i.code: i.value for i in r.items if i.kind == "add" or i.code == "cap"}
     assert fan_items == expected
-    assert adds(r) == fan == r.extra["fan"]
+    assert min(3, adds(r)) == fan == r.extra["fan"]
     assert r.extra["lazi"] is (fan == 3)
     assert codes(r)["fan"] == fan
     assert r.payments[S] == 3 * fan  # self-drawn: each of three pays f
@@ -269,6 +269,12 @@ def test_payments(hand, frm, rob, payments, per_payer):
     assert r.payments == payments
     assert dict(r.per_payer) == per_payer
     assert r.notes == ()
+
+
+def test_rob_kong_item():
+    r = sc(H3, frm="W", rob=True)
+    assert codes(r)["qianggang"] == 3 and adds(r) == 1  # 小胡 1, the robbed W pays 3 x 1
+    assert "qianggang" not in codes(sc(H3, frm="W"))
 
 
 def test_dealer_wins_the_same():
@@ -599,7 +605,8 @@ def test_random_wins_settle_to_zero(deal):
     assert ok
     assert sum(r.payments) == 0
     f = r.extra["fan"]
-    assert 1 <= f <= 3 and adds(r) == f
+    assert 1 <= f <= 3 and min(3, adds(r)) == f
+    assert ("cap" in codes(r)) is (adds(r) > 3)
     plain = 3 * f if (sit.discarder is None or sit.rob_kong) else f
     assert sum(r.per_payer.values()) == plain
     assert r.payments[sit.winner] >= plain  # contracts only ever add
