@@ -58,8 +58,8 @@ MESSAGES.update(
             "海捞阶段不出牌：海捞只能自摸",
         ),
         "hefei_hailao_kong": (
-            "no kongs are made in 海捞 (the last four tiles): a win on a kong replacement is not a 海捞 win",
-            "海捞阶段不能开杠：杠开不能同时是海捞",
+            "no kongs are made in 海捞 (the last four tiles): neither 杠开 nor 抢杠 can be a 海捞 win",
+            "海捞阶段不能开杠：杠开和抢杠都不能同时是海捞",
         ),
         "bad_dealer_streak": (
             "the dealer streak (庄数) is 1 or more, not {n}",
@@ -209,10 +209,10 @@ def _check(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> None:
     """Refusals beyond the common ones of ``Variant.score``."""
     if situation.dealer_streak < 1:
         raise HandError("bad_dealer_streak", n=situation.dealer_streak)
+    if situation.last_tiles and (situation.kong_draw or situation.rob_kong):
+        raise HandError("hefei_hailao_kong")
     if situation.last_tiles and situation.discarder is not None:
         raise HandError("hefei_hailao_discard")
-    if situation.last_tiles and situation.kong_draw:
-        raise HandError("hefei_hailao_kong")
     used = claims_used(hand.melds, rules)
     if used > MAX_CLAIMED_MELDS:
         ck = not rules.get("concealed_kongs_unlimited", True) and any(

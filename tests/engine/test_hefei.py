@@ -268,6 +268,7 @@ def test_several_winners_on_one_discard_are_scored_separately():
         ("23455m345p67s[888m]+8s", None, {"last_tiles": True}, "hefei_hailao_discard", "self-drawn", "海捞"),
         ("23456799m45s[8888p]+3s", None, {"last_tiles": True, "kong_draw": True, "discarder": None},
          "hefei_hailao_kong", "no kongs", "不能开杠"),
+        (PLAIN, None, {"last_tiles": True, "rob_kong": True}, "hefei_hailao_kong", "抢杠", "抢杠"),
         ("2349m345p[666s][888m]+9m", None, {}, "hefei_too_many_melds", "at most one", "只能碰或明杠一次"),
         ("2349m345p(6666s)[888m]+9m", {"concealed_kongs_unlimited": False}, {}, "hefei_too_many_melds_ck",
          "concealed kong counts", "暗杠也算"),
