@@ -185,7 +185,7 @@ def _sticks(img: Image.Image, rank: int, box: tuple[float, float, float, float])
     elif rank == 8:
         # upper half: \/ \/ ; lower half: /\ /\ (the classic M over W)
         for half, (ya, yb), c in ((0, (0.03, 0.47), GREEN), (1, (0.53, 0.97), BLUE)):
-            for i, (xa, xb) in enumerate(((0.12, 0.34), (0.42, 0.2), (0.58, 0.8), (0.88, 0.66))):
+            for xa, xb in ((0.12, 0.34), (0.42, 0.2), (0.58, 0.8), (0.88, 0.66)):
                 if half == 1:
                     xa, xb = xb, xa
                 _stick(img, bx0 + xa * W, by0 + ya * H, bx0 + xb * W, by0 + yb * H, 0.17 * W, c)

@@ -29,6 +29,7 @@ plus ``charset.txt`` (every character the text faces cover, for the renderer to 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
 from pathlib import Path
@@ -61,10 +62,8 @@ def gb2312_level1() -> set[str]:
     out = set()
     for row in range(0xB0, 0xD8):  # rows 16-55
         for cell in range(0xA1, 0xFF):
-            try:
+            with contextlib.suppress(UnicodeDecodeError):
                 out.add(bytes([row, cell]).decode("gb2312"))
-            except UnicodeDecodeError:
-                pass
     return out
 
 
@@ -72,10 +71,8 @@ def big5_common() -> set[str]:
     out = set()
     for hi in range(0xA4, 0xC7):  # frequently used characters: A440-C67E
         for lo in list(range(0x40, 0x7F)) + list(range(0xA1, 0xFF)):
-            try:
+            with contextlib.suppress(UnicodeDecodeError):
                 out.add(bytes([hi, lo]).decode("big5"))
-            except UnicodeDecodeError:
-                pass
     return out
 
 

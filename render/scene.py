@@ -1,0 +1,162 @@
+"""What the renderers draw: small frozen dataclasses of plain data (tile kinds 0-33, ``engine.tiles.Meld``, names,
+numbers, strings). The table state machine's per-seat views map onto these; the renderers know nothing else.
+
+Seats are 0-3 = E S W N as in the engine. Every scene is hashable and cheap to build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.tiles import Hand, Meld
+from engine.variants.base import Item, ScoreResult
+
+
+@dataclass(frozen=True)
+class HandScene:
+    """One player's own hand (private: sent to that player only).
+
+    ``concealed``: the concealed tiles (any order; drawn sorted). ``drawn``: the tile just drawn, set apart on the
+    right (or the winning tile of a finished hand). ``melds``: declared melds in the order made; the claimed tile of
+    each is turned sideways on the side of the seat that fed it (left 上家, middle 对家, right 下家, relative to
+    ``seat``) and the feeder is named under the meld. ``highlight``: tile kinds to mark (e.g. the discards that keep
+    the hand ready). ``labels``: number the tiles 1..n under them, in the order :func:`hand_slots` gives, for the
+    discard buttons. ``names``: the four seats' names, to name the feeder (else its wind is shown).
+    """
+
+    concealed: tuple[int, ...]
+    melds: tuple[Meld, ...] = ()
+    drawn: int | None = None
+    seat: int | None = None
+    highlight: frozenset[int] = frozenset()
+    labels: bool = False
+    names: tuple[str, ...] | None = None
+
+    @classmethod
+    def from_hand(cls, hand: Hand, **kw) -> HandScene:
+        """A scene of an ``engine.tiles.Hand``; its ``win_tile`` becomes the tile set apart."""
+        return cls(concealed=tuple(hand.concealed), melds=tuple(hand.melds), drawn=hand.win_tile, **kw)
+
+
+def hand_slots(scene: HandScene | Hand) -> list[int]:
+    """The kinds of the concealed tiles in the order drawn (sorted, then the drawn tile): label ``i+1`` is slot i.
+
+    >>> hand_slots(HandScene(concealed=(5, 1, 33), drawn=2))
+    [1, 5, 33, 2]
+    """
+    if isinstance(scene, Hand):
+        scene = HandScene.from_hand(scene)
+    return sorted(scene.concealed) + ([scene.drawn] if scene.drawn is not None else [])
+
+
+@dataclass(frozen=True)
+class SeatScene:
+    """What everyone can see of one seat.
+
+    ``river``: discards in order. ``taken``: indices into ``river`` of discards claimed by another seat (drawn
+    dimmed). ``concealed_count``: how many tiles the seat holds hidden (drawn as backs with the count). ``score``:
+    running total in 子. ``alarms``: announced alarms (报警), as short texts (e.g. "清一色"). ``wind``: seat wind
+    0-3 (default: the seat's index). ``bot``: an AI player.
+    """
+
+    name: str
+    melds: tuple[Meld, ...] = ()
+    river: tuple[int, ...] = ()
+    concealed_count: int = 13
+    score: int = 0
+    alarms: tuple[str, ...] = ()
+    taken: frozenset[int] = frozenset()
+    wind: int | None = None
+    bot: bool = False
+
+
+@dataclass(frozen=True)
+class TableScene:
+    """The public table. ``seats[i]`` is seat i (E S W N). ``dealer``: the dealer's seat (庄). ``turn``: whose turn
+    (None when the hand is over). ``last_discard``: (seat, index in that seat's river) of the latest discard, marked
+    (None: nothing marked). ``wall``: tiles left to
+    draw. ``dice``: the dice thrown (1-6 each). ``viewer``: the seat shown at the bottom (None: E S W N top-down).
+    ``title``: a line at the top (variant, hand number ...)."""
+
+    seats: tuple[SeatScene, SeatScene, SeatScene, SeatScene]
+    dealer: int = 0
+    turn: int | None = None
+    last_discard: tuple[int, int] | None = None
+    wall: int = 0
+    dice: tuple[int, ...] = ()
+    viewer: int | None = None
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class ScoreScene:
+    """A finished hand's card: the winning hand, the itemised breakdown, the payments of each seat.
+
+    ``items`` / ``notes``: ``engine.variants.base.Item`` (``zh``/``en`` names and value). ``payments[s]``: what
+    seat s gains (negative: pays). ``discarder``: who dealt in (None: self-drawn). ``unit``: the unit of the
+    payments line (default 子). ``title``: e.g. the variant's name.
+    """
+
+    hand: Hand
+    items: tuple[Item, ...]
+    payments: tuple[int, int, int, int]
+    names: tuple[str, str, str, str]
+    winner: int
+    discarder: int | None = None
+    notes: tuple[Item, ...] = ()
+    title: str = ""
+    unit: str = "子"
+    total: int | None = None
+
+    @classmethod
+    def from_result(
+        cls,
+        hand: Hand,
+        result: ScoreResult,
+        names: Sequence[str],
+        discarder: int | None = None,
+        title: str = "",
+    ) -> ScoreScene:
+        """A card from the engine's :class:`ScoreResult`."""
+        return cls(
+            hand=hand,
+            items=tuple(result.items),
+            payments=tuple(result.payments),  # type: ignore[arg-type]
+            names=tuple(names),  # type: ignore[arg-type]
+            winner=result.winner,
+            discarder=discarder,
+            notes=tuple(result.notes),
+            title=title,
+        )
+
+
+@dataclass(frozen=True)
+class MatchScene:
+    """A match so far: ``totals[h][s]`` is seat s's running total after hand h+1 (from ``start``).
+
+    ``hand_labels``: optional short label per hand (e.g. "东1"). ``title``: a line at the top."""
+
+    names: tuple[str, str, str, str]
+    totals: tuple[tuple[int, int, int, int], ...]
+    start: tuple[int, int, int, int] = (0, 0, 0, 0)
+    hand_labels: tuple[str, ...] = ()
+    title: str = ""
+    unit: str = "子"
+
+    @classmethod
+    def from_deltas(
+        cls, names: Sequence[str], deltas: Sequence[Sequence[int]], start: Sequence[int] = (0, 0, 0, 0), **kw
+    ) -> MatchScene:
+        """Running totals from each hand's payments.
+
+        >>> MatchScene.from_deltas("ABCD", [(3, -1, -1, -1), (-2, 2, 0, 0)]).totals
+        ((3, -1, -1, -1), (1, 1, -1, -1))
+        """
+        run = list(start)
+        totals = []
+        for d in deltas:
+            run = [a + b for a, b in zip(run, d, strict=True)]
+            totals.append(tuple(run))
+        return cls(names=tuple(names), totals=tuple(totals), start=tuple(start), **kw)  # type: ignore[arg-type]
+
