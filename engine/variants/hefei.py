@@ -159,8 +159,9 @@ def can_win(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> bool:
         allc[m.tile] += 4 if m.is_kong else 3
     if max(_suit_totals(allc)) < 8:
         return False
-    have = tile_counts(rules)
-    if any(allc[k] > have[k] for k in range(NUM_KINDS)):
+    if max(allc) > 4 or any(allc[HONOR:]):
+        return False
+    if rules.get("short_deck") and any(allc[b] or allc[b + 8] for b in SUIT_BASES):
         return False
     return is_complete(closed) or (not hand.melds and is_seven_pairs(closed))
 

@@ -416,8 +416,8 @@ def test_settlement_zero_sum_and_best_reading(hand, situation):
 
 
 @settings(max_examples=250, deadline=None)
-@given(winning_hands(), st.integers(0, 26), st.integers(0, 13))
-def test_can_win_agrees_with_score(hand, swap_to, swap_at):
+@given(winning_hands(), st.integers(0, 26), st.integers(0, 13), st.booleans())
+def test_can_win_agrees_with_score(hand, swap_to, swap_at, short_deck):
     # Replace one concealed tile (or the winning tile) with another kind: can_win must say exactly what score says.
     tiles = [*hand.concealed, hand.win_tile]
     i = swap_at % len(tiles)
@@ -426,9 +426,10 @@ def test_can_win_agrees_with_score(hand, swap_to, swap_at):
     if max(h.all_counts) > 4:
         return
     situation = Situation(discarder=W)
+    rules = VARIANT.rules({"short_deck": short_deck})
     try:
-        VARIANT.score(h, situation)
+        VARIANT.score(h, situation, rules)
         ok = True
     except HandError:
         ok = False
-    assert can_win(h, situation, VARIANT.rules()) == ok
+    assert VARIANT.can_win(h, situation, rules) == ok
