@@ -1,0 +1,181 @@
+"""The Discord application: :class:`MjBot`, :func:`create_bot` and :func:`run`.
+
+``create_bot(config)`` returns the configured bot without connecting (tests and outside checks boot it as
+``shared/interfaces.md`` says). ``setup_hook`` opens the store, installs the translator and loads every cog; it
+syncs the slash commands only when the bot really connects (never in the test harness).
+
+Only application commands and components: no message-content intent, no privileged intent at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import pkgutil
+import signal
+import sys
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from .config import Config
+from .i18n import Translator
+
+log = logging.getLogger(__name__)
+
+# Loaded first, in this order; then every other module of the ``cogs`` package that has a ``setup``.
+CORE_EXTENSIONS = ("cogs.errors",)
+
+SCOPES = ("bot", "applications.commands")
+
+
+def invite_permissions() -> discord.Permissions:
+    """Exactly what the bot needs in a channel where tables are played."""
+    return discord.Permissions(
+        view_channel=True,  # see the channel it is asked to post in
+        send_messages=True,  # tables, announcements, score cards
+        send_messages_in_threads=True,  # tables may live in threads
+        embed_links=True,  # embeds (/settings, /rules, lobbies)
+        attach_files=True,  # table, hand and score card images
+        read_message_history=True,  # find and edit its table message again after a restart
+    )
+
+
+def invite_url(application_id: int) -> str:
+    return discord.utils.oauth_url(application_id, permissions=invite_permissions(), scopes=SCOPES)
+
+
+def intents() -> discord.Intents:
+    """Guilds only (channel and thread objects for the tables); nothing privileged."""
+    i = discord.Intents.none()
+    i.guilds = True
+    return i
+
+
+def extension_names() -> list[str]:
+    """The cogs to load: the core ones first, then every ``cogs.*`` module with a ``setup`` function."""
+    import cogs
+
+    names = list(CORE_EXTENSIONS)
+    for info in sorted(pkgutil.iter_modules(cogs.__path__), key=lambda m: m.name):
+        name = f"cogs.{info.name}"
+        if info.name.startswith("_") or name in names:
+            continue
+        module = importlib.import_module(name)
+        if callable(getattr(module, "setup", None)):
+            names.append(name)
+    return names
+
+
+class MjBot(commands.Bot):
+    """The mahjong bot. ``bot.store`` is the open store after ``setup_hook``; ``bot.config`` its configuration."""
+
+    def __init__(self, config: Config, **options: Any) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,  # no prefix commands are defined; slash commands only
+            help_command=None,
+            intents=intents(),
+            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False),
+            **options,
+        )
+        self.config = config
+        self.store: Any = None
+        self.connecting_for_real = False
+
+    async def login(self, token: str) -> None:
+        self.connecting_for_real = True
+        await super().login(token)
+
+    async def setup_hook(self) -> None:
+        from bot.store import Store
+
+        self.config.db_path.parent.mkdir(parents=True, exist_ok=True)
+        self.store = await Store.open(self.config.db_path)
+        await self.tree.set_translator(Translator())
+        for name in extension_names():
+            await self.load_extension(name)
+        log.info("loaded %d extensions", len(self.extensions))
+        if self.connecting_for_real:
+            if self.application_id is not None:
+                url = invite_url(self.application_id)
+                print(f"Invite the bot to a server with: {url}", flush=True)
+                log.info("invite URL: %s", url)
+            await self.sync_commands()
+
+    async def sync_commands(self) -> list[discord.app_commands.AppCommand]:
+        """Global sync by default (Discord may take a while to show changes); one server instantly with
+        ``MJBOT_DEV_GUILD``."""
+        if self.config.dev_guild:
+            guild = discord.Object(id=self.config.dev_guild)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("synced %d commands to server %s", len(synced), self.config.dev_guild)
+        else:
+            synced = await self.tree.sync()
+            log.info("synced %d global commands", len(synced))
+        return synced
+
+    async def on_ready(self) -> None:
+        log.info("connected as %s (%s) in %d servers", self.user, getattr(self.user, "id", "?"), len(self.guilds))
+
+    async def close(self) -> None:
+        """Unload the cogs (they finish their pending work), disconnect, then close the database."""
+        try:
+            await super().close()
+        finally:
+            store, self.store = self.store, None
+            if store is not None:
+                await store.close()
+                log.info("database closed")
+
+
+def create_bot(config: Config) -> MjBot:
+    """The configured bot, not connected."""
+    return MjBot(config)
+
+
+def run(config: Config) -> int:
+    """Run the bot until SIGTERM or Ctrl-C. Returns the process exit status."""
+    if not config.token:
+        print("DISCORD_TOKEN is not set; see docs/discord.md.", file=sys.stderr)
+        return 2
+    discord.utils.setup_logging(level=getattr(logging, config.log_level, logging.INFO))
+    log.info("starting with %r", config)
+    bot = create_bot(config)
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):  # Windows
+                loop.add_signal_handler(sig, stop.set)
+        runner = asyncio.create_task(bot.start(config.token), name="mjbot")
+        stopper = asyncio.create_task(stop.wait(), name="mjbot-stop")
+        try:
+            done, _ = await asyncio.wait({runner, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if runner in done:
+                runner.result()  # raises what stopped the bot
+                return 0
+            log.info("shutting down")
+            return 0
+        except discord.LoginFailure:
+            log.error("Discord refused the token (DISCORD_TOKEN): create a new one on the Bot page of your application")
+            return 1
+        except discord.PrivilegedIntentsRequired:
+            log.error("Discord asks for a privileged intent; this bot uses none: please report this")
+            return 1
+        finally:
+            stopper.cancel()
+            await bot.close()
+            if not runner.done():
+                runner.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await runner
+
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:  # a second Ctrl-C during shutdown
+        return 130

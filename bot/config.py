@@ -1,0 +1,84 @@
+"""The bot's configuration: environment variables, optionally from a ``.env`` file.
+
+========================  ==============================================================
+``DISCORD_TOKEN``         the bot token (never logged or printed)
+``MJBOT_DB``              the SQLite database file (default: under the user's data folder)
+``MJBOT_DEV_GUILD``       a server id: commands sync to that server only, instantly
+``MJBOT_LOG_LEVEL``       DEBUG, INFO (default), WARNING, ERROR
+========================  ==============================================================
+
+>>> c = Config.from_env({"DISCORD_TOKEN": "abc", "MJBOT_DB": "/tmp/x.db", "MJBOT_DEV_GUILD": "42"}, dotenv=False)
+>>> c.dev_guild, str(c.db_path), c.log_level
+(42, '/tmp/x.db', 'INFO')
+>>> "abc" in repr(c)
+False
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _default_db_path() -> Path:
+    try:
+        from bot.store import default_db_path
+    except ImportError:  # the store package is not there yet: same rule, written here
+        from platformdirs import user_data_dir
+
+        return Path(user_data_dir("mjbot", appauthor=False)) / "mjbot.sqlite3"
+    return Path(default_db_path())
+
+
+class ConfigError(ValueError):
+    """A setting has a value the bot cannot use; the message says which and why."""
+
+
+@dataclass
+class Config:
+    token: str | None = field(default=None, repr=False)
+    db_path: Path = field(default_factory=_default_db_path)
+    dev_guild: int | None = None
+    log_level: str = "INFO"
+
+    def __repr__(self) -> str:  # the token never appears in logs or tracebacks
+        token = "set" if self.token else "missing"
+        return f"Config(token={token}, db_path={str(self.db_path)!r}, dev_guild={self.dev_guild}, log_level={self.log_level!r})"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, dotenv: bool | str | Path = True) -> Config:
+        """Read the settings from ``environ`` (default ``os.environ``), after loading ``.env`` when ``dotenv``.
+
+        ``.env`` never overrides a variable that is already set. ``dotenv`` may be the path of the file.
+        """
+        if dotenv:
+            from dotenv import find_dotenv, load_dotenv
+
+            path = str(dotenv) if not isinstance(dotenv, bool) else find_dotenv(usecwd=True)
+            if path:
+                load_dotenv(path, override=False)
+        env = os.environ if environ is None else environ
+        token = (env.get("DISCORD_TOKEN") or "").strip() or None
+        db = (env.get("MJBOT_DB") or "").strip()
+        guild_text = (env.get("MJBOT_DEV_GUILD") or "").strip()
+        dev_guild = None
+        if guild_text:
+            if not guild_text.isdigit():
+                raise ConfigError(f"MJBOT_DEV_GUILD must be a server id (digits), not {guild_text!r}")
+            dev_guild = int(guild_text)
+        level = (env.get("MJBOT_LOG_LEVEL") or "INFO").strip().upper()
+        if level not in LOG_LEVELS:
+            raise ConfigError(f"MJBOT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+        return cls(
+            token=token,
+            db_path=Path(db).expanduser() if db else _default_db_path(),
+            dev_guild=dev_guild,
+            log_level=level,
+        )

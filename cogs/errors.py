@@ -1,0 +1,136 @@
+"""One place where errors become replies: short, ephemeral, in the player's language; never a traceback.
+
+Expected errors are the ones with a message for players: the engine's :class:`~engine.errors.EngineError`, the
+store's ``StoreError`` and our own :class:`UserError`; discord.py's permission and check failures get their own
+sentences. Anything else is logged with its traceback and answered with a short generic apology.
+
+Views and modals of other cogs route their errors here too: subclass :class:`SafeView` / :class:`SafeModal`, or
+call :func:`report` from an ``on_error``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.i18n import lang_for, t
+from engine.errors import EngineError
+
+log = logging.getLogger(__name__)
+
+
+class UserError(Exception):
+    """A refusal with a message for the player: ``UserError("error.no_permission")`` names a key of
+    ``bot.i18n.MESSAGES``; ``params`` fill it in."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        self.key = key
+        self.params = params
+        super().__init__(t(key, "en", **params))
+
+    def message(self, lang: str | None = "en") -> str:
+        return t(self.key, lang, **self.params)
+
+
+def _expected_types() -> tuple[type[BaseException], ...]:
+    types: list[type[BaseException]] = [EngineError, UserError]
+    try:
+        from bot.store.errors import StoreError
+    except ImportError:  # pragma: no cover - the store package is always there in a full checkout
+        pass
+    else:
+        types.append(StoreError)
+    return tuple(types)
+
+
+def message_for(error: BaseException, lang: str) -> tuple[str, bool]:
+    """The player's message for ``error`` and whether it was expected (unexpected ones are logged)."""
+    original = error
+    while isinstance(original, app_commands.CommandInvokeError | commands.CommandInvokeError):
+        original = original.original
+    if isinstance(original, _expected_types()):
+        return original.message(lang), True  # type: ignore[attr-defined]
+    if isinstance(original, app_commands.MissingPermissions):
+        return t("error.no_permission", lang), True
+    if isinstance(original, app_commands.NoPrivateMessage):
+        return t("error.guild_only", lang), True
+    if isinstance(original, app_commands.CommandOnCooldown):
+        return t("error.cooldown", lang, seconds=max(1, round(original.retry_after))), True
+    if isinstance(original, app_commands.BotMissingPermissions):
+        return t("error.bot_missing_permissions", lang, perms=", ".join(original.missing_permissions)), True
+    if isinstance(original, app_commands.CheckFailure):
+        return t("error.no_permission", lang), True
+    if isinstance(original, app_commands.TransformerError) and isinstance(original.__cause__, EngineError):
+        return original.__cause__.message(lang), True
+    return t("error.generic", lang), False
+
+
+async def reply_ephemeral(interaction: discord.Interaction, text: str) -> None:
+    """An ephemeral answer whether or not the interaction was already answered; never raises."""
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+    except discord.HTTPException as e:  # expired token, Discord hiccup: nothing more we can tell the player
+        log.warning("could not send the error reply for interaction %s: %s", interaction.id, e)
+
+
+async def report(interaction: discord.Interaction, error: BaseException, *, where: str = "") -> None:
+    """Answer ``error`` to the player and log it when it was not expected."""
+    server_lang = None
+    try:
+        from cogs.settings import server_language
+
+        server_lang = await server_language(interaction.client, interaction.guild_id)
+    except Exception:  # the settings may be the very thing that failed
+        server_lang = None
+    lang = lang_for(interaction, server_lang)
+    text, expected = message_for(error, lang)
+    if expected:
+        log.info("refused %s for user %s: %s", where or _describe(interaction), interaction.user.id, error)
+    else:
+        log.error("error in %s", where or _describe(interaction), exc_info=error)
+    await reply_ephemeral(interaction, text)
+
+
+def _describe(interaction: discord.Interaction) -> str:
+    if interaction.command is not None:
+        return f"/{interaction.command.qualified_name}"
+    data = interaction.data or {}
+    return f"component {data.get('custom_id', '?')}"
+
+
+class SafeView(discord.ui.View):
+    """A view whose callback errors are answered like command errors."""
+
+    async def on_error(self, interaction: discord.Interaction, error: Exception, item: discord.ui.Item[Any]) -> None:
+        await report(interaction, error, where=f"{type(self).__name__} {getattr(item, 'custom_id', '')}")
+
+
+class SafeModal(discord.ui.Modal):
+    async def on_error(self, interaction: discord.Interaction, error: Exception) -> None:
+        await report(interaction, error, where=type(self).__name__)
+
+
+class Errors(commands.Cog):
+    """Installs the command tree's error handler."""
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+        self._previous = bot.tree.on_error
+        bot.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
+
+    async def cog_unload(self) -> None:
+        self.bot.tree.on_error = self._previous  # type: ignore[method-assign]
+
+    async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        await report(interaction, error)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Errors(bot))

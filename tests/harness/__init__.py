@@ -1,0 +1,376 @@
+"""Boot the real bot without Discord and talk to it with raw gateway payloads.
+
+    h = await Harness.boot(tmp_path / "bot.db")      # create_bot + setup hooks, as shared/interfaces.md says
+    r = await h.slash("score", hand="123m456m789m123p5p+5p", variant="hefei", locale="en-US")
+    r.reply.content, r.reply.ephemeral, r.reply.images  # the bot's answer, as Discord stored it
+    r2 = await h.click(r.reply, label="Notation help")    # press a button on a message
+    h.fake.channel_messages(h.channel_id)             # the channel as everyone sees it
+    h.fake.dm_messages(user_id)                        # a player's DMs (hand images ...)
+    h.fake.requests                                    # every HTTP request, decoded
+    await h.close()
+
+Every request goes through discord.py's real HTTP and webhook transports into :class:`~tests.harness.fake.FakeDiscord`
+(see there), which answers as Discord does. Interactions are fed to ``bot._connection.parse_interaction_create``;
+:meth:`Harness.settle` waits until the tasks they started have finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.app import MjBot, create_bot
+from bot.config import Config
+from tests.harness.fake import (
+    CH_DM,
+    CH_TEXT,
+    Attachment,
+    Channel,
+    FakeDiscord,
+    InteractionRecord,
+    Message,
+    Request,
+    snowflake,
+    user_payload,
+)
+
+__all__ = [
+    "APPLICATION_ID",
+    "Attachment",
+    "Channel",
+    "FakeDiscord",
+    "GUILD_ID",
+    "CHANNEL_ID",
+    "Harness",
+    "InteractionRecord",
+    "Message",
+    "Request",
+    "USER_ID",
+    "ADMIN_PERMISSIONS",
+    "MEMBER_PERMISSIONS",
+]
+
+APPLICATION_ID = 1_200_000_000_000_000_001
+GUILD_ID = 1_200_000_000_000_000_100
+CHANNEL_ID = 1_200_000_000_000_000_200
+USER_ID = 1_200_000_000_000_001_001  # the default player; others: any int you like
+
+# What an ordinary member may do in a channel, and a server manager.
+MEMBER_PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, read_message_history=True,
+                                         use_application_commands=True, embed_links=True, attach_files=True)
+ADMIN_PERMISSIONS = MEMBER_PERMISSIONS | discord.Permissions(manage_guild=True)
+
+_OPTION_TYPES = {
+    discord.AppCommandOptionType.string: str,
+    discord.AppCommandOptionType.integer: int,
+    discord.AppCommandOptionType.number: float,
+    discord.AppCommandOptionType.boolean: bool,
+}
+
+
+class Harness:
+    """The bot, booted, plus its fake Discord. One per test (see the ``harness`` fixture in tests/cogs)."""
+
+    # tasks the harness never waits for: view timeouts and other long sleepers
+    IGNORED_TASK_MARKERS = ("timeout_task_impl", "_View__timeout_task")
+
+    def __init__(self, bot: MjBot, fake: FakeDiscord) -> None:
+        self.bot = bot
+        self.fake = fake
+        self.guild_id = GUILD_ID
+        self.channel_id = CHANNEL_ID
+        self.user_id = USER_ID
+        self.ignored_task_names: set[str] = set()
+        self._command_ids: dict[str, int] = {}
+        self._baseline_tasks: set[asyncio.Task[Any]] = set()
+        self._tokens = itertools.count(1)
+
+    # ---- boot / shut down --------------------------------------------------------------------------------------
+
+    @classmethod
+    async def boot(cls, db_path: str | Path, *, config: Config | None = None) -> Harness:
+        """``create_bot(config)`` with ``db_path``, the setup hooks, and a fake Discord under both transports."""
+        config = config or Config(token=None, db_path=Path(db_path))
+        bot = create_bot(config)
+        fake = FakeDiscord(APPLICATION_ID, user_payload(APPLICATION_ID, "mjbot", bot=True))
+        http = bot.http
+        http._HTTPClient__session = fake.session  # type: ignore[attr-defined]
+        http.token = "harness.token"
+        await bot._async_setup_hook()
+        http._global_over = asyncio.Event()
+        http._global_over.set()
+        await bot.setup_hook()
+        state = bot._connection
+        state.user = discord.ClientUser(state=state, data=fake.bot_user)
+        state.application_id = APPLICATION_ID
+        fake.add_channel(CHANNEL_ID, GUILD_ID)
+        h = cls(bot, fake)
+        h._baseline_tasks = set(asyncio.all_tasks())
+        return h
+
+    async def close(self) -> None:
+        await self.settle(raise_on_timeout=False)
+        await self.bot.close()
+
+    async def restart(self) -> Harness:
+        """Close this bot and boot a new one on the same database and the same Discord (channels, messages)."""
+        await self.close()
+        new = await Harness.boot(self.bot.config.db_path, config=self.bot.config)
+        new.fake.channels, new.fake.dm_by_user, new.fake.users = self.fake.channels, self.fake.dm_by_user, self.fake.users
+        new.fake.closed_dms, new.fake.requests = self.fake.closed_dms, self.fake.requests
+        return new
+
+    # ---- waiting -----------------------------------------------------------------------------------------------
+
+    def _pending(self) -> list[asyncio.Task[Any]]:
+        current = asyncio.current_task()
+        out = []
+        for task in asyncio.all_tasks():
+            if task is current or task in self._baseline_tasks or task.done():
+                continue
+            coro = task.get_coro()
+            qual = getattr(coro, "__qualname__", "") or repr(coro)
+            if any(m in qual for m in self.IGNORED_TASK_MARKERS) or task.get_name() in self.ignored_task_names:
+                continue
+            out.append(task)
+        return out
+
+    async def settle(self, timeout: float = 10.0, *, raise_on_timeout: bool = True) -> None:
+        """Wait until every task started since boot (command handlers, view callbacks, events) has finished."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            for _ in range(3):
+                await asyncio.sleep(0)
+            pending = self._pending()
+            if not pending:
+                return
+            left = deadline - loop.time()
+            if left <= 0:
+                if raise_on_timeout:
+                    raise TimeoutError(f"tasks still running after {timeout} s: {pending}")
+                return
+            await asyncio.wait(pending, timeout=left)
+            for task in pending:
+                if task.done() and not task.cancelled() and task.exception() is not None:
+                    raise task.exception()  # type: ignore[misc]
+
+    # ---- people and places -------------------------------------------------------------------------------------
+
+    def member_payload(self, user_id: int, permissions: discord.Permissions, *, name: str | None = None) -> dict[str, Any]:
+        return {
+            "user": self.fake.add_user(user_id, name),
+            "roles": [],
+            "joined_at": "2024-01-01T00:00:00+00:00",
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+            "pending": False,
+            "nick": None,
+            "permissions": str(permissions.value),
+        }
+
+    def add_channel(self, channel_id: int | None = None, *, guild_id: int | None = None, name: str = "mahjong",
+                    thread: bool = False) -> int:
+        """Another channel (or thread) of the server; returns its id."""
+        cid = channel_id or snowflake()
+        self.fake.add_channel(cid, guild_id or self.guild_id, name=name, type=11 if thread else CH_TEXT)
+        return cid
+
+    # ---- interactions ------------------------------------------------------------------------------------------
+
+    def _base(self, kind: int, *, user: int | None, guild: int | None | bool, channel: int | None, locale: str,
+              permissions: discord.Permissions | None, guild_locale: str | None, name: str | None) -> tuple[dict[str, Any], InteractionRecord]:
+        user_id = user if user is not None else self.user_id
+        iid = snowflake()
+        token = f"itoken-{iid}-{next(self._tokens)}"
+        in_guild = guild is not False and guild is not None or guild is True
+        guild_id = (self.guild_id if guild in (None, True) else guild) if guild is not False else None
+        data: dict[str, Any] = {
+            "id": str(iid),
+            "application_id": str(APPLICATION_ID),
+            "type": kind,
+            "token": token,
+            "version": 1,
+            "locale": locale,
+            "entitlements": [],
+            "attachment_size_limit": 25 * 1024 * 1024,
+            "app_permissions": str(discord.Permissions.all().value),
+        }
+        if guild_id is not None:
+            cid = channel if channel is not None else self.channel_id
+            ch = self.fake.channels.get(cid) or self.fake.add_channel(cid, guild_id)
+            perms = permissions if permissions is not None else MEMBER_PERMISSIONS
+            data.update(
+                guild_id=str(guild_id),
+                guild_locale=guild_locale or "zh-CN",
+                guild={"id": str(guild_id), "locale": guild_locale or "zh-CN", "features": []},
+                channel_id=str(cid),
+                channel={**ch.payload(), "permissions": str(perms.value)},
+                member=self.member_payload(user_id, perms, name=name),
+                context=0,
+                authorizing_integration_owners={"0": str(guild_id)},
+            )
+        else:
+            dm = self.fake._open_dm(user_id)
+            cid = dm.id
+            data.update(
+                channel_id=str(cid),
+                channel=dm.payload(),
+                user=self.fake.add_user(user_id, name),
+                context=1,
+                authorizing_integration_owners={"0": str(guild_id or 0)},
+            )
+        del in_guild
+        rec = InteractionRecord(id=iid, token=token, type=kind, channel_id=cid, guild_id=guild_id, user_id=user_id)
+        self.fake.interactions[token] = rec
+        return data, rec
+
+    def command_id(self, name: str) -> int:
+        if name not in self._command_ids:
+            self._command_ids[name] = snowflake()
+        return self._command_ids[name]
+
+    def find_command(self, path: str) -> app_commands.Command[Any, ..., Any]:
+        """A registered slash command by its path: ``"score"``, ``"table new"``."""
+        names = path.split()
+        cmd: Any = self.bot.tree.get_command(names[0])
+        for n in names[1:]:
+            cmd = cmd.get_command(n) if isinstance(cmd, app_commands.Group) else None
+        if not isinstance(cmd, app_commands.Command):
+            raise LookupError(f"no slash command /{path}; registered: {[c.name for c in self.bot.tree.get_commands()]}")
+        return cmd
+
+    def slash_payload(self, path: str, *, user: int | None = None, guild: int | None | bool = None,
+                      channel: int | None = None, locale: str = "en-US", guild_locale: str | None = None,
+                      permissions: discord.Permissions | None = None, name: str | None = None,
+                      **options: Any) -> tuple[dict[str, Any], InteractionRecord]:
+        """An INTERACTION_CREATE payload for ``/path option=value ...``, checked against the registered command:
+        unknown options, missing required ones and values outside the choices are refused here, as Discord's
+        client would."""
+        cmd = self.find_command(path)
+        params = {p.name: p for p in cmd.parameters}
+        opts: list[dict[str, Any]] = []
+        resolved: dict[str, Any] = {}
+        for key, value in options.items():
+            if value is None:
+                continue
+            if key not in params:
+                raise TypeError(f"/{path} has no option {key!r}; options: {list(params)}")
+            p = params[key]
+            if p.choices and value not in [c.value for c in p.choices]:
+                raise ValueError(f"/{path} {key}: {value!r} is not one of {[c.value for c in p.choices]}")
+            if p.type in (discord.AppCommandOptionType.user, discord.AppCommandOptionType.mentionable):
+                uid = int(value)
+                resolved.setdefault("users", {})[str(uid)] = self.fake.add_user(uid)
+                if guild is not False:
+                    member = self.member_payload(uid, MEMBER_PERMISSIONS)
+                    member.pop("user")
+                    resolved.setdefault("members", {})[str(uid)] = member
+                value = str(uid)
+            elif p.type in _OPTION_TYPES:
+                value = _OPTION_TYPES[p.type](value)
+            opts.append({"name": key, "type": p.type.value, "value": value})
+        missing = [n for n, p in params.items() if p.required and n not in options]
+        if missing:
+            raise TypeError(f"/{path} needs {missing}")
+        names = path.split()
+        top = {"id": str(self.command_id(names[0])), "name": names[0], "type": 1}
+        if len(names) == 1:
+            top["options"] = opts
+        elif len(names) == 2:
+            top["options"] = [{"name": names[1], "type": 1, "options": opts}]
+        else:
+            top["options"] = [{"name": names[1], "type": 2, "options": [{"name": names[2], "type": 1, "options": opts}]}]
+        if resolved:
+            top["resolved"] = resolved
+        data, rec = self._base(2, user=user, guild=guild, channel=channel, locale=locale, guild_locale=guild_locale,
+                               permissions=permissions, name=name)
+        data["data"] = top
+        return data, rec
+
+    async def slash(self, path: str, **kwargs: Any) -> InteractionRecord:
+        """Run ``/path`` as a player and wait for the bot to finish. Keyword arguments: the command's options by
+        name, plus ``user``, ``guild`` (an id, or False for a DM), ``channel``, ``locale`` (a Discord locale such
+        as ``zh-CN``, ``zh-TW``, ``en-US``), ``guild_locale``, ``permissions`` (discord.Permissions) and
+        ``name``."""
+        data, rec = self.slash_payload(path, **kwargs)
+        return await self.send(data, rec)
+
+    async def send(self, data: dict[str, Any], rec: InteractionRecord) -> InteractionRecord:
+        """Feed a raw INTERACTION_CREATE payload and wait for what it started."""
+        self.bot._connection.parse_interaction_create(data)  # type: ignore[arg-type]
+        await self.settle()
+        return rec
+
+    def click_payload(self, message: Message, *, custom_id: str | None = None, label: str | None = None,
+                      values: Iterable[str] | None = None, user: int | None = None, locale: str = "en-US",
+                      permissions: discord.Permissions | None = None,
+                      guild_locale: str | None = None) -> tuple[dict[str, Any], InteractionRecord]:
+        """A component interaction on ``message`` (found by ``custom_id`` or by the button's ``label``)."""
+        comp = message.component(custom_id=custom_id, label=label)
+        if comp.get("disabled"):
+            raise ValueError(f"component {comp.get('custom_id')} is disabled: Discord would not send the click")
+        ch = self.fake.channels[message.channel_id]
+        guild: int | bool = ch.guild_id if ch.guild_id is not None else False
+        if ch.type == CH_DM:
+            user = int(ch.recipient["id"]) if user is None else user  # type: ignore[index]
+        if message.ephemeral and message.visible_to is not None:
+            user = message.visible_to if user is None else user
+        data, rec = self._base(3, user=user, guild=guild, channel=message.channel_id, locale=locale,
+                               guild_locale=guild_locale, permissions=permissions, name=None)
+        inner: dict[str, Any] = {"custom_id": comp["custom_id"], "component_type": comp["type"]}
+        if comp["type"] != 2:
+            inner["values"] = list(values or [])
+        data["data"] = inner
+        data["message"] = message.payload()
+        rec.message_id = message.id
+        return data, rec
+
+    async def click(self, message: Message, **kwargs: Any) -> InteractionRecord:
+        """Press a button (or pick ``values`` in a select) on ``message`` and wait for the bot."""
+        data, rec = self.click_payload(message, **kwargs)
+        return await self.send(data, rec)
+
+    async def submit_modal(self, opened_by: InteractionRecord, values: dict[str, str], *, locale: str = "en-US",
+                           permissions: discord.Permissions | None = None) -> InteractionRecord:
+        """Submit the modal that the bot opened in answer to ``opened_by``, with text inputs by custom_id."""
+        modal = opened_by.modal
+        if modal is None:
+            raise AssertionError("the bot opened no modal")
+        ch = self.fake.channels[opened_by.channel_id]
+        guild: int | bool = ch.guild_id if ch.guild_id is not None else False
+        data, rec = self._base(5, user=opened_by.user_id, guild=guild, channel=opened_by.channel_id, locale=locale,
+                               guild_locale=None, permissions=permissions, name=None)
+        rows = []
+        for row in modal.get("components", []):
+            inner = []
+            for comp in row.get("components", []) if row.get("type") == 1 else [row.get("component", row)]:
+                cid = comp.get("custom_id")
+                inner.append({"type": comp.get("type", 4), "custom_id": cid, "value": values.get(cid, "")})
+            rows.append({"type": 1, "components": inner})
+        data["data"] = {"custom_id": modal["custom_id"], "components": rows}
+        if opened_by.message_id is not None:
+            with contextlib.suppress(LookupError):
+                data["message"] = self.fake.find_message(opened_by.message_id).payload()
+                rec.message_id = opened_by.message_id
+        return await self.send(data, rec)
+
+    # ---- reading -----------------------------------------------------------------------------------------------
+
+    def channel(self, channel_id: int | None = None, *, viewer: int | None = None) -> list[Message]:
+        """The public messages of a channel (default: the harness channel), plus what ``viewer`` alone sees."""
+        return self.fake.channel_messages(channel_id or self.channel_id, viewer=viewer)
+
+    def dms(self, user_id: int) -> list[Message]:
+        return self.fake.dm_messages(user_id)
+
+
+__all__ += ["CH_DM", "CH_TEXT", "snowflake", "user_payload"]
