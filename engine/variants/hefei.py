@@ -244,6 +244,7 @@ _NAMES: dict[str, tuple[str, str]] = {
     "gangkai": ("杠开", "Win on a kong replacement (杠开)"),
     "qingyise": ("清一色", "Pure one suit (清一色)"),
     "hailao": ("海捞", "Win in the last four tiles (海捞)"),
+    "qianggang_bao": ("抢杠：被抢者包三家", "Robbed kong: the robbed player pays all three shares"),
 }
 
 
@@ -340,12 +341,14 @@ def score_reading(
 
     per_payer = {p: (base + zhuang_of[p]) * mult + bonus for p in sharers}
     owed = {situation.discarder: sum(per_payer.values())} if situation.rob_kong else per_payer
+    notes = (_item("qianggang_bao", owed[situation.discarder], "info"),) if situation.rob_kong else ()
     return ScoreResult(
         variant="hefei",
         items=tuple(items),
         payments=settle(winner, owed),
         winner=winner,
         per_payer=per_payer,
+        notes=notes,
         extra={"base": base, "multiplier": mult, "dealer_streak": situation.dealer_streak},
     )
 

@@ -244,6 +244,7 @@ def test_rob_kong_robbed_pays_all_three(winner, robbed, payments):
     assert r.payments == payments
     assert sum(r.per_payer.values()) == payments[winner]
     assert len(r.per_payer) == 3
+    assert [(i.code, i.value) for i in r.notes] == [("qianggang_bao", payments[winner])]
 
 
 def test_several_winners_on_one_discard_are_scored_separately():
