@@ -313,3 +313,352 @@ def test_ya_dang_ignores_a_kind_held_four_times():
     assert (r.per_payer[W], r.per_payer[E]) == (7, 9)
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# 嘴子 (W6) in plain hands: 2 each (315) / 5 (525), doubled on self-draw except 杠后开花
+
+
+def test_hun_yi_se():
+    # 123m 456m 888m 999m + 中中, 12支; 99m/中中 waits 9m or 中 (no 压档)
+    # ron: 1 + round(12 x 2/10 = 2.4) = 2 + 混一色 2 = 5; E 6. self: 3 + round(4.8) = 5 + 2 x 2 = 12; E 15
+    r = score("12345688899m77z+9m", frm=W)
+    assert "hun_yi_se" in codes(r) and (r.per_payer[W], r.per_payer[E]) == (5, 6)
+    r = score("12345688899m77z+9m")
+    assert item(r, "hun_yi_se") == 4 and (r.per_payer[W], r.per_payer[E]) == (12, 15)
+    # 525 ron: 2 + round(12 / 2) = 6 + 5 = 13; self: 6 + 12 + 10 = 28
+    assert score("12345688899m77z+9m", frm=W, mode=525).per_payer[W] == 13
+    assert score("12345688899m77z+9m", mode=525).per_payer[W] == 28
+
+
+def test_tong_tian():
+    # 123m 456m 789m 99m + 234p, 11支. ron: 1 + round(2.2) = 2 + 通天 2 = 5; self: 3 + round(4.4) = 4 + 4 = 11
+    r = score("12345678999m23p+4p", frm=W)
+    assert "tong_tian" in codes(r) and r.per_payer[W] == 5
+    assert score("12345678999m23p+4p").per_payer[W] == 11
+
+
+def test_si_he_concealed_and_not_as_pair():
+    # 1111m as 111m + 123m: 四核. 111m 123m 456m 99m + 234p, 11支, ron: 1 + 2 + 2 = 5
+    r = score("11112345699m23p+4p", frm=W)
+    assert "si_he" in codes(r) and r.per_payer[W] == 5
+    # 1111m as 11 (pair) + 123m + 123m: two of the four are the pair -> no 四核. 8支 ron: 1 + 2 = 3
+    r = score("1111223m456p789s+3m", frm=W)
+    assert "si_he" not in codes(r) and r.per_payer[W] == 3
+
+
+def test_dui_dui_hu():
+    # 111m 333m 555m 777m 99p, 12支, 单吊 9p. self: 3 + round(4.8) = 5 + 2 x 2 = 12; E 15
+    r = score("111333555777m9p+9p")
+    assert item(r, "dui_dui_hu") == 4 and (r.per_payer[W], r.per_payer[E]) == (12, 15)
+
+
+def test_dui_dui_hu_chosen_over_sequences():
+    # 111m 222m 333m can be read as 123m x3 too; the triplet reading pays more (对对胡 嘴子).
+    # 9支 ron: 1 + round(1.8) = 2 + 对对胡 2 = 5; E 6
+    r = score("11122233m444p99p+3m", frm=W)
+    assert "dui_dui_hu" in codes(r) and (r.per_payer[W], r.per_payer[E]) == (5, 6)
+
+
+def test_gang_kai_not_doubled():
+    # 234m 567m 99m 345s + (1111p), won on the replacement 5s (34s waits 2s/5s: no 压档), 8支.
+    # 自摸 3 + round(8 x 4/10 = 3.2) = 3 + 杠后开花 2 (not doubled) + 暗杠 2 = 10; E 13
+    r = score("234567m99m34s(1111p)+5s", kong_draw=True)
+    assert item(r, "gang_kai") == 2 and (r.per_payer[W], r.per_payer[E]) == (10, 13)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 交 (W7, W8): 30 / 50 per 交, extras 10 / 20, self-draw 10 / 20; nothing else counts
+
+
+def test_qing_yi_se():
+    # 123m 123m 456m 999m 77m: 清一色 = 1 交. ron 30 each (the dealer too: no dealer extra); self 30 + 10 = 40
+    r = score("1122334567999m+7m", frm=W)
+    assert r.per_payer == {E: 30, W: 30, N: 30} and r.extra["jiao"] == 1
+    assert r.jiao_payments == (-30, 90, -30, -30) and r.stack_payments == (0, 0, 0, 0)
+    assert "zhi_fan" not in codes(r) and "dealer_pays" not in codes(r)
+    assert score("1122334567999m+7m").per_payer[W] == 40
+    assert score("1122334567999m+7m", frm=W, mode=525).per_payer[E] == 50
+
+
+def test_direct_jiao_with_extra_zuizi():
+    # 111m 333m 555m 777m 99m: 清一色 交 + 对对胡 extra. ron 30 + 10 = 40; 525: 50 + 20 = 70; self 315: 30+10+10
+    assert score("1113335557779m+9m", frm=W).per_payer[W] == 40
+    assert score("1113335557779m+9m", frm=W, mode=525).per_payer[W] == 70
+    r = score("1113335557779m+9m")
+    assert r.per_payer[W] == 50 and item(r, "jiao_zimo") == 10
+
+
+def test_shuang_ba_zhi_without_other_meld():
+    # [1111m][9999m] + 234p 567p 99p (8 筒): 双八支 = 1 交. Alarm (two exposed 万 kongs), but no meld of another
+    # suit shown: plain 交, no 包: 30 each
+    r = score("2345699p[1111m:W][9999m:N]+7p", frm=W)
+    assert "shuang_ba_zhi" in codes(r) and r.payments == (-30, 90, -30, -30)
+    assert "alarm_double_eight" in note_codes(r) and "bao" not in note_codes(r)
+
+
+def test_shuang_ba_zhi_with_other_meld_discarder_pays():
+    # [1111m][9999m][999p] + 234p 55p (8 筒): 双八支 showing a 筒 meld: the discarder W pays for all 3 x 30 = 90
+    r = score("2355p[1111m:W][9999m:N][999p:E]+4p", frm=W)
+    assert r.payments == (0, 90, -90, 0) and r.per_payer == {E: 30, W: 30, N: 30}
+    assert "bao" in note_codes(r)
+    # self-drawn: no discarder, no 包: 30 + 10 = 40 each
+    assert score("2355p[1111m:W][9999m:N][999p:E]+4p").payments == (-40, 120, -40, -40)
+
+
+def test_shuang_si_he_concealed():
+    # 3333m 4444m as 333m 444m 345m + 99m + 678p: two 四核 = 双四核 交 (not 嘴子): 30 each
+    r = score("33334444599m67p+8p", frm=W)
+    assert "shuang_si_he" in codes(r) and "si_he" not in codes(r)
+    assert r.per_payer == {E: 30, W: 30, N: 30}
+
+
+def test_tian_hu_and_di_hu():
+    # 天胡: the dealer's 14 dealt tiles, self-drawn: 30 + 10 = 40 from each
+    assert score("23456799m345p67s+8s", winner=E, heavenly=True).payments == (120, -40, -40, -40)
+    # 地胡: S wins on E's first discard: 30 each, E pays no extra
+    assert score("23456799m345p67s+8s", frm=E, earthly=True).payments == (-30, 90, -30, -30)
+    # 天胡 + 清一色: 2 交 + self = 60 + 10 = 70
+    assert score("1122334567999m+7m", winner=E, heavenly=True).per_payer[S] == 70
+
+
+def test_gang_kai_ya_dang():
+    # (1111p) + 234m 567m 99m + 35s, the replacement 4s is the only wait (压4): 杠后压档 = 1 交, its 杠后开花
+    # consumed. 30 + self 10 = 40 each; 525: 50 + 20 = 70
+    r = score("234567m99m35s(1111p)+4s", kong_draw=True)
+    assert "gang_kai_ya_dang" in codes(r) and "gang_kai" not in codes(r)
+    assert r.per_payer == {E: 40, W: 40, N: 40}
+    assert score("234567m99m35s(1111p)+4s", kong_draw=True, mode=525).per_payer[W] == 70
+
+
+def test_two_zuizi_make_one_jiao():
+    # 111m 333m 555m 中中中 99m: 对对胡 + 混一色 = 1 交 (no extra). ron 30; self 40; 525 ron 50
+    r = score("1113335559m777z+9m", frm=W)
+    assert "jiao_two_zuizi" in codes(r) and r.per_payer[W] == 30
+    assert score("1113335559m777z+9m").per_payer[W] == 40
+    assert score("1113335559m777z+9m", frm=W, mode=525).per_payer[W] == 50
+    # 通天四核: 111m 123m 456m 789m + 55p: 通天 + 四核 = 1 交: 30
+    assert score("111123456789m5p+5p", frm=W).per_payer[W] == 30
+
+
+def test_three_zuizi_one_extra():
+    # (1111m) 333m 555m 中中中 99m won on a kong replacement: 对对胡 + 混一色 + 杠后开花 = 1 交 + 1 extra
+    # self: 30 + 10 + 10 = 50; 525: 50 + 20 + 20 = 90
+    r = score("3335559m777z(1111m)+9m", kong_draw=True)
+    assert r.per_payer[W] == 50 and r.extra["jiao"] == 1
+    assert score("3335559m777z(1111m)+9m", kong_draw=True, mode=525).per_payer[W] == 90
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 报警 and 包 (W12)
+
+PURE_ONE_FEEDER = "5699p[111p:W][444p:W][888p:W]+7p"  # 清一色 (14 筒): 1 交, 3对 all fed by W
+
+
+def test_three_pure_single_feeder_pays_on_any_discard_and_self_draw():
+    # N deals in: W fed all three pungs, W pays 3 x 30 = 90
+    r = score(PURE_ONE_FEEDER, frm=N)
+    assert r.payments == (0, 90, -90, 0) and r.jiao_payments == r.payments
+    assert r.per_payer == {E: 30, W: 30, N: 30}
+    assert note_codes(r) == ["alarm_three_pure", "bao"]
+    assert next(i for i in r.notes if i.code == "bao").value == 90
+    # self-drawn: W still pays for all: 3 x (30 + 10) = 120
+    assert score(PURE_ONE_FEEDER).payments == (0, 120, -120, 0)
+
+
+def test_three_pure_mixed_feeders():
+    # W, N, W fed the three: the discarder pays for all; E deals in -> E pays 90
+    hand = "5699p[111p:W][444p:N][888p:W]+7p"
+    assert score(hand, frm=E).payments == (-90, 90, 0, 0)
+    # self-drawn: no 包, 40 each
+    r = score(hand)
+    assert r.payments == (-40, 120, -40, -40) and note_codes(r) == ["alarm_three_pure"]
+    # feeders unknown: no single feeder can be named, the discarder pays
+    assert score("5699p[111p][444p][888p]+7p", frm=N).payments == (0, 90, 0, -90)
+
+
+def test_three_mixed_alarm_single_feeder():
+    # [111p][中中中][444p] all fed by W (混 3对) + 888p 55p: 混一色 + 对对胡 = 1 交 = 30; N deals in, W pays 3 x 30
+    r = score("8885p[111p:W][777z:W][444p:W]+5p", frm=N)
+    assert "alarm_three_mixed" in note_codes(r)
+    assert r.payments == (0, 90, -90, 0)
+
+
+def test_fourth_pung_transfers_bao():
+    # alarm raised by W's three 筒 pungs; N fed the 4th (中): 混一色 + 对对胡 = 1 交; N pays for all
+    hand = "5p[111p:W][444p:W][888p:W][777z:N]+5p"
+    assert score(hand, frm=E).payments == (0, 90, 0, -90)
+    assert score(hand).payments == (0, 120, 0, -120)
+    # 4th feeder unknown: back to the single feeder W
+    assert score("5p[111p:W][444p:W][888p:W][777z]+5p", frm=E).payments == (0, 90, -90, 0)
+
+
+def test_double_si_he_alarm():
+    # [333m][444m] shown; 345m completes both 四核: 双四核 交. E deals the 4m (one of those ranks): E pays 90
+    r = score("3599m678p[333m:N][444m:W]+4m", frm=E)
+    assert r.payments == (-90, 90, 0, 0) and "alarm_double_sihe" in note_codes(r)
+    # E deals 5m (not 3m or 4m): 双四核 交 still, no 包: 30 each
+    r = score("3499m678p[333m:N][444m:W]+5m", frm=E)
+    assert r.payments == (-30, 90, -30, -30) and "bao" not in note_codes(r)
+
+
+def test_no_bao_without_jiao():
+    # three 筒 pungs from W but a plain win (234m 99m, 9 筒): no 交 -> no 包. 9支 ron: 1 + round(1.8) = 2 = 3; E 4
+    r = score("2399m[111p:W][444p:W][888p:W]+4m", frm=N)
+    assert r.extra["jiao"] == 0 and r.payments == (-4, 10, -3, -3)
+    assert note_codes(r) == ["alarm_three_pure"]
+
+
+def test_dianpao_bao_san():
+    # on: the discarder W pays all three shares 3 + 3 + 4 = 10
+    hand = "23456799m345p67s+8s"
+    r = score(hand, frm=W, rules={"dianpao_bao_san": True})
+    assert r.payments == (0, 10, -10, 0) and "dianpao_bao_san" in note_codes(r)
+    assert r.per_payer == {E: 4, W: 3, N: 3}
+    # off (default): everyone pays their own share
+    assert score(hand, frm=W).payments == (-4, 10, -3, -3)
+    # self-drawn: nobody dealt in, each pays: 3 + 3 = 6, E 9
+    assert score(hand, rules={"dianpao_bao_san": True}).payments == (-9, 21, -6, -6)
+    # a 包 takes precedence: N deals into W's 3对 -> W pays
+    assert score(PURE_ONE_FEEDER, frm=N, rules={"dianpao_bao_san": True}).payments == (0, 90, -90, 0)
+
+
+def test_alarms_helper():
+    def melds(text: str):
+        return parse_hand("1z" + text + "+1z").melds
+
+    assert alarms(melds("[111p][444p][888p]")) == ("alarm_three_pure",)
+    assert alarms(melds("[111p][777z][444p]")) == ("alarm_three_mixed",)
+    assert alarms(melds("[111p][777z][444s]")) == ()
+    assert alarms(melds("[111p][444p](8888p)")) == ()  # a concealed kong is not 对下来
+    assert alarms(melds("[1111m][9999m]")) == ("alarm_double_eight",)
+    assert alarms(melds("(1111m)[9999m]")) == ()  # exposed kongs only
+    assert alarms(melds("[333m][555m]")) == ("alarm_double_sihe",)
+    assert alarms(melds("[333m][666m]")) == ()  # 36 is not related
+    assert alarms(melds("[333m][444s]")) == ()
+    assert set(ALARM_NAMES) == {"alarm_three_pure", "alarm_three_mixed", "alarm_double_eight", "alarm_double_sihe"}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# refusals
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "en_part", "zh_part"),
+    [
+        ("1133557799m22p4s+4s", "no_seven_pairs", "seven pairs", "七对"),  # 七对 shape
+        ("123456m456p78s11s+9s", "no_bazhi", "the most here is 6", "八支"),  # 6 万, 3 筒, 5 条
+        ("23456799m345p11z+1z", "tile_not_in_variant", "without 1z", "没有"),  # only 红中 is in the wall
+        ("2345679m345p[678s]+9m", "no_chi_in_variant", "no chi", "不能吃"),
+        ("23456799m345p68s+9s", "not_complete", "not complete", "没有和"),
+    ],
+)
+def test_refusals(text, code, en_part, zh_part):
+    hand = parse_hand(text)
+    with pytest.raises(HandError) as exc:
+        VARIANT.score(hand, Situation(winner=S, discarder=W), {"mode": 315})
+    assert exc.value.code == code
+    assert en_part in exc.value.message("en") and zh_part in exc.value.message("zh")
+    assert VARIANT.can_win(hand, Situation(winner=S, discarder=W)) is False
+
+
+def test_variant_shape():
+    v = get_variant("wuhu")
+    assert v is VARIANT and v.modes == (315, 525) and not v.allows_chi and not v.seven_pairs
+    counts = v.tile_counts(v.rules())
+    assert sum(counts) == 112 and counts[RED] == 4
+    assert v.rules() == {"mode": 315, "dianpao_bao_san": False, "di_per_match": 1}
+    assert v.parse_rules(["mode=525", "dianpao_bao_san=on", "di_per_match=3"]) == {
+        "mode": 525,
+        "dianpao_bao_san": True,
+        "di_per_match": 3,
+    }
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# properties: random legal wins settle to zero; can_win agrees with scoring
+
+SUITED = list(range(27))
+ALLOWED = SUITED + [RED]
+
+
+@st.composite
+def wuhu_wins(draw):
+    main = draw(st.sampled_from([0, 9, 18]))
+
+    def kind(seq: bool) -> int:
+        top = 7 if seq else 9
+        if draw(st.integers(0, 9)) < 7:
+            return main + draw(st.integers(0, top - 1))
+        pool = [k for k in SUITED if (k % 9) < top] + ([] if seq else [RED])
+        return draw(st.sampled_from(pool))
+
+    pair = kind(False)
+    winner = draw(st.integers(0, 3))
+    others = [s for s in range(4) if s != winner]
+    concealed = [pair, pair]
+    melds: list[Meld] = []
+    for _ in range(4):
+        if draw(st.booleans()):
+            k = kind(True)
+            concealed += [k, k + 1, k + 2]
+            continue
+        k = kind(False)
+        how = draw(st.sampled_from(["closed", "pung", "kong", "ckong"]))
+        fed = draw(st.sampled_from(others + [None]))
+        if how == "closed":
+            concealed += [k] * 3
+        elif how == "pung":
+            melds.append(Meld(MeldKind.PUNG, k, fed_by=fed))
+        elif how == "kong":
+            melds.append(Meld(MeldKind.KONG, k, fed_by=fed))
+        else:
+            melds.append(Meld(MeldKind.CONCEALED_KONG, k))
+    win = draw(st.sampled_from(concealed))
+    concealed.remove(win)
+    hand = Hand(tuple(concealed), tuple(melds), win)
+    counts = hand.all_counts
+    assume(max(counts) <= 4)
+    assume(max(sum(counts[b : b + 9]) for b in (0, 9, 18)) >= 8)
+    self_drawn = draw(st.booleans())
+    discarder = None if self_drawn else draw(st.sampled_from(others))
+    kong_draw = self_drawn and any(m.is_kong for m in melds) and draw(st.booleans())
+    heavenly = winner == 0 and self_drawn and not melds and draw(st.booleans())
+    earthly = winner != 0 and discarder == 0 and not melds and draw(st.booleans())
+    situation = Situation(winner=winner, discarder=discarder, kong_draw=kong_draw, heavenly=heavenly, earthly=earthly)
+    rules = {"mode": draw(st.sampled_from([315, 525])), "dianpao_bao_san": draw(st.booleans())}
+    return hand, situation, rules
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(wuhu_wins())
+def test_every_settlement_sums_to_zero(case):
+    hand, situation, rules = case
+    assert VARIANT.can_win(hand, situation, rules)
+    r = VARIANT.score(hand, situation, rules)
+    assert sum(r.payments) == 0
+    assert r.payments == tuple(a + b for a, b in zip(r.stack_payments, r.jiao_payments, strict=True))
+    assert (r.stack_payments == (0, 0, 0, 0)) == (r.extra["jiao"] > 0)
+    assert r.payments[situation.winner] == sum(r.per_payer.values()) > 0
+    assert set(r.per_payer) == {s for s in range(4) if s != situation.winner}
+    assert all(r.payments[s] <= 0 for s in range(4) if s != situation.winner)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(wuhu_wins(), st.data())
+def test_can_win_agrees_with_scoring(case, data):
+    # swap one concealed tile for another kind of the wall: sometimes still a win, mostly not
+    hand, situation, rules = case
+    tiles = list(hand.concealed)
+    if tiles and data.draw(st.booleans()):
+        i = data.draw(st.integers(0, len(tiles) - 1))
+        tiles[i] = data.draw(st.sampled_from(ALLOWED))
+        hand = Hand(tuple(tiles), hand.melds, hand.win_tile)
+        assume(max(hand.all_counts) <= 4)
+    try:
+        VARIANT.score(hand, situation, rules)
+        scored = True
+    except HandError:
+        scored = False
+    assert VARIANT.can_win(hand, situation, rules) == scored
+    if scored:
+        assert max(sum(hand.all_counts[b : b + 9]) for b in (0, 9, 18)) >= 8
+        assert any(suit_of(k) < 3 for k in hand.concealed + (hand.win_tile,))
