@@ -252,6 +252,11 @@ def _contracts(hand: Hand, situation: Situation, f: int) -> tuple[dict[int, int]
     w = situation.winner
     d = situation.discarder
     self_like = d is None or situation.rob_kong  # 抢杠 is settled as a self-draw
+    rob = (
+        ("抢杠（按自摸结算）", "won by robbing a kong (settled as a self-draw)")
+        if situation.rob_kong
+        else None
+    )
     extra: dict[int, int] = {}
     notes: list[Item] = []
 
@@ -263,7 +268,7 @@ def _contracts(hand: Hand, situation: Situation, f: int) -> tuple[dict[int, int]
         if n_suit < 3 or f < CAP:
             continue
         if self_like:
-            owe, route_zh, route_en = 3 * f, "自摸", "self-drawn"
+            owe, (route_zh, route_en) = 3 * f, rob or ("自摸", "self-drawn")
         elif d == a:
             owe, route_zh, route_en = 3 * f, "供口者放冲", "the feeder dealt in"
         else:
@@ -310,7 +315,7 @@ def _contracts(hand: Hand, situation: Situation, f: int) -> tuple[dict[int, int]
                 continue
             if self_like:
                 owe, base = 3 * mult * f, f
-                route_zh, route_en = "和牌者自摸", "the winner self-drew"
+                route_zh, route_en = rob or ("和牌者自摸", "the winner self-drew")
             elif d == b:
                 owe, base = 2 * mult * f, f
                 route_zh, route_en = "自己放冲", "they dealt in"

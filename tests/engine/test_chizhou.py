@@ -387,6 +387,7 @@ def test_reverse_contract_rob_kong():
     # S robs N's kong with f 1: N pays the three plain shares 3 x 1; W (0 花, 3 口 from S) its extra 3 - 1 = 2
     r = sc(SMALL, frm="N", rob=True, by_seat={"W": NO_HUA})
     assert r.payments == (0, 5, -2, -3)
+    assert "robbing a kong" in r.notes[0].en and "W pays 2 on top" in r.notes[0].en
 
 
 @pytest.mark.parametrize("rules, by_seat", [({"contracts": False}, {"W": NO_HUA}), (None, None)])
