@@ -415,7 +415,7 @@ def _bao(hand: Hand, situation: Situation, reading: _Reading) -> tuple[int | Non
             return bao(d, "三对报警后点炮", "dealt into a 3对 alarm")
     if d is not None:
         for s in _double_eight_suits(melds):
-            if any(m.tile < HONOR and suit_of(m.tile) != s for m in melds):
+            if any(m.tile < HONOR and suit_of(m.tile) != s for m in _claimed_triplets(melds)):
                 return bao(d, "双八支报警且已对下别的花色，点炮", "dealt into a 双八支 alarm showing another suit")
         kinds = _double_sihe_kinds(melds)
         if hand.win_tile in kinds:

@@ -402,6 +402,9 @@ def test_shuang_ba_zhi_with_other_meld_discarder_pays():
     assert "bao" in note_codes(r)
     # self-drawn: no discarder, no 包: 30 + 10 = 40 each
     assert score("2355p[1111m:W][9999m:N][999p:E]+4p").payments == (-40, 120, -40, -40)
+    # the other suit only in a concealed kong: nothing 对下来 of another suit, no 包
+    r = score("2355p[1111m:W][9999m:N](9999p)+4p", frm=W)
+    assert r.payments == (-30, 90, -30, -30) and "alarm_double_eight" in note_codes(r)
 
 
 def test_shuang_si_he_concealed():
