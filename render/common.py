@@ -155,7 +155,8 @@ def palette_for(theme_key: str) -> Image.Image:
     from .tiles import BACK, BLUE, GREEN, INK, RED, tile_sprite
 
     th = THEMES[theme_key]
-    fgs = [th.text, th.subtext, th.accent, th.plus, th.minus, *th.lines, (255, 255, 255)]
+    fgs = [th.text, th.subtext, th.accent, th.plus, th.minus, *th.lines, (255, 255, 255), (150, 240, 170),
+           (255, 160, 150)]
     bgs = [th.bg, th.panel, th.panel_hi, th.felt]
     colors: list[RGB] = []
 

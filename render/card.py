@@ -1,0 +1,151 @@
+"""The score card of a finished hand: who won and how, the winning hand, the itemised breakdown in the player's
+language, and what each seat gains or pays."""
+
+from __future__ import annotations
+
+from PIL import Image, ImageDraw
+
+from engine.variants.base import Item
+
+from . import fonts
+from .common import Theme, draw_text, encode, lang_of, theme_of, tr, wind_name
+from .hand import draw_hand
+from .scene import HandScene, ScoreScene
+
+CARD_W = 760
+MARGIN = 28
+VALUE_W = 110  # the value column
+NAME_W = CARD_W - 2 * MARGIN - 16 - VALUE_W  # the item-name column
+ITEM_SIZE = 22
+ITEM_MIN_SIZE = 16
+
+
+def item_text(item: Item, lang: str) -> str:
+    """An item's name in ``lang`` (zh, zh-TW or en)."""
+    return tr(lang, item.zh, item.en)
+
+
+def _wrap(text: str, font, width: int) -> list[str]:
+    """Greedy wrap: at spaces for text with spaces, else anywhere."""
+    words = text.split(" ") if " " in text else list(text)
+    sep = " " if " " in text else ""
+    lines: list[str] = []
+    cur = ""
+    for w in words:
+        cand = f"{cur}{sep}{w}" if cur else w
+        if font.getlength(cand) <= width or not cur:
+            cur = cand
+        else:
+            lines.append(cur)
+            cur = w
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def layout_item_name(text: str, width: int = NAME_W) -> tuple[list[str], fonts.FreeTypeFont]:
+    """How an item name is set in its column: the largest size from 22 px down to 16 px on one line, else wrapped
+    over lines at 16 px. Every returned line fits ``width`` (checked by the tests over every item name)."""
+    text = fonts.clean(text)
+    for size in range(ITEM_SIZE, ITEM_MIN_SIZE - 1, -1):
+        f = fonts.text_font(text, size)
+        if f.getlength(text) <= width:
+            return [text], f
+    f = fonts.text_font(text, ITEM_MIN_SIZE)
+    return _wrap(text, f, width), f
+
+
+def _value_text(item: Item) -> str:
+    if item.kind == "mul":
+        return f"×{item.value}"
+    if item.kind == "info":
+        return str(item.value)
+    return f"+{item.value}" if item.value >= 0 else str(item.value)
+
+
+def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
+    th = theme_of(theme)
+    lang = lang_of(lang)
+    hand_img = draw_hand(HandScene.from_hand(scene.hand, seat=scene.winner, names=scene.names), th, lang, 44,
+                         bg=th.panel)
+    W = max(CARD_W, hand_img.width + 2 * MARGIN)
+    # measure the rows first
+    rows = []
+    for it in scene.items:
+        lines, f = layout_item_name(item_text(it, lang))
+        rows.append((it, lines, f, max(34, int(len(lines) * f.size * 1.35) + 10)))
+    note_rows = []
+    for it in scene.notes:
+        lines, f = layout_item_name(item_text(it, lang), W - 2 * MARGIN - 16)
+        note_rows.append((lines, f, int(len(lines) * f.size * 1.35) + 6))
+    header_h = 78
+    H = (MARGIN + header_h + hand_img.height + 14 + sum(r[3] for r in rows) + 12 + sum(r[2] for r in note_rows)
+         + (50 if scene.total is not None else 0) + 20 + 4 * 40 + MARGIN)
+    img = Image.new("RGB", (W, H), th.bg)
+    d = ImageDraw.Draw(img)
+    d.rounded_rectangle((6, 6, W - 7, H - 7), radius=16, fill=th.panel)
+    # header: winner and how
+    winner = scene.names[scene.winner]
+    y = MARGIN
+    title = scene.title or tr(lang, "和牌", "Win")
+    draw_text(img, (MARGIN, y), title, 18, th.subtext, max_width=W - 2 * MARGIN)
+    if scene.discarder is None:
+        how = tr(lang, "自摸", "self-drawn")
+    else:
+        how = tr(lang, f"点炮：{wind_name(scene.discarder, lang)} {scene.names[scene.discarder]}",
+                 f"on {wind_name(scene.discarder, lang)} {scene.names[scene.discarder]}'s discard")
+    line = tr(lang, f"{wind_name(scene.winner, lang)} {winner} 和牌 · {how}",
+              f"{wind_name(scene.winner, lang)} {winner} wins · {how}")
+    draw_text(img, (MARGIN, y + 28), line, 26, th.text, max_width=W - 2 * MARGIN)
+    y += header_h
+    img.paste(hand_img, (MARGIN - 8, y))
+    y += hand_img.height + 14
+    # breakdown
+    for it, lines, f, h in rows:
+        d.line((MARGIN, y, W - MARGIN, y), fill=th.grid, width=1)
+        ty = y + (h - len(lines) * f.size * 1.35) / 2
+        color = th.subtext if it.kind == "info" else th.text
+        for ln in lines:
+            draw_text(img, (MARGIN + 8, ty), ln, f.size, color, bold=f.path == str(fonts.BOLD))
+            ty += f.size * 1.35
+        vcol = th.subtext if it.kind == "info" else th.accent
+        draw_text(img, (W - MARGIN - 8, y + h / 2), _value_text(it), 22, vcol, anchor="rm")
+        y += h
+    d.line((MARGIN, y, W - MARGIN, y), fill=th.grid, width=1)
+    y += 12
+    for lines, f, h in note_rows:
+        ty = y
+        for ln in lines:
+            draw_text(img, (MARGIN + 8, ty), ln, f.size, th.subtext, bold=False)
+            ty += f.size * 1.35
+        y += h
+    if scene.total is not None:
+        draw_text(img, (MARGIN + 8, y + 22), tr(lang, "合计", "Total"), 24, th.text, anchor="lm")
+        draw_text(img, (W - MARGIN - 8, y + 22), str(scene.total), 28, th.accent, anchor="rm")
+        y += 50
+    y += 20
+    # payments
+    for s in range(4):
+        amount = scene.payments[s]
+        row_bg = th.panel_hi if s == scene.winner else th.panel
+        d.rounded_rectangle((MARGIN, y, W - MARGIN, y + 36), radius=8, fill=row_bg)
+        tag = ""
+        if s == scene.winner:
+            tag = tr(lang, "和", "winner")
+        elif s == scene.discarder:
+            tag = tr(lang, "点炮", "dealt in")
+        draw_text(img, (MARGIN + 12, y + 18), wind_name(s, lang), 20, th.subtext, anchor="lm")
+        draw_text(img, (MARGIN + 50, y + 18), scene.names[s], 20, th.text, anchor="lm", max_width=W // 2 - 40)
+        if tag:
+            draw_text(img, (W // 2 + 40, y + 18), tag, 16, th.accent, anchor="lm")
+        col = th.plus if amount > 0 else th.minus if amount < 0 else th.subtext
+        unit = tr(lang, scene.unit, "zi" if scene.unit == "子" else scene.unit)
+        draw_text(img, (W - MARGIN - 12, y + 18), f"{amount:+d} {unit}" if amount else f"0 {unit}", 22, col,
+                  anchor="rm")
+        y += 40
+    return img
+
+
+def render_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:
+    """PNG bytes of the score card (see :class:`render.scene.ScoreScene`)."""
+    return encode(draw_score(scene, theme, lang), theme)

@@ -1,0 +1,88 @@
+"""The match summary: every player's running total after each hand as a line chart, with the final totals."""
+
+from __future__ import annotations
+
+import math
+
+from PIL import Image, ImageDraw
+
+from .common import Theme, draw_text, encode, lang_of, theme_of, tr, wind_name
+from .scene import MatchScene
+
+WIDTH, HEIGHT = 960, 540
+
+
+def nice_ticks(lo: float, hi: float, n: int = 5) -> list[int]:
+    """Round tick values covering [lo, hi].
+
+    >>> nice_ticks(-30, 95)
+    [-50, 0, 50, 100]
+    """
+    if hi <= lo:
+        hi = lo + 1
+    raw = (hi - lo) / n
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    step = max(1, int(step))
+    start = math.floor(lo / step) * step
+    end = math.ceil(hi / step) * step
+    return list(range(int(start), int(end) + 1, step))
+
+
+def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
+    th = theme_of(theme)
+    lang = lang_of(lang)
+    img = Image.new("RGB", (WIDTH, HEIGHT), th.bg)
+    d = ImageDraw.Draw(img)
+    d.rounded_rectangle((6, 6, WIDTH - 7, HEIGHT - 7), radius=16, fill=th.panel)
+    title = scene.title or tr(lang, "对局总结", "Match summary")
+    draw_text(img, (28, 22), title, 26, th.text, max_width=WIDTH - 56)
+    series = [list(scene.start)] + [list(t) for t in scene.totals]
+    n = len(series) - 1
+    vals = [v for row in series for v in row]
+    ticks = nice_ticks(min(vals + [0]), max(vals + [0]))
+    legend_w = 250
+    px0, py0, px1, py1 = 84, 80, WIDTH - legend_w - 20, HEIGHT - 64
+    lo, hi = ticks[0], ticks[-1]
+
+    def X(i: int) -> float:
+        return px0 + (px1 - px0) * (i / max(1, n))
+
+    def Y(v: float) -> float:
+        return py1 - (py1 - py0) * ((v - lo) / max(1, hi - lo))
+
+    for t in ticks:
+        d.line((px0, Y(t), px1, Y(t)), fill=th.subtext if t == 0 else th.grid, width=2 if t == 0 else 1)
+        draw_text(img, (px0 - 10, Y(t)), str(t), 16, th.subtext, anchor="rm", bold=False)
+    step = max(1, math.ceil(n / 12))
+    for i in range(0, n + 1, step):
+        label = "0" if i == 0 else (scene.hand_labels[i - 1] if i - 1 < len(scene.hand_labels) else str(i))
+        draw_text(img, (X(i), py1 + 10), label, 15, th.subtext, anchor="ma", bold=False)
+    draw_text(img, ((px0 + px1) / 2, py1 + 34), tr(lang, "局", "hand"), 15, th.subtext, anchor="ma", bold=False)
+    for s in range(4):
+        pts = [(X(i), Y(series[i][s])) for i in range(n + 1)]
+        color = th.lines[s]
+        if len(pts) > 1:
+            d.line(pts, fill=color, width=4, joint="curve")
+        for x, y in pts:
+            d.ellipse((x - 4, y - 4, x + 4, y + 4), fill=color)
+    # legend with final totals, best first
+    final = series[-1]
+    order = sorted(range(4), key=lambda s: -final[s])
+    lx, ly = WIDTH - legend_w, py0
+    unit = tr(lang, scene.unit, "zi" if scene.unit == "子" else scene.unit)
+    for rank, s in enumerate(order):
+        y = ly + rank * 78
+        d.rounded_rectangle((lx, y, WIDTH - 28, y + 66), radius=10, fill=th.panel_hi)
+        d.rounded_rectangle((lx + 10, y + 14, lx + 18, y + 52), radius=3, fill=th.lines[s])
+        draw_text(img, (lx + 30, y + 8), f"{rank + 1}. {wind_name(s, lang)} {scene.names[s]}", 18, th.text,
+                  max_width=WIDTH - 28 - lx - 40)
+        v = final[s]
+        col = th.plus if v > 0 else th.minus if v < 0 else th.subtext
+        draw_text(img, (lx + 30, y + 34), f"{v:+d} {unit}" if v else f"0 {unit}", 22, col)
+    return img
+
+
+def render_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:
+    """PNG bytes of the match summary chart (see :class:`render.scene.MatchScene`)."""
+    return encode(draw_match(scene, theme, lang), theme)
