@@ -177,6 +177,7 @@ class Table:
         self.rob: tuple[int, int] | None = None
         self.discards_made = 0
         self.any_meld = False
+        self.seen = [0] * NUM_KINDS  # public: every river tile and every meld tile
         events = [
             Event("hand_start", None, {
                 "hand_no": self.hand_no, "dealer": self.dealer, "dealer_streak": self.streak, "dice": self.dice,
@@ -376,12 +377,14 @@ class Table:
             self.counts[s][k] -= 1
             self.drawn[s] = None
             self.rivers[s].append([k, "dead"])
+            self.seen[k] += 1
             return [Event("lay_aside", s, {"tile": tile_name(k)})] + self._draw_next((s + 1) % 4)
         if a.type == "kong":
             k = a.tile
             assert k is not None
             if self.counts[s][k] == 4:
                 self.counts[s][k] = 0
+                self.seen[k] += 4
                 self.melds[s].append(Meld(MeldKind.CONCEALED_KONG, k))
                 self.any_meld = True
                 ev = [Event("kong", s, {"tile": tile_name(k), "kind": "concealed"})]
@@ -408,6 +411,7 @@ class Table:
         self.after_claim = False
         self.kong_draw = False
         self.rivers[s].append([k, ""])
+        self.seen[k] += 1
         self.last_discard = (s, k)
         self.discards_made += 1
         ev = [Event("discard", s, {"tile": tile_name(k)})]
@@ -433,6 +437,7 @@ class Table:
                 self.melds[s][i] = Meld(MeldKind.KONG, k, m.fed_by, None, True)
                 break
         self.counts[s][k] -= 1
+        self.seen[k] += 1
         self.any_meld = True
         ev = [Event("kong", s, {"tile": tile_name(k), "kind": "added"})]
         return ev + self._after_meld(s) + self._draw(s, replacement=True)
@@ -487,16 +492,19 @@ class Table:
             for x in (low, low + 1, low + 2):
                 if x != tile:
                     self.counts[s][x] -= 1
+                    self.seen[x] += 1
             self.melds[s].append(Meld(MeldKind.CHI, low, d, tile))
             self.after_claim = True
             return ev + [Event("chi", s, {"tile": tile_name(tile), "tiles": [tile_name(low + i) for i in range(3)],
                                           "from": d})] + self._after_meld(s)
         if claim.type == "pung":
             self.counts[s][tile] -= 2
+            self.seen[tile] += 2
             self.melds[s].append(Meld(MeldKind.PUNG, tile, d))
             self.after_claim = True
             return ev + [Event("pung", s, {"tile": tile_name(tile), "from": d})] + self._after_meld(s)
         self.counts[s][tile] -= 3
+        self.seen[tile] += 3
         self.melds[s].append(Meld(MeldKind.KONG, tile, d))
         self.after_claim = False
         ev += [Event("kong", s, {"tile": tile_name(tile), "kind": "claimed", "from": d})] + self._after_meld(s)

@@ -15,7 +15,7 @@ def build_view(t: Table, seat: int | None) -> dict[str, Any]:
 
     Keys: variant, seat, players, hand_no, dealer, dealer_streak, winds (wind 0-3 of each chair, 0 = E = dealer),
     dice, wall_break, wall_count, phase, turn, last_four (bool), hand (own concealed kinds, sorted; [] for None),
-    drawn (own drawn kind or None), hand_sizes, melds (per chair: kind, tiles, fed_by chair, claimed, added),
+    drawn (own drawn kind or None), hand_sizes, seen (public count of each kind in rivers and melds), melds (per chair: kind, tiles, fed_by chair, claimed, added),
     rivers (per chair, in order: {tile, status} status "" / "claimed" / "won" / "dead"), last_discard,
     scores / stacks / jiao / di / quan / totals, alarms (per chair), claim (own pending options or None),
     claim_open (bool), legal (own legal actions as JSON), furiten (own), commitment, last_result, rules.
@@ -55,6 +55,7 @@ def build_view(t: Table, seat: int | None) -> dict[str, Any]:
         "hand": hand,
         "drawn": t.drawn[seat] if own else None,
         "hand_sizes": [sum(c) for c in t.counts],
+        "seen": list(t.seen),
         "melds": melds,
         "rivers": rivers,
         "last_discard": None if t.last_discard is None else {"seat": t.last_discard[0], "tile": t.last_discard[1]},

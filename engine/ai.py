@@ -1,0 +1,336 @@
+"""AI players: discards and claims by shanten and counts of winning tiles, aware of each variant's goals.
+
+``choose(view_or_table, seat, legal_actions, difficulty="normal", rng=None) -> Action``
+
+The AI sees only what its seat may see: it reads the seat's view (``Table.view(seat)``; a Table passed in is turned
+into that view first), never the wall or another seat's tiles. Tiles still unseen = the variant's tile counts minus
+the seat's own tiles, every meld and every river tile.
+
+- ``normal``: takes every win; discards to minimise an effective distance to a *legal* win: shanten, but also the
+  tiles missing for 八支 (Wuhu, Hefei: 8 tiles of one suit) or for the 花 gate (Chizhou: 2 花), then prefers
+  discards that keep more unseen useful tiles, keeps to its main suit (清一色 / 混一色, i.e. 交 and big hands, when
+  one suit dominates), claims pung / kong / chi only when they bring the hand closer (Hefei: one claim per hand,
+  so only a good one), takes kongs that cost nothing.
+- ``easy``: takes every win; discards by plain shanten with random ties, ignores 八支 and 花, never claims or kongs.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any
+
+from .analysis import _honor_blocks, _suit_blocks, is_complete
+from .table.actions import Action
+from .tiles import HONOR, NUM_KINDS, MeldKind
+from .variants import get_variant
+
+DIFFICULTIES = ("easy", "normal")
+
+_HON: dict[tuple[int, ...], tuple[tuple[int, int, int], ...]] = {}
+_ZERO27 = (0,) * 27
+
+
+def _hon(t: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
+    got = _HON.get(t)
+    if got is None:
+        got = _HON[t] = _honor_blocks(_ZERO27 + t)
+    return got
+
+
+def _combine(g0: tuple, g1: tuple, g2: tuple, g3: tuple, melds: int) -> int:
+    best = 8
+    for m0, t0, h0 in g0:
+        for m1, t1, h1 in g1:
+            h01 = h0 + h1
+            if h01 > 1:
+                continue
+            for m2, t2, h2 in g2:
+                h012 = h01 + h2
+                if h012 > 1:
+                    continue
+                for m3, t3, h3 in g3:
+                    h = h012 + h3
+                    if h > 1:
+                        continue
+                    m = melds + m0 + m1 + m2 + m3
+                    if m > 4:
+                        m = 4
+                    t = t0 + t1 + t2 + t3
+                    if t > 4 - m:
+                        t = 4 - m
+                    s = 8 - 2 * m - t - h
+                    if s < best:
+                        best = s
+    return best
+
+
+def fast_shanten(counts: Sequence[int], melds: int, seven_pairs: bool = False) -> int:
+    """Shanten (-1 complete, 0 ready) of closed counts with ``melds`` declared sets; seven pairs optionally.
+
+    >>> from engine.tiles import parse_hand
+    >>> fast_shanten(parse_hand("123456789m1134p").closed_counts, 0)
+    0
+    """
+    best = _combine(_suit_blocks(tuple(counts[0:9])), _suit_blocks(tuple(counts[9:18])),
+                    _suit_blocks(tuple(counts[18:27])), _hon(tuple(counts[27:34])), melds)
+    if seven_pairs and melds == 0 and sum(counts) >= 13:
+        pairs = sum(1 for c in counts if c >= 2) + sum(1 for c in counts if c == 4)
+        kinds = sum(1 for c in counts if c)
+        best = min(best, 6 - min(pairs, 7) + max(0, 7 - kinds))
+    return best
+
+
+@cache
+def _hua_tiles(honours: tuple[int, ...], firm: int, suited_triplets: int) -> int:
+    """Tiles needed to reach 2 花: an honour pair needs 1 (a pung: 1 花), a single honour 2, a suited concealed
+    triplet 1 (a concealed kong: 2 花); 3 per missing 花 beyond those."""
+    costs: list[tuple[int, int]] = [(1, 2)] * suited_triplets
+    for n in honours:
+        if n >= 3:
+            firm += 1
+        elif n == 2:
+            costs.append((1, 1))
+        elif n == 1:
+            costs.append((2, 1))
+    need = 2 - firm
+    tiles = 0
+    for cost, gain in sorted(costs):
+        if need <= 0:
+            break
+        tiles += cost
+        need -= gain
+    if need > 0:
+        tiles += 3 * need
+    return tiles
+
+
+class _Seat:
+    """What the AI knows, all of it visible to its seat: own tiles and melds, public melds and rivers, the rules."""
+
+    def __init__(self, view: Any, seat: int) -> None:
+        if isinstance(view, Mapping):
+            self.variant = view["variant"]
+            hand = view["hand"]
+            own = [(m["tile"], len(m["tiles"]), m["kind"] == "concealed_kong") for m in view["melds"][seat]]
+            seen = view["seen"]
+            rules = view["rules"]
+            self.counts = [0] * NUM_KINDS
+            for k in hand:
+                self.counts[k] += 1
+            ld = view.get("last_discard")
+            self.last_tile = ld["tile"] if ld else None
+        else:  # a Table: read only this seat's own tiles and public information
+            self.variant = view.variant
+            self.counts = list(view.counts[seat])
+            own = [(m.tile, len(m.tiles), m.kind is MeldKind.CONCEALED_KONG) for m in view.melds[seat]]
+            seen = view.seen
+            rules = view.rules
+            self.last_tile = view.last_discard[1] if view.last_discard else None
+        V = get_variant(self.variant)
+        self.seven_pairs = V.seven_pairs
+        self.n_melds = len(own)
+        self.meld_suits = [0, 0, 0]
+        self.meld_hua = 0
+        for k, size, conc in own:
+            if k < HONOR:
+                self.meld_suits[k // 9] += size
+            if k >= HONOR:
+                self.meld_hua += (3 if conc else 2) if size == 4 else 1
+            elif size == 4:
+                self.meld_hua += 2 if conc else 1
+        total = _totals(self.variant, rules)
+        c = self.counts
+        self.remaining = [max(0, total[k] - seen[k] - c[k]) for k in range(NUM_KINDS)]
+        self.exists = [total[k] > 0 for k in range(NUM_KINDS)]
+
+    # effective distance to a legal win, lower is better
+    def key(self, c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int) -> tuple[int, int]:
+        sh = fast_shanten(c, n_melds, self.seven_pairs and n_melds == 0)
+        if self.variant in ("wuhu", "hefei"):
+            best = max(sum(c[0:9]) + meld_suits[0], sum(c[9:18]) + meld_suits[1], sum(c[18:27]) + meld_suits[2])
+            return max(sh, 7 - best), sh
+        # chizhou: the 花 gate (2 花 to self-draw): tiles still needed to reach it
+        trip = sum(1 for x in c[0:27] if x >= 3)
+        return max(sh, _hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2)) - 1), sh
+
+    def main_suit(self, c: Sequence[int]) -> int:
+        tot = [sum(c[s * 9 : s * 9 + 9]) + self.meld_suits[s] for s in range(3)]
+        return max(range(3), key=lambda s: tot[s])
+
+    def useful(self, c: list[int], key: tuple[int, int], n_melds: int) -> int:
+        """Unseen tiles that would improve this (3n+1) hand's effective distance (a 3n+2 shanten is that of its
+        best discard)."""
+        out = 0
+        for k in range(NUM_KINDS):
+            if not self.remaining[k]:
+                continue
+            if k < HONOR:
+                base = k - k % 9
+                if not any(c[j] for j in range(max(base, k - 2), min(base + 9, k + 3))):
+                    continue
+            elif not c[k]:
+                continue
+            c[k] += 1
+            if self.key(c, n_melds, self.meld_suits, self.meld_hua) < key:
+                out += self.remaining[k]
+            c[k] -= 1
+        return out
+
+    def waste(self, c: Sequence[int], k: int, main: int) -> float:
+        """How little tile k does for the hand (higher = better to discard)."""
+        n = c[k]
+        if k >= HONOR:
+            if self.variant == "chizhou":
+                return 2.0 if n == 1 else -3.0
+            return 2.5 if n == 1 else -0.5
+        s, r = divmod(k, 9)
+        near = sum(c[s * 9 + j] for j in range(max(0, r - 2), min(9, r + 3)) if j != r)
+        w = 1.5 - 0.4 * near - (1.0 if n >= 2 else 0.0)
+        w += 0.3 if r in (0, 8) else 0.0
+        if self.variant != "chizhou" or sum(c[main * 9 : main * 9 + 9]) + self.meld_suits[main] >= 9:
+            w += 1.2 if s != main else -0.8
+        return w
+
+
+_TOTALS: dict[tuple, tuple[int, ...]] = {}
+
+
+def _totals(variant: str, rules: Mapping[str, Any]) -> tuple[int, ...]:
+    key = (variant, tuple(sorted((k, str(v)) for k, v in rules.items())))
+    got = _TOTALS.get(key)
+    if got is None:
+        got = _TOTALS[key] = tuple(get_variant(variant).tile_counts(rules))
+    return got
+
+
+def choose(
+    view_or_table: Any,
+    seat: int,
+    legal_actions: Sequence[Action | Mapping[str, Any]],
+    difficulty: str = "normal",
+    rng: random.Random | None = None,
+) -> Action:
+    """The AI's action for ``seat`` among ``legal_actions`` (never empty)."""
+    rng = rng or random.Random(0)
+    acts = [a if isinstance(a, Action) else Action.from_json(a) for a in legal_actions]
+    acts = [a for a in acts if a.type != "timeout"]
+    if len(acts) == 1:
+        return acts[0]
+    for a in acts:
+        if a.type in ("win", "next_hand"):
+            return a
+    me = _Seat(view_or_table, seat)
+    types = {a.type for a in acts}
+    pass_act = next((a for a in acts if a.type == "pass"), None)
+    if "discard" not in types:
+        # a claim window (or the last-four phase, where only pass remains)
+        if difficulty == "easy" or pass_act is None:
+            return pass_act or acts[0]
+        return _claim(me, acts, pass_act)
+    discards = [a for a in acts if a.type == "discard"]
+    if difficulty == "easy":
+        best = None
+        cand = []
+        for a in discards:
+            c = list(me.counts)
+            c[a.tile] -= 1
+            sh = fast_shanten(c, me.n_melds, me.seven_pairs and me.n_melds == 0)
+            if best is None or sh < best:
+                best, cand = sh, [a]
+            elif sh == best:
+                cand.append(a)
+        return rng.choice(cand)
+    choice, key = _best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)
+    for a in acts:
+        if a.type == "kong":
+            c = list(me.counts)
+            if c[a.tile] == 4:
+                c[a.tile] = 0
+                ms = list(me.meld_suits)
+                if a.tile < HONOR:
+                    ms[a.tile // 9] += 4
+                k2 = me.key(c, me.n_melds + 1, ms, me.meld_hua + (3 if a.tile >= HONOR else 2))
+            else:
+                c[a.tile] -= 1
+                ms = list(me.meld_suits)
+                if a.tile < HONOR:
+                    ms[a.tile // 9] += 1
+                k2 = me.key(c, me.n_melds, ms, me.meld_hua + 1)
+            if k2 <= key:
+                return a
+    return choice
+
+
+def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int,
+                  discards: Sequence[Action]) -> tuple[Action, tuple[int, int]]:
+    main = me.main_suit(counts)
+    scored = []
+    for a in discards:
+        c = list(counts)
+        c[a.tile] -= 1
+        k = me.key(c, n_melds, meld_suits, meld_hua)
+        scored.append((k, -me.waste(counts, a.tile, main), a.tile, a))
+    scored.sort(key=lambda x: (x[0], x[1], x[2]))
+    best_key = scored[0][0]
+    top = [x for x in scored if x[0] == best_key][:2]
+    if len(top) > 1 and best_key[0] <= 1:
+        def ukeire(x: tuple) -> int:
+            c = list(counts)
+            c[x[2]] -= 1
+            if best_key[0] == 0:  # ready: count the unseen winning tiles
+                n = 0
+                for k in range(NUM_KINDS):
+                    if me.remaining[k] and me.exists[k]:
+                        c[k] += 1
+                        if is_complete(c) or me.key(c, n_melds, meld_suits, meld_hua)[0] < 0:
+                            n += me.remaining[k]
+                        c[k] -= 1
+                return n
+            return me.useful(c, best_key, n_melds)
+
+        top.sort(key=lambda x: (-ukeire(x), x[1], x[2]))
+    return top[0][3], best_key
+
+
+def _claim(me: _Seat, acts: Sequence[Action], pass_act: Action) -> Action:
+    now = me.key(me.counts, me.n_melds, me.meld_suits, me.meld_hua)
+    variant = me.variant
+    best: tuple[tuple[int, int], Action] | None = None
+    for a in acts:
+        if a.type not in ("pung", "kong", "chi"):
+            continue
+        tile = me.last_tile if me.last_tile is not None else a.tile
+        c = list(me.counts)
+        ms = list(me.meld_suits)
+        hua = me.meld_hua
+        if a.type == "chi":
+            for x in (a.tile, a.tile + 1, a.tile + 2):
+                if x != tile:
+                    c[x] -= 1
+            ms[a.tile // 9] += 3
+        else:
+            n = 2 if a.type == "pung" else 3
+            c[a.tile] -= n
+            if a.tile < HONOR:
+                ms[a.tile // 9] += n + 1
+                hua += 1 if a.type == "kong" else 0
+            else:
+                hua += 2 if a.type == "kong" else 1
+        if a.type == "kong":
+            after = me.key(c, me.n_melds + 1, ms, hua)
+            ok = after <= now
+        else:
+            disc = [Action("discard", a.seat, k) for k in range(NUM_KINDS) if c[k]]
+            if not disc:
+                continue
+            _, after = _best_discard(me, c, me.n_melds + 1, ms, hua, disc)
+            ok = after < now
+            if variant == "hefei":
+                ok = ok and after[0] <= 2
+            if variant == "chizhou" and a.tile >= HONOR and after <= now:
+                ok = True
+        if ok and (best is None or after < best[0]):
+            best = (after, a)
+    return best[1] if best else pass_act
