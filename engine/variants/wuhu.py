@@ -30,6 +30,15 @@ MESSAGES.update(
             "芜湖 has no seven pairs (七对): a winning hand is a pair plus four sets",
             "芜湖麻将不能胡七对：和牌必须是一对将加四组牌",
         ),
+        "earthly_from_dealer": (
+            "地胡 is won on the dealer's first discard: give --from E",
+            "地胡是和庄家（东）打出的第一张牌：请指明 --from E",
+        ),
+        "heavenly_self_drawn": ("天胡 is self-drawn: it has no discarder", "天胡是自摸，没有点炮的人"),
+        "kong_draw_without_kong": (
+            "杠后开花 needs a kong among the melds: the winning tile was a kong replacement",
+            "杠后开花需要有杠：和的牌是杠后补的牌",
+        ),
     }
 )
 
@@ -195,19 +204,30 @@ def _check_shape(hand: Hand) -> tuple[list[Decomposition], int, tuple[int, int, 
 
 
 def can_win(hand: Hand, situation: Situation | None = None, rules: Mapping[str, Any] | None = None) -> bool:
-    """Fast legality for the table and the AI: pair + four sets, 八支, no chi, only 红中 as honour."""
-    if hand.win_tile is None or hand.size != 14:
-        return False
-    all_counts = hand.all_counts
-    if max(suit_counts(all_counts)) < 8:
-        return False
-    if any(all_counts[k] for k in range(HONOR, RED)) or any(m.kind is MeldKind.CHI for m in hand.melds):
-        return False
-    return is_complete(hand.closed_counts)
+    """Fast legality for the table and the AI: pair + four sets, 八支, no chi, only 红中 as honour.
 
-
-def _legal_win(closed: list[int], all_counts: list[int]) -> bool:
-    return max(suit_counts(all_counts)) >= 8 and is_complete(closed)
+    >>> from engine.tiles import parse_hand
+    >>> can_win(parse_hand("23456799m345p67s+8s")), can_win(parse_hand("123456m456p78s11s+9s"))
+    (True, False)
+    """
+    melds = hand.melds
+    if hand.win_tile is None or len(hand.concealed) + 3 * len(melds) != 13:
+        return False
+    closed = hand.closed_counts
+    if any(closed[HONOR:RED]):
+        return False
+    suits = [sum(closed[0:9]), sum(closed[9:18]), sum(closed[18:27])]
+    for m in melds:
+        if m.kind is MeldKind.CHI:
+            return False
+        t = m.tile
+        if t < HONOR:
+            suits[t // 9] += 4 if m.kind is not MeldKind.PUNG else 3
+        elif t != RED:
+            return False
+    if max(suits) < 8:
+        return False
+    return is_complete(closed)
 
 
 def _single_wait(hand: Hand) -> bool:
@@ -431,6 +451,12 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
             raise HandError("no_chi_in_variant", variant=VARIANT.zh, tiles=m.notation()[1:-1])
     if hand.win_tile is None:
         raise HandError("no_winning_tile")
+    if situation.earthly and situation.discarder != 0:
+        raise HandError("earthly_from_dealer")
+    if situation.heavenly and situation.discarder is not None:
+        raise HandError("heavenly_self_drawn")
+    if situation.kong_draw and not any(m.is_kong for m in hand.melds):
+        raise HandError("kong_draw_without_kong")
     decomps, zhi, suits = _check_shape(hand)
     all_counts = hand.all_counts
     win = hand.win_tile

@@ -563,6 +563,21 @@ def test_refusals(text, code, en_part, zh_part):
     assert VARIANT.can_win(hand, Situation(winner=S, discarder=W)) is False
 
 
+@pytest.mark.parametrize(
+    ("situation", "code"),
+    [
+        (Situation(winner=S, discarder=W, earthly=True), "earthly_from_dealer"),
+        (Situation(winner=S, earthly=True), "earthly_from_dealer"),
+        (Situation(winner=E, discarder=W, heavenly=True), "heavenly_self_drawn"),
+        (Situation(winner=S, kong_draw=True), "kong_draw_without_kong"),
+    ],
+)
+def test_impossible_situations_refused(situation, code):
+    with pytest.raises(HandError) as exc:
+        VARIANT.score(parse_hand("23456799m345p67s+8s"), situation, {"mode": 315})
+    assert exc.value.code == code and exc.value.message("zh") != code
+
+
 def test_variant_shape():
     v = get_variant("wuhu")
     assert v is VARIANT and v.modes == (315, 525) and not v.allows_chi and not v.seven_pairs
