@@ -1,0 +1,57 @@
+"""The error cog: expected refusals in the player's language, everything else a short generic reply (and a log
+line), never a traceback or internal detail in front of a player."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from tests.harness import Harness
+
+SECRET = "secret internal detail /home/bot/db.sqlite"
+
+
+# discord.py's load_extension executes each cog module afresh for every bot: patch the bot's own copy,
+# ``harness.bot.extensions[name]``, to force a failure inside it.
+
+
+def boom(*args, **kwargs):
+    raise RuntimeError(SECRET)
+
+
+@pytest.mark.parametrize(("locale", "phrase"), [("en-US", "Something went wrong"), ("zh-CN", "出了点问题"),
+                                                ("zh-TW", "出了點問題")])
+async def test_unexpected_error_in_a_command_gets_a_generic_private_reply(harness: Harness, monkeypatch, caplog,
+                                                                          locale, phrase):
+    monkeypatch.setattr(harness.bot.extensions["cogs.score"], "get_variant", boom)
+    with caplog.at_level(logging.ERROR):
+        r = await harness.slash("score", hand="1234678922m345s+5m", variant="hefei", locale=locale)
+    reply = r.reply
+    assert reply.ephemeral and phrase in reply.content
+    assert SECRET not in reply.content and "Traceback" not in reply.content and "RuntimeError" not in reply.content
+    assert harness.channel() == []
+    assert any(SECRET in (rec.exc_text or "") or rec.exc_info for rec in caplog.records if rec.levelno >= logging.ERROR)
+
+
+async def test_unexpected_error_in_a_button_gets_a_generic_private_reply(harness: Harness, monkeypatch):
+    r = await harness.slash("score", hand="bad", variant="wuhu")
+    monkeypatch.setattr(harness.bot.extensions["cogs.score"], "lang_for", boom)
+    click = await harness.click(r.reply, label="Notation help", locale="en-US")
+    assert click.reply.ephemeral and "Something went wrong" in click.reply.content
+    assert SECRET not in click.reply.content
+
+
+async def test_a_failing_image_still_shows_the_breakdown(harness: Harness, monkeypatch, caplog):
+    monkeypatch.setattr(harness.bot.extensions["cogs.score"], "render_image", boom)
+    with caplog.at_level(logging.ERROR):
+        r = await harness.slash("score", hand="1234678922m345s+5m", variant="hefei", discarder="W")
+    assert "__Payments__" in r.reply.content and r.reply.images == []
+    assert SECRET not in r.reply.content
+
+
+async def test_expected_refusal_is_not_logged_as_an_error(harness: Harness, caplog):
+    with caplog.at_level(logging.INFO):
+        r = await harness.slash("score", hand="1234678922m345s+5m", variant="hefei", win="self", discarder="W")
+    assert r.reply.ephemeral and "self-drawn" in r.reply.content
+    assert not [rec for rec in caplog.records if rec.levelno >= logging.ERROR]

@@ -1,0 +1,126 @@
+"""The harness answers as Discord does: messages with ids, files kept, DMs closed with 403 / 50007, 429s retried.
+
+These drive the real bot's discord.py client (channel sends, DMs) through the fake transport, plus slash commands.
+"""
+
+from __future__ import annotations
+
+import io
+
+import discord
+import pytest
+
+from tests.harness import ADMIN_PERMISSIONS, CH_DM, Harness
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+
+
+async def test_boot_follows_the_interfaces_contract(harness: Harness):
+    bot = harness.bot
+    assert bot.user is not None and bot.user.id == bot.application_id
+    assert bot.store is not None and not bot.store.closed
+    assert "cogs.errors" in bot.extensions
+    assert bot.tree.get_command("score") is not None
+    # nothing was synced or sent while booting
+    assert harness.fake.requests == []
+
+
+async def test_channel_messages_are_kept_with_ids_and_files(harness: Harness):
+    channel = harness.bot.get_partial_messageable(harness.channel_id)
+    sent = await channel.send("hello", file=discord.File(io.BytesIO(PNG), filename="a.png"))
+    [msg] = harness.channel()
+    assert sent.id == msg.id and msg.content == "hello"
+    assert msg.files == {"a.png": PNG} and msg.images == [PNG]
+    assert sent.attachments[0].filename == "a.png"
+    edited = await sent.edit(content="edited", attachments=[])
+    assert edited.content == "edited" and harness.channel()[0].attachments == []
+    assert harness.channel()[0].history[0]["content"] == "hello"
+    await sent.delete()
+    assert harness.channel() == []
+
+
+async def test_closed_dms_get_403_code_50007(harness: Harness):
+    open_user, closed_user = 501, 502
+    harness.fake.close_dms(closed_user)
+    dm = await harness.bot.create_dm(discord.Object(open_user))
+    await dm.send("your hand")
+    assert [m.content for m in harness.dms(open_user)] == ["your hand"]
+    assert harness.fake.channels[dm.id].type == CH_DM
+
+    closed = await harness.bot.create_dm(discord.Object(closed_user))
+    with pytest.raises(discord.Forbidden) as info:
+        await closed.send("your hand")
+    assert info.value.code == 50007 and info.value.status == 403
+    assert harness.dms(closed_user) == []
+    # the same DM channel comes back for the same user
+    again = await harness.bot.create_dm(discord.Object(open_user))
+    assert again.id == dm.id
+
+
+async def test_429_is_retried_by_discord_py_after_retry_after(harness: Harness):
+    harness.fake.rate_limit(r"^/channels/\d+/messages$", method="POST", times=2, retry_after=0.01)
+    channel = harness.bot.get_partial_messageable(harness.channel_id)
+    await channel.send("after two 429s")
+    statuses = [r.status for r in harness.fake.requests_to(r"^/channels/\d+/messages$")]
+    assert statuses == [429, 429, 200]
+    assert [m.content for m in harness.channel()] == ["after two 429s"]
+    assert harness.fake.requests[0].response["retry_after"] == 0.01
+
+
+async def test_429_on_the_interaction_webhook_is_retried(harness: Harness):
+    harness.fake.rate_limit(r"/callback$", times=1, retry_after=0.01)
+    r = await harness.slash("score", hand="bad", variant="hefei")
+    assert [q.status for q in harness.fake.requests_to("/callback$")] == [429, 200]
+    assert r.reply.ephemeral
+
+
+async def test_every_request_is_recorded_and_routes_are_known(harness: Harness):
+    await harness.slash("score", hand="1234678922m345s+5m", variant="hefei", discarder="W")
+    paths = [(q.method, q.path) for q in harness.fake.requests]
+    assert paths[0][0] == "POST" and paths[0][1].endswith("/callback")
+    assert any(p.startswith("/webhooks/") for _, p in paths)
+    assert harness.fake.unknown_routes == []
+
+
+async def test_second_callback_is_refused_like_discord(harness: Harness):
+    data, rec = harness.slash_payload("score", hand="1234678922m345s+5m", variant="hefei")
+    await harness.send(data, rec)
+    status = harness.fake.handle("POST", f"https://discord.com/api/v10/interactions/{rec.id}/{rec.token}/callback",
+                                 {"data": '{"type": 4, "data": {"content": "again"}}'})
+    assert status.status == 400 and (await status.json())["code"] == 40060
+
+
+async def test_slash_payloads_are_checked_against_the_command(harness: Harness):
+    with pytest.raises(TypeError):
+        harness.slash_payload("score", hand="1m", colour="red")
+    with pytest.raises(ValueError):
+        harness.slash_payload("score", hand="1m", variant="tokyo")
+    with pytest.raises(TypeError):
+        harness.slash_payload("score")
+    with pytest.raises(LookupError):
+        harness.slash_payload("nope")
+
+
+async def test_command_sync_carries_the_translations(harness: Harness):
+    await harness.bot.tree.sync()
+    [score] = [c for c in harness.fake.commands[None] if c["name"] == "score"]
+    assert score["name_localizations"]["zh-CN"] == "算分"
+    assert score["description_localizations"]["zh-TW"].startswith("計算")
+    hand = next(o for o in score["options"] if o["name"] == "hand")
+    assert hand["name_localizations"]["zh-CN"] == hand["name_localizations"]["zh-TW"] == "手牌"
+    assert hand["name_localizations"]["en-US"] == "hand"
+    variant = next(o for o in score["options"] if o["name"] == "variant")
+    assert {c["value"]: c["name_localizations"]["zh-CN"] for c in variant["choices"]} == {
+        "wuhu": "芜湖", "hefei": "合肥", "chizhou": "池州"}
+
+
+async def test_permissions_and_locale_reach_the_interaction(harness: Harness):
+    seen = {}
+
+    async def listener(interaction: discord.Interaction):
+        seen["perms"] = interaction.permissions.manage_guild
+        seen["locale"] = interaction.locale
+
+    harness.bot.add_listener(listener, "on_interaction")
+    await harness.slash("score", hand="x", permissions=ADMIN_PERMISSIONS, locale="zh-TW")
+    assert seen == {"perms": True, "locale": discord.Locale.taiwan_chinese}
