@@ -35,6 +35,10 @@ MESSAGES.update(
             "地胡是和庄家（东）打出的第一张牌：请指明 --from E",
         ),
         "heavenly_self_drawn": ("天胡 is self-drawn: it has no discarder", "天胡是自摸，没有点炮的人"),
+        "fed_by_winner": (
+            "the meld {meld} is marked as fed by the winner ({seat}); a meld is fed by another player",
+            "副露 {meld} 标成了由和牌的人（{seat}）打出；副露只能由别人打出",
+        ),
         "kong_draw_without_kong": (
             "杠后开花 needs a kong among the melds: the winning tile was a kong replacement",
             "杠后开花需要有杠：和的牌是杠后补的牌",
@@ -455,6 +459,9 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
         raise HandError("earthly_from_dealer")
     if situation.heavenly and situation.discarder is not None:
         raise HandError("heavenly_self_drawn")
+    for m in hand.melds:
+        if m.fed_by is not None and m.fed_by == situation.winner:
+            raise HandError("fed_by_winner", meld=m.notation(), seat=SEATS[m.fed_by])
     if situation.kong_draw and not any(m.is_kong for m in hand.melds):
         raise HandError("kong_draw_without_kong")
     decomps, zhi, suits = _check_shape(hand)

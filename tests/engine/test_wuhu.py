@@ -578,6 +578,12 @@ def test_impossible_situations_refused(situation, code):
     assert exc.value.code == code and exc.value.message("zh") != code
 
 
+def test_meld_fed_by_the_winner_refused():
+    with pytest.raises(HandError) as exc:
+        score("5699p[111p:S][444p:W][888p:W]+7p", frm=N)
+    assert exc.value.code == "fed_by_winner" and "[111p:S]" in exc.value.message("en")
+
+
 def test_variant_shape():
     v = get_variant("wuhu")
     assert v is VARIANT and v.modes == (315, 525) and not v.allows_chi and not v.seven_pairs
