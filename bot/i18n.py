@@ -247,11 +247,20 @@ def seat_name(seat: int, lang: str | None) -> str:
     return t(f"common.seat.{'ESWN'[seat]}", lang)
 
 
+# Characters the engine's map (engine.errors.to_hant) does not cover but engine texts use.
+_MORE_HANT = str.maketrans(
+    "机会两从见长让么图问题产当样进里几并于顺张喂车计风龙万饼将场赢输钱种给关认识层单双红绿宝权圆余乘减额级"
+    "坐圈盘场占齐称优势剩击办统虽战术随该应类",
+    "機會兩從見長讓麼圖問題產當樣進裡幾並於順張餵車計風龍萬餅將場贏輸錢種給關認識層單雙紅綠寶權圓餘乘減額級"
+    "坐圈盤場佔齊稱優勢剩擊辦統雖戰術隨該應類",
+)
+
+
 def hant(text: str) -> str:
-    """Traditional Chinese for engine texts (item names) through the engine's character map."""
+    """Traditional Chinese for engine texts (item names, house rules): the engine's map plus a few more."""
     from engine.errors import to_hant
 
-    return to_hant(text)
+    return to_hant(text).translate(_MORE_HANT)
 
 
 def item_name(zh: str, en: str, lang: str | None) -> str:

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
+from bot.i18n import hant
 from bot.store import GuildSettings
 from cogs.score import EXAMPLES, build_situation
 from cogs.settings import variant_rules
-from engine.errors import to_hant
 from engine.tiles import parse_hand
 from engine.variants import Situation, get_variant
 from tests.harness import Harness
@@ -57,7 +57,7 @@ async def test_good_hand_shows_the_engine_breakdown_payments_and_an_image(harnes
     assert not reply.ephemeral, "a scored hand is shown to the channel"
     text = reply.content
     for item in expected.items:
-        name = {"en": item.en, "zh": item.zh, "zh-TW": to_hant(item.zh)}[lang]
+        name = {"en": item.en, "zh": item.zh, "zh-TW": hant(item.zh)}[lang]
         value = f"×{item.value}" if item.kind == "mul" else str(item.value)
         assert f"{name}: {value}" in text, (name, text)
     assert payments_shown(text, lang) == expected.payments
