@@ -87,7 +87,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     # header: winner and how
     winner = scene.names[scene.winner]
     y = MARGIN
-    title = scene.title or tr(lang, "和牌", "Win")
+    title = tr(lang, scene.title, scene.title) if scene.title else tr(lang, "和牌", "Win")
     draw_text(img, (MARGIN, y), title, 18, th.subtext, max_width=W - 2 * MARGIN)
     if scene.discarder is None:
         how = tr(lang, "自摸", "self-drawn")

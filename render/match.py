@@ -35,7 +35,7 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
     img = Image.new("RGB", (WIDTH, HEIGHT), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, WIDTH - 7, HEIGHT - 7), radius=16, fill=th.panel)
-    title = scene.title or tr(lang, "对局总结", "Match summary")
+    title = tr(lang, scene.title, scene.title) if scene.title else tr(lang, "对局总结", "Match summary")
     draw_text(img, (28, 22), title, 26, th.text, max_width=WIDTH - 56)
     series = [list(scene.start)] + [list(t) for t in scene.totals]
     n = len(series) - 1

@@ -79,7 +79,7 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
     cy = margin + (header_h - 8) / 2
     x = margin + 14
     if scene.title:
-        x += draw_text(img, (x, cy), scene.title, 22, th.text, anchor="lm", max_width=330) + 18
+        x += draw_text(img, (x, cy), tr(lang, scene.title, scene.title), 22, th.text, anchor="lm", max_width=330) + 18
     if scene.turn is not None:
         who = scene.seats[scene.turn].name
         draw_text(img, (x, cy), tr(lang, f"轮到 {wind_name(scene.turn, lang)} {who}",

@@ -1,0 +1,209 @@
+"""The four images: valid PNGs of the expected size, golden images within a pixel tolerance, and the behaviour a
+player sees (highlights, labels, the claimed tile turned, nothing concealed on the table).
+
+Regenerate the golden images after an intended change of look with::
+
+    MJBOT_REGEN_GOLDEN=1 .venv/bin/python -m pytest tests/render/test_images.py
+
+and look at them (tests/render/golden/*.png) before committing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from engine.tiles import Meld, MeldKind, parse_hand
+from engine.variants.base import Item
+from render import (
+    HandScene,
+    MatchScene,
+    ScoreScene,
+    SeatScene,
+    TableScene,
+    draw_hand,
+    hand_slots,
+    render_hand,
+    render_match,
+    render_score,
+    render_table,
+    samples,
+)
+from render.hand import feeder_position
+from render.tiles import IVORY, tile_size
+
+sys.path.insert(0, str(Path(__file__).parent))
+from imgutil import fraction_over, max_channel_diff, open_png, pixels  # noqa: E402
+
+GOLDEN = Path(__file__).parent / "golden"
+REGEN = os.environ.get("MJBOT_REGEN_GOLDEN") == "1"
+
+
+def fixed_score_scene() -> ScoreScene:
+    """A score card independent of the variants' scoring (which is still changing)."""
+    hand = parse_hand("123m456m789m1p[555s:E]+1p")
+    items = (
+        Item("zhi", "支数", "八支 count (支数)", 9, "info"),
+        Item("ping_hu", "平胡", "plain win", 1),
+        Item("zhi_fan", "支番", "支 points", 2),
+        Item("tong_tian", "通天", "straight 1-9", 2),
+        Item("qing", "清一色", "Pure one suit (清一色)", 3, "mul"),
+    )
+    notes = (Item("bao", "包牌：东 小明 放了第三口", "contract: E 小明 fed the third meld", 0, "info"),)
+    return ScoreScene(hand, items, (-6, 16, -5, -5), samples.NAMES, 1, 0, notes=notes, title="芜湖麻将 · 315",
+                      total=16)
+
+
+CASES = {
+    "hand-dark-zh": lambda: render_hand(samples.hand_scene()),
+    "hand-light-en": lambda: render_hand(samples.hand_scene(), "light", "en"),
+    "table-dark-zh": lambda: render_table(samples.table_scene()),
+    "table-light-en": lambda: render_table(samples.table_scene(), "light", "en"),
+    "score-dark-zh": lambda: render_score(fixed_score_scene()),
+    "score-light-tw": lambda: render_score(fixed_score_scene(), "light", "zh-TW"),
+    "score-dark-en": lambda: render_score(fixed_score_scene(), "dark", "en"),
+    "match-dark-zh": lambda: render_match(samples.match_scene()),
+    "match-light-en": lambda: render_match(samples.match_scene(), "light", "en"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden_image(name):
+    data = CASES[name]()
+    img = open_png(data)
+    path = GOLDEN / f"{name}.png"
+    if REGEN or not path.exists():
+        if not REGEN:
+            pytest.fail(f"no golden image {path}; run with MJBOT_REGEN_GOLDEN=1 and look at it")
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_bytes(data)
+    gold = Image.open(path).convert("RGB")
+    assert img.size == gold.size
+    # tolerance: font rasterisers and resamplers differ slightly between Pillow/FreeType builds
+    assert fraction_over(img, gold, 48) < 0.005, f"{name}: more than 0.5% of pixels changed visibly"
+
+
+def test_images_are_valid_pngs_of_the_expected_size():
+    assert open_png(render_table(samples.table_scene())).width == 960
+    assert open_png(render_match(samples.match_scene())).size == (960, 540)
+    assert open_png(render_score(fixed_score_scene())).width == 760
+    hand = open_png(render_hand(samples.hand_scene()))
+    assert 500 < hand.width < 1400 and 80 < hand.height < 220
+
+
+def test_hand_png_is_small():
+    assert len(render_hand(samples.hand_scene())) < 60_000
+
+
+def test_each_extra_tile_widens_the_hand_by_one_tile():
+    a = draw_hand(HandScene(concealed=(0, 1, 2, 3)))
+    b = draw_hand(HandScene(concealed=(0, 1, 2, 3, 4)))
+    assert b.width - a.width == 57  # 56 px tile + 1 px gap
+    assert a.height == b.height
+
+
+def test_hand_accepts_an_engine_hand_and_sets_the_winning_tile_apart():
+    hand = parse_hand("1112345678999m+5m")
+    from_hand = draw_hand(hand)
+    from_scene = draw_hand(HandScene(concealed=hand.concealed, drawn=4))
+    assert max_channel_diff(from_hand, from_scene).getbbox() is None
+    together = draw_hand(HandScene(concealed=(*hand.concealed, 4)))
+    assert from_hand.width > together.width  # the gap before the drawn tile
+    assert hand_slots(hand) == [*hand.concealed, 4]
+
+
+def test_highlight_only_changes_the_highlighted_tiles():
+    scene = HandScene(concealed=tuple(parse_hand("123456789m1122p").concealed))
+    plain = draw_hand(scene)
+    marked = draw_hand(replace(scene, highlight=frozenset({9})))  # 1筒, slots 9 and 10
+    box = max_channel_diff(plain, marked).getbbox()
+    assert box is not None
+    margin, pitch = 11, 57
+    assert box[0] >= margin + 9 * pitch - 2 and box[2] <= margin + 11 * pitch + 2
+
+
+def test_labels_number_the_tiles_under_them():
+    scene = samples.hand_scene()
+    with_labels = draw_hand(scene)
+    without = draw_hand(replace(scene, labels=False, melds=()))
+    assert with_labels.height > without.height
+    assert len(hand_slots(scene)) == len(scene.concealed) + 1
+
+
+@pytest.mark.parametrize(
+    ("owner", "feeder", "pos"),
+    [(1, 0, 0), (1, 3, 1), (1, 2, 2), (0, 3, 0), (0, 2, 1), (0, 1, 2), (3, 2, 0), (3, 0, 2)],
+)
+def test_claimed_tile_lies_on_the_side_of_the_feeder(owner, feeder, pos):
+    assert feeder_position(Meld(MeldKind.PUNG, 5, fed_by=feeder), owner) == pos
+
+
+def test_claimed_tile_is_turned_sideways():
+    up_w, up_h = tile_size(48)
+    pung = draw_hand(HandScene(concealed=(), melds=(Meld(MeldKind.PUNG, 5, fed_by=0),), seat=1), width=56)
+    ckong = draw_hand(HandScene(concealed=(), melds=(Meld(MeldKind.CONCEALED_KONG, 5),), seat=1), width=56)
+    # a pung with one tile turned is wider than three upright tiles would be
+    assert pung.width > 3 * 49 + 16 + (up_h - up_w)
+    assert ckong.width >= 4 * 48
+
+
+def _ivory_pixels(img: Image.Image) -> int:
+    """Pixels of tile-face ivory right of the seats' name column."""
+    return sum(1 for p in pixels(img.crop((232, 60, img.width, img.height)))
+               if sum(abs(a - b) for a, b in zip(p, IVORY, strict=True)) < 24)
+
+
+def test_table_never_shows_hidden_tiles_face_up():
+    hidden = TableScene(seats=tuple(SeatScene(n, concealed_count=13) for n in "ABCD"))  # type: ignore[arg-type]
+    one_discard = replace(hidden, seats=(SeatScene("A", river=(5,)), *hidden.seats[1:]))
+    # 52 hidden tiles show less ivory than one face-up discard adds
+    assert _ivory_pixels(open_png(render_table(hidden))) < 500
+    assert _ivory_pixels(open_png(render_table(one_discard))) - _ivory_pixels(open_png(render_table(hidden))) > 500
+
+
+def test_last_discard_is_marked():
+    scene = samples.table_scene()
+    a = open_png(render_table(scene))
+    b = open_png(render_table(replace(scene, last_discard=None)))
+    box = max_channel_diff(a, b).getbbox()
+    assert box is not None and box[2] - box[0] < 60  # one tile's mark
+
+
+@pytest.mark.parametrize("lang", ["zh", "zh-TW", "en", "en-US", None])
+@pytest.mark.parametrize("theme", ["dark", "light", "nonsense"])
+def test_every_language_and_theme_renders(lang, theme):
+    for data in (
+        render_hand(samples.hand_scene(), theme, lang),
+        render_score(fixed_score_scene(), theme, lang),
+    ):
+        open_png(data)
+
+
+def test_languages_differ_and_themes_differ():
+    zh = open_png(render_score(fixed_score_scene(), "dark", "zh"))
+    en = open_png(render_score(fixed_score_scene(), "dark", "en"))
+    light = open_png(render_score(fixed_score_scene(), "light", "zh"))
+    assert zh.size != en.size or fraction_over(zh, en, 48) > 0.01
+    assert fraction_over(zh, light, 48) > 0.3
+
+
+def test_strange_names_are_drawn_not_crashed_on():
+    names = ("😀😀😀", "", "A" * 200, "名字很长很长很长很长很长很长很长很长很长很长很长很长")
+    scene = replace(samples.table_scene(), seats=tuple(replace(s, name=n) for s, n in
+                                                       zip(samples.table_scene().seats, names, strict=True)))
+    assert open_png(render_table(scene)).width == 960
+    card = replace(fixed_score_scene(), names=names)
+    assert open_png(render_score(card)).width == 760
+    assert open_png(render_match(replace(samples.match_scene(), names=names))).size == (960, 540)
+
+
+def test_match_chart_with_one_hand_and_with_many():
+    one = MatchScene.from_deltas(samples.NAMES, [(3, -1, -1, -1)])
+    many = MatchScene.from_deltas(samples.NAMES, [(i % 4 * 3 - 4, 1, 2, 1 - i % 4 * 3) for i in range(60)])
+    for scene in (one, many, MatchScene(samples.NAMES, ())):
+        assert open_png(render_match(scene)).size == (960, 540)
