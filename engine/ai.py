@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from .analysis import _honor_blocks, _suit_blocks, is_complete
+from .analysis import _honor_blocks, _prune, _suit_blocks, is_complete
 from .table.actions import Action
 from .tiles import HONOR, NUM_KINDS, MeldKind
 from .variants import get_variant
@@ -66,6 +66,52 @@ def _combine(g0: tuple, g1: tuple, g2: tuple, g3: tuple, melds: int) -> int:
     return best
 
 
+def _groups(c: Sequence[int]) -> list[tuple]:
+    return [_suit_blocks(tuple(c[0:9])), _suit_blocks(tuple(c[9:18])), _suit_blocks(tuple(c[18:27])),
+            _hon(tuple(c[27:34]))]
+
+
+def _others(groups: Sequence[tuple], skip: int) -> tuple[tuple[int, int, int], ...]:
+    """(sets, partial sets, pair) states combining every group but ``skip``."""
+    states = {(0, 0, 0)}
+    for j, g in enumerate(groups):
+        if j != skip:
+            states = {(m + m0, t + t0, h + h0) for m, t, h in states for m0, t0, h0 in g if h + h0 <= 1}
+    return _prune(states)
+
+
+def _finish(states: Sequence[tuple[int, int, int]], g: tuple, melds: int) -> int:
+    best = 8
+    for m0, t0, h0 in states:
+        for m1, t1, h1 in g:
+            h = h0 + h1
+            if h > 1:
+                continue
+            m = melds + m0 + m1
+            if m > 4:
+                m = 4
+            t = t0 + t1
+            if t > 4 - m:
+                t = 4 - m
+            v = 8 - 2 * m - t - h
+            if v < best:
+                best = v
+    return best
+
+
+def _seven(counts: Sequence[int]) -> int:
+    pairs = sum(1 for c in counts if c >= 2) + sum(1 for c in counts if c == 4)
+    kinds = sum(1 for c in counts if c)
+    return 6 - min(pairs, 7) + max(0, 7 - kinds)
+
+
+def _group_of(k: int, c: Sequence[int]) -> tuple:
+    s = k // 9
+    if s < 3:
+        return _suit_blocks(tuple(c[s * 9 : s * 9 + 9]))
+    return _hon(tuple(c[27:34]))
+
+
 def fast_shanten(counts: Sequence[int], melds: int, seven_pairs: bool = False) -> int:
     """Shanten (-1 complete, 0 ready) of closed counts with ``melds`` declared sets; seven pairs optionally.
 
@@ -76,9 +122,7 @@ def fast_shanten(counts: Sequence[int], melds: int, seven_pairs: bool = False) -
     best = _combine(_suit_blocks(tuple(counts[0:9])), _suit_blocks(tuple(counts[9:18])),
                     _suit_blocks(tuple(counts[18:27])), _hon(tuple(counts[27:34])), melds)
     if seven_pairs and melds == 0 and sum(counts) >= 13:
-        pairs = sum(1 for c in counts if c >= 2) + sum(1 for c in counts if c == 4)
-        kinds = sum(1 for c in counts if c)
-        best = min(best, 6 - min(pairs, 7) + max(0, 7 - kinds))
+        best = min(best, _seven(counts))
     return best
 
 
@@ -147,7 +191,9 @@ class _Seat:
 
     # effective distance to a legal win, lower is better
     def key(self, c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int) -> tuple[int, int]:
-        sh = fast_shanten(c, n_melds, self.seven_pairs and n_melds == 0)
+        return self.key_sh(c, fast_shanten(c, n_melds, self.seven_pairs and n_melds == 0), meld_suits, meld_hua)
+
+    def key_sh(self, c: Sequence[int], sh: int, meld_suits: Sequence[int], meld_hua: int) -> tuple[int, int]:
         if self.variant in ("wuhu", "hefei"):
             best = max(sum(c[0:9]) + meld_suits[0], sum(c[9:18]) + meld_suits[1], sum(c[18:27]) + meld_suits[2])
             return max(sh, 7 - best), sh
@@ -163,6 +209,9 @@ class _Seat:
         """Unseen tiles that would improve this (3n+1) hand's effective distance (a 3n+2 shanten is that of its
         best discard)."""
         out = 0
+        groups = _groups(c)
+        others: dict[int, tuple] = {}
+        sp = self.seven_pairs and n_melds == 0
         for k in range(NUM_KINDS):
             if not self.remaining[k]:
                 continue
@@ -172,8 +221,14 @@ class _Seat:
                     continue
             elif not c[k]:
                 continue
+            s = k // 9
+            if s not in others:
+                others[s] = _others(groups, s)
             c[k] += 1
-            if self.key(c, n_melds, self.meld_suits, self.meld_hua) < key:
+            sh = _finish(others[s], _group_of(k, c), n_melds)
+            if sp:
+                sh = min(sh, _seven(c))
+            if (sh < key[1] or key[0] > key[1]) and self.key_sh(c, sh, self.meld_suits, self.meld_hua) < key:
                 out += self.remaining[k]
             c[k] -= 1
         return out
@@ -267,11 +322,22 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
                   discards: Sequence[Action]) -> tuple[Action, tuple[int, int]]:
     main = me.main_suit(counts)
     scored = []
+    groups = _groups(counts)
+    others: dict[int, tuple] = {}
+    sp = me.seven_pairs and n_melds == 0
+    c = list(counts)
     for a in discards:
-        c = list(counts)
-        c[a.tile] -= 1
-        k = me.key(c, n_melds, meld_suits, meld_hua)
-        scored.append((k, -me.waste(counts, a.tile, main), a.tile, a))
+        t = a.tile
+        s = t // 9
+        if s not in others:
+            others[s] = _others(groups, s)
+        c[t] -= 1
+        sh = _finish(others[s], _group_of(t, c), n_melds)
+        if sp:
+            sh = min(sh, _seven(c))
+        k = me.key_sh(c, sh, meld_suits, meld_hua)
+        c[t] += 1
+        scored.append((k, -me.waste(counts, t, main), t, a))
     scored.sort(key=lambda x: (x[0], x[1], x[2]))
     best_key = scored[0][0]
     top = [x for x in scored if x[0] == best_key][:2]
@@ -284,7 +350,7 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
                 for k in range(NUM_KINDS):
                     if me.remaining[k] and me.exists[k]:
                         c[k] += 1
-                        if is_complete(c) or me.key(c, n_melds, meld_suits, meld_hua)[0] < 0:
+                        if is_complete(c):
                             n += me.remaining[k]
                         c[k] -= 1
                 return n

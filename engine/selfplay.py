@@ -76,6 +76,7 @@ def simulate(variant: str, hands: int, seed: int = 0, difficulty: str | Sequence
 
     rng = random.Random(f"selfplay|{variant}|{seed}")
     t0 = time.perf_counter()
+    c0 = time.process_time()
     m = 0
     while stats["hands"] < hands:
         table = Table.new(variant, f"{seed}:{m}", settings)
@@ -85,6 +86,10 @@ def simulate(variant: str, hands: int, seed: int = 0, difficulty: str | Sequence
             stats["zero_sum"] = False
         m += 1
     dt = time.perf_counter() - t0
+    cpu = time.process_time() - c0
     stats["seconds"] = round(dt, 3)
-    stats["hands_per_s"] = round(stats["hands"] / dt, 1) if dt > 0 else 0.0
+    stats["cpu_seconds"] = round(cpu, 3)
+    # hands per second of CPU time on one core (the process is single-threaded; wall time varies with load)
+    stats["hands_per_s"] = round(stats["hands"] / cpu, 1) if cpu > 0 else 0.0
+    stats["wall_hands_per_s"] = round(stats["hands"] / dt, 1) if dt > 0 else 0.0
     return stats

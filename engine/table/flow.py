@@ -351,7 +351,9 @@ class Table:
         if seat not in self.awaited():
             raise IllegalAction("not_your_turn", seat=who)
         eff = self._timeout_action(seat) if action.type == "timeout" else action
-        if eff not in self.legal_actions(seat):
+        fast = (eff.type == "discard" and self.phase == "play" and self.last_four < 0 and eff.tile is not None
+                and 0 <= eff.tile < NUM_KINDS and self.counts[seat][eff.tile] > 0)
+        if not fast and eff not in self.legal_actions(seat):
             raise IllegalAction("illegal_action", seat=who, what=eff.describe("en"), what_zh=eff.describe("zh"))
         self.seq += 1
         ev: list[Event] = []
