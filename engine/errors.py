@@ -12,7 +12,7 @@ English, Simplified or Traditional Chinese. Nothing else escapes the engine's pu
 
 from __future__ import annotations
 
-# code -> (English, Simplified Chinese). Traditional Chinese is derived by a character map (see ``_to_hant``).
+# code -> (English, Simplified Chinese). Traditional Chinese is derived from the Simplified text (``to_hant``).
 MESSAGES: dict[str, tuple[str, str]] = {
     # notation
     "empty": ("the hand is empty", "牌是空的"),
@@ -68,22 +68,21 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "bad_rule_value": ("house rule '{key}' takes {expected}, not '{value}'", "规则 '{key}' 的值应为 {expected}，而不是 '{value}'"),
 }
 
-# A small simplified -> traditional map covering the characters of MESSAGES and the item names of the variants.
-_HANT = str.maketrans(
-    "张门发风东杠条万饼开将组带够为应与个这没还说对胡连续缺庄数赢输钱杆补轮时间设规则吃碰报警包双龙头听单吊边嵌压档满顶红白绿庄闲点炮摸后"
-    "盘号际页种类结处过实边无计给获选择证书写释难颗层笔变简确认错误请记录总费标节气价态现选项关键词识别",
-    "張門發風東槓條萬餅開將組帶夠為應與個這沒還說對胡連續缺莊數贏輸錢桿補輪時間設規則吃碰報警包雙龍頭聽單吊邊嵌壓檔滿頂紅白綠莊閒點炮摸後"
-    "盤號際頁種類結處過實邊無計給獲選擇證書寫釋難顆層筆變簡確認錯誤請記錄總費標節氣價態現選項關鍵詞識別",
-)
+_S2T = None
 
 
 def to_hant(text: str) -> str:
-    """Simplified to Traditional Chinese for the fixed vocabulary of this project.
+    """Simplified to Traditional Chinese (OpenCC's phrase-aware conversion).
 
-    >>> to_hant("杠后开花")
-    '槓後開花'
+    >>> to_hant("杠后开花，庄家多付一个底番")
+    '槓後開花，莊家多付一個底番'
     """
-    return text.translate(_HANT)
+    global _S2T
+    if _S2T is None:
+        import opencc
+
+        _S2T = opencc.OpenCC("s2t")
+    return _S2T.convert(text)
 
 
 def normalise_lang(lang: str | None) -> str:
@@ -105,12 +104,19 @@ def normalise_lang(lang: str | None) -> str:
 def translate(code: str, lang: str | None = "en", **params: object) -> str:
     """The message for ``code`` in ``lang`` with its parameters filled in."""
     en, zh = MESSAGES.get(code, ("{code}", "{code}"))
-    params.setdefault("code", code)
+    values = _Params(params, code=code)
     lang = normalise_lang(lang)
     if lang == "en":
-        return en.format(**params)
-    text = zh.format(**params)
+        return en.format_map(values)
+    text = zh.format_map(values)
     return to_hant(text) if lang == "zh-TW" else text
+
+
+class _Params(dict):
+    """Message parameters; a parameter a caller left out reads as empty rather than failing."""
+
+    def __missing__(self, key: str) -> str:
+        return ""
 
 
 class EngineError(ValueError):

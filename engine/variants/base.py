@@ -21,8 +21,8 @@ class Situation:
 
     ``discarder`` is the seat that dealt in (None = self-drawn); with ``rob_kong`` it is the seat whose added kong was
     robbed. ``melds_by_seat`` gives every seat's declared melds (the winner's included) when the table knows them:
-    Chizhou's 反包 needs the other players' melds. ``alarms`` are the alarm codes already announced for the winner
-    (the table supplies them; the scorer also derives them from the winner's melds).
+    Chizhou's 反包 needs the other players' melds. Wuhu's alarms are derived from the winner's melds and their
+    ``fed_by`` seats, so nothing else is needed for them.
     """
 
     winner: int = 1
