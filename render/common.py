@@ -201,7 +201,7 @@ def encode(img: Image.Image, theme: str | Theme = "dark") -> bytes:
 
 def dice_face(draw: ImageDraw.ImageDraw, x: float, y: float, size: float, value: int) -> None:
     """A die showing ``value`` (1-6): ivory with dark pips, the 1 and 4 pips red as on Chinese dice."""
-    draw.rounded_rectangle((x, y, x + size, y + size), radius=size * 0.18, fill=(250, 246, 234), outline=(150, 140, 120))
+    draw.rounded_rectangle((x, y, x + size, y + size), radius=size * 0.18, fill=(244, 244, 246), outline=(150, 150, 160))
     pos = {
         1: [(0.5, 0.5)],
         2: [(0.28, 0.28), (0.72, 0.72)],

@@ -59,13 +59,21 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
         label = "0" if i == 0 else (scene.hand_labels[i - 1] if i - 1 < len(scene.hand_labels) else str(i))
         draw_text(img, (X(i), py1 + 10), label, 15, th.subtext, anchor="ma", bold=False)
     draw_text(img, ((px0 + px1) / 2, py1 + 34), tr(lang, "局", "hand"), 15, th.subtext, anchor="ma", bold=False)
+    # the lines, drawn at twice the size over the plot area and scaled down (antialiased)
+    ox, oy = px0 - 8, py0 - 8
+    ow, oh = px1 - px0 + 16, py1 - py0 + 16
+    layer = Image.new("RGBA", (ow * 2, oh * 2), (0, 0, 0, 0))
+    ld = ImageDraw.Draw(layer)
     for s in range(4):
-        pts = [(X(i), Y(series[i][s])) for i in range(n + 1)]
+        pts = [((X(i) - ox) * 2, (Y(series[i][s]) - oy) * 2) for i in range(n + 1)]
         color = th.lines[s]
         if len(pts) > 1:
-            d.line(pts, fill=color, width=4, joint="curve")
+            ld.line(pts, fill=color, width=7, joint="curve")
+        r = 8 if n <= 20 else 5
         for x, y in pts:
-            d.ellipse((x - 4, y - 4, x + 4, y + 4), fill=color)
+            ld.ellipse((x - r, y - r, x + r, y + r), fill=color)
+    layer = layer.resize((ow, oh), Image.Resampling.BOX)
+    img.paste(layer.convert("RGB"), (ox, oy), layer)
     # legend with final totals, best first
     final = series[-1]
     order = sorted(range(4), key=lambda s: -final[s])

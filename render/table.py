@@ -15,10 +15,10 @@ from .hand import meld_layout
 from .scene import SeatScene, TableScene
 from .tiles import BACK, tile_size, tile_sprite
 
-WIDTH = 960
-INFO_W = 220
+WIDTH = 760
+INFO_W = 206
 RIVER_W = 32  # tile width in rivers and melds
-RIVER_PER_ROW = 20
+RIVER_PER_ROW = 16
 BACK_W = 22
 FELT_PLUS = (150, 240, 170)
 FELT_MINUS = (255, 160, 150)
@@ -38,14 +38,14 @@ def seat_order(scene: TableScene) -> list[int]:
 
 
 def _row_height(seat: SeatScene, seat_i: int) -> tuple[int, int]:
-    """(height of the melds line incl. headroom, number of river rows)."""
+    """(height of the melds line incl. headroom, 0 without melds; number of river rows)."""
     _, th = tile_size(RIVER_W)
     head = 0
     for m in seat.melds:
         placed, _ = meld_layout(m, seat_i, RIVER_W, 0)
         head = max(head, -min(p.y for p in placed) - th)
     rows = max(1, math.ceil(len(seat.river) / RIVER_PER_ROW))
-    return th + head, rows
+    return (th + head + 8 if seat.melds else 0), rows
 
 
 def _badge(img: Image.Image, d: ImageDraw.ImageDraw, x: float, y: float, text: str, size: int, bg, fg) -> int:
@@ -68,8 +68,8 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
     river_pitch_y = rth + 4
     header_h = 58
     rows = [(s, *_row_height(scene.seats[s], s)) for s in seat_order(scene)]
-    band_hs = [pad + mh + 8 + nr * river_pitch_y + pad for _, mh, nr in rows]
-    band_hs = [max(h, 150) for h in band_hs]
+    band_hs = [pad + mh + nr * river_pitch_y + pad for _, mh, nr in rows]
+    band_hs = [max(h, 170 if scene.seats[s].alarms else 140) for h, (s, _, _) in zip(band_hs, rows, strict=True)]
     H = margin + header_h + sum(band_hs) + 8 * 4 + margin
     img = Image.new("RGB", (WIDTH, H), th.bg)
     d = ImageDraw.Draw(img)
@@ -79,12 +79,12 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
     cy = margin + (header_h - 8) / 2
     x = margin + 14
     if scene.title:
-        x += draw_text(img, (x, cy), tr(lang, scene.title, scene.title), 22, th.text, anchor="lm", max_width=330) + 18
+        x += draw_text(img, (x, cy), tr(lang, scene.title, scene.title), 22, th.text, anchor="lm", max_width=240) + 18
     if scene.turn is not None:
         who = scene.seats[scene.turn].name
         draw_text(img, (x, cy), tr(lang, f"轮到 {wind_name(scene.turn, lang)} {who}",
                                    f"Turn: {wind_name(scene.turn, lang)} {who}"),
-                  18, th.accent, anchor="lm", max_width=300)
+                  18, th.accent, anchor="lm", max_width=190)
     rx = WIDTH - margin - 14
     wall = tr(lang, f"余牌 {scene.wall}", f"Wall {scene.wall}")
     w = draw_text(img, (rx, cy), wall, 20, th.text, anchor="rm")
@@ -113,26 +113,34 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
 
 def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: SeatScene, x: int, y: int, w: int):
     wind = seat.wind if seat.wind is not None else s
-    r = 19
+    r = 18
     dealer = scene.dealer == s
-    d.ellipse((x, y, x + 2 * r, y + 2 * r), fill=th.accent if dealer else (250, 246, 234))
-    draw_text(img, (x + r, y + r), wind_name(wind, lang), 22, (28, 32, 48), anchor="mm")
-    nx = x + 2 * r + 10
+    d.ellipse((x, y, x + 2 * r, y + 2 * r), fill=th.accent if dealer else (236, 240, 238))
+    draw_text(img, (x + r, y + r), wind_name(wind, lang), 21, (28, 32, 48), anchor="mm")
+    nx = x + 2 * r + 9
     name = seat.name + (" · AI" if seat.bot else "")
-    draw_text(img, (nx, y + r), name, 21, (255, 255, 255), anchor="lm", max_width=w - (nx - x))
-    yy = y + 2 * r + 10
-    tx = x
-    if dealer:
-        tx += _badge(img, d, tx, yy, tr(lang, "庄", "Dealer"), 14, (196, 30, 42), (255, 255, 255)) + 6
-    if scene.turn == s:
-        tx += _badge(img, d, tx, yy, tr(lang, "出牌中", "to play"), 14, th.accent, (28, 32, 48)) + 6
-    yy += 30
+    draw_text(img, (nx, y + r), name, 20, (255, 255, 255), anchor="lm", max_width=w - (nx - x))
+    # score and tags
+    yy = y + 2 * r + 8
     score = f"{seat.score:+d}" if seat.score else "0"
     # on the felt, whatever the theme: light green / light red
     colour = FELT_PLUS if seat.score > 0 else FELT_MINUS if seat.score < 0 else (255, 255, 255)
-    sw = draw_text(img, (x, yy), score, 24, colour)
-    draw_text(img, (x + sw + 6, yy + 6), tr(lang, "子", "zi"), 15, (210, 225, 215), bold=False)
-    yy += 36
+    tx = x + draw_text(img, (x, yy), score, 24, colour)
+    tx += draw_text(img, (tx + 5, yy + 7), tr(lang, "子", "zi"), 15, (210, 225, 215), bold=False) + 14
+    ty = yy + 6
+    if dealer:
+        tx += _badge(img, d, tx, ty, tr(lang, "庄", "Dealer"), 14, (196, 30, 42), (255, 255, 255)) + 6
+    if scene.turn == s:
+        _badge(img, d, tx, ty, tr(lang, "出牌", "to play"), 14, th.accent, (28, 32, 48))
+    # hidden tiles: a fanned row of backs and the count
+    yy += 40
+    back = tile_sprite(BACK, BACK_W)
+    n = seat.concealed_count
+    for i in range(min(n, 14)):
+        paste(img, back, (x + i * 6, yy))
+    bx = x + (min(n, 14) * 6 + back.width - 6 + 6 if n else 0)
+    draw_text(img, (bx, yy + back.height / 2), f"×{n}", 18, (255, 255, 255), anchor="lm")
+    yy += back.height + 8
     if seat.alarms:
         label = tr(lang, "报警", "Alarm") + ": " + "、".join(tr(lang, a, a) for a in seat.alarms)
         _alarm(img, d, x, yy, label, w)
@@ -150,22 +158,15 @@ def _alarm(img, d, x, y, text, w):
 def _draw_tiles(img, d, th: Theme, scene: TableScene, s: int, seat: SeatScene, x0: int, y0: int, mh: int,
                 pitch_y: int):
     rw, rth = tile_size(RIVER_W)
-    base = y0 + mh
-    # hidden tiles: a fanned row of backs and the count
+    base = y0 + mh - 8
     x = x0
-    back = tile_sprite(BACK, BACK_W)
-    n = seat.concealed_count
-    for i in range(min(n, 14)):
-        paste(img, back, (x + i * 7, base - back.height))
-    x += min(n, 14) * 7 + back.width - 7 + (6 if n else 0)
-    x += draw_text(img, (x, base - back.height / 2), f"×{n}", 18, (255, 255, 255), anchor="lm") + 22
     for m in seat.melds:
         placed, w = meld_layout(m, s, RIVER_W, 0)
         for p in placed:
             paste(img, tile_sprite(p.kind, RIVER_W, p.sideways), (x + p.x, base + p.y))
         x += w + 12
     # river
-    ry = base + 8
+    ry = y0 + mh
     last = scene.last_discard
     for i, k in enumerate(seat.river):
         col, row = i % RIVER_PER_ROW, i // RIVER_PER_ROW
