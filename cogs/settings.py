@@ -1,15 +1,39 @@
-"""Per-server settings: the helpers every cog reads them through, and the ``/settings`` command."""
+"""Per-server settings: the helpers every cog reads them through, and ``/settings``.
+
+``/settings`` (Manage Server only: Discord hides it from others through ``default_permissions``, and every command
+and control checks the permission again in code) answers with a private panel: an embed of the settings in force
+and controls to change the default variant, the Wuhu scoring mode, the language, each house rule of the default
+variant, the timers (a form), hints, and the channels where tables may open. Every change is written through the
+store's audited ``update_guild_settings`` (who and when) and applies to new tables only.
+
+The controls are persistent (fixed custom ids, registered at load) and stateless: each reads the server's settings
+afresh, so a panel keeps working after a restart and two panels never overwrite each other with stale values.
+"""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
+import discord
+from discord import app_commands
 from discord.ext import commands
 
+from bot.i18n import item_name, lang_for, locale_str, t, variant_name
 from bot.store import GuildSettings
+from cogs.errors import SafeModal, SafeView, UserError
+from engine.variants import VARIANT_KEYS, get_variant
 
 log = logging.getLogger(__name__)
+
+TURN_SECONDS = (15, 300)
+CLAIM_SECONDS = (5, 60)
+LANGUAGES = ("zh", "zh-TW", "en")
+PREFIX = "mjbot:settings:"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# helpers for every cog
 
 
 async def guild_settings(bot: Any, guild_id: int | None) -> GuildSettings:
@@ -37,5 +61,277 @@ def variant_rules(settings: GuildSettings, variant: Any) -> dict[str, Any]:
     return variant.rules(overrides)
 
 
+def table_allowed_in(settings: GuildSettings, channel: Any) -> bool:
+    """Whether a table may open in ``channel`` (a thread counts as its parent channel too)."""
+    if not settings.allowed_channels:
+        return True
+    ids = {getattr(channel, "id", None), getattr(channel, "parent_id", None)}
+    return bool(ids & set(settings.allowed_channels))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the panel
+
+
+def _value_text(value: Any, lang: str) -> str:
+    if isinstance(value, bool):
+        return t("common.on" if value else "common.off", lang)
+    return str(value)
+
+
+def _rule_choices(variant_key: str) -> list[tuple[Any, Any]]:
+    """(HouseRule, value) pairs offered in the house-rule select (Wuhu's mode has its own control)."""
+    v = get_variant(variant_key)
+    return [(r, c) for r in v.house_rules if r.key != "mode" for c in r.choices]
+
+
+def _encode_rule(variant_key: str, key: str, value: Any) -> str:
+    return f"{variant_key}|{key}|{int(value) if isinstance(value, bool) else value}"
+
+
+def describe_change(field: str, value: Any, lang: str) -> str:
+    if field == "default_variant":
+        return variant_name(value, lang)
+    if field == "language":
+        return t(f"lang.{value}", lang)
+    if field == "allowed_channels":
+        return ", ".join(f"<#{c}>" for c in value) if value else t("settings.channels_all", lang)
+    if field == "house_rules":
+        return "…"
+    return _value_text(value, lang)
+
+
+def settings_embed(settings: GuildSettings, audit: list[Any], lang: str) -> discord.Embed:
+    e = discord.Embed(title=t("settings.title", lang), description=t("settings.intro", lang),
+                      colour=discord.Colour.blurple())
+    e.add_field(name=t("settings.field.default_variant", lang), value=variant_name(settings.default_variant, lang))
+    e.add_field(name=t("settings.field.wuhu_mode", lang), value=str(settings.wuhu_mode))
+    e.add_field(name=t("settings.field.language", lang), value=t(f"lang.{settings.language}", lang))
+    e.add_field(name=t("settings.field.turn_seconds", lang),
+                value=t("settings.timers", lang, turn=settings.turn_seconds, claim=settings.claim_seconds))
+    e.add_field(name=t("settings.field.hints", lang), value=_value_text(settings.hints, lang))
+    e.add_field(name=t("settings.field.allowed_channels", lang),
+                value=describe_change("allowed_channels", settings.allowed_channels, lang))
+    v = get_variant(settings.default_variant)
+    rules = variant_rules(settings, v)
+    lines = [
+        f"• {item_name(r.zh, r.en, lang)}: **{_value_text(rules[r.key], lang)}**"
+        + (f" ({t('rules.default_mark', lang)})" if rules[r.key] == r.default else "")
+        for r in v.house_rules
+        if r.key != "mode"
+    ]
+    e.add_field(name=t("settings.house_for", lang, variant=variant_name(v.key, lang)),
+                value="\n".join(lines) or t("rules.house_none", lang), inline=False)
+    recent = [
+        f"<t:{int(a.changed_at.timestamp())}:R> <@{a.user_id}>: {t(f'settings.field.{a.field}', lang)} → "
+        f"{describe_change(a.field, a.new_value, lang)}"
+        for a in audit[:5]
+    ]
+    e.add_field(name=t("settings.recent", lang), value="\n".join(recent) or t("settings.none_yet", lang), inline=False)
+    return e
+
+
+class _Select(discord.ui.Select["SettingsView"]):
+    async def callback(self, interaction: discord.Interaction) -> None:
+        assert self.view is not None
+        await self.view.handle(interaction, self.custom_id.removeprefix(PREFIX), list(self.values))
+
+
+class _Button(discord.ui.Button["SettingsView"]):
+    async def callback(self, interaction: discord.Interaction) -> None:
+        assert self.view is not None
+        await self.view.handle(interaction, self.custom_id.removeprefix(PREFIX), [])  # type: ignore[union-attr]
+
+
+class SettingsView(SafeView):
+    """The panel's controls, drawn for ``settings`` in ``lang``. One instance is registered for dispatch; the
+    callbacks use only the interaction and the store."""
+
+    def __init__(self, bot: Any, settings: GuildSettings, lang: str) -> None:
+        super().__init__(timeout=None)
+        self.bot = bot
+        self.add_item(_Select(
+            custom_id=PREFIX + "variant", placeholder=t("settings.ph.variant", lang), row=0,
+            options=[discord.SelectOption(label=variant_name(k, lang), value=k, default=k == settings.default_variant)
+                     for k in VARIANT_KEYS]))
+        self.add_item(_Select(
+            custom_id=PREFIX + "mode", placeholder=t("settings.ph.mode", lang), row=1,
+            options=[discord.SelectOption(label=f"{variant_name('wuhu', lang)} {m}", value=str(m),
+                                          default=m == settings.wuhu_mode) for m in (315, 525)]))
+        self.add_item(_Select(
+            custom_id=PREFIX + "language", placeholder=t("settings.ph.language", lang), row=2,
+            options=[discord.SelectOption(label=t(f"lang.{code}", lang), value=code, default=code == settings.language)
+                     for code in LANGUAGES]))
+        v = get_variant(settings.default_variant)
+        rules = variant_rules(settings, v)
+        choices = _rule_choices(v.key)[:25]
+        if choices:
+            self.add_item(_Select(
+                custom_id=PREFIX + "rule", placeholder=t("settings.ph.rule", lang, variant=variant_name(v.key, lang)),
+                row=3,
+                options=[discord.SelectOption(
+                    label=f"{item_name(r.zh, r.en, lang)}: {_value_text(c, lang)}"[:100],
+                    value=_encode_rule(v.key, r.key, c),
+                    description=(r.help_en if lang == "en" else item_name(r.help_zh, r.help_en, lang))[:100] or None,
+                    emoji="✅" if rules[r.key] == c else None,
+                ) for r, c in choices]))
+        self.add_item(_Button(custom_id=PREFIX + "timers", label=t("settings.btn.timers", lang), emoji="⏱️", row=4))
+        self.add_item(_Button(custom_id=PREFIX + "hints", label=t("settings.btn.hints", lang), emoji="💡", row=4))
+        self.add_item(_Button(custom_id=PREFIX + "channels", label=t("settings.btn.channels", lang), emoji="#️⃣",
+                              row=4))
+
+    async def handle(self, interaction: discord.Interaction, what: str, values: list[str]) -> None:
+        settings = await check_manager(self.bot, interaction)
+        lang = lang_for(interaction, settings.language)
+        if what == "timers":
+            await interaction.response.send_modal(TimersModal(self.bot, settings, lang))
+            return
+        if what == "channels":
+            await interaction.response.send_message(t("settings.channels_prompt", lang),
+                                                    view=ChannelsView(self.bot, lang), ephemeral=True)
+            return
+        if what == "variant":
+            field, value = "default_variant", values[0]
+            get_variant(value)
+        elif what == "mode":
+            field, value = "wuhu_mode", int(values[0])
+        elif what == "language":
+            field, value = "language", values[0]
+            if value not in LANGUAGES:
+                raise UserError("settings.unknown_rule")
+        elif what == "hints":
+            field, value = "hints", not settings.hints
+        elif what == "rule":
+            variant_key, key, raw = values[0].split("|", 2)
+            v = get_variant(variant_key)
+            rule = next((r for r in v.house_rules if r.key == key), None)
+            if rule is None:
+                raise UserError("settings.unknown_rule")
+            parsed = rule.parse(raw)
+            house = {k: dict(r) for k, r in settings.house_rules.items()}
+            house.setdefault(variant_key, {})[key] = parsed
+            await apply_change(self.bot, interaction, settings, "house_rules", house,
+                               shown=f"{item_name(rule.zh, rule.en, lang)} = {_value_text(parsed, lang)}")
+            return
+        else:  # a control from a newer version
+            raise UserError("settings.unknown_rule")
+        await apply_change(self.bot, interaction, settings, field, value)
+
+
+async def check_manager(bot: Any, interaction: discord.Interaction) -> GuildSettings:
+    """The server's settings if the user may change them (Manage Server), else a refusal."""
+    if interaction.guild_id is None:
+        raise app_commands.NoPrivateMessage()
+    if not interaction.permissions.manage_guild:
+        raise UserError("error.no_permission")
+    return await guild_settings(bot, interaction.guild_id)
+
+
+async def apply_change(bot: Any, interaction: discord.Interaction, settings: GuildSettings, field: str, value: Any,
+                       *, shown: str | None = None) -> None:
+    """Write one audited change and redraw the panel (or answer, when the change came from a form or a prompt)."""
+    lang = lang_for(interaction, settings.language)
+    old = getattr(settings, field)
+    new_settings = await bot.store.update_guild_settings(interaction.guild_id, interaction.user.id, {field: value})
+    lang = lang_for(interaction, new_settings.language)
+    label = t(f"settings.field.{field}", lang)
+    shown = shown or describe_change(field, value, lang)
+    key = "settings.changed" if old != getattr(new_settings, field) else "settings.unchanged"
+    note = t(key, lang, field=label, value=shown)
+    log.info("guild %s: user %s set %s to %r", interaction.guild_id, interaction.user.id, field, value)
+    audit = await bot.store.settings_audit(interaction.guild_id, limit=5)
+    embed = settings_embed(new_settings, audit, lang)
+    view = SettingsView(bot, new_settings, lang)
+    message = interaction.message
+    is_panel = message is not None and any(
+        getattr(c, "custom_id", "") == PREFIX + "variant" for row in message.components
+        for c in getattr(row, "children", []))
+    if interaction.type == discord.InteractionType.component and is_panel:
+        await interaction.response.edit_message(content=note, embed=embed, view=view)
+    else:
+        await interaction.response.send_message(note, embed=embed, view=view, ephemeral=True)
+
+
+class TimersModal(SafeModal):
+    def __init__(self, bot: Any, settings: GuildSettings, lang: str) -> None:
+        super().__init__(title=t("settings.modal.title", lang), custom_id=PREFIX + "timers-form", timeout=600)
+        self.bot = bot
+        self.turn = discord.ui.TextInput(label=t("settings.modal.turn", lang, low=TURN_SECONDS[0], high=TURN_SECONDS[1]),
+                                         custom_id="turn_seconds", default=str(settings.turn_seconds), max_length=4)
+        self.claim = discord.ui.TextInput(
+            label=t("settings.modal.claim", lang, low=CLAIM_SECONDS[0], high=CLAIM_SECONDS[1]),
+            custom_id="claim_seconds", default=str(settings.claim_seconds), max_length=4)
+        self.add_item(self.turn)
+        self.add_item(self.claim)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        settings = await check_manager(self.bot, interaction)
+        changes = {}
+        for field, text, (low, high) in (("turn_seconds", self.turn.value, TURN_SECONDS),
+                                         ("claim_seconds", self.claim.value, CLAIM_SECONDS)):
+            raw = (text or "").strip()
+            if not raw.isdigit() or not low <= int(raw) <= high:
+                raise UserError("settings.bad_number", field=t(f"settings.field.{field}", lang_for(interaction,
+                                                                                                   settings.language)),
+                                low=low, high=high, value=raw)
+            changes[field] = int(raw)
+        lang = lang_for(interaction, settings.language)
+        new = await self.bot.store.update_guild_settings(interaction.guild_id, interaction.user.id, changes)
+        shown = t("settings.timers", lang, turn=new.turn_seconds, claim=new.claim_seconds)
+        note = t("settings.changed", lang, field=t("settings.field.turn_seconds", lang), value=shown)
+        audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)
+        embed = settings_embed(new, audit, lang)
+        if interaction.message is not None:
+            await interaction.response.edit_message(content=note, embed=embed, view=SettingsView(self.bot, new, lang))
+        else:
+            await interaction.response.send_message(note, embed=embed, ephemeral=True)
+
+
+class ChannelsView(SafeView):
+    """The channel picker (a separate private message: the panel has no free row)."""
+
+    def __init__(self, bot: Any, lang: str) -> None:
+        super().__init__(timeout=None)
+        self.bot = bot
+        self.pick = discord.ui.ChannelSelect(
+            custom_id=PREFIX + "channels-pick", placeholder=t("settings.ph.channels", lang), min_values=1,
+            max_values=25, channel_types=[discord.ChannelType.text, discord.ChannelType.public_thread,
+                                          discord.ChannelType.private_thread])
+        self.pick.callback = self.on_pick  # type: ignore[method-assign]
+        self.all = discord.ui.Button(custom_id=PREFIX + "channels-all", label=t("settings.btn.all_channels", lang),
+                                     style=discord.ButtonStyle.secondary)
+        self.all.callback = self.on_all  # type: ignore[method-assign]
+        self.add_item(self.pick)
+        self.add_item(self.all)
+
+    async def on_pick(self, interaction: discord.Interaction) -> None:
+        settings = await check_manager(self.bot, interaction)
+        ids = sorted({int(getattr(v, "id", v)) for v in self.pick.values})
+        await apply_change(self.bot, interaction, settings, "allowed_channels", ids)
+
+    async def on_all(self, interaction: discord.Interaction) -> None:
+        settings = await check_manager(self.bot, interaction)
+        await apply_change(self.bot, interaction, settings, "allowed_channels", [])
+
+
+class Settings(commands.Cog):
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    async def cog_load(self) -> None:
+        self.bot.add_view(SettingsView(self.bot, GuildSettings(guild_id=0), "en"))
+        self.bot.add_view(ChannelsView(self.bot, "en"))
+
+    @app_commands.command(name=locale_str("settings.name"), description=locale_str("settings.desc"))
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.guild_only()
+    async def settings(self, interaction: discord.Interaction) -> None:
+        settings = await check_manager(self.bot, interaction)
+        lang = lang_for(interaction, settings.language)
+        audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)  # type: ignore[attr-defined]
+        await interaction.response.send_message(embed=settings_embed(settings, audit, lang),
+                                                view=SettingsView(self.bot, settings, lang), ephemeral=True)
+
+
 async def setup(bot: commands.Bot) -> None:
-    pass
+    await bot.add_cog(Settings(bot))

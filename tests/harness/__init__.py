@@ -328,7 +328,15 @@ class Harness:
                                guild_locale=guild_locale, permissions=permissions, name=None)
         inner: dict[str, Any] = {"custom_id": comp["custom_id"], "component_type": comp["type"]}
         if comp["type"] != 2:
-            inner["values"] = list(values or [])
+            inner["values"] = [str(v) for v in values or []]
+        if comp["type"] == 8:  # channel select: Discord resolves the picked channels
+            resolved = {}
+            for v in inner["values"]:
+                picked = self.fake.channels.get(int(v))
+                if picked is None:
+                    raise LookupError(f"no channel {v} in the fake Discord: add it with harness.add_channel()")
+                resolved[v] = {**picked.payload(), "permissions": str(MEMBER_PERMISSIONS.value)}
+            inner["resolved"] = {"channels": resolved}
         data["data"] = inner
         data["message"] = message.payload()
         rec.message_id = message.id
