@@ -125,13 +125,12 @@ class Store:
 
     @staticmethod
     async def _one(conn: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
-        async with conn.execute(sql, params) as cur:
-            return await cur.fetchone()
+        rows = await conn.execute_fetchall(sql, params)  # one round trip to the connection's thread
+        return rows[0] if rows else None
 
     @staticmethod
     async def _all(conn: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        async with conn.execute(sql, params) as cur:
-            return list(await cur.fetchall())
+        return list(await conn.execute_fetchall(sql, params))
 
     # ------------------------------------------------------------------ server settings
 
@@ -368,11 +367,17 @@ class Store:
         text = action if isinstance(action, str) else _dumps(dict(action))
         ms = to_ms(at)
         async with self._tx() as conn:
-            await self._active_match(conn, match_id)
             row = await self._one(
-                conn, "SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE match_id = ?", (match_id,)
+                conn,
+                "SELECT status, (SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE match_id = ?), "
+                "(SELECT match_id FROM hands WHERE id = ?) FROM matches WHERE id = ?",
+                (match_id, hand_id, match_id),
             )
-            expected = int(row[0])
+            if row is None:
+                raise StoreError("no_match", match_id=match_id)
+            status, expected, hand_match = row
+            if status != "active":
+                raise StoreError("match_not_active", match_id=match_id, status=status)
             if seq < expected:
                 old = await self._one(
                     conn, "SELECT action FROM actions WHERE match_id = ? AND seq = ?", (match_id, seq)
@@ -382,10 +387,8 @@ class Store:
                 raise StoreError("seq_conflict", match_id=match_id, seq=seq)
             if seq != expected:
                 raise StoreError("seq_gap", match_id=match_id, seq=seq, expected=expected)
-            if hand_id is not None:
-                h = await self._one(conn, "SELECT match_id FROM hands WHERE id = ?", (hand_id,))
-                if h is None or h[0] != match_id:
-                    raise StoreError("hand_not_in_match", hand_id=hand_id, match_id=match_id)
+            if hand_id is not None and hand_match != match_id:
+                raise StoreError("hand_not_in_match", hand_id=hand_id, match_id=match_id)
             await conn.execute(
                 "INSERT INTO actions (match_id, seq, hand_id, action, state_hash, at) VALUES (?, ?, ?, ?, ?, ?)",
                 (match_id, seq, hand_id, text, state_hash, ms),
