@@ -66,8 +66,12 @@ def _value_text(item: Item) -> str:
 def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
     th = theme_of(theme)
     lang = lang_of(lang)
-    hand_img = draw_hand(HandScene.from_hand(scene.hand, seat=scene.winner, names=scene.names), th, lang, 44,
-                         bg=th.panel)
+    hand_img = draw_hand(HandScene.from_hand(scene.hand, seat=scene.winner, names=scene.names, winds=scene.winds),
+                         th, lang, 44, bg=th.panel)
+
+    def wind(s: int) -> str:
+        return wind_name(scene.winds[s] if scene.winds else s, lang)
+
     W = max(CARD_W, hand_img.width + 2 * MARGIN)
     # measure the rows first
     rows = []
@@ -92,10 +96,10 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     if scene.discarder is None:
         how = tr(lang, "自摸", "self-drawn")
     else:
-        how = tr(lang, f"点炮：{wind_name(scene.discarder, lang)} {scene.names[scene.discarder]}",
-                 f"on {wind_name(scene.discarder, lang)} {scene.names[scene.discarder]}'s discard")
-    line = tr(lang, f"{wind_name(scene.winner, lang)} {winner} 和牌 · {how}",
-              f"{wind_name(scene.winner, lang)} {winner} wins · {how}")
+        how = tr(lang, f"点炮：{wind(scene.discarder)} {scene.names[scene.discarder]}",
+                 f"on {wind(scene.discarder)} {scene.names[scene.discarder]}'s discard")
+    line = tr(lang, f"{wind(scene.winner)} {winner} 和牌 · {how}",
+              f"{wind(scene.winner)} {winner} wins · {how}")
     draw_text(img, (MARGIN, y + 28), line, 26, th.text, max_width=W - 2 * MARGIN)
     y += header_h
     img.paste(hand_img, (MARGIN - 8, y))
@@ -134,7 +138,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
             tag = tr(lang, "和", "winner")
         elif s == scene.discarder:
             tag = tr(lang, "点炮", "dealt in")
-        draw_text(img, (MARGIN + 12, y + 18), wind_name(s, lang), 20, th.subtext, anchor="lm")
+        draw_text(img, (MARGIN + 12, y + 18), wind(s), 20, th.subtext, anchor="lm")
         draw_text(img, (MARGIN + 50, y + 18), scene.names[s], 20, th.text, anchor="lm", max_width=W // 2 - 40)
         if tag:
             draw_text(img, (W // 2 + 40, y + 18), tag, 16, th.accent, anchor="lm")

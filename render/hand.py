@@ -81,9 +81,10 @@ def _depth_of(width: int) -> int:
 def _feeder_label(meld: Meld, scene: HandScene, lang: str) -> str:
     if meld.fed_by is None or not meld.is_claimed:
         return ""
+    wind = wind_name(scene.winds[meld.fed_by] if scene.winds else meld.fed_by, lang)
     if scene.names and 0 <= meld.fed_by < len(scene.names) and scene.names[meld.fed_by]:
-        return f"{wind_name(meld.fed_by, lang)} {scene.names[meld.fed_by]}"
-    return tr(lang, f"{wind_name(meld.fed_by, lang)}家", f"from {wind_name(meld.fed_by, lang)}")
+        return f"{wind} {scene.names[meld.fed_by]}"
+    return tr(lang, f"{wind}家", f"from {wind}")
 
 
 def draw_hand(

@@ -6,7 +6,7 @@ import math
 
 from PIL import Image, ImageDraw
 
-from .common import Theme, draw_text, encode, lang_of, theme_of, tr, wind_name
+from .common import Theme, draw_text, encode, lang_of, theme_of, tr
 from .scene import MatchScene
 
 WIDTH, HEIGHT = 960, 540
@@ -83,7 +83,7 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
         y = ly + rank * 78
         d.rounded_rectangle((lx, y, WIDTH - 28, y + 66), radius=10, fill=th.panel_hi)
         d.rounded_rectangle((lx + 10, y + 14, lx + 18, y + 52), radius=3, fill=th.lines[s])
-        draw_text(img, (lx + 30, y + 8), f"{rank + 1}. {wind_name(s, lang)} {scene.names[s]}", 18, th.text,
+        draw_text(img, (lx + 30, y + 8), f"{rank + 1}. {scene.names[s]}", 18, th.text,
                   max_width=WIDTH - 28 - lx - 40)
         v = final[s]
         col = th.plus if v > 0 else th.minus if v < 0 else th.subtext

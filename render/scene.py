@@ -22,7 +22,8 @@ class HandScene:
     each is turned sideways on the side of the seat that fed it (left 上家, middle 对家, right 下家, relative to
     ``seat``) and the feeder is named under the meld. ``highlight``: tile kinds to mark (e.g. the discards that keep
     the hand ready). ``labels``: number the tiles 1..n under them, in the order :func:`hand_slots` gives, for the
-    discard buttons. ``names``: the four seats' names, to name the feeder (else its wind is shown).
+    discard buttons. ``names``: the four seats' names, to name the feeder (else its wind is shown). ``winds``: the
+    wind (0-3, 0 = E) of each seat when seats are chairs whose winds rotate (default: seat i is wind i).
     """
 
     concealed: tuple[int, ...]
@@ -32,6 +33,7 @@ class HandScene:
     highlight: frozenset[int] = frozenset()
     labels: bool = False
     names: tuple[str, ...] | None = None
+    winds: tuple[int, ...] | None = None
 
     @classmethod
     def from_hand(cls, hand: Hand, **kw) -> HandScene:
@@ -95,7 +97,8 @@ class ScoreScene:
 
     ``items`` / ``notes``: ``engine.variants.base.Item`` (``zh``/``en`` names and value). ``payments[s]``: what
     seat s gains (negative: pays). ``discarder``: who dealt in (None: self-drawn). ``unit``: the unit of the
-    payments line (default 子). ``title``: e.g. the variant's name.
+    payments line (default 子). ``title``: e.g. the variant's name. ``total``: a total line, when the variant has
+    one. ``winds``: the wind of each seat when seats are chairs (default: seat i is wind i, as the engine scores).
     """
 
     hand: Hand
@@ -108,6 +111,7 @@ class ScoreScene:
     title: str = ""
     unit: str = "子"
     total: int | None = None
+    winds: tuple[int, int, int, int] | None = None
 
     @classmethod
     def from_result(

@@ -37,6 +37,11 @@ def seat_order(scene: TableScene) -> list[int]:
     return [(scene.viewer + i) % 4 for i in (1, 2, 3, 4)]
 
 
+def _wind(scene: TableScene, s: int) -> int:
+    w = scene.seats[s].wind
+    return s if w is None else w
+
+
 def _row_height(seat: SeatScene, seat_i: int) -> tuple[int, int]:
     """(height of the melds line incl. headroom, 0 without melds; number of river rows)."""
     _, th = tile_size(RIVER_W)
@@ -82,8 +87,8 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
         x += draw_text(img, (x, cy), tr(lang, scene.title, scene.title), 22, th.text, anchor="lm", max_width=240) + 18
     if scene.turn is not None:
         who = scene.seats[scene.turn].name
-        draw_text(img, (x, cy), tr(lang, f"轮到 {wind_name(scene.turn, lang)} {who}",
-                                   f"Turn: {wind_name(scene.turn, lang)} {who}"),
+        tw = wind_name(_wind(scene, scene.turn), lang)
+        draw_text(img, (x, cy), tr(lang, f"轮到 {tw} {who}", f"Turn: {tw} {who}"),
                   18, th.accent, anchor="lm", max_width=190)
     rx = WIDTH - margin - 14
     wall = tr(lang, f"余牌 {scene.wall}", f"Wall {scene.wall}")
@@ -112,7 +117,7 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
 
 
 def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: SeatScene, x: int, y: int, w: int):
-    wind = seat.wind if seat.wind is not None else s
+    wind = _wind(scene, s)
     r = 18
     dealer = scene.dealer == s
     d.ellipse((x, y, x + 2 * r, y + 2 * r), fill=th.accent if dealer else (236, 240, 238))

@@ -1,0 +1,108 @@
+"""Scenes from the table's per-seat views (``engine.table.Table.view(seat)``, a plain dict).
+
+The renderers take :mod:`render.scene` dataclasses; these adapters read the view dict's documented keys (players,
+dealer, winds, dice, wall_count, turn, hand, drawn, hand_sizes, melds, rivers, last_discard, totals, alarms) so the
+bot can go from ``table.view(seat)`` to PNG bytes in one call. Seats are chairs; winds come from ``winds``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.tiles import Meld, MeldKind
+
+from .scene import HandScene, SeatScene, TableScene
+
+
+def _meld(m: Mapping[str, Any]) -> Meld:
+    return Meld(MeldKind(str(m["kind"])), int(m["tile"]), m.get("fed_by"), m.get("claimed"), bool(m.get("added")))
+
+
+def _dice(dice: Any) -> tuple[int, ...]:
+    out: list[int] = []
+    for d in dice or ():
+        if isinstance(d, (list, tuple)):
+            out.extend(int(x) for x in d)
+        else:
+            out.append(int(d))
+    return tuple(out)
+
+
+def alarm_names(variant: str, codes: Sequence[str], lang: str = "zh") -> tuple[str, ...]:
+    """Display names of alarm codes (from the variant module's ``ALARM_NAMES`` when it has one)."""
+    names: Mapping[str, tuple[str, str]] = {}
+    try:
+        from importlib import import_module
+
+        names = getattr(import_module(f"engine.variants.{variant}"), "ALARM_NAMES", {})
+    except (ImportError, ValueError):
+        pass
+    out = []
+    for c in codes:
+        zh, en = names.get(c, (c, c))
+        out.append(en if lang == "en" else zh)
+    return tuple(out)
+
+
+def hand_scene_from_view(
+    view: Mapping[str, Any], *, highlight: Sequence[int] = (), labels: bool = False
+) -> HandScene:
+    """A player's own hand from their view: the drawn tile set apart, their melds, the feeders named."""
+    seat = view["seat"]
+    hand = list(view.get("hand") or ())
+    drawn = view.get("drawn")
+    if drawn is not None and drawn in hand:
+        hand.remove(drawn)
+    else:
+        drawn = None
+    return HandScene(
+        concealed=tuple(hand),
+        melds=tuple(_meld(m) for m in (view.get("melds") or [[]] * 4)[seat]) if seat is not None else (),
+        drawn=drawn,
+        seat=seat,
+        highlight=frozenset(highlight),
+        labels=labels,
+        names=tuple(str(p) for p in view.get("players", ())) or None,
+        winds=tuple(view["winds"]) if view.get("winds") else None,
+    )
+
+
+def table_scene_from_view(
+    view: Mapping[str, Any], *, title: str = "", lang: str = "zh", viewer: int | None = None
+) -> TableScene:
+    """The public table from any seat's view (its own concealed tiles are not used: only counts)."""
+    players = list(view.get("players") or ["", "", "", ""])
+    winds = list(view.get("winds") or range(4))
+    rivers = view.get("rivers") or [[], [], [], []]
+    melds = view.get("melds") or [[], [], [], []]
+    sizes = view.get("hand_sizes") or [13] * 4
+    totals = view.get("totals") or [0] * 4
+    alarms = view.get("alarms") or [[], [], [], []]
+    last = view.get("last_discard")
+    last_discard = None
+    if last is not None and rivers[last["seat"]]:
+        last_discard = (last["seat"], len(rivers[last["seat"]]) - 1)
+    seats = tuple(
+        SeatScene(
+            name=str(players[s]),
+            melds=tuple(_meld(m) for m in melds[s]),
+            river=tuple(int(r["tile"]) for r in rivers[s]),
+            taken=frozenset(i for i, r in enumerate(rivers[s]) if r.get("status") == "claimed"),
+            concealed_count=int(sizes[s]),
+            score=int(totals[s]),
+            alarms=alarm_names(str(view.get("variant", "")), alarms[s], lang),
+            wind=int(winds[s]),
+        )
+        for s in range(4)
+    )
+    return TableScene(
+        seats=seats,  # type: ignore[arg-type]
+        dealer=int(view.get("dealer", 0)),
+        turn=view.get("turn") if view.get("phase") in ("play", "claim", "rob") else None,
+        last_discard=last_discard,
+        wall=int(view.get("wall_count", 0)),
+        dice=_dice(view.get("dice")),
+        viewer=viewer if viewer is not None else view.get("seat"),
+        title=title,
+    )
