@@ -1,0 +1,456 @@
+"""``/table``: open a lobby, sit down, add AI players, start, play with buttons, end.
+
+The game itself runs in :class:`bot.tables.TableManager` (``bot.tables``); this cog turns slash commands and
+button clicks into its calls and builds every control. All controls are ``discord.ui.DynamicItem`` buttons whose
+custom id carries what they act on (the channel for a lobby; the table id, the seat's decision number, the action
+for play), registered with ``bot.add_dynamic_items``: they keep working after a restart and a stale or repeated
+click is refused ephemerally without changing anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import re
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+from discord.ext import commands
+
+from bot.i18n import COMMANDS, MESSAGES, hant, lang_for, lang_of_locale, locale_str, t
+from bot.tables import LiveTable, Refusal, TableManager, tile_label
+from cogs.settings import guild_settings, server_language, variant_rules
+from engine.tiles import tile_name
+from engine.variants import VARIANT_KEYS, get_variant
+
+log = logging.getLogger(__name__)
+
+_CMD: dict[str, tuple[str, str]] = {
+    "table.name": ("table", "牌桌"),
+    "table.desc": ("Play mahjong at a table in this channel", "在这个频道开桌打麻将"),
+    "table.new.name": ("new", "开桌"),
+    "table.new.desc": ("Open a table here: you host, others join", "在这里开一桌：你是房主，其他人入座"),
+    "table.join.name": ("join", "入座"),
+    "table.join.desc": ("Sit down at this channel's table", "在这个频道的牌桌入座"),
+    "table.leave.name": ("leave", "离座"),
+    "table.leave.desc": ("Leave this channel's table before it starts", "开始前离开这一桌"),
+    "table.addbot.name": ("addbot", "加电脑"),
+    "table.addbot.desc": ("Fill a seat with an AI player", "加一个电脑玩家"),
+    "table.start.name": ("start", "开始"),
+    "table.start.desc": ("Start the game (host)", "开始牌局（房主）"),
+    "table.end.name": ("end", "结束"),
+    "table.end.desc": ("Close this channel's table (host or Manage Server)", "结束这一桌（房主或管理员）"),
+    "table.show.name": ("show", "显示"),
+    "table.show.desc": ("Post the table again at the bottom of the channel", "在频道底部重新显示牌桌"),
+    "table.variant.name": ("variant", "玩法"),
+    "table.variant.desc": ("Rule set (default: this server's)", "玩法（默认：本服务器的设置）"),
+    "table.mode.name": ("mode", "模式"),
+    "table.mode.desc": ("Wuhu scoring: 315 or 525 (default: this server's)", "芜湖计分：315 或 525（默认：本服务器的设置）"),
+    "table.difficulty.name": ("difficulty", "难度"),
+    "table.difficulty.desc": ("How well the AI plays", "电脑的水平"),
+    "choice.difficulty.easy": ("easy", "简单"),
+    "choice.difficulty.normal": ("normal", "普通"),
+}
+COMMANDS.update({k: (en, zh, hant(zh)) for k, (en, zh) in _CMD.items()})
+MESSAGES.update({
+    "tables.lobby_seats": ("Seats", "座位", "座位"),
+    "tables.unknown": ("That did not work; nothing was changed.", "没有成功，什么都没有改动。", "沒有成功，什麼都沒有改動。"),
+})
+
+VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k in VARIANT_KEYS]
+MODE_CHOICES = [Choice(name=locale_str(f"choice.mode.{m}"), value=m) for m in (315, 525)]
+DIFFICULTY_CHOICES = [Choice(name=locale_str(f"choice.difficulty.{d}"), value=d) for d in ("easy", "normal")]
+
+
+def _lang(interaction: discord.Interaction, server: str | None = None) -> str:
+    return lang_for(interaction, server)
+
+
+def _player_lang(interaction: discord.Interaction, server: str | None) -> str:
+    return lang_of_locale(getattr(interaction, "locale", None)) or server or "zh"
+
+
+async def _say(interaction: discord.Interaction, text: str, **kw: Any) -> None:
+    """An ephemeral answer, whether or not the interaction was deferred."""
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True, **kw)
+        else:
+            await interaction.response.send_message(text, ephemeral=True, **kw)
+    except discord.HTTPException as e:
+        log.warning("could not answer interaction %s: %s", interaction.id, e)
+
+
+def _manager(interaction: discord.Interaction) -> TableManager:
+    return interaction.client.tables  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------------------------------------ controls
+
+
+class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjl:(?P<ch>\d+):(?P<op>join|leave|addbot|start)"):
+    """Join / Leave / Add AI / Start on a lobby message."""
+
+    def __init__(self, channel_id: int, op: str, label: str = "", style: discord.ButtonStyle = discord.ButtonStyle.secondary):
+        super().__init__(discord.ui.Button(label=label or op, style=style, custom_id=f"mjl:{channel_id}:{op}"))
+        self.channel_id = channel_id
+        self.op = op
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+        return cls(int(match["ch"]), match["op"], item.label or "", item.style)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog: Tables = interaction.client.get_cog("Tables")  # type: ignore[attr-defined,assignment]
+        await cog.lobby_click(interaction, self.channel_id, self.op)
+
+
+class PlayButton(discord.ui.DynamicItem[discord.ui.Button],
+                 template=r"mjt:(?P<tid>\d+):(?P<seq>\d+):(?P<op>[a-z]+)(?::(?P<arg>[0-9a-z]+))?"):
+    """A play control: ``op`` d (discard ``arg``), w (win), p (pung), k (kong), c (chi from ``arg``), x (pass),
+    next (next hand), hand (my hand, ephemeral), back (I'm back)."""
+
+    def __init__(self, table_id: int, seq: int, op: str, arg: str | None = None, label: str = "",
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary, row: int | None = None):
+        cid = f"mjt:{table_id}:{seq}:{op}" + (f":{arg}" if arg else "")
+        super().__init__(discord.ui.Button(label=label or op, style=style, custom_id=cid, row=row))
+        self.table_id, self.seq, self.op, self.arg = table_id, seq, op, arg
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+        return cls(int(match["tid"]), int(match["seq"]), match["op"], match["arg"], item.label or "", item.style)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog: Tables = interaction.client.get_cog("Tables")  # type: ignore[attr-defined,assignment]
+        await cog.play_click(interaction, self.table_id, self.seq, self.op, self.arg)
+
+
+def _view(items: list[discord.ui.Item[Any]]) -> discord.ui.View:
+    v = discord.ui.View(timeout=None)
+    for it in items:
+        v.add_item(it)
+    return v
+
+
+class UI:
+    """Builds the controls of the manager's messages."""
+
+    def lobby_view(self, lt: LiveTable, lang: str) -> discord.ui.View:
+        ch = lt.channel_id
+        return _view([
+            LobbyButton(ch, "join", t("tables.btn_join", lang), discord.ButtonStyle.primary),
+            LobbyButton(ch, "leave", t("tables.btn_leave", lang)),
+            LobbyButton(ch, "addbot", t("tables.btn_addbot", lang)),
+            LobbyButton(ch, "start", t("tables.btn_start", lang), discord.ButtonStyle.success),
+        ])
+
+    def table_view(self, lt: LiveTable) -> discord.ui.View | None:
+        tb = lt.table
+        if tb is None or tb.phase == "over" or lt.closed:
+            return None
+        lang = lt.lang
+        items: list[discord.ui.Item[Any]] = [
+            PlayButton(lt.id, tb.seq, "hand", None, t("tables.btn_my_hand", lang), discord.ButtonStyle.primary)]
+        if tb.phase == "ended":
+            items.append(PlayButton(lt.id, tb.seq, "next", None, t("tables.btn_next", lang),
+                                    discord.ButtonStyle.success))
+        if any(s and s.afk for s in lt.seats):
+            items.append(PlayButton(lt.id, tb.seq, "back", None, t("tables.btn_back", lang)))
+        return _view(items)
+
+    def hand_view(self, lt: LiveTable, seat: int, lang: str, marks: frozenset[int]) -> discord.ui.View | None:
+        tb = lt.table
+        assert tb is not None
+        if tb.phase not in ("play", "claim", "rob") or seat not in tb.awaited():
+            return None
+        seq = lt.since[seat]
+        legal = tb.legal_actions(seat)
+        items: list[discord.ui.Item[Any]] = []
+        drawn = tb.drawn[seat]
+        discards = sorted({a.tile for a in legal if a.type == "discard"})  # type: ignore[type-var]
+        for k in discards:
+            style = discord.ButtonStyle.success if k in marks else (
+                discord.ButtonStyle.primary if k == drawn else discord.ButtonStyle.secondary)
+            items.append(PlayButton(lt.id, seq, "d", tile_name(k), tile_label(k, lang), style, row=len(items) // 5))
+        row = (len(items) + 4) // 5
+        extra: list[discord.ui.Item[Any]] = []
+        for a in legal:
+            if a.type == "win":
+                extra.append(PlayButton(lt.id, seq, "w", None, t("tables.btn_win", lang), discord.ButtonStyle.danger))
+            elif a.type == "pung":
+                extra.append(PlayButton(lt.id, seq, "p", tile_name(a.tile), t("tables.btn_pung", lang,  # type: ignore
+                                        tile=tile_label(a.tile, lang)), discord.ButtonStyle.primary))  # type: ignore
+            elif a.type == "kong":
+                extra.append(PlayButton(lt.id, seq, "k", tile_name(a.tile), t("tables.btn_kong", lang,  # type: ignore
+                                        tile=tile_label(a.tile, lang)), discord.ButtonStyle.primary))  # type: ignore
+            elif a.type == "chi":
+                tiles = "".join(tile_label(a.tile + i, lang) for i in range(3))  # type: ignore[operator]
+                extra.append(PlayButton(lt.id, seq, "c", tile_name(a.tile), t("tables.btn_chi", lang,  # type: ignore
+                                        tiles=tiles), discord.ButtonStyle.primary))
+            elif a.type == "pass":
+                key = "tables.btn_lay" if tb.phase == "play" else "tables.btn_pass"
+                extra.append(PlayButton(lt.id, seq, "x", None, t(key, lang)))
+        for i, it in enumerate(extra):
+            it.item.row = min(4, row + i // 5)  # type: ignore[attr-defined]
+        return _view(items + extra)
+
+
+# ------------------------------------------------------------------------------------------------ the cog
+
+
+class Tables(commands.Cog):
+    table = app_commands.Group(name=locale_str("table.name"), description=locale_str("table.desc"), guild_only=True)
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+        mgr = getattr(bot, "tables", None)
+        if not isinstance(mgr, TableManager):
+            mgr = TableManager(bot)
+            bot.tables = mgr  # type: ignore[attr-defined]
+        mgr.ui = UI()
+        self.manager = mgr
+        self.lobby_messages: dict[int, int] = {}  # channel id -> lobby message id
+
+    async def cog_unload(self) -> None:
+        await self.manager.close()
+
+    # ---- helpers ------------------------------------------------------------------------------------------
+
+    async def _server_lang(self, interaction: discord.Interaction) -> str:
+        return await server_language(self.bot, interaction.guild_id) or "zh"
+
+    async def _refuse(self, interaction: discord.Interaction, r: Refusal) -> None:
+        lang = _lang(interaction, await self._server_lang(interaction))
+        await _say(interaction, t(r.key, lang, **r.params))
+
+    def lobby_embed(self, lt: LiveTable) -> discord.Embed:
+        lang = lt.lang
+        V = get_variant(lt.variant)
+        e = discord.Embed(title=t("tables.lobby_title", lang, variant=t(f"variant.{lt.variant}", lang)),
+                          colour=discord.Colour.dark_green())
+        rules = []
+        for r in V.house_rules:
+            name = r.en if lang == "en" else (r.zh if lang == "zh" else hant(r.zh))
+            rules.append(f"{name} {lt.rules.get(r.key, r.default)}")
+        host = next((s.name for s in lt.seats if s and s.user_id == lt.host_id), "?")
+        e.description = t("tables.lobby_rules", lang, rules=", ".join(rules) or "-") + "\n" + t(
+            "tables.lobby_host", lang, host=host)
+        seats = []
+        for i, s in enumerate(lt.seats):
+            who = t("tables.seat_empty", lang) if s is None else (f"<@{s.user_id}>" if s.human else f"🤖 {s.name}")
+            seats.append(f"{i + 1}. {who}")
+        e.add_field(name=t("tables.lobby_seats", lang), value="\n".join(seats), inline=False)
+        return e
+
+    async def _refresh_lobby(self, lt: LiveTable, interaction: discord.Interaction | None = None) -> None:
+        """Show the lobby's current seats: on the clicked message when there is one, else by editing it."""
+        embed, view = self.lobby_embed(lt), self.manager.ui.lobby_view(lt, lt.lang)
+        mid = self.lobby_messages.get(lt.channel_id)
+        if interaction is not None and not interaction.response.is_done() and interaction.message is not None \
+                and interaction.message.id == mid:
+            await interaction.response.edit_message(embed=embed, view=view)
+            return
+        if mid is not None:
+            try:
+                await self.bot.get_partial_messageable(lt.channel_id).get_partial_message(mid).edit(
+                    embed=embed, view=view)
+                return
+            except discord.HTTPException:
+                pass
+        msg = await self.bot.get_partial_messageable(lt.channel_id).send(embed=embed, view=view)
+        self.lobby_messages[lt.channel_id] = msg.id
+
+    async def _close_lobby_message(self, channel_id: int, text: str | None = None) -> None:
+        mid = self.lobby_messages.pop(channel_id, None)
+        if mid is None:
+            return
+        with contextlib.suppress(discord.HTTPException):
+            await self.bot.get_partial_messageable(channel_id).get_partial_message(mid).edit(
+                view=None, **({"content": text} if text else {}))
+
+    # ---- commands -----------------------------------------------------------------------------------------
+
+    @table.command(name=locale_str("table.new.name"), description=locale_str("table.new.desc"))
+    @app_commands.rename(variant=locale_str("table.variant.name"), mode=locale_str("table.mode.name"))
+    @app_commands.describe(variant=locale_str("table.variant.desc"), mode=locale_str("table.mode.desc"))
+    @app_commands.choices(variant=VARIANT_CHOICES, mode=MODE_CHOICES)
+    async def new(self, interaction: discord.Interaction, variant: str | None = None, mode: int | None = None) -> None:
+        settings = await guild_settings(self.bot, interaction.guild_id)
+        key = variant or settings.default_variant
+        V = get_variant(key)
+        rules = variant_rules(settings, V)
+        if mode is not None and "mode" in rules:
+            rules["mode"] = mode
+        try:
+            lt = self.manager.open_lobby(interaction.guild_id or 0, interaction.channel_id or 0, interaction.user.id,
+                                         interaction.user.display_name,
+                                         _player_lang(interaction, settings.language), key, rules, settings)
+        except Refusal as r:
+            await self._refuse(interaction, r)
+            return
+        await interaction.response.send_message(embed=self.lobby_embed(lt), view=self.manager.ui.lobby_view(lt, lt.lang))
+        try:
+            msg = await interaction.original_response()
+            self.lobby_messages[lt.channel_id] = msg.id
+        except discord.HTTPException:
+            pass
+
+    async def _lobby_op(self, interaction: discord.Interaction, channel_id: int, op: str,
+                        difficulty: str = "normal") -> None:
+        server = await self._server_lang(interaction)
+        lang = _lang(interaction, server)
+        try:
+            lt = self.manager.by_channel.get(channel_id)
+            if lt is None or lt.closed:
+                raise Refusal("tables.lobby_gone" if interaction.type == discord.InteractionType.component
+                              else "tables.no_table")
+            if lt.started:
+                raise Refusal("tables.not_lobby")
+            user = interaction.user
+            if op == "join":
+                self.manager.join(lt, user.id, user.display_name, _player_lang(interaction, server))
+            elif op == "leave":
+                self.manager.leave(lt, user.id)
+                if lt.closed:
+                    await self._close_lobby_message(channel_id, t("tables.not_started_end", lt.lang))
+                    await _say(interaction, t("tables.left", lang, name=user.display_name))
+                    return
+            elif op == "addbot":
+                if lt.seat_of(user.id) is None:
+                    raise Refusal("tables.not_seated")
+                self.manager.add_ai(lt, difficulty)
+            elif op == "start":
+                perms = getattr(interaction, "permissions", None)
+                self.manager.may_manage(lt, user.id, bool(perms and perms.manage_guild))
+                if any(s is None for s in lt.seats):
+                    raise Refusal("tables.need_four")
+                await interaction.response.defer(thinking=interaction.type != discord.InteractionType.component)
+                await self._close_lobby_message(channel_id)
+                await self.manager.start(lt)
+                if interaction.type != discord.InteractionType.component:
+                    await interaction.followup.send(t("tables.started", lang))
+                return
+        except Refusal as r:
+            await _say(interaction, t(r.key, lang, **r.params))
+            return
+        if interaction.type == discord.InteractionType.component:
+            await self._refresh_lobby(lt, interaction)
+        else:
+            key = {"join": "tables.joined", "leave": "tables.left", "addbot": "tables.joined"}[op]
+            name = user.display_name if op != "addbot" else next(s.name for s in reversed(lt.seats) if s and s.ai)
+            await interaction.response.send_message(t(key, lang, name=name), ephemeral=True)
+            await self._refresh_lobby(lt)
+
+    async def lobby_click(self, interaction: discord.Interaction, channel_id: int, op: str) -> None:
+        try:
+            await self._lobby_op(interaction, channel_id, op)
+        except Exception:
+            log.exception("lobby click %s failed", op)
+            await _say(interaction, t("tables.unknown", _lang(interaction)))
+
+    @table.command(name=locale_str("table.join.name"), description=locale_str("table.join.desc"))
+    async def join(self, interaction: discord.Interaction) -> None:
+        await self._lobby_op(interaction, interaction.channel_id or 0, "join")
+
+    @table.command(name=locale_str("table.leave.name"), description=locale_str("table.leave.desc"))
+    async def leave(self, interaction: discord.Interaction) -> None:
+        await self._lobby_op(interaction, interaction.channel_id or 0, "leave")
+
+    @table.command(name=locale_str("table.addbot.name"), description=locale_str("table.addbot.desc"))
+    @app_commands.rename(difficulty=locale_str("table.difficulty.name"))
+    @app_commands.describe(difficulty=locale_str("table.difficulty.desc"))
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
+    async def addbot(self, interaction: discord.Interaction, difficulty: str | None = None) -> None:
+        await self._lobby_op(interaction, interaction.channel_id or 0, "addbot", difficulty or "normal")
+
+    @table.command(name=locale_str("table.start.name"), description=locale_str("table.start.desc"))
+    async def start(self, interaction: discord.Interaction) -> None:
+        await self._lobby_op(interaction, interaction.channel_id or 0, "start")
+
+    @table.command(name=locale_str("table.end.name"), description=locale_str("table.end.desc"))
+    async def end(self, interaction: discord.Interaction) -> None:
+        lang = _lang(interaction, await self._server_lang(interaction))
+        try:
+            lt = self.manager.table_in(interaction.channel_id or 0)
+            perms = interaction.permissions
+            self.manager.may_manage(lt, interaction.user.id, bool(perms and perms.manage_guild))
+        except Refusal as r:
+            await _say(interaction, t(r.key, lang, **r.params))
+            return
+        await interaction.response.defer(ephemeral=True)
+        if not lt.started:
+            self.manager._forget(lt)
+            await self._close_lobby_message(lt.channel_id, t("tables.not_started_end", lt.lang))
+        else:
+            await self.manager.end(lt, interaction.user.display_name)
+        await interaction.followup.send(t("tables.ended_by", lang, name=interaction.user.display_name), ephemeral=True)
+
+    @table.command(name=locale_str("table.show.name"), description=locale_str("table.show.desc"))
+    async def show(self, interaction: discord.Interaction) -> None:
+        lang = _lang(interaction, await self._server_lang(interaction))
+        try:
+            lt = self.manager.table_in(interaction.channel_id or 0)
+        except Refusal as r:
+            await _say(interaction, t(r.key, lang, **r.params))
+            return
+        if not lt.started:
+            await interaction.response.send_message(embed=self.lobby_embed(lt),
+                                                    view=self.manager.ui.lobby_view(lt, lt.lang))
+            old = self.lobby_messages.get(lt.channel_id)
+            try:
+                msg = await interaction.original_response()
+                self.lobby_messages[lt.channel_id] = msg.id
+                if old is not None:
+                    await self.bot.get_partial_messageable(lt.channel_id).get_partial_message(old).edit(view=None)
+            except discord.HTTPException:
+                pass
+            return
+        await interaction.response.defer(ephemeral=True)
+        async with lt.lock:
+            await self.manager._update_table_message(lt, fresh=True)
+        await interaction.followup.send("✓", ephemeral=True)
+
+    # ---- play ---------------------------------------------------------------------------------------------
+
+    async def play_click(self, interaction: discord.Interaction, table_id: int, seq: int, op: str,
+                         arg: str | None) -> None:
+        lang = _lang(interaction)
+        try:
+            if op == "hand":
+                await self._my_hand(interaction, table_id, lang)
+                return
+            await interaction.response.defer()  # within Discord's 3 seconds; the work may take longer
+            if op == "back":
+                await self.manager.back(table_id, interaction.user.id)
+                return
+            await self.manager.act(table_id, interaction.user.id, seq, op, arg)
+        except Refusal as r:
+            await _say(interaction, t(r.key, lang, **r.params))
+        except Exception:
+            log.exception("table %s: click %s failed", table_id, op)
+            await _say(interaction, t("tables.unknown", lang))
+
+    async def _my_hand(self, interaction: discord.Interaction, table_id: int, lang: str) -> None:
+        mgr = self.manager
+        lt = mgr.by_id.get(table_id)
+        if lt is None or lt.closed or lt.table is None:
+            raise Refusal("tables.table_gone")
+        seat = lt.seat_of(interaction.user.id)
+        if seat is None:
+            raise Refusal("tables.spectator")
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        async with lt.lock:
+            text, png, view = await mgr.hand_message(lt, seat, lang)
+        await interaction.followup.send(text, file=discord.File(io.BytesIO(png), filename="hand.png"),
+                                        ephemeral=True, **({"view": view} if view else {}))
+
+
+async def setup(bot: commands.Bot) -> None:
+    bot.add_dynamic_items(LobbyButton, PlayButton)
+    cog = Tables(bot)
+    await bot.add_cog(cog)
+    if getattr(bot, "store", None) is not None:
+        await cog.manager.resume_all()
