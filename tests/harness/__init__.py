@@ -95,11 +95,12 @@ class Harness:
     # ---- boot / shut down --------------------------------------------------------------------------------------
 
     @classmethod
-    async def boot(cls, db_path: str | Path, *, config: Config | None = None) -> Harness:
-        """``create_bot(config)`` with ``db_path``, the setup hooks, and a fake Discord under both transports."""
+    async def boot(cls, db_path: str | Path, *, config: Config | None = None, fake: FakeDiscord | None = None) -> Harness:
+        """``create_bot(config)`` with ``db_path``, the setup hooks, and a fake Discord under both transports
+        (``fake``: an existing one, so that what the bot does while starting lands in the same Discord)."""
         config = config or Config(token=None, db_path=Path(db_path))
         bot = create_bot(config)
-        fake = FakeDiscord(APPLICATION_ID, user_payload(APPLICATION_ID, "mjbot", bot=True))
+        fake = fake or FakeDiscord(APPLICATION_ID, user_payload(APPLICATION_ID, "mjbot", bot=True))
         http = bot.http
         http._HTTPClient__session = fake.session  # type: ignore[attr-defined]
         http.token = "harness.token"
@@ -122,7 +123,7 @@ class Harness:
     async def restart(self) -> Harness:
         """Close this bot and boot a new one on the same database and the same Discord (channels, messages)."""
         await self.close()
-        new = await Harness.boot(self.bot.config.db_path, config=self.bot.config)
+        new = await Harness.boot(self.bot.config.db_path, config=self.bot.config, fake=self.fake)
         new.fake.channels, new.fake.dm_by_user, new.fake.users = self.fake.channels, self.fake.dm_by_user, self.fake.users
         new.fake.closed_dms, new.fake.requests = self.fake.closed_dms, self.fake.requests
         return new
