@@ -7,6 +7,7 @@ characters the fonts lack (emoji, rare scripts) so a player's name never draws a
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -48,13 +49,21 @@ def tile_face(size: int) -> FreeTypeFont:
 
 
 def clean(text: str) -> str:
-    """``text`` with characters the fonts cannot draw replaced by ``?`` (spaces kept).
+    """``text`` with characters the fonts cannot draw replaced: accented letters by their base letter when only the
+    accent is missing, anything else by ``?`` (spaces kept).
 
-    >>> clean("小明"), clean("Ann\\U0001F600")
-    ('小明', 'Ann?')
+    >>> clean("小明"), clean("Ann\U0001F600"), clean("Ωμέγα")
+    ('小明', 'Ann?', 'Ωμεγα')
     """
     cs = charset()
-    return "".join(c if c in cs or c in " \n" else "?" for c in str(text))
+    out = []
+    for c in str(text):
+        if c in cs or c in " \n":
+            out.append(c)
+            continue
+        base = "".join(b for b in unicodedata.normalize("NFKD", c) if not unicodedata.combining(b))
+        out.append(base if base and all(b in cs for b in base) else "?")
+    return "".join(out)
 
 
 def text_font(text: str, size: int, bold_: bool = True) -> FreeTypeFont:

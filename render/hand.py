@@ -114,7 +114,7 @@ def draw_hand(
         meld_parts.append((m, placed, w))
     melds_w = sum(w for _, _, w in meld_parts) + max(0, len(meld_parts) - 1) * round(mw * 0.3)
     label_size = max(11, round(width * 0.3))
-    feeder_size = max(11, round(mw * 0.3))
+    feeder_size = max(13, round(mw * 0.3))
     want_labels = scene.labels or any(_feeder_label(m, scene, lang) for m in scene.melds)
     label_h = round(max(label_size, feeder_size) * 1.6) if want_labels else 0
     conc_w = (len(slots) - 1) * pitch + tw + gap_drawn if slots else 0

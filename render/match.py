@@ -16,7 +16,7 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[int]:
     """Round tick values covering [lo, hi].
 
     >>> nice_ticks(-30, 95)
-    [-50, 0, 50, 100]
+    [-50, -25, 0, 25, 50, 75, 100]
     """
     if hi <= lo:
         hi = lo + 1
