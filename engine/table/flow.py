@@ -133,6 +133,18 @@ class Table:
 
     # ------------------------------------------------------------------------------------------------ hands
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (the store may cache tables; the size figure uses it): the variant module is looked up again."""
+        d = dict(self.__dict__)
+        d.pop("V", None)
+        d.pop("mod", None)
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.__dict__.update(d)
+        self.V = get_variant(self.variant)
+        self.mod = import_module(f"engine.variants.{self.variant}")
+
     @property
     def live(self) -> int:
         """Tiles left in the wall."""
