@@ -18,6 +18,7 @@ import signal
 import sys
 from typing import Any
 
+import aiohttp
 import discord
 from discord.ext import commands
 
@@ -74,6 +75,9 @@ class MjBot(commands.Bot):
     """The mahjong bot. ``bot.store`` is the open store after ``setup_hook``; ``bot.config`` its configuration."""
 
     def __init__(self, config: Config, **options: Any) -> None:
+        # no voice: do not warn at every start that the voice libraries are missing
+        discord.VoiceClient.warn_nacl = False
+        discord.VoiceClient.warn_dave = False
         super().__init__(
             command_prefix=commands.when_mentioned,  # no prefix commands are defined; slash commands only
             help_command=None,
@@ -166,6 +170,9 @@ def run(config: Config) -> int:
             return 1
         except discord.PrivilegedIntentsRequired:
             log.error("Discord asks for a privileged intent; this bot uses none: please report this")
+            return 1
+        except (aiohttp.ClientError, OSError, discord.GatewayNotFound, discord.DiscordServerError) as e:
+            log.error("could not reach Discord: %s", e)
             return 1
         finally:
             stopper.cancel()

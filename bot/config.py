@@ -28,13 +28,19 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def _default_db_path() -> Path:
-    try:
-        from bot.store import default_db_path
-    except ImportError:  # the store package is not there yet: same rule, written here
-        from platformdirs import user_data_dir
+    """The store's default (``bot.store.default_db_path``: under the user's data folder)."""
+    from bot.store import default_db_path
 
-        return Path(user_data_dir("mjbot", appauthor=False)) / "mjbot.sqlite3"
     return Path(default_db_path())
+
+
+def _data_dir_db_path() -> Path:
+    """The default ignoring ``os.environ`` (for an explicit ``environ`` mapping)."""
+    from platformdirs import user_data_dir
+
+    from bot.store.paths import APP_NAME
+
+    return Path(user_data_dir(APP_NAME, appauthor=False)) / "mjbot.sqlite3"
 
 
 class ConfigError(ValueError):
@@ -78,7 +84,7 @@ class Config:
             raise ConfigError(f"MJBOT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
         return cls(
             token=token,
-            db_path=Path(db).expanduser() if db else _default_db_path(),
+            db_path=Path(db).expanduser() if db else (_default_db_path() if environ is None else _data_dir_db_path()),
             dev_guild=dev_guild,
             log_level=level,
         )
