@@ -19,20 +19,28 @@ SETTING_DEFAULTS: dict[str, Any] = {
 }
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+
 def to_ms(at: datetime | None) -> int:
     """A timestamp as integer milliseconds since the epoch. ``None`` means now: the only place the store reads the
-    clock. Naive datetimes are taken as UTC."""
+    clock. Naive datetimes are taken as UTC. Times are kept to the millisecond (sub-millisecond parts dropped).
+
+    >>> to_ms(datetime(1970, 1, 1, 0, 0, 1, 999999, tzinfo=UTC))
+    1999
+    """
     if at is None:
         at = datetime.now(UTC)
     elif at.tzinfo is None:
         at = at.replace(tzinfo=UTC)
-    return int(round(at.timestamp() * 1000))
+    return (at - _EPOCH) // _MS  # exact integer arithmetic, truncated to the millisecond
 
 
 def from_ms(ms: int | None) -> datetime | None:
     if ms is None:
         return None
-    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=int(ms))
+    return _EPOCH + timedelta(milliseconds=int(ms))
 
 
 def period_start(period: str, now: datetime) -> datetime | None:

@@ -1,0 +1,432 @@
+"""The store's behaviour: settings with their audit, writing games, refusals, resume, leaderboards, concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bot.store import (  # noqa: E402
+    LedgerRow,
+    SeatSpec,
+    Store,
+    StoreError,
+    default_db_path,
+    period_start,
+    resume_all,
+)
+from bot.store.tables import TableRecorder, rebuild_table  # noqa: E402
+from engine.table import Table  # noqa: E402
+from tests.bot.simple_player import next_action  # noqa: E402
+from tests.bot.store_checks import Replays, check_sql  # noqa: E402
+
+T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
+SEATS = [SeatSpec.human(11, "Ann"), SeatSpec.human(12, "Bo"), SeatSpec.bot("normal"), SeatSpec.human(13, "Cy")]
+
+
+@pytest.fixture
+async def store(tmp_path: Path):
+    s = await Store.open(tmp_path / "mj.db")
+    yield s
+    await s.close()
+
+
+# ---------------------------------------------------------------------------------------------- opening
+
+
+def test_default_path_follows_mjbot_db(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MJBOT_DB", str(tmp_path / "x" / "bot.db"))
+    assert default_db_path() == tmp_path / "x" / "bot.db"
+    monkeypatch.delenv("MJBOT_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert default_db_path() == tmp_path / "data" / "mjbot" / "mjbot.sqlite3"
+
+
+async def test_open_creates_folders_and_close_is_final(tmp_path: Path) -> None:
+    s = await Store.open(tmp_path / "a" / "b" / "mj.db")
+    assert (tmp_path / "a" / "b" / "mj.db").exists()
+    await s.close()
+    await s.close()  # twice is fine
+    with pytest.raises(StoreError) as err:
+        await s.guild_settings(1)
+    assert err.value.code == "closed"
+
+
+# ---------------------------------------------------------------------------------------------- settings
+
+
+async def test_settings_default_then_change_with_audit(store: Store) -> None:
+    s = await store.guild_settings(5)
+    assert (s.default_variant, s.wuhu_mode, s.hints, s.allowed_channels, s.updated_at) == ("wuhu", 315, True, [], None)
+    s = await store.update_guild_settings(5, 900, {"wuhu_mode": 525, "hints": False, "language": "zh"}, at=T0)
+    assert (s.wuhu_mode, s.hints, s.language) == (525, False, "zh")
+    assert s.updated_at == T0
+    audit = await store.settings_audit(5)
+    # language did not change (zh already), so only two entries
+    assert sorted((a.field, a.old_value, a.new_value, a.user_id, a.changed_at) for a in audit) == [
+        ("hints", True, False, 900, T0),
+        ("wuhu_mode", 315, 525, 900, T0),
+    ]
+    await store.set_house_rules(5, 901, "hefei", {"quan_per_match": 1}, at=T0 + timedelta(minutes=1))
+    s = await store.update_guild_settings(5, 902, {"allowed_channels": [7, 8]}, at=T0 + timedelta(minutes=2))
+    assert s.rules_for("hefei") == {"quan_per_match": 1} and s.rules_for("wuhu") == {}
+    assert s.allowed_channels == [7, 8] and s.wuhu_mode == 525
+    newest = (await store.settings_audit(5, limit=2))
+    assert [(a.field, a.user_id) for a in newest] == [("allowed_channels", 902), ("house_rules", 901)]
+    assert newest[1].old_value == {} and newest[1].new_value == {"hefei": {"quan_per_match": 1}}
+    assert (await store.guild_settings(6)).wuhu_mode == 315  # other servers untouched
+
+
+async def test_bad_settings_change_nothing(store: Store) -> None:
+    for changes in ({"colour": "red"}, {"turn_seconds": "60"}, {"hints": 1}, {"wuhu_mode": True}):
+        with pytest.raises(StoreError):
+            await store.update_guild_settings(5, 900, {"turn_seconds": 30, **changes})
+    assert (await store.guild_settings(5)).turn_seconds == 60
+    assert await store.settings_audit(5) == []
+
+
+# ---------------------------------------------------------------------------------------------- writing games
+
+
+async def new_hand(store: Store, variant: str = "wuhu") -> tuple[int, int]:
+    mid = await store.start_match(5, 9, variant, {"mode": 315}, 42, SEATS, state_hash="h-start", at=T0)
+    hid = await store.start_hand(mid, 0, "42#0", "commit", at=T0)
+    return mid, hid
+
+
+async def test_actions_are_recorded_once_in_order(store: Store) -> None:
+    mid, hid = await new_hand(store)
+    assert await store.record_action(mid, 0, '{"type":"discard","seat":0,"tile":"5m"}', T0, hand_id=hid)
+    assert await store.record_action(mid, 1, {"type": "pass", "seat": 1}, T0, hand_id=hid, state_hash="h1")
+    # a retry of the same action is accepted and changes nothing
+    assert not await store.record_action(mid, 1, {"type": "pass", "seat": 1}, T0, hand_id=hid, state_hash="h1")
+    with pytest.raises(StoreError) as err:
+        await store.record_action(mid, 1, {"type": "pass", "seat": 2}, T0, hand_id=hid)
+    assert err.value.code == "seq_conflict"
+    with pytest.raises(StoreError) as err:
+        await store.record_action(mid, 3, {"type": "pass", "seat": 2}, T0, hand_id=hid)
+    assert err.value.code == "seq_gap"
+    other, other_hand = await new_hand(store)
+    with pytest.raises(StoreError) as err:
+        await store.record_action(mid, 2, {"type": "pass", "seat": 2}, T0, hand_id=other_hand)
+    assert err.value.code == "hand_not_in_match"
+    acts = await store.actions(mid)
+    assert [(a.seq, json.loads(a.action), a.state_hash) for a in acts] == [
+        (0, {"type": "discard", "seat": 0, "tile": "5m"}, None),
+        (1, {"type": "pass", "seat": 1}, "h1"),
+    ]
+    assert await store.actions(other) == []
+
+
+def rows(*amounts: int, stack: tuple[int, ...] | None = None, winner: int | None = None) -> list[LedgerRow]:
+    stack = stack or amounts
+    return [
+        LedgerRow(s, amounts[s], stack[s], amounts[s] - stack[s], won=s == winner,
+                  hand_value=amounts[s] if s == winner else 0)
+        for s in range(4)
+    ]
+
+
+async def test_finish_hand_refuses_anything_but_one_zero_sum_row_per_seat(store: Store) -> None:
+    mid, hid = await new_hand(store)
+    bad = [
+        (rows(10, -5, -5, 1), "not_zero_sum"),
+        (rows(10, -5, -5, 0)[:3], "ledger_seats"),
+        (rows(10, -5, -5, 0) + [LedgerRow(0, 0)], "ledger_seats"),
+        # stack and 交 each zero-sum as well
+        (rows(30, -30, 0, 0, stack=(10, -30, 0, 0)), "not_zero_sum"),
+        # Wuhu: amount = stack + 交
+        ([LedgerRow(0, 10, 10, 5), LedgerRow(1, -10, -10, -5), LedgerRow(2, 0), LedgerRow(3, 0)], "wuhu_split"),
+    ]
+    for ledger, code in bad:
+        with pytest.raises(StoreError) as err:
+            await store.finish_hand(hid, ledger, "h-end", T0)
+        assert err.value.code == code
+    assert await store.hand_ledger(hid) == []
+    assert [s.total for s in (await store.match(mid)).seats] == [0, 0, 0, 0]
+    good = rows(40, -30, -10, 0, stack=(10, 0, -10, 0), winner=0)
+    assert await store.finish_hand(hid, good, "h-end", T0)
+    assert not await store.finish_hand(hid, good, "h-end", T0)  # retry: nothing twice
+    with pytest.raises(StoreError) as err:
+        await store.finish_hand(hid, rows(0, 0, 0, 0), "h-end", T0)
+    assert err.value.code == "ledger_conflict"
+    m = await store.match(mid)
+    assert [(s.total, s.stack_total, s.jiao_total) for s in m.seats] == [(40, 10, 30), (-30, 0, -30), (-10, -10, 0),
+                                                                          (0, 0, 0)]
+    assert await store.hand_ledger(hid) == good
+
+
+async def test_match_life_cycle_and_abort_keeps_the_ledger(store: Store) -> None:
+    mid, hid = await new_hand(store, "hefei")
+    with pytest.raises(StoreError) as err:
+        await store.finish_match(mid, at=T0)
+    assert err.value.code == "hand_still_active"
+    with pytest.raises(StoreError) as err:
+        await store.start_hand(mid, 1, "42#1", at=T0)
+    assert err.value.code == "hand_still_active"
+    assert await store.start_hand(mid, 0, "42#0", at=T0) == hid  # a retry returns the same hand
+    await store.finish_hand(hid, rows(6, -2, -2, -2, winner=0), at=T0)
+    h2 = await store.start_hand(mid, 1, "42#1", "c2", at=T0)
+    await store.record_action(mid, 0, {"type": "discard", "seat": 0, "tile": "1m"}, T0, hand_id=h2)
+    assert await store.abort_match(mid, "closed by the host", at=T0)
+    assert not await store.abort_match(mid, "again", at=T0)
+    m = await store.match(mid)
+    assert (m.status, m.reason) == ("aborted", "closed by the host")
+    assert [h.status for h in await store.hands(mid)] == ["finished", "aborted"]
+    assert [s.total for s in m.seats] == [6, -2, -2, -2]
+    assert await store.hand_ledger(h2) == []
+    for call in (
+        store.record_action(mid, 1, {"type": "pass", "seat": 1}, T0),
+        store.start_hand(mid, 2, "42#2", at=T0),
+        store.finish_hand(h2, rows(0, 0, 0, 0), at=T0),
+    ):
+        with pytest.raises(StoreError):
+            await call
+    assert await store.unfinished_games() == []
+
+
+async def test_bad_seats_are_refused(store: Store) -> None:
+    for seats in (SEATS[:3], [SeatSpec()] + SEATS[1:], [SeatSpec(player_id=1, ai="x")] + SEATS[1:],
+                  [SEATS[0], SEATS[0], SEATS[1], SEATS[2]]):
+        with pytest.raises(StoreError) as err:
+            await store.start_match(5, 9, "wuhu", {}, 1, seats)
+        assert err.value.code == "bad_seats"
+    assert await store.matches(5) == []
+
+
+# ---------------------------------------------------------------------------------------------- resume
+
+
+async def play(rec: TableRecorder, n: int, rng: random.Random, t: datetime = T0) -> None:
+    for _ in range(n):
+        if rec.over:
+            return
+        await rec.apply(next_action(rec.table, rng), t)
+
+
+async def test_resume_rebuilds_good_games_and_closes_bad_ones(store: Store) -> None:
+    rng = random.Random(3)
+    recs = []
+    for i, variant in enumerate(("wuhu", "hefei", "chizhou", "wuhu")):
+        rec = await TableRecorder.start(store, guild_id=5, channel_id=i, variant=variant, seed=100 + i, settings={},
+                                        seats=SEATS, at=T0)
+        await play(rec, 120 + 40 * i, rng)
+        recs.append(rec)
+    hashes = {r.match_id: r.table.state_hash() for r in recs}
+    # corrupt the last game's history behind the store's back: a discard of a different tile
+    bad = recs[3].match_id
+    db = __import__("sqlite3").connect(store.path)
+    acts = db.execute("SELECT seq, action FROM actions WHERE match_id = ? ORDER BY seq", (bad,)).fetchall()
+    seq, text = next((s, a) for s, a in acts if json.loads(a)["type"] == "discard")
+    a = json.loads(text)
+    a["tile"] = "1z" if a["tile"] != "1z" else "2z"
+    db.execute("UPDATE actions SET action = ? WHERE match_id = ? AND seq = ?", (json.dumps(a), bad, seq))
+    db.commit()
+    db.close()
+    ledger_before = {h.hand_id: await store.hand_ledger(h.hand_id) for h in await store.hands(bad)}
+    report = await resume_all(store, rebuild_table, at=T0)
+    assert sorted(r.game.match_id for r in report.resumed) == sorted(hashes)[:3]
+    for r in report.resumed:
+        assert r.checked and r.table.state_hash() == hashes[r.game.match_id]
+    [ab] = report.aborted
+    assert ab.game.match_id == bad and ("mismatch" in ab.reason or "replay failed" in ab.reason)
+    m = await store.match(bad)
+    assert m.status == "aborted" and m.reason == ab.reason[:500]
+    assert {h.hand_id: await store.hand_ledger(h.hand_id) for h in await store.hands(bad)} == ledger_before
+    assert all(h.status != "active" for h in await store.hands(bad))
+    # the resumed tables continue where they were
+    for r in report.resumed:
+        rec = await TableRecorder.resume(store, r.game, r.table, at=T0)
+        await play(rec, 30, rng)
+    check_sql(store.path)
+    assert (await Replays().check(store))["unfinished"] == 3
+
+
+async def test_resume_reports_exceptions_and_accepts_async_rebuild(store: Store) -> None:
+    a = await store.start_match(5, 1, "wuhu", {}, 1, SEATS, state_hash="s0", at=T0)
+    b = await store.start_match(5, 2, "wuhu", {}, 2, SEATS, state_hash="s0", at=T0)
+
+    class Fake:
+        def state_hash(self) -> str:
+            return "s0"
+
+    async def rebuild(game):
+        if game.match_id == a:
+            raise ValueError("unknown variant")
+        return Fake()
+
+    report = await resume_all(store, rebuild, at=T0)
+    assert [r.game.match_id for r in report.resumed] == [b]
+    assert [(x.game.match_id, x.reason) for x in report.aborted] == [(a, "replay failed: ValueError: unknown variant")]
+    assert (await store.match(a)).status == "aborted" and (await store.match(b)).status == "active"
+
+
+# ---------------------------------------------------------------------------------------------- concurrency
+
+
+async def test_many_tables_writing_at_once(store: Store) -> None:
+    """30 engine tables play at once through one store; every action lands once, in its own match, in order."""
+    rng = random.Random(11)
+    variants = ("wuhu", "hefei", "chizhou")
+    recs = await asyncio.gather(*(
+        TableRecorder.start(store, guild_id=5, channel_id=i, variant=variants[i % 3], seed=i, settings={},
+                            seats=[SeatSpec.human(1000 + 4 * i + s, f"p{i}.{s}") for s in range(4)], at=T0)
+        for i in range(30)
+    ))
+    played: dict[int, list[dict]] = defaultdict(list)
+
+    async def drive(rec: TableRecorder, r: random.Random) -> None:
+        for _ in range(80):
+            a = next_action(rec.table, r)
+            played[rec.match_id].append(a.to_json())
+            await rec.apply(a, T0)
+            await asyncio.sleep(r.random() * 0.002)
+
+    await asyncio.gather(*(drive(rec, random.Random(rng.random())) for rec in recs))
+    for rec in recs:
+        stored = await store.actions(rec.match_id)
+        assert [a.seq for a in stored] == list(range(80))
+        assert [json.loads(a.action) for a in stored] == played[rec.match_id]
+    report = await resume_all(store, rebuild_table)
+    assert {r.game.match_id: r.table.state_hash() for r in report.resumed} == {
+        rec.match_id: rec.table.state_hash() for rec in recs
+    }
+    check_sql(store.path)
+
+
+async def test_concurrent_writers_on_one_match_cannot_both_take_a_seq(store: Store) -> None:
+    mid, hid = await new_hand(store)
+    results = await asyncio.gather(
+        *(store.record_action(mid, 0, {"type": "discard", "seat": 0, "tile": f"{k}m"}, T0) for k in range(1, 10)),
+        return_exceptions=True,
+    )
+    assert results.count(True) == 1
+    assert all(isinstance(r, StoreError) and r.code == "seq_conflict" for r in results if r is not True)
+    assert len(await store.actions(mid)) == 1
+
+
+# ---------------------------------------------------------------------------------------------- leaderboards
+
+
+async def test_a_played_match_is_in_the_ledger_and_on_the_board(store: Store) -> None:
+    rng = random.Random(5)
+    rec = await TableRecorder.start(store, guild_id=5, channel_id=1, variant="wuhu", seed=9, settings={},
+                                    seats=SEATS, at=T0)
+    await play(rec, 5000, rng)
+    assert rec.over
+    m = await store.match(rec.match_id)
+    assert m.status == "finished" and [s.total for s in m.seats] == rec.table.totals()
+    board = {r.player_id: r for r in await store.leaderboard(5, "wuhu", limit=100)}
+    assert {p: board[p].net for p in board} == {11: m.seats[0].total, 12: m.seats[1].total, 13: m.seats[3].total}
+    n_hands = len(await store.hands(rec.match_id))
+    assert n_hands >= 1 and all(board[p].hands == n_hands for p in board)
+    await Replays().check(store)
+
+
+async def test_leaderboards_and_stats_equal_sums_over_the_ledger(store: Store) -> None:
+    """Random zero-sum hands over 70 days in two servers and variants; every board, period and order, and every
+    player's stats, equal what the ledger rows add up to."""
+    rng = random.Random(2026)
+    players = list(range(1, 9))
+    mine: list[tuple[int, str, datetime, int | None, LedgerRow]] = []  # guild, variant, at, player, row
+    for k in range(40):
+        guild, variant = rng.choice([(5, "wuhu"), (5, "hefei"), (6, "wuhu")])
+        who = rng.sample(players, 3) + [None]
+        rng.shuffle(who)
+        seats = [SeatSpec.human(p, f"P{p}") if p else SeatSpec.bot() for p in who]
+        start = T0 + timedelta(hours=rng.uniform(0, 24 * 70))
+        mid = await store.start_match(guild, 1, variant, {}, k, seats, at=start)
+        for n in range(rng.randint(1, 8)):
+            at = start + timedelta(minutes=7 * n)
+            hid = await store.start_hand(mid, n, f"{k}#{n}", at=at)
+            if rng.random() < 0.15:
+                ledger = [LedgerRow(s, 0, drawn=True) for s in range(4)]
+            else:
+                w = rng.randrange(4)
+                value = rng.randint(1, 60)
+                if rng.random() < 0.4:
+                    ledger = [LedgerRow(s, 3 * value if s == w else -value, won=s == w, self_draw=s == w,
+                                        hand_value=3 * value if s == w else 0) for s in range(4)]
+                else:
+                    f = rng.choice([s for s in range(4) if s != w])
+                    ledger = [LedgerRow(s, value if s == w else -value if s == f else 0, won=s == w, deal_in=s == f,
+                                        hand_value=value if s == w else 0) for s in range(4)]
+                if variant == "wuhu":
+                    ledger = [LedgerRow(r.seat, r.amount, r.amount, 0, r.won, r.self_draw, r.deal_in, r.drawn,
+                                        r.hand_value) for r in ledger]
+            await store.finish_hand(hid, ledger, at=at)
+            mine += [(guild, variant, at, who[r.seat], r) for r in ledger]
+        await store.finish_match(mid, at=start)
+    check_sql(store.path)
+    now = T0 + timedelta(days=70)
+    cut = T0 + timedelta(days=33, hours=7, minutes=13)  # mid-day: part of a day comes from the raw ledger
+    for guild, variant in ((5, "wuhu"), (5, "hefei"), (6, "wuhu"), (6, "hefei")):
+        for since in (None, period_start("month", now), period_start("week", now), cut):
+            want: dict[int, list[int]] = {}
+            for g, v, at, p, r in mine:
+                if g != guild or v != variant or p is None or (since is not None and at < since):
+                    continue
+                x = want.setdefault(p, [0, 0, 0, 0, 0, 0, 0])
+                x[0] += 1
+                x[1] += r.won
+                x[2] += r.self_draw
+                x[3] += r.deal_in
+                x[4] += r.drawn
+                x[5] = max(x[5], r.hand_value if r.won else 0)
+                x[6] += r.amount
+            for order, first in (("net", 6), ("wins", 1), ("hands", 0)):
+                second = 1 if order == "net" else 6
+                board = await store.leaderboard(guild, variant, since, limit=5, order=order)
+                ranked = sorted(want, key=lambda p, a=first, b=second, w=want: (-w[p][a], -w[p][b], p))
+                expected = [(p, f"P{p}", *want[p]) for p in ranked[:5]]
+                got = [(r.player_id, r.display_name, r.hands, r.wins, r.self_draws, r.deal_ins, r.draws,
+                        r.biggest_hand, r.net) for r in board]
+                assert got == expected, (guild, variant, since, order)
+    for p in players:
+        for variant, since in ((None, None), ("wuhu", cut)):
+            st = await store.player_stats(5, p, variant, since)
+            mine_p = sorted(((at, r) for g, v, at, q, r in mine
+                             if g == 5 and q == p and (variant is None or v == variant)
+                             and (since is None or at >= since)), key=lambda x: x[0])
+            assert st.hands == len(mine_p) and st.net == sum(r.amount for _, r in mine_p)
+            assert st.wins == sum(r.won for _, r in mine_p) and st.deal_ins == sum(r.deal_in for _, r in mine_p)
+            assert st.biggest_hand == max((r.hand_value for _, r in mine_p if r.won), default=0)
+            running = 0
+            series = []
+            for at, r in mine_p:
+                running += r.amount
+                series.append((at.replace(microsecond=at.microsecond // 1000 * 1000), running))
+            assert list(st.series) == series
+
+
+def test_period_start_in_a_server_time_zone() -> None:
+    from zoneinfo import ZoneInfo
+
+    sh = ZoneInfo("Asia/Shanghai")
+    now = datetime(2026, 3, 1, 2, 30, tzinfo=sh)  # Sunday in Shanghai, still Saturday in UTC
+    assert period_start("week", now) == datetime(2026, 2, 23, tzinfo=sh)
+    assert period_start("month", now) == datetime(2026, 3, 1, tzinfo=sh)
+    assert period_start("all", now) is None
+    with pytest.raises(ValueError):
+        period_start("year", now)
+
+
+async def test_table_recorder_refuses_illegal_actions_without_writing(store: Store) -> None:
+    rec = await TableRecorder.start(store, guild_id=5, channel_id=1, variant="hefei", seed=1, settings={},
+                                    seats=SEATS, at=T0)
+    t: Table = rec.table
+    idle = next(s for s in range(4) if s not in t.awaited())
+    with pytest.raises(Exception) as err:
+        await rec.apply({"type": "discard", "seat": idle, "tile": "1m"}, T0)
+    assert getattr(err.value, "code", None) is not None
+    assert await store.actions(rec.match_id) == []

@@ -1,0 +1,186 @@
+"""Schema migrations: from an empty file and from every earlier version, atomic, refusing unknown versions.
+
+The tests iterate over the migrations found in bot/migrations, so each new NNNN_*.sql is covered automatically:
+a database at every earlier version, holding data written at that version, must upgrade to exactly the schema of
+a fresh database and keep its data.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.store import LedgerRow, SeatSpec, Store, StoreError, dialect
+from bot.store.migrate import MIGRATIONS_DIR, load_migrations, migrate
+from bot.store.models import from_ms
+
+MIGRATIONS = load_migrations()
+LATEST = MIGRATIONS[-1].version
+
+
+def schema(path: Path) -> list[tuple[str, str, str]]:
+    db = sqlite3.connect(path)
+    try:
+        rows = db.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+        ).fetchall()
+        return [(t, n, " ".join((s or "").split())) for t, n, s in rows]
+    finally:
+        db.close()
+
+
+def user_version(path: Path) -> int:
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        db.close()
+
+
+async def at_version(path: Path, version: int) -> None:
+    conn = await dialect.connect(str(path))
+    try:
+        assert await migrate(conn, MIGRATIONS, upto=version) == version
+    finally:
+        await conn.close()
+
+
+# Data a database could hold at each version, written with that version's own tables. A version without an entry
+# gets the data of the nearest earlier one.
+def seed_v1(path: Path) -> None:
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("INSERT INTO players VALUES (11, 'Ann', 1), (12, 'Bo', 1)")
+        db.execute("INSERT INTO guild_settings (guild_id, house_rules, updated_at) VALUES (5, '{\"wuhu\":{}}', 1)")
+        db.execute(
+            "INSERT INTO matches (id, guild_id, channel_id, variant, settings, seed, status, started_at) "
+            "VALUES (1, 5, 9, 'wuhu', '{}', '42', 'finished', 1000)"
+        )
+        db.executemany(
+            "INSERT INTO match_seats (match_id, seat, player_id, ai, total, stack_total, jiao_total) "
+            "VALUES (1, ?, ?, ?, ?, ?, ?)",
+            [(0, 11, None, 40, 10, 30), (1, 12, None, -30, 0, -30), (2, None, "normal", -10, -10, 0),
+             (3, None, "easy", 0, 0, 0)],
+        )
+        for hand, at, rows in (
+            (1, 86_400_000 * 3 + 5, [(0, 30, 0, 30, 1, 0, 0, 30), (1, -30, 0, -30, 0, 0, 1, 0),
+                                      (2, 0, 0, 0, 0, 0, 0, 0), (3, 0, 0, 0, 0, 0, 0, 0)]),
+            (2, 86_400_000 * 4 + 5, [(0, 10, 10, 0, 1, 1, 0, 10), (1, 0, 0, 0, 0, 0, 0, 0),
+                                      (2, -10, -10, 0, 0, 0, 0, 0), (3, 0, 0, 0, 0, 0, 0, 0)]),
+        ):
+            db.execute(
+                "INSERT INTO hands (id, match_id, number, seed, status, started_at, ended_at) "
+                "VALUES (?, 1, ?, 's', 'finished', ?, ?)",
+                (hand, hand, at, at),
+            )
+            db.executemany(
+                "INSERT INTO ledger (hand_id, seat, match_id, guild_id, variant, player_id, ai, amount, stack_amount, "
+                "jiao_amount, won, self_draw, deal_in, drawn, hand_value, at) "
+                "SELECT ?, ?, 1, 5, 'wuhu', player_id, ai, ?, ?, ?, ?, ?, ?, 0, ?, ? FROM match_seats "
+                "WHERE match_id = 1 AND seat = ?",
+                [(hand, s, a, st, j, w, sd, di, hv, at, s) for s, a, st, j, w, sd, di, hv in rows],
+            )
+        db.execute("INSERT INTO actions VALUES (1, 0, 1, '{\"type\":\"discard\"}', 'h', 1000)")
+    db.close()
+
+
+SEEDS = {1: seed_v1}
+
+
+def seed_for(version: int):
+    for v in range(version, 0, -1):
+        if v in SEEDS:
+            return SEEDS[v]
+    return None
+
+
+async def test_fresh_database_gets_every_migration(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "folder" / "mj.db"
+    store = await Store.open(path)
+    await store.close()
+    assert path.exists()
+    assert user_version(path) == LATEST
+    names = {n for t, n, _ in schema(path) if t == "table"}
+    assert {"guild_settings", "settings_audit", "players", "matches", "match_seats", "hands", "actions",
+            "ledger"} <= names
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
+
+
+@pytest.mark.parametrize("start", range(0, LATEST))
+async def test_upgrade_from_every_earlier_version(tmp_path: Path, start: int) -> None:
+    fresh = tmp_path / "fresh.db"
+    await (await Store.open(fresh)).close()
+
+    old = tmp_path / "old.db"
+    await at_version(old, start)
+    assert user_version(old) == start
+    seed = seed_for(start)
+    if seed is not None:
+        seed(old)
+    store = await Store.open(old)
+    try:
+        assert store.schema_version == LATEST
+        assert schema(old) == schema(fresh)
+        if seed is not None:
+            # the data written at the old version is still there and reads through today's store
+            m = await store.match(1)
+            assert [s.total for s in m.seats] == [40, -30, -10, 0]
+            assert sum(s.total for s in m.seats) == 0
+            assert (await store.guild_settings(5)).house_rules == {"wuhu": {}}
+            board = await store.leaderboard(5, "wuhu")
+            assert [(r.player_id, r.hands, r.wins, r.self_draws, r.deal_ins, r.biggest_hand, r.net) for r in board] == [
+                (11, 2, 2, 1, 0, 30, 40), (12, 2, 0, 0, 1, 0, -30)
+            ]
+            day4 = await store.leaderboard(5, "wuhu", since=from_ms(86_400_000 * 4))
+            assert [(r.player_id, r.hands, r.net) for r in day4] == [(11, 1, 10), (12, 1, 0)]
+        # and the upgraded database takes new writes
+        mid = await store.start_match(5, 9, "hefei", {}, 1, [SeatSpec.bot()] * 4)
+        hid = await store.start_hand(mid, 0, "1#0")
+        await store.finish_hand(hid, [LedgerRow(s, 0, drawn=True) for s in range(4)])
+    finally:
+        await store.close()
+
+
+async def test_failed_migration_leaves_the_previous_version(tmp_path: Path) -> None:
+    mig = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS_DIR, mig)
+    bad = f"{LATEST + 1:04d}_broken.sql"
+    (mig / bad).write_text("CREATE TABLE half_done (x INTEGER);\nINSERT INTO no_such_table VALUES (1);\n")
+    path = tmp_path / "mj.db"
+    await (await Store.open(path)).close()
+    with pytest.raises(StoreError) as err:
+        await Store.open(path, migrations_dir=mig)
+    assert err.value.code == "migration_failed" and bad in str(err.value)
+    assert user_version(path) == LATEST
+    assert "half_done" not in {n for _, n, _ in schema(path)}
+    # and the database still opens with the real migrations
+    await (await Store.open(path)).close()
+
+
+async def test_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "mj.db"
+    await (await Store.open(path)).close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {LATEST + 1}")
+    db.close()
+    with pytest.raises(StoreError) as err:
+        await Store.open(path)
+    assert err.value.code == "schema_too_new"
+    assert "更新" in err.value.message("zh")
+
+
+def test_migration_numbers_must_not_have_gaps(tmp_path: Path) -> None:
+    (tmp_path / "0001_a.sql").write_text("CREATE TABLE a (x INTEGER);")
+    (tmp_path / "0003_c.sql").write_text("CREATE TABLE c (x INTEGER);")
+    with pytest.raises(StoreError) as err:
+        load_migrations(tmp_path)
+    assert err.value.code == "migration_gap"
+    (tmp_path / "0003_c.sql").rename(tmp_path / "3_c.sql")
+    with pytest.raises(StoreError) as err:
+        load_migrations(tmp_path)
+    assert err.value.code == "bad_migration_name"
