@@ -7,7 +7,7 @@ Every ``render_*`` function is pure: plain data in (see :mod:`render.scene`), PN
 
 from __future__ import annotations
 
-from .card import draw_score, render_score
+from .card import draw_score, render_score, render_score_card
 from .hand import draw_hand, render_hand
 from .match import draw_match, render_match
 from .scene import HandScene, MatchScene, ScoreScene, SeatScene, TableScene, hand_slots
@@ -30,6 +30,7 @@ __all__ = [
     "render_hand",
     "render_match",
     "render_score",
+    "render_score_card",
     "render_table",
     "tile_sprite",
 ]

@@ -3,12 +3,15 @@ language, and what each seat gains or pays."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PIL import Image, ImageDraw
 
-from engine.variants.base import Item
+from engine.tiles import Hand
+from engine.variants.base import Item, ScoreResult, Situation
 
 from . import fonts
-from .common import Theme, draw_text, encode, lang_of, theme_of, tr, wind_name
+from .common import WIND_ZH, Theme, draw_text, encode, lang_of, theme_of, tr, wind_name
 from .hand import draw_hand
 from .scene import HandScene, ScoreScene
 
@@ -72,6 +75,14 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     def wind(s: int) -> str:
         return wind_name(scene.winds[s] if scene.winds else s, lang)
 
+    def name(s: int) -> str:
+        """The seat's name, or its wind spelled out when the card has no names."""
+        w = scene.winds[s] if scene.winds else s
+        return scene.names[s] or tr(lang, f"{WIND_ZH[w]}家", ("East", "South", "West", "North")[w])
+
+    def who(s: int) -> str:
+        return f"{wind(s)} {scene.names[s]}" if scene.names[s] else name(s)
+
     W = max(CARD_W, hand_img.width + 2 * MARGIN)
     # measure the rows first
     rows = []
@@ -89,17 +100,14 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, W - 7, H - 7), radius=16, fill=th.panel)
     # header: winner and how
-    winner = scene.names[scene.winner]
     y = MARGIN
     title = tr(lang, scene.title, scene.title) if scene.title else tr(lang, "和牌", "Win")
     draw_text(img, (MARGIN, y), title, 18, th.subtext, max_width=W - 2 * MARGIN)
     if scene.discarder is None:
         how = tr(lang, "自摸", "self-drawn")
     else:
-        how = tr(lang, f"点炮：{wind(scene.discarder)} {scene.names[scene.discarder]}",
-                 f"on {wind(scene.discarder)} {scene.names[scene.discarder]}'s discard")
-    line = tr(lang, f"{wind(scene.winner)} {winner} 和牌 · {how}",
-              f"{wind(scene.winner)} {winner} wins · {how}")
+        how = tr(lang, f"点炮：{who(scene.discarder)}", f"on {who(scene.discarder)}'s discard")
+    line = tr(lang, f"{who(scene.winner)} 和牌 · {how}", f"{who(scene.winner)} wins · {how}")
     draw_text(img, (MARGIN, y + 28), line, 26, th.text, max_width=W - 2 * MARGIN)
     y += header_h
     img.paste(hand_img, (MARGIN - 8, y))
@@ -139,7 +147,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         elif s == scene.discarder:
             tag = tr(lang, "点炮", "dealt in")
         draw_text(img, (MARGIN + 12, y + 18), wind(s), 20, th.subtext, anchor="lm")
-        draw_text(img, (MARGIN + 50, y + 18), scene.names[s], 20, th.text, anchor="lm", max_width=W // 2 - 40)
+        draw_text(img, (MARGIN + 50, y + 18), name(s), 20, th.text, anchor="lm", max_width=W // 2 - 40)
         if tag:
             draw_text(img, (W // 2 + 40, y + 18), tag, 16, th.accent, anchor="lm")
         col = th.plus if amount > 0 else th.minus if amount < 0 else th.subtext
@@ -153,3 +161,35 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
 def render_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:
     """PNG bytes of the score card (see :class:`render.scene.ScoreScene`)."""
     return encode(draw_score(scene, theme, lang), theme)
+
+
+def render_score_card(
+    hand: Hand,
+    result: ScoreResult,
+    situation: Situation | None = None,
+    *,
+    lang: str = "zh",
+    theme: str | Theme = "dark",
+    names: Sequence[str] | None = None,
+    title: str = "",
+) -> bytes:
+    """PNG bytes of the score card straight from the engine's scoring: ``hand`` (with its winning tile), the
+    :class:`ScoreResult`, and optionally the :class:`Situation` (for who dealt in) and the seats' names (default:
+    the winds, seat i = wind i)."""
+    lang = lang_of(lang)
+    if names is None:
+        names = ("", "", "", "")  # the card spells out the winds
+    if not title:
+        try:
+            from engine.variants import get_variant
+
+            v = get_variant(result.variant)
+            title = tr(lang, v.zh, v.en)
+        except Exception:  # noqa: BLE001 - a title is a nicety
+            title = ""
+        mode = result.extra.get("mode") if result.extra else None
+        if mode and title:
+            title = f"{title} · {mode}"
+    scene = ScoreScene.from_result(hand, result, names, discarder=situation.discarder if situation else None,
+                                   title=title)
+    return render_score(scene, theme, lang)

@@ -54,14 +54,13 @@ def score_scene() -> ScoreScene:
     """A Wuhu win scored by the engine when it can, else a fixed breakdown of the same shape."""
     hand = parse_hand("123m456m789m1p[555s:E]+1p")
     try:
-        from engine.tiles import SEATS  # noqa: F401
         from engine.variants import get_variant
         from engine.variants.base import Situation
 
         v = get_variant("wuhu")
         result = v.score(hand, Situation(winner=1, discarder=0))
         return ScoreScene.from_result(hand, result, NAMES, discarder=0, title=f"{v.zh} · 315")
-    except Exception:  # the engine is still being written: keep the example working
+    except Exception:  # noqa: BLE001 - the engine is still changing: keep the example working
         items = (Item("zhi", "支数", "八支 count (支数)", 9, "info"), Item("ping_hu", "平胡", "plain win", 1),
                  Item("zhi_fan", "支番", "支 points", 2), Item("tong_tian", "通天", "straight 1-9", 2))
         return ScoreScene(hand, items, (-6, 16, -5, -5), NAMES, 1, 0, title="芜湖麻将 · 315")

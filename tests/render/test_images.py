@@ -210,3 +210,19 @@ def test_match_chart_with_one_hand_and_with_many():
     many = MatchScene.from_deltas(samples.NAMES, [(i % 4 * 3 - 4, 1, 2, 1 - i % 4 * 3) for i in range(60)])
     for scene in (one, many, MatchScene(samples.NAMES, ())):
         assert open_png(render_match(scene)).size == (960, 540)
+
+
+def test_score_card_straight_from_the_engine():
+    from engine.variants import get_variant
+    from engine.variants.base import Situation
+    from render import render_score_card
+
+    hand = parse_hand("1112345678999m+5m")
+    situation = Situation(winner=1, discarder=0)
+    result = get_variant("hefei").score(hand, situation)
+    zh = open_png(render_score_card(hand, result, situation, lang="zh"))
+    en = open_png(render_score_card(hand, result, situation, lang="en", theme="light"))
+    assert zh.width == en.width == 760
+    # one row per item: more items, taller card
+    fewer = replace(result, items=result.items[:2])
+    assert open_png(render_score_card(hand, fewer, situation)).height < zh.height
