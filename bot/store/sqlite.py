@@ -8,13 +8,16 @@ with ``?`` placeholders; the SQLite-only bits live in :mod:`bot.store.dialect`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import json
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -38,6 +41,7 @@ from .models import (
     to_ms,
 )
 
+T = TypeVar("T")
 DAY_MS = 86_400_000
 _JSON_SETTINGS = ("house_rules", "allowed_channels")
 _SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
@@ -60,6 +64,27 @@ def _seed_text(seed: Any) -> str:
     return str(seed)
 
 
+def _completes(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    """A write that, once started, completes even if the caller is cancelled (a shutdown, a timed-out
+    interaction): the caller gets its CancelledError, the transaction still commits or rolls back as a whole, and
+    ``close()`` waits for it."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Store, *args: Any, **kwargs: Any) -> T:
+        task = asyncio.ensure_future(method(self, *args, **kwargs))
+        self._pending.add(task)
+
+        def done(t: asyncio.Future[T]) -> None:
+            self._pending.discard(t)
+            if not t.cancelled():
+                t.exception()  # retrieved: never "exception was never retrieved"
+
+        task.add_done_callback(done)
+        return await asyncio.shield(task)
+
+    return wrapper
+
+
 class Store:
     """Settings, players, matches, hands, actions and the 子 ledger. Create with ``await Store.open(path)``."""
 
@@ -68,6 +93,7 @@ class Store:
         self.path = path
         self.schema_version = schema_version
         self._lock = asyncio.Lock()
+        self._pending: set[asyncio.Future[Any]] = set()
 
     # ------------------------------------------------------------------ life cycle
 
@@ -88,7 +114,9 @@ class Store:
         return cls(conn, p, version)
 
     async def close(self) -> None:
-        """Finish pending work and close. Safe to call twice."""
+        """Finish pending writes and close. Safe to call twice."""
+        while self._pending:
+            await asyncio.gather(*list(self._pending), return_exceptions=True)
         conn, self._conn = self._conn, None
         if conn is None:
             return
@@ -113,12 +141,14 @@ class Store:
             conn = self._conn
             if conn is None:
                 raise StoreError("closed")
-            await conn.execute(dialect.BEGIN_WRITE if write else dialect.BEGIN_READ)
             try:
+                await conn.execute(dialect.BEGIN_WRITE if write else dialect.BEGIN_READ)
                 yield conn
             except BaseException:
-                if conn.in_transaction:
-                    await conn.rollback()
+                # The connection's thread runs requests in order, so this ROLLBACK comes after whatever was sent
+                # (even a BEGIN whose await was cancelled); with nothing open it fails harmlessly.
+                with contextlib.suppress(sqlite3.Error):
+                    await conn.execute("ROLLBACK")
                 raise
             else:
                 await conn.commit()
@@ -161,6 +191,7 @@ class Store:
             updated_at=from_ms(row[8]),
         )
 
+    @_completes
     async def update_guild_settings(
         self, guild_id: int, user_id: int, changes: Mapping[str, Any], at: datetime | None = None
     ) -> GuildSettings:
@@ -175,49 +206,65 @@ class Store:
             expected = _SETTING_TYPES[key]
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
                 raise StoreError("bad_setting_value", field=key, value=value)
-        ms = to_ms(at)
         async with self._tx() as conn:
-            old = await self._settings(conn, guild_id)
-            new_values = {k: getattr(old, k) for k in SETTING_DEFAULTS}
-            audit = []
-            for key, value in changes.items():
-                if key == "allowed_channels":
-                    value = [int(c) for c in value]
-                if key == "house_rules":
-                    value = {str(v): dict(r) for v, r in value.items()}
-                if new_values[key] != value:
-                    audit.append((guild_id, user_id, key, _dumps(new_values[key]), _dumps(value), ms))
-                    new_values[key] = value
-            if not audit:
-                return old
-            params = [guild_id]
-            for key in SETTING_DEFAULTS:
-                v = new_values[key]
-                params.append(_dumps(v) if key in _JSON_SETTINGS else (int(v) if isinstance(v, bool) else v))
-            params.append(ms)
-            cols = ", ".join(SETTING_DEFAULTS)
-            updates = ", ".join(f"{c} = excluded.{c}" for c in [*SETTING_DEFAULTS, "updated_at"])
-            await conn.execute(
-                f"INSERT INTO guild_settings (guild_id, {cols}, updated_at) "
-                f"VALUES ({', '.join('?' * (len(SETTING_DEFAULTS) + 2))}) "
-                f"ON CONFLICT (guild_id) DO UPDATE SET {updates}",
-                params,
-            )
-            await conn.executemany(
-                "INSERT INTO settings_audit (guild_id, user_id, field, old_value, new_value, changed_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                audit,
-            )
-            return await self._settings(conn, guild_id)
+            return await self._change_settings(conn, guild_id, user_id, lambda _old: changes, to_ms(at))
 
+    async def _change_settings(
+        self,
+        conn: aiosqlite.Connection,
+        guild_id: int,
+        user_id: int,
+        make_changes: Callable[[GuildSettings], Mapping[str, Any]],
+        ms: int,
+    ) -> GuildSettings:
+        old = await self._settings(conn, guild_id)
+        changes = make_changes(old)
+        new_values = {k: getattr(old, k) for k in SETTING_DEFAULTS}
+        audit = []
+        for key, value in changes.items():
+            if key == "allowed_channels":
+                value = [int(c) for c in value]
+            if key == "house_rules":
+                value = {str(v): dict(r) for v, r in value.items()}
+            if new_values[key] != value:
+                audit.append((guild_id, user_id, key, _dumps(new_values[key]), _dumps(value), ms))
+                new_values[key] = value
+        if not audit:
+            return old
+        params = [guild_id]
+        for key in SETTING_DEFAULTS:
+            v = new_values[key]
+            params.append(_dumps(v) if key in _JSON_SETTINGS else (int(v) if isinstance(v, bool) else v))
+        params.append(ms)
+        cols = ", ".join(SETTING_DEFAULTS)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in [*SETTING_DEFAULTS, "updated_at"])
+        await conn.execute(
+            f"INSERT INTO guild_settings (guild_id, {cols}, updated_at) "
+            f"VALUES ({', '.join('?' * (len(SETTING_DEFAULTS) + 2))}) "
+            f"ON CONFLICT (guild_id) DO UPDATE SET {updates}",
+            params,
+        )
+        await conn.executemany(
+            "INSERT INTO settings_audit (guild_id, user_id, field, old_value, new_value, changed_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            audit,
+        )
+        return await self._settings(conn, guild_id)
+
+    @_completes
     async def set_house_rules(
         self, guild_id: int, user_id: int, variant: str, rules: Mapping[str, Any], at: datetime | None = None
     ) -> GuildSettings:
-        """Replace one variant's house-rule overrides (audited as a change of ``house_rules``)."""
-        current = await self.guild_settings(guild_id)
-        house = {k: dict(v) for k, v in current.house_rules.items()}
-        house[variant] = dict(rules)
-        return await self.update_guild_settings(guild_id, user_id, {"house_rules": house}, at)
+        """Replace one variant's house-rule overrides (audited as a change of ``house_rules``); read and written in
+        one transaction, so two admins changing different variants at once both keep their change."""
+
+        def change(current: GuildSettings) -> dict[str, Any]:
+            house = {k: dict(v) for k, v in current.house_rules.items()}
+            house[str(variant)] = dict(rules)
+            return {"house_rules": house}
+
+        async with self._tx() as conn:
+            return await self._change_settings(conn, guild_id, user_id, change, to_ms(at))
 
     async def settings_audit(self, guild_id: int, limit: int = 50) -> list[AuditEntry]:
         """The latest setting changes of a server, newest first."""
@@ -236,6 +283,7 @@ class Store:
 
     # ------------------------------------------------------------------ players
 
+    @_completes
     async def upsert_player(self, user_id: int, display_name: str, at: datetime | None = None) -> None:
         """Remember (or refresh) a Discord user's display name."""
         async with self._tx() as conn:
@@ -257,6 +305,7 @@ class Store:
 
     # ------------------------------------------------------------------ writing a game
 
+    @_completes
     async def start_match(
         self,
         guild_id: int,
@@ -314,6 +363,7 @@ class Store:
             raise StoreError("match_not_active", match_id=match_id, status=row[0])
         return row
 
+    @_completes
     async def start_hand(
         self,
         match_id: int,
@@ -347,6 +397,7 @@ class Store:
             )
             return int(cur.lastrowid)
 
+    @_completes
     async def record_action(
         self,
         match_id: int,
@@ -395,6 +446,7 @@ class Store:
             )
         return True
 
+    @_completes
     async def finish_hand(
         self,
         hand_id: int,
@@ -506,6 +558,7 @@ class Store:
         ]
         return [tuple(s) for s in stored] == want
 
+    @_completes
     async def finish_match(self, match_id: int, state_hash: str | None = None, at: datetime | None = None) -> bool:
         """Close a match normally. Refused while a hand is still in play. False if it was already finished."""
         ms = to_ms(at)
@@ -527,6 +580,7 @@ class Store:
             )
         return True
 
+    @_completes
     async def abort_match(self, match_id: int, reason: str, at: datetime | None = None) -> bool:
         """Close a match that cannot go on (``/table end``, or it failed to resume): the match and its hand in
         play become ``aborted`` with ``reason``. The ledger is not touched: settled hands stay settled, the hand in

@@ -430,3 +430,41 @@ async def test_table_recorder_refuses_illegal_actions_without_writing(store: Sto
         await rec.apply({"type": "discard", "seat": idle, "tile": "1m"}, T0)
     assert getattr(err.value, "code", None) is not None
     assert await store.actions(rec.match_id) == []
+
+
+async def test_a_cancelled_caller_does_not_break_or_half_write(store: Store) -> None:
+    """A write whose caller is cancelled (shutdown, timed-out interaction) still completes as a whole, and the
+    store keeps working; close() waits for it."""
+    mid, hid = await new_hand(store)
+    task = asyncio.ensure_future(store.record_action(mid, 0, {"type": "discard", "seat": 0, "tile": "1m"}, T0))
+    await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    reader = asyncio.ensure_future(store.actions(mid))
+    await asyncio.sleep(0)
+    reader.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await reader
+    assert [a.seq for a in await store.actions(mid)] == [0]
+    assert await store.record_action(mid, 1, {"type": "pass", "seat": 1}, T0)
+    finish = asyncio.ensure_future(store.finish_hand(hid, rows(3, -1, -1, -1, winner=0), "end", T0))
+    await asyncio.sleep(0)
+    finish.cancel()
+    await store.close()
+    reopened = await Store.open(store.path)
+    try:
+        assert await reopened.hand_ledger(hid) == rows(3, -1, -1, -1, winner=0)
+        assert [s.total for s in (await reopened.match(mid)).seats] == [3, -1, -1, -1]
+    finally:
+        await reopened.close()
+
+
+async def test_house_rule_changes_of_two_admins_at_once_both_stay(store: Store) -> None:
+    await asyncio.gather(
+        store.set_house_rules(5, 1, "wuhu", {"di_per_match": 2}, T0),
+        store.set_house_rules(5, 2, "hefei", {"quan_per_match": 1}, T0),
+    )
+    s = await store.guild_settings(5)
+    assert s.house_rules == {"wuhu": {"di_per_match": 2}, "hefei": {"quan_per_match": 1}}
+    assert len(await store.settings_audit(5)) == 2
