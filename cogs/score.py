@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import discord
@@ -144,34 +144,13 @@ def _payment_line(payments: tuple[int, ...], winner: int | None, lang: str) -> s
     return " · ".join(parts)
 
 
-def _score_card_renderer() -> Callable[..., bytes] | None:
-    """The score-card renderer of ``render/`` when it exists (it is optional for this command)."""
-    try:
-        import render
-    except ImportError:
-        return None
-    for name in ("render_score_card", "score_card"):
-        fn = getattr(render, name, None)
-        if callable(fn):
-            return fn
-    try:
-        from render import card  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    fn = getattr(card, "render_score_card", None)
-    return fn if callable(fn) else None
+def render_image(hand: Hand, result: ScoreResult, situation: Situation, lang: str, title: str = "") -> tuple[bytes, str]:
+    """PNG bytes of the score card (render.render_score) and its file name. Runs in a worker thread."""
+    from render import ScoreScene, render_score
 
-
-def render_image(hand: Hand, result: ScoreResult, situation: Situation, lang: str) -> tuple[bytes, str] | None:
-    """PNG bytes of the score card (or, until the score card renderer exists, of the hand) and a file name."""
-    card = _score_card_renderer()
-    if card is not None:
-        return card(hand, result, lang=lang), "score.png"
-    try:
-        from render.hand import render_hand
-    except ImportError:
-        return None
-    return render_hand(hand, lang=lang), "hand.png"
+    names = ("", "", "", "")  # no players here: the card spells out the winds
+    scene = ScoreScene.from_result(hand, result, names, discarder=situation.discarder, title=title)
+    return render_score(scene, lang=lang), "score.png"
 
 
 class HelpButton(discord.ui.Button["HelpView"]):
@@ -255,7 +234,8 @@ class Score(commands.Cog):
         await interaction.response.defer(thinking=True)
         image = None
         try:
-            image = await asyncio.to_thread(render_image, parsed, result, sit, lang)
+            title = variant_name(key, lang) + (f" · {rules['mode']}" if "mode" in rules else "")
+            image = await asyncio.to_thread(render_image, parsed, result, sit, lang, title)
         except Exception:  # the breakdown matters more than the picture
             log.exception("score image failed for %r", hand)
         if image is None:

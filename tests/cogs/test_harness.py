@@ -124,3 +124,34 @@ async def test_permissions_and_locale_reach_the_interaction(harness: Harness):
     harness.bot.add_listener(listener, "on_interaction")
     await harness.slash("score", hand="x", permissions=ADMIN_PERMISSIONS, locale="zh-TW")
     assert seen == {"perms": True, "locale": discord.Locale.taiwan_chinese}
+
+
+async def test_settle_waits_for_work_but_not_for_timers(harness: Harness):
+    import asyncio
+
+    done = []
+
+    async def work():
+        await asyncio.to_thread(sum, range(1000))
+        await asyncio.sleep(0)
+        done.append("work")
+
+    async def timer():
+        await asyncio.sleep(3600)
+        done.append("timer")
+
+    queue: asyncio.Queue[int] = asyncio.Queue()
+
+    async def worker():
+        while True:
+            await queue.get()
+            done.append("item")
+
+    tasks = [asyncio.create_task(work()), asyncio.create_task(timer()), asyncio.create_task(worker())]
+    await harness.settle(timeout=5)
+    assert done == ["work"]
+    queue.put_nowait(1)
+    await harness.settle(timeout=5)
+    assert done == ["work", "item"]
+    for t in tasks:
+        t.cancel()

@@ -75,6 +75,40 @@ _OPTION_TYPES = {
 }
 
 
+# Awaiting one of these means "waiting for time or for outside input", not "working": settle() does not wait for
+# such tasks (turn timers, view timeouts, worker loops on a queue).
+_IDLE_AWAITS = {
+    ("asyncio.tasks", "sleep"),
+    ("asyncio.locks", "wait"),  # Event.wait, Condition.wait
+    ("asyncio.queues", "get"),
+    ("asyncio.tasks", "wait_for"),
+    ("asyncio.timeouts", "__aexit__"),
+}
+
+
+def _idle(task: asyncio.Task[Any]) -> bool:
+    """Whether ``task`` is parked on a timer, an event or a queue (following ``await other_task`` chains)."""
+    coro: Any = task.get_coro()
+    seen = 0
+    while coro is not None and seen < 100:
+        seen += 1
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+        code = getattr(coro, "cr_code", None) or getattr(coro, "gi_code", None)
+        if frame is not None and code is not None:
+            key = (frame.f_globals.get("__name__", ""), code.co_name)
+            if key in _IDLE_AWAITS:
+                if key[1] == "sleep":
+                    return bool(frame.f_locals.get("delay", 0))
+                if key[1] == "wait_for":
+                    return frame.f_locals.get("timeout") is not None and frame.f_locals.get("timeout", 0) > 0
+                return True
+        awaited = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+        if isinstance(awaited, asyncio.Task):
+            awaited = awaited.get_coro()
+        coro = awaited
+    return False
+
+
 class Harness:
     """The bot, booted, plus its fake Discord. One per test (see the ``harness`` fixture in tests/cogs)."""
 
@@ -140,11 +174,14 @@ class Harness:
             qual = getattr(coro, "__qualname__", "") or repr(coro)
             if any(m in qual for m in self.IGNORED_TASK_MARKERS) or task.get_name() in self.ignored_task_names:
                 continue
+            if _idle(task):
+                continue
             out.append(task)
         return out
 
     async def settle(self, timeout: float = 10.0, *, raise_on_timeout: bool = True) -> None:
-        """Wait until every task started since boot (command handlers, view callbacks, events) has finished."""
+        """Wait until every task started since boot (command handlers, view callbacks, events) has finished or is
+        parked on a timer, an event or a queue (see ``_idle``); image rendering in threads is waited for."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
