@@ -22,9 +22,18 @@ Nothing is recorded twice: ``record_action`` with an already-recorded (match, se
 action and raises :class:`StoreError` if it differs; a gap in the sequence is refused. ``finish_hand`` refuses
 anything but one row per seat summing to zero (and, in Wuhu, amount = stack + 交 on every row).
 
-Restart::
+With the engine's table, :class:`TableRecorder` does all of the above in the crash-safe order (apply in memory,
+record the action with the state hash, then settle / start hands and finish the match from the table's state)::
 
-    report = await resume_all(store, lambda g: Table.replay(g.variant, g.seed, g.settings, actions_of(g)))
+    rec = await TableRecorder.start(store, guild_id=g, channel_id=c, variant="wuhu", seed=s, settings=rules,
+                                    seats=seats, at=now)
+    events = await rec.apply(action, at=now)       # IllegalAction: nothing applied, nothing written
+
+Restart (every unfinished match replayed and checked against its stored state hash; a mismatch or a replay error
+closes that match as 'aborted' with the reason, ledger untouched)::
+
+    report = await resume_all(store, rebuild_table, at=now)
+    tables = [await TableRecorder.resume(store, r.game, r.table, at=now) for r in report.resumed]
 
 Reading: :meth:`Store.guild_settings`, :meth:`Store.update_guild_settings` (audited),
 :meth:`Store.settings_audit`, :meth:`Store.match`, :meth:`Store.matches`, :meth:`Store.hands`,
@@ -51,6 +60,7 @@ from .models import (
 from .paths import default_db_path
 from .resume import Aborted, Resumed, ResumeReport, resume_all
 from .sqlite import Store
+from .tables import TableRecorder, ledger_rows, players_for, rebuild_table
 
 __all__ = [
     "Aborted",
@@ -68,8 +78,12 @@ __all__ = [
     "SeatTotals",
     "Store",
     "StoreError",
+    "TableRecorder",
     "UnfinishedGame",
     "default_db_path",
+    "ledger_rows",
     "period_start",
+    "players_for",
+    "rebuild_table",
     "resume_all",
 ]
