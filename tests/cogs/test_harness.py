@@ -155,3 +155,34 @@ async def test_settle_waits_for_work_but_not_for_timers(harness: Harness):
     assert done == ["work", "item"]
     for t in tasks:
         t.cancel()
+
+
+async def test_deferred_update_then_edit_and_ephemeral_followup(harness: Harness):
+    """Callback type 6 (deferred update) + editing the original = editing the clicked message; followups with
+    ephemeral=True are seen by the clicker only."""
+
+    class Probe(discord.ui.View):
+        @discord.ui.button(label="Go", custom_id="probe:go")
+        async def go(self, interaction: discord.Interaction, button: discord.ui.Button):
+            await interaction.response.defer()
+            await interaction.edit_original_response(content="updated", view=None)
+            await interaction.followup.send("just for you", ephemeral=True)
+            await interaction.followup.send("for everyone")
+
+    channel = harness.bot.get_partial_messageable(harness.channel_id)
+    sent = await channel.send("press", view=Probe())
+    message = harness.fake.find_message(sent.id)
+    assert message.buttons()[0]["label"] == "Go"
+    r = await harness.click(message, label="Go", user=11)
+    assert r.callback_type == 6
+    assert harness.fake.find_message(sent.id).content == "updated"
+    assert harness.fake.find_message(sent.id).components == []
+    assert [m.content for m in harness.channel()] == ["updated", "for everyone"]
+    assert [m.content for m in harness.channel(viewer=11)] == ["updated", "just for you", "for everyone"]
+    assert [m.content for m in r.followups] == ["just for you", "for everyone"]
+
+
+async def test_score_in_a_dm_uses_the_defaults(harness: Harness):
+    r = await harness.slash("score", hand="23456799m345p67s+8s", guild=False, discarder="W", locale="en-US")
+    assert r.reply.content.startswith("**Wuhu") and r.guild_id is None
+    assert harness.fake.channels[r.channel_id].type == CH_DM

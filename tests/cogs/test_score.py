@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
+from PIL import Image
 
 from bot.i18n import hant
 from bot.store import GuildSettings
@@ -64,7 +66,9 @@ async def test_good_hand_shows_the_engine_breakdown_payments_and_an_image(harnes
     assert sum(payments_shown(text, lang)) == 0
     assert SEATS[lang][expected.winner] in text.splitlines()[0]
     [image] = reply.images
-    assert image.startswith(b"\x89PNG")
+    card = Image.open(io.BytesIO(image))
+    assert card.format == "PNG" and card.width >= 600 and card.height >= 400, "a score card, not a thumbnail"
+    assert reply.attachments[0].filename == "score.png"
     # exactly one answer: the deferral, then the message that replaced "thinking..."
     assert [m.id for m in harness.channel()] == [reply.id]
 
