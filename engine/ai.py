@@ -71,13 +71,23 @@ def _groups(c: Sequence[int]) -> list[tuple]:
             _hon(tuple(c[27:34]))]
 
 
+_OTHERS: dict[tuple[int, ...], tuple[tuple[int, int, int], ...]] = {}
+
+
 def _others(groups: Sequence[tuple], skip: int) -> tuple[tuple[int, int, int], ...]:
-    """(sets, partial sets, pair) states combining every group but ``skip``."""
-    states = {(0, 0, 0)}
-    for j, g in enumerate(groups):
-        if j != skip:
+    """(sets, partial sets, pair) states combining every group but ``skip``. The groups come from caches that live
+    as long as the process, so their ids are stable keys."""
+    rest = [g for j, g in enumerate(groups) if j != skip]
+    key = (id(rest[0]), id(rest[1]), id(rest[2]))
+    got = _OTHERS.get(key)
+    if got is None:
+        states = {(0, 0, 0)}
+        for g in rest:
             states = {(m + m0, t + t0, h + h0) for m, t, h in states for m0, t0, h0 in g if h + h0 <= 1}
-    return _prune(states)
+        got = _OTHERS[key] = _prune(states)
+        if len(_OTHERS) > 500_000:
+            _OTHERS.clear()
+    return got
 
 
 def _finish(states: Sequence[tuple[int, int, int]], g: tuple, melds: int) -> int:
@@ -198,7 +208,8 @@ class _Seat:
             best = max(sum(c[0:9]) + meld_suits[0], sum(c[9:18]) + meld_suits[1], sum(c[18:27]) + meld_suits[2])
             return max(sh, 7 - best), sh
         # chizhou: the 花 gate (2 花 to self-draw): tiles still needed to reach it
-        trip = sum(1 for x in c[0:27] if x >= 3)
+        suited = c[0:27]
+        trip = suited.count(3) + suited.count(4)
         return max(sh, _hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2)) - 1), sh
 
     def main_suit(self, c: Sequence[int]) -> int:
@@ -337,10 +348,10 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
             sh = min(sh, _seven(c))
         k = me.key_sh(c, sh, meld_suits, meld_hua)
         c[t] += 1
-        scored.append((k, -me.waste(counts, t, main), t, a))
-    scored.sort(key=lambda x: (x[0], x[1], x[2]))
-    best_key = scored[0][0]
-    top = [x for x in scored if x[0] == best_key][:2]
+        scored.append((k, t, a))
+    best_key = min(x[0] for x in scored)
+    top = sorted(((k, -me.waste(counts, t, main), t, a) for k, t, a in scored if k == best_key),
+                 key=lambda x: (x[1], x[2]))[:2]
     if len(top) > 1 and best_key[0] <= 1:
         def ukeire(x: tuple) -> int:
             c = list(counts)
