@@ -49,9 +49,7 @@ def _expected_types() -> tuple[type[BaseException], ...]:
 
 def message_for(error: BaseException, lang: str) -> tuple[str, bool]:
     """The player's message for ``error`` and whether it was expected (unexpected ones are logged)."""
-    original = error
-    while isinstance(original, app_commands.CommandInvokeError | commands.CommandInvokeError):
-        original = original.original
+    original = _unwrap(error)
     if isinstance(original, _expected_types()):
         return original.message(lang), True  # type: ignore[attr-defined]
     if isinstance(original, app_commands.MissingPermissions):
@@ -80,8 +78,22 @@ async def reply_ephemeral(interaction: discord.Interaction, text: str) -> None:
         log.warning("could not send the error reply for interaction %s: %s", interaction.id, e)
 
 
+EXPIRED_CODES = (10062, 10015, 50027)  # unknown interaction, unknown webhook, invalid webhook token
+
+
+def _unwrap(error: BaseException) -> BaseException:
+    while isinstance(error, app_commands.CommandInvokeError | commands.CommandInvokeError):
+        error = error.original
+    return error
+
+
 async def report(interaction: discord.Interaction, error: BaseException, *, where: str = "") -> None:
     """Answer ``error`` to the player and log it when it was not expected."""
+    original = _unwrap(error)
+    if isinstance(original, discord.HTTPException) and original.code in EXPIRED_CODES:
+        # the interaction expired (too slow, or a restart): there is nobody left to answer
+        log.warning("interaction %s expired in %s: %s", interaction.id, where or _describe(interaction), original)
+        return
     server_lang = None
     try:
         from cogs.settings import server_language

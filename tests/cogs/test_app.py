@@ -114,3 +114,43 @@ async def test_setup_hook_syncs_and_prints_the_invite_only_when_connecting(tmp_p
     finally:
         await bot.close()
     assert isinstance(bot.intents, discord.Intents)
+
+
+SIGNAL_SCRIPT = """
+import asyncio, sys
+from pathlib import Path
+from bot import app
+from bot.config import Config
+
+async def start_without_discord(self, token, *, reconnect=True):
+    # stands in for the gateway connection only: the real setup hook opens the database and loads the cogs
+    await self._async_setup_hook()
+    await self.setup_hook()
+    print("READY", flush=True)
+    await asyncio.sleep(3600)
+
+app.MjBot.start = start_without_discord
+sys.exit(app.run(Config(token="not-a-real-token", db_path=Path(sys.argv[1]), log_level="INFO")))
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_run_shuts_down_cleanly_on_a_signal(tmp_path: Path, sig):
+    import signal
+    import subprocess
+    import sys
+
+    db = tmp_path / "bot.db"
+    proc = subprocess.Popen([sys.executable, "-c", SIGNAL_SCRIPT, str(db)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2])
+    try:
+        assert proc.stdout.readline().strip() == "READY"
+        proc.send_signal(getattr(signal, sig))
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "database closed" in err and "Traceback" not in err
+    assert "not-a-real-token" not in err + out
+    assert db.exists()

@@ -186,3 +186,13 @@ async def test_score_in_a_dm_uses_the_defaults(harness: Harness):
     r = await harness.slash("score", hand="23456799m345p67s+8s", guild=False, discarder="W", locale="en-US")
     assert r.reply.content.startswith("**Wuhu") and r.guild_id is None
     assert harness.fake.channels[r.channel_id].type == CH_DM
+
+
+async def test_expired_interaction_tokens_fail_like_discord(harness: Harness):
+    data, rec = harness.slash_payload("score", hand="bad", variant="wuhu")
+    harness.fake.expire(rec)
+    await harness.send(data, rec)  # the bot's reply fails; it is logged, and no second reply is attempted
+    [callback] = harness.fake.requests_to("/callback$")
+    assert callback.status == 404 and callback.response["code"] == 10062
+    assert len(harness.fake.requests) == 1
+    assert harness.channel(viewer=harness.user_id) == []

@@ -378,6 +378,7 @@ class FakeDiscord:
         self.interactions: dict[str, InteractionRecord] = {}  # by token
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # synced commands by guild (None = global)
         self.unknown_routes: list[Request] = []
+        self.expired_tokens: set[str] = set()
         self.session = FakeSession(self)
         self.on_request: list[Callable[[Request], None]] = []
 
@@ -397,6 +398,11 @@ class FakeDiscord:
     def close_dms(self, user_id: int, closed: bool = True) -> None:
         """This user does not accept DMs from the bot: sending to their DM channel fails with 403 / 50007."""
         (self.closed_dms.add if closed else self.closed_dms.discard)(user_id)
+
+    def expire(self, interaction: InteractionRecord) -> None:
+        """The interaction's token has expired (Discord: 3 s to answer, 15 min for followups and edits): its
+        callback then fails with 404 / 10062 and its webhook requests with 401 / 50027."""
+        self.expired_tokens.add(interaction.token)
 
     def rate_limit(self, path: str, *, method: str | None = None, times: int = 1, retry_after: float = 0.01,
                    is_global: bool = False) -> None:
@@ -501,7 +507,7 @@ class FakeDiscord:
         # /webhooks/{application_id}/{token}[/messages/{id|@original}]
         if seg[0] == "webhooks" and len(seg) >= 3:
             rec = self.interactions.get(seg[2])
-            if rec is None or int(seg[1]) != self.application_id:
+            if rec is None or int(seg[1]) != self.application_id or seg[2] in self.expired_tokens:
                 raise HTTPError(401 if rec is None else 404, 50027, "Invalid Webhook Token")
             if len(seg) == 3 and method == "POST":
                 m = self._followup(rec, payload, files)
@@ -621,7 +627,7 @@ class FakeDiscord:
 
     def _callback(self, interaction_id: int, token: str, payload: dict[str, Any], files: list[Attachment]) -> Any:
         rec = self.interactions.get(token)
-        if rec is None or rec.id != interaction_id:
+        if rec is None or rec.id != interaction_id or token in self.expired_tokens:
             raise HTTPError(404, 10062, "Unknown interaction")
         if rec.callbacks:
             raise HTTPError(400, 40060, "Interaction has already been acknowledged.")
