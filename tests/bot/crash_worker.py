@@ -2,7 +2,7 @@
 
 ``python tests/bot/crash_worker.py DB SEED [TABLES]``: opens the store at DB, resumes every unfinished match
 (``resume_all`` + ``TableRecorder.resume``, exactly what the bot does on start), prints ``ready``, then keeps
-TABLES matches playing at once (a simple player for every seat, asyncio.gather), starting a new match whenever one
+TABLES matches playing at once, printing a line after each recorded action (a simple player for every seat, asyncio.gather), starting a new match whenever one
 ends. It never stops by itself; the test SIGKILLs it at random moments. Exit code 3 means a game failed to resume.
 """
 
@@ -48,6 +48,7 @@ async def play(store: Store, rec: TableRecorder | None, rng: random.Random) -> N
         if rec is None or rec.over:
             rec = await new_match(store, rng)
         await rec.apply(next_action(rec.table, rng), now())
+        print("a", flush=True)  # one line per recorded action: the test kills after a random number of them
         await asyncio.sleep(0)  # let the other tables interleave between actions
 
 

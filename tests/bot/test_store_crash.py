@@ -44,7 +44,12 @@ async def lane(db: Path, seed: int) -> dict[str, int]:
         else:
             line = await asyncio.wait_for(proc.stdout.readline(), timeout=30)
             assert line.strip() == b"ready", (line, await proc.stderr.read())
-            await asyncio.sleep(rng.uniform(0.0, 0.15))
+            # after a random number of recorded actions (so that games progress however busy the machine is),
+            # then a random moment inside the following actions' work
+            for _ in range(rng.randint(0, 50)):
+                line = await asyncio.wait_for(proc.stdout.readline(), timeout=30)
+                assert line.strip() == b"a", (line, await proc.stderr.read())
+            await asyncio.sleep(rng.uniform(0.0, 0.02))
         assert proc.returncode is None, (proc.returncode, (await proc.stderr.read()).decode())
         proc.send_signal(signal.SIGKILL)
         await proc.wait()
