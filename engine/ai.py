@@ -72,6 +72,7 @@ def _groups(c: Sequence[int]) -> list[tuple]:
 
 
 _OTHERS: dict[tuple[int, ...], tuple[tuple[int, int, int], ...]] = {}
+_KEEP: list[tuple] = []  # keeps every cached state tuple alive so that its id is never reused while cached
 
 
 def _others(groups: Sequence[tuple], skip: int) -> tuple[tuple[int, int, int], ...]:
@@ -84,13 +85,28 @@ def _others(groups: Sequence[tuple], skip: int) -> tuple[tuple[int, int, int], .
         states = {(0, 0, 0)}
         for g in rest:
             states = {(m + m0, t + t0, h + h0) for m, t, h in states for m0, t0, h0 in g if h + h0 <= 1}
-        got = _OTHERS[key] = _prune(states)
-        if len(_OTHERS) > 500_000:
+        if len(_OTHERS) > 400_000:  # bounded memory; ids in _FINISH refer to these tuples, so clear both
             _OTHERS.clear()
+            _FINISH.clear()
+            _KEEP.clear()
+        got = _OTHERS[key] = _prune(states)
+        _KEEP.append(got)
     return got
 
 
-def _finish(states: Sequence[tuple[int, int, int]], g: tuple, melds: int) -> int:
+_FINISH: dict[tuple[int, int, int], int] = {}
+
+
+def _finish(states: tuple, g: tuple, melds: int) -> int:
+    """Shanten from the states of three groups and the fourth group (both from long-lived caches: ids are keys)."""
+    key = (id(states), id(g), melds)
+    got = _FINISH.get(key)
+    if got is None:
+        got = _FINISH[key] = _finish_calc(states, g, melds)
+    return got
+
+
+def _finish_calc(states: Sequence[tuple[int, int, int]], g: tuple, melds: int) -> int:
     best = 8
     for m0, t0, h0 in states:
         for m1, t1, h1 in g:
