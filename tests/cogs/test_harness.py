@@ -196,3 +196,19 @@ async def test_expired_interaction_tokens_fail_like_discord(harness: Harness):
     assert callback.status == 404 and callback.response["code"] == 10062
     assert len(harness.fake.requests) == 1
     assert harness.channel(viewer=harness.user_id) == []
+
+
+async def test_commands_in_a_thread(harness: Harness):
+    thread = harness.add_channel(thread=True, name="table-1")
+    seen = {}
+
+    async def listener(interaction: discord.Interaction):
+        seen["channel"] = interaction.channel
+
+    harness.bot.add_listener(listener, "on_interaction")
+    r = await harness.slash("score", hand=EXAMPLE, variant="hefei", channel=thread)
+    assert isinstance(seen["channel"], discord.Thread) and seen["channel"].parent_id == harness.channel_id
+    assert harness.channel(thread)[0].id == r.reply.id and harness.channel() == []
+
+
+EXAMPLE = "1234678922m345s+5m"

@@ -160,6 +160,9 @@ class Harness:
         new = await Harness.boot(self.bot.config.db_path, config=self.bot.config, fake=self.fake)
         new.fake.channels, new.fake.dm_by_user, new.fake.users = self.fake.channels, self.fake.dm_by_user, self.fake.users
         new.fake.closed_dms, new.fake.requests = self.fake.closed_dms, self.fake.requests
+        # interaction tokens outlive a restart on Discord (15 minutes)
+        new.fake.interactions, new.fake.expired_tokens = self.fake.interactions, self.fake.expired_tokens
+        new.fake.rate_limits = self.fake.rate_limits
         return new
 
     # ---- waiting -----------------------------------------------------------------------------------------------
@@ -216,10 +219,12 @@ class Harness:
         }
 
     def add_channel(self, channel_id: int | None = None, *, guild_id: int | None = None, name: str = "mahjong",
-                    thread: bool = False) -> int:
-        """Another channel (or thread) of the server; returns its id."""
+                    thread: bool = False, parent_id: int | None = None) -> int:
+        """Another channel of the server, or a public thread (of ``parent_id``, default the harness channel);
+        returns its id."""
         cid = channel_id or snowflake()
-        self.fake.add_channel(cid, guild_id or self.guild_id, name=name, type=11 if thread else CH_TEXT)
+        self.fake.add_channel(cid, guild_id or self.guild_id, name=name, type=11 if thread else CH_TEXT,
+                              parent_id=(parent_id or self.channel_id) if thread else None)
         return cid
 
     # ---- interactions ------------------------------------------------------------------------------------------

@@ -194,6 +194,7 @@ class Channel:
     guild_id: int | None = None
     name: str = "mahjong"
     recipient: dict[str, Any] | None = None  # DMs
+    parent_id: int | None = None  # threads
     messages: list[Message] = field(default_factory=list)
 
     def payload(self) -> dict[str, Any]:
@@ -203,7 +204,8 @@ class Channel:
         else:
             p.update(name=self.name, guild_id=str(self.guild_id), position=0, permission_overwrites=[], nsfw=False)
             if self.type == CH_PUBLIC_THREAD:
-                p.update(parent_id=str(self.guild_id), thread_metadata={"archived": False, "locked": False,
+                p.update(parent_id=str(self.parent_id or 0), owner_id="0", message_count=len(self.messages),
+                         member_count=1, thread_metadata={"archived": False, "locked": False,
                                                                          "auto_archive_duration": 1440,
                                                                          "archive_timestamp": now_iso()})
         return p
@@ -384,10 +386,12 @@ class FakeDiscord:
 
     # ---- configuration -----------------------------------------------------------------------------------------
 
-    def add_channel(self, channel_id: int, guild_id: int | None, *, name: str = "mahjong", type: int = CH_TEXT) -> Channel:
+    def add_channel(self, channel_id: int, guild_id: int | None, *, name: str = "mahjong", type: int = CH_TEXT,
+                    parent_id: int | None = None) -> Channel:
         ch = self.channels.get(channel_id)
         if ch is None:
-            ch = self.channels[channel_id] = Channel(id=channel_id, type=type, guild_id=guild_id, name=name)
+            ch = self.channels[channel_id] = Channel(id=channel_id, type=type, guild_id=guild_id, name=name,
+                                                     parent_id=parent_id)
         return ch
 
     def add_user(self, user_id: int, name: str | None = None) -> dict[str, Any]:
