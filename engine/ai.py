@@ -368,7 +368,9 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
     best_key = min(x[0] for x in scored)
     top = sorted(((k, -me.waste(counts, t, main), t, a) for k, t, a in scored if k == best_key),
                  key=lambda x: (x[1], x[2]))[:2]
-    if len(top) > 1 and best_key[0] <= 1:
+    # ties: the count of unseen useful tiles decides when ready, or at one step from ready when the cheap
+    # heuristic cannot separate the two best
+    if len(top) > 1 and (best_key[0] == 0 or (best_key[0] == 1 and top[1][1] - top[0][1] < 0.5)):
         def ukeire(x: tuple) -> int:
             c = list(counts)
             c[x[2]] -= 1

@@ -25,7 +25,7 @@ def K(name: str) -> int:
     return T(name)[0]
 
 
-def build(variant, hands, draws="", tail="", settings=None, seed=1):
+def build(variant, hands, draws="", tail="", settings=None, seed=1, dealer=0):
     """A table whose first hand deals ``hands`` (chair 0 = dealer, 14 tiles), then draws ``draws`` in order, then
     the rest of the tiles sorted; ``tail`` are the replacement tiles (first replacement first)."""
     V = get_variant(variant)
@@ -40,7 +40,7 @@ def build(variant, hands, draws="", tail="", settings=None, seed=1):
         assert pool[k] >= 0, f"too many {tile_name(k)}"
     rest = sorted(pool.elements())
     wall = arrange(hs, dr, rest + list(reversed(tl)))
-    return Table.new(variant, seed, settings, wall=wall, dealer=0)
+    return Table.new(variant, seed, settings, wall=wall, dealer=dealer)
 
 
 def do(t, typ, seat, tile=None):
@@ -472,3 +472,31 @@ def test_hefei_match_is_quan_of_four_dealers():
     assert sum(t.totals()) == 0
     with pytest.raises(IllegalAction):
         t.apply(Action("next_hand", 0))
+
+
+def test_hefei_hailao_win_adds_ten():
+    hands = ["13579m13579p1357s", "2468m2468p2468s1s", "2468m2468p2468s3s", "123456789m99p78s"]
+    t = build("hefei", hands)  # the four 9s are the last four tiles
+    _to_last_four(t)
+    assert t.last_four >= 0
+    for _ in range(4):
+        s = t.turn
+        if ("win", None) in types(t, s):
+            ev = do(t, "win", s)
+            break
+        t.apply(Action("pass", s))
+    win = next(e for e in ev if e.type == "win")
+    assert win.seat == 3 and win.data["self_drawn"]
+    assert {i["code"]: i["value"] for i in win.data["items"]}.get("hailao") == 10
+
+
+def test_scorer_gets_winds_and_every_seats_melds():
+    # chair 1 deals; chair 3 (wind W) pungs the dealer's 1m: the scorer sees fed_by = E (wind 0)
+    t = build("wuhu", BASE, dealer=1)
+    assert t.wind(1) == 0 and t.wind(3) == 2
+    do(t, "discard", 1, "1m")
+    do(t, "pung", 3, "1m")
+    assert t.melds[3][0].fed_by == 1  # chairs in the table and its views
+    _hand, sit = t._hand_situation(3, K("2p"), 0)
+    assert sit.winner == 2 and sit.discarder == 3
+    assert sit.melds_by_seat[2][0].fed_by == 0 and len(sit.melds_by_seat) == 4
