@@ -234,8 +234,7 @@ class Harness:
         user_id = user if user is not None else self.user_id
         iid = snowflake()
         token = f"itoken-{iid}-{next(self._tokens)}"
-        in_guild = guild is not False and guild is not None or guild is True
-        guild_id = (self.guild_id if guild in (None, True) else guild) if guild is not False else None
+        guild_id = None if guild is False else (self.guild_id if guild in (None, True) else guild)
         data: dict[str, Any] = {
             "id": str(iid),
             "application_id": str(APPLICATION_ID),
@@ -271,7 +270,6 @@ class Harness:
                 context=1,
                 authorizing_integration_owners={"0": str(guild_id or 0)},
             )
-        del in_guild
         rec = InteractionRecord(id=iid, token=token, type=kind, channel_id=cid, guild_id=guild_id, user_id=user_id)
         self.fake.interactions[token] = rec
         return data, rec
