@@ -605,7 +605,7 @@ class Table:
                 "notes": [i.as_json() for i in r.notes], "payments": to_chair, "settled": settled,
             }
             result["winners"].append(w)
-            ev.append(Event("win", seat, w))
+            ev.append(Event("win", seat, {k: v for k, v in w.items() if k != "seat"}))
         result["payments"] = pay
         result["jiao"] = jiao
         self.last_result = result

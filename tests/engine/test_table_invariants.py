@@ -10,7 +10,7 @@ import random
 import pytest
 
 from engine.ai import choose
-from engine.table import ACTION_TYPES, Action, IllegalAction, Table
+from engine.table import ACTION_TYPES, Action, Event, IllegalAction, Table
 
 HANDS = {"wuhu": 600, "hefei": 600, "chizhou": 450}
 
@@ -83,6 +83,7 @@ def test_invariants_over_seeded_games(variant):
             log.append(a.to_json())
             assert t.tiles_accounted()
             for e in ev:
+                assert Event.from_json(json.loads(json.dumps(e.to_json()))) == e
                 if e.type == "win":
                     assert sum(e.data["payments"]) == 0 and sum(e.data["settled"]) == 0
                 if e.type == "hand_end":
