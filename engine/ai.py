@@ -353,6 +353,11 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
     others: dict[int, tuple] = {}
     sp = me.seven_pairs and n_melds == 0
     c = list(counts)
+    bazhi = me.variant != "chizhou"
+    tot = [sum(counts[0:9]) + meld_suits[0], sum(counts[9:18]) + meld_suits[1], sum(counts[18:27]) + meld_suits[2]]
+    hon = tuple(counts[27:34])
+    suited = counts[0:27]
+    trip = suited.count(3) + suited.count(4)
     for a in discards:
         t = a.tile
         s = t // 9
@@ -362,7 +367,14 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
         sh = _finish(others[s], _group_of(t, c), n_melds)
         if sp:
             sh = min(sh, _seven(c))
-        k = me.key_sh(c, sh, meld_suits, meld_hua)
+        # the same as me.key_sh(c, sh, meld_suits, meld_hua), from the totals of the whole hand
+        if bazhi:
+            best = max(tot[j] - (j == s) for j in range(3))
+            k = (max(sh, 7 - best), sh)
+        else:
+            h = tuple(c[27:34]) if s == 3 else hon
+            tr = trip - (1 if s < 3 and counts[t] == 3 else 0)
+            k = (max(sh, _hua_tiles(h, meld_hua, min(tr, 2)) - 1), sh)
         c[t] += 1
         scored.append((k, t, a))
     best_key = min(x[0] for x in scored)
