@@ -271,8 +271,11 @@ class _Seat:
         near = sum(c[s * 9 + j] for j in range(max(0, r - 2), min(9, r + 3)) if j != r)
         w = 1.5 - 0.4 * near - (1.0 if n >= 2 else 0.0)
         w += 0.3 if r in (0, 8) else 0.0
-        if self.variant != "chizhou" or sum(c[main * 9 : main * 9 + 9]) + self.meld_suits[main] >= 9:
+        main_total = sum(c[main * 9 : main * 9 + 9]) + self.meld_suits[main]
+        if self.variant != "chizhou" or main_total >= 9:
             w += 1.2 if s != main else -0.8
+        if main_total >= 11 and s != main:  # close to one suit: 清一色 (a direct 交 in Wuhu, a big hand elsewhere)
+            w += 1.5
         return w
 
 
