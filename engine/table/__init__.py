@@ -8,6 +8,7 @@ Public API (everything is pure: a table is a function of (variant, seed, setting
     table.apply(action) -> list[Event]             # raises IllegalAction (an EngineError), changing nothing
     table.view(seat | None) -> dict                # what that seat may see; None = public (spectators)
     table.state_hash() -> str                      # sha256 of the canonical state
+    table.start_events                             # events of Table.new (match_start, hand_start, deals)
     table.seq                                      # actions applied so far
     table.phase                                    # "play" | "claim" | "rob" | "ended" | "over"
     table.awaited() -> list[int]                   # seats the table waits for
@@ -21,6 +22,11 @@ window; concealed or added in play); ``chi`` tile = lowest tile of the run; ``pa
 last-four phase: lay the drawn tile aside); ``timeout`` (the engine decides: discard the drawn tile - or the highest
 tile after a claim -, pass a window, lay aside in the last four, start the next hand); ``next_hand`` (any seat,
 once a hand has ended; the first hand starts with ``Table.new``).
+
+Views (plain dicts, tiles as kinds 0-33): see :func:`engine.table.views.build_view` for the keys. Events:
+``Event(type, seat, data, to)``; ``to`` set = private to that seat, ``event.for_seat(s)`` gives what s may see.
+Errors: ``IllegalAction`` codes ``not_your_turn``, ``illegal_action``, ``match_over``, ``bad_action``,
+``bad_action_json``, ``bad_seat_number``, ``bad_wall``, ``bad_players`` (messages in en / zh).
 
 Seats: chairs 0-3; the wind of chair s in a hand is ``(s - dealer) % 4`` (0 = E = dealer). Events and views use
 chairs; melds' ``fed_by`` are chairs. Scoring receives winds (what ``engine.variants`` expects).
