@@ -14,6 +14,7 @@ catch-up after replaying the actions: a crash between 2 and 5 loses nothing and 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -91,6 +92,7 @@ class TableRecorder:
         self.hand_id: int | None = None
         self.hand_no: int | None = None
         self.hand_active = False
+        self._lock = asyncio.Lock()
 
     @classmethod
     async def start(
@@ -130,21 +132,28 @@ class TableRecorder:
         return self.table.phase == "over"
 
     async def apply(self, action: Action | Mapping[str, Any], at: datetime | None = None) -> list[Event]:
-        """Apply ``action`` to the table and record it (and any hand / match transition it caused)."""
+        """Apply ``action`` to the table and record it (and any hand / match transition it caused).
+
+        Calls on one recorder are serialised. An illegal action raises the engine's ``IllegalAction`` before
+        anything is written. If the store refuses or fails after the table has applied the action (e.g. the match
+        was closed meanwhile), the exception propagates and the table in memory is ahead of the store: drop it and
+        rebuild from the store (``resume_all``) or close the table.
+        """
         if not isinstance(action, Action):
             action = Action.from_json(action)
-        seq = self.table.seq
-        in_hand = self.table.phase in _PLAYING
-        events = self.table.apply(action)
-        await self.store.record_action(
-            self.match_id,
-            seq,
-            json.dumps(action.to_json(), sort_keys=True, separators=(",", ":")),
-            at,
-            hand_id=self.hand_id if in_hand else None,
-            state_hash=self.table.state_hash(),
-        )
-        await self._sync(at)
+        async with self._lock:
+            seq = self.table.seq
+            in_hand = self.table.phase in _PLAYING
+            events = self.table.apply(action)
+            await self.store.record_action(
+                self.match_id,
+                seq,
+                json.dumps(action.to_json(), sort_keys=True, separators=(",", ":")),
+                at,
+                hand_id=self.hand_id if in_hand else None,
+                state_hash=self.table.state_hash(),
+            )
+            await self._sync(at)
         return events
 
     async def _sync(self, at: datetime | None) -> None:
