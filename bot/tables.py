@@ -223,6 +223,11 @@ class LiveTable:
     def id(self) -> int:
         return self.match_id or 0
 
+    def state_hash(self) -> str:
+        """The engine table's hash (what the store's resume check compares)."""
+        assert self.table is not None
+        return self.table.state_hash()
+
     @property
     def started(self) -> bool:
         return self.table is not None
@@ -279,47 +284,22 @@ def _kind(x: Any) -> int:
 
 def table_scene(lt: LiveTable, view: dict[str, Any]):
     """The public table image's scene from the PUBLIC view (``table.view(None)``): never a concealed tile."""
-    from render.scene import SeatScene, TableScene
+    from dataclasses import replace
 
-    names = lt.names()
-    seats = []
-    for c in range(4):
-        river = view["rivers"][c]
-        alarms = tuple(str(a) for a in view["alarms"][c])
-        seats.append(SeatScene(
-            name=names[c],
-            melds=tuple(_meld(m) for m in view["melds"][c]),
-            river=tuple(r["tile"] for r in river),
-            concealed_count=view["hand_sizes"][c],
-            score=view["totals"][c],
-            alarms=alarms,
-            taken=frozenset(i for i, r in enumerate(river) if r["status"] == "claimed"),
-            wind=view["winds"][c],
-            bot=bool(lt.seats[c] and lt.seats[c].automatic),
-        ))
-    last = None
-    if view["last_discard"] is not None:
-        s = view["last_discard"]["seat"]
-        if view["rivers"][s]:
-            last = (s, len(view["rivers"][s]) - 1)
-    dice = tuple(x for d in view["dice"] for x in d)
+    from render.views import table_scene_from_view
+
     title = t("tables.header", lt.lang, variant=t(f"variant.{lt.variant}", lt.lang), hand=view["hand_no"] + 1,
               wall=view["wall_count"])
-    turn = view["turn"] if view["phase"] in ("play", "claim", "rob") else None
-    return TableScene(seats=tuple(seats), dealer=view["dealer"], turn=turn, last_discard=last,
-                      wall=view["wall_count"], dice=dice, title=title)
+    scene = table_scene_from_view(view, title=title, lang=lt.lang)
+    seats = tuple(replace(sc, bot=bool(lt.seats[c] and lt.seats[c].automatic)) for c, sc in enumerate(scene.seats))
+    return replace(scene, seats=seats)
 
 
 def hand_scene(lt: LiveTable, view: dict[str, Any], highlight: frozenset[int] = frozenset()):
     """A seat's own hand from ITS view."""
-    from render.scene import HandScene
+    from render.views import hand_scene_from_view
 
-    hand = list(view["hand"])
-    drawn = view["drawn"]
-    if drawn is not None and drawn in hand:
-        hand.remove(drawn)
-    return HandScene(concealed=tuple(hand), melds=tuple(_meld(m) for m in view["melds"][view["seat"]]),
-                     drawn=drawn, seat=view["seat"], highlight=highlight, names=tuple(lt.names()))
+    return hand_scene_from_view(view, highlight=sorted(highlight))
 
 
 def score_scenes(lt: LiveTable, result: dict[str, Any]):
@@ -461,7 +441,9 @@ class TableManager:
         self.ui: Any = None
         self.timers = Timers()
         self.render_images = True  # benchmarks may switch PNG drawing off (a 1x1 stub is sent instead)
-        self.scene_log: list[tuple[str, Any]] | None = None  # (kind, scene) of every PUBLIC image, when a list
+        # when lists (tests): (kind, scene, table seq) of every PUBLIC image; (user id, scene, seq) of private ones
+        self.scene_log: list[tuple[str, Any, int]] | None = None
+        self.private_log: list[tuple[int, Any, int]] | None = None
         self.closing = False
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -638,7 +620,7 @@ class TableManager:
             tb = lt.table
         return out
 
-    async def act(self, table_id: int, user_id: int, seq: int, op: str, arg: str | None) -> str:
+    async def act(self, table_id: int, user_id: int, for_seat: int, seq: int, op: str, arg: str | None) -> str:
         """A player's control: check it is theirs and current, apply it, let the AI seats answer, publish.
         Returns a short description for the ephemeral acknowledgement. Raises :class:`Refusal`."""
         lt = self.by_id.get(table_id)
@@ -647,7 +629,7 @@ class TableManager:
         async with lt.lock:
             tb = lt.table
             seat = lt.seat_of(user_id)
-            if seat is None:
+            if seat is None or (for_seat != 9 and for_seat != seat):
                 raise Refusal("tables.not_your_seat")
             if op == "next":
                 if tb.phase != "ended" or seq != tb.seq:
@@ -760,9 +742,13 @@ class TableManager:
 
     # ---------------------------------------------------------------------------------------------- output
 
-    async def _render(self, kind: str, scene: Any, lang: str, public: bool) -> bytes:
+    async def _render(self, kind: str, scene: Any, lang: str, public: bool, lt: LiveTable | None = None,
+                      user: int | None = None) -> bytes:
+        seq = lt.table.seq if lt is not None and lt.table is not None else -1
         if public and self.scene_log is not None:
-            self.scene_log.append((kind, scene))
+            self.scene_log.append((kind, scene, seq))
+        if not public and self.private_log is not None and user is not None:
+            self.private_log.append((user, scene, seq))
         if not self.render_images:
             return PNG_STUB
         import render
@@ -877,7 +863,7 @@ class TableManager:
                 lines.append(t("tables.result", lang, hand=d["hand_no"] + 1, lines=res))
                 if tb.last_result and tb.last_result.get("hand_no") == d["hand_no"]:
                     for i, sc in enumerate(score_scenes(lt, tb.last_result)):
-                        png = await self._render("score", sc, lang, True)
+                        png = await self._render("score", sc, lang, True, lt)
                         files.append(discord.File(io.BytesIO(png), filename=f"score-{d['hand_no'] + 1}-{i}.png"))
         if not lines and not files:
             return
@@ -899,7 +885,7 @@ class TableManager:
         tb = lt.table
         assert tb is not None
         scene = table_scene(lt, tb.view(None))
-        png = await self._render("table", scene, lt.lang, True)
+        png = await self._render("table", scene, lt.lang, True, lt)
         content = self._status_text(lt)
         view = self.ui.table_view(lt) if self.ui else None
         file = discord.File(io.BytesIO(png), filename=f"table-{lt.id}.png")
@@ -944,7 +930,7 @@ class TableManager:
         kw: dict[str, Any] = {}
         if lt.deltas:
             scene = MatchScene.from_deltas(names, lt.deltas, title=t(f"variant.{lt.variant}", lt.lang))
-            png = await self._render("match", scene, lt.lang, True)
+            png = await self._render("match", scene, lt.lang, True, lt)
             kw["file"] = discord.File(io.BytesIO(png), filename=f"match-{lt.id}.png")
         await self._post(lt, text, **kw)
 
@@ -984,7 +970,7 @@ class TableManager:
         assert tb is not None
         text, marks = self.private_text(lt, seat, lang)
         scene = hand_scene(lt, tb.view(seat), marks)
-        png = await self._render("hand", scene, lang, False)
+        png = await self._render("hand", scene, lang, False, lt, lt.seats[seat].user_id)  # type: ignore[union-attr]
         view = self.ui.hand_view(lt, seat, lang, marks) if self.ui else None
         return text, png, view
 

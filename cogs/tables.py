@@ -109,23 +109,25 @@ class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjl:(?P<
 
 
 class PlayButton(discord.ui.DynamicItem[discord.ui.Button],
-                 template=r"mjt:(?P<tid>\d+):(?P<seq>\d+):(?P<op>[a-z]+)(?::(?P<arg>[0-9a-z]+))?"):
+                 template=r"mjt:(?P<tid>\d+):(?P<seat>\d):(?P<seq>\d+):(?P<op>[a-z]+)(?::(?P<arg>[0-9a-z]+))?"):
     """A play control: ``op`` d (discard ``arg``), w (win), p (pung), k (kong), c (chi from ``arg``), x (pass),
-    next (next hand), hand (my hand, ephemeral), back (I'm back)."""
+    next (next hand), hand (my hand, ephemeral), back (I'm back). ``seat`` is the chair the control acts for (9: the
+    table's own buttons, for whoever presses them)."""
 
-    def __init__(self, table_id: int, seq: int, op: str, arg: str | None = None, label: str = "",
+    def __init__(self, table_id: int, seat: int, seq: int, op: str, arg: str | None = None, label: str = "",
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary, row: int | None = None):
-        cid = f"mjt:{table_id}:{seq}:{op}" + (f":{arg}" if arg else "")
+        cid = f"mjt:{table_id}:{seat}:{seq}:{op}" + (f":{arg}" if arg else "")
         super().__init__(discord.ui.Button(label=label or op, style=style, custom_id=cid, row=row))
-        self.table_id, self.seq, self.op, self.arg = table_id, seq, op, arg
+        self.table_id, self.seat, self.seq, self.op, self.arg = table_id, seat, seq, op, arg
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
-        return cls(int(match["tid"]), int(match["seq"]), match["op"], match["arg"], item.label or "", item.style)
+        return cls(int(match["tid"]), int(match["seat"]), int(match["seq"]), match["op"], match["arg"],
+                   item.label or "", item.style)
 
     async def callback(self, interaction: discord.Interaction) -> None:
         cog: Tables = interaction.client.get_cog("Tables")  # type: ignore[attr-defined,assignment]
-        await cog.play_click(interaction, self.table_id, self.seq, self.op, self.arg)
+        await cog.play_click(interaction, self.table_id, self.seat, self.seq, self.op, self.arg)
 
 
 def _view(items: list[discord.ui.Item[Any]]) -> discord.ui.View:
@@ -153,12 +155,12 @@ class UI:
             return None
         lang = lt.lang
         items: list[discord.ui.Item[Any]] = [
-            PlayButton(lt.id, tb.seq, "hand", None, t("tables.btn_my_hand", lang), discord.ButtonStyle.primary)]
+            PlayButton(lt.id, 9, tb.seq, "hand", None, t("tables.btn_my_hand", lang), discord.ButtonStyle.primary)]
         if tb.phase == "ended":
-            items.append(PlayButton(lt.id, tb.seq, "next", None, t("tables.btn_next", lang),
+            items.append(PlayButton(lt.id, 9, tb.seq, "next", None, t("tables.btn_next", lang),
                                     discord.ButtonStyle.success))
         if any(s and s.afk for s in lt.seats):
-            items.append(PlayButton(lt.id, tb.seq, "back", None, t("tables.btn_back", lang)))
+            items.append(PlayButton(lt.id, 9, tb.seq, "back", None, t("tables.btn_back", lang)))
         return _view(items)
 
     def hand_view(self, lt: LiveTable, seat: int, lang: str, marks: frozenset[int]) -> discord.ui.View | None:
@@ -174,25 +176,25 @@ class UI:
         for k in discards:
             style = discord.ButtonStyle.success if k in marks else (
                 discord.ButtonStyle.primary if k == drawn else discord.ButtonStyle.secondary)
-            items.append(PlayButton(lt.id, seq, "d", tile_name(k), tile_label(k, lang), style, row=len(items) // 5))
+            items.append(PlayButton(lt.id, seat, seq, "d", tile_name(k), tile_label(k, lang), style, row=len(items) // 5))
         row = (len(items) + 4) // 5
         extra: list[discord.ui.Item[Any]] = []
         for a in legal:
             if a.type == "win":
-                extra.append(PlayButton(lt.id, seq, "w", None, t("tables.btn_win", lang), discord.ButtonStyle.danger))
+                extra.append(PlayButton(lt.id, seat, seq, "w", None, t("tables.btn_win", lang), discord.ButtonStyle.danger))
             elif a.type == "pung":
-                extra.append(PlayButton(lt.id, seq, "p", tile_name(a.tile), t("tables.btn_pung", lang,  # type: ignore
+                extra.append(PlayButton(lt.id, seat, seq, "p", tile_name(a.tile), t("tables.btn_pung", lang,  # type: ignore
                                         tile=tile_label(a.tile, lang)), discord.ButtonStyle.primary))  # type: ignore
             elif a.type == "kong":
-                extra.append(PlayButton(lt.id, seq, "k", tile_name(a.tile), t("tables.btn_kong", lang,  # type: ignore
+                extra.append(PlayButton(lt.id, seat, seq, "k", tile_name(a.tile), t("tables.btn_kong", lang,  # type: ignore
                                         tile=tile_label(a.tile, lang)), discord.ButtonStyle.primary))  # type: ignore
             elif a.type == "chi":
                 tiles = "".join(tile_label(a.tile + i, lang) for i in range(3))  # type: ignore[operator]
-                extra.append(PlayButton(lt.id, seq, "c", tile_name(a.tile), t("tables.btn_chi", lang,  # type: ignore
+                extra.append(PlayButton(lt.id, seat, seq, "c", tile_name(a.tile), t("tables.btn_chi", lang,  # type: ignore
                                         tiles=tiles), discord.ButtonStyle.primary))
             elif a.type == "pass":
                 key = "tables.btn_lay" if tb.phase == "play" else "tables.btn_pass"
-                extra.append(PlayButton(lt.id, seq, "x", None, t(key, lang)))
+                extra.append(PlayButton(lt.id, seat, seq, "x", None, t(key, lang)))
         for i, it in enumerate(extra):
             it.item.row = min(4, row + i // 5)  # type: ignore[attr-defined]
         return _view(items + extra)
@@ -415,7 +417,7 @@ class Tables(commands.Cog):
 
     # ---- play ---------------------------------------------------------------------------------------------
 
-    async def play_click(self, interaction: discord.Interaction, table_id: int, seq: int, op: str,
+    async def play_click(self, interaction: discord.Interaction, table_id: int, seat: int, seq: int, op: str,
                          arg: str | None) -> None:
         lang = _lang(interaction)
         try:
@@ -426,7 +428,7 @@ class Tables(commands.Cog):
             if op == "back":
                 await self.manager.back(table_id, interaction.user.id)
                 return
-            await self.manager.act(table_id, interaction.user.id, seq, op, arg)
+            await self.manager.act(table_id, interaction.user.id, seat, seq, op, arg)
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))
         except Exception:

@@ -1,0 +1,382 @@
+"""Playing tables end to end through the harness: slash commands and button clicks only.
+
+Players act only by pressing the buttons the bot gave them (in their DMs, or ephemerally behind "My hand").
+What the bot showed is checked against an independent replay of the match from the store (seed + actions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+
+import pytest
+
+from bot.tables import TIMER_TASK_NAME
+from engine.table import Table
+from render.scene import HandScene, TableScene
+from tests.harness import ADMIN_PERMISSIONS, Harness
+
+P1, P2, P3, P4 = 7001, 7002, 7003, 7004
+PLAYERS = (P1, P2, P3, P4)
+
+
+def prep(h: Harness, *, images: bool = False) -> None:
+    h.ignored_task_names.add(TIMER_TASK_NAME)
+    mgr = h.bot.tables
+    mgr.scene_log = []
+    mgr.private_log = []
+    mgr.render_images = images
+
+
+def button_id(msg, suffix: str) -> str:
+    return next(c["custom_id"] for c in msg.buttons() if c["custom_id"].endswith(suffix))
+
+
+def controls(msg) -> list[dict]:
+    return [c for c in msg.buttons() if c.get("custom_id", "").startswith("mjt:") and c["custom_id"].split(":")[2] != "9"]
+
+
+def op_of(c: dict) -> str:
+    return c["custom_id"].split(":")[4]
+
+
+def latest_dm_controls(h: Harness, user: int):
+    """The user's newest DM if it carries play controls (None: nothing to do now)."""
+    dms = h.dms(user)
+    if dms and controls(dms[-1]):
+        return dms[-1]
+    return None
+
+
+def choose_click(msg) -> str:
+    """A simple player: win when offered, pass claims, otherwise discard the tile on the right-most button."""
+    cs = controls(msg)
+    for c in cs:
+        if op_of(c) == "w":
+            return c["custom_id"]
+    discards = [c for c in cs if op_of(c) == "d"]
+    if discards:
+        return discards[-1]["custom_id"]
+    return next(c["custom_id"] for c in cs if op_of(c) == "x")
+
+
+async def open_table(h: Harness, variant: str, humans=(P1,), **kw) -> int:
+    r = await h.slash("table new", variant=variant, user=humans[0], **kw)
+    lobby = r.reply
+    for u in humans[1:]:
+        await h.click(h.fake.find_message(lobby.id), custom_id=button_id(lobby, ":join"), user=u)
+    for _ in range(4 - len(humans)):
+        await h.slash("table addbot", user=humans[0])
+    await h.click(h.fake.find_message(lobby.id), custom_id=button_id(lobby, ":start"), user=humans[0])
+    return lobby.id
+
+
+def live(h: Harness):
+    return h.bot.tables.by_channel.get(h.channel_id) or next(iter(h.bot.tables.by_id.values()))
+
+
+async def play_until_hand_ends(h: Harness, humans, lt=None, max_clicks: int = 400) -> None:
+    lt = lt or live(h)
+    for _ in range(max_clicks):
+        tb = lt.table
+        if tb.phase not in ("play", "claim", "rob"):
+            return
+        waiting = [u for u in humans if lt.seat_of(u) in tb.awaited()]
+        assert waiting, "the table waits only for humans here"
+        u = waiting[0]
+        msg = latest_dm_controls(h, u)
+        assert msg is not None, f"player {u} is awaited but has no controls in their DMs"
+        await h.click(msg, custom_id=choose_click(msg))
+    raise AssertionError("the hand did not end")
+
+
+async def replay_from_store(h: Harness, match_id: int, upto: int | None = None) -> Table:
+    store = h.bot.store
+    m = await store.match(match_id)
+    acts = [json.loads(a.action) for a in await store.actions(match_id)]
+    names = [s["name"] for s in m.settings["bot"]["seats"]]
+    return Table.replay(m.variant, m.seed, m.settings["rules"], acts[:upto], names)
+
+
+def face_up(scene: TableScene, c: int) -> Counter:
+    s = scene.seats[c]
+    out = Counter(s.river)
+    for m in s.melds:
+        out.update(m.tiles)
+    return out
+
+
+async def check_public_scenes(h: Harness, match_id: int) -> None:
+    """Every public table image was drawn from what everyone may see at that moment (independent replay)."""
+    log = [(k, sc, seq) for k, sc, seq in h.bot.tables.scene_log if k == "table"]
+    assert log
+    for _kind, scene, seq in log:
+        assert isinstance(scene, TableScene) and not any(isinstance(s, HandScene) for s in scene.seats)
+        tb = await replay_from_store(h, match_id, seq)
+        pub = tb.view(None)
+        for c in range(4):
+            assert list(scene.seats[c].river) == [r["tile"] for r in pub["rivers"][c]]
+            assert scene.seats[c].concealed_count == pub["hand_sizes"][c]
+            want = Counter()
+            for r in pub["rivers"][c]:
+                want[r["tile"]] += 1
+            for m in pub["melds"][c]:
+                want.update(m["tiles"])
+            assert face_up(scene, c) == want  # nothing beyond rivers and melds is face up
+    assert all(k in ("table", "score", "match") for k, _, _ in h.bot.tables.scene_log)
+
+
+def tiles_of(scene: HandScene) -> list[int]:
+    return sorted(scene.concealed + ((scene.drawn,) if scene.drawn is not None else ()))
+
+
+def deal_of(tb: Table, seat: int) -> list[int]:
+    return sorted(tb.view(seat)["hand"])
+
+
+# ------------------------------------------------------------------------------------------------ lobby
+
+
+async def test_lobby_rules_one_table_per_channel_and_one_seat_per_player(harness: Harness):
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant="hefei", user=P1, locale="en-US")
+    assert "Hefei" in r.reply.text or "合肥" in r.reply.text
+    again = await h.slash("table new", user=P2, locale="en-US")
+    assert again.reply.ephemeral and "already a table" in again.reply.content
+    other = h.add_channel()
+    busy = await h.slash("table new", user=P1, channel=other, locale="en-US")
+    assert busy.reply.ephemeral and "already sit" in busy.reply.content
+    start = await h.slash("table start", user=P2, locale="en-US")
+    assert start.reply.ephemeral and "host" in start.reply.content.lower()
+    await h.slash("table join", user=P2)
+    assert live(h).seat_of(P2) == 1
+    notfull = await h.slash("table start", user=P1, locale="en-US")
+    assert "Four seats" in notfull.reply.content and not live(h).started
+    await h.slash("table leave", user=P2)
+    assert live(h).seat_of(P2) is None
+    nobody = await h.slash("table join", user=P3, channel=other, locale="en-US")
+    assert "no table" in nobody.reply.content
+    end = await h.slash("table end", user=P3, locale="en-US")
+    assert "host" in end.reply.content.lower() and h.channel_id in h.bot.tables.by_channel
+    await h.slash("table end", user=P3, permissions=ADMIN_PERMISSIONS)
+    assert h.channel_id not in h.bot.tables.by_channel and P1 not in h.bot.tables.by_player
+
+
+# ------------------------------------------------------------------------------------------------ playing
+
+
+@pytest.mark.parametrize("variant", ["wuhu", "hefei", "chizhou"])
+async def test_a_hand_with_one_human_and_three_ai(harness: Harness, variant: str):
+    h = harness
+    prep(h, images=True)
+    await open_table(h, variant)
+    lt = live(h)
+    match_id = lt.match_id
+    # the human's first private image is exactly their hand then (checked against an independent replay)
+    seat = lt.seat_of(P1)
+    user, scene, seq = h.bot.tables.private_log[0]
+    assert user == P1
+    first = await replay_from_store(h, match_id, seq)
+    assert tiles_of(scene) == deal_of(first, seat)
+    assert all(u == P1 for u, _, _ in h.bot.tables.private_log)
+    assert h.dms(P1) and h.dms(P1)[0].images  # a real PNG in the DM
+    await play_until_hand_ends(h, [P1], lt)
+    tb = lt.table
+    assert tb.phase in ("ended", "over")
+    await h.settle()
+    text = "\n".join(m.content for m in h.channel())
+    assert "承诺" in text and "核对无误" in text  # commitment announced and its reveal verified
+    # the ledger holds exactly the hand's settlement, and the score cards show the same amounts
+    [hand] = [x for x in await h.bot.store.hands(match_id) if x.number == 0]
+    assert hand.status == "finished"
+    ledger = await h.bot.store.hand_ledger(hand.hand_id)
+    replayed = await replay_from_store(h, match_id)
+    assert replayed.state_hash() == tb.state_hash()
+    pay = tb.last_result["payments"] if tb.last_result["hand_no"] == 0 else None
+    assert [r.amount for r in sorted(ledger, key=lambda r: r.seat)] == pay
+    cards = [sc for k, sc, _ in h.bot.tables.scene_log if k == "score"]
+    assert len(cards) == len(tb.last_result["winners"])
+    card_sum = [0, 0, 0, 0]
+    dealer = tb.last_result["dealer"]
+    for sc in cards:
+        for w in range(4):
+            card_sum[(dealer + w) % 4] += sc.payments[w]
+    if cards:
+        assert card_sum == pay
+    await check_public_scenes(h, match_id)
+
+
+async def test_four_humans_get_their_own_hands_and_play_a_hand(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "wuhu", humans=PLAYERS)
+    lt = live(h)
+    first = await replay_from_store(h, lt.match_id, 0)
+    firsts = {}
+    for u, scene, seq in h.bot.tables.private_log:
+        firsts.setdefault(u, (scene, seq))
+    assert set(firsts) == set(PLAYERS)
+    for u, (scene, seq) in firsts.items():
+        assert seq == 0  # everyone sees their dealt hand at once
+        assert tiles_of(scene) == deal_of(first, lt.seat_of(u))
+    # each player's DMs hold their own hand only: the DM images were drawn for the DM's owner
+    for u in PLAYERS:
+        assert h.dms(u)
+    await play_until_hand_ends(h, list(PLAYERS), lt)
+    assert lt.table.phase in ("ended", "over")
+    await check_public_scenes(h, lt.match_id)
+    # next hand by the table's button
+    if lt.table.phase == "ended":
+        table_msg = h.fake.find_message(lt.message_id)
+        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P2)
+        assert lt.table.phase == "play" and lt.table.hand_no == 1
+
+
+async def test_stale_repeated_and_foreign_clicks_change_nothing(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    for _ in range(50):  # until P1 has controls
+        msg = latest_dm_controls(h, P1)
+        if msg is not None:
+            break
+        u = next(u for u in (P1, P2) if lt.seat_of(u) in lt.table.awaited())
+        m = latest_dm_controls(h, u)
+        await h.click(m, custom_id=choose_click(m))
+    msg = latest_dm_controls(h, P1)
+    cid = choose_click(msg)
+    # P2 presses P1's button: refused, nothing changes
+    before = lt.table.state_hash()
+    r = await h.click(msg, custom_id=cid, user=P2, locale="en-US")
+    assert r.followups and r.followups[0].ephemeral and "another player" in r.followups[0].content
+    assert lt.table.state_hash() == before
+    # a stranger
+    r = await h.click(msg, custom_id=cid, user=P4, locale="en-US")
+    assert lt.table.state_hash() == before and r.followups[0].ephemeral
+    # P1 presses it: acted; pressing it again is refused as stale and changes nothing
+    await h.click(msg, custom_id=cid)
+    after = lt.table.state_hash()
+    assert after != before
+    n_actions = len(await h.bot.store.actions(lt.match_id))
+    r = await h.click(msg, custom_id=cid, locale="en-US")
+    assert r.followups and "out of date" in r.followups[0].content
+    assert lt.table.state_hash() == after and len(await h.bot.store.actions(lt.match_id)) == n_actions
+    # an out-of-turn discard forged from an old message's seq: refused
+    old = next(m for m in h.dms(P1) if controls(m) and m.id != msg.id) if len(
+        [m for m in h.dms(P1) if controls(m)]) > 1 else msg
+    r = await h.click(old, custom_id=controls(old)[0]["custom_id"], locale="en-US")
+    if lt.table.state_hash() == after:
+        assert r.followups and r.followups[0].ephemeral
+
+
+async def test_closed_dms_fall_back_to_my_hand_button(harness: Harness):
+    h = harness
+    prep(h)
+    h.fake.close_dms(P1)
+    await open_table(h, "chizhou")
+    lt = live(h)
+    told = [m for m in h.channel() if f"<@{P1}>" in m.content]
+    assert len(told) == 1  # the channel is told once
+    assert h.dms(P1) == []
+    for _ in range(300):
+        if lt.table.phase not in ("play", "claim", "rob"):
+            break
+        table_msg = h.fake.find_message(lt.message_id)
+        r = await h.click(table_msg, custom_id=button_id(table_msg, ":hand"), user=P1)
+        reply = r.reply
+        assert reply.ephemeral and reply.visible_to == P1 and reply.attachments
+        assert controls(reply), "the table waits only for P1, so P1's ephemeral hand has controls"
+        await h.click(reply, custom_id=choose_click(reply))
+    assert lt.table.phase in ("ended", "over")
+    assert len([m for m in h.channel() if f"<@{P1}>" in m.content]) == 1
+    # someone else pressing My hand sees nothing of P1's hand
+    table_msg = h.fake.find_message(lt.message_id)
+    r = await h.click(table_msg, custom_id=button_id(table_msg, ":hand"), user=P3, locale="en-US")
+    assert r.reply.ephemeral and not r.reply.attachments
+
+
+async def test_afk_seat_is_taken_over_until_im_back(harness: Harness):
+    h = harness
+    prep(h)
+    mgr = h.bot.tables
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    mgr.timers.turn = mgr.timers.claim = 0.01
+    # nobody clicks: P1 and P2 time out twice and are taken over; the hand goes on and ends without them
+    mgr._arm_timer(lt)
+    for _ in range(400):
+        await asyncio.sleep(0.01)
+        await h.settle()
+        if lt.table.phase in ("ended", "over"):
+            break
+    assert lt.table.phase in ("ended", "over")
+    assert lt.seats[lt.seat_of(P1)].afk and lt.seats[lt.seat_of(P2)].afk
+    assert any("超时" in m.content for m in h.channel())
+    mgr.timers.turn = mgr.timers.claim = None
+    if lt.timer:
+        lt.timer.cancel()
+    table_msg = h.fake.find_message(lt.message_id)
+    await h.click(table_msg, custom_id=button_id(table_msg, ":back"), user=P1)
+    assert not lt.seats[lt.seat_of(P1)].afk and lt.seats[lt.seat_of(P2)].afk
+    # timeouts were recorded as actions and the replay agrees
+    assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
+
+
+async def test_restart_in_the_middle_of_a_hand_continues_it(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "wuhu", humans=(P1,))
+    lt = live(h)
+    for _ in range(3):
+        m = latest_dm_controls(h, P1)
+        await h.click(m, custom_id=choose_click(m))
+    assert lt.table.phase in ("play", "claim", "rob")
+    seq, state = lt.table.seq, lt.table.state_hash()
+    pending = latest_dm_controls(h, P1)
+    h2 = await h.restart()
+    try:
+        prep(h2)
+        lt2 = h2.bot.tables.by_channel[h2.channel_id]
+        assert lt2.table.seq == seq and lt2.table.state_hash() == state
+        assert any("重启" in m.content for m in h2.channel())
+        # the button sent before the restart still works
+        await h2.click(h2.fake.find_message(pending.id), custom_id=choose_click(pending))
+        assert lt2.table.seq > seq
+        await play_until_hand_ends(h2, [P1], lt2)
+        assert (await replay_from_store(h2, lt2.match_id)).state_hash() == lt2.table.state_hash()
+    finally:
+        await h2.close()
+
+
+async def test_a_table_that_cannot_be_restored_is_closed_with_a_message(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei")
+    lt = live(h)
+    conn = h.bot.store._conn
+    await conn.execute("UPDATE actions SET state_hash = 'corrupt' WHERE match_id = ?", (lt.match_id,))
+    await conn.execute("UPDATE matches SET start_hash = 'corrupt' WHERE id = ?", (lt.match_id,))
+    await conn.commit()
+    h2 = await h.restart()
+    try:
+        assert h2.channel_id not in h2.bot.tables.by_channel
+        assert any("无法恢复" in m.content for m in h2.channel())
+        assert (await h2.bot.store.match(lt.match_id)).status == "aborted"
+    finally:
+        await h2.close()
+
+
+async def test_hint_marks_ready_discards_with_unseen_counts():
+    from bot.tables import LiveTable, hint
+
+    lt = LiveTable(guild_id=1, channel_id=1, host_id=1, variant="hefei", rules={})
+    # 123m 456m 789m 11p 34p + 9s: discarding 9s waits on 2p and 5p
+    view = {"seat": 0, "hand": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 11, 12, 26], "melds": [[], [], [], []],
+            "rules": {}, "seen": [0] * 34}
+    view["seen"][10] = 3  # three 2p already out
+    got = dict(hint(lt, view))
+    assert got[26] == [(10, 1), (13, 4)]  # 2p: one left unseen; 5p: four
+    assert 0 not in got  # discarding 1m breaks the ready hand
