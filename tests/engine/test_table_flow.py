@@ -500,3 +500,24 @@ def test_scorer_gets_winds_and_every_seats_melds():
     _hand, sit = t._hand_situation(3, K("2p"), 0)
     assert sit.winner == 2 and sit.discarder == 3
     assert sit.melds_by_seat[2][0].fed_by == 0 and len(sit.melds_by_seat) == 4
+
+
+FANBAO = ["1z1z1z2z2z2z123p456p1m4m", "23m56m89m1p5p9p4s5s6s7s", "3z3z4z4z6z6z7z1s1s2s2s8s8s",
+          "5z5z7z7z3s3s4s6s7s9p9p3p3p"]
+
+
+@pytest.mark.parametrize("contracts", [True, False])
+def test_chizhou_fanbao_settled(contracts):
+    """Chair 1 chows three 万 melds from chair 0 with no 花; chair 0 then self-draws: chair 1 pays 3 x f (C9)."""
+    t = build("chizhou", FANBAO, draws="9m 2p 7m 9m 2p 9s 9m 2p 9s", settings={"contracts": contracts})
+    for fed, drop in (("1m", "1p"), ("4m", "5p"), ("7m", "9p")):
+        do(t, "discard", 0, fed)
+        do(t, "chi", 1, fed)
+        do(t, "discard", 1, drop)
+        pass_all(t)
+        discard_drawn(t, 2)
+        discard_drawn(t, 3)
+    assert [m.fed_by for m in t.melds[1]] == [0, 0, 0]
+    ev = do(t, "win", 0)
+    pay = next(e for e in ev if e.type == "hand_end").data["payments"]
+    assert pay == ([5, -3, -1, -1] if contracts else [3, -1, -1, -1])
