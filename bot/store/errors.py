@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.errors import normalise_lang, to_hant
+
 MESSAGES: dict[str, tuple[str, str]] = {
     "bad_migration_name": ("Migration file {name} is not named NNNN_name.sql.", "迁移文件 {name} 的名字不是 NNNN_name.sql。"),
     "migration_gap": ("Migration {name} is out of order (expected number {expected}).", "迁移 {name} 编号不连续（应为 {expected}）。"),
@@ -28,7 +30,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
                      "对局 {match_id} 的动作 {seq} 已经记录为别的内容。"),
     "ledger_seats": ("A hand's ledger needs exactly one row per seat (got seats {seats}).",
                      "每局账目每个座位恰好一行（收到座位 {seats}）。"),
-    "not_zero_sum": ("The hand's {column} do not sum to zero ({values}).", "这一局的 {column} 合计不为零（{values}）。"),
+    "not_zero_sum": ("The hand's {column} values do not sum to zero ({values}).", "这一局的 {column} 合计不为零（{values}）。"),
     "wuhu_split": ("Seat {seat}: amount {amount} is not stack {stack} + 交 {jiao}.",
                    "座位 {seat}：输赢 {amount} 不等于 底 {stack} + 交 {jiao}。"),
     "ledger_conflict": ("Hand {hand_id} was already settled differently.", "牌局 {hand_id} 已经按别的结果结算过。"),
@@ -45,10 +47,13 @@ class StoreError(Exception):
         self.params = params
         super().__init__(self.message("en"))
 
-    def message(self, lang: str = "en") -> str:
+    def message(self, lang: str | None = "en") -> str:
+        """The message in ``en``, ``zh`` or ``zh-TW`` (any Discord locale is accepted)."""
+        lang = normalise_lang(lang)
         en, zh = MESSAGES.get(self.code, (self.code, self.code))
-        template = zh if str(lang).lower().startswith("zh") else en
+        template = en if lang == "en" else zh
         try:
-            return template.format(**self.params)
+            text = template.format(**self.params)
         except (KeyError, IndexError, ValueError):
-            return template
+            text = template
+        return to_hant(text) if lang == "zh-TW" else text

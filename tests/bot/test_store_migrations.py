@@ -171,7 +171,8 @@ async def test_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StoreError) as err:
         await Store.open(path)
     assert err.value.code == "schema_too_new"
-    assert "更新" in err.value.message("zh")
+    assert "更新" in err.value.message("zh") and "更新" in err.value.message("zh-TW")
+    assert "Update the bot" in err.value.message("en-US")
 
 
 def test_migration_numbers_must_not_have_gaps(tmp_path: Path) -> None:
