@@ -87,9 +87,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run() -> int:
-    from .config import Config
+    from .config import Config, ConfigError
 
-    config = Config.from_env()
+    try:
+        config = Config.from_env()
+    except ConfigError as e:
+        print(f"mjbot: {e}", file=sys.stderr)
+        return 2
     if not config.token:
         print(NO_TOKEN, file=sys.stderr)
         return 2
