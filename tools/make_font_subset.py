@@ -88,7 +88,7 @@ def subset(src: Path, dst: Path, chars: set[str]) -> set[str]:
     from fontTools import subset as ft_subset
     from fontTools.ttLib import TTFont
 
-    font = TTFont(src, fontNumber=SC_INDEX, lazy=False)
+    font = TTFont(src, fontNumber=SC_INDEX, lazy=False, recalcTimestamp=False)  # reproducible output
     cmap = font.getBestCmap()
     keep = sorted(c for c in chars if ord(c) in cmap)
     options = ft_subset.Options()
