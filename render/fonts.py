@@ -49,8 +49,8 @@ def tile_face(size: int) -> FreeTypeFont:
 
 
 def clean(text: str) -> str:
-    """``text`` with characters the fonts cannot draw replaced: accented letters by their base letter when only the
-    accent is missing, anything else by ``?`` (spaces kept).
+    """``text`` on one line with characters the fonts cannot draw replaced: accented letters by their base letter
+    when only the accent is missing, other spaces by a space, anything else by ``?``.
 
     >>> clean("小明"), clean("Ann\U0001F600"), clean("Ωμέγα")
     ('小明', 'Ann?', 'Ωμεγα')
@@ -58,8 +58,11 @@ def clean(text: str) -> str:
     cs = charset()
     out = []
     for c in str(text):
-        if c in cs or c in " \n":
+        if c in cs or c == " ":
             out.append(c)
+            continue
+        if c.isspace():
+            out.append(" ")  # one line only: newlines and tabs become spaces
             continue
         base = "".join(b for b in unicodedata.normalize("NFKD", c) if not unicodedata.combining(b))
         out.append(base if base and all(b in cs for b in base) else "?")

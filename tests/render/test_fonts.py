@@ -43,6 +43,7 @@ def test_common_simplified_and_traditional_characters_are_covered():
 
 def test_characters_the_fonts_lack_are_replaced_not_drawn_as_boxes():
     assert fonts.clean("阿明😀") == "阿明?"
+    assert fonts.clean("two\nlines\t") == "two lines "
     assert fonts.clean("Zoë Ωμέγα Иван") == "Zoë Ωμεγα Иван"  # an accent the font lacks: the base letter
 
 

@@ -196,7 +196,7 @@ def test_languages_differ_and_themes_differ():
 
 
 def test_strange_names_are_drawn_not_crashed_on():
-    names = ("😀😀😀", "", "A" * 200, "名字很长很长很长很长很长很长很长很长很长很长很长很长")
+    names = ("😀😀😀", "", "A" * 200, "名字很长很长很长很长很长很长很长很长很长很长很长很长\n第二行\x00")
     scene = replace(samples.table_scene(), seats=tuple(replace(s, name=n) for s, n in
                                                        zip(samples.table_scene().seats, names, strict=True)))
     assert open_png(render_table(scene)).width == 760
