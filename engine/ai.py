@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from .analysis import _honor_blocks, _prune, _suit_blocks, is_complete
+from .analysis import _honor_blocks, _suit_blocks, is_complete
 from .table.actions import Action
 from .tiles import HONOR, NUM_KINDS, MeldKind
 from .variants import get_variant
@@ -69,60 +69,6 @@ def _combine(g0: tuple, g1: tuple, g2: tuple, g3: tuple, melds: int) -> int:
 def _groups(c: Sequence[int]) -> list[tuple]:
     return [_suit_blocks(tuple(c[0:9])), _suit_blocks(tuple(c[9:18])), _suit_blocks(tuple(c[18:27])),
             _hon(tuple(c[27:34]))]
-
-
-_OTHERS: dict[tuple[int, ...], tuple[tuple[int, int, int], ...]] = {}
-_KEEP: list[tuple] = []  # keeps every cached state tuple alive so that its id is never reused while cached
-
-
-def _others(groups: Sequence[tuple], skip: int) -> tuple[tuple[int, int, int], ...]:
-    """(sets, partial sets, pair) states combining every group but ``skip``. The groups come from caches that live
-    as long as the process, so their ids are stable keys."""
-    rest = [g for j, g in enumerate(groups) if j != skip]
-    key = (id(rest[0]), id(rest[1]), id(rest[2]))
-    got = _OTHERS.get(key)
-    if got is None:
-        states = {(0, 0, 0)}
-        for g in rest:
-            states = {(m + m0, t + t0, h + h0) for m, t, h in states for m0, t0, h0 in g if h + h0 <= 1}
-        if len(_OTHERS) > 400_000:  # bounded memory; ids in _FINISH refer to these tuples, so clear both
-            _OTHERS.clear()
-            _FINISH.clear()
-            _KEEP.clear()
-        got = _OTHERS[key] = _prune(states)
-        _KEEP.append(got)
-    return got
-
-
-_FINISH: dict[tuple[int, int, int], int] = {}
-
-
-def _finish(states: tuple, g: tuple, melds: int) -> int:
-    """Shanten from the states of three groups and the fourth group (both from long-lived caches: ids are keys)."""
-    key = (id(states), id(g), melds)
-    got = _FINISH.get(key)
-    if got is None:
-        got = _FINISH[key] = _finish_calc(states, g, melds)
-    return got
-
-
-def _finish_calc(states: Sequence[tuple[int, int, int]], g: tuple, melds: int) -> int:
-    best = 8
-    for m0, t0, h0 in states:
-        for m1, t1, h1 in g:
-            h = h0 + h1
-            if h > 1:
-                continue
-            m = melds + m0 + m1
-            if m > 4:
-                m = 4
-            t = t0 + t1
-            if t > 4 - m:
-                t = 4 - m
-            v = 8 - 2 * m - t - h
-            if v < best:
-                best = v
-    return best
 
 
 def _seven(counts: Sequence[int]) -> int:
@@ -237,7 +183,6 @@ class _Seat:
         best discard)."""
         out = 0
         groups = _groups(c)
-        others: dict[int, tuple] = {}
         sp = self.seven_pairs and n_melds == 0
         for k in range(NUM_KINDS):
             if not self.remaining[k]:
@@ -249,10 +194,10 @@ class _Seat:
             elif not c[k]:
                 continue
             s = k // 9
-            if s not in others:
-                others[s] = _others(groups, s)
             c[k] += 1
-            sh = _finish(others[s], _group_of(k, c), n_melds)
+            gs = list(groups)
+            gs[s] = _group_of(k, c)
+            sh = _combine(gs[0], gs[1], gs[2], gs[3], n_melds)
             if sp:
                 sh = min(sh, _seven(c))
             if (sh < key[1] or key[0] > key[1]) and self.key_sh(c, sh, self.meld_suits, self.meld_hua) < key:
@@ -353,7 +298,6 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
     main = me.main_suit(counts)
     scored = []
     groups = _groups(counts)
-    others: dict[int, tuple] = {}
     sp = me.seven_pairs and n_melds == 0
     c = list(counts)
     bazhi = me.variant != "chizhou"
@@ -364,10 +308,10 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
     for a in discards:
         t = a.tile
         s = t // 9
-        if s not in others:
-            others[s] = _others(groups, s)
         c[t] -= 1
-        sh = _finish(others[s], _group_of(t, c), n_melds)
+        gs = list(groups)
+        gs[s] = _group_of(t, c)
+        sh = _combine(gs[0], gs[1], gs[2], gs[3], n_melds)
         if sp:
             sh = min(sh, _seven(c))
         # the same as me.key_sh(c, sh, meld_suits, meld_hua), from the totals of the whole hand
