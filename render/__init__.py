@@ -14,6 +14,28 @@ from .scene import HandScene, MatchScene, ScoreScene, SeatScene, TableScene, han
 from .table import draw_table, render_table
 from .tiles import BACK, contact_sheet, tile_sprite
 
+
+def warm(themes: tuple[str, ...] = ("dark", "light")) -> None:
+    """Build the sprites, fonts and palettes the images use (about half a second), e.g. in a thread at start-up,
+    so the first image a player asks for comes as fast as the rest."""
+    from . import samples
+
+    for theme in themes:
+        render_hand(samples.hand_scene(), theme)
+        render_table(samples.table_scene(), theme)
+        render_score(samples.score_scene(), theme)
+        render_match(samples.match_scene(), theme)
+    for kind in (*range(34), BACK):
+        for width in (44, 56):
+            tile_sprite(kind, width)
+        tile_sprite(kind, 48, True)
+        tile_sprite(kind, 32)
+        tile_sprite(kind, 32, True)
+        tile_sprite(kind, 38)
+        tile_sprite(kind, 38, True)
+    tile_sprite(BACK, 22)
+
+
 __all__ = [
     "BACK",
     "HandScene",
@@ -33,4 +55,5 @@ __all__ = [
     "render_score_card",
     "render_table",
     "tile_sprite",
+    "warm",
 ]

@@ -226,3 +226,11 @@ def test_score_card_straight_from_the_engine():
     # one row per item: more items, taller card
     fewer = replace(result, items=result.items[:2])
     assert open_png(render_score_card(hand, fewer, situation)).height < zh.height
+
+
+def test_warm_builds_the_caches_and_images_stay_the_same():
+    import render
+
+    before = render_hand(samples.hand_scene())
+    render.warm(("dark",))
+    assert render_hand(samples.hand_scene()) == before  # pure: same scene, same bytes
