@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from .analysis import _honor_blocks, _suit_blocks, is_complete
+from .analysis import _honor_blocks, _suit_blocks, is_complete, is_seven_pairs
 from .table.actions import Action
 from .tiles import HONOR, NUM_KINDS, MeldKind
 from .variants import get_variant
@@ -69,6 +69,20 @@ def _combine(g0: tuple, g1: tuple, g2: tuple, g3: tuple, melds: int) -> int:
 def _groups(c: Sequence[int]) -> list[tuple]:
     return [_suit_blocks(tuple(c[0:9])), _suit_blocks(tuple(c[9:18])), _suit_blocks(tuple(c[18:27])),
             _hon(tuple(c[27:34]))]
+
+
+def _near(c: Sequence[int]) -> list[int]:
+    """Kinds that could complete or improve a hand: held, or within two of a held suited tile."""
+    out = []
+    for k in range(NUM_KINDS):
+        if c[k]:
+            out.append(k)
+        elif k < HONOR:
+            base = k - k % 9
+            lo, hi = max(base, k - 2), min(base + 9, k + 3)
+            if any(c[lo:hi]):
+                out.append(k)
+    return out
 
 
 def _seven(counts: Sequence[int]) -> int:
@@ -335,10 +349,10 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
             c[x[2]] -= 1
             if best_key[0] == 0:  # ready: count the unseen winning tiles
                 n = 0
-                for k in range(NUM_KINDS):
-                    if me.remaining[k] and me.exists[k]:
+                for k in _near(c):
+                    if me.remaining[k]:
                         c[k] += 1
-                        if is_complete(c):
+                        if is_complete(c) or (sp and is_seven_pairs(c)):
                             n += me.remaining[k]
                         c[k] -= 1
                 return n
