@@ -207,18 +207,21 @@ def _bird(img: Image.Image, box: tuple[float, float, float, float]) -> None:
     def ell(xf0, yf0, xf1, yf1, fill):
         d.ellipse((*P(xf0, yf0), *P(xf1, yf1)), fill=fill)
 
-    # tail feathers fanning down-left, each with an eye
-    for ang, c in ((200, BLUE), (225, GREEN), (250, BLUE), (275, GREEN)):
-        a = math.radians(ang)
-        cx, cy = 0.42 + 0.33 * math.cos(a) * 0.9, 0.58 - 0.33 * math.sin(a) * 0.9
-        fx, fy = P(cx, cy)
-        r = 0.13 * W
-        feather = Image.new("RGBA", (int(r * 2.6), int(r * 1.4)), (0, 0, 0, 0))
+    # the tail: long feathers fanning out to the left behind the body, each with an eye
+    px, py = P(0.42, 0.6)
+    L = 0.5 * W
+    for ang, c in ((150, GREEN), (175, BLUE), (200, GREEN), (225, BLUE), (250, GREEN)):
+        feather = Image.new("RGBA", (int(L), int(L * 0.34)), (0, 0, 0, 0))
         fd = ImageDraw.Draw(feather)
-        fd.ellipse((0, 0, feather.width - 1, feather.height - 1), fill=c)
-        fd.ellipse((feather.width * 0.55, feather.height * 0.25, feather.width * 0.85, feather.height * 0.75), fill=RED)
-        feather = feather.rotate(ang + 180, resample=Image.Resampling.BICUBIC, expand=True)
-        img.alpha_composite(feather, (int(fx - feather.width / 2), int(fy - feather.height / 2)))
+        fw, fh = feather.size
+        fd.ellipse((0, 0, fw - 1, fh - 1), fill=c)
+        fd.ellipse((fw * 0.06, fh * 0.22, fw * 0.4, fh * 0.78), fill=IVORY)
+        fd.ellipse((fw * 0.1, fh * 0.3, fw * 0.34, fh * 0.7), fill=RED)
+        fd.ellipse((fw * 0.16, fh * 0.4, fw * 0.27, fh * 0.6), fill=BLUE)
+        a = math.radians(ang)
+        rot = feather.rotate(ang - 180, resample=Image.Resampling.BICUBIC, expand=True)
+        cx, cy = px + math.cos(a) * L * 0.45, py - math.sin(a) * L * 0.45
+        img.alpha_composite(rot, (int(cx - rot.width / 2), int(cy - rot.height / 2)))
     # legs and perch
     d.line((*P(0.5, 0.7), *P(0.46, 0.86)), fill=RED, width=int(W * 0.035))
     d.line((*P(0.58, 0.7), *P(0.6, 0.86)), fill=RED, width=int(W * 0.035))
