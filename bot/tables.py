@@ -27,6 +27,7 @@ from typing import Any
 
 import discord
 
+import render
 from bot.i18n import MESSAGES, hant, t
 from engine.ai import choose
 from engine.analysis import shanten, winning_kinds
@@ -35,6 +36,8 @@ from engine.table import Action, Event, IllegalAction, Table
 from engine.tiles import NUM_KINDS, Hand, Meld, MeldKind, tile_name, tile_zh
 from engine.variants import get_variant
 from engine.variants.base import Item
+from render.scene import MatchScene, ScoreScene
+from render.views import hand_scene_from_view, table_scene_from_view
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +180,7 @@ class Seat:
     dm_failed: bool = False
     dm_told: bool = False
     dm_key: Any = None
+    dm_controls: tuple[int, int] | None = None  # (channel, message) of the last DM that carries controls
 
     @property
     def human(self) -> bool:
@@ -286,8 +290,6 @@ def table_scene(lt: LiveTable, view: dict[str, Any]):
     """The public table image's scene from the PUBLIC view (``table.view(None)``): never a concealed tile."""
     from dataclasses import replace
 
-    from render.views import table_scene_from_view
-
     title = t("tables.header", lt.lang, variant=t(f"variant.{lt.variant}", lt.lang), hand=view["hand_no"] + 1,
               wall=view["wall_count"])
     scene = table_scene_from_view(view, title=title, lang=lt.lang)
@@ -297,15 +299,11 @@ def table_scene(lt: LiveTable, view: dict[str, Any]):
 
 def hand_scene(lt: LiveTable, view: dict[str, Any], highlight: frozenset[int] = frozenset()):
     """A seat's own hand from ITS view."""
-    from render.views import hand_scene_from_view
-
     return hand_scene_from_view(view, highlight=sorted(highlight))
 
 
 def score_scenes(lt: LiveTable, result: dict[str, Any]):
     """One score card per winner, seats in wind order (E first) as the card labels them."""
-    from render.scene import ScoreScene
-
     dealer = result["dealer"]
     names = lt.names()
     by_wind = [(dealer + w) % 4 for w in range(4)]
@@ -701,6 +699,8 @@ class TableManager:
             return
         turn, claim, nxt = self._delays(lt)
         if tb.phase == "ended":
+            if all(lt.seats[c].afk for c in lt.humans()):  # type: ignore[union-attr]
+                return  # nobody is here: the next hand waits for Next hand or I'm back
             delay = nxt
         else:
             waiting = [s for s in tb.awaited() if lt.seats[s] is not None and not lt.seats[s].automatic]  # type: ignore
@@ -751,8 +751,6 @@ class TableManager:
             self.private_log.append((user, scene, seq))
         if not self.render_images:
             return PNG_STUB
-        import render
-
         fn = {"table": render.render_table, "hand": render.render_hand, "score": render.render_score,
               "match": render.render_match}[kind]
         return await asyncio.to_thread(fn, scene, "dark", lang)
@@ -918,8 +916,6 @@ class TableManager:
             await self._channel(lt.channel_id).get_partial_message(lt.message_id).edit(view=None)
 
     async def _post_summary(self, lt: LiveTable) -> None:
-        from render.scene import MatchScene
-
         tb = lt.table
         if tb is None:
             return
@@ -997,8 +993,12 @@ class TableManager:
             text, png, view = await self.hand_message(lt, c, s.lang)
             try:
                 dm = await self.bot.create_dm(discord.Object(s.user_id))
-                await dm.send(text, file=discord.File(io.BytesIO(png), filename="hand.png"),
-                              **({"view": view} if view else {}))
+                msg = await dm.send(text, file=discord.File(io.BytesIO(png), filename="hand.png"),
+                                    **({"view": view} if view else {}))
+                old, s.dm_controls = s.dm_controls, ((dm.id, msg.id) if view else None)
+                if old is not None:  # the superseded controls go away (a click there would be refused anyway)
+                    with contextlib.suppress(discord.HTTPException):
+                        await self._channel(old[0]).get_partial_message(old[1]).edit(view=None)
             except discord.Forbidden as e:
                 s.dm_failed = True
                 log.info("table %s: DMs closed for %s (%s)", lt.id, s.user_id, getattr(e, "code", "?"))

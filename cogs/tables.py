@@ -330,7 +330,7 @@ class Tables(commands.Cog):
                 if any(s is None for s in lt.seats):
                     raise Refusal("tables.need_four")
                 await interaction.response.defer(thinking=interaction.type != discord.InteractionType.component)
-                await self._close_lobby_message(channel_id)
+                await self._close_lobby_message(channel_id, t("tables.started", lt.lang))
                 await self.manager.start(lt)
                 if interaction.type != discord.InteractionType.component:
                     await interaction.followup.send(t("tables.started", lang))

@@ -1,0 +1,178 @@
+"""The bot under load: many tables in play in one process, driven through the test harness (run by hand).
+
+    python benchmarks/bench_bot.py [--tables 200] [--clicks 10] [--images] [--json]
+
+Each table has one human and three AI seats (the human's clicks make the AI seats play too, as in a real game).
+In waves, every table's human presses their current control at about the same moment; for each click we measure
+the time from feeding the interaction to the LAST request the bot made for that table in answer (channel edits,
+announcements, DMs, the interaction callback), all on one event loop. PNG drawing is off unless ``--images``
+(the goal excludes image encoding; a 1x1 stub PNG is sent instead). Memory per active table: traced Python
+allocations after opening and starting the tables, divided by their number.
+
+Last line with ``--json``: {"tables", "clicks", "p50_ms", "p99_ms", "max_ms", "kb_per_table", ...}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bot.tables import TIMER_TASK_NAME  # noqa: E402
+from tests.harness import Harness  # noqa: E402
+
+USER0 = 9_000_000
+
+
+def _controls(msg) -> list[dict]:
+    return [c for c in msg.buttons() if c.get("custom_id", "").startswith("mjt:") and c["custom_id"].split(":")[2] != "9"]
+
+
+def _pick(msg) -> str:
+    cs = _controls(msg)
+    ops = {c["custom_id"].split(":")[4]: c["custom_id"] for c in cs}
+    if "w" in ops:
+        return ops["w"]
+    ds = [c["custom_id"] for c in cs if c["custom_id"].split(":")[4] == "d"]
+    return ds[-1] if ds else ops["x"]
+
+
+def _busy(custom_id: str) -> bool:
+    """Is discord.py still running the callback of this control?"""
+    return any(not t.done() and t.get_name().endswith(custom_id) for t in asyncio.all_tasks())
+
+
+async def main(args: argparse.Namespace) -> dict:
+    tmp = Path(tempfile.mkdtemp(dir=args.db_dir))
+    h = await Harness.boot(tmp / "bench.db")
+    h.ignored_task_names.add(TIMER_TASK_NAME)
+    mgr = h.bot.tables
+    mgr.render_images = args.images
+    mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 3600.0  # nobody times out during the run
+    channels = [h.add_channel() for _ in range(args.tables)]
+    users = [USER0 + i for i in range(args.tables)]
+    by_channel = dict(zip(channels, users, strict=True))
+    gc.collect()
+    # only what the bot keeps counts: allocations made inside the harness's fake Discord are left out
+    tracemalloc.start(40)
+    base = tracemalloc.take_snapshot()
+    for ch, u in by_channel.items():
+        r = await h.slash("table new", variant=args.variant, user=u, channel=ch)
+        for _ in range(3):
+            await h.slash("table addbot", user=u, channel=ch)
+        lobby = r.reply
+        start = next(c["custom_id"] for c in lobby.buttons() if c["custom_id"].endswith(":start"))
+        await h.click(h.fake.find_message(lobby.id), custom_id=start, user=u)
+    gc.collect()
+    after = tracemalloc.take_snapshot()
+    keep = [tracemalloc.Filter(False, "*tests/harness/*", all_frames=True)]
+    grown = sum(s.size_diff for s in after.filter_traces(keep).compare_to(base.filter_traces(keep), "filename"))
+    tracemalloc.stop()
+    # requests are attributed to a table by channel, by DM channel (user) and by interaction token
+    dm_user = {cid: uid for uid, cid in h.fake.dm_by_user.items()}
+    user_of_channel = dict(by_channel)
+    requests_of: dict[int, list[float]] = {u: [] for u in users}
+    token_user: dict[str, int] = {}
+
+    def on_request(req) -> None:
+        seg = req.path.strip("/").split("/")
+        who = None
+        if seg[0] == "channels" and len(seg) > 1:
+            cid = int(seg[1])
+            who = user_of_channel.get(cid) or dm_user.get(cid) or next(
+                (u for u, c in h.fake.dm_by_user.items() if c == cid), None)
+        elif seg[0] in ("interactions", "webhooks") and len(seg) > 2:
+            who = token_user.get(seg[2])
+        if who is not None:
+            requests_of[who].append(time.perf_counter())
+
+    h.fake.on_request.append(on_request)
+    clicks = 0
+    clicked: dict[int, list[float]] = {u: [] for u in users}
+    running: dict[int, str] = {}  # user -> custom id of the click still being handled
+    order = list(by_channel.items())
+    loop_start = time.perf_counter()
+    gap = 1.0 / args.rate
+    i = 0
+    while clicks < args.clicks * args.tables and time.perf_counter() - loop_start < args.max_seconds:
+        ch, u = order[i % len(order)]
+        i += 1
+        if u in running:
+            if _busy(running[u]) or mgr.by_channel[ch].lock.locked():
+                await asyncio.sleep(0)
+                continue
+            del running[u]
+        lt = mgr.by_channel.get(ch)
+        if lt is None or lt.table is None:
+            continue
+        tb = lt.table
+        if tb.phase == "ended":  # next hand by the table's button
+            msg = h.fake.find_message(lt.message_id)
+            cid = next(c["custom_id"] for c in msg.buttons() if c["custom_id"].endswith(":next"))
+        else:
+            dms = h.dms(u)
+            if not dms or not _controls(dms[-1]) or lt.seat_of(u) not in tb.awaited():
+                continue
+            msg = dms[-1]
+            cid = _pick(msg)
+        data, rec = h.click_payload(msg, custom_id=cid, user=u)
+        token_user[rec.token] = u
+        clicked[u].append(time.perf_counter())
+        running[u] = cid
+        h.bot._connection.parse_interaction_create(data)
+        clicks += 1
+        await asyncio.sleep(gap)
+    await h.settle(timeout=120)
+    latencies: list[float] = []
+    for u, times in clicked.items():
+        reqs = requests_of[u]
+        for k, t0 in enumerate(times):
+            t1 = times[k + 1] if k + 1 < len(times) else float("inf")
+            inside = [r for r in reqs if t0 <= r < t1]
+            latencies.append(((max(inside) if inside else t0) - t0) * 1000)
+    active = sum(1 for lt in mgr.by_channel.values() if lt.table is not None)
+    await h.close()
+    lat = sorted(latencies)
+    out = {
+        "tables": args.tables,
+        "active_tables": active,
+        "clicks": clicks,
+        "images": args.images,
+        "p50_ms": round(statistics.median(lat), 2) if lat else None,
+        "p99_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))], 2) if lat else None,
+        "max_ms": round(lat[-1], 2) if lat else None,
+        "kb_per_table": round(grown / 1024 / args.tables, 1),
+        "rate_per_s": args.rate,
+        "db_dir": str(tmp),
+    }
+    return out
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", type=int, default=200)
+    ap.add_argument("--clicks", type=int, default=5, help="clicks per table")
+    ap.add_argument("--rate", type=float, default=40.0, help="clicks per second over all tables (default: "
+                    "each of 200 tables clicks every 5 s)")
+    ap.add_argument("--max-seconds", type=float, default=120.0)
+    ap.add_argument("--variant", default="hefei", choices=["wuhu", "hefei", "chizhou"])
+    ap.add_argument("--images", action="store_true", help="draw and encode the real PNGs")
+    ap.add_argument("--db-dir", default=None, help="folder for the database file (default: the system temp folder)")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    res = asyncio.run(main(a))
+    if a.json:
+        print(json.dumps(res))
+    else:
+        for k, v in res.items():
+            print(f"{k:>14}: {v}")
