@@ -186,7 +186,7 @@ class _Seat:
         # chizhou: the 花 gate (2 花 to self-draw): tiles still needed to reach it
         suited = c[0:27]
         trip = suited.count(3) + suited.count(4)
-        return max(sh, _hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2)) - 1), sh
+        return max(sh, _hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2))), sh
 
     def main_suit(self, c: Sequence[int]) -> int:
         tot = [sum(c[s * 9 : s * 9 + 9]) + self.meld_suits[s] for s in range(3)]
@@ -224,7 +224,7 @@ class _Seat:
         n = c[k]
         if k >= HONOR:
             if self.variant == "chizhou":
-                return 2.0 if n == 1 else -3.0
+                return 0.5 if n == 1 else -3.0
             return 2.5 if n == 1 else -0.5
         s, r = divmod(k, 9)
         near = sum(c[s * 9 + j] for j in range(max(0, r - 2), min(9, r + 3)) if j != r)
@@ -335,7 +335,7 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
         else:
             h = tuple(c[27:34]) if s == 3 else hon
             tr = trip - (1 if s < 3 and counts[t] == 3 else 0)
-            k = (max(sh, _hua_tiles(h, meld_hua, min(tr, 2)) - 1), sh)
+            k = (max(sh, _hua_tiles(h, meld_hua, min(tr, 2))), sh)
         c[t] += 1
         scored.append((k, t, a))
     best_key = min(x[0] for x in scored)
