@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import pickle
 import random
 
 import pytest
@@ -90,6 +91,7 @@ def test_invariants_over_seeded_games(variant):
                     hands += 1
                     assert sum(e.data["payments"]) == 0
             assert sum(t.totals()) == 0
+        assert len(pickle.dumps(t)) < 50_000  # a table's state stays small (issue: <= 50 KB)
         again = Table.replay(variant, f"inv{match}", settings, log)
         assert again.state_hash() == t.state_hash() and again.seq == t.seq == len(log)
         match += 1
