@@ -35,7 +35,7 @@ from engine.errors import EngineError
 from engine.table import Action, Event, IllegalAction, Table
 from engine.tiles import NUM_KINDS, Hand, Meld, MeldKind, tile_name, tile_zh
 from engine.variants import get_variant
-from engine.variants.base import Item
+from engine.variants.base import Item, Situation
 from render.scene import MatchScene, ScoreScene
 from render.views import hand_scene_from_view, table_scene_from_view
 
@@ -344,10 +344,33 @@ def hint(lt: LiveTable, view: dict[str, Any]) -> list[tuple[int | None, list[tup
     def unseen(k: int) -> int:
         return max(0, totals[k] - seen[k] - counts[k])
 
+    winds = view.get("winds") or [0, 1, 2, 3]
+    dealer = winds.index(0) if 0 in winds else 0
+    by_wind = None
+    if "melds" in view and len(view["melds"]) == 4:
+        def wind_meld(m: dict[str, Any]) -> Meld:
+            mm = _meld(m)
+            return Meld(mm.kind, mm.tile, None if mm.fed_by is None else winds[mm.fed_by], mm.claimed, mm.added)
+
+        by_wind = tuple(tuple(wind_meld(m) for m in view["melds"][(dealer + w) % 4]) for w in range(4))
+
+    def legal_win(c: list[int], k: int) -> bool:
+        """Would ``k`` (self-drawn) be a win the variant allows (八支, 花 ...), not just a complete shape?"""
+        if by_wind is None:
+            return True
+        try:
+            w = winds[seat]
+            hand = Hand(tuple(x for x in range(NUM_KINDS) for _ in range(c[x])), by_wind[w], k)
+            sit = Situation(winner=w, discarder=None, dealer_streak=view.get("dealer_streak") or 1,
+                            melds_by_seat=by_wind)
+            return V.can_win(hand, sit, view["rules"])
+        except Exception:  # an unexpected refusal must not hide the hint
+            return True
+
     def waits(c: list[int]) -> list[tuple[int, int]]:
         if shanten(c, n_melds, seven_pairs=sp) != 0:
             return []
-        return [(k, unseen(k)) for k in winning_kinds(c, seven_pairs=sp)]
+        return [(k, unseen(k)) for k in winning_kinds(c, seven_pairs=sp) if legal_win(c, k)]
 
     out: list[tuple[int | None, list[tuple[int, int]]]] = []
     if sum(counts) % 3 == 2:
