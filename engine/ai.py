@@ -173,7 +173,6 @@ class _Seat:
         total = _totals(self.variant, rules)
         c = self.counts
         self.remaining = [max(0, total[k] - seen[k] - c[k]) for k in range(NUM_KINDS)]
-        self.exists = [total[k] > 0 for k in range(NUM_KINDS)]
 
     # effective distance to a legal win, lower is better
     def key(self, c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int) -> tuple[int, int]:
@@ -242,7 +241,7 @@ _TOTALS: dict[tuple, tuple[int, ...]] = {}
 
 
 def _totals(variant: str, rules: Mapping[str, Any]) -> tuple[int, ...]:
-    key = (variant, tuple(sorted((k, str(v)) for k, v in rules.items())))
+    key = (variant, tuple(rules.values()))  # rules come from VARIANT.rules: a fixed key order
     got = _TOTALS.get(key)
     if got is None:
         got = _TOTALS[key] = tuple(get_variant(variant).tile_counts(rules))
@@ -330,8 +329,14 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
             sh = min(sh, _seven(c))
         # the same as me.key_sh(c, sh, meld_suits, meld_hua), from the totals of the whole hand
         if bazhi:
-            best = max(tot[j] - (j == s) for j in range(3))
-            k = (max(sh, 7 - best), sh)
+            t0, t1, t2 = tot
+            if s == 0:
+                t0 -= 1
+            elif s == 1:
+                t1 -= 1
+            elif s == 2:
+                t2 -= 1
+            k = (max(sh, 7 - max(t0, t1, t2)), sh)
         else:
             h = tuple(c[27:34]) if s == 3 else hon
             tr = trip - (1 if s < 3 and counts[t] == 3 else 0)

@@ -323,16 +323,12 @@ class Table:
             if drawn is not None and self._can_win(seat, drawn, None):
                 out.append(Action("win", seat))
             if self._kong_room():
-                may_ck = self.variant != "hefei" or self.mod.may_concealed_kong(self.melds[seat], self.rules)
-                for k in range(NUM_KINDS):
-                    if c[k] == 4 and may_ck:
-                        out.append(Action("kong", seat, k))
+                if 4 in c and (self.variant != "hefei" or self.mod.may_concealed_kong(self.melds[seat], self.rules)):
+                    out += [Action("kong", seat, k) for k in range(NUM_KINDS) if c[k] == 4]
                 for m in self.melds[seat]:
                     if m.kind is MeldKind.PUNG and c[m.tile]:
                         out.append(Action("kong", seat, m.tile))
-        for k in range(NUM_KINDS):
-            if c[k]:
-                out.append(Action("discard", seat, k))
+        out += [Action("discard", seat, k) for k in range(NUM_KINDS) if c[k]]
         return out
 
     def _timeout_action(self, seat: int) -> Action:
