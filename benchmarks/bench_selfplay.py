@@ -26,10 +26,14 @@ SEATINGS = (("normal", "easy", "normal", "easy"), ("easy", "normal", "easy", "no
             ("normal", "normal", "easy", "easy"), ("easy", "easy", "normal", "normal"))
 
 
-def speed(variant: str, hands: int) -> dict:
-    r = simulate(variant, hands, seed=11)
-    return {k: r[k] for k in ("hands", "wins", "self_draws", "draws", "zero_sum", "tiles_conserved", "hands_per_s",
-                              "wall_hands_per_s")}
+def speed(variant: str, hands: int, repeat: int = 3) -> dict:
+    """Best of ``repeat`` runs of the same games (the machine may be shared: the best run is the least disturbed)."""
+    runs = [simulate(variant, hands, seed=11) for _ in range(repeat)]
+    r = max(runs, key=lambda x: x["hands_per_s"])
+    out = {k: r[k] for k in ("hands", "wins", "self_draws", "draws", "zero_sum", "tiles_conserved", "hands_per_s",
+                             "wall_hands_per_s")}
+    out["hands_per_s_runs"] = [x["hands_per_s"] for x in runs]
+    return out
 
 
 def size(variant: str) -> dict:
