@@ -1,0 +1,286 @@
+"""Leaderboard image and a player's stats card (with a chart of their running net 子).
+
+Both are pure functions of plain data (:class:`BoardScene`, :class:`StatsScene`) to PNG bytes, safe to call in a
+thread. Titles and subtitles come already written in the reader's language (the cog has the words); the column
+and figure labels are chosen here from ``lang`` (``zh``, ``zh-TW``, ``en``; Discord locales accepted).
+
+>>> scene = BoardScene("芜湖 · 排行榜", "全部", (BoardLine(1, "小明", 35, 12, 4),))
+>>> render_board(scene)[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+True
+>>> card = StatsScene("小明", "芜湖 · 全部", hands=3, wins=1, self_draws=0, deal_ins=1, draws=0, biggest_hand=8,
+...                   net=2, series=(8, 4, 2))
+>>> render_stats(card, "light", "en")[:4] == b"\\x89PNG"
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PIL import Image, ImageDraw
+
+from .common import Theme, draw_text, encode, lang_of, theme_of
+from .match import nice_ticks
+
+BOARD_WIDTH = 760
+STATS_WIDTH, STATS_HEIGHT = 960, 540
+
+# label -> (Simplified, Traditional, English)
+LABELS: dict[str, tuple[str, str, str]] = {
+    "rank": ("名次", "名次", "#"),
+    "player": ("玩家", "玩家", "Player"),
+    "net": ("净输赢", "淨輸贏", "Net"),
+    "hands": ("局数", "局數", "Hands"),
+    "wins": ("和牌", "和牌", "Wins"),
+    "rate": ("胜率", "勝率", "Win %"),
+    "self_draws": ("自摸", "自摸", "Self-draws"),
+    "deal_ins": ("点炮", "放槍", "Deal-ins"),
+    "draws": ("流局", "流局", "Draws"),
+    "biggest": ("最大一手", "最大一手", "Biggest hand"),
+    "chart": ("累计输赢", "累計輸贏", "Running net"),
+    "hand_axis": ("局", "局", "hand"),
+    "empty": ("还没有记录", "還沒有記錄", "No hands yet"),
+    "unit": ("子", "子", "子"),
+}
+
+
+def label(key: str, lang: str) -> str:
+    """A column or figure label in ``lang``.
+
+    >>> label("deal_ins", "zh"), label("deal_ins", "zh-TW"), label("deal_ins", "en-US")
+    ('点炮', '放槍', 'Deal-ins')
+    """
+    zh, hant, en = LABELS[key]
+    return {"zh": zh, "zh-TW": hant, "en": en}[lang_of(lang)]
+
+
+def signed(n: int) -> str:
+    """``+35``, ``-20``, ``0``."""
+    return f"{n:+d}" if n else "0"
+
+
+def rate(wins: int, hands: int) -> str:
+    """The win rate as a whole percentage (``—`` without hands).
+
+    >>> rate(1, 3), rate(0, 0)
+    ('33%', '—')
+    """
+    return f"{round(100 * wins / hands)}%" if hands else "—"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# leaderboard
+
+
+@dataclass(frozen=True)
+class BoardLine:
+    """One player's line: ``rank`` (1 = best), name, net 子, hands played, wins; ``highlight`` marks the reader."""
+
+    rank: int
+    name: str
+    net: int
+    hands: int
+    wins: int
+    highlight: bool = False
+
+
+@dataclass(frozen=True)
+class BoardScene:
+    """A leaderboard: ``lines`` in rank order. A jump in rank (the reader's own line under the top ten) is drawn
+    after a gap."""
+
+    title: str
+    subtitle: str
+    lines: tuple[BoardLine, ...]
+
+
+_MEDALS = ((236, 190, 60), (190, 198, 208), (205, 133, 80))  # gold, silver, bronze
+ROW_H = 50
+_HEAD_H = 96
+_COLS_H = 30
+
+
+def _net_colour(th: Theme, v: int):
+    return th.plus if v > 0 else th.minus if v < 0 else th.subtext
+
+
+def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
+    th = theme_of(theme)
+    lang = lang_of(lang)
+    lines = scene.lines
+    gaps = sum(1 for a, b in zip(lines, lines[1:], strict=False) if b.rank > a.rank + 1)
+    body = max(1, len(lines)) * ROW_H + gaps * 22
+    height = _HEAD_H + _COLS_H + body + 24
+    w = BOARD_WIDTH
+    img = Image.new("RGB", (w, height), th.bg)
+    d = ImageDraw.Draw(img)
+    d.rounded_rectangle((6, 6, w - 7, height - 7), radius=16, fill=th.panel)
+    draw_text(img, (28, 20), scene.title, 26, th.text, max_width=w - 56)
+    draw_text(img, (28, 58), scene.subtitle, 17, th.subtext, bold=False, max_width=w - 56)
+    # columns: rank | name | net | hands | wins | rate (right edges of the number columns)
+    x_rank, x_name = 52, 92
+    x_net, x_hands, x_wins, x_rate = 470, 560, 640, w - 34
+    y = _HEAD_H
+    for key, x, anchor in (("rank", x_rank, "ma"), ("player", x_name, "la"), ("net", x_net, "ra"),
+                           ("hands", x_hands, "ra"), ("wins", x_wins, "ra"), ("rate", x_rate, "ra")):
+        draw_text(img, (x, y + 4), label(key, lang), 15, th.subtext, anchor=anchor, bold=False)
+    d.line((22, y + _COLS_H - 2, w - 22, y + _COLS_H - 2), fill=th.grid, width=1)
+    y += _COLS_H
+    if not lines:
+        draw_text(img, (w / 2, y + ROW_H / 2), label("empty", lang), 20, th.subtext, anchor="mm")
+        return img
+    prev = None
+    for i, line in enumerate(lines):
+        if prev is not None and line.rank > prev + 1:
+            for k in range(3):  # a vertical ellipsis between the top and the reader's own line
+                cx = x_rank + (k - 1) * 10
+                d.ellipse((cx - 2, y + 9, cx + 2, y + 13), fill=th.subtext)
+            y += 22
+        prev = line.rank
+        if line.highlight:
+            d.rounded_rectangle((18, y + 3, w - 18, y + ROW_H - 3), radius=10, fill=th.panel_hi, outline=th.accent,
+                                width=2)
+        elif i % 2 == 1:
+            d.rounded_rectangle((18, y + 3, w - 18, y + ROW_H - 3), radius=10, fill=th.panel_hi)
+        cy = y + ROW_H / 2
+        if line.rank <= 3:
+            r = 15
+            d.ellipse((x_rank - r, cy - r, x_rank + r, cy + r), fill=_MEDALS[line.rank - 1])
+            draw_text(img, (x_rank, cy), str(line.rank), 17, (40, 32, 20), anchor="mm")
+        else:
+            draw_text(img, (x_rank, cy), str(line.rank), 18, th.subtext, anchor="mm")
+        draw_text(img, (x_name, cy), line.name, 20, th.text, anchor="lm", max_width=x_net - 110 - x_name)
+        draw_text(img, (x_net, cy), f"{signed(line.net)} {label('unit', lang)}", 21, _net_colour(th, line.net),
+                  anchor="rm")
+        draw_text(img, (x_hands, cy), str(line.hands), 18, th.text, anchor="rm", bold=False)
+        draw_text(img, (x_wins, cy), str(line.wins), 18, th.text, anchor="rm", bold=False)
+        draw_text(img, (x_rate, cy), rate(line.wins, line.hands), 18, th.subtext, anchor="rm", bold=False)
+        y += ROW_H
+    return img
+
+
+def render_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:
+    """PNG bytes of a leaderboard (see :class:`BoardScene`)."""
+    return encode(draw_board(scene, theme, lang), theme)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# stats card
+
+
+@dataclass(frozen=True)
+class StatsScene:
+    """A player's figures and ``series``, their running net 子 after each hand (oldest first)."""
+
+    name: str
+    subtitle: str
+    hands: int
+    wins: int
+    self_draws: int
+    deal_ins: int
+    draws: int
+    biggest_hand: int
+    net: int
+    series: tuple[int, ...]
+
+
+def _figures(scene: StatsScene, lang: str) -> list[tuple[str, str, str | None]]:
+    unit = label("unit", lang)
+    return [
+        (label("hands", lang), str(scene.hands), None),
+        (label("wins", lang), f"{scene.wins} · {rate(scene.wins, scene.hands)}", None),
+        (label("self_draws", lang), str(scene.self_draws), None),
+        (label("deal_ins", lang), str(scene.deal_ins), None),
+        (label("draws", lang), str(scene.draws), None),
+        (label("biggest", lang), f"{scene.biggest_hand} {unit}", None),
+        (label("net", lang), f"{signed(scene.net)} {unit}", "net"),
+    ]
+
+
+def draw_stats(scene: StatsScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
+    th = theme_of(theme)
+    lang = lang_of(lang)
+    w, h = STATS_WIDTH, STATS_HEIGHT
+    img = Image.new("RGB", (w, h), th.bg)
+    d = ImageDraw.Draw(img)
+    d.rounded_rectangle((6, 6, w - 7, h - 7), radius=16, fill=th.panel)
+    draw_text(img, (28, 20), scene.name, 28, th.text, max_width=w - 56)
+    draw_text(img, (28, 60), scene.subtitle, 17, th.subtext, bold=False, max_width=w - 56)
+    # the figures, one box each
+    figs = _figures(scene, lang)
+    gap, x0, top, box_h = 10, 22, 96, 74
+    box_w = (w - 2 * x0 - gap * (len(figs) - 1)) / len(figs)
+    for i, (name, value, kind) in enumerate(figs):
+        bx = x0 + i * (box_w + gap)
+        d.rounded_rectangle((bx, top, bx + box_w, top + box_h), radius=10, fill=th.panel_hi)
+        draw_text(img, (bx + box_w / 2, top + 10), name, 14, th.subtext, anchor="ma", bold=False,
+                  max_width=int(box_w) - 10)
+        colour = _net_colour(th, scene.net) if kind == "net" else th.text
+        draw_text(img, (bx + box_w / 2, top + 36), value, 22, colour, anchor="ma", max_width=int(box_w) - 10)
+    # the chart of the running net
+    draw_text(img, (28, top + box_h + 18), label("chart", lang), 16, th.subtext, bold=False)
+    px0, py0, px1, py1 = 84, top + box_h + 52, w - 40, h - 60
+    _chart(img, scene.series, (px0, py0, px1, py1), th, lang)
+    return img
+
+
+def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, int], th: Theme, lang: str) -> None:
+    """The running total as a line from 0 (before the first hand) through every hand, gains shaded green above the
+    zero line and losses red below it."""
+    px0, py0, px1, py1 = box
+    d = ImageDraw.Draw(img)
+    values = [0, *series]
+    n = len(values) - 1
+    if n == 0:
+        draw_text(img, ((px0 + px1) / 2, (py0 + py1) / 2), label("empty", lang), 20, th.subtext, anchor="mm")
+        return
+    ticks = nice_ticks(min(values), max(values), 4)
+    lo, hi = ticks[0], ticks[-1]
+
+    def X(i: float) -> float:
+        return px0 + (px1 - px0) * (i / n)
+
+    def Y(v: float) -> float:
+        return py1 - (py1 - py0) * ((v - lo) / max(1, hi - lo))
+
+    for t in ticks:
+        d.line((px0, Y(t), px1, Y(t)), fill=th.subtext if t == 0 else th.grid, width=2 if t == 0 else 1)
+        draw_text(img, (px0 - 10, Y(t)), str(t), 15, th.subtext, anchor="rm", bold=False)
+    xt = [x for x in nice_ticks(0, n, 6) if 0 <= x <= n]
+    for x in xt:
+        draw_text(img, (X(x), py1 + 8), str(x), 14, th.subtext, anchor="ma", bold=False)
+    draw_text(img, ((px0 + px1) / 2, py1 + 28), label("hand_axis", lang), 14, th.subtext, anchor="ma", bold=False)
+    # drawn at twice the size and scaled down (antialiased), as the match chart
+    ox, oy = px0 - 8, py0 - 8
+    ow, oh = px1 - px0 + 16, py1 - py0 + 16
+    layer = Image.new("RGBA", (ow * 2, oh * 2), (0, 0, 0, 0))
+    ld = ImageDraw.Draw(layer)
+    pts = [((X(i) - ox) * 2, (Y(v) - oy) * 2) for i, v in enumerate(values)]
+    zero = (Y(0) - oy) * 2
+    for i in range(n):  # shade each segment towards the zero line, green above, red below
+        (xa, ya), (xb, yb) = pts[i], pts[i + 1]
+        va, vb = values[i], values[i + 1]
+        if (va >= 0) == (vb >= 0) or va == 0 or vb == 0:
+            colour = th.plus if va + vb > 0 else th.minus
+            ld.polygon([(xa, zero), (xa, ya), (xb, yb), (xb, zero)], fill=(*colour, 60))
+        else:  # crosses zero: split where it does
+            f = va / (va - vb)
+            xm = xa + (xb - xa) * f
+            ld.polygon([(xa, zero), (xa, ya), (xm, zero)], fill=(*(th.plus if va > 0 else th.minus), 60))
+            ld.polygon([(xm, zero), (xb, yb), (xb, zero)], fill=(*(th.plus if vb > 0 else th.minus), 60))
+    ld.line(pts, fill=th.accent, width=6, joint="curve")
+    r = 8 if n <= 30 else 6 if n <= 80 else 0
+    for x, y in pts[1:] if r else pts[-1:]:
+        rr = r or 8
+        ld.ellipse((x - rr, y - rr, x + rr, y + rr), fill=th.accent)
+    layer = layer.resize((ow, oh), Image.Resampling.BOX)
+    img.paste(layer.convert("RGB"), (ox, oy), layer)
+    # the final value next to the last point
+    last = values[-1]
+    draw_text(img, (X(n) - 6, Y(last) + (-12 if last >= 0 else 12)), signed(last), 16, _net_colour(th, last),
+              anchor="rd" if last >= 0 else "ra")
+
+
+def render_stats(scene: StatsScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:
+    """PNG bytes of a player's stats card (see :class:`StatsScene`)."""
+    return encode(draw_stats(scene, theme, lang), theme)
