@@ -227,6 +227,14 @@ async def test_four_humans_get_their_own_hands_and_play_a_hand(harness: Harness)
     await play_until_hand_ends(h, list(PLAYERS), lt)
     assert lt.table.phase in ("ended", "over")
     await check_public_scenes(h, lt.match_id)
+    # every private image showed its receiver's own tiles at that moment, and went to that player's DMs only
+    log = h.bot.tables.private_log
+    assert len(log) > 8
+    for u, scene, seq in log:
+        tb = await replay_from_store(h, lt.match_id, seq)
+        assert tiles_of(scene) == deal_of(tb, lt.seat_of(u))
+    for u in PLAYERS:
+        assert len(h.dms(u)) == sum(1 for x, _, _ in log if x == u)
     # next hand by the table's button
     if lt.table.phase == "ended":
         table_msg = h.fake.find_message(lt.message_id)
