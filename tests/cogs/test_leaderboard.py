@@ -227,10 +227,12 @@ async def test_periods_really_differ_and_ai_seats_and_other_servers_stay_out(h: 
     r = await h.slash("leaderboard", variant="wuhu")  # default period: all time
     shown = parse_board(r.reply.content)
     assert [s[1] for s in shown[:10]] == [NAMES[p] for p, *_ in total[:10]]
-    # A also played in another server: only this server's hands count
-    mine = next(x for x in total if x[0] == A)
-    elsewhere = sql(h, "SELECT SUM(amount) FROM ledger WHERE player_id = ? AND variant = 'wuhu'", (A,))[0][0]
-    assert elsewhere != mine[1]
+    # A also won and lost 子 in another server: only this server's hands count
+    elsewhere = sql(h, "SELECT SUM(amount), COUNT(*) FROM ledger WHERE player_id = ? AND guild_id = ?",
+                    (A, OTHER_GUILD))[0]
+    assert elsewhere[0] != 0
+    here = next(x for x in total if x[0] == A)
+    assert next(s for s in shown if s[1] == NAMES[A])[2:] == (here[1], here[2], here[3])
 
 
 async def test_default_variant_is_the_servers(h: Harness):
