@@ -387,3 +387,12 @@ async def test_commands_options_and_choices_are_localised(h: Harness):
                 assert {"zh-CN", "zh-TW"} <= set(descs) and all(1 <= len(x) <= 100 for x in descs.values())
     names = synced["stats"]["name_localizations"]
     assert (names["zh-CN"], names["zh-TW"]) == ("战绩", "戰績")
+
+
+def test_docstring_examples():
+    import doctest
+
+    import cogs.leaderboard
+
+    result = doctest.testmod(cogs.leaderboard)
+    assert result.attempted >= 2 and result.failed == 0

@@ -147,3 +147,12 @@ def test_every_label_has_each_language(lang):
     for key in LABELS:
         assert label(key, lang)
     assert label("deal_ins", lang) == {"zh": "点炮", "zh-TW": "放槍", "en": "Deal-ins"}[lang]
+
+
+def test_docstring_examples():
+    import doctest
+
+    import render.board
+
+    result = doctest.testmod(render.board)
+    assert result.attempted >= 5 and result.failed == 0
