@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any
 
 from .analysis import _honor_blocks, _suit_blocks, is_complete, is_seven_pairs
+from .errors import EngineError
 from .table.actions import Action
 from .tiles import HONOR, NUM_KINDS, MeldKind
 from .variants import get_variant
@@ -256,6 +257,8 @@ def choose(
     rng: random.Random | None = None,
 ) -> Action:
     """The AI's action for ``seat`` among ``legal_actions`` (never empty)."""
+    if difficulty not in DIFFICULTIES:
+        raise EngineError("bad_rule_value", key="difficulty", value=difficulty, expected="/".join(DIFFICULTIES))
     rng = rng or random.Random(0)
     acts = [a if isinstance(a, Action) else Action.from_json(a) for a in legal_actions]
     acts = [a for a in acts if a.type != "timeout"]

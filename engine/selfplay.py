@@ -11,7 +11,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .ai import choose
+from .ai import DIFFICULTIES, choose
+from .errors import EngineError
 from .table import Table
 
 
@@ -45,6 +46,11 @@ def simulate(variant: str, hands: int, seed: int = 0, difficulty: str | Sequence
              mode: int | None = None) -> dict[str, Any]:
     """Play ``hands`` hands (new matches as needed) and report counts and invariant checks."""
     diffs = [difficulty] * 4 if isinstance(difficulty, str) else list(difficulty)
+    for d in diffs:
+        if d not in DIFFICULTIES:
+            raise EngineError("bad_rule_value", key="difficulty", value=d, expected="/".join(DIFFICULTIES))
+    if hands < 0:
+        raise EngineError("bad_rule_value", key="hands", value=hands, expected=">= 0")
     settings = {"mode": mode} if mode is not None and variant == "wuhu" else {}
     stats: dict[str, Any] = {"variant": variant, "seed": seed, "hands": 0, "wins": 0, "self_draws": 0, "draws": 0,
                              "rob_kongs": 0, "multi_win_hands": 0, "zero_sum": True, "tiles_conserved": True,

@@ -58,3 +58,11 @@ def test_local_eof_and_bad_input():
 def test_local_plays_a_whole_hand(variant):
     code, out = _run(["1"] * 400 + ["q"], variant=variant, seed=2)
     assert code == 0 and ("settlement" in out or "drawn hand" in out)
+
+
+def test_simulate_refuses_bad_difficulty():
+    from engine.errors import EngineError
+
+    with pytest.raises(EngineError) as e:
+        simulate("wuhu", 1, difficulty="hard")
+    assert "difficulty" in e.value.message("en")
