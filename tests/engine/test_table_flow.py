@@ -521,3 +521,15 @@ def test_chizhou_fanbao_settled(contracts):
     ev = do(t, "win", 0)
     pay = next(e for e in ev if e.type == "hand_end").data["payments"]
     assert pay == ([5, -3, -1, -1] if contracts else [3, -1, -1, -1])
+
+
+def test_chizhou_pung_beats_chi():
+    hands = list(CHI)
+    hands[2] = "11m1p6p9p1s5s9s6z7z1z2z3z"
+    t = build("chizhou", hands)
+    do(t, "discard", 0, "1m")
+    assert ("chi", "1m") in types(t, 1) and ("pung", "1m") in types(t, 2)
+    do(t, "chi", 1, "1m")  # declared first, but a peng outranks a chi (C3)
+    ev = do(t, "pung", 2, "1m")
+    assert [e.type for e in ev if e.type in ("chi", "pung")] == ["pung"]
+    assert t.turn == 2 and not t.melds[1] and str(t.melds[2][0].kind) == "pung"
