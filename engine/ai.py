@@ -407,6 +407,8 @@ def _claim(me: _Seat, acts: Sequence[Action], pass_act: Action) -> Action:
                 ok = ok and after[0] <= 2
             if variant == "chizhou" and a.tile >= HONOR and after <= now:
                 ok = True
+            if a.type == "chi" and me.meld_hua < 2 and after[0] > 0:
+                ok = False  # with < 2 花 a chi binds the hand to one suit (C6): only to get ready
         if ok and (best is None or after < best[0]):
             best = (after, a)
     return best[1] if best else pass_act
