@@ -344,7 +344,7 @@ async def test_restart_in_the_middle_of_a_hand_continues_it(harness: Harness):
     while clicks < 3 or lt.table.phase not in ("play", "claim", "rob"):
         if lt.table.phase == "ended":  # an AI won early: on to the next hand
             table_msg = h.fake.find_message(lt.message_id)
-            await h.click(table_msg, custom_id=button_id(table_msg, ":next"))
+            await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
             continue
         m = latest_dm_controls(h, P1)
         await h.click(m, custom_id=choose_click(m))
@@ -396,3 +396,35 @@ async def test_hint_marks_ready_discards_with_unseen_counts():
     got = dict(hint(lt, view))
     assert got[26] == [(10, 1), (13, 4)]  # 2p: one left unseen; 5p: four
     assert 0 not in got  # discarding 1m breaks the ready hand
+
+
+async def test_a_whole_match_ends_with_a_summary_matching_the_ledger(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei")
+    lt = live(h)
+    match_id = lt.match_id
+    for _ in range(40):
+        await play_until_hand_ends(h, [P1], lt)
+        if lt.table.phase == "over":
+            break
+        table_msg = h.fake.find_message(lt.message_id)
+        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
+    assert lt.table.phase == "over" and lt.closed
+    m = await h.bot.store.match(match_id)
+    assert m.status == "finished"
+    totals = {s.seat: s.total for s in m.seats}
+    assert [totals[c] for c in range(4)] == lt.table.totals()
+    ledger_sum = [0, 0, 0, 0]
+    for hand in await h.bot.store.hands(match_id):
+        for row in await h.bot.store.hand_ledger(hand.hand_id):
+            ledger_sum[row.seat] += row.amount
+    assert ledger_sum == lt.table.totals()
+    summary = [m for m in h.channel() if "最终子数" in m.content]
+    assert len(summary) == 1 and summary[0].attachments
+    names = lt.names()
+    for c in range(4):
+        assert f"{names[c]} {lt.table.totals()[c]:+d}" in summary[0].content
+    assert [k for k, _, _ in h.bot.tables.scene_log].count("match") == 1
+    # the player is free again
+    assert P1 not in h.bot.tables.by_player
