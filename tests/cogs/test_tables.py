@@ -428,3 +428,16 @@ async def test_a_whole_match_ends_with_a_summary_matching_the_ledger(harness: Ha
     assert [k for k, _, _ in h.bot.tables.scene_log].count("match") == 1
     # the player is free again
     assert P1 not in h.bot.tables.by_player
+
+
+async def test_show_reposts_the_table_at_the_bottom(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "chizhou")
+    lt = live(h)
+    old = lt.message_id
+    r = await h.slash("table show", user=P3)
+    assert r.reply.ephemeral
+    assert lt.message_id != old and h.channel()[-1].id == lt.message_id
+    assert old not in [m.id for m in h.channel()]  # the old copy is gone: one table message in the channel
+    assert h.channel()[-1].images
