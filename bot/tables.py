@@ -286,11 +286,16 @@ def _kind(x: Any) -> int:
     return parse_tile(x)
 
 
+def shown_hand(view: dict[str, Any]) -> int:
+    """The hand number players see (1-based): the one in play, or the one just finished."""
+    return view["hand_no"] + (1 if view["phase"] in ("play", "claim", "rob") else 0)
+
+
 def table_scene(lt: LiveTable, view: dict[str, Any]):
     """The public table image's scene from the PUBLIC view (``table.view(None)``): never a concealed tile."""
     from dataclasses import replace
 
-    title = t("tables.header", lt.lang, variant=t(f"variant.{lt.variant}", lt.lang), hand=view["hand_no"] + 1,
+    title = t("tables.header", lt.lang, variant=t(f"variant.{lt.variant}", lt.lang), hand=shown_hand(view),
               wall=view["wall_count"])
     scene = table_scene_from_view(view, title=title, lang=lt.lang)
     seats = tuple(replace(sc, bot=bool(lt.seats[c] and lt.seats[c].automatic)) for c, sc in enumerate(scene.seats))
@@ -796,7 +801,7 @@ class TableManager:
         assert tb is not None
         lang = lt.lang
         v = tb.view(None)
-        lines = [t("tables.header", lang, variant=t(f"variant.{lt.variant}", lang), hand=v["hand_no"] + 1,
+        lines = [t("tables.header", lang, variant=t(f"variant.{lt.variant}", lang), hand=shown_hand(v),
                    wall=v["wall_count"])]
         names = lt.names()
         if tb.phase == "play":
@@ -824,6 +829,8 @@ class TableManager:
         tb = lt.table
         assert tb is not None
         await self._announce(lt, events)
+        # a new hand or a finished one (score cards above): the table goes to the bottom of the channel again
+        fresh = fresh or any(e.type in ("hand_start", "hand_end") for e in events)
         await self._update_table_message(lt, fresh=fresh)
         await self._send_hands(lt)
         self._arm_timer(lt)
