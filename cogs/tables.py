@@ -57,6 +57,8 @@ _CMD: dict[str, tuple[str, str]] = {
 COMMANDS.update({k: (en, zh, hant(zh)) for k, (en, zh) in _CMD.items()})
 MESSAGES.update({
     "tables.lobby_seats": ("Seats", "座位", "座位"),
+    "tables.not_here": ("Tables open only in {channels} on this server.", "本服务器只能在 {channels} 开桌。",
+                        "本伺服器只能在 {channels} 開桌。"),
     "tables.unknown": ("That did not work; nothing was changed.", "没有成功，什么都没有改动。", "沒有成功，什麼都沒有改動。"),
 })
 
@@ -281,6 +283,13 @@ class Tables(commands.Cog):
     @app_commands.choices(variant=VARIANT_CHOICES, mode=MODE_CHOICES)
     async def new(self, interaction: discord.Interaction, variant: str | None = None, mode: int | None = None) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
+        if settings.allowed_channels:
+            ch = interaction.channel
+            here = {interaction.channel_id, getattr(ch, "parent_id", None)}  # a thread counts as its channel
+            if not here & set(settings.allowed_channels):
+                where = " ".join(f"<#{c}>" for c in settings.allowed_channels)
+                await _say(interaction, t("tables.not_here", _lang(interaction, settings.language), channels=where))
+                return
         key = variant or settings.default_variant
         V = get_variant(key)
         rules = variant_rules(settings, V)

@@ -441,3 +441,15 @@ async def test_show_reposts_the_table_at_the_bottom(harness: Harness):
     assert lt.message_id != old and h.channel()[-1].id == lt.message_id
     assert old not in [m.id for m in h.channel()]  # the old copy is gone: one table message in the channel
     assert h.channel()[-1].images
+
+
+async def test_tables_open_only_in_the_allowed_channels(harness: Harness):
+    h = harness
+    prep(h)
+    other = h.add_channel()
+    await h.bot.store.update_guild_settings(h.guild_id, P1, {"allowed_channels": [other]})
+    r = await h.slash("table new", user=P1, locale="en-US")
+    assert r.reply.ephemeral and f"<#{other}>" in r.reply.content
+    assert h.channel_id not in h.bot.tables.by_channel
+    await h.slash("table new", user=P1, channel=other)
+    assert other in h.bot.tables.by_channel
