@@ -438,11 +438,27 @@ class Tables(commands.Cog):
                 await self.manager.back(table_id, interaction.user.id)
                 return
             await self.manager.act(table_id, interaction.user.id, seat, seq, op, arg)
+            msg = interaction.message
+            if msg is not None and msg.flags.ephemeral:  # the My hand panel: show the new hand in place
+                await self._refresh_panel(interaction, table_id, lang)
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))
         except Exception:
             log.exception("table %s: click %s failed", table_id, op)
             await _say(interaction, t("tables.unknown", lang))
+
+    async def _refresh_panel(self, interaction: discord.Interaction, table_id: int, lang: str) -> None:
+        lt = self.manager.by_id.get(table_id)
+        seat = None if lt is None else lt.seat_of(interaction.user.id)
+        if lt is None or lt.table is None or seat is None or lt.closed:
+            return
+        async with lt.lock:
+            text, png, view = await self.manager.hand_message(lt, seat, lang)
+        try:
+            await interaction.edit_original_response(
+                content=text, attachments=[discord.File(io.BytesIO(png), filename="hand.png")], view=view)
+        except discord.HTTPException as e:  # an old panel (interaction token expired): the next My hand shows it
+            log.info("table %s: could not refresh a hand panel: %s", table_id, e)
 
     async def _my_hand(self, interaction: discord.Interaction, table_id: int, lang: str) -> None:
         mgr = self.manager

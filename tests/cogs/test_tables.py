@@ -297,7 +297,10 @@ async def test_closed_dms_fall_back_to_my_hand_button(harness: Harness):
         reply = r.reply
         assert reply.ephemeral and reply.visible_to == P1 and reply.attachments
         assert controls(reply), "the table waits only for P1, so P1's ephemeral hand has controls"
+        edits, before = reply.edits, [c["custom_id"] for c in controls(reply)]
         await h.click(reply, custom_id=choose_click(reply))
+        panel = h.fake.find_message(reply.id)
+        assert panel.edits == edits + 1 and [c["custom_id"] for c in controls(panel)] != before  # refreshed
     assert lt.table.phase in ("ended", "over")
     assert len([m for m in h.channel() if f"<@{P1}>" in m.content]) == 1
     # someone else pressing My hand sees nothing of P1's hand
