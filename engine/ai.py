@@ -21,56 +21,21 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from .analysis import _honor_blocks, _suit_blocks, is_complete, is_seven_pairs
+from .analysis import (
+    combine_groups,
+    group_of,
+    is_complete,
+    is_seven_pairs,
+    seven_pairs_shanten,
+    shanten,
+    shanten_groups,
+)
 from .errors import EngineError
 from .table.actions import Action
 from .tiles import HONOR, NUM_KINDS, MeldKind
 from .variants import get_variant
 
 DIFFICULTIES = ("easy", "normal")
-
-_HON: dict[tuple[int, ...], tuple[tuple[int, int, int], ...]] = {}
-_ZERO27 = (0,) * 27
-
-
-def _hon(t: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
-    got = _HON.get(t)
-    if got is None:
-        got = _HON[t] = _honor_blocks(_ZERO27 + t)
-    return got
-
-
-def _combine(g0: tuple, g1: tuple, g2: tuple, g3: tuple, melds: int) -> int:
-    best = 8
-    for m0, t0, h0 in g0:
-        for m1, t1, h1 in g1:
-            h01 = h0 + h1
-            if h01 > 1:
-                continue
-            for m2, t2, h2 in g2:
-                h012 = h01 + h2
-                if h012 > 1:
-                    continue
-                for m3, t3, h3 in g3:
-                    h = h012 + h3
-                    if h > 1:
-                        continue
-                    m = melds + m0 + m1 + m2 + m3
-                    if m > 4:
-                        m = 4
-                    t = t0 + t1 + t2 + t3
-                    if t > 4 - m:
-                        t = 4 - m
-                    s = 8 - 2 * m - t - h
-                    if s < best:
-                        best = s
-    return best
-
-
-def _groups(c: Sequence[int]) -> list[tuple]:
-    return [_suit_blocks(tuple(c[0:9])), _suit_blocks(tuple(c[9:18])), _suit_blocks(tuple(c[18:27])),
-            _hon(tuple(c[27:34]))]
-
 
 def _near(c: Sequence[int]) -> list[int]:
     """Kinds that could complete or improve a hand: held, or within two of a held suited tile."""
@@ -84,33 +49,6 @@ def _near(c: Sequence[int]) -> list[int]:
             if any(c[lo:hi]):
                 out.append(k)
     return out
-
-
-def _seven(counts: Sequence[int]) -> int:
-    pairs = sum(1 for c in counts if c >= 2) + sum(1 for c in counts if c == 4)
-    kinds = sum(1 for c in counts if c)
-    return 6 - min(pairs, 7) + max(0, 7 - kinds)
-
-
-def _group_of(k: int, c: Sequence[int]) -> tuple:
-    s = k // 9
-    if s < 3:
-        return _suit_blocks(tuple(c[s * 9 : s * 9 + 9]))
-    return _hon(tuple(c[27:34]))
-
-
-def fast_shanten(counts: Sequence[int], melds: int, seven_pairs: bool = False) -> int:
-    """Shanten (-1 complete, 0 ready) of closed counts with ``melds`` declared sets; seven pairs optionally.
-
-    >>> from engine.tiles import parse_hand
-    >>> fast_shanten(parse_hand("123456789m1134p").closed_counts, 0)
-    0
-    """
-    best = _combine(_suit_blocks(tuple(counts[0:9])), _suit_blocks(tuple(counts[9:18])),
-                    _suit_blocks(tuple(counts[18:27])), _hon(tuple(counts[27:34])), melds)
-    if seven_pairs and melds == 0 and sum(counts) >= 13:
-        best = min(best, _seven(counts))
-    return best
 
 
 @cache
@@ -177,7 +115,7 @@ class _Seat:
 
     # effective distance to a legal win, lower is better
     def key(self, c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int) -> tuple[int, int]:
-        return self.key_sh(c, fast_shanten(c, n_melds, self.seven_pairs and n_melds == 0), meld_suits, meld_hua)
+        return self.key_sh(c, shanten(c, n_melds, seven_pairs=self.seven_pairs), meld_suits, meld_hua)
 
     def key_sh(self, c: Sequence[int], sh: int, meld_suits: Sequence[int], meld_hua: int) -> tuple[int, int]:
         if self.variant in ("wuhu", "hefei"):
@@ -196,7 +134,7 @@ class _Seat:
         """Unseen tiles that would improve this (3n+1) hand's effective distance (a 3n+2 shanten is that of its
         best discard)."""
         out = 0
-        groups = _groups(c)
+        groups = shanten_groups(c)
         sp = self.seven_pairs and n_melds == 0
         for k in range(NUM_KINDS):
             if not self.remaining[k]:
@@ -210,10 +148,10 @@ class _Seat:
             s = k // 9
             c[k] += 1
             gs = list(groups)
-            gs[s] = _group_of(k, c)
-            sh = _combine(gs[0], gs[1], gs[2], gs[3], n_melds)
+            gs[s] = group_of(k, c)
+            sh = combine_groups(gs, n_melds)
             if sp:
-                sh = min(sh, _seven(c))
+                sh = min(sh, seven_pairs_shanten(c))
             if (sh < key[1] or key[0] > key[1]) and self.key_sh(c, sh, self.meld_suits, self.meld_hua) < key:
                 out += self.remaining[k]
             c[k] -= 1
@@ -282,7 +220,7 @@ def choose(
         for a in discards:
             c = list(me.counts)
             c[a.tile] -= 1
-            sh = fast_shanten(c, me.n_melds, me.seven_pairs and me.n_melds == 0)
+            sh = shanten(c, me.n_melds, seven_pairs=me.seven_pairs)
             if best is None or sh < best:
                 best, cand = sh, [a]
             elif sh == best:
@@ -313,7 +251,7 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
                   discards: Sequence[Action]) -> tuple[Action, tuple[int, int]]:
     main = me.main_suit(counts)
     scored = []
-    groups = _groups(counts)
+    groups = shanten_groups(counts)
     sp = me.seven_pairs and n_melds == 0
     c = list(counts)
     bazhi = me.variant != "chizhou"
@@ -326,10 +264,10 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
         s = t // 9
         c[t] -= 1
         gs = list(groups)
-        gs[s] = _group_of(t, c)
-        sh = _combine(gs[0], gs[1], gs[2], gs[3], n_melds)
+        gs[s] = group_of(t, c)
+        sh = combine_groups(gs, n_melds)
         if sp:
-            sh = min(sh, _seven(c))
+            sh = min(sh, seven_pairs_shanten(c))
         # the same as me.key_sh(c, sh, meld_suits, meld_hua), from the totals of the whole hand
         if bazhi:
             t0, t1, t2 = tot

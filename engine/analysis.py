@@ -306,14 +306,11 @@ def _suit_blocks(c: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
     return _prune(opts)
 
 
-def _honor_blocks(counts: Sequence[int]) -> tuple[tuple[int, int, int], ...]:
-    trip = pair = 0
-    for k in range(HONOR, NUM_KINDS):
-        n = counts[k]
-        if n >= 3:
-            trip += 1
-        elif n == 2:
-            pair += 1
+@cache
+def _honor_options(c: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
+    """Non-dominated (sets, partial sets, head) choices for the seven honour counts."""
+    trip = sum(1 for n in c if n >= 3)
+    pair = sum(1 for n in c if n == 2)
     opts = {(trip, pair, 0)}
     if pair:
         opts.add((trip, pair - 1, 1))
@@ -322,35 +319,81 @@ def _honor_blocks(counts: Sequence[int]) -> tuple[tuple[int, int, int], ...]:
     return _prune(opts)
 
 
+Group = tuple[tuple[int, int, int], ...]
+
+
+def shanten_groups(counts: Sequence[int]) -> list[Group]:
+    """The (sets, partial sets, head) options of each suit and of the honours: what :func:`combine_groups` needs.
+
+    A caller that changes one tile can recompute only that tile's group (:func:`group_of`), as the AI does.
+    """
+    return [
+        _suit_blocks(tuple(counts[0:9])),
+        _suit_blocks(tuple(counts[9:18])),
+        _suit_blocks(tuple(counts[18:27])),
+        _honor_options(tuple(counts[27:34])),
+    ]
+
+
+def group_of(kind: int, counts: Sequence[int]) -> Group:
+    """The options of the group (suit or honours) that ``kind`` belongs to."""
+    s = kind // 9
+    if s < 3:
+        return _suit_blocks(tuple(counts[s * 9 : s * 9 + 9]))
+    return _honor_options(tuple(counts[27:34]))
+
+
+def combine_groups(groups: Sequence[Group], melds: int = 0) -> int:
+    """Regular-shape shanten from the four groups' options and ``melds`` declared sets."""
+    g0, g1, g2, g3 = groups
+    best = 8
+    for m0, t0, h0 in g0:
+        for m1, t1, h1 in g1:
+            h01 = h0 + h1
+            if h01 > 1:
+                continue
+            for m2, t2, h2 in g2:
+                h012 = h01 + h2
+                if h012 > 1:
+                    continue
+                for m3, t3, h3 in g3:
+                    h = h012 + h3
+                    if h > 1:
+                        continue
+                    m = melds + m0 + m1 + m2 + m3
+                    if m > 4:
+                        m = 4
+                    t = t0 + t1 + t2 + t3
+                    if t > 4 - m:
+                        t = 4 - m
+                    sh = 8 - 2 * m - t - h
+                    if sh < best:
+                        best = sh
+    return best
+
+
+def seven_pairs_shanten(counts: Sequence[int]) -> int:
+    """Shanten toward seven pairs, a four of a kind counting as two pairs (Hefei H3).
+
+    >>> from engine.tiles import parse_hand
+    >>> seven_pairs_shanten(parse_hand("11112222333344m").closed_counts)
+    -1
+    """
+    return 6 - min(sum(n // 2 for n in counts), 7)
+
+
 def shanten(counts: Sequence[int], melds: int = 0, *, seven_pairs: bool = False) -> int:
     """Tiles away from ready: 0 = ready (waiting), -1 = complete. ``melds`` declared sets are not in ``counts``.
 
     >>> from engine.tiles import parse_hand
     >>> shanten(parse_hand("123456789m1234p").closed_counts)
     0
-    >>> shanten(parse_hand("123456789m1134p").closed_counts)
-    0
     >>> shanten(parse_hand("19m19p19s1234567z").closed_counts)
     8
     >>> shanten(parse_hand("11223344556677z").closed_counts, seven_pairs=True)
     -1
     """
-    states: tuple[tuple[int, int, int], ...] = ((melds, 0, 0),)
-    groups = [_suit_blocks(tuple(counts[b : b + 9])) for b in (0, 9, 18)]
-    groups.append(_honor_blocks(counts))
-    best = 8
-    for g in groups:
-        if len(g) == 1:
-            m0, t0, h0 = g[0]
-            states = tuple((m + m0, t + t0, h + h0) for m, t, h in states if h + h0 <= 1)
-            continue
-        states = _prune({(m + m0, t + t0, h + h0) for m, t, h in states for m0, t0, h0 in g if h + h0 <= 1})
-    for m, t, h in states:
-        m = min(m, 4)
-        s = 8 - 2 * m - min(t, 4 - m) - h
-        if s < best:
-            best = s
+    best = combine_groups(shanten_groups(counts), melds)
     if seven_pairs and melds == 0:
-        pairs = sum(n // 2 for n in counts)
-        best = min(best, 6 - min(pairs, 7))
+        best = min(best, seven_pairs_shanten(counts))
     return best

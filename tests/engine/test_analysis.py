@@ -13,10 +13,13 @@ from engine.analysis import (
     SEQ,
     TRIPLET,
     Block,
+    combine_groups,
     decompositions,
+    group_of,
     is_complete,
     is_seven_pairs,
     shanten,
+    shanten_groups,
     winning_kinds,
 )
 from engine.tiles import format_tiles, parse_hand, tile_name
@@ -140,6 +143,18 @@ def _kokushi(counts):
 @given(random_counts(13) | random_counts(14))
 def test_shanten_agrees_with_mahjong(counts):
     assert shanten(counts) == Shanten().calculate_shanten_for_regular_hand(counts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(random_counts(14), st.integers(0, 33))
+def test_shanten_after_a_discard_from_one_recomputed_group(counts, kind):
+    # the AI's incremental path: discard one tile, recompute only that tile's group
+    kind = next(k for k in [*range(kind, 34), *range(kind)] if counts[k])
+    after = list(counts)
+    after[kind] -= 1
+    groups = shanten_groups(counts)
+    groups[kind // 9 if kind < 27 else 3] = group_of(kind, after)
+    assert combine_groups(groups) == shanten(after) == Shanten().calculate_shanten_for_regular_hand(after)
 
 
 @settings(max_examples=200, deadline=None)
