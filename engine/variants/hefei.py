@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..analysis import SEQ, TRIPLET, Decomposition, decompositions, is_complete, is_seven_pairs
+from ..analysis import SEQ, TRIPLET, Decomposition, decompositions, is_complete, is_seven_pairs, winning_kinds
 from ..errors import MESSAGES, HandError
-from ..tiles import HONOR, NUM_KINDS, Hand, MeldKind, to_counts
+from ..tiles import HONOR, NUM_KINDS, Hand, MeldKind
 from .base import HouseRule, Item, ScoreResult, Situation, Variant, settle
 
 __all__ = [
@@ -179,31 +179,15 @@ def waits(hand: Hand, rules: Mapping[str, Any] | None = None) -> list[int]:
     >>> [tile_name(k) for k in waits(parse_hand("1234567m55p6789p"))]  # 6p and 9p complete it, but no 八支
     []
     """
-    rules = rules or {}
-    have = tile_counts(rules)
-    closed = to_counts(hand.concealed)
-    held = list(closed)
-    for m in hand.melds:
-        for k in m.tiles:
-            held[k] += 1
+    have = tile_counts(rules or {})
+    open_hand = hand.with_win(None)
+    held = open_hand.all_counts
     totals = _suit_totals(held)
-    sevens = not hand.melds
-    out = []
-    for k in range(HONOR):
-        if held[k] >= 4 or held[k] >= have[k]:
-            continue
-        r = k % 9
-        near = closed[k] or (r >= 1 and closed[k - 1]) or (r <= 7 and closed[k + 1])
-        near = near or (r >= 2 and closed[k - 2]) or (r <= 6 and closed[k + 2])
-        if not near:
-            continue
-        if totals[k // 9] + 1 < 8 and max(totals) < 8:
-            continue
-        closed[k] += 1
-        if is_complete(closed) or (sevens and is_seven_pairs(closed)):
-            out.append(k)
-        closed[k] -= 1
-    return out
+    return [
+        k
+        for k in winning_kinds(open_hand.closed_counts, seven_pairs=not hand.melds, held=held)
+        if held[k] < have[k] and (totals[k // 9] + 1 >= 8 or max(totals) >= 8)
+    ]
 
 
 def _check(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> None:
