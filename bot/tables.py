@@ -181,6 +181,7 @@ class Seat:
     dm_told: bool = False
     dm_key: Any = None
     dm_controls: tuple[int, int] | None = None  # (channel, message) of the last DM that carries controls
+    dm_last: tuple[int, int] | None = None  # (channel, message) of the latest hand message
 
     @property
     def human(self) -> bool:
@@ -1019,13 +1020,26 @@ class TableManager:
             key = self._dm_key(lt, c)
             if key == s.dm_key:
                 continue
+            if s.dm_key is not None and s.dm_key[0] != key[0]:
+                s.dm_last = None  # a new hand starts in a new message
             s.dm_key = key
             text, png, view = await self.hand_message(lt, c, s.lang)
+            file = discord.File(io.BytesIO(png), filename="hand.png")
             try:
+                if view is None and s.dm_last is not None:
+                    # nothing to decide: the last hand message shows the new hand (no new notification)
+                    try:
+                        await self._channel(s.dm_last[0]).get_partial_message(s.dm_last[1]).edit(
+                            content=text, attachments=[file], view=None)
+                        s.dm_controls = None
+                        continue
+                    except discord.NotFound:
+                        file = discord.File(io.BytesIO(png), filename="hand.png")
+                # a decision to make (or no message yet): a new message, so that the player is notified
                 dm = await self.bot.create_dm(discord.Object(s.user_id))
-                msg = await dm.send(text, file=discord.File(io.BytesIO(png), filename="hand.png"),
-                                    **({"view": view} if view else {}))
+                msg = await dm.send(text, file=file, **({"view": view} if view else {}))
                 old, s.dm_controls = s.dm_controls, ((dm.id, msg.id) if view else None)
+                s.dm_last = (dm.id, msg.id)
                 if old is not None:  # the superseded controls go away (a click there would be refused anyway)
                     with contextlib.suppress(discord.HTTPException):
                         await self._channel(old[0]).get_partial_message(old[1]).edit(view=None)

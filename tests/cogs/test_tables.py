@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 
+import render
 from bot.tables import TIMER_TASK_NAME
 from engine.table import Table
 from render.scene import HandScene, TableScene
@@ -183,6 +184,12 @@ async def test_a_hand_with_one_human_and_three_ai(harness: Harness, variant: str
     assert all(u == P1 for u, _, _ in h.bot.tables.private_log)
     assert h.dms(P1) and h.dms(P1)[0].images  # a real PNG in the DM
     await play_until_hand_ends(h, [P1], lt)
+    # the image in the player's DMs is exactly the drawing of their latest hand scene
+    _, last_scene, _ = h.bot.tables.private_log[-1]
+    assert h.dms(P1)[-1].images == [render.render_hand(last_scene, "dark", "en")]
+    # and the table message's image is the drawing of the latest public scene (checked below against a replay)
+    last_table = [sc for k, sc, _ in h.bot.tables.scene_log if k == "table"][-1]
+    assert h.fake.find_message(lt.message_id).images == [render.render_table(last_table, "dark", lt.lang)]
     tb = lt.table
     assert tb.phase in ("ended", "over")
     await h.settle()
@@ -233,8 +240,9 @@ async def test_four_humans_get_their_own_hands_and_play_a_hand(harness: Harness)
     for u, scene, seq in log:
         tb = await replay_from_store(h, lt.match_id, seq)
         assert tiles_of(scene) == deal_of(tb, lt.seat_of(u))
-    for u in PLAYERS:
-        assert len(h.dms(u)) == sum(1 for x, _, _ in log if x == u)
+    for u in PLAYERS:  # a new message for each decision, the others edit the latest one
+        versions = sum(1 + m.edits for m in h.dms(u))
+        assert len(h.dms(u)) <= sum(1 for x, _, _ in log if x == u) <= versions
     # next hand by the table's button
     if lt.table.phase == "ended":
         table_msg = h.fake.find_message(lt.message_id)
