@@ -464,3 +464,24 @@ async def test_tables_open_only_in_the_allowed_channels(harness: Harness):
     assert h.channel_id not in h.bot.tables.by_channel
     await h.slash("table new", user=P1, channel=other)
     assert other in h.bot.tables.by_channel
+
+
+async def test_host_ends_a_game_in_play(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "wuhu", humans=(P1, P2))
+    lt = live(h)
+    r = await h.slash("table end", user=P2, locale="en-US")
+    assert "host" in r.reply.content.lower() and not lt.closed
+    await h.slash("table end", user=P1)
+    assert lt.closed and P1 not in h.bot.tables.by_player and P2 not in h.bot.tables.by_player
+    assert (await h.bot.store.match(lt.match_id)).status == "aborted"
+    assert not controls(h.fake.find_message(lt.message_id)) and not h.fake.find_message(lt.message_id).buttons()
+    # a control pressed afterwards is refused politely
+    dm = next((m for m in reversed(h.dms(P1)) if controls(m)), None) or next(
+        m for m in reversed(h.dms(P2)) if controls(m))
+    r = await h.click(dm, custom_id=controls(dm)[0]["custom_id"], locale="en-US")
+    assert r.followups and "over" in r.followups[0].content
+    # and the channel is free for a new table
+    await h.slash("table new", user=P2)
+    assert h.bot.tables.by_channel[h.channel_id].host_id == P2
