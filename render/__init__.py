@@ -1,4 +1,4 @@
-"""Images of the game drawn with Pillow: tiles, a player's hand, the public table, score cards, match summaries.
+"""Images drawn with Pillow: tiles, a player's hand, the public table, score cards, match summaries, boards.
 
 Every ``render_*`` function is pure: plain data in (see :mod:`render.scene`), PNG bytes out, safe to run in a thread
 (``await asyncio.to_thread(render_hand, scene)``). Themes: ``"dark"`` (default) and ``"light"``; languages: ``"zh"``,
@@ -7,6 +7,7 @@ Every ``render_*`` function is pure: plain data in (see :mod:`render.scene`), PN
 
 from __future__ import annotations
 
+from .board import BoardLine, BoardScene, StatsScene, draw_board, draw_stats, render_board, render_stats
 from .card import draw_score, render_score, render_score_card
 from .hand import draw_hand, render_hand
 from .match import draw_match, render_match
@@ -25,6 +26,8 @@ def warm(themes: tuple[str, ...] = ("dark", "light")) -> None:
         render_table(samples.table_scene(), theme)
         render_score(samples.score_scene(), theme)
         render_match(samples.match_scene(), theme)
+        render_board(samples.board_scene(), theme)
+        render_stats(samples.stats_scene(), theme)
     for kind in (*range(34), BACK):
         for width in (44, 56):
             tile_sprite(kind, width)
@@ -38,6 +41,13 @@ def warm(themes: tuple[str, ...] = ("dark", "light")) -> None:
 
 __all__ = [
     "BACK",
+    "BoardLine",
+    "BoardScene",
+    "StatsScene",
+    "draw_board",
+    "draw_stats",
+    "render_board",
+    "render_stats",
     "HandScene",
     "MatchScene",
     "ScoreScene",

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from engine.tiles import Meld, MeldKind, parse_hand
-from engine.variants.base import Item
 
+from .board import BoardLine, BoardScene, StatsScene
 from .scene import HandScene, MatchScene, ScoreScene, SeatScene, TableScene
 
 NAMES = ("小明", "Alice", "王大锤", "Bob the Builder")
@@ -51,19 +51,13 @@ def table_scene() -> TableScene:
 
 
 def score_scene() -> ScoreScene:
-    """A Wuhu win scored by the engine when it can, else a fixed breakdown of the same shape."""
-    hand = parse_hand("123m456m789m1p[555s:E]+1p")
-    try:
-        from engine.variants import get_variant
-        from engine.variants.base import Situation
+    """A Wuhu win scored by the engine: 通天 on a discard from the dealer."""
+    from engine.variants import Situation, get_variant
 
-        v = get_variant("wuhu")
-        result = v.score(hand, Situation(winner=1, discarder=0))
-        return ScoreScene.from_result(hand, result, NAMES, discarder=0, title=f"{v.zh} · 315")
-    except Exception:  # noqa: BLE001 - the engine is still changing: keep the example working
-        items = (Item("zhi", "支数", "八支 count (支数)", 9, "info"), Item("ping_hu", "平胡", "plain win", 1),
-                 Item("zhi_fan", "支番", "支 points", 2), Item("tong_tian", "通天", "straight 1-9", 2))
-        return ScoreScene(hand, items, (-6, 16, -5, -5), NAMES, 1, 0, title="芜湖麻将 · 315")
+    hand = parse_hand("123m456m789m1p[555s:E]+1p")
+    v = get_variant("wuhu")
+    result = v.score(hand, Situation(winner=1, discarder=0))
+    return ScoreScene.from_result(hand, result, NAMES, discarder=0, title=f"{v.zh} · 315")
 
 
 def match_scene() -> MatchScene:
@@ -72,8 +66,26 @@ def match_scene() -> MatchScene:
     return MatchScene.from_deltas(NAMES, deltas, title="芜湖 315 · 8 局")
 
 
+def board_scene() -> BoardScene:
+    """A server's weekly board with the caller's own line highlighted."""
+    return BoardScene("芜湖排行榜", "本周（11月23日起，北京时间）", (
+        BoardLine(1, "小明", 135, 40, 12),
+        BoardLine(2, "Alice", 60, 38, 10),
+        BoardLine(3, "王大锤", 12, 20, 5, highlight=True),
+        BoardLine(4, "Bob the Builder", -40, 33, 6),
+        BoardLine(5, "張三豐", -167, 41, 4),
+    ))
+
+
+def stats_scene() -> StatsScene:
+    series = (6, 2, -2, -2, 10, 26, 20, 16, 16, 48, 40, 36, 30, 30, 14, 10, 22, 22, 18, 35)
+    return StatsScene("小明", "芜湖 · 全部时间", hands=20, wins=6, self_draws=2, deal_ins=4, draws=3,
+                      biggest_hand=32, net=35, series=series)
+
+
 def write_examples(out: Path) -> list[Path]:
     """Write docs images: the contact sheet and one example of each image (dark), plus light/English variants."""
+    from .board import render_board, render_stats
     from .card import render_score
     from .hand import render_hand
     from .match import render_match
@@ -100,6 +112,8 @@ def write_examples(out: Path) -> list[Path]:
     w("score.png", render_score(score_scene()))
     w("score-light-en.png", render_score(score_scene(), "light", "en"))
     w("match.png", render_match(match_scene()))
+    w("board.png", render_board(board_scene()))
+    w("stats.png", render_stats(stats_scene()))
     return paths
 
 
