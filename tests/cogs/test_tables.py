@@ -485,3 +485,25 @@ async def test_host_ends_a_game_in_play(harness: Harness):
     # and the channel is free for a new table
     await h.slash("table new", user=P2)
     assert h.bot.tables.by_channel[h.channel_id].host_id == P2
+
+
+async def test_two_presses_at_the_same_moment_act_once(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei")
+    lt = live(h)
+    msg = latest_dm_controls(h, P1)
+    cid = choose_click(msg)
+    a = h.click_payload(msg, custom_id=cid, locale="en-US")
+    b = h.click_payload(msg, custom_id=cid, locale="en-US")
+    n = len(await h.bot.store.actions(lt.match_id))
+    h.bot._connection.parse_interaction_create(a[0])
+    h.bot._connection.parse_interaction_create(b[0])  # before the first one is handled
+    await h.settle()
+    refused = [r for r in (a[1], b[1]) if r.followups]
+    assert len(refused) == 1 and "out of date" in refused[0].followups[0].content
+    # exactly one human action was recorded (then the AI seats' answers)
+    acts = [json.loads(x.action) for x in await h.bot.store.actions(lt.match_id)][n:]
+    assert acts[0]["seat"] == lt.seat_of(P1)
+    assert sum(1 for x in acts if x["seat"] == lt.seat_of(P1)) == 1
+    assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
