@@ -507,3 +507,13 @@ async def test_two_presses_at_the_same_moment_act_once(harness: Harness):
     assert acts[0]["seat"] == lt.seat_of(P1)
     assert sum(1 for x in acts if x["seat"] == lt.seat_of(P1)) == 1
     assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
+
+
+async def test_table_commands_are_translated(harness: Harness):
+    await harness.bot.tree.sync()
+    [table] = [c for c in harness.fake.commands[None] if c["name"] == "table"]
+    assert table["name_localizations"]["zh-CN"] == "牌桌"
+    subs = {o["name"]: o for o in table["options"]}
+    assert set(subs) == {"new", "join", "leave", "addbot", "start", "end", "show"}
+    assert subs["new"]["name_localizations"]["zh-TW"] == "開桌"
+    assert subs["addbot"]["options"][0]["choices"][0]["name_localizations"]["zh-CN"] == "简单"
