@@ -571,6 +571,8 @@ class TableManager:
         if not lt.humans():
             raise Refusal("tables.need_human")
         async with lt.lock:
+            if lt.started or lt.closed:  # a second Start pressed while the first was dealing
+                raise Refusal("tables.not_lobby")
             lt.seed = secrets.token_hex(8)
             names = [s.name for s in lt.seats]  # type: ignore[union-attr]
             tb = Table.new(lt.variant, lt.seed, lt.rules, names)

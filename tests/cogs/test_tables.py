@@ -517,3 +517,19 @@ async def test_table_commands_are_translated(harness: Harness):
     assert set(subs) == {"new", "join", "leave", "addbot", "start", "end", "show"}
     assert subs["new"]["name_localizations"]["zh-TW"] == "開桌"
     assert subs["addbot"]["options"][0]["choices"][0]["name_localizations"]["zh-CN"] == "简单"
+
+
+async def test_start_pressed_twice_at_once_starts_one_match(harness: Harness):
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant="hefei", user=P1)
+    for _ in range(3):
+        await h.slash("table addbot", user=P1)
+    lobby = h.fake.find_message(r.reply.id)
+    a = h.click_payload(lobby, custom_id=button_id(lobby, ":start"), user=P1)
+    b = h.click_payload(lobby, custom_id=button_id(lobby, ":start"), user=P1)
+    h.bot._connection.parse_interaction_create(a[0])
+    h.bot._connection.parse_interaction_create(b[0])
+    await h.settle()
+    assert len(await h.bot.store.matches(h.guild_id)) == 1
+    assert len([m for m in h.channel() if m.attachments and m.attachments[0].filename.startswith("table-")]) == 1
