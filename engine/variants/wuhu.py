@@ -39,6 +39,10 @@ MESSAGES.update(
             "the meld {meld} is marked as fed by the winner ({seat}); a meld is fed by another player",
             "副露 {meld} 标成了由和牌的人（{seat}）打出；副露只能由别人打出",
         ),
+        "wuhu_last_tiles_discard": (
+            "nobody discards in the last four tiles: a win there is always a self-draw",
+            "最后四张只摸不打：这时只能自摸和牌",
+        ),
         "kong_draw_without_kong": (
             "杠后开花 needs a kong among the melds: the winning tile was a kong replacement",
             "杠后开花需要有杠：和的牌是杠后补的牌",
@@ -216,6 +220,8 @@ def can_win(hand: Hand, situation: Situation | None = None, rules: Mapping[str, 
     """
     melds = hand.melds
     if hand.win_tile is None or len(hand.concealed) + 3 * len(melds) != 13:
+        return False
+    if situation is not None and situation.last_tiles and situation.discarder is not None:
         return False
     closed = hand.closed_counts
     if any(closed[HONOR:RED]):
@@ -459,6 +465,8 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
         raise HandError("earthly_from_dealer")
     if situation.heavenly and situation.discarder is not None:
         raise HandError("heavenly_self_drawn")
+    if situation.last_tiles and situation.discarder is not None:  # W3: only self-draw in the last four tiles
+        raise HandError("wuhu_last_tiles_discard")
     for m in hand.melds:
         if m.fed_by is not None and m.fed_by == situation.winner:
             raise HandError("fed_by_winner", meld=m.notation(), seat=SEATS[m.fed_by])
