@@ -117,6 +117,18 @@ HANDS = [
     ("23455m67s(6666p)[888m]+8s", {"frm": "W"}, {}, 8, (0, 8, -8, 0)),
     # 11 234 567m 123 456p: waits 1m 4m 7m; 缺门 1. base 16.
     ("1234567m123456p+1m", {"frm": "W"}, {}, 16, (0, 16, -16, 0)),
+    # 222 333 444 555 66m (4 坎; no 活: every rank has 3) 清一色 on W's discard: 万 14: 支 6; 缺门 2;
+    # waits 4m 6m 7m. base 5+10+6+2+4 = 27; x 3 = 81.
+    ("2223334445556m+6m", {"frm": "W"}, {}, 27, (0, 81, -81, 0)),
+    # 234567m 55p 78s [9999m] + 9s, S on E's discard, 庄数 2: 万 10: 支 2; rank 9 = 4 + 1: 同 1; 明杠 1;
+    # waits 6s 9s. base 5+2+1+1 = 9; E pays 9 + 2 = 11.
+    ("234567m55p78s[9999m]+9s", {"frm": "E", "streak": 2}, {}, 9, (-11, 11, 0, 0)),
+    # 111 222 333 444m + 9m tanki (the only wait: 卡), N on E's discard, 庄数 3: 坎 4; 支 6; 缺门 2.
+    # base 5+10+6+2+4+1 = 28; E pays (28 + 3) x 3 = 93.
+    ("1112223334449m+9m", {"winner": "N", "frm": "E", "streak": 3}, {}, 28, (-93, 0, 0, 93)),
+    # 七对 waiting on the 4th 1m (1111 = two pairs; no standard shape): the only wait, 卡 1; 万 8.
+    # base 5+10+1+5 = 21; S self-draws: E 23, W N 21.
+    ("1112233m44p55p66s+1m", {}, {}, 21, (-23, 65, -21, -21)),
 ]
 
 
