@@ -203,3 +203,153 @@ def test_cli_agrees(case):
         assert out.returncode == 1 and data["code"] == expected
     else:
         assert tuple(data["payments"][s] for s in "ESWN") == expected
+
+
+# --- an independent reference scorer, written from C5-C9 without reading the implementation's helpers, compared
+# with the variant on random wins (random melds, feeders, tables, win types and house rules).
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from engine.analysis import TRIPLET, decompositions  # noqa: E402
+from engine.tiles import Hand, Meld, MeldKind  # noqa: E402
+
+
+def _hua(m):
+    honour = m.tile >= 27
+    return {
+        MeldKind.CHI: 0,
+        MeldKind.PUNG: 1 if honour else 0,
+        MeldKind.KONG: 2 if honour else 1,
+        MeldKind.CONCEALED_KONG: 3 if honour else 2,
+    }[m.kind]
+
+
+def _per_suit(melds, feeder):
+    kou = [m for m in melds if m.kind is not MeldKind.CONCEALED_KONG and m.fed_by == feeder]
+    per = [sum(1 for m in kou if m.tile < 27 and m.tile // 9 == s) for s in range(3)]
+    return len(kou), max(per)
+
+
+def reference(hand, sit, rules):
+    w, d, rob = sit.winner, sit.discarder, sit.rob_kong
+    self_like = d is None or rob
+    closed = hand.closed_counts
+    hua = sum(map(_hua, hand.melds)) + sum(1 for k in range(27, 34) if closed[k] == 3)  # C5
+    need = 2 if self_like else 3
+    counts = hand.all_counts
+    suits = sum(1 for s in range(3) if any(counts[9 * s : 9 * s + 9]))
+    best = None
+    for dec in decompositions(closed):
+        pungs = all(m.kind is not MeldKind.CHI for m in hand.melds) and all(b.kind == TRIPLET for b in dec.sets)
+        big = pungs or suits <= 1  # 对对胡, 清一色/混一色, 字一色
+        raw = 3 * pungs + 3 * (suits <= 1) + 2 * (len(hand.melds) == 4) + 2 * sit.kong_draw  # C7
+        f = min(3, raw) or 1
+        if hua < need and not (rules.get("big_hands_skip_hua") and big):
+            continue
+        pay = [0, 0, 0, 0]
+
+        def owe(s, x, pay=pay):
+            pay[s] -= x
+            pay[w] += x
+
+        if rob:
+            owe(d, 3 * f)  # C8
+        elif d is not None:
+            owe(d, f)
+        else:
+            for s in range(4):
+                if s != w:
+                    owe(s, f)
+        if rules.get("contracts", True):
+            for a in range(4):  # C9 feeder pays
+                if a != w and _per_suit(hand.melds, a)[1] >= 3 and f == 3:
+                    owe(a, 2 * f if self_like or d == a else f)
+            for b in range(4) if sit.melds_by_seat else ():  # C9 反包
+                mb = sit.melds_by_seat[b]
+                total, one_suit = _per_suit(mb, w) if b != w else (0, 0)
+                shape = len({m.tile // 9 for m in mb if m.tile < 27}) <= 1 or all(m.is_triplet for m in mb)
+                mult = 2 if total >= 4 else 1 if one_suit >= 3 and (sum(map(_hua, mb)) == 0 or shape) else 0
+                if mult:
+                    owe(b, 3 * mult * f - f if self_like else 2 * mult * f - f if d == b else mult * f)
+        if best is None or pay[w] > best[w]:
+            best = pay
+    return "hua_gate" if best is None else tuple(best)
+
+
+@st.composite
+def wins(draw):
+    pool = [4] * 34
+    w = draw(st.integers(0, 3))
+    others = [s for s in range(4) if s != w]
+    suit = st.sampled_from([draw(st.integers(0, 2))] * 4 + [0, 1, 2])
+
+    def take(tiles):
+        if all(pool[t] >= tiles.count(t) for t in set(tiles)):
+            for t in tiles:
+                pool[t] -= 1
+            return True
+        return False
+
+    def tile(seq=False):
+        if not seq and draw(st.integers(0, 2)) == 0:
+            return draw(st.integers(27, 33))
+        return draw(suit) * 9 + draw(st.integers(0, 6 if seq else 8))
+
+    feeder = draw(st.sampled_from(others))
+    melds, closed = [], []
+    while len(melds) + len(closed) // 3 < 4:
+        if draw(st.booleans()):
+            t = tile(seq=True)
+            if take([t, t + 1, t + 2]):
+                if draw(st.booleans()):
+                    melds.append(Meld(MeldKind.CHI, t, fed_by=draw(st.sampled_from([(w + 3) % 4, None]))))
+                else:
+                    closed += [t, t + 1, t + 2]
+            continue
+        t = tile()
+        how = draw(st.sampled_from(["closed", "pung", "pung", "kong", "ckong"]))
+        if how in ("kong", "ckong") and take([t] * 4):
+            by = draw(st.sampled_from([feeder, feeder, *others]))
+            melds.append(Meld(MeldKind.KONG, t, fed_by=by) if how == "kong" else Meld(MeldKind.CONCEALED_KONG, t))
+        elif how != "ckong" and take([t] * 3):
+            if how == "closed":
+                closed += [t] * 3
+            else:
+                melds.append(Meld(MeldKind.PUNG, t, fed_by=draw(st.sampled_from([feeder, feeder, *others]))))
+    while not take([p := tile(), p]):
+        pass
+    closed += [p, p]
+    win = draw(st.sampled_from(closed))
+    closed.remove(win)
+    hand = Hand(tuple(closed), tuple(melds), win)
+    table = None
+    if draw(st.booleans()):
+        table = []
+        for s in range(4):
+            ms = []
+            for _ in range(0 if s == w else draw(st.integers(0, 4))):
+                by = draw(st.sampled_from([w, w, w] + [o for o in range(4) if o != s]))
+                if by == (s + 3) % 4 and draw(st.booleans()):
+                    ms.append(Meld(MeldKind.CHI, tile(seq=True), fed_by=by))
+                else:
+                    ms.append(Meld(draw(st.sampled_from([MeldKind.PUNG, MeldKind.KONG])), tile(), fed_by=by))
+            table.append(hand.melds if s == w else tuple(ms))
+        table = tuple(table)
+    d = draw(st.sampled_from([None, *others]))
+    rob = d is not None and draw(st.booleans())
+    sit = Situation(winner=w, discarder=d, rob_kong=rob, kong_draw=d is None and draw(st.booleans()),
+                    melds_by_seat=table)  # fmt: skip
+    rules = {"big_hands_skip_hua": draw(st.booleans()), "contracts": draw(st.integers(0, 3)) > 0}
+    return hand, sit, rules
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(wins())
+def test_reference_scorer_agrees(deal):
+    hand, sit, rules = deal
+    try:
+        got = CZ.score(hand, sit, rules).payments
+    except HandError as e:
+        got = e.code
+    assert got == reference(hand, sit, rules)
