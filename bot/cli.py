@@ -43,7 +43,7 @@ def _build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("score", help="score a winning hand")
     s.add_argument("hand", help="the hand in the notation of rules/DECISIONS.md, e.g. 1234678922m345s+5m")
     s.add_argument("--variant", required=True, choices=VARIANTS)
-    s.add_argument("--mode", type=int, choices=(315, 525), default=315, help="Wuhu scoring (default 315)")
+    s.add_argument("--mode", type=int, choices=(315, 525), default=None, help="Wuhu scoring (default 315)")
     s.add_argument("--winner", type=_seat, default=1, metavar="SEAT", help="E S W N (E is the dealer; default S)")
     s.add_argument("--from", dest="discarder", type=_seat, default=None, metavar="SEAT",
                    help="won on SEAT's discard (with --rob-kong: SEAT's added kong); default self-drawn")
@@ -110,7 +110,7 @@ def _score(args: argparse.Namespace) -> int:
         hand = parse_hand(args.hand)
         variant = get_variant(args.variant)
         rules = variant.parse_rules(args.rule)
-        if variant.modes:
+        if variant.modes and args.mode is not None:
             rules["mode"] = args.mode
         situation = Situation(
             winner=args.winner,
@@ -120,7 +120,7 @@ def _score(args: argparse.Namespace) -> int:
             last_tiles=args.last_tiles,
             heavenly=args.heavenly,
             earthly=args.earthly,
-            dealer_streak=max(1, args.dealer_streak),
+            dealer_streak=args.dealer_streak,
         )
         result = variant.score(hand, situation, rules)
     except EngineError as e:

@@ -60,6 +60,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "heavenly_not_dealer": ("天胡 is the dealer's (E) win on the 14 dealt tiles", "天胡只属于庄家（东）：用起手 14 张和牌"),
     "heavenly_with_melds": ("天胡 and 地胡 are won before any meld is made", "天胡和地胡在任何副露之前和牌"),
     "earthly_dealer": ("地胡 is a non-dealer's win on the dealer's first discard", "地胡是闲家和庄家打出的第一张牌"),
+    "bad_dealer_streak": ("the dealer streak (庄数) is 1 or more, not {n}", "庄数至少为 1，而不是 {n}"),
     "from_self": ("the discarder cannot be the winner", "点炮的人不能是和牌的人"),
     "rob_kong_needs_from": ("robbing a kong needs the seat whose kong was robbed (--from)", "抢杠需要指明被抢杠的人（--from）"),
     "rob_kong_not_allowed": ("{variant} has no 抢杠", "{variant}没有抢杠"),

@@ -40,6 +40,8 @@ class Situation:
         return self.discarder is None
 
     def validate(self) -> None:
+        if self.dealer_streak < 1:
+            raise HandError("bad_dealer_streak", n=self.dealer_streak)
         if self.discarder is not None and self.discarder == self.winner:
             raise HandError("from_self")
         if self.rob_kong and self.discarder is None:

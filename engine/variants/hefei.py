@@ -61,10 +61,6 @@ MESSAGES.update(
             "no kongs are made in 海捞 (the last four tiles): neither 杠开 nor 抢杠 can be a 海捞 win",
             "海捞阶段不能开杠：杠开和抢杠都不能同时是海捞",
         ),
-        "bad_dealer_streak": (
-            "the dealer streak (庄数) is 1 or more, not {n}",
-            "庄数至少为 1，而不是 {n}",
-        ),
     }
 )
 
@@ -192,8 +188,6 @@ def waits(hand: Hand, rules: Mapping[str, Any] | None = None) -> list[int]:
 
 def _check(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> None:
     """Refusals beyond the common ones of ``Variant.score``."""
-    if situation.dealer_streak < 1:
-        raise HandError("bad_dealer_streak", n=situation.dealer_streak)
     if situation.last_tiles and (situation.kong_draw or situation.rob_kong):
         raise HandError("hefei_hailao_kong")
     if situation.last_tiles and situation.discarder is not None:

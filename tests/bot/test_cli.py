@@ -80,6 +80,13 @@ def test_refused_hands_exit_1_with_a_message(capsys, hand, variant, code):
     assert rc == 1 and "错误" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("variant", ["wuhu", "hefei", "chizhou"])
+def test_a_dealer_streak_below_one_is_refused_not_rounded(capsys, variant):
+    rc, out, _ = run(capsys, "score", "123456789m1p789s+1p", "--variant", variant, "--dealer-streak", "0", "--json")
+    assert rc == 1 and last_json(out)["code"] == "bad_dealer_streak"
+
+
+
 def test_readable_breakdown_in_both_languages(capsys):
     rc, zh, _ = run(capsys, "score", "23456799m345p67s+8s", "--variant", "wuhu", "--from", "W")
     assert rc == 0 and "支番" in zh and "东 -4" in zh and "南 +10" in zh
@@ -101,6 +108,16 @@ def test_wrong_options_exit_2(capsys, argv):
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2
+
+
+def test_mode_from_a_rule_or_the_option(capsys):
+    hand = ["score", "23456799m345p67s+8s", "--variant", "wuhu", "--from", "W", "--json"]
+    # 525, 8支 on a discard: 底番 2 + 支番 round(8/2) = 4 -> 6 a payer, the dealer 8 (seed table: 8支 6-8)
+    for extra in (["--mode", "525"], ["--rule", "mode=525"]):
+        rc, out, _ = run(capsys, *hand, *extra)
+        assert rc == 0 and last_json(out)["payments"] == {"E": -8, "S": 20, "W": -6, "N": -6}
+    rc, out, _ = run(capsys, *hand)
+    assert last_json(out)["payments"] == {"E": -4, "S": 10, "W": -3, "N": -3}
 
 
 def test_bad_house_rule_is_a_clear_error(capsys):
