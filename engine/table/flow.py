@@ -10,7 +10,7 @@ from typing import Any
 
 from ..analysis import is_complete, is_seven_pairs
 from ..errors import EngineError
-from ..tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, MeldKind, tile_name
+from ..tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, MeldKind, from_counts, tile_name
 from ..variants import VARIANT_KEYS, Situation, get_variant
 from .actions import Action, Event, IllegalAction, parse_tile
 from .wall import break_wall, commitment, deal_order, hand_rng, hand_salt, roll
@@ -239,6 +239,9 @@ class Table:
             earthly=earthly,
             dealer_streak=self.streak,
             melds_by_seat=wm,
+            concealed_by_seat=tuple(
+                tuple(from_counts(self.counts[(self.dealer + v) % 4])) for v in range(4)
+            ),
         )
         return hand, sit
 

@@ -20,8 +20,8 @@ class Situation:
     """How a hand was won. Seats are 0-3 = E S W N; E (0) is the dealer.
 
     ``discarder`` is the seat that dealt in (None = self-drawn); with ``rob_kong`` it is the seat whose added kong was
-    robbed. ``melds_by_seat`` gives every seat's declared melds (the winner's included) when the table knows them:
-    Chizhou's 反包 needs the other players' melds. Wuhu's alarms are derived from the winner's melds and their
+    robbed. ``melds_by_seat`` gives every seat's declared melds (the winner's included) and ``concealed_by_seat``
+    their concealed tiles, when the table knows them: Chizhou's 反包 judges the other players' hands. Wuhu's alarms are derived from the winner's melds and their
     ``fed_by`` seats, so nothing else is needed for them.
     """
 
@@ -34,6 +34,7 @@ class Situation:
     earthly: bool = False
     dealer_streak: int = 1
     melds_by_seat: tuple[tuple[Meld, ...], ...] | None = None
+    concealed_by_seat: tuple[tuple[int, ...], ...] | None = None  # every seat's concealed kinds, when known
 
     @property
     def self_drawn(self) -> bool:

@@ -226,10 +226,11 @@ def _kou(melds: Sequence[Meld], feeder: int) -> tuple[int, int, int]:
     return total, per[best], best
 
 
-def _big_shape(melds: Sequence[Meld]) -> bool:
-    """B's own tiles in a big-hand shape, judged from B's melds: one suit with or without honours, or all pungs."""
-    suits = {suit_of(m.tile) for m in melds} - {3}
-    return len(suits) <= 1 or all(m.is_triplet for m in melds)
+def _big_shape(melds: Sequence[Meld], concealed: Sequence[int] = ()) -> bool:
+    """B's own tiles in a big-hand shape: all one suit with or without honours (melds and, when the table gives
+    them, concealed tiles), or all B's melds pungs/kongs."""
+    suits = {suit_of(m.tile) for m in melds} | {suit_of(k) for k in concealed}
+    return len(suits - {3}) <= 1 or all(m.is_triplet for m in melds)
 
 
 def _seat(s: int) -> tuple[str, str]:
@@ -305,7 +306,7 @@ def _contracts(hand: Hand, situation: Situation, f: int) -> tuple[dict[int, int]
                         f"{n_suit}口{_SUIT_ZH[suit]}且无花",
                         f"{n_suit} melds of {_SUIT_EN[suit]}, no 花",
                     )
-                elif _big_shape(melds_b):
+                elif _big_shape(melds_b, situation.concealed_by_seat[b] if situation.concealed_by_seat else ()):
                     why_zh = f"{n_suit}口{_SUIT_ZH[suit]}，有花但成大牌形"
                     why_en = f"{n_suit} melds of {_SUIT_EN[suit]}, 花 but a big-hand shape"
                 else:

@@ -616,3 +616,20 @@ def test_random_wins_settle_to_zero(deal):
         assert r.payments[sit.winner] == plain and r.notes == ()
     extra = sum(n.value for n in r.notes)
     assert r.payments[sit.winner] == plain + extra
+
+
+@pytest.mark.parametrize(
+    ("w_concealed", "payments"),
+    [
+        # W shows 123m 456m 789m and a 中 kong (2 花) and holds 5m: all 万 plus honours, 反包: W pays 1 x 1
+        ("5m", (0, 2, -1, -1)),
+        # the same melds but W holds 5p: W's own tiles are not one suit -> no 反包, N pays the plain f 1
+        ("5p", (0, 1, 0, -1)),
+    ],
+)
+def test_reverse_contract_judges_the_concealed_tiles_when_the_table_gives_them(w_concealed, payments):
+    hand = parse_hand(SMALL)
+    table = tuple(hand.melds if s == S else melds(BIG_SUIT if s == W else "") for s in range(4))
+    concealed = tuple(parse_hand(w_concealed).concealed if s == W else () for s in range(4))
+    sit = Situation(winner=S, discarder=N, melds_by_seat=table, concealed_by_seat=concealed)
+    assert VARIANT.score(hand, sit).payments == payments
