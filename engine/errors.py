@@ -33,6 +33,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "bad_chi": ("a chi must be three consecutive tiles of one suit, not {tiles}", "吃必须是同一花色的三张连续牌，{tiles} 不是"),
     "bad_kong": ("a kong must be four identical tiles, not {tiles}", "杠必须是四张相同的牌，{tiles} 不是"),
     "concealed_not_kong": ("only a concealed kong is written in ( ): {tiles} is not four identical tiles", "圆括号只用于暗杠：{tiles} 不是四张相同的牌"),
+    "concealed_with_feeder": (
+        "a concealed kong is made from your own tiles: ({tiles}:{seat}) cannot name a feeder",
+        "暗杠是自己摸的牌：({tiles}:{seat}) 不能写放牌的人",
+    ),
     "bad_seat": ("'{seat}' is not a seat; use E, S, W or N (东 南 西 北)", "'{seat}' 不是座位；请用 E S W N（东 南 西 北）"),
     "seat_outside_meld": ("a seat ':{seat}' can only follow a meld's tiles inside its brackets", "座位 ':{seat}' 只能写在副露括号里的牌后面"),
     "two_plus": ("only one '+' is allowed: it marks the winning tile", "只能有一个 '+'：它标出和的那张牌"),

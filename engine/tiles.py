@@ -418,7 +418,7 @@ def _make_meld(tiles: list[int], *, concealed: bool, fed_by: int | None, pos: in
         if n != 4 or not same:
             raise ParseError("concealed_not_kong", tiles=_tiles_text(tiles))
         if fed_by is not None:
-            raise ParseError("bad_seat", seat=SEATS[fed_by] + " (a concealed kong has no feeder)")
+            raise ParseError("concealed_with_feeder", tiles=_tiles_text(tiles), seat=SEATS[fed_by])
         return Meld(MeldKind.CONCEALED_KONG, tiles[0])
     if n == 4:
         if not same:

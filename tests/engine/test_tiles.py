@@ -61,6 +61,7 @@ def test_meld_kinds_and_feeders():
         ("8z", "honour_rank", "honour tiles are 1z-7z"),
         ("0m", "zero_rank", "'0' at character 1 is not a tile rank"),
         ("11m[555p:Q]", "bad_seat", "'Q' is not a seat"),
+        ("11m(5555z:E)", "concealed_with_feeder", "(5555z:E) cannot name a feeder"),
         ("11m:W", "seat_outside_meld", "can only follow a meld's tiles"),
         ("1m?", "unknown_char", "unknown character '?' at character 3"),
     ],
