@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 
 MAX_TABLE_EDITS = 40  # edits of one table message before it is re-posted at the bottom of the channel
 MAX_POSTS_BELOW = 6  # our own messages posted under the table message before it is re-posted
+MAX_MESSAGE_AGE = 45 * 60  # seconds: Discord rate-limits edits of messages older than an hour harder
 TIMER_TASK_NAME = "mjbot-table-timer"
 AFK_AFTER = 2  # timeouts in a row before the seat is played by the AI
 
@@ -216,6 +217,7 @@ class LiveTable:
     _marks: list[Any] = field(default_factory=lambda: [None] * 4)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     message_id: int | None = None
+    message_at: float = 0.0  # event-loop time when the table message was posted
     edits: int = 0
     posts_below: int = 0
     timer: asyncio.Task[Any] | None = None
@@ -920,7 +922,9 @@ class TableManager:
         content = self._status_text(lt)
         view = self.ui.table_view(lt) if self.ui else None
         file = discord.File(io.BytesIO(png), filename=f"table-{lt.id}.png")
-        repost = fresh or lt.message_id is None or lt.edits >= MAX_TABLE_EDITS or lt.posts_below >= MAX_POSTS_BELOW
+        age = asyncio.get_running_loop().time() - lt.message_at
+        repost = (fresh or lt.message_id is None or lt.edits >= MAX_TABLE_EDITS or lt.posts_below >= MAX_POSTS_BELOW
+                  or age > MAX_MESSAGE_AGE)
         if not repost:
             try:
                 msg = self._channel(lt.channel_id).get_partial_message(lt.message_id)  # type: ignore[arg-type]
@@ -936,6 +940,7 @@ class TableManager:
         msg = await self._post(lt, content, file=file, **({"view": view} if view else {}))
         if msg is not None:
             lt.message_id = msg.id
+            lt.message_at = asyncio.get_running_loop().time()
             lt.edits = 0
             lt.posts_below = 0
             if old is not None and old != msg.id:

@@ -234,6 +234,10 @@ async def test_four_humans_get_their_own_hands_and_play_a_hand(harness: Harness)
     await play_until_hand_ends(h, list(PLAYERS), lt)
     assert lt.table.phase in ("ended", "over")
     await check_public_scenes(h, lt.match_id)
+    # one table message in the channel, at the bottom, never edited past the re-post limit
+    tables = [m for m in h.channel() if any(a.filename.startswith("table-") for a in m.attachments)]
+    assert [m.id for m in tables] == [lt.message_id] and h.channel()[-1].id == lt.message_id
+    assert all(m.edits <= 40 for m in h.fake.channels[h.channel_id].messages)
     # every private image showed its receiver's own tiles at that moment, and went to that player's DMs only
     log = h.bot.tables.private_log
     assert len(log) > 8
