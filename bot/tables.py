@@ -11,6 +11,20 @@ manager posts and edits messages through discord.py's partial messageables, so i
 Controls carry the table id (the store's match id) and a sequence number: ``since[seat]``, the engine's action
 count when that seat's current choice began (see :meth:`LiveTable.update_since`). It is a pure function of the
 recorded actions, so it is the same after a restart and old buttons keep working while they are current.
+
+API (raising :class:`Refusal` with a message key when a player may not do something; nothing changes then)::
+
+    mgr = TableManager(bot)                       # cogs.tables sets bot.tables and mgr.ui
+    lt = mgr.open_lobby(guild, channel, host_id, host_name, host_lang, variant, rules, guild_settings)
+    mgr.join(lt, user_id, name, lang); mgr.leave(lt, user_id); mgr.add_ai(lt, "normal" | "easy")
+    mgr.may_manage(lt, user_id, manage_guild); mgr.close_lobby(lt)
+    await mgr.start(lt)                           # record the match, deal, post, DM, let the AI play
+    await mgr.act(table_id, user_id, seat, seq, op, arg)   # a control: d/w/p/k/c/x (+ tile) or "next"
+    await mgr.back(table_id, user_id); await mgr.end(lt, by_name); await mgr.repost(lt)
+    text, png, view = await mgr.hand_message(lt, seat, lang)   # a seat's private hand with its controls
+    await mgr.resume_all(); await mgr.close()
+    mgr.timers = Timers(turn=..., claim=..., next_hand=...)      # injectable delays (None: server settings)
+    mgr.render_images = False; mgr.scene_log = []; mgr.private_log = []   # benchmarks / tests
 """
 
 from __future__ import annotations
@@ -546,6 +560,17 @@ class TableManager:
         if user_id != lt.host_id and not manage_guild:
             host = next((s.name for s in lt.seats if s and s.user_id == lt.host_id), str(lt.host_id))
             raise Refusal("tables.host_only", host=host)
+
+    def close_lobby(self, lt: LiveTable) -> None:
+        """Close a lobby that has not started (its players are free again)."""
+        if lt.started:
+            raise Refusal("tables.not_lobby")
+        self._forget(lt)
+
+    async def repost(self, lt: LiveTable) -> None:
+        """Post the table message again at the bottom of its channel (``/table show``)."""
+        async with lt.lock:
+            await self._update_table_message(lt, fresh=True)
 
     def _forget(self, lt: LiveTable) -> None:
         lt.closed = True

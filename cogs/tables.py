@@ -393,7 +393,7 @@ class Tables(commands.Cog):
             return
         await interaction.response.defer(ephemeral=True)
         if not lt.started:
-            self.manager._forget(lt)
+            self.manager.close_lobby(lt)
             await self._close_lobby_message(lt.channel_id, t("tables.not_started_end", lt.lang))
         else:
             await self.manager.end(lt, interaction.user.display_name)
@@ -420,8 +420,7 @@ class Tables(commands.Cog):
                 pass
             return
         await interaction.response.defer(ephemeral=True)
-        async with lt.lock:
-            await self.manager._update_table_message(lt, fresh=True)
+        await self.manager.repost(lt)
         await interaction.followup.send("✓", ephemeral=True)
 
     # ---- play ---------------------------------------------------------------------------------------------
