@@ -236,6 +236,7 @@ class LiveTable:
     posts_below: int = 0
     timer: asyncio.Task[Any] | None = None
     deltas: list[list[int]] = field(default_factory=list)
+    unsettled: list[Event] | None = None  # a hand_end whose ledger is not written yet (store failure)
     closed: bool = False
     told_dm: set[int] = field(default_factory=set)
     rng: random.Random = field(default_factory=random.Random)
@@ -630,28 +631,43 @@ class TableManager:
         """Apply one action, record it (and settle a finished hand) in the store; roll back on a store failure."""
         tb = lt.table
         assert tb is not None and lt.match_id is not None
+        if lt.unsettled is not None:  # a settlement that failed earlier is written first
+            await self._settle(lt, lt.unsettled)
         events = tb.apply(action)  # IllegalAction: nothing changed
         lt.actions.append(action.to_json())
         try:
             if any(e.type == "hand_start" for e in events):
                 lt.hand_id = await self.store.start_hand(lt.match_id, tb.hand_no, hand_seed(lt.seed, tb.hand_no),
                                                          tb.commitment)
-            h = tb.state_hash()
             await self.store.record_action(lt.match_id, tb.seq - 1, action.to_json(), hand_id=lt.hand_id,
-                                           state_hash=h)
-            if any(e.type == "hand_end" for e in events):
-                await self.store.finish_hand(lt.hand_id, ledger_rows(tb, events), state_hash=h)
-                end = next(e for e in events if e.type == "hand_end")
-                lt.deltas.append(list(end.data["payments"]))
-            if tb.phase == "over":
-                await self.store.finish_match(lt.match_id, state_hash=h)
-        except Exception:
+                                           state_hash=tb.state_hash())
+        except Exception:  # nothing of this action is in the store: forget it
             lt.actions.pop()
             lt.table = Table.replay(lt.variant, lt.seed, lt.rules, lt.actions, tb.players)
             lt.update_since()
             raise
         lt.update_since()
+        if any(e.type == "hand_end" for e in events):
+            end = next(e for e in events if e.type == "hand_end")
+            lt.deltas.append(list(end.data["payments"]))
+            lt.unsettled = [e for e in events if e.type == "hand_end"]
+        if lt.unsettled is not None or tb.phase == "over":
+            try:
+                await self._settle(lt, lt.unsettled or [])
+            except Exception:  # the action itself is recorded: show it; the settlement is retried first next time
+                log.exception("table %s: settling hand failed; will retry", lt.id)
         return events
+
+    async def _settle(self, lt: LiveTable, end_events: list[Event]) -> None:
+        """Write a finished hand's ledger (and the match's end). Both are idempotent in the store."""
+        tb = lt.table
+        assert tb is not None
+        h = tb.state_hash()
+        if end_events:
+            await self.store.finish_hand(lt.hand_id, ledger_rows(tb, end_events), state_hash=h)
+        lt.unsettled = None
+        if tb.phase == "over":
+            await self.store.finish_match(lt.match_id, state_hash=h)
 
     def _auto_action(self, lt: LiveTable, seat: int) -> Action:
         tb = lt.table

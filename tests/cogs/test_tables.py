@@ -537,3 +537,36 @@ async def test_start_pressed_twice_at_once_starts_one_match(harness: Harness):
     await h.settle()
     assert len(await h.bot.store.matches(h.guild_id)) == 1
     assert len([m for m in h.channel() if m.attachments and m.attachments[0].filename.startswith("table-")]) == 1
+
+
+async def test_a_failed_settlement_is_written_before_the_next_action(harness: Harness):
+    """Fault injection: the database refuses the ledger once; the hand is still shown, and settled before play goes
+    on (the store's own finish_hand does the writing)."""
+    from bot.store import StoreError
+
+    h = harness
+    prep(h)
+    store = h.bot.store
+    real = store.finish_hand
+    failures = []
+
+    async def flaky(*a, **kw):
+        if not failures:
+            failures.append(1)
+            raise StoreError("no_hand", hand_id=a[0])
+        return await real(*a, **kw)
+
+    store.finish_hand = flaky
+    await open_table(h, "hefei")
+    lt = live(h)
+    await play_until_hand_ends(h, [P1], lt)
+    assert failures and lt.unsettled is not None
+    [hand0] = [x for x in await store.hands(lt.match_id) if x.number == 0]
+    assert hand0.status == "active"  # not settled yet
+    if lt.table.phase == "ended":
+        table_msg = h.fake.find_message(lt.message_id)
+        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
+        [hand0] = [x for x in await store.hands(lt.match_id) if x.number == 0]
+        assert hand0.status == "finished" and lt.unsettled is None
+        assert [r.amount for r in sorted(await store.hand_ledger(hand0.hand_id), key=lambda r: r.seat)] == lt.deltas[0]
+        assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
