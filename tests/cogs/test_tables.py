@@ -570,3 +570,28 @@ async def test_a_failed_settlement_is_written_before_the_next_action(harness: Ha
         assert hand0.status == "finished" and lt.unsettled is None
         assert [r.amount for r in sorted(await store.hand_ledger(hand0.hand_id), key=lambda r: r.seat)] == lt.deltas[0]
         assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
+
+
+async def test_a_hand_left_unsettled_by_a_crash_is_settled_on_restart(harness: Harness):
+    from bot.store import StoreError
+
+    h = harness
+    prep(h)
+    store = h.bot.store
+
+    async def down(*a, **kw):  # the ledger write never gets through before the "crash"
+        raise StoreError("no_hand", hand_id=a[0])
+
+    store.finish_hand = down
+    await open_table(h, "chizhou")
+    lt = live(h)
+    await play_until_hand_ends(h, [P1], lt)
+    match_id, payments = lt.match_id, lt.deltas[0]
+    h2 = await h.restart()
+    try:
+        [hand0] = [x for x in await h2.bot.store.hands(match_id) if x.number == 0]
+        assert hand0.status == "finished"
+        ledger = sorted(await h2.bot.store.hand_ledger(hand0.hand_id), key=lambda r: r.seat)
+        assert [r.amount for r in ledger] == payments
+    finally:
+        await h2.close()
