@@ -56,8 +56,6 @@ async def main(args: argparse.Namespace) -> dict:
     tmp = Path(tempfile.mkdtemp(dir=args.db_dir))
     h = await Harness.boot(tmp / "bench.db")
     h.ignored_task_names.add(TIMER_TASK_NAME)
-    if args.sync:  # what-if for the store's durability setting (the store ships synchronous = FULL)
-        await h.bot.store._conn.execute(f"PRAGMA synchronous = {args.sync}")
     mgr = h.bot.tables
     mgr.render_images = args.images
     mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 3600.0  # nobody times out during the run
@@ -156,7 +154,6 @@ async def main(args: argparse.Namespace) -> dict:
         "kb_per_table": round(grown / 1024 / args.tables, 1),
         "rate_per_s": args.rate,
         "db_dir": str(tmp),
-        "sync": args.sync or "store default",
     }
     return out
 
@@ -171,8 +168,6 @@ if __name__ == "__main__":
     ap.add_argument("--variant", default="hefei", choices=["wuhu", "hefei", "chizhou"])
     ap.add_argument("--images", action="store_true", help="draw and encode the real PNGs")
     ap.add_argument("--db-dir", default=None, help="folder for the database file (default: the system temp folder)")
-    ap.add_argument("--sync", choices=["NORMAL", "FULL"], default=None,
-                    help="override SQLite's synchronous setting for this run (what-if; default: the store's)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     res = asyncio.run(main(a))

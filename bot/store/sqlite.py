@@ -136,11 +136,16 @@ class Store:
     # ------------------------------------------------------------------ transactions
 
     @asynccontextmanager
-    async def _tx(self, write: bool = True) -> AsyncIterator[aiosqlite.Connection]:
+    async def _tx(self, write: bool = True, *, durable: bool = True) -> AsyncIterator[aiosqlite.Connection]:
+        """One transaction under the store's lock. ``durable=False`` commits without waiting for the disk
+        (see :data:`dialect.RELAXED`): still safe against a killed process, and made durable by the next durable
+        commit, since that one syncs the whole write-ahead log."""
         async with self._lock:
             conn = self._conn
             if conn is None:
                 raise StoreError("closed")
+            if not durable:
+                await conn.execute(dialect.RELAXED)
             try:
                 await conn.execute(dialect.BEGIN_WRITE if write else dialect.BEGIN_READ)
                 yield conn
@@ -152,6 +157,10 @@ class Store:
                 raise
             else:
                 await conn.commit()
+            finally:
+                if not durable:
+                    with contextlib.suppress(sqlite3.Error):
+                        await conn.execute(dialect.DURABLE)
 
     @staticmethod
     async def _one(conn: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
@@ -417,7 +426,7 @@ class Store:
         """
         text = action if isinstance(action, str) else _dumps(dict(action))
         ms = to_ms(at)
-        async with self._tx() as conn:
+        async with self._tx(durable=False) as conn:
             row = await self._one(
                 conn,
                 "SELECT status, (SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE match_id = ?), "
