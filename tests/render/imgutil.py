@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import io
+import os
+from pathlib import Path
 
+import pytest
 from PIL import Image, ImageChops
 
 
@@ -31,3 +34,22 @@ def pixels(img: Image.Image) -> list:
     """The pixels of ``img`` as a flat list of tuples."""
     get = getattr(img, "get_flattened_data", None) or img.getdata
     return list(get())
+
+
+GOLDEN = Path(__file__).parent / "golden"
+REGEN = os.environ.get("MJBOT_REGEN_GOLDEN") == "1"
+
+
+def check_golden(name: str, data: bytes) -> None:
+    """Compare PNG ``data`` with ``golden/<name>.png`` (rewrite it with MJBOT_REGEN_GOLDEN=1, then look at it)."""
+    img = open_png(data)
+    path = GOLDEN / f"{name}.png"
+    if REGEN or not path.exists():
+        if not REGEN:
+            pytest.fail(f"no golden image {path}; run with MJBOT_REGEN_GOLDEN=1 and look at it")
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_bytes(data)
+    gold = Image.open(path).convert("RGB")
+    assert img.size == gold.size
+    # tolerance: font rasterisers and resamplers differ slightly between Pillow/FreeType builds
+    assert fraction_over(img, gold, 48) < 0.005, f"{name}: more than 0.5% of pixels changed visibly"

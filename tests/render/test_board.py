@@ -10,7 +10,6 @@ and look at them (tests/render/golden/board-*.png, stats-*.png) before committin
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -32,10 +31,7 @@ from render.board import (
 from render.common import THEMES
 
 sys.path.insert(0, str(Path(__file__).parent))
-from imgutil import fraction_over, max_channel_diff, open_png, pixels  # noqa: E402
-
-GOLDEN = Path(__file__).parent / "golden"
-REGEN = os.environ.get("MJBOT_REGEN_GOLDEN") == "1"
+from imgutil import check_golden, max_channel_diff, open_png, pixels  # noqa: E402
 
 LINES = (
     BoardLine(1, "小明", 135, 40, 12),
@@ -64,18 +60,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden_image(name):
-    data = CASES[name]()
-    img = open_png(data)
-    path = GOLDEN / f"{name}.png"
-    if REGEN or not path.exists():
-        if not REGEN:
-            pytest.fail(f"no golden image {path}; run with MJBOT_REGEN_GOLDEN=1 and look at it")
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_bytes(data)
-    gold = Image.open(path).convert("RGB")
-    assert img.size == gold.size
-    # tolerance: font rasterisers and resamplers differ slightly between Pillow/FreeType builds
-    assert fraction_over(img, gold, 48) < 0.005, f"{name}: more than 0.5% of pixels changed visibly"
+    check_golden(name, CASES[name]())
 
 
 def test_one_row_per_player_and_a_gap_before_a_jump_in_rank():

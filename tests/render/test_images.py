@@ -10,7 +10,6 @@ and look at them (tests/render/golden/*.png) before committing.
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -38,10 +37,7 @@ from render.hand import feeder_position
 from render.tiles import IVORY, tile_size
 
 sys.path.insert(0, str(Path(__file__).parent))
-from imgutil import fraction_over, max_channel_diff, open_png, pixels  # noqa: E402
-
-GOLDEN = Path(__file__).parent / "golden"
-REGEN = os.environ.get("MJBOT_REGEN_GOLDEN") == "1"
+from imgutil import check_golden, fraction_over, max_channel_diff, open_png, pixels  # noqa: E402
 
 
 def fixed_score_scene() -> ScoreScene:
@@ -74,18 +70,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_golden_image(name):
-    data = CASES[name]()
-    img = open_png(data)
-    path = GOLDEN / f"{name}.png"
-    if REGEN or not path.exists():
-        if not REGEN:
-            pytest.fail(f"no golden image {path}; run with MJBOT_REGEN_GOLDEN=1 and look at it")
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_bytes(data)
-    gold = Image.open(path).convert("RGB")
-    assert img.size == gold.size
-    # tolerance: font rasterisers and resamplers differ slightly between Pillow/FreeType builds
-    assert fraction_over(img, gold, 48) < 0.005, f"{name}: more than 0.5% of pixels changed visibly"
+    check_golden(name, CASES[name]())
 
 
 def test_images_are_valid_pngs_of_the_expected_size():
