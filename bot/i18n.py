@@ -190,6 +190,18 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     "settings.field.hints": ("Hints", "听牌提示", "聽牌提示"),
     "settings.field.allowed_channels": ("Channels for tables", "可开桌的频道", "可開桌的頻道"),
     "settings.house_for": ("House rules: {variant}", "规则设置：{variant}", "規則設定：{variant}"),
+    "settings.house_for_other": (
+        "House rules: {variant} (the default variant stays {default})",
+        "规则设置：{variant}（默认玩法仍是{default}）",
+        "規則設定：{variant}（預設玩法仍是{default}）",
+    ),
+    "settings.viewing": (
+        "Showing the house rules of {variant}. Changing them does not change the default variant ({default}); "
+        "new {variant} tables use them.",
+        "正在查看{variant}的规则设置。修改它们不会改变默认玩法（{default}）；之后新开的{variant}牌桌按新规则。",
+        "正在查看{variant}的規則設定。修改它們不會改變預設玩法（{default}）；之後新開的{variant}牌桌按新規則。",
+    ),
+    "settings.btn.view": ("{variant} house rules", "{variant}规则设置", "{variant}規則設定"),
     "settings.timers": ("Turn {turn} s · claim window {claim} s", "每手 {turn} 秒 · 吃碰等待 {claim} 秒", "每手 {turn} 秒 · 吃碰等待 {claim} 秒"),
     "settings.channels_all": ("every channel", "所有频道", "所有頻道"),
     "settings.recent": ("Recent changes", "最近的改动", "最近的改動"),
@@ -299,26 +311,24 @@ def seat_name(seat: int, lang: str | None) -> str:
     return t(f"common.seat.{'ESWN'[seat]}", lang)
 
 
-# Characters the engine's map (engine.errors.to_hant) does not cover but engine texts use.
-_MORE_HANT = str.maketrans(
-    "机会两从见长让么图问题产当样进里几并于顺张喂车计风龙万饼将场赢输钱种给关认识层单双红绿宝权圆余乘减额级"
-    "坐圈盘场占齐称优势剩击办统虽战术随该应类",
-    "機會兩從見長讓麼圖問題產當樣進裡幾並於順張餵車計風龍萬餅將場贏輸錢種給關認識層單雙紅綠寶權圓餘乘減額級"
-    "坐圈盤場佔齊稱優勢剩擊辦統雖戰術隨該應類",
-)
-
-
 def hant(text: str) -> str:
-    """Traditional Chinese for engine texts (item names, house rules): the engine's map plus a few more."""
+    """Traditional Chinese for engine texts (item names, house rules)."""
     from engine.errors import to_hant
 
-    return to_hant(text).translate(_MORE_HANT)
+    return to_hant(text)
 
 
 def item_name(zh: str, en: str, lang: str | None) -> str:
     """An engine item's name (``Item.zh`` / ``Item.en``) in ``lang``."""
     lang = normalise(lang)
     return en if lang == "en" else (zh if lang == "zh" else hant(zh))
+
+
+def rule_value(value: Any, lang: str | None) -> str:
+    """A house rule's value for a player: on/off words for switches, the value itself otherwise."""
+    if isinstance(value, bool):
+        return t("common.on" if value else "common.off", lang)
+    return str(value)
 
 
 def locale_str(key: str) -> app_commands.locale_str:
