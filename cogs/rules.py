@@ -8,7 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import item_name, lang_for, locale_str, t, variant_name
+from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_name
 from cogs.score import VARIANT_CHOICES
 from cogs.settings import guild_settings, variant_rules
 from engine.variants import get_variant
@@ -137,12 +137,6 @@ SUMMARIES: dict[str, list[tuple[Text, Text]]] = {
 _IDX = {"en": 0, "zh": 1, "zh-TW": 2}
 
 
-def _value(value: Any, lang: str) -> str:
-    if isinstance(value, bool):
-        return t("common.on" if value else "common.off", lang)
-    return str(value)
-
-
 def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.Embed:
     """The /rules answer: the summary sections and every house rule with the value in force here."""
     v = get_variant(variant_key)
@@ -157,7 +151,7 @@ def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.E
             value = rules.get(r.key, r.default)
             mark = f" ({t('rules.default_mark', lang)})" if value == r.default else ""
             helptext = r.help_en if lang == "en" else item_name(r.help_zh, r.help_en, lang)
-            line = f"• **{item_name(r.zh, r.en, lang)}**: {_value(value, lang)}{mark}"
+            line = f"• **{item_name(r.zh, r.en, lang)}**: {rule_value(value, lang)}{mark}"
             lines.append(line + (f" — {helptext}" if helptext else ""))
         embed.add_field(name=t("rules.house", lang), value="\n".join(lines)[:1024], inline=False)
     else:

@@ -20,7 +20,7 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from bot.i18n import COMMANDS, MESSAGES, hant, lang_for, lang_of_locale, locale_str, t
+from bot.i18n import COMMANDS, MESSAGES, hant, item_name, lang_for, lang_of_locale, locale_str, rule_value, t
 from bot.tables import LiveTable, Refusal, TableManager, tile_label
 from cogs.settings import guild_settings, server_language, variant_rules
 from engine.tiles import tile_name
@@ -237,8 +237,7 @@ class Tables(commands.Cog):
                           colour=discord.Colour.dark_green())
         rules = []
         for r in V.house_rules:
-            name = r.en if lang == "en" else (r.zh if lang == "zh" else hant(r.zh))
-            rules.append(f"{name} {lt.rules.get(r.key, r.default)}")
+            rules.append(f"{item_name(r.zh, r.en, lang)} {rule_value(lt.rules.get(r.key, r.default), lang)}")
         host = next((s.name for s in lt.seats if s and s.user_id == lt.host_id), "?")
         e.description = t("tables.lobby_rules", lang, rules=", ".join(rules) or "-") + "\n" + t(
             "tables.lobby_host", lang, host=host)

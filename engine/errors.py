@@ -77,17 +77,18 @@ _S2T = None
 
 
 def to_hant(text: str) -> str:
-    """Simplified to Traditional Chinese (OpenCC's phrase-aware conversion).
+    """Simplified to Traditional Chinese as written in Taiwan (OpenCC ``s2tw``: characters, not vocabulary).
+    In this project 喂 always means feeding a tile (餵).
 
-    >>> to_hant("杠后开花，庄家多付一个底番")
-    '槓後開花，莊家多付一個底番'
+    >>> to_hant("杠后开花，庄家多付一个底番；这里谁喂的牌")
+    '槓後開花，莊家多付一個底番；這裡誰餵的牌'
     """
     global _S2T
     if _S2T is None:
         import opencc
 
-        _S2T = opencc.OpenCC("s2t")
-    return _S2T.convert(text)
+        _S2T = opencc.OpenCC("s2tw")
+    return _S2T.convert(text).replace("喂", "餵")
 
 
 def normalise_lang(lang: str | None) -> str:
