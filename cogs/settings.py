@@ -2,12 +2,15 @@
 
 ``/settings`` (Manage Server only: Discord hides it from others through ``default_permissions``, and every command
 and control checks the permission again in code) answers with a private panel: an embed of the settings in force
-and controls to change the default variant, the Wuhu scoring mode, the language, each house rule of the default
-variant, the timers (a form), hints, and the channels where tables may open. Every change is written through the
-store's audited ``update_guild_settings`` (who and when) and applies to new tables only.
+and controls to change the default variant, the Wuhu scoring mode, the language, the house rules of every variant,
+the timers (a form), hints, and the channels where tables may open. The panel shows the house rules of one variant
+at a time (the default one at first); a button per other variant switches the panel to that variant's house rules
+without touching the default. Every change is written through the store's audited ``update_guild_settings`` /
+``set_house_rules`` (who and when) and applies to new tables only.
 
 The controls are persistent (fixed custom ids, registered at load) and stateless: each reads the server's settings
-afresh, so a panel keeps working after a restart and two panels never overwrite each other with stale values.
+afresh, so a panel keeps working after a restart and two panels never overwrite each other with stale values. Which
+variant a panel shows is read back from the panel message itself (the values of its house-rule select).
 """
 
 from __future__ import annotations
@@ -89,6 +92,43 @@ def _encode_rule(variant_key: str, key: str, value: Any) -> str:
     return f"{variant_key}|{key}|{int(value) if isinstance(value, bool) else value}"
 
 
+def _house_diff(old: Any, new: Any, lang: str) -> str:
+    """What a change of ``house_rules`` did, e.g. "Hefei: Short deck (ranks 2-8) → on" (rules removed from the
+    server's overrides show their default again)."""
+    old = old if isinstance(old, dict) else {}
+    new = new if isinstance(new, dict) else {}
+    parts = []
+    for vkey in sorted(set(old) | set(new), key=lambda k: (k not in VARIANT_KEYS, k)):
+        before, after = old.get(vkey) or {}, new.get(vkey) or {}
+        try:
+            variant = get_variant(vkey)
+        except ValueError:  # a variant this version does not know: say nothing about it
+            continue
+        for rule in variant.house_rules:
+            if rule.key in before or rule.key in after:
+                value = after.get(rule.key, rule.default)
+                if before.get(rule.key, rule.default) != value:
+                    parts.append(f"{variant_name(vkey, lang)}: {item_name(rule.zh, rule.en, lang)} → "
+                                 f"{_value_text(value, lang)}")
+    return "; ".join(parts) or "…"
+
+
+def _viewed_variant(message: Any) -> str | None:
+    """The variant whose house rules a panel message shows (from its house-rule select), or None."""
+    for row in getattr(message, "components", None) or []:
+        for c in getattr(row, "children", []):
+            if getattr(c, "custom_id", None) == PREFIX + "rule" and getattr(c, "options", None):
+                key = str(c.options[0].value).split("|", 1)[0]
+                return key if key in VARIANT_KEYS else None
+    return None
+
+
+def _is_panel(message: Any) -> bool:
+    return message is not None and any(
+        getattr(c, "custom_id", "") == PREFIX + "variant" for row in message.components
+        for c in getattr(row, "children", []))
+
+
 def describe_change(field: str, value: Any, lang: str) -> str:
     if field == "default_variant":
         return variant_name(value, lang)
@@ -101,7 +141,16 @@ def describe_change(field: str, value: Any, lang: str) -> str:
     return _value_text(value, lang)
 
 
-def settings_embed(settings: GuildSettings, audit: list[Any], lang: str) -> discord.Embed:
+def _audit_line(a: Any, lang: str) -> str:
+    """One line of "Recent changes": when, who, what."""
+    what = (f"{t('settings.field.house_rules', lang)}: {_house_diff(a.old_value, a.new_value, lang)}"
+            if a.field == "house_rules"
+            else f"{t(f'settings.field.{a.field}', lang)} → {describe_change(a.field, a.new_value, lang)}")
+    return f"<t:{int(a.changed_at.timestamp())}:R> <@{a.user_id}>: {what}"
+
+
+def settings_embed(settings: GuildSettings, audit: list[Any], lang: str, viewing: str | None = None) -> discord.Embed:
+    """The panel's embed; ``viewing`` is the variant whose house rules are listed (default: the default variant)."""
     e = discord.Embed(title=t("settings.title", lang), description=t("settings.intro", lang),
                       colour=discord.Colour.blurple())
     e.add_field(name=t("settings.field.default_variant", lang), value=variant_name(settings.default_variant, lang))
@@ -112,7 +161,7 @@ def settings_embed(settings: GuildSettings, audit: list[Any], lang: str) -> disc
     e.add_field(name=t("settings.field.hints", lang), value=_value_text(settings.hints, lang))
     e.add_field(name=t("settings.field.allowed_channels", lang),
                 value=describe_change("allowed_channels", settings.allowed_channels, lang))
-    v = get_variant(settings.default_variant)
+    v = get_variant(viewing or settings.default_variant)
     rules = variant_rules(settings, v)
     lines = [
         f"• {item_name(r.zh, r.en, lang)}: **{_value_text(rules[r.key], lang)}**"
@@ -120,13 +169,12 @@ def settings_embed(settings: GuildSettings, audit: list[Any], lang: str) -> disc
         for r in v.house_rules
         if r.key != "mode"
     ]
-    e.add_field(name=t("settings.house_for", lang, variant=variant_name(v.key, lang)),
+    house_title = (t("settings.house_for", lang, variant=variant_name(v.key, lang)) if v.key == settings.default_variant
+                   else t("settings.house_for_other", lang, variant=variant_name(v.key, lang),
+                          default=variant_name(settings.default_variant, lang)))
+    e.add_field(name=house_title,
                 value="\n".join(lines) or t("rules.house_none", lang), inline=False)
-    recent = [
-        f"<t:{int(a.changed_at.timestamp())}:R> <@{a.user_id}>: {t(f'settings.field.{a.field}', lang)} → "
-        f"{describe_change(a.field, a.new_value, lang)}"
-        for a in audit[:5]
-    ]
+    recent = [_audit_line(a, lang) for a in audit[:5]]
     e.add_field(name=t("settings.recent", lang), value="\n".join(recent) or t("settings.none_yet", lang), inline=False)
     return e
 
@@ -144,10 +192,11 @@ class _Button(discord.ui.Button["SettingsView"]):
 
 
 class SettingsView(SafeView):
-    """The panel's controls, drawn for ``settings`` in ``lang``. One instance is registered for dispatch; the
-    callbacks use only the interaction and the store."""
+    """The panel's controls, drawn for ``settings`` in ``lang`` with the house rules of ``viewing`` (default: the
+    default variant). One instance per variant is registered for dispatch (so every "show this variant" button is
+    known); the callbacks use only the interaction and the store."""
 
-    def __init__(self, bot: Any, settings: GuildSettings, lang: str) -> None:
+    def __init__(self, bot: Any, settings: GuildSettings, lang: str, viewing: str | None = None) -> None:
         super().__init__(timeout=None)
         self.bot = bot
         self.add_item(_Select(
@@ -162,7 +211,7 @@ class SettingsView(SafeView):
             custom_id=PREFIX + "language", placeholder=t("settings.ph.language", lang), row=2,
             options=[discord.SelectOption(label=t(f"lang.{code}", lang), value=code, default=code == settings.language)
                      for code in LANGUAGES]))
-        v = get_variant(settings.default_variant)
+        v = get_variant(viewing or settings.default_variant)
         rules = variant_rules(settings, v)
         choices = _rule_choices(v.key)[:25]
         if choices:
@@ -179,6 +228,11 @@ class SettingsView(SafeView):
         self.add_item(_Button(custom_id=PREFIX + "hints", label=t("settings.btn.hints", lang), emoji="💡", row=4))
         self.add_item(_Button(custom_id=PREFIX + "channels", label=t("settings.btn.channels", lang), emoji="#️⃣",
                               row=4))
+        for other in VARIANT_KEYS:
+            if other != v.key:
+                self.add_item(_Button(custom_id=PREFIX + "view:" + other, row=4, emoji="📖",
+                                      style=discord.ButtonStyle.secondary,
+                                      label=t("settings.btn.view", lang, variant=variant_name(other, lang))))
 
     async def handle(self, interaction: discord.Interaction, what: str, values: list[str]) -> None:
         settings = await check_manager(self.bot, interaction)
@@ -186,6 +240,17 @@ class SettingsView(SafeView):
         if what == "timers":
             await interaction.response.send_modal(TimersModal(self.bot, settings, lang))
             return
+        if what.startswith("view:"):
+            viewing = what.removeprefix("view:")
+            if viewing not in VARIANT_KEYS:
+                raise UserError("settings.unknown_rule")
+            audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)
+            note = None if viewing == settings.default_variant else t(
+                "settings.viewing", lang, variant=variant_name(viewing, lang),
+                default=variant_name(settings.default_variant, lang))
+            await _show(self.bot, interaction, settings, audit, lang, note, viewing)
+            return
+        viewing = _viewed_variant(interaction.message) if _is_panel(interaction.message) else None
         if what == "channels":
             await interaction.response.send_message(t("settings.channels_prompt", lang),
                                                     view=ChannelsView(self.bot, lang), ephemeral=True)
@@ -193,6 +258,7 @@ class SettingsView(SafeView):
         if what == "variant":
             field, value = "default_variant", values[0]
             get_variant(value)
+            viewing = value  # a new default variant: show its house rules
         elif what == "mode":
             field, value = "wuhu_mode", int(values[0])
         elif what == "language":
@@ -205,17 +271,14 @@ class SettingsView(SafeView):
             variant_key, key, raw = values[0].split("|", 2)
             v = get_variant(variant_key)
             rule = next((r for r in v.house_rules if r.key == key), None)
-            if rule is None:
+            if rule is None or rule.key == "mode":  # Wuhu's mode has its own control (and field)
                 raise UserError("settings.unknown_rule")
             parsed = rule.parse(raw)
-            house = {k: dict(r) for k, r in settings.house_rules.items()}
-            house.setdefault(variant_key, {})[key] = parsed
-            await apply_change(self.bot, interaction, settings, "house_rules", house,
-                               shown=f"{item_name(rule.zh, rule.en, lang)} = {_value_text(parsed, lang)}")
+            await set_house_rule(self.bot, interaction, settings, v, rule, parsed)
             return
         else:  # a control from a newer version
             raise UserError("settings.unknown_rule")
-        await apply_change(self.bot, interaction, settings, field, value)
+        await apply_change(self.bot, interaction, settings, field, value, viewing=viewing)
 
 
 async def check_manager(bot: Any, interaction: discord.Interaction) -> GuildSettings:
@@ -227,8 +290,40 @@ async def check_manager(bot: Any, interaction: discord.Interaction) -> GuildSett
     return await guild_settings(bot, interaction.guild_id)
 
 
+async def _show(bot: Any, interaction: discord.Interaction, settings: GuildSettings, audit: list[Any], lang: str,
+                note: str | None, viewing: str | None) -> None:
+    """Redraw the panel the interaction came from, or answer with a new panel (from a form or a prompt)."""
+    embed = settings_embed(settings, audit, lang, viewing)
+    view = SettingsView(bot, settings, lang, viewing)
+    if interaction.type == discord.InteractionType.component and _is_panel(interaction.message):
+        await interaction.response.edit_message(content=note, embed=embed, view=view)
+    else:
+        await interaction.response.send_message(note, embed=embed, view=view, ephemeral=True)
+
+
+async def set_house_rule(bot: Any, interaction: discord.Interaction, settings: GuildSettings, variant: Any,
+                         rule: Any, value: Any) -> None:
+    """Set one house rule of ``variant`` (any variant, not only the default one) through the store's audited
+    ``set_house_rules``, and show that variant's house rules. A value already in force writes nothing."""
+    lang = lang_for(interaction, settings.language)
+    shown = f"{variant_name(variant.key, lang)}: {item_name(rule.zh, rule.en, lang)} = {_value_text(value, lang)}"
+    if variant_rules(settings, variant).get(rule.key) == value:
+        new_settings, key = settings, "settings.unchanged"
+    else:
+        overrides = {**settings.rules_for(variant.key), rule.key: value}
+        new_settings = await bot.store.set_house_rules(interaction.guild_id, interaction.user.id, variant.key,
+                                                       overrides)
+        key = "settings.changed"
+        log.info("guild %s: user %s set %s rule %s to %r", interaction.guild_id, interaction.user.id, variant.key,
+                 rule.key, value)
+    lang = lang_for(interaction, new_settings.language)
+    note = t(key, lang, field=t("settings.field.house_rules", lang), value=shown)
+    audit = await bot.store.settings_audit(interaction.guild_id, limit=5)
+    await _show(bot, interaction, new_settings, audit, lang, note, variant.key)
+
+
 async def apply_change(bot: Any, interaction: discord.Interaction, settings: GuildSettings, field: str, value: Any,
-                       *, shown: str | None = None) -> None:
+                       *, shown: str | None = None, viewing: str | None = None) -> None:
     """Write one audited change and redraw the panel (or answer, when the change came from a form or a prompt)."""
     lang = lang_for(interaction, settings.language)
     old = getattr(settings, field)
@@ -240,16 +335,7 @@ async def apply_change(bot: Any, interaction: discord.Interaction, settings: Gui
     note = t(key, lang, field=label, value=shown)
     log.info("guild %s: user %s set %s to %r", interaction.guild_id, interaction.user.id, field, value)
     audit = await bot.store.settings_audit(interaction.guild_id, limit=5)
-    embed = settings_embed(new_settings, audit, lang)
-    view = SettingsView(bot, new_settings, lang)
-    message = interaction.message
-    is_panel = message is not None and any(
-        getattr(c, "custom_id", "") == PREFIX + "variant" for row in message.components
-        for c in getattr(row, "children", []))
-    if interaction.type == discord.InteractionType.component and is_panel:
-        await interaction.response.edit_message(content=note, embed=embed, view=view)
-    else:
-        await interaction.response.send_message(note, embed=embed, view=view, ephemeral=True)
+    await _show(bot, interaction, new_settings, audit, lang, note, viewing)
 
 
 class TimersModal(SafeModal):
@@ -280,9 +366,11 @@ class TimersModal(SafeModal):
         shown = t("settings.timers", lang, turn=new.turn_seconds, claim=new.claim_seconds)
         note = t("settings.changed", lang, field=t("settings.field.turn_seconds", lang), value=shown)
         audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)
-        embed = settings_embed(new, audit, lang)
+        viewing = _viewed_variant(interaction.message)
+        embed = settings_embed(new, audit, lang, viewing)
         if interaction.message is not None:
-            await interaction.response.edit_message(content=note, embed=embed, view=SettingsView(self.bot, new, lang))
+            await interaction.response.edit_message(content=note, embed=embed,
+                                                    view=SettingsView(self.bot, new, lang, viewing))
         else:
             await interaction.response.send_message(note, embed=embed, ephemeral=True)
 
@@ -319,7 +407,8 @@ class Settings(commands.Cog):
         self.bot = bot
 
     async def cog_load(self) -> None:
-        self.bot.add_view(SettingsView(self.bot, GuildSettings(guild_id=0), "en"))
+        for key in VARIANT_KEYS:  # each draws the buttons of the other variants: together, every control
+            self.bot.add_view(SettingsView(self.bot, GuildSettings(guild_id=0), "en", key))
         self.bot.add_view(ChannelsView(self.bot, "en"))
 
     @app_commands.command(name=locale_str("settings.name"), description=locale_str("settings.desc"))
