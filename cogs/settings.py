@@ -22,7 +22,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import item_name, lang_for, locale_str, t, variant_name
+from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_name
 from bot.store import GuildSettings
 from cogs.errors import SafeModal, SafeView, UserError
 from engine.variants import VARIANT_KEYS, get_variant
@@ -76,12 +76,6 @@ def table_allowed_in(settings: GuildSettings, channel: Any) -> bool:
 # the panel
 
 
-def _value_text(value: Any, lang: str) -> str:
-    if isinstance(value, bool):
-        return t("common.on" if value else "common.off", lang)
-    return str(value)
-
-
 def _rule_choices(variant_key: str) -> list[tuple[Any, Any]]:
     """(HouseRule, value) pairs offered in the house-rule select (Wuhu's mode has its own control)."""
     v = get_variant(variant_key)
@@ -109,7 +103,7 @@ def _house_diff(old: Any, new: Any, lang: str) -> str:
                 value = after.get(rule.key, rule.default)
                 if before.get(rule.key, rule.default) != value:
                     parts.append(f"{variant_name(vkey, lang)}: {item_name(rule.zh, rule.en, lang)} → "
-                                 f"{_value_text(value, lang)}")
+                                 f"{rule_value(value, lang)}")
     return "; ".join(parts) or "…"
 
 
@@ -138,7 +132,7 @@ def describe_change(field: str, value: Any, lang: str) -> str:
         return ", ".join(f"<#{c}>" for c in value) if value else t("settings.channels_all", lang)
     if field == "house_rules":
         return "…"
-    return _value_text(value, lang)
+    return rule_value(value, lang)
 
 
 def _audit_line(a: Any, lang: str) -> str:
@@ -158,13 +152,13 @@ def settings_embed(settings: GuildSettings, audit: list[Any], lang: str, viewing
     e.add_field(name=t("settings.field.language", lang), value=t(f"lang.{settings.language}", lang))
     e.add_field(name=t("settings.field.turn_seconds", lang),
                 value=t("settings.timers", lang, turn=settings.turn_seconds, claim=settings.claim_seconds))
-    e.add_field(name=t("settings.field.hints", lang), value=_value_text(settings.hints, lang))
+    e.add_field(name=t("settings.field.hints", lang), value=rule_value(settings.hints, lang))
     e.add_field(name=t("settings.field.allowed_channels", lang),
                 value=describe_change("allowed_channels", settings.allowed_channels, lang))
     v = get_variant(viewing or settings.default_variant)
     rules = variant_rules(settings, v)
     lines = [
-        f"• {item_name(r.zh, r.en, lang)}: **{_value_text(rules[r.key], lang)}**"
+        f"• {item_name(r.zh, r.en, lang)}: **{rule_value(rules[r.key], lang)}**"
         + (f" ({t('rules.default_mark', lang)})" if rules[r.key] == r.default else "")
         for r in v.house_rules
         if r.key != "mode"
@@ -219,7 +213,7 @@ class SettingsView(SafeView):
                 custom_id=PREFIX + "rule", placeholder=t("settings.ph.rule", lang, variant=variant_name(v.key, lang)),
                 row=3,
                 options=[discord.SelectOption(
-                    label=f"{item_name(r.zh, r.en, lang)}: {_value_text(c, lang)}"[:100],
+                    label=f"{item_name(r.zh, r.en, lang)}: {rule_value(c, lang)}"[:100],
                     value=_encode_rule(v.key, r.key, c),
                     description=(r.help_en if lang == "en" else item_name(r.help_zh, r.help_en, lang))[:100] or None,
                     emoji="✅" if rules[r.key] == c else None,
@@ -306,7 +300,7 @@ async def set_house_rule(bot: Any, interaction: discord.Interaction, settings: G
     """Set one house rule of ``variant`` (any variant, not only the default one) through the store's audited
     ``set_house_rules``, and show that variant's house rules. A value already in force writes nothing."""
     lang = lang_for(interaction, settings.language)
-    shown = f"{variant_name(variant.key, lang)}: {item_name(rule.zh, rule.en, lang)} = {_value_text(value, lang)}"
+    shown = f"{variant_name(variant.key, lang)}: {item_name(rule.zh, rule.en, lang)} = {rule_value(value, lang)}"
     if variant_rules(settings, variant).get(rule.key) == value:
         new_settings, key = settings, "settings.unchanged"
     else:
