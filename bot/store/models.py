@@ -227,16 +227,9 @@ class BoardRow:
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerStats:
-    player_id: int
-    display_name: str | None
-    hands: int
-    wins: int
-    self_draws: int
-    deal_ins: int
-    draws: int
-    biggest_hand: int
-    net: int
+class PlayerStats(BoardRow):
+    """A player's totals (the figures of a leaderboard line) and their running net 子 for a chart."""
+
     series: tuple[tuple[datetime, int], ...]  # (time of hand, running net 子 after it), for a chart
 
     @property
