@@ -52,10 +52,17 @@ def _near(c: Sequence[int]) -> list[int]:
 
 
 @cache
-def _hua_tiles(honours: tuple[int, ...], firm: int, suited_triplets: int) -> int:
+def _hua_tiles(honours: tuple[int, ...], firm: int, suited_triplets: int, upgrades: int = 0, pairs: int = 0) -> int:
     """Tiles needed to reach 2 花: an honour pair needs 1 (a pung: 1 花), a single honour 2, a suited concealed
-    triplet 1 (a concealed kong: 2 花); 3 per missing 花 beyond those."""
-    costs: list[tuple[int, int]] = [(1, 2)] * suited_triplets
+    triplet 1 (a concealed kong: 2 花), a shown pung 1 (an added kong: +1 花), a suited pair 2 (pung, then kong:
+    1 花); 3 per missing 花 beyond those.
+
+    >>> _hua_tiles((2, 0, 0, 0, 0, 0, 0), 0, 0)  # an honour pair: one tile to a pung, then 3 for a second 花
+    4
+    >>> _hua_tiles((2, 0, 0, 0, 0, 0, 0), 0, 0, upgrades=1)  # and a shown pung one tile from a kong
+    2
+    """
+    costs: list[tuple[int, int]] = [(1, 2)] * suited_triplets + [(1, 1)] * upgrades + [(2, 1)] * pairs
     for n in honours:
         if n >= 3:
             firm += 1
@@ -83,6 +90,7 @@ class _Seat:
             self.variant = view["variant"]
             hand = view["hand"]
             own = [(m["tile"], len(m["tiles"]), m["kind"] == "concealed_kong") for m in view["melds"][seat]]
+            pungs = [m["tile"] for m in view["melds"][seat] if m["kind"] == "pung"]
             seen = view["seen"]
             rules = view["rules"]
             self.counts = [0] * NUM_KINDS
@@ -94,6 +102,7 @@ class _Seat:
             self.variant = view.variant
             self.counts = list(view.counts[seat])
             own = [(m.tile, len(m.tiles), m.kind is MeldKind.CONCEALED_KONG) for m in view.melds[seat]]
+            pungs = [m.tile for m in view.melds[seat] if m.kind is MeldKind.PUNG]
             seen = view.seen
             rules = view.rules
             self.last_tile = view.last_discard[1] if view.last_discard else None
@@ -112,19 +121,24 @@ class _Seat:
         total = _totals(self.variant, rules)
         c = self.counts
         self.remaining = [max(0, total[k] - seen[k] - c[k]) for k in range(NUM_KINDS)]
+        # shown pungs whose fourth tile is unseen or held: one tile from an added kong (+1 花)
+        self.upg = sum(1 for k in pungs if self.remaining[k] or c[k])
 
     # effective distance to a legal win, lower is better
-    def key(self, c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int) -> tuple[int, int]:
-        return self.key_sh(c, shanten(c, n_melds, seven_pairs=self.seven_pairs), meld_suits, meld_hua)
+    def key(self, c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int,
+            upg: int | None = None) -> tuple[int, ...]:
+        return self.key_sh(c, shanten(c, n_melds, seven_pairs=self.seven_pairs), meld_suits, meld_hua, upg)
 
-    def key_sh(self, c: Sequence[int], sh: int, meld_suits: Sequence[int], meld_hua: int) -> tuple[int, int]:
+    def key_sh(self, c: Sequence[int], sh: int, meld_suits: Sequence[int], meld_hua: int,
+               upg: int | None = None) -> tuple[int, ...]:
         if self.variant in ("wuhu", "hefei"):
             best = max(sum(c[0:9]) + meld_suits[0], sum(c[9:18]) + meld_suits[1], sum(c[18:27]) + meld_suits[2])
             return max(sh, 7 - best), sh
         # chizhou: the 花 gate (2 花 to self-draw): tiles still needed to reach it
         suited = c[0:27]
         trip = suited.count(3) + suited.count(4)
-        return max(sh, _hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2))), sh
+        u = self.upg if upg is None else upg
+        return max(sh, _hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2), u, min(suited.count(2), 2))), sh
 
     def main_suit(self, c: Sequence[int]) -> int:
         tot = [sum(c[s * 9 : s * 9 + 9]) + self.meld_suits[s] for s in range(3)]
@@ -241,8 +255,9 @@ def choose(
                 ms = list(me.meld_suits)
                 if a.tile < HONOR:
                     ms[a.tile // 9] += 1
-                k2 = me.key(c, me.n_melds, ms, me.meld_hua + 1)
-            if k2 <= key:
+                k2 = me.key(c, me.n_melds, ms, me.meld_hua + 1, max(0, me.upg - 1))
+            # Chizhou: a kong that adds 花 is worth a step of shape when the distance to a legal win holds
+            if k2 <= key or (me.variant == "chizhou" and k2[0] <= key[0]):
                 return a
     return choice
 
@@ -259,6 +274,8 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
     hon = tuple(counts[27:34])
     suited = counts[0:27]
     trip = suited.count(3) + suited.count(4)
+    pairs = suited.count(2)
+    upg = me.upg
     for a in discards:
         t = a.tile
         s = t // 9
@@ -280,8 +297,15 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
             k = (max(sh, 7 - max(t0, t1, t2)), sh)
         else:
             h = tuple(c[27:34]) if s == 3 else hon
-            tr = trip - (1 if s < 3 and counts[t] == 3 else 0)
-            k = (max(sh, _hua_tiles(h, meld_hua, min(tr, 2))), sh)
+            tr, pr = trip, pairs
+            if s < 3:
+                n = counts[t]
+                if n == 3:
+                    tr -= 1
+                    pr += 1
+                elif n == 2:
+                    pr -= 1
+            k = (max(sh, _hua_tiles(h, meld_hua, min(tr, 2), upg, min(pr, 2))), sh)
         c[t] += 1
         scored.append((k, t, a))
     best_key = min(x[0] for x in scored)
@@ -335,11 +359,17 @@ def _claim(me: _Seat, acts: Sequence[Action], pass_act: Action) -> Action:
         if a.type == "kong":
             after = me.key(c, me.n_melds + 1, ms, hua)
             ok = after <= now
+            if ok and variant == "chizhou":
+                # a kong's key is that of a 3n+1 hand still to draw its replacement tile, a pung's that of its
+                # best discard: the kong (more 花, one more draw) is never worse than the pung of the same tile
+                return a
         else:
             if not any(c):
                 continue
             # a 3n+2 hand's shanten is that of its best discard: one evaluation instead of one per discard
-            after = me.key(c, me.n_melds + 1, ms, hua)
+            # Chizhou: a shown pung whose fourth tile is still unseen is one tile from an added kong (+1 花)
+            upg = me.upg + (1 if a.type == "pung" and me.remaining[a.tile] else 0)
+            after = me.key(c, me.n_melds + 1, ms, hua, upg)
             ok = after < now
             if variant == "hefei":
                 ok = ok and after[0] <= 2
