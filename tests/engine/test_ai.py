@@ -73,3 +73,48 @@ def test_normal_clearly_beats_easy():
         for s, d in enumerate(seating):
             res[d] += r["won_by_seat"][s]
     assert res["normal"] > 2 * res["easy"]
+
+
+def _claim_view(variant, hand, melds, discard, seen_extra=()):
+    """A claim window: seat 0 holds ``hand`` and ``melds`` (tile codes), seat 1 has just discarded ``discard``."""
+    t = parse_hand(discard).concealed[0]
+    shown = []
+    seen = [0] * 34
+    for code in melds:  # pungs of one kind, claimed from seat 2
+        k = parse_hand(code).concealed[0]
+        shown.append({"kind": "pung", "tile": k, "tiles": [k] * 3, "fed_by": 2, "claimed": k, "added": False})
+        seen[k] += 3
+    seen[t] += 1
+    for code in seen_extra:
+        seen[parse_hand(code).concealed[0]] += 1
+    v, _ = _fake_view(variant, hand, melds=shown, seen=seen)
+    v["last_discard"] = {"seat": 1, "tile": t}
+    return v, t
+
+
+def test_chizhou_normal_pungs_an_honour_that_reaches_the_hua_gate():
+    # shown 东 pung (1 花) and a 白 pair: the hand is ready in shape but cannot win with 1 花. Punging the
+    # discarded 白 makes 2 花 (self-draw allowed); passing leaves the hand unable to win at all
+    v, t = _claim_view("chizhou", "123m456m11s55z", ["1z"], "5z")
+    acts = [Action("pung", 0, t), Action("pass", 0)]
+    assert choose(v, 0, acts, "normal").type == "pung"
+    assert choose(v, 0, acts, "easy").type == "pass"  # the easy AI never claims
+
+
+def test_chizhou_normal_kongs_a_discarded_honour_it_holds_three_of():
+    # three 中 in hand and a 中 discarded: a claimed honour kong is 2 花 (the gate at once) and a replacement
+    # draw; a pung would show 1 花 and leave a stray 中 in hand
+    v, t = _claim_view("chizhou", "123m456m789p7z7z7z1s", [], "7z")
+    acts = [Action("kong", 0, t), Action("pung", 0, t), Action("pass", 0)]
+    assert choose(v, 0, acts, "normal").type == "kong"
+
+
+def test_chizhou_normal_pungs_a_suited_tile_one_kong_from_the_gate():
+    # one 花 shown (东 pung, the fourth 东 already discarded) and no honour to pair: a suited pung whose fourth
+    # tile is still unseen is one tile from an added kong, the second 花; the hand stays ready in shape
+    v, t = _claim_view("chizhou", "123m456m55p79s", ["1z"], "5p", seen_extra=["1z"])
+    acts = [Action("pung", 0, t), Action("pass", 0)]
+    assert choose(v, 0, acts, "normal").type == "pung"
+    # with the fourth 5p already in sight the pung adds no 花 chance and does not shorten the hand: pass
+    v, t = _claim_view("chizhou", "123m456m55p79s", ["1z"], "5p", seen_extra=["1z", "5p"])
+    assert choose(v, 0, acts, "normal").type == "pass"
