@@ -51,6 +51,16 @@ def _near(c: Sequence[int]) -> list[int]:
     return out
 
 
+def _gate_distance(sh: int, hua: int) -> int:
+    """Chizhou: steps to a legal win from the shanten and the tiles still needed for 2 花. Often one tile serves
+    both (an honour pair's pung), so the larger counts; but a hand short of both is a step further than either.
+
+    >>> _gate_distance(0, 2), _gate_distance(2, 0), _gate_distance(1, 2)
+    (2, 2, 3)
+    """
+    return max(sh, hua) + 1 if sh > 0 and hua > 0 else max(sh, hua)
+
+
 @cache
 def _hua_tiles(honours: tuple[int, ...], firm: int, suited_triplets: int, upgrades: int = 0, pairs: int = 0) -> int:
     """Tiles needed to reach 2 花: an honour pair needs 1 (a pung: 1 花), a single honour 2, a suited concealed
@@ -138,7 +148,7 @@ class _Seat:
         suited = c[0:27]
         trip = suited.count(3) + suited.count(4)
         u = self.upg if upg is None else upg
-        return max(sh, _hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2), u, min(suited.count(2), 2))), sh
+        return _gate_distance(sh, _hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2), u, min(suited.count(2), 2))), sh
 
     def main_suit(self, c: Sequence[int]) -> int:
         tot = [sum(c[s * 9 : s * 9 + 9]) + self.meld_suits[s] for s in range(3)]
@@ -305,7 +315,7 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
                     pr += 1
                 elif n == 2:
                     pr -= 1
-            k = (max(sh, _hua_tiles(h, meld_hua, min(tr, 2), upg, min(pr, 2))), sh)
+            k = (_gate_distance(sh, _hua_tiles(h, meld_hua, min(tr, 2), upg, min(pr, 2))), sh)
         c[t] += 1
         scored.append((k, t, a))
     best_key = min(x[0] for x in scored)
