@@ -10,7 +10,9 @@ the seat's own tiles, every meld and every river tile.
   tiles missing for 八支 (Wuhu, Hefei: 8 tiles of one suit) or for the 花 gate (Chizhou: 2 花), then prefers
   discards that keep more unseen useful tiles, keeps to its main suit (清一色 / 混一色, i.e. 交 and big hands, when
   one suit dominates), claims pung / kong / chi only when they bring the hand closer (Hefei: one claim per hand,
-  so only a good one), takes kongs that cost nothing.
+  so only a good one), takes kongs that cost nothing. Chizhou: the 花 still missing count honour pairs and singles,
+  suited triplets (a concealed kong), shown pungs with a live fourth tile (an added kong) and suited pairs; a
+  claimable kong beats the pung of the same tile, and a kong that adds 花 is taken when the distance holds.
 - ``easy``: takes every win; discards by plain shanten with random ties, ignores 八支 and 花, never claims or kongs.
 """
 
