@@ -1,0 +1,312 @@
+"""Replays: step through one hand of a stored game, as any seat saw it, and the short replay codes that name a hand.
+
+A stored game is what the store keeps of a match: ``Table.new``'s variant, seed, settings and players, and the list
+of every action of the match in order (see ``bot/store/tables.py``). :meth:`HandReplay.build` replays the match up
+to the wanted hand and records that hand's actions as its **steps**: step ``k`` (1..n) is the hand's k-th action,
+"the table at step k" is the table after it, step 0 is the deal. A step names who acted and what they did (a
+timeout is shown as what the table did for them).
+
+What a viewer may see (everything here is pure data; the bot decides who the viewer is):
+
+- :meth:`HandReplay.view` ``(k, seat)``: ``Table.view(seat)`` at step k - the seat's own concealed tiles, nobody
+  else's, never the wall. ``seat=None``: the public view.
+- :meth:`HandReplay.hands` ``(k)``: every seat's concealed tiles at step k ("show all hands"). Only for a hand that
+  is over (a hand still in play cannot even be built: ``hand_in_play``).
+- :meth:`HandReplay.visible_steps` ``(seat)``: the steps a seat noticed at the table. Another seat's ``pass`` in a
+  claim window is left out: it would tell that the seat was offered a claim (it holds a pair of that tile, or could
+  win on it). All steps when every hand is shown.
+- :meth:`HandReplay.decisions` ``(seat)``: the steps where the seat chose among more than one legal action (a
+  discard, a claim or pass, a kong, a win or not, laying a tile aside in the last four or winning).
+
+Replay codes (回放码): :func:`encode_code` / :func:`decode_code`. A code is the pair (match id, hand number) in
+Crockford base32 (digits and capital letters without I L O U; read case-insensitively, ``I``/``L`` as 1 and ``O`` as
+0, hyphens and spaces ignored) followed by a check character (Luhn mod 32), so a mistyped character or two swapped
+neighbours are caught instead of opening another hand.
+
+>>> encode_code(1, 0)
+'0G0G'
+>>> decode_code('0g0g'), decode_code(encode_code(123456, 37))
+((1, 0), (123456, 37))
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import MESSAGES, EngineError
+from .table import Action, Event, Table
+from .tiles import NUM_KINDS
+
+MESSAGES.update(
+    {
+        "no_such_hand": ("this match has no hand {hand}", "这一场没有第 {hand} 局"),
+        "hand_in_play": ("hand {hand} is still being played: it can be replayed once it is over",
+                         "第 {hand} 局还在进行中：结束后才能回放"),
+        "bad_step": ("step {step} is not in this hand (0-{n})", "这一局没有第 {step} 步（0-{n}）"),
+        "hands_hidden": ("the other hands are shown only once the hand is over", "牌局结束后才能看其他人的手牌"),
+        "replay_code_length": ("'{text}' is not a replay code: it has {n} characters, codes have 4 to 16",
+                               "'{text}' 不是回放码：它有 {n} 个字符，回放码是 4 到 16 个字符"),
+        "replay_code_char": ("'{text}' is not a replay code: '{char}' is never used in codes",
+                             "'{text}' 不是回放码：回放码里没有 '{char}'"),
+        "replay_code_check": ("'{text}' is not a replay code: a character is mistyped (the check character does not match)",
+                              "'{text}' 不是回放码：有字符输错了（校验位不符）"),
+        "replay_code_range": ("no replay code for match {match} hand {hand}: match id >= 0, hand 0-511",
+                              "第 {match} 场第 {hand} 局没有回放码：场号 >= 0，局号 0-511"),
+    }
+)
+
+# ------------------------------------------------------------------------------------------------ replay codes
+
+ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford base32: no I L O U
+_READ = {c: i for i, c in enumerate(ALPHABET)} | {"I": 1, "L": 1, "O": 0}
+HAND_BITS = 9  # hands per match < 512 (a Wuhu 底 rarely passes 40 hands; Hefei/Chizhou quan x 4 passes + streaks)
+MIN_DIGITS = 3  # codes are at least 4 characters (3 + the check character)
+
+
+def _check_char(digits: Sequence[int]) -> int:
+    """Luhn mod 32 check value of base-32 digit values (most significant first).
+
+    >>> _check_char([0, 16, 0])
+    16
+    """
+    factor, total = 2, 0
+    for d in reversed(digits):
+        a = d * factor
+        total += a // 32 + a % 32
+        factor = 1 if factor == 2 else 2
+    return (32 - total % 32) % 32
+
+
+def encode_code(match_id: int, hand_no: int) -> str:
+    """The replay code of hand ``hand_no`` (0-based) of match ``match_id``: deterministic, upper case.
+
+    >>> encode_code(42, 3), encode_code(987654, 11)
+    ('N03F', 'F2830B9')
+    """
+    if not (isinstance(match_id, int) and match_id >= 0 and isinstance(hand_no, int) and 0 <= hand_no < 1 << HAND_BITS):
+        raise EngineError("replay_code_range", match=match_id, hand=hand_no)
+    n = (match_id << HAND_BITS) | hand_no
+    digits: list[int] = []
+    while n:
+        n, r = divmod(n, 32)
+        digits.append(r)
+    digits = (digits + [0] * MIN_DIGITS)[: max(len(digits), MIN_DIGITS)][::-1]
+    return "".join(ALPHABET[d] for d in digits) + ALPHABET[_check_char(digits)]
+
+
+def decode_code(code: str) -> tuple[int, int]:
+    """``(match_id, hand_no)`` of a replay code; raises ``EngineError`` ``replay_code_length`` /
+    ``replay_code_char`` / ``replay_code_check`` (messages in en / zh / zh-TW).
+
+    >>> decode_code("n03-f"), decode_code("NO3F")
+    ((42, 3), (42, 3))
+    >>> decode_code("N03G")
+    Traceback (most recent call last):
+    ...
+    engine.errors.EngineError: 'N03G' is not a replay code: a character is mistyped (the check character does not match)
+    >>> decode_code("N0U3F")
+    Traceback (most recent call last):
+    ...
+    engine.errors.EngineError: 'N0U3F' is not a replay code: 'U' is never used in codes
+    """
+    raw = str(code)
+    text = "".join(c for c in raw.strip().upper() if c not in "- ")
+    if not 1 + MIN_DIGITS <= len(text) <= 16:
+        raise EngineError("replay_code_length", text=raw[:24], n=len(text))
+    vals = []
+    for c in text:
+        if c not in _READ:
+            raise EngineError("replay_code_char", text=raw[:24], char=c)
+        vals.append(_READ[c])
+    digits, check = vals[:-1], vals[-1]
+    if _check_char(digits) != check:
+        raise EngineError("replay_code_check", text=raw[:24])
+    n = 0
+    for d in digits:
+        n = n * 32 + d
+    return n >> HAND_BITS, n & ((1 << HAND_BITS) - 1)
+
+
+# ------------------------------------------------------------------------------------------------ steps
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One action of the hand. ``index``: 1..n. ``action``: what was done (a timeout resolved to what the table did).
+    ``window``: it answered a claim window (a pass there is private to the seat). ``choice``: the seat had more than
+    one legal action. ``events``: what the action caused (``Event.for_seat`` hides the private ones)."""
+
+    index: int
+    seat: int
+    action: Action
+    timeout: bool
+    window: bool
+    choice: bool
+    events: tuple[Event, ...]
+
+    def private_to_seat(self) -> bool:
+        """A pass in a claim window: only the seat knows it was offered something."""
+        return self.window and self.action.type == "pass"
+
+
+class HandReplay:
+    """One finished hand of a stored game, step by step (see the module docstring)."""
+
+    def __init__(self, start: Table, steps: Sequence[Step], hand_no: int, *, final: Table) -> None:
+        self._start = start  # the table just dealt (pickled copies are made from it)
+        self.steps: tuple[Step, ...] = tuple(steps)
+        self.hand_no = hand_no
+        self._final = final
+        self._cache: tuple[int, Table] | None = None
+
+    # ---------------------------------------------------------------------------------------------- building
+
+    @classmethod
+    def build(
+        cls,
+        variant: str,
+        seed: int | str,
+        settings: Mapping[str, Any] | None,
+        actions: Sequence[Action | Mapping[str, Any]],
+        hand_no: int,
+        players: Sequence[str] = ("AI",) * 4,
+        *,
+        wall: Sequence[int | str] | None = None,
+        dealer: int | None = None,
+    ) -> HandReplay:
+        """Replay the match's ``actions`` (Action objects or their JSON, as stored) and keep hand ``hand_no``
+        (0-based). Raises ``no_such_hand`` when the actions never reach it and ``hand_in_play`` when it has not
+        ended. ``wall`` / ``dealer``: as in ``Table.new`` (scripted games)."""
+        if not isinstance(hand_no, int) or hand_no < 0:
+            raise EngineError("no_such_hand", hand=hand_no)
+        t = Table.new(variant, seed, settings, players, wall=wall, dealer=dealer)
+        acts = [a if isinstance(a, Action) else Action.from_json(a) for a in actions]
+        i = 0
+        while t.hand_no < hand_no and i < len(acts):
+            t.apply(acts[i])
+            i += 1
+        if t.hand_no < hand_no:
+            raise EngineError("no_such_hand", hand=hand_no + 1)
+        if t.phase == "ended":  # the hand before has ended: the next action starts ours
+            if i >= len(acts):
+                raise EngineError("no_such_hand", hand=hand_no + 1)
+            t.apply(acts[i])
+            i += 1
+        if t.hand_no != hand_no or t.phase not in ("play", "claim", "rob"):
+            raise EngineError("no_such_hand", hand=hand_no + 1)
+        start = copy.deepcopy(t)
+        steps: list[Step] = []
+        while t.hand_no == hand_no:
+            if i >= len(acts):
+                raise EngineError("hand_in_play", hand=hand_no + 1)
+            a = acts[i]
+            i += 1
+            legal = t.legal_actions(a.seat)
+            window = t.phase in ("claim", "rob")
+            ev = t.apply(a)
+            eff = a
+            if a.type == "timeout":
+                eff = next((Action.from_json(e.data["as"]) for e in ev if e.type == "timeout"), a)
+            steps.append(Step(len(steps) + 1, a.seat, eff, a.type == "timeout", window, len(legal) > 1, tuple(ev)))
+        return cls(start, steps, hand_no, final=t)
+
+    # ---------------------------------------------------------------------------------------------- stepping
+
+    @property
+    def n(self) -> int:
+        """Number of steps (the last one ends the hand)."""
+        return len(self.steps)
+
+    @property
+    def variant(self) -> str:
+        return self._start.variant
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self._start.players
+
+    @property
+    def dealer(self) -> int:
+        return self._start.dealer
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """The hand's result (``Table.last_result``: winners, items, payments)."""
+        return self._final.last_result
+
+    def _check(self, k: int) -> None:
+        if not isinstance(k, int) or not 0 <= k <= self.n:
+            raise EngineError("bad_step", step=k, n=self.n)
+
+    def table(self, k: int) -> Table:
+        """A fresh table at step ``k`` (0 = dealt, n = over): yours to keep, the replay is not changed.
+
+        Steps forward from the last table asked for when it is at or before k (stepping with ▶ costs one action)."""
+        self._check(k)
+        if self._cache is not None and self._cache[0] <= k:
+            at, t = self._cache[0], copy.deepcopy(self._cache[1])
+        else:
+            at, t = 0, copy.deepcopy(self._start)
+        for s in self.steps[at:k]:
+            t.apply(Action(s.action.type, s.action.seat, s.action.tile))
+        self._cache = (k, t)
+        return copy.deepcopy(t)
+
+    def view(self, k: int, seat: int | None) -> dict[str, Any]:
+        """``Table.view(seat)`` at step k: what ``seat`` saw then (None: the public view)."""
+        if seat is not None and seat not in (0, 1, 2, 3):
+            raise EngineError("bad_seat_number", seat=seat)
+        return self.table(k).view(seat)
+
+    def hands(self, k: int) -> list[list[int]]:
+        """Every seat's concealed tiles (kinds, sorted) at step k: "show all hands", for a hand that is over."""
+        if self._final.hand_no <= self.hand_no:  # cannot happen: build refuses a hand in play
+            raise EngineError("hands_hidden")
+        t = self.table(k)
+        return [[x for x in range(NUM_KINDS) for _ in range(t.counts[s][x])] for s in range(4)]
+
+    def drawn(self, k: int) -> list[int | None]:
+        """Each seat's tile just drawn at step k (for "show all hands")."""
+        return list(self.table(k).drawn)
+
+    def visible_steps(self, seat: int | None, *, show_all: bool = False) -> list[int]:
+        """Step numbers (0..n) ``seat`` may step through: all but other seats' passes in claim windows (unless every
+        hand is shown)."""
+        return [0] + [s.index for s in self.steps
+                      if show_all or not s.private_to_seat() or s.seat == seat]
+
+    def decisions(self, seat: int) -> list[int]:
+        """Steps where ``seat`` acted with more than one legal action to choose from."""
+        return [s.index for s in self.steps if s.seat == seat and s.choice]
+
+    # ---------------------------------------------------------------------------------------------- jumps
+
+    def start(self) -> int:
+        return 0
+
+    def end(self) -> int:
+        return self.n
+
+    def next_step(self, k: int, seat: int | None, *, show_all: bool = False) -> int:
+        """The next step ``seat`` may see after k (k itself at the end)."""
+        return next((x for x in self.visible_steps(seat, show_all=show_all) if x > k), k)
+
+    def prev_step(self, k: int, seat: int | None, *, show_all: bool = False) -> int:
+        return next((x for x in reversed(self.visible_steps(seat, show_all=show_all)) if x < k), k)
+
+    def next_decision(self, k: int, seat: int) -> int | None:
+        """The seat's first decision after step k (None: no more)."""
+        return next((x for x in self.decisions(seat) if x > k), None)
+
+    def prev_decision(self, k: int, seat: int) -> int | None:
+        return next((x for x in reversed(self.decisions(seat)) if x < k), None)
+
+
+def hand_count(variant: str, seed: int | str, settings: Mapping[str, Any] | None,
+               actions: Sequence[Action | Mapping[str, Any]], players: Sequence[str] = ("AI",) * 4) -> int:
+    """How many hands of the stored game have ended (the ones that can be replayed)."""
+    t = Table.replay(variant, seed, settings, actions, players)
+    return t.hand_no
