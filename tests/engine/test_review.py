@@ -1,0 +1,215 @@
+"""The AI's review: the numbers of one decision, agreement with the AI that played, and the proof that the review reads
+only what the seat could see (changing hidden tiles changes nothing)."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from engine.errors import EngineError
+from engine.replay import HandReplay
+from engine.review import Choice, Decision, Review, describe_choice, review_decision, review_hand
+from engine.table import Action, Table
+from engine.table.wall import arrange
+from engine.tiles import parse_hand, tile_name
+from engine.variants import get_variant
+
+sys.path.insert(0, str(Path(__file__).parent))
+from replay_games import VARIANTS, played, positions_by_seat  # noqa: E402
+
+SEEDS = ("p1", "p2", "p3")
+
+
+def _kinds(text: str) -> list[int]:
+    return list(parse_hand(text).concealed)
+
+
+def _scripted_table(dealer_hand: str, next_hand: str = "") -> Table:
+    """A Chizhou table (honours, no seven pairs) whose dealer (chair 0) holds ``dealer_hand`` and chair 1
+    ``next_hand`` (if given); the others get the rest."""
+    mine, nxt = _kinds(dealer_hand), (_kinds(next_hand) if next_hand else [])
+    counts = list(get_variant("chizhou").tile_counts({}))
+    for k in mine + nxt:
+        counts[k] -= 1
+    rest = [k for k in range(34) for _ in range(counts[k])]
+    random.Random(7).shuffle(rest)
+    if not nxt:
+        nxt, rest = rest[:13], rest[13:]
+    hands = [mine, nxt, rest[:13], rest[13:26]]
+    rest = rest[26:]
+    wall = arrange(hands, [], rest)
+    return Table.new("chizhou", "script", wall=wall, dealer=0)
+
+
+def test_shanten_and_useful_tiles_of_a_discard_counted_by_hand():
+    t = _scripted_table("123m456p789s11z5m9p1s")
+    view = t.view(0)
+    d = review_decision(view, Action("discard", 0, _kinds("1s")[0]), step=1)
+    # 123m 456p 789s 11z + 5m 9p: one from ready; 3m 4m 5m 6m 7m (a shape with 5m), 7p 8p 9p (with 9p), 1z (a third)
+    # unseen: 4 each, minus the seat's own 3m, 5m, 9p and two 1z -> 3+4+3+4+4 + 4+4+3 + 2 = 31
+    assert (d.played.shanten, d.played.useful) == (1, 31)
+    d2 = review_decision(view, Action("discard", 0, _kinds("5m")[0]), step=1)
+    # 123m 456p 789s 11z + 9p 1s: 7p 8p 9p (3 unseen), 1s (3) 2s 3s, 1z (2) -> 4+4+3 + 3+4+4 + 2 = 24
+    assert (d2.played.shanten, d2.played.useful) == (1, 24)
+    assert d.ai.action.type == "discard" and d.ai.action.seat == 0
+
+
+def test_a_pass_and_a_pung_are_measured_on_what_they_leave():
+    t = _scripted_table("2468m2468p2468s1z4z", "123m456p789s11z5m9p")
+    t.apply(Action("discard", 0, _kinds("1z")[0]))
+    view = t.view(1)
+    assert {a["type"] for a in view["legal"]} == {"pung", "pass"}
+    passed = review_decision(view, Action("pass", 1), step=1)
+    # the pass keeps 123m 456p 789s 11z 5m 9p: one from ready; 3m-7m (3+4+3+4+4), 7p 8p 9p (4+4+3), and the last 1z
+    assert (passed.played.shanten, passed.played.useful) == (1, 30)
+    pung = review_decision(view, Action("pung", 1, _kinds("1z")[0]), step=1)
+    # after the pung it still discards 5m or 9p: ready on the other one, 3 of it unseen
+    assert (pung.played.shanten, pung.played.useful) == (0, 3)
+    me = review_decision.__globals__["_Hand"](view)
+    assert me.measure(Action("win", 1)) == Choice(Action("win", 1), -1, 0)
+
+
+def test_the_normal_ai_agrees_with_itself_on_every_decision():
+    """Hands played by the normal AI at every seat: the review (the AI asked from each seat's view) finds no
+    disagreement - the review sees what the AI saw when it played."""
+    for v in VARIANTS:
+        _kw, acts = played(v, "self", 2, ("normal",) * 4)
+        for h in (0, 1):
+            r = HandReplay.build(v, "self", {}, acts, h)
+            for seat in range(4):
+                rv = review_hand(r, seat)
+                assert rv.decisions, (v, h, seat)
+                assert rv.disagreements == 0, (v, h, seat, [d for d in rv.decisions if not d.agrees][:1])
+                assert rv.biggest is None
+
+
+def test_a_weaker_player_is_told_where_the_ai_disagrees():
+    for v in VARIANTS:
+        _kw, acts = played(v, "weak", 1)
+        r = HandReplay.build(v, "weak", {}, acts, 0)
+        rv = review_hand(r, 0)  # seat 0 is the easy AI
+        assert [d.step for d in rv.decisions] == r.decisions(0)
+        for d in rv.decisions:
+            assert r.steps[d.step - 1].action == d.played.action
+        assert rv.disagreements > 0
+        b = rv.biggest
+        assert b is not None and not b.agrees
+        assert all(d.loss <= b.loss for d in rv.decisions if not d.agrees)
+        assert f"step {b.step}" in rv.summary("en") and f"第 {b.step} 步" in rv.summary("zh")
+        assert str(len(rv.decisions)) in rv.summary("zh-TW") and "決策" in rv.summary("zh-TW")
+
+
+def test_summary_and_captions_in_three_languages():
+    r = Review(0, ())
+    assert r.summary("en") == "0 decisions, 0 where the AI disagrees"
+    assert r.summary("zh") == "共 0 次决策，AI 有 0 次选得不同"
+    d = Decision(5, 0, Choice(Action("discard", 0, 4), 1, 20), Choice(Action("discard", 0, 13), 1, 28))
+    assert d.loss == (0, 8)
+    assert Review(0, (d,)).summary("en").endswith("the biggest at step 5 (20 useful tiles vs 28)")
+    assert describe_choice(d.ai, "en") == "discard 5p · 1 shanten · 28 useful"
+    assert describe_choice(d.ai, "zh-TW") == "打五筒 · 1 向聽 · 進張 28"
+    assert describe_choice(Choice(Action("chi", 0, 2), 0, 6), "zh") == "吃三四五万 · 听牌 · 进张 6"
+
+
+# ------------------------------------------------------------------------------------------------ hidden tiles
+
+
+def _hidden_positions(r1: HandReplay, wall: list[int]) -> tuple[list[int], list[int]]:
+    """Wall positions the seat 0 never saw: the tiles still concealed at the end by the other seats that did not win
+    (their final hands are shown only after the hand) and the tiles never drawn."""
+    fin = r1.table(r1.n)
+    winners = {w["seat"] for w in r1.result["winners"]}
+    got, head, tail = positions_by_seat(r1)
+    held = []
+    for x in (1, 2, 3):
+        if x in winners:
+            continue  # a winner's hand must stay a winning hand for the same actions to stay legal
+        need = list(fin.counts[x])
+        for pos in reversed(got[x]):
+            if need[wall[pos]]:
+                need[wall[pos]] -= 1
+                held.append(pos)
+    return held, held + list(range(head, tail))
+
+
+def _swapped(wall: list[int], held: list[int], pool: list[int], rng: random.Random) -> list[int]:
+    w2 = list(wall)
+    for _ in range(rng.randint(1, 3)):
+        a, b = rng.choice(held), rng.choice(pool)
+        w2[a], w2[b] = w2[b], w2[a]
+    return w2
+
+
+def _seen_by(r: HandReplay, seat: int) -> list[dict]:
+    """Seat's views at each of its decisions, less the wall commitment (a hash of the whole wall, meaningless to
+    the seat; it naturally differs when the wall does)."""
+    out = []
+    for k in r.decisions(seat):
+        v = dict(r.view(k - 1, seat))
+        v.pop("commitment")
+        out.append(v)
+    return out
+
+
+def _other_game(v: str, seed: str, rng: random.Random) -> tuple[HandReplay, HandReplay] | None:
+    kw, acts = played(v, seed, scripted=True)
+    r1 = HandReplay.build(v, seed, {}, acts, 0, **kw)
+    held, pool = _hidden_positions(r1, kw["wall"])
+    w2 = _swapped(kw["wall"], held, pool, rng)
+    if w2 == kw["wall"]:
+        return None
+    try:  # the same actions must stay legal: a swap that gives another seat a claim it never had is not this game
+        r2 = HandReplay.build(v, seed, {}, acts, 0, wall=w2, dealer=kw["dealer"])
+    except EngineError:
+        return None
+    if r2.n != r1.n:  # the hand ended sooner: a claim window closed without a seat that had answered it
+        return None
+    return r1, r2
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_changing_hidden_tiles_does_not_change_the_review(variant):
+    checked = 0
+    hands_differ = 0
+    for seed in SEEDS:
+        for attempt in range(8):
+            pair = _other_game(variant, seed, random.Random(attempt))
+            if pair is None:
+                continue
+            r1, r2 = pair
+            f1, f2 = r1.table(r1.n), r2.table(r2.n)
+            # the two games differ in what the seat could not see ...
+            if f1.counts[1:] != f2.counts[1:]:
+                hands_differ += 1
+            assert f1.wall != f2.wall
+            # ... and agree on everything it saw (its tiles, the melds, the rivers, the legal actions)
+            assert [s.action for s in r1.steps] == [s.action for s in r2.steps]
+            assert _seen_by(r1, 0) == _seen_by(r2, 0)
+            assert review_hand(r1, 0) == review_hand(r2, 0)
+            checked += 1
+    assert checked >= 8, checked
+    assert hands_differ >= 4, hands_differ
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(st.sampled_from(VARIANTS), st.sampled_from(SEEDS), st.randoms(use_true_random=False))
+def test_hidden_tiles_property(variant, seed, rng):
+    pair = _other_game(variant, seed, rng)
+    assume(pair is not None)
+    r1, r2 = pair
+    assert review_hand(r1, 0) == review_hand(r2, 0)
+
+
+def test_review_refuses_a_public_view():
+    t = _scripted_table("123m456p789s11z5m9p1s")
+    with pytest.raises(ValueError):
+        review_decision(t.view(None), Action("discard", 0, 0))
+
+
+def test_tile_names_used_in_messages():
+    assert tile_name(_kinds("5m")[0]) == "5m"
