@@ -233,6 +233,12 @@ class HandReplay:
         return self._start.dealer
 
     @property
+    def winds(self) -> list[int]:
+        """Each chair's wind in this hand (0 = E = the dealer). The table after the last step has already moved the
+        dealer on for the next hand: show this instead."""
+        return [self._start.wind(s) for s in range(4)]
+
+    @property
     def result(self) -> dict[str, Any] | None:
         """The hand's result (``Table.last_result``: winners, items, payments)."""
         return self._final.last_result

@@ -1,0 +1,365 @@
+"""Replay images: the table at one step of a replayed hand as one viewer may see it, and the whole hand animated.
+
+``replay_scene(replay, step, viewer, ...)`` builds a :class:`ReplayScene` from :class:`engine.replay.HandReplay` (the
+adapter from the engine's per-seat views to the scene types lives here, so render never imports the bot):
+
+- the public table (:func:`render.views.table_scene_from_view` of the viewer's view: other seats as counts only);
+- the viewer's own hand from THEIR view - or, with ``show_all`` (the hand is over and the server allows it), every
+  seat's hand;
+- a caption: step k/n and who did what (another seat's pass in a claim window is never described: the viewer
+  never saw it, see ``HandReplay.visible_steps``);
+- with a :class:`engine.review.Review` of the viewer, at their decisions: their choice and the AI's, each with
+  its shanten and 进张; on the last step the review's summary.
+
+``render_replay_step`` gives PNG bytes. ``render_replay_animation`` gives an animated GIF of every step the viewer
+may see. GIF, not APNG: the frames are already mapped onto the theme's fixed 256-colour palette (``encode``) so GIF
+loses nothing - tiles stay exactly as crisp as in the PNG - and every Discord client plays a GIF attachment, while
+APNG attachments are shown as a still image in some clients. Pillow stores each frame as the rectangle that changed
+since the previous one, so a step costs a few kB in either format (see ``benchmarks/bench_replay.py``). The layout
+is fixed for the whole hand (the table is as tall as at the end), so unchanged parts never move.
+
+Pace (:func:`frame_ms`): 0.9 s a step, 1.6 s for a claim or a kong, 2.5 s for the viewer's reviewed decisions,
+2 s on the deal and 5 s on the result.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from PIL import Image, ImageDraw
+
+from engine.review import Decision, Review, describe_choice
+from engine.tiles import tile_name, tile_zh
+
+from .common import Theme, draw_text, encode, lang_of, palette_for, theme_of, tr, wind_name
+from .hand import draw_hand
+from .scene import HandScene, TableScene
+from .table import WIDTH, draw_table
+from .views import hand_scene_from_view, table_scene_from_view
+
+if TYPE_CHECKING:
+    from engine.replay import HandReplay, Step
+
+VARIANT_NAMES = {"wuhu": ("芜湖", "Wuhu"), "hefei": ("合肥", "Hefei"), "chizhou": ("池州", "Chizhou")}
+HAND_W = 44  # tile width of the viewer's hand
+ALL_HANDS_W = 34  # tile width when every hand is shown
+MAX_UPLOAD = 10 * 1024 * 1024  # Discord's upload limit for a bot without boosts
+
+
+@dataclass(frozen=True)
+class ReplayScene:
+    """One replay image. ``hands``: (label, hand) pairs - the viewer's own hand, or every hand once shown.
+    ``review``: (label, text, good) lines; ``good`` None = neutral, True = agrees with the AI, False = differs."""
+
+    table: TableScene
+    hands: tuple[tuple[str, HandScene], ...]
+    title: str
+    caption: str
+    step: int
+    n: int
+    review: tuple[tuple[str, str, bool | None], ...] = ()
+
+
+# ------------------------------------------------------------------------------------------------ captions
+
+
+def _tile(k: int | None, lang: str) -> str:
+    if k is None:
+        return ""
+    if lang == "en":
+        return tile_name(k)
+    return tile_zh(k)
+
+
+def _who(names: Sequence[str], winds: Sequence[int], seat: int, lang: str) -> str:
+    return f"{wind_name(winds[seat], lang)} {names[seat]}"
+
+
+def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: str = "zh") -> str:
+    """Who did what at ``step``, in the viewer's language (the caller leaves out what the viewer never saw).
+
+    >>> from engine.table import Action
+    >>> from engine.replay import Step
+    >>> s = Step(3, 1, Action("discard", 1, 4), False, False, True, ())
+    >>> describe_step(s, ["A", "B", "C", "D"], [3, 0, 1, 2], "zh"), describe_step(s, "ABCD", [3, 0, 1, 2], "en")
+    ('东 B 打出 五万', 'E B discards 5m')
+    """
+    lang = lang_of(lang)
+    a = step.action
+    who = _who(names, winds, step.seat, lang)
+    ev = {e.type: e for e in step.events}
+    t = _tile(a.tile, lang)
+    if a.type == "discard":
+        zh, en = f"{who} 打出 {t}", f"{who} discards {t}"
+    elif a.type == "pung":
+        zh, en = f"{who} 碰 {t}", f"{who} pungs {t}"
+    elif a.type == "chi":
+        assert a.tile is not None
+        run = [a.tile, a.tile + 1, a.tile + 2]
+        zh = f"{who} 吃 {tile_zh(run[0])[0]}{tile_zh(run[1])[0]}{tile_zh(run[2])}"
+        en = f"{who} chows {'-'.join(tile_name(x) for x in run)}"
+    elif a.type == "kong":
+        kind = ev["kong"].data.get("kind") if "kong" in ev else ("added" if "add_kong" in ev else "")
+        if kind == "concealed":
+            zh, en = f"{who} 暗杠 {t}", f"{who} makes a concealed kong of {t}"
+        elif kind == "added" or "add_kong" in ev:
+            zh, en = f"{who} 加杠 {t}", f"{who} adds {t} to a pung (kong)"
+        else:
+            zh, en = f"{who} 杠 {t}", f"{who} kongs {t}"
+    elif a.type == "win":
+        w = ev["win"].data if "win" in ev else {}
+        if w.get("self_drawn", False):
+            zh, en = f"{who} 自摸和牌", f"{who} wins by self-draw"
+        elif w.get("rob_kong"):
+            f = _who(names, winds, w["from"], lang)
+            zh, en = f"{who} 抢 {f} 的杠和牌", f"{who} wins robbing {f}'s kong"
+        else:
+            f = _who(names, winds, w["from"], lang) if w.get("from") is not None else "?"
+            zh, en = f"{who} 和牌（{f} 点炮）", f"{who} wins on {f}'s discard"
+    elif a.type == "pass" and not step.window:
+        laid = _tile(_kind(ev["lay_aside"].data["tile"]), lang) if "lay_aside" in ev else ""
+        zh, en = f"{who} 把 {laid} 放在一边", f"{who} lays {laid} aside"
+    elif a.type == "pass":
+        zh, en = f"{who} 过", f"{who} passes"
+    else:
+        zh, en = f"{who} {a.describe('zh')}", f"{who} {a.describe('en')}"
+    if step.timeout:
+        zh, en = zh + "（超时）", en + " (timed out)"
+    if "hand_end" in ev and ev["hand_end"].data.get("draw"):
+        zh, en = zh + " · 流局", en + " · the hand is drawn"
+    return tr(lang, zh, en)
+
+
+def _kind(name: str) -> int:
+    from engine.table.actions import parse_tile
+
+    return parse_tile(name)
+
+
+def _review_lines(d: Decision, lang: str) -> tuple[tuple[str, str, bool | None], ...]:
+    you = tr(lang, "你", "You")
+    ai = tr(lang, "AI", "AI")
+    if d.agrees:
+        return ((you, describe_choice(d.played, lang), None),
+                (ai, tr(lang, "同样的选择", "the same choice"), True))
+    worse = d.loss > (0, 0)
+    return ((you, describe_choice(d.played, lang), False if worse else None),
+            (ai, describe_choice(d.ai, lang), True))
+
+
+# ------------------------------------------------------------------------------------------------ scenes
+
+
+def replay_scene(
+    replay: HandReplay,
+    step: int,
+    viewer: int | None,
+    *,
+    lang: str = "zh",
+    names: Sequence[str] | None = None,
+    show_all: bool = False,
+    review: Review | None = None,
+    code: str | None = None,
+) -> ReplayScene:
+    """The scene of ``step`` (0..n) for ``viewer`` (a chair, or None for a spectator: no hand at all).
+
+    ``show_all``: show every seat's concealed tiles (only for a hand that is over and a server that allows it; the
+    caller decides). ``review``: the viewer's review (its decisions are annotated). ``names``: display names per
+    chair (default the table's player strings). ``code``: the replay code, shown in the title."""
+    lang = lang_of(lang)
+    view = dict(replay.view(step, viewer))
+    # the hand's own winds and dealer (after the last step the table has already moved them on)
+    view["winds"], view["dealer"] = replay.winds, replay.dealer
+    winning = _winning_tiles(replay) if step == replay.n else {}
+    if names is not None:
+        view["players"] = [str(x) for x in names]
+    names_ = list(view["players"])
+    winds = list(view["winds"])
+    zh, en = VARIANT_NAMES.get(replay.variant, (replay.variant, replay.variant))
+    hand_label = tr(lang, f"第 {replay.hand_no + 1} 局", f"hand {replay.hand_no + 1}")
+    table_title = f"{tr(lang, zh, en)} {hand_label}"
+    title = tr(lang, "回放", "Replay") + (f" {code}" if code else "") + f" · {table_title}"
+    table = table_scene_from_view(view, title=table_title, lang=lang, viewer=viewer)
+    if step == replay.n:
+        table = replace(table, turn=None)
+    hands: list[tuple[str, HandScene]] = []
+    dec = review.at(step) if review is not None and viewer is not None and review.seat == viewer else None
+    if show_all:
+        all_hands = replay.hands(step)
+        drawn = replay.drawn(step)
+        order = [0, 1, 2, 3] if viewer is None else [(viewer + i) % 4 for i in range(4)]
+        for s in order:
+            conc = list(all_hands[s])
+            d = drawn[s] if drawn[s] is not None and drawn[s] in conc else None
+            if d is not None:
+                conc.remove(d)
+            elif s in winning:  # won on a discard: the winning tile set apart
+                d = winning[s]
+            melds = table.seats[s].melds
+            hands.append((_who(names_, winds, s, lang),
+                          HandScene(concealed=tuple(conc), melds=melds, drawn=d, seat=s, names=tuple(names_),
+                                    winds=tuple(winds))))
+    elif viewer is not None:
+        highlight = ()
+        if dec is not None and not dec.agrees and dec.ai.action.tile is not None:
+            highlight = (dec.ai.action.tile,)
+        hs = hand_scene_from_view(view, highlight=highlight if step < replay.n else ())
+        if viewer in winning and hs.drawn is None:
+            hs = replace(hs, drawn=winning[viewer])
+        hands.append((tr(lang, "你的手牌", "Your hand") + f" · {_who(names_, winds, viewer, lang)}", hs))
+    if step == 0:
+        caption = tr(lang, "发牌", "The deal")
+    else:
+        caption = describe_step(replay.steps[step - 1], names_, winds, lang)
+    caption = tr(lang, f"第 {step}/{replay.n} 步", f"Step {step}/{replay.n}") + " · " + caption
+    lines: tuple[tuple[str, str, bool | None], ...] = ()
+    if dec is not None:
+        lines = _review_lines(dec, lang)
+    elif review is not None and step == replay.n and viewer is not None and review.seat == viewer:
+        lines = ((tr(lang, "复盘", "Review"), review.summary(lang), None),)
+    return ReplayScene(table=table, hands=tuple(hands), title=title, caption=caption, step=step, n=replay.n,
+                       review=lines)
+
+
+def _winning_tiles(replay: HandReplay) -> dict[int, int]:
+    """Winners of the hand and their winning tile (a tile won on a discard is not in the hand's counts)."""
+    res = replay.result or {}
+    return {int(w["seat"]): _kind(w["tile"]) for w in res.get("winners", [])}
+
+
+# ------------------------------------------------------------------------------------------------ drawing
+
+
+TOP_H = 108  # the caption panel above the table (the table image brings its own top margin)
+
+
+def draw_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh", *,
+                table_height: int | None = None, review_rows: int | None = None) -> Image.Image:
+    """The replay image. ``table_height`` / ``review_rows``: reserve that much room (animations keep one layout for
+    every frame)."""
+    th = theme_of(theme)
+    lang = lang_of(lang)
+    table_img = draw_table(scene.table, th, lang)
+    tw = ALL_HANDS_W if len(scene.hands) > 1 else HAND_W
+    hand_imgs = [(label, draw_hand(h, th, lang, tw, bg=th.panel)) for label, h in scene.hands]
+    margin = 12
+    top_h = TOP_H
+    tab_h = max(table_img.height, table_height or 0)
+    label_h = 30
+    hands_h = sum(label_h + im.height + 6 for _, im in hand_imgs) + (10 if hand_imgs else 0)
+    rows = len(scene.review) if review_rows is None else max(review_rows, len(scene.review))
+    review_h = (16 + 34 * rows) if rows else 0
+    H = top_h + tab_h + hands_h + review_h + margin
+    img = Image.new("RGB", (WIDTH, H), th.bg)
+    d = ImageDraw.Draw(img)
+    # caption panel
+    d.rounded_rectangle((margin, margin, WIDTH - margin, top_h - margin - 2), radius=10, fill=th.panel)
+    draw_text(img, (margin + 14, margin + 6), scene.title, 17, th.subtext, bold=False, max_width=WIDTH - 2 * margin - 28)
+    draw_text(img, (margin + 14, margin + 31), scene.caption, 26, th.text, max_width=WIDTH - 2 * margin - 28)
+    # progress bar
+    bar_y = top_h - margin - 14
+    x0, x1 = margin + 14, WIDTH - margin - 14
+    d.rounded_rectangle((x0, bar_y, x1, bar_y + 4), radius=2, fill=th.panel_hi)
+    if scene.n:
+        d.rounded_rectangle((x0, bar_y, x0 + (x1 - x0) * scene.step / scene.n, bar_y + 4), radius=2, fill=th.accent)
+    img.paste(table_img, (0, top_h - margin))
+    y = top_h - margin + tab_h
+    if hand_imgs:
+        d.rounded_rectangle((margin, y, WIDTH - margin, y + hands_h - 4), radius=10, fill=th.panel)
+        y += 6
+        for label, im in hand_imgs:
+            draw_text(img, (margin + 14, y + 4), label, 18, th.subtext, max_width=WIDTH - 2 * margin - 28)
+            y += label_h
+            if im.width > WIDTH - 2 * margin:
+                im = im.resize((WIDTH - 2 * margin, round(im.height * (WIDTH - 2 * margin) / im.width)),
+                               Image.Resampling.LANCZOS)
+            img.paste(im, (margin + 2, y))
+            y += im.height + 6
+        y += 8
+    if rows:
+        d.rounded_rectangle((margin, y, WIDTH - margin, y + review_h - 4), radius=10, fill=th.panel)
+        yy = y + 8
+        for label, text, good in scene.review:
+            colour = th.text if good is None else (th.plus if good else th.minus)
+            lw = draw_text(img, (margin + 14, yy + 4), label, 22, th.accent)
+            draw_text(img, (margin + 14 + max(lw, 40) + 12, yy + 4), text, 22, colour,
+                      max_width=WIDTH - 2 * margin - 40 - max(lw, 40))
+            yy += 34
+    return img
+
+
+def render_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:
+    """PNG bytes of a replay scene."""
+    return encode(draw_replay(scene, theme, lang), theme)
+
+
+def render_replay_step(replay: HandReplay, step: int, viewer: int | None, *, theme: str | Theme = "dark",
+                       lang: str = "zh", **kw: Any) -> bytes:
+    """PNG bytes of ``step`` for ``viewer`` (keywords as :func:`replay_scene`)."""
+    return render_replay(replay_scene(replay, step, viewer, lang=lang, **kw), theme, lang)
+
+
+# ------------------------------------------------------------------------------------------------ animation
+
+
+def frame_ms(replay: HandReplay, step: int, scene: ReplayScene) -> int:
+    """How long a frame stays: long enough to read what changed."""
+    if step == 0:
+        return 2000
+    if step == replay.n:
+        return 5000
+    if scene.review and any(g is not None for _, _, g in scene.review):
+        return 2500
+    a = replay.steps[step - 1].action
+    if a.type in ("pung", "chi", "kong", "win"):
+        return 1600
+    return 900
+
+
+def animation_scenes(replay: HandReplay, viewer: int | None, *, show_all: bool = False, **kw: Any
+                     ) -> Iterator[ReplayScene]:
+    """The scenes of the animation, one per step ``viewer`` may see (in order)."""
+    for k in replay.visible_steps(viewer, show_all=show_all):
+        yield replay_scene(replay, k, viewer, show_all=show_all, **kw)
+
+
+def render_replay_animation(replay: HandReplay, viewer: int | None, *, theme: str | Theme = "dark",
+                            lang: str = "zh", fmt: str = "gif", show_all: bool = False, **kw: Any) -> bytes:
+    """The whole hand as an animated GIF (``fmt="png"``: APNG, for comparison) for ``viewer``."""
+    th = theme_of(theme)
+    lang = lang_of(lang)
+    scenes = list(animation_scenes(replay, viewer, show_all=show_all, lang=lang, **kw))
+    # one layout for all frames: the table grows (rivers, melds), so reserve its final height
+    last = draw_table(scenes[-1].table, th, lang)
+    rows = max(len(s.review) for s in scenes)
+    pal = palette_for(th.key)
+    frames: list[Image.Image] = []
+    durations: list[int] = []
+    for s in scenes:
+        im = draw_replay(s, th, lang, table_height=last.height, review_rows=rows)
+        frames.append(im.quantize(palette=pal, dither=Image.Dither.NONE))
+        durations.append(frame_ms(replay, s.step, s))
+    # a hand image may grow during the hand (a meld's feeder label): every frame gets the tallest frame's height
+    height = max(f.height for f in frames)
+    bg = Image.new("RGB", (1, 1), th.bg).quantize(palette=pal, dither=Image.Dither.NONE).getpixel((0, 0))
+    for i, f in enumerate(frames):
+        if f.height < height:
+            canvas = Image.new("P", (f.width, height), bg)
+            canvas.putpalette(pal.getpalette())
+            canvas.paste(f, (0, 0))
+            frames[i] = canvas
+    buf = io.BytesIO()
+    if fmt == "gif":
+        frames[0].save(buf, format="GIF", save_all=True, append_images=frames[1:], duration=durations, loop=0,
+                       optimize=True, disposal=1)
+    else:
+        frames[0].save(buf, format="PNG", save_all=True, append_images=frames[1:], duration=durations, loop=0,
+                       disposal=0, blend=0, compress_level=6)
+    return buf.getvalue()
+
+
+__all__ = ["ReplayScene", "animation_scenes", "describe_step", "draw_replay", "frame_ms", "render_replay",
+           "render_replay_animation", "render_replay_step", "replay_scene"]
