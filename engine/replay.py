@@ -32,7 +32,7 @@ neighbours are caught instead of opening another hand.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -261,22 +261,32 @@ class HandReplay:
         self._cache = (k, t)
         return copy.deepcopy(t)
 
+    def walk(self) -> Iterator[tuple[int, Table]]:
+        """``(k, table at step k)`` for k = 0..n in order, on ONE private table moved forward in place (cheap: no copy
+        per step). Read it before asking for the next; do not change it."""
+        t = copy.deepcopy(self._start)
+        yield 0, t
+        for s in self.steps:
+            t.apply(Action(s.action.type, s.action.seat, s.action.tile))
+            yield s.index, t
+
     def view(self, k: int, seat: int | None) -> dict[str, Any]:
         """``Table.view(seat)`` at step k: what ``seat`` saw then (None: the public view)."""
         if seat is not None and seat not in (0, 1, 2, 3):
             raise EngineError("bad_seat_number", seat=seat)
         return self.table(k).view(seat)
 
-    def hands(self, k: int) -> list[list[int]]:
-        """Every seat's concealed tiles (kinds, sorted) at step k: "show all hands", for a hand that is over."""
+    def hands(self, k: int, table: Table | None = None) -> list[list[int]]:
+        """Every seat's concealed tiles (kinds, sorted) at step k: "show all hands", for a hand that is over.
+        ``table``: the table at step k when the caller has it (from :meth:`walk`)."""
         if self._final.hand_no <= self.hand_no:  # cannot happen: build refuses a hand in play
             raise EngineError("hands_hidden")
-        t = self.table(k)
+        t = table if table is not None else self.table(k)
         return [[x for x in range(NUM_KINDS) for _ in range(t.counts[s][x])] for s in range(4)]
 
-    def drawn(self, k: int) -> list[int | None]:
+    def drawn(self, k: int, table: Table | None = None) -> list[int | None]:
         """Each seat's tile just drawn at step k (for "show all hands")."""
-        return list(self.table(k).drawn)
+        return list((table if table is not None else self.table(k)).drawn)
 
     def visible_steps(self, seat: int | None, *, show_all: bool = False) -> list[int]:
         """Step numbers (0..n) ``seat`` may step through: all but other seats' passes in claim windows (unless every

@@ -160,8 +160,11 @@ def describe_choice(c: Choice, lang: str = "zh") -> str:
         sh = "ready" if c.shanten == 0 else f"{c.shanten} shanten"
         return f"{what} · {sh} · {c.useful} useful"
     tile = tile_zh(a.tile) if a.tile is not None else ""
-    what = {"discard": f"打{tile}", "pung": f"碰{tile}", "kong": f"杠{tile}", "chi": f"吃{_chi_zh(a.tile)}",
-            "pass": "过", "win": "和牌"}.get(a.type, a.describe("zh"))
+    if a.type == "chi":
+        what = f"吃{_chi_zh(a.tile)}"
+    else:
+        what = {"discard": f"打{tile}", "pung": f"碰{tile}", "kong": f"杠{tile}", "pass": "过", "win": "和牌"}.get(
+            a.type, a.describe("zh"))
     if c.shanten < 0:
         out = what
     else:
@@ -288,9 +291,11 @@ def review_hand(replay: HandReplay, seat: int) -> Review:
     """Every decision of ``seat`` in the hand (see the module docstring). Each is reviewed from ``seat``'s view just
     before it acted: nothing hidden from the seat is read."""
     out = []
-    for k in replay.decisions(seat):
-        s = replay.steps[k - 1]
-        out.append(review_decision(replay.view(k - 1, seat), s.action, k, s.timeout))
+    before = {k - 1 for k in replay.decisions(seat)}
+    for k, table in replay.walk():
+        if k in before:
+            s = replay.steps[k]
+            out.append(review_decision(table.view(seat), s.action, k + 1, s.timeout))
     return Review(seat, tuple(out), replay.n)
 
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image, ImageDraw
 
+from engine.errors import EngineError
 from engine.review import Decision, Review, describe_choice
 from engine.tiles import tile_name, tile_zh
 
@@ -42,6 +43,7 @@ from .views import hand_scene_from_view, table_scene_from_view
 
 if TYPE_CHECKING:
     from engine.replay import HandReplay, Step
+    from engine.table import Table
 
 VARIANT_NAMES = {"wuhu": ("芜湖", "Wuhu"), "hefei": ("合肥", "Hefei"), "chizhou": ("池州", "Chizhou")}
 HAND_W = 44  # tile width of the viewer's hand
@@ -163,14 +165,20 @@ def replay_scene(
     show_all: bool = False,
     review: Review | None = None,
     code: str | None = None,
+    table: Table | None = None,
 ) -> ReplayScene:
     """The scene of ``step`` (0..n) for ``viewer`` (a chair, or None for a spectator: no hand at all).
 
     ``show_all``: show every seat's concealed tiles (only for a hand that is over and a server that allows it; the
     caller decides). ``review``: the viewer's review (its decisions are annotated). ``names``: display names per
-    chair (default the table's player strings). ``code``: the replay code, shown in the title."""
+    chair (default the table's player strings). ``code``: the replay code, shown in the title. ``table``: the table
+    at ``step`` when the caller has it (:meth:`HandReplay.walk`), else it is rebuilt."""
     lang = lang_of(lang)
-    view = dict(replay.view(step, viewer))
+    if table is None:
+        table = replay.table(step)
+    if viewer is not None and viewer not in (0, 1, 2, 3):
+        raise EngineError("bad_seat_number", seat=viewer)
+    view = dict(table.view(viewer))
     # the hand's own winds and dealer (after the last step the table has already moved them on)
     view["winds"], view["dealer"] = replay.winds, replay.dealer
     winning = _winning_tiles(replay) if step == replay.n else {}
@@ -182,14 +190,14 @@ def replay_scene(
     hand_label = tr(lang, f"第 {replay.hand_no + 1} 局", f"hand {replay.hand_no + 1}")
     table_title = f"{tr(lang, zh, en)} {hand_label}"
     title = tr(lang, "回放", "Replay") + (f" {code}" if code else "") + f" · {table_title}"
-    table = table_scene_from_view(view, title=table_title, lang=lang, viewer=viewer)
+    tscene = table_scene_from_view(view, title=table_title, lang=lang, viewer=viewer)
     if step == replay.n:
-        table = replace(table, turn=None)
+        tscene = replace(tscene, turn=None)
     hands: list[tuple[str, HandScene]] = []
     dec = review.at(step) if review is not None and viewer is not None and review.seat == viewer else None
     if show_all:
-        all_hands = replay.hands(step)
-        drawn = replay.drawn(step)
+        all_hands = replay.hands(step, table)
+        drawn = replay.drawn(step, table)
         order = [0, 1, 2, 3] if viewer is None else [(viewer + i) % 4 for i in range(4)]
         for s in order:
             conc = list(all_hands[s])
@@ -198,7 +206,7 @@ def replay_scene(
                 conc.remove(d)
             elif s in winning:  # won on a discard: the winning tile set apart
                 d = winning[s]
-            melds = table.seats[s].melds
+            melds = tscene.seats[s].melds
             hands.append((_who(names_, winds, s, lang),
                           HandScene(concealed=tuple(conc), melds=melds, drawn=d, seat=s, names=tuple(names_),
                                     winds=tuple(winds))))
@@ -220,7 +228,7 @@ def replay_scene(
         lines = _review_lines(dec, lang)
     elif review is not None and step == replay.n and viewer is not None and review.seat == viewer:
         lines = ((tr(lang, "复盘", "Review"), review.summary(lang), None),)
-    return ReplayScene(table=table, hands=tuple(hands), title=title, caption=caption, step=step, n=replay.n,
+    return ReplayScene(table=tscene, hands=tuple(hands), title=title, caption=caption, step=step, n=replay.n,
                        review=lines)
 
 
@@ -322,8 +330,10 @@ def frame_ms(replay: HandReplay, step: int, scene: ReplayScene) -> int:
 def animation_scenes(replay: HandReplay, viewer: int | None, *, show_all: bool = False, **kw: Any
                      ) -> Iterator[ReplayScene]:
     """The scenes of the animation, one per step ``viewer`` may see (in order)."""
-    for k in replay.visible_steps(viewer, show_all=show_all):
-        yield replay_scene(replay, k, viewer, show_all=show_all, **kw)
+    visible = set(replay.visible_steps(viewer, show_all=show_all))
+    for k, table in replay.walk():
+        if k in visible:
+            yield replay_scene(replay, k, viewer, show_all=show_all, table=table, **kw)
 
 
 def render_replay_animation(replay: HandReplay, viewer: int | None, *, theme: str | Theme = "dark",
