@@ -1,0 +1,250 @@
+"""Replay images: captions in three languages, both themes, the review annotation, privacy (checked on the scenes),
+and the animated GIF (lossless frames, readable pace, under Discord's upload limit on long real hands)."""
+
+from __future__ import annotations
+
+import doctest
+import io
+import random
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+import render.replay as rr
+from engine.replay import HandReplay, encode_code
+from engine.review import review_hand
+from engine.selfplay import play_match
+from engine.table import Table
+from render import fonts
+from render.common import palette_for, theme_of
+from render.replay import (
+    MAX_UPLOAD,
+    animation_scenes,
+    draw_replay,
+    frame_ms,
+    render_replay_animation,
+    render_replay_step,
+    replay_scene,
+)
+from render.table import WIDTH
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
+from replay_games import VARIANTS, played  # noqa: E402
+
+NAMES = ("小明", "Alice", "王大锤", "Bob the Builder")
+LANGS = ("zh", "zh-TW", "en")
+
+
+@cache
+def hand(variant: str, seed: str = "img", h: int = 0) -> HandReplay:
+    _kw, acts = played(variant, seed, h + 1)
+    return HandReplay.build(variant, seed, {}, acts, h)
+
+
+def _png(data: bytes) -> Image.Image:
+    im = Image.open(io.BytesIO(data))
+    assert im.format == "PNG"
+    return im
+
+
+def test_docstring_examples():
+    assert doctest.testmod(rr).failed == 0
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("theme", ("dark", "light"))
+def test_a_step_image_in_every_language_and_theme(variant, lang, theme):
+    r = hand(variant)
+    rv = review_hand(r, 0)
+    k = rv.decisions[len(rv.decisions) // 2].step
+    im = _png(render_replay_step(r, k, 0, theme=theme, lang=lang, names=NAMES, review=rv, code=encode_code(7, 0)))
+    assert im.width == WIDTH and 700 < im.height < 1600
+    # the image is in the theme: its corner is the theme's background (as mapped onto the fixed palette)
+    corner = im.convert("RGB").getpixel((2, 2))
+    assert max(abs(a - b) for a, b in zip(corner, theme_of(theme).bg, strict=True)) <= 3
+
+
+def _first(r: HandReplay, typ: str) -> int:
+    return next(s.index for s in r.steps if s.action.type == typ)
+
+
+def test_captions_say_who_did_what_in_three_languages():
+    r = hand("wuhu")
+    k = _first(r, "discard")
+    s = r.steps[k - 1]
+    from engine.tiles import tile_name, tile_zh
+    from render.common import wind_name
+
+    w = r.winds[s.seat]
+    zh = replay_scene(r, k, 0, lang="zh", names=NAMES).caption
+    tw = replay_scene(r, k, 0, lang="zh-TW", names=NAMES).caption
+    en = replay_scene(r, k, 0, lang="en", names=NAMES).caption
+    assert zh == f"第 {k}/{r.n} 步 · {wind_name(w, 'zh')} {NAMES[s.seat]} 打出 {tile_zh(s.action.tile)}"
+    assert en == f"Step {k}/{r.n} · {'ESWN'[w]} {NAMES[s.seat]} discards {tile_name(s.action.tile)}"
+    assert tw.startswith(f"第 {k}/{r.n} 步 · ") and "打出" in tw
+    assert replay_scene(r, 0, 0, lang="en").caption == f"Step 0/{r.n} · The deal"
+    assert replay_scene(r, 0, 0, lang="zh-TW").caption.endswith("發牌")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_caption_draws_with_the_shipped_fonts(variant):
+    """No caption or review line of a real hand falls back to '?' (characters missing from the font subsets)."""
+    for seed in ("img", "cap"):
+        r = hand(variant, seed)
+        rv = review_hand(r, 0)
+        for lang in LANGS:
+            for sc in animation_scenes(r, 0, lang=lang, names=NAMES, review=rv, show_all=True):
+                for text in (sc.caption, sc.title, *(x for line in sc.review for x in line[:2]),
+                             *(label for label, _ in sc.hands)):
+                    assert fonts.clean(text) == text, text
+
+
+def test_the_last_step_shows_the_result_and_the_hands_own_winds():
+    r = hand("hefei")
+    sc = replay_scene(r, r.n, 0, lang="en", names=NAMES)
+    assert sc.table.turn is None
+    assert sc.table.dealer == r.dealer  # not the next hand's dealer
+    assert [s.wind for s in sc.table.seats] == r.winds
+    res = r.result
+    assert res is not None
+    if res["winners"]:
+        assert "wins" in sc.caption
+    else:
+        assert "drawn" in sc.caption
+
+
+# ------------------------------------------------------------------------------------------------ privacy
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_viewer_never_sees_another_seats_concealed_tiles(variant):
+    r = hand(variant)
+    for viewer in range(4):
+        scenes = list(animation_scenes(r, viewer, lang="en", names=NAMES))
+        assert [s.step for s in scenes] == r.visible_steps(viewer)
+        for sc, (k, t) in zip(scenes, ((k, t) for k, t in r.walk() if k in set(r.visible_steps(viewer))),
+                              strict=True):
+            assert sc.step == k
+            # one hand only, the viewer's, exactly their concealed tiles
+            assert len(sc.hands) == 1
+            own = sc.hands[0][1]
+            assert own.seat == viewer
+            shown = sorted(own.concealed + ((own.drawn,) if own.drawn is not None else ()))
+            expected = sorted(x for x in range(34) for _ in range(t.counts[viewer][x]))
+            if k == r.n and viewer in {w["seat"] for w in r.result["winners"]} and len(shown) > len(expected):
+                # won on a discard: the winning tile is set apart beside the hand
+                shown.remove(own.drawn)
+            assert shown == expected
+            # the table shows other seats as counts of backs
+            for s, seat in enumerate(sc.table.seats):
+                assert seat.concealed_count == sum(t.counts[s])
+            # nobody else's pass in a claim window is described
+            if k:
+                st = r.steps[k - 1]
+                assert not (st.private_to_seat() and st.seat != viewer)
+    # a spectator sees no hand at all
+    assert all(not sc.hands for sc in animation_scenes(r, None))
+
+
+def test_show_all_hands_shows_every_seat_once_the_hand_is_over():
+    r = hand("chizhou")
+    k = r.n // 2
+    t = r.table(k)
+    sc = replay_scene(r, k, 2, show_all=True, names=NAMES, lang="en")
+    assert [h.seat for _, h in sc.hands] == [2, 3, 0, 1]
+    for _, h in sc.hands:
+        got = sorted(h.concealed + ((h.drawn,) if h.drawn is not None else ()))
+        assert got == sorted(x for x in range(34) for _ in range(t.counts[h.seat][x]))
+    assert sc.hands[0][0].endswith(NAMES[2])
+
+
+def test_a_seat_that_does_not_exist_is_refused():
+    from engine.errors import EngineError
+
+    with pytest.raises(EngineError):
+        replay_scene(hand("wuhu"), 0, 7)
+
+
+# ------------------------------------------------------------------------------------------------ review
+
+
+def test_the_viewers_decision_shows_their_choice_and_the_ais():
+    r = hand("wuhu")
+    rv = review_hand(r, 0)  # seat 0 is the easy AI: it disagrees somewhere
+    d = next(x for x in rv.decisions if not x.agrees)
+    for lang, you, ai in (("zh", "你", "AI"), ("en", "You", "AI"), ("zh-TW", "你", "AI")):
+        sc = replay_scene(r, d.step, 0, review=rv, lang=lang)
+        assert [line[0] for line in sc.review] == [you, ai]
+        from engine.review import describe_choice
+
+        assert sc.review[0][1] == describe_choice(d.played, lang)
+        assert sc.review[1][1] == describe_choice(d.ai, lang)
+    sc = replay_scene(r, d.step, 0, review=rv)
+    if d.ai.action.tile is not None and d.ai.action.type == "discard":
+        assert sc.hands[0][1].highlight == frozenset({d.ai.action.tile})  # the AI's discard is marked in the hand
+    # the review is the viewer's own: another viewer sees no annotation
+    assert replay_scene(r, d.step, 1, review=rv).review == ()
+    # the summary closes the hand
+    end = replay_scene(r, r.n, 0, review=rv, lang="en")
+    assert end.review == (("Review", rv.summary("en"), None),)
+    agree = next((x for x in rv.decisions if x.agrees), None)
+    if agree is not None:
+        assert replay_scene(r, agree.step, 0, review=rv, lang="en").review[1][1] == "the same choice"
+
+
+# ------------------------------------------------------------------------------------------------ animation
+
+
+def test_the_animation_is_a_lossless_gif_at_a_readable_pace():
+    r = hand("hefei")
+    rv = review_hand(r, 0)
+    data = render_replay_animation(r, 0, names=NAMES, review=rv, lang="en")
+    im = Image.open(io.BytesIO(data))
+    assert im.format == "GIF" and im.is_animated and im.info.get("loop") == 0
+    scenes = list(animation_scenes(r, 0, names=NAMES, review=rv, lang="en"))
+    assert im.n_frames == len(scenes)
+    durations = []
+    for i in range(im.n_frames):
+        im.seek(i)
+        durations.append(im.info["duration"])
+    assert durations == [frame_ms(r, s.step, s) for s in scenes]
+    assert min(durations) >= 900 and durations[-1] >= 5000
+    # the last frame is exactly the replay image on the fixed palette: nothing blurred or dithered away
+    last_table = rr.draw_table(scenes[-1].table, "dark", "en")
+    rows = max(len(s.review) for s in scenes)
+    ref = draw_replay(scenes[-1], "dark", "en", table_height=last_table.height, review_rows=rows)
+    ref = ref.quantize(palette=palette_for("dark"), dither=Image.Dither.NONE).convert("RGB")
+    im.seek(im.n_frames - 1)
+    got = im.convert("RGB")
+    assert got.width == ref.width
+    assert ImageChops.difference(got.crop((0, 0, *ref.size)), ref).getbbox() is None
+
+
+@cache
+def longest_hand(variant: str) -> HandReplay:
+    """The longest of a few real AI matches (Chizhou plays its wall out: its hands are the longest)."""
+    best = None
+    for m in range(3):
+        t = Table.new(variant, f"long{m}")
+        acts: list = []
+        n = play_match(t, ["normal"] * 4, random.Random(m), max_hands=5, record=acts)
+        for h in range(n):
+            r = HandReplay.build(variant, f"long{m}", {}, acts, h)
+            if best is None or r.n > best.n:
+                best = r
+    assert best is not None
+    return best
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_long_hand_animates_under_discords_upload_limit(variant):
+    r = longest_hand(variant)
+    assert r.n >= 60
+    rv = review_hand(r, 0)
+    data = render_replay_animation(r, 0, names=NAMES, review=rv, show_all=True, theme="light", lang="zh-TW")
+    assert len(data) < MAX_UPLOAD / 2, len(data)  # half the limit: room for names, themes and longer hands
+    assert Image.open(io.BytesIO(data)).n_frames == r.n + 1
