@@ -310,6 +310,62 @@ def render_replay_step(replay: HandReplay, step: int, viewer: int | None, *, the
     return render_replay(replay_scene(replay, step, viewer, lang=lang, **kw), theme, lang)
 
 
+# ------------------------------------------------------------------------------------------------ review card
+
+REVIEW_ROW_H = 66  # a disagreement: the player's choice, the AI's under it
+
+
+def draw_review(review: Review, replay: HandReplay, theme: str | Theme = "dark", lang: str = "zh",
+                title: str = "") -> Image.Image:
+    """The review of one seat as a card: the summary, then each decision where the AI disagrees (the step, the
+    player's choice and the AI's under it, each with shanten and 进张; the biggest difference framed, a choice that
+    left a worse shanten or fewer 进张 in red), and the steps where the AI agrees on one line."""
+    th = theme_of(theme)
+    lang = lang_of(lang)
+    margin, pad = 12, 14
+    biggest = review.biggest
+    differ = [d for d in review.decisions if not d.agrees]
+    agree = [d.step for d in review.decisions if d.agrees]
+    H = margin + 92 + REVIEW_ROW_H * len(differ) + (40 if agree else 0) + pad + margin
+    img = Image.new("RGB", (WIDTH, H), th.bg)
+    d = ImageDraw.Draw(img)
+    d.rounded_rectangle((margin, margin, WIDTH - margin, H - margin), radius=12, fill=th.panel)
+    zh, en = VARIANT_NAMES.get(replay.variant, (replay.variant, replay.variant))
+    head = title or (tr(lang, "复盘", "Review") + f" · {tr(lang, zh, en)} "
+                     + tr(lang, f"第 {replay.hand_no + 1} 局", f"hand {replay.hand_no + 1}"))
+    x0 = margin + pad
+    full = WIDTH - 2 * (margin + pad)
+    draw_text(img, (x0, margin + 10), head, 24, th.text, max_width=full)
+    draw_text(img, (x0, margin + 48), review.summary(lang), 19, th.subtext, bold=False, max_width=full)
+    y = margin + 88
+    step_w = 100
+    for dec in differ:
+        big = biggest is not None and dec.step == biggest.step
+        if big:
+            d.rounded_rectangle((x0 - 6, y - 2, WIDTH - margin - pad + 6, y + REVIEW_ROW_H - 6), radius=8,
+                                outline=th.accent, width=3)
+        draw_text(img, (x0, y + 5), tr(lang, f"第 {dec.step} 步", f"Step {dec.step}"), 19,
+                  th.accent if big else th.subtext)
+        worse = dec.loss > (0, 0)
+        draw_text(img, (x0 + step_w, y + 4), tr(lang, "你：", "You: ") + describe_choice(dec.played, lang), 20,
+                  th.minus if worse else th.text, max_width=full - step_w)
+        draw_text(img, (x0 + step_w, y + 32), "AI：" if lang != "en" else "AI: ", 20, th.plus)
+        draw_text(img, (x0 + step_w + (44 if lang != "en" else 40), y + 32), describe_choice(dec.ai, lang), 20,
+                  th.plus, max_width=full - step_w - 44)
+        y += REVIEW_ROW_H
+    if agree:
+        steps = "、".join(str(k) for k in agree) if lang != "en" else ", ".join(str(k) for k in agree)
+        draw_text(img, (x0, y + 6), tr(lang, f"AI 同意：第 {steps} 步", f"The AI agrees at step{'s' if len(agree) > 1 else ''} {steps}"),
+                  19, th.subtext, bold=False, max_width=full)
+    return img
+
+
+def render_review(review: Review, replay: HandReplay, theme: str | Theme = "dark", lang: str = "zh",
+                  title: str = "") -> bytes:
+    """PNG bytes of :func:`draw_review`."""
+    return encode(draw_review(review, replay, theme, lang, title), theme)
+
+
 # ------------------------------------------------------------------------------------------------ animation
 
 
@@ -371,5 +427,6 @@ def render_replay_animation(replay: HandReplay, viewer: int | None, *, theme: st
     return buf.getvalue()
 
 
-__all__ = ["ReplayScene", "animation_scenes", "describe_step", "draw_replay", "frame_ms", "render_replay",
+__all__ = ["ReplayScene", "animation_scenes", "describe_step", "draw_replay", "draw_review", "frame_ms",
+           "render_replay", "render_review",
            "render_replay_animation", "render_replay_step", "replay_scene"]

@@ -248,3 +248,22 @@ def test_a_long_hand_animates_under_discords_upload_limit(variant):
     data = render_replay_animation(r, 0, names=NAMES, review=rv, show_all=True, theme="light", lang="zh-TW")
     assert len(data) < MAX_UPLOAD / 2, len(data)  # half the limit: room for names, themes and longer hands
     assert Image.open(io.BytesIO(data)).n_frames == r.n + 1
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("theme", ("dark", "light"))
+def test_the_review_card_lists_the_disagreements(lang, theme):
+    r = hand("chizhou")
+    rv = review_hand(r, 0)
+    im = _png(rr.render_review(rv, r, theme, lang))
+    assert im.width == WIDTH
+    # one row per disagreement, one line for the agreements
+    differ = rv.disagreements
+    agree = len(rv.decisions) - differ
+    assert im.height == 12 + 92 + rr.REVIEW_ROW_H * differ + (40 if agree else 0) + 14 + 12
+    # a seat played by the normal AI: nothing to list but the agreements
+    _kw, acts = played("chizhou", "self", 1, ("normal",) * 4)
+    r2 = HandReplay.build("chizhou", "self", {}, acts, 0)
+    rv2 = review_hand(r2, 1)
+    assert rv2.disagreements == 0
+    assert _png(rr.render_review(rv2, r2, theme, lang)).height == 12 + 92 + 40 + 14 + 12
