@@ -287,7 +287,7 @@ def draw_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh
             img.paste(im, (margin + 2, y))
             y += im.height + 6
         y += 8
-    if rows:
+    if scene.review:  # (an animation frame without review lines keeps the room, empty)
         d.rounded_rectangle((margin, y, WIDTH - margin, y + review_h - 4), radius=10, fill=th.panel)
         yy = y + 8
         for label, text, good in scene.review:
@@ -430,3 +430,39 @@ def render_replay_animation(replay: HandReplay, viewer: int | None, *, theme: st
 __all__ = ["ReplayScene", "animation_scenes", "describe_step", "draw_replay", "draw_review", "frame_ms",
            "render_replay", "render_review",
            "render_replay_animation", "render_replay_step", "replay_scene"]
+
+
+def _examples(out: str) -> None:
+    """``python -m render.replay OUTDIR``: the example images of docs/replay.md (a real hand of AI play, seat 0 the
+    easy AI so the review has something to say)."""
+    import random
+    from pathlib import Path
+
+    from engine.replay import HandReplay, encode_code
+    from engine.review import review_hand
+    from engine.selfplay import play_match
+    from engine.table import Table
+
+    names = ("小明", "Alice", "王大锤", "Bob the Builder")
+    t = Table.new("wuhu", "img")
+    acts: list = []
+    play_match(t, ["easy", "normal", "normal", "normal"], random.Random("img"), max_hands=1, record=acts)
+    r = HandReplay.build("wuhu", "img", {}, acts, 0)
+    rv = review_hand(r, 0)
+    code = encode_code(42, 0)
+    big = rv.biggest.step if rv.biggest is not None else r.n
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    kw = {"names": names, "review": rv, "code": code}
+    (d / "replay-step.png").write_bytes(render_replay_step(r, big, 0, theme="dark", lang="zh", **kw))
+    (d / "replay-step-light-en.png").write_bytes(render_replay_step(r, big, 0, theme="light", lang="en", **kw))
+    (d / "replay-end.png").write_bytes(render_replay_step(r, r.n, 0, theme="dark", lang="zh-TW", show_all=True, **kw))
+    (d / "replay-review.png").write_bytes(render_review(rv, r, "dark", "zh"))
+    (d / "replay-review-light-en.png").write_bytes(render_review(rv, r, "light", "en"))
+    (d / "replay-animation.gif").write_bytes(render_replay_animation(r, 0, theme="dark", lang="zh", **kw))
+
+
+if __name__ == "__main__":
+    import sys
+
+    _examples(sys.argv[1] if len(sys.argv) > 1 else "docs/images")
