@@ -267,3 +267,31 @@ def test_the_review_card_lists_the_disagreements(lang, theme):
     rv2 = review_hand(r2, 1)
     assert rv2.disagreements == 0
     assert _png(rr.render_review(rv2, r2, theme, lang)).height == 12 + 92 + 40 + 14 + 12
+
+
+def test_every_kind_of_step_is_described():
+    from engine.replay import Step
+    from engine.table import Action, Event
+
+    names, winds = ["A", "B", "C", "D"], [0, 1, 2, 3]
+
+    def say(action, events=(), *, window=False, timeout=False, lang="zh"):
+        return rr.describe_step(Step(1, action.seat, action, timeout, window, True, tuple(events)), names, winds, lang)
+
+    assert say(Action("chi", 1, 2)) == "南 B 吃 三四五万"
+    assert say(Action("chi", 1, 2), lang="en") == "S B chows 3m-4m-5m"
+    assert say(Action("pung", 2, 31), lang="zh-TW") == "西 C 碰 白"
+    assert say(Action("kong", 0, 5), [Event("kong", 0, {"tile": "6m", "kind": "concealed"})]) == "东 A 暗杠 六万"
+    assert say(Action("kong", 0, 5), [Event("add_kong", 0, {"tile": "6m"})], lang="en") == "E A adds 6m to a pung (kong)"
+    assert say(Action("kong", 3, 5), [Event("kong", 3, {"tile": "6m", "kind": "claimed", "from": 1})]) == "北 D 杠 六万"
+    assert say(Action("win", 0), [Event("win", 0, {"self_drawn": True, "from": None})]) == "东 A 自摸和牌"
+    assert say(Action("win", 0), [Event("win", 0, {"self_drawn": False, "from": 2, "rob_kong": False})],
+               lang="en") == "E A wins on W C's discard"
+    assert say(Action("win", 1), [Event("win", 1, {"self_drawn": False, "from": 0, "rob_kong": True})]) == \
+        "南 B 抢 东 A 的杠和牌"
+    assert say(Action("pass", 1), [Event("lay_aside", 1, {"tile": "9s"})], lang="en") == "S B lays 9s aside"
+    assert say(Action("pass", 1), window=True, lang="zh-TW") == "南 B 過"
+    assert say(Action("discard", 1, 0), [Event("hand_end", None, {"draw": True})], timeout=True, lang="en") == \
+        "S B discards 1m (timed out) · the hand is drawn"
+    assert say(Action("discard", 1, 0), [Event("hand_end", None, {"draw": True})], timeout=True) == \
+        "南 B 打出 一万（超时） · 流局"
