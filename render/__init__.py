@@ -41,6 +41,7 @@ def warm(themes: tuple[str, ...] = ("dark", "light")) -> None:
             tile_sprite(kind, width, True)
     tile_sprite(BACK, BACK_W)
 
+
 __all__ = [
     "BACK",
     "BoardLine",

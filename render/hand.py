@@ -281,7 +281,7 @@ def draw_hand(
             paste(img, tile_sprite(p.kind, mw, p.sideways), (mb.x + p.x, mb.base + p.y))
         if mb.label:
             draw_text(img, (mb.x + mb.width / 2, mb.base + round(lay.feeder_size * 0.8)), mb.label,
-                      lay.feeder_size, th.subtext, anchor="mm", bold=False, max_width=max(mb.width, mw * 2))
+                      lay.feeder_size, th.subtext, anchor="mm", bold=False, max_width=mb.width + round(mw * 0.3) - 4)
     return img
 
 
