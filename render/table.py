@@ -244,17 +244,18 @@ def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: Se
     colour = FELT_PLUS if seat.score > 0 else FELT_MINUS if seat.score < 0 else (255, 255, 255)
     from . import fonts
 
-    score_w = int(fonts.text_font(score, 20).getlength(score)) + 4 + int(fonts.text_font("子", 14, False).getlength(
-        tr(lang, "子", "zi"))) + 10
-    tags_w = sum(int(fonts.text_font(t, 13).getlength(t)) + 13 + 5 for t, _, _ in tags)
+    unit = tr(lang, "子", "zi")
+    score_w = int(fonts.text_font(score, 20).getlength(score)) + 4 + int(fonts.text_font(unit, 15, False).getlength(
+        unit)) + 10
+    tags_w = sum(int(fonts.text_font(t, 15).getlength(t)) + 15 + 5 for t, _, _ in tags)
     name = seat.name + (" · AI" if seat.bot else "")
     name_w = draw_text(img, (nx, cy), name, 18, (255, 255, 255), anchor="lm",
                        max_width=max(40, right - nx - score_w - tags_w - 10))
     tx = nx + name_w + 10
     tx += draw_text(img, (tx, cy), score, 20, colour, anchor="lm") + 3
-    tx += draw_text(img, (tx, cy + 2), tr(lang, "子", "zi"), 14, (210, 225, 215), anchor="lm", bold=False) + 8
+    tx += draw_text(img, (tx, cy + 2), unit, 15, (210, 225, 215), anchor="lm", bold=False) + 8
     for text, bg, fg in tags:
-        tx += _badge(img, d, tx, cy - 9, text, 13, bg, fg) + 5
+        tx += _badge(img, d, tx, cy - 11, text, 15, bg, fg) + 5
 
 
 def _alarm(img, d, x, y, text, w):

@@ -86,9 +86,9 @@ def test_a_hand_tile_is_at_least_36_px_on_a_phone(name, scene, lang):
     # everything lies inside the image
     tw, th = tile_size(lay.tile_w)
     for s in lay.slots:
-        assert 0 <= s.x and s.x + tw <= lay.width and 0 <= s.y and s.base + lay.label_dy < lay.height
+        assert s.x >= 0 and s.x + tw <= lay.width and s.y >= 0 and s.base + lay.label_dy < lay.height
     for m in lay.melds:
-        assert m.x + m.width <= lay.width and all(0 <= m.base + p.y for p in m.placed)
+        assert m.x + m.width <= lay.width and all(m.base + p.y >= 0 for p in m.placed)
         assert m.base < lay.height and (not m.label or m.base + round(lay.feeder_size * 1.3) <= lay.height)
     assert len(lay.melds) == len(scene.melds)
 
@@ -138,7 +138,7 @@ def test_a_river_tile_is_at_least_20_px_on_a_phone(river_len, kongs):
         bottom = band.y + band.height
         assert len(band.river) == river_len and len(band.melds) == 4
         for t in band.river:
-            assert band.y < t.y and t.y + rth <= band.y + band.height and 0 < t.x and t.x + rw < lay.width
+            assert band.y < t.y and t.y + rth <= band.y + band.height and t.x > 0 and t.x + rw < lay.width
         for m in band.melds:
             assert m.x + m.width < lay.width and band.y < m.base + min(p.y for p in m.placed)
             assert m.base <= min(t.y for t in band.river)  # melds above the river
