@@ -30,18 +30,44 @@ def item_text(item: Item, lang: str) -> str:
 
 
 def _wrap(text: str, font, width: int) -> list[str]:
-    """Greedy wrap: at spaces for text with spaces, else anywhere."""
-    words = text.split(" ") if " " in text else list(text)
-    sep = " " if " " in text else ""
+    """Greedy wrap: at spaces for text with spaces, else anywhere; a word wider than ``width`` (a Chinese phrase
+    between two spaces) is broken anywhere too.
+
+    >>> from render import fonts
+    >>> f = fonts.text_font("承包东家共付", 16)
+    >>> [len(line) for line in _wrap("承包：东家供和牌者4口条，和出蜡子 12 子", f, 100)]
+    [6, 6, 5, 4]
+    """
+    if " " not in text:
+        return _wrap_chars(text, font, width)
     lines: list[str] = []
     cur = ""
-    for w in words:
-        cand = f"{cur}{sep}{w}" if cur else w
-        if font.getlength(cand) <= width or not cur:
+    for w in text.split(" "):
+        cand = f"{cur} {w}" if cur else w
+        if font.getlength(cand) <= width:
             cur = cand
+            continue
+        if cur:
+            lines.append(cur)
+        if font.getlength(w) <= width:
+            cur = w
+        else:
+            *full, cur = _wrap_chars(w, font, width)
+            lines += full
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def _wrap_chars(text: str, font, width: int) -> list[str]:
+    lines: list[str] = []
+    cur = ""
+    for c in text:
+        if font.getlength(cur + c) <= width or not cur:
+            cur += c
         else:
             lines.append(cur)
-            cur = w
+            cur = c
     if cur:
         lines.append(cur)
     return lines
