@@ -3,8 +3,11 @@
     python benchmarks/bench_render.py [--json] [--repeat N]
 
 With ``--json`` the last line of stdout is one JSON object with ``hand_ms``, ``table_ms`` (medians, sprites already
-cached as in a running bot), ``hand_bytes``, ``table_bytes``, plus the score card and match chart figures and the
-one-off cost of building the sprites (``warmup_ms``). Goals: hand <= 5 ms and <= 60 KB, table <= 25 ms.
+cached as in a running bot), ``hand_bytes``, ``table_bytes``, plus the score card, match chart, leaderboard and stats
+card figures, the one-off cost of building the sprites (``warmup_ms``), the same medians in CPU time of this process
+(``*_cpu_ms``: steadier than wall time on a busy machine) and what a phone shows (``hand_tile_px_400``,
+``river_tile_px_400``: a hand tile's and a river tile's width when the image is shown 400 px wide). Goals: hand <= 5
+ms and <= 60 KB, table <= 25 ms; on a phone a hand tile >= 36 px and a river tile >= 20 px.
 """
 
 from __future__ import annotations
@@ -19,22 +22,28 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from render import (  # noqa: E402
+    render_board,
     render_hand,
     render_match,
     render_score,
+    render_stats,
     render_table,
     samples,  # noqa: E402
 )
+from render.hand import hand_layout  # noqa: E402
+from render.table import table_layout  # noqa: E402
 
 
-def median_ms(fn, repeat: int) -> tuple[float, bytes]:
-    times = []
+def median_ms(fn, repeat: int) -> tuple[float, float, bytes]:
+    """Median wall time and median CPU time (ms) of ``fn()``, and its last result."""
+    times, cpu = [], []
     out = b""
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = fn()
         times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000, out
+        cpu.append(time.process_time() - c)
+    return statistics.median(times) * 1000, statistics.median(cpu) * 1000, out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=60)
     args = ap.parse_args(argv)
     hand, table, score, match = samples.hand_scene(), samples.table_scene(), samples.score_scene(), samples.match_scene()
+    board, stats = samples.board_scene(), samples.stats_scene()
     t = time.perf_counter()
     for theme in ("dark", "light"):
         render_hand(hand, theme), render_table(table, theme), render_score(score, theme), render_match(match, theme)
@@ -53,15 +63,21 @@ def main(argv: list[str] | None = None) -> int:
         ("table", lambda: render_table(table)),
         ("score", lambda: render_score(score)),
         ("match", lambda: render_match(match)),
+        ("board", lambda: render_board(board)),
+        ("stats", lambda: render_stats(stats)),
     ):
-        ms, data = median_ms(fn, args.repeat)
+        ms, cpu_ms, data = median_ms(fn, args.repeat)
         res[f"{name}_ms"] = round(ms, 3)
+        res[f"{name}_cpu_ms"] = round(cpu_ms, 3)
         res[f"{name}_bytes"] = len(data)
     res["warmup_ms"] = round(warm, 1)
+    res["hand_tile_px_400"] = round(hand_layout(hand).shown_tile(400), 1)
+    res["river_tile_px_400"] = round(table_layout(table).shown_river_tile(400), 1)
     if not args.json:
-        for k in ("hand", "table", "score", "match"):
-            print(f"{k:6s} {res[k + '_ms']:8.2f} ms  {res[k + '_bytes'] / 1024:7.1f} KB")
+        for k in ("hand", "table", "score", "match", "board", "stats"):
+            print(f"{k:6s} {res[k + '_ms']:8.2f} ms ({res[k + '_cpu_ms']:.2f} ms CPU)  {res[k + '_bytes'] / 1024:7.1f} KB")
         print(f"warm-up (sprites, palettes, fonts, both themes): {warm:.0f} ms")
+        print(f"on a phone (400 px): hand tile {res['hand_tile_px_400']} px, river tile {res['river_tile_px_400']} px")
     print(json.dumps(res))
     return 0
 

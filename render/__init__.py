@@ -28,15 +28,18 @@ def warm(themes: tuple[str, ...] = ("dark", "light")) -> None:
         render_match(samples.match_scene(), theme)
         render_board(samples.board_scene(), theme)
         render_stats(samples.stats_scene(), theme)
+    from .card import HAND_TILE_W
+    from .table import BACK_W, RIVER_W
+
+    hand_w = 56  # render_hand's default
+    upright = {hand_w, round(hand_w * 0.86), RIVER_W, HAND_TILE_W, round(HAND_TILE_W * 0.86)}
+    sideways = {round(hand_w * 0.86), RIVER_W, round(HAND_TILE_W * 0.86)}
     for kind in (*range(34), BACK):
-        for width in (44, 56):
+        for width in upright:
             tile_sprite(kind, width)
-        tile_sprite(kind, 48, True)
-        tile_sprite(kind, 32)
-        tile_sprite(kind, 32, True)
-        tile_sprite(kind, 38)
-        tile_sprite(kind, 38, True)
-    tile_sprite(BACK, 22)
+        for width in sideways:
+            tile_sprite(kind, width, True)
+    tile_sprite(BACK, BACK_W)
 
 
 __all__ = [

@@ -22,8 +22,9 @@ from PIL import Image, ImageDraw
 from .common import Theme, draw_text, encode, lang_of, theme_of
 from .match import nice_ticks
 
-BOARD_WIDTH = 760
-STATS_WIDTH, STATS_HEIGHT = 960, 540
+BOARD_WIDTH = 480  # a phone shows images about 400 px wide: 20 px names read as 17 px
+STATS_WIDTH, STATS_HEIGHT = 480, 600
+FIGURES_TOP, FIGURE_H = 84, 66  # the two rows of figures; the chart is below them
 
 # label -> (Simplified, Traditional, English)
 LABELS: dict[str, tuple[str, str, str]] = {
@@ -94,10 +95,11 @@ class BoardScene:
     lines: tuple[BoardLine, ...]
 
 
+NET_RIGHT = 298  # the right edge of the net column (a name never reaches it)
 _MEDALS = ((236, 190, 60), (190, 198, 208), (205, 133, 80))  # gold, silver, bronze
-ROW_H = 50
-_HEAD_H = 96
-_COLS_H = 30
+ROW_H = 46
+_HEAD_H = 84
+_COLS_H = 28
 
 
 def _net_colour(th: Theme, v: int):
@@ -115,16 +117,16 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
     img = Image.new("RGB", (w, height), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, w - 7, height - 7), radius=16, fill=th.panel)
-    draw_text(img, (28, 20), scene.title, 26, th.text, max_width=w - 56)
-    draw_text(img, (28, 58), scene.subtitle, 17, th.subtext, bold=False, max_width=w - 56)
+    draw_text(img, (20, 16), scene.title, 24, th.text, max_width=w - 40)
+    draw_text(img, (20, 52), scene.subtitle, 16, th.subtext, bold=False, max_width=w - 40)
     # columns: rank | name | net | hands | wins | rate (right edges of the number columns)
-    x_rank, x_name = 52, 92
-    x_net, x_hands, x_wins, x_rate = 470, 560, 640, w - 34
+    x_rank, x_name = 36, 62
+    x_net, x_hands, x_wins, x_rate = NET_RIGHT, 352, 405, w - 22
     y = _HEAD_H
     for key, x, anchor in (("rank", x_rank, "ma"), ("player", x_name, "la"), ("net", x_net, "ra"),
                            ("hands", x_hands, "ra"), ("wins", x_wins, "ra"), ("rate", x_rate, "ra")):
         draw_text(img, (x, y + 4), label(key, lang), 15, th.subtext, anchor=anchor, bold=False)
-    d.line((22, y + _COLS_H - 2, w - 22, y + _COLS_H - 2), fill=th.grid, width=1)
+    d.line((14, y + _COLS_H - 2, w - 14, y + _COLS_H - 2), fill=th.grid, width=1)
     y += _COLS_H
     if not lines:
         draw_text(img, (w / 2, y + ROW_H / 2), label("empty", lang), 20, th.subtext, anchor="mm")
@@ -138,19 +140,19 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
             y += 22
         prev = line.rank
         if line.highlight:
-            d.rounded_rectangle((18, y + 3, w - 18, y + ROW_H - 3), radius=10, fill=th.panel_hi, outline=th.accent,
+            d.rounded_rectangle((12, y + 3, w - 12, y + ROW_H - 3), radius=10, fill=th.panel_hi, outline=th.accent,
                                 width=2)
         elif i % 2 == 1:
-            d.rounded_rectangle((18, y + 3, w - 18, y + ROW_H - 3), radius=10, fill=th.panel_hi)
+            d.rounded_rectangle((12, y + 3, w - 12, y + ROW_H - 3), radius=10, fill=th.panel_hi)
         cy = y + ROW_H / 2
         if line.rank <= 3:
-            r = 15
+            r = 14
             d.ellipse((x_rank - r, cy - r, x_rank + r, cy + r), fill=_MEDALS[line.rank - 1])
             draw_text(img, (x_rank, cy), str(line.rank), 17, (40, 32, 20), anchor="mm")
         else:
             draw_text(img, (x_rank, cy), str(line.rank), 18, th.subtext, anchor="mm")
-        draw_text(img, (x_name, cy), line.name, 20, th.text, anchor="lm", max_width=x_net - 110 - x_name)
-        draw_text(img, (x_net, cy), f"{signed(line.net)} {label('unit', lang)}", 21, _net_colour(th, line.net),
+        draw_text(img, (x_name, cy), line.name, 19, th.text, anchor="lm", max_width=x_net - 84 - x_name)
+        draw_text(img, (x_net, cy), f"{signed(line.net)} {label('unit', lang)}", 20, _net_colour(th, line.net),
                   anchor="rm")
         draw_text(img, (x_hands, cy), str(line.hands), 18, th.text, anchor="rm", bold=False)
         draw_text(img, (x_wins, cy), str(line.wins), 18, th.text, anchor="rm", bold=False)
@@ -204,22 +206,26 @@ def draw_stats(scene: StatsScene, theme: str | Theme = "dark", lang: str = "zh")
     img = Image.new("RGB", (w, h), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, w - 7, h - 7), radius=16, fill=th.panel)
-    draw_text(img, (28, 20), scene.name, 28, th.text, max_width=w - 56)
-    draw_text(img, (28, 60), scene.subtitle, 17, th.subtext, bold=False, max_width=w - 56)
-    # the figures, one box each
+    draw_text(img, (20, 16), scene.name, 26, th.text, max_width=w - 40)
+    draw_text(img, (20, 54), scene.subtitle, 16, th.subtext, bold=False, max_width=w - 40)
+    # the figures, one box each, in two rows (four, then three) so a phone shows them large enough to read
     figs = _figures(scene, lang)
-    gap, x0, top, box_h = 10, 22, 96, 74
-    box_w = (w - 2 * x0 - gap * (len(figs) - 1)) / len(figs)
-    for i, (name, value, kind) in enumerate(figs):
-        bx = x0 + i * (box_w + gap)
-        d.rounded_rectangle((bx, top, bx + box_w, top + box_h), radius=10, fill=th.panel_hi)
-        draw_text(img, (bx + box_w / 2, top + 10), name, 14, th.subtext, anchor="ma", bold=False,
-                  max_width=int(box_w) - 10)
-        colour = _net_colour(th, scene.net) if kind == "net" else th.text
-        draw_text(img, (bx + box_w / 2, top + 36), value, 22, colour, anchor="ma", max_width=int(box_w) - 10)
+    gap, x0, top, box_h = 8, 16, FIGURES_TOP, FIGURE_H
+    rows = (figs[:4], figs[4:])
+    for r, row in enumerate(rows):
+        box_w = (w - 2 * x0 - gap * (len(row) - 1)) / len(row)
+        by = top + r * (box_h + gap)
+        for i, (name, value, kind) in enumerate(row):
+            bx = x0 + i * (box_w + gap)
+            d.rounded_rectangle((bx, by, bx + box_w, by + box_h), radius=10, fill=th.panel_hi)
+            draw_text(img, (bx + box_w / 2, by + 8), name, 15, th.subtext, anchor="ma", bold=False,
+                      max_width=int(box_w) - 8)
+            colour = _net_colour(th, scene.net) if kind == "net" else th.text
+            draw_text(img, (bx + box_w / 2, by + 32), value, 22, colour, anchor="ma", max_width=int(box_w) - 8)
     # the chart of the running net
-    draw_text(img, (28, top + box_h + 18), label("chart", lang), 16, th.subtext, bold=False)
-    px0, py0, px1, py1 = 84, top + box_h + 52, w - 40, h - 60
+    chart_top = top + 2 * box_h + gap + 14
+    draw_text(img, (20, chart_top), label("chart", lang), 16, th.subtext, bold=False)
+    px0, py0, px1, py1 = 58, chart_top + 40, w - 30, h - 58
     _chart(img, scene.series, (px0, py0, px1, py1), th, lang)
     return img
 
@@ -245,11 +251,11 @@ def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, 
 
     for t in ticks:
         d.line((px0, Y(t), px1, Y(t)), fill=th.subtext if t == 0 else th.grid, width=2 if t == 0 else 1)
-        draw_text(img, (px0 - 10, Y(t)), str(t), 15, th.subtext, anchor="rm", bold=False)
-    xt = [x for x in nice_ticks(0, n, 6) if 0 <= x <= n]
+        draw_text(img, (px0 - 8, Y(t)), str(t), 16, th.subtext, anchor="rm", bold=False)
+    xt = [x for x in nice_ticks(0, n, 5) if 0 <= x <= n]
     for x in xt:
-        draw_text(img, (X(x), py1 + 8), str(x), 14, th.subtext, anchor="ma", bold=False)
-    draw_text(img, ((px0 + px1) / 2, py1 + 28), label("hand_axis", lang), 14, th.subtext, anchor="ma", bold=False)
+        draw_text(img, (X(x), py1 + 8), str(x), 16, th.subtext, anchor="ma", bold=False)
+    draw_text(img, ((px0 + px1) / 2, py1 + 30), label("hand_axis", lang), 15, th.subtext, anchor="ma", bold=False)
     # drawn at twice the size and scaled down (antialiased), as the match chart
     ox, oy = px0 - 8, py0 - 8
     ow, oh = px1 - px0 + 16, py1 - py0 + 16
@@ -277,7 +283,7 @@ def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, 
     img.paste(layer.convert("RGB"), (ox, oy), layer)
     # the final value next to the last point
     last = values[-1]
-    draw_text(img, (X(n) - 6, Y(last) + (-12 if last >= 0 else 12)), signed(last), 16, _net_colour(th, last),
+    draw_text(img, (X(n) - 6, Y(last) + (-12 if last >= 0 else 12)), signed(last), 18, _net_colour(th, last),
               anchor="rd" if last >= 0 else "ra")
 
 

@@ -15,9 +15,10 @@ from .common import WIND_ZH, Theme, draw_text, encode, lang_of, theme_of, tr, wi
 from .hand import draw_hand
 from .scene import HandScene, ScoreScene
 
-CARD_W = 760
-MARGIN = 28
-VALUE_W = 110  # the value column
+CARD_W = 480  # a phone shows it about 400 px wide: 22 px item names read as 18 px
+MARGIN = 16
+VALUE_W = 76  # the value column
+HAND_TILE_W = 48  # the winning hand's tiles: 40 px on a 400 px phone screen
 NAME_W = CARD_W - 2 * MARGIN - 16 - VALUE_W  # the item-name column
 ITEM_SIZE = 22
 ITEM_MIN_SIZE = 16
@@ -29,18 +30,44 @@ def item_text(item: Item, lang: str) -> str:
 
 
 def _wrap(text: str, font, width: int) -> list[str]:
-    """Greedy wrap: at spaces for text with spaces, else anywhere."""
-    words = text.split(" ") if " " in text else list(text)
-    sep = " " if " " in text else ""
+    """Greedy wrap: at spaces for text with spaces, else anywhere; a word wider than ``width`` (a Chinese phrase
+    between two spaces) is broken anywhere too.
+
+    >>> from render import fonts
+    >>> f = fonts.text_font("承包东家共付", 16)
+    >>> [len(line) for line in _wrap("承包：东家供和牌者4口条，和出蜡子 12 子", f, 100)]
+    [6, 6, 5, 4]
+    """
+    if " " not in text:
+        return _wrap_chars(text, font, width)
     lines: list[str] = []
     cur = ""
-    for w in words:
-        cand = f"{cur}{sep}{w}" if cur else w
-        if font.getlength(cand) <= width or not cur:
+    for w in text.split(" "):
+        cand = f"{cur} {w}" if cur else w
+        if font.getlength(cand) <= width:
             cur = cand
+            continue
+        if cur:
+            lines.append(cur)
+        if font.getlength(w) <= width:
+            cur = w
+        else:
+            *full, cur = _wrap_chars(w, font, width)
+            lines += full
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def _wrap_chars(text: str, font, width: int) -> list[str]:
+    lines: list[str] = []
+    cur = ""
+    for c in text:
+        if font.getlength(cur + c) <= width or not cur:
+            cur += c
         else:
             lines.append(cur)
-            cur = w
+            cur = c
     if cur:
         lines.append(cur)
     return lines
@@ -70,7 +97,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     th = theme_of(theme)
     lang = lang_of(lang)
     hand_img = draw_hand(HandScene.from_hand(scene.hand, seat=scene.winner, names=scene.names, winds=scene.winds),
-                         th, lang, 44, bg=th.panel)
+                         th, lang, HAND_TILE_W, bg=th.panel)
 
     def wind(s: int) -> str:
         return wind_name(scene.winds[s] if scene.winds else s, lang)
@@ -93,7 +120,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     for it in scene.notes:
         lines, f = layout_item_name(item_text(it, lang), W - 2 * MARGIN - 16)
         note_rows.append((lines, f, int(len(lines) * f.size * 1.35) + 6))
-    header_h = 78
+    header_h = 70
     H = (MARGIN + header_h + hand_img.height + 14 + sum(r[3] for r in rows) + 12 + sum(r[2] for r in note_rows)
          + (50 if scene.total is not None else 0) + 20 + 4 * 40 + MARGIN)
     img = Image.new("RGB", (W, H), th.bg)
@@ -108,9 +135,9 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     else:
         how = tr(lang, f"点炮：{who(scene.discarder)}", f"on {who(scene.discarder)}'s discard")
     line = tr(lang, f"{who(scene.winner)} 和牌 · {how}", f"{who(scene.winner)} wins · {how}")
-    draw_text(img, (MARGIN, y + 28), line, 26, th.text, max_width=W - 2 * MARGIN)
+    draw_text(img, (MARGIN, y + 26), line, 24, th.text, max_width=W - 2 * MARGIN)
     y += header_h
-    img.paste(hand_img, (MARGIN - 8, y))
+    img.paste(hand_img, (MARGIN - 6, y))
     y += hand_img.height + 14
     # breakdown
     for it, lines, f, h in rows:
@@ -147,9 +174,10 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         elif s == scene.discarder:
             tag = tr(lang, "点炮", "dealt in")
         draw_text(img, (MARGIN + 12, y + 18), wind(s), 20, th.subtext, anchor="lm")
-        draw_text(img, (MARGIN + 50, y + 18), name(s), 20, th.text, anchor="lm", max_width=W // 2 - 40)
-        if tag:
-            draw_text(img, (W // 2 + 40, y + 18), tag, 16, th.accent, anchor="lm")
+        tag_x = W - MARGIN - 104  # the tag ends where the amount column begins
+        tag_w = draw_text(img, (tag_x, y + 18), tag, 16, th.accent, anchor="rm") + 8 if tag else 0
+        draw_text(img, (MARGIN + 44, y + 18), name(s), 20, th.text, anchor="lm",
+                  max_width=tag_x - tag_w - MARGIN - 44 - 6)
         col = th.plus if amount > 0 else th.minus if amount < 0 else th.subtext
         unit = tr(lang, scene.unit, "zi" if scene.unit == "子" else scene.unit)
         draw_text(img, (W - MARGIN - 12, y + 18), f"{amount:+d} {unit}" if amount else f"0 {unit}", 22, col,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from engine.tiles import Hand, Meld, MeldKind
+from engine.tiles import Hand, Meld, MeldKind, is_honor, suit_of
 
 from .common import Theme, draw_text, encode, lang_of, paste, theme_of, tr, wind_name
 from .scene import HandScene, hand_slots
@@ -78,6 +78,54 @@ def _depth_of(width: int) -> int:
     return tile_size(width)[1] - face_height(width) - max(1, round(width * 0.05))
 
 
+PHONE_WIDTH = 400
+"""The width (px) at which Discord shows an image on a phone: the chat's width. Layouts are checked at this width."""
+
+HAND_PER_ROW = 8
+"""Most concealed tiles in one row of the hand (the drawn tile, set apart, counts as one): a 14-tile hand takes two
+rows, so a tile is about 45 px wide on a 400 px phone screen (one row of 14 would make it 21 px)."""
+
+
+def shown_px(px: float, image_width: int, display_width: int = PHONE_WIDTH) -> float:
+    """How wide ``px`` image pixels look when the image is shown ``display_width`` px wide (scaled to fit; an image
+    narrower than the display is shown at its own size).
+
+    >>> shown_px(56, 500), shown_px(30, 300)
+    (44.8, 30)
+    """
+    return px * display_width / image_width if image_width > display_width else px
+
+
+def split_rows(slots: list[int], n_concealed: int, per_row: int = HAND_PER_ROW) -> list[int]:
+    """How many of ``slots`` (sorted concealed tiles, then the drawn tile) go in each row: as few rows as fit
+    ``per_row``, as even as can be, and for two rows a break between suits when one is near the middle. The drawn
+    tile stays in the last row.
+
+    >>> split_rows(list(range(13)), 13)
+    [7, 6]
+    >>> split_rows([0, 1, 2, 3, 4, 9, 10, 11, 18, 19, 20, 27, 27, 5], 13)  # 12345m 123p | 123s 東東 + 6m
+    [8, 6]
+    >>> split_rows([0, 1, 2], 2)
+    [3]
+    """
+    n = len(slots)
+    if n <= per_row:
+        return [n]
+    rows = -(-n // per_row)
+    sizes = [n // rows + (1 if r < n % rows else 0) for r in range(rows)]
+    if rows == 2:
+        lo, hi = max(n - per_row, 1), min(per_row, n_concealed)
+        breaks = [k for k in range(lo, hi + 1) if k < n_concealed and _suit(slots[k - 1]) != _suit(slots[k])]
+        if breaks:
+            k = min(breaks, key=lambda k: (abs(2 * k - n), -k))
+            sizes = [k, n - k]
+    return sizes
+
+
+def _suit(kind: int) -> int:
+    return 3 if is_honor(kind) else suit_of(kind)
+
+
 def _feeder_label(meld: Meld, scene: HandScene, lang: str) -> str:
     if meld.fed_by is None or not meld.is_claimed:
         return ""
@@ -87,71 +135,162 @@ def _feeder_label(meld: Meld, scene: HandScene, lang: str) -> str:
     return tr(lang, f"{wind}家", f"from {wind}")
 
 
+@dataclass(frozen=True)
+class SlotBox:
+    """A concealed tile: ``slot`` is its index in :func:`hand_slots` (its number is ``slot + 1``); ``y`` the top of
+    its sprite (lifted when highlighted), ``base`` the bottom of its row."""
+
+    slot: int
+    kind: int
+    x: int
+    y: int
+    base: int
+    highlight: bool = False
+
+
+@dataclass(frozen=True)
+class MeldBox:
+    """A meld at (``x``, ``base``): its sprites (offsets from there), its width, the feeder's name under it."""
+
+    meld: Meld
+    x: int
+    base: int
+    width: int
+    placed: tuple[Placed, ...]
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class HandLayout:
+    """Where everything of a hand image goes: the image size, the concealed tiles (``tile_w`` px wide) in rows,
+    the melds (``meld_w`` px wide) in rows under them, and the text sizes."""
+
+    width: int
+    height: int
+    tile_w: int
+    meld_w: int
+    slots: tuple[SlotBox, ...]
+    melds: tuple[MeldBox, ...]
+    label_size: int
+    label_dy: int  # from a row's base to the middle of its numbers / feeder names
+    feeder_size: int
+
+    def shown_tile(self, display_width: int = PHONE_WIDTH) -> float:
+        """A concealed tile's width as a phone shows it (the image scaled to ``display_width``)."""
+        return shown_px(self.tile_w, self.width, display_width)
+
+    def shown_meld_tile(self, display_width: int = PHONE_WIDTH) -> float:
+        """A meld tile's width as a phone shows it."""
+        return shown_px(self.meld_w, self.width, display_width)
+
+
+def hand_layout(scene: HandScene | Hand, lang: str = "zh", width: int = 56) -> HandLayout:
+    """The geometry of a hand image with tiles ``width`` px wide, laid out for a phone first: the concealed tiles
+    in rows of at most :data:`HAND_PER_ROW` (the drawn tile set apart at the end of the last row), the melds in rows
+    under them. The image is as wide as a full row whatever the hand, so tiles keep their size from turn to turn.
+
+    >>> lay = hand_layout(HandScene(concealed=tuple(range(13)), drawn=13))
+    >>> [len([s for s in lay.slots if s.base == b]) for b in sorted({s.base for s in lay.slots})], lay.width
+    ([7, 7], 497)
+    >>> round(lay.shown_tile(), 1)
+    45.1
+    """
+    if isinstance(scene, Hand):
+        scene = HandScene.from_hand(scene)
+    lang = lang_of(lang)
+    tw, tht = tile_size(width)
+    mw = max(24, round(width * 0.86))
+    margin = max(6, width // 8)
+    lift = max(4, width // 7)
+    pitch = width + 1
+    gap_drawn = round(width * 0.45)
+    under = max(3, width // 14)  # the hint's underline below a row
+    label_size = max(12, round(width * 0.3))
+    feeder_size = max(13, round(mw * 0.36))
+    row_gap = max(4, round(width * 0.12))
+    slots = hand_slots(scene)
+    n_conc = len(scene.concealed)
+    W = 2 * margin + (HAND_PER_ROW - 1) * pitch + tw + gap_drawn
+    label_h = round(label_size * 1.5) if scene.labels else under + 2
+    out_slots: list[SlotBox] = []
+    y = margin
+    i = 0
+    for n in split_rows(slots, n_conc) if slots else []:
+        base = y + lift + tht
+        x = margin
+        for _ in range(n):
+            k = slots[i]
+            if i == n_conc and scene.drawn is not None:
+                x += gap_drawn
+            hi = k in scene.highlight
+            out_slots.append(SlotBox(i, k, x, base - tht - (lift if hi else 0), base, hi))
+            x += pitch
+            i += 1
+        y = base + label_h + row_gap
+    # melds: in rows as wide as the image allows, each meld's feeder named under it
+    meld_gap = round(mw * 0.3)
+    feeder_h = round(feeder_size * 1.5) if any(_feeder_label(m, scene, lang) for m in scene.melds) else 0
+    parts = []
+    for m in scene.melds:
+        placed, w = meld_layout(m, scene.seat, mw, 0)
+        parts.append((m, tuple(placed), w))
+    rows: list[list] = []
+    for part in parts:
+        if rows and sum(p[2] for p in rows[-1]) + meld_gap * len(rows[-1]) + part[2] <= W - 2 * margin:
+            rows[-1].append(part)
+        else:
+            rows.append([part])
+    if rows and out_slots:
+        y += round(width * 0.12)
+    out_melds: list[MeldBox] = []
+    for row in rows:
+        base = y + max(-min(p.y for p in placed) for _, placed, _ in row)
+        x = margin
+        for m, placed, w in row:
+            out_melds.append(MeldBox(m, x, base, w, placed, _feeder_label(m, scene, lang)))
+            x += w + meld_gap
+        W = max(W, x - meld_gap + margin)
+        y = base + feeder_h + row_gap
+    H = max(y - row_gap + margin, 2 * margin + tht)
+    return HandLayout(W, H, width, mw, tuple(out_slots), tuple(out_melds), label_size,
+                      round(label_h * 0.55) if scene.labels else 0, feeder_size)
+
+
 def draw_hand(
     scene: HandScene | Hand, theme: str | Theme = "dark", lang: str = "zh", width: int = 56, *, bg=None
 ) -> Image.Image:
-    """The hand as an RGB image (see :func:`render_hand`)."""
+    """The hand as an RGB image (see :func:`render_hand` and :func:`hand_layout`)."""
     if isinstance(scene, Hand):
         scene = HandScene.from_hand(scene)
     th = theme_of(theme)
     lang = lang_of(lang)
-    tw, tht = tile_size(width)
-    mw = max(24, round(width * 0.86))
-    margin = max(8, width // 5)
-    lift = max(4, width // 7)
-    pitch = width + 1
-    slots = hand_slots(scene)
-    n_conc = len(scene.concealed)
-    gap_drawn = round(width * 0.45) if scene.drawn is not None else 0
-    gap_melds = round(width * 0.55) if scene.melds else 0
-    # lay melds out first to know their widths and whether an added kong needs headroom
-    meld_parts = []
-    headroom = lift
-    for m in scene.melds:
-        placed, w = meld_layout(m, scene.seat, mw, 0)
-        top = min(p.y for p in placed)
-        headroom = max(headroom, -top - tht + lift)
-        meld_parts.append((m, placed, w))
-    melds_w = sum(w for _, _, w in meld_parts) + max(0, len(meld_parts) - 1) * round(mw * 0.3)
-    label_size = max(11, round(width * 0.3))
-    feeder_size = max(13, round(mw * 0.3))
-    want_labels = scene.labels or any(_feeder_label(m, scene, lang) for m in scene.melds)
-    label_h = round(max(label_size, feeder_size) * 1.6) if want_labels else 0
-    conc_w = (len(slots) - 1) * pitch + tw + gap_drawn if slots else 0
-    W = margin * 2 + conc_w + gap_melds + melds_w
-    base = margin + headroom + tht
-    H = base + label_h + margin
-    img = Image.new("RGB", (max(W, 2 * margin + tw), H), bg or th.bg)
+    lay = hand_layout(scene, lang, width)
+    img = Image.new("RGB", (lay.width, lay.height), bg or th.bg)
     d = ImageDraw.Draw(img)
-    x = margin
-    for i, k in enumerate(slots):
-        if i == n_conc and scene.drawn is not None:
-            x += gap_drawn
-        hi = k in scene.highlight
-        y = base - tht - (lift if hi else 0)
-        if hi:
-            d.rounded_rectangle((x - 1, base - 2, x + width + 1, base + max(3, width // 14)), radius=2, fill=th.accent)
-        paste(img, tile_sprite(k, width), (x, y))
+    under = max(3, width // 14)
+    for s in lay.slots:
+        if s.highlight:
+            d.rounded_rectangle((s.x - 1, s.base - 2, s.x + width + 1, s.base + under), radius=2, fill=th.accent)
+        paste(img, tile_sprite(s.kind, width), (s.x, s.y))
         if scene.labels:
-            draw_text(img, (x + width / 2, base + label_h * 0.55), str(i + 1), label_size,
-                      th.accent if hi else th.subtext, anchor="mm")
-        x += pitch
-    x = x - pitch + tw + gap_melds if slots else margin
-    for m, placed, w in meld_parts:
-        for p in placed:
-            paste(img, tile_sprite(p.kind, mw, p.sideways), (x + p.x, base + p.y))
-        label = _feeder_label(m, scene, lang)
-        if label:
-            draw_text(img, (x + w / 2, base + label_h * 0.55), label, feeder_size, th.subtext, anchor="mm",
-                      bold=False, max_width=max(w, mw * 2))
-        x += w + round(mw * 0.3)
+            draw_text(img, (s.x + width / 2, s.base + lay.label_dy), str(s.slot + 1), lay.label_size,
+                      th.accent if s.highlight else th.subtext, anchor="mm")
+    mw = lay.meld_w
+    for mb in lay.melds:
+        for p in mb.placed:
+            paste(img, tile_sprite(p.kind, mw, p.sideways), (mb.x + p.x, mb.base + p.y))
+        if mb.label:
+            draw_text(img, (mb.x + mb.width / 2, mb.base + round(lay.feeder_size * 0.8)), mb.label,
+                      lay.feeder_size, th.subtext, anchor="mm", bold=False, max_width=mb.width + round(mw * 0.3) - 4)
     return img
 
 
 def render_hand(scene: HandScene | Hand, theme: str | Theme = "dark", lang: str = "zh", width: int = 56) -> bytes:
     """PNG bytes of a player's hand. ``scene``: a :class:`HandScene` or an ``engine.tiles.Hand`` (its winning tile
-    set apart). ``width``: tile width in px (56 reads well on Discord desktop and phone)."""
+    set apart). ``width``: tile width in px; at 56 the image is 497 px wide, so a phone showing it 400 px wide
+    shows 45 px tiles and a desktop shows it at its own size."""
     return encode(draw_hand(scene, theme, lang, width), theme)
 
 
-__all__ = ["draw_hand", "render_hand", "feeder_position"]
+__all__ = ["HAND_PER_ROW", "PHONE_WIDTH", "HandLayout", "draw_hand", "feeder_position", "hand_layout", "render_hand",
+           "shown_px", "split_rows"]

@@ -1,4 +1,4 @@
-"""The match summary: every player's running total after each hand as a line chart, with the final totals."""
+"""The match summary: every player's running total after each hand as a line chart, the final totals under it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from PIL import Image, ImageDraw
 from .common import Theme, draw_text, encode, lang_of, theme_of, tr
 from .scene import MatchScene
 
-WIDTH, HEIGHT = 960, 540
+WIDTH, HEIGHT = 480, 600  # a phone shows it about 400 px wide: the axis labels read as 13 px
+LEGEND_ROW_H = 62
 
 
 def nice_ticks(lo: float, hi: float, n: int = 5) -> list[int]:
@@ -36,13 +37,14 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, WIDTH - 7, HEIGHT - 7), radius=16, fill=th.panel)
     title = tr(lang, scene.title, scene.title) if scene.title else tr(lang, "对局总结", "Match summary")
-    draw_text(img, (28, 22), title, 26, th.text, max_width=WIDTH - 56)
+    draw_text(img, (20, 18), title, 24, th.text, max_width=WIDTH - 40)
     series = [list(scene.start)] + [list(t) for t in scene.totals]
     n = len(series) - 1
     vals = [v for row in series for v in row]
-    ticks = nice_ticks(min(vals + [0]), max(vals + [0]))
-    legend_w = 250
-    px0, py0, px1, py1 = 84, 80, WIDTH - legend_w - 20, HEIGHT - 64
+    ticks = nice_ticks(min(vals + [0]), max(vals + [0]), 4)
+    # the standings under the chart: two by two, best first
+    legend_h = 2 * LEGEND_ROW_H + 8
+    px0, py0, px1, py1 = 58, 74, WIDTH - 26, HEIGHT - legend_h - 70
     lo, hi = ticks[0], ticks[-1]
 
     def X(i: int) -> float:
@@ -53,12 +55,12 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
 
     for t in ticks:
         d.line((px0, Y(t), px1, Y(t)), fill=th.subtext if t == 0 else th.grid, width=2 if t == 0 else 1)
-        draw_text(img, (px0 - 10, Y(t)), str(t), 16, th.subtext, anchor="rm", bold=False)
-    step = max(1, math.ceil(n / 12))
+        draw_text(img, (px0 - 8, Y(t)), str(t), 16, th.subtext, anchor="rm", bold=False)
+    step = max(1, math.ceil(n / 8))
     for i in range(0, n + 1, step):
         label = "0" if i == 0 else (scene.hand_labels[i - 1] if i - 1 < len(scene.hand_labels) else str(i))
-        draw_text(img, (X(i), py1 + 10), label, 15, th.subtext, anchor="ma", bold=False)
-    draw_text(img, ((px0 + px1) / 2, py1 + 34), tr(lang, "局", "hand"), 15, th.subtext, anchor="ma", bold=False)
+        draw_text(img, (X(i), py1 + 8), label, 16, th.subtext, anchor="ma", bold=False)
+    draw_text(img, ((px0 + px1) / 2, py1 + 30), tr(lang, "局", "hand"), 15, th.subtext, anchor="ma", bold=False)
     # the lines, drawn at twice the size over the plot area and scaled down (antialiased)
     ox, oy = px0 - 8, py0 - 8
     ow, oh = px1 - px0 + 16, py1 - py0 + 16
@@ -77,17 +79,19 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
     # legend with final totals, best first
     final = series[-1]
     order = sorted(range(4), key=lambda s: -final[s])
-    lx, ly = WIDTH - legend_w, py0
     unit = tr(lang, scene.unit, "zi" if scene.unit == "子" else scene.unit)
+    gap, lx0 = 8, 16
+    box_w = (WIDTH - 2 * lx0 - gap) / 2
+    top = HEIGHT - 16 - legend_h
     for rank, s in enumerate(order):
-        y = ly + rank * 78
-        d.rounded_rectangle((lx, y, WIDTH - 28, y + 66), radius=10, fill=th.panel_hi)
-        d.rounded_rectangle((lx + 10, y + 14, lx + 18, y + 52), radius=3, fill=th.lines[s])
-        draw_text(img, (lx + 30, y + 8), f"{rank + 1}. {scene.names[s]}", 18, th.text,
-                  max_width=WIDTH - 28 - lx - 40)
+        lx = lx0 + (rank % 2) * (box_w + gap)
+        y = top + (rank // 2) * (LEGEND_ROW_H + gap)
+        d.rounded_rectangle((lx, y, lx + box_w, y + LEGEND_ROW_H), radius=10, fill=th.panel_hi)
+        d.rounded_rectangle((lx + 8, y + 12, lx + 15, y + LEGEND_ROW_H - 12), radius=3, fill=th.lines[s])
+        draw_text(img, (lx + 24, y + 7), f"{rank + 1}. {scene.names[s]}", 17, th.text, max_width=int(box_w) - 30)
         v = final[s]
         col = th.plus if v > 0 else th.minus if v < 0 else th.subtext
-        draw_text(img, (lx + 30, y + 34), f"{v:+d} {unit}" if v else f"0 {unit}", 22, col)
+        draw_text(img, (lx + 24, y + 32), f"{v:+d} {unit}" if v else f"0 {unit}", 21, col)
     return img
 
 

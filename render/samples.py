@@ -83,6 +83,28 @@ def stats_scene() -> StatsScene:
                       biggest_hand=32, net=35, series=series)
 
 
+def phone_screen(images: list[bytes], width: int = 400, background=(49, 51, 56)) -> bytes:
+    """PNG of ``images`` as a phone shows them: each scaled to ``width`` px wide (Discord fits an image to the chat's
+    width), one under the other. Used for docs/images/phone-*.png."""
+    import io
+
+    from PIL import Image
+
+    shown = []
+    for data in images:
+        im = Image.open(io.BytesIO(data)).convert("RGB")
+        shown.append(im.resize((width, round(im.height * width / im.width)), Image.Resampling.LANCZOS))
+    gap = 12
+    screen = Image.new("RGB", (width, sum(im.height for im in shown) + gap * (len(shown) - 1)), background)
+    y = 0
+    for im in shown:
+        screen.paste(im, (0, y))
+        y += im.height + gap
+    buf = io.BytesIO()
+    screen.save(buf, "PNG", optimize=True)
+    return buf.getvalue()
+
+
 def write_examples(out: Path) -> list[Path]:
     """Write docs images: the contact sheet and one example of each image (dark), plus light/English variants."""
     from .board import render_board, render_stats
@@ -106,6 +128,7 @@ def write_examples(out: Path) -> list[Path]:
     contact_sheet(72).save(buf, "PNG", optimize=True)
     w("tiles.png", buf.getvalue())
     w("hand.png", render_hand(hand_scene()))
+    w("phone-after.png", phone_screen([render_hand(hand_scene()), render_table(table_scene())]))
     w("hand-light-en.png", render_hand(hand_scene(), "light", "en"))
     w("table.png", render_table(table_scene()))
     w("table-light-en.png", render_table(table_scene(), "light", "en"))

@@ -1,25 +1,33 @@
-"""The public table: one band per seat (name, wind, dealer, 子 total, alarms, hidden tiles as backs with their count,
-melds, river in order with the last discard marked), under a header with the wall count, the dice and whose turn.
+"""The public table: one band per seat (a line with the wind, name, 子 total, dealer and turn tags and the hidden tiles as
+backs with their count; alarms; melds; the river in order with the last discard marked), under a header with the
+title, the dice, the wall count and whose turn. Laid out for a phone: 480 px wide, the rivers over the full width.
 
 Nothing concealed is ever drawn face up: the scene has no concealed tiles, only their count.
 """
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
 from .common import Theme, dice_face, draw_text, encode, lang_of, paste, theme_of, tr, wind_name
-from .hand import meld_layout
+from .hand import PHONE_WIDTH, MeldBox, meld_layout, shown_px
 from .scene import SeatScene, TableScene
 from .tiles import BACK, tile_size, tile_sprite
 
-WIDTH = 760
-INFO_W = 206
-RIVER_W = 32  # tile width in rivers and melds
-RIVER_PER_ROW = 16
-BACK_W = 22
+WIDTH = 480
+"""The table image's width: a phone shows it about 400 px wide, so river tiles (:data:`RIVER_W`) show 23 px wide."""
+MARGIN = 8
+PAD = 8  # inside a seat's band
+RIVER_W = 28  # tile width in rivers and melds
+RIVER_PER_ROW = 15
+BACK_W = 18
+BACK_STEP = 4  # the fan of hidden tiles
+INFO_H = 34  # the seat's line: wind, name, 子, tags, hidden tiles
+ALARM_H = 28
+HEADER_H = 66
+BAND_GAP = 6
 FELT_PLUS = (150, 240, 170)
 FELT_MINUS = (255, 160, 150)
 
@@ -42,15 +50,97 @@ def _wind(scene: TableScene, s: int) -> int:
     return s if w is None else w
 
 
-def _row_height(seat: SeatScene, seat_i: int) -> tuple[int, int]:
-    """(height of the melds line incl. headroom, 0 without melds; number of river rows)."""
-    _, th = tile_size(RIVER_W)
-    head = 0
-    for m in seat.melds:
-        placed, _ = meld_layout(m, seat_i, RIVER_W, 0)
-        head = max(head, -min(p.y for p in placed) - th)
-    rows = max(1, math.ceil(len(seat.river) / RIVER_PER_ROW))
-    return (th + head + 8 if seat.melds else 0), rows
+@dataclass(frozen=True)
+class RiverTile:
+    index: int  # in the seat's river
+    kind: int
+    x: int
+    y: int  # top of the sprite
+
+
+@dataclass(frozen=True)
+class Band:
+    """One seat's band: its box (``y``, ``height``), where its info line, melds and river tiles go."""
+
+    seat: int
+    y: int
+    height: int
+    info_y: int
+    alarm_y: int | None
+    melds: tuple[MeldBox, ...]
+    river: tuple[RiverTile, ...]
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """The geometry of the table image: its size, the river/meld tile width and each seat's band, top to bottom."""
+
+    width: int
+    height: int
+    river_w: int
+    bands: tuple[Band, ...]
+
+    def shown_river_tile(self, display_width: int = PHONE_WIDTH) -> float:
+        """A river (and meld) tile's width as a phone shows it (the image scaled to ``display_width``)."""
+        return shown_px(self.river_w, self.width, display_width)
+
+
+def table_layout(scene: TableScene) -> TableLayout:
+    """Where each seat's band, melds and river tiles go. Rivers run in rows of :data:`RIVER_PER_ROW` under the
+    seat's melds (which wrap when four kongs do not fit one line), over the whole width of the image.
+
+    >>> lay = table_layout(samples_table())
+    >>> lay.width, round(lay.shown_river_tile(), 1)
+    (480, 23.3)
+    """
+    rw = RIVER_W
+    _, rth = tile_size(rw)
+    pitch_x, pitch_y = rw + 1, rth + 4
+    inner = WIDTH - 2 * MARGIN - 2 * PAD
+    x0 = MARGIN + PAD
+    bands = []
+    y = MARGIN + HEADER_H
+    for s in seat_order(scene):
+        seat = scene.seats[s]
+        yy = y + PAD
+        info_y = yy
+        yy += INFO_H
+        alarm_y = None
+        if seat.alarms:
+            alarm_y = yy
+            yy += ALARM_H
+        # melds, wrapping
+        melds: list[MeldBox] = []
+        rows: list[list] = []
+        for m in seat.melds:
+            placed, w = meld_layout(m, s, rw, 0)
+            part = (m, tuple(placed), w)
+            if rows and sum(p[2] for p in rows[-1]) + 10 * len(rows[-1]) + w <= inner:
+                rows[-1].append(part)
+            else:
+                rows.append([part])
+        for row in rows:
+            base = yy + max(-min(p.y for p in placed) for _, placed, _ in row)
+            x = x0
+            for m, placed, w in row:
+                melds.append(MeldBox(m, x, base, w, placed))
+                x += w + 10
+            yy = base + 6
+        # the river (at least one row, so a band keeps its height from the first discard on)
+        river = tuple(RiverTile(i, k, x0 + (i % RIVER_PER_ROW) * pitch_x, yy + 2 + (i // RIVER_PER_ROW) * pitch_y)
+                      for i, k in enumerate(seat.river))
+        yy += 2 + max(1, -(-len(seat.river) // RIVER_PER_ROW)) * pitch_y
+        h = yy - y + PAD - 4
+        bands.append(Band(s, y, h, info_y, alarm_y, tuple(melds), river))
+        y += h + BAND_GAP
+    return TableLayout(WIDTH, y - BAND_GAP + MARGIN, rw, tuple(bands))
+
+
+def samples_table() -> TableScene:
+    """The sample table (for the doctests)."""
+    from . import samples
+
+    return samples.table_scene()
 
 
 def _badge(img: Image.Image, d: ImageDraw.ImageDraw, x: float, y: float, text: str, size: int, bg, fg) -> int:
@@ -68,122 +158,113 @@ def _badge(img: Image.Image, d: ImageDraw.ImageDraw, x: float, y: float, text: s
 def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
     th = theme_of(theme)
     lang = lang_of(lang)
-    margin, pad = 12, 10
-    _, rth = tile_size(RIVER_W)
-    river_pitch_y = rth + 4
-    header_h = 58
-    rows = [(s, *_row_height(scene.seats[s], s)) for s in seat_order(scene)]
-    band_hs = [pad + mh + nr * river_pitch_y + pad for _, mh, nr in rows]
-    band_hs = [max(h, 170 if scene.seats[s].alarms else 140) for h, (s, _, _) in zip(band_hs, rows, strict=True)]
-    H = margin + header_h + sum(band_hs) + 8 * 4 + margin
-    img = Image.new("RGB", (WIDTH, H), th.bg)
+    lay = table_layout(scene)
+    W = lay.width
+    img = Image.new("RGB", (W, lay.height), th.bg)
     d = ImageDraw.Draw(img)
 
-    # header: title, turn, dice, wall
-    d.rounded_rectangle((margin, margin, WIDTH - margin, margin + header_h - 8), radius=10, fill=th.panel)
-    cy = margin + (header_h - 8) / 2
-    x = margin + 14
-    if scene.title:
-        x += draw_text(img, (x, cy), tr(lang, scene.title, scene.title), 22, th.text, anchor="lm", max_width=240) + 18
-    if scene.turn is not None:
-        who = scene.seats[scene.turn].name
-        tw = wind_name(_wind(scene, scene.turn), lang)
-        draw_text(img, (x, cy), tr(lang, f"轮到 {tw} {who}", f"Turn: {tw} {who}"),
-                  18, th.accent, anchor="lm", max_width=190)
-    rx = WIDTH - margin - 14
+    # header: title and the dice and wall on the first line, whose turn on the second
+    d.rounded_rectangle((MARGIN, MARGIN, W - MARGIN, MARGIN + HEADER_H - BAND_GAP), radius=10, fill=th.panel)
+    cy = MARGIN + 19
+    rx = W - MARGIN - 12
     wall = tr(lang, f"余牌 {scene.wall}", f"Wall {scene.wall}")
-    w = draw_text(img, (rx, cy), wall, 20, th.text, anchor="rm")
-    rx -= w + 12
-    bw = BACK_W
-    back = tile_sprite(BACK, bw)
+    rx -= draw_text(img, (rx, cy), wall, 19, th.text, anchor="rm") + 6
+    back = tile_sprite(BACK, BACK_W)
     paste(img, back, (rx - back.width, cy - back.height / 2))
-    rx -= back.width + 22
-    ds = 30
+    rx -= back.width + 12
+    ds = 24
     for v in reversed(scene.dice):
         rx -= ds
         dice_face(d, rx, cy - ds / 2, ds, v)
-        rx -= 8
+        rx -= 6
+    x = MARGIN + 12
+    if scene.title:
+        draw_text(img, (x, cy), tr(lang, scene.title, scene.title), 19, th.text, anchor="lm",
+                  max_width=rx - x - 8)
+    if scene.turn is not None:
+        who = scene.seats[scene.turn].name
+        tw = wind_name(_wind(scene, scene.turn), lang)
+        draw_text(img, (x, cy + 24), tr(lang, f"轮到 {tw} {who}", f"Turn: {tw} {who}"), 17, th.accent, anchor="lm",
+                  max_width=W - 2 * MARGIN - 24)
 
-    y = margin + header_h
-    for (s, mh, _), bh in zip(rows, band_hs, strict=True):
+    rw = lay.river_w
+    sw, sth = tile_size(rw)
+    for band in lay.bands:
+        s = band.seat
         seat = scene.seats[s]
         turn = scene.turn == s
-        d.rounded_rectangle((margin, y, WIDTH - margin, y + bh), radius=12, fill=th.felt,
+        d.rounded_rectangle((MARGIN, band.y, W - MARGIN, band.y + band.height), radius=12, fill=th.felt,
                             outline=th.accent if turn else th.felt_line, width=3 if turn else 1)
-        _draw_info(img, d, th, lang, scene, s, seat, margin + 14, y + pad, INFO_W - 24)
-        _draw_tiles(img, d, th, scene, s, seat, margin + INFO_W, y + pad, mh, river_pitch_y)
-        y += bh + 8
+        _draw_info(img, d, th, lang, scene, s, seat, MARGIN + PAD, band.info_y, W - 2 * MARGIN - 2 * PAD)
+        if band.alarm_y is not None:
+            label = tr(lang, "报警", "Alarm") + ": " + "、".join(tr(lang, a, a) for a in seat.alarms)
+            _alarm(img, d, MARGIN + PAD, band.alarm_y, label, W - 2 * MARGIN - 2 * PAD)
+        for mb in band.melds:
+            for p in mb.placed:
+                paste(img, tile_sprite(p.kind, rw, p.sideways), (mb.x + p.x, mb.base + p.y))
+        last = scene.last_discard
+        for t in band.river:
+            paste(img, tile_sprite(t.kind, rw), (t.x, t.y))
+            if t.index in seat.taken:
+                veil = Image.new("RGB", (rw, sth - 4), th.felt)
+                img.paste(veil, (t.x, t.y), Image.new("L", veil.size, 150))
+            if last is not None and last == (s, t.index):
+                d.rounded_rectangle((t.x - 3, t.y - 3, t.x + sw + 1, t.y + sth + 1), radius=5, outline=th.accent,
+                                    width=3)
     return img
 
 
 def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: SeatScene, x: int, y: int, w: int):
-    wind = _wind(scene, s)
-    r = 18
+    """The seat's line: wind disc, name, 子 total, 庄 / 出牌 tags on the left; the hidden tiles on the right."""
+    cy = y + INFO_H / 2 - 2
+    r = 14
     dealer = scene.dealer == s
-    d.ellipse((x, y, x + 2 * r, y + 2 * r), fill=th.accent if dealer else (236, 240, 238))
-    draw_text(img, (x + r, y + r), wind_name(wind, lang), 21, (28, 32, 48), anchor="mm")
-    nx = x + 2 * r + 9
-    name = seat.name + (" · AI" if seat.bot else "")
-    draw_text(img, (nx, y + r), name, 20, (255, 255, 255), anchor="lm", max_width=w - (nx - x))
-    # score and tags
-    yy = y + 2 * r + 8
-    score = f"{seat.score:+d}" if seat.score else "0"
-    # on the felt, whatever the theme: light green / light red
-    colour = FELT_PLUS if seat.score > 0 else FELT_MINUS if seat.score < 0 else (255, 255, 255)
-    tx = x + draw_text(img, (x, yy), score, 24, colour)
-    tx += draw_text(img, (tx + 5, yy + 7), tr(lang, "子", "zi"), 15, (210, 225, 215), bold=False) + 14
-    ty = yy + 6
-    if dealer:
-        tx += _badge(img, d, tx, ty, tr(lang, "庄", "Dealer"), 14, (196, 30, 42), (255, 255, 255)) + 6
-    if scene.turn == s:
-        _badge(img, d, tx, ty, tr(lang, "出牌", "to play"), 14, th.accent, (28, 32, 48))
-    # hidden tiles: a fanned row of backs and the count
-    yy += 40
-    back = tile_sprite(BACK, BACK_W)
+    d.ellipse((x, cy - r, x + 2 * r, cy + r), fill=th.accent if dealer else (236, 240, 238))
+    draw_text(img, (x + r, cy), wind_name(_wind(scene, s), lang), 17, (28, 32, 48), anchor="mm")
+    # hidden tiles on the right: a fan of backs and the count
     n = seat.concealed_count
-    for i in range(min(n, 14)):
-        paste(img, back, (x + i * 6, yy))
-    bx = x + (min(n, 14) * 6 + back.width - 6 + 6 if n else 0)
-    draw_text(img, (bx, yy + back.height / 2), f"×{n}", 18, (255, 255, 255), anchor="lm")
-    yy += back.height + 8
-    if seat.alarms:
-        label = tr(lang, "报警", "Alarm") + ": " + "、".join(tr(lang, a, a) for a in seat.alarms)
-        _alarm(img, d, x, yy, label, w)
+    count = f"×{n}"
+    right = x + w
+    right -= draw_text(img, (right, cy), count, 18, (255, 255, 255), anchor="rm") + 4
+    back = tile_sprite(BACK, BACK_W)
+    shown = min(n, 14)
+    if shown:
+        fan_w = (shown - 1) * BACK_STEP + back.width
+        for i in range(shown):
+            paste(img, back, (right - fan_w + i * BACK_STEP, cy - back.height / 2))
+        right -= fan_w
+    # tags, then the score, then the name in what is left
+    nx = x + 2 * r + 7
+    tags = []
+    if dealer:
+        tags.append((tr(lang, "庄", "Dealer"), (196, 30, 42), (255, 255, 255)))
+    if scene.turn == s:
+        tags.append((tr(lang, "出牌", "to play"), th.accent, (28, 32, 48)))
+    score = f"{seat.score:+d}" if seat.score else "0"
+    colour = FELT_PLUS if seat.score > 0 else FELT_MINUS if seat.score < 0 else (255, 255, 255)
+    from . import fonts
+
+    unit = tr(lang, "子", "zi")
+    score_w = int(fonts.text_font(score, 20).getlength(score)) + 4 + int(fonts.text_font(unit, 15, False).getlength(
+        unit)) + 10
+    tags_w = sum(int(fonts.text_font(t, 15).getlength(t)) + 15 + 5 for t, _, _ in tags)
+    name = seat.name + (" · AI" if seat.bot else "")
+    name_w = draw_text(img, (nx, cy), name, 18, (255, 255, 255), anchor="lm",
+                       max_width=max(40, right - nx - score_w - tags_w - 10))
+    tx = nx + name_w + 10
+    tx += draw_text(img, (tx, cy), score, 20, colour, anchor="lm") + 3
+    tx += draw_text(img, (tx, cy + 2), unit, 15, (210, 225, 215), anchor="lm", bold=False) + 8
+    for text, bg, fg in tags:
+        tx += _badge(img, d, tx, cy - 11, text, 15, bg, fg) + 5
 
 
 def _alarm(img, d, x, y, text, w):
     from . import fonts
 
-    text, f = fonts.fit(text, 15, w - 12, min_size=11)
+    text, f = fonts.fit(text, 15, w - 12, min_size=12)
     tw = int(f.getlength(text))
-    d.rounded_rectangle((x, y, x + tw + 12, y + 24), radius=6, fill=(196, 30, 42))
-    draw_text(img, (x + 6, y + 12), text, f.size, (255, 255, 255), anchor="lm")
-
-
-def _draw_tiles(img, d, th: Theme, scene: TableScene, s: int, seat: SeatScene, x0: int, y0: int, mh: int,
-                pitch_y: int):
-    rw, rth = tile_size(RIVER_W)
-    base = y0 + mh - 8
-    x = x0
-    for m in seat.melds:
-        placed, w = meld_layout(m, s, RIVER_W, 0)
-        for p in placed:
-            paste(img, tile_sprite(p.kind, RIVER_W, p.sideways), (x + p.x, base + p.y))
-        x += w + 12
-    # river
-    ry = y0 + mh
-    last = scene.last_discard
-    for i, k in enumerate(seat.river):
-        col, row = i % RIVER_PER_ROW, i // RIVER_PER_ROW
-        px, py = x0 + col * (RIVER_W + 1), ry + row * pitch_y
-        paste(img, tile_sprite(k, RIVER_W), (px, py))
-        if i in seat.taken:
-            veil = Image.new("RGB", (RIVER_W, rth - 4), th.felt)
-            img.paste(veil, (px, py), Image.new("L", veil.size, 150))
-        if last is not None and last == (s, i):
-            d.rounded_rectangle((px - 3, py - 3, px + rw + 1, py + rth + 1), radius=5, outline=th.accent, width=3)
-            d.polygon([(px + RIVER_W / 2 - 6, py - 11), (px + RIVER_W / 2 + 6, py - 11), (px + RIVER_W / 2, py - 4)],
-                      fill=th.accent)
+    d.rounded_rectangle((x, y, x + tw + 12, y + 22), radius=6, fill=(196, 30, 42))
+    draw_text(img, (x + 6, y + 11), text, f.size, (255, 255, 255), anchor="lm")
 
 
 def render_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:

@@ -73,12 +73,18 @@ def _glyph(draw: ImageDraw.ImageDraw, char: str, cx: float, cy: float, size: int
     draw.text((cx - (x0 + x1) / 2, cy - (y0 + y1) / 2), char, font=f, fill=fill, stroke_width=stroke, stroke_fill=fill)
 
 
-def _circle(draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float, color) -> None:
-    """A 筒 coin: coloured ring, ivory gap, coloured disc, ivory dot and a dark centre."""
+def _circle(draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float, color, bold: bool = False) -> None:
+    """A 筒 coin: coloured ring, ivory gap, coloured disc, ivory dot and a dark centre. ``bold``: for small tiles,
+    a solid coin with one thin ivory ring and a dot, which stays a coloured coin at 20 px instead of a pale blur."""
     def disc(rr, fill):
         draw.ellipse((cx - rr, cy - rr, cx + rr, cy + rr), fill=fill)
 
     disc(r, color)
+    if bold:
+        disc(r * 0.70, IVORY)
+        disc(r * 0.56, color)
+        disc(r * 0.2, IVORY)
+        return
     disc(r * 0.80, IVORY)
     disc(r * 0.66, color)
     # petals: eight small ivory notches in the inner disc
@@ -129,8 +135,9 @@ _PIN_LAYOUTS: dict[int, list[tuple[float, float, tuple[int, int, int]]]] = {
 _PIN_RADIUS = {2: 0.21, 3: 0.17, 4: 0.2, 5: 0.17, 6: 0.15, 7: 0.125, 8: 0.12, 9: 0.145}
 
 
-def _stick(img: Image.Image, x0: float, y0: float, x1: float, y1: float, w: float, color) -> None:
-    """A bamboo stick from (x0, y0) to (x1, y1): rounded body, a node band in the middle, ends and a highlight."""
+def _stick(img: Image.Image, x0: float, y0: float, x1: float, y1: float, w: float, color, bold: bool = False) -> None:
+    """A bamboo stick from (x0, y0) to (x1, y1): rounded body, a node band in the middle, ends and a highlight
+    (``bold``: no highlight, so the stick stays a solid stroke on a small tile)."""
     length = math.hypot(x1 - x0, y1 - y0)
     s = Image.new("RGBA", (int(w + 4), int(length + 4)), (0, 0, 0, 0))
     d = ImageDraw.Draw(s)
@@ -140,8 +147,10 @@ def _stick(img: Image.Image, x0: float, y0: float, x1: float, y1: float, w: floa
     d.rounded_rectangle((2 + w * 0.16, 2 + w * 0.1, w + 2 - w * 0.16, L + 2 - w * 0.1), radius=w * 0.35, fill=color)
     for yy in (2 + L * 0.5, 2 + w * 0.35, L + 2 - w * 0.35):  # nodes
         d.rectangle((2, yy - w * 0.12, w + 2, yy + w * 0.12), fill=dark)
-    d.line((2 + w * 0.5, 2 + w * 0.6, 2 + w * 0.5, 2 + L * 0.5 - w * 0.3), fill=IVORY, width=max(1, int(w * 0.14)))
-    d.line((2 + w * 0.5, 2 + L * 0.5 + w * 0.3, 2 + w * 0.5, L + 2 - w * 0.6), fill=IVORY, width=max(1, int(w * 0.14)))
+    if not bold:
+        d.line((2 + w * 0.5, 2 + w * 0.6, 2 + w * 0.5, 2 + L * 0.5 - w * 0.3), fill=IVORY, width=max(1, int(w * 0.14)))
+        d.line((2 + w * 0.5, 2 + L * 0.5 + w * 0.3, 2 + w * 0.5, L + 2 - w * 0.6), fill=IVORY,
+               width=max(1, int(w * 0.14)))
     angle = math.degrees(math.atan2(x1 - x0, y1 - y0))
     if abs(angle) > 0.01:
         s = s.rotate(-angle, resample=Image.Resampling.BICUBIC, expand=True)
@@ -149,12 +158,14 @@ def _stick(img: Image.Image, x0: float, y0: float, x1: float, y1: float, w: floa
     img.alpha_composite(s, (int(cx - s.width / 2), int(cy - s.height / 2)))
 
 
-def _sticks(img: Image.Image, rank: int, box: tuple[float, float, float, float]) -> None:
+def _sticks(img: Image.Image, rank: int, box: tuple[float, float, float, float], bold: bool = False) -> None:
     bx0, by0, bx1, by1 = box
     W, H = bx1 - bx0, by1 - by0
+    thick = 1.2 if bold else 1.0
 
     def v(xf, yf0, yf1, color=GREEN, wf=0.13):
-        _stick(img, bx0 + xf * W, by0 + yf0 * H, bx0 + xf * W, by0 + yf1 * H, min(wf * 1.55, 0.26) * W, color)
+        _stick(img, bx0 + xf * W, by0 + yf0 * H, bx0 + xf * W, by0 + yf1 * H, min(wf * 1.55 * thick, 0.28) * W, color,
+               bold)
 
     if rank == 2:
         v(0.5, 0.03, 0.47, GREEN, 0.16)
@@ -188,7 +199,7 @@ def _sticks(img: Image.Image, rank: int, box: tuple[float, float, float, float])
             for xa, xb in ((0.12, 0.34), (0.42, 0.2), (0.58, 0.8), (0.88, 0.66)):
                 if half == 1:
                     xa, xb = xb, xa
-                _stick(img, bx0 + xa * W, by0 + ya * H, bx0 + xb * W, by0 + yb * H, 0.17 * W, c)
+                _stick(img, bx0 + xa * W, by0 + ya * H, bx0 + xb * W, by0 + yb * H, 0.17 * W * thick, c, bold)
     elif rank == 9:
         for y0, y1 in ((0.02, 0.31), (0.355, 0.645), (0.69, 0.98)):
             for x, c in ((0.18, GREEN), (0.5, RED), (0.82, BLUE)):
@@ -239,9 +250,15 @@ def _bird(img: Image.Image, box: tuple[float, float, float, float]) -> None:
         ell(xf - 0.025, -0.01 + 0.02 * i, xf + 0.025, 0.03 + 0.02 * i, BLUE)
 
 
-@lru_cache(maxsize=64)
-def face_master(kind: int) -> Image.Image:
-    """The picture of a tile's face, transparent background, MASTER_W x MASTER_H (face area only)."""
+BOLD_BELOW = 40
+"""Tiles narrower than this (px) use the bold faces: solid 筒 coins and 条 sticks, which keep their colour and count
+on a phone's river (20-25 px) instead of blurring into pale dots."""
+
+
+@lru_cache(maxsize=96)
+def face_master(kind: int, bold: bool = False) -> Image.Image:
+    """The picture of a tile's face, transparent background, MASTER_W x MASTER_H (face area only); ``bold``: the
+    version for small tiles (see :data:`BOLD_BELOW`)."""
     img = Image.new("RGBA", (MASTER_W, MASTER_H), (0, 0, 0, 0))
     d = ImageDraw.Draw(img)
     W, H = MASTER_W, MASTER_H
@@ -270,12 +287,12 @@ def face_master(kind: int) -> Image.Image:
             bw, bh = bx1 - bx0, by1 - by0
             r = _PIN_RADIUS[rank] * W * 1.08
             for xf, yf, c in _PIN_LAYOUTS[rank]:
-                _circle(d, bx0 + xf * bw, by0 + yf * bh, r, c)
+                _circle(d, bx0 + xf * bw, by0 + yf * bh, r, c, bold)
     else:
         if rank == 1:
             _bird(img, box)
         else:
-            _sticks(img, rank, box)
+            _sticks(img, rank, box, bold)
     return img
 
 
@@ -318,7 +335,7 @@ def tile_sprite(kind: int, width: int, sideways: bool = False) -> Image.Image:
     S = 3 if width < 120 else 2
     body = _body(bw, bh, depth, pad, kind == BACK, S)
     if kind != BACK:
-        face = face_master(kind)
+        face = face_master(kind, width < BOLD_BELOW)
         if sideways:
             face = face.rotate(90, expand=True)
         fw, fh = int(bw * S * 0.9), int(bh * S * 0.9)

@@ -213,7 +213,7 @@ async def test_leaderboard_agrees_with_the_ledger(h: Harness, variant, period):
     assert f"{len(expected)} players ranked" in reply.content
     [image] = reply.images
     img = png(image)
-    assert img.width == 760 and img.height > 100 + 40 * len(shown)
+    assert img.width == 480 and img.height > 100 + 40 * len(shown)
     assert reply.attachments[0].filename == "leaderboard.png"
     assert h.channel() == [reply]
 
@@ -305,7 +305,7 @@ async def test_stats_of_the_caller_agree_with_the_ledger(h: Harness, variant, pe
     assert reply.content.startswith(f"**{NAMES[A]}**")
     assert parse_stats(reply.content, "en") == expected
     [image] = reply.images
-    assert png(image).size == (960, 540) and reply.attachments[0].filename == "stats.png"
+    assert png(image).size == (480, 600) and reply.attachments[0].filename == "stats.png"
 
 
 async def test_stats_of_another_player_and_the_running_total(h: Harness):

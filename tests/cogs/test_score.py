@@ -67,7 +67,7 @@ async def test_good_hand_shows_the_engine_breakdown_payments_and_an_image(harnes
     assert SEATS[lang][expected.winner] in text.splitlines()[0]
     [image] = reply.images
     card = Image.open(io.BytesIO(image))
-    assert card.format == "PNG" and card.width >= 600 and card.height >= 400, "a score card, not a thumbnail"
+    assert card.format == "PNG" and card.width >= 480 and card.height >= 400, "a score card, not a thumbnail"
     assert reply.attachments[0].filename == "score.png"
     # exactly one answer: the deferral, then the message that replaced "thinking..."
     assert [m.id for m in harness.channel()] == [reply.id]

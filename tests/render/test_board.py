@@ -18,7 +18,13 @@ import pytest
 from PIL import Image
 
 from render.board import (
+    BOARD_WIDTH,
+    FIGURE_H,
+    FIGURES_TOP,
     LABELS,
+    NET_RIGHT,
+    STATS_HEIGHT,
+    STATS_WIDTH,
     BoardLine,
     BoardScene,
     StatsScene,
@@ -66,7 +72,7 @@ def test_golden_image(name):
 def test_one_row_per_player_and_a_gap_before_a_jump_in_rank():
     one = draw_board(replace(BOARD, lines=LINES[:1]))
     six = draw_board(BOARD)
-    assert one.width == six.width == 760
+    assert one.width == six.width == BOARD_WIDTH == 480
     row = (six.height - one.height) / 5
     assert row >= 40  # a readable row per player
     jump = draw_board(replace(BOARD, lines=(*LINES[:5], replace(LINES[5], rank=14))))
@@ -86,7 +92,7 @@ def test_a_long_name_never_reaches_the_numbers():
     short = draw_board(replace(BOARD, lines=(BoardLine(4, "Bob", 0, 10, 2),)))
     long = draw_board(replace(BOARD, lines=(BoardLine(4, "Bartholomew " * 8 + "名字很长很长", 0, 10, 2),)))
     box = max_channel_diff(short, long).getbbox()
-    assert box is not None and box[2] < 470 - 60  # the net column's right edge is at 470
+    assert box is not None and box[2] < NET_RIGHT - 60  # the net column's right edge
 
 
 def test_gains_are_green_and_losses_red():
@@ -109,22 +115,22 @@ def test_the_chart_follows_the_series():
     a = draw_stats(STATS)
     b = draw_stats(replace(STATS, series=(*SERIES[:-1], -60)))
     box = max_channel_diff(a, b).getbbox()
-    assert box is not None and box[1] > 96 + 74  # only the chart changed, not the figures above it
+    assert box is not None and box[1] > FIGURES_TOP + 2 * FIGURE_H  # only the chart changed, not the figures above
     assert max_channel_diff(a, draw_stats(STATS)).getbbox() is None  # the same data draws the same picture
 
 
 def test_no_hands_draws_a_plain_card():
     empty = open_png(render_stats(replace(STATS, hands=0, wins=0, self_draws=0, deal_ins=0, draws=0,
                                           biggest_hand=0, net=0, series=())))
-    assert empty.size == (960, 540)
+    assert empty.size == (STATS_WIDTH, STATS_HEIGHT) == (480, 600)
     board = open_png(render_board(replace(BOARD, lines=())))
-    assert board.width == 760
+    assert board.width == BOARD_WIDTH
 
 
 def test_many_hands_still_draw_quickly_enough_and_small():
     long = replace(STATS, hands=2000, series=tuple((i * 7919) % 97 - 48 for i in range(2000)))
     data = render_stats(long)
-    assert open_png(data).size == (960, 540) and len(data) < 200_000
+    assert open_png(data).size == (STATS_WIDTH, STATS_HEIGHT) and len(data) < 200_000
 
 
 @pytest.mark.parametrize("lang", ["zh", "zh-TW", "en"])

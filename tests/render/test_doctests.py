@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["render.fonts", "render.tiles", "render.scene", "render.hand", "render.table", "render.match"]
+MODULES = ["render.fonts", "render.tiles", "render.scene", "render.hand", "render.table", "render.match",
+           "render.card"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -33,7 +33,11 @@ from render import (
     render_table,
     samples,
 )
-from render.hand import feeder_position
+from render.card import CARD_W
+from render.hand import feeder_position, hand_layout
+from render.match import HEIGHT as MATCH_H
+from render.match import WIDTH as MATCH_W
+from render.table import WIDTH as TABLE_W
 from render.tiles import IVORY, tile_size
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -74,22 +78,26 @@ def test_golden_image(name):
 
 
 def test_images_are_valid_pngs_of_the_expected_size():
-    assert open_png(render_table(samples.table_scene())).width == 760
-    assert open_png(render_match(samples.match_scene())).size == (960, 540)
-    assert open_png(render_score(fixed_score_scene())).width == 760
+    assert open_png(render_table(samples.table_scene())).width == TABLE_W == 480
+    assert open_png(render_match(samples.match_scene())).size == (MATCH_W, MATCH_H) == (480, 600)
+    assert open_png(render_score(fixed_score_scene())).width == CARD_W == 480
     hand = open_png(render_hand(samples.hand_scene()))
-    assert 500 < hand.width < 1400 and 80 < hand.height < 220
+    assert hand.size == (hand_layout(samples.hand_scene()).width, hand_layout(samples.hand_scene()).height)
+    assert 400 < hand.width <= 500 and 150 < hand.height < 400
 
 
 def test_hand_png_is_small():
     assert len(render_hand(samples.hand_scene())) < 60_000
 
 
-def test_each_extra_tile_widens_the_hand_by_one_tile():
+def test_the_hand_keeps_its_width_and_wraps_after_eight_tiles():
     a = draw_hand(HandScene(concealed=(0, 1, 2, 3)))
-    b = draw_hand(HandScene(concealed=(0, 1, 2, 3, 4)))
-    assert b.width - a.width == 57  # 56 px tile + 1 px gap
-    assert a.height == b.height
+    b = draw_hand(HandScene(concealed=tuple(range(8))))
+    c = draw_hand(HandScene(concealed=tuple(range(9))))
+    assert a.width == b.width == c.width  # tiles keep their size on a phone from turn to turn
+    assert a.height == b.height < c.height  # a ninth tile starts a second row
+    lay = hand_layout(HandScene(concealed=tuple(range(9))))
+    assert [s.x for s in lay.slots[:2]] == [lay.slots[0].x, lay.slots[0].x + 57]  # 56 px tile + 1 px gap
 
 
 def test_hand_accepts_an_engine_hand_and_sets_the_winning_tile_apart():
@@ -97,8 +105,10 @@ def test_hand_accepts_an_engine_hand_and_sets_the_winning_tile_apart():
     from_hand = draw_hand(hand)
     from_scene = draw_hand(HandScene(concealed=hand.concealed, drawn=4))
     assert max_channel_diff(from_hand, from_scene).getbbox() is None
-    together = draw_hand(HandScene(concealed=(*hand.concealed, 4)))
-    assert from_hand.width > together.width  # the gap before the drawn tile
+    apart = hand_layout(hand).slots
+    together = hand_layout(HandScene(concealed=(*hand.concealed, 4))).slots
+    assert apart[-1].kind == 4 and apart[-1].x - apart[-2].x > 57 + 20  # the gap before the drawn tile
+    assert together[-1].x - together[-2].x == 57
     assert hand_slots(hand) == [*hand.concealed, 4]
 
 
@@ -108,8 +118,12 @@ def test_highlight_only_changes_the_highlighted_tiles():
     marked = draw_hand(replace(scene, highlight=frozenset({9})))  # 1筒, slots 9 and 10
     box = max_channel_diff(plain, marked).getbbox()
     assert box is not None
-    margin, pitch = 11, 57
-    assert box[0] >= margin + 9 * pitch - 2 and box[2] <= margin + 11 * pitch + 2
+    lay = hand_layout(scene)
+    marked_slots = [s for s in lay.slots if s.kind == 9]
+    assert [s.slot for s in marked_slots] == [9, 10]
+    assert box[0] >= min(s.x for s in marked_slots) - 2 and box[2] <= max(s.x for s in marked_slots) + tile_size(56)[0] + 2
+    assert box[1] >= min(s.y for s in marked_slots) - 9 and box[3] <= marked_slots[0].base + 6  # that row only
+    assert all(s.highlight == (s.kind == 9) for s in hand_layout(replace(scene, highlight=frozenset({9}))).slots)
 
 
 def test_labels_number_the_tiles_under_them():
@@ -184,17 +198,17 @@ def test_strange_names_are_drawn_not_crashed_on():
     names = ("😀😀😀", "", "A" * 200, "名字很长很长很长很长很长很长很长很长很长很长很长很长\n第二行\x00")
     scene = replace(samples.table_scene(), seats=tuple(replace(s, name=n) for s, n in
                                                        zip(samples.table_scene().seats, names, strict=True)))
-    assert open_png(render_table(scene)).width == 760
+    assert open_png(render_table(scene)).width == TABLE_W
     card = replace(fixed_score_scene(), names=names)
-    assert open_png(render_score(card)).width == 760
-    assert open_png(render_match(replace(samples.match_scene(), names=names))).size == (960, 540)
+    assert open_png(render_score(card)).width == CARD_W
+    assert open_png(render_match(replace(samples.match_scene(), names=names))).size == (MATCH_W, MATCH_H)
 
 
 def test_match_chart_with_one_hand_and_with_many():
     one = MatchScene.from_deltas(samples.NAMES, [(3, -1, -1, -1)])
     many = MatchScene.from_deltas(samples.NAMES, [(i % 4 * 3 - 4, 1, 2, 1 - i % 4 * 3) for i in range(60)])
     for scene in (one, many, MatchScene(samples.NAMES, ())):
-        assert open_png(render_match(scene)).size == (960, 540)
+        assert open_png(render_match(scene)).size == (MATCH_W, MATCH_H)
 
 
 def test_score_card_straight_from_the_engine():
@@ -207,7 +221,7 @@ def test_score_card_straight_from_the_engine():
     result = get_variant("hefei").score(hand, situation)
     zh = open_png(render_score_card(hand, result, situation, lang="zh"))
     en = open_png(render_score_card(hand, result, situation, lang="en", theme="light"))
-    assert zh.width == en.width == 760
+    assert zh.width == en.width == CARD_W
     # one row per item: more items, taller card
     fewer = replace(result, items=result.items[:2])
     assert open_png(render_score_card(hand, fewer, situation)).height < zh.height

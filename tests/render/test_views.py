@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 from render import hand_slots, render_hand, render_table
+from render.hand import hand_layout
+from render.table import WIDTH as TABLE_W
+from render.table import table_layout
 from render.views import hand_scene_from_view, table_scene_from_view
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -36,7 +39,8 @@ def test_views_render_for_every_seat(variant):
     assert [s.concealed_count for s in scene.seats] == public["hand_sizes"]
     assert [len(s.river) for s in scene.seats] == [len(r) for r in public["rivers"]]
     assert [s.wind for s in scene.seats] == public["winds"]
-    assert open_png(render_table(scene)).width == 760
+    assert open_png(render_table(scene)).width == TABLE_W
+    assert table_layout(scene).shown_river_tile() >= 20  # on a 400 px phone screen
     for seat in range(4):
         view = t.view(seat)
         hs = hand_scene_from_view(view, labels=True)
@@ -44,7 +48,8 @@ def test_views_render_for_every_seat(variant):
         assert sorted(hand_slots(hs)) == sorted(view["hand"])
         assert hs.drawn == view["drawn"]
         assert len(hs.melds) == len(view["melds"][seat])
-        open_png(render_hand(hs))
+        assert open_png(render_hand(hs)).width == hand_layout(hs).width
+        assert hand_layout(hs).shown_tile() >= 36 and hand_layout(hs).shown_meld_tile() >= 36
 
 
 def test_the_latest_discard_is_marked_in_its_river():
