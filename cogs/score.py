@@ -87,8 +87,9 @@ def build_situation(*, win: str | None, winner: str | None, discarder: str | Non
     - self-drawn unless a discarder is named or ``win`` is ``discard``; 地胡 is on the dealer's (E) discard;
     - ``win=discard`` (or 抢杠) without a discarder: the seat before the winner in turn order.
 
-    >>> build_situation(win=None, winner=None, discarder="W", situation=None, dealer_streak=None)
-    Situation(winner=1, discarder=2, kong_draw=False, rob_kong=False, last_tiles=False, heavenly=False, earthly=False, dealer_streak=1, melds_by_seat=None)
+    >>> s = build_situation(win=None, winner=None, discarder="W", situation=None, dealer_streak=None)
+    >>> s.winner, s.discarder, s.dealer_streak, s.kong_draw
+    (1, 2, 1, False)
     >>> build_situation(win="discard", winner="N", discarder=None, situation=None, dealer_streak=None).discarder
     2
     """
@@ -168,7 +169,7 @@ def fit_message(text: str, lang: str, limit: int = MESSAGE_LIMIT) -> tuple[str, 
 
     >>> fit_message("short", "en")
     ('short', None)
-    >>> body = "\n".join(["**Title**"] + [f"• item {i}: {i}" for i in range(50)] + ["__Payments__", "E -3 · S +3"])
+    >>> body = chr(10).join(["**Title**"] + [f"• item {i}: {i}" for i in range(50)] + ["__Payments__", "E -3 · S +3"])
     >>> text, whole = fit_message(body, "en", limit=120)
     >>> len(text) <= 120, whole == body, text.splitlines()[0], text.splitlines()[-1]
     (True, True, '**Title**', 'E -3 · S +3')
