@@ -254,11 +254,6 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
         "{field}不能是“{value}”，只能选 {allowed}。什么都没有改动。",
         "{field}不能是「{value}」，只能選 {allowed}。什麼都沒有改動。",
     ),
-    "settings.bad_channel": (
-        "Pick channels of this server only. Nothing was changed.",
-        "只能选择本服务器的频道。什么都没有改动。",
-        "只能選擇本伺服器的頻道。什麼都沒有改動。",
-    ),
     "score.bad_option": (
         "The option {option} cannot be “{value}”: choose one of {allowed}.",
         "选项「{option}」不能是“{value}”，只能选 {allowed}。",

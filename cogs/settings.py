@@ -414,8 +414,6 @@ class ChannelsView(SafeView):
 
     async def on_pick(self, interaction: discord.Interaction) -> None:
         settings = await check_manager(self.bot, interaction)
-        if any(getattr(v, "guild_id", interaction.guild_id) != interaction.guild_id for v in self.pick.values):
-            raise UserError("settings.bad_channel")
         ids = sorted({int(getattr(v, "id", v)) for v in self.pick.values})
         await apply_change(self.bot, interaction, settings, "allowed_channels", ids)
 
