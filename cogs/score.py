@@ -57,14 +57,15 @@ def check_options(lang: str, *, hand: Any, variant: Any, win: Any, winner: Any, 
     """Refuse option values Discord's client would never send (the payload can be forged): each choice option
     must be one of its choices, the dealer streak within :data:`bot.settings.DEALER_STREAK` and the hand within
     :data:`bot.settings.HAND_LENGTH` characters. Raises :class:`UserError` with the option's name in ``lang``."""
-    checks: list[tuple[str, Any, list[Choice[Any]]]] = [
-        ("score.variant.name", variant, VARIANT_CHOICES), ("score.win.name", win, WIN_CHOICES),
-        ("score.winner.name", winner, SEAT_CHOICES), ("score.discarder.name", discarder, SEAT_CHOICES),
-        ("score.situation.name", situation, SITUATION_CHOICES), ("score.mode.name", mode, MODE_CHOICES),
+    checks: list[tuple[str, Any, tuple[Any, ...], str]] = [  # option, value sent, its choices, their names' keys
+        ("variant", variant, VARIANT_KEYS, "variant"), ("win", win, WINS, "win"),
+        ("winner", winner, tuple(SEATS), "seat"), ("discarder", discarder, tuple(SEATS), "seat"),
+        ("situation", situation, SITUATIONS, "situation"), ("mode", mode, WUHU_MODES, "mode"),
     ]
-    for name_key, value, choices in checks:
-        if value is not None and not any(type(value) is type(c.value) and value == c.value for c in choices):
-            allowed = " / ".join(_choice_name(c, lang) for c in choices)
+    for option, value, choices, names in checks:
+        if value is not None and not any(type(value) is type(c) and value == c for c in choices):
+            allowed = " / ".join(t(f"choice.{names}.{c}", lang) for c in choices)
+            name_key = f"score.{option}.name"
             shown = str(value) if len(str(value)) <= 20 else str(value)[:19] + "…"
             raise UserError("score.bad_option", option=t(name_key, lang), value=shown, allowed=allowed)
     if dealer_streak is not None and dealer_streak not in DEALER_STREAK:
@@ -72,11 +73,6 @@ def check_options(lang: str, *, hand: Any, variant: Any, win: Any, winner: Any, 
         raise UserError("score.bad_streak", low=DEALER_STREAK.low, high=DEALER_STREAK.high, value=shown)
     if not isinstance(hand, str) or len(hand) > HAND_LENGTH.high:
         raise UserError("score.bad_hand_length", high=HAND_LENGTH.high, length=len(str(hand)))
-
-
-def _choice_name(choice: Choice[Any], lang: str) -> str:
-    key = choice.name.extras.get("key") if isinstance(choice.name, app_commands.locale_str) else None
-    return t(key, lang) if key else str(choice.value)
 
 
 def build_situation(*, win: str | None, winner: str | None, discarder: str | None, situation: str | None,
@@ -294,7 +290,7 @@ class Score(commands.Cog):
                                                                                 example=EXAMPLES[key])
             await interaction.response.send_message(text, ephemeral=True, view=HelpView(lang))
             return
-        text, whole = fit_message(breakdown_text(result, v, sit, rules, lang), lang)
+        text, whole = fit_message(breakdown_text(result, v, sit, rules, lang), lang, MESSAGE_LIMIT)
         await interaction.response.defer(thinking=True)
         files = []
         try:
