@@ -35,8 +35,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
                    "座位 {seat}：输赢 {amount} 不等于 底 {stack} + 交 {jiao}。"),
     "ledger_conflict": ("Hand {hand_id} was already settled differently.", "牌局 {hand_id} 已经按别的结果结算过。"),
     "bad_setting": ("Unknown setting {field}.", "没有 {field} 这个设置。"),
-    "bad_setting_value": ("Setting {field} cannot be {value!r} (allowed: {allowed}). Nothing was changed.",
-                          "设置 {field} 不能是 {value!r}（允许：{allowed}）。什么都没有改动。"),
+    "bad_setting_value": ("Setting {field} cannot be {value} (allowed: {allowed}). Nothing was changed.",
+                          "设置 {field} 不能是 {value}（允许：{allowed}）。什么都没有改动。"),
     # the database at start-up (Store.open): one line naming the file and what is wrong with it
     "db_is_directory": ("The database path {path} is a folder, not a file. Set MJBOT_DB to a file path.",
                         "数据库路径 {path} 是一个文件夹，不是文件。请把 MJBOT_DB 设为一个文件路径。"),

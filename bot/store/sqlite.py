@@ -56,14 +56,21 @@ def _check_settings(changes: Mapping[str, Any]) -> None:
         try:
             check_setting(key, value)
         except InvalidSetting as e:
-            raise StoreError("bad_setting_value", field=e.field, value=e.value, allowed=e.allowed) from None
+            raise _refused(e) from None
 
 
 def _check_house_rules(variant: Any, rules: Any) -> None:
     try:
         check_house_rules(variant, rules)
     except InvalidSetting as e:
-        raise StoreError("bad_setting_value", field=e.field, value=e.value, allowed=e.allowed) from None
+        raise _refused(e) from None
+
+
+def _refused(e: InvalidSetting) -> StoreError:
+    """The store's refusal of a value (quoted short: a forged list or mapping can be long)."""
+    shown = repr(e.value)
+    return StoreError("bad_setting_value", field=e.field, value=shown if len(shown) <= 60 else shown[:59] + "…",
+                      allowed=e.allowed)
 
 
 # ---------------------------------------------------------------------------------------------------------------

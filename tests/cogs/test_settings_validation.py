@@ -200,3 +200,20 @@ async def test_a_value_left_invalid_in_the_database_never_reaches_a_table(harnes
     house = r.reply.embeds[0]["fields"][-1]["value"]
     line = next(x for x in house.splitlines() if "底 per match" in x)
     assert ": 1 (default)" in line and "999" not in house
+
+
+def test_the_defaults_are_within_the_declared_ranges():
+    from bot.settings import check_setting
+    from bot.store.models import SETTING_DEFAULTS, GuildSettings
+
+    for field, value in SETTING_DEFAULTS.items():
+        check_setting(field, value)
+        assert getattr(GuildSettings(guild_id=1), field) == value
+
+
+async def test_a_long_forged_value_is_quoted_short(harness: Harness):
+    with pytest.raises(StoreError) as err:
+        await harness.bot.store.update_guild_settings(harness.guild_id, 1,
+                                                      {"allowed_channels": list(range(1, 400))})
+    for lang in ("en", "zh", "zh-TW"):
+        assert len(err.value.message(lang)) < 200
