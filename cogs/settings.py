@@ -163,6 +163,20 @@ def _audit_line(a: Any, lang: str) -> str:
     return f"<t:{int(a.changed_at.timestamp())}:R> <@{a.user_id}>: {what}"
 
 
+EMBED_FIELD_LIMIT = 1024  # Discord's limit on an embed field's value
+
+
+def _field_value(lines: list[str]) -> str:
+    """As many whole lines as fit in one embed field (the newest audit lines come first)."""
+    out: list[str] = []
+    for line in lines:
+        line = line if len(line) <= EMBED_FIELD_LIMIT else line[: EMBED_FIELD_LIMIT - 1] + "…"
+        if len("\n".join([*out, line])) > EMBED_FIELD_LIMIT:
+            break
+        out.append(line)
+    return "\n".join(out)
+
+
 def settings_embed(settings: GuildSettings, audit: list[Any], lang: str, viewing: str | None = None) -> discord.Embed:
     """The panel's embed; ``viewing`` is the variant whose house rules are listed (default: the default variant)."""
     e = discord.Embed(title=t("settings.title", lang), description=t("settings.intro", lang),
@@ -189,7 +203,8 @@ def settings_embed(settings: GuildSettings, audit: list[Any], lang: str, viewing
     e.add_field(name=house_title,
                 value="\n".join(lines) or t("rules.house_none", lang), inline=False)
     recent = [_audit_line(a, lang) for a in audit[:5]]
-    e.add_field(name=t("settings.recent", lang), value="\n".join(recent) or t("settings.none_yet", lang), inline=False)
+    e.add_field(name=t("settings.recent", lang), value=_field_value(recent) or t("settings.none_yet", lang),
+                inline=False)
     return e
 
 

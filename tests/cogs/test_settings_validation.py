@@ -217,3 +217,22 @@ async def test_a_long_forged_value_is_quoted_short(harness: Harness):
                                                       {"allowed_channels": list(range(1, 400))})
     for lang in ("en", "zh", "zh-TW"):
         assert len(err.value.message(lang)) < 200
+
+
+ALL_CHANGED = {"wuhu": {"dianpao_bao_san": True, "di_per_match": 8},
+               "hefei": {"short_deck": True, "concealed_kongs_unlimited": False, "quan_per_match": 1},
+               "chizhou": {"big_hands_skip_hua": True, "contracts": False, "quan_per_match": 4}}
+
+
+async def test_the_panel_stays_within_discords_embed_limits_with_long_audit_lines(harness: Harness):
+    store = harness.bot.store
+    for _ in range(3):  # every house rule of every variant flipped, back and forth: long audit lines
+        await store.update_guild_settings(harness.guild_id, 1, {"house_rules": ALL_CHANGED})
+        await store.update_guild_settings(harness.guild_id, 1, {"house_rules": {}})
+    audit = await store.settings_audit(harness.guild_id, limit=5)
+    panel = await open_panel(harness)
+    [embed] = panel.embeds
+    recent = next(f["value"] for f in embed["fields"] if f["name"] == "Recent changes")
+    assert all(len(f["value"]) <= 1024 and len(f["name"]) <= 256 for f in embed["fields"])
+    assert 0 < recent.count("\n") + 1 <= len(audit)
+    assert recent.splitlines()[0].startswith("<t:") and "Short deck" in recent, "whole lines, newest first"
