@@ -262,14 +262,14 @@ class Score(commands.Cog):
     async def score(
         self,
         interaction: discord.Interaction,
-        hand: app_commands.Range[str, 1, 200],
+        hand: app_commands.Range[str, HAND_LENGTH.low, HAND_LENGTH.high],
         variant: str | None = None,
         win: str | None = None,
         winner: str | None = None,
         discarder: str | None = None,
         situation: str | None = None,
         mode: int | None = None,
-        dealer_streak: app_commands.Range[int, 1, 99] | None = None,
+        dealer_streak: app_commands.Range[int, DEALER_STREAK.low, DEALER_STREAK.high] | None = None,
     ) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language if interaction.guild_id else None)

@@ -306,3 +306,15 @@ async def test_a_breakdown_over_the_limit_is_cut_and_attached_whole(harness: Har
     files = {a.filename: a.data for a in reply.attachments}
     assert set(files) == {"score.png", "score.txt"}
     assert files["score.txt"].decode("utf-8") == whole
+
+
+async def test_discord_is_told_the_same_ranges_the_bot_checks(harness: Harness):
+    from bot.settings import DEALER_STREAK, HAND_LENGTH, WUHU_MODES
+
+    await harness.bot.tree.sync()
+    [cmd] = [c for c in harness.fake.commands[None] if c["name"] == "score"]
+    options = {o["name"]: o for o in cmd["options"]}
+    assert (options["dealer_streak"]["min_value"], options["dealer_streak"]["max_value"]) == (
+        DEALER_STREAK.low, DEALER_STREAK.high)
+    assert (options["hand"]["min_length"], options["hand"]["max_length"]) == (HAND_LENGTH.low, HAND_LENGTH.high)
+    assert [c["value"] for c in options["mode"]["choices"]] == list(WUHU_MODES)
