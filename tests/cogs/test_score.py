@@ -318,3 +318,12 @@ async def test_discord_is_told_the_same_ranges_the_bot_checks(harness: Harness):
         DEALER_STREAK.low, DEALER_STREAK.high)
     assert (options["hand"]["min_length"], options["hand"]["max_length"]) == (HAND_LENGTH.low, HAND_LENGTH.high)
     assert [c["value"] for c in options["mode"]["choices"]] == list(WUHU_MODES)
+
+
+def test_score_cog_doctests():
+    import doctest
+
+    import cogs.score
+
+    result = doctest.testmod(cogs.score)
+    assert result.attempted > 0 and result.failed == 0
