@@ -6,7 +6,9 @@ and controls to change the default variant, the Wuhu scoring mode, the language,
 the timers (a form), hints, and the channels where tables may open. The panel shows the house rules of one variant
 at a time (the default one at first); a button per other variant switches the panel to that variant's house rules
 without touching the default. Every change is written through the store's audited ``update_guild_settings`` /
-``set_house_rules`` (who and when) and applies to new tables only.
+``set_house_rules`` (who and when) and applies to new tables only. Every value a control or the timers form sends is
+checked against the declarations in :mod:`bot.settings` (a forged payload can send anything): a value outside them
+gets a message saying what is allowed, and nothing is written; the store checks again.
 
 The controls are persistent (fixed custom ids, registered at load) and stateless: each reads the server's settings
 afresh, so a panel keeps working after a restart and two panels never overwrite each other with stale values. Which
