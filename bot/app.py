@@ -96,8 +96,7 @@ class MjBot(commands.Bot):
     async def setup_hook(self) -> None:
         from bot.store import Store
 
-        self.config.db_path.parent.mkdir(parents=True, exist_ok=True)
-        self.store = await Store.open(self.config.db_path)
+        self.store = await Store.open(self.config.db_path)  # creates the folder; StoreError if unusable
         await self.tree.set_translator(Translator())
         for name in extension_names():
             await self.load_extension(name)
@@ -149,6 +148,7 @@ def run(config: Config) -> int:
     discord.utils.setup_logging(level=getattr(logging, config.log_level, logging.INFO))
     log.info("starting with %r", config)
     bot = create_bot(config)
+    from bot.store import StoreError
 
     async def main() -> int:
         loop = asyncio.get_running_loop()
@@ -165,6 +165,9 @@ def run(config: Config) -> int:
                 return 0
             log.info("shutting down")
             return 0
+        except StoreError as e:  # checked before start; this is a database that broke since
+            log.error("%s", e.message("en"))
+            return 1
         except discord.LoginFailure:
             log.error("Discord refused the token (DISCORD_TOKEN): create a new one on the Bot page of your application")
             return 1

@@ -97,9 +97,34 @@ def _run() -> int:
     if not config.token:
         print(NO_TOKEN, file=sys.stderr)
         return 2
+    problem = database_problem(config.db_path)
+    if problem is not None:  # before connecting to Discord: one line, no traceback
+        print(f"mjbot: {problem}", file=sys.stderr)
+        return 1
     from .app import run
 
     return run(config)
+
+
+def database_problem(path: object) -> str | None:
+    """Open the database at ``path`` as the bot will (create, migrate, check it reads back sound and takes a
+    write), close it, and say in one line what makes it unusable; None when it can be used. Takes at most the
+    store's busy timeout (5 s) when another process holds the database locked."""
+    import asyncio
+
+    from .store import Store, StoreError
+
+    async def check() -> None:
+        store = await Store.open(path)  # type: ignore[arg-type]
+        await store.close()
+
+    try:
+        asyncio.run(check())
+    except StoreError as e:
+        return e.message("en")
+    except OSError as e:
+        return f"cannot open the database {path}: {e.strerror or e}"
+    return None
 
 
 def _score(args: argparse.Namespace) -> int:

@@ -244,9 +244,35 @@ MESSAGES: dict[str, tuple[str, str, str]] = {
     "rules.house_none": ("This variant has no house rules to set.", "这个玩法没有可调的规则。", "這個玩法沒有可調的規則。"),
     "rules.default_mark": ("default", "默认", "預設"),
     "rules.footer": (
-        "Score a hand with /score; the full decisions are in the project's rules/DECISIONS.md.",
-        "用 /算分 计算一手牌；完整规则见项目的 rules/DECISIONS.md。",
-        "用 /算分 計算一手牌；完整規則見專案的 rules/DECISIONS.md。",
+        "Score a hand with /score. Every scoring item and ruling is written out in the project's {doc}.",
+        "用 /算分 计算一手牌。每一项计分和规则判定都写在项目的 {doc} 里。",
+        "用 /算分 計算一手牌。每一項計分和規則判定都寫在專案的 {doc} 裡。",
+    ),
+    # --- validation of settings and /score options (forged or mistyped values); kept together for easy merges
+    "settings.bad_choice": (
+        "{field} cannot be “{value}”: choose one of {allowed}. Nothing was changed.",
+        "{field}不能是“{value}”，只能选 {allowed}。什么都没有改动。",
+        "{field}不能是「{value}」，只能選 {allowed}。什麼都沒有改動。",
+    ),
+    "score.bad_option": (
+        "The option {option} cannot be “{value}”: choose one of {allowed}.",
+        "选项「{option}」不能是“{value}”，只能选 {allowed}。",
+        "選項「{option}」不能是「{value}」，只能選 {allowed}。",
+    ),
+    "score.bad_streak": (
+        "The dealer streak (庄数) must be a whole number from {low} to {high}, not {value}.",
+        "庄数必须是 {low} 到 {high} 之间的整数，而不是 {value}。",
+        "莊數必須是 {low} 到 {high} 之間的整數，而不是 {value}。",
+    ),
+    "score.bad_hand_length": (
+        "A hand is written in at most {high} characters (this one has {length}).",
+        "手牌最多写 {high} 个字符（这里有 {length} 个）。",
+        "手牌最多寫 {high} 個字元（這裡有 {length} 個）。",
+    ),
+    "score.full_in_file": (
+        "… the full breakdown is in the attached {file}.",
+        "……完整明细见附件 {file}。",
+        "……完整明細見附件 {file}。",
     ),
 }
 

@@ -18,6 +18,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.i18n import lang_for, t
+from bot.settings import server_language
+from bot.store.errors import StoreError
 from engine.errors import EngineError
 
 log = logging.getLogger(__name__)
@@ -36,21 +38,10 @@ class UserError(Exception):
         return t(self.key, lang, **self.params)
 
 
-def _expected_types() -> tuple[type[BaseException], ...]:
-    types: list[type[BaseException]] = [EngineError, UserError]
-    try:
-        from bot.store.errors import StoreError
-    except ImportError:  # pragma: no cover - the store package is always there in a full checkout
-        pass
-    else:
-        types.append(StoreError)
-    return tuple(types)
-
-
 def message_for(error: BaseException, lang: str) -> tuple[str, bool]:
     """The player's message for ``error`` and whether it was expected (unexpected ones are logged)."""
     original = _unwrap(error)
-    if isinstance(original, _expected_types()):
+    if isinstance(original, EngineError | UserError | StoreError):
         return original.message(lang), True  # type: ignore[attr-defined]
     if isinstance(original, app_commands.MissingPermissions):
         return t("error.no_permission", lang), True
@@ -96,8 +87,6 @@ async def report(interaction: discord.Interaction, error: BaseException, *, wher
         return
     server_lang = None
     try:
-        from cogs.settings import server_language
-
         server_lang = await server_language(interaction.client, interaction.guild_id)
     except Exception:  # the settings may be the very thing that failed
         server_lang = None

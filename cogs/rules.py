@@ -9,8 +9,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_name
+from bot.settings import guild_settings, variant_rules
 from cogs.score import VARIANT_CHOICES
-from cogs.settings import guild_settings, variant_rules
 from engine.variants import get_variant
 
 # variant -> [(section title en/zh/zh-TW, body en/zh/zh-TW)]; every body under Discord's 1024-character field limit.
@@ -156,7 +156,7 @@ def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.E
         embed.add_field(name=t("rules.house", lang), value="\n".join(lines)[:1024], inline=False)
     else:
         embed.add_field(name=t("rules.house", lang), value=t("rules.house_none", lang), inline=False)
-    embed.set_footer(text=t("rules.footer", lang))
+    embed.set_footer(text=t("rules.footer", lang, doc=f"docs/rules/{variant_key}.md"))
     return embed
 
 

@@ -18,12 +18,13 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from bot.i18n import item_name, lang_for, locale_str, seat_name, t, variant_name
+from bot.i18n import COMMANDS, item_name, lang_for, locale_str, rule_value, seat_name, t, variant_name
+from bot.settings import DEALER_STREAK, HAND_LENGTH, WUHU_MODES, guild_settings, variant_rules
 from cogs.errors import SafeView, UserError
-from cogs.settings import guild_settings, variant_rules
 from engine.errors import EngineError
 from engine.tiles import Hand, parse_hand
 from engine.variants import VARIANT_KEYS, ScoreResult, Situation, Variant, get_variant
+from render import ScoreScene, render_score
 
 log = logging.getLogger(__name__)
 
@@ -37,13 +38,41 @@ EXAMPLES: Mapping[str, str] = {
 }
 
 SITUATIONS = ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")
+WINS = ("discard", "self")
+SEATS = "ESWN"
+
+#: Discord's limit on a message's text; a longer breakdown is cut and sent whole as :data:`BREAKDOWN_FILE`.
+MESSAGE_LIMIT = 2000
+BREAKDOWN_FILE = "score.txt"
 
 VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k in VARIANT_KEYS]
-SEAT_CHOICES = [Choice(name=locale_str(f"choice.seat.{s}"), value=s) for s in "ESWN"]
-WIN_CHOICES = [Choice(name=locale_str("choice.win.discard"), value="discard"),
-               Choice(name=locale_str("choice.win.self"), value="self")]
+SEAT_CHOICES = [Choice(name=locale_str(f"choice.seat.{s}"), value=s) for s in SEATS]
+WIN_CHOICES = [Choice(name=locale_str(f"choice.win.{w}"), value=w) for w in WINS]
 SITUATION_CHOICES = [Choice(name=locale_str(f"choice.situation.{s}"), value=s) for s in SITUATIONS]
-MODE_CHOICES = [Choice(name=locale_str(f"choice.mode.{m}"), value=m) for m in (315, 525)]
+MODE_CHOICES = [Choice(name=locale_str(f"choice.mode.{m}"), value=m) for m in WUHU_MODES]
+
+
+def check_options(lang: str, *, hand: Any, variant: Any, win: Any, winner: Any, discarder: Any, situation: Any,
+                  mode: Any, dealer_streak: Any) -> None:
+    """Refuse option values Discord's client would never send (the payload can be forged): each choice option
+    must be one of its choices, the dealer streak within :data:`bot.settings.DEALER_STREAK` and the hand within
+    :data:`bot.settings.HAND_LENGTH` characters. Raises :class:`UserError` with the option's name in ``lang``."""
+    checks: list[tuple[str, Any, tuple[Any, ...], str]] = [  # option, value sent, its choices, their names' keys
+        ("variant", variant, VARIANT_KEYS, "variant"), ("win", win, WINS, "win"),
+        ("winner", winner, tuple(SEATS), "seat"), ("discarder", discarder, tuple(SEATS), "seat"),
+        ("situation", situation, SITUATIONS, "situation"), ("mode", mode, WUHU_MODES, "mode"),
+    ]
+    for option, value, choices, names in checks:
+        if value is not None and not any(type(value) is type(c) and value == c for c in choices):
+            allowed = " / ".join(t(f"choice.{names}.{c}", lang) for c in choices)
+            name_key = f"score.{option}.name"
+            shown = str(value) if len(str(value)) <= 20 else str(value)[:19] + "…"
+            raise UserError("score.bad_option", option=t(name_key, lang), value=shown, allowed=allowed)
+    if dealer_streak is not None and dealer_streak not in DEALER_STREAK:
+        shown = str(dealer_streak) if len(str(dealer_streak)) <= 20 else str(dealer_streak)[:19] + "…"
+        raise UserError("score.bad_streak", low=DEALER_STREAK.low, high=DEALER_STREAK.high, value=shown)
+    if not isinstance(hand, str) or len(hand) > HAND_LENGTH.high:
+        raise UserError("score.bad_hand_length", high=HAND_LENGTH.high, length=len(str(hand)))
 
 
 def build_situation(*, win: str | None, winner: str | None, discarder: str | None, situation: str | None,
@@ -54,8 +83,9 @@ def build_situation(*, win: str | None, winner: str | None, discarder: str | Non
     - self-drawn unless a discarder is named or ``win`` is ``discard``; 地胡 is on the dealer's (E) discard;
     - ``win=discard`` (or 抢杠) without a discarder: the seat before the winner in turn order.
 
-    >>> build_situation(win=None, winner=None, discarder="W", situation=None, dealer_streak=None)
-    Situation(winner=1, discarder=2, kong_draw=False, rob_kong=False, last_tiles=False, heavenly=False, earthly=False, dealer_streak=1, melds_by_seat=None)
+    >>> s = build_situation(win=None, winner=None, discarder="W", situation=None, dealer_streak=None)
+    >>> s.winner, s.discarder, s.dealer_streak, s.kong_draw
+    (1, 2, 1, False)
     >>> build_situation(win="discard", winner="N", discarder=None, situation=None, dealer_streak=None).discarder
     2
     """
@@ -100,10 +130,8 @@ def breakdown_text(result: ScoreResult, variant: Variant, situation: Situation, 
         extras.append(t("score.mode", lang, mode=rules["mode"]))
     if key == "hefei" and situation.dealer_streak != 1:
         extras.append(t("score.streak", lang, n=situation.dealer_streak))
-    for s in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly"):
+    for s in SITUATIONS:
         if getattr(situation, s):
-            from bot.i18n import COMMANDS
-
             extras.append(COMMANDS[f"choice.situation.{s}"][{"en": 0, "zh": 1, "zh-TW": 2}[lang]])
     lines = [f"**{title}**" + (" · " + " · ".join(extras) if extras else "")]
     lines.append(f"__{t('score.items', lang)}__")
@@ -125,15 +153,41 @@ def breakdown_text(result: ScoreResult, variant: Variant, situation: Situation, 
         lines.append(f"{t('score.jiao', lang)}: {_payment_line(result.jiao_payments, None, lang)}")
     changed = [r for r in variant.house_rules if rules.get(r.key) != r.default and r.key != "mode"]
     if changed:
-        text = ", ".join(f"{item_name(r.zh, r.en, lang)} = {_rule_value(rules[r.key], lang)}" for r in changed)
+        text = ", ".join(f"{item_name(r.zh, r.en, lang)} = {rule_value(rules[r.key], lang)}" for r in changed)
         lines.append(t("score.rules_used", lang, rules=text))
     return "\n".join(lines)
 
 
-def _rule_value(value: Any, lang: str) -> str:
-    if isinstance(value, bool):
-        return t("common.on" if value else "common.off", lang)
-    return str(value)
+def fit_message(text: str, lang: str, limit: int = MESSAGE_LIMIT) -> tuple[str, str | None]:
+    """The message text within Discord's ``limit``, and the whole breakdown for :data:`BREAKDOWN_FILE` when it
+    had to be cut (else None). A cut message keeps the title, as many items as fit, a pointer to the file and the
+    payments (from the payments heading on), so what each seat pays is always in the message itself.
+
+    >>> fit_message("short", "en")
+    ('short', None)
+    >>> body = chr(10).join(["**Title**"] + [f"• item {i}: {i}" for i in range(50)] + ["__Payments__", "E -3 · S +3"])
+    >>> text, whole = fit_message(body, "en", limit=120)
+    >>> len(text) <= 120, whole == body, text.splitlines()[0], text.splitlines()[-1]
+    (True, True, '**Title**', 'E -3 · S +3')
+    """
+    if len(text) <= limit:
+        return text, None
+    lines = text.splitlines()
+    tail_at = next((i for i, line in enumerate(lines) if line.startswith(f"__{t('score.payments', lang)}__")),
+                   len(lines))
+    head, middle, tail = lines[:1], lines[1:tail_at], lines[tail_at:]
+    note = t("score.full_in_file", lang, file=BREAKDOWN_FILE)
+    budget = limit - len("\n".join([*head, note, *tail])) - 1
+    kept: list[str] = []
+    for line in middle:
+        if budget - len(line) - 1 < 0:
+            break
+        kept.append(line)
+        budget -= len(line) + 1
+    out = "\n".join([*head, *kept, note, *tail])
+    if len(out) > limit:  # the title and payments alone are too long: cannot happen with real hands, but be safe
+        out = out[: limit - 1] + "…"
+    return out, text
 
 
 def _payment_line(payments: tuple[int, ...], winner: int | None, lang: str) -> str:
@@ -144,13 +198,15 @@ def _payment_line(payments: tuple[int, ...], winner: int | None, lang: str) -> s
     return " · ".join(parts)
 
 
-def render_image(hand: Hand, result: ScoreResult, situation: Situation, lang: str, title: str = "") -> tuple[bytes, str]:
-    """PNG bytes of the score card (render.render_score) and its file name. Runs in a worker thread."""
-    from render import ScoreScene, render_score
-
+def score_scene(hand: Hand, result: ScoreResult, situation: Situation, title: str = "") -> ScoreScene:
+    """What the score card shows: the engine's items and payments, the winner and who dealt in."""
     names = ("", "", "", "")  # no players here: the card spells out the winds
-    scene = ScoreScene.from_result(hand, result, names, discarder=situation.discarder, title=title)
-    return render_score(scene, lang=lang), "score.png"
+    return ScoreScene.from_result(hand, result, names, discarder=situation.discarder, title=title)
+
+
+def render_image(scene: ScoreScene, lang: str) -> bytes:
+    """PNG bytes of the score card for ``scene``. Runs in a worker thread."""
+    return render_score(scene, lang=lang)
 
 
 class HelpButton(discord.ui.Button["HelpView"]):
@@ -174,6 +230,8 @@ class HelpView(SafeView):
 class Score(commands.Cog):
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
+        #: When a list (tests), every score card's scene is appended before it is drawn.
+        self.scene_log: list[ScoreScene] | None = None
 
     async def cog_load(self) -> None:
         self.bot.add_view(HelpView())
@@ -204,17 +262,19 @@ class Score(commands.Cog):
     async def score(
         self,
         interaction: discord.Interaction,
-        hand: app_commands.Range[str, 1, 200],
+        hand: app_commands.Range[str, HAND_LENGTH.low, HAND_LENGTH.high],
         variant: str | None = None,
         win: str | None = None,
         winner: str | None = None,
         discarder: str | None = None,
         situation: str | None = None,
         mode: int | None = None,
-        dealer_streak: app_commands.Range[int, 1, 99] | None = None,
+        dealer_streak: app_commands.Range[int, DEALER_STREAK.low, DEALER_STREAK.high] | None = None,
     ) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language if interaction.guild_id else None)
+        check_options(lang, hand=hand, variant=variant, win=win, winner=winner, discarder=discarder,
+                      situation=situation, mode=mode, dealer_streak=dealer_streak)
         key = variant or settings.default_variant
         v = get_variant(key)
         rules = variant_rules(settings, v)
@@ -230,20 +290,21 @@ class Score(commands.Cog):
                                                                                 example=EXAMPLES[key])
             await interaction.response.send_message(text, ephemeral=True, view=HelpView(lang))
             return
-        text = breakdown_text(result, v, sit, rules, lang)
+        text, whole = fit_message(breakdown_text(result, v, sit, rules, lang), lang, MESSAGE_LIMIT)
         await interaction.response.defer(thinking=True)
-        image = None
+        files = []
         try:
             title = variant_name(key, lang) + (f" · {rules['mode']}" if "mode" in rules else "")
-            image = await asyncio.to_thread(render_image, parsed, result, sit, lang, title)
+            scene = score_scene(parsed, result, sit, title)
+            if self.scene_log is not None:
+                self.scene_log.append(scene)
+            image = await asyncio.to_thread(render_image, scene, lang)
+            files.append(discord.File(io.BytesIO(image), filename="score.png"))
         except Exception:  # the breakdown matters more than the picture
             log.exception("score image failed for %r", hand)
-        if image is None:
-            await interaction.followup.send(text, view=HelpView(lang))
-        else:
-            data, name = image
-            await interaction.followup.send(text, file=discord.File(io.BytesIO(data), filename=name),
-                                            view=HelpView(lang))
+        if whole is not None:
+            files.append(discord.File(io.BytesIO(whole.encode("utf-8")), filename=BREAKDOWN_FILE))
+        await interaction.followup.send(text, files=files, view=HelpView(lang))
 
 
 async def setup(bot: commands.Bot) -> None:

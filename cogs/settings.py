@@ -6,7 +6,9 @@ and controls to change the default variant, the Wuhu scoring mode, the language,
 the timers (a form), hints, and the channels where tables may open. The panel shows the house rules of one variant
 at a time (the default one at first); a button per other variant switches the panel to that variant's house rules
 without touching the default. Every change is written through the store's audited ``update_guild_settings`` /
-``set_house_rules`` (who and when) and applies to new tables only.
+``set_house_rules`` (who and when) and applies to new tables only. Every value a control or the timers form sends is
+checked against the declarations in :mod:`bot.settings` (a forged payload can send anything): a value outside them
+gets a message saying what is allowed, and nothing is written; the store checks again.
 
 The controls are persistent (fixed custom ids, registered at load) and stateless: each reads the server's settings
 afresh, so a panel keeps working after a restart and two panels never overwrite each other with stale values. Which
@@ -23,53 +25,73 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_name
+from bot.settings import (
+    CLAIM_SECONDS,
+    LANGUAGES,
+    TURN_SECONDS,
+    WUHU_MODES,
+    InvalidSetting,
+    Range,
+    check_house_rules,
+    guild_settings,
+    parse_whole_number,
+    server_language,
+    variant_rules,
+)
 from bot.store import GuildSettings
 from cogs.errors import SafeModal, SafeView, UserError
+from engine.errors import EngineError
 from engine.variants import VARIANT_KEYS, get_variant
 
 log = logging.getLogger(__name__)
 
-TURN_SECONDS = (15, 300)
-CLAIM_SECONDS = (5, 60)
-LANGUAGES = ("zh", "zh-TW", "en")
 PREFIX = "mjbot:settings:"
+
+# The readers every cog uses live in bot.settings (so that cogs.errors need not import this cog); they stay
+# importable from here for the cogs that read them through this module.
+__all__ = ["guild_settings", "server_language", "variant_rules", "Settings", "SettingsView", "setup"]
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# helpers for every cog
+# checking what a control or a form sent (Discord's client offers only valid values, but a payload can be forged)
 
 
-async def guild_settings(bot: Any, guild_id: int | None) -> GuildSettings:
-    """This server's settings; the defaults in DMs or when the store is not open."""
-    store = getattr(bot, "store", None)
-    if guild_id is None or store is None:
-        return GuildSettings(guild_id=guild_id or 0)
-    return await store.guild_settings(guild_id)
+def _shown(value: Any) -> str:
+    """A value as sent, short enough to quote back in a reply."""
+    text = str(value)
+    return text if len(text) <= 20 else text[:19] + "…"
 
 
-async def server_language(bot: Any, guild_id: int | None) -> str | None:
-    """The language the server chose, or None outside a server."""
-    if guild_id is None:
-        return None
-    return (await guild_settings(bot, guild_id)).language
+def _refuse_choice(field: str, value: Any, allowed: str, lang: str) -> UserError:
+    return UserError("settings.bad_choice", field=t(f"settings.field.{field}", lang), value=_shown(value),
+                     allowed=allowed)
 
 
-def variant_rules(settings: GuildSettings, variant: Any) -> dict[str, Any]:
-    """The house rules in force for ``variant`` on this server: its defaults, the server's overrides (unknown keys
-    left over from older versions are ignored), and for Wuhu the server's scoring mode."""
-    known = {r.key for r in variant.house_rules}
-    overrides = {k: v for k, v in settings.rules_for(variant.key).items() if k in known}
-    if "mode" in known and "mode" not in overrides:
-        overrides["mode"] = settings.wuhu_mode
-    return variant.rules(overrides)
+def _one(values: list[str], field: str, allowed: str, lang: str) -> str:
+    """The one value a single-choice select sent."""
+    if len(values) != 1:
+        raise _refuse_choice(field, ",".join(values), allowed, lang)
+    return values[0]
 
 
-def table_allowed_in(settings: GuildSettings, channel: Any) -> bool:
-    """Whether a table may open in ``channel`` (a thread counts as its parent channel too)."""
-    if not settings.allowed_channels:
-        return True
-    ids = {getattr(channel, "id", None), getattr(channel, "parent_id", None)}
-    return bool(ids & set(settings.allowed_channels))
+def _parse_rule(raw_value: str, lang: str) -> tuple[Any, Any, Any]:
+    """(variant, HouseRule, value) from a house-rule select value ``variant|key|value``; refused with a message
+    when any part is not one of the declared choices (Wuhu's mode has its own control and field)."""
+    parts = raw_value.split("|", 2)
+    if len(parts) != 3 or parts[0] not in VARIANT_KEYS:
+        raise UserError("settings.unknown_rule")
+    v = get_variant(parts[0])
+    rule = next((r for r in v.house_rules if r.key == parts[1]), None)
+    if rule is None or rule.key == "mode":
+        raise UserError("settings.unknown_rule")
+    allowed = "/".join(rule_value(c, lang) for c in rule.choices)
+    try:
+        value = rule.parse(parts[2])
+        check_house_rules(v.key, {rule.key: value})
+    except (EngineError, InvalidSetting):
+        raise UserError("settings.bad_choice", field=f"{variant_name(v.key, lang)}: {item_name(rule.zh, rule.en, lang)}",
+                        value=_shown(parts[2]), allowed=allowed) from None
+    return v, rule, value
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -143,6 +165,20 @@ def _audit_line(a: Any, lang: str) -> str:
     return f"<t:{int(a.changed_at.timestamp())}:R> <@{a.user_id}>: {what}"
 
 
+EMBED_FIELD_LIMIT = 1024  # Discord's limit on an embed field's value
+
+
+def _field_value(lines: list[str]) -> str:
+    """As many whole lines as fit in one embed field (the newest audit lines come first)."""
+    out: list[str] = []
+    for line in lines:
+        line = line if len(line) <= EMBED_FIELD_LIMIT else line[: EMBED_FIELD_LIMIT - 1] + "…"
+        if len("\n".join([*out, line])) > EMBED_FIELD_LIMIT:
+            break
+        out.append(line)
+    return "\n".join(out)
+
+
 def settings_embed(settings: GuildSettings, audit: list[Any], lang: str, viewing: str | None = None) -> discord.Embed:
     """The panel's embed; ``viewing`` is the variant whose house rules are listed (default: the default variant)."""
     e = discord.Embed(title=t("settings.title", lang), description=t("settings.intro", lang),
@@ -169,7 +205,8 @@ def settings_embed(settings: GuildSettings, audit: list[Any], lang: str, viewing
     e.add_field(name=house_title,
                 value="\n".join(lines) or t("rules.house_none", lang), inline=False)
     recent = [_audit_line(a, lang) for a in audit[:5]]
-    e.add_field(name=t("settings.recent", lang), value="\n".join(recent) or t("settings.none_yet", lang), inline=False)
+    e.add_field(name=t("settings.recent", lang), value=_field_value(recent) or t("settings.none_yet", lang),
+                inline=False)
     return e
 
 
@@ -200,7 +237,7 @@ class SettingsView(SafeView):
         self.add_item(_Select(
             custom_id=PREFIX + "mode", placeholder=t("settings.ph.mode", lang), row=1,
             options=[discord.SelectOption(label=f"{variant_name('wuhu', lang)} {m}", value=str(m),
-                                          default=m == settings.wuhu_mode) for m in (315, 525)]))
+                                          default=m == settings.wuhu_mode) for m in WUHU_MODES]))
         self.add_item(_Select(
             custom_id=PREFIX + "language", placeholder=t("settings.ph.language", lang), row=2,
             options=[discord.SelectOption(label=t(f"lang.{code}", lang), value=code, default=code == settings.language)
@@ -250,24 +287,28 @@ class SettingsView(SafeView):
                                                     view=ChannelsView(self.bot, lang), ephemeral=True)
             return
         if what == "variant":
-            field, value = "default_variant", values[0]
-            get_variant(value)
+            field, allowed = "default_variant", "/".join(variant_name(k, lang) for k in VARIANT_KEYS)
+            value: Any = _one(values, field, allowed, lang)
+            if value not in VARIANT_KEYS:
+                raise _refuse_choice(field, value, allowed, lang)
             viewing = value  # a new default variant: show its house rules
         elif what == "mode":
-            field, value = "wuhu_mode", int(values[0])
+            field, allowed = "wuhu_mode", "/".join(map(str, WUHU_MODES))
+            raw = _one(values, field, allowed, lang)
+            value = parse_whole_number(raw)
+            if value not in WUHU_MODES:
+                raise _refuse_choice(field, raw, allowed, lang)
         elif what == "language":
-            field, value = "language", values[0]
+            field, allowed = "language", "/".join(t(f"lang.{code}", lang) for code in LANGUAGES)
+            value = _one(values, field, allowed, lang)
             if value not in LANGUAGES:
-                raise UserError("settings.unknown_rule")
+                raise _refuse_choice(field, value, allowed, lang)
         elif what == "hints":
             field, value = "hints", not settings.hints
         elif what == "rule":
-            variant_key, key, raw = values[0].split("|", 2)
-            v = get_variant(variant_key)
-            rule = next((r for r in v.house_rules if r.key == key), None)
-            if rule is None or rule.key == "mode":  # Wuhu's mode has its own control (and field)
+            if len(values) != 1:
                 raise UserError("settings.unknown_rule")
-            parsed = rule.parse(raw)
+            v, rule, parsed = _parse_rule(values[0], lang)
             await set_house_rule(self.bot, interaction, settings, v, rule, parsed)
             return
         else:  # a control from a newer version
@@ -336,26 +377,28 @@ class TimersModal(SafeModal):
     def __init__(self, bot: Any, settings: GuildSettings, lang: str) -> None:
         super().__init__(title=t("settings.modal.title", lang), custom_id=PREFIX + "timers-form", timeout=600)
         self.bot = bot
-        self.turn = discord.ui.TextInput(label=t("settings.modal.turn", lang, low=TURN_SECONDS[0], high=TURN_SECONDS[1]),
-                                         custom_id="turn_seconds", default=str(settings.turn_seconds), max_length=4)
+        self.turn = discord.ui.TextInput(label=t("settings.modal.turn", lang, low=TURN_SECONDS.low,
+                                                 high=TURN_SECONDS.high),
+                                         custom_id="turn_seconds", default=str(settings.turn_seconds),
+                                         max_length=len(str(TURN_SECONDS.high)))
         self.claim = discord.ui.TextInput(
-            label=t("settings.modal.claim", lang, low=CLAIM_SECONDS[0], high=CLAIM_SECONDS[1]),
-            custom_id="claim_seconds", default=str(settings.claim_seconds), max_length=4)
+            label=t("settings.modal.claim", lang, low=CLAIM_SECONDS.low, high=CLAIM_SECONDS.high),
+            custom_id="claim_seconds", default=str(settings.claim_seconds), max_length=len(str(CLAIM_SECONDS.high)))
         self.add_item(self.turn)
         self.add_item(self.claim)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         settings = await check_manager(self.bot, interaction)
-        changes = {}
-        for field, text, (low, high) in (("turn_seconds", self.turn.value, TURN_SECONDS),
-                                         ("claim_seconds", self.claim.value, CLAIM_SECONDS)):
-            raw = (text or "").strip()
-            if not raw.isdigit() or not low <= int(raw) <= high:
-                raise UserError("settings.bad_number", field=t(f"settings.field.{field}", lang_for(interaction,
-                                                                                                   settings.language)),
-                                low=low, high=high, value=raw)
-            changes[field] = int(raw)
         lang = lang_for(interaction, settings.language)
+        changes = {}
+        allowed: Range
+        for field, text, allowed in (("turn_seconds", self.turn.value, TURN_SECONDS),
+                                     ("claim_seconds", self.claim.value, CLAIM_SECONDS)):
+            number = parse_whole_number(text)  # ASCII or full-width digits only: "²", "₆₀", "-5", "1e3" are not
+            if number not in allowed:
+                raise UserError("settings.bad_number", field=t(f"settings.field.{field}", lang), low=allowed.low,
+                                high=allowed.high, value=_shown((text or "").strip()))
+            changes[field] = number
         new = await self.bot.store.update_guild_settings(interaction.guild_id, interaction.user.id, changes)
         shown = t("settings.timers", lang, turn=new.turn_seconds, claim=new.claim_seconds)
         note = t("settings.changed", lang, field=t("settings.field.turn_seconds", lang), value=shown)

@@ -22,6 +22,7 @@ from discord.ext import commands
 
 from bot.i18n import COMMANDS, MESSAGES, hant, item_name, lang_for, lang_of_locale, locale_str, rule_value, t
 from bot.tables import LiveTable, Refusal, TableManager, tile_label
+from cogs.errors import reply_ephemeral
 from cogs.settings import guild_settings, server_language, variant_rules
 from engine.tiles import tile_name
 from engine.variants import VARIANT_KEYS, get_variant
@@ -75,15 +76,7 @@ def _player_lang(interaction: discord.Interaction, server: str | None) -> str:
     return lang_of_locale(getattr(interaction, "locale", None)) or server or "zh"
 
 
-async def _say(interaction: discord.Interaction, text: str, **kw: Any) -> None:
-    """An ephemeral answer, whether or not the interaction was deferred."""
-    try:
-        if interaction.response.is_done():
-            await interaction.followup.send(text, ephemeral=True, **kw)
-        else:
-            await interaction.response.send_message(text, ephemeral=True, **kw)
-    except discord.HTTPException as e:
-        log.warning("could not answer interaction %s: %s", interaction.id, e)
+_say = reply_ephemeral  # one ephemeral answer for every cog (cogs.errors), whether or not the interaction was deferred
 
 
 def _manager(interaction: discord.Interaction) -> TableManager:

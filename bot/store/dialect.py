@@ -13,10 +13,11 @@ import aiosqlite
 #: Connection set-up: write-ahead log (readers never block the writer, a killed process loses nothing that was
 #: committed), foreign keys enforced, a busy timeout so that a second process waits instead of failing.
 #: ``synchronous=FULL`` makes every commit durable even against power loss, not only against a crashed process.
+BUSY_TIMEOUT_MS = 5000
 PRAGMAS = (
     "PRAGMA journal_mode = WAL",
     "PRAGMA foreign_keys = ON",
-    "PRAGMA busy_timeout = 5000",
+    f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}",
     "PRAGMA synchronous = FULL",
 )
 
@@ -35,8 +36,12 @@ BEGIN_READ = "BEGIN"
 async def connect(path: str) -> aiosqlite.Connection:
     """Open a connection in autocommit mode (the store issues BEGIN / COMMIT itself) with :data:`PRAGMAS` applied."""
     conn = await aiosqlite.connect(path, isolation_level=None)
-    for pragma in PRAGMAS:
-        await conn.execute(pragma)
+    try:
+        for pragma in PRAGMAS:
+            await conn.execute(pragma)
+    except BaseException:  # not a database, locked, read-only ...: never leave the connection's thread running
+        await conn.close()
+        raise
     return conn
 
 

@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.settings import InvalidSetting, check_house_rules, check_setting
+
 from . import dialect
 from .errors import StoreError
 from .migrate import MIGRATIONS_DIR, load_migrations, migrate
@@ -44,16 +46,120 @@ from .models import (
 T = TypeVar("T")
 DAY_MS = 86_400_000
 _JSON_SETTINGS = ("house_rules", "allowed_channels")
-_SETTING_TYPES: dict[str, type | tuple[type, ...]] = {
-    "default_variant": str,
-    "wuhu_mode": int,
-    "house_rules": dict,
-    "turn_seconds": int,
-    "claim_seconds": int,
-    "language": str,
-    "allowed_channels": (list, tuple),
-    "hints": bool,
-}
+
+
+def _check_settings(changes: Mapping[str, Any]) -> None:
+    """Refuse a change outside the declared settings (:func:`bot.settings.check_setting`) before any write."""
+    for key, value in changes.items():
+        if key not in SETTING_DEFAULTS:
+            raise StoreError("bad_setting", field=key)
+        try:
+            check_setting(key, value)
+        except InvalidSetting as e:
+            raise _refused(e) from None
+
+
+def _check_house_rules(variant: Any, rules: Any) -> None:
+    try:
+        check_house_rules(variant, rules)
+    except InvalidSetting as e:
+        raise _refused(e) from None
+
+
+def _refused(e: InvalidSetting) -> StoreError:
+    """The store's refusal of a value (quoted short: a forged list or mapping can be long)."""
+    shown = repr(e.value)
+    return StoreError("bad_setting_value", field=e.field, value=shown if len(shown) <= 60 else shown[:59] + "…",
+                      allowed=e.allowed)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# opening: what can be wrong with a database file, said in one line
+
+
+def _folder_writable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
+def _db_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """The start-up error for an SQLite failure while opening or probing ``path``."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    text = str(exc)
+    if name.startswith("SQLITE_NOTADB") or "not a database" in text:
+        return StoreError("db_not_database", path=path)
+    if name.startswith("SQLITE_CORRUPT") or "malformed" in text:
+        return StoreError("db_corrupt", path=path, error=text)
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text:
+        return StoreError("db_locked", path=path, seconds=dialect.BUSY_TIMEOUT_MS // 1000)
+    if name.startswith("SQLITE_READONLY") or "readonly" in text:
+        if not _folder_writable(path.parent) or name in ("SQLITE_READONLY_CANTINIT", "SQLITE_READONLY_DIRECTORY"):
+            return StoreError("db_folder_read_only", path=path)
+        return StoreError("db_read_only", path=path)
+    if name.startswith("SQLITE_CANTOPEN") and not _folder_writable(path.parent):
+        return StoreError("db_folder_read_only", path=path)
+    return StoreError("db_cannot_open", path=path, error=text)
+
+
+#: SQLite result codes that describe the file or its surroundings rather than the SQL that was run.
+_ENVIRONMENTAL = ("SQLITE_NOTADB", "SQLITE_CORRUPT", "SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_READONLY",
+                  "SQLITE_CANTOPEN", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_PERM")
+
+
+def _is_environmental(exc: sqlite3.Error) -> bool:
+    return (getattr(exc, "sqlite_errorname", "") or "").startswith(_ENVIRONMENTAL)
+
+
+async def _connect_checked(path: Path) -> aiosqlite.Connection:
+    """A connection to ``path`` (its folder created if missing), or the :class:`StoreError` that says why not."""
+    try:
+        if path.is_dir():
+            raise StoreError("db_is_directory", path=path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError("db_no_folder", path=path, error=e.strerror or e) from None
+        if path.exists() and not os.access(path, os.R_OK):
+            raise StoreError("db_cannot_open", path=path, error="permission denied")
+    except OSError as e:  # e.g. a folder on the way that we may not enter
+        raise StoreError("db_cannot_open", path=path, error=e.strerror or e) from None
+    try:
+        return await dialect.connect(str(path))
+    except sqlite3.Error as e:
+        raise _db_error(path, e) from None
+
+
+async def _migrate_checked(conn: aiosqlite.Connection, path: Path, migrations: list[Any]) -> int:
+    try:
+        return await migrate(conn, migrations)
+    except sqlite3.Error as e:
+        raise _db_error(path, e) from None
+    except StoreError as e:
+        if e.code == "schema_too_new":
+            raise StoreError("schema_too_new", path=path, **{k: v for k, v in e.params.items() if k != "path"}) from None
+        cause = e.__cause__
+        if isinstance(cause, sqlite3.Error) and _is_environmental(cause):  # the file, not the migration's SQL
+            raise _db_error(path, cause) from None
+        raise
+
+
+async def _probe(conn: aiosqlite.Connection, path: Path, version: int) -> None:
+    """Check that the whole file reads back sound and that a write commits (a read-only file or folder is found
+    here, at start-up, not at the first click). The write rewrites the schema version with its own value."""
+    try:
+        rows = await conn.execute_fetchall("PRAGMA quick_check")
+        problems = [str(r[0]) for r in rows if str(r[0]) != "ok"]
+        if problems:
+            raise StoreError("db_corrupt", path=path, error=problems[0])
+        await conn.execute(dialect.BEGIN_WRITE)
+        try:
+            await conn.execute(dialect.set_schema_version_sql(version))
+            await conn.commit()
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                await conn.execute("ROLLBACK")
+            raise
+    except sqlite3.Error as e:
+        raise _db_error(path, e) from None
 
 
 def _dumps(value: Any) -> str:
@@ -101,13 +207,19 @@ class Store:
     async def open(
         cls, path: str | os.PathLike[str], *, migrations_dir: str | os.PathLike[str] | None = None
     ) -> Store:
-        """Open (creating the file and its folder if needed) and bring the schema up to date."""
+        """Open (creating the file and its folder if needed), bring the schema up to date, and check that the
+        database can really be used: readable, not damaged (``PRAGMA quick_check``), writable.
+
+        A database that cannot be used raises :class:`StoreError` whose message names the path and the problem
+        (see :func:`open_problem`), and leaves no connection (no thread) behind. Migrations are loaded first, so
+        a broken migration file is reported as itself, with no connection opened at all.
+        """
         p = Path(path).expanduser()
-        p.parent.mkdir(parents=True, exist_ok=True)
-        conn = await dialect.connect(str(p))
+        migrations = load_migrations(Path(migrations_dir) if migrations_dir else MIGRATIONS_DIR)
+        conn = await _connect_checked(p)
         try:
-            migrations = load_migrations(Path(migrations_dir) if migrations_dir else MIGRATIONS_DIR)
-            version = await migrate(conn, migrations)
+            version = await _migrate_checked(conn, p, migrations)
+            await _probe(conn, p, version)
         except BaseException:
             await conn.close()
             raise
@@ -206,15 +318,10 @@ class Store:
     ) -> GuildSettings:
         """Change some settings; every field whose value really changes gets an audit row (who, old, new, when).
 
-        Field names and value types are checked (``StoreError`` and nothing written on a bad one); what values a
-        variant or rule allows is for the caller to check (the engine knows the rules).
+        Every value is checked against its declared range or choice set (:mod:`bot.settings`): a bad field or
+        value raises ``StoreError`` and nothing is written.
         """
-        for key, value in changes.items():
-            if key not in SETTING_DEFAULTS:
-                raise StoreError("bad_setting", field=key)
-            expected = _SETTING_TYPES[key]
-            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-                raise StoreError("bad_setting_value", field=key, value=value)
+        _check_settings(changes)
         async with self._tx() as conn:
             return await self._change_settings(conn, guild_id, user_id, lambda _old: changes, to_ms(at))
 
@@ -265,7 +372,9 @@ class Store:
         self, guild_id: int, user_id: int, variant: str, rules: Mapping[str, Any], at: datetime | None = None
     ) -> GuildSettings:
         """Replace one variant's house-rule overrides (audited as a change of ``house_rules``); read and written in
-        one transaction, so two admins changing different variants at once both keep their change."""
+        one transaction, so two admins changing different variants at once both keep their change. A variant, rule
+        or value outside the declared choices (:mod:`bot.settings`) raises ``StoreError``; nothing is written."""
+        _check_house_rules(variant, rules)
 
         def change(current: GuildSettings) -> dict[str, Any]:
             house = {k: dict(v) for k, v in current.house_rules.items()}

@@ -14,6 +14,7 @@ from cogs.score import EXAMPLES, build_situation
 from cogs.settings import variant_rules
 from engine.tiles import parse_hand
 from engine.variants import Situation, get_variant
+from render import ScoreScene, render_score
 from tests.harness import Harness
 
 SEATS = {"en": ("East", "South", "West", "North"), "zh": ("东", "南", "西", "北"), "zh-TW": ("東", "南", "西", "北")}
@@ -37,6 +38,24 @@ def payments_shown(text: str, lang: str) -> tuple[int, ...]:
     i = next(n for n, line in enumerate(lines) if line.startswith(PAYMENTS_HEADER[lang]))
     found = dict(re.findall(r"(\S+) ([+-]?\d+)", lines[i + 1]))
     return tuple(int(found[name]) for name in SEATS[lang])
+
+
+@pytest.fixture(autouse=True)
+def record_score_scenes(harness: Harness):
+    """Every score card's scene is kept (``Score.scene_log``) so tests read the numbers the card shows."""
+    harness.bot.get_cog("Score").scene_log = []
+
+
+def check_card_scene(scene: ScoreScene, expected, options: dict) -> None:
+    """What a player reads on the card: every item with its value, each seat's payment, who won and who paid."""
+    assert [(i.code, i.zh, i.en, i.kind, i.value) for i in scene.items] == [
+        (i.code, i.zh, i.en, i.kind, i.value) for i in expected.items]
+    assert [(n.zh, n.en, n.value) for n in scene.notes] == [(n.zh, n.en, n.value) for n in expected.notes]
+    assert scene.payments == expected.payments and sum(scene.payments) == 0
+    assert scene.winner == expected.winner
+    sit = build_situation(win=options.get("win"), winner=options.get("winner"), discarder=options.get("discarder"),
+                          situation=options.get("situation"), dealer_streak=options.get("dealer_streak"))
+    assert scene.discarder == sit.discarder
 
 
 def engine_result(variant: str, hand: str, options: dict, *, settings: GuildSettings | None = None):
@@ -69,6 +88,10 @@ async def test_good_hand_shows_the_engine_breakdown_payments_and_an_image(harnes
     card = Image.open(io.BytesIO(image))
     assert card.format == "PNG" and card.width >= 480 and card.height >= 400, "a score card, not a thumbnail"
     assert reply.attachments[0].filename == "score.png"
+    # the card: the numbers in the scene it is drawn from are the engine's, and the image is that scene's drawing
+    [scene] = harness.bot.get_cog("Score").scene_log
+    check_card_scene(scene, expected, options)
+    assert image == render_score(scene, lang=lang)
     # exactly one answer: the deferral, then the message that replaced "thinking..."
     assert [m.id for m in harness.channel()] == [reply.id]
 
@@ -176,3 +199,135 @@ async def test_engine_refusal_of_the_situation_is_explained(harness: Harness):
     r = await harness.slash("score", hand="1234678922m345s+5m", variant="hefei", situation="heavenly", winner="S",
                             locale="en-US")
     assert r.reply.ephemeral and "天胡" in r.reply.content and "dealer" in r.reply.content
+
+
+# ---- the card's numbers (from its scene), beyond the parametrised hands above
+
+
+async def test_card_of_a_hefei_dealer_streak_shows_the_dealer_paying_more(harness: Harness):
+    options = {"winner": "S", "discarder": "E", "dealer_streak": 5}
+    expected = engine_result("hefei", "1234678922m345s+5m", options)
+    r = await harness.slash("score", hand="1234678922m345s+5m", variant="hefei", locale="en-US", **options)
+    [scene] = harness.bot.get_cog("Score").scene_log
+    check_card_scene(scene, expected, options)
+    streak = next(i for i in scene.items if "庄" in i.zh)
+    assert streak.value == next(i.value for i in expected.items if "庄" in i.zh) > 0
+    assert scene.payments[0] < 0 and scene.payments[1] > 0 and scene.payments[2] == scene.payments[3] == 0
+    assert r.reply.images == [render_score(scene, lang="en")]
+
+
+async def test_card_of_a_wuhu_525_jiao_hand(harness: Harness):
+    hand = "5m[1111m][2222m][3333m][4444m]+5m"
+    options = {"situation": "kong_draw", "mode": 525}
+    expected = engine_result("wuhu", hand, options)
+    r = await harness.slash("score", hand=hand, variant="wuhu", locale="zh-CN", **options)
+    [scene] = harness.bot.get_cog("Score").scene_log
+    check_card_scene(scene, expected, options)
+    assert scene.payments == tuple(expected.payments) and scene.payments[1] == -3 * scene.payments[0] > 0
+    assert "525" in scene.title
+    assert r.reply.images == [render_score(scene, lang="zh")]
+
+
+# ---- options checked by the bot too: Discord's client offers only the choices, but a payload can be forged
+
+FORGED_OPTIONS = [
+    ("winner", 3, "X"), ("winner", 3, "ES"), ("discarder", 3, "Q"), ("variant", 3, "sichuan"),
+    ("win", 3, "maybe"), ("situation", 3, "nine_gates"), ("mode", 4, 999), ("mode", 4, "abc"),
+    ("dealer_streak", 4, 0), ("dealer_streak", 4, 100), ("dealer_streak", 4, 10**12), ("dealer_streak", 4, -3),
+    ("hand", 3, "1234678922m345s+5m" * 40),
+]
+
+
+def forged_payload(h: Harness, option: str, kind: int, value, locale: str = "en-US"):
+    data, rec = h.slash_payload("score", hand="1234678922m345s+5m", variant="hefei", discarder="W", locale=locale)
+    opts = [o for o in data["data"]["options"] if o["name"] != option]
+    data["data"]["options"] = [*opts, {"name": option, "type": kind, "value": value}]
+    return data, rec
+
+
+@pytest.mark.parametrize(("option", "kind", "value"), FORGED_OPTIONS)
+async def test_forged_option_values_are_refused_privately(harness: Harness, option, kind, value):
+    r = await harness.send(*forged_payload(harness, option, kind, value))
+    reply = r.reply
+    assert reply.ephemeral and reply.visible_to == harness.user_id
+    assert "went wrong" not in reply.content and len(reply.content) < 400
+    assert harness.channel() == [] and harness.bot.get_cog("Score").scene_log == []
+    name = {"winner": "winner", "discarder": "discarder", "variant": "variant", "win": "win",
+            "situation": "situation", "mode": "mode", "dealer_streak": "dealer streak", "hand": "hand"}[option]
+    assert name in reply.content.lower() or (option == "dealer_streak" and "1 to 99" in reply.content)
+
+
+@pytest.mark.parametrize(("locale", "phrase"), [("zh-CN", "只能选"), ("zh-TW", "只能選"), ("en-US", "choose one of")])
+async def test_forged_option_message_in_the_players_language(harness: Harness, locale, phrase):
+    r = await harness.send(*forged_payload(harness, "winner", 3, "X", locale=locale))
+    assert r.reply.ephemeral and phrase in r.reply.content
+    seats = {"zh-CN": "东（庄）", "zh-TW": "東（莊）", "en-US": "East (dealer)"}[locale]
+    assert seats in r.reply.content
+
+
+async def test_dealer_streak_bounds(harness: Harness):
+    for ok in (1, 99):
+        r = await harness.slash("score", hand="1234678922m345s+5m", variant="hefei", dealer_streak=ok)
+        assert not r.reply.ephemeral
+    r = await harness.send(*forged_payload(harness, "dealer_streak", 4, 100, locale="zh-CN"))
+    assert r.reply.ephemeral and "1 到 99" in r.reply.content
+
+
+# ---- the reply stays within Discord's limits
+
+
+async def test_the_longest_breakdown_fits_in_one_message(harness: Harness):
+    """A 交 hand with four kongs, two alarms and every situation line, in English (the longest language), with
+    every house rule changed: still one message under 2,000 characters, no file needed."""
+    store = harness.bot.store
+    await store.set_house_rules(harness.guild_id, 1, "wuhu", {"dianpao_bao_san": True, "di_per_match": 8})
+    hand = "5m[1111m][2222m][3333m][4444m]+5m"
+    r = await harness.slash("score", hand=hand, variant="wuhu", situation="kong_draw", mode=525, locale="en-US")
+    reply = r.reply
+    assert 0 < len(reply.content) <= 2000
+    assert [a.filename for a in reply.attachments] == ["score.png"]
+    assert "discarder pays all" in reply.content and "__Payments__" in reply.content
+
+
+async def test_a_breakdown_over_the_limit_is_cut_and_attached_whole(harness: Harness, monkeypatch):
+    """No real hand's breakdown reaches Discord's 2,000 characters (the longest is about 600), so the limit is
+    lowered to make this one too long; the cutting, the pointer and the attachment are the product's code."""
+    hand, options = "5m[1111m][2222m][3333m][4444m]+5m", {"situation": "kong_draw"}
+    whole = (await harness.slash("score", hand=hand, variant="wuhu", locale="en-US", **options)).reply.content
+    monkeypatch.setattr(harness.bot.extensions["cogs.score"], "MESSAGE_LIMIT", 300)
+    r = await harness.slash("score", hand=hand, variant="wuhu", locale="en-US", **options)
+    reply = r.reply
+    assert not reply.ephemeral and len(reply.content) <= 300 < len(whole)
+    lines = reply.content.splitlines()
+    assert lines[0] == whole.splitlines()[0], "the title stays"
+    assert "full breakdown is in the attached score.txt" in reply.content
+    expected = engine_result("wuhu", hand, options)
+    assert payments_shown(reply.content, "en") == expected.payments, "the payments stay in the message"
+    files = {a.filename: a.data for a in reply.attachments}
+    assert set(files) == {"score.png", "score.txt"}
+    assert files["score.txt"].decode("utf-8") == whole
+
+
+async def test_discord_is_told_the_same_ranges_the_bot_checks(harness: Harness):
+    from bot.settings import DEALER_STREAK, HAND_LENGTH, WUHU_MODES
+
+    await harness.bot.tree.sync()
+    [cmd] = [c for c in harness.fake.commands[None] if c["name"] == "score"]
+    options = {o["name"]: o for o in cmd["options"]}
+    assert (options["dealer_streak"]["min_value"], options["dealer_streak"]["max_value"]) == (
+        DEALER_STREAK.low, DEALER_STREAK.high)
+    assert (options["hand"]["min_length"], options["hand"]["max_length"]) == (HAND_LENGTH.low, HAND_LENGTH.high)
+    assert [c["value"] for c in options["mode"]["choices"]] == list(WUHU_MODES)
+
+
+def test_score_cog_doctests():
+    """cogs/ is not a doctest path: run the examples of the cog's public functions here."""
+    import doctest
+
+    from cogs.score import build_situation, fit_message
+
+    runner = doctest.DocTestRunner()
+    for function in (build_situation, fit_message):
+        for test in doctest.DocTestFinder().find(function):
+            runner.run(test)
+    assert runner.tries > 0 and runner.failures == 0

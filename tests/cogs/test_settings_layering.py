@@ -1,0 +1,46 @@
+"""The settings layer: read by every cog from ``bot.settings``; ``cogs.errors`` imports no other cog (it used to
+import ``cogs.settings``, which imports it); ``/rules`` cites only files that ship with the project."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from engine.variants import VARIANT_KEYS
+from tests.harness import Harness
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+    return out
+
+
+def test_cogs_errors_imports_no_cog_and_bot_settings_no_cog():
+    assert not {m for m in imported_modules(ROOT / "cogs" / "errors.py") if m.startswith("cogs")}
+    assert not {m for m in imported_modules(ROOT / "bot" / "settings.py") if m.startswith("cogs")}
+
+
+def test_no_copy_of_rule_value_in_the_score_cog():
+    tree = ast.parse((ROOT / "cogs" / "score.py").read_text(encoding="utf-8"))
+    names = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert "_rule_value" not in names
+
+
+@pytest.mark.parametrize("variant", VARIANT_KEYS)
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN", "zh-TW"])
+async def test_rules_footer_cites_the_projects_own_rules_doc(harness: Harness, variant, locale):
+    r = await harness.slash("rules", variant=variant, locale=locale)
+    footer = r.reply.embeds[0]["footer"]["text"]
+    assert "DECISIONS" not in footer
+    doc = f"docs/rules/{variant}.md"
+    assert doc in footer and (ROOT / doc).is_file(), "the file cited ships with the project"
