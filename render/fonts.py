@@ -13,8 +13,9 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-import mjbot_data
 from PIL import ImageFont
+
+import mjbot_data
 
 REGULAR = mjbot_data.path("fonts", "NotoSansCJKsc-Regular-subset.otf")
 BOLD = mjbot_data.path("fonts", "NotoSansCJKsc-Bold-subset.otf")
