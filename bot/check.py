@@ -117,6 +117,9 @@ def check_images() -> Outcome:
         from render.hand import render_hand
         from render.samples import hand_scene
 
+        missing = [str(face) for face in (fonts.REGULAR, fonts.BOLD, fonts.TILES) if not face.is_file()]
+        if missing:
+            return Outcome(False, "images", f"font files missing: {', '.join(missing)} (reinstall mjbot)")
         faces = (fonts.regular(20), fonts.bold(20), fonts.tile_face(20))
         png = render_hand(hand_scene())
         with Image.open(io.BytesIO(png)) as img:
