@@ -23,6 +23,7 @@ import base64
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -67,16 +68,18 @@ def mjbot(*args: str, env: dict[str, str] | None = None, expect: int = 0) -> sub
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--source", type=Path, required=True, help="the checkout the wheel was built from")
+    ap.add_argument("--sdist", type=Path, default=None, help="the source distribution built beside the wheel")
     args = ap.parse_args(argv)
     source = args.source.resolve()
     site = Path(sysconfig.get_paths()["purelib"]).resolve()
     os.environ.pop("DISCORD_TOKEN", None)
     os.environ.pop("MJBOT_DEV_GUILD", None)
+    start = Path.cwd()
     work = Path(tempfile.mkdtemp(prefix="mjbot-installed-"))
     os.chdir(work)
     os.environ["MJBOT_DB"] = str(work / "state" / "mjbot.sqlite3")
     print(f"checking the mjbot installed in {sys.prefix}, from {work}", flush=True)
-    if Path.cwd().resolve().is_relative_to(source):
+    if start.resolve().is_relative_to(source):
         raise SystemExit("run this from a folder outside the checkout")
 
     @step("imports come from site-packages, not the checkout")
@@ -114,6 +117,18 @@ def main(argv: list[str] | None = None) -> int:
         assert any(f.endswith("/LICENSE") for f in licences), "LICENSE is not in the wheel's metadata"
         assert any(f.endswith("LICENSE-OFL.txt") for f in licences), "the fonts' OFL is not in the wheel's metadata"
         return f"{len(wanted)} files, licences {sorted(Path(f).name for f in licences)}"
+
+    if args.sdist is not None:
+
+        @step("the source distribution carries the licences")
+        def _sdist() -> str:
+            import tarfile
+
+            with tarfile.open(args.sdist) as tar:
+                names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+            for needed in ("LICENSE", "data/fonts/LICENSE-OFL.txt", "pyproject.toml", "README.md"):
+                assert needed in names, f"{needed} is not in {args.sdist.name}"
+            return f"{len(names)} entries"
 
     @step("mjbot --version")
     def _version() -> str:
@@ -206,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
         assert p.stdout.count("✓") == 5, p.stdout
         return p.stdout.strip().splitlines()[-1]
 
+    os.chdir(start)
+    shutil.rmtree(work, ignore_errors=True)
     if failures:
         print(f"FAILED: {len(failures)} installed-copy checks: {', '.join(failures)}", flush=True)
         return 1
