@@ -314,3 +314,12 @@ def test_check_reads_the_token_from_dotenv_in_the_current_folder(capsys, owner_e
     code, lines, out = check(capsys)
     assert code == 0, out
     assert "client_id=987654321098765432" in lines["invite"]
+
+
+def test_check_module_examples():
+    import doctest
+
+    import bot.check
+
+    result = doctest.testmod(bot.check)
+    assert result.attempted >= 2 and result.failed == 0
