@@ -38,7 +38,7 @@ hand notation:
 
 examples:
   mjbot score 23456799m345p67s+8s --variant wuhu --from W
-  mjbot score 222m555m888m9m[777z]+9m --variant hefei --json
+  mjbot score 123456789m1p789s+1p --variant hefei --from W --json
   mjbot score 111m222p333s5z[777z:W]+5z --variant chizhou --from N --rule big_hands_skip_hua=on
 
 exit status: 0 scored, 1 the hand is malformed, impossible, not complete or not allowed to win (the message says

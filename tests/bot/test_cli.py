@@ -323,3 +323,15 @@ def test_check_module_examples():
 
     result = doctest.testmod(bot.check)
     assert result.attempted >= 2 and result.failed == 0
+
+
+def test_every_example_in_the_score_help_scores(capsys):
+    import shlex
+
+    from bot.cli import NOTATION
+
+    examples = [shlex.split(line)[1:] for line in NOTATION.splitlines() if line.strip().startswith("mjbot score")]
+    assert len(examples) >= 3
+    for argv in examples:
+        code, out, err = run(capsys, *argv)
+        assert code == 0, (argv, out, err)
