@@ -1,7 +1,7 @@
 """The shipped fonts (``data/fonts``, subsets of Noto CJK under the SIL OFL): no system font is used.
 
-They are package data of ``mjbot_data`` (the ``data/`` folder, see its docstring), found with ``importlib.resources``
-so an installed wheel draws exactly as a checkout does.
+They are package data of ``mjbot_data`` (the ``data/`` folder, see :mod:`render.assets`), found with
+``importlib.resources`` so an installed wheel draws exactly as a checkout does.
 
 ``text_font(text, size, bold=True)`` picks the bold face when it covers the text, else the regular face (the bold
 subset holds only the repository's own characters and Latin, to keep ``data/`` small). ``clean(text)`` replaces
@@ -15,11 +15,11 @@ from functools import lru_cache
 
 from PIL import ImageFont
 
-import mjbot_data
+from . import assets
 
-REGULAR = mjbot_data.path("fonts", "NotoSansCJKsc-Regular-subset.otf")
-BOLD = mjbot_data.path("fonts", "NotoSansCJKsc-Bold-subset.otf")
-TILES = mjbot_data.path("fonts", "NotoSerifCJKsc-Bold-tiles.otf")
+REGULAR = assets.path("fonts", "NotoSansCJKsc-Regular-subset.otf")
+BOLD = assets.path("fonts", "NotoSansCJKsc-Bold-subset.otf")
+TILES = assets.path("fonts", "NotoSerifCJKsc-Bold-tiles.otf")
 FONT_DIR = REGULAR.parent  # the folder the faces are read from (in site-packages once installed)
 
 FreeTypeFont = ImageFont.FreeTypeFont
@@ -28,12 +28,12 @@ FreeTypeFont = ImageFont.FreeTypeFont
 @lru_cache(maxsize=1)
 def charset() -> frozenset[str]:
     """Every character the regular text face can draw."""
-    return frozenset(mjbot_data.read_text("fonts", "charset.txt"))
+    return frozenset(assets.read_text("fonts", "charset.txt"))
 
 
 @lru_cache(maxsize=1)
 def bold_charset() -> frozenset[str]:
-    return frozenset(mjbot_data.read_text("fonts", "bold_charset.txt"))
+    return frozenset(assets.read_text("fonts", "bold_charset.txt"))
 
 
 @lru_cache(maxsize=64)

@@ -12,8 +12,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-import mjbot_data
-from render import fonts
+from render import assets, fonts
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -49,12 +48,12 @@ def test_data_is_shipped_whole_as_package_data():
 
 
 def test_the_assets_helper_works_as_documented():
-    failures, tried = doctest.testmod(mjbot_data)
+    failures, tried = doctest.testmod(assets)
     assert tried >= 3 and failures == 0
 
 
 def test_fonts_are_found_through_the_package_not_the_source_tree():
-    root = Path(str(mjbot_data.files()))
+    root = Path(str(assets.files()))
     for face in (fonts.REGULAR, fonts.BOLD, fonts.TILES):
         assert face.parent == root / "fonts" and face.is_file()
     assert fonts.charset() and fonts.bold_charset() <= fonts.charset() | set(" ")
@@ -67,7 +66,7 @@ def test_no_runtime_module_finds_files_relative_to_its_source():
             text = path.read_text(encoding="utf-8")
             if re.search(r"__file__|Path\(\s*['\"](data|bot|render)/", text):
                 offenders.append(str(path.relative_to(ROOT)))
-    assert not offenders, f"use importlib.resources (mjbot_data.path / resources.files) in {offenders}"
+    assert not offenders, f"use importlib.resources (render.assets / importlib.resources.files) in {offenders}"
 
 
 def test_licences_ship_with_the_distribution():
@@ -76,7 +75,7 @@ def test_licences_ship_with_the_distribution():
     for name in files:
         assert (ROOT / name).is_file(), name
     assert "MIT License" in (ROOT / "LICENSE").read_text(encoding="utf-8")
-    assert "SIL OPEN FONT LICENSE Version 1.1" in mjbot_data.read_text("fonts", "LICENSE-OFL.txt")
+    assert "SIL OPEN FONT LICENSE Version 1.1" in assets.read_text("fonts", "LICENSE-OFL.txt")
 
 
 def test_python_versions_declared_are_the_ones_we_run_on():

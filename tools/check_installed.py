@@ -31,6 +31,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 PACKAGES = ("engine", "bot", "cogs", "render", "mjbot_data")
 LANGS = ("zh", "zh-TW", "en")
@@ -86,8 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     def _origins() -> str:
         import importlib
 
-        import mjbot_data
-        from render import fonts
+        from render import assets, fonts
 
         for name in PACKAGES:
             module = importlib.import_module(name)
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         from bot.store.migrate import MIGRATIONS_DIR
 
         assert Path(str(MIGRATIONS_DIR)).resolve().is_relative_to(site), f"migrations read from {MIGRATIONS_DIR}"
-        return f"fonts from {Path(str(mjbot_data.files())) / 'fonts'}"
+        return f"fonts from {Path(str(assets.files())) / 'fonts'}"
 
     @step("every tracked runtime file and asset is installed")
     def _complete() -> str:
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         from render.match import render_match
         from render.table import render_table
 
-        kinds = {
+        kinds: dict[str, tuple[Callable[[Any, str, str], bytes], object]] = {
             "hand": (render_hand, samples.hand_scene()),
             "table": (render_table, samples.table_scene()),
             "score card": (render_score, samples.score_scene()),
