@@ -1,6 +1,7 @@
-"""The ``mjbot`` command: run the bot, score a hand, simulate, or play in the terminal.
+"""The ``mjbot`` command: run the bot, check a set-up, score a hand, simulate, or play in the terminal.
 
-See ``shared/interfaces.md`` for the contract; ``mjbot --help`` for the options.
+``mjbot --help`` lists the commands and ``mjbot COMMAND --help`` their options; everything printed points only at
+things an installed copy has (these helps, ``mjbot check``, ``mjbot local``), never at files of the source tree.
 """
 
 from __future__ import annotations
@@ -18,11 +19,30 @@ log = logging.getLogger(__name__)
 
 NO_TOKEN = """\
 mjbot needs a Discord bot token to connect, and none was found (DISCORD_TOKEN in the environment or in .env).
-To get one: open https://discord.com/developers/applications, create an application, open its "Bot" page, press
-"Reset Token" and copy it; then put DISCORD_TOKEN=<the token> in a file named .env in this folder (see
-.env.example and docs/discord.md for inviting the bot to your server). Without a token you can still play against
-three AI players in this terminal with `mjbot local --variant wuhu`, or score a hand with
-`mjbot score 23456799m345p67s+8s --variant wuhu --from W`."""
+To get one: open https://discord.com/developers/applications, press "New Application", open its "Bot" page, press
+"Reset Token" and copy it (leave every privileged intent off); then put the line DISCORD_TOKEN=<the token> in a
+file named .env in the folder you start mjbot from, or in the environment (for the systemd service: its
+EnvironmentFile). `mjbot check` then checks the whole set-up and prints the link that invites the bot to your
+server. Without a token you can still play against three AI players in this terminal with
+`mjbot local --variant wuhu`, or score a hand with `mjbot score 23456799m345p67s+8s --variant wuhu --from W`."""
+
+NOTATION = """\
+hand notation:
+  123m 456p 789s   tiles: digits then the suit, m 万, p 筒/饼, s 条 (一二三万 works too)
+  1z-7z            honours 东 南 西 北 白 发 中 (or the characters: 东东东, 红中)
+  [555p]           a pung; [5555p] an exposed kong; (5555p) a concealed kong; [345s] a chi
+  [555p:W]         the meld was fed by seat W (Wuhu 包, Chizhou 承包)
+  +5m              the winning tile, always last
+  Melds go after the concealed tiles, in the order made; spaces are ignored.
+  Seats are E S W N; E is the dealer.
+
+examples:
+  mjbot score 23456799m345p67s+8s --variant wuhu --from W
+  mjbot score 123456789m1p789s+1p --variant hefei --from W --json
+  mjbot score 111m222p333s5z[777z:W]+5z --variant chizhou --from N --rule big_hands_skip_hua=on
+
+exit status: 0 scored, 1 the hand is malformed, impossible, not complete or not allowed to win (the message says
+which), 2 wrong options."""
 
 VARIANTS = ("wuhu", "hefei", "chizhou")
 
@@ -34,14 +54,33 @@ def _seat(text: str) -> int:
         raise argparse.ArgumentTypeError(e.message("en")) from None
 
 
+def version() -> str:
+    """The installed distribution's version (``importlib.metadata``)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("mjbot")
+    except PackageNotFoundError:  # imported from a source tree that was never installed
+        return "0+unknown"
+
+
 def _build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="mjbot", description="Anhui mahjong (Wuhu, Hefei, Chizhou) for Discord.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = p.add_subparsers(dest="command")
 
     sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)")
 
-    s = sub.add_parser("score", help="score a winning hand")
-    s.add_argument("hand", help="the hand in the notation of rules/DECISIONS.md, e.g. 1234678922m345s+5m")
+    c = sub.add_parser("check", help="check the set-up before going live (token, database, images, commands, invite)",
+                       description="One line per check with ✓ or ✗; exit status 0 only when all pass. The token is "
+                                   "never printed.")
+    c.add_argument("--application-id", type=int, default=None, metavar="ID",
+                   help="the application id for the invite link (default: read from the token)")
+
+    s = sub.add_parser("score", help="score a winning hand", epilog=NOTATION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("hand", help="the hand, e.g. 23456799m345p67s+8s (notation below)")
     s.add_argument("--variant", required=True, choices=VARIANTS)
     s.add_argument("--mode", type=int, choices=(315, 525), default=None, help="Wuhu scoring (default 315)")
     s.add_argument("--winner", type=_seat, default=1, metavar="SEAT", help="E S W N (E is the dealer; default S)")
@@ -83,7 +122,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .local import run_local
 
         return run_local(args.variant, args.seed, mode=args.mode)
+    if command == "check":
+        return _check(args)
     return _run()
+
+
+def _check(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .check import run_checks
+    from .config import Config, ConfigError
+
+    try:
+        config = Config.from_env()
+    except ConfigError as e:
+        print(f"✗ configuration: {e}")
+        return 1
+    ok = asyncio.run(run_checks(config, args.application_id, emit=lambda line: print(line, flush=True)))
+    return 0 if ok else 1
 
 
 def _run() -> int:

@@ -1,5 +1,8 @@
 """The shipped fonts (``data/fonts``, subsets of Noto CJK under the SIL OFL): no system font is used.
 
+They are package data of ``mjbot_data`` (the ``data/`` folder, see :mod:`render.assets`), found with
+``importlib.resources`` so an installed wheel draws exactly as a checkout does.
+
 ``text_font(text, size, bold=True)`` picks the bold face when it covers the text, else the regular face (the bold
 subset holds only the repository's own characters and Latin, to keep ``data/`` small). ``clean(text)`` replaces
 characters the fonts lack (emoji, rare scripts) so a player's name never draws as empty boxes.
@@ -9,14 +12,15 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
-from pathlib import Path
 
 from PIL import ImageFont
 
-FONT_DIR = Path(__file__).resolve().parent.parent / "data" / "fonts"
-REGULAR = FONT_DIR / "NotoSansCJKsc-Regular-subset.otf"
-BOLD = FONT_DIR / "NotoSansCJKsc-Bold-subset.otf"
-TILES = FONT_DIR / "NotoSerifCJKsc-Bold-tiles.otf"
+from . import assets
+
+REGULAR = assets.path("fonts", "NotoSansCJKsc-Regular-subset.otf")
+BOLD = assets.path("fonts", "NotoSansCJKsc-Bold-subset.otf")
+TILES = assets.path("fonts", "NotoSerifCJKsc-Bold-tiles.otf")
+FONT_DIR = REGULAR.parent  # the folder the faces are read from (in site-packages once installed)
 
 FreeTypeFont = ImageFont.FreeTypeFont
 
@@ -24,12 +28,12 @@ FreeTypeFont = ImageFont.FreeTypeFont
 @lru_cache(maxsize=1)
 def charset() -> frozenset[str]:
     """Every character the regular text face can draw."""
-    return frozenset((FONT_DIR / "charset.txt").read_text(encoding="utf-8"))
+    return frozenset(assets.read_text("fonts", "charset.txt"))
 
 
 @lru_cache(maxsize=1)
 def bold_charset() -> frozenset[str]:
-    return frozenset((FONT_DIR / "bold_charset.txt").read_text(encoding="utf-8"))
+    return frozenset(assets.read_text("fonts", "bold_charset.txt"))
 
 
 @lru_cache(maxsize=64)

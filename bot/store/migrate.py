@@ -1,5 +1,8 @@
 """Numbered ``.sql`` migrations in ``bot/migrations``, tracked with the schema version.
 
+The migrations are package data of ``bot`` read through ``importlib.resources`` (a checkout, an editable install
+and an installed wheel alike).
+
 ``0001_initial.sql``, ``0002_something.sql`` ...: migration N brings the schema from version N-1 to N. Each is
 applied in its own transaction together with the version bump, so a crash or an error leaves the database at the
 previous version with nothing half-applied.
@@ -9,6 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import aiosqlite
@@ -16,7 +21,7 @@ import aiosqlite
 from . import dialect
 from .errors import StoreError
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+MIGRATIONS_DIR: Traversable = resources.files("bot").joinpath("migrations")
 _NAME = re.compile(r"^(\d{4})_[A-Za-z0-9_]+\.sql$")
 
 
@@ -27,11 +32,15 @@ class Migration:
     sql: str
 
 
-def load_migrations(directory: Path | None = None) -> list[Migration]:
-    """The migrations in ``directory``, in order; their numbers must run 1, 2, 3 ... without gaps."""
-    directory = Path(directory) if directory is not None else MIGRATIONS_DIR
+def load_migrations(directory: Traversable | str | Path | None = None) -> list[Migration]:
+    """The migrations in ``directory`` (default: the shipped ones), in order; their numbers must run 1, 2, 3 ...
+    without gaps."""
+    if directory is None:
+        directory = MIGRATIONS_DIR
+    elif isinstance(directory, str):
+        directory = Path(directory)
     found: list[Migration] = []
-    for path in sorted(directory.glob("*.sql")):
+    for path in sorted((p for p in directory.iterdir() if p.name.endswith(".sql")), key=lambda p: p.name):
         m = _NAME.match(path.name)
         if not m:
             raise StoreError("bad_migration_name", name=path.name)

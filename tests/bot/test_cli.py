@@ -147,6 +147,10 @@ def test_run_without_a_token_explains_and_exits_2(tmp_path):
                        timeout=60)
     assert p.returncode == 2
     assert "DISCORD_TOKEN" in p.stderr and "mjbot local" in p.stderr and "Traceback" not in p.stderr
+    # it points only at what an installed copy has: no file of the source tree
+    assert "mjbot check" in p.stderr
+    for absent in ("docs/", "DECISIONS", ".env.example", "README"):
+        assert absent not in p.stderr, absent
 
 
 def test_bad_config_is_a_clear_error_not_a_traceback(tmp_path):
@@ -154,3 +158,180 @@ def test_bad_config_is_a_clear_error_not_a_traceback(tmp_path):
     p = subprocess.run([sys.executable, "-m", "bot", "run"], cwd=tmp_path, env=env, capture_output=True, text=True,
                        timeout=60)
     assert p.returncode == 2 and "MJBOT_DEV_GUILD" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_score_help_explains_the_notation_without_pointing_into_the_source_tree(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["score", "--help"])
+    out = capsys.readouterr().out
+    assert e.value.code == 0
+    assert "hand notation" in out and "[555p:W]" in out and "(5555p)" in out and "+5m" in out
+    assert "DECISIONS" not in out and "docs/" not in out
+
+
+def test_version_is_the_installed_distributions(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.strip() == f"mjbot {version('mjbot')}"
+
+
+# ---- mjbot check ---------------------------------------------------------------------------------------------
+
+APP_ID = 1234567890123456789
+
+
+def fake_token(app_id: int = APP_ID) -> str:
+    import base64
+
+    return base64.b64encode(str(app_id).encode()).decode().rstrip("=") + ".GhQ1xY.Zk9s3Ty_wQpLmN0bVcXz-8aRt5UeIoPj2kHg"
+
+
+@pytest.fixture
+def owner_env(tmp_path, monkeypatch):
+    """A server owner's shell: an empty folder (no .env), the database in it, no token unless a test sets one."""
+    monkeypatch.chdir(tmp_path)
+    for var in ("DISCORD_TOKEN", "MJBOT_DEV_GUILD", "MJBOT_DB", "MJBOT_LOG_LEVEL"):
+        monkeypatch.setenv(var, "")  # recorded, so that what .env loads into os.environ is undone afterwards
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("MJBOT_DB", str(tmp_path / "state" / "mjbot.sqlite3"))
+    return monkeypatch
+
+
+def check(capsys, *extra):
+    code = main(["check", *extra])
+    out, err = capsys.readouterr()
+    lines = out.strip().splitlines()
+    return code, {line.split(":", 1)[0][2:]: line for line in lines if line[:1] in "✓✗"}, out + err
+
+
+async def _tree_commands():
+    """The command tree the real bot has after booting (the harness boots it as the product does)."""
+    import tempfile
+    from pathlib import Path
+
+    from tests.harness import Harness
+
+    with tempfile.TemporaryDirectory() as tmp:
+        h = await Harness.boot(Path(tmp) / "bot.db")
+        try:
+            return [c.name for c in h.bot.tree.get_commands()]
+        finally:
+            await h.close()
+
+
+def test_check_passes_on_a_good_setup_and_never_prints_the_token(capsys, owner_env, tmp_path):
+    import asyncio
+    import sqlite3
+
+    from bot.store.migrate import load_migrations
+
+    token = fake_token()
+    owner_env.setenv("DISCORD_TOKEN", token)
+    code, lines, out = check(capsys)
+    assert code == 0, out
+    assert list(lines) == ["token", "database", "images", "commands", "invite"]
+    assert all(line.startswith("✓") for line in lines.values())
+    assert out.strip().splitlines()[-1] == "all 5 checks passed"
+    for i in range(len(token) - 5):  # not even a piece of it
+        assert token[i:i + 6] not in out
+    # the database was created, migrated and left without the probe
+    db = tmp_path / "state" / "mjbot.sqlite3"
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(load_migrations())
+    assert not conn.execute("SELECT name FROM sqlite_master WHERE name = 'mjbot_check_probe'").fetchall()
+    conn.close()
+    assert str(db) in lines["database"]
+    # every command of the real tree, synced globally
+    names = asyncio.run(_tree_commands())
+    assert names and "globally" in lines["commands"] and f"{len(names)} slash commands" in lines["commands"]
+    for name in names:
+        assert f"/{name}" in lines["commands"]
+    assert "/table (new, " in lines["commands"]
+    # the invite link carries the bot's id and exactly the permissions the README lists
+    assert f"client_id={APP_ID}" in lines["invite"] and "permissions=274878024704" in lines["invite"]
+    assert "scope=bot+applications.commands" in lines["invite"]
+    for perm in ("View Channels", "Send Messages", "Send Messages in Threads", "Embed Links", "Attach Files",
+                 "Read Message History"):
+        assert perm in lines["invite"]
+    assert "fonts loaded" in lines["images"] and "PNG" in lines["images"]
+
+
+def test_check_says_where_commands_go_with_a_dev_guild(capsys, owner_env):
+    owner_env.setenv("DISCORD_TOKEN", fake_token())
+    owner_env.setenv("MJBOT_DEV_GUILD", "424242")
+    code, lines, out = check(capsys)
+    assert code == 0, out
+    assert "to server 424242 only" in lines["commands"] and "globally" not in lines["commands"]
+
+
+def test_check_without_a_token_fails_the_token_and_the_invite_only(capsys, owner_env):
+    code, lines, out = check(capsys)
+    assert code == 1
+    assert lines["token"].startswith("✗") and "DISCORD_TOKEN is not set" in lines["token"]
+    assert lines["invite"].startswith("✗") and "--application-id" in lines["invite"]
+    assert all(lines[k].startswith("✓") for k in ("database", "images", "commands"))
+    assert "2 of 5 checks failed: token, invite" in out
+    # with the application id given, the link can be built even before the token is set
+    code, lines, _ = check(capsys, "--application-id", "777777777777777777")
+    assert code == 1 and "client_id=777777777777777777" in lines["invite"] and lines["invite"].startswith("✓")
+
+
+def test_check_refuses_a_token_that_is_not_a_bot_token_without_echoing_it(capsys, owner_env):
+    owner_env.setenv("DISCORD_TOKEN", "my-client-secret-pasted-by-mistake")
+    code, lines, out = check(capsys)
+    assert code == 1 and lines["token"].startswith("✗") and "not shaped like a bot token" in lines["token"]
+    assert "client-secret" not in out and "pasted" not in out
+
+
+def test_check_fails_when_the_database_cannot_be_created(capsys, owner_env, tmp_path):
+    (tmp_path / "a-file").write_text("not a folder")
+    owner_env.setenv("DISCORD_TOKEN", fake_token())
+    owner_env.setenv("MJBOT_DB", str(tmp_path / "a-file" / "mjbot.sqlite3"))
+    code, lines, out = check(capsys)
+    assert code == 1 and lines["database"].startswith("✗") and "a-file" in lines["database"]
+    assert "Traceback" not in out
+    assert all(lines[k].startswith("✓") for k in ("token", "images", "commands", "invite"))
+
+
+def test_check_fails_on_a_database_from_a_newer_mjbot(capsys, owner_env, tmp_path):
+    import sqlite3
+
+    db = tmp_path / "newer.sqlite3"
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA user_version = 999")
+    conn.close()
+    owner_env.setenv("DISCORD_TOKEN", fake_token())
+    owner_env.setenv("MJBOT_DB", str(db))
+    code, lines, _ = check(capsys)
+    assert code == 1 and lines["database"].startswith("✗") and "999" in lines["database"]
+
+
+def test_check_reads_the_token_from_dotenv_in_the_current_folder(capsys, owner_env, tmp_path):
+    (tmp_path / ".env").write_text(f"DISCORD_TOKEN={fake_token(987654321098765432)}\n")
+    code, lines, out = check(capsys)
+    assert code == 0, out
+    assert "client_id=987654321098765432" in lines["invite"]
+
+
+def test_check_module_examples():
+    import doctest
+
+    import bot.check
+
+    result = doctest.testmod(bot.check)
+    assert result.attempted >= 2 and result.failed == 0
+
+
+def test_every_example_in_the_score_help_scores(capsys):
+    import shlex
+
+    from bot.cli import NOTATION
+
+    examples = [shlex.split(line)[1:] for line in NOTATION.splitlines() if line.strip().startswith("mjbot score")]
+    assert len(examples) >= 3
+    for argv in examples:
+        code, out, err = run(capsys, *argv)
+        assert code == 0, (argv, out, err)

@@ -28,6 +28,7 @@ from discord import app_commands
 
 from bot.app import MjBot, create_bot
 from bot.config import Config
+from tests.harness import internals
 from tests.harness.fake import (
     CH_DM,
     CH_TEXT,
@@ -113,7 +114,7 @@ class Harness:
     """The bot, booted, plus its fake Discord. One per test (see the ``harness`` fixture in tests/cogs)."""
 
     # tasks the harness never waits for: view timeouts and other long sleepers
-    IGNORED_TASK_MARKERS = ("timeout_task_impl", "_View__timeout_task")
+    IGNORED_TASK_MARKERS = internals.VIEW_TIMEOUT_TASK_MARKERS
 
     def __init__(self, bot: MjBot, fake: FakeDiscord) -> None:
         self.bot = bot
@@ -136,11 +137,10 @@ class Harness:
         bot = create_bot(config)
         fake = fake or FakeDiscord(APPLICATION_ID, user_payload(APPLICATION_ID, "mjbot", bot=True))
         http = bot.http
-        http._HTTPClient__session = fake.session  # type: ignore[attr-defined]
+        internals.install_session(http, fake.session)
         http.token = "harness.token"
         await bot._async_setup_hook()
-        http._global_over = asyncio.Event()
-        http._global_over.set()
+        internals.open_global_gate(http)
         await bot.setup_hook()
         state = bot._connection
         state.user = discord.ClientUser(state=state, data=fake.bot_user)

@@ -23,6 +23,8 @@ from urllib.parse import urlsplit
 
 import aiohttp
 
+from tests.harness import internals
+
 API_PREFIX = re.compile(r"^/api(?:/v\d+)?")
 EPHEMERAL = 1 << 6
 CH_TEXT, CH_DM, CH_PUBLIC_THREAD = 0, 1, 11
@@ -346,7 +348,7 @@ def _decode_body(data: Any) -> tuple[Any, list[Attachment]]:
     if isinstance(data, aiohttp.FormData):
         payload: Any = None
         files: list[tuple[int, Attachment]] = []
-        for type_options, _headers, value in data._fields:
+        for type_options, _headers, value in internals.form_fields(data):
             name = type_options.get("name", "")
             if name == "payload_json":
                 payload = json.loads(value)

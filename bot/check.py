@@ -1,0 +1,217 @@
+"""``mjbot check``: the pre-flight check a server owner runs before going live.
+
+One line per check, ``✓`` or ``✗``, in this order: the token is configured (never printed, not even in part), the
+database opens, migrates and is writable, the fonts load and an image renders, which slash commands will be synced
+and where, and the invite link with its exact permissions. The exit status is 0 only when every check passed.
+
+Nothing here talks to Discord: the command list comes from the real command tree of :func:`bot.app.create_bot`
+booted through the public boot path (against a throw-away database, so that tables in play in the real one are not
+resumed by the check), and the invite link from :func:`bot.app.invite_url`. The application id in the link is
+``--application-id``, or else the bot's public id, which Discord writes (base64) before the first dot of every bot
+token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import io
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import Config
+
+PASS, FAIL = "✓", "✗"
+
+# discord.py's flag names -> the names Discord's permission screens show
+PERMISSION_NAMES = {
+    "read_messages": "View Channels",
+    "view_channel": "View Channels",
+    "send_messages": "Send Messages",
+    "send_messages_in_threads": "Send Messages in Threads",
+    "embed_links": "Embed Links",
+    "attach_files": "Attach Files",
+    "read_message_history": "Read Message History",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    ok: bool
+    name: str
+    text: str
+
+    def line(self) -> str:
+        return f"{PASS if self.ok else FAIL} {self.name}: {self.text}"
+
+
+def application_id_from_token(token: str | None) -> int | None:
+    """The bot's (public) user id that a bot token starts with, or None when ``token`` is not shaped like one.
+
+    >>> application_id_from_token(base64.b64encode(b"123456789012345678").decode().rstrip("=") + ".Gabcde.xyz")
+    123456789012345678
+    >>> application_id_from_token("not a token") is None
+    True
+    """
+    if not token:
+        return None
+    parts = token.split(".")
+    if len(parts) != 3 or not all(parts):
+        return None
+    head = parts[0] + "=" * (-len(parts[0]) % 4)
+    try:
+        text = base64.b64decode(head, altchars=b"-_", validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return int(text) if text.isdigit() and 15 <= len(text) <= 21 else None
+
+
+def check_token(config: Config) -> Outcome:
+    if not config.token:
+        return Outcome(False, "token", "DISCORD_TOKEN is not set (put DISCORD_TOKEN=<token> in the environment, in "
+                                       "a .env file in this folder, or in the service's EnvironmentFile)")
+    if application_id_from_token(config.token) is None:
+        return Outcome(False, "token", "DISCORD_TOKEN is set but is not shaped like a bot token (three parts "
+                                       "separated by dots): copy it again from the Bot page of your application")
+    return Outcome(True, "token", "DISCORD_TOKEN is set and shaped like a bot token (not shown)")
+
+
+async def check_database(config: Config) -> Outcome:
+    """Open (creating the folder and file), migrate, then write and roll back a probe row."""
+    from .store import Store, StoreError, dialect
+    from .store.migrate import load_migrations
+
+    path = Path(config.db_path)
+    try:
+        known = len(load_migrations())
+        store = await Store.open(path)
+        version = store.schema_version
+        await store.close()
+        conn = await dialect.connect(str(path))
+        try:
+            await conn.execute(dialect.BEGIN_WRITE)
+            await conn.execute("CREATE TABLE mjbot_check_probe (x INTEGER)")
+            await conn.execute("INSERT INTO mjbot_check_probe VALUES (1)")
+        finally:
+            if conn.in_transaction:
+                await conn.rollback()
+            await conn.close()
+    except StoreError as e:
+        return Outcome(False, "database", f"{path}: {e}")
+    except Exception as e:  # sqlite3.Error, OSError (a folder that cannot be made), ...
+        return Outcome(False, "database", f"{path}: {type(e).__name__}: {e}")
+    if version != known:
+        return Outcome(False, "database", f"{path}: schema at version {version}, this mjbot knows {known}")
+    return Outcome(True, "database", f"{path} opens, is migrated (schema version {version}) and is writable")
+
+
+def check_images() -> Outcome:
+    """Load every shipped face and render a sample hand to a PNG the way a DM gets it."""
+    try:
+        from PIL import Image
+
+        from render import fonts
+        from render.hand import render_hand
+        from render.samples import hand_scene
+
+        missing = [str(face) for face in (fonts.REGULAR, fonts.BOLD, fonts.TILES) if not face.is_file()]
+        if missing:
+            return Outcome(False, "images", f"font files missing: {', '.join(missing)} (reinstall mjbot)")
+        faces = (fonts.regular(20), fonts.bold(20), fonts.tile_face(20))
+        png = render_hand(hand_scene())
+        with Image.open(io.BytesIO(png)) as img:
+            img.load()
+            size = img.size
+    except Exception as e:
+        return Outcome(False, "images", f"{type(e).__name__}: {e}")
+    return Outcome(True, "images", f"{len(faces)} fonts loaded from {fonts.FONT_DIR}; a hand rendered "
+                                   f"({size[0]}×{size[1]} PNG, {len(png) // 1024} KB)")
+
+
+def _describe(command: object) -> str:
+    from discord import app_commands
+
+    if isinstance(command, app_commands.Group):
+        subs = ", ".join(c.name for c in command.commands)
+        return f"/{command.name} ({subs})"
+    if isinstance(command, app_commands.ContextMenu):
+        return f"{command.type.name} menu “{command.name}”"
+    return f"/{getattr(command, 'name', command)}"
+
+
+async def command_plan(config: Config) -> tuple[str, list[str]]:
+    """Where the commands sync to and what they are, from the command tree of a bot booted as the product boots
+    (``create_bot`` + setup hooks, a throw-away database), with the payloads built as ``tree.sync`` builds them."""
+    import discord
+
+    from .app import create_bot
+
+    with tempfile.TemporaryDirectory(prefix="mjbot-check-") as tmp:
+        probe = Config(token=None, db_path=Path(tmp) / "check.sqlite3", dev_guild=config.dev_guild,
+                       log_level=config.log_level)
+        bot = create_bot(probe)
+        try:
+            await bot._async_setup_hook()
+            await bot.setup_hook()
+            guild = discord.Object(id=config.dev_guild) if config.dev_guild else None
+            if guild is not None:
+                bot.tree.copy_global_to(guild=guild)  # what MjBot.sync_commands does before syncing
+            commands = bot.tree.get_commands(guild=guild)
+            translator = bot.tree.translator
+            for command in commands:  # raises as sync would on a bad name, description or translation
+                if translator is not None:
+                    await command.get_translated_payload(bot.tree, translator)
+                else:
+                    command.to_dict(bot.tree)
+        finally:
+            await bot.close()
+    where = (f"to server {config.dev_guild} only (MJBOT_DEV_GUILD; they show at once)" if config.dev_guild
+             else "globally (every server; Discord can take up to an hour to show changes)")
+    return where, [_describe(c) for c in commands]
+
+
+async def check_commands(config: Config) -> Outcome:
+    try:
+        where, commands = await command_plan(config)
+    except Exception as e:
+        return Outcome(False, "commands", f"the bot did not boot: {type(e).__name__}: {e}")
+    if not commands:
+        return Outcome(False, "commands", "no slash command would be synced")
+    return Outcome(True, "commands", f"{len(commands)} slash commands, synced {where} when the bot starts: "
+                                     + ", ".join(commands))
+
+
+def check_invite(config: Config, application_id: int | None) -> Outcome:
+    from .app import invite_permissions, invite_url
+
+    app_id = application_id or application_id_from_token(config.token)
+    if app_id is None:
+        return Outcome(False, "invite", "no application id: set a valid DISCORD_TOKEN or pass --application-id "
+                                        "(General Information page of your application)")
+    perms = invite_permissions()
+    names = ", ".join(PERMISSION_NAMES.get(name, name.replace("_", " ").title()) for name, granted in perms if granted)
+    return Outcome(True, "invite", f"{invite_url(app_id)} (scopes bot + applications.commands; permissions "
+                                   f"{perms.value} = {names})")
+
+
+async def run_checks(config: Config, application_id: int | None = None,
+                     emit: Callable[[str], None] = print) -> bool:
+    """Run every check, emitting each line as it is known; True when all passed."""
+    outcomes = []
+
+    def report(outcome: Outcome) -> None:
+        outcomes.append(outcome)
+        emit(outcome.line())
+
+    report(check_token(config))
+    report(await check_database(config))
+    report(await asyncio.to_thread(check_images))
+    report(await check_commands(config))
+    report(check_invite(config, application_id))
+    failed = [o.name for o in outcomes if not o.ok]
+    emit(f"all {len(outcomes)} checks passed" if not failed
+         else f"{len(failed)} of {len(outcomes)} checks failed: {', '.join(failed)}")
+    return not failed
