@@ -801,3 +801,18 @@ _STORE_MESSAGES.update({
                    "数额必须是 1 到 1,000,000 之间的整数子（收到 {amount}）。"),
     "same_player": ("An adjustment moves 子 between two different members.", "调整必须在两位不同的成员之间进行。"),
 })
+
+
+@_completes
+async def release_report_week(store: Store, guild_id: int, week: int, previous: int | None) -> None:
+    """Give back a claimed week that could not be posted (a transient failure), so the next round retries it."""
+    async with store._tx() as conn:
+        await conn.execute("UPDATE group_settings SET last_report_week = ? WHERE guild_id = ? "
+                           "AND last_report_week = ?", (previous, guild_id, week))
+
+
+@_completes
+async def unmark_season_announced(store: Store, season_id: int) -> None:
+    """Give back the claim on a final board that could not be posted (a transient failure)."""
+    async with store._tx() as conn:
+        await conn.execute("UPDATE seasons SET final_posted_at = NULL WHERE id = ?", (season_id,))
