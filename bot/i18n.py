@@ -391,7 +391,7 @@ _GROUP_COMMANDS: dict[str, tuple[str, ...]] = {
                           "现在开始新赛季（当前赛季结束并公布最终排名）"),
     "season.list.name": ("list", "列表"),
     "season.list.desc": ("This server's seasons", "本服务器的所有赛季"),
-    "season.title.name": ("name", "名称"),
+    "season.title.name": ("title", "名称"),
     "season.title.desc": ("The season's name, e.g. Spring 2027", "赛季名称，例如 2027 春季赛"),
     "season.ends.name": ("ends", "结束日期"),
     "season.ends.desc": ("Last day of the season, YYYY-MM-DD (optional)", "赛季最后一天，格式 YYYY-MM-DD（可不填）"),

@@ -170,14 +170,14 @@ class Group(commands.Cog):
     # ---- seasons
 
     @season.command(name=locale_str("season.start.name"), description=locale_str("season.start.desc"))
-    @app_commands.rename(name=locale_str("season.title.name"), ends=locale_str("season.ends.name"))
-    @app_commands.describe(name=locale_str("season.title.desc"), ends=locale_str("season.ends.desc"))
-    async def season_start(self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100],
+    @app_commands.rename(title=locale_str("season.title.name"), ends=locale_str("season.ends.name"))
+    @app_commands.describe(title=locale_str("season.title.desc"), ends=locale_str("season.ends.desc"))
+    async def season_start(self, interaction: discord.Interaction, title: app_commands.Range[str, 1, 100],
                            ends: str | None = None) -> None:
         _settings, lang = await self._manager(interaction)
         tz = await server_tz(self.bot, interaction.guild_id)
         ends_at = day_end(parse_day(ends), tz) if ends else None
-        new, ended = await gstore.start_season(self.bot.store, interaction.guild_id, interaction.user.id, name,
+        new, ended = await gstore.start_season(self.bot.store, interaction.guild_id, interaction.user.id, title,
                                                ends_at=ends_at, channel_id=interaction.channel_id)
         log.info("guild %s: user %s started season %s", interaction.guild_id, interaction.user.id, new.number)
         text = t("season.started", lang, label=safe(season_label(new, lang, tz)))

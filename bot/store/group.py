@@ -562,7 +562,8 @@ async def recent_hands(store: Store, guild_id: int, limit: int = 25, *, hand_id:
 # boards and stats over any range, corrections included
 
 _ROLLUP_COLS = "player_id, hands, wins, self_draws, deal_ins, draws, biggest, net"
-_RAW_COLS = ("player_id, 1, won, self_draw, deal_in, drawn, CASE WHEN won = 1 THEN hand_value ELSE 0 END, amount")
+_RAW_COLS = ("player_id, 1 AS hands, won AS wins, self_draw AS self_draws, deal_in AS deal_ins, drawn AS draws, "
+             "CASE WHEN won = 1 THEN hand_value ELSE 0 END AS biggest, amount AS net")
 
 
 def _range(since: datetime | None, until: datetime | None) -> tuple[int | None, int | None]:
