@@ -512,6 +512,7 @@ _GROUP_MESSAGES: dict[str, tuple[str, ...]] = {
     "report.most_jiao": ("Most 交", "交最多"),
     "report.most_value": ("Most 番 / 子 won", "和牌番数/子最多"),
     "report.hands": ("{n} hands", "共 {n} 局"),
+    "report.wins_hands": ("wins / hands", "和 / 局"),
     "report.none": ("No hands were played this week.", "这一周没有人打牌。"),
     "report.text": ("📰 **Weekly report** · {week} · {hands}", "📰 **本周战报** · {week} · {hands}"),
     # /help

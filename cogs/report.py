@@ -89,7 +89,7 @@ async def report_message(bot: Any, guild_id: int, day: date, lang: str) -> tuple
     lines = tuple(ReportLine(i, display(r.display_name, r.player_id, lang), r.net, r.hands, r.wins)
                   for i, r in enumerate(s.board[:5], start=1))
     scene = ReportScene(t("report.title", lang), week, count, t("report.top", lang), lines, tuple(records),
-                        empty=t("report.none", lang))
+                        empty=t("report.none", lang), wins_label=t("report.wins_hands", lang))
     data = await asyncio.to_thread(render_report, scene)
     text = t("report.text", lang, week=week, hands=count)
     return text, discord.File(io.BytesIO(data), filename="weekly-report.png")

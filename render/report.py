@@ -46,6 +46,7 @@ class ReportScene:
     lines: tuple[ReportLine, ...]
     records: tuple[tuple[str, str], ...]
     empty: str = ""
+    wins_label: str = ""  # heads the wins/hands column, e.g. "和/局"
 
 
 def draw_report(scene: ReportScene, theme: str | Theme = "dark") -> Image.Image:
@@ -63,6 +64,8 @@ def draw_report(scene: ReportScene, theme: str | Theme = "dark") -> Image.Image:
               max_width=WIDTH - 56)
     y = 110
     draw_text(img, (28, y), scene.top_label, 19, th.accent)
+    if lines and scene.wins_label:
+        draw_text(img, (WIDTH - 34, y + 3), scene.wins_label, 15, th.subtext, anchor="ra", bold=False)
     y += 40
     if not lines:
         draw_text(img, (WIDTH / 2, y + _ROW / 2), scene.empty, 20, th.subtext, anchor="mm", max_width=WIDTH - 60)
