@@ -529,3 +529,82 @@ async def test_a_missing_permission_is_not_retried_forever(h: Harness):
     assert h.channel(report_ch) == []
     assert h.fake.requests_to(f"/channels/{report_ch}/messages", "POST") == []  # the second tick did not try again
     assert (await gstore.group_settings(h.bot.store, GUILD_ID)).last_report_week == datetime(2030, 1, 14).toordinal()
+
+
+# ---------------------------------------------------------------------------------------------- more
+
+
+async def autocomplete(h: Harness, path: str, option: str, typed: str, **kw) -> list[dict]:
+    """Send an autocomplete interaction (type 4) for ``option`` of ``/path`` with ``typed`` and return the choices
+    the bot answered with (callback type 8, which the fake Discord does not model: recorded here)."""
+    data, rec = h.slash_payload(path, **kw)
+    data["type"] = 4
+    opts = data["data"]["options"]
+    while opts and opts[0].get("type") in (1, 2):
+        opts = opts[0]["options"]
+    opts[:] = [o for o in opts if o["name"] != option] + [{"name": option, "type": 3, "value": typed,
+                                                           "focused": True}]
+    answered: list[dict] = []
+    real = h.fake._callback
+
+    def callback(interaction_id, token, payload, files):
+        if payload.get("type") == 8 and token == rec.token:
+            answered.extend(payload["data"]["choices"])
+            rec.callbacks.append(payload)
+            return {"interaction": {"id": str(rec.id), "type": 4}, "resource": {"type": 8}}
+        return real(interaction_id, token, payload, files)
+
+    h.fake._callback = callback  # type: ignore[method-assign]
+    try:
+        await h.send(data, rec)
+    finally:
+        h.fake._callback = real  # type: ignore[method-assign]
+    return answered
+
+
+async def test_pickers_list_seasons_zones_and_this_servers_hands(h: Harness):
+    await admin(h, "season start", title="Spring")
+    await admin(h, "season start", title="Summer")
+    got = await autocomplete(h, "leaderboard", "season", "")
+    assert [c["value"] for c in got] == ["all", "2", "1"]
+    assert got[1]["name"].startswith("Season 2 · Summer")
+    assert [c["value"] for c in await autocomplete(h, "stats", "season", "spr")] == ["1"]
+    zones = await autocomplete(h, "settings", "timezone", "lond", permissions=ADMIN_PERMISSIONS)
+    assert [c["value"] for c in zones] == ["Europe/London"]
+    ours = {r[0] for r in sql(h, "SELECT DISTINCT hand_id FROM ledger WHERE guild_id = ?", (GUILD_ID,))}
+    hands = await autocomplete(h, "correct void", "hand", "", permissions=ADMIN_PERMISSIONS, hand=1, reason="x")
+    assert hands and {c["value"] for c in hands} == ours  # 9 hands, newest first; none of the other server's
+    newest = sql(h, "SELECT hand_id FROM ledger WHERE guild_id = ? ORDER BY at DESC, hand_id DESC LIMIT 1",
+                 (GUILD_ID,))[0][0]
+    assert hands[0]["value"] == newest and hands[0]["name"].startswith(f"#{newest} · ")
+
+
+async def test_week_boundaries_follow_the_servers_time_zone(h: Harness):
+    from bot.store import period_start
+
+    sh_now = datetime.now(SH)
+    monday = period_start("week", sh_now)  # this week's Monday 00:00 in Shanghai = Sunday 16:00 UTC
+    await write_hands(h.bot.store, GUILD_ID, [monday + timedelta(seconds=1)], 11)
+    for tz in ("Asia/Shanghai", "Europe/London"):
+        await h.bot.store.update_guild_settings(GUILD_ID, A, {"default_variant": "hefei"})
+        await gstore.set_timezone(h.bot.store, GUILD_ID, A, tz)
+        since = period_start("week", datetime.now(ZoneInfo(tz)))
+        r = await h.slash("leaderboard", period="week")
+        assert board_of(r.reply.content) == named(expected_net(h, "hefei", int(since.timestamp() * 1000)))
+    assert period_start("week", datetime.now(ZoneInfo("Europe/London"))) != monday
+
+
+async def test_week_summary_against_the_ledger_without_voided_hands(h: Harness):
+    start, end = datetime.now(UTC) - timedelta(days=7), datetime.now(UTC)
+    lo, hi = int(start.timestamp() * 1000), int(end.timestamp() * 1000)
+    top = sql(h, "SELECT hand_id FROM ledger WHERE guild_id = ? AND at >= ? AND won = 1 ORDER BY hand_value DESC, "
+                 "at, hand_id LIMIT 1", (GUILD_ID, lo))[0][0]
+    await admin(h, "correct void", hand=top, reason="not a real hand")
+    s = await gstore.week_summary(h.bot.store, GUILD_ID, start, end)
+    live = "hand_id NOT IN (SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL)"
+    assert s.hands == sql(h, f"SELECT COUNT(DISTINCT hand_id) FROM ledger WHERE guild_id = ? AND at >= ? AND at < ? "
+                             f"AND {live}", (GUILD_ID, lo, hi))[0][0] == 4
+    big = sql(h, f"SELECT hand_id, hand_value FROM ledger WHERE guild_id = ? AND at >= ? AND at < ? AND won = 1 "
+                 f"AND {live} ORDER BY hand_value DESC, at, hand_id LIMIT 1", (GUILD_ID, lo, hi))[0]
+    assert (s.biggest.hand_id, s.biggest.value) == big and s.biggest.hand_id != top
+    assert {r.player_id: (r.net, r.hands, r.wins) for r in s.board} == expected_net(h, "hefei", lo, hi)
