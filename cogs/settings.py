@@ -132,6 +132,8 @@ def describe_change(field: str, value: Any, lang: str) -> str:
         return ", ".join(f"<#{c}>" for c in value) if value else t("settings.channels_all", lang)
     if field == "house_rules":
         return "…"
+    if field == "weekly_report" and isinstance(value, dict):  # issue 15: {"channel": id or None, "weekday": 0-6}
+        return report_text(value.get("channel"), value.get("weekday", 0), lang)
     return rule_value(value, lang)
 
 
@@ -422,10 +424,11 @@ async def timezone_autocomplete(interaction: discord.Interaction, current: str) 
     return [app_commands.Choice(name=n, value=n) for n in names if typed in n.lower()][:25]
 
 
-def report_text(gs: Any, lang: str) -> str:
-    if gs.report_channel is None:
+def report_text(channel: int | None, weekday: int, lang: str) -> str:
+    """``Monday in <#channel>`` / ``off``."""
+    if channel is None:
         return t("group.report_off", lang)
-    return t("group.report_on", lang, day=t(f"choice.weekday.{gs.report_weekday}", lang), channel=gs.report_channel)
+    return t("group.report_on", lang, day=t(f"choice.weekday.{weekday}", lang), channel=channel)
 
 
 async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: str, timezone: str | None,
@@ -474,9 +477,11 @@ async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: 
                                             first.toordinal())
         before = (old.report_channel, old.report_weekday)
         key = "settings.changed" if (gs.report_channel, gs.report_weekday) != before else "settings.unchanged"
-        notes.append(t(key, lang, field=t("settings.field.weekly_report", lang), value=report_text(gs, lang)))
+        shown = report_text(gs.report_channel, gs.report_weekday, lang)
+        notes.append(t(key, lang, field=t("settings.field.weekly_report", lang), value=shown))
     gs = await gstore.group_settings(store, gid)
-    notes.append(t("group.settings_line", lang, tz=gs.timezone, report=report_text(gs, lang)))
+    shown = report_text(gs.report_channel, gs.report_weekday, lang)
+    notes.append(t("group.settings_line", lang, tz=gs.timezone, report=shown))
     return "\n".join(notes)
 
 

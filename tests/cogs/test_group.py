@@ -608,3 +608,40 @@ async def test_week_summary_against_the_ledger_without_voided_hands(h: Harness):
                  f"AND {live} ORDER BY hand_value DESC, at, hand_id LIMIT 1", (GUILD_ID, lo, hi))[0]
     assert (s.biggest.hand_id, s.biggest.value) == big and s.biggest.hand_id != top
     assert {r.player_id: (r.net, r.hands, r.wins) for r in s.board} == expected_net(h, "hefei", lo, hi)
+
+
+def with_channel(h: Harness, data: dict, channel_id: int) -> dict:
+    """Discord resolves a channel option: the channel's payload beside the options."""
+    ch = h.fake.channels[channel_id]
+    for opt in data["data"]["options"]:
+        if opt["type"] == 7:
+            opt["value"] = str(opt["value"])  # snowflakes come as strings
+    data["data"].setdefault("resolved", {})["channels"] = {
+        str(channel_id): {**ch.payload(), "permissions": str(ADMIN_PERMISSIONS.value)}}
+    return data
+
+
+async def test_the_weekly_report_is_turned_on_and_off_in_settings(h: Harness):
+    report_ch = h.add_channel(name="reports")
+    before = dump(h)
+    r = await admin(h, "settings", report_day="4")  # a day but no channel yet
+    assert r.reply.ephemeral and "report_channel" in r.reply.content and r.reply.embeds == []
+    assert dump(h) == before
+    data, rec = h.slash_payload("settings", report_channel=report_ch, report_day="4", permissions=ADMIN_PERMISSIONS)
+    r = await h.send(with_channel(h, data, report_ch), rec)
+    assert f"Friday in <#{report_ch}>" in r.reply.content and r.reply.embeds
+    gs = await gstore.group_settings(h.bot.store, GUILD_ID)
+    assert (gs.report_channel, gs.report_weekday) == (report_ch, 4)
+    # the week that already ended is not posted on the next tick: the next Friday's is the first
+    assert gs.last_report_week == latest_report_day(datetime.now(SH), 4).toordinal()
+    cog: Report = h.bot.get_cog("Report")
+    await cog.tick()
+    assert h.channel(report_ch) == []
+    r = await admin(h, "settings", report_day="off")
+    assert "Weekly report: off" in r.reply.content
+    assert (await gstore.group_settings(h.bot.store, GUILD_ID)).report_channel is None
+    audit = sql(h, "SELECT new_value FROM settings_audit WHERE field = 'weekly_report' ORDER BY id")
+    assert audit == [(f'{{"channel":{report_ch},"weekday":4}}',), ('{"channel":null,"weekday":4}',)]
+    panel = await admin(h, "settings")  # the panel's recent changes say it in words
+    recent = next(f for f in panel.reply.embeds[0]["fields"] if f["name"] == "Recent changes")["value"]
+    assert "Weekly report → off" in recent and f"Weekly report → Friday in <#{report_ch}>" in recent
