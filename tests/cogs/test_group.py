@@ -645,3 +645,27 @@ async def test_the_weekly_report_is_turned_on_and_off_in_settings(h: Harness):
     panel = await admin(h, "settings")  # the panel's recent changes say it in words
     recent = next(f for f in panel.reply.embeds[0]["fields"] if f["name"] == "Recent changes")["value"]
     assert "Weekly report → off" in recent and f"Weekly report → Friday in <#{report_ch}>" in recent
+
+
+async def test_two_admins_voiding_the_same_hand_at_once(h: Harness):
+    hand = sql(h, "SELECT hand_id FROM ledger WHERE guild_id = ? LIMIT 1", (GUILD_ID,))[0][0]
+    first = h.slash_payload("correct void", hand=hand, reason="first", permissions=ADMIN_PERMISSIONS)
+    second = h.slash_payload("correct void", hand=hand, reason="second", user=B, permissions=ADMIN_PERMISSIONS)
+    h.bot._connection.parse_interaction_create(first[0])  # both arrive before either is answered
+    h.bot._connection.parse_interaction_create(second[0])
+    await h.settle()
+    replies = [first[1].reply, second[1].reply]
+    assert sorted(r.ephemeral for r in replies) == [False, True]
+    assert any("already void" in r.content for r in replies)
+    assert sql(h, "SELECT COUNT(*) FROM corrections") == [(1,)]
+    assert sql(h, "SELECT COUNT(*), SUM(amount) FROM correction_rows") == [(4, 0)]
+    assert len(sql(h, "SELECT id FROM settings_audit WHERE field = 'void'")) == 1
+
+
+async def test_a_closed_database_is_told_and_the_schedule_survives(h: Harness):
+    cog: Report = h.bot.get_cog("Report")
+    store = h.bot.store
+    await store.close()  # the database went away under the bot
+    r = await admin(h, "season start", title="Nope")
+    assert r.reply.ephemeral and r.reply.content == "The store is closed."
+    await cog.loop.coro(cog)  # one scheduled round: logged, not raised
