@@ -669,3 +669,31 @@ async def test_a_closed_database_is_told_and_the_schedule_survives(h: Harness):
     r = await admin(h, "season start", title="Nope")
     assert r.reply.ephemeral and r.reply.content == "The store is closed."
     await cog.loop.coro(cog)  # one scheduled round: logged, not raised
+
+
+async def test_new_commands_options_and_choices_are_localised(h: Harness):
+    import re
+
+    valid = re.compile(r"^[-_\w]{1,32}$")
+    await h.bot.tree.sync()
+    synced = {c["name"]: c for c in h.fake.commands[None]}
+
+    def walk(entry: dict, kind: str = "command"):
+        yield kind, entry
+        for opt in entry.get("options", []):
+            yield from walk(opt, "option")
+        for choice in entry.get("choices", []):
+            yield "choice", choice
+
+    for name in ("season", "correct", "export", "help", "settings", "leaderboard", "stats"):
+        for kind, entry in walk(synced[name]):
+            names = entry.get("name_localizations") or {}
+            assert {"zh-CN", "zh-TW"} <= set(names), (name, kind, entry["name"])
+            for text in [entry["name"], *names.values()]:
+                if kind != "choice":
+                    assert valid.match(text) and text == text.lower(), text
+            if kind != "choice":
+                descs = entry.get("description_localizations") or {}
+                assert {"zh-CN", "zh-TW"} <= set(descs) and all(1 <= len(x) <= 100 for x in descs.values()), entry
+    names = synced["correct"]["name_localizations"]
+    assert (names["zh-CN"], names["zh-TW"]) == ("更正", "更正")
