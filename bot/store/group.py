@@ -192,10 +192,11 @@ def zone(name: str) -> tzinfo:
 
     >>> zone("Asia/Shanghai").key
     'Asia/Shanghai'
-    >>> zone("Mars/Olympus")
-    Traceback (most recent call last):
-    ...
-    bot.store.errors.StoreError: bad_timezone ...
+    >>> try:
+    ...     zone("Mars/Olympus")
+    ... except StoreError as e:
+    ...     print(e.code)
+    bad_timezone
     """
     if not isinstance(name, str) or not name or len(name) > 64 or name.startswith(("/", ".")) or ".." in name:
         raise StoreError("bad_timezone", name=name)

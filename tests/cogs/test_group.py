@@ -697,3 +697,13 @@ async def test_new_commands_options_and_choices_are_localised(h: Harness):
                 assert {"zh-CN", "zh-TW"} <= set(descs) and all(1 <= len(x) <= 100 for x in descs.values()), entry
     names = synced["correct"]["name_localizations"]
     assert (names["zh-CN"], names["zh-TW"]) == ("更正", "更正")
+
+
+@pytest.mark.parametrize("module", ["bot.store.group", "cogs.group", "cogs.report", "cogs.leaderboard",
+                                    "render.report"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 1 and result.failed == 0
