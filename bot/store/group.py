@@ -617,25 +617,25 @@ async def board(store: Store, guild_id: int, variant: str, since: datetime | Non
             "  GROUP BY player_id) b LEFT JOIN players p ON p.user_id = b.player_id "
             "WHERE b.hands <> 0 OR b.net <> 0 ORDER BY b.net DESC, b.wins DESC, b.player_id LIMIT ?",
             [*params, limit])
-        # the roll-ups' MAX cannot forget a voided hand: recompute the biggest hand of those who won one
-        touched = {r[0] for r in await _all(
-            conn, "SELECT l.player_id FROM corrections c JOIN ledger l ON l.hand_id = c.hand_id "
-                  "WHERE c.guild_id = ? AND c.variant = ? AND l.won = 1 AND l.player_id IS NOT NULL "
-                  "AND (? IS NULL OR l.at >= ?) AND (? IS NULL OR l.at < ?)", (guild_id, variant, lo, lo, hi, hi))}
-        biggest: dict[int, int] = {}
-        if touched:
-            marks = ", ".join("?" * len(touched))
-            biggest = {r[0]: r[1] or 0 for r in await _all(
-                conn, "SELECT player_id, MAX(hand_value) FROM ledger WHERE guild_id = ? AND variant = ? AND won = 1 "
-                      f"AND player_id IN ({marks}) AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?) "
-                      "AND hand_id NOT IN (SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL) "
-                      "GROUP BY player_id", (guild_id, variant, *touched, lo, lo, hi, hi))}
-    out = []
-    for r in rows:
-        row = list(r)
-        if row[0] in touched:
-            row[7] = biggest.get(row[0], 0)
-        out.append(BoardRow(*row))
+        # The roll-ups' MAX cannot forget a voided hand: a player's biggest hand is looked up again (through the
+        # per-player index) only when one of their voided wins in the range was as big as the roll-ups say.
+        voided: dict[int, int] = {}
+        for player, value in await _all(
+                conn, "SELECT l.player_id, l.hand_value FROM corrections c JOIN ledger l ON l.hand_id = c.hand_id "
+                      "WHERE c.guild_id = ? AND c.variant = ? AND l.won = 1 AND l.player_id IS NOT NULL "
+                      "AND (? IS NULL OR l.at >= ?) AND (? IS NULL OR l.at < ?)", (guild_id, variant, lo, lo, hi, hi)):
+            voided[player] = max(voided.get(player, 0), value)
+        out = []
+        for r in rows:
+            row = list(r)
+            if row[0] in voided and voided[row[0]] >= row[7]:
+                best = await _one(
+                    conn, "SELECT MAX(hand_value) FROM ledger WHERE player_id = ? AND guild_id = ? AND variant = ? "
+                          "AND won = 1 AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?) AND hand_id NOT IN "
+                          "(SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL)",
+                    (row[0], guild_id, variant, lo, lo, hi, hi))
+                row[7] = best[0] or 0
+            out.append(BoardRow(*row))
     return out
 
 
@@ -753,25 +753,31 @@ async def week_summary(store: Store, guild_id: int, since: datetime, until: date
     voided hands left out."""
     lo, hi = _range(since, until)
     async with store._tx(write=False) as conn:
+        # the server's variants (from the roll-ups: cheap), so that every query below ranges over the
+        # (guild_id, variant, at) index instead of scanning the server's ledger
         variants = [r[0] for r in await _all(
-            conn, "SELECT DISTINCT variant FROM ledger WHERE guild_id = ? AND at >= ? AND at < ? UNION "
-                  "SELECT DISTINCT variant FROM correction_rows WHERE guild_id = ? AND at >= ? AND at < ?",
-            (guild_id, lo, hi, guild_id, lo, hi))]
-        live = "hand_id NOT IN (SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL)"
+            conn, "SELECT DISTINCT variant FROM board_totals WHERE guild_id = ? UNION "
+                  "SELECT DISTINCT variant FROM correction_rows WHERE guild_id = ? UNION "
+                  "SELECT DISTINCT variant FROM matches WHERE guild_id = ? AND status = 'active'",
+            (guild_id, guild_id, guild_id))]
+        if not variants:
+            return WeekSummary((), 0, None, None, None)
+        marks = ", ".join("?" * len(variants))
+        live = f"variant IN ({marks}) AND hand_id NOT IN (SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL)"
         big = await _one(conn, f"SELECT hand_id FROM ledger WHERE guild_id = ? AND at >= ? AND at < ? AND won = 1 "
-                               f"AND {live} ORDER BY hand_value DESC, at, hand_id LIMIT 1", (guild_id, lo, hi))
+                               f"AND {live} ORDER BY hand_value DESC, at, hand_id LIMIT 1", (guild_id, lo, hi, *variants))
         count = await _one(conn, f"SELECT COUNT(DISTINCT hand_id) FROM ledger WHERE guild_id = ? AND at >= ? "
-                                 f"AND at < ? AND {live}", (guild_id, lo, hi))
+                                 f"AND at < ? AND {live}", (guild_id, lo, hi, *variants))
         jiao = await _one(conn, "SELECT l.player_id, p.display_name, SUM(l.jiao_amount) AS j FROM ledger l "
                                 "LEFT JOIN players p ON p.user_id = l.player_id WHERE l.guild_id = ? AND l.at >= ? "
                                 f"AND l.at < ? AND l.player_id IS NOT NULL AND l.{live} GROUP BY l.player_id, "
                                 "p.display_name HAVING SUM(l.jiao_amount) > 0 ORDER BY j DESC, l.player_id LIMIT 1",
-                          (guild_id, lo, hi))
+                          (guild_id, lo, hi, *variants))
         value = await _one(conn, "SELECT l.player_id, p.display_name, SUM(l.hand_value) AS v FROM ledger l "
                                  "LEFT JOIN players p ON p.user_id = l.player_id WHERE l.guild_id = ? AND l.at >= ? "
                                  f"AND l.at < ? AND l.won = 1 AND l.player_id IS NOT NULL AND l.{live} "
                                  "GROUP BY l.player_id, p.display_name ORDER BY v DESC, l.player_id LIMIT 1",
-                           (guild_id, lo, hi))
+                           (guild_id, lo, hi, *variants))
     merged: dict[int, list[Any]] = {}
     for v in variants:
         for r in await board(store, guild_id, v, since, until, limit=100_000):

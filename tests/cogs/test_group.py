@@ -234,8 +234,9 @@ async def test_a_season_end_date_passing_posts_the_final_board_once(h: Harness):
 
 
 async def test_voiding_a_hand_cancels_it_everywhere(h: Harness):
-    hand = sql(h, "SELECT l.hand_id FROM ledger l WHERE l.guild_id = ? AND l.won = 1 ORDER BY l.at DESC LIMIT 1",
-               (GUILD_ID,))[0][0]
+    # the biggest win of the server: its winner's biggest hand must be looked up again without it
+    hand = sql(h, "SELECT l.hand_id FROM ledger l WHERE l.guild_id = ? AND l.won = 1 ORDER BY l.hand_value DESC, "
+                  "l.at DESC LIMIT 1", (GUILD_ID,))[0][0]
     ledger_before = sql(h, "SELECT * FROM ledger ORDER BY hand_id, seat")
     r = await admin(h, "correct void", hand=hand, reason="misclick by the host")
     assert not r.reply.ephemeral and f"#{hand}" in r.reply.content and "misclick" in r.reply.content
@@ -251,6 +252,10 @@ async def test_voiding_a_hand_cancels_it_everywhere(h: Harness):
     stats = await h.bot.store.player_stats(GUILD_ID, winner)  # the raw ledger: one hand more than the record
     record = await gstore.player_record(h.bot.store, GUILD_ID, winner)
     assert record.hands == stats.hands - 1 and record.wins == stats.wins - 1
+    biggest = sql(h, "SELECT COALESCE(MAX(hand_value), 0) FROM ledger WHERE guild_id = ? AND player_id = ? "
+                     "AND won = 1 AND hand_id <> ?", (GUILD_ID, winner, hand))[0][0]
+    [row] = [r for r in await gstore.board(h.bot.store, GUILD_ID, "hefei", limit=100) if r.player_id == winner]
+    assert record.biggest_hand == row.biggest_hand == biggest
     audit = sql(h, "SELECT user_id, field FROM settings_audit WHERE field = 'void'")
     assert audit == [(USER_ID, "void")]
     again = await admin(h, "correct void", hand=hand, reason="twice")
