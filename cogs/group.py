@@ -97,12 +97,27 @@ async def final_board(bot: Any, season: gstore.Season, lang: str) -> tuple[str, 
     if best is None:
         parts.append(t("season.final_empty", lang))
         return "\n\n".join(parts), None
+    text = fit_message("\n\n".join(parts))
     try:
         data = await asyncio.to_thread(_board_png, best[1], label, best[2], None, lang)
     except Exception:
         log.exception("final board image failed")
-        return "\n\n".join(parts), None
-    return "\n\n".join(parts)[:2000], discord.File(io.BytesIO(data), filename="season.png")
+        return text, None
+    return text, discord.File(io.BytesIO(data), filename="season.png")
+
+
+def fit_message(text: str, limit: int = 2000) -> str:
+    r"""``text`` cut at a line boundary (with a ``…`` line) so that it fits a Discord message.
+
+    >>> fit_message("a\nbb\ncc", 6)
+    'a\n…'
+    """
+    if len(text) <= limit:
+        return text
+    lines = text.splitlines()
+    while lines and len("\n".join(lines)) + 2 > limit:
+        lines.pop()
+    return "\n".join([*lines, "…"])
 
 
 async def hand_autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[int]]:

@@ -132,9 +132,15 @@ def tz_label(tz: tzinfo | None, lang: str) -> str:
     return key or str(tz)
 
 
-def day_text(when: datetime, lang: str) -> str:
-    """``Nov 23`` / ``11月23日``."""
-    return f"{_MONTHS_EN[when.month - 1]} {when.day}" if lang == "en" else f"{when.month}月{when.day}日"
+def day_text(when: datetime, lang: str, *, year: bool = False) -> str:
+    """``Nov 23`` / ``11月23日`` (``Nov 23, 2026`` / ``2026年11月23日`` with ``year``).
+
+    >>> day_text(datetime(2026, 11, 23), "en", year=True), day_text(datetime(2026, 11, 23), "zh", year=True)
+    ('Nov 23, 2026', '2026年11月23日')
+    """
+    if lang == "en":
+        return f"{_MONTHS_EN[when.month - 1]} {when.day}" + (f", {when.year}" if year else "")
+    return (f"{when.year}年" if year else "") + f"{when.month}月{when.day}日"
 
 
 def period_text(period: str, since: datetime | None, lang: str) -> str:
@@ -158,14 +164,18 @@ async def server_tz(bot: Any, guild_id: int | None) -> tzinfo:
     return (await gstore.group_settings(store, guild_id)).tz
 
 
-def season_label(s: gstore.Season, lang: str, tz: tzinfo) -> str:
-    """``Season 2 · Spring (Mar 1 – May 31)``; an open season says since when."""
-    start = day_text(s.started_at.astimezone(tz), lang)
-    if s.until is None:
+def season_label(s: gstore.Season, lang: str, tz: tzinfo, now: datetime | None = None) -> str:
+    """``Season 2 · Spring (Mar 1 – May 31)``; an open season says since when. Years are written when the season
+    is not all within the current year."""
+    first = s.started_at.astimezone(tz)
+    last = s.until.astimezone(tz) - timedelta(milliseconds=1) if s.until is not None else None
+    this_year = (now or datetime.now(tz)).astimezone(tz).year
+    year = first.year != this_year or (last is not None and last.year != this_year)
+    start = day_text(first, lang, year=year)
+    if last is None:
         span = t("season.span.open", lang, start=start)
     else:
-        last = (s.until.astimezone(tz) - timedelta(milliseconds=1))
-        span = t("season.span", lang, start=start, end=day_text(last, lang))
+        span = t("season.span", lang, start=start, end=day_text(last, lang, year=year))
     return t("season.label", lang, number=s.number, name=s.name, span=span)
 
 
