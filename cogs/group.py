@@ -109,8 +109,8 @@ async def final_board(bot: Any, season: gstore.Season, lang: str) -> tuple[str, 
 def fit_message(text: str, limit: int = 2000) -> str:
     r"""``text`` cut at a line boundary (with a ``…`` line) so that it fits a Discord message.
 
-    >>> fit_message("a\nbb\ncc", 6)
-    'a\n…'
+    >>> fit_message("a\nbb\ncc", 6), fit_message("a\nbb\ncc", 5)
+    ('a\nbb\n…', 'a\n…')
     """
     if len(text) <= limit:
         return text
