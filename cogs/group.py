@@ -121,10 +121,11 @@ def fit_message(text: str, limit: int = 2000) -> str:
 
 
 async def hand_autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[int]]:
-    """The server's latest settled hands (or the one whose number is typed), newest first."""
+    """The server's latest settled hands (or the one whose number is typed), newest first; nothing for a member
+    without Manage Server (the command is theirs only)."""
     bot = interaction.client
     store = getattr(bot, "store", None)
-    if interaction.guild_id is None or store is None:
+    if interaction.guild_id is None or store is None or not interaction.permissions.manage_guild:
         return []
     settings = await store.guild_settings(interaction.guild_id)
     lang = lang_for(interaction, settings.language)

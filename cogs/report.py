@@ -69,7 +69,16 @@ def _transient(error: BaseException) -> bool:
 
 async def report_message(bot: Any, guild_id: int, day: date, lang: str) -> tuple[str, discord.File]:
     """The weekly report for the week before ``day``: a line of text and the 战报 image."""
-    from render.report import ReportLine, ReportScene, render_report
+    from render.report import render_report
+
+    text, scene = await report_scene(bot, guild_id, day, lang)
+    data = await asyncio.to_thread(render_report, scene)
+    return text, discord.File(io.BytesIO(data), filename="weekly-report.png")
+
+
+async def report_scene(bot: Any, guild_id: int, day: date, lang: str) -> tuple[str, Any]:
+    """The weekly report's text line and its :class:`render.report.ReportScene` (what the image shows)."""
+    from render.report import ReportLine, ReportScene
 
     tz = (await gstore.group_settings(bot.store, guild_id)).tz
     start, end = week_range(day, tz)
@@ -90,9 +99,7 @@ async def report_message(bot: Any, guild_id: int, day: date, lang: str) -> tuple
                   for i, r in enumerate(s.board[:5], start=1))
     scene = ReportScene(t("report.title", lang), week, count, t("report.top", lang), lines, tuple(records),
                         empty=t("report.none", lang), wins_label=t("report.wins_hands", lang))
-    data = await asyncio.to_thread(render_report, scene)
-    text = t("report.text", lang, week=week, hands=count)
-    return text, discord.File(io.BytesIO(data), filename="weekly-report.png")
+    return t("report.text", lang, week=week, hands=count), scene
 
 
 class Report(commands.Cog):

@@ -475,7 +475,20 @@ async def test_weekly_report_is_posted_once_and_after_downtime_only_the_latest(h
     [post] = h.channel(report_ch)
     assert "1月7日 – 1月13日" in post.content and "共 2 局" in post.content  # the server's language
     img = Image.open(io.BytesIO(post.images[0]))
-    assert img.width == 760
+    assert img.width == 760 and img.height > 300
+    # what the image shows: the week's board and records, from the ledger
+    from cogs.report import report_scene
+
+    _, scene = await report_scene(h.bot, GUILD_ID, latest_report_day(cog.clock(), 0), "zh")
+    lo = int(datetime(2030, 1, 7, tzinfo=SH).timestamp() * 1000)
+    hi = int(datetime(2030, 1, 14, tzinfo=SH).timestamp() * 1000)
+    want = sorted(expected_net(h, "hefei", lo, hi).items(), key=lambda kv: (-kv[1][0], -kv[1][2], kv[0]))
+    assert [(x.rank, x.name, x.net, x.hands, x.wins) for x in scene.lines] == [
+        (i, NAMES[p], net, n, w) for i, (p, (net, n, w)) in enumerate(want, start=1)]
+    top = sql(h, "SELECT p.display_name, l.hand_value FROM ledger l JOIN players p ON p.user_id = l.player_id "
+                 "WHERE l.guild_id = ? AND l.at >= ? AND l.at < ? AND l.won = 1 ORDER BY l.hand_value DESC, l.at "
+                 "LIMIT 1", (GUILD_ID, lo, hi))[0]
+    assert scene.records[0] == ("最大一手", f"{top[0]} · {top[1]} 子 · 合肥")
     # three weeks of downtime: only the latest missed week is posted
     cog.clock = lambda: datetime(2030, 2, 4, 11, tzinfo=SH)
     await cog.tick()
@@ -582,6 +595,7 @@ async def test_pickers_list_seasons_zones_and_this_servers_hands(h: Harness):
     newest = sql(h, "SELECT hand_id FROM ledger WHERE guild_id = ? ORDER BY at DESC, hand_id DESC LIMIT 1",
                  (GUILD_ID,))[0][0]
     assert hands[0]["value"] == newest and hands[0]["name"].startswith(f"#{newest} · ")
+    assert await autocomplete(h, "correct void", "hand", "", hand=1, reason="x") == []  # a member: nothing
 
 
 async def test_week_boundaries_follow_the_servers_time_zone(h: Harness):
