@@ -403,6 +403,8 @@ async def test_help_pages_in_the_players_language(h: Harness, locale, word):
     page = h.fake.find_message(msg.id)
     assert word in page.embeds[0]["title"] and "1234678922m345s+5m" in page.embeds[0]["description"]
     assert r2.callback_type == 7
+    dm = await h.slash("help", guild=False, locale=locale)  # in a DM too
+    assert dm.reply.embeds and dm.reply.embeds[0]["footer"]["text"].endswith(("5", "5 页", "5 頁"))
 
 
 def guild_payload(guild_id: int, system_channel: int, *, can_send: bool) -> dict:
