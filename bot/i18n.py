@@ -624,7 +624,8 @@ _GROUP_MESSAGES: dict[str, tuple[str, ...]] = {
 
 #: Taiwan words where the character conversion keeps the mainland word (as the hand-written entries above say).
 _TW_WORDS = (("服務器", "伺服器"), ("默認", "預設"), ("設置", "設定"), ("私信", "私訊"), ("文件", "檔案"),
-             ("點炮", "放槍"), ("數據庫", "資料庫"))
+             ("點炮", "放槍"), ("數據庫", "資料庫"), ("賬目", "帳目"), ("導出", "匯出"), ("頻道里", "頻道裡"),
+             ("發消息", "發訊息"), ("“", "「"), ("”", "」"))
 
 
 def _tw(text: str) -> str:

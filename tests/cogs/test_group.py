@@ -290,10 +290,11 @@ async def test_an_adjustment_moves_net_and_is_zero_sum(h: Harness):
     ({"payer": B, "payee": C, "amount": 0}, "1 to 1,000,000"),
     ({"payer": B, "payee": C, "amount": -5}, "1 to 1,000,000"),
     ({"payer": B, "payee": B, "amount": 5}, "two different members"),
+    ({"payer": B, "payee": C, "amount": 5, "reason": "   "}, "Give a reason"),
 ])
 async def test_bad_adjustments_change_nothing(h: Harness, kwargs, word):
     before = dump(h)
-    r = await admin(h, "correct adjust", reason="x", **kwargs)
+    r = await admin(h, "correct adjust", **{"reason": "x", **kwargs})
     assert r.reply.ephemeral and word in r.reply.content
     assert dump(h) == before
 
