@@ -15,6 +15,7 @@ variant a panel shows is read back from the panel message itself (the values of 
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
@@ -413,15 +414,20 @@ WEEKDAY_CHOICES = [app_commands.Choice(name=locale_str(f"choice.weekday.{d}"), v
 REPORT_PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, attach_files=True)
 
 
-async def timezone_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-    """IANA zone names containing what was typed (the server's zone and the usual ones first)."""
+@functools.cache
+def _zone_names() -> tuple[str, ...]:
+    """Every IANA zone name (read once), the usual ones for our players first."""
     import zoneinfo
 
-    typed = current.strip().lower().replace(" ", "_")
     common = ["Asia/Shanghai", "Asia/Hong_Kong", "Asia/Taipei", "Asia/Singapore", "Asia/Tokyo", "Europe/London",
               "Europe/Paris", "America/New_York", "America/Los_Angeles", "Australia/Sydney", "UTC"]
-    names = common + sorted(n for n in zoneinfo.available_timezones() if n not in common)
-    return [app_commands.Choice(name=n, value=n) for n in names if typed in n.lower()][:25]
+    return tuple(common + sorted(n for n in zoneinfo.available_timezones() if n not in common))
+
+
+async def timezone_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """IANA zone names containing what was typed."""
+    typed = current.strip().lower().replace(" ", "_")
+    return [app_commands.Choice(name=n, value=n) for n in _zone_names() if typed in n.lower()][:25]
 
 
 def report_text(channel: int | None, weekday: int, lang: str) -> str:
