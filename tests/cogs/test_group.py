@@ -729,3 +729,19 @@ def test_docstring_examples(module):
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 1 and result.failed == 0
+
+
+async def test_a_restart_never_posts_a_week_twice(h: Harness):
+    report_ch, cog = await report_setup(h)
+    await cog.tick()
+    await h.settle()
+    assert len(h.channel(report_ch)) == 1
+    new = await h.restart()
+    try:
+        again: Report = new.bot.get_cog("Report")
+        again.clock = lambda: datetime(2030, 1, 14, 18, tzinfo=SH)  # later the same report day
+        await again.tick()
+        await new.settle()
+        assert len(new.channel(report_ch)) == 1
+    finally:
+        await new.close()
