@@ -38,10 +38,17 @@ class UserError(Exception):
         return t(self.key, lang, **self.params)
 
 
+def _is_user_error(error: BaseException) -> bool:
+    """A :class:`UserError` of an earlier copy of this module. ``load_extension`` executes an extension's module
+    afresh, so a cog that imported ``cogs.errors`` (or a cog that did) before this extension was loaded holds an
+    older ``UserError`` class: recognise it by where it was defined, not by identity."""
+    return any(c.__name__ == "UserError" and c.__module__ == __name__ for c in type(error).__mro__)
+
+
 def message_for(error: BaseException, lang: str) -> tuple[str, bool]:
     """The player's message for ``error`` and whether it was expected (unexpected ones are logged)."""
     original = _unwrap(error)
-    if isinstance(original, EngineError | UserError | StoreError):
+    if isinstance(original, EngineError | UserError | StoreError) or _is_user_error(original):
         return original.message(lang), True  # type: ignore[attr-defined]
     if isinstance(original, app_commands.MissingPermissions):
         return t("error.no_permission", lang), True

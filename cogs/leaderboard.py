@@ -10,9 +10,18 @@ net 子 - over every variant unless one is named - with a chart of their running
 player is the caller. A player with no hands, or a user who is not a member of the server and has no record here,
 gets a private plain message.
 
-Weeks start on Monday 00:00 and months on the 1st, China time (UTC+8, :data:`SERVER_TZ`): the servers this bot is
-for play in Anhui. Names come from the store's cached display names (refreshed whenever a player sits at a table).
-Both commands only read: nothing is written, whatever the input.
+Weeks start on Monday 00:00 and months on the 1st in the server's time zone (``/settings timezone``; default
+Asia/Shanghai, :data:`SERVER_TZ`). Names come from the store's cached display names (refreshed whenever a player sits
+at a table). Both commands only read: nothing is written, whatever the input.
+
+Seasons (``/season start``): both commands cover the current season by default; the ``season`` option (autocomplete)
+picks all time or an earlier season. A period (this week / this month) is intersected with the season. Corrections
+(voided hands, adjustments: ``/correct``) are counted: the figures are sums over the ledger plus the corrections.
+
+``/stats player other_player`` shows the two players head to head: the settled hands where both sat (voided ones
+left out), each one's wins and net over them, and the 子 that passed between them (see
+:func:`bot.store.group.pair_flow`: per hand, each loser pays each winner in proportion to that winner's share of the
+gains - exact whenever a hand has one winner - plus the adjustments posted between the two).
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any
 
 import discord
@@ -30,6 +39,7 @@ from discord.ext import commands
 
 from bot.i18n import COMMANDS, MESSAGES, lang_for, locale_str, t, variant_name
 from bot.store import BoardRow, PlayerStats, period_start
+from bot.store import group as gstore
 from cogs.errors import UserError
 from cogs.settings import guild_settings
 from engine.variants import VARIANT_KEYS
@@ -70,8 +80,8 @@ COMMANDS.update({
 MESSAGES.update({
     "board.title": ("{variant} leaderboard", "{variant}排行榜", "{variant}排行榜"),
     "board.period.all": ("all time", "全部时间", "全部時間"),
-    "board.period.week": ("this week (from {date}, UTC+8)", "本周（{date}起，北京时间）", "本週（{date}起，北京時間）"),
-    "board.period.month": ("this month (from {date}, UTC+8)", "本月（{date}起，北京时间）", "本月（{date}起，北京時間）"),
+    "board.period.week": ("this week (from {date}, {tz})", "本周（{date}起，{tz}）", "本週（{date}起，{tz}）"),
+    "board.period.month": ("this month (from {date}, {tz})", "本月（{date}起，{tz}）", "本月（{date}起，{tz}）"),
     "board.line": ("{rank}. **{name}** · {net} 子 · played {hands} · won {wins}",
                    "{rank}. **{name}** · {net} 子 · 打了 {hands} 局 · 和了 {wins} 次",
                    "{rank}. **{name}** · {net} 子 · 打了 {hands} 局 · 和了 {wins} 次"),
@@ -110,8 +120,31 @@ def win_rate(wins: int, hands: int) -> str:
     return f"{round(100 * wins / hands)}%" if hands else "—"
 
 
+def tz_label(tz: tzinfo | None, lang: str) -> str:
+    """How a time zone is named to players: China time for Asia/Shanghai (and the fixed UTC+8), else its IANA name.
+
+    >>> tz_label(SERVER_TZ, "zh"), tz_label(SERVER_TZ, "en")
+    ('北京时间', 'UTC+8')
+    """
+    key = getattr(tz, "key", None)
+    if tz is None or tz is SERVER_TZ or key in ("Asia/Shanghai", "PRC", "Asia/Chongqing"):
+        return t("board.tz.china", lang)
+    return key or str(tz)
+
+
+def day_text(when: datetime, lang: str, *, year: bool = False) -> str:
+    """``Nov 23`` / ``11月23日`` (``Nov 23, 2026`` / ``2026年11月23日`` with ``year``).
+
+    >>> day_text(datetime(2026, 11, 23), "en", year=True), day_text(datetime(2026, 11, 23), "zh", year=True)
+    ('Nov 23, 2026', '2026年11月23日')
+    """
+    if lang == "en":
+        return f"{_MONTHS_EN[when.month - 1]} {when.day}" + (f", {when.year}" if year else "")
+    return (f"{when.year}年" if year else "") + f"{when.month}月{when.day}日"
+
+
 def period_text(period: str, since: datetime | None, lang: str) -> str:
-    """``all time`` / ``this week (from Nov 23, UTC+8)`` in ``lang``.
+    """``all time`` / ``this week (from Nov 23, UTC+8)`` in ``lang`` (``since`` in the server's time zone).
 
     >>> period_text("week", datetime(2026, 11, 23, tzinfo=SERVER_TZ), "zh")
     '本周（11月23日起，北京时间）'
@@ -120,8 +153,85 @@ def period_text(period: str, since: datetime | None, lang: str) -> str:
     """
     if since is None:
         return t("board.period.all", lang)
-    date = f"{_MONTHS_EN[since.month - 1]} {since.day}" if lang == "en" else f"{since.month}月{since.day}日"
-    return t(f"board.period.{period}", lang, date=date)
+    return t(f"board.period.{period}", lang, date=day_text(since, lang), tz=tz_label(since.tzinfo, lang))
+
+
+async def server_tz(bot: Any, guild_id: int | None) -> tzinfo:
+    """The server's time zone (``/settings timezone``); China time in DMs or without a store."""
+    store = getattr(bot, "store", None)
+    if guild_id is None or store is None:
+        return SERVER_TZ
+    return (await gstore.group_settings(store, guild_id)).tz
+
+
+def season_label(s: gstore.Season, lang: str, tz: tzinfo, now: datetime | None = None) -> str:
+    """``Season 2 · Spring (Mar 1 – May 31)``; an open season says since when. Years are written when the season
+    is not all within the current year."""
+    first = s.started_at.astimezone(tz)
+    last = s.until.astimezone(tz) - timedelta(milliseconds=1) if s.until is not None else None
+    this_year = (now or datetime.now(tz)).astimezone(tz).year
+    year = first.year != this_year or (last is not None and last.year != this_year)
+    start = day_text(first, lang, year=year)
+    if last is None:
+        span = t("season.span.open", lang, start=start)
+    else:
+        span = t("season.span", lang, start=start, end=day_text(last, lang, year=year))
+    return t("season.label", lang, number=s.number, name=s.name, span=span)
+
+
+async def season_autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+    """All time, then the server's seasons newest first, filtered by what was typed."""
+    bot = interaction.client
+    store = getattr(bot, "store", None)
+    if interaction.guild_id is None or store is None:
+        return []
+    lang = lang_for(interaction, (await guild_settings(bot, interaction.guild_id)).language)
+    tz = await server_tz(bot, interaction.guild_id)
+    options = [Choice(name=t("season.all_time", lang), value="all")]
+    for s in await gstore.seasons(store, interaction.guild_id):
+        options.append(Choice(name=season_label(s, lang, tz)[:100], value=str(s.number)))
+    typed = current.strip().lower()
+    return [c for c in options if not typed or typed in c.name.lower() or typed == c.value][:25]
+
+
+class Scope:
+    """What a board or a record covers: ``[since, until)``, and how to say it."""
+
+    def __init__(self, since: datetime | None, until: datetime | None, text: str, season: gstore.Season | None,
+                 period: str, period_since: datetime | None) -> None:
+        self.since, self.until, self.text, self.season = since, until, text, season
+        self.period, self.period_since = period, period_since
+
+
+async def resolve_scope(bot: Any, guild_id: int, season_value: str | None, period: str | None, lang: str,
+                        now: datetime | None = None) -> Scope:
+    """The range of ``season_value`` (``None``: the current season, or all time when none is in play; ``"all"``;
+    a season number) intersected with ``period`` (week / month / all) in the server's time zone. An unknown
+    season is refused with a message."""
+    store = bot.store
+    tz = await server_tz(bot, guild_id)
+    now = (now or datetime.now(tz)).astimezone(tz)
+    period = period or "all"
+    p_since = period_start(period, now)
+    season = None
+    if season_value is None:
+        season = await gstore.current_season(store, guild_id, now)
+    elif season_value.strip().lower() not in ("all", ""):
+        raw = season_value.strip().lstrip("#")
+        season = await gstore.season(store, guild_id, int(raw)) if raw.isdigit() else None
+        if season is None:
+            raise UserError("season.unknown", season=season_value[:50])
+    since, until = p_since, None
+    parts = []
+    if season is not None:
+        since = max(season.started_at, p_since) if p_since is not None else season.started_at
+        until = season.until
+        parts.append(season_label(season, lang, tz))
+        if period != "all":
+            parts.append(period_text(period, p_since, lang))
+    else:
+        parts.append(period_text(period, p_since, lang))
+    return Scope(since, until, " · ".join(parts), season, period, p_since)
 
 
 def display(name: str | None, player_id: int, lang: str) -> str:
@@ -198,9 +308,9 @@ class Leaderboard(commands.Cog):
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
 
-    async def _context(self, interaction: discord.Interaction, period: str | None) -> tuple[Any, Any, str, str,
-                                                                                            datetime | None]:
-        """(store, settings, lang, period, period start); refuses DMs and a closed store."""
+    async def _context(self, interaction: discord.Interaction, period: str | None,
+                       season: str | None = None) -> tuple[Any, Any, str, Scope]:
+        """(store, settings, lang, scope); refuses DMs, a closed store and an unknown season."""
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language if interaction.guild_id else None)
         if interaction.guild_id is None:
@@ -208,22 +318,24 @@ class Leaderboard(commands.Cog):
         store = getattr(self.bot, "store", None)
         if store is None:
             raise UserError("error.store_unavailable")
-        period = period or "all"
-        since = period_start(period, datetime.now(SERVER_TZ))
-        return store, settings, lang, period, since
+        scope = await resolve_scope(self.bot, interaction.guild_id, season, period, lang)
+        return store, settings, lang, scope
 
     @app_commands.command(name=locale_str("leaderboard.name"), description=locale_str("leaderboard.desc"))
     @app_commands.guild_only()
-    @app_commands.rename(variant=locale_str("leaderboard.variant.name"), period=locale_str("leaderboard.period.name"))
+    @app_commands.rename(variant=locale_str("leaderboard.variant.name"), period=locale_str("leaderboard.period.name"),
+                         season=locale_str("leaderboard.season.name"))
     @app_commands.describe(variant=locale_str("leaderboard.variant.desc"),
-                           period=locale_str("leaderboard.period.desc"))
+                           period=locale_str("leaderboard.period.desc"), season=locale_str("leaderboard.season.desc"))
     @app_commands.choices(variant=VARIANT_CHOICES, period=PERIOD_CHOICES)
+    @app_commands.autocomplete(season=season_autocomplete)
     async def leaderboard(self, interaction: discord.Interaction, variant: str | None = None,
-                          period: str | None = None) -> None:
-        store, settings, lang, period, since = await self._context(interaction, period)
+                          period: str | None = None, season: str | None = None) -> None:
+        store, settings, lang, scope = await self._context(interaction, period, season)
         key = variant or settings.default_variant
-        rows: list[BoardRow] = await store.leaderboard(interaction.guild_id, key, since, limit=MAX_PLAYERS)
-        subtitle = period_text(period, since, lang)
+        rows: list[BoardRow] = await gstore.board(store, interaction.guild_id, key, scope.since, scope.until,
+                                                  limit=MAX_PLAYERS)
+        subtitle = scope.text
         if not rows:
             await interaction.response.send_message(
                 t("board.empty", lang, variant=variant_name(key, lang), period=subtitle), ephemeral=True)
@@ -240,18 +352,25 @@ class Leaderboard(commands.Cog):
     @app_commands.command(name=locale_str("stats.name"), description=locale_str("stats.desc"))
     @app_commands.guild_only()
     @app_commands.rename(player=locale_str("stats.player.name"), variant=locale_str("stats.variant.name"),
-                         period=locale_str("stats.period.name"))
+                         period=locale_str("stats.period.name"), season=locale_str("stats.season.name"),
+                         other_player=locale_str("stats.other.name"))
     @app_commands.describe(player=locale_str("stats.player.desc"), variant=locale_str("stats.variant.desc"),
-                           period=locale_str("stats.period.desc"))
+                           period=locale_str("stats.period.desc"), season=locale_str("stats.season.desc"),
+                           other_player=locale_str("stats.other.desc"))
     @app_commands.choices(variant=VARIANT_CHOICES, period=PERIOD_CHOICES)
+    @app_commands.autocomplete(season=season_autocomplete)
     async def stats(self, interaction: discord.Interaction, player: discord.User | None = None,
-                    variant: str | None = None, period: str | None = None) -> None:
-        store, _settings, lang, period, since = await self._context(interaction, period)
+                    variant: str | None = None, period: str | None = None, season: str | None = None,
+                    other_player: discord.User | None = None) -> None:
+        store, _settings, lang, where = await self._context(interaction, period, season)
         who: discord.abc.User = player or interaction.user
-        s: PlayerStats = await store.player_stats(interaction.guild_id, who.id, variant, since)
+        scope = (variant_name(variant, lang) if variant else t("stats.all_variants", lang)) + " · " + where.text
+        if other_player is not None:
+            await self._head_to_head(interaction, store, lang, who, other_player, variant, where, scope)
+            return
+        s: PlayerStats = await gstore.player_record(store, interaction.guild_id, who.id, variant, where.since,
+                                                    where.until)
         name = s.display_name or who.display_name
-        scope = (variant_name(variant, lang) if variant else t("stats.all_variants", lang)) + " · " + \
-            period_text(period, since, lang)
         if s.hands == 0:
             key = "stats.not_member" if not isinstance(who, discord.Member) else "stats.none"
             await interaction.response.send_message(t(key, lang, name=safe(name), scope=scope), ephemeral=True,
@@ -259,6 +378,29 @@ class Leaderboard(commands.Cog):
             return
         await _send(interaction, stats_text(name, scope, s, lang), _stats_png, name, scope, s, lang,
                     filename="stats.png")
+
+
+    async def _head_to_head(self, interaction: discord.Interaction, store: Any, lang: str, a: discord.abc.User,
+                            b: discord.abc.User, variant: str | None, where: Scope, scope: str) -> None:
+        if a.id == b.id:
+            raise UserError("h2h.same")
+        h = await gstore.head_to_head(store, interaction.guild_id, a.id, b.id, variant, where.since, where.until)
+        name_a = await store.display_name(a.id) or a.display_name
+        name_b = await store.display_name(b.id) or b.display_name
+        if h.hands == 0 and h.a_to_b == 0 and h.b_to_a == 0:
+            await interaction.response.send_message(
+                t("h2h.none", lang, a=safe(name_a), b=safe(name_b), scope=scope), ephemeral=True,
+                allowed_mentions=_NO_PINGS)
+            return
+        text = "\n".join([
+            t("h2h.title", lang, a=safe(name_a), b=safe(name_b), scope=scope),
+            t("h2h.hands", lang, hands=h.hands, a=safe(name_a), b=safe(name_b), a_wins=h.a_wins, b_wins=h.b_wins),
+            t("h2h.net", lang, a=safe(name_a), b=safe(name_b), a_net=signed(h.a_net), b_net=signed(h.b_net)),
+            t("h2h.flow", lang, a=safe(name_a), b=safe(name_b), a_to_b=h.a_to_b, b_to_a=h.b_to_a,
+              net=signed(h.net_to_a)),
+            f"-# {t('h2h.definition', lang)}",
+        ])
+        await interaction.response.send_message(text, allowed_mentions=_NO_PINGS)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -17,6 +17,7 @@ variant a panel shows is read back from the panel message itself (the values of 
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
@@ -154,6 +155,8 @@ def describe_change(field: str, value: Any, lang: str) -> str:
         return ", ".join(f"<#{c}>" for c in value) if value else t("settings.channels_all", lang)
     if field == "house_rules":
         return "…"
+    if field == "weekly_report" and isinstance(value, dict):  # issue 15: {"channel": id or None, "weekday": 0-6}
+        return report_text(value.get("channel"), value.get("weekday", 0), lang)
     return rule_value(value, lang)
 
 
@@ -439,6 +442,98 @@ class ChannelsView(SafeView):
         await apply_change(self.bot, interaction, settings, "allowed_channels", [])
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# time zone and weekly report (issue 15): options of /settings, written through bot.store.group (audited)
+
+GROUP_OPTION_NAMES = {"timezone": locale_str("settings.timezone.name"),
+                      "report_channel": locale_str("settings.report_channel.name"),
+                      "report_day": locale_str("settings.report_day.name")}
+GROUP_OPTION_DESCS = {"timezone": locale_str("settings.timezone.desc"),
+                      "report_channel": locale_str("settings.report_channel.desc"),
+                      "report_day": locale_str("settings.report_day.desc")}
+WEEKDAY_CHOICES = [app_commands.Choice(name=locale_str(f"choice.weekday.{d}"), value=str(d)) for d in range(7)] + [
+    app_commands.Choice(name=locale_str("choice.weekday.off"), value="off")]
+#: What the bot needs in the weekly report's channel.
+REPORT_PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, attach_files=True)
+
+
+@functools.cache
+def _zone_names() -> tuple[str, ...]:
+    """Every IANA zone name (read once), the usual ones for our players first."""
+    import zoneinfo
+
+    common = ["Asia/Shanghai", "Asia/Hong_Kong", "Asia/Taipei", "Asia/Singapore", "Asia/Tokyo", "Europe/London",
+              "Europe/Paris", "America/New_York", "America/Los_Angeles", "Australia/Sydney", "UTC"]
+    return tuple(common + sorted(n for n in zoneinfo.available_timezones() if n not in common))
+
+
+async def timezone_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """IANA zone names containing what was typed."""
+    typed = current.strip().lower().replace(" ", "_")
+    return [app_commands.Choice(name=n, value=n) for n in _zone_names() if typed in n.lower()][:25]
+
+
+def report_text(channel: int | None, weekday: int, lang: str) -> str:
+    """``Monday in <#channel>`` / ``off``."""
+    if channel is None:
+        return t("group.report_off", lang)
+    return t("group.report_on", lang, day=t(f"choice.weekday.{weekday}", lang), channel=channel)
+
+
+async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: str, timezone: str | None,
+                              channel: Any, day: str | None) -> str:
+    """Apply /settings' time zone and weekly-report options (all checked before anything is written); returns the
+    line the panel opens with: the values in force, after a note per change."""
+    from datetime import datetime
+
+    from bot.store import group as gstore
+    from bot.store.errors import StoreError
+
+    store = bot.store
+    gid = interaction.guild_id
+    if timezone is not None:
+        try:
+            gstore.zone(timezone.strip())
+        except StoreError:
+            raise UserError("group.tz_unknown", name=timezone[:64]) from None
+    if day is not None and day != "off" and channel is None and (await gstore.group_settings(store, gid)).report_channel is None:
+        raise UserError("group.report_needs_channel")
+    if channel is not None:
+        if channel.type not in (discord.ChannelType.text, discord.ChannelType.news):
+            raise UserError("group.report_cannot_post", channel=channel.id)
+        # with the server in the cache (the gateway's guild events), check the bot's own permissions there
+        real = interaction.guild.get_channel(channel.id) if interaction.guild is not None else None
+        me = interaction.guild.me if interaction.guild is not None else None
+        if real is not None and me is not None and not real.permissions_for(me).is_superset(REPORT_PERMISSIONS):
+            raise UserError("group.report_cannot_post", channel=channel.id)
+    notes = []
+    if timezone is not None:
+        before = (await gstore.group_settings(store, gid)).timezone
+        gs = await gstore.set_timezone(store, gid, interaction.user.id, timezone.strip())
+        key = "settings.changed" if gs.timezone != before else "settings.unchanged"
+        notes.append(t(key, lang, field=t("settings.field.timezone", lang), value=gs.timezone))
+    if channel is not None or day is not None:
+        old = await gstore.group_settings(store, gid)
+        if day == "off":
+            new_channel, weekday = None, old.report_weekday
+        else:
+            new_channel = channel.id if channel is not None else old.report_channel
+            weekday = int(day) if day is not None else old.report_weekday
+        from cogs.report import latest_report_day
+
+        first = latest_report_day(datetime.now(old.tz), weekday)
+        gs = await gstore.set_weekly_report(store, gid, interaction.user.id, new_channel, weekday,
+                                            first.toordinal())
+        before = (old.report_channel, old.report_weekday)
+        key = "settings.changed" if (gs.report_channel, gs.report_weekday) != before else "settings.unchanged"
+        shown = report_text(gs.report_channel, gs.report_weekday, lang)
+        notes.append(t(key, lang, field=t("settings.field.weekly_report", lang), value=shown))
+    gs = await gstore.group_settings(store, gid)
+    shown = report_text(gs.report_channel, gs.report_weekday, lang)
+    notes.append(t("group.settings_line", lang, tz=gs.timezone, report=shown))
+    return "\n".join(notes)
+
+
 class Settings(commands.Cog):
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
@@ -451,11 +546,18 @@ class Settings(commands.Cog):
     @app_commands.command(name=locale_str("settings.name"), description=locale_str("settings.desc"))
     @app_commands.default_permissions(manage_guild=True)
     @app_commands.guild_only()
-    async def settings(self, interaction: discord.Interaction) -> None:
+    @app_commands.rename(**GROUP_OPTION_NAMES)
+    @app_commands.describe(**GROUP_OPTION_DESCS)
+    @app_commands.choices(report_day=WEEKDAY_CHOICES)
+    @app_commands.autocomplete(timezone=timezone_autocomplete)
+    async def settings(self, interaction: discord.Interaction, timezone: str | None = None,
+                       report_channel: app_commands.AppCommandChannel | None = None,
+                       report_day: str | None = None) -> None:
         settings = await check_manager(self.bot, interaction)
         lang = lang_for(interaction, settings.language)
+        note = await apply_group_options(self.bot, interaction, lang, timezone, report_channel, report_day)
         audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)  # type: ignore[attr-defined]
-        await interaction.response.send_message(embed=settings_embed(settings, audit, lang),
+        await interaction.response.send_message(note, embed=settings_embed(settings, audit, lang),
                                                 view=SettingsView(self.bot, settings, lang), ephemeral=True)
 
 

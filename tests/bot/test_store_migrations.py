@@ -87,7 +87,29 @@ def seed_v1(path: Path) -> None:
     db.close()
 
 
-SEEDS = {1: seed_v1}
+def seed_v2(path: Path) -> None:
+    """Version 2 keeps leaderboard roll-ups beside the ledger: the v1 data with its roll-ups, as finish_hand writes
+    them at that version."""
+    seed_v1(path)
+    db = sqlite3.connect(path)
+    with db:
+        for statement in ROLLUPS_V2:
+            db.execute(statement)
+    db.close()
+
+
+ROLLUPS_V2 = (
+    "INSERT INTO board_totals (guild_id, variant, player_id, hands, wins, self_draws, deal_ins, draws, biggest, net) "
+    "SELECT guild_id, variant, player_id, COUNT(*), SUM(won), SUM(self_draw), SUM(deal_in), SUM(drawn), "
+    "MAX(CASE WHEN won = 1 THEN hand_value ELSE 0 END), SUM(amount) FROM ledger WHERE player_id IS NOT NULL "
+    "GROUP BY guild_id, variant, player_id",
+    "INSERT INTO board_days (guild_id, variant, day, player_id, hands, wins, self_draws, deal_ins, draws, biggest, "
+    "net) SELECT guild_id, variant, at / 86400000, player_id, COUNT(*), SUM(won), SUM(self_draw), SUM(deal_in), "
+    "SUM(drawn), MAX(CASE WHEN won = 1 THEN hand_value ELSE 0 END), SUM(amount) FROM ledger "
+    "WHERE player_id IS NOT NULL GROUP BY guild_id, variant, at / 86400000, player_id",
+)
+
+SEEDS = {1: seed_v1, 2: seed_v2}
 
 
 def seed_for(version: int):

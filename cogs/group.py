@@ -1,0 +1,296 @@
+"""Running a group (Manage Server): ``/season start|list``, ``/correct void|adjust`` and ``/export``.
+
+Every command is hidden from other members by Discord (``default_permissions(manage_guild)``) and checked again in
+code (:func:`cogs.settings.check_manager`). Every change goes through :mod:`bot.store.group`, which writes it and its
+``settings_audit`` row in one transaction; bad input (an unknown season or hand, a hand of another server, a zero or
+negative amount, the same member twice, a bot, a date in the past) is refused with a message and writes nothing.
+
+- ``/season start name [ends]``: season N+1 starts now; the open season ends at the same instant and its final board
+  is posted right away (as a follow-up in the channel). ``ends`` is the season's last day (YYYY-MM-DD) in the
+  server's time zone: it ends at the following midnight there, and the scheduler (:mod:`cogs.report`) posts its
+  final board in the channel where it was started.
+- ``/correct void hand reason``: the hand counts for nothing from now on (its rows stay; a correction negates
+  them). ``/correct adjust payer payee amount reason [variant]``: ``amount`` 子 from one member to the other.
+- ``/export [season]``: the ledger (hands, voids, adjustments) as CSV, UTF-8 with a BOM so that Excel reads the
+  Chinese names; an ephemeral reply with the file attached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import logging
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import Choice
+from discord.ext import commands
+
+from bot.i18n import lang_for, locale_str, t, variant_name
+from bot.store import group as gstore
+from cogs.errors import UserError
+from cogs.leaderboard import (
+    MAX_PLAYERS,
+    TOP,
+    VARIANT_CHOICES,
+    _board_png,
+    board_text,
+    day_text,
+    resolve_scope,
+    safe,
+    season_autocomplete,
+    season_label,
+    server_tz,
+    signed,
+)
+from cogs.settings import check_manager
+from engine.variants import VARIANT_KEYS
+
+log = logging.getLogger(__name__)
+
+_NO_PINGS = discord.AllowedMentions.none()
+
+#: The CSV's columns, in order.
+CSV_COLUMNS = ("kind", "entry_id", "hand_id", "match_id", "variant", "time_local", "time_utc", "season", "player_id",
+               "player_name", "ai", "seat", "amount", "stack_amount", "jiao_amount", "won", "self_draw", "deal_in",
+               "drawn", "hand_value", "reason", "posted_by")
+
+
+def parse_day(text: str) -> date:
+    """A ``YYYY-MM-DD`` date; a clear refusal otherwise.
+
+    >>> parse_day(" 2027-03-31 ")
+    datetime.date(2027, 3, 31)
+    """
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise UserError("season.bad_date", value=text[:30]) from None
+
+
+def day_end(day: date, tz: tzinfo) -> datetime:
+    """The instant a day ends in ``tz`` (the next midnight there)."""
+    return datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz)
+
+
+async def final_board(bot: Any, season: gstore.Season, lang: str) -> tuple[str, discord.File | None]:
+    """The final board of an ended season: the top of every variant played in it (text), and the image of the
+    variant with the most hands."""
+    store = bot.store
+    tz = await server_tz(bot, season.guild_id)
+    label = season_label(season, lang, tz)
+    parts = [t("season.final_title", lang, label=label)]
+    best: tuple[int, str, list[Any]] | None = None
+    for key in VARIANT_KEYS:
+        rows = await gstore.board(store, season.guild_id, key, season.started_at, season.until, limit=MAX_PLAYERS)
+        if not rows:
+            continue
+        lines = list(enumerate(rows[:TOP], start=1))
+        title = t("board.title", lang, variant=variant_name(key, lang))
+        parts.append(board_text(title, label, lines, len(rows), lang, None))
+        hands = sum(r.hands for r in rows)
+        if best is None or hands > best[0]:
+            best = (hands, title, lines)
+    if best is None:
+        parts.append(t("season.final_empty", lang))
+        return "\n\n".join(parts), None
+    text = fit_message("\n\n".join(parts))
+    try:
+        data = await asyncio.to_thread(_board_png, best[1], label, best[2], None, lang)
+    except Exception:
+        log.exception("final board image failed")
+        return text, None
+    return text, discord.File(io.BytesIO(data), filename="season.png")
+
+
+def fit_message(text: str, limit: int = 2000) -> str:
+    r"""``text`` cut at a line boundary (with a ``…`` line) so that it fits a Discord message.
+
+    >>> fit_message("a\nbb\ncc", 6), fit_message("a\nbb\ncc", 5)
+    ('a\nbb\n…', 'a\n…')
+    """
+    if len(text) <= limit:
+        return text
+    lines = text.splitlines()
+    while lines and len("\n".join(lines)) + 2 > limit:
+        lines.pop()
+    return "\n".join([*lines, "…"])
+
+
+async def hand_autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[int]]:
+    """The server's latest settled hands (or the one whose number is typed), newest first; nothing for a member
+    without Manage Server (the command is theirs only)."""
+    bot = interaction.client
+    store = getattr(bot, "store", None)
+    if interaction.guild_id is None or store is None or not interaction.permissions.manage_guild:
+        return []
+    settings = await store.guild_settings(interaction.guild_id)
+    lang = lang_for(interaction, settings.language)
+    tz = await server_tz(bot, interaction.guild_id)
+    typed = current.strip().lstrip("#")
+    hands = await gstore.recent_hands(store, interaction.guild_id, 25,
+                                      hand_id=int(typed) if typed.isdigit() else None)
+    out = []
+    for h in hands:
+        local = h.at.astimezone(tz)
+        who = (f"{h.winner} +{h.value}" if h.winner else t("correct.hand_draw", lang))
+        if h.voided:
+            who += f" ({t('correct.hand_void', lang)})"
+        name = t("correct.hand_choice", lang, hand=h.hand_id, when=f"{day_text(local, lang)} {local:%H:%M}",
+                 variant=variant_name(h.variant, lang), who=who)
+        out.append(Choice(name=name[:100], value=h.hand_id))
+    return out
+
+
+def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Season]) -> bytes:
+    """The export as CSV bytes: UTF-8 with a byte-order mark (Excel then reads Chinese names), one line per row of
+    the ledger or of a correction, times in the server's zone and in UTC, the season each row falls in."""
+
+    def season_of(at: datetime) -> str:
+        for s in seasons:
+            if s.started_at <= at and (s.until is None or at < s.until):
+                return f"{s.number}. {s.name}"
+        return ""
+
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\r\n")
+    w.writerow(CSV_COLUMNS)
+    for r in rows:
+        w.writerow([
+            r.kind, r.entry_id, r.hand_id if r.hand_id is not None else "", r.match_id if r.match_id is not None else "",
+            r.variant, r.at.astimezone(tz).isoformat(timespec="seconds"),
+            r.at.astimezone(UTC).isoformat(timespec="seconds"),
+            season_of(r.at), r.player_id if r.player_id is not None else "", r.player_name or "", r.ai or "",
+            r.seat, r.amount, r.stack_amount, r.jiao_amount, int(r.won), int(r.self_draw), int(r.deal_in),
+            int(r.drawn), r.hand_value, r.reason, r.posted_by if r.posted_by is not None else "",
+        ])
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
+
+
+class Group(commands.Cog):
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    season = app_commands.Group(name=locale_str("season.name"), description=locale_str("season.desc"),
+                                guild_only=True, default_permissions=discord.Permissions(manage_guild=True))
+    correct = app_commands.Group(name=locale_str("correct.name"), description=locale_str("correct.desc"),
+                                 guild_only=True, default_permissions=discord.Permissions(manage_guild=True))
+
+    async def _manager(self, interaction: discord.Interaction) -> tuple[Any, str]:
+        settings = await check_manager(self.bot, interaction)
+        return settings, lang_for(interaction, settings.language)
+
+    # ---- seasons
+
+    @season.command(name=locale_str("season.start.name"), description=locale_str("season.start.desc"))
+    @app_commands.rename(title=locale_str("season.title.name"), ends=locale_str("season.ends.name"))
+    @app_commands.describe(title=locale_str("season.title.desc"), ends=locale_str("season.ends.desc"))
+    async def season_start(self, interaction: discord.Interaction, title: app_commands.Range[str, 1, 100],
+                           ends: str | None = None) -> None:
+        _settings, lang = await self._manager(interaction)
+        tz = await server_tz(self.bot, interaction.guild_id)
+        ends_at = day_end(parse_day(ends), tz) if ends else None
+        new, ended = await gstore.start_season(self.bot.store, interaction.guild_id, interaction.user.id, title,
+                                               ends_at=ends_at, channel_id=interaction.channel_id)
+        log.info("guild %s: user %s started season %s", interaction.guild_id, interaction.user.id, new.number)
+        text = t("season.started", lang, label=safe(season_label(new, lang, tz)))
+        if ends_at is not None:
+            text += " " + t("season.started_ends", lang, end=day_text(ends_at - timedelta(days=1), lang))
+        await interaction.response.send_message(text, allowed_mentions=_NO_PINGS)
+        if ended is not None and await gstore.mark_season_announced(self.bot.store, ended.season_id):
+            board, file = await final_board(self.bot, ended, lang)
+            await interaction.followup.send(board, file=file or discord.utils.MISSING, allowed_mentions=_NO_PINGS)
+
+    @season.command(name=locale_str("season.list.name"), description=locale_str("season.list.desc"))
+    async def season_list(self, interaction: discord.Interaction) -> None:
+        _settings, lang = await self._manager(interaction)
+        tz = await server_tz(self.bot, interaction.guild_id)
+        seasons = await gstore.seasons(self.bot.store, interaction.guild_id)
+        if not seasons:
+            await interaction.response.send_message(t("season.list_empty", lang), ephemeral=True)
+            return
+        current = await gstore.current_season(self.bot.store, interaction.guild_id)
+        lines = [f"**{t('season.list_title', lang)}**"]
+        for s in seasons:
+            mark = f" · {t('season.current_mark', lang)}" if current and s.season_id == current.season_id else ""
+            lines.append(f"• {safe(season_label(s, lang, tz))}{mark}")
+        await interaction.response.send_message("\n".join(lines), ephemeral=True, allowed_mentions=_NO_PINGS)
+
+    # ---- corrections
+
+    @correct.command(name=locale_str("correct.void.name"), description=locale_str("correct.void.desc"))
+    @app_commands.rename(hand=locale_str("correct.hand.name"), reason=locale_str("correct.reason.name"))
+    @app_commands.describe(hand=locale_str("correct.hand.desc"), reason=locale_str("correct.reason.desc"))
+    @app_commands.autocomplete(hand=hand_autocomplete)
+    async def correct_void(self, interaction: discord.Interaction, hand: int,
+                           reason: app_commands.Range[str, 1, 200]) -> None:
+        _settings, lang = await self._manager(interaction)
+        c = await gstore.void_hand(self.bot.store, interaction.guild_id, interaction.user.id, hand, reason)
+        log.info("guild %s: user %s voided hand %s", interaction.guild_id, interaction.user.id, hand)
+        tz = await server_tz(self.bot, interaction.guild_id)
+        local = c.at.astimezone(tz)
+        names = {}
+        for r in c.rows:
+            if r.player_id is not None:
+                names[r.seat] = await self.bot.store.display_name(r.player_id) or str(r.player_id)
+        moved = ", ".join(f"{safe(names.get(r.seat, r.ai or '?'))} {signed(r.amount)}" for r in c.rows)
+        text = t("correct.voided", lang, hand=hand, variant=variant_name(c.variant, lang),
+                 when=f"{day_text(local, lang)} {local:%H:%M}", reason=safe(c.reason))
+        await interaction.response.send_message(text + "\n" + t("correct.void_rows", lang, rows=moved),
+                                                allowed_mentions=_NO_PINGS)
+
+    @correct.command(name=locale_str("correct.adjust.name"), description=locale_str("correct.adjust.desc"))
+    @app_commands.rename(payer=locale_str("correct.payer.name"), payee=locale_str("correct.payee.name"),
+                         amount=locale_str("correct.amount.name"), reason=locale_str("correct.reason.name"),
+                         variant=locale_str("correct.variant.name"))
+    @app_commands.describe(payer=locale_str("correct.payer.desc"), payee=locale_str("correct.payee.desc"),
+                           amount=locale_str("correct.amount.desc"), reason=locale_str("correct.reason.desc"),
+                           variant=locale_str("correct.variant.desc"))
+    @app_commands.choices(variant=VARIANT_CHOICES)
+    async def correct_adjust(self, interaction: discord.Interaction, payer: discord.Member, payee: discord.Member,
+                             amount: int, reason: app_commands.Range[str, 1, 200], variant: str | None = None) -> None:
+        settings, lang = await self._manager(interaction)
+        for m in (payer, payee):
+            if m.bot:
+                raise UserError("correct.bot_member", name=safe(m.display_name))
+        key = variant or settings.default_variant
+        c = await gstore.adjust(self.bot.store, interaction.guild_id, interaction.user.id, payer.id, payee.id, amount,
+                                key, reason, names={payer.id: payer.display_name, payee.id: payee.display_name})
+        log.info("guild %s: user %s adjusted %s from %s to %s", interaction.guild_id, interaction.user.id, amount,
+                 payer.id, payee.id)
+        await interaction.response.send_message(
+            t("correct.adjusted", lang, amount=amount, payer=safe(payer.display_name), payee=safe(payee.display_name),
+              variant=variant_name(c.variant, lang), reason=safe(c.reason)), allowed_mentions=_NO_PINGS)
+
+    # ---- export
+
+    @app_commands.command(name=locale_str("export.name"), description=locale_str("export.desc"))
+    @app_commands.guild_only()
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.rename(season=locale_str("export.season.name"))
+    @app_commands.describe(season=locale_str("export.season.desc"))
+    @app_commands.autocomplete(season=season_autocomplete)
+    async def export(self, interaction: discord.Interaction, season: str | None = None) -> None:
+        _settings, lang = await self._manager(interaction)
+        scope = await resolve_scope(self.bot, interaction.guild_id, season or "all", None, lang)
+        what = scope.text if scope.season is not None else t("export.scope_all", lang)
+        tz = await server_tz(self.bot, interaction.guild_id)
+        rows = await gstore.ledger_rows(self.bot.store, interaction.guild_id, scope.since, scope.until)
+        if not rows:
+            await interaction.response.send_message(t("export.empty", lang, scope=what), ephemeral=True)
+            return
+        seasons = await gstore.seasons(self.bot.store, interaction.guild_id)
+        data = csv_bytes(rows, tz, seasons)
+        await gstore.audit_export(self.bot.store, interaction.guild_id, interaction.user.id,
+                                  f"season {scope.season.number}" if scope.season else "all", len(rows))
+        name = f"mjbot-ledger-{interaction.guild_id}" + (f"-season{scope.season.number}" if scope.season else "")
+        await interaction.response.send_message(t("export.done", lang, scope=what, rows=len(rows)),
+                                                file=discord.File(io.BytesIO(data), filename=name + ".csv"),
+                                                ephemeral=True, allowed_mentions=_NO_PINGS)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Group(bot))

@@ -1,0 +1,747 @@
+"""Running a group through the harness: time zone, seasons, corrections, export, head to head, /help, the
+walk-through and the weekly report. Figures are checked against plain SQL over the ledger and the correction rows;
+every refusal is checked to leave the database exactly as it was."""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import discord
+import pytest
+from PIL import Image
+
+from bot.store import LedgerRow, SeatSpec, Store
+from bot.store import group as gstore
+from cogs.group import CSV_COLUMNS
+from cogs.report import Report, latest_report_day
+from tests.harness import ADMIN_PERMISSIONS, CHANNEL_ID, GUILD_ID, USER_ID, Harness, snowflake
+
+A, B, C, D = USER_ID, USER_ID + 1, USER_ID + 2, USER_ID + 3
+OTHER_GUILD = GUILD_ID + 7
+NAMES = {A: "小明", B: "Bob", C: "張三", D: "Dee"}
+SH = ZoneInfo("Asia/Shanghai")
+
+
+def rows_for(rng: random.Random) -> list[LedgerRow]:
+    win = rng.randrange(4)
+    fed = (win + rng.randrange(1, 4)) % 4
+    value = rng.choice((2, 4, 6, 10, 16))
+    amounts = [value if s == win else -value if s == fed else 0 for s in range(4)]
+    return [LedgerRow(s, amounts[s], won=s == win, deal_in=s == fed, hand_value=value if s == win else 0)
+            for s in range(4)]
+
+
+async def write_hands(store: Store, guild: int, times: list[datetime], seed: int, variant: str = "hefei",
+                      seats: list[SeatSpec] | None = None) -> list[int]:
+    rng = random.Random(seed)
+    seats = seats or [SeatSpec.human(p, NAMES[p]) for p in (A, B, C)] + [SeatSpec.bot("normal")]
+    mid = await store.start_match(guild, CHANNEL_ID, variant, {}, seed, seats, at=times[0])
+    ids = []
+    for n, at in enumerate(times):
+        hid = await store.start_hand(mid, n, f"h{n}", None, at=at)
+        await store.finish_hand(hid, rows_for(rng), at=at)
+        ids.append(hid)
+    await store.finish_match(mid, at=times[-1])
+    return ids
+
+
+@pytest.fixture
+async def h(tmp_path: Path):
+    db = tmp_path / "bot.db"
+    store = await Store.open(db)
+    now = datetime.now(UTC)
+    old = [now - timedelta(days=60, hours=k) for k in range(4)]
+    recent = [now - timedelta(days=2, hours=k) for k in range(5)]
+    await write_hands(store, GUILD_ID, old + recent, 1)
+    await write_hands(store, OTHER_GUILD, recent, 2)
+    await store.close()
+    harness = await Harness.boot(db)
+    for p, n in NAMES.items():
+        harness.fake.add_user(p, n)
+    try:
+        yield harness
+    finally:
+        await harness.close()
+
+
+def sql(h: Harness, query: str, params: tuple = ()) -> list[tuple]:
+    db = sqlite3.connect(f"file:{h.bot.store.path}?mode=ro", uri=True)
+    try:
+        return db.execute(query, params).fetchall()
+    finally:
+        db.close()
+
+
+def dump(h: Harness) -> list[str]:
+    db = sqlite3.connect(f"file:{h.bot.store.path}?mode=ro", uri=True)
+    try:
+        return list(db.iterdump())
+    finally:
+        db.close()
+
+
+def expected_net(h: Harness, variant: str, since_ms: int = -(2**62), until_ms: int = 2**62) -> dict[int, tuple]:
+    """player -> (net, hands, wins) from the ledger plus the correction rows."""
+    rows = sql(h, "SELECT player_id, SUM(a), SUM(n), SUM(w) FROM ("
+                  " SELECT player_id, amount a, 1 n, won w FROM ledger WHERE guild_id = ? AND variant = ? "
+                  " AND at >= ? AND at < ? UNION ALL"
+                  " SELECT player_id, amount, hands, wins FROM correction_rows WHERE guild_id = ? AND variant = ? "
+                  " AND at >= ? AND at < ?) WHERE player_id IS NOT NULL GROUP BY player_id",
+               (GUILD_ID, variant, since_ms, until_ms, GUILD_ID, variant, since_ms, until_ms))
+    return {p: (n, k, w) for p, n, k, w in rows if k or n}
+
+
+def board_of(text: str) -> dict[str, tuple[int, int, int]]:
+    import re
+
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^(?:__)?\d+\. \*\*(.+?)\*\* · ([+-]?\d+) 子 · played (\d+) · won (\d+)", line)
+        if m:
+            out[m.group(1)] = (int(m.group(2)), int(m.group(3)), int(m.group(4)))
+    return out
+
+
+def named(expected: dict[int, tuple]) -> dict[str, tuple]:
+    return {NAMES[p]: v for p, v in expected.items()}
+
+
+async def admin(h: Harness, path: str, **kw):
+    return await h.slash(path, permissions=ADMIN_PERMISSIONS, **kw)
+
+
+# ---------------------------------------------------------------------------------------------- time zone
+
+
+async def test_time_zone_is_set_audited_and_used_for_periods(h: Harness):
+    r = await admin(h, "settings", timezone="America/New_York")
+    assert r.reply.ephemeral and "America/New_York" in r.reply.content
+    gs = await gstore.group_settings(h.bot.store, GUILD_ID)
+    assert gs.timezone == "America/New_York"
+    audit = sql(h, "SELECT user_id, field, old_value, new_value FROM settings_audit WHERE field = 'timezone'")
+    assert audit == [(USER_ID, "timezone", '"Asia/Shanghai"', '"America/New_York"')]
+    r = await h.slash("leaderboard", variant="hefei", period="week")
+    monday = (datetime.now(ZoneInfo("America/New_York")).date() - timedelta(
+        days=datetime.now(ZoneInfo("America/New_York")).weekday()))
+    assert f"from {monday:%b} {monday.day}, America/New_York" in r.reply.content
+
+
+@pytest.mark.parametrize(("locale", "word"), [("en-US", "not a time zone"), ("zh-CN", "不是认识的时区"),
+                                              ("zh-TW", "不是認識的時區")])
+async def test_an_invalid_time_zone_changes_nothing(h: Harness, locale, word):
+    before = dump(h)
+    r = await admin(h, "settings", timezone="Mars/Olympus", locale=locale)
+    assert r.reply.ephemeral and word in r.reply.content and r.reply.embeds == []
+    assert dump(h) == before
+
+
+async def test_settings_options_need_manage_server_in_code_too(h: Harness):
+    before = dump(h)
+    r = await h.slash("settings", timezone="Europe/London")
+    assert "Manage Server" in r.reply.content
+    assert dump(h) == before
+    await h.bot.tree.sync()
+    synced = {c["name"]: c for c in h.fake.commands[None]}
+    for name in ("settings", "season", "correct", "export"):
+        assert str(synced[name]["default_member_permissions"]) == str(discord.Permissions(manage_guild=True).value)
+
+
+# ---------------------------------------------------------------------------------------------- seasons
+
+
+async def test_a_season_is_the_default_scope_and_all_time_stays_selectable(h: Harness):
+    start = datetime.now(UTC) - timedelta(days=10)
+    s, ended = await gstore.start_season(h.bot.store, GUILD_ID, A, "Autumn", ends_at=None, channel_id=CHANNEL_ID,
+                                         at=start)
+    assert ended is None and s.number == 1
+    since = int(start.timestamp() * 1000)
+    r = await h.slash("leaderboard", variant="hefei")
+    assert "Season 1 · Autumn" in r.reply.content
+    assert board_of(r.reply.content) == named(expected_net(h, "hefei", since))
+    r = await h.slash("leaderboard", variant="hefei", season="all")
+    assert board_of(r.reply.content) == named(expected_net(h, "hefei"))
+    assert sum(v[1] for v in board_of(r.reply.content).values()) > sum(
+        v[1] for v in named(expected_net(h, "hefei", since)).values())
+    r = await h.slash("stats", player=B, season="1")
+    assert "Hands 5 " in r.reply.content or "Hands 5" in r.reply.content
+
+
+@pytest.mark.parametrize(("locale", "word"), [("en-US", "no season"), ("zh-CN", "没有"), ("zh-TW", "沒有")])
+async def test_an_unknown_season_is_refused(h: Harness, locale, word):
+    before = dump(h)
+    for cmd in ("leaderboard", "stats"):
+        r = await h.slash(cmd, season="42", locale=locale)
+        assert r.reply.ephemeral and word in r.reply.content
+    r = await admin(h, "export", season="nope", locale=locale)
+    assert r.reply.ephemeral and word in r.reply.content and r.reply.attachments == []
+    assert dump(h) == before
+
+
+async def test_starting_a_season_posts_the_previous_final_board_and_is_audited(h: Harness):
+    r = await admin(h, "season start", title="Spring")
+    assert not r.reply.ephemeral and "Season 1 · Spring" in r.reply.content
+    first = await gstore.season(h.bot.store, GUILD_ID, 1)
+    # hands played during season 1
+    now = datetime.now(UTC)
+    assert now >= first.started_at
+    await write_hands(h.bot.store, GUILD_ID, [now, now], 9)
+    r2 = await admin(h, "season start", title="Summer", ends="2999-12-31")
+    assert "Season 2 · Summer" in r2.reply.content and "Dec 31" in r2.reply.content
+    [final] = r2.followups if hasattr(r2, "followups") else r2.messages[1:]
+    assert "Final board of Season 1 · Spring" in final.content
+    since = int(first.started_at.timestamp() * 1000)
+    ended = await gstore.season(h.bot.store, GUILD_ID, 1)
+    until = int(ended.ended_at.timestamp() * 1000)
+    assert board_of(final.content) == named(expected_net(h, "hefei", since, until))
+    assert len(final.images) == 1
+    audit = sql(h, "SELECT user_id, new_value FROM settings_audit WHERE field = 'season' ORDER BY id")
+    assert audit == [(USER_ID, '"1. Spring"'), (USER_ID, '"2. Summer"')]
+    # posted once: the scheduler finds nothing left to announce
+    cog: Report = h.bot.get_cog("Report")
+    await cog.tick()
+    await h.settle()
+    assert [m for m in h.channel() if "Final board" in m.content] == [final]
+
+
+async def test_a_season_end_date_passing_posts_the_final_board_once(h: Harness):
+    r = await admin(h, "season start", title="Short", ends="2999-01-01")
+    assert r.reply.content
+    before = dump(h)
+    bad = await admin(h, "season start", title="Past", ends="2001-01-01")
+    assert bad.reply.ephemeral and "future" in bad.reply.content
+    bad = await admin(h, "season start", title="Typo", ends="31/12/2999")
+    assert bad.reply.ephemeral and "YYYY-MM-DD" in bad.reply.content
+    assert dump(h) == before
+    cog: Report = h.bot.get_cog("Report")
+    assert cog.loop.is_running()
+    cog.clock = lambda: datetime(2999, 1, 1, 16, 1, tzinfo=UTC)  # 00:01 the day after its last day, in China
+    await cog.tick()
+    await cog.tick()
+    await h.settle()
+    # posted in the server's language (Chinese by default), in the channel where the season was started
+    finals = [m for m in h.channel() if "第 1 赛季 · Short" in m.content and "最终排名" in m.content]
+    assert len(finals) == 1
+    assert (await gstore.current_season(h.bot.store, GUILD_ID, datetime(2999, 1, 2, tzinfo=UTC))) is None
+
+
+# ---------------------------------------------------------------------------------------------- corrections
+
+
+async def test_voiding_a_hand_cancels_it_everywhere(h: Harness):
+    # the biggest win of the server: its winner's biggest hand must be looked up again without it
+    hand = sql(h, "SELECT l.hand_id FROM ledger l WHERE l.guild_id = ? AND l.won = 1 ORDER BY l.hand_value DESC, "
+                  "l.at DESC LIMIT 1", (GUILD_ID,))[0][0]
+    ledger_before = sql(h, "SELECT * FROM ledger ORDER BY hand_id, seat")
+    r = await admin(h, "correct void", hand=hand, reason="misclick by the host")
+    assert not r.reply.ephemeral and f"#{hand}" in r.reply.content and "misclick" in r.reply.content
+    assert sql(h, "SELECT * FROM ledger ORDER BY hand_id, seat") == ledger_before  # never an edit of old rows
+    rows = sql(h, "SELECT r.seat, r.player_id, r.amount, r.hands, r.wins, r.at FROM correction_rows r "
+                  "JOIN corrections c ON c.id = r.correction_id WHERE c.hand_id = ? ORDER BY r.seat", (hand,))
+    orig = sql(h, "SELECT seat, player_id, amount, 1, won, at FROM ledger WHERE hand_id = ? ORDER BY seat", (hand,))
+    assert [(s, p, -a, -n, -w, at) for s, p, a, n, w, at in orig] == rows
+    assert sum(r[2] for r in rows) == 0
+    board = await h.slash("leaderboard", variant="hefei")
+    assert board_of(board.reply.content) == named(expected_net(h, "hefei"))
+    winner = next(p for s, p, a, n, w, at in orig if w)
+    stats = await h.bot.store.player_stats(GUILD_ID, winner)  # the raw ledger: one hand more than the record
+    record = await gstore.player_record(h.bot.store, GUILD_ID, winner)
+    assert record.hands == stats.hands - 1 and record.wins == stats.wins - 1
+    biggest = sql(h, "SELECT COALESCE(MAX(hand_value), 0) FROM ledger WHERE guild_id = ? AND player_id = ? "
+                     "AND won = 1 AND hand_id <> ?", (GUILD_ID, winner, hand))[0][0]
+    [row] = [r for r in await gstore.board(h.bot.store, GUILD_ID, "hefei", limit=100) if r.player_id == winner]
+    assert record.biggest_hand == row.biggest_hand == biggest
+    audit = sql(h, "SELECT user_id, field FROM settings_audit WHERE field = 'void'")
+    assert audit == [(USER_ID, "void")]
+    again = await admin(h, "correct void", hand=hand, reason="twice")
+    assert again.reply.ephemeral and "already void" in again.reply.content
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN", "zh-TW"])
+async def test_a_hand_of_another_server_is_unknown_here(h: Harness, locale):
+    theirs = sql(h, "SELECT hand_id FROM ledger WHERE guild_id = ? LIMIT 1", (OTHER_GUILD,))[0][0]
+    before = dump(h)
+    r = await admin(h, "correct void", hand=theirs, reason="not ours", locale=locale)
+    assert r.reply.ephemeral and str(theirs) in r.reply.content
+    assert {"en-US": "no hand", "zh-CN": "没有", "zh-TW": "沒有"}[locale] in r.reply.content
+    assert dump(h) == before
+
+
+async def test_an_adjustment_moves_net_and_is_zero_sum(h: Harness):
+    before = await gstore.head_to_head(h.bot.store, GUILD_ID, B, C)
+    r = await admin(h, "correct adjust", payer=B, payee=C, amount=25, reason="side bet", variant="hefei")
+    assert not r.reply.ephemeral and "25 子" in r.reply.content
+    rows = sql(h, "SELECT seat, player_id, amount, hands FROM correction_rows ORDER BY seat")
+    assert rows == [(0, B, -25, 0), (1, C, 25, 0)]
+    c = sql(h, "SELECT kind, hand_id, variant, reason, user_id FROM corrections")
+    assert c == [("adjust", None, "hefei", "side bet", USER_ID)]
+    board = await h.slash("leaderboard", variant="hefei")
+    assert board_of(board.reply.content) == named(expected_net(h, "hefei"))
+    after = await gstore.head_to_head(h.bot.store, GUILD_ID, B, C)  # the adjustment passed between them
+    assert (after.hands, after.a_to_b, after.b_to_a) == (before.hands, before.a_to_b + 25, before.b_to_a)
+
+
+@pytest.mark.parametrize(("kwargs", "word"), [
+    ({"payer": B, "payee": C, "amount": 0}, "1 to 1,000,000"),
+    ({"payer": B, "payee": C, "amount": -5}, "1 to 1,000,000"),
+    ({"payer": B, "payee": B, "amount": 5}, "two different members"),
+    ({"payer": B, "payee": C, "amount": 5, "reason": "   "}, "Give a reason"),
+])
+async def test_bad_adjustments_change_nothing(h: Harness, kwargs, word):
+    before = dump(h)
+    r = await admin(h, "correct adjust", **{"reason": "x", **kwargs})
+    assert r.reply.ephemeral and word in r.reply.content
+    assert dump(h) == before
+
+
+async def test_a_bot_member_cannot_be_adjusted_and_members_need_manage_server(h: Harness):
+    before = dump(h)
+    data, rec = h.slash_payload("correct adjust", payer=B, payee=C + 500, amount=5, reason="x",
+                                permissions=ADMIN_PERMISSIONS)
+    data["data"]["options"][0]["options"]  # the subcommand's options
+    data["data"]["resolved"]["users"][str(C + 500)] = {**data["data"]["resolved"]["users"][str(C + 500)],
+                                                       "bot": True}
+    r = await h.send(data, rec)
+    assert r.reply.ephemeral and "is a bot" in r.reply.content
+    r = await h.slash("correct adjust", payer=B, payee=C, amount=5, reason="x")
+    assert "Manage Server" in r.reply.content
+    r = await h.slash("correct void", hand=1, reason="x")
+    assert "Manage Server" in r.reply.content
+    assert dump(h) == before
+
+
+# ---------------------------------------------------------------------------------------------- export
+
+
+async def test_export_is_an_ephemeral_csv_with_every_field(h: Harness):
+    hand = sql(h, "SELECT hand_id FROM ledger WHERE guild_id = ? ORDER BY at LIMIT 1", (GUILD_ID,))[0][0]
+    await admin(h, "correct void", hand=hand, reason="test void")
+    await admin(h, "correct adjust", payer=A, payee=D, amount=7, reason="贴补", variant="hefei")
+    r = await admin(h, "export")
+    reply = r.reply
+    assert reply.ephemeral
+    [att] = reply.attachments
+    raw = reply.files[att.filename]
+    assert raw.startswith("\ufeff".encode())
+    lines = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+    assert tuple(lines[0]) == CSV_COLUMNS
+    body = [dict(zip(CSV_COLUMNS, line, strict=True)) for line in lines[1:]]
+    ledger = sql(h, "SELECT l.hand_id, l.match_id, l.variant, l.at, l.player_id, p.display_name, l.ai, l.seat, "
+                    "l.amount, l.stack_amount, l.jiao_amount, l.won, l.self_draw, l.deal_in, l.drawn, l.hand_value "
+                    "FROM ledger l LEFT JOIN players p ON p.user_id = l.player_id WHERE l.guild_id = ?",
+                 (GUILD_ID,))
+    corr = sql(h, "SELECT c.kind, c.id, c.hand_id, c.variant, r.at, r.player_id, p.display_name, r.ai, r.seat, "
+                  "r.amount, c.reason, c.user_id FROM correction_rows r JOIN corrections c ON c.id = r.correction_id "
+                  "LEFT JOIN players p ON p.user_id = r.player_id")
+    assert len(body) == len(ledger) + len(corr)
+
+    def iso(ms: int, tz) -> str:
+        return datetime.fromtimestamp(ms / 1000, UTC).astimezone(tz).isoformat(timespec="seconds")
+
+    want = []
+    for hid, mid, var, at, pid, name, ai, seat, amt, st, ji, won, sd, di, dr, hv in ledger:
+        want.append({"kind": "hand", "entry_id": str(hid), "hand_id": str(hid), "match_id": str(mid), "variant": var,
+                     "time_local": iso(at, SH), "time_utc": iso(at, UTC), "season": "",
+                     "player_id": "" if pid is None else str(pid), "player_name": name or "", "ai": ai or "",
+                     "seat": str(seat), "amount": str(amt), "stack_amount": str(st), "jiao_amount": str(ji),
+                     "won": str(won), "self_draw": str(sd), "deal_in": str(di), "drawn": str(dr),
+                     "hand_value": str(hv), "reason": "", "posted_by": ""})
+    for kind, cid, hid, var, at, pid, name, ai, seat, amt, reason, by in corr:
+        mid = sql(h, "SELECT match_id FROM hands WHERE id = ?", (hid,))[0][0] if hid else ""
+        want.append({"kind": kind, "entry_id": str(cid), "hand_id": "" if hid is None else str(hid),
+                     "match_id": str(mid), "variant": var, "time_local": iso(at, SH), "time_utc": iso(at, UTC),
+                     "season": "", "player_id": "" if pid is None else str(pid), "player_name": name or "",
+                     "ai": ai or "", "seat": str(seat), "amount": str(amt), "stack_amount": "0", "jiao_amount": "0",
+                     "won": "0", "self_draw": "0", "deal_in": "0", "drawn": "0", "hand_value": "0", "reason": reason,
+                     "posted_by": str(by)})
+    key = lambda d: (d["kind"], d["entry_id"], d["seat"])  # noqa: E731
+    assert sorted(body, key=key) == sorted(want, key=key)
+    assert any(d["player_name"] == "張三" for d in body) and any(d["reason"] == "贴补" for d in body)
+    assert sql(h, "SELECT field, new_value FROM settings_audit WHERE field = 'export'") == [
+        ("export", f'"all: {len(body)}"')]
+    assert h.channel() == [m for m in h.channel() if not m.attachments]  # nothing public carries the file
+
+
+# ---------------------------------------------------------------------------------------------- head to head
+
+
+async def test_head_to_head_against_the_ledger(h: Harness):
+    r = await h.slash("stats", player=A, other_player=B, season="all")
+    text = r.reply.content
+    both = sql(h, "SELECT x.hand_id FROM ledger x JOIN ledger y ON y.hand_id = x.hand_id WHERE x.player_id = ? "
+                  "AND y.player_id = ? AND x.guild_id = ?", (A, B, GUILD_ID))
+    assert f"Hands together {len(both)}" in text
+    a_to_b = b_to_a = 0
+    for (hid,) in both:
+        amounts = dict(sql(h, "SELECT seat, amount FROM ledger WHERE hand_id = ?", (hid,)))
+        seat = dict(sql(h, "SELECT player_id, seat FROM ledger WHERE hand_id = ? AND player_id IS NOT NULL", (hid,)))
+        gains = sum(v for v in amounts.values() if v > 0)
+        la, lb = amounts[seat[A]], amounts[seat[B]]
+        if la < 0 < lb:  # one winner in these hands: the loser paid the winner exactly
+            a_to_b += -la * lb // gains
+        if lb < 0 < la:
+            b_to_a += -lb * la // gains
+    assert f"小明 → Bob {a_to_b} 子" in text and f"Bob → 小明 {b_to_a} 子" in text
+    r = await h.slash("stats", player=A, other_player=A)
+    assert r.reply.ephemeral and "two different players" in r.reply.content
+
+
+# ---------------------------------------------------------------------------------------------- /help, welcome
+
+
+@pytest.mark.parametrize(("locale", "word"), [("en-US", "Hand notation"), ("zh-CN", "手牌写法"),
+                                              ("zh-TW", "手牌寫法")])
+async def test_help_pages_in_the_players_language(h: Harness, locale, word):
+    r = await h.slash("help", locale=locale)
+    msg = r.reply
+    assert msg.ephemeral and msg.embeds
+    r2 = await h.click(msg, custom_id="mjbot:help:page", values=["notation"], locale=locale)
+    page = h.fake.find_message(msg.id)
+    assert word in page.embeds[0]["title"] and "1234678922m345s+5m" in page.embeds[0]["description"]
+    assert r2.callback_type == 7
+    dm = await h.slash("help", guild=False, locale=locale)  # in a DM too
+    assert dm.reply.embeds and dm.reply.embeds[0]["footer"]["text"].endswith(("5", "5 页", "5 頁"))
+
+
+def guild_payload(guild_id: int, system_channel: int, *, can_send: bool) -> dict:
+    everyone = discord.Permissions(view_channel=True, send_messages=can_send, embed_links=True)
+    bot_id = 1_200_000_000_000_000_001
+    return {
+        "id": str(guild_id), "name": "mahjong night", "icon": None, "owner_id": str(USER_ID), "afk_timeout": 300,
+        "verification_level": 0, "default_message_notifications": 0, "explicit_content_filter": 0, "features": [],
+        "mfa_level": 0, "system_channel_id": str(system_channel), "system_channel_flags": 0, "preferred_locale": "zh-TW",
+        "roles": [{"id": str(guild_id), "name": "@everyone", "permissions": str(everyone.value), "position": 0,
+                   "color": 0, "hoist": False, "managed": False, "mentionable": False, "flags": 0}],
+        "emojis": [], "stickers": [], "premium_tier": 0, "nsfw_level": 0, "member_count": 2,
+        "channels": [{"id": str(system_channel), "type": 0, "name": "general", "position": 0,
+                      "permission_overwrites": [], "guild_id": str(guild_id)}],
+        "members": [{"user": {"id": str(bot_id), "username": "mjbot", "discriminator": "0", "avatar": None,
+                              "bot": True}, "roles": [], "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False,
+                     "mute": False, "flags": 0}],
+        "threads": [], "voice_states": [], "presences": [], "stage_instances": [], "guild_scheduled_events": [],
+        "large": False,
+    }
+
+
+async def test_the_walkthrough_is_posted_once_where_allowed(h: Harness):
+    gid, ch = snowflake(), snowflake()
+    h.fake.add_channel(ch, gid, name="general")
+    h.bot._connection.parse_guild_create(guild_payload(gid, ch, can_send=True))
+    await h.settle()
+    posted = h.channel(ch)
+    assert len(posted) == 1 and posted[0].embeds[0]["title"] == "感謝邀請 mjbot！🀄"
+    assert "/table new" in posted[0].embeds[0]["description"]
+    # joining again (kicked and re-invited) never posts twice
+    h.bot._connection.parse_guild_delete({"id": str(gid), "unavailable": False})
+    h.bot._connection.parse_guild_create(guild_payload(gid, ch, can_send=True))
+    await h.settle()
+    assert len(h.channel(ch)) == 1
+    # a server whose system channel the bot may not write to: nothing posted, nothing remembered
+    gid2, ch2 = snowflake(), snowflake()
+    h.fake.add_channel(ch2, gid2, name="general")
+    h.bot._connection.parse_guild_create(guild_payload(gid2, ch2, can_send=False))
+    await h.settle()
+    assert h.channel(ch2) == [] and (await gstore.group_settings(h.bot.store, gid2)).welcomed_at is None
+
+
+# ---------------------------------------------------------------------------------------------- weekly report
+
+
+def test_report_day_schedule():
+    tz = SH
+    assert latest_report_day(datetime(2026, 12, 7, 9, 59, tzinfo=tz), 0).isoformat() == "2026-11-30"
+    assert latest_report_day(datetime(2026, 12, 7, 10, 0, tzinfo=tz), 0).isoformat() == "2026-12-07"
+    assert latest_report_day(datetime(2026, 12, 9, 0, 0, tzinfo=tz), 6).isoformat() == "2026-12-06"
+
+
+async def test_weekly_report_is_posted_once_and_after_downtime_only_the_latest(h: Harness):
+    report_ch = h.add_channel(name="reports")
+    cog: Report = h.bot.get_cog("Report")
+    enable_at = datetime(2030, 1, 2, 12, tzinfo=SH)  # a Wednesday
+    first = latest_report_day(enable_at, 0).toordinal()
+    await gstore.set_weekly_report(h.bot.store, GUILD_ID, A, report_ch, 0, first)
+    # hands in the week of Jan 7-13, 2030 (China time)
+    await write_hands(h.bot.store, GUILD_ID, [datetime(2030, 1, 8, 20, tzinfo=SH),
+                                              datetime(2030, 1, 9, 21, tzinfo=SH)], 5)
+    cog.clock = lambda: datetime(2030, 1, 5, 12, tzinfo=SH)  # no Monday since it was turned on
+    await cog.tick()
+    assert h.channel(report_ch) == []
+    cog.clock = lambda: datetime(2030, 1, 14, 10, 5, tzinfo=SH)  # Monday 10:05: last week's report
+    await cog.tick()
+    await cog.tick()
+    await h.settle()
+    [post] = h.channel(report_ch)
+    assert "1月7日 – 1月13日" in post.content and "共 2 局" in post.content  # the server's language
+    img = Image.open(io.BytesIO(post.images[0]))
+    assert img.width == 760 and img.height > 300
+    # what the image shows: the week's board and records, from the ledger
+    from cogs.report import report_scene
+
+    _, scene = await report_scene(h.bot, GUILD_ID, latest_report_day(cog.clock(), 0), "zh")
+    lo = int(datetime(2030, 1, 7, tzinfo=SH).timestamp() * 1000)
+    hi = int(datetime(2030, 1, 14, tzinfo=SH).timestamp() * 1000)
+    want = sorted(expected_net(h, "hefei", lo, hi).items(), key=lambda kv: (-kv[1][0], -kv[1][2], kv[0]))
+    assert [(x.rank, x.name, x.net, x.hands, x.wins) for x in scene.lines] == [
+        (i, NAMES[p], net, n, w) for i, (p, (net, n, w)) in enumerate(want, start=1)]
+    top = sql(h, "SELECT p.display_name, l.hand_value FROM ledger l JOIN players p ON p.user_id = l.player_id "
+                 "WHERE l.guild_id = ? AND l.at >= ? AND l.at < ? AND l.won = 1 ORDER BY l.hand_value DESC, l.at "
+                 "LIMIT 1", (GUILD_ID, lo, hi))[0]
+    assert scene.records[0] == ("最大一手", f"{top[0]} · {top[1]} 子 · 合肥")
+    # three weeks of downtime: only the latest missed week is posted
+    cog.clock = lambda: datetime(2030, 2, 4, 11, tzinfo=SH)
+    await cog.tick()
+    await cog.tick()
+    await h.settle()
+    posts = h.channel(report_ch)
+    assert len(posts) == 2 and "1月28日 – 2月3日" in posts[1].content
+    assert (await gstore.group_settings(h.bot.store, GUILD_ID)).last_report_week == datetime(2030, 2, 4).toordinal()
+
+
+def fail_next(h: Harness, path: str, status: int, code: int, times: int = 1) -> None:
+    """The next ``times`` requests to ``path`` get ``status`` (a Discord outage, a missing permission)."""
+    from tests.harness.fake import FakeResponse
+
+    real = h.fake.handle
+    left = [times]
+
+    def handle(method, url, kwargs):
+        if left[0] > 0 and path in url:
+            left[0] -= 1
+            return FakeResponse(status, {"message": "injected", "code": code})
+        return real(method, url, kwargs)
+
+    h.fake.handle = handle  # type: ignore[method-assign]
+
+
+async def report_setup(h: Harness) -> tuple[int, Report]:
+    report_ch = h.add_channel(name="reports")
+    cog: Report = h.bot.get_cog("Report")
+    await gstore.set_weekly_report(h.bot.store, GUILD_ID, A, report_ch, 0, datetime(2030, 1, 7).toordinal())
+    cog.clock = lambda: datetime(2030, 1, 14, 10, 5, tzinfo=SH)
+    return report_ch, cog
+
+
+async def test_a_discord_outage_gives_the_week_back_and_a_429_is_waited_out(h: Harness):
+    report_ch, cog = await report_setup(h)
+    fail_next(h, f"/channels/{report_ch}/messages", 503, 0)
+    await cog.tick()
+    await h.settle()
+    assert h.channel(report_ch) == []
+    assert (await gstore.group_settings(h.bot.store, GUILD_ID)).last_report_week == datetime(2030, 1, 7).toordinal()
+    h.fake.rate_limit(f"/channels/{report_ch}/messages", method="POST")
+    await cog.tick()
+    await h.settle()
+    await cog.tick()
+    await h.settle()
+    assert len(h.channel(report_ch)) == 1
+
+
+async def test_a_missing_permission_is_not_retried_forever(h: Harness):
+    report_ch, cog = await report_setup(h)
+    fail_next(h, f"/channels/{report_ch}/messages", 403, 50013)
+    await cog.tick()
+    await cog.tick()
+    await h.settle()
+    assert h.channel(report_ch) == []
+    assert h.fake.requests_to(f"/channels/{report_ch}/messages", "POST") == []  # the second tick did not try again
+    assert (await gstore.group_settings(h.bot.store, GUILD_ID)).last_report_week == datetime(2030, 1, 14).toordinal()
+
+
+# ---------------------------------------------------------------------------------------------- more
+
+
+async def autocomplete(h: Harness, path: str, option: str, typed: str, **kw) -> list[dict]:
+    """Send an autocomplete interaction (type 4) for ``option`` of ``/path`` with ``typed`` and return the choices
+    the bot answered with (callback type 8, which the fake Discord does not model: recorded here)."""
+    data, rec = h.slash_payload(path, **kw)
+    data["type"] = 4
+    opts = data["data"]["options"]
+    while opts and opts[0].get("type") in (1, 2):
+        opts = opts[0]["options"]
+    opts[:] = [o for o in opts if o["name"] != option] + [{"name": option, "type": 3, "value": typed,
+                                                           "focused": True}]
+    answered: list[dict] = []
+    real = h.fake._callback
+
+    def callback(interaction_id, token, payload, files):
+        if payload.get("type") == 8 and token == rec.token:
+            answered.extend(payload["data"]["choices"])
+            rec.callbacks.append(payload)
+            return {"interaction": {"id": str(rec.id), "type": 4}, "resource": {"type": 8}}
+        return real(interaction_id, token, payload, files)
+
+    h.fake._callback = callback  # type: ignore[method-assign]
+    try:
+        await h.send(data, rec)
+    finally:
+        h.fake._callback = real  # type: ignore[method-assign]
+    return answered
+
+
+async def test_pickers_list_seasons_zones_and_this_servers_hands(h: Harness):
+    await admin(h, "season start", title="Spring")
+    await admin(h, "season start", title="Summer")
+    got = await autocomplete(h, "leaderboard", "season", "")
+    assert [c["value"] for c in got] == ["all", "2", "1"]
+    assert got[1]["name"].startswith("Season 2 · Summer")
+    assert [c["value"] for c in await autocomplete(h, "stats", "season", "spr")] == ["1"]
+    zones = await autocomplete(h, "settings", "timezone", "lond", permissions=ADMIN_PERMISSIONS)
+    assert [c["value"] for c in zones] == ["Europe/London"]
+    ours = {r[0] for r in sql(h, "SELECT DISTINCT hand_id FROM ledger WHERE guild_id = ?", (GUILD_ID,))}
+    hands = await autocomplete(h, "correct void", "hand", "", permissions=ADMIN_PERMISSIONS, hand=1, reason="x")
+    assert hands and {c["value"] for c in hands} == ours  # 9 hands, newest first; none of the other server's
+    newest = sql(h, "SELECT hand_id FROM ledger WHERE guild_id = ? ORDER BY at DESC, hand_id DESC LIMIT 1",
+                 (GUILD_ID,))[0][0]
+    assert hands[0]["value"] == newest and hands[0]["name"].startswith(f"#{newest} · ")
+    assert await autocomplete(h, "correct void", "hand", "", hand=1, reason="x") == []  # a member: nothing
+
+
+async def test_week_boundaries_follow_the_servers_time_zone(h: Harness):
+    from bot.store import period_start
+
+    sh_now = datetime.now(SH)
+    monday = period_start("week", sh_now)  # this week's Monday 00:00 in Shanghai = Sunday 16:00 UTC
+    await write_hands(h.bot.store, GUILD_ID, [monday + timedelta(seconds=1)], 11)
+    for tz in ("Asia/Shanghai", "Europe/London"):
+        await h.bot.store.update_guild_settings(GUILD_ID, A, {"default_variant": "hefei"})
+        await gstore.set_timezone(h.bot.store, GUILD_ID, A, tz)
+        since = period_start("week", datetime.now(ZoneInfo(tz)))
+        r = await h.slash("leaderboard", period="week")
+        assert board_of(r.reply.content) == named(expected_net(h, "hefei", int(since.timestamp() * 1000)))
+    assert period_start("week", datetime.now(ZoneInfo("Europe/London"))) != monday
+
+
+async def test_week_summary_against_the_ledger_without_voided_hands(h: Harness):
+    start, end = datetime.now(UTC) - timedelta(days=7), datetime.now(UTC)
+    lo, hi = int(start.timestamp() * 1000), int(end.timestamp() * 1000)
+    top = sql(h, "SELECT hand_id FROM ledger WHERE guild_id = ? AND at >= ? AND won = 1 ORDER BY hand_value DESC, "
+                 "at, hand_id LIMIT 1", (GUILD_ID, lo))[0][0]
+    await admin(h, "correct void", hand=top, reason="not a real hand")
+    s = await gstore.week_summary(h.bot.store, GUILD_ID, start, end)
+    live = "hand_id NOT IN (SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL)"
+    assert s.hands == sql(h, f"SELECT COUNT(DISTINCT hand_id) FROM ledger WHERE guild_id = ? AND at >= ? AND at < ? "
+                             f"AND {live}", (GUILD_ID, lo, hi))[0][0] == 4
+    big = sql(h, f"SELECT hand_id, hand_value FROM ledger WHERE guild_id = ? AND at >= ? AND at < ? AND won = 1 "
+                 f"AND {live} ORDER BY hand_value DESC, at, hand_id LIMIT 1", (GUILD_ID, lo, hi))[0]
+    assert (s.biggest.hand_id, s.biggest.value) == big and s.biggest.hand_id != top
+    assert {r.player_id: (r.net, r.hands, r.wins) for r in s.board} == expected_net(h, "hefei", lo, hi)
+
+
+def with_channel(h: Harness, data: dict, channel_id: int) -> dict:
+    """Discord resolves a channel option: the channel's payload beside the options."""
+    ch = h.fake.channels[channel_id]
+    for opt in data["data"]["options"]:
+        if opt["type"] == 7:
+            opt["value"] = str(opt["value"])  # snowflakes come as strings
+    data["data"].setdefault("resolved", {})["channels"] = {
+        str(channel_id): {**ch.payload(), "permissions": str(ADMIN_PERMISSIONS.value)}}
+    return data
+
+
+async def test_the_weekly_report_is_turned_on_and_off_in_settings(h: Harness):
+    report_ch = h.add_channel(name="reports")
+    before = dump(h)
+    r = await admin(h, "settings", report_day="4")  # a day but no channel yet
+    assert r.reply.ephemeral and "report_channel" in r.reply.content and r.reply.embeds == []
+    assert dump(h) == before
+    data, rec = h.slash_payload("settings", report_channel=report_ch, report_day="4", permissions=ADMIN_PERMISSIONS)
+    r = await h.send(with_channel(h, data, report_ch), rec)
+    assert f"Friday in <#{report_ch}>" in r.reply.content and r.reply.embeds
+    gs = await gstore.group_settings(h.bot.store, GUILD_ID)
+    assert (gs.report_channel, gs.report_weekday) == (report_ch, 4)
+    # the week that already ended is not posted on the next tick: the next Friday's is the first
+    assert gs.last_report_week == latest_report_day(datetime.now(SH), 4).toordinal()
+    cog: Report = h.bot.get_cog("Report")
+    await cog.tick()
+    assert h.channel(report_ch) == []
+    r = await admin(h, "settings", report_day="off")
+    assert "Weekly report: off" in r.reply.content
+    assert (await gstore.group_settings(h.bot.store, GUILD_ID)).report_channel is None
+    audit = sql(h, "SELECT new_value FROM settings_audit WHERE field = 'weekly_report' ORDER BY id")
+    assert audit == [(f'{{"channel":{report_ch},"weekday":4}}',), ('{"channel":null,"weekday":4}',)]
+    panel = await admin(h, "settings")  # the panel's recent changes say it in words
+    recent = next(f for f in panel.reply.embeds[0]["fields"] if f["name"] == "Recent changes")["value"]
+    assert "Weekly report → off" in recent and f"Weekly report → Friday in <#{report_ch}>" in recent
+
+
+async def test_two_admins_voiding_the_same_hand_at_once(h: Harness):
+    hand = sql(h, "SELECT hand_id FROM ledger WHERE guild_id = ? LIMIT 1", (GUILD_ID,))[0][0]
+    first = h.slash_payload("correct void", hand=hand, reason="first", permissions=ADMIN_PERMISSIONS)
+    second = h.slash_payload("correct void", hand=hand, reason="second", user=B, permissions=ADMIN_PERMISSIONS)
+    h.bot._connection.parse_interaction_create(first[0])  # both arrive before either is answered
+    h.bot._connection.parse_interaction_create(second[0])
+    await h.settle()
+    replies = [first[1].reply, second[1].reply]
+    assert sorted(r.ephemeral for r in replies) == [False, True]
+    assert any("already void" in r.content for r in replies)
+    assert sql(h, "SELECT COUNT(*) FROM corrections") == [(1,)]
+    assert sql(h, "SELECT COUNT(*), SUM(amount) FROM correction_rows") == [(4, 0)]
+    assert len(sql(h, "SELECT id FROM settings_audit WHERE field = 'void'")) == 1
+
+
+async def test_a_closed_database_is_told_and_the_schedule_survives(h: Harness):
+    cog: Report = h.bot.get_cog("Report")
+    store = h.bot.store
+    await store.close()  # the database went away under the bot
+    r = await admin(h, "season start", title="Nope")
+    assert r.reply.ephemeral and r.reply.content == "The store is closed."
+    await cog.loop.coro(cog)  # one scheduled round: logged, not raised
+
+
+async def test_new_commands_options_and_choices_are_localised(h: Harness):
+    import re
+
+    valid = re.compile(r"^[-_\w]{1,32}$")
+    await h.bot.tree.sync()
+    synced = {c["name"]: c for c in h.fake.commands[None]}
+
+    def walk(entry: dict, kind: str = "command"):
+        yield kind, entry
+        for opt in entry.get("options", []):
+            yield from walk(opt, "option")
+        for choice in entry.get("choices", []):
+            yield "choice", choice
+
+    for name in ("season", "correct", "export", "help", "settings", "leaderboard", "stats"):
+        for kind, entry in walk(synced[name]):
+            names = entry.get("name_localizations") or {}
+            assert {"zh-CN", "zh-TW"} <= set(names), (name, kind, entry["name"])
+            for text in [entry["name"], *names.values()]:
+                if kind != "choice":
+                    assert valid.match(text) and text == text.lower(), text
+            if kind != "choice":
+                descs = entry.get("description_localizations") or {}
+                assert {"zh-CN", "zh-TW"} <= set(descs) and all(1 <= len(x) <= 100 for x in descs.values()), entry
+    names = synced["correct"]["name_localizations"]
+    assert (names["zh-CN"], names["zh-TW"]) == ("更正", "更正")
+
+
+@pytest.mark.parametrize("module", ["bot.store.group", "cogs.group", "cogs.report", "cogs.leaderboard",
+                                    "render.report"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 1 and result.failed == 0
+
+
+async def test_a_restart_never_posts_a_week_twice(h: Harness):
+    report_ch, cog = await report_setup(h)
+    await cog.tick()
+    await h.settle()
+    assert len(h.channel(report_ch)) == 1
+    new = await h.restart()
+    try:
+        again: Report = new.bot.get_cog("Report")
+        again.clock = lambda: datetime(2030, 1, 14, 18, tzinfo=SH)  # later the same report day
+        await again.tick()
+        await new.settle()
+        assert len(new.channel(report_ch)) == 1
+    finally:
+        await new.close()
