@@ -228,7 +228,9 @@ class Table:
         w = self.wind(seat)
         hand = Hand(concealed, wm[w], tile)
         heavenly = (discarder is None and seat == self.dealer and self.discards_made == 0 and not self.any_meld)
-        earthly = (discarder == self.dealer and not rob and self.discards_made == 1 and not self.any_meld)
+        # 地胡 (W7): on the dealer's first discard, before any claim. Nothing can be claimed before that discard, so
+        # the only meld possible then is a concealed kong of the dealer, which is not a claim and does not prevent it.
+        earthly = discarder == self.dealer and not rob and self.discards_made == 1
         sit = Situation(
             winner=w,
             discarder=None if discarder is None else self.wind(discarder),
@@ -267,9 +269,16 @@ class Table:
             return self.mod.claim_allowed(self.melds[seat], kind, [tile] * (3 if kind == "pung" else 4))
         return True
 
+    def _furiten_exempt(self, seat: int, tile: int) -> bool:
+        """Chizhou's 大吊车 exception to 漏胡 (C3): one concealed tile, waiting on the kind the seat last discarded."""
+        if self.variant != "chizhou":
+            return False
+        river = self.rivers[seat]
+        return sum(self.counts[seat]) == 1 and self.counts[seat][tile] == 1 and bool(river) and river[-1][0] == tile
+
     def _claim_options(self, seat: int, d: int, tile: int) -> list[Action]:
         opts: list[Action] = []
-        if not self.furiten[seat] and self._can_win(seat, tile, d):
+        if (not self.furiten[seat] or self._furiten_exempt(seat, tile)) and self._can_win(seat, tile, d):
             opts.append(Action("win", seat))
         n = self.counts[seat][tile]
         if n >= 2 and self._may_pung(seat, tile, "pung"):
@@ -429,9 +438,14 @@ class Table:
         self.discards_made += 1
         ev = [Event("discard", s, {"tile": tile_name(k)})]
         window = {}
+        # The discard made as the wall reaches the last four (W3, H7): Wuhu allows nothing on it; Hefei no claims
+        # (H7 forbids claims and discards once 4 remain) but a win on it, which is not a 海捞 win.
+        final = bool(self.reserve) and self.live <= self.reserve
         for o in range(4):
             if o != s:
                 opts = self._claim_options(o, s, k)
+                if final:
+                    opts = [x for x in opts if x.type == "win" and self.variant == "hefei"]
                 if opts:
                     window[o] = opts
         if not window:

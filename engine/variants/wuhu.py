@@ -57,7 +57,7 @@ SUIT_EN = ("Characters", "Dots", "Bamboo")
 ALARM_NAMES: dict[str, tuple[str, str]] = {
     "alarm_three_pure": ("清一色三对报警", "three pungs of one suit (清一色 alarm)"),
     "alarm_three_mixed": ("混一色三对报警", "three pungs of one suit and 红中 (混一色 alarm)"),
-    "alarm_double_eight": ("双八支报警", "two exposed kongs of one suit (双八支 alarm)"),
+    "alarm_double_eight": ("双八支报警", "two kongs of one suit (双八支 alarm)"),
     "alarm_double_sihe": ("双四核报警", "two exposed pungs of one suit one or two apart (双四核 alarm)"),
 }
 
@@ -157,8 +157,13 @@ def _three_alarm(melds: Sequence[Meld]) -> tuple[str, tuple[Meld, ...], int] | N
 
 
 def _double_eight_suits(melds: Sequence[Meld]) -> list[int]:
-    """Suits with two or more exposed kongs (双八支报警)."""
-    kongs = [suit_of(m.tile) for m in melds if m.kind is MeldKind.KONG and m.tile < HONOR]
+    """Suits with two or more kongs, exposed or concealed (双八支报警, W12: the seed's 任意两杠).
+
+    >>> from engine.tiles import parse_hand
+    >>> _double_eight_suits(parse_hand("1z(1111m)[9999m]+1z").melds), _double_eight_suits(parse_hand("1z(1111m)+1z").melds)
+    ([0], [])
+    """
+    kongs = [suit_of(m.tile) for m in melds if m.is_kong and m.tile < HONOR]
     return [s for s in range(3) if kongs.count(s) >= 2]
 
 
