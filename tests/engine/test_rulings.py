@@ -9,8 +9,8 @@ import pytest
 from engine.table import Action, Table, arrange
 from engine.tiles import parse_hand, tile_name
 from engine.variants import get_variant
-from engine.variants.wuhu import VARIANT as WUHU
 from engine.variants.base import Situation
+from engine.variants.wuhu import VARIANT as WUHU
 
 from .test_table_flow import BASE, K, build, discard_drawn, do, pass_all, types
 
