@@ -70,6 +70,8 @@ def _build_parser() -> argparse.ArgumentParser:
     loc.add_argument("--variant", required=True, choices=VARIANTS)
     loc.add_argument("--seed", type=int, default=None)
     loc.add_argument("--mode", type=int, choices=(315, 525), default=None)
+    loc.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a house rule")
+    loc.add_argument("--lang", choices=("zh", "zh-TW", "en"), default="zh")
     return p
 
 
@@ -83,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "local":
         from .local import run_local
 
-        return run_local(args.variant, args.seed, mode=args.mode)
+        return run_local(args.variant, args.seed, mode=args.mode, rules=args.rule, lang=args.lang)
     return _run()
 
 
