@@ -21,7 +21,20 @@ from ..tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, MeldKind, from_counts, 
 from ..variants import VARIANT_KEYS, Situation, get_variant
 from ..variants.base import Ledger, Variant
 from .actions import Action, Event, IllegalAction, parse_tile
-from .state import PHASES, HandResult, HandState, MatchState, MeldJson, Phase, View, WinnerResult
+from .state import (
+    PHASES,
+    DrawData,
+    HandEndData,
+    HandResult,
+    HandStartData,
+    HandState,
+    MatchState,
+    MeldJson,
+    Phase,
+    TileData,
+    View,
+    WinnerResult,
+)
 from .views import build_view
 from .wall import break_wall, commitment, deal_order, hand_rng, hand_salt, roll
 
@@ -245,12 +258,11 @@ class Table:
         salt = hand_salt(m.variant, m.seed, m.hand_no)
         h = self.hand = HandState(wall=order, salt=salt, commitment=commitment(order, salt),
                                   dice=[list(d) for d in dice], wall_break=brk, turn=m.dealer, tail=len(order))
-        events = [
-            Event("hand_start", None, {
-                "hand_no": m.hand_no, "dealer": m.dealer, "dealer_streak": m.streak, "dice": h.dice,
-                "wall_break": dict(brk), "commitment": h.commitment, "wall_count": len(order),
-            })
-        ]
+        start: HandStartData = {
+            "hand_no": m.hand_no, "dealer": m.dealer, "dealer_streak": m.streak, "dice": h.dice,
+            "wall_break": dict(brk), "commitment": h.commitment, "wall_count": len(order),
+        }
+        events = [Event("hand_start", None, start)]
         dealt: list[list[int]] = [[], [], [], []]
         for pos, (p, _i) in enumerate(deal_order()):
             seat = (m.dealer + p) % 4
@@ -493,7 +505,8 @@ class Table:
         h.seen[k] += 1
         h.last_discard = (s, k)
         h.discards_made += 1
-        ev = [Event("discard", s, {"tile": tile_name(k)})]
+        discarded: TileData = {"tile": tile_name(k)}
+        ev = [Event("discard", s, discarded)]
         window = {}
         # The discard made as the wall reaches the reserved last tiles (W3, H7): only what the variant allows on it
         # (Wuhu nothing; Hefei a win, no claim).
@@ -637,7 +650,8 @@ class Table:
         h.after_claim = False
         h.furiten[s] = False
         h.pung_lock[s].clear()
-        return [Event("draw", s, {"tile": tile_name(k), "replacement": replacement, "wall_count": self.live}, to=s)]
+        data: DrawData = {"tile": tile_name(k), "replacement": replacement, "wall_count": self.live}
+        return [Event("draw", s, data, to=s)]
 
     # ------------------------------------------------------------------------------------------------ settlement
 
@@ -666,8 +680,8 @@ class Table:
                 "seat": seat, "tile": tile_name(tile), "from": d, "rob_kong": robbed, "self_drawn": d is None,
                 "kong_draw": sit.kong_draw, "hand": [tile_name(k) for k in hand.concealed],
                 "melds": [_meld_json(x) for x in h.melds[seat]],
-                "items": [cast(Any, i.as_json()) for i in r.items],
-                "notes": [cast(Any, i.as_json()) for i in r.notes], "payments": to_chair, "settled": paid.settled,
+                "items": [i.as_json() for i in r.items],
+                "notes": [i.as_json() for i in r.notes], "payments": to_chair, "settled": paid.settled,
             }
             winners.append(w)
             ev.append(Event("win", seat, {k: v for k, v in w.items() if k != "seat"}))
@@ -679,12 +693,13 @@ class Table:
         m.dealer, m.streak, passed = self.V.next_dealer(dealer, m.streak, dealer_won, not wins)
         if passed:
             m.ledger.passes += 1
-        ev.append(Event("hand_end", None, {
+        end: HandEndData = {
             "hand_no": m.hand_no, "draw": not wins, "payments": pay, "dealer": dealer,
             "next_dealer": m.dealer, "reveal": {"salt": h.salt, "wall": [tile_name(k) for k in h.wall]},
             "commitment": h.commitment,
             "hands": [[tile_name(k) for k in range(NUM_KINDS) for _ in range(h.counts[s][k])] for s in range(4)],
-        }))
+        }
+        ev.append(Event("hand_end", None, end))
         m.hand_no += 1
         h.phase = "ended"
         h.window, h.responses = {}, {}

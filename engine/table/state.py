@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
 from ..tiles import NUM_KINDS, Meld
-from ..variants.base import Ledger
+from ..variants.base import ItemJson, Ledger
 from .actions import Action, Event
 
 Phase = Literal["play", "claim", "rob", "ended", "over"]
@@ -96,14 +96,6 @@ class MeldJson(TypedDict, total=False):
     fed_by: int
     claimed: str
     added: bool
-
-
-class ItemJson(TypedDict):
-    code: str
-    zh: str
-    en: str
-    value: int
-    kind: str
 
 
 class WinResult(TypedDict):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from ..errors import EngineError, HandError
 from ..tiles import NUM_KINDS, SEATS, Hand, Meld, tile_name
@@ -55,6 +55,16 @@ class Situation:
             raise HandError("earthly_dealer")
 
 
+class ItemJson(TypedDict):
+    """An :class:`Item` as JSON (score breakdowns in events, results and ``mjbot score --json``)."""
+
+    code: str
+    zh: str
+    en: str
+    value: int
+    kind: str
+
+
 @dataclass(frozen=True, slots=True)
 class Item:
     """One line of a breakdown: a stable code, its Chinese and English names, and its value.
@@ -69,7 +79,7 @@ class Item:
     value: int
     kind: str = "add"
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> ItemJson:
         return {"code": self.code, "zh": self.zh, "en": self.en, "value": self.value, "kind": self.kind}
 
 
