@@ -71,7 +71,7 @@ def _build_parser() -> argparse.ArgumentParser:
     loc.add_argument("--seed", type=int, default=None)
     loc.add_argument("--mode", type=int, choices=(315, 525), default=None)
     loc.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a house rule")
-    loc.add_argument("--lang", choices=("zh", "zh-TW", "en"), default="zh")
+    loc.add_argument("--lang", choices=("zh", "zh-TW", "en"), default="en")
     return p
 
 

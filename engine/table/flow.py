@@ -16,9 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar, cast, overload
 
 from ..analysis import is_complete, is_seven_pairs
-from ..errors import EngineError
 from ..tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, MeldKind, from_counts, tile_name
-from ..variants import VARIANT_KEYS, Situation, get_variant
+from ..variants import Situation, get_variant
 from ..variants.base import Ledger, Variant
 from .actions import Action, Event, IllegalAction, parse_tile
 from .state import (
@@ -167,11 +166,9 @@ class Table:
         seeded shuffle (see :func:`engine.table.wall.arrange`); ``dealer``: the first dealer's chair instead of the
         dice.
         """
-        if variant not in VARIANT_KEYS:
-            raise EngineError("bad_rule_value", key="variant", value=variant, expected="/".join(VARIANT_KEYS))
+        V = get_variant(variant)  # refuses a key not in VARIANT_KEYS
         if len(players) != 4:
             raise IllegalAction("bad_players", n=len(players))
-        V = get_variant(variant)
         rules = V.rules(settings)
         counts = tuple(V.tile_counts(rules))
         fixed: list[int] | None = None

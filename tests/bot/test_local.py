@@ -72,7 +72,7 @@ def test_win_and_settlement_lines_use_the_hands_own_winds(monkeypatch, capsys, v
 
 
 def test_honours_and_items_read_as_a_player_reads_them(monkeypatch, capsys):
-    rc, zh, _ = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", "3"], ["1"] * 300)
+    rc, zh, _ = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", "3", "--lang", "zh"], ["1"] * 300)
     assert rc == 0
     assert not re.search(r"\b[1-7]z\b", zh)  # never the notation's 1z-7z
     assert re.search("[东南西北白发中]", zh)
