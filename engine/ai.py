@@ -254,7 +254,8 @@ def choose(
         cand = []
         for a in discards:
             c = list(me.counts)
-            c[_tile(a)] -= 1
+            assert a.tile is not None
+            c[a.tile] -= 1
             sh = shanten(c, me.n_melds, seven_pairs=me.seven_pairs)
             if best is None or sh < best:
                 best, cand = sh, [a]
@@ -300,7 +301,8 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
     pairs = suited.count(2)
     upg = me.upg
     for a in discards:
-        t = _tile(a)
+        t = a.tile
+        assert t is not None
         s = t // 9
         c[t] -= 1
         gs = list(groups)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, TypeVar, cast, overload
+from operator import attrgetter
+from typing import Any
 
 from ..analysis import is_complete, is_seven_pairs
 from ..tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, MeldKind, from_counts, tile_name
@@ -39,31 +40,16 @@ from .wall import break_wall, commitment, deal_order, hand_rng, hand_salt, roll
 
 __all__ = ["PHASES", "Table"]
 
-T = TypeVar("T")
+def _field(path: str) -> Any:
+    """A flat attribute of :class:`Table` kept for the code that reads it by its old name: a property reading and
+    writing ``path`` (e.g. ``"hand.counts"``). The getter is a C ``attrgetter``: as fast as a plain attribute."""
+    head, _, name = path.rpartition(".")
+    owner = attrgetter(head)
 
+    def set_(obj: Table, value: Any) -> None:
+        setattr(owner(obj), name, value)
 
-class _Field(Generic[T]):
-    """A flat attribute of :class:`Table` kept for the code that reads it by its old name: it reads and writes the
-    field of the same name in ``table.<part>`` (``match``, ``hand`` or ``ledger``)."""
-
-    def __init__(self, part: str) -> None:
-        self.part = part
-        self.name = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, obj: None, objtype: type | None = None) -> _Field[T]: ...
-    @overload
-    def __get__(self, obj: Table, objtype: type | None = None) -> T: ...
-    def __get__(self, obj: Table | None, objtype: type | None = None) -> T | _Field[T]:
-        if obj is None:
-            return self
-        return cast(T, getattr(getattr(obj, self.part), self.name))
-
-    def __set__(self, obj: Table, value: T) -> None:
-        setattr(getattr(obj, self.part), self.name, value)
+    return property(attrgetter(path), set_, doc=f"``table.{path}``")
 
 
 def _wind_meld(m: Meld, dealer: int) -> Meld:
@@ -98,53 +84,53 @@ class Table:
     V: Variant
 
     # the flat names (kept: bot, render, store and tests read them)
-    variant: _Field[str] = _Field("match")
-    seed: _Field[int | str] = _Field("match")
-    settings: _Field[dict[str, Any]] = _Field("match")
-    rules: _Field[dict[str, Any]] = _Field("match")
-    players: _Field[tuple[str, ...]] = _Field("match")
-    total_tiles: _Field[int] = _Field("match")
-    dealer: _Field[int] = _Field("match")
-    streak: _Field[int] = _Field("match")
-    seq: _Field[int] = _Field("match")
-    hand_no: _Field[int] = _Field("match")
-    first_dice: _Field[tuple[int, int]] = _Field("match")
-    last_result: _Field[HandResult | None] = _Field("match")
-    start_events: _Field[list[Event]] = _Field("match")
-    next_events: _Field[list[Event]] = _Field("match")
-    scores: _Field[list[int]] = _Field("ledger")
-    jiao: _Field[list[int]] = _Field("ledger")
-    stacks: _Field[list[int]] = _Field("ledger")
-    stack_base: _Field[int] = _Field("ledger")
-    di_no: _Field[int] = _Field("ledger")
-    di_results: _Field[list[int]] = _Field("ledger")
-    passes: _Field[int] = _Field("ledger")
-    wall: _Field[list[int]] = _Field("hand")
-    salt: _Field[str] = _Field("hand")
-    commitment: _Field[str] = _Field("hand")
-    dice: _Field[list[list[int]]] = _Field("hand")
-    wall_break: _Field[dict[str, int]] = _Field("hand")
-    head: _Field[int] = _Field("hand")
-    tail: _Field[int] = _Field("hand")
-    counts: _Field[list[list[int]]] = _Field("hand")
-    drawn: _Field[list[int | None]] = _Field("hand")
-    melds: _Field[list[list[Meld]]] = _Field("hand")
-    rivers: _Field[list[list[list[Any]]]] = _Field("hand")
-    alarms: _Field[list[tuple[str, ...]]] = _Field("hand")
-    furiten: _Field[list[bool]] = _Field("hand")
-    pung_lock: _Field[list[set[int]]] = _Field("hand")
-    turn: _Field[int] = _Field("hand")
-    phase: _Field[Phase] = _Field("hand")
-    after_claim: _Field[bool] = _Field("hand")
-    kong_draw: _Field[bool] = _Field("hand")
-    last_four: _Field[int] = _Field("hand")
-    window: _Field[dict[int, list[Action]]] = _Field("hand")
-    responses: _Field[dict[int, Action]] = _Field("hand")
-    last_discard: _Field[tuple[int, int] | None] = _Field("hand")
-    rob: _Field[tuple[int, int] | None] = _Field("hand")
-    discards_made: _Field[int] = _Field("hand")
-    any_meld: _Field[bool] = _Field("hand")
-    seen: _Field[list[int]] = _Field("hand")
+    variant: str = _field("match.variant")
+    seed: int | str = _field("match.seed")
+    settings: dict[str, Any] = _field("match.settings")
+    rules: dict[str, Any] = _field("match.rules")
+    players: tuple[str, ...] = _field("match.players")
+    total_tiles: int = _field("match.total_tiles")
+    dealer: int = _field("match.dealer")
+    streak: int = _field("match.streak")
+    seq: int = _field("match.seq")
+    hand_no: int = _field("match.hand_no")
+    first_dice: tuple[int, int] = _field("match.first_dice")
+    last_result: HandResult | None = _field("match.last_result")
+    start_events: list[Event] = _field("match.start_events")
+    next_events: list[Event] = _field("match.next_events")
+    scores: list[int] = _field("match.ledger.scores")
+    jiao: list[int] = _field("match.ledger.jiao")
+    stacks: list[int] = _field("match.ledger.stacks")
+    stack_base: int = _field("match.ledger.stack_base")
+    di_no: int = _field("match.ledger.di_no")
+    di_results: list[int] = _field("match.ledger.di_results")
+    passes: int = _field("match.ledger.passes")
+    wall: list[int] = _field("hand.wall")
+    salt: str = _field("hand.salt")
+    commitment: str = _field("hand.commitment")
+    dice: list[list[int]] = _field("hand.dice")
+    wall_break: dict[str, int] = _field("hand.wall_break")
+    head: int = _field("hand.head")
+    tail: int = _field("hand.tail")
+    counts: list[list[int]] = _field("hand.counts")
+    drawn: list[int | None] = _field("hand.drawn")
+    melds: list[list[Meld]] = _field("hand.melds")
+    rivers: list[list[list[Any]]] = _field("hand.rivers")
+    alarms: list[tuple[str, ...]] = _field("hand.alarms")
+    furiten: list[bool] = _field("hand.furiten")
+    pung_lock: list[set[int]] = _field("hand.pung_lock")
+    turn: int = _field("hand.turn")
+    phase: Phase = _field("hand.phase")
+    after_claim: bool = _field("hand.after_claim")
+    kong_draw: bool = _field("hand.kong_draw")
+    last_four: int = _field("hand.last_four")
+    window: dict[int, list[Action]] = _field("hand.window")
+    responses: dict[int, Action] = _field("hand.responses")
+    last_discard: tuple[int, int] | None = _field("hand.last_discard")
+    rob: tuple[int, int] | None = _field("hand.rob")
+    discards_made: int = _field("hand.discards_made")
+    any_meld: bool = _field("hand.any_meld")
+    seen: list[int] = _field("hand.seen")
 
     # ------------------------------------------------------------------------------------------------ building
 
@@ -540,6 +526,8 @@ class Table:
     def _after_meld(self, s: int) -> list[Event]:
         """Recompute the seat's public alarms (Wuhu W12) and announce the new ones."""
         h = self.hand
+        if not self.V.alarm_names:  # a variant without alarms
+            return []
         now = self.V.alarms([_wind_meld(m, self.match.dealer) for m in h.melds[s]])
         if not now and not h.alarms[s]:
             return []

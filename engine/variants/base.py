@@ -285,7 +285,7 @@ class Variant:
     concealed_kong_allowed: Callable[[Sequence[Meld], Mapping[str, Any]], bool] = _any_time
     alarms: Callable[[Sequence[Meld]], tuple[str, ...]] = _no_alarms
     """Public alarms raised by a player's melds (winds in ``fed_by``), recomputed after each meld."""
-    alarm_names: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # code -> (zh, en)
+    alarm_names: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # code -> (zh, en); empty: no alarms
     reserve: int = 0  # tiles that end normal play (the last-four phase: draw-only turns, self-draw wins only)
     final_discard: frozenset[str] = frozenset()  # action types allowed on the discard that reaches the reserve
     dice_rolls: int = 1
