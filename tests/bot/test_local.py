@@ -210,3 +210,28 @@ def test_why_no_win_louhu_and_the_final_discard():
 def test_tile_labels():
     assert [tile_label(k, "zh") for k in range(27, 34)] == list("东南西北白发中")
     assert tile_label(32, "zh-TW") == "發" and tile_label(0, "en") == "1m" and tile_label(9, "zh") == "1筒"
+
+
+def test_why_no_win_on_the_discard_that_reaches_the_last_four():
+    # Wuhu W3: the human waits on 3p; chair 3 draws the fifth-last tile (3p) and discards it: no win is offered
+    hands = ["123456789s99p45p1m", "2468m2468p2468s1s", "11m2468p2468s246m", "3579m13579p1357s"]
+    V = get_variant("wuhu")
+    pool = Counter({k: n for k, n in enumerate(V.tile_counts(V.rules())) if n})
+    hs = [list(parse_hand(h).concealed) for h in hands]
+    for k in [x for h in hs for x in h] + [K("3p")]:
+        pool[k] -= 1
+    early = {K("3p"), K("6p")}
+    rest = sorted(pool.elements(), key=lambda k: (k not in early, k))
+    n_before = sum(pool.values()) - 4
+    t = Table.new("wuhu", 1, wall=arrange(hs, rest[:n_before] + [K("3p")], rest[n_before:]), dealer=0)
+    ui = Local(t, "en")
+    t.apply(Action("discard", 0, K("1m")))
+    while not (t.phase == "play" and t.live == 4):
+        if t.phase == "claim":
+            t.apply(Action("pass", t.awaited()[0]))
+        else:
+            t.apply(Action("discard", t.turn, t.drawn[t.turn]))
+    assert t.turn == 3 and t.drawn[3] == K("3p")
+    lines = discard_by(t, ui, 3, "3p")
+    assert t.phase == "play" and t.last_four == 1
+    assert any("no win offered on 3p" in x and "last four" in x for x in lines), lines
