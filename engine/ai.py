@@ -111,14 +111,16 @@ class _Seat:
                 self.counts[k] += 1
             ld = view.get("last_discard")
             self.last_tile = ld["tile"] if ld else None
-        else:  # a Table: read only this seat's own tiles and public information
-            self.variant = view.variant
-            self.counts = list(view.counts[seat])
-            own = [(m.tile, len(m.tiles), m.kind is MeldKind.CONCEALED_KONG) for m in view.melds[seat]]
-            pungs = [m.tile for m in view.melds[seat] if m.kind is MeldKind.PUNG]
-            seen = view.seen
-            rules = view.rules
-            self.last_tile = view.last_discard[1] if view.last_discard else None
+        else:  # a Table: read only this seat's own tiles and public information (its declared state)
+            h, m_state = view.hand, view.match
+            self.variant = m_state.variant
+            self.counts = list(h.counts[seat])
+            melds = h.melds[seat]
+            own = [(m.tile, len(m.tiles), m.kind is MeldKind.CONCEALED_KONG) for m in melds]
+            pungs = [m.tile for m in melds if m.kind is MeldKind.PUNG]
+            seen = h.seen
+            rules = m_state.rules
+            self.last_tile = h.last_discard[1] if h.last_discard else None
         V = get_variant(self.variant)
         self.ai = V.ai  # the variant's goals: 八支, the 花 gate, how honours and suits are weighed
         self.seven_pairs = V.seven_pairs

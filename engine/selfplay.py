@@ -21,8 +21,9 @@ def play_match(table: Table, difficulties: Sequence[str], rng: random.Random, ma
                on_hand_end: Any = None, record: list[Action] | None = None) -> int:
     """Let AIs play ``table`` until the match is over (or ``max_hands`` hands have ended). Returns hands ended."""
     ended = 0
-    while table.phase != "over":
-        if table.phase == "ended":
+    hand = table.hand  # the hand in play (a new one after each next_hand)
+    while hand.phase != "over":
+        if hand.phase == "ended":
             if max_hands is not None and ended >= max_hands:
                 break
             a = table.legal_actions(0)[0]
@@ -34,7 +35,8 @@ def play_match(table: Table, difficulties: Sequence[str], rng: random.Random, ma
         if record is not None:
             record.append(a)
         ev = table.apply(a)
-        if table.phase in ("ended", "over") and any(e.type == "hand_end" for e in ev):
+        hand = table.hand
+        if hand.phase in ("ended", "over") and any(e.type == "hand_end" for e in ev):
             ended += 1
             if on_hand_end is not None:
                 on_hand_end(table, ev)
