@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bot.cli import timed_simulate  # noqa: E402  (the engine has no clock: the timing is the caller's)
 from engine.selfplay import play_match, simulate  # noqa: E402
 from engine.table import Table  # noqa: E402
 
@@ -28,7 +29,7 @@ SEATINGS = (("normal", "easy", "normal", "easy"), ("easy", "normal", "easy", "no
 
 def speed(variant: str, hands: int, repeat: int = 3) -> dict:
     """Best of ``repeat`` runs of the same games (the machine may be shared: the best run is the least disturbed)."""
-    runs = [simulate(variant, hands, seed=11) for _ in range(repeat)]
+    runs = [timed_simulate(simulate, variant, hands, seed=11) for _ in range(repeat)]
     r = max(runs, key=lambda x: x["hands_per_s"])
     out = {k: r[k] for k in ("hands", "wins", "self_draws", "draws", "zero_sum", "tiles_conserved", "hands_per_s",
                              "wall_hands_per_s")}

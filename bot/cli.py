@@ -11,6 +11,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from engine.errors import EngineError, normalise_lang
 from engine.tiles import SEATS, parse_hand, seat_index
@@ -108,6 +109,8 @@ def _build_parser() -> argparse.ArgumentParser:
     loc.add_argument("--variant", required=True, choices=VARIANTS)
     loc.add_argument("--seed", type=int, default=None)
     loc.add_argument("--mode", type=int, choices=(315, 525), default=None)
+    loc.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a house rule")
+    loc.add_argument("--lang", choices=("zh", "zh-TW", "en"), default="en")
     return p
 
 
@@ -121,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "local":
         from .local import run_local
 
-        return run_local(args.variant, args.seed, mode=args.mode)
+        return run_local(args.variant, args.seed, mode=args.mode, rules=args.rule, lang=args.lang)
     if command == "check":
         return _check(args)
     return _run()
@@ -243,13 +246,29 @@ def format_result(result, lang: str = "zh") -> str:
     return f"{header}:\n" + "\n".join(lines) + f"\n{footer}: {pay}"
 
 
+def timed_simulate(simulate: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """Run the engine's (clock-free) self-play and add the timing: ``seconds``, ``cpu_seconds``, ``hands_per_s``
+    (hands per second of CPU time on one core) and ``wall_hands_per_s``."""
+    import time
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    out: dict[str, Any] = simulate(*args, **kwargs)
+    dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+    out["seconds"] = round(dt, 3)
+    out["cpu_seconds"] = round(cpu, 3)
+    out["hands_per_s"] = round(out["hands"] / cpu, 1) if cpu > 0 else 0.0
+    out["wall_hands_per_s"] = round(out["hands"] / dt, 1) if dt > 0 else 0.0
+    return out
+
+
 def _sim(args: argparse.Namespace) -> int:
     from engine.selfplay import simulate
 
     if args.hands < 0:
         print("--hands must be 0 or more", file=sys.stderr)
         return 2
-    out = simulate(args.variant, args.hands, seed=args.seed, difficulty=args.difficulty, mode=args.mode)
+    out = timed_simulate(simulate, args.variant, args.hands, seed=args.seed, difficulty=args.difficulty,
+                         mode=args.mode)
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:

@@ -1,130 +1,464 @@
 """``mjbot local``: play a whole match in a plain terminal against three AI players.
 
-Your hand, the rivers, the melds, the scores and your legal actions as numbered choices; no colour needed.
-EOF (Ctrl-D) or ``q`` quits cleanly (exit 0).
+Your hand, the rivers, the melds, the scores and your legal actions as numbered choices; no colour needed. It shows
+what the Discord hand shows: the discards that keep you ready with the tiles you would wait on and how many of each
+are still unseen, why a win or a claim is not offered (花 short, 八支 short, 漏胡, Hefei's one claim ...), a kong
+replacement draw as such, and at each hand's end the shuffled wall with the check of its commitment.
+Texts in ``zh``, ``zh-TW`` or ``en``; honours read 东 南 西 北 白 发 中. EOF (Ctrl-D) or ``q`` quits cleanly (exit 0).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.ai import choose
-from engine.errors import EngineError
-from engine.table import Action, Event, Table
-from engine.tiles import SEAT_ZH, SEATS, tile_name, tile_zh
-from engine.variants import get_variant
+from engine.analysis import is_complete, is_seven_pairs, shanten, winning_kinds
+from engine.errors import EngineError, normalise_lang
+from engine.table import Action, Event, Table, verify_commitment
+from engine.tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, suit_of
+from engine.variants import Situation, Variant, get_variant
+from render.hant import to_hant
 
 HUMAN = 0
-_ACT = {"discard": "discard", "win": "WIN", "pung": "pung", "kong": "kong", "chi": "chi", "pass": "pass",
-        "next_hand": "next hand"}
-_ACT_ZH = {"discard": "打", "win": "和", "pung": "碰", "kong": "杠", "chi": "吃", "pass": "过", "next_hand": "下一局"}
+
+# key -> (English, Simplified Chinese); Traditional Chinese is derived (render.hant)
+_S: dict[str, tuple[str, str]] = {
+    "start": ("mjbot local: {variant}, seed {seed}. Type the number of an action; q quits.",
+              "mjbot local：{variant}，种子 {seed}。输入操作的编号；q 退出。"),
+    "bye": ("bye", "再见"),
+    "pick": ("type a number from 1 to {n}, or q to quit", "请输入 1 到 {n} 的编号，或 q 退出"),
+    "head": ("== {variant}{mode} · hand {n} · {where} · dealer {dealer} x{streak} · wall {wall} ==",
+             "== {variant}{mode} · 第 {n} 局 · {where} · 庄 {dealer} 连{streak} · 余 {wall} 张 =="),
+    "di": ("底 {n}", "第 {n} 底"),
+    "quan": ("round (圈) {n}", "第 {n} 圈"),
+    "stacks": ("stacks (子): {line}", "底子：{line}"),
+    "totals": ("totals: {line}", "总分：{line}"),
+    "last_tiles": ("last tiles: draw only, win by self-draw only", "最后几张：只摸不打，只能自摸"),
+    "river": ("river", "牌河"),
+    "melds": ("melds", "副露"),
+    "alarm_tag": ("ALARM", "报警"),
+    "hand": ("Your hand: {tiles}", "你的手牌：{tiles}"),
+    "drew": ("  + drew {tile}", "  + 摸到 {tile}"),
+    "discarded": ("{who} discarded {tile}", "{who} 打出 {tile}"),
+    "hint_title": ("Discard to be ready:", "打这张就听牌："),
+    "hint_line": ("  {tile} -> waits {waits}", "  打 {tile} -> 听 {waits}"),
+    "hint_ready": ("Ready: waiting on {waits}", "听牌：{waits}"),
+    "hint_left": ("{tile} ({n} left)", "{tile}（剩 {n} 张）"),
+    "hand_start": ("-- hand {n}: dice {dice}; wall commitment {commit}...", "-- 第 {n} 局：骰子 {dice}；牌墙承诺 {commit}..."),
+    "ai_discards": ("{who} discards {tile}", "{who} 打出 {tile}"),
+    "pung": ("{who} pungs {tile}", "{who} 碰 {tile}"),
+    "chi": ("{who} chis {tile} ({tiles})", "{who} 吃 {tile}（{tiles}）"),
+    "kong_concealed": ("{who} declares a concealed kong {tile}", "{who} 暗杠 {tile}"),
+    "kong_added": ("{who} adds a kong {tile}", "{who} 加杠 {tile}"),
+    "kong_claimed": ("{who} kongs {tile}", "{who} 明杠 {tile}"),
+    "add_kong": ("{who} adds {tile} to a pung", "{who} 要加杠 {tile}"),
+    "rob_window": ("{who}'s added kong {tile} may be robbed (抢杠)", "{who} 加杠 {tile}，可以抢杠"),
+    "replacement_you": ("You draw a replacement tile after the kong: {tile}", "杠后补牌：你摸到 {tile}"),
+    "replacement_ai": ("{who} draws a replacement tile after the kong", "{who} 杠后补牌"),
+    "alarm": ("!! {who} ALARM: {name}", "!! {who} 报警：{name}"),
+    "last_four": ("-- last tiles: draw only (only self-draw wins)", "-- 最后几张：只摸不打，只能自摸"),
+    "lay_aside": ("{who} lays {tile} aside", "{who} 摸到 {tile}，放在一边"),
+    "win": ("** {who} WINS with {tile}, {how}", "** {who} 和牌：{tile}，{how}"),
+    "how_self": ("self-drawn", "自摸"),
+    "how_kong": ("self-drawn on a kong replacement", "杠上自摸"),
+    "how_rob": ("robbing {from_}'s kong", "抢 {from_} 的杠"),
+    "how_ron": ("on {from_}'s discard", "{from_} 点炮"),
+    "win_hand": ("   hand: {tiles}", "   牌：{tiles}"),
+    "win_items": ("   {items}", "   {items}"),
+    "win_pay": ("   payments: {line}", "   支付：{line}"),
+    "note": ("   note: {text}", "   说明：{text}"),
+    "settle": ("-- settlement: {line}", "-- 结算：{line}"),
+    "drawn_hand": ("-- drawn hand (流局): {line}", "-- 流局：{line}"),
+    "reveal": ("   wall (draw order): {wall}", "   牌墙（摸牌顺序）：{wall}"),
+    "verify_ok": ("   shuffle check: salt {salt}, commitment {commit}... verified ✓",
+                  "   洗牌验证：盐 {salt}，承诺 {commit}... 验证通过 ✓"),
+    "verify_bad": ("   shuffle check: the revealed wall does NOT match the commitment ✗",
+                   "   洗牌验证：公布的牌墙与承诺不符 ✗"),
+    "di_end": ("-- 底 {n} over (a stack is empty)", "-- 第 {n} 底结束（有人的底子输光了）"),
+    "match_end": ("== match over: {line}", "== 本场结束：{line}"),
+    "timeout": ("{who} timed out", "{who} 超时"),
+    "act_discard": ("discard {tile}", "打 {tile}"),
+    "act_win_self": ("WIN (self-drawn)", "自摸和牌"),
+    "act_win": ("WIN", "和牌"),
+    "act_pung": ("pung {tile}", "碰 {tile}"),
+    "act_kong": ("kong {tile}", "杠 {tile}"),
+    "act_chi": ("chi {tiles}", "吃 {tiles}"),
+    "act_pass": ("pass", "过"),
+    "act_lay": ("draw on (lay the tile aside)", "过（把牌放在一边）"),
+    "act_next": ("next hand", "下一局"),
+    "why_not_win": ("(no win offered on {tile}: {why})", "（{tile} 不能和：{why}）"),
+    "why_not_claim": ("(no {what} offered on {tile}: {why})", "（{tile} 不能{what}：{why}）"),
+    "why_furiten": ("漏胡: you passed a win and may not win on a discard until your next draw",
+                    "漏胡：你放过了和牌，自己再摸牌之前不能和别人打的牌"),
+    "why_final": ("nothing may be claimed on the discard that reaches the last tiles",
+                  "打到最后几张的那张牌不能吃碰"),
+    "why_final_win": ("nobody may win on the discard that reaches the last four tiles (W3)",
+                      "打到最后四张的那张牌不能和（只能自摸）"),
+    "why_claim_rule": ("{variant} allows at most one claimed meld per hand, and yours is used",
+                       "{variant}每盘只能碰或明杠一次，你已经用过了"),
+    "why_chi_limit": ("with fewer than 2 花 all your claims stay in the suit of your chi", "不到 2 花时，吃碰只能在已吃的那一门"),
+    "why_pung_lock": ("you passed this peng: not again until your next draw", "你放过了这张碰，自己摸牌之前不能再碰"),
+    "what_pung": ("pung", "碰"),
+    "self_no_win": ("(your tiles are complete but may not win: {why})", "（牌型已和，但不能和：{why}）"),
+}
+
+_HONOURS_ZH = "东南西北白发中"
+_SUIT_ZH = "万筒条"
 
 
-def _t(k: int | str | None) -> str:
-    if k is None:
-        return ""
-    if isinstance(k, str):
-        return k
-    return f"{tile_name(k)}"
+def _tr(lang: str, key: str, **params: Any) -> str:
+    en, zh = _S[key]
+    if lang == "en":
+        return en.format(**params)
+    text = zh.format(**params)
+    return to_hant(text) if lang == "zh-TW" else text
 
 
-def _tiles(ks: list[int]) -> str:
-    return " ".join(tile_name(k) for k in ks)
+def tile_label(k: int, lang: str) -> str:
+    """A tile as a player reads it: honours by their character (东 南 西 北 白 发 中), suited tiles as 5m (English) or
+    5万 (Chinese).
+
+    >>> tile_label(27, "en"), tile_label(33, "zh"), tile_label(4, "zh"), tile_label(4, "en"), tile_label(32, "zh-TW")
+    ('东', '中', '5万', '5m', '發')
+    """
+    if k >= HONOR:
+        ch = _HONOURS_ZH[k - HONOR]
+        return to_hant(ch) if lang == "zh-TW" else ch
+    rank = k % 9 + 1
+    if lang == "en":
+        return f"{rank}{'mps'[suit_of(k)]}"
+    suit = _SUIT_ZH[suit_of(k)]
+    return f"{rank}{to_hant(suit) if lang == 'zh-TW' else suit}"
 
 
-def _who(t: Table, seat: int) -> str:
-    w = t.wind(seat)
-    return f"{t.players[seat]}({SEATS[w]}{SEAT_ZH[w]})"
+def _name_label(name: str, lang: str) -> str:
+    """A tile given by name (``"5m"``, ``"1z"``) in events, as :func:`tile_label`."""
+    rank, suit = int(name[0]), name[1]
+    return tile_label((rank - 1) + 9 * "mpsz".index(suit), lang)
 
 
-def _meld(m: dict[str, Any], t: Table) -> str:
-    body = _tiles(m["tiles"])
-    if m["kind"] == "concealed_kong":
-        return f"({body})"
-    src = f" <-{SEATS[t.wind(m['fed_by'])]}" if m.get("fed_by") is not None else ""
-    return f"[{body}{src}]"
+def _tiles(ks: Sequence[int], lang: str) -> str:
+    return " ".join(tile_label(k, lang) for k in ks)
 
 
-def _describe(a: Action, t: Table) -> str:
-    name = f"{_ACT.get(a.type, a.type)} / {_ACT_ZH.get(a.type, '')}"
-    if a.type == "chi" and a.tile is not None:
-        return f"{name} {_tiles([a.tile, a.tile + 1, a.tile + 2])}"
-    if a.type == "win" and t.phase == "play":
-        return "WIN (self-drawn) / 自摸"
-    if a.type == "pass" and t.phase == "play":
-        return "draw on (lay the tile aside) / 过"
-    if a.tile is not None:
-        return f"{name} {tile_name(a.tile)} ({tile_zh(a.tile)})"
-    return name
+def item_label(item: Mapping[str, Any], lang: str) -> str:
+    """A score item's name in the chosen language (English, or Chinese converted for zh-TW)."""
+    if lang == "en":
+        return str(item["en"])
+    return to_hant(str(item["zh"])) if lang == "zh-TW" else str(item["zh"])
 
 
-def render_state(t: Table, seat: int = HUMAN) -> str:
-    v = t.view(seat)
-    V = get_variant(t.variant)
-    lines = []
-    mode = f" {v['rules'].get('mode')}" if t.variant == "wuhu" else ""
-    where = f"底 {v['di']}" if t.variant == "wuhu" else f"圈 {v['quan']}"
-    lines.append(f"== {V.zh} {V.en}{mode} · hand {v['hand_no'] + 1} · {where} · dealer {_who(t, v['dealer'])}"
-                 f" x{v['dealer_streak']} · wall {v['wall_count']} ==")
-    if t.variant == "wuhu":
-        lines.append("stacks 子: " + "  ".join(f"{_who(t, s)} {v['stacks'][s]} (交 {v['jiao'][s]:+d})" for s in range(4)))
-    lines.append("totals: " + "  ".join(f"{_who(t, s)} {v['totals'][s]:+d}" for s in range(4)))
-    if v["last_four"]:
-        lines.append("last tiles: draw only, win by self-draw only")
-    for s in range(4):
-        river = " ".join(tile_name(e["tile"]) + ("*" if e["status"] == "claimed" else "")
-                         + ("!" if e["status"] == "won" else "") for e in v["rivers"][s])
-        melds = " ".join(_meld(m, t) for m in v["melds"][s])
-        alarm = f"  ALARM {','.join(v['alarms'][s])}" if v["alarms"][s] else ""
-        lines.append(f"  {_who(t, s):14} river: {river or '-'}")
-        if melds or alarm:
-            lines.append(f"  {'':14} melds: {melds}{alarm}")
-    hand = list(v["hand"])
-    drawn = v["drawn"]
-    if drawn is not None and drawn in hand:
-        hand.remove(drawn)
-    lines.append(f"Your hand: {_tiles(hand)}" + (f"  + drew {tile_name(drawn)}" if drawn is not None else ""))
-    if v["last_discard"] and v["claim"]:
-        ld = v["last_discard"]
-        lines.append(f"{_who(t, ld['seat'])} discarded {tile_name(ld['tile'])} ({tile_zh(ld['tile'])})")
-    return "\n".join(lines)
+class Local:
+    """One terminal session: the table, the language, and the hand's own dealer (the winds a line is labelled
+    with stay those of the hand being played, even after the deal has passed)."""
 
+    def __init__(self, t: Table, lang: str) -> None:
+        self.t = t
+        self.lang = lang
+        self.V: Variant = get_variant(t.variant)
+        self.dealer = t.dealer  # the dealer of the hand the events belong to
 
-def render_event(e: Event, t: Table) -> str | None:
-    d = e.data
-    who = _who(t, e.seat) if e.seat is not None else ""
-    if e.type == "hand_start":
-        dice = " + ".join(f"{a}+{b}" for a, b in d["dice"])
-        return f"-- hand {d['hand_no'] + 1}: dice {dice}, commitment {d['commitment'][:16]}..."
-    if e.type == "discard" and e.seat != HUMAN:
-        return f"{who} discards {d['tile']}"
-    if e.type in ("pung", "chi"):
-        return f"{who} {e.type}s {d['tile']}"
-    if e.type == "kong":
-        return f"{who} kong {d['tile']} ({d['kind']})"
-    if e.type == "add_kong":
-        return f"{who} adds a kong {d['tile']}"
-    if e.type == "alarm":
-        return f"!! {who} ALARM 报警: {d['zh']} / {d['en']}"
-    if e.type == "last_four":
-        return "-- last tiles: draw only / 最后四张，只摸不打"
-    if e.type == "win":
-        how = "self-drawn 自摸" if d["self_drawn"] else ("robbing the kong 抢杠" if d["rob_kong"] else
-                                                         f"on {_who(t, d['from'])}'s discard 点炮")
-        items = ", ".join(f"{i['zh']} {i['value']}" for i in d["items"])
-        return (f"** {who} WINS 和 with {d['tile']} {how}\n   hand: {' '.join(d['hand'])} "
-                + " ".join(f"[{' '.join(m['tiles'])}]" for m in d["melds"]) + f"\n   {items}")
-    if e.type == "hand_end":
-        pays = "  ".join(f"{_who(t, s)} {d['payments'][s]:+d}" for s in range(4))
-        head = "drawn hand 流局" if d["draw"] else "settlement"
-        return f"-- {head}: {pays}\n   wall reveal salt {d['reveal']['salt'][:12]}... (verify_commitment)"
-    if e.type == "di_end":
-        return f"-- 底 {d['di']} over (a stack is empty)"
-    if e.type == "match_end":
-        return "== match over: " + "  ".join(f"{_who(t, s)} {d['totals'][s]:+d}" for s in range(4))
-    return None
+    def tr(self, key: str, **params: Any) -> str:
+        return _tr(self.lang, key, **params)
+
+    def who(self, seat: int, dealer: int | None = None) -> str:
+        w = (seat - (self.dealer if dealer is None else dealer)) % 4
+        wind = SEATS[w] if self.lang == "en" else tile_label(HONOR + w, self.lang)
+        return f"{self.t.players[seat]}({wind})"
+
+    # -------------------------------------------------------------------------------------------- the state
+
+    def state(self) -> str:
+        v, lang = self.t.view(HUMAN), self.lang
+        variant = self.V.en if lang == "en" else (to_hant(self.V.zh) if lang == "zh-TW" else self.V.zh)
+        mode = f" {v['rules']['mode']}" if "mode" in v["rules"] else ""
+        where = self.tr("di", n=v["di"]) if v["di"] is not None else self.tr("quan", n=v["quan"])
+        lines = [self.tr("head", variant=variant, mode=mode, n=v["hand_no"] + 1, where=where,
+                         dealer=self.who(v["dealer"]), streak=v["dealer_streak"], wall=v["wall_count"])]
+        stacks, jiao = v["stacks"], v["jiao"]
+        if stacks is not None and jiao is not None:
+            lines.append(self.tr("stacks", line="  ".join(
+                f"{self.who(s)} {stacks[s]} (交 {jiao[s]:+d})" for s in range(4))))
+        lines.append(self.tr("totals", line="  ".join(f"{self.who(s)} {v['totals'][s]:+d}" for s in range(4))))
+        if v["last_four"]:
+            lines.append(self.tr("last_tiles"))
+        for s in range(4):
+            river = " ".join(tile_label(e["tile"], lang) + ("*" if e["status"] == "claimed" else "")
+                             + ("!" if e["status"] == "won" else "") + ("_" if e["status"] == "dead" else "")
+                             for e in v["rivers"][s])
+            melds = " ".join(self._meld(m) for m in v["melds"][s])
+            alarm = ""
+            if v["alarms"][s]:
+                alarm = f"  {self.tr('alarm_tag')} " + ", ".join(self._alarm_name(c) for c in v["alarms"][s])
+            lines.append(f"  {self.who(s):10} {self.tr('river')}: {river or '-'}")
+            if melds or alarm:
+                lines.append(f"  {'':10} {self.tr('melds')}: {melds}{alarm}")
+        hand = list(v["hand"])
+        drawn = v["drawn"]
+        if drawn is not None and drawn in hand:
+            hand.remove(drawn)
+        line = self.tr("hand", tiles=_tiles(hand, lang))
+        if drawn is not None:
+            line += self.tr("drew", tile=tile_label(drawn, lang))
+        lines.append(line)
+        if v["last_discard"] and v["claim"]:
+            ld = v["last_discard"]
+            lines.append(self.tr("discarded", who=self.who(ld["seat"]), tile=tile_label(ld["tile"], lang)))
+        lines += self.hints()
+        why = self.why_no_self_win()
+        if why:
+            lines.append(why)
+        return "\n".join(lines)
+
+    def _meld(self, m: Mapping[str, Any]) -> str:
+        body = _tiles(m["tiles"], self.lang)
+        if m["kind"] == "concealed_kong":
+            return f"({body})"
+        src = f" <-{self.who(m['fed_by'])}" if m.get("fed_by") is not None else ""
+        return f"[{body}{src}]"
+
+    def _alarm_name(self, code: str) -> str:
+        zh, en = self.V.alarm_names.get(code, (code, code))
+        return en if self.lang == "en" else (to_hant(zh) if self.lang == "zh-TW" else zh)
+
+    # -------------------------------------------------------------------------------------------- hints
+
+    def _hand_and_situation(self, counts: Sequence[int], tile: int, discarder: int | None) -> tuple[Hand, Situation]:
+        t = self.t
+        by_wind = tuple(
+            tuple(Meld(m.kind, m.tile, None if m.fed_by is None else t.wind(m.fed_by), m.claimed, m.added)
+                  for m in t.melds[(t.dealer + w) % 4])
+            for w in range(4)
+        )
+        w = t.wind(HUMAN)
+        concealed = tuple(k for k in range(NUM_KINDS) for _ in range(counts[k]))
+        sit = Situation(winner=w, discarder=None if discarder is None else t.wind(discarder),
+                        last_tiles=t.last_four >= 0, dealer_streak=t.streak, melds_by_seat=by_wind)
+        return Hand(concealed, by_wind[w], tile), sit
+
+    def _legal(self, counts: Sequence[int], tile: int, discarder: int | None) -> bool:
+        hand, sit = self._hand_and_situation(counts, tile, discarder)
+        return self.V.can_win(hand, sit, self.t.rules)
+
+    def _refusal(self, counts: Sequence[int], tile: int, discarder: int | None) -> str | None:
+        """Why a complete shape may not win (the scorer's message: 花 short, no 八支 ...), or None when it may."""
+        hand, sit = self._hand_and_situation(counts, tile, discarder)
+        if self.V.can_win(hand, sit, self.t.rules):
+            return None
+        try:
+            self.V.score(hand, sit, self.t.rules)
+        except EngineError as e:
+            return e.message(self.lang, hant=to_hant)
+        return None
+
+    def _shape(self, counts: Sequence[int]) -> bool:
+        """Pair + 4 sets (or seven pairs where the variant has them) with the tile added (14-tile counts)."""
+        return is_complete(counts) or bool(self.V.seven_pairs and not self.t.melds[HUMAN] and is_seven_pairs(counts))
+
+    def hint_items(self) -> list[tuple[int | None, list[tuple[int, int]]]]:
+        """The discards that keep the hand ready with each wait and its unseen count (``[(None, waits)]`` for a
+        13-tile ready hand): what the Discord hand shows."""
+        t = self.t
+        counts = list(t.counts[HUMAN])
+        n_melds = len(t.melds[HUMAN])
+        sp = bool(self.V.seven_pairs and n_melds == 0)
+        totals = self.V.tile_counts(t.rules)
+        seen = t.seen
+
+        def waits(c: list[int]) -> list[tuple[int, int]]:
+            if shanten(c, n_melds, seven_pairs=sp) != 0:
+                return []
+            out = []
+            for k in winning_kinds(c, seven_pairs=sp):
+                if self._legal(c, k, None):
+                    out.append((k, max(0, totals[k] - seen[k] - c[k])))
+            return out
+
+        items: list[tuple[int | None, list[tuple[int, int]]]] = []
+        if sum(counts) % 3 == 2:
+            for k in range(NUM_KINDS):
+                if counts[k]:
+                    counts[k] -= 1
+                    w = waits(counts)
+                    counts[k] += 1
+                    if w:
+                        items.append((k, w))
+        else:
+            w = waits(counts)
+            if w:
+                items.append((None, w))
+        return items
+
+    def hints(self) -> list[str]:
+        if self.t.phase != "play" or self.t.turn != HUMAN or self.t.last_four >= 0:
+            return []
+        items = self.hint_items()
+        lines = []
+        for k, ws in items:
+            wt = " ".join(self.tr("hint_left", tile=tile_label(w, self.lang), n=n) for w, n in ws)
+            if k is None:
+                lines.append(self.tr("hint_ready", waits=wt))
+            else:
+                lines.append(self.tr("hint_line", tile=tile_label(k, self.lang), waits=wt))
+        if items and items[0][0] is not None:
+            lines.insert(0, self.tr("hint_title"))
+        return lines
+
+    def why_no_self_win(self) -> str | None:
+        """On the human's turn: the drawn tile completes the shape but the win is not offered - say why."""
+        t = self.t
+        drawn = t.drawn[HUMAN]
+        if t.phase != "play" or t.turn != HUMAN or drawn is None or t.after_claim:
+            return None
+        if any(a.type == "win" for a in t.legal_actions(HUMAN)) or not self._shape(t.counts[HUMAN]):
+            return None
+        c = list(t.counts[HUMAN])
+        c[drawn] -= 1
+        why = self._refusal(c, drawn, None)
+        return self.tr("self_no_win", why=why) if why else None
+
+    def before_discard(self, seat: int, tile: int) -> dict[str, Any]:
+        """Before another seat's discard of ``tile``, what the human might expect of it: whether it completes the
+        human's shape (and why the scorer would refuse that win), whether the human could pung it, and the state
+        that decides (漏胡, the passed-peng lock, the claim rules, the discard reaching the last tiles)."""
+        t = self.t
+        c = list(t.counts[HUMAN])
+        c[tile] += 1
+        shape = self._shape(c)
+        reserve = self.V.reserve
+        return {
+            "seat": seat, "tile": tile, "shape": shape,
+            "refusal": self._refusal(t.counts[HUMAN], tile, seat) if shape else None,
+            "could_pung": t.counts[HUMAN][tile] >= 2, "furiten": t.furiten[HUMAN],
+            "final": bool(reserve) and t.live <= reserve, "locked": tile in t.pung_lock[HUMAN],
+            "claim_ok": self.V.claim_allowed(t.melds[HUMAN], "pung", [tile] * 3, t.rules),
+        }
+
+    def after_discard(self, before: Mapping[str, Any]) -> list[str]:
+        """After another seat's discard: why the human was not offered a win or a pung it might expect."""
+        t = self.t
+        tile = before["tile"]
+        offered = {a.type for a in t.window.get(HUMAN, [])} if t.phase in ("claim", "rob") else set()
+        lines = []
+        label = tile_label(tile, self.lang)
+        final = before["final"]
+        if before["shape"] and "win" not in offered:
+            if before["refusal"]:
+                why = before["refusal"]
+            elif before["furiten"]:
+                why = self.tr("why_furiten")
+            elif final and "win" not in self.V.final_discard:
+                why = self.tr("why_final_win")
+            else:
+                why = None
+            if why:
+                lines.append(self.tr("why_not_win", tile=label, why=why))
+        if before["could_pung"] and "pung" not in offered and "win" not in offered:
+            variant = self.V.en if self.lang == "en" else self.V.zh
+            if final:
+                why = self.tr("why_final")
+            elif before["locked"]:
+                why = self.tr("why_pung_lock")
+            elif not before["claim_ok"]:
+                why = self.tr("why_chi_limit") if self.V.allows_chi else self.tr("why_claim_rule", variant=variant)
+            else:
+                why = None
+            if why:
+                lines.append(self.tr("why_not_claim", what=self.tr("what_pung"), tile=label, why=why))
+        return lines
+
+    # -------------------------------------------------------------------------------------------- actions, events
+
+    def describe(self, a: Action) -> str:
+        t, lang = self.t, self.lang
+        if a.type == "chi" and a.tile is not None:
+            return self.tr("act_chi", tiles=_tiles([a.tile, a.tile + 1, a.tile + 2], lang))
+        if a.type == "win":
+            return self.tr("act_win_self" if t.phase == "play" else "act_win")
+        if a.type == "pass":
+            return self.tr("act_lay" if t.phase == "play" else "act_pass")
+        if a.type == "next_hand":
+            return self.tr("act_next")
+        assert a.tile is not None
+        return self.tr(f"act_{a.type}", tile=tile_label(a.tile, lang))
+
+    def event(self, e: Event) -> str | None:
+        d, lang = e.data, self.lang
+        who = self.who(e.seat) if e.seat is not None else ""
+        if e.type == "hand_start":
+            self.dealer = int(d["dealer"])
+            dice = " + ".join(f"{a}+{b}" for a, b in d["dice"])
+            return self.tr("hand_start", n=d["hand_no"] + 1, dice=dice, commit=d["commitment"][:16])
+        if e.type == "timeout":
+            return self.tr("timeout", who=who)
+        if e.type == "discard" and e.seat != HUMAN:
+            return self.tr("ai_discards", who=who, tile=_name_label(d["tile"], lang))
+        if e.type == "draw" and d.get("replacement"):
+            if e.seat == HUMAN:
+                return self.tr("replacement_you", tile=_name_label(d["tile"], lang))
+            return self.tr("replacement_ai", who=who)
+        if e.type == "pung":
+            return self.tr("pung", who=who, tile=_name_label(d["tile"], lang))
+        if e.type == "chi":
+            return self.tr("chi", who=who, tile=_name_label(d["tile"], lang),
+                           tiles=" ".join(_name_label(x, lang) for x in d["tiles"]))
+        if e.type == "kong":
+            return self.tr(f"kong_{d['kind']}", who=who, tile=_name_label(d["tile"], lang))
+        if e.type == "add_kong":
+            return None  # the kong event (or the rob window) follows
+        if e.type == "rob_window":
+            return self.tr("rob_window", who=who, tile=_name_label(d["tile"], lang))
+        if e.type == "alarm":
+            name = d["en"] if lang == "en" else (to_hant(d["zh"]) if lang == "zh-TW" else d["zh"])
+            return self.tr("alarm", who=who, name=name)
+        if e.type == "last_four":
+            return self.tr("last_four")
+        if e.type == "lay_aside":
+            return self.tr("lay_aside", who=who, tile=_name_label(d["tile"], lang)) if "tile" in d else None
+        if e.type == "win":
+            return self.win(e)
+        if e.type == "hand_end":
+            return self.hand_end(d)
+        if e.type == "di_end":
+            return self.tr("di_end", n=d["di"])
+        if e.type == "match_end":
+            return self.tr("match_end", line="  ".join(f"{self.t.players[s]} {d['totals'][s]:+d}" for s in range(4)))
+        return None
+
+    def win(self, e: Event) -> str:
+        d, lang = e.data, self.lang
+        assert e.seat is not None
+        if d["self_drawn"]:
+            how = self.tr("how_kong" if d["kong_draw"] else "how_self")
+        elif d["rob_kong"]:
+            how = self.tr("how_rob", from_=self.who(d["from"]))
+        else:
+            how = self.tr("how_ron", from_=self.who(d["from"]))
+        tiles = " ".join(_name_label(x, lang) for x in d["hand"])
+        melds = " ".join("[" + " ".join(_name_label(x, lang) for x in m["tiles"]) + "]" for m in d["melds"])
+        items = ", ".join(f"{item_label(i, lang)} {i['value']}" + ("x" if i.get("kind") == "mul" else "")
+                          for i in d["items"])
+        lines = [self.tr("win", who=self.who(e.seat), tile=_name_label(d["tile"], lang), how=how),
+                 self.tr("win_hand", tiles=f"{tiles} {melds}".strip()), self.tr("win_items", items=items)]
+        lines += [self.tr("note", text=item_label(n, lang)) for n in d["notes"]]
+        lines.append(self.tr("win_pay", line=self._pay_line(d["settled"])))
+        return "\n".join(lines)
+
+    def _pay_line(self, pays: Sequence[int], dealer: int | None = None) -> str:
+        return "  ".join(f"{self.who(s, dealer)} {pays[s]:+d}" for s in range(4))
+
+    def hand_end(self, d: Mapping[str, Any]) -> str:
+        dealer = int(d["dealer"])  # the hand's own dealer: the deal may already have passed
+        line = self._pay_line(d["payments"], dealer)
+        lines = [self.tr("drawn_hand" if d["draw"] else "settle", line=line)]
+        reveal = d["reveal"]
+        lines.append(self.tr("reveal", wall=" ".join(_name_label(x, self.lang) for x in reveal["wall"])))
+        ok = verify_commitment(d["commitment"], reveal)
+        lines.append(self.tr("verify_ok", salt=reveal["salt"], commit=d["commitment"][:16]) if ok
+                     else self.tr("verify_bad"))
+        return "\n".join(lines)
 
 
 def run_local(
@@ -134,20 +468,29 @@ def run_local(
     input_fn: Callable[[str], str] = input,
     print_fn: Callable[..., Any] = print,
     mode: int | None = None,
+    rules: Sequence[str] = (),
+    lang: str = "en",
 ) -> int:
-    """Play a whole match in the terminal; returns the exit code (0, also on quit or EOF; 2 on a bad variant)."""
+    """Play a whole match in the terminal; returns the exit code (0, also on quit or EOF; 2 on a bad variant or
+    house rule). ``rules``: ``KEY=VALUE`` house rules; ``lang``: ``zh``, ``zh-TW`` or ``en``."""
+    lang = normalise_lang(lang)
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
-    settings = {"mode": mode} if (mode is not None and variant == "wuhu") else {}
     try:
-        t = Table.new(variant, seed, settings, players=("You", "AI-1", "AI-2", "AI-3"))
+        V = get_variant(variant)
+        settings = V.parse_rules(list(rules)) if rules else {}
+        if mode is not None and any(r.key == "mode" for r in V.house_rules):
+            settings["mode"] = mode
+        t = Table.new(variant, seed, settings, players=("You" if lang == "en" else "你", "AI-1", "AI-2", "AI-3"))
     except EngineError as e:
-        print_fn(e.message("en"))
+        print_fn(e.message(lang, hant=to_hant))
         return 2
+    ui = Local(t, lang)
     rng = random.Random(f"local|{seed}")
-    print_fn(f"mjbot local: {variant}, seed {seed}. Type the number of an action; q quits.")
+    vname = V.en if lang == "en" else (to_hant(V.zh) if lang == "zh-TW" else V.zh)
+    print_fn(ui.tr("start", variant=vname, seed=seed))
     for e in t.start_events:
-        line = render_event(e.for_seat(HUMAN), t)
+        line = ui.event(e.for_seat(HUMAN))
         if line:
             print_fn(line)
     while t.phase != "over":
@@ -155,30 +498,36 @@ def run_local(
         if HUMAN in waiting:
             acts = t.legal_actions(HUMAN)
             if t.phase != "ended":
-                print_fn(render_state(t))
+                print_fn(ui.state())
             for i, a in enumerate(acts, 1):
-                print_fn(f"  {i}) {_describe(a, t)}")
+                print_fn(f"  {i}) {ui.describe(a)}")
             try:
                 raw = input_fn("> ")
             except (EOFError, KeyboardInterrupt):
-                print_fn("bye")
+                print_fn(ui.tr("bye"))
                 return 0
             raw = raw.strip().lower()
             if raw in ("q", "quit", "exit"):
-                print_fn("bye")
+                print_fn(ui.tr("bye"))
                 return 0
             if raw == "" and len(acts) == 1:
                 raw = "1"
             if not raw.isdigit() or not 1 <= int(raw) <= len(acts):
-                print_fn(f"type a number from 1 to {len(acts)}, or q to quit")
+                print_fn(ui.tr("pick", n=len(acts)))
                 continue
             a = acts[int(raw) - 1]
         else:
             s = waiting[0]
             la = t.legal_actions(s)
             a = la[0] if len(la) == 1 else choose(t.view(s), s, la, "normal", rng)
+        check = None
+        if a.type == "discard" and a.seat != HUMAN and a.tile is not None and t.phase == "play":
+            check = ui.before_discard(a.seat, a.tile)
         for e in t.apply(a):
-            line = render_event(e.for_seat(HUMAN), t)
+            line = ui.event(e.for_seat(HUMAN))
             if line:
+                print_fn(line)
+        if check is not None:
+            for line in ui.after_discard(check):
                 print_fn(line)
     return 0

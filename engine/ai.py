@@ -10,7 +10,8 @@ the seat's own tiles, every meld and every river tile.
   tiles missing for 八支 (Wuhu, Hefei: 8 tiles of one suit) or for the 花 gate (Chizhou: 2 花), then prefers
   discards that keep more unseen useful tiles, keeps to its main suit (清一色 / 混一色, i.e. 交 and big hands, when
   one suit dominates), claims pung / kong / chi only when they bring the hand closer (Hefei: one claim per hand,
-  so only a good one), takes kongs that cost nothing. Chizhou: the 花 still missing count honour pairs and singles,
+  so only a good one), takes kongs that cost nothing. The variant's goals come from its ``Variant.ai`` profile
+  (:class:`engine.variants.base.AiProfile`); the AI never branches on a variant's name. Chizhou: the 花 still missing count honour pairs and singles,
   suited triplets (a concealed kong), shown pungs with a live fourth tile (an added kong) and suited pairs; a
   claimable kong beats the pung of the same tile, and a kong that adds 花 is taken when the distance holds.
 - ``easy``: takes every win; discards by plain shanten with random ties, ignores 八支 and 花, never claims or kongs.
@@ -110,15 +111,18 @@ class _Seat:
                 self.counts[k] += 1
             ld = view.get("last_discard")
             self.last_tile = ld["tile"] if ld else None
-        else:  # a Table: read only this seat's own tiles and public information
-            self.variant = view.variant
-            self.counts = list(view.counts[seat])
-            own = [(m.tile, len(m.tiles), m.kind is MeldKind.CONCEALED_KONG) for m in view.melds[seat]]
-            pungs = [m.tile for m in view.melds[seat] if m.kind is MeldKind.PUNG]
-            seen = view.seen
-            rules = view.rules
-            self.last_tile = view.last_discard[1] if view.last_discard else None
+        else:  # a Table: read only this seat's own tiles and public information (its declared state)
+            h, m_state = view.hand, view.match
+            self.variant = m_state.variant
+            self.counts = list(h.counts[seat])
+            melds = h.melds[seat]
+            own = [(m.tile, len(m.tiles), m.kind is MeldKind.CONCEALED_KONG) for m in melds]
+            pungs = [m.tile for m in melds if m.kind is MeldKind.PUNG]
+            seen = h.seen
+            rules = m_state.rules
+            self.last_tile = h.last_discard[1] if h.last_discard else None
         V = get_variant(self.variant)
+        self.ai = V.ai  # the variant's goals: 八支, the 花 gate, how honours and suits are weighed
         self.seven_pairs = V.seven_pairs
         self.n_melds = len(own)
         self.meld_suits = [0, 0, 0]
@@ -143,10 +147,12 @@ class _Seat:
 
     def key_sh(self, c: Sequence[int], sh: int, meld_suits: Sequence[int], meld_hua: int,
                upg: int | None = None) -> tuple[int, ...]:
-        if self.variant in ("wuhu", "hefei"):
+        if self.ai.bazhi:
             best = max(sum(c[0:9]) + meld_suits[0], sum(c[9:18]) + meld_suits[1], sum(c[18:27]) + meld_suits[2])
             return max(sh, 7 - best), sh
-        # chizhou: the 花 gate (2 花 to self-draw): tiles still needed to reach it
+        if not self.ai.hua_gate:
+            return sh, sh
+        # the 花 gate (2 花 to self-draw): tiles still needed to reach it
         suited = c[0:27]
         trip = suited.count(3) + suited.count(4)
         u = self.upg if upg is None else upg
@@ -187,22 +193,27 @@ class _Seat:
         """How little tile k does for the hand (higher = better to discard)."""
         n = c[k]
         if k >= HONOR:
-            if self.variant == "chizhou":
-                return 0.5 if n == 1 else -3.0
-            return 2.5 if n == 1 else -0.5
+            single, more = self.ai.honour_waste
+            return single if n == 1 else more
         s, r = divmod(k, 9)
         near = sum(c[s * 9 + j] for j in range(max(0, r - 2), min(9, r + 3)) if j != r)
         w = 1.5 - 0.4 * near - (1.0 if n >= 2 else 0.0)
         w += 0.3 if r in (0, 8) else 0.0
         main_total = sum(c[main * 9 : main * 9 + 9]) + self.meld_suits[main]
-        if self.variant != "chizhou" or main_total >= 9:
+        if main_total >= self.ai.suit_focus_from:
             w += 1.2 if s != main else -0.8
         if main_total >= 11 and s != main:  # close to one suit: 清一色 (a direct 交 in Wuhu, a big hand elsewhere)
             w += 1.5
         return w
 
 
-_TOTALS: dict[tuple, tuple[int, ...]] = {}
+_TOTALS: dict[tuple[Any, ...], tuple[int, ...]] = {}
+
+
+def _tile(a: Action) -> int:
+    """The tile of a discard, kong or claim (always set for those)."""
+    assert a.tile is not None
+    return a.tile
 
 
 def _totals(variant: str, rules: Mapping[str, Any]) -> tuple[int, ...]:
@@ -245,6 +256,7 @@ def choose(
         cand = []
         for a in discards:
             c = list(me.counts)
+            assert a.tile is not None
             c[a.tile] -= 1
             sh = shanten(c, me.n_melds, seven_pairs=me.seven_pairs)
             if best is None or sh < best:
@@ -256,20 +268,21 @@ def choose(
     for a in acts:
         if a.type == "kong":
             c = list(me.counts)
-            if c[a.tile] == 4:
-                c[a.tile] = 0
+            kt = _tile(a)
+            if c[kt] == 4:
+                c[kt] = 0
                 ms = list(me.meld_suits)
-                if a.tile < HONOR:
-                    ms[a.tile // 9] += 4
-                k2 = me.key(c, me.n_melds + 1, ms, me.meld_hua + (3 if a.tile >= HONOR else 2))
+                if kt < HONOR:
+                    ms[kt // 9] += 4
+                k2 = me.key(c, me.n_melds + 1, ms, me.meld_hua + (3 if kt >= HONOR else 2))
             else:
-                c[a.tile] -= 1
+                c[kt] -= 1
                 ms = list(me.meld_suits)
-                if a.tile < HONOR:
-                    ms[a.tile // 9] += 1
+                if kt < HONOR:
+                    ms[kt // 9] += 1
                 k2 = me.key(c, me.n_melds, ms, me.meld_hua + 1, max(0, me.upg - 1))
-            # Chizhou: a kong that adds 花 is worth a step of shape when the distance to a legal win holds
-            if k2 <= key or (me.variant == "chizhou" and k2[0] <= key[0]):
+            # the 花 gate: a kong that adds 花 is worth a step of shape when the distance to a legal win holds
+            if k2 <= key or (me.ai.hua_gate and k2[0] <= key[0]):
                 return a
     return choice
 
@@ -281,7 +294,8 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
     groups = shanten_groups(counts)
     sp = me.seven_pairs and n_melds == 0
     c = list(counts)
-    bazhi = me.variant != "chizhou"
+    bazhi = me.ai.bazhi
+    hua_gate = me.ai.hua_gate
     tot = [sum(counts[0:9]) + meld_suits[0], sum(counts[9:18]) + meld_suits[1], sum(counts[18:27]) + meld_suits[2]]
     hon = tuple(counts[27:34])
     suited = counts[0:27]
@@ -290,6 +304,7 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
     upg = me.upg
     for a in discards:
         t = a.tile
+        assert t is not None
         s = t // 9
         c[t] -= 1
         gs = list(groups)
@@ -307,6 +322,8 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
             elif s == 2:
                 t2 -= 1
             k = (max(sh, 7 - max(t0, t1, t2)), sh)
+        elif not hua_gate:
+            k = (sh, sh)
         else:
             h = tuple(c[27:34]) if s == 3 else hon
             tr, pr = trip, pairs
@@ -326,7 +343,7 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
     # ties: the count of unseen useful tiles decides when ready, or at one step from ready when the cheap
     # heuristic cannot separate the two best
     if len(top) > 1 and (best_key[0] == 0 or (best_key[0] == 1 and top[1][1] - top[0][1] < 0.5)):
-        def ukeire(x: tuple) -> int:
+        def ukeire(x: tuple[tuple[int, int], float, int, Action]) -> int:
             c = list(counts)
             c[x[2]] -= 1
             if best_key[0] == 0:  # ready: count the unseen winning tiles
@@ -346,32 +363,33 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
 
 def _claim(me: _Seat, acts: Sequence[Action], pass_act: Action) -> Action:
     now = me.key(me.counts, me.n_melds, me.meld_suits, me.meld_hua)
-    variant = me.variant
-    best: tuple[tuple[int, int], Action] | None = None
+    goals = me.ai
+    best: tuple[tuple[int, ...], Action] | None = None
     for a in acts:
         if a.type not in ("pung", "kong", "chi"):
             continue
-        tile = me.last_tile if me.last_tile is not None else a.tile
+        at = _tile(a)
+        tile = me.last_tile if me.last_tile is not None else at
         c = list(me.counts)
         ms = list(me.meld_suits)
         hua = me.meld_hua
         if a.type == "chi":
-            for x in (a.tile, a.tile + 1, a.tile + 2):
+            for x in (at, at + 1, at + 2):
                 if x != tile:
                     c[x] -= 1
-            ms[a.tile // 9] += 3
+            ms[at // 9] += 3
         else:
             n = 2 if a.type == "pung" else 3
-            c[a.tile] -= n
-            if a.tile < HONOR:
-                ms[a.tile // 9] += n + 1
+            c[at] -= n
+            if at < HONOR:
+                ms[at // 9] += n + 1
                 hua += 1 if a.type == "kong" else 0
             else:
                 hua += 2 if a.type == "kong" else 1
         if a.type == "kong":
             after = me.key(c, me.n_melds + 1, ms, hua)
             ok = after <= now
-            if ok and variant == "chizhou":
+            if ok and goals.hua_gate:
                 # a kong's key is that of a 3n+1 hand still to draw its replacement tile, a pung's that of its
                 # best discard: the kong (more 花, one more draw) is never worse than the pung of the same tile
                 return a
@@ -380,12 +398,12 @@ def _claim(me: _Seat, acts: Sequence[Action], pass_act: Action) -> Action:
                 continue
             # a 3n+2 hand's shanten is that of its best discard: one evaluation instead of one per discard
             # Chizhou: a shown pung whose fourth tile is still unseen is one tile from an added kong (+1 花)
-            upg = me.upg + (1 if a.type == "pung" and me.remaining[a.tile] else 0)
+            upg = me.upg + (1 if a.type == "pung" and me.remaining[at] else 0)
             after = me.key(c, me.n_melds + 1, ms, hua, upg)
             ok = after < now
-            if variant == "hefei":
-                ok = ok and after[0] <= 2
-            if variant == "chizhou" and a.tile >= HONOR and after <= now:
+            if goals.claim_max_distance is not None:
+                ok = ok and after[0] <= goals.claim_max_distance
+            if goals.hua_gate and at >= HONOR and after <= now:
                 ok = True
             if a.type == "chi" and me.meld_hua < 2 and after[0] > 0:
                 ok = False  # with < 2 花 a chi binds the hand to one suit (C6): only to get ready

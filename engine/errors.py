@@ -3,6 +3,10 @@
 Every error carries a stable ``code`` (for programs and JSON), the parameters of its message, and renders itself in
 English, Simplified or Traditional Chinese. Nothing else escapes the engine's public functions on bad input.
 
+The engine is pure: it does not convert Simplified to Traditional Chinese itself. The i18n layer registers its
+converter with :func:`set_hant` (``render.hant`` does, with OpenCC, whenever ``render`` or the bot is imported), or
+a caller passes one to :meth:`EngineError.message`; without one, ``zh-TW`` falls back to the Simplified text.
+
 >>> e = EngineError("five_copies", tile="5m")
 >>> e.message("en")
 'five copies of 5m: a set has only four'
@@ -11,6 +15,8 @@ English, Simplified or Traditional Chinese. Nothing else escapes the engine's pu
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 # code -> (English, Simplified Chinese). Traditional Chinese is derived from the Simplified text (``to_hant``).
 MESSAGES: dict[str, tuple[str, str]] = {
@@ -73,22 +79,26 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "bad_rule_value": ("house rule '{key}' takes {expected}, not '{value}'", "规则 '{key}' 的值应为 {expected}，而不是 '{value}'"),
 }
 
-_S2T = None
+Converter = Callable[[str], str]
+_hant: Converter | None = None
+
+
+def set_hant(convert: Converter | None) -> Converter | None:
+    """Register the Simplified-to-Traditional converter the messages use (None: none); returns the previous one."""
+    global _hant
+    previous, _hant = _hant, convert
+    return previous
 
 
 def to_hant(text: str) -> str:
-    """Simplified to Traditional Chinese as written in Taiwan (OpenCC ``s2tw``: characters, not vocabulary).
-    In this project 喂 always means feeding a tile (餵).
+    """Traditional Chinese through the registered converter (see :func:`set_hant`); the text unchanged without one.
 
-    >>> to_hant("杠后开花，庄家多付一个底番；这里谁喂的牌")
-    '槓後開花，莊家多付一個底番；這裡誰餵的牌'
+    >>> previous = set_hant(lambda s: s.replace("杠", "槓"))
+    >>> to_hant("杠后开花")
+    '槓后开花'
+    >>> _ = set_hant(previous)
     """
-    global _S2T
-    if _S2T is None:
-        import opencc
-
-        _S2T = opencc.OpenCC("s2tw")
-    return _S2T.convert(text).replace("喂", "餵")
+    return _hant(text) if _hant is not None else text
 
 
 def normalise_lang(lang: str | None) -> str:
@@ -107,18 +117,21 @@ def normalise_lang(lang: str | None) -> str:
     return "en"
 
 
-def translate(code: str, lang: str | None = "en", **params: object) -> str:
-    """The message for ``code`` in ``lang`` with its parameters filled in."""
+def translate(code: str, lang: str | None = "en", hant: Converter | None = None, **params: object) -> str:
+    """The message for ``code`` in ``lang`` with its parameters filled in (``hant``: the Traditional converter to
+    use instead of the registered one)."""
     en, zh = MESSAGES.get(code, ("{code}", "{code}"))
     values = _Params(params, code=code)
     lang = normalise_lang(lang)
     if lang == "en":
         return en.format_map(values)
     text = zh.format_map(values)
-    return to_hant(text) if lang == "zh-TW" else text
+    if lang != "zh-TW":
+        return text
+    return hant(text) if hant is not None else to_hant(text)
 
 
-class _Params(dict):
+class _Params(dict[str, object]):
     """Message parameters; a parameter a caller left out reads as empty rather than failing."""
 
     def __missing__(self, key: str) -> str:
@@ -133,8 +146,9 @@ class EngineError(ValueError):
         self.params = params
         super().__init__(self.message("en"))
 
-    def message(self, lang: str | None = "en") -> str:
-        return translate(self.code, lang, **self.params)
+    def message(self, lang: str | None = "en", hant: Converter | None = None) -> str:
+        """The message in ``lang`` (``en``, ``zh``, ``zh-TW`` or a Discord locale)."""
+        return translate(self.code, lang, hant, **self.params)
 
 
 class ParseError(EngineError):

@@ -38,6 +38,7 @@ from typing import Any
 
 from .errors import MESSAGES, EngineError
 from .table import Action, Event, Table
+from .table.state import HandResult, View
 from .tiles import NUM_KINDS
 
 MESSAGES.update(
@@ -239,7 +240,7 @@ class HandReplay:
         return [self._start.wind(s) for s in range(4)]
 
     @property
-    def result(self) -> dict[str, Any] | None:
+    def result(self) -> HandResult | None:
         """The hand's result (``Table.last_result``: winners, items, payments)."""
         return self._final.last_result
 
@@ -270,7 +271,7 @@ class HandReplay:
             t.apply(Action(s.action.type, s.action.seat, s.action.tile))
             yield s.index, t
 
-    def view(self, k: int, seat: int | None) -> dict[str, Any]:
+    def view(self, k: int, seat: int | None) -> View:
         """``Table.view(seat)`` at step k: what ``seat`` saw then (None: the public view)."""
         if seat is not None and seat not in (0, 1, 2, 3):
             raise EngineError("bad_seat_number", seat=seat)

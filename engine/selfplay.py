@@ -1,27 +1,29 @@
 """Self-play: whole hands of four AI players, with the table's invariants checked as they run.
 
 ``simulate(variant, hands, seed=0, difficulty="normal", mode=None) -> dict`` (used by ``mjbot sim``).
-Same seed, same games. ``difficulty`` may also be a sequence of four (per chair) for comparisons.
+Same seed, same games. The engine has no clock: the caller times a run (``bot.cli`` adds ``hands_per_s``,
+``benchmarks/bench_selfplay.py`` its speed figures). ``difficulty`` may also be a sequence of four (per chair) for comparisons.
 """
 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 from typing import Any
 
 from .ai import DIFFICULTIES, choose
 from .errors import EngineError
-from .table import Table
+from .table import Action, Event, Table
+from .variants import get_variant
 
 
 def play_match(table: Table, difficulties: Sequence[str], rng: random.Random, max_hands: int | None = None,
-               on_hand_end: Any = None, record: list | None = None) -> int:
+               on_hand_end: Any = None, record: list[Action] | None = None) -> int:
     """Let AIs play ``table`` until the match is over (or ``max_hands`` hands have ended). Returns hands ended."""
     ended = 0
-    while table.phase != "over":
-        if table.phase == "ended":
+    hand = table.hand  # the hand in play (a new one after each next_hand)
+    while hand.phase != "over":
+        if hand.phase == "ended":
             if max_hands is not None and ended >= max_hands:
                 break
             a = table.legal_actions(0)[0]
@@ -33,7 +35,8 @@ def play_match(table: Table, difficulties: Sequence[str], rng: random.Random, ma
         if record is not None:
             record.append(a)
         ev = table.apply(a)
-        if table.phase in ("ended", "over") and any(e.type == "hand_end" for e in ev):
+        hand = table.hand
+        if hand.phase in ("ended", "over") and any(e.type == "hand_end" for e in ev):
             ended += 1
             if on_hand_end is not None:
                 on_hand_end(table, ev)
@@ -51,12 +54,13 @@ def simulate(variant: str, hands: int, seed: int = 0, difficulty: str | Sequence
             raise EngineError("bad_rule_value", key="difficulty", value=d, expected="/".join(DIFFICULTIES))
     if hands < 0:
         raise EngineError("bad_rule_value", key="hands", value=hands, expected=">= 0")
-    settings = {"mode": mode} if mode is not None and variant == "wuhu" else {}
+    has_mode = any(r.key == "mode" for r in get_variant(variant).house_rules)
+    settings = {"mode": mode} if mode is not None and has_mode else {}
     stats: dict[str, Any] = {"variant": variant, "seed": seed, "hands": 0, "wins": 0, "self_draws": 0, "draws": 0,
                              "rob_kongs": 0, "multi_win_hands": 0, "zero_sum": True, "tiles_conserved": True,
                              "matches": 0, "won_by_seat": [0, 0, 0, 0], "points_by_seat": [0, 0, 0, 0]}
 
-    def on_end(t: Table, ev: list) -> None:
+    def on_end(t: Table, ev: list[Event]) -> None:
         stats["hands"] += 1
         if not t.tiles_accounted():
             stats["tiles_conserved"] = False
@@ -81,8 +85,6 @@ def simulate(variant: str, hands: int, seed: int = 0, difficulty: str | Sequence
             stats["multi_win_hands"] += 1
 
     rng = random.Random(f"selfplay|{variant}|{seed}")
-    t0 = time.perf_counter()
-    c0 = time.process_time()
     m = 0
     while stats["hands"] < hands:
         table = Table.new(variant, f"{seed}:{m}", settings)
@@ -91,11 +93,4 @@ def simulate(variant: str, hands: int, seed: int = 0, difficulty: str | Sequence
         if sum(table.totals()) != 0:
             stats["zero_sum"] = False
         m += 1
-    dt = time.perf_counter() - t0
-    cpu = time.process_time() - c0
-    stats["seconds"] = round(dt, 3)
-    stats["cpu_seconds"] = round(cpu, 3)
-    # hands per second of CPU time on one core (the process is single-threaded; wall time varies with load)
-    stats["hands_per_s"] = round(stats["hands"] / cpu, 1) if cpu > 0 else 0.0
-    stats["wall_hands_per_s"] = round(stats["hands"] / dt, 1) if dt > 0 else 0.0
     return stats

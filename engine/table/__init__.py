@@ -23,6 +23,11 @@ last-four phase: lay the drawn tile aside); ``timeout`` (the engine decides: dis
 tile after a claim -, pass a window, lay aside in the last four, start the next hand); ``next_hand`` (any seat,
 once a hand has ended; the first hand starts with ``Table.new``).
 
+State: ``table.match`` (:class:`MatchState`, money in ``table.match.ledger``) and ``table.hand`` (:class:`HandState`,
+reset by each new hand), declared in :mod:`engine.table.state`; the flat names (``table.counts``, ``table.dealer``,
+``table.stacks`` ...) read and write the same fields. Views, event data and ``last_result`` have declared shapes
+(TypedDicts in :mod:`engine.table.state`: plain dicts at run time).
+
 Views (plain dicts, tiles as kinds 0-33): see :func:`engine.table.views.build_view` for the keys. Events:
 ``Event(type, seat, data, to)``; ``to`` set = private to that seat, ``event.for_seat(s)`` gives what s may see.
 Errors: ``IllegalAction`` codes ``not_your_turn``, ``illegal_action``, ``match_over``, ``bad_action``,
@@ -33,7 +38,22 @@ chairs; melds' ``fed_by`` are chairs. Scoring receives winds (what ``engine.vari
 """
 
 from .actions import ACTION_TYPES, Action, Event, IllegalAction
-from .flow import PHASES, Table
+from .flow import Table
+from .state import PHASES, HandResult, HandState, MatchState, View, WinnerResult
 from .wall import arrange, verify_commitment
 
-__all__ = ["ACTION_TYPES", "PHASES", "Action", "Event", "IllegalAction", "Table", "arrange", "verify_commitment"]
+__all__ = [
+    "ACTION_TYPES",
+    "PHASES",
+    "Action",
+    "Event",
+    "HandResult",
+    "HandState",
+    "IllegalAction",
+    "MatchState",
+    "Table",
+    "View",
+    "WinnerResult",
+    "arrange",
+    "verify_commitment",
+]

@@ -86,7 +86,11 @@ def arrange(hands: Sequence[Sequence[int]], draws: Sequence[int], rest: Sequence
     for t in list(draws) + list(rest):
         wall[pos] = t
         pos += 1
-    return [int(t) for t in wall]  # type: ignore[arg-type]
+    out: list[int] = []
+    for slot in wall:
+        assert slot is not None, "the hands, draws and rest leave a hole in the wall"
+        out.append(int(slot))
+    return out
 
 
 def deal_order() -> list[tuple[int, int]]:

@@ -16,4 +16,5 @@ def get_variant(key: str) -> Variant:
     """The variant named ``key`` (wuhu, hefei, chizhou)."""
     if key not in VARIANT_KEYS:
         raise EngineError("bad_rule_value", key="variant", value=key, expected="/".join(VARIANT_KEYS))
-    return import_module(f"{__name__}.{key}").VARIANT
+    variant: Variant = import_module(f"{__name__}.{key}").VARIANT
+    return variant

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from ..errors import EngineError, HandError
 from ..tiles import NUM_KINDS, SEATS, Hand, Meld, tile_name
@@ -55,6 +55,16 @@ class Situation:
             raise HandError("earthly_dealer")
 
 
+class ItemJson(TypedDict):
+    """An :class:`Item` as JSON (score breakdowns in events, results and ``mjbot score --json``)."""
+
+    code: str
+    zh: str
+    en: str
+    value: int
+    kind: str
+
+
 @dataclass(frozen=True, slots=True)
 class Item:
     """One line of a breakdown: a stable code, its Chinese and English names, and its value.
@@ -69,7 +79,7 @@ class Item:
     value: int
     kind: str = "add"
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> ItemJson:
         return {"code": self.code, "zh": self.zh, "en": self.en, "value": self.value, "kind": self.kind}
 
 
@@ -138,9 +148,123 @@ class HouseRule:
         raise EngineError("bad_rule_value", key=self.key, value=text, expected=expected)
 
 
+@dataclass(slots=True)
+class Ledger:
+    """A match's money so far, kept by the variant's :class:`Settlement` (the table only stores it).
+
+    ``scores``: summed hand settlements (round-based variants); ``stacks`` / ``stack_base`` / ``di_no`` /
+    ``di_results`` / ``jiao``: Wuhu's 底 stacks and 交 tally; ``passes``: times the deal has passed to the next seat.
+    """
+
+    scores: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    jiao: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    stacks: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    stack_base: int = 0
+    di_no: int = 0
+    di_results: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    passes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Paid:
+    """One win as settled at the table, per chair: ``settled`` (what each chair's total moved by, zero-sum),
+    ``pay`` (the same, as added to the hand's payments) and ``jiao`` (its 交 part)."""
+
+    settled: list[int]
+    jiao: list[int]
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerView:
+    """What the views show of a ledger (None = not part of this variant's settlement)."""
+
+    stacks: list[int] | None
+    jiao: list[int] | None
+    di: int | None
+    quan: int | None
+
+
+class Settlement:
+    """How a variant's match keeps money and when it ends. The default: hand settlements add up to the match scores;
+    a match is ``quan_per_match`` 圈 (four passes of the deal each; the house rule's default when unset).
+
+    A variant with another policy subclasses this (Wuhu: :class:`engine.variants.wuhu.StackSettlement`).
+    """
+
+    def __init__(self, default_quan: int = 1) -> None:
+        self.default_quan = default_quan
+
+    def new_ledger(self, rules: Mapping[str, Any]) -> Ledger:
+        return Ledger()
+
+    def settle(self, ledger: Ledger, payments: Sequence[int], stack_payments: Sequence[int],
+               jiao_payments: Sequence[int]) -> Paid:
+        """Apply one win's payments (per chair) to the ledger; returns what was actually settled."""
+        for c in range(4):
+            ledger.scores[c] += payments[c]
+        return Paid(list(payments), [0, 0, 0, 0])
+
+    def end_hand(self, ledger: Ledger, rules: Mapping[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
+        """After a hand (and the dealer rotation): (events to publish as (type, data), whether the match is over)."""
+        quan = int(rules.get("quan_per_match", self.default_quan))
+        return [], ledger.passes >= 4 * quan
+
+    def totals(self, ledger: Ledger, over: bool) -> list[int]:
+        """Each chair's result so far."""
+        return list(ledger.scores)
+
+    def view(self, ledger: Ledger) -> LedgerView:
+        return LedgerView(None, None, None, ledger.passes // 4 + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class AiProfile:
+    """What the AI aims at in a variant (engine/ai.py reads only this, never the variant's name).
+
+    - ``bazhi``: a legal win needs 8 tiles of one suit (八支): the distance counts the tiles missing for it.
+    - ``hua_gate``: a legal win needs 花 (Chizhou): the distance counts the tiles missing for 2 花; kongs that add 花
+      are taken while the distance holds, a claimable kong beats the pung of the same tile, an honour pung is
+      taken whenever it does not set the hand back.
+    - ``honour_waste``: (single, pair or more) how little an honour tile does for the hand (higher: discard first).
+    - ``suit_focus_from``: from how many tiles of the main suit the AI discards the other suits first (0: always).
+    - ``claim_max_distance``: claims only when the distance after it is at most this (None: any improvement).
+    """
+
+    bazhi: bool = False
+    hua_gate: bool = False
+    honour_waste: tuple[float, float] = (2.5, -0.5)
+    suit_focus_from: int = 0
+    claim_max_distance: int | None = None
+
+
+def _always(melds: Sequence[Meld], kind: str, tiles: Sequence[int], rules: Mapping[str, Any]) -> bool:
+    return True
+
+
+def _any_time(melds: Sequence[Meld], rules: Mapping[str, Any]) -> bool:
+    return True
+
+
+def _no_alarms(melds: Sequence[Meld]) -> tuple[str, ...]:
+    return ()
+
+
+def _no_exemption(concealed: Sequence[int], last_own_discard: int | None, tile: int) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class Variant:
-    """A rule set. ``score`` raises :class:`HandError` when the hand may not win; otherwise returns a result."""
+    """A rule set. ``score`` raises :class:`HandError` when the hand may not win; otherwise returns a result.
+
+    Besides scoring, a variant tells the table everything its flow depends on (the table never branches on the
+    variant's name): which claims are allowed (``claim_allowed``, ``allows_chi``), concealed kongs
+    (``concealed_kong_allowed``), alarms (``alarms``, ``alarm_names``), the reserved last tiles (``reserve``:
+    tiles that end normal play, ``final_discard``: what may be done on the discard that reaches them), the dice
+    (``dice_rolls``), the passed-peng lock (``pass_locks_pung``), exceptions to 漏胡 (``furiten_exempt``), the
+    settlement policy (``settlement``: money, match length) and the AI's goals (``ai``). A new variant is one
+    module defining ``VARIANT`` plus its key in :data:`engine.variants.VARIANT_KEYS`.
+    """
 
     key: str  # wuhu, hefei, chizhou
     zh: str
@@ -155,6 +279,34 @@ class Variant:
     modes: tuple[int, ...] = ()  # Wuhu: 315, 525
     # Fast legality (shape, 八支, 花 gate ...) for the table and the AI; None = try scoring.
     can_win_fn: Callable[[Hand, Situation, Mapping[str, Any]], bool] | None = None
+    # --- table flow
+    claim_allowed: Callable[[Sequence[Meld], str, Sequence[int], Mapping[str, Any]], bool] = _always
+    """(melds, "pung" / "kong" / "chi", the meld's tiles, rules): may a player with these melds claim it?"""
+    concealed_kong_allowed: Callable[[Sequence[Meld], Mapping[str, Any]], bool] = _any_time
+    alarms: Callable[[Sequence[Meld]], tuple[str, ...]] = _no_alarms
+    """Public alarms raised by a player's melds (winds in ``fed_by``), recomputed after each meld."""
+    alarm_names: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # code -> (zh, en); empty: no alarms
+    reserve: int = 0  # tiles that end normal play (the last-four phase: draw-only turns, self-draw wins only)
+    final_discard: frozenset[str] = frozenset()  # action types allowed on the discard that reaches the reserve
+    dice_rolls: int = 1
+    pass_locks_pung: bool = False  # a passed peng may not be claimed on that kind until the player's next draw
+    furiten_exempt: Callable[[Sequence[int], int | None, int], bool] = _no_exemption
+    """(concealed counts, the kind the player last discarded, the discarded tile): may win despite 漏胡?"""
+    settlement: Settlement = field(default_factory=Settlement)
+    ai: AiProfile = field(default_factory=AiProfile)
+
+    def next_dealer(self, dealer: int, streak: int, dealer_won: bool, drawn: bool) -> tuple[int, int, bool]:
+        """(dealer, 庄数, whether the deal passed) after a hand: the dealer keeps the deal after a drawn hand or a
+        win that includes the dealer, otherwise the next seat deals (W13, H8, C10).
+
+        >>> from engine.variants import get_variant
+        >>> v = get_variant("hefei")
+        >>> v.next_dealer(1, 1, False, False), v.next_dealer(1, 1, True, False)
+        ((2, 1, True), (1, 2, False))
+        """
+        if drawn or dealer_won:
+            return dealer, streak + 1, False
+        return (dealer + 1) % 4, 1, True
 
     def rules(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """House rules with defaults filled in; unknown keys are refused."""

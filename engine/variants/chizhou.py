@@ -21,7 +21,7 @@ from typing import Any
 from ..analysis import TRIPLET, Decomposition, decompositions, is_complete
 from ..errors import MESSAGES, HandError
 from ..tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, MeldKind, suit_of
-from .base import HouseRule, Item, ScoreResult, Situation, Variant, settle
+from .base import AiProfile, HouseRule, Item, ScoreResult, Settlement, Situation, Variant, settle
 
 MESSAGES.update(
     {
@@ -143,6 +143,22 @@ def claim_allowed(melds: Sequence[Meld], kind: str, tiles: Sequence[int]) -> boo
         return True
     suit = suits.pop()
     return all(suit_of(m.tile) == suit for m in melds if m.kind is MeldKind.CHI)
+
+
+def _table_claim_allowed(melds: Sequence[Meld], kind: str, tiles: Sequence[int], rules: Mapping[str, Any]) -> bool:
+    return claim_allowed(melds, kind, tiles)
+
+
+def dadiaoche_exempt(concealed: Sequence[int], last_own_discard: int | None, tile: int) -> bool:
+    """C3: the 大吊车 exception to 漏胡. A player whose concealed hand is the one tile ``tile`` (大吊车) and whose last
+    discard was that kind may win on another player's discard of it even under 漏胡.
+
+    >>> c = [0] * 34
+    >>> c[6] = 1
+    >>> dadiaoche_exempt(c, 6, 6), dadiaoche_exempt(c, 5, 6)
+    (True, False)
+    """
+    return last_own_discard == tile and concealed[tile] == 1 and sum(concealed) == 1
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -385,10 +401,12 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
         if hua < need and not (skip_big and any(c in _BIG for c in codes)):
             continue
         f = _fan(codes)
-        if situation.rob_kong:
-            base = {situation.discarder: 3 * f}
-        elif by_discard:
-            base = {situation.discarder: f}
+        dis = situation.discarder
+        base: dict[int, int]
+        if dis is not None and situation.rob_kong:
+            base = {dis: 3 * f}
+        elif dis is not None:
+            base = {dis: f}
         else:
             base = {s: f for s in range(4) if s != w}
         extra, notes = _contracts(hand, situation, f) if contracts_on else ({}, [])
@@ -483,4 +501,10 @@ VARIANT = Variant(
     seven_pairs=False,
     multiple_winners=True,
     rob_kong=True,
+    claim_allowed=_table_claim_allowed,
+    dice_rolls=2,  # C2
+    pass_locks_pung=True,  # C3: a passed peng may not be claimed on that kind until the next draw
+    furiten_exempt=dadiaoche_exempt,
+    settlement=Settlement(default_quan=1),
+    ai=AiProfile(hua_gate=True, honour_waste=(0.5, -3.0), suit_focus_from=9),
 )

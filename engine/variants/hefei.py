@@ -26,8 +26,8 @@ from typing import Any
 
 from ..analysis import SEQ, TRIPLET, Decomposition, decompositions, is_complete, is_seven_pairs, winning_kinds
 from ..errors import MESSAGES, HandError
-from ..tiles import HONOR, NUM_KINDS, Hand, MeldKind
-from .base import HouseRule, Item, ScoreResult, Situation, Variant, settle
+from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind
+from .base import AiProfile, HouseRule, Item, ScoreResult, Settlement, Situation, Variant, settle
 
 __all__ = [
     "HAILAO_TILES",
@@ -110,7 +110,12 @@ def may_claim(melds: Sequence[Any], rules: Mapping[str, Any]) -> bool:
 def may_concealed_kong(melds: Sequence[Any], rules: Mapping[str, Any]) -> bool:
     """Whether a player with these melds may still declare a concealed kong (always, unless the house rule
     ``concealed_kongs_unlimited`` is off and the one meld is used). Adding to one's own pung is always allowed."""
-    return rules.get("concealed_kongs_unlimited", True) or claims_used(melds, rules) < MAX_CLAIMED_MELDS
+    return bool(rules.get("concealed_kongs_unlimited", True)) or claims_used(melds, rules) < MAX_CLAIMED_MELDS
+
+
+def _claim_allowed(melds: Sequence[Meld], kind: str, tiles: Sequence[int], rules: Mapping[str, Any]) -> bool:
+    """The table's claim check: a peng or a claimed kong while the one meld is unused (there is no chi)."""
+    return kind != "chi" and may_claim(melds, rules)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -119,14 +124,6 @@ def may_concealed_kong(melds: Sequence[Any], rules: Mapping[str, Any]) -> bool:
 
 def _suit_totals(counts: Sequence[int]) -> tuple[int, int, int]:
     return (sum(counts[0:9]), sum(counts[9:18]), sum(counts[18:27]))
-
-
-def _meld_counts(hand: Hand) -> list[int]:
-    counts = [0] * NUM_KINDS
-    for m in hand.melds:
-        for k in m.tiles:
-            counts[k] += 1
-    return counts
 
 
 def can_win(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> bool:
@@ -299,7 +296,7 @@ def score_reading(
     payers = [s for s in range(4) if s != winner]
     self_drawn = situation.self_drawn or situation.rob_kong
     zhuang = (2 if self_drawn else 1) * situation.dealer_streak
-    sharers = payers if self_drawn else [situation.discarder]
+    sharers = payers if self_drawn or situation.discarder is None else [situation.discarder]
     zhuang_of = {p: zhuang if (winner == 0 or p == 0) else 0 for p in sharers}
     if any(zhuang_of.values()):
         everyone = all(zhuang_of.values())
@@ -318,8 +315,9 @@ def score_reading(
         items.append(_item("hailao", bonus))
 
     per_payer = {p: (base + zhuang_of[p]) * mult + bonus for p in sharers}
-    owed = {situation.discarder: sum(per_payer.values())} if situation.rob_kong else per_payer
-    notes = (_item("qianggang_bao", owed[situation.discarder], "info"),) if situation.rob_kong else ()
+    robbed = situation.discarder if situation.rob_kong else None
+    owed = {robbed: sum(per_payer.values())} if robbed is not None else per_payer
+    notes = (_item("qianggang_bao", owed[robbed], "info"),) if robbed is not None else ()
     return ScoreResult(
         variant="hefei",
         items=tuple(items),
@@ -397,4 +395,10 @@ VARIANT = Variant(
     seven_pairs=True,
     multiple_winners=True,
     rob_kong=True,
+    claim_allowed=_claim_allowed,
+    concealed_kong_allowed=may_concealed_kong,
+    reserve=HAILAO_TILES,
+    final_discard=frozenset({"win"}),  # H7: no claims once 4 remain; a win on that discard is not forbidden
+    settlement=Settlement(default_quan=4),
+    ai=AiProfile(bazhi=True, claim_max_distance=2),  # one claim per hand: only one that brings it near
 )

@@ -22,7 +22,19 @@ from typing import Any
 from ..analysis import SEQ, TRIPLET, Decomposition, decompositions, is_complete, winning_kinds
 from ..errors import MESSAGES, HandError
 from ..tiles import HONOR, NUM_KINDS, RED, SEAT_ZH, SEATS, Hand, Meld, MeldKind, rank_of, suit_of
-from .base import HouseRule, Item, ScoreResult, Situation, Variant, settle
+from .base import (
+    AiProfile,
+    HouseRule,
+    Item,
+    Ledger,
+    LedgerView,
+    Paid,
+    ScoreResult,
+    Settlement,
+    Situation,
+    Variant,
+    settle,
+)
 
 MESSAGES.update(
     {
@@ -57,7 +69,7 @@ SUIT_EN = ("Characters", "Dots", "Bamboo")
 ALARM_NAMES: dict[str, tuple[str, str]] = {
     "alarm_three_pure": ("清一色三对报警", "three pungs of one suit (清一色 alarm)"),
     "alarm_three_mixed": ("混一色三对报警", "three pungs of one suit and 红中 (混一色 alarm)"),
-    "alarm_double_eight": ("双八支报警", "two exposed kongs of one suit (双八支 alarm)"),
+    "alarm_double_eight": ("双八支报警", "two kongs of one suit (双八支 alarm)"),
     "alarm_double_sihe": ("双四核报警", "two exposed pungs of one suit one or two apart (双四核 alarm)"),
 }
 
@@ -157,8 +169,13 @@ def _three_alarm(melds: Sequence[Meld]) -> tuple[str, tuple[Meld, ...], int] | N
 
 
 def _double_eight_suits(melds: Sequence[Meld]) -> list[int]:
-    """Suits with two or more exposed kongs (双八支报警)."""
-    kongs = [suit_of(m.tile) for m in melds if m.kind is MeldKind.KONG and m.tile < HONOR]
+    """Suits with two or more kongs, exposed or concealed (双八支报警, W12: the seed's 任意两杠).
+
+    >>> from engine.tiles import parse_hand
+    >>> _double_eight_suits(parse_hand("1z(1111m)[9999m]+1z").melds), _double_eight_suits(parse_hand("1z(1111m)+1z").melds)
+    ([0], [])
+    """
+    kongs = [suit_of(m.tile) for m in melds if m.is_kong and m.tile < HONOR]
     return [s for s in range(3) if kongs.count(s) >= 2]
 
 
@@ -492,12 +509,11 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
     owed = dict(best.per_payer)
     if bao_seat is None and rules.get("dianpao_bao_san") and situation.discarder is not None:
         bao_seat = situation.discarder
-        d = bao_seat
         notes.append(
             Item(
                 "dianpao_bao_san",
-                f"点炮包三家：{_seat_zh(d)}一人付三家",
-                f"点炮包三家: {SEATS[d]} pays all three shares",
+                f"点炮包三家：{_seat_zh(bao_seat)}一人付三家",
+                f"点炮包三家: {SEATS[bao_seat]} pays all three shares",
                 best.total,
                 "info",
             )
@@ -517,6 +533,68 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
         notes=tuple(notes),
         extra={"mode": mode, "jiao": best.jiao, "zhi": zhi, "ya_dang": best.ya_dang},
     )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the table's settlement: stacks (W11)
+
+
+class StackSettlement(Settlement):
+    """W11: each player starts a 底 with a stack of 30 子 (315) or 50 (525). Non-交 amounts come out of the stacks,
+    each payer paying at most what it holds, the winner receiving what is actually paid; 交 amounts go to a separate,
+    uncapped 交 tally. When a stack reaches 0 the 底 ends and the stacks are refilled; a match is ``di_per_match`` 底.
+    A player's result = stack change summed over the 底 + 交 tally.
+
+    >>> st = StackSettlement()
+    >>> led = st.new_ledger({"mode": 315})
+    >>> led.stacks[0] = 2
+    >>> st.settle(led, (-4, 10, -3, -3), (-4, 10, -3, -3), (0, 0, 0, 0)).settled  # E holds only 2
+    [-2, 8, -3, -3]
+    >>> st.end_hand(led, {"di_per_match": 1})
+    ([('di_end', {'di': 1, 'stacks': [0, 38, 27, 27]})], True)
+    >>> st.totals(led, True)
+    [-30, 8, -3, -3]
+    """
+
+    def new_ledger(self, rules: Mapping[str, Any]) -> Ledger:
+        base = 30 if int(rules.get("mode", 315)) == 315 else 50
+        return Ledger(stacks=[base] * 4, stack_base=base)
+
+    def settle(self, ledger: Ledger, payments: Sequence[int], stack_payments: Sequence[int],
+               jiao_payments: Sequence[int]) -> Paid:
+        sp = list(stack_payments)
+        jp = list(jiao_payments)
+        if not any(sp) and not any(jp):
+            sp = list(payments)
+        actual = [0, 0, 0, 0]
+        for c in range(4):
+            if sp[c] < 0:
+                actual[c] -= min(-sp[c], max(ledger.stacks[c] + actual[c], 0))
+        gained = -sum(actual)
+        receivers = [c for c in range(4) if sp[c] > 0]
+        if receivers:
+            actual[receivers[0]] += gained
+        for c in range(4):
+            ledger.stacks[c] += actual[c]
+            ledger.jiao[c] += jp[c]
+        return Paid([actual[c] + jp[c] for c in range(4)], jp)
+
+    def end_hand(self, ledger: Ledger, rules: Mapping[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]], bool]:
+        if not any(x <= 0 for x in ledger.stacks):
+            return [], False
+        for c in range(4):
+            ledger.di_results[c] += ledger.stacks[c] - ledger.stack_base
+        ledger.di_no += 1
+        events: list[tuple[str, dict[str, Any]]] = [("di_end", {"di": ledger.di_no, "stacks": list(ledger.stacks)})]
+        ledger.stacks = [ledger.stack_base] * 4
+        return events, ledger.di_no >= int(rules.get("di_per_match", 1))
+
+    def totals(self, ledger: Ledger, over: bool) -> list[int]:
+        cur = [0, 0, 0, 0] if over else [s - ledger.stack_base for s in ledger.stacks]
+        return [ledger.di_results[c] + cur[c] + ledger.jiao[c] for c in range(4)]
+
+    def view(self, ledger: Ledger) -> LedgerView:
+        return LedgerView(list(ledger.stacks), list(ledger.jiao), ledger.di_no + 1, None)
 
 
 def _can_win_fn(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> bool:
@@ -555,4 +633,10 @@ VARIANT = Variant(
     multiple_winners=False,
     rob_kong=False,
     modes=MODES,
+    alarms=alarms,
+    alarm_names=ALARM_NAMES,
+    reserve=4,  # W3: the last four tiles are draw-only, self-draw wins only
+    final_discard=frozenset(),  # W3: nothing at all on the discard that leaves four
+    settlement=StackSettlement(),
+    ai=AiProfile(bazhi=True),
 )

@@ -533,7 +533,10 @@ def test_alarms_helper():
     assert alarms(melds("[111p][777z][444s]")) == ()
     assert alarms(melds("[111p][444p](8888p)")) == ()  # a concealed kong is not 对下来
     assert alarms(melds("[1111m][9999m]")) == ("alarm_double_eight",)
-    assert alarms(melds("(1111m)[9999m]")) == ()  # exposed kongs only
+    # W12 (ruling 2026-11-30): any two kongs of one suit, exposed or concealed (the seed's 任意两杠)
+    assert alarms(melds("(1111m)[9999m]")) == ("alarm_double_eight",)
+    assert alarms(melds("(1111m)(9999m)")) == ("alarm_double_eight",)
+    assert alarms(melds("(1111m)[9999p]")) == ()  # two suits: no alarm
     assert alarms(melds("[333m][555m]")) == ("alarm_double_sihe",)
     assert alarms(melds("[333m][666m]")) == ()  # 36 is not related
     assert alarms(melds("[333m][444s]")) == ()

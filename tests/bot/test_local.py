@@ -1,0 +1,237 @@
+"""``mjbot local``: driven through ``bot.cli.main`` with scripted stdin, and its explanations on scripted walls."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+
+import pytest
+
+from bot.cli import main
+from bot.local import HUMAN, Local, tile_label
+from engine.table import Action, Table, arrange
+from engine.tiles import parse_hand, tile_name
+from engine.variants import get_variant
+
+WIND_OF = {"E": 0, "S": 1, "W": 2, "N": 3, "东": 0, "南": 1, "西": 2, "北": 3}
+
+
+def play(monkeypatch, capsys, argv, answers):
+    monkeypatch.setattr("sys.stdin", io.StringIO("".join(a + "\n" for a in answers)))
+    rc = main(["local", *argv])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def _hands(out):
+    """Split the output into hands: each with its seat -> wind map (from the hand's state lines) and its win and
+    settlement lines."""
+    hands, cur = [], None
+    for line in out.splitlines():
+        while line.startswith("> "):  # the prompt, when stdin is not a terminal
+            line = line[2:]
+        if line.startswith("-- hand ") or line.startswith("-- 第 "):
+            cur = {"winds": {}, "lines": []}
+            hands.append(cur)
+        elif cur is not None:
+            m = re.match(r"^(?:totals|总分)[:：] ?(.*)$", line)
+            if m:
+                for name, wind in re.findall(r"(\S+?)\((\S)\) [+-]\d+", m.group(1)):
+                    cur["winds"][name] = WIND_OF[wind]
+            if line.startswith("** ") or line.startswith("-- settlement") or line.startswith("-- 结算") \
+                    or line.startswith("   payments") or line.startswith("   支付"):
+                cur["lines"].append(line)
+    return hands
+
+
+@pytest.mark.parametrize(("variant", "lang"), [("hefei", "en"), ("wuhu", "zh"), ("chizhou", "en")])
+def test_win_and_settlement_lines_use_the_hands_own_winds(monkeypatch, capsys, variant, lang):
+    passed = 0
+    for seed in range(1, 8):
+        rc, out, err = play(monkeypatch, capsys, ["--variant", variant, "--seed", str(seed), "--lang", lang],
+                            ["1"] * 400)
+        assert rc == 0 and "Traceback" not in err
+        for h in _hands(out):
+            if not h["winds"] or not h["lines"]:
+                continue
+            for line in h["lines"]:
+                for name, wind in re.findall(r"(\S+?)\((\S)\)", line):
+                    if name.startswith("**"):
+                        name = name[2:].strip()
+                    name = name.split()[-1]
+                    if name in h["winds"]:
+                        assert WIND_OF[wind] == h["winds"][name], (line, h["winds"])
+            dealer = [n for n, w in h["winds"].items() if w == 0][0]
+            settle = [x for x in h["lines"] if x.startswith("-- ")]
+            if settle and f"{dealer}(" in settle[0]:
+                passed += 1
+        if passed >= 2:
+            break
+    assert passed >= 2  # hands whose settlement was checked against their own dealer
+
+
+def test_honours_and_items_read_as_a_player_reads_them(monkeypatch, capsys):
+    rc, zh, _ = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", "3", "--lang", "zh"], ["1"] * 300)
+    assert rc == 0
+    assert not re.search(r"\b[1-7]z\b", zh)  # never the notation's 1z-7z
+    assert re.search("[东南西北白发中]", zh)
+    rc, en, _ = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", "3", "--lang", "en"], ["1"] * 300)
+    assert not re.search(r"\b[1-7]z\b", en)
+    wins_en = [x for x in en.splitlines() if x.startswith("   ") and ("花" in x or "fan" in x.lower())]
+    wins_zh = [x for x in zh.splitlines() if x.startswith("   ") and "花" in x]
+    assert wins_zh and wins_en and wins_en != wins_zh
+
+
+def test_rule_and_lang_options(monkeypatch, capsys):
+    rc, out, _ = play(monkeypatch, capsys, ["--variant", "wuhu", "--seed", "2", "--rule", "mode=525", "--lang",
+                                            "zh-TW"], ["q"])
+    assert rc == 0
+    assert "蕪湖麻將 525" in out and "底子" in out and " 50 " in out  # 525: stacks of 50, Traditional text
+    rc, out, _ = play(monkeypatch, capsys, ["--variant", "hefei", "--seed", "2", "--rule", "quan_per_match=1",
+                                            "--lang", "en"], ["q"])
+    assert rc == 0 and "Hefei" in out and "bye" in out
+
+
+def test_bad_rule_is_a_clear_message(monkeypatch, capsys):
+    rc, out, err = play(monkeypatch, capsys, ["--variant", "wuhu", "--rule", "mode=999", "--lang", "en"], [])
+    assert rc == 2 and "mode" in out and "315/525" in out and "Traceback" not in out + err
+    rc, out, _ = play(monkeypatch, capsys, ["--variant", "hefei", "--rule", "nope=1"], [])
+    assert rc == 2 and "nope" in out
+
+
+def test_shuffle_reveal_verified_and_replacement_draws_shown(monkeypatch, capsys):
+    seen_replacement = False
+    for seed in range(1, 6):
+        rc, out, _ = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", str(seed), "--lang", "en"],
+                          ["1"] * 300)
+        assert rc == 0
+        walls = [x for x in out.splitlines() if x.startswith("   wall (draw order): ")]
+        assert walls and all(len(w.split(": ", 1)[1].split()) == 136 for w in walls)
+        assert out.count("verified ✓") == len(walls) and "✗" not in out
+        seen_replacement |= "draws a replacement tile after the kong" in out or "You draw a replacement" in out
+        if seen_replacement:
+            break
+    assert seen_replacement
+
+
+def test_hints_show_waits_and_unseen_counts(monkeypatch, capsys):
+    rc, out, _ = play(monkeypatch, capsys, ["--variant", "hefei", "--seed", "4", "--lang", "en"], ["1"] * 500)
+    assert rc == 0
+    m = re.search(r"(?:Ready: waiting on|-> waits) (.*)", out)
+    assert m and re.search(r"\d[mps] \(\d+ left\)", m.group(1))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# why a win or a claim is not offered (scripted walls; chair 0 is the human and the first dealer)
+
+
+def build(variant, hands, draws="", tail="", settings=None):
+    V = get_variant(variant)
+    pool = Counter({k: n for k, n in enumerate(V.tile_counts(V.rules(settings))) if n})
+    hs = [list(parse_hand(h).concealed) for h in hands]
+    dr = [parse_hand(x).concealed[0] for x in draws.split()]
+    tl = [parse_hand(x).concealed[0] for x in tail.split()]
+    for k in [x for h in hs for x in h] + dr + tl:
+        pool[k] -= 1
+        assert pool[k] >= 0, tile_name(k)
+    wall = arrange(hs, dr, sorted(pool.elements()) + list(reversed(tl)))
+    return Table.new(variant, 1, settings, wall=wall, dealer=0)
+
+
+def K(name):
+    return parse_hand(name).concealed[0]
+
+
+def discard_by(t, ui, seat, tile):
+    before = ui.before_discard(seat, K(tile))
+    t.apply(Action("discard", seat, K(tile)))
+    return ui.after_discard(before)
+
+
+def test_why_no_win_chizhou_hua_short():
+    # the human waits on 3p with no 花 at all: a discard win needs 3 花, so the 3p chair 1 discards is not offered
+    hands = ["123m456m789m12p55s9s", "2468m2468p2468s3p", "13579m1357p135s7z", "2z3z4z5z6z7z2z3z4z5z6z9p1z"]
+    t = build("chizhou", hands)
+    ui = Local(t, "en")
+    t.apply(Action("discard", 0, K("9s")))
+    while t.phase == "claim":
+        t.apply(Action("pass", t.awaited()[0]))
+    lines = discard_by(t, ui, 1, "3p")
+    assert HUMAN not in t.window
+    assert any("no win offered on 3p" in x and "花" in x for x in lines), lines
+    zh = Local(t, "zh-TW")
+    assert "花不夠" in zh._refusal(t.counts[HUMAN], K("3p"), 1)
+
+
+def test_why_no_claim_hefei_one_claim_and_louhu():
+    # chair 0 (human) pungs 1m from chair 3, then holds a pair of 5p when chair 1 discards 5p: one claim per hand
+    hands = ["11m55p2468s2468m13p", "2468m2468p1357s5p", "13579m1357p1379s", "1m3m5m7m9m2p4p6p8p1s3s5s7s"]
+    t = build("hefei", hands, draws="9s 9s 9s")
+    ui = Local(t, "en")
+    t.apply(Action("discard", 0, K("3p")))
+    while t.phase == "claim":
+        t.apply(Action("pass", t.awaited()[0]))
+    for s in (1, 2):
+        t.apply(Action("discard", s, t.drawn[s]))
+        while t.phase == "claim":
+            t.apply(Action("pass", t.awaited()[0]))
+    t.apply(Action("discard", 3, K("1m")))
+    assert any(a.type == "pung" for a in t.legal_actions(HUMAN))
+    t.apply(Action("pung", HUMAN, K("1m")))
+    t.apply(Action("discard", HUMAN, K("1p")))
+    while t.phase == "claim":
+        t.apply(Action("pass", t.awaited()[0]))
+    assert t.turn == 1
+    lines = discard_by(t, ui, 1, "5p")
+    assert any("one claimed meld per hand" in x for x in lines), lines
+
+
+def test_why_no_win_louhu_and_the_final_discard():
+    from bot.local import _tr
+
+    assert "漏胡" in _tr("en", "why_furiten") and "W3" in _tr("en", "why_final_win")
+    # 漏胡: the human passes a win on 3p, then another 3p comes before its next draw
+    hands = ["123456789s99p45p1m", "2468m2468p2468s3p", "2468m2468p2468s3p", "13579m1357p1357s"]
+    t = build("wuhu", hands)
+    ui = Local(t, "en")
+    t.apply(Action("discard", 0, K("1m")))
+    while t.phase == "claim":
+        t.apply(Action("pass", t.awaited()[0]))
+    t.apply(Action("discard", 1, K("3p")))
+    assert ("win" in {a.type for a in t.legal_actions(HUMAN)})
+    t.apply(Action("pass", HUMAN))
+    while t.phase == "claim":
+        t.apply(Action("pass", t.awaited()[0]))
+    lines = discard_by(t, ui, 2, "3p")
+    assert any("漏胡" in x and "3p" in x for x in lines), lines
+
+
+def test_tile_labels():
+    assert [tile_label(k, "zh") for k in range(27, 34)] == list("东南西北白发中")
+    assert tile_label(32, "zh-TW") == "發" and tile_label(0, "en") == "1m" and tile_label(9, "zh") == "1筒"
+
+
+def test_why_no_win_on_the_discard_that_reaches_the_last_four():
+    # Wuhu W3: the human waits on 3p; chair 3 draws the fifth-last tile (3p) and discards it: no win is offered
+    hands = ["123456789s99p45p1m", "2468m2468p2468s1s", "11m2468p2468s246m", "3579m13579p1357s"]
+    V = get_variant("wuhu")
+    pool = Counter({k: n for k, n in enumerate(V.tile_counts(V.rules())) if n})
+    hs = [list(parse_hand(h).concealed) for h in hands]
+    for k in [x for h in hs for x in h] + [K("3p")]:
+        pool[k] -= 1
+    early = {K("3p"), K("6p")}
+    rest = sorted(pool.elements(), key=lambda k: (k not in early, k))
+    n_before = sum(pool.values()) - 4
+    t = Table.new("wuhu", 1, wall=arrange(hs, rest[:n_before] + [K("3p")], rest[n_before:]), dealer=0)
+    ui = Local(t, "en")
+    t.apply(Action("discard", 0, K("1m")))
+    while not (t.phase == "play" and t.live == 4):
+        if t.phase == "claim":
+            t.apply(Action("pass", t.awaited()[0]))
+        else:
+            t.apply(Action("discard", t.turn, t.drawn[t.turn]))
+    assert t.turn == 3 and t.drawn[3] == K("3p")
+    lines = discard_by(t, ui, 3, "3p")
+    assert t.phase == "play" and t.last_four == 1
+    assert any("no win offered on 3p" in x and "last four" in x for x in lines), lines
