@@ -87,7 +87,19 @@ def seed_v1(path: Path) -> None:
     db.close()
 
 
-SEEDS = {1: seed_v1}
+def seed_v2(path: Path) -> None:
+    """Version 2 keeps the leaderboard roll-ups beside the ledger: the v1 data plus its roll-ups."""
+    seed_v1(path)
+    sql = (Path(MIGRATIONS_DIR) / "0002_board_rollups.sql").read_text(encoding="utf-8")
+    db = sqlite3.connect(path)
+    with db:
+        for stmt in sql.split(";"):
+            if stmt.strip().lstrip("-").strip() and "INSERT INTO board_" in stmt:
+                db.execute(stmt[stmt.index("INSERT INTO board_"):])
+    db.close()
+
+
+SEEDS = {1: seed_v1, 2: seed_v2}
 
 
 def seed_for(version: int):
