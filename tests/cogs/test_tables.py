@@ -212,6 +212,28 @@ async def test_a_hand_with_one_human_and_three_ai(harness: Harness, variant: str
             card_sum[(dealer + w) % 4] += sc.payments[w]
     if cards:
         assert card_sum == pay
+    # every field of every ledger row, against the replay's win events and the numbers on the score cards
+    wins = {}
+    t2 = Table.new(replayed.variant, replayed.seed, replayed.settings, players=replayed.players)
+    for a in await h.bot.store.actions(match_id):
+        for e in t2.apply(json.loads(a.action)):
+            if e.type == "win" and t2.hand_no <= 1:
+                wins[e.seat] = e.data
+        if t2.hand_no >= 1:
+            break
+    collected = {(dealer + sc.winner) % 4: sc.payments[sc.winner] for sc in cards}
+    assert set(collected) == set(wins)
+    for row in sorted(ledger, key=lambda r: r.seat):
+        c = row.seat
+        assert row.won == (c in wins)
+        assert row.self_draw == bool(c in wins and wins[c]["self_drawn"])
+        assert row.deal_in == any(not d["self_drawn"] and d["from"] == c for d in wins.values())
+        assert row.drawn == (not wins)
+        assert row.hand_value == collected.get(c, 0)
+        if variant != "wuhu":
+            assert (row.stack_amount, row.jiao_amount) == (0, 0)
+        else:
+            assert row.stack_amount + row.jiao_amount == row.amount
     await check_public_scenes(h, match_id)
 
 
@@ -325,24 +347,22 @@ async def test_afk_seat_is_taken_over_until_im_back(harness: Harness):
     h = harness
     prep(h)
     mgr = h.bot.tables
+    mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 0.01  # real timers, 10 ms
     await open_table(h, "hefei", humans=(P1, P2))
     lt = live(h)
-    mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 0.01
     # nobody clicks: P1 and P2 time out twice and are taken over; the game goes on without them
-    mgr._arm_timer(lt)
     seats = [lt.seats[lt.seat_of(P1)], lt.seats[lt.seat_of(P2)]]
     for _ in range(1000):
-        await asyncio.sleep(0.01)
-        await h.settle()
         if all(s.afk for s in seats) and lt.table.phase in ("ended", "over"):
             break
+        assert lt.timer is not None, "a human is awaited, so a timer runs"
+        await lt.timer  # the timer task itself ends when it fires: awaited, not polled
+        await h.settle()
     assert all(s.afk for s in seats)
     assert lt.table.phase in ("ended", "over")  # the hand finished with the AI playing for both
     assert any("超时" in m.content for m in h.channel())
     mgr.timers.turn = mgr.timers.claim = None
     mgr.timers.next_hand = 30.0
-    if lt.timer:
-        lt.timer.cancel()
     table_msg = h.fake.find_message(lt.message_id)
     await h.click(table_msg, custom_id=button_id(table_msg, ":back"), user=P1)
     assert not lt.seats[lt.seat_of(P1)].afk and lt.seats[lt.seat_of(P2)].afk
