@@ -80,6 +80,10 @@ def action_of(seat: int, op: str, arg: str | None) -> Action | None:
 class TableManager:
     """Every live table of one bot. ``ui`` (set by cogs.tables) builds the controls of each kind of message."""
 
+    #: Benchmarks and the crash test may switch PNG drawing off (a 1x1 stub is sent instead), on the class to
+    #: cover the tables resumed while the bot starts.
+    render_images = True
+
     def __init__(self, bot: Any) -> None:
         self.bot = bot
         self.by_channel: dict[int, LiveTable] = {}
@@ -88,7 +92,6 @@ class TableManager:
         self.ui: Any = None
         self.timers = Timers()
         self.store_backoff: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # recovery from a failing store
-        self.render_images = True  # benchmarks may switch PNG drawing off (a 1x1 stub is sent instead)
         # when lists (tests): (kind, scene, table seq) of every PUBLIC image; (user id, scene, seq) of private ones
         self.scene_log: list[tuple[str, Any, int]] | None = None
         self.private_log: list[tuple[int, Any, int]] | None = None
