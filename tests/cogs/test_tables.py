@@ -6,7 +6,6 @@ What the bot showed is checked against an independent replay of the match from t
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import Counter
 
