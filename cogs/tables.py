@@ -23,7 +23,7 @@ from discord.ext import commands
 from bot.app import MjBot
 from bot.i18n import COMMANDS, MESSAGES, hant, item_name, lang_for, lang_of_locale, locale_str, rule_value, t
 from bot.tables import LiveTable, Refusal, State, TableManager, resume_tables, tile_label
-from cogs.settings import guild_settings, server_language, variant_rules
+from cogs.settings import guild_settings, server_language, table_allowed_in, variant_rules
 from engine.tiles import tile_name
 from engine.variants import VARIANT_KEYS, get_variant
 
@@ -277,13 +277,10 @@ class Tables(commands.Cog):
     @app_commands.choices(variant=VARIANT_CHOICES, mode=MODE_CHOICES)
     async def new(self, interaction: discord.Interaction, variant: str | None = None, mode: int | None = None) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
-        if settings.allowed_channels:
-            ch = interaction.channel
-            here = {interaction.channel_id, getattr(ch, "parent_id", None)}  # a thread counts as its channel
-            if not here & set(settings.allowed_channels):
-                where = " ".join(f"<#{c}>" for c in settings.allowed_channels)
-                await _say(interaction, t("tables.not_here", _lang(interaction, settings.language), channels=where))
-                return
+        if not table_allowed_in(settings, interaction.channel or discord.Object(interaction.channel_id or 0)):
+            where = " ".join(f"<#{c}>" for c in settings.allowed_channels)
+            await _say(interaction, t("tables.not_here", _lang(interaction, settings.language), channels=where))
+            return
         key = variant or settings.default_variant
         V = get_variant(key)
         rules = variant_rules(settings, V)

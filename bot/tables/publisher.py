@@ -76,6 +76,7 @@ class Outbox:
     table: TablePayload | None = None  # the latest table message not sent yet
     worker: asyncio.Task[Any] | None = None
     last_edit: float = -1e9
+    remember: bool = False  # the message ids changed: store them once the queue is empty
 
 
 def _retryable(e: BaseException) -> bool:
@@ -188,6 +189,9 @@ class Publisher:
                     raise
                 except Exception:
                     log.exception("table %s: %s could not be sent", lt.id, kind)
+                if not box.jobs and box.remember:
+                    box.remember = False
+                    await self._store_messages(lt)
         finally:
             if lt.closed and not box.jobs:
                 self.boxes.pop(id(lt), None)
@@ -283,6 +287,10 @@ class Publisher:
         await self._remember(lt)
 
     async def _remember(self, lt: LiveTable) -> None:
+        """Mark the table's message ids to be stored (once, when its outbox is empty)."""
+        self._box(lt).remember = True
+
+    async def _store_messages(self, lt: LiveTable) -> None:
         """Store where the table message and the DMs with controls are (for a restarted bot)."""
         if lt.match_id is None or lt.closed:
             return
