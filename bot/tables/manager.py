@@ -251,7 +251,12 @@ class TableManager:
             if lt.rec is None:
                 return was
             if lt.table is not None and lt.table.phase != "over":
-                self._spawn(self._abort_in_store(lt, f"ended by {by_name}"))
+                reason = f"ended by {by_name}"
+                try:  # a few quick tries here; a store down for longer is retried in the background
+                    await retrying(lambda: self.store.abort_match(lt.match_id, reason), "aborting a match",
+                                   self.store_backoff, tries=3)
+                except Exception:
+                    self._spawn(self._abort_in_store(lt, reason))
             self.publisher.post(lt, t("tables.ended_by", lt.lang, name=by_name))
             await self._summary(lt)
             self.publisher.strip_table_message(lt)
