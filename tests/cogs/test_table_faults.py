@@ -419,3 +419,23 @@ async def test_restart_keeps_current_dm_controls_and_replaces_the_table_message(
         assert sum(len([m for m in h2.dms(u) if controls(m)]) for u in (P1, P2)) <= 2
     finally:
         await h2.close()
+
+
+async def test_table_message_updates_coalesce_latest_wins(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    lt = live(h)
+    pub = h.bot.tables.publisher
+    pub.min_interval = 0.05  # at most one table-message write per 50 ms per table
+    posts = len(h.fake.requests_to(f"^/channels/{h.channel_id}/messages$", "POST"))
+    # three /table show at once: three table states queued while the first waits for its slot
+    for _ in range(3):
+        h.bot._connection.parse_interaction_create(h.slash_payload("table show", user=P1)[0])
+    await h.settle()
+    await h.bot.tables.wait_idle()
+    sent = h.fake.requests_to(f"^/channels/{h.channel_id}/messages$", "POST")[posts:]
+    assert len(sent) == 1  # one write carried the latest state
+    tables = [m for m in h.channel() if any(a.filename.startswith("table-") for a in m.attachments)]
+    assert [m.id for m in tables] == [lt.message_id]
