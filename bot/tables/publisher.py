@@ -193,7 +193,8 @@ class Publisher:
                     box.remember = False
                     await self._store_messages(lt)
         finally:
-            if lt.closed and not box.jobs:
+            # an idle table keeps no outbox (memory per table), unless edits are spaced and it must remember when
+            if not box.jobs and box.table is None and (lt.closed or self.min_interval <= 0):
                 self.boxes.pop(id(lt), None)
 
     async def _retry(self, lt: LiveTable, what: str, send: Callable[[], Awaitable[Any]]) -> Any:
