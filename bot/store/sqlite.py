@@ -381,15 +381,20 @@ class Store:
             row = await self._one(conn, "SELECT meta, messages FROM match_meta WHERE match_id = ?", (match_id,))
         return (json.loads(row[0]), json.loads(row[1])) if row else ({}, {})
 
-    @_completes
     async def set_match_messages(self, match_id: int, messages: Mapping[str, Any]) -> None:
         """Remember where a match's messages are (the table message, DMs with controls), so that a restarted bot
-        can find and edit them. Not synced to disk on its own (losing the latest one costs a stale button)."""
+        can find and edit them."""
+        await self.set_matches_messages({match_id: messages})
+
+    @_completes
+    async def set_matches_messages(self, by_match: Mapping[int, Mapping[str, Any]]) -> None:
+        """:meth:`set_match_messages` for many matches in one transaction. Not synced to disk on its own (losing
+        the latest ids costs a stale button after a power cut, never a game)."""
         async with self._tx(durable=False) as conn:
-            await conn.execute(
+            await conn.executemany(
                 "INSERT INTO match_meta (match_id, messages) VALUES (?, ?) "
                 "ON CONFLICT (match_id) DO UPDATE SET messages = excluded.messages",
-                (match_id, _dumps(dict(messages))),
+                [(m, _dumps(dict(msgs))) for m, msgs in by_match.items()],
             )
 
     async def _active_match(self, conn: aiosqlite.Connection, match_id: int) -> tuple[str, int, str]:

@@ -24,7 +24,6 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-import render
 from bot.store import SeatSpec
 from bot.store.resume import retrying
 from bot.store.tables import NotRecorded, TableRecorder
@@ -32,9 +31,8 @@ from engine.ai import choose
 from engine.errors import EngineError
 from engine.table import Action, Event, IllegalAction
 
-from . import scenes
-from .announce import announcements
-from .publisher import HandPayload, Png, Publisher, TablePayload, dm_closed_text
+from .output import PLAYING, Output
+from .publisher import Publisher, dm_closed_text
 from .state import LiveTable, Refusal, Seat, State, Timers
 from .strings import t
 
@@ -42,9 +40,6 @@ log = logging.getLogger(__name__)
 
 TIMER_TASK_NAME = "mjbot-table-timer"
 AFK_AFTER = 2  # timeouts on one's own turn in a row before the seat is played by the AI
-PLAYING = ("play", "claim", "rob")
-PNG_STUB = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x00\x00\x00\x00:~\x9bU"
-            b"\x00\x00\x00\nIDATx\x9cc`\x00\x00\x00\x02\x00\x01H\xaf\xa4q\x00\x00\x00\x00IEND\xaeB`\x82")
 
 
 @dataclass
@@ -77,7 +72,7 @@ def action_of(seat: int, op: str, arg: str | None) -> Action | None:
     return Action(types[op], seat, tile)
 
 
-class TableManager:
+class TableManager(Output):
     """Every live table of one bot. ``ui`` (set by cogs.tables) builds the controls of each kind of message."""
 
     #: Benchmarks and the crash test may switch PNG drawing off (a 1x1 stub is sent instead), on the class to
@@ -531,114 +526,6 @@ class TableManager:
                 await self._play_on(lt, events)
             except Exception as e:
                 await self._pause(lt, e)
-
-    # ---------------------------------------------------------------------------------------------- output
-
-    async def _render(self, kind: str, scene: Any, lang: str, public: bool, lt: LiveTable,
-                      user: int | None = None) -> bytes:
-        seq = lt.table.seq if lt.table is not None else -1
-        if public and self.scene_log is not None:
-            self.scene_log.append((kind, scene, seq))
-        if not public and self.private_log is not None and user is not None:
-            self.private_log.append((user, scene, seq))
-        if not self.render_images:
-            return PNG_STUB
-        fn = {"table": render.render_table, "hand": render.render_hand, "score": render.render_score,
-              "match": render.render_match}[kind]
-        return await asyncio.to_thread(fn, scene, "dark", lang)
-
-    async def _publish(self, lt: LiveTable, events: list[Event], *, fresh: bool = False) -> None:
-        """Everything players must see after a batch of events: announcements and score cards, the table message,
-        private hands (superseded controls removed); then the timer, and at the match's end the summary."""
-        tb = lt.table
-        assert tb is not None
-        text, cards = announcements(lt, events)
-        files = []
-        for name, scene in cards:
-            files.append(Png(await self._render("score", scene, lt.lang, True, lt), name))
-        for i, chunk in enumerate(text):
-            self.publisher.post(lt, chunk, files if i == len(text) - 1 else None)
-        if files and not text:
-            self.publisher.post(lt, "", files)
-        # a new hand or a finished one (score cards above): the table goes to the bottom of the channel again
-        fresh = fresh or any(e.type in ("hand_start", "hand_end") for e in events)
-        await self._table_message(lt, fresh=fresh)
-        await self._send_hands(lt)
-        self._arm_timer(lt)
-        if lt.state is State.FINISHED and self.by_id.get(lt.id) is lt:  # once: forgotten right after
-            await self._summary(lt)
-            self._forget(lt)
-            self.publisher.strip_table_message(lt)
-
-    async def _summary(self, lt: LiveTable) -> None:
-        """The match's final 子 as the ledger has them, with the match chart."""
-        tb = lt.table
-        if tb is None:
-            return
-        try:
-            m = await retrying(lambda: self.store.match(lt.match_id), "reading the totals", self.store_backoff,
-                               tries=4)
-            totals = [s.total for s in sorted(m.seats, key=lambda s: s.seat)]
-        except Exception as e:  # the ledger cannot be read: the settled hands' sum is what it holds
-            log.warning("table %s: totals read from the engine (%s)", lt.id, e)
-            totals = [sum(d[c] for d in lt.deltas) for c in range(4)]
-        names = lt.names()
-        unit = t("tables.unit", lt.lang)
-        text = t("tables.summary", lt.lang, lines=" · ".join(f"{names[c]} {totals[c]:+d} {unit}" for c in range(4)))
-        files = []
-        if lt.deltas:
-            from render.scene import MatchScene
-
-            scene = MatchScene.from_deltas(names, lt.deltas, title=t(f"variant.{lt.variant}", lt.lang))
-            files.append(Png(await self._render("match", scene, lt.lang, True, lt), f"match-{lt.id}.png"))
-        self.publisher.post(lt, text, files)
-
-    async def _table_message(self, lt: LiveTable, *, fresh: bool = False) -> None:
-        tb = lt.table
-        assert tb is not None
-        scene = scenes.table_scene(lt, tb.view(None))
-        png = await self._render("table", scene, lt.lang, True, lt)
-        _, claim, nxt = self.delays(lt)
-        content = scenes.status_text(lt, claim, nxt)
-        view = self.ui.table_view(lt) if self.ui else None
-        self.publisher.table_message(lt, TablePayload(content, Png(png, f"table-{lt.id}.png"), view, fresh))
-
-    async def hand_message(self, lt: LiveTable, seat: int, lang: str) -> tuple[str, bytes, Any]:
-        """(text, PNG, controls) of a seat's private hand."""
-        tb = lt.table
-        assert tb is not None
-        text, marks = scenes.private_text(lt, seat, lang)
-        scene = scenes.hand_scene(lt, tb.view(seat), marks)
-        png = await self._render("hand", scene, lang, False, lt, lt.seats[seat].user_id)  # type: ignore[union-attr]
-        view = self.ui.hand_view(lt, seat, lang, marks) if self.ui and lt.stall != "error" else None
-        return text, png, view
-
-    def dm_key(self, lt: LiveTable, seat: int) -> Any:
-        tb = lt.table
-        assert tb is not None
-        waiting = seat in tb.awaited() and tb.phase in PLAYING
-        return (tb.hand_no, tuple(tb.counts[seat]), len(tb.melds[seat]), lt.since[seat] if waiting else None)
-
-    async def _send_hands(self, lt: LiveTable) -> None:
-        tb = lt.table
-        assert tb is not None
-        if tb.phase not in PLAYING or lt.stall == "error" or lt.closed:
-            for c in lt.humans():  # the hand (or the table) is over: no decision is left in any DM
-                self.publisher.strip_dm(lt, c)
-            return
-        for c in lt.humans():
-            s = lt.seats[c]
-            assert s is not None and s.user_id is not None
-            if s.afk or s.dm_failed:
-                continue
-            key = self.dm_key(lt, c)
-            if key == s.dm_key:
-                continue
-            new_hand = s.dm_key is not None and s.dm_key[0] != key[0]
-            s.dm_key = key
-            text, png, view = await self.hand_message(lt, c, s.lang)
-            self.publisher.hand(lt, HandPayload(c, s.user_id, text, Png(png, "hand.png"), view, new_hand,
-                                                lt.since[c] if view is not None else None))
 
     # ---------------------------------------------------------------------------------------------- shutdown
 

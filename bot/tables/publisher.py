@@ -95,6 +95,9 @@ class Publisher:
         self.on_dm_failed = on_dm_failed
         self.backoff: tuple[float, ...] = (0.5, 2.0, 5.0, 15.0)  # seconds between tries of a failing write
         self.min_interval = 0.0  # seconds between two edits of one table message (0: no spacing)
+        self.flush_interval = 0.5  # seconds: message ids of every table are stored together, at most this often
+        self._dirty: dict[int, dict[str, Any]] = {}
+        self._flusher: asyncio.Task[Any] | None = None
         self.boxes: dict[int, Outbox] = {}  # by LiveTable object id
 
     # ---- queueing (called under the table's lock) ------------------------------------------------------------
@@ -155,6 +158,10 @@ class Publisher:
             if box.worker is not None:
                 box.worker.cancel()
         await asyncio.gather(*(b.worker for b in self.boxes.values() if b.worker), return_exceptions=True)
+        if self._flusher is not None:
+            self._flusher.cancel()
+        if self.bot.store is not None:
+            await self.flush()
 
     # ---- sending (the worker) ---------------------------------------------------------------------------------
 
@@ -292,18 +299,33 @@ class Publisher:
         self._box(lt).remember = True
 
     async def _store_messages(self, lt: LiveTable) -> None:
-        """Store where the table message and the DMs with controls are (for a restarted bot)."""
+        """Queue where the table message and the DMs with controls are, for a restarted bot (written for all
+        tables at once by :meth:`flush`, so that a busy bot adds one store write per ``flush_interval``)."""
         if lt.match_id is None or lt.closed:
             return
         dms = {}
         for i, s in enumerate(lt.seats):
             if s is not None and s.dm_controls is not None:
                 dms[str(i)] = [s.dm_controls[0], s.dm_controls[1], s.dm_since]
-        messages = {"table": [lt.channel_id, lt.message_id] if lt.message_id else None, "dm": dms}
+        self._dirty[lt.match_id] = {"table": [lt.channel_id, lt.message_id] if lt.message_id else None, "dm": dms}
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.get_running_loop().create_task(self._flush_later(), name="mjbot-message-ids")
+
+    async def _flush_later(self) -> None:
+        while self._dirty:
+            await asyncio.sleep(self.flush_interval)
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Store the queued message ids now."""
+        batch, self._dirty = self._dirty, {}
+        if not batch:
+            return
         try:
-            await self.bot.store.set_match_messages(lt.match_id, messages)
+            await self.bot.store.set_matches_messages(batch)
         except Exception as e:  # losing this costs a stale button after a restart, never a game
-            log.warning("table %s: could not remember its messages: %s", lt.id, e)
+            log.warning("could not remember the messages of %d tables: %s", len(batch), e)
+            self._dirty = {**batch, **self._dirty}
 
     def told_once(self, lt: LiveTable, user_id: int) -> bool:
         """True the first time (per table) a player's closed DMs are announced."""
