@@ -21,6 +21,7 @@ import asyncio
 import logging
 import random
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +87,8 @@ class TableManager(Output):
         self.by_player: dict[int, int] = {}  # user id -> channel id
         self.ui: Any = None
         self.timers = Timers()
+        # the seed of each new match: secret and random in play; tests may fix it to get a known deal
+        self.new_seed: Callable[[], str] = lambda: secrets.token_hex(8)
         self.store_backoff: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # recovery from a failing store
         # when lists (tests): (kind, scene, table seq) of every PUBLIC image; (user id, scene, seq) of private ones
         self.scene_log: list[tuple[str, Any, int]] | None = None
@@ -213,7 +216,7 @@ class TableManager(Output):
             if not lt.humans():
                 raise Refusal("tables.need_human")
             lt.move(State.STARTING)
-            seed = secrets.token_hex(8)
+            seed = self.new_seed()
             specs = [SeatSpec.human(s.user_id, s.name) if s.human else SeatSpec.bot(s.ai or "normal")  # type: ignore
                      for s in lt.seats]
             try:

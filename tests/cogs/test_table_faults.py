@@ -144,10 +144,13 @@ async def test_start_racing_table_end_never_leaves_an_active_match(harness: Harn
 # ------------------------------------------------------------------------------------------------ the disk
 
 
-async def test_store_failing_after_the_players_action_is_told_truthfully_and_recovers(harness: Harness):
+@pytest.mark.parametrize("seed", ["0d1ce5eed0000001", "0d1ce5eed0000002", "0d1ce5eed0000003"])
+async def test_store_failing_after_the_players_action_is_told_truthfully_and_recovers(harness: Harness, seed: str):
     h = harness
     prep(h)
     fast(h)
+    # known deals on which an AI seat records an action right after the player's (about 1 deal in 20 has none)
+    h.bot.tables.new_seed = lambda: seed
     await open_table(h, "hefei", humans=(P1,))
     lt = live(h)
     flaky = FlakyConnection.install(h.bot.store)
