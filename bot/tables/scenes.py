@@ -141,7 +141,8 @@ def status_text(lt: LiveTable, claim_seconds: float, next_seconds: float) -> str
     if tb.phase == "play":
         lines.append(t("tables.turn", lang, name=names[tb.turn], wind=wind_label(tb.wind(tb.turn), lang)))
     elif tb.phase == "claim" and v["last_discard"]:
-        lines.append(t("tables.claims", lang, tile=tile_label(v["last_discard"]["tile"], lang), n=int(claim_seconds)))
+        ld = v["last_discard"]
+        lines.append(t("tables.discarded", lang, name=names[ld["seat"]], tile=tile_label(ld["tile"], lang)))
     elif tb.phase == "rob" and v["robbing"]:
         lines.append(t("tables.rob", lang, name=names[v["robbing"]["seat"]]))
     elif tb.phase == "ended":

@@ -56,7 +56,8 @@ _TEXT: dict[str, tuple[str, str]] = {
     "tables.ended_by": ("The table was closed by {name}.", "{name} 结束了这一桌。"),
     "tables.not_started_end": ("The lobby was closed.", "房间已关闭。"),
     "tables.turn": ("Turn: {name} ({wind})", "轮到：{name}（{wind}）"),
-    "tables.claims": ("Waiting for claims on {tile} ({n} s)", "等待吃碰杠胡：{tile}（{n} 秒）"),
+    # a claim window says only what everyone saw: who discarded what (never that someone may claim it)
+    "tables.discarded": ("{name} discarded {tile}", "{name} 打出 {tile}"),
     "tables.rob": ("{name} adds a kong: waiting for 抢杠", "{name} 加杠：等待抢杠"),
     "tables.header": ("{variant} · hand {hand} · wall {wall}", "{variant} · 第 {hand} 局 · 牌墙余 {wall} 张"),
     "tables.hand_over": ("Hand over. Press Next hand (starts by itself in {n} s).",

@@ -285,6 +285,11 @@ async def test_a_claim_window_timeout_says_nothing_public(harness: Harness):
     else:
         pytest.skip("no claim offered in 300 moves")  # pragma: no cover - the deal is random
     name = lt.seats[lt.seat_of(P1)].name
+    await mgr.publisher.drain()
+    status = h.fake.find_message(lt.message_id).content  # the public table message while P1 may claim
+    discarder = lt.seats[tb.view(None)["last_discard"]["seat"]].name
+    assert f"{discarder} 打出" in status
+    assert not any(w in status for w in ("吃", "碰", "杠", "胡", "等待")), status  # nothing says a claim is possible
     before = len(h.channel())
     await lt.timer  # the claim window's timer runs out (a real timer of 10 ms, awaited, not polled)
     await h.settle()
