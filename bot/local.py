@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.ai import choose
-from engine.analysis import is_complete, is_seven_pairs, shanten, winning_kinds
+from engine.analysis import is_complete, is_seven_pairs
 from engine.errors import EngineError, normalise_lang
+from engine.hints import Hint, ready_discards
 from engine.table import Action, Event, Table, verify_commitment
 from engine.tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, suit_of
 from engine.variants import Situation, Variant, get_variant
@@ -257,39 +258,10 @@ class Local:
         """Pair + 4 sets (or seven pairs where the variant has them) with the tile added (14-tile counts)."""
         return is_complete(counts) or bool(self.V.seven_pairs and not self.t.melds[HUMAN] and is_seven_pairs(counts))
 
-    def hint_items(self) -> list[tuple[int | None, list[tuple[int, int]]]]:
+    def hint_items(self) -> list[Hint]:
         """The discards that keep the hand ready with each wait and its unseen count (``[(None, waits)]`` for a
-        13-tile ready hand): what the Discord hand shows."""
-        t = self.t
-        counts = list(t.counts[HUMAN])
-        n_melds = len(t.melds[HUMAN])
-        sp = bool(self.V.seven_pairs and n_melds == 0)
-        totals = self.V.tile_counts(t.rules)
-        seen = t.seen
-
-        def waits(c: list[int]) -> list[tuple[int, int]]:
-            if shanten(c, n_melds, seven_pairs=sp) != 0:
-                return []
-            out = []
-            for k in winning_kinds(c, seven_pairs=sp):
-                if self._legal(c, k, None):
-                    out.append((k, max(0, totals[k] - seen[k] - c[k])))
-            return out
-
-        items: list[tuple[int | None, list[tuple[int, int]]]] = []
-        if sum(counts) % 3 == 2:
-            for k in range(NUM_KINDS):
-                if counts[k]:
-                    counts[k] -= 1
-                    w = waits(counts)
-                    counts[k] += 1
-                    if w:
-                        items.append((k, w))
-        else:
-            w = waits(counts)
-            if w:
-                items.append((None, w))
-        return items
+        13-tile ready hand): what the Discord hand shows, from the same :mod:`engine.hints`."""
+        return ready_discards(self.t.variant, self.t.view(HUMAN))
 
     def hints(self) -> list[str]:
         if self.t.phase != "play" or self.t.turn != HUMAN or self.t.last_four >= 0:
