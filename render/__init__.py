@@ -7,7 +7,9 @@ Every ``render_*`` function is pure: plain data in (see :mod:`render.scene`), PN
 
 from __future__ import annotations
 
-from . import hant as hant  # registers the Traditional Chinese converter with the engine (engine/ stays pure)
+from . import (
+    catalog as catalog,  # the string catalogue; registers the engine's translator (engine/ stays pure)
+)
 from .board import BoardLine, BoardScene, StatsScene, draw_board, draw_stats, render_board, render_stats
 from .card import draw_score, render_score, render_score_card
 from .hand import draw_hand, render_hand

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..analysis import SEQ, TRIPLET, Decomposition, decompositions, is_complete, is_seven_pairs, winning_kinds
-from ..errors import MESSAGES, HandError
+from ..errors import HandError
 from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind
 from .base import AiProfile, HouseRule, Item, ScoreResult, Settlement, Situation, Variant, settle
 
@@ -41,28 +41,6 @@ __all__ = [
     "score_reading",
     "waits",
 ]
-
-MESSAGES.update(
-    {
-        "hefei_too_many_melds": (
-            "in Hefei each player claims at most one meld per hand (one peng or one kong); this hand shows {n}",
-            "合肥麻将每人每盘只能碰或明杠一次；这手牌有 {n} 组",
-        ),
-        "hefei_too_many_melds_ck": (
-            "in Hefei each player makes at most one meld per hand, and on this server a concealed kong counts too; "
-            "this hand shows {n}",
-            "合肥麻将每人每盘只能碰或杠一次（本服务器规则：暗杠也算）；这手牌有 {n} 组",
-        ),
-        "hefei_hailao_discard": (
-            "nobody discards in 海捞 (the last four tiles): a 海捞 win is always self-drawn",
-            "海捞阶段不出牌：海捞只能自摸",
-        ),
-        "hefei_hailao_kong": (
-            "no kongs are made in 海捞 (the last four tiles): neither 杠开 nor 抢杠 can be a 海捞 win",
-            "海捞阶段不能开杠：杠开和抢杠都不能同时是海捞",
-        ),
-    }
-)
 
 MAX_CLAIMED_MELDS = 1
 """H2: a player claims at most one meld per hand: one peng or one claimed kong. Adding the fourth tile to that pung

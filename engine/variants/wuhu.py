@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import SEQ, TRIPLET, Decomposition, decompositions, is_complete, winning_kinds
-from ..errors import MESSAGES, HandError
+from ..errors import HandError
 from ..tiles import HONOR, NUM_KINDS, RED, SEAT_ZH, SEATS, Hand, Meld, MeldKind, rank_of, suit_of
 from .base import (
     AiProfile,
@@ -34,32 +34,6 @@ from .base import (
     Situation,
     Variant,
     settle,
-)
-
-MESSAGES.update(
-    {
-        "no_seven_pairs": (
-            "芜湖 has no seven pairs (七对): a winning hand is a pair plus four sets",
-            "芜湖麻将不能胡七对：和牌必须是一对将加四组牌",
-        ),
-        "earthly_from_dealer": (
-            "地胡 is won on the dealer's first discard: give --from E",
-            "地胡是和庄家（东）打出的第一张牌：请指明 --from E",
-        ),
-        "heavenly_self_drawn": ("天胡 is self-drawn: it has no discarder", "天胡是自摸，没有点炮的人"),
-        "fed_by_winner": (
-            "the meld {meld} is marked as fed by the winner ({seat}); a meld is fed by another player",
-            "副露 {meld} 标成了由和牌的人（{seat}）打出；副露只能由别人打出",
-        ),
-        "wuhu_last_tiles_discard": (
-            "nobody discards in the last four tiles: a win there is always a self-draw",
-            "最后四张只摸不打：这时只能自摸和牌",
-        ),
-        "kong_draw_without_kong": (
-            "杠后开花 needs a kong among the melds: the winning tile was a kong replacement",
-            "杠后开花需要有杠：和的牌是杠后补的牌",
-        ),
-    }
 )
 
 MODES = (315, 525)
@@ -475,7 +449,7 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
     mode = _mode(rules)
     for m in hand.melds:
         if m.kind is MeldKind.CHI:
-            raise HandError("no_chi_in_variant", variant=VARIANT.zh, tiles=m.notation()[1:-1])
+            raise HandError("no_chi_in_variant", variant=VARIANT.name_msg(), tiles=m.notation()[1:-1])
     if hand.win_tile is None:
         raise HandError("no_winning_tile")
     if situation.earthly and situation.discarder != 0:

@@ -12,12 +12,13 @@ from functools import lru_cache
 
 import pytest
 
-from engine.errors import EngineError, to_hant
+from engine.errors import EngineError
 from engine.tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind
 from engine.variants import VARIANT_KEYS, get_variant
 from engine.variants.base import Item, Situation
 from render import fonts
 from render.card import CARD_W, NAME_W, draw_score, item_text, layout_item_name
+from render.hant import to_hant
 from render.scene import ScoreScene
 
 STRESS = [
