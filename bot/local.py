@@ -97,7 +97,7 @@ class Local:
         stacks, jiao = v["stacks"], v["jiao"]
         if stacks is not None and jiao is not None:
             lines.append(self.tr("stacks", line="  ".join(
-                f"{self.who(s)} {stacks[s]} (交 {jiao[s]:+d})" for s in range(4))))
+                self.tr("stack_jiao", who=self.who(s), stack=stacks[s], jiao=f"{jiao[s]:+d}") for s in range(4))))
         lines.append(self.tr("totals", line="  ".join(f"{self.who(s)} {v['totals'][s]:+d}" for s in range(4))))
         if v["last_four"]:
             lines.append(self.tr("last_tiles"))

@@ -33,11 +33,12 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any
 
 import discord
+from babel.dates import format_skeleton
 from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from bot.i18n import lang_for, locale_str, t, variant_name
+from bot.i18n import lang_for, locale_str, normalise, t, variant_name
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
 from cogs.errors import UserError
@@ -54,7 +55,7 @@ MAX_PLAYERS = 100_000  # how far down the board we look for the caller
 
 VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k in VARIANT_KEYS]
 PERIOD_CHOICES = [Choice(name=locale_str(f"choice.period.{p}"), value=p) for p in PERIODS]
-_MONTHS_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_BABEL_LOCALE = {"en": "en", "zh": "zh_CN", "zh-TW": "zh_TW"}  # dates are written by Babel's CLDR patterns
 _NO_PINGS = discord.AllowedMentions.none()
 
 
@@ -85,9 +86,7 @@ def day_text(when: datetime, lang: str, *, year: bool = False) -> str:
     >>> day_text(datetime(2026, 11, 23), "en", year=True), day_text(datetime(2026, 11, 23), "zh", year=True)
     ('Nov 23, 2026', '2026年11月23日')
     """
-    if lang == "en":
-        return f"{_MONTHS_EN[when.month - 1]} {when.day}" + (f", {when.year}" if year else "")
-    return (f"{when.year}年" if year else "") + f"{when.month}月{when.day}日"
+    return format_skeleton("yMMMd" if year else "MMMd", when, locale=_BABEL_LOCALE[normalise(lang)])
 
 
 def period_text(period: str, since: datetime | None, lang: str) -> str:
