@@ -283,7 +283,7 @@ def _contracts(hand: Hand, situation: Situation, f: int) -> tuple[dict[int, int]
             Item(
                 "contract_feeder",
                 f"承包：{azh}供和牌者{n_suit}口{_SUIT_ZH[suit]}，和出蜡子，{route_zh}：{pay_zh}",
-                f"Contract: {aen} fed the winner {n_suit} melds of {_SUIT_EN[suit]}, the win is 蜡子 and "
+                f"Contract: {aen} fed the winner {n_suit} melds of {_SUIT_EN[suit]}, the win is capped (蜡子) and "
                 f"{route_en}: {pay_en}",
                 add,
                 "info",
@@ -408,18 +408,18 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
         v = sum(val for c, val in sources if c == code)
         if v:
             items.append(Item(code, zh, en, v, "info"))
-    items.append(Item("hua", "花", "花 (needed to win, not paid)", hua, "info"))
+    items.append(Item("hua", "花", "flowers (花): needed to win, not paid", hua, "info"))
     if codes:
         for c in codes:
             zh, en, v = _FAN[c]
             items.append(Item(c, zh, en, v))
         raw = sum(_FAN[c][2] for c in codes)
         if raw > CAP:
-            items.append(Item("cap", "封顶", "capped at 3 番", CAP, "info"))
+            items.append(Item("cap", "封顶", "capped at 3 fan (番)", CAP, "info"))
     else:
         items.append(Item("xiaohu", "小胡", "small hand", 1))
     items.append(
-        Item("fan", "蜡子" if f == CAP else "番", "番 (蜡子: capped)" if f == CAP else "番", f, "info")
+        Item("fan", "蜡子" if f == CAP else "番", "fan (番), capped (蜡子)" if f == CAP else "fan (番)", f, "info")
     )
     if situation.rob_kong:
         items.append(
@@ -459,9 +459,9 @@ VARIANT = Variant(
             False,
             (False, True),
             "大胡不看花",
-            "big hands skip the 花 gate",
+            "big hands skip the flower (花) gate",
             "开启后，对对胡、清一色、混一色、字一色不够花也能和",
-            "When on, all pungs, one suit, one suit with honours and all honours may win without enough 花",
+            "When on, all pungs, one suit, one suit with honours and all honours may win without enough flowers (花)",
         ),
         HouseRule(
             "contracts",
