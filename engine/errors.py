@@ -95,7 +95,7 @@ class EngineError(ValueError):
 
     def message(self, lang: str | None = "en") -> str:
         """The message in ``lang`` (``en``, ``zh``, ``zh-TW`` or a Discord locale)."""
-        return translate(self.code, lang, **self.params)
+        return render_message(PREFIX + self.code, lang, params=self.params)
 
     def __str__(self) -> str:
         return self.message("en")
