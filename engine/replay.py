@@ -82,7 +82,7 @@ def encode_code(match_id: int, hand_no: int) -> str:
 
 def decode_code(code: str) -> tuple[int, int]:
     """``(match_id, hand_no)`` of a replay code; raises ``EngineError`` ``replay_code_length`` /
-    ``replay_code_char`` / ``replay_code_check`` (messages in en / zh / zh-TW).
+    ``replay_code_char`` / ``replay_code_check`` (catalogue keys ``engine.<code>``).
 
     >>> decode_code("n03-f"), decode_code("NO3F")
     ((42, 3), (42, 3))
