@@ -273,7 +273,7 @@ class Local:
             if why:
                 lines.append(self.tr("why_not_win", tile=label, why=why))
         if before["could_pung"] and "pung" not in offered and "win" not in offered:
-            variant = self.V.en if self.lang == "en" else self.V.zh
+            variant = self.V.en if self.lang == "en" else (to_hant(self.V.zh) if self.lang == "zh-TW" else self.V.zh)
             if final:
                 why = self.tr("why_final")
             elif before["locked"]:
