@@ -60,7 +60,7 @@ def strings(lang: str) -> Mapping[str, str]:
 
 
 @cache
-def keys() -> frozenset[str]:
+def all_keys() -> frozenset[str]:
     """Every message key (the English catalogue is the source: it has them all)."""
     return frozenset(strings("en"))
 
@@ -123,7 +123,7 @@ def text(key: str, lang: str | None, /, _missing: str | None = None, **params: A
 
 def has(key: str) -> bool:
     """Whether ``key`` is in the catalogue."""
-    return key in keys()
+    return key in all_keys()
 
 
 def _engine_text(key: str, lang: str, params: Mapping[str, object]) -> str:

@@ -50,7 +50,7 @@ async def test_our_commands_are_localised_within_discords_limits(harness: Harnes
 
 def test_messages_have_three_languages_with_the_same_placeholders():
     fmt = string.Formatter()
-    in_catalogue = {k: tuple(catalog.template(k, lang) for lang in ("en", "zh", "zh-TW")) for k in catalog.keys()}
+    in_catalogue = {k: tuple(catalog.template(k, lang) for lang in ("en", "zh", "zh-TW")) for k in catalog.all_keys()}
     for key, texts in {**MESSAGES, **COMMANDS, **in_catalogue}.items():
         assert len(texts) == 3 and all(texts), key
         fields = [{f for _, f, _, _ in fmt.parse(x) if f} for x in texts]
