@@ -24,6 +24,8 @@ from discord.ext import commands
 
 from .config import Config
 from .i18n import Translator
+from .store import Store
+from .tables import TableManager
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +74,8 @@ def extension_names() -> list[str]:
 
 
 class MjBot(commands.Bot):
-    """The mahjong bot. ``bot.store`` is the open store after ``setup_hook``; ``bot.config`` its configuration."""
+    """The mahjong bot. ``bot.store`` is the open store after ``setup_hook`` (None before and after); ``bot.tables``
+    every live table (:class:`~bot.tables.TableManager`); ``bot.config`` its configuration."""
 
     def __init__(self, config: Config, **options: Any) -> None:
         # no voice: do not warn at every start that the voice libraries are missing
@@ -86,7 +89,8 @@ class MjBot(commands.Bot):
             **options,
         )
         self.config = config
-        self.store: Any = None
+        self.store: Store | None = None
+        self.tables: TableManager = TableManager(self)
         self.connecting_for_real = False
 
     async def login(self, token: str) -> None:

@@ -194,3 +194,11 @@ def variant_rules(settings: GuildSettings, variant: Variant) -> dict[str, Any]:
     if "mode" in rules and "mode" not in overrides and _one_of(settings.wuhu_mode, tuple(rules["mode"].choices)):
         overrides["mode"] = settings.wuhu_mode
     return variant.rules(overrides)
+
+
+def table_allowed_in(settings: GuildSettings, channel: Any) -> bool:
+    """Whether a table may open in ``channel`` (a thread counts as its parent channel too)."""
+    if not settings.allowed_channels:
+        return True
+    ids = {getattr(channel, "id", None), getattr(channel, "parent_id", None)}
+    return bool(ids & set(settings.allowed_channels))

@@ -20,10 +20,11 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
+from bot.app import MjBot
 from bot.i18n import COMMANDS, MESSAGES, hant, item_name, lang_for, lang_of_locale, locale_str, rule_value, t
-from bot.tables import LiveTable, Refusal, TableManager, tile_label
+from bot.settings import guild_settings, server_language, table_allowed_in, variant_rules
+from bot.tables import LiveTable, Refusal, State, TableManager, resume_tables, tile_label
 from cogs.errors import reply_ephemeral
-from cogs.settings import guild_settings, server_language, variant_rules
 from engine.tiles import tile_name
 from engine.variants import VARIANT_KEYS, get_variant
 
@@ -77,10 +78,6 @@ def _player_lang(interaction: discord.Interaction, server: str | None) -> str:
 
 
 _say = reply_ephemeral  # one ephemeral answer for every cog (cogs.errors), whether or not the interaction was deferred
-
-
-def _manager(interaction: discord.Interaction) -> TableManager:
-    return interaction.client.tables  # type: ignore[attr-defined]
 
 
 # ------------------------------------------------------------------------------------------------ controls
@@ -201,15 +198,10 @@ class UI:
 class Tables(commands.Cog):
     table = app_commands.Group(name=locale_str("table.name"), description=locale_str("table.desc"), guild_only=True)
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
-        mgr = getattr(bot, "tables", None)
-        if not isinstance(mgr, TableManager):
-            mgr = TableManager(bot)
-            bot.tables = mgr  # type: ignore[attr-defined]
-        mgr.ui = UI()
-        self.manager = mgr
-        self.lobby_messages: dict[int, int] = {}  # channel id -> lobby message id
+        self.manager: TableManager = bot.tables
+        self.manager.ui = UI()
 
     async def cog_unload(self) -> None:
         await self.manager.close()
@@ -244,7 +236,7 @@ class Tables(commands.Cog):
     async def _refresh_lobby(self, lt: LiveTable, interaction: discord.Interaction | None = None) -> None:
         """Show the lobby's current seats: on the clicked message when there is one, else by editing it."""
         embed, view = self.lobby_embed(lt), self.manager.ui.lobby_view(lt, lt.lang)
-        mid = self.lobby_messages.get(lt.channel_id)
+        mid = lt.lobby_message_id
         if interaction is not None and not interaction.response.is_done() and interaction.message is not None \
                 and interaction.message.id == mid:
             await interaction.response.edit_message(embed=embed, view=view)
@@ -257,15 +249,18 @@ class Tables(commands.Cog):
             except discord.HTTPException:
                 pass
         msg = await self.bot.get_partial_messageable(lt.channel_id).send(embed=embed, view=view)
-        self.lobby_messages[lt.channel_id] = msg.id
+        lt.lobby_message_id = msg.id
 
-    async def _close_lobby_message(self, channel_id: int, text: str | None = None) -> None:
-        mid = self.lobby_messages.pop(channel_id, None)
-        if mid is None:
-            return
-        with contextlib.suppress(discord.HTTPException):
-            await self.bot.get_partial_messageable(channel_id).get_partial_message(mid).edit(
-                view=None, **({"content": text} if text else {}))
+    def _lobby_closer(self, lt: LiveTable, text: str) -> Any:
+        """An edit of the lobby message: ``text`` on it and its buttons gone (queued with the table's writes)."""
+        mid = lt.lobby_message_id
+
+        async def edit() -> None:
+            if mid is not None:
+                with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                    await self.bot.get_partial_messageable(lt.channel_id).get_partial_message(mid).edit(
+                        content=text, view=None)
+        return edit
 
     # ---- commands -----------------------------------------------------------------------------------------
 
@@ -275,13 +270,10 @@ class Tables(commands.Cog):
     @app_commands.choices(variant=VARIANT_CHOICES, mode=MODE_CHOICES)
     async def new(self, interaction: discord.Interaction, variant: str | None = None, mode: int | None = None) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
-        if settings.allowed_channels:
-            ch = interaction.channel
-            here = {interaction.channel_id, getattr(ch, "parent_id", None)}  # a thread counts as its channel
-            if not here & set(settings.allowed_channels):
-                where = " ".join(f"<#{c}>" for c in settings.allowed_channels)
-                await _say(interaction, t("tables.not_here", _lang(interaction, settings.language), channels=where))
-                return
+        if not table_allowed_in(settings, interaction.channel or discord.Object(interaction.channel_id or 0)):
+            where = " ".join(f"<#{c}>" for c in settings.allowed_channels)
+            await _say(interaction, t("tables.not_here", _lang(interaction, settings.language), channels=where))
+            return
         key = variant or settings.default_variant
         V = get_variant(key)
         rules = variant_rules(settings, V)
@@ -297,7 +289,7 @@ class Tables(commands.Cog):
         await interaction.response.send_message(embed=self.lobby_embed(lt), view=self.manager.ui.lobby_view(lt, lt.lang))
         try:
             msg = await interaction.original_response()
-            self.lobby_messages[lt.channel_id] = msg.id
+            lt.lobby_message_id = msg.id
         except discord.HTTPException:
             pass
 
@@ -305,45 +297,49 @@ class Tables(commands.Cog):
                         difficulty: str = "normal") -> None:
         server = await self._server_lang(interaction)
         lang = _lang(interaction, server)
+        component = interaction.type == discord.InteractionType.component
         try:
             lt = self.manager.by_channel.get(channel_id)
             if lt is None or lt.closed:
-                raise Refusal("tables.lobby_gone" if interaction.type == discord.InteractionType.component
-                              else "tables.no_table")
+                raise Refusal("tables.lobby_gone" if component else "tables.no_table")
+            # a lobby's buttons act only in its own channel (a forged custom id elsewhere changes nothing)
+            self.manager.check_place(lt, interaction.guild_id if interaction.guild_id is not None else -1,
+                                     interaction.channel_id)
             if lt.started:
                 raise Refusal("tables.not_lobby")
             user = interaction.user
+            name = user.display_name
             if op == "join":
-                self.manager.join(lt, user.id, user.display_name, _player_lang(interaction, server))
+                await self.manager.join(lt, user.id, user.display_name, _player_lang(interaction, server))
             elif op == "leave":
-                self.manager.leave(lt, user.id)
+                await self.manager.leave(lt, user.id)
                 if lt.closed:
-                    await self._close_lobby_message(channel_id, t("tables.not_started_end", lt.lang))
+                    self.manager.publisher.call(lt, self._lobby_closer(lt, t("tables.not_started_end", lt.lang)))
                     await _say(interaction, t("tables.left", lang, name=user.display_name))
                     return
             elif op == "addbot":
-                if lt.seat_of(user.id) is None:
-                    raise Refusal("tables.not_seated")
-                self.manager.add_ai(lt, difficulty)
+                name = await self.manager.add_ai(lt, difficulty, user.id)
             elif op == "start":
                 perms = getattr(interaction, "permissions", None)
                 self.manager.may_manage(lt, user.id, bool(perms and perms.manage_guild))
                 if any(s is None for s in lt.seats):
                     raise Refusal("tables.need_four")
-                await interaction.response.defer(thinking=interaction.type != discord.InteractionType.component)
-                await self._close_lobby_message(channel_id, t("tables.started", lt.lang))
-                await self.manager.start(lt)
-                if interaction.type != discord.InteractionType.component:
-                    await interaction.followup.send(t("tables.started", lang))
+                if component:
+                    await interaction.response.defer()
+                else:
+                    await interaction.response.defer(ephemeral=True, thinking=True)
+                # "开始！" is said once: on the lobby message, which loses its buttons when the match is recorded
+                await self.manager.start(lt, self._lobby_closer(lt, t("tables.started", lt.lang)))
+                if not component:
+                    await interaction.followup.send(t("tables.start_ok", lang), ephemeral=True)
                 return
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))
             return
-        if interaction.type == discord.InteractionType.component:
+        if component:
             await self._refresh_lobby(lt, interaction)
         else:
             key = {"join": "tables.joined", "leave": "tables.left", "addbot": "tables.joined"}[op]
-            name = user.display_name if op != "addbot" else next(s.name for s in reversed(lt.seats) if s and s.ai)
             await interaction.response.send_message(t(key, lang, name=name), ephemeral=True)
             await self._refresh_lobby(lt)
 
@@ -384,11 +380,9 @@ class Tables(commands.Cog):
             await _say(interaction, t(r.key, lang, **r.params))
             return
         await interaction.response.defer(ephemeral=True)
-        if not lt.started:
-            self.manager.close_lobby(lt)
-            await self._close_lobby_message(lt.channel_id, t("tables.not_started_end", lt.lang))
-        else:
-            await self.manager.end(lt, interaction.user.display_name)
+        was = await self.manager.end(lt, interaction.user.display_name)
+        if was is State.LOBBY:
+            self.manager.publisher.call(lt, self._lobby_closer(lt, t("tables.not_started_end", lt.lang)))
         await interaction.followup.send(t("tables.ended_by", lang, name=interaction.user.display_name), ephemeral=True)
 
     @table.command(name=locale_str("table.show.name"), description=locale_str("table.show.desc"))
@@ -402,10 +396,10 @@ class Tables(commands.Cog):
         if not lt.started:
             await interaction.response.send_message(embed=self.lobby_embed(lt),
                                                     view=self.manager.ui.lobby_view(lt, lt.lang))
-            old = self.lobby_messages.get(lt.channel_id)
+            old = lt.lobby_message_id
             try:
                 msg = await interaction.original_response()
-                self.lobby_messages[lt.channel_id] = msg.id
+                lt.lobby_message_id = msg.id
                 if old is not None:
                     await self.bot.get_partial_messageable(lt.channel_id).get_partial_message(old).edit(view=None)
             except discord.HTTPException:
@@ -421,6 +415,9 @@ class Tables(commands.Cog):
                          arg: str | None) -> None:
         lang = _lang(interaction)
         try:
+            lt = self.manager.by_id.get(table_id)
+            if lt is not None:  # controls pressed in a server act only on that channel's table
+                self.manager.check_place(lt, interaction.guild_id, interaction.channel_id)
             if op == "hand":
                 await self._my_hand(interaction, table_id, lang)
                 return
@@ -428,7 +425,9 @@ class Tables(commands.Cog):
             if op == "back":
                 await self.manager.back(table_id, interaction.user.id)
                 return
-            await self.manager.act(table_id, interaction.user.id, seat, seq, op, arg)
+            outcome = await self.manager.act(table_id, interaction.user.id, seat, seq, op, arg)
+            if outcome.note:
+                await _say(interaction, t(outcome.note, lang, what=outcome.done))
             msg = interaction.message
             if msg is not None and msg.flags.ephemeral:  # the My hand panel: show the new hand in place
                 await self._refresh_panel(interaction, table_id, lang)
@@ -466,9 +465,9 @@ class Tables(commands.Cog):
                                         ephemeral=True, **({"view": view} if view else {}))
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     bot.add_dynamic_items(LobbyButton, PlayButton)
     cog = Tables(bot)
     await bot.add_cog(cog)
-    if getattr(bot, "store", None) is not None:
-        await cog.manager.resume_all()
+    if bot.store is not None:
+        await resume_tables(cog.manager)

@@ -1,14 +1,46 @@
-"""Rebuilding unfinished tables after a restart or a crash."""
+"""Rebuilding unfinished tables after a restart or a crash.
+
+A store that fails for a while (``database is locked`` for a few seconds, a disk hiccup) is waited for with
+backoff: a match is aborted only when its replay really does not give the stored state.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import logging
+import sqlite3
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
 from .models import UnfinishedGame
+
+log = logging.getLogger(__name__)
+
+#: Errors that say "try again later" rather than "this game is wrong".
+TRANSIENT: tuple[type[BaseException], ...] = (sqlite3.OperationalError, OSError, TimeoutError)
+#: Seconds between tries of a store call that failed transiently (the last delay repeats).
+BACKOFF: tuple[float, ...] = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
+
+
+async def retrying(call: Callable[[], Awaitable[Any]], what: str, backoff: tuple[float, ...] | None = None,
+                   tries: int | None = None) -> Any:
+    """``await call()``, retried with backoff while it fails with a :data:`TRANSIENT` error (forever, or
+    ``tries`` times); other errors propagate at once."""
+    delays = backoff or BACKOFF
+    n = 0
+    while True:
+        try:
+            return await call()
+        except TRANSIENT as exc:
+            if tries is not None and n + 1 >= tries:
+                raise
+            delay = delays[min(n, len(delays) - 1)]
+            n += 1
+            log.warning("%s failed (%s); retrying in %.2f s (try %d)", what, exc, delay, n + 1)
+            await asyncio.sleep(delay)
 
 
 class HasStateHash(Protocol):
@@ -41,17 +73,20 @@ class ResumeReport:
         return not self.aborted
 
 
-async def resume_all(store: Any, rebuild: Rebuild, at: datetime | None = None) -> ResumeReport:
+async def resume_all(store: Any, rebuild: Rebuild, at: datetime | None = None, *,
+                     backoff: tuple[float, ...] | None = None) -> ResumeReport:
     """Rebuild every unfinished game with ``rebuild(game)`` (sync or async; typically
     ``Table.replay(game.variant, game.seed, game.settings, [Action.from_json(a) for a in game.action_json()])``)
     and compare its ``state_hash()`` with the stored one.
 
     A game whose rebuild raises or whose hash differs is closed with :meth:`Store.abort_match` (status
     ``aborted`` with the reason; the ledger is not touched) and listed in ``report.aborted``; the others are in
-    ``report.resumed`` with the rebuilt table, ready to continue.
+    ``report.resumed`` with the rebuilt table, ready to continue. Store calls failing with a :data:`TRANSIENT`
+    error are retried with ``backoff`` until they succeed.
     """
     report = ResumeReport()
-    for game in await store.unfinished_games():
+    games = await retrying(store.unfinished_games, "reading unfinished games", backoff)
+    for game in games:
         try:
             table = rebuild(game)
             if inspect.isawaitable(table):
@@ -65,6 +100,7 @@ async def resume_all(store: Any, rebuild: Rebuild, at: datetime | None = None) -
                 continue
             where = f"after action {game.hash_seq}" if game.hash_seq is not None else "at the start"
             reason = f"state hash mismatch {where}: stored {game.state_hash}, replay gives {got}"
-        await store.abort_match(game.match_id, reason[:500], at)
+        await retrying(lambda g=game, r=reason: store.abort_match(g.match_id, r[:500], at),
+                       f"aborting match {game.match_id}", backoff)
         report.aborted.append(Aborted(game, reason))
     return report

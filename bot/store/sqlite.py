@@ -435,11 +435,13 @@ class Store:
         *,
         state_hash: str | None = None,
         at: datetime | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> int:
         """Record a new match (status ``active``) with its settings snapshot and four seats; returns its id.
 
         Human seats' display names are cached in ``players`` in the same transaction. ``state_hash`` is the
-        table's hash before any action (checked on resume when no action has been recorded yet).
+        table's hash before any action (checked on resume when no action has been recorded yet). ``meta``: what the
+        caller keeps beside the engine's settings (see :meth:`match_meta`), written in the same transaction.
         """
         if len(seats) != 4:
             raise StoreError("bad_seats", detail=f"{len(seats)} seats")
@@ -471,7 +473,38 @@ class Store:
                 "INSERT INTO match_seats (match_id, seat, player_id, ai) VALUES (?, ?, ?, ?)",
                 [(match_id, i, s.player_id, s.ai) for i, s in enumerate(seats)],
             )
+            if meta is not None:
+                await self._insert_meta(conn, match_id, meta)
         return match_id
+
+    # ------------------------------------------------------------------ a match's bot metadata (0003)
+
+    @staticmethod
+    async def _insert_meta(conn: aiosqlite.Connection, match_id: int, meta: Mapping[str, Any]) -> None:
+        await conn.execute("INSERT INTO match_meta (match_id, meta) VALUES (?, ?)", (match_id, _dumps(dict(meta))))
+
+    async def match_meta(self, match_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``(meta, messages)`` of a match: what the bot stored beside the engine's settings when it started the
+        match, and the Discord messages it last recorded for it (``{}`` for both when there are none)."""
+        async with self._tx(write=False) as conn:
+            row = await self._one(conn, "SELECT meta, messages FROM match_meta WHERE match_id = ?", (match_id,))
+        return (json.loads(row[0]), json.loads(row[1])) if row else ({}, {})
+
+    async def set_match_messages(self, match_id: int, messages: Mapping[str, Any]) -> None:
+        """Remember where a match's messages are (the table message, DMs with controls), so that a restarted bot
+        can find and edit them."""
+        await self.set_matches_messages({match_id: messages})
+
+    @_completes
+    async def set_matches_messages(self, by_match: Mapping[int, Mapping[str, Any]]) -> None:
+        """:meth:`set_match_messages` for many matches in one transaction. Not synced to disk on its own (losing
+        the latest ids costs a stale button after a power cut, never a game)."""
+        async with self._tx(durable=False) as conn:
+            await conn.executemany(
+                "INSERT INTO match_meta (match_id, messages) VALUES (?, ?) "
+                "ON CONFLICT (match_id) DO UPDATE SET messages = excluded.messages",
+                [(m, _dumps(dict(msgs))) for m, msgs in by_match.items()],
+            )
 
     async def _active_match(self, conn: aiosqlite.Connection, match_id: int) -> tuple[str, int, str]:
         row = await self._one(conn, "SELECT status, guild_id, variant FROM matches WHERE id = ?", (match_id,))

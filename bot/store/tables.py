@@ -10,6 +10,13 @@ The order of writes for every action is fixed so that a crash at any point can b
 
 Steps 3-5 are derived from the table's state, not from the events, so :meth:`TableRecorder.resume` runs the same
 catch-up after replaying the actions: a crash between 2 and 5 loses nothing and records nothing twice.
+
+The same holds for a store that fails without a crash (a locked or failing disk): if step 2 fails, nothing of the
+action was written and the table in memory is put back as it was (:class:`NotRecorded`); if a later step fails,
+the action stands and the recorder is ``behind`` until :meth:`TableRecorder.catch_up` succeeds (every ``apply``
+catches up first). This is the only path by which the bot, the crash test and ``rebuild_table`` write and read
+games. Bot-only data (who is human, names, languages, message ids) lives in the store's ``match_meta``, never in
+the settings ``Table.new`` takes.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from engine.table import Action, Event, Table
+from engine.table import Action, Event, IllegalAction, Table
 
 from .models import LedgerRow, SeatSpec, SeatTotals, UnfinishedGame
 
@@ -71,27 +78,43 @@ def ledger_rows(table: Table) -> list[LedgerRow]:
     return rows
 
 
+def engine_settings(settings: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...] | None]:
+    """The ``Table.new`` settings of a stored match, and the players tuple when the match predates 0003 (the bot
+    then stored ``{"rules": ..., "bot": {...}}`` and built the table with the seats' names)."""
+    if "bot" in settings and "rules" in settings and isinstance(settings["bot"], dict):
+        names = tuple(str(s.get("name")) for s in settings["bot"].get("seats") or [])
+        return dict(settings["rules"]), (names if len(names) == 4 else None)
+    return dict(settings), None
+
+
 def rebuild_table(game: UnfinishedGame) -> Table:
     """``Table.replay`` of an unfinished game from the store (pass to :func:`bot.store.resume_all`)."""
+    settings, legacy_players = engine_settings(game.settings)
     return Table.replay(
         game.variant,
         game.seed,
-        game.settings,
+        settings,
         [json.loads(a.action) for a in game.actions],
-        players=players_for(game.match.seats),
+        players=legacy_players or players_for(game.match.seats),
     )
+
+
+class NotRecorded(Exception):
+    """The store failed to record an action: nothing of it was written and the table is as it was before."""
 
 
 class TableRecorder:
     """A live table and its match in the store, kept in step action by action (see the module's docstring)."""
 
-    def __init__(self, store: Any, match_id: int, table: Table) -> None:
+    def __init__(self, store: Any, match_id: int, table: Table, actions: Sequence[Mapping[str, Any]] = ()) -> None:
         self.store = store
         self.match_id = match_id
         self.table = table
+        self.actions: list[dict[str, Any]] = [dict(a) for a in actions]  # what is recorded, in order
         self.hand_id: int | None = None
         self.hand_no: int | None = None
         self.hand_active = False
+        self.behind: BaseException | None = None  # the error that left steps 3-5 undone (None: in step)
         self._lock = asyncio.Lock()
 
     @classmethod
@@ -106,21 +129,27 @@ class TableRecorder:
         settings: Mapping[str, Any] | None,
         seats: Sequence[SeatSpec],
         at: datetime | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> TableRecorder:
-        """A new match: builds the table (first hand dealt), records the match and its first hand."""
+        """A new match: builds the table (first hand dealt), records the match and its first hand. ``meta``: the
+        caller's own data about the match, stored apart from the settings (``Store.match_meta``).
+
+        If recording the first hand fails, the match exists and the recorder is returned ``behind``."""
         table = Table.new(variant, str(seed), dict(settings or {}), players=players_for(seats))
+        kw = {"meta": meta} if meta is not None else {}
         match_id = await store.start_match(
-            guild_id, channel_id, variant, table.settings, str(seed), seats, state_hash=table.state_hash(), at=at
+            guild_id, channel_id, variant, table.settings, str(seed), seats, state_hash=table.state_hash(), at=at,
+            **kw,
         )
         rec = cls(store, match_id, table)
-        await rec._sync(at)
+        await rec.catch_up(at, raise_=False)
         return rec
 
     @classmethod
     async def resume(cls, store: Any, game: UnfinishedGame, table: Table, at: datetime | None = None) -> TableRecorder:
         """Take over a table rebuilt from ``game`` (e.g. from ``resume_all``'s report) and catch the store up with
         whatever the crash interrupted (steps 3-5)."""
-        rec = cls(store, game.match_id, table)
+        rec = cls(store, game.match_id, table, [json.loads(a.action) for a in game.actions])
         if game.hands:
             last = game.hands[-1]
             rec.hand_id, rec.hand_no, rec.hand_active = last.hand_id, last.number, last.status == "active"
@@ -135,26 +164,74 @@ class TableRecorder:
         """Apply ``action`` to the table and record it (and any hand / match transition it caused).
 
         Calls on one recorder are serialised. An illegal action raises the engine's ``IllegalAction`` before
-        anything is written. If the store refuses or fails after the table has applied the action (e.g. the match
-        was closed meanwhile), the exception propagates and the table in memory is ahead of the store: drop it and
-        rebuild from the store (``resume_all``) or close the table.
+        anything is written. A recorder that is ``behind`` catches up first (its error propagates: nothing new is
+        applied). If recording the action fails, :class:`NotRecorded` is raised and the table is as it was. If
+        settling / starting a hand fails after the action was recorded, the events are returned all the same and
+        ``behind`` holds the error (call :meth:`catch_up` until it clears). Any other error from the engine
+        propagates with the table rebuilt from the recorded actions.
         """
         if not isinstance(action, Action):
             action = Action.from_json(action)
         async with self._lock:
+            if self.behind is not None:
+                try:
+                    await self._catch_up(at)
+                except Exception as exc:
+                    raise NotRecorded(str(exc)) from exc
             seq = self.table.seq
             in_hand = self.table.phase in _PLAYING
-            events = self.table.apply(action)
-            await self.store.record_action(
-                self.match_id,
-                seq,
-                json.dumps(action.to_json(), sort_keys=True, separators=(",", ":")),
-                at,
-                hand_id=self.hand_id if in_hand else None,
-                state_hash=self.table.state_hash(),
-            )
-            await self._sync(at)
+            try:
+                events = self.table.apply(action)
+            except IllegalAction:
+                raise
+            except Exception:
+                self.rollback()  # the engine failed half-way: back to what is recorded
+                raise
+            data = action.to_json()
+            try:
+                await self.store.record_action(
+                    self.match_id,
+                    seq,
+                    json.dumps(data, sort_keys=True, separators=(",", ":")),
+                    at,
+                    hand_id=self.hand_id if in_hand else None,
+                    state_hash=self.table.state_hash(),
+                )
+            except Exception as exc:
+                self.rollback()
+                raise NotRecorded(str(exc)) from exc
+            self.actions.append(data)
+            try:
+                await self._sync(at)
+            except Exception as exc:
+                self.behind = exc
         return events
+
+    def rollback(self) -> None:
+        """Rebuild the table in memory from the recorded actions (after a failed write or engine error)."""
+        t = self.table
+        self.table = Table.replay(t.variant, t.seed, t.settings, self.actions, players=t.players)
+
+    async def catch_up(self, at: datetime | None = None, *, raise_: bool = True) -> bool:
+        """Write whatever the table's state says the store still lacks (settlement, next hand, match end).
+        True when the store is in step; the error propagates (or with ``raise_=False``: False, kept in
+        ``behind``)."""
+        async with self._lock:
+            try:
+                await self._catch_up(at)
+            except Exception:
+                if raise_:
+                    raise
+                return False
+        return True
+
+    async def _catch_up(self, at: datetime | None) -> None:
+        try:
+            await self._sync(at)
+        except Exception as exc:
+            self.behind = exc
+            raise
+        self.behind = None
 
     async def _sync(self, at: datetime | None) -> None:
         t = self.table

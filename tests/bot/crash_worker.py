@@ -1,9 +1,13 @@
-"""A bot stand-in for the crash test: plays and records games with the real engine table until it is killed.
+"""The real bot, playing under the harness, for the crash test: killed with SIGKILL at random moments.
 
-``python tests/bot/crash_worker.py DB SEED [TABLES]``: opens the store at DB, resumes every unfinished match
-(``resume_all`` + ``TableRecorder.resume``, exactly what the bot does on start), prints ``ready``, then keeps
-TABLES matches playing at once, printing a line after each recorded action (a simple player for every seat, asyncio.gather), starting a new match whenever one
-ends. It never stops by itself; the test SIGKILLs it at random moments. Exit code 3 means a game failed to resume.
+``python tests/bot/crash_worker.py`` is a fork server: it imports the bot once, then for every line
+``go DB SEED TABLES`` on stdin it forks a child that boots the bot exactly as in production (``create_bot`` + the
+setup hooks: the store opens, the cogs load, every unfinished match is resumed through the store's recorder), prints
+``pid N`` then ``ready``, and plays TABLES tables in channels of one server for ever: scripted humans (1-2 per
+table) press My hand on the table message and a control on the private panel they get, AI seats fill the rest, the
+Next hand button starts the next hand, a finished match is followed by a new one. Every recorded action prints
+``a``. ``wait N`` reaps child N and prints ``dead N SIGNAL``. Children write with single ``os.write`` calls, so
+lines never interleave.
 """
 
 from __future__ import annotations
@@ -11,61 +15,124 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import signal
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bot.store import SeatSpec, Store, resume_all  # noqa: E402
-from bot.store.tables import TableRecorder, rebuild_table  # noqa: E402
-from tests.bot.simple_player import next_action  # noqa: E402
+from bot.tables import TableManager  # noqa: E402
+from tests.harness import GUILD_ID, Harness  # noqa: E402
+from tests.harness.fake import FakeDiscord, user_payload  # noqa: E402
 
 VARIANTS = ("wuhu", "hefei", "chizhou")
 #: Short matches so that many of them finish across the kills.
-SETTINGS = {"wuhu": {"di_per_match": 1}, "hefei": {"quan_per_match": 1}, "chizhou": {"quan_per_match": 1}}
-GUILD = 1
-HUMANS = tuple(range(101, 109))
+SHORT = {"wuhu": {"di_per_match": 1}, "hefei": {"quan_per_match": 1}, "chizhou": {"quan_per_match": 1}}
+CHANNEL0 = 1_250_000_000_000_000_000
+USER0 = 1_260_000_000_000_000_000
 
 
-def now() -> datetime:
-    return datetime.now(UTC)
+def say(line: str) -> None:
+    os.write(1, (line + "\n").encode())
 
 
-async def new_match(store: Store, rng: random.Random) -> TableRecorder:
-    variant = rng.choice(VARIANTS)
-    humans = rng.sample(HUMANS, rng.randint(1, 4))
-    seats = [SeatSpec.human(p, f"player {p}") for p in humans] + [SeatSpec.bot("normal")] * (4 - len(humans))
-    rng.shuffle(seats)
-    return await TableRecorder.start(
-        store, guild_id=GUILD, channel_id=rng.randrange(1, 4), variant=variant, seed=rng.getrandbits(48),
-        settings=SETTINGS[variant], seats=seats, at=now(),
-    )
+def ops(msg) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for c in msg.buttons():
+        cid = c.get("custom_id", "")
+        if cid.startswith("mjt:"):
+            out.setdefault(cid.split(":")[4], cid)
+            if cid.split(":")[4] == "d":
+                out["d"] = cid  # the right-most discard
+    return out
 
 
-async def play(store: Store, rec: TableRecorder | None, rng: random.Random) -> None:
+async def open_match(h: Harness, ch: int, rng: random.Random) -> None:
+    humans = [USER0 + (ch - CHANNEL0) * 10 + k for k in range(rng.randint(1, 2))]
+    await h.slash("table new", variant=rng.choice(VARIANTS), user=humans[0], channel=ch)
+    for u in humans[1:]:
+        await h.slash("table join", user=u, channel=ch)
+    for _ in range(4 - len(humans)):
+        await h.slash("table addbot", user=humans[0], channel=ch)
+    await h.slash("table start", user=humans[0], channel=ch)
+
+
+async def one_move(h: Harness, ch: int, rng: random.Random) -> None:
+    mgr = h.bot.tables
+    lt = mgr.by_channel.get(ch)
+    if lt is None or lt.closed:
+        await open_match(h, ch, rng)
+        return
+    tb = lt.table
+    if tb is None or lt.message_id is None:
+        return
+    table_msg = h.fake.find_message(lt.message_id)
+    humans = [s.user_id for s in lt.seats if s is not None and s.user_id is not None]
+    if tb.phase == "ended":
+        await h.click(table_msg, custom_id=ops(table_msg)["next"], user=rng.choice(humans))
+        return
+    waiting = [s for s in tb.awaited() if lt.seats[s] is not None and lt.seats[s].user_id is not None]
+    if not waiting:
+        return
+    user = lt.seats[waiting[0]].user_id
+    panel = (await h.click(table_msg, custom_id=ops(table_msg)["hand"], user=user)).reply
+    o = ops(panel)
+    pick = o.get("w") or (o.get("x") if "x" in o and rng.random() < 0.8 else None) or o.get("d") or o.get("x")
+    if pick:
+        await h.click(panel, custom_id=pick, user=user)
+
+
+async def child(db: str, seed: int, tables: int) -> None:
+    rng = random.Random(seed)
+    channels = [CHANNEL0 + k for k in range(tables)]
+    fake = FakeDiscord(1_200_000_000_000_000_001, user_payload(1_200_000_000_000_000_001, "mjbot", bot=True))
+    for ch in channels:
+        fake.add_channel(ch, GUILD_ID)
+    TableManager.render_images = False  # also for the tables resumed during the boot
+    h = await Harness.boot(db, fake=fake)
+    h.ignored_task_names.add("mjbot-table-timer")
+    mgr = h.bot.tables
+    mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 3600.0
+    store = h.bot.store
+    for v, rules in SHORT.items():
+        await store.set_house_rules(GUILD_ID, 1, v, rules)
+    real = store.record_action
+
+    async def record_action(*a, **kw):
+        got = await real(*a, **kw)
+        say("a")
+        return got
+
+    store.record_action = record_action
+    say("ready")
     while True:
-        if rec is None or rec.over:
-            rec = await new_match(store, rng)
-        await rec.apply(next_action(rec.table, rng), now())
-        print("a", flush=True)  # one line per recorded action: the test kills after a random number of them
-        await asyncio.sleep(0)  # let the other tables interleave between actions
+        for ch in channels:
+            await one_move(h, ch, rng)
 
 
-async def main(db: str, seed: int, tables: int) -> int:
-    rng = random.Random(f"{seed}|{os.getpid()}")
-    store = await Store.open(db)
-    report = await resume_all(store, rebuild_table, now())
-    if report.aborted:
-        for a in report.aborted:
-            print(f"match {a.game.match_id}: {a.reason}", file=sys.stderr)
-        return 3
-    recs: list[TableRecorder | None] = [await TableRecorder.resume(store, r.game, r.table, now()) for r in report.resumed]
-    recs += [None] * max(0, tables - len(recs))
-    print("ready", flush=True)
-    await asyncio.gather(*(play(store, r, random.Random(rng.getrandbits(64))) for r in recs))
+def main() -> int:
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    from bot.app import extension_names
+
+    extension_names()  # import every cog once here, not in each life of the bot
+    for line in sys.stdin:
+        words = line.split()
+        if not words:
+            continue
+        if words[0] == "go":
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    say(f"pid {os.getpid()}")
+                    asyncio.run(child(words[1], int(words[2]), int(words[3])))
+                finally:
+                    os._exit(1)
+            continue
+        if words[0] == "wait":
+            _, status = os.waitpid(int(words[1]), 0)
+            say(f"dead {words[1]} {os.WTERMSIG(status) if os.WIFSIGNALED(status) else -os.WEXITSTATUS(status)}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 3)))
+    sys.exit(main())

@@ -76,7 +76,8 @@ def check_sql(path: str | Path) -> dict[str, int]:
 class Replays:
     """Engine replays of a database's matches, advanced incrementally from one check to the next."""
 
-    def __init__(self) -> None:
+    def __init__(self, guild_id: int = 1) -> None:
+        self.guild_id = guild_id
         self.tables: dict[int, Table] = {}
         self.expected: dict[int, dict[int, tuple[list, str]]] = defaultdict(dict)  # match -> hand no -> ledger
         self.compared: dict[int, set[int]] = defaultdict(set)
@@ -89,7 +90,7 @@ class Replays:
         start catches it up). A finished match must have every hand settled and the engine's totals. Then every
         unfinished game must resume (``resume_all``, a full replay) to its stored state hash."""
         lag = 0
-        for m in await store.matches(1, limit=1_000_000):
+        for m in await store.matches(self.guild_id, limit=1_000_000):
             mid = m.match_id
             if mid in self.done:
                 continue

@@ -6,13 +6,13 @@ What the bot showed is checked against an independent replay of the match from t
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import Counter
 
 import pytest
 
 import render
+from bot.store.tables import players_for
 from bot.tables import TIMER_TASK_NAME
 from engine.table import Table
 from render.scene import HandScene, TableScene
@@ -96,8 +96,7 @@ async def replay_from_store(h: Harness, match_id: int, upto: int | None = None) 
     store = h.bot.store
     m = await store.match(match_id)
     acts = [json.loads(a.action) for a in await store.actions(match_id)]
-    names = [s["name"] for s in m.settings["bot"]["seats"]]
-    return Table.replay(m.variant, m.seed, m.settings["rules"], acts[:upto], names)
+    return Table.replay(m.variant, m.seed, m.settings, acts[:upto], players_for(m.seats))
 
 
 def face_up(scene: TableScene, c: int) -> Counter:
@@ -212,6 +211,28 @@ async def test_a_hand_with_one_human_and_three_ai(harness: Harness, variant: str
             card_sum[(dealer + w) % 4] += sc.payments[w]
     if cards:
         assert card_sum == pay
+    # every field of every ledger row, against the replay's win events and the numbers on the score cards
+    wins = {}
+    t2 = Table.new(replayed.variant, replayed.seed, replayed.settings, players=replayed.players)
+    for a in await h.bot.store.actions(match_id):
+        for e in t2.apply(json.loads(a.action)):
+            if e.type == "win" and t2.hand_no <= 1:
+                wins[e.seat] = e.data
+        if t2.hand_no >= 1:
+            break
+    collected = {(dealer + sc.winner) % 4: sc.payments[sc.winner] for sc in cards}
+    assert set(collected) == set(wins)
+    for row in sorted(ledger, key=lambda r: r.seat):
+        c = row.seat
+        assert row.won == (c in wins)
+        assert row.self_draw == bool(c in wins and wins[c]["self_drawn"])
+        assert row.deal_in == any(not d["self_drawn"] and d["from"] == c for d in wins.values())
+        assert row.drawn == (not wins)
+        assert row.hand_value == collected.get(c, 0)
+        if variant != "wuhu":
+            assert (row.stack_amount, row.jiao_amount) == (0, 0)
+        else:
+            assert row.stack_amount + row.jiao_amount == row.amount
     await check_public_scenes(h, match_id)
 
 
@@ -325,24 +346,22 @@ async def test_afk_seat_is_taken_over_until_im_back(harness: Harness):
     h = harness
     prep(h)
     mgr = h.bot.tables
+    mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 0.01  # real timers, 10 ms
     await open_table(h, "hefei", humans=(P1, P2))
     lt = live(h)
-    mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 0.01
     # nobody clicks: P1 and P2 time out twice and are taken over; the game goes on without them
-    mgr._arm_timer(lt)
     seats = [lt.seats[lt.seat_of(P1)], lt.seats[lt.seat_of(P2)]]
     for _ in range(1000):
-        await asyncio.sleep(0.01)
-        await h.settle()
         if all(s.afk for s in seats) and lt.table.phase in ("ended", "over"):
             break
+        assert lt.timer is not None, "a human is awaited, so a timer runs"
+        await lt.timer  # the timer task itself ends when it fires: awaited, not polled
+        await h.settle()
     assert all(s.afk for s in seats)
     assert lt.table.phase in ("ended", "over")  # the hand finished with the AI playing for both
     assert any("超时" in m.content for m in h.channel())
     mgr.timers.turn = mgr.timers.claim = None
     mgr.timers.next_hand = 30.0
-    if lt.timer:
-        lt.timer.cancel()
     table_msg = h.fake.find_message(lt.message_id)
     await h.click(table_msg, custom_id=button_id(table_msg, ":back"), user=P1)
     assert not lt.seats[lt.seat_of(P1)].afk and lt.seats[lt.seat_of(P2)].afk
@@ -477,14 +496,18 @@ async def test_host_ends_a_game_in_play(harness: Harness):
     lt = live(h)
     r = await h.slash("table end", user=P2, locale="en-US")
     assert "host" in r.reply.content.lower() and not lt.closed
+    # a control in someone's DMs, pressed after the end (the click was on its way)
+    dm = next((m for m in reversed(h.dms(P1)) if controls(m)), None) or next(
+        m for m in reversed(h.dms(P2)) if controls(m))
+    late = h.click_payload(dm, custom_id=controls(dm)[0]["custom_id"], locale="en-US")
     await h.slash("table end", user=P1)
     assert lt.closed and P1 not in h.bot.tables.by_player and P2 not in h.bot.tables.by_player
     assert (await h.bot.store.match(lt.match_id)).status == "aborted"
     assert not controls(h.fake.find_message(lt.message_id)) and not h.fake.find_message(lt.message_id).buttons()
-    # a control pressed afterwards is refused politely
-    dm = next((m for m in reversed(h.dms(P1)) if controls(m)), None) or next(
-        m for m in reversed(h.dms(P2)) if controls(m))
-    r = await h.click(dm, custom_id=controls(dm)[0]["custom_id"], locale="en-US")
+    # no message anywhere keeps controls of the ended table
+    assert not [m for u in (P1, P2) for m in h.dms(u) if controls(m)]
+    # the late click is refused politely
+    r = await h.send(*late)
     assert r.followups and "over" in r.followups[0].content
     # and the channel is free for a new table
     await h.slash("table new", user=P2)
@@ -539,9 +562,9 @@ async def test_start_pressed_twice_at_once_starts_one_match(harness: Harness):
     assert len([m for m in h.channel() if m.attachments and m.attachments[0].filename.startswith("table-")]) == 1
 
 
-async def test_a_failed_settlement_is_written_before_the_next_action(harness: Harness):
-    """Fault injection: the database refuses the ledger once; the hand is still shown, and settled before play goes
-    on (the store's own finish_hand does the writing)."""
+async def test_a_failed_settlement_is_retried_until_it_lands(harness: Harness):
+    """Fault injection: the database refuses the ledger once; the hand is still shown, and the table settles it by
+    itself (the store's own finish_hand does the writing)."""
     from bot.store import StoreError
 
     h = harness
@@ -557,19 +580,18 @@ async def test_a_failed_settlement_is_written_before_the_next_action(harness: Ha
         return await real(*a, **kw)
 
     store.finish_hand = flaky
+    h.bot.tables.store_backoff = (0.01,)
     await open_table(h, "hefei")
     lt = live(h)
     await play_until_hand_ends(h, [P1], lt)
-    assert failures and lt.unsettled is not None
+    assert failures
+    await h.bot.tables.wait_idle()
     [hand0] = [x for x in await store.hands(lt.match_id) if x.number == 0]
-    assert hand0.status == "active"  # not settled yet
-    if lt.table.phase == "ended":
-        table_msg = h.fake.find_message(lt.message_id)
-        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
-        [hand0] = [x for x in await store.hands(lt.match_id) if x.number == 0]
-        assert hand0.status == "finished" and lt.unsettled is None
-        assert [r.amount for r in sorted(await store.hand_ledger(hand0.hand_id), key=lambda r: r.seat)] == lt.deltas[0]
-        assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
+    assert hand0.status == "finished" and lt.rec.behind is None and lt.stall is None
+    assert [r.amount for r in sorted(await store.hand_ledger(hand0.hand_id), key=lambda r: r.seat)] == lt.deltas[0]
+    assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
+    text = "\n".join(m.content for m in h.channel())
+    assert "数据库没有响应" in text and "数据库恢复了" in text  # the channel was told, both ways
 
 
 async def test_a_hand_left_unsettled_by_a_crash_is_settled_on_restart(harness: Harness):

@@ -115,6 +115,8 @@ class Harness:
 
     # tasks the harness never waits for: view timeouts and other long sleepers
     IGNORED_TASK_MARKERS = internals.VIEW_TIMEOUT_TASK_MARKERS
+    # tasks whose exception is re-raised in whoever awaits them (settle() does not raise it a second time)
+    AWAITED_BY_CALLER = ("Store.",)
 
     def __init__(self, bot: MjBot, fake: FakeDiscord) -> None:
         self.bot = bot
@@ -162,7 +164,7 @@ class Harness:
         new.fake.closed_dms, new.fake.requests = self.fake.closed_dms, self.fake.requests
         # interaction tokens outlive a restart on Discord (15 minutes)
         new.fake.interactions, new.fake.expired_tokens = self.fake.interactions, self.fake.expired_tokens
-        new.fake.rate_limits = self.fake.rate_limits
+        new.fake.rate_limits, new.fake.faults = self.fake.rate_limits, self.fake.faults
         return new
 
     # ---- waiting -----------------------------------------------------------------------------------------------
@@ -200,6 +202,9 @@ class Harness:
                 return
             await asyncio.wait(pending, timeout=left)
             for task in pending:
+                qual = getattr(task.get_coro(), "__qualname__", "")
+                if qual.startswith(self.AWAITED_BY_CALLER):
+                    continue  # the store's write tasks: their error goes to the coroutine awaiting them
                 if task.done() and not task.cancelled() and task.exception() is not None:
                     raise task.exception()  # type: ignore[misc]
 

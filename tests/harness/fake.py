@@ -270,6 +270,17 @@ class Request:
 
 
 @dataclass
+class Fault:
+    method: str | None
+    pattern: re.Pattern[str]
+    remaining: int
+    status: int
+    code: int
+    message: str
+    hits: int = 0
+
+
+@dataclass
 class RateLimit:
     method: str | None
     pattern: re.Pattern[str]
@@ -292,7 +303,8 @@ class FakeResponse:
     def __init__(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         self.status = status
         self.reason = {200: "OK", 204: "No Content", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
-                       429: "Too Many Requests"}.get(status, "")
+                       429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway",
+                       503: "Service Unavailable"}.get(status, "")
         self._text = "" if body is None else json.dumps(body)
         self.headers: dict[str, str] = {"content-type": "application/json"} if body is not None else {}
         self.headers.update(headers or {})
@@ -379,6 +391,7 @@ class FakeDiscord:
         self.users: dict[int, dict[str, Any]] = {}
         self.closed_dms: set[int] = set()
         self.rate_limits: list[RateLimit] = []
+        self.faults: list[Fault] = []
         self.interactions: dict[str, InteractionRecord] = {}  # by token
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # synced commands by guild (None = global)
         self.unknown_routes: list[Request] = []
@@ -414,6 +427,19 @@ class FakeDiscord:
                    is_global: bool = False) -> None:
         """The next ``times`` requests whose path matches the regex ``path`` (and ``method``) get a 429."""
         self.rate_limits.append(RateLimit(method, re.compile(path), times, retry_after, is_global))
+
+    def fail(self, path: str, *, status: int = 503, code: int = 0, method: str | None = None, times: int = 1,
+             message: str = "Service Unavailable") -> Fault:
+        """The next ``times`` requests whose path matches the regex ``path`` (and ``method``) fail with ``status``
+        (e.g. 500/502/503 server errors, or 403 with ``code=50007`` for a closed DM). Returns the fault; its
+        ``hits`` counts the requests it failed."""
+        f = Fault(method, re.compile(path), times, status, code, message)
+        self.faults.append(f)
+        return f
+
+    def dm_path(self, user_id: int) -> str:
+        """A regex for the messages of a user's DM channel (opened now if needed)."""
+        return f"^/channels/{self._open_dm(user_id).id}/messages"
 
     # ---- reading the model -------------------------------------------------------------------------------------
 
@@ -460,6 +486,13 @@ class FakeDiscord:
         self.requests.append(req)
         for listener in self.on_request:
             listener(req)
+        for f in self.faults:
+            if f.remaining > 0 and f.pattern.search(path) and f.method in (None, method):
+                f.remaining -= 1
+                f.hits += 1
+                body = {"message": f.message, "code": f.code}
+                req.status, req.response = f.status, body
+                return FakeResponse(f.status, body)
         for rl in self.rate_limits:
             if rl.remaining > 0 and rl.pattern.search(path) and rl.method in (None, method):
                 rl.remaining -= 1

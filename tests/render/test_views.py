@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import table as table_mod
 from render import hand_slots, render_hand, render_table
 from render.hand import hand_layout
 from render.table import WIDTH as TABLE_W
@@ -15,8 +16,6 @@ from render.views import hand_scene_from_view, table_scene_from_view
 
 sys.path.insert(0, str(Path(__file__).parent))
 from imgutil import open_png  # noqa: E402
-
-table_mod = pytest.importorskip("engine.table")
 
 
 def played_table(variant: str, seed: int, steps: int):

@@ -1,0 +1,91 @@
+"""The public lines a batch of engine events produces (claims, wins, timeouts, the wall's commitment and reveal,
+hand results) and the score cards to attach. Pure: the publisher sends them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.table import Action, Event, verify_commitment
+
+from .scenes import _kind, score_scenes
+from .state import LiveTable
+from .strings import hant, t, tile_label
+
+CHUNK = 1900  # characters per message (Discord allows 2,000)
+
+
+def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[str, Any]]]:
+    lang = lt.lang
+    names = lt.names()
+    lines: list[str] = []
+    cards: list[tuple[str, Any]] = []
+    tb = lt.table
+    assert tb is not None
+    for e in events:
+        ty, d = e.type, e.data
+        if ty == "hand_start":
+            lines.append(t("tables.commit", lang, hand=d["hand_no"] + 1, commitment=d["commitment"]))
+        elif ty == "pung":
+            lines.append(t("tables.ann_pung", lang, name=names[e.seat], tile=tile_label(_kind(d["tile"]), lang)))
+        elif ty == "kong":
+            if d.get("kind") == "concealed":
+                lines.append(t("tables.ann_ckong", lang, name=names[e.seat]))
+            else:
+                lines.append(t("tables.ann_kong", lang, name=names[e.seat], tile=tile_label(_kind(d["tile"]), lang)))
+        elif ty == "chi":
+            lines.append(t("tables.ann_chi", lang, name=names[e.seat],
+                           tiles="".join(tile_label(_kind(x), lang) for x in d["tiles"])))
+        elif ty == "alarm":
+            lines.append(t("tables.ann_alarm", lang, name=names[e.seat],
+                           alarm=d["en"] if lang == "en" else (d["zh"] if lang == "zh" else hant(d["zh"]))))
+        elif ty == "timeout":
+            what = Action.from_json(d["as"]).describe(lang)
+            lines.append(t("tables.ann_timeout", lang, name=names[e.seat], what=what))
+        elif ty == "afk":
+            lines.append(t("tables.afk", lang, name=names[e.seat]))
+        elif ty == "win":
+            if d["self_drawn"]:
+                how = t("tables.ann_self", lang)
+            elif d["rob_kong"]:
+                how = t("tables.ann_rob", lang, name=names[d["from"]])
+            else:
+                how = t("tables.ann_from", lang, name=names[d["from"]])
+            lines.append(t("tables.ann_win", lang, name=names[e.seat], how=how))
+        elif ty == "hand_end":
+            if d["draw"]:
+                lines.append(t("tables.ann_draw", lang, hand=d["hand_no"] + 1))
+            ok = verify_commitment(d["commitment"], d["reveal"])
+            lines.append(t("tables.reveal", lang, hand=d["hand_no"] + 1, salt=d["reveal"]["salt"],
+                           wall="".join(d["reveal"]["wall"]),
+                           ok=t("tables.reveal_ok" if ok else "tables.reveal_bad", lang)))
+            unit = t("tables.unit", lang)
+            res = " · ".join(f"{names[c]} {d['payments'][c]:+d} {unit}" for c in range(4))
+            lines.append(t("tables.result", lang, hand=d["hand_no"] + 1, lines=res))
+            if tb.last_result and tb.last_result.get("hand_no") == d["hand_no"]:
+                for i, sc in enumerate(score_scenes(lt, tb.last_result)):
+                    cards.append((f"score-{d['hand_no'] + 1}-{i}.png", sc))
+    return lines, cards
+
+
+def chunks(lines: list[str], size: int = CHUNK) -> list[str]:
+    """Lines joined into messages of at most ``size`` characters (long wall reveals pass Discord's limit).
+
+    >>> chunks(["a" * 5, "b" * 5, "c"], size=8)
+    ['aaaaa', 'bbbbb\\nc']
+    """
+    out: list[str] = []
+    cur = ""
+    for ln in lines:
+        if cur and len(cur) + len(ln) + 1 > size:
+            out.append(cur)
+            cur = ""
+        cur = f"{cur}\n{ln}" if cur else ln
+    if cur:
+        out.append(cur)
+    return out
+
+
+def announcements(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[str, Any]]]:
+    """(messages to post, [(file name, score scene)] to attach to the last one)."""
+    lines, cards = _lines(lt, events)
+    return chunks(lines), cards

@@ -1,0 +1,552 @@
+"""The table lifecycle: lobbies, starting, acting, AI seats, timers, stalls and ending. No Discord here.
+
+Every change of a table happens under its ``asyncio.Lock``: the engine applies an action in memory, the store's
+:class:`~bot.store.tables.TableRecorder` records it (the one write path), and the payloads of what players must see
+are handed to the :class:`~bot.tables.publisher.Publisher`, which sends them after the lock is released.
+
+When the store fails:
+
+* before the action is recorded: the table is as it was and the player is told so (``tables.not_recorded``);
+* after it (settling, the next hand, an AI seat's answer): the action stands, the player is told it was recorded,
+  the table says it waits for the database and a recovery task retries with backoff until the store answers, then
+  plays on by itself. The turn timer stays armed for whoever must act.
+
+An engine error (a bug) pauses the table: logged with the seed and the actions, a visible message, and only
+``/table end`` (host or Manage Server) works then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from bot.store import SeatSpec
+from bot.store.resume import retrying
+from bot.store.tables import NotRecorded, TableRecorder
+from engine.ai import choose
+from engine.errors import EngineError
+from engine.table import Action, Event, IllegalAction
+
+from .output import PLAYING, Output
+from .publisher import Publisher, dm_closed_text
+from .state import LiveTable, Refusal, Seat, State, Timers
+from .strings import t
+
+log = logging.getLogger(__name__)
+
+TIMER_TASK_NAME = "mjbot-table-timer"
+AFK_AFTER = 2  # timeouts on one's own turn in a row before the seat is played by the AI
+
+
+@dataclass
+class Outcome:
+    """What a player's control did: ``done`` describes the action; ``note`` a message key to tell them too."""
+
+    done: str
+    note: str | None = None
+
+
+def action_of(seat: int, op: str, arg: str | None) -> Action | None:
+    """The engine action of a control: ``d`` discard, ``w`` win, ``p`` pung, ``k`` kong, ``c`` chi, ``x`` pass.
+
+    >>> action_of(1, "d", "5p")
+    Action(type='discard', seat=1, tile=13)
+    >>> action_of(1, "z", None) is None
+    True
+    """
+    types = {"d": "discard", "w": "win", "p": "pung", "k": "kong", "c": "chi", "x": "pass"}
+    if op not in types:
+        return None
+    tile = None
+    if arg:
+        try:
+            from engine.table.actions import parse_tile
+
+            tile = parse_tile(arg)
+        except EngineError:
+            return None
+    return Action(types[op], seat, tile)
+
+
+class TableManager(Output):
+    """Every live table of one bot. ``ui`` (set by cogs.tables) builds the controls of each kind of message."""
+
+    #: Benchmarks and the crash test may switch PNG drawing off (a 1x1 stub is sent instead), on the class to
+    #: cover the tables resumed while the bot starts.
+    render_images = True
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.by_channel: dict[int, LiveTable] = {}
+        self.by_id: dict[int, LiveTable] = {}
+        self.by_player: dict[int, int] = {}  # user id -> channel id
+        self.ui: Any = None
+        self.timers = Timers()
+        self.store_backoff: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # recovery from a failing store
+        # when lists (tests): (kind, scene, table seq) of every PUBLIC image; (user id, scene, seq) of private ones
+        self.scene_log: list[tuple[str, Any, int]] | None = None
+        self.private_log: list[tuple[int, Any, int]] | None = None
+        self.closing = False
+        self.publisher = Publisher(bot, self._dm_failed)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._recovering: set[int] = set()
+
+    @property
+    def store(self) -> Any:
+        return self.bot.store
+
+    def _spawn(self, coro: Any, name: str | None = None) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    # ---------------------------------------------------------------------------------------------- lookups
+
+    def table_in(self, channel_id: int) -> LiveTable:
+        lt = self.by_channel.get(channel_id)
+        if lt is None or lt.closed:
+            raise Refusal("tables.no_table")
+        return lt
+
+    def check_place(self, lt: LiveTable, guild_id: int | None, channel_id: int | None) -> None:
+        """A control pressed in a server channel acts only on that channel's own table."""
+        if guild_id is not None and (lt.guild_id != guild_id or lt.channel_id != channel_id):
+            raise Refusal("tables.wrong_place")
+
+    def may_manage(self, lt: LiveTable, user_id: int, manage_guild: bool) -> None:
+        if user_id != lt.host_id and not manage_guild:
+            host = next((s.name for s in lt.seats if s and s.user_id == lt.host_id), str(lt.host_id))
+            raise Refusal("tables.host_only", host=host)
+
+    def _check_free(self, user_id: int, lt: LiveTable | None = None) -> None:
+        ch = self.by_player.get(user_id)
+        if ch is not None:
+            if lt is not None and ch == lt.channel_id:
+                raise Refusal("tables.already_seated")
+            raise Refusal("tables.seated_elsewhere", channel=ch)
+
+    # ---------------------------------------------------------------------------------------------- lobby
+
+    def open_lobby(self, guild_id: int, channel_id: int, host_id: int, host_name: str, host_lang: str,
+                   variant: str, rules: dict[str, Any], settings: Any) -> LiveTable:
+        if channel_id in self.by_channel and not self.by_channel[channel_id].closed:
+            raise Refusal("tables.busy_channel")
+        self._check_free(host_id)
+        lt = LiveTable(guild_id=guild_id, channel_id=channel_id, host_id=host_id, variant=variant, rules=rules,
+                       lang=settings.language, turn_seconds=settings.turn_seconds,
+                       claim_seconds=settings.claim_seconds, hints=settings.hints)
+        lt.seats[0] = Seat(host_id, host_name, lang=host_lang)
+        self.by_channel[channel_id] = lt
+        self.by_player[host_id] = channel_id
+        return lt
+
+    def _lobby(self, lt: LiveTable) -> None:
+        if lt.state is not State.LOBBY:
+            raise Refusal("tables.lobby_gone" if lt.closed else "tables.not_lobby")
+
+    async def join(self, lt: LiveTable, user_id: int, name: str, lang: str) -> None:
+        async with lt.lock:
+            self._lobby(lt)
+            self._check_free(user_id, lt)
+            free = [i for i, s in enumerate(lt.seats) if s is None]
+            if not free:
+                raise Refusal("tables.full")
+            lt.seats[free[0]] = Seat(user_id, name, lang=lang)
+            self.by_player[user_id] = lt.channel_id
+
+    async def leave(self, lt: LiveTable, user_id: int) -> str:
+        async with lt.lock:
+            self._lobby(lt)
+            i = lt.seat_of(user_id)
+            if i is None:
+                raise Refusal("tables.not_seated")
+            name = lt.seats[i].name  # type: ignore[union-attr]
+            lt.seats[i] = None
+            self.by_player.pop(user_id, None)
+            if not lt.humans():
+                lt.move(State.ABORTED)
+                self._forget(lt)
+            elif user_id == lt.host_id:
+                lt.host_id = lt.seats[lt.humans()[0]].user_id  # type: ignore[union-attr,assignment]
+            return name
+
+    async def add_ai(self, lt: LiveTable, difficulty: str, by_user: int) -> str:
+        async with lt.lock:
+            self._lobby(lt)
+            if lt.seat_of(by_user) is None:
+                raise Refusal("tables.not_seated")
+            free = [i for i, s in enumerate(lt.seats) if s is None]
+            if not free:
+                raise Refusal("tables.full")
+            n = sum(1 for s in lt.seats if s is not None and s.ai) + 1
+            seat = Seat(None, t("tables.ai_name", lt.lang, n=n), ai=difficulty, lang=lt.lang)
+            lt.seats[free[0]] = seat
+            return seat.name
+
+    def _forget(self, lt: LiveTable) -> None:
+        if self.by_channel.get(lt.channel_id) is lt:
+            del self.by_channel[lt.channel_id]
+        if lt.match_id is not None:
+            self.by_id.pop(lt.match_id, None)
+        for s in lt.seats:
+            if s is not None and s.user_id is not None and self.by_player.get(s.user_id) == lt.channel_id:
+                del self.by_player[s.user_id]
+        if lt.timer is not None:
+            lt.timer.cancel()
+            lt.timer = None
+
+    # ---------------------------------------------------------------------------------------------- start / end
+
+    async def start(self, lt: LiveTable, lobby_edit: Any = None) -> None:
+        """Deal the first hand: record the match, post the table, DM the hands, let the AI seats play.
+        ``lobby_edit``: an async callable that marks the lobby message as started (queued with the table's
+        writes). Raises :class:`Refusal` and changes nothing if the lobby cannot start now."""
+        async with lt.lock:
+            self._lobby(lt)
+            if any(s is None for s in lt.seats):
+                raise Refusal("tables.need_four")
+            if not lt.humans():
+                raise Refusal("tables.need_human")
+            lt.move(State.STARTING)
+            seed = secrets.token_hex(8)
+            specs = [SeatSpec.human(s.user_id, s.name) if s.human else SeatSpec.bot(s.ai or "normal")  # type: ignore
+                     for s in lt.seats]
+            try:
+                lt.rec = await TableRecorder.start(self.store, guild_id=lt.guild_id, channel_id=lt.channel_id,
+                                                   variant=lt.variant, seed=seed, settings=lt.rules, seats=specs,
+                                                   meta=lt.meta())
+            except Exception as e:
+                log.warning("table in %s: the match could not be recorded: %s", lt.channel_id, e)
+                lt.move(State.LOBBY)
+                raise Refusal("tables.not_recorded") from e
+            lt.rng = random.Random(seed)
+            self.by_id[lt.rec.match_id] = lt
+            lt.update_since()
+            if lobby_edit is not None:
+                self.publisher.call(lt, lobby_edit)
+            events = list(lt.rec.table.start_events)
+            if lt.rec.behind is not None:
+                self._stalled(lt)
+            await self._play_on(lt, events, fresh=True)
+
+    async def end(self, lt: LiveTable, by_name: str) -> State:
+        """Close a lobby or a match (``/table end``); returns the state it was in (``ABORTED`` if already closed).
+        The match is aborted in the store (retried until it lands), so it never comes back after a restart."""
+        async with lt.lock:
+            was = lt.state
+            if lt.closed:
+                return State.ABORTED
+            lt.move(State.ABORTED)
+            self._forget(lt)
+            if lt.rec is None:
+                return was
+            if lt.table is not None and lt.table.phase != "over":
+                reason = f"ended by {by_name}"
+                try:  # a few quick tries here; a store down for longer is retried in the background
+                    await retrying(lambda: self.store.abort_match(lt.match_id, reason), "aborting a match",
+                                   self.store_backoff, tries=3)
+                except Exception:
+                    self._spawn(self._abort_in_store(lt, reason))
+            self.publisher.post(lt, t("tables.ended_by", lt.lang, name=by_name))
+            await self._summary(lt)
+            self.publisher.strip_table_message(lt)
+            for c in lt.humans():
+                self.publisher.strip_dm(lt, c)
+            return was
+
+    async def _abort_in_store(self, lt: LiveTable, reason: str) -> None:
+        try:
+            await retrying(lambda: self.store.abort_match(lt.match_id, reason), f"aborting match {lt.match_id}",
+                           self.store_backoff)
+        except Exception:
+            log.exception("table %s: could not abort the match in the store", lt.id)
+
+    async def repost(self, lt: LiveTable) -> None:
+        """Post the table message again at the bottom of its channel (``/table show``)."""
+        async with lt.lock:
+            await self._table_message(lt, fresh=True)
+
+    # ---------------------------------------------------------------------------------------------- acting
+
+    async def _step(self, lt: LiveTable, action: Action) -> list[Event]:
+        """One action through the recorder (IllegalAction / NotRecorded: nothing changed)."""
+        rec = lt.rec
+        assert rec is not None
+        events = await rec.apply(action)
+        lt.update_since()
+        for e in events:
+            if e.type == "hand_end":
+                lt.deltas.append(list(e.data["payments"]))
+        if rec.behind is not None:
+            self._stalled(lt)
+        elif lt.stall == "store":
+            lt.stall = None
+            self.publisher.post(lt, t("tables.store_back", lt.lang))
+        return events
+
+    def _auto_action(self, lt: LiveTable, seat: int) -> Action:
+        tb = lt.table
+        assert tb is not None
+        legal = tb.legal_actions(seat)
+        s = lt.seats[seat]
+        diff = (s.ai if s and s.ai else "normal")
+        return legal[0] if len(legal) == 1 else choose(tb.view(seat), seat, legal, diff, lt.rng)
+
+    async def _run_automatic(self, lt: LiveTable) -> list[Event]:
+        """Let AI (and away) seats act until a present human must decide, the hand ends or the store fails."""
+        out: list[Event] = []
+        for _ in range(1000):
+            tb = lt.table
+            if tb is None or tb.phase not in PLAYING or lt.stall is not None:
+                break
+            auto = [s for s in tb.awaited() if lt.seats[s] is not None and lt.seats[s].automatic]  # type: ignore
+            if not auto:
+                break
+            try:
+                out += await self._step(lt, self._auto_action(lt, auto[0]))
+            except NotRecorded:
+                self._stalled(lt)
+                break
+        return out
+
+    async def _play_on(self, lt: LiveTable, events: list[Event], *, fresh: bool = False) -> None:
+        """After a batch of actions (under the lock): the AI seats answer, then everything is published."""
+        events = events + await self._run_automatic(lt)
+        if not (lt.table is not None and lt.table.phase == "over" and lt.rec and lt.rec.behind is not None):
+            lt.follow_engine()
+        await self._publish(lt, events, fresh=fresh)
+
+    async def act(self, table_id: int, user_id: int, for_seat: int, seq: int, op: str, arg: str | None) -> Outcome:
+        """A player's control: check it is theirs and current, apply it, let the AI seats answer, publish.
+        Raises :class:`Refusal` (nothing changed)."""
+        lt = self._live(table_id)
+        async with lt.lock:
+            tb = lt.table
+            if lt.closed or tb is None:
+                raise Refusal("tables.table_gone")
+            if lt.stall == "error":
+                raise Refusal("tables.is_paused")
+            seat = lt.seat_of(user_id)
+            if seat is None or (for_seat != 9 and for_seat != seat):
+                raise Refusal("tables.not_your_seat")
+            if op == "next":
+                if tb.phase != "ended" or seq != tb.seq:
+                    raise Refusal("tables.stale")
+                action = Action("next_hand", seat)
+            else:
+                if tb.phase not in PLAYING or seat not in tb.awaited() or seq != lt.since[seat]:
+                    raise Refusal("tables.stale")
+                if lt.seats[seat].afk:  # type: ignore[union-attr]
+                    raise Refusal("tables.not_now")
+                action = action_of(seat, op, arg)  # type: ignore[assignment]
+                if action is None or action not in tb.legal_actions(seat):
+                    raise Refusal("tables.not_now")
+            try:
+                events = await self._step(lt, action)
+            except IllegalAction as e:
+                raise Refusal("tables.not_now") from e
+            except NotRecorded as e:
+                log.warning("table %s: action not recorded: %s", lt.id, e)
+                self._stalled(lt)
+                self._arm_timer(lt)
+                raise Refusal("tables.not_recorded") from e
+            except Exception as e:
+                await self._pause(lt, e)
+                raise Refusal("tables.is_paused") from e
+            lt.seats[seat].timeouts = 0  # type: ignore[union-attr]
+            done = action.describe(lt.seats[seat].lang)  # type: ignore[union-attr]
+            try:
+                await self._play_on(lt, events)
+            except Exception as e:
+                await self._pause(lt, e)
+            return Outcome(done, "tables.recorded_behind" if lt.stall == "store" else None)
+
+    def _live(self, table_id: int) -> LiveTable:
+        lt = self.by_id.get(table_id)
+        if lt is None or lt.closed or lt.table is None:
+            raise Refusal("tables.table_gone")
+        return lt
+
+    async def back(self, table_id: int, user_id: int) -> None:
+        lt = self._live(table_id)
+        async with lt.lock:
+            seat = lt.seat_of(user_id)
+            if seat is None:
+                raise Refusal("tables.not_seated")
+            s = lt.seats[seat]
+            assert s is not None
+            if not s.afk:
+                raise Refusal("tables.not_afk")
+            s.afk = False
+            s.timeouts = 0
+            s.dm_key = None
+            self.publisher.post(lt, t("tables.back", lt.lang, name=s.name))
+            await self._publish(lt, [])
+
+    # ---------------------------------------------------------------------------------------------- stalls
+
+    def _stalled(self, lt: LiveTable) -> None:
+        """The store failed: say so once, and retry in the background until it answers."""
+        if lt.stall is None:
+            lt.stall = "store"
+            self.publisher.post(lt, t("tables.store_down", lt.lang))
+        if id(lt) not in self._recovering and not self.closing:
+            self._recovering.add(id(lt))
+            self._spawn(self._recover(lt), name=f"mjbot-recover-{lt.id}")
+
+    async def _recover(self, lt: LiveTable) -> None:
+        try:
+            n = 0
+            while not lt.closed and not self.closing:
+                await asyncio.sleep(self.store_backoff[min(n, len(self.store_backoff) - 1)])
+                n += 1
+                async with lt.lock:
+                    if lt.closed or lt.stall != "store" or lt.rec is None:
+                        return
+                    if lt.rec.behind is not None and not await lt.rec.catch_up(raise_=False):
+                        continue
+                    lt.stall = None
+                    events = await self._run_automatic(lt)
+                    if lt.stall == "store":  # failed again: keep trying (no second message)
+                        continue
+                    self.publisher.post(lt, t("tables.store_back", lt.lang))
+                    await self._play_on(lt, events)
+                    return
+        except Exception as e:
+            async with lt.lock:
+                await self._pause(lt, e)
+        finally:
+            self._recovering.discard(id(lt))
+
+    async def _pause(self, lt: LiveTable, exc: BaseException) -> None:
+        """An engine error (a bug): log everything needed to reproduce it, stop the timers, say so."""
+        tb = lt.table
+        ref = f"{lt.id}-{tb.seq if tb else 0}"
+        log.error("table %s paused after an engine error (ref %s): variant=%s seed=%s rules=%s actions=%s",
+                  lt.id, ref, lt.variant, lt.seed, lt.rules, lt.rec.actions if lt.rec else [], exc_info=exc)
+        if lt.closed or lt.stall == "error":
+            return
+        lt.stall = "error"
+        if lt.timer is not None:
+            lt.timer.cancel()
+            lt.timer = None
+        if lt.rec is not None:
+            lt.rec.rollback()
+        self.publisher.post(lt, t("tables.paused", lt.lang, ref=ref))
+        for c in lt.humans():
+            self.publisher.strip_dm(lt, c)
+        try:
+            await self._table_message(lt)
+        except Exception:
+            log.exception("table %s: could not show the pause", lt.id)
+
+    async def _dm_failed(self, lt: LiveTable, seat: int) -> None:
+        """A DM could not be delivered: the seat plays by My hand from now on; the channel is told once."""
+        async with lt.lock:
+            s = lt.seats[seat]
+            if s is None or lt.closed:
+                return
+            s.dm_failed = True
+            if s.user_id is not None and self.publisher.told_once(lt, s.user_id):
+                self.publisher.post(lt, dm_closed_text(lt, s.user_id))
+            await self._table_message(lt)  # now with the My hand list
+
+    # ---------------------------------------------------------------------------------------------- timers
+
+    def delays(self, lt: LiveTable) -> tuple[float, float, float]:
+        tm = self.timers
+        turn = tm.turn if tm.turn is not None else lt.turn_seconds
+        claim = tm.claim if tm.claim is not None else lt.claim_seconds
+        nxt = tm.next_hand if tm.next_hand is not None else lt.turn_seconds
+        return turn * tm.scale, claim * tm.scale, nxt * tm.scale
+
+    def _arm_timer(self, lt: LiveTable) -> None:
+        if lt.timer is not None:
+            lt.timer.cancel()
+            lt.timer = None
+        tb = lt.table
+        if tb is None or lt.closed or self.closing or tb.phase == "over" or lt.stall == "error":
+            return
+        turn, claim, nxt = self.delays(lt)
+        if tb.phase == "ended":
+            if all(lt.seats[c].afk for c in lt.humans()):  # type: ignore[union-attr]
+                return  # nobody is here: the next hand waits for Next hand or I'm back
+            delay = nxt
+        else:
+            waiting = [s for s in tb.awaited() if lt.seats[s] is not None and not lt.seats[s].automatic]  # type: ignore
+            if not waiting:
+                return
+            delay = claim if tb.phase in ("claim", "rob") else turn
+        lt.timer = asyncio.get_running_loop().create_task(self._timer(lt, tb.seq, delay), name=TIMER_TASK_NAME)
+
+    async def _timer(self, lt: LiveTable, seq: int, delay: float) -> None:
+        await asyncio.sleep(delay)
+        # the work runs in its own task so that whoever waits for the bot's work (tests) sees it
+        self._spawn(self._timed_out(lt, seq))
+
+    async def _timed_out(self, lt: LiveTable, seq: int) -> None:
+        async with lt.lock:
+            tb = lt.table
+            if lt.closed or tb is None or tb.seq != seq or lt.stall == "error":
+                return
+            events: list[Event] = []
+            try:
+                if tb.phase == "ended":
+                    events += await self._step(lt, Action("timeout", 0))
+                else:
+                    window = tb.phase in ("claim", "rob")
+                    for s in list(tb.awaited()):
+                        seat = lt.seats[s]
+                        if seat is None or seat.automatic or lt.table is None or s not in lt.table.awaited():
+                            continue
+                        got = await self._step(lt, Action("timeout", s))
+                        if window:
+                            # a claim window's timeout is silent: saying who timed out would say who could claim
+                            got = [e for e in got if e.type != "timeout"]
+                        else:
+                            seat.timeouts += 1
+                            if seat.timeouts >= AFK_AFTER:
+                                seat.afk = True
+                                got.append(Event("afk", s, {}))
+                        events += got
+            except NotRecorded:
+                self._stalled(lt)
+                self._arm_timer(lt)
+                if not events:
+                    return
+            except Exception as e:
+                await self._pause(lt, e)
+                return
+            try:
+                await self._play_on(lt, events)
+            except Exception as e:
+                await self._pause(lt, e)
+
+    # ---------------------------------------------------------------------------------------------- shutdown
+
+    async def wait_idle(self) -> None:
+        """Wait until no table is recovering from a store failure and every Discord write is sent (tests)."""
+        while True:
+            busy = [t for t in self._tasks if not t.done() and t.get_name().startswith("mjbot-recover")]
+            if busy:
+                await asyncio.wait(busy)
+                continue
+            await self.publisher.drain()
+            if not any(not t.done() and t.get_name().startswith("mjbot-recover") for t in self._tasks):
+                return
+
+    async def close(self) -> None:
+        self.closing = True
+        for lt in list(self.by_channel.values()):
+            if lt.timer is not None:
+                lt.timer.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.publisher.drain()
+        await self.publisher.close()

@@ -1,0 +1,157 @@
+"""What players see of a table, built under its lock and handed to the publisher: announcements and score cards,
+the table message, each human seat's private hand (superseded controls removed), the match's summary. A mixin of
+:class:`~bot.tables.manager.TableManager`; no Discord here either (the publisher sends)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+import render
+from bot.store.resume import retrying
+from engine.table import Event
+
+from . import scenes
+from .announce import announcements
+from .publisher import HandPayload, Png, TablePayload
+from .state import LiveTable, State
+from .strings import t
+
+if TYPE_CHECKING:
+    from .publisher import Publisher
+
+log = logging.getLogger(__name__)
+
+PLAYING = ("play", "claim", "rob")
+PNG_STUB = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x00\x00\x00\x00:~\x9bU"
+            b"\x00\x00\x00\nIDATx\x9cc`\x00\x00\x00\x02\x00\x01H\xaf\xa4q\x00\x00\x00\x00IEND\xaeB`\x82")
+
+
+class Output:
+    """The output half of the table manager (see :class:`~bot.tables.manager.TableManager` for the attributes)."""
+
+    render_images: bool
+    scene_log: list[tuple[str, Any, int]] | None
+    private_log: list[tuple[int, Any, int]] | None
+    publisher: Publisher
+    ui: Any
+    by_id: dict[int, LiveTable]
+    store_backoff: tuple[float, ...]
+    store: Any
+
+    def delays(self, lt: LiveTable) -> tuple[float, float, float]:
+        raise NotImplementedError
+
+    def _arm_timer(self, lt: LiveTable) -> None:
+        raise NotImplementedError
+
+    def _forget(self, lt: LiveTable) -> None:
+        raise NotImplementedError
+
+    async def _render(self, kind: str, scene: Any, lang: str, public: bool, lt: LiveTable,
+                      user: int | None = None) -> bytes:
+        seq = lt.table.seq if lt.table is not None else -1
+        if public and self.scene_log is not None:
+            self.scene_log.append((kind, scene, seq))
+        if not public and self.private_log is not None and user is not None:
+            self.private_log.append((user, scene, seq))
+        if not self.render_images:
+            return PNG_STUB
+        fn = {"table": render.render_table, "hand": render.render_hand, "score": render.render_score,
+              "match": render.render_match}[kind]
+        return await asyncio.to_thread(fn, scene, "dark", lang)
+
+    async def _publish(self, lt: LiveTable, events: list[Event], *, fresh: bool = False) -> None:
+        """Everything players must see after a batch of events: announcements and score cards, the table message,
+        private hands (superseded controls removed); then the timer, and at the match's end the summary."""
+        tb = lt.table
+        assert tb is not None
+        text, cards = announcements(lt, events)
+        files = []
+        for name, scene in cards:
+            files.append(Png(await self._render("score", scene, lt.lang, True, lt), name))
+        for i, chunk in enumerate(text):
+            self.publisher.post(lt, chunk, files if i == len(text) - 1 else None)
+        if files and not text:
+            self.publisher.post(lt, "", files)
+        # a new hand or a finished one (score cards above): the table goes to the bottom of the channel again
+        fresh = fresh or any(e.type in ("hand_start", "hand_end") for e in events)
+        await self._table_message(lt, fresh=fresh)
+        await self._send_hands(lt)
+        self._arm_timer(lt)
+        if lt.state is State.FINISHED and self.by_id.get(lt.id) is lt:  # once: forgotten right after
+            await self._summary(lt)
+            self._forget(lt)
+            self.publisher.strip_table_message(lt)
+
+    async def _summary(self, lt: LiveTable) -> None:
+        """The match's final 子 as the ledger has them, with the match chart."""
+        tb = lt.table
+        if tb is None:
+            return
+        try:
+            m = await retrying(lambda: self.store.match(lt.match_id), "reading the totals", self.store_backoff,
+                               tries=4)
+            totals = [s.total for s in sorted(m.seats, key=lambda s: s.seat)]
+        except Exception as e:  # the ledger cannot be read: the settled hands' sum is what it holds
+            log.warning("table %s: totals read from the engine (%s)", lt.id, e)
+            totals = [sum(d[c] for d in lt.deltas) for c in range(4)]
+        names = lt.names()
+        unit = t("tables.unit", lt.lang)
+        text = t("tables.summary", lt.lang, lines=" · ".join(f"{names[c]} {totals[c]:+d} {unit}" for c in range(4)))
+        files = []
+        if lt.deltas:
+            from render.scene import MatchScene
+
+            scene = MatchScene.from_deltas(names, lt.deltas, title=t(f"variant.{lt.variant}", lt.lang))
+            files.append(Png(await self._render("match", scene, lt.lang, True, lt), f"match-{lt.id}.png"))
+        self.publisher.post(lt, text, files)
+
+    async def _table_message(self, lt: LiveTable, *, fresh: bool = False) -> None:
+        tb = lt.table
+        assert tb is not None
+        scene = scenes.table_scene(lt, tb.view(None))
+        png = await self._render("table", scene, lt.lang, True, lt)
+        _, claim, nxt = self.delays(lt)
+        content = scenes.status_text(lt, claim, nxt)
+        view = self.ui.table_view(lt) if self.ui else None
+        self.publisher.table_message(lt, TablePayload(content, Png(png, f"table-{lt.id}.png"), view, fresh))
+
+    async def hand_message(self, lt: LiveTable, seat: int, lang: str) -> tuple[str, bytes, Any]:
+        """(text, PNG, controls) of a seat's private hand."""
+        tb = lt.table
+        assert tb is not None
+        text, marks = scenes.private_text(lt, seat, lang)
+        scene = scenes.hand_scene(lt, tb.view(seat), marks)
+        png = await self._render("hand", scene, lang, False, lt, lt.seats[seat].user_id)  # type: ignore[union-attr]
+        view = self.ui.hand_view(lt, seat, lang, marks) if self.ui and lt.stall != "error" else None
+        return text, png, view
+
+    def dm_key(self, lt: LiveTable, seat: int) -> Any:
+        tb = lt.table
+        assert tb is not None
+        waiting = seat in tb.awaited() and tb.phase in PLAYING
+        return (tb.hand_no, tuple(tb.counts[seat]), len(tb.melds[seat]), lt.since[seat] if waiting else None)
+
+    async def _send_hands(self, lt: LiveTable) -> None:
+        tb = lt.table
+        assert tb is not None
+        if tb.phase not in PLAYING or lt.stall == "error" or lt.closed:
+            for c in lt.humans():  # the hand (or the table) is over: no decision is left in any DM
+                self.publisher.strip_dm(lt, c)
+            return
+        for c in lt.humans():
+            s = lt.seats[c]
+            assert s is not None and s.user_id is not None
+            if s.afk or s.dm_failed:
+                continue
+            key = self.dm_key(lt, c)
+            if key == s.dm_key:
+                continue
+            new_hand = s.dm_key is not None and s.dm_key[0] != key[0]
+            s.dm_key = key
+            text, png, view = await self.hand_message(lt, c, s.lang)
+            self.publisher.hand(lt, HandPayload(c, s.user_id, text, Png(png, "hand.png"), view, new_hand,
+                                                lt.since[c] if view is not None else None))
+

@@ -1,0 +1,339 @@
+"""Every Discord write of a table goes through here: the table message, DMs, announcements, score cards.
+
+The manager decides under the table's lock and hands the publisher finished payloads; each table has one
+:class:`Outbox` whose worker sends them in order, OUTSIDE the lock (a slow Discord never holds up a click):
+
+* a write failing with a 5xx or a 429 (after discord.py's own retries) is tried again with :attr:`Publisher.backoff`;
+* the table message is one slot, latest wins: while an edit is on its way, newer states replace the one waiting
+  (``min_interval`` > 0 spaces edits of one table; 0 = as fast as Discord answers);
+* a DM that cannot be delivered (closed DMs, 50007, or failing after every retry) marks the seat: its hand is
+  then shown by the table's My hand button and the channel is told once;
+* when newer controls are sent, the message that carried the old ones loses them, so no superseded button stays.
+
+The message ids that a restarted bot needs (the table message, each seat's DM with controls) are remembered in the
+store (``Store.set_match_messages``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import io
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from .state import LiveTable, Seat
+from .strings import t
+
+log = logging.getLogger(__name__)
+
+MAX_TABLE_EDITS = 40  # edits of one table message before it is re-posted at the bottom of the channel
+MAX_POSTS_BELOW = 6  # our own messages posted under the table message before it is re-posted
+MAX_MESSAGE_AGE = 45 * 60  # seconds: Discord rate-limits edits of messages older than an hour harder
+MENTIONS = discord.AllowedMentions(users=True, everyone=False, roles=False)
+
+
+@dataclass
+class Png:
+    """An image to attach (bytes are re-wrapped for each try: a discord.File can be sent once)."""
+
+    data: bytes
+    name: str
+
+    def file(self) -> discord.File:
+        return discord.File(io.BytesIO(self.data), filename=self.name)
+
+
+@dataclass
+class TablePayload:
+    content: str
+    png: Png
+    view: Any
+    fresh: bool = False  # re-post at the bottom of the channel
+
+
+@dataclass
+class HandPayload:
+    seat: int
+    user_id: int
+    content: str
+    png: Png
+    view: Any  # None: nothing to decide (the latest hand message is edited, no notification)
+    new_hand: bool
+    since: int | None  # the decision the controls are for (stored for a restart)
+
+
+@dataclass
+class Outbox:
+    """One table's pending writes, in order; the table message is a single coalescing slot."""
+
+    jobs: collections.deque[tuple[str, Any]] = field(default_factory=collections.deque)
+    table: TablePayload | None = None  # the latest table message not sent yet
+    worker: asyncio.Task[Any] | None = None
+    last_edit: float = -1e9
+    remember: bool = False  # the message ids changed: store them once the queue is empty
+
+
+def _retryable(e: BaseException) -> bool:
+    if isinstance(e, discord.RateLimited):
+        return True
+    if isinstance(e, discord.HTTPException):
+        return e.status >= 500 or e.status == 429
+    return isinstance(e, (OSError, asyncio.TimeoutError))
+
+
+class Publisher:
+    """The Discord side of every table of one bot."""
+
+    def __init__(self, bot: Any, on_dm_failed: Callable[[LiveTable, int], Awaitable[None]]) -> None:
+        self.bot = bot
+        self.on_dm_failed = on_dm_failed
+        self.backoff: tuple[float, ...] = (0.5, 2.0, 5.0, 15.0)  # seconds between tries of a failing write
+        self.min_interval = 0.0  # seconds between two edits of one table message (0: no spacing)
+        self.flush_interval = 0.5  # seconds: message ids of every table are stored together, at most this often
+        self._dirty: dict[int, dict[str, Any]] = {}
+        self._flusher: asyncio.Task[Any] | None = None
+        self.boxes: dict[int, Outbox] = {}  # by LiveTable object id
+
+    # ---- queueing (called under the table's lock) ------------------------------------------------------------
+
+    def _box(self, lt: LiveTable) -> Outbox:
+        return self.boxes.setdefault(id(lt), Outbox())
+
+    def _kick(self, lt: LiveTable) -> None:
+        box = self._box(lt)
+        if box.worker is None or box.worker.done():
+            box.worker = asyncio.get_running_loop().create_task(self._work(lt, box), name=f"mjbot-outbox-{lt.id}")
+
+    def post(self, lt: LiveTable, content: str, files: list[Png] | None = None) -> None:
+        self._box(lt).jobs.append(("post", (content, files or [])))
+        self._kick(lt)
+
+    def table_message(self, lt: LiveTable, payload: TablePayload) -> None:
+        box = self._box(lt)
+        if box.table is not None:
+            payload.fresh = payload.fresh or box.table.fresh  # latest wins, but a re-post asked for stays asked
+        else:
+            box.jobs.append(("table", None))
+        box.table = payload
+        self._kick(lt)
+
+    def strip_table_message(self, lt: LiveTable) -> None:
+        self._box(lt).jobs.append(("strip", None))
+        self._kick(lt)
+
+    def hand(self, lt: LiveTable, payload: HandPayload) -> None:
+        self._box(lt).jobs.append(("hand", payload))
+        self._kick(lt)
+
+    def strip_dm(self, lt: LiveTable, seat: int) -> None:
+        self._box(lt).jobs.append(("strip_dm", seat))
+        self._kick(lt)
+
+    def call(self, lt: LiveTable, fn: Callable[[], Awaitable[Any]]) -> None:
+        """Run ``fn`` in the table's order of writes (e.g. a lobby message edit)."""
+        self._box(lt).jobs.append(("call", fn))
+        self._kick(lt)
+
+    async def drain(self) -> None:
+        """Wait until every outbox is empty (tests, shutdown)."""
+        while True:
+            workers = [b.worker for b in self.boxes.values() if b.worker is not None and not b.worker.done()]
+            if not workers:
+                return
+            await asyncio.wait(workers)
+
+    def forget(self, lt: LiveTable) -> None:
+        box = self.boxes.get(id(lt))
+        if box is not None and not box.jobs and (box.worker is None or box.worker.done()):
+            del self.boxes[id(lt)]
+
+    async def close(self) -> None:
+        for box in self.boxes.values():
+            if box.worker is not None:
+                box.worker.cancel()
+        await asyncio.gather(*(b.worker for b in self.boxes.values() if b.worker), return_exceptions=True)
+        if self._flusher is not None:
+            self._flusher.cancel()
+        if self.bot.store is not None:
+            await self.flush()
+
+    # ---- sending (the worker) ---------------------------------------------------------------------------------
+
+    async def _work(self, lt: LiveTable, box: Outbox) -> None:
+        try:
+            while box.jobs:
+                kind, arg = box.jobs.popleft()
+                try:
+                    if kind == "post":
+                        await self._retry(lt, "post", lambda a=arg: self._send_post(lt, *a))
+                    elif kind == "table":
+                        wait = box.last_edit + self.min_interval - asyncio.get_running_loop().time()
+                        if wait > 0:
+                            await asyncio.sleep(wait)
+                        payload, box.table = box.table, None
+                        if payload is not None:
+                            await self._retry(lt, "table message", lambda p=payload: self._send_table(lt, p))
+                            box.last_edit = asyncio.get_running_loop().time()
+                    elif kind == "strip":
+                        await self._retry(lt, "strip", lambda: self._strip_table(lt))
+                    elif kind == "hand":
+                        await self._send_hand(lt, arg)
+                    elif kind == "strip_dm":
+                        seat = lt.seats[arg]
+                        if seat is not None and seat.dm_controls is not None:
+                            old, seat.dm_controls = seat.dm_controls, None
+                            await self._retry(lt, "strip DM", lambda o=old: self._edit_view(o, None))
+                            await self._remember(lt)
+                    elif kind == "call":
+                        await self._retry(lt, "call", arg)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("table %s: %s could not be sent", lt.id, kind)
+                if not box.jobs and box.remember:
+                    box.remember = False
+                    await self._store_messages(lt)
+        finally:
+            # an idle table keeps no outbox (memory per table), unless edits are spaced and it must remember when
+            if not box.jobs and box.table is None and (lt.closed or self.min_interval <= 0):
+                self.boxes.pop(id(lt), None)
+
+    async def _retry(self, lt: LiveTable, what: str, send: Callable[[], Awaitable[Any]]) -> Any:
+        """``send()``, tried again after 5xx / 429 / network errors with backoff; the last error propagates."""
+        for attempt in range(len(self.backoff) + 1):
+            try:
+                return await send()
+            except Exception as e:
+                if not _retryable(e) or attempt == len(self.backoff):
+                    raise
+                log.warning("table %s: %s failed (%s); retrying in %.1f s", lt.id, what, e, self.backoff[attempt])
+                await asyncio.sleep(self.backoff[attempt])
+        return None
+
+    def _channel(self, channel_id: int) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(channel_id)
+
+    async def _send_post(self, lt: LiveTable, content: str, files: list[Png]) -> discord.Message:
+        kw: dict[str, Any] = {"files": [f.file() for f in files]} if files else {}
+        msg = await self._channel(lt.channel_id).send(content, allowed_mentions=MENTIONS, **kw)
+        lt.posts_below += 1
+        return msg
+
+    async def _edit_view(self, where: tuple[int, int], view: Any) -> None:
+        with contextlib.suppress(discord.NotFound, discord.Forbidden):
+            await self._channel(where[0]).get_partial_message(where[1]).edit(view=view)
+
+    async def _send_table(self, lt: LiveTable, p: TablePayload) -> None:
+        age = asyncio.get_running_loop().time() - lt.message_at
+        repost = (p.fresh or lt.message_id is None or lt.edits >= MAX_TABLE_EDITS or lt.posts_below >= MAX_POSTS_BELOW
+                  or age > MAX_MESSAGE_AGE)
+        if not repost:
+            try:
+                msg = self._channel(lt.channel_id).get_partial_message(lt.message_id)  # type: ignore[arg-type]
+                await msg.edit(content=p.content, attachments=[p.png.file()], view=p.view)
+                lt.edits += 1
+                return
+            except (discord.NotFound, discord.Forbidden):
+                pass  # deleted by someone: post it again
+        old = lt.message_id
+        kw: dict[str, Any] = {"view": p.view} if p.view is not None else {}
+        msg = await self._channel(lt.channel_id).send(p.content, file=p.png.file(), allowed_mentions=MENTIONS, **kw)
+        lt.message_id, lt.message_at, lt.edits, lt.posts_below = msg.id, asyncio.get_running_loop().time(), 0, 0
+        await self._remember(lt)
+        if old is not None and old != msg.id:
+            with contextlib.suppress(discord.HTTPException):
+                await self._channel(lt.channel_id).get_partial_message(old).delete()
+
+    async def _strip_table(self, lt: LiveTable) -> None:
+        if lt.message_id is not None:
+            await self._edit_view((lt.channel_id, lt.message_id), None)
+
+    async def _send_hand(self, lt: LiveTable, p: HandPayload) -> None:
+        s: Seat | None = lt.seats[p.seat]
+        if s is None or s.dm_failed or lt.closed:
+            return
+        if p.new_hand:
+            s.dm_last = None  # a new hand starts in a new message
+        try:
+            if p.view is None and s.dm_last is not None:
+                # nothing to decide: the last hand message shows the new hand (no new notification)
+                try:
+                    last = s.dm_last
+                    await self._retry(lt, "DM edit", lambda: self._channel(last[0]).get_partial_message(last[1]).edit(
+                        content=p.content, attachments=[p.png.file()], view=None))
+                    if s.dm_controls == last:
+                        s.dm_controls = None
+                    return
+                except discord.NotFound:
+                    pass
+            # a decision to make (or no message yet): a new message, so that the player is notified
+            dm = await self._retry(lt, "open DM", lambda: self.bot.create_dm(discord.Object(p.user_id)))
+            kw: dict[str, Any] = {"view": p.view} if p.view is not None else {}
+            msg = await self._retry(lt, "DM", lambda: dm.send(p.content, file=p.png.file(), **kw))
+        except discord.Forbidden as e:
+            log.info("table %s: DMs closed for %s (%s)", lt.id, p.user_id, getattr(e, "code", "?"))
+            await self.on_dm_failed(lt, p.seat)
+            return
+        except Exception as e:
+            if not _retryable(e):
+                raise
+            log.warning("table %s: DM to %s failed after retries (%s): My hand takes over", lt.id, p.user_id, e)
+            await self.on_dm_failed(lt, p.seat)
+            return
+        old, s.dm_controls = s.dm_controls, ((dm.id, msg.id) if p.view is not None else None)
+        s.dm_last = (dm.id, msg.id)
+        s.dm_since = p.since if p.view is not None else None
+        if old is not None and old != s.dm_controls:  # the superseded controls go away
+            with contextlib.suppress(discord.HTTPException):
+                await self._edit_view(old, None)
+        await self._remember(lt)
+
+    async def _remember(self, lt: LiveTable) -> None:
+        """Mark the table's message ids to be stored (once, when its outbox is empty)."""
+        self._box(lt).remember = True
+
+    async def _store_messages(self, lt: LiveTable) -> None:
+        """Queue where the table message and the DMs with controls are, for a restarted bot (written for all
+        tables at once by :meth:`flush`, so that a busy bot adds one store write per ``flush_interval``)."""
+        if lt.match_id is None or lt.closed:
+            return
+        dms = {}
+        for i, s in enumerate(lt.seats):
+            if s is not None and s.dm_controls is not None:
+                dms[str(i)] = [s.dm_controls[0], s.dm_controls[1], s.dm_since]
+        self._dirty[lt.match_id] = {"table": [lt.channel_id, lt.message_id] if lt.message_id else None, "dm": dms}
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.get_running_loop().create_task(self._flush_later(), name="mjbot-message-ids")
+
+    async def _flush_later(self) -> None:
+        while self._dirty:
+            await asyncio.sleep(self.flush_interval)
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Store the queued message ids now."""
+        batch, self._dirty = self._dirty, {}
+        if not batch:
+            return
+        try:
+            await self.bot.store.set_matches_messages(batch)
+        except Exception as e:  # losing this costs a stale button after a restart, never a game
+            log.warning("could not remember the messages of %d tables: %s", len(batch), e)
+            self._dirty = {**batch, **self._dirty}
+
+    def told_once(self, lt: LiveTable, user_id: int) -> bool:
+        """True the first time (per table) a player's closed DMs are announced."""
+        if user_id in lt.told_dm:
+            return False
+        lt.told_dm.add(user_id)
+        return True
+
+
+def dm_closed_text(lt: LiveTable, user_id: int) -> str:
+    return t("tables.dm_closed", lt.lang, mention=f"<@{user_id}>")

@@ -1,0 +1,112 @@
+"""Bringing every unfinished match back after a restart, through the store's own path.
+
+``bot.store.resume_all`` replays each match with ``rebuild_table`` and checks its state hash (retrying a store that
+is briefly unavailable); :meth:`TableRecorder.resume` catches up whatever a crash interrupted (a settlement, the
+next hand, the match's end). The bot's own data (names, languages, who hosts, where its messages are) comes from
+the store's ``match_meta``. The old table message is replaced, and a DM whose controls are still current is kept
+(its buttons go on working); superseded ones lose their controls.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import TYPE_CHECKING, Any
+
+from bot.store import resume_all
+from bot.store.resume import retrying
+from bot.store.tables import TableRecorder, engine_settings, rebuild_table
+from engine.table import Table
+
+from .state import LiveTable, Seat, State
+from .strings import t
+
+if TYPE_CHECKING:
+    from .manager import TableManager
+
+log = logging.getLogger(__name__)
+
+
+def _live_table(game: Any, meta: dict[str, Any], rec: TableRecorder) -> LiveTable:
+    m = game.match
+    legacy = m.settings.get("bot") if isinstance(m.settings.get("bot"), dict) else None
+    meta = meta or legacy or {}
+    rules, _ = engine_settings(m.settings)
+    lt = LiveTable(guild_id=m.guild_id, channel_id=m.channel_id, host_id=meta.get("host", 0), variant=m.variant,
+                   rules=rules, lang=meta.get("lang", "zh"), turn_seconds=meta.get("turn", 60),
+                   claim_seconds=meta.get("claim", 15), hints=meta.get("hints", True), state=State.STARTING)
+    seats = meta.get("seats") or []
+    for i, st in enumerate(m.seats):
+        sm = seats[i] if i < len(seats) else {}
+        lt.seats[i] = Seat(st.player_id, sm.get("name") or st.display_name or f"AI {i + 1}", ai=st.ai,
+                           lang=sm.get("lang", lt.lang))
+    lt.rec = rec
+    # replay the decision points and the hand results exactly as they were reached
+    tb = Table.new(m.variant, m.seed, rec.table.settings, players=rec.table.players)
+    lt.update_since(tb)
+    for a in rec.actions:
+        for e in tb.apply(a):
+            if e.type == "hand_end":
+                lt.deltas.append(list(e.data["payments"]))
+        lt.update_since(tb)
+    lt.rng = random.Random(f"{m.seed}:{tb.seq}")
+    return lt
+
+
+async def resume_tables(mgr: TableManager) -> None:
+    """Rebuild every unfinished match from the store; close the ones that cannot be rebuilt, with a message."""
+    store = mgr.store
+    report = await resume_all(store, rebuild_table, backoff=mgr.store_backoff)
+    for a in report.aborted:
+        log.warning("match %s aborted on resume: %s", a.game.match_id, a.reason)
+        meta, _ = await _meta(mgr, a.game.match_id)
+        lang = meta.get("lang") or (a.game.settings.get("bot") or {}).get("lang", "zh")
+        try:
+            await mgr.bot.get_partial_messageable(a.game.match.channel_id).send(t("tables.unrestorable", lang))
+        except Exception as e:
+            log.warning("match %s: could not say it was closed: %s", a.game.match_id, e)
+    for r in report.resumed:
+        try:
+            rec = await retrying(lambda r=r: TableRecorder.resume(store, r.game, r.table),
+                                 f"catching up match {r.game.match_id}", mgr.store_backoff)
+            meta, messages = await _meta(mgr, r.game.match_id)
+            lt = _live_table(r.game, meta, rec)
+        except Exception:
+            log.exception("match %s: could not resume", r.game.match_id)
+            await retrying(lambda r=r: store.abort_match(r.game.match_id, "resume failed"), "aborting",
+                           mgr.store_backoff)
+            continue
+        await _take_over(mgr, lt, messages)
+
+
+async def _meta(mgr: TableManager, match_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    return await retrying(lambda: mgr.store.match_meta(match_id), f"reading match {match_id}", mgr.store_backoff)
+
+
+async def _take_over(mgr: TableManager, lt: LiveTable, messages: dict[str, Any]) -> None:
+    table_msg = messages.get("table")
+    if table_msg:
+        lt.message_id = int(table_msg[1])  # replaced (deleted) by the fresh table message below
+    for key, (ch, mid, since) in (messages.get("dm") or {}).items():
+        s = lt.seats[int(key)]
+        if s is None:
+            continue
+        s.dm_controls, s.dm_since = (int(ch), int(mid)), since
+        tb = lt.table
+        if tb is not None and since == lt.since[int(key)] and tb.phase in ("play", "claim", "rob") \
+                and int(key) in tb.awaited():
+            s.dm_last = s.dm_controls  # still the current decision: its buttons stay, no new DM
+            s.dm_key = mgr.dm_key(lt, int(key))
+    for s in lt.seats:
+        if s is not None and s.user_id is not None and s.user_id not in mgr.by_player:
+            mgr.by_player[s.user_id] = lt.channel_id
+    mgr.by_channel[lt.channel_id] = lt
+    mgr.by_id[lt.id] = lt
+    async with lt.lock:
+        lt.follow_engine()  # resumed: the engine's phase says where it stands
+        if lt.state is not State.FINISHED:
+            mgr.publisher.post(lt, t("tables.resumed", lt.lang))
+        try:
+            await mgr._play_on(lt, [], fresh=True)
+        except Exception as e:
+            await mgr._pause(lt, e)

@@ -1,0 +1,161 @@
+"""Engine views to render scenes (what each image is drawn from), and the texts drawn from the same views.
+
+The public table image is built from ``table.view(None)`` only, so it can never show a concealed tile; a seat's
+hand image from that seat's own view. Seat names are the table's display names (the engine knows players by id).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from engine.hints import Hint, meld_of, ready_discards
+from engine.tiles import Hand, Meld
+from engine.variants.base import Item
+from render.scene import HandScene, ScoreScene, TableScene
+from render.views import hand_scene_from_view, table_scene_from_view
+
+from .state import LiveTable
+from .strings import t, tile_label, wind_label
+
+
+def _kind(x: Any) -> int:
+    if isinstance(x, int):
+        return x
+    from engine.table.actions import parse_tile
+
+    return parse_tile(x)
+
+
+def shown_hand(view: dict[str, Any]) -> int:
+    """The hand number players see (1-based): the one in play, or the one just finished.
+
+    >>> shown_hand({"hand_no": 0, "phase": "play"}), shown_hand({"hand_no": 1, "phase": "ended"})
+    (1, 1)
+    """
+    return view["hand_no"] + (1 if view["phase"] in ("play", "claim", "rob") else 0)
+
+
+def table_scene(lt: LiveTable, view: dict[str, Any]) -> TableScene:
+    """The public table image's scene from the PUBLIC view (``table.view(None)``): never a concealed tile."""
+    title = t("tables.header", lt.lang, variant=t(f"variant.{lt.variant}", lt.lang), hand=shown_hand(view),
+              wall=view["wall_count"])
+    scene = table_scene_from_view(view, title=title, lang=lt.lang)
+    names = lt.names()
+    seats = tuple(replace(sc, name=names[c], bot=bool(lt.seats[c] and lt.seats[c].automatic))  # type: ignore[union-attr]
+                  for c, sc in enumerate(scene.seats))
+    return replace(scene, seats=seats)
+
+
+def hand_scene(lt: LiveTable, view: dict[str, Any], highlight: frozenset[int] = frozenset()) -> HandScene:
+    """A seat's own hand from ITS view."""
+    scene = hand_scene_from_view(view, highlight=sorted(highlight))
+    return replace(scene, names=tuple(lt.names())) if scene.names is not None else scene
+
+
+def score_scenes(lt: LiveTable, result: dict[str, Any]) -> list[ScoreScene]:
+    """One score card per winner, seats in wind order (E first) as the card labels them."""
+    dealer = result["dealer"]
+    names = lt.names()
+    by_wind = [(dealer + w) % 4 for w in range(4)]
+    out = []
+    for w in result["winners"]:
+        melds = []
+        for m in w["melds"]:
+            mm = meld_of(m)
+            fed = None if mm.fed_by is None else (mm.fed_by - dealer) % 4
+            melds.append(Meld(mm.kind, mm.tile, fed, mm.claimed, mm.added))
+        hand = Hand(tuple(_kind(x) for x in w["hand"]), tuple(melds), _kind(w["tile"]))
+        items = tuple(Item(i["code"], i["zh"], i["en"], i["value"], i.get("kind", "add")) for i in w["items"])
+        notes = tuple(Item(i["code"], i["zh"], i["en"], i["value"], i.get("kind", "add")) for i in w["notes"])
+        settled = w["settled"]
+        out.append(ScoreScene(
+            hand=hand, items=items, payments=tuple(settled[c] for c in by_wind),  # type: ignore[arg-type]
+            names=tuple(names[c] for c in by_wind),  # type: ignore[arg-type]
+            winner=(w["seat"] - dealer) % 4,
+            discarder=None if w["from"] is None else (w["from"] - dealer) % 4, notes=notes,
+            title=t(f"variant.{lt.variant}", lt.lang),
+        ))
+    return out
+
+
+def hint(lt: LiveTable, view: dict[str, Any]) -> list[Hint]:
+    """The engine's wait hints (:func:`engine.hints.ready_discards`) for this table's variant."""
+    return ready_discards(lt.variant, view)
+
+
+def hint_text(items: list[Hint], lang: str) -> str:
+    if not items:
+        return ""
+    lines = []
+    for k, ws in items:
+        wt = " ".join(t("tables.hint_left", lang, tile=tile_label(w, lang), n=n) for w, n in ws)
+        if k is None:
+            lines.append(t("tables.hint_ready", lang, waits=wt))
+        else:
+            lines.append(t("tables.hint_line", lang, tile=tile_label(k, lang), waits=wt))
+    head = "" if items[0][0] is None else t("tables.hint_title", lang) + "\n"
+    return head + "\n".join(lines)
+
+
+def private_text(lt: LiveTable, seat: int, lang: str) -> tuple[str, frozenset[int]]:
+    """The text over a seat's hand image (what to do, the hint) and the tiles the hint marks."""
+    tb = lt.table
+    assert tb is not None
+    v = tb.view(seat)
+    names = lt.names()
+    lines = [t("tables.your_hand", lang, variant=t(f"variant.{lt.variant}", lang), hand=v["hand_no"] + 1,
+               wind=wind_label(v["winds"][seat], lang))]
+    legal = {a["type"] for a in v["legal"]}
+    waiting = seat in tb.awaited() and tb.phase in ("play", "claim", "rob")
+    if waiting and tb.phase == "play":
+        lines.append(t("tables.your_turn_last" if v["last_four"] else "tables.your_turn", lang))
+    elif waiting and tb.phase == "claim" and v["last_discard"]:
+        ld = v["last_discard"]
+        lines.append(t("tables.claim_offer", lang, name=names[ld["seat"]], tile=tile_label(ld["tile"], lang)))
+    elif waiting and tb.phase == "rob" and v["robbing"]:
+        rb = v["robbing"]
+        lines.append(t("tables.rob_offer", lang, name=names[rb["seat"]], tile=tile_label(rb["tile"], lang)))
+    else:
+        lines.append(t("tables.waiting", lang))
+    marks: frozenset[int] = frozenset()
+    if lt.hints and tb.phase in ("play", "claim", "rob"):
+        items = hint(lt, v)
+        if "discard" in legal or not waiting or tb.phase != "play":
+            ht = hint_text(items, lang)
+            if ht:
+                lines.append(ht)
+            marks = frozenset(k for k, _ in items if k is not None)
+    return "\n".join(lines), marks
+
+
+def status_text(lt: LiveTable, claim_seconds: float, next_seconds: float) -> str:
+    """The table message's text: the hand, whose turn, who is away or has closed DMs, and any stall."""
+    tb = lt.table
+    assert tb is not None
+    lang = lt.lang
+    v = tb.view(None)
+    lines = [t("tables.header", lang, variant=t(f"variant.{lt.variant}", lang), hand=shown_hand(v),
+               wall=v["wall_count"])]
+    names = lt.names()
+    if tb.phase == "play":
+        lines.append(t("tables.turn", lang, name=names[tb.turn], wind=wind_label(tb.wind(tb.turn), lang)))
+    elif tb.phase == "claim" and v["last_discard"]:
+        lines.append(t("tables.claims", lang, tile=tile_label(v["last_discard"]["tile"], lang), n=int(claim_seconds)))
+    elif tb.phase == "rob" and v["robbing"]:
+        lines.append(t("tables.rob", lang, name=names[v["robbing"]["seat"]]))
+    elif tb.phase == "ended":
+        lines.append(t("tables.hand_over", lang, n=int(next_seconds)))
+    else:
+        lines.append(t("tables.match_over", lang))
+    afk = [names[i] for i, s in enumerate(lt.seats) if s and s.afk]
+    if afk:
+        lines.append(t("tables.afk_list", lang, names=", ".join(afk)))
+    dmf = [names[i] for i, s in enumerate(lt.seats) if s and s.dm_failed]
+    if dmf:
+        lines.append(t("tables.dm_list", lang, names=", ".join(dmf)))
+    if lt.stall == "store":
+        lines.append(t("tables.store_down", lang))
+    elif lt.stall == "error":
+        lines.append(t("tables.is_paused", lang))
+    return "\n".join(lines)

@@ -1,0 +1,204 @@
+"""A table's state: who sits where, which step of its life it is in, and what the store knows of it.
+
+No Discord here. A table moves through::
+
+    lobby -> starting -> playing <-> between -> finished
+      |         |           |           |
+      +---------+-----------+-----------+----> aborted      (closed by /table end, or a restart that failed)
+
+:meth:`LiveTable.move` is the only way to change ``state`` and it must be called with the table's lock held, so
+two coroutines (a Start and a Leave, a click and ``/table end``) never see a half-made change. ``stall`` says why a
+table in play is waiting on something other than a player: the database (``"store"``, retried by itself) or an
+internal error (``"error"``, paused until someone ends it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from bot.store.tables import TableRecorder
+from engine.table import Table
+
+from .strings import t
+
+
+class State(StrEnum):
+    LOBBY = "lobby"
+    STARTING = "starting"
+    PLAYING = "playing"
+    BETWEEN = "between"  # a hand has ended; the next one starts by a button or a timer
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+
+#: Which moves are allowed (anything else is a bug and raises).
+MOVES: dict[State, frozenset[State]] = {
+    State.LOBBY: frozenset({State.STARTING, State.ABORTED}),
+    State.STARTING: frozenset({State.LOBBY, State.PLAYING, State.BETWEEN, State.FINISHED, State.ABORTED}),
+    State.PLAYING: frozenset({State.BETWEEN, State.FINISHED, State.ABORTED}),
+    State.BETWEEN: frozenset({State.PLAYING, State.FINISHED, State.ABORTED}),
+    State.FINISHED: frozenset(),
+    State.ABORTED: frozenset(),
+}
+CLOSED = frozenset({State.FINISHED, State.ABORTED})
+
+
+class Refusal(Exception):
+    """A click or command refused with a player message (``key`` in bot.i18n.MESSAGES); nothing changed."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.params = params
+
+
+@dataclass
+class Timers:
+    """Injectable delays (seconds). ``None`` fields mean: the table's server settings."""
+
+    turn: float | None = None
+    claim: float | None = None
+    next_hand: float | None = 30.0
+    scale: float = 1.0
+
+
+@dataclass
+class Seat:
+    """Who sits in a chair: a Discord user or an AI (``ai`` = difficulty)."""
+
+    user_id: int | None
+    name: str
+    ai: str | None = None
+    lang: str = "zh"
+    afk: bool = False
+    timeouts: int = 0
+    dm_failed: bool = False
+    dm_key: Any = None
+    dm_controls: tuple[int, int] | None = None  # (channel, message) of the last DM that carries controls
+    dm_last: tuple[int, int] | None = None  # (channel, message) of the latest hand message
+    dm_since: int | None = None  # the decision (``LiveTable.since``) the controls of ``dm_controls`` are for
+
+    @property
+    def human(self) -> bool:
+        return self.user_id is not None
+
+    @property
+    def automatic(self) -> bool:
+        """Played by the AI now (an AI seat, or a human away)."""
+        return self.ai is not None or self.afk
+
+    def meta(self) -> dict[str, Any]:
+        return {"user": self.user_id, "name": self.name, "ai": self.ai, "lang": self.lang}
+
+
+@dataclass
+class LiveTable:
+    """One channel's table: a lobby, then a match in play (``rec``: its recorder, holding the engine table)."""
+
+    guild_id: int
+    channel_id: int
+    host_id: int
+    variant: str
+    rules: dict[str, Any]
+    lang: str = "zh"
+    turn_seconds: float = 60
+    claim_seconds: float = 15
+    hints: bool = True
+    seats: list[Seat | None] = field(default_factory=lambda: [None] * 4)
+    state: State = State.LOBBY
+    stall: str | None = None  # "store" (the database failed; retried) or "error" (an engine error; paused)
+    rec: TableRecorder | None = None
+    since: list[int] = field(default_factory=lambda: [-1] * 4)
+    _marks: list[Any] = field(default_factory=lambda: [None] * 4)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    lobby_message_id: int | None = None
+    message_id: int | None = None
+    message_at: float = 0.0  # event-loop time when the table message was posted
+    edits: int = 0
+    posts_below: int = 0
+    timer: asyncio.Task[Any] | None = None
+    deltas: list[list[int]] = field(default_factory=list)
+    told_dm: set[int] = field(default_factory=set)
+    rng: random.Random = field(default_factory=random.Random)
+
+    # ---- the state machine
+
+    def move(self, new: State) -> None:
+        """Change the table's state (only under its lock, only along :data:`MOVES`)."""
+        assert self.lock.locked(), "a table's state changes only under its lock"
+        if new is self.state:
+            return
+        if new not in MOVES[self.state]:
+            raise RuntimeError(f"table {self.id}: {self.state} -> {new} is not a legal move")
+        self.state = new
+
+    def follow_engine(self) -> None:
+        """playing / between / finished from the engine table's phase (after actions were applied)."""
+        tb = self.table
+        if tb is None or self.state in CLOSED:
+            return
+        self.move(State.FINISHED if tb.phase == "over" else State.BETWEEN if tb.phase == "ended" else State.PLAYING)
+
+    @property
+    def closed(self) -> bool:
+        return self.state in CLOSED
+
+    @property
+    def started(self) -> bool:
+        return self.state is not State.LOBBY
+
+    @property
+    def table(self) -> Table | None:
+        return self.rec.table if self.rec is not None else None
+
+    @property
+    def match_id(self) -> int | None:
+        return self.rec.match_id if self.rec is not None else None
+
+    @property
+    def id(self) -> int:
+        return self.match_id or 0
+
+    @property
+    def seed(self) -> str:
+        return self.table.seed if self.table is not None else ""
+
+    # ---- seats
+
+    def seat_of(self, user_id: int) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s is not None and s.user_id == user_id:
+                return i
+        return None
+
+    def names(self) -> list[str]:
+        return [s.name if s else t("tables.seat_empty", self.lang) for s in self.seats]
+
+    def humans(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s is not None and s.human]
+
+    def meta(self) -> dict[str, Any]:
+        """What the bot keeps about a match beside the engine's settings (the store's match metadata)."""
+        return {"host": self.host_id, "lang": self.lang, "turn": self.turn_seconds, "claim": self.claim_seconds,
+                "hints": self.hints, "seats": [s.meta() for s in self.seats if s]}
+
+    def update_since(self, tb: Table | None = None) -> None:
+        """Each seat's current decision point: the action count when its (legal actions, hand) last changed while
+        the table waited for it. A pure function of the action list (recomputed the same way after a restart, by
+        passing the replaying table ``tb``)."""
+        tb = tb or self.table
+        if tb is None:
+            return
+        waiting = set(tb.awaited()) if tb.phase in ("play", "claim", "rob") else set()
+        for s in range(4):
+            if s not in waiting:
+                self._marks[s] = None
+                continue
+            mark = (tuple((a.type, a.tile) for a in tb.legal_actions(s)), tuple(tb.counts[s]), tb.hand_no)
+            if mark != self._marks[s]:
+                self._marks[s] = mark
+                self.since[s] = tb.seq

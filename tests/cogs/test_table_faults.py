@@ -1,0 +1,441 @@
+"""Tables under hostile conditions, through the real discord.py dispatch: forged controls, races, a failing disk,
+a failing Discord, engine errors. What a player would notice is asserted: messages, buttons, the ledger."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from bot.tables import State
+from engine.table import Table
+from tests.cogs.test_tables import (
+    P1,
+    P2,
+    P3,
+    button_id,
+    choose_click,
+    controls,
+    latest_dm_controls,
+    live,
+    open_table,
+    play_until_hand_ends,
+    prep,
+    replay_from_store,
+)
+from tests.harness import ADMIN_PERMISSIONS, Harness
+from tests.harness.faults import FlakyConnection
+
+OTHER_GUILD = 1_200_000_000_000_009_900
+
+
+def fast(h: Harness) -> None:
+    """Retries and recoveries in milliseconds instead of seconds."""
+    h.bot.tables.store_backoff = (0.01, 0.02, 0.05)
+    h.bot.tables.publisher.backoff = (0.01, 0.02, 0.05)
+
+
+async def lobby_of(h: Harness, *, ai: int = 0, user: int = P1):
+    r = await h.slash("table new", variant="hefei", user=user)
+    for _ in range(ai):
+        await h.slash("table addbot", user=user)
+    return h.fake.find_message(r.reply.id)
+
+
+async def active_matches(h: Harness) -> list:
+    return [m for m in await h.bot.store.matches(h.guild_id) if m.status == "active"]
+
+
+# ------------------------------------------------------------------------------------------------ forgery
+
+
+async def test_a_forged_lobby_button_from_another_guild_or_channel_changes_nothing(harness: Harness):
+    h = harness
+    prep(h)
+    lobby = await lobby_of(h, ai=2)
+    join, start = button_id(lobby, ":join"), button_id(lobby, ":start")
+    # the same custom ids pressed on a message of another guild's channel, and of another channel of this guild
+    foreign = h.add_channel(guild_id=OTHER_GUILD)
+    other = h.add_channel()
+    for ch in (foreign, other):
+        h.fake.channels[ch].messages.append(lobby.__class__(id=lobby.id + ch, channel_id=ch, guild_id=None,
+                                                            author=lobby.author, components=lobby.components))
+        fake_msg = h.fake.channels[ch].messages[-1]
+        r = await h.click(fake_msg, custom_id=join, user=P3, locale="en-US")
+        assert r.reply.ephemeral and "somewhere else" in r.reply.content
+        r = await h.click(fake_msg, custom_id=start, user=P3, permissions=ADMIN_PERMISSIONS, locale="en-US")
+        assert r.reply.ephemeral and "somewhere else" in r.reply.content
+    lt = live(h)
+    assert lt.seat_of(P3) is None and lt.state is State.LOBBY and P3 not in h.bot.tables.by_player
+    assert await h.bot.store.matches(h.guild_id) == []
+
+
+async def test_forged_table_controls_from_another_channel_are_refused(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    table_msg = h.fake.find_message(lt.message_id)
+    other = h.add_channel(guild_id=OTHER_GUILD)
+    h.fake.channels[other].messages.append(table_msg.__class__(id=table_msg.id + 1, channel_id=other, guild_id=None,
+                                                               author=table_msg.author,
+                                                               components=table_msg.components))
+    r = await h.click(h.fake.channels[other].messages[-1], custom_id=button_id(table_msg, ":hand"), user=P1,
+                      locale="en-US")
+    assert r.reply.ephemeral and "somewhere else" in r.reply.content and not r.reply.attachments
+    # a seat's own controls pressed by another user in DMs: checked against the seat's owner
+    dm = latest_dm_controls(h, P1)
+    before = lt.table.state_hash()
+    r = await h.click(dm, custom_id=choose_click(dm), user=P2, locale="en-US")
+    assert "another player" in r.followups[0].content and lt.table.state_hash() == before
+
+
+# ------------------------------------------------------------------------------------------------ races
+
+
+@pytest.mark.parametrize("gap", [0.0, 0.002, 0.01])
+async def test_start_racing_leave_never_starts_with_an_empty_seat(harness: Harness, gap: float):
+    h = harness
+    prep(h)
+    lobby = await lobby_of(h, ai=2)
+    await h.click(lobby, custom_id=button_id(lobby, ":join"), user=P2)
+    lobby = h.fake.find_message(lobby.id)
+    start = h.click_payload(lobby, custom_id=button_id(lobby, ":start"), user=P1)
+    leave = h.click_payload(lobby, custom_id=button_id(lobby, ":leave"), user=P2)
+    h.bot._connection.parse_interaction_create(start[0])
+    if gap:
+        await asyncio.sleep(gap)
+    h.bot._connection.parse_interaction_create(leave[0])
+    await h.settle()
+    lt = h.bot.tables.by_channel.get(h.channel_id)
+    matches = await h.bot.store.matches(h.guild_id)
+    if lt is not None and lt.started:
+        [m] = matches
+        assert all(s is not None for s in lt.seats)
+        assert [s.player_id for s in m.seats] == [s.user_id for s in lt.seats]  # stored seats = live seats
+        assert "started" in leave[1].reply.content
+    else:
+        assert matches == [] and lt is not None and lt.seat_of(P2) is None
+
+
+@pytest.mark.parametrize("gap", [0.0, 0.002, 0.01])
+async def test_start_racing_table_end_never_leaves_an_active_match(harness: Harness, gap: float):
+    h = harness
+    prep(h)
+    lobby = await lobby_of(h, ai=3)
+    start = h.click_payload(lobby, custom_id=button_id(lobby, ":start"), user=P1)
+    end = h.slash_payload("table end", user=P1)
+    h.bot._connection.parse_interaction_create(start[0])
+    if gap:
+        await asyncio.sleep(gap)
+    h.bot._connection.parse_interaction_create(end[0])
+    await h.settle()
+    await h.bot.tables.wait_idle()
+    assert await active_matches(h) == []  # an ended lobby never becomes an active match
+    assert h.channel_id not in h.bot.tables.by_channel
+    h2 = await h.restart()
+    try:
+        assert h2.channel_id not in h2.bot.tables.by_channel and h2.bot.tables.by_id == {}
+    finally:
+        await h2.close()
+
+
+# ------------------------------------------------------------------------------------------------ the disk
+
+
+async def test_store_failing_after_the_players_action_is_told_truthfully_and_recovers(harness: Harness):
+    h = harness
+    prep(h)
+    fast(h)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    n_before = len(await h.bot.store.actions(lt.match_id))
+    # the player's own action is recorded; the AI seat's answer after it fails three times
+    flaky.fail("INSERT INTO actions", skip=1, times=3)
+    msg = latest_dm_controls(h, P1)
+    r = await h.click(msg, custom_id=choose_click(msg), locale="en-US")
+    assert flaky.hits >= 1
+    said = " ".join(m.content for m in r.followups)
+    assert "recorded" in said and "nothing was changed" not in said
+    await h.bot.tables.wait_idle()
+    await h.settle()
+    assert lt.stall is None and lt.rec.behind is None
+    acts = await h.bot.store.actions(lt.match_id)
+    assert len(acts) > n_before + 1  # the AI seats played on by themselves once the store answered
+    assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
+    text = "\n".join(m.content for m in h.channel())
+    assert "数据库没有响应" in text and "数据库恢复了" in text
+    # no table waits on nobody: a human is awaited with controls and a running timer, or the hand is over
+    tb = lt.table
+    if tb.phase in ("play", "claim", "rob"):
+        assert lt.seat_of(P1) in tb.awaited() and latest_dm_controls(h, P1) is not None
+        assert lt.timer is not None and not lt.timer.done()
+
+
+async def test_store_failing_before_the_action_is_recorded_says_nothing_changed(harness: Harness):
+    h = harness
+    prep(h)
+    fast(h)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    before, n = lt.table.state_hash(), len(await h.bot.store.actions(lt.match_id))
+    flaky.fail("INSERT INTO actions", times=1)
+    msg = latest_dm_controls(h, P1)
+    cid = choose_click(msg)
+    r = await h.click(msg, custom_id=cid, locale="en-US")
+    assert "not recorded" in r.followups[0].content
+    assert lt.table.state_hash() == before and len(await h.bot.store.actions(lt.match_id)) == n
+    assert lt.timer is not None and not lt.timer.done()  # the player's turn is still timed
+    await h.bot.tables.wait_idle()
+    # the same button works once the store answers again
+    await h.click(h.fake.find_message(msg.id), custom_id=cid)
+    assert len(await h.bot.store.actions(lt.match_id)) > n
+
+
+async def test_resume_waits_for_a_locked_database(harness: Harness, monkeypatch):
+    from bot.store import sqlite as store_sqlite
+
+    h = harness
+    prep(h)
+    await open_table(h, "wuhu", humans=(P1,))
+    lt = live(h)
+    match_id, state = lt.match_id, lt.table.state_hash()
+    real_connect = store_sqlite.dialect.connect
+    flakies = []
+
+    async def locked_connect(path):
+        conn = FlakyConnection(await real_connect(path))
+        conn.fail("WHERE status = 'active'", seconds=0.6)  # the unfinished games cannot be read for a while
+        flakies.append(conn)
+        return conn
+
+    monkeypatch.setattr(store_sqlite.dialect, "connect", locked_connect)
+    h.bot.tables.store_backoff = (0.05, 0.1, 0.2)
+    await h.close()
+    from tests.harness import Harness as H
+
+    h2 = await H.boot(h.bot.config.db_path, config=h.bot.config, fake=h.fake)
+    try:
+        assert flakies and flakies[0].hits >= 1
+        lt2 = h2.bot.tables.by_id[match_id]
+        assert lt2.table.state_hash() == state
+        assert (await h2.bot.store.match(match_id)).status == "active"
+    finally:
+        await h2.close()
+
+
+async def test_the_last_hand_failing_to_settle_is_retried_and_the_summary_is_the_ledger(harness: Harness):
+    h = harness
+    prep(h)
+    fast(h)
+    await h.bot.store.set_house_rules(h.guild_id, P1, "hefei", {"quan_per_match": 1})
+    await open_table(h, "hefei")
+    lt = live(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("UPDATE matches SET status = 'finished'", times=2)  # the match's end fails twice
+    for _ in range(40):
+        await play_until_hand_ends(h, [P1], lt)
+        await h.bot.tables.wait_idle()
+        if lt.closed:
+            break
+        table_msg = h.fake.find_message(lt.message_id)
+        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
+    await h.bot.tables.wait_idle()
+    assert flaky.hits == 2 and lt.state is State.FINISHED
+    m = await h.bot.store.match(lt.match_id)
+    assert m.status == "finished"
+    ledger = [0, 0, 0, 0]
+    for hand in await h.bot.store.hands(lt.match_id):
+        for row in await h.bot.store.hand_ledger(hand.hand_id):
+            ledger[row.seat] += row.amount
+    assert [s.total for s in sorted(m.seats, key=lambda s: s.seat)] == ledger
+    [summary] = [x for x in h.channel() if "最终子数" in x.content]
+    names = lt.names()
+    for c in range(4):
+        assert f"{names[c]} {ledger[c]:+d}" in summary.content
+
+
+# ------------------------------------------------------------------------------------------------ timers
+
+
+async def test_a_claim_window_timeout_says_nothing_public(harness: Harness):
+    h = harness
+    prep(h)
+    mgr = h.bot.tables
+    mgr.timers.turn, mgr.timers.claim = 3600.0, 0.01
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    for _ in range(300):  # play on until P1 is offered a claim
+        tb = lt.table
+        if tb.phase == "claim" and lt.seat_of(P1) in tb.awaited():
+            break
+        if tb.phase == "ended":
+            table_msg = h.fake.find_message(lt.message_id)
+            await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
+            continue
+        msg = latest_dm_controls(h, P1)
+        discards = [c for c in controls(msg) if c["custom_id"].split(":")[4] == "d"]
+        await h.click(msg, custom_id=discards[0]["custom_id"] if discards else choose_click(msg))
+    else:
+        pytest.skip("no claim offered in 300 moves")  # pragma: no cover - the deal is random
+    name = lt.seats[lt.seat_of(P1)].name
+    before = len(h.channel())
+    await lt.timer  # the claim window's timer runs out (a real timer of 10 ms, awaited, not polled)
+    await h.settle()
+    await mgr.wait_idle()
+    said = "\n".join(m.content for m in h.channel()[before - 1:])
+    assert name not in said.replace(f"轮到：{name}", "")  # only the table's own turn line may name them
+    assert "超时" not in said and lt.seats[lt.seat_of(P1)].timeouts == 0
+
+
+# ------------------------------------------------------------------------------------------------ engine errors
+
+
+async def test_an_engine_error_pauses_the_table_visibly_and_the_host_can_end_it(harness: Harness, monkeypatch,
+                                                                               caplog):
+    h = harness
+    prep(h)
+    await open_table(h, "chizhou", humans=(P1, P2))
+    lt = live(h)
+    real = Table.apply
+    boom = []
+
+    def broken(self, action):
+        if not boom:
+            boom.append(1)
+            raise KeyError("engine bug")
+        return real(self, action)
+
+    monkeypatch.setattr(Table, "apply", broken)
+    u = next(u for u in (P1, P2) if latest_dm_controls(h, u) is not None)
+    msg = latest_dm_controls(h, u)
+    with caplog.at_level(logging.ERROR):
+        r = await h.click(msg, custom_id=choose_click(msg), locale="en-US")
+    await h.bot.tables.wait_idle()
+    assert "paused" in r.followups[0].content
+    assert lt.stall == "error" and lt.timer is None
+    logged = "\n".join(rec.getMessage() for rec in caplog.records)
+    assert lt.seed in logged and "actions=" in logged
+    assert any("内部错误" in m.content for m in h.channel())
+    assert not [m for x in (P1, P2) for m in h.dms(x) if controls(m)]  # no control suggests it goes on
+    r = await h.slash("table end", user=P3, locale="en-US")
+    assert "host" in r.reply.content.lower() and not lt.closed
+    await h.slash("table end", user=P3, permissions=ADMIN_PERMISSIONS)
+    await h.bot.tables.wait_idle()
+    assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
+
+
+# ------------------------------------------------------------------------------------------------ Discord
+
+
+async def test_dm_failing_with_5xx_is_retried_and_arrives(harness: Harness):
+    h = harness
+    prep(h)
+    fast(h)
+    fault = h.fake.fail(h.fake.dm_path(P1), method="POST", status=503, times=2)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    assert fault.hits == 2 and latest_dm_controls(h, P1) is not None
+    assert not [m for m in h.channel() if f"<@{P1}>" in m.content]  # nobody was told DMs are closed
+
+
+async def test_table_message_rate_limited_is_retried(harness: Harness):
+    h = harness
+    prep(h)
+    h.fake.rate_limit(f"^/channels/{h.channel_id}/messages$", method="POST", times=2, retry_after=0.01)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    lt = live(h)
+    assert lt.message_id is not None and h.fake.find_message(lt.message_id).images
+
+
+async def test_a_dm_that_keeps_failing_falls_back_to_my_hand_and_the_channel_is_told_once(harness: Harness):
+    h = harness
+    prep(h)
+    fast(h)
+    h.fake.fail(h.fake.dm_path(P1), method="POST", status=503, times=1000)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    lt = live(h)
+    assert lt.seats[lt.seat_of(P1)].dm_failed
+    assert len([m for m in h.channel() if f"<@{P1}>" in m.content]) == 1
+    table_msg = h.fake.find_message(lt.message_id)
+    r = await h.click(table_msg, custom_id=button_id(table_msg, ":hand"), user=P1)
+    assert controls(r.reply)  # the player never loses the controls for their decision
+
+
+async def test_dm_closed_50007_falls_back(harness: Harness):
+    h = harness
+    prep(h)
+    h.fake.fail(h.fake.dm_path(P1), method="POST", status=403, code=50007, times=1000,
+                message="Cannot send messages to this user")
+    await open_table(h, "wuhu", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    lt = live(h)
+    assert lt.seats[lt.seat_of(P1)].dm_failed
+    assert len([m for m in h.channel() if f"<@{P1}>" in m.content]) == 1
+    assert "私信关闭" in h.fake.find_message(lt.message_id).content
+
+
+# ------------------------------------------------------------------------------------------------ controls
+
+
+async def test_lobby_shows_the_start_once_and_a_hand_end_removes_dm_controls(harness: Harness):
+    h = harness
+    prep(h)
+    lobby_id = await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    lobby = h.fake.find_message(lobby_id)
+    assert "开始" in lobby.content and not lobby.buttons()
+    assert sum(m.content.count("开始！") for m in h.channel()) == 1
+    lt = live(h)
+    await play_until_hand_ends(h, [P1], lt)
+    await h.bot.tables.wait_idle()
+    assert not [m for m in h.dms(P1) if controls(m)]
+
+
+async def test_restart_keeps_current_dm_controls_and_replaces_the_table_message(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    await h.bot.tables.wait_idle()
+    lt = live(h)
+    old_table = lt.message_id
+    with_controls = {u: latest_dm_controls(h, u) for u in (P1, P2)}
+    h2 = await h.restart()
+    try:
+        prep(h2)
+        await h2.bot.tables.wait_idle()
+        lt2 = h2.bot.tables.by_channel[h2.channel_id]
+        assert lt2.message_id != old_table and old_table not in [m.id for m in h2.channel()]
+        tables = [m for m in h2.channel() if any(a.filename.startswith("table-") for a in m.attachments)]
+        assert [m.id for m in tables] == [lt2.message_id]
+        for u, msg in with_controls.items():
+            if msg is not None:  # still the current decision: the same message keeps working controls
+                assert latest_dm_controls(h2, u).id == msg.id
+        assert sum(len([m for m in h2.dms(u) if controls(m)]) for u in (P1, P2)) <= 2
+    finally:
+        await h2.close()
+
+
+async def test_table_message_updates_coalesce_latest_wins(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    lt = live(h)
+    pub = h.bot.tables.publisher
+    pub.min_interval = 0.05  # at most one table-message write per 50 ms per table
+    posts = len(h.fake.requests_to(f"^/channels/{h.channel_id}/messages$", "POST"))
+    # three /table show at once: three table states queued while the first waits for its slot
+    for _ in range(3):
+        h.bot._connection.parse_interaction_create(h.slash_payload("table show", user=P1)[0])
+    await h.settle()
+    await h.bot.tables.wait_idle()
+    sent = h.fake.requests_to(f"^/channels/{h.channel_id}/messages$", "POST")[posts:]
+    assert len(sent) == 2  # the first at once; the two that came during its 50 ms slot became one (latest wins)
+    tables = [m for m in h.channel() if any(a.filename.startswith("table-") for a in m.attachments)]
+    assert [m.id for m in tables] == [lt.message_id]
