@@ -10,7 +10,7 @@ code used before the catalogue (``bot.i18n.MESSAGES``) and the shape a branch ma
 
 Usage (from the repository root)::
 
-    python tools/dicts_to_po.py bot.tables.strings:MESSAGES bot.tables.strings:COMMANDS
+    python tools/dicts_to_po.py some.module:MESSAGES some.module:COMMANDS
     python tools/dicts_to_po.py engine.foo:TEXTS --prefix engine.      # keys become engine.<key>
     python tools/dicts_to_po.py --check                                 # parse the files; report counts
 
@@ -104,7 +104,7 @@ def merge(entries: Mapping[str, Entry], prefix: str = "", locale_dir: Path = LOC
 def _resolve(spec: str) -> Mapping[str, Entry]:
     module, _, name = spec.partition(":")
     if not name:
-        raise SystemExit(f"{spec}: write module:NAME, e.g. bot.tables.strings:MESSAGES")
+        raise SystemExit(f"{spec}: write module:NAME, e.g. some.module:MESSAGES")
     return getattr(importlib.import_module(module), name)
 
 
