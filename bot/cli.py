@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.errors import EngineError, normalise_lang
 from engine.tiles import SEATS, parse_hand, seat_index
+from render import catalog
 
 log = logging.getLogger(__name__)
 
@@ -90,9 +91,9 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--kong-draw", action="store_true", help="the winning tile was a kong replacement")
     s.add_argument("--rob-kong", action="store_true", help="won by robbing SEAT's added kong")
     s.add_argument("--last-tiles", action="store_true", help="won in the last-four-tiles phase")
-    s.add_argument("--heavenly", action="store_true", help="天胡")
-    s.add_argument("--earthly", action="store_true", help="地胡")
-    s.add_argument("--dealer-streak", type=int, default=1, metavar="N", help="Hefei 庄数 (default 1)")
+    s.add_argument("--heavenly", action="store_true", help="heavenly hand (天胡): the dealer wins on the dealt tiles")
+    s.add_argument("--earthly", action="store_true", help="earthly hand (地胡): won on the dealer's first discard")
+    s.add_argument("--dealer-streak", type=int, default=1, metavar="N", help="Hefei dealer streak (庄数), default 1")
     s.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a house rule")
     s.add_argument("--lang", choices=("zh", "en"), default="zh")
     s.add_argument("--json", action="store_true", help="one JSON object on the last line")
@@ -211,11 +212,11 @@ def _score(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"ok": False, "code": e.code, "error": e.message(lang)}, ensure_ascii=False))
         else:
-            print(("错误：" if lang != "en" else "error: ") + e.message(lang), file=sys.stderr)
+            print(catalog.text("cli.error", lang, error=e.message(lang)), file=sys.stderr)
         return 1
     except Exception:  # never a traceback for a player: log it for us, answer plainly
         log.debug("scoring failed for %r", args.hand, exc_info=True)
-        msg = "内部错误：这手牌无法计分" if lang != "en" else "internal error: this hand could not be scored"
+        msg = catalog.text("cli.internal", lang)
         if args.json:
             print(json.dumps({"ok": False, "code": "internal", "error": msg}, ensure_ascii=False))
         else:
@@ -239,10 +240,9 @@ def format_result(result, lang: str = "zh") -> str:
         lines.append(f"  {name:<{width}}  {mark}{item.value}")
     for note in result.notes:
         lines.append(f"  * {note.en if en else note.zh}")
-    seat_names = SEATS if en else "东南西北"
-    pay = "  ".join(f"{seat_names[s]} {result.payments[s]:+d}" for s in range(4))
-    header = "Breakdown" if en else "计分明细"
-    footer = "Payments" if en else "结算"
+    pay = "  ".join(f"{catalog.text(f'render.wind.{SEATS[s]}', lang)} {result.payments[s]:+d}" for s in range(4))
+    header = catalog.text("cli.breakdown", lang)
+    footer = catalog.text("cli.payments", lang)
     return f"{header}:\n" + "\n".join(lines) + f"\n{footer}: {pay}"
 
 

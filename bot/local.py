@@ -20,101 +20,18 @@ from engine.hints import Hint, ready_discards
 from engine.table import Action, Event, Table, verify_commitment
 from engine.tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, suit_of
 from engine.variants import Situation, Variant, get_variant
+from render.catalog import text
 from render.hant import to_hant
 
 HUMAN = 0
-
-# key -> (English, Simplified Chinese); Traditional Chinese is derived (render.hant)
-_S: dict[str, tuple[str, str]] = {
-    "start": ("mjbot local: {variant}, seed {seed}. Type the number of an action; q quits.",
-              "mjbot local：{variant}，种子 {seed}。输入操作的编号；q 退出。"),
-    "bye": ("bye", "再见"),
-    "pick": ("type a number from 1 to {n}, or q to quit", "请输入 1 到 {n} 的编号，或 q 退出"),
-    "head": ("== {variant}{mode} · hand {n} · {where} · dealer {dealer} x{streak} · wall {wall} ==",
-             "== {variant}{mode} · 第 {n} 局 · {where} · 庄 {dealer} 连{streak} · 余 {wall} 张 =="),
-    "di": ("底 {n}", "第 {n} 底"),
-    "quan": ("round (圈) {n}", "第 {n} 圈"),
-    "stacks": ("stacks (子): {line}", "底子：{line}"),
-    "totals": ("totals: {line}", "总分：{line}"),
-    "last_tiles": ("last tiles: draw only, win by self-draw only", "最后几张：只摸不打，只能自摸"),
-    "river": ("river", "牌河"),
-    "melds": ("melds", "副露"),
-    "alarm_tag": ("ALARM", "报警"),
-    "hand": ("Your hand: {tiles}", "你的手牌：{tiles}"),
-    "drew": ("  + drew {tile}", "  + 摸到 {tile}"),
-    "discarded": ("{who} discarded {tile}", "{who} 打出 {tile}"),
-    "hint_title": ("Discard to be ready:", "打这张就听牌："),
-    "hint_line": ("  {tile} -> waits {waits}", "  打 {tile} -> 听 {waits}"),
-    "hint_ready": ("Ready: waiting on {waits}", "听牌：{waits}"),
-    "hint_left": ("{tile} ({n} left)", "{tile}（剩 {n} 张）"),
-    "hand_start": ("-- hand {n}: dice {dice}; wall commitment {commit}...", "-- 第 {n} 局：骰子 {dice}；牌墙承诺 {commit}..."),
-    "ai_discards": ("{who} discards {tile}", "{who} 打出 {tile}"),
-    "pung": ("{who} pungs {tile}", "{who} 碰 {tile}"),
-    "chi": ("{who} chis {tile} ({tiles})", "{who} 吃 {tile}（{tiles}）"),
-    "kong_concealed": ("{who} declares a concealed kong {tile}", "{who} 暗杠 {tile}"),
-    "kong_added": ("{who} adds a kong {tile}", "{who} 加杠 {tile}"),
-    "kong_claimed": ("{who} kongs {tile}", "{who} 明杠 {tile}"),
-    "add_kong": ("{who} adds {tile} to a pung", "{who} 要加杠 {tile}"),
-    "rob_window": ("{who}'s added kong {tile} may be robbed (抢杠)", "{who} 加杠 {tile}，可以抢杠"),
-    "replacement_you": ("You draw a replacement tile after the kong: {tile}", "杠后补牌：你摸到 {tile}"),
-    "replacement_ai": ("{who} draws a replacement tile after the kong", "{who} 杠后补牌"),
-    "alarm": ("!! {who} ALARM: {name}", "!! {who} 报警：{name}"),
-    "last_four": ("-- last tiles: draw only (only self-draw wins)", "-- 最后几张：只摸不打，只能自摸"),
-    "lay_aside": ("{who} lays {tile} aside", "{who} 摸到 {tile}，放在一边"),
-    "win": ("** {who} WINS with {tile}, {how}", "** {who} 和牌：{tile}，{how}"),
-    "how_self": ("self-drawn", "自摸"),
-    "how_kong": ("self-drawn on a kong replacement", "杠上自摸"),
-    "how_rob": ("robbing {from_}'s kong", "抢 {from_} 的杠"),
-    "how_ron": ("on {from_}'s discard", "{from_} 点炮"),
-    "win_hand": ("   hand: {tiles}", "   牌：{tiles}"),
-    "win_items": ("   {items}", "   {items}"),
-    "win_pay": ("   payments: {line}", "   支付：{line}"),
-    "note": ("   note: {text}", "   说明：{text}"),
-    "settle": ("-- settlement: {line}", "-- 结算：{line}"),
-    "drawn_hand": ("-- drawn hand (流局): {line}", "-- 流局：{line}"),
-    "reveal": ("   wall (draw order): {wall}", "   牌墙（摸牌顺序）：{wall}"),
-    "verify_ok": ("   shuffle check: salt {salt}, commitment {commit}... verified ✓",
-                  "   洗牌验证：盐 {salt}，承诺 {commit}... 验证通过 ✓"),
-    "verify_bad": ("   shuffle check: the revealed wall does NOT match the commitment ✗",
-                   "   洗牌验证：公布的牌墙与承诺不符 ✗"),
-    "di_end": ("-- 底 {n} over (a stack is empty)", "-- 第 {n} 底结束（有人的底子输光了）"),
-    "match_end": ("== match over: {line}", "== 本场结束：{line}"),
-    "timeout": ("{who} timed out", "{who} 超时"),
-    "act_discard": ("discard {tile}", "打 {tile}"),
-    "act_win_self": ("WIN (self-drawn)", "自摸和牌"),
-    "act_win": ("WIN", "和牌"),
-    "act_pung": ("pung {tile}", "碰 {tile}"),
-    "act_kong": ("kong {tile}", "杠 {tile}"),
-    "act_chi": ("chi {tiles}", "吃 {tiles}"),
-    "act_pass": ("pass", "过"),
-    "act_lay": ("draw on (lay the tile aside)", "过（把牌放在一边）"),
-    "act_next": ("next hand", "下一局"),
-    "why_not_win": ("(no win offered on {tile}: {why})", "（{tile} 不能和：{why}）"),
-    "why_not_claim": ("(no {what} offered on {tile}: {why})", "（{tile} 不能{what}：{why}）"),
-    "why_furiten": ("漏胡: you passed a win and may not win on a discard until your next draw",
-                    "漏胡：你放过了和牌，自己再摸牌之前不能和别人打的牌"),
-    "why_final": ("nothing may be claimed on the discard that reaches the last tiles",
-                  "打到最后几张的那张牌不能吃碰"),
-    "why_final_win": ("nobody may win on the discard that reaches the last four tiles (W3)",
-                      "打到最后四张的那张牌不能和（只能自摸）"),
-    "why_claim_rule": ("{variant} allows at most one claimed meld per hand, and yours is used",
-                       "{variant}每盘只能碰或明杠一次，你已经用过了"),
-    "why_chi_limit": ("with fewer than 2 花 all your claims stay in the suit of your chi", "不到 2 花时，吃碰只能在已吃的那一门"),
-    "why_pung_lock": ("you passed this peng: not again until your next draw", "你放过了这张碰，自己摸牌之前不能再碰"),
-    "what_pung": ("pung", "碰"),
-    "self_no_win": ("(your tiles are complete but may not win: {why})", "（牌型已和，但不能和：{why}）"),
-}
 
 _HONOURS_ZH = "东南西北白发中"
 _SUIT_ZH = "万筒条"
 
 
 def _tr(lang: str, key: str, **params: Any) -> str:
-    en, zh = _S[key]
-    if lang == "en":
-        return en.format(**params)
-    text = zh.format(**params)
-    return to_hant(text) if lang == "zh-TW" else text
+    """The catalogue's ``local.<key>`` (data/locale) in ``lang``."""
+    return text(f"local.{key}", lang, **params)
 
 
 def tile_label(k: int, lang: str) -> str:
@@ -181,7 +98,7 @@ class Local:
         stacks, jiao = v["stacks"], v["jiao"]
         if stacks is not None and jiao is not None:
             lines.append(self.tr("stacks", line="  ".join(
-                f"{self.who(s)} {stacks[s]} (交 {jiao[s]:+d})" for s in range(4))))
+                self.tr("stack_jiao", who=self.who(s), stack=stacks[s], jiao=f"{jiao[s]:+d}") for s in range(4))))
         lines.append(self.tr("totals", line="  ".join(f"{self.who(s)} {v['totals'][s]:+d}" for s in range(4))))
         if v["last_four"]:
             lines.append(self.tr("last_tiles"))
@@ -251,7 +168,7 @@ class Local:
         try:
             self.V.score(hand, sit, self.t.rules)
         except EngineError as e:
-            return e.message(self.lang, hant=to_hant)
+            return e.message(self.lang)
         return None
 
     def _shape(self, counts: Sequence[int]) -> bool:
@@ -328,7 +245,7 @@ class Local:
             if why:
                 lines.append(self.tr("why_not_win", tile=label, why=why))
         if before["could_pung"] and "pung" not in offered and "win" not in offered:
-            variant = self.V.en if self.lang == "en" else self.V.zh
+            variant = self.V.en if self.lang == "en" else (to_hant(self.V.zh) if self.lang == "zh-TW" else self.V.zh)
             if final:
                 why = self.tr("why_final")
             elif before["locked"]:
@@ -453,9 +370,9 @@ def run_local(
         settings = V.parse_rules(list(rules)) if rules else {}
         if mode is not None and any(r.key == "mode" for r in V.house_rules):
             settings["mode"] = mode
-        t = Table.new(variant, seed, settings, players=("You" if lang == "en" else "你", "AI-1", "AI-2", "AI-3"))
+        t = Table.new(variant, seed, settings, players=(_tr(lang, "you"), "AI-1", "AI-2", "AI-3"))
     except EngineError as e:
-        print_fn(e.message(lang, hant=to_hant))
+        print_fn(e.message(lang))
         return 2
     ui = Local(t, lang)
     rng = random.Random(f"local|{seed}")

@@ -33,11 +33,12 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any
 
 import discord
+from babel.dates import format_skeleton
 from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from bot.i18n import COMMANDS, MESSAGES, lang_for, locale_str, t, variant_name
+from bot.i18n import lang_for, locale_str, normalise, t, variant_name
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
 from cogs.errors import UserError
@@ -52,62 +53,9 @@ PERIODS = ("week", "month", "all")
 TOP = 10  # lines shown; the caller's own line is added below when they rank lower
 MAX_PLAYERS = 100_000  # how far down the board we look for the caller
 
-COMMANDS.update({
-    "leaderboard.name": ("leaderboard", "排行榜", "排行榜"),
-    "leaderboard.desc": ("This server's ranking by net 子, with hands played and wins",
-                         "本服务器按净输赢（子）排名，附局数与和牌数", "本伺服器按淨輸贏（子）排名，附局數與和牌數"),
-    "leaderboard.variant.name": ("variant", "玩法", "玩法"),
-    "leaderboard.variant.desc": ("Rule set (default: this server's)", "玩法（默认：本服务器的设置）",
-                                 "玩法（預設：本伺服器的設定）"),
-    "leaderboard.period.name": ("period", "时段", "時段"),
-    "leaderboard.period.desc": ("This week, this month or all time (default: all time)",
-                                "本周、本月或全部时间（默认：全部）", "本週、本月或全部時間（預設：全部）"),
-    "choice.period.week": ("this week", "本周", "本週"),
-    "choice.period.month": ("this month", "本月", "本月"),
-    "choice.period.all": ("all time", "全部时间", "全部時間"),
-    "stats.name": ("stats", "战绩", "戰績"),
-    "stats.desc": ("A player's record on this server, with a chart of their net 子",
-                   "玩家在本服务器的战绩和输赢走势图", "玩家在本伺服器的戰績和輸贏走勢圖"),
-    "stats.player.name": ("player", "玩家", "玩家"),
-    "stats.player.desc": ("Whose record (default: yours)", "看谁的战绩（默认：自己）", "看誰的戰績（預設：自己）"),
-    "stats.variant.name": ("variant", "玩法", "玩法"),
-    "stats.variant.desc": ("Rule set (default: all of them)", "玩法（默认：全部玩法）", "玩法（預設：全部玩法）"),
-    "stats.period.name": ("period", "时段", "時段"),
-    "stats.period.desc": ("This week, this month or all time (default: all time)",
-                          "本周、本月或全部时间（默认：全部）", "本週、本月或全部時間（預設：全部）"),
-})
-
-MESSAGES.update({
-    "board.title": ("{variant} leaderboard", "{variant}排行榜", "{variant}排行榜"),
-    "board.period.all": ("all time", "全部时间", "全部時間"),
-    "board.period.week": ("this week (from {date}, {tz})", "本周（{date}起，{tz}）", "本週（{date}起，{tz}）"),
-    "board.period.month": ("this month (from {date}, {tz})", "本月（{date}起，{tz}）", "本月（{date}起，{tz}）"),
-    "board.line": ("{rank}. **{name}** · {net} 子 · played {hands} · won {wins}",
-                   "{rank}. **{name}** · {net} 子 · 打了 {hands} 局 · 和了 {wins} 次",
-                   "{rank}. **{name}** · {net} 子 · 打了 {hands} 局 · 和了 {wins} 次"),
-    "board.players": ("{n} players ranked · AI seats are not ranked", "共 {n} 名玩家上榜 · 电脑玩家不计入",
-                      "共 {n} 名玩家上榜 · 電腦玩家不計入"),
-    "board.empty": ("Nobody has played {variant} on this server yet ({period}): the leaderboard is empty.",
-                    "本服务器还没有人打过{variant}（{period}），排行榜是空的。",
-                    "本伺服器還沒有人打過{variant}（{period}），排行榜是空的。"),
-    "board.unknown_player": ("Player …{tail}", "玩家…{tail}", "玩家…{tail}"),
-    "stats.all_variants": ("all variants", "全部玩法", "全部玩法"),
-    "stats.title": ("**{name}** · {scope}", "**{name}** · {scope}", "**{name}** · {scope}"),
-    "stats.line1": ("Hands {hands} · Wins {wins} ({rate}) · Self-draws {self_draws} · Deal-ins {deal_ins} · "
-                    "Draws {draws}",
-                    "局数 {hands} · 和牌 {wins}（{rate}） · 自摸 {self_draws} · 点炮 {deal_ins} · 流局 {draws}",
-                    "局數 {hands} · 和牌 {wins}（{rate}） · 自摸 {self_draws} · 放槍 {deal_ins} · 流局 {draws}"),
-    "stats.line2": ("Biggest hand {biggest} 子 · Net {net} 子", "最大一手 {biggest} 子 · 净输赢 {net} 子",
-                    "最大一手 {biggest} 子 · 淨輸贏 {net} 子"),
-    "stats.none": ("{name} has no hands on this server yet ({scope}).", "{name}在本服务器还没有对局记录（{scope}）。",
-                   "{name}在本伺服器還沒有對局記錄（{scope}）。"),
-    "stats.not_member": ("{name} is not a member of this server and has no record here.",
-                         "{name}不是本服务器的成员，这里也没有他的记录。", "{name}不是本伺服器的成員，這裡也沒有他的記錄。"),
-})
-
 VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k in VARIANT_KEYS]
 PERIOD_CHOICES = [Choice(name=locale_str(f"choice.period.{p}"), value=p) for p in PERIODS]
-_MONTHS_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_BABEL_LOCALE = {"en": "en", "zh": "zh_CN", "zh-TW": "zh_TW"}  # dates are written by Babel's CLDR patterns
 _NO_PINGS = discord.AllowedMentions.none()
 
 
@@ -138,9 +86,7 @@ def day_text(when: datetime, lang: str, *, year: bool = False) -> str:
     >>> day_text(datetime(2026, 11, 23), "en", year=True), day_text(datetime(2026, 11, 23), "zh", year=True)
     ('Nov 23, 2026', '2026年11月23日')
     """
-    if lang == "en":
-        return f"{_MONTHS_EN[when.month - 1]} {when.day}" + (f", {when.year}" if year else "")
-    return (f"{when.year}年" if year else "") + f"{when.month}月{when.day}日"
+    return format_skeleton("yMMMd" if year else "MMMd", when, locale=_BABEL_LOCALE[normalise(lang)])
 
 
 def period_text(period: str, since: datetime | None, lang: str) -> str:

@@ -88,7 +88,8 @@ async def report_scene(bot: Any, guild_id: int, day: date, lang: str) -> tuple[s
     records = []
     if s.biggest is not None:
         records.append((t("report.biggest", lang),
-                        f"{s.biggest.winner or '?'} · {s.biggest.value} 子 · {variant_name(s.biggest.variant, lang)}"))
+                        t("report.biggest_line", lang, winner=s.biggest.winner or "?", value=s.biggest.value,
+                          variant=variant_name(s.biggest.variant, lang))))
     if s.most_jiao is not None:
         records.append((t("report.most_jiao", lang), f"{display(s.most_jiao[1], s.most_jiao[0], lang)} · "
                                                      f"+{s.most_jiao[2]}"))

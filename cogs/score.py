@@ -18,7 +18,7 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
-from bot.i18n import COMMANDS, item_name, lang_for, locale_str, rule_value, seat_name, t, variant_name
+from bot.i18n import item_name, lang_for, locale_str, rule_value, seat_name, t, variant_name
 from bot.settings import DEALER_STREAK, HAND_LENGTH, WUHU_MODES, guild_settings, variant_rules
 from cogs.errors import SafeView, UserError
 from engine.errors import EngineError
@@ -132,7 +132,7 @@ def breakdown_text(result: ScoreResult, variant: Variant, situation: Situation, 
         extras.append(t("score.streak", lang, n=situation.dealer_streak))
     for s in SITUATIONS:
         if getattr(situation, s):
-            extras.append(COMMANDS[f"choice.situation.{s}"][{"en": 0, "zh": 1, "zh-TW": 2}[lang]])
+            extras.append(t(f"choice.situation.{s}", lang))
     lines = [f"**{title}**" + (" · " + " · ".join(extras) if extras else "")]
     lines.append(f"__{t('score.items', lang)}__")
     for item in result.items:

@@ -21,7 +21,7 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.app import MjBot
-from bot.i18n import COMMANDS, MESSAGES, hant, item_name, lang_for, lang_of_locale, locale_str, rule_value, t
+from bot.i18n import item_name, lang_for, lang_of_locale, locale_str, rule_value, t
 from bot.settings import guild_settings, server_language, table_allowed_in, variant_rules
 from bot.tables import LiveTable, Refusal, State, TableManager, resume_tables, tile_label
 from cogs.errors import reply_ephemeral
@@ -29,40 +29,6 @@ from engine.tiles import tile_name
 from engine.variants import VARIANT_KEYS, get_variant
 
 log = logging.getLogger(__name__)
-
-_CMD: dict[str, tuple[str, str]] = {
-    "table.name": ("table", "牌桌"),
-    "table.desc": ("Play mahjong at a table in this channel", "在这个频道开桌打麻将"),
-    "table.new.name": ("new", "开桌"),
-    "table.new.desc": ("Open a table here: you host, others join", "在这里开一桌：你是房主，其他人入座"),
-    "table.join.name": ("join", "入座"),
-    "table.join.desc": ("Sit down at this channel's table", "在这个频道的牌桌入座"),
-    "table.leave.name": ("leave", "离座"),
-    "table.leave.desc": ("Leave this channel's table before it starts", "开始前离开这一桌"),
-    "table.addbot.name": ("addbot", "加电脑"),
-    "table.addbot.desc": ("Fill a seat with an AI player", "加一个电脑玩家"),
-    "table.start.name": ("start", "开始"),
-    "table.start.desc": ("Start the game (host)", "开始牌局（房主）"),
-    "table.end.name": ("end", "结束"),
-    "table.end.desc": ("Close this channel's table (host or Manage Server)", "结束这一桌（房主或管理员）"),
-    "table.show.name": ("show", "显示"),
-    "table.show.desc": ("Post the table again at the bottom of the channel", "在频道底部重新显示牌桌"),
-    "table.variant.name": ("variant", "玩法"),
-    "table.variant.desc": ("Rule set (default: this server's)", "玩法（默认：本服务器的设置）"),
-    "table.mode.name": ("mode", "模式"),
-    "table.mode.desc": ("Wuhu scoring: 315 or 525 (default: this server's)", "芜湖计分：315 或 525（默认：本服务器的设置）"),
-    "table.difficulty.name": ("difficulty", "难度"),
-    "table.difficulty.desc": ("How well the AI plays", "电脑的水平"),
-    "choice.difficulty.easy": ("easy", "简单"),
-    "choice.difficulty.normal": ("normal", "普通"),
-}
-COMMANDS.update({k: (en, zh, hant(zh)) for k, (en, zh) in _CMD.items()})
-MESSAGES.update({
-    "tables.lobby_seats": ("Seats", "座位", "座位"),
-    "tables.not_here": ("Tables open only in {channels} on this server.", "本服务器只能在 {channels} 开桌。",
-                        "本伺服器只能在 {channels} 開桌。"),
-    "tables.unknown": ("That did not work; nothing was changed.", "没有成功，什么都没有改动。", "沒有成功，什麼都沒有改動。"),
-})
 
 VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k in VARIANT_KEYS]
 MODE_CHOICES = [Choice(name=locale_str(f"choice.mode.{m}"), value=m) for m in (315, 525)]

@@ -36,28 +36,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import MESSAGES, EngineError
+from .errors import EngineError
 from .table import Action, Event, Table
 from .table.state import HandResult, View
 from .tiles import NUM_KINDS
-
-MESSAGES.update(
-    {
-        "no_such_hand": ("this match has no hand {hand}", "这一场没有第 {hand} 局"),
-        "hand_in_play": ("hand {hand} is still being played: it can be replayed once it is over",
-                         "第 {hand} 局还在进行中：结束后才能回放"),
-        "bad_step": ("step {step} is not in this hand (0-{n})", "这一局没有第 {step} 步（0-{n}）"),
-        "hands_hidden": ("the other hands are shown only once the hand is over", "牌局结束后才能看其他人的手牌"),
-        "replay_code_length": ("'{text}' is not a replay code: it has {n} characters, codes have 4 to 16",
-                               "'{text}' 不是回放码：它有 {n} 个字符，回放码是 4 到 16 个字符"),
-        "replay_code_char": ("'{text}' is not a replay code: '{char}' is never used in codes",
-                             "'{text}' 不是回放码：回放码里没有 '{char}'"),
-        "replay_code_check": ("'{text}' is not a replay code: a character is mistyped (the check character does not match)",
-                              "'{text}' 不是回放码：有字符输错了（校验位不符）"),
-        "replay_code_range": ("no replay code for match {match} hand {hand}: match id >= 0, hand 0-511",
-                              "第 {match} 场第 {hand} 局没有回放码：场号 >= 0，局号 0-511"),
-    }
-)
 
 # ------------------------------------------------------------------------------------------------ replay codes
 
@@ -100,7 +82,7 @@ def encode_code(match_id: int, hand_no: int) -> str:
 
 def decode_code(code: str) -> tuple[int, int]:
     """``(match_id, hand_no)`` of a replay code; raises ``EngineError`` ``replay_code_length`` /
-    ``replay_code_char`` / ``replay_code_check`` (messages in en / zh / zh-TW).
+    ``replay_code_char`` / ``replay_code_check`` (catalogue keys ``engine.<code>``).
 
     >>> decode_code("n03-f"), decode_code("NO3F")
     ((42, 3), (42, 3))

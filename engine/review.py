@@ -44,9 +44,8 @@ from typing import TYPE_CHECKING, Any
 
 from .ai import choose
 from .analysis import shanten
-from .errors import normalise_lang, to_hant
 from .table import Action
-from .tiles import HONOR, NUM_KINDS, tile_name, tile_zh
+from .tiles import HONOR, NUM_KINDS, tile_name
 from .variants import get_variant
 
 if TYPE_CHECKING:
@@ -106,77 +105,6 @@ class Review:
     def at(self, step: int) -> Decision | None:
         """The decision made at ``step``, if it was one of this seat's."""
         return next((d for d in self.decisions if d.step == step), None)
-
-    def summary(self, lang: str = "zh") -> str:
-        """"N decisions, M where the AI disagrees, the biggest at step K" in the player's language.
-
-        >>> r = Review(0, (Decision(3, 0, Choice(Action("discard", 0, 1), 2, 20), Choice(Action("discard", 0, 9), 1, 8)),))
-        >>> r.summary("en")
-        '1 decision, 1 where the AI disagrees, the biggest at step 3 (shanten 2 vs 1)'
-        >>> r.summary("zh"), r.summary("zh-TW")
-        ('共 1 次决策，AI 有 1 次选得不同，差别最大在第 3 步（向听 2 对 1）', '共 1 次決策，AI 有 1 次選得不同，差別最大在第 3 步（向聽 2 對 1）')
-        """
-        lang = normalise_lang(lang)
-        n, m, b = len(self.decisions), self.disagreements, self.biggest
-        if lang == "en":
-            out = f"{n} decision{'s' if n != 1 else ''}, {m} where the AI disagrees"
-            if b is not None:
-                out += f", the biggest at step {b.step} ({_diff_en(b)})"
-            return out
-        out = f"共 {n} 次决策，AI 有 {m} 次选得不同"
-        if b is not None:
-            out += f"，差别最大在第 {b.step} 步（{_diff_zh(b)}）"
-        return to_hant(out) if lang == "zh-TW" else out
-
-
-def _diff_en(d: Decision) -> str:
-    if d.played.shanten != d.ai.shanten:
-        return f"shanten {d.played.shanten} vs {d.ai.shanten}"
-    return f"{d.played.useful} useful tiles vs {d.ai.useful}"
-
-
-def _diff_zh(d: Decision) -> str:
-    if d.played.shanten != d.ai.shanten:
-        return f"向听 {d.played.shanten} 对 {d.ai.shanten}"
-    return f"进张 {d.played.useful} 对 {d.ai.useful}"
-
-
-def describe_choice(c: Choice, lang: str = "zh") -> str:
-    """A choice for a caption: the action, its shanten and 进张.
-
-    >>> describe_choice(Choice(Action("discard", 0, 4), 1, 24), "zh")
-    '打五万 · 1 向听 · 进张 24'
-    >>> describe_choice(Choice(Action("pung", 0, 31), 0, 8), "en")
-    'pung 5z · ready · 8 useful'
-    >>> describe_choice(Choice(Action("win", 0), -1, 0), "zh-TW")
-    '和牌'
-    """
-    lang = normalise_lang(lang)
-    a = c.action
-    if lang == "en":
-        what = a.describe("en")
-        if c.shanten < 0:
-            return what
-        sh = "ready" if c.shanten == 0 else f"{c.shanten} shanten"
-        return f"{what} · {sh} · {c.useful} useful"
-    tile = tile_zh(a.tile) if a.tile is not None else ""
-    if a.type == "chi":
-        what = f"吃{_chi_zh(a.tile)}"
-    else:
-        what = {"discard": f"打{tile}", "pung": f"碰{tile}", "kong": f"杠{tile}", "pass": "过", "win": "和牌"}.get(
-            a.type, a.describe("zh"))
-    if c.shanten < 0:
-        out = what
-    else:
-        sh = "听牌" if c.shanten == 0 else f"{c.shanten} 向听"
-        out = f"{what} · {sh} · 进张 {c.useful}"
-    return to_hant(out) if lang == "zh-TW" else out
-
-
-def _chi_zh(low: int | None) -> str:
-    if low is None:
-        return ""
-    return tile_zh(low)[0] + tile_zh(low + 1)[0] + tile_zh(low + 2)
 
 
 # ------------------------------------------------------------------------------------------------ measuring
@@ -299,4 +227,4 @@ def review_hand(replay: HandReplay, seat: int) -> Review:
     return Review(seat, tuple(out), replay.n)
 
 
-__all__ = ["Choice", "Decision", "Review", "describe_choice", "review_decision", "review_hand", "tile_name"]
+__all__ = ["Choice", "Decision", "Review", "review_decision", "review_hand", "tile_name"]

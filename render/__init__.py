@@ -7,20 +7,53 @@ Every ``render_*`` function is pure: plain data in (see :mod:`render.scene`), PN
 
 from __future__ import annotations
 
-from . import hant as hant  # registers the Traditional Chinese converter with the engine (engine/ stays pure)
-from .board import BoardLine, BoardScene, StatsScene, draw_board, draw_stats, render_board, render_stats
-from .card import draw_score, render_score, render_score_card
-from .hand import draw_hand, render_hand
-from .match import draw_match, render_match
-from .scene import HandScene, MatchScene, ScoreScene, SeatScene, TableScene, hand_slots
-from .table import draw_table, render_table
-from .tiles import BACK, contact_sheet, tile_sprite
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from . import catalog as catalog  # noqa: I001 - the string catalogue; registers the engine's translator
+
+if TYPE_CHECKING:
+    from .board import BoardLine, BoardScene, StatsScene, draw_board, draw_stats, render_board, render_stats
+    from .card import draw_score, render_score, render_score_card
+    from .hand import draw_hand, render_hand
+    from .match import draw_match, render_match
+    from .scene import HandScene, MatchScene, ScoreScene, SeatScene, TableScene, hand_slots
+    from .table import draw_table, render_table
+    from .tiles import BACK, contact_sheet, tile_sprite
+
+#: the public names and their modules, imported on first use: the store and the CLI import ``render.catalog`` for
+#: their messages without paying for Pillow and the image modules
+_LAZY = {
+    **dict.fromkeys(("BoardLine", "BoardScene", "StatsScene", "draw_board", "draw_stats", "render_board",
+                     "render_stats"), "board"),
+    **dict.fromkeys(("draw_score", "render_score", "render_score_card"), "card"),
+    **dict.fromkeys(("draw_hand", "render_hand"), "hand"),
+    **dict.fromkeys(("draw_match", "render_match"), "match"),
+    **dict.fromkeys(("HandScene", "MatchScene", "ScoreScene", "SeatScene", "TableScene", "hand_slots"), "scene"),
+    **dict.fromkeys(("draw_table", "render_table"), "table"),
+    **dict.fromkeys(("BACK", "contact_sheet", "tile_sprite"), "tiles"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'render' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
 
 def warm(themes: tuple[str, ...] = ("dark", "light")) -> None:
     """Build the sprites, fonts and palettes the images use (about half a second), e.g. in a thread at start-up,
     so the first image a player asks for comes as fast as the rest."""
     from . import samples
+    from .board import render_board, render_stats
+    from .card import render_score
+    from .hand import render_hand
+    from .match import render_match
+    from .table import render_table
+    from .tiles import BACK, tile_sprite
 
     for theme in themes:
         render_hand(samples.hand_scene(), theme)

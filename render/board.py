@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
+from .catalog import text
 from .common import Theme, draw_text, encode, lang_of, theme_of
 from .match import nice_ticks
 
@@ -26,23 +27,9 @@ BOARD_WIDTH = 480  # a phone shows images about 400 px wide: 20 px names read as
 STATS_WIDTH, STATS_HEIGHT = 480, 600
 FIGURES_TOP, FIGURE_H = 84, 66  # the two rows of figures; the chart is below them
 
-# label -> (Simplified, Traditional, English)
-LABELS: dict[str, tuple[str, str, str]] = {
-    "rank": ("名次", "名次", "#"),
-    "player": ("玩家", "玩家", "Player"),
-    "net": ("净输赢", "淨輸贏", "Net"),
-    "hands": ("局数", "局數", "Hands"),
-    "wins": ("和牌", "和牌", "Wins"),
-    "rate": ("胜率", "勝率", "Win %"),
-    "self_draws": ("自摸", "自摸", "Self-draws"),
-    "deal_ins": ("点炮", "放槍", "Deal-ins"),
-    "draws": ("流局", "流局", "Draws"),
-    "biggest": ("最大一手", "最大一手", "Biggest hand"),
-    "chart": ("累计输赢", "累計輸贏", "Running net"),
-    "hand_axis": ("局", "局", "hand"),
-    "empty": ("还没有记录", "還沒有記錄", "No hands yet"),
-    "unit": ("子", "子", "子"),
-}
+#: the labels (catalogue keys ``render.board.<label>``)
+LABELS = ("rank", "player", "net", "hands", "wins", "rate", "self_draws", "deal_ins", "draws", "biggest",
+          "chart", "hand_axis", "empty", "unit")
 
 
 def label(key: str, lang: str) -> str:
@@ -51,8 +38,7 @@ def label(key: str, lang: str) -> str:
     >>> label("deal_ins", "zh"), label("deal_ins", "zh-TW"), label("deal_ins", "en-US")
     ('点炮', '放槍', 'Deal-ins')
     """
-    zh, hant, en = LABELS[key]
-    return {"zh": zh, "zh-TW": hant, "en": en}[lang_of(lang)]
+    return text(f"render.board.{key}", lang_of(lang))
 
 
 def signed(n: int) -> str:

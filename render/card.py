@@ -11,7 +11,7 @@ from engine.tiles import Hand
 from engine.variants.base import Item, ScoreResult, Situation
 
 from . import fonts
-from .common import WIND_ZH, Theme, draw_text, encode, lang_of, theme_of, tr, wind_name
+from .common import Theme, draw_text, encode, given, lang_of, named, seat_label, theme_of, txt, wind_name
 from .hand import draw_hand
 from .scene import HandScene, ScoreScene
 
@@ -26,7 +26,7 @@ ITEM_MIN_SIZE = 16
 
 def item_text(item: Item, lang: str) -> str:
     """An item's name in ``lang`` (zh, zh-TW or en)."""
-    return tr(lang, item.zh, item.en)
+    return named(item.zh, item.en, lang)
 
 
 def _wrap(text: str, font, width: int) -> list[str]:
@@ -105,7 +105,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     def name(s: int) -> str:
         """The seat's name, or its wind spelled out when the card has no names."""
         w = scene.winds[s] if scene.winds else s
-        return scene.names[s] or tr(lang, f"{WIND_ZH[w]}家", ("East", "South", "West", "North")[w])
+        return scene.names[s] or seat_label(w, lang)
 
     def who(s: int) -> str:
         return f"{wind(s)} {scene.names[s]}" if scene.names[s] else name(s)
@@ -128,13 +128,13 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     d.rounded_rectangle((6, 6, W - 7, H - 7), radius=16, fill=th.panel)
     # header: winner and how
     y = MARGIN
-    title = tr(lang, scene.title, scene.title) if scene.title else tr(lang, "和牌", "Win")
+    title = given(scene.title, lang) if scene.title else txt("render.card.win", lang)
     draw_text(img, (MARGIN, y), title, 18, th.subtext, max_width=W - 2 * MARGIN)
     if scene.discarder is None:
-        how = tr(lang, "自摸", "self-drawn")
+        how = txt("render.card.self_drawn", lang)
     else:
-        how = tr(lang, f"点炮：{who(scene.discarder)}", f"on {who(scene.discarder)}'s discard")
-    line = tr(lang, f"{who(scene.winner)} 和牌 · {how}", f"{who(scene.winner)} wins · {how}")
+        how = txt("render.card.on_discard", lang, who=who(scene.discarder))
+    line = txt("render.card.line", lang, who=who(scene.winner), how=how)
     draw_text(img, (MARGIN, y + 26), line, 24, th.text, max_width=W - 2 * MARGIN)
     y += header_h
     img.paste(hand_img, (MARGIN - 6, y))
@@ -159,7 +159,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
             ty += f.size * 1.35
         y += h
     if scene.total is not None:
-        draw_text(img, (MARGIN + 8, y + 22), tr(lang, "合计", "Total"), 24, th.text, anchor="lm")
+        draw_text(img, (MARGIN + 8, y + 22), txt("render.card.total", lang), 24, th.text, anchor="lm")
         draw_text(img, (W - MARGIN - 8, y + 22), str(scene.total), 28, th.accent, anchor="rm")
         y += 50
     y += 20
@@ -170,16 +170,16 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         d.rounded_rectangle((MARGIN, y, W - MARGIN, y + 36), radius=8, fill=row_bg)
         tag = ""
         if s == scene.winner:
-            tag = tr(lang, "和", "winner")
+            tag = txt("render.card.winner_tag", lang)
         elif s == scene.discarder:
-            tag = tr(lang, "点炮", "dealt in")
+            tag = txt("render.card.dealt_in_tag", lang)
         draw_text(img, (MARGIN + 12, y + 18), wind(s), 20, th.subtext, anchor="lm")
         tag_x = W - MARGIN - 104  # the tag ends where the amount column begins
         tag_w = draw_text(img, (tag_x, y + 18), tag, 16, th.accent, anchor="rm") + 8 if tag else 0
         draw_text(img, (MARGIN + 44, y + 18), name(s), 20, th.text, anchor="lm",
                   max_width=tag_x - tag_w - MARGIN - 44 - 6)
         col = th.plus if amount > 0 else th.minus if amount < 0 else th.subtext
-        unit = tr(lang, scene.unit, "zi" if scene.unit == "子" else scene.unit)
+        unit = txt("render.unit.zi", lang) if scene.unit == "子" else scene.unit
         draw_text(img, (W - MARGIN - 12, y + 18), f"{amount:+d} {unit}" if amount else f"0 {unit}", 22, col,
                   anchor="rm")
         y += 40
@@ -212,7 +212,7 @@ def render_score_card(
             from engine.variants import get_variant
 
             v = get_variant(result.variant)
-            title = tr(lang, v.zh, v.en)
+            title = named(v.zh, v.en, lang)
         except Exception:  # noqa: BLE001 - a title is a nicety
             title = ""
         mode = result.extra.get("mode") if result.extra else None

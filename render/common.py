@@ -9,9 +9,11 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from engine.errors import normalise_lang, to_hant
+from engine.errors import normalise_lang
 
 from . import fonts
+from .catalog import text as txt
+from .hant import to_hant
 
 RGB = tuple[int, int, int]
 
@@ -79,21 +81,34 @@ def lang_of(lang: str | None) -> str:
     return normalise_lang(lang)
 
 
-def tr(lang: str, zh: str, en: str) -> str:
-    """Pick the text for ``lang``; Traditional Chinese is derived from the Simplified text."""
+def named(zh: str, en: str, lang: str) -> str:
+    """A name the engine defines in both languages with the thing it names (a score item, a variant, an alarm,
+    a house rule: ``Item.zh`` / ``Item.en``, as the ``/score`` JSON gives them), not a catalogue string; zh-TW is
+    derived from the Simplified name."""
     if lang == "en":
         return en
-    if lang == "zh-TW":
-        return to_hant(zh)
-    return zh
+    return to_hant(zh) if lang == "zh-TW" else zh
 
 
-WIND_ZH = "东南西北"
-WIND_EN = "ESWN"
+def given(caption: str, lang: str) -> str:
+    """A caption the caller wrote (a scene's title, alarm names): in zh-TW any Simplified character in it is
+    converted; other languages show it as given."""
+    return to_hant(caption) if lang == "zh-TW" else caption
 
 
 def wind_name(seat: int, lang: str) -> str:
-    return tr(lang, WIND_ZH[seat], WIND_EN[seat])
+    """The wind of a seat, short: E S W N / 东 南 西 北."""
+    return txt(f"render.wind.{'ESWN'[seat]}", lang)
+
+
+def seat_label(seat: int, lang: str) -> str:
+    """The wind of a seat as a name: East ... / 东家 ..."""
+    return txt(f"render.seat_name.{'ESWN'[seat]}", lang)
+
+
+def join_list(items, lang: str) -> str:
+    """Items in a list the way the language separates them (``, `` / ``、``)."""
+    return txt("render.list_sep", lang).join(items)
 
 
 @lru_cache(maxsize=4096)

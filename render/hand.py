@@ -8,7 +8,7 @@ from PIL import Image, ImageDraw
 
 from engine.tiles import Hand, Meld, MeldKind, is_honor, suit_of
 
-from .common import Theme, draw_text, encode, lang_of, paste, theme_of, tr, wind_name
+from .common import Theme, draw_text, encode, lang_of, paste, theme_of, txt, wind_name
 from .scene import HandScene, hand_slots
 from .tiles import BACK, face_height, tile_size, tile_sprite
 
@@ -132,7 +132,7 @@ def _feeder_label(meld: Meld, scene: HandScene, lang: str) -> str:
     wind = wind_name(scene.winds[meld.fed_by] if scene.winds else meld.fed_by, lang)
     if scene.names and 0 <= meld.fed_by < len(scene.names) and scene.names[meld.fed_by]:
         return f"{wind} {scene.names[meld.fed_by]}"
-    return tr(lang, f"{wind}家", f"from {wind}")
+    return txt("render.fed_by", lang, wind=wind)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import math
 
 from PIL import Image, ImageDraw
 
-from .common import Theme, draw_text, encode, lang_of, theme_of, tr
+from .common import Theme, draw_text, encode, given, lang_of, theme_of, txt
 from .scene import MatchScene
 
 WIDTH, HEIGHT = 480, 600  # a phone shows it about 400 px wide: the axis labels read as 13 px
@@ -36,7 +36,7 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
     img = Image.new("RGB", (WIDTH, HEIGHT), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, WIDTH - 7, HEIGHT - 7), radius=16, fill=th.panel)
-    title = tr(lang, scene.title, scene.title) if scene.title else tr(lang, "对局总结", "Match summary")
+    title = given(scene.title, lang) if scene.title else txt("render.match.title", lang)
     draw_text(img, (20, 18), title, 24, th.text, max_width=WIDTH - 40)
     series = [list(scene.start)] + [list(t) for t in scene.totals]
     n = len(series) - 1
@@ -60,7 +60,7 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
     for i in range(0, n + 1, step):
         label = "0" if i == 0 else (scene.hand_labels[i - 1] if i - 1 < len(scene.hand_labels) else str(i))
         draw_text(img, (X(i), py1 + 8), label, 16, th.subtext, anchor="ma", bold=False)
-    draw_text(img, ((px0 + px1) / 2, py1 + 30), tr(lang, "局", "hand"), 15, th.subtext, anchor="ma", bold=False)
+    draw_text(img, ((px0 + px1) / 2, py1 + 30), txt("render.match.hand_axis", lang), 15, th.subtext, anchor="ma", bold=False)
     # the lines, drawn at twice the size over the plot area and scaled down (antialiased)
     ox, oy = px0 - 8, py0 - 8
     ow, oh = px1 - px0 + 16, py1 - py0 + 16
@@ -79,7 +79,7 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
     # legend with final totals, best first
     final = series[-1]
     order = sorted(range(4), key=lambda s: -final[s])
-    unit = tr(lang, scene.unit, "zi" if scene.unit == "子" else scene.unit)
+    unit = txt("render.unit.zi", lang) if scene.unit == "子" else scene.unit
     gap, lx0 = 8, 16
     box_w = (WIDTH - 2 * lx0 - gap) / 2
     top = HEIGHT - 16 - legend_h

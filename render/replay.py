@@ -32,10 +32,22 @@ from typing import TYPE_CHECKING, Any
 from PIL import Image, ImageDraw
 
 from engine.errors import EngineError
-from engine.review import Decision, Review, describe_choice
+from engine.review import Choice, Decision, Review
 from engine.tiles import tile_name, tile_zh
 
-from .common import Theme, draw_text, encode, lang_of, palette_for, theme_of, tr, wind_name
+from .common import (
+    Theme,
+    draw_text,
+    encode,
+    given,
+    join_list,
+    lang_of,
+    named,
+    palette_for,
+    theme_of,
+    txt,
+    wind_name,
+)
 from .hand import draw_hand
 from .scene import HandScene, TableScene
 from .table import WIDTH, draw_table
@@ -45,7 +57,6 @@ if TYPE_CHECKING:
     from engine.replay import HandReplay, Step
     from engine.table import Table
 
-VARIANT_NAMES = {"wuhu": ("芜湖", "Wuhu"), "hefei": ("合肥", "Hefei"), "chizhou": ("池州", "Chizhou")}
 HAND_W = 44  # tile width of the viewer's hand
 ALL_HANDS_W = 34  # tile width when every hand is shown
 MAX_UPLOAD = 10 * 1024 * 1024  # Discord's upload limit for a bot without boosts
@@ -68,12 +79,74 @@ class ReplayScene:
 # ------------------------------------------------------------------------------------------------ captions
 
 
+def _variant(key: str, lang: str) -> str:
+    """The variant's name (the registered variant's own names; the key for an unknown one)."""
+    from engine.variants import get_variant
+
+    try:
+        v = get_variant(key)
+    except Exception:  # noqa: BLE001 - a caption shows the key rather than fail
+        return key
+    return named(v.zh, v.en, lang)
+
+
+def review_summary(review: Review, lang: str = "zh") -> str:
+    """"N decisions, M where the AI disagrees, the biggest at step K" in the player's language.
+
+    >>> from engine.table import Action
+    >>> r = Review(0, (Decision(3, 0, Choice(Action("discard", 0, 1), 2, 20), Choice(Action("discard", 0, 9), 1, 8)),))
+    >>> review_summary(r, "en")
+    '1 decision, 1 where the AI disagrees, the biggest at step 3 (shanten 2 vs 1)'
+    >>> review_summary(r, "zh"), review_summary(r, "zh-TW")
+    ('共 1 次决策，AI 有 1 次选得不同，差别最大在第 3 步（向听 2 对 1）', '共 1 次決策，AI 有 1 次選得不同，差別最大在第 3 步（向聽 2 對 1）')
+    """
+    lang = lang_of(lang)
+    n, m, b = len(review.decisions), review.disagreements, review.biggest
+    out = txt("render.review.summary_one" if n == 1 else "render.review.summary", lang, n=n, m=m)
+    if b is None:
+        return out
+    if b.played.shanten != b.ai.shanten:
+        diff = txt("render.review.diff_shanten", lang, played=b.played.shanten, ai=b.ai.shanten)
+    else:
+        diff = txt("render.review.diff_useful", lang, played=b.played.useful, ai=b.ai.useful)
+    return txt("render.review.biggest", lang, summary=out, step=b.step, diff=diff)
+
+
+def describe_choice(c: Choice, lang: str = "zh") -> str:
+    """A choice for a caption: the action, its shanten and 进张 (useful tiles).
+
+    >>> from engine.table import Action
+    >>> describe_choice(Choice(Action("discard", 0, 4), 1, 24), "zh")
+    '打五万 · 1 向听 · 进张 24'
+    >>> describe_choice(Choice(Action("pung", 0, 31), 0, 8), "en")
+    'pung 5z · ready · 8 useful'
+    >>> describe_choice(Choice(Action("win", 0), -1, 0), "zh-TW")
+    '和牌'
+    """
+    lang = lang_of(lang)
+    a = c.action
+    if a.type == "chi" and a.tile is not None:
+        tile = tile_name(a.tile) if lang == "en" else given(
+            tile_zh(a.tile)[0] + tile_zh(a.tile + 1)[0] + tile_zh(a.tile + 2), lang)
+    else:
+        tile = _tile(a.tile, lang)
+    key = f"render.review.{a.type}"
+    what = txt(key, lang, tile=tile) if key in _REVIEW_ACTIONS else a.describe(lang)
+    if c.shanten < 0:
+        return what
+    sh = txt("render.review.ready", lang) if c.shanten == 0 else txt("render.review.shanten", lang, n=c.shanten)
+    return txt("render.review.choice", lang, what=what, shanten=sh, useful=c.useful)
+
+
+_REVIEW_ACTIONS = frozenset(f"render.review.{t}" for t in ("discard", "pung", "kong", "chi", "pass", "win"))
+
+
 def _tile(k: int | None, lang: str) -> str:
     if k is None:
         return ""
     if lang == "en":
         return tile_name(k)
-    return tile_zh(k)
+    return given(tile_zh(k), lang)
 
 
 def _who(names: Sequence[str], winds: Sequence[int], seat: int, lang: str) -> str:
@@ -95,44 +168,46 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
     ev = {e.type: e for e in step.events}
     t = _tile(a.tile, lang)
     if a.type == "discard":
-        zh, en = f"{who} 打出 {t}", f"{who} discards {t}"
+        out = txt("render.replay.discard", lang, who=who, tile=t)
     elif a.type == "pung":
-        zh, en = f"{who} 碰 {t}", f"{who} pungs {t}"
+        out = txt("render.replay.pung", lang, who=who, tile=t)
     elif a.type == "chi":
         assert a.tile is not None
-        run = [a.tile, a.tile + 1, a.tile + 2]
-        zh = f"{who} 吃 {tile_zh(run[0])[0]}{tile_zh(run[1])[0]}{tile_zh(run[2])}"
-        en = f"{who} chows {'-'.join(tile_name(x) for x in run)}"
+        rk = [a.tile, a.tile + 1, a.tile + 2]
+        if lang == "en":
+            run = "-".join(tile_name(x) for x in rk)
+        else:
+            run = given(f"{tile_zh(rk[0])[0]}{tile_zh(rk[1])[0]}{tile_zh(rk[2])}", lang)
+        out = txt("render.replay.chi", lang, who=who, run=run)
     elif a.type == "kong":
         kind = ev["kong"].data.get("kind") if "kong" in ev else ("added" if "add_kong" in ev else "")
         if kind == "concealed":
-            zh, en = f"{who} 暗杠 {t}", f"{who} makes a concealed kong of {t}"
+            out = txt("render.replay.kong_concealed", lang, who=who, tile=t)
         elif kind == "added" or "add_kong" in ev:
-            zh, en = f"{who} 加杠 {t}", f"{who} adds {t} to a pung (kong)"
+            out = txt("render.replay.kong_added", lang, who=who, tile=t)
         else:
-            zh, en = f"{who} 杠 {t}", f"{who} kongs {t}"
+            out = txt("render.replay.kong", lang, who=who, tile=t)
     elif a.type == "win":
         w = ev["win"].data if "win" in ev else {}
         if w.get("self_drawn", False):
-            zh, en = f"{who} 自摸和牌", f"{who} wins by self-draw"
+            out = txt("render.replay.win_self", lang, who=who)
         elif w.get("rob_kong"):
-            f = _who(names, winds, w["from"], lang)
-            zh, en = f"{who} 抢 {f} 的杠和牌", f"{who} wins robbing {f}'s kong"
+            out = txt("render.replay.win_rob", lang, who=who, from_=_who(names, winds, w["from"], lang))
         else:
             f = _who(names, winds, w["from"], lang) if w.get("from") is not None else "?"
-            zh, en = f"{who} 和牌（{f} 点炮）", f"{who} wins on {f}'s discard"
+            out = txt("render.replay.win_discard", lang, who=who, from_=f)
     elif a.type == "pass" and not step.window:
         laid = _tile(_kind(ev["lay_aside"].data["tile"]), lang) if "lay_aside" in ev else ""
-        zh, en = f"{who} 把 {laid} 放在一边", f"{who} lays {laid} aside"
+        out = txt("render.replay.lay_aside", lang, who=who, tile=laid)
     elif a.type == "pass":
-        zh, en = f"{who} 过", f"{who} passes"
+        out = txt("render.replay.pass", lang, who=who)
     else:
-        zh, en = f"{who} {a.describe('zh')}", f"{who} {a.describe('en')}"
+        out = txt("render.replay.action", lang, who=who, what=a.describe(lang))
     if step.timeout:
-        zh, en = zh + "（超时）", en + " (timed out)"
+        out = txt("render.replay.timed_out", lang, text=out)
     if "hand_end" in ev and ev["hand_end"].data.get("draw"):
-        zh, en = zh + " · 流局", en + " · the hand is drawn"
-    return tr(lang, zh, en)
+        out = txt("render.replay.drawn", lang, text=out)
+    return out
 
 
 def _kind(name: str) -> int:
@@ -142,11 +217,11 @@ def _kind(name: str) -> int:
 
 
 def _review_lines(d: Decision, lang: str) -> tuple[tuple[str, str, bool | None], ...]:
-    you = tr(lang, "你", "You")
-    ai = tr(lang, "AI", "AI")
+    you = txt("render.replay.you", lang)
+    ai = txt("render.replay.ai", lang)
     if d.agrees:
         return ((you, describe_choice(d.played, lang), None),
-                (ai, tr(lang, "同样的选择", "the same choice"), True))
+                (ai, txt("render.replay.same_choice", lang), True))
     worse = d.loss > (0, 0)
     return ((you, describe_choice(d.played, lang), False if worse else None),
             (ai, describe_choice(d.ai, lang), True))
@@ -186,10 +261,9 @@ def replay_scene(
         view["players"] = [str(x) for x in names]
     names_ = list(view["players"])
     winds = list(view["winds"])
-    zh, en = VARIANT_NAMES.get(replay.variant, (replay.variant, replay.variant))
-    hand_label = tr(lang, f"第 {replay.hand_no + 1} 局", f"hand {replay.hand_no + 1}")
-    table_title = f"{tr(lang, zh, en)} {hand_label}"
-    title = tr(lang, "回放", "Replay") + (f" {code}" if code else "") + f" · {table_title}"
+    hand_label = txt("render.replay.hand_no", lang, n=replay.hand_no + 1)
+    table_title = f"{_variant(replay.variant, lang)} {hand_label}"
+    title = txt("render.replay.title", lang) + (f" {code}" if code else "") + f" · {table_title}"
     tscene = table_scene_from_view(view, title=table_title, lang=lang, viewer=viewer)
     if step == replay.n:
         tscene = replace(tscene, turn=None)
@@ -217,17 +291,17 @@ def replay_scene(
         hs = hand_scene_from_view(view, highlight=highlight if step < replay.n else ())
         if viewer in winning and hs.drawn is None:
             hs = replace(hs, drawn=winning[viewer])
-        hands.append((tr(lang, "你的手牌", "Your hand") + f" · {_who(names_, winds, viewer, lang)}", hs))
+        hands.append((txt("render.replay.your_hand", lang) + f" · {_who(names_, winds, viewer, lang)}", hs))
     if step == 0:
-        caption = tr(lang, "发牌", "The deal")
+        caption = txt("render.replay.the_deal", lang)
     else:
         caption = describe_step(replay.steps[step - 1], names_, winds, lang)
-    caption = tr(lang, f"第 {step}/{replay.n} 步", f"Step {step}/{replay.n}") + " · " + caption
+    caption = txt("render.replay.step_of", lang, step=step, n=replay.n) + " · " + caption
     lines: tuple[tuple[str, str, bool | None], ...] = ()
     if dec is not None:
         lines = _review_lines(dec, lang)
     elif review is not None and step == replay.n and viewer is not None and review.seat == viewer:
-        lines = ((tr(lang, "复盘", "Review"), review.summary(lang), None),)
+        lines = ((txt("render.replay.review", lang), review_summary(review, lang), None),)
     return ReplayScene(table=tscene, hands=tuple(hands), title=title, caption=caption, step=step, n=replay.n,
                        review=lines)
 
@@ -330,13 +404,12 @@ def draw_review(review: Review, replay: HandReplay, theme: str | Theme = "dark",
     img = Image.new("RGB", (WIDTH, H), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((margin, margin, WIDTH - margin, H - margin), radius=12, fill=th.panel)
-    zh, en = VARIANT_NAMES.get(replay.variant, (replay.variant, replay.variant))
-    head = title or (tr(lang, "复盘", "Review") + f" · {tr(lang, zh, en)} "
-                     + tr(lang, f"第 {replay.hand_no + 1} 局", f"hand {replay.hand_no + 1}"))
+    head = title or (txt("render.replay.review", lang) + f" · {_variant(replay.variant, lang)} "
+                     + txt("render.replay.hand_no", lang, n=replay.hand_no + 1))
     x0 = margin + pad
     full = WIDTH - 2 * (margin + pad)
     draw_text(img, (x0, margin + 10), head, 24, th.text, max_width=full)
-    draw_text(img, (x0, margin + 48), review.summary(lang), 19, th.subtext, bold=False, max_width=full)
+    draw_text(img, (x0, margin + 48), review_summary(review, lang), 19, th.subtext, bold=False, max_width=full)
     y = margin + 88
     step_w = 100
     for dec in differ:
@@ -344,18 +417,19 @@ def draw_review(review: Review, replay: HandReplay, theme: str | Theme = "dark",
         if big:
             d.rounded_rectangle((x0 - 6, y - 2, WIDTH - margin - pad + 6, y + REVIEW_ROW_H - 6), radius=8,
                                 outline=th.accent, width=3)
-        draw_text(img, (x0, y + 5), tr(lang, f"第 {dec.step} 步", f"Step {dec.step}"), 19,
+        draw_text(img, (x0, y + 5), txt("render.replay.step", lang, step=dec.step), 19,
                   th.accent if big else th.subtext)
         worse = dec.loss > (0, 0)
-        draw_text(img, (x0 + step_w, y + 4), tr(lang, "你：", "You: ") + describe_choice(dec.played, lang), 20,
+        draw_text(img, (x0 + step_w, y + 4), txt("render.replay.you_prefix", lang) + describe_choice(dec.played, lang), 20,
                   th.minus if worse else th.text, max_width=full - step_w)
-        draw_text(img, (x0 + step_w, y + 32), "AI：" if lang != "en" else "AI: ", 20, th.plus)
+        draw_text(img, (x0 + step_w, y + 32), txt("render.replay.ai_prefix", lang), 20, th.plus)
         draw_text(img, (x0 + step_w + (44 if lang != "en" else 40), y + 32), describe_choice(dec.ai, lang), 20,
                   th.plus, max_width=full - step_w - 44)
         y += REVIEW_ROW_H
     if agree:
-        steps = "、".join(str(k) for k in agree) if lang != "en" else ", ".join(str(k) for k in agree)
-        draw_text(img, (x0, y + 6), tr(lang, f"AI 同意：第 {steps} 步", f"The AI agrees at step{'s' if len(agree) > 1 else ''} {steps}"),
+        steps = join_list((str(k) for k in agree), lang)
+        agrees = "render.replay.ai_agrees_many" if len(agree) > 1 else "render.replay.ai_agrees_one"
+        draw_text(img, (x0, y + 6), txt(agrees, lang, steps=steps),
                   19, th.subtext, bold=False, max_width=full)
     return img
 

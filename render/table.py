@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from .common import Theme, dice_face, draw_text, encode, lang_of, paste, theme_of, tr, wind_name
+from .common import Theme, dice_face, draw_text, encode, given, lang_of, paste, theme_of, txt, wind_name
 from .hand import PHONE_WIDTH, MeldBox, meld_layout, shown_px
 from .scene import SeatScene, TableScene
 from .tiles import BACK, tile_size, tile_sprite
@@ -167,7 +167,7 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
     d.rounded_rectangle((MARGIN, MARGIN, W - MARGIN, MARGIN + HEADER_H - BAND_GAP), radius=10, fill=th.panel)
     cy = MARGIN + 19
     rx = W - MARGIN - 12
-    wall = tr(lang, f"余牌 {scene.wall}", f"Wall {scene.wall}")
+    wall = txt("render.table.wall", lang, n=scene.wall)
     rx -= draw_text(img, (rx, cy), wall, 19, th.text, anchor="rm") + 6
     back = tile_sprite(BACK, BACK_W)
     paste(img, back, (rx - back.width, cy - back.height / 2))
@@ -179,12 +179,12 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
         rx -= 6
     x = MARGIN + 12
     if scene.title:
-        draw_text(img, (x, cy), tr(lang, scene.title, scene.title), 19, th.text, anchor="lm",
+        draw_text(img, (x, cy), given(scene.title, lang), 19, th.text, anchor="lm",
                   max_width=rx - x - 8)
     if scene.turn is not None:
         who = scene.seats[scene.turn].name
         tw = wind_name(_wind(scene, scene.turn), lang)
-        draw_text(img, (x, cy + 24), tr(lang, f"轮到 {tw} {who}", f"Turn: {tw} {who}"), 17, th.accent, anchor="lm",
+        draw_text(img, (x, cy + 24), txt("render.table.turn", lang, wind=tw, who=who), 17, th.accent, anchor="lm",
                   max_width=W - 2 * MARGIN - 24)
 
     rw = lay.river_w
@@ -197,7 +197,7 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
                             outline=th.accent if turn else th.felt_line, width=3 if turn else 1)
         _draw_info(img, d, th, lang, scene, s, seat, MARGIN + PAD, band.info_y, W - 2 * MARGIN - 2 * PAD)
         if band.alarm_y is not None:
-            label = tr(lang, "报警", "Alarm") + ": " + "、".join(tr(lang, a, a) for a in seat.alarms)
+            label = txt("render.table.alarm", lang) + ": " + "、".join(given(a, lang) for a in seat.alarms)
             _alarm(img, d, MARGIN + PAD, band.alarm_y, label, W - 2 * MARGIN - 2 * PAD)
         for mb in band.melds:
             for p in mb.placed:
@@ -237,14 +237,14 @@ def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: Se
     nx = x + 2 * r + 7
     tags = []
     if dealer:
-        tags.append((tr(lang, "庄", "Dealer"), (196, 30, 42), (255, 255, 255)))
+        tags.append((txt("render.table.dealer", lang), (196, 30, 42), (255, 255, 255)))
     if scene.turn == s:
-        tags.append((tr(lang, "出牌", "to play"), th.accent, (28, 32, 48)))
+        tags.append((txt("render.table.to_play", lang), th.accent, (28, 32, 48)))
     score = f"{seat.score:+d}" if seat.score else "0"
     colour = FELT_PLUS if seat.score > 0 else FELT_MINUS if seat.score < 0 else (255, 255, 255)
     from . import fonts
 
-    unit = tr(lang, "子", "zi")
+    unit = txt("render.unit.zi", lang)
     score_w = int(fonts.text_font(score, 20).getlength(score)) + 4 + int(fonts.text_font(unit, 15, False).getlength(
         unit)) + 10
     tags_w = sum(int(fonts.text_font(t, 15).getlength(t)) + 15 + 5 for t, _, _ in tags)

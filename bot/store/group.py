@@ -33,7 +33,6 @@ from typing import Any
 
 import aiosqlite
 
-from .errors import MESSAGES as _STORE_MESSAGES
 from .errors import StoreError
 from .models import BoardRow, PlayerStats, from_ms, to_ms
 from .sqlite import DAY_MS, Store, _completes, _dumps
@@ -792,23 +791,7 @@ async def week_summary(store: Store, guild_id: int, since: datetime, until: date
                        tuple(jiao) if jiao else None, tuple(value) if value else None)
 
 
-# the store's refusals for this module (English, Simplified Chinese; Traditional is converted)
-_STORE_MESSAGES.update({
-    "bad_timezone": ("{name!r} is not a time zone I know: use an IANA name such as Asia/Shanghai or Europe/London.",
-                     "“{name}”不是认识的时区：请用 IANA 名称，例如 Asia/Shanghai 或 Europe/London。"),
-    "bad_weekday": ("The weekday must be Monday to Sunday.", "星期几必须是周一到周日。"),
-    "bad_season_name": ("A season needs a name of 1 to 100 characters.", "赛季名称需要 1 到 100 个字。"),
-    "season_end_past": ("The season's end date must be in the future.", "赛季结束日期必须在将来。"),
-    "bad_reason": ("Give a reason of 1 to 200 characters: corrections are kept with their reason.",
-                   "请写明原因（1 到 200 个字）：每笔更正都会连同原因保存。"),
-    "unknown_hand": ("There is no hand {hand_id} on this server.", "本服务器没有编号为 {hand_id} 的牌局。"),
-    "hand_not_settled": ("Hand {hand_id} was never settled (still in play or aborted): there is nothing to void.",
-                         "第 {hand_id} 号牌局没有结算（还在打或已中止），没有可作废的结果。"),
-    "hand_already_void": ("Hand {hand_id} is already void.", "第 {hand_id} 号牌局已经作废过了。"),
-    "bad_amount": ("The amount must be a whole number of 子 from 1 to 1,000,000 (got {amount}).",
-                   "数额必须是 1 到 1,000,000 之间的整数子（收到 {amount}）。"),
-    "same_player": ("An adjustment moves 子 between two different members.", "调整必须在两位不同的成员之间进行。"),
-})
+# the store's refusals for this module: catalogue keys store.bad_timezone ... store.same_player (data/locale)
 
 
 @_completes

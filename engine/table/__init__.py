@@ -31,7 +31,7 @@ reset by each new hand), declared in :mod:`engine.table.state`; the flat names (
 Views (plain dicts, tiles as kinds 0-33): see :func:`engine.table.views.build_view` for the keys. Events:
 ``Event(type, seat, data, to)``; ``to`` set = private to that seat, ``event.for_seat(s)`` gives what s may see.
 Errors: ``IllegalAction`` codes ``not_your_turn``, ``illegal_action``, ``match_over``, ``bad_action``,
-``bad_action_json``, ``bad_seat_number``, ``bad_wall``, ``bad_players`` (messages in en / zh).
+``bad_action_json``, ``bad_seat_number``, ``bad_wall``, ``bad_players`` (catalogue keys ``engine.<code>``).
 
 Seats: chairs 0-3; the wind of chair s in a hand is ``(s - dealer) % 4`` (0 = E = dealer). Events and views use
 chairs; melds' ``fed_by`` are chairs. Scoring receives winds (what ``engine.variants`` expects).

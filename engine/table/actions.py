@@ -17,36 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import MESSAGES, EngineError
+from ..errors import EngineError, Msg, render_message
 from ..tiles import make_kind, tile_name
 
 ACTION_TYPES = ("discard", "win", "pung", "kong", "chi", "pass", "timeout", "next_hand")
-
-MESSAGES.update(
-    {
-        "bad_action": ("'{type}' is not an action; use one of: {known}", "没有 '{type}' 这个操作；可用：{known}"),
-        "bad_action_json": ("this action cannot be read: {why}", "无法读取这个操作：{why}"),
-        "not_your_turn": ("it is not {seat}'s turn to act now", "现在不轮到 {seat} 操作"),
-        "illegal_action": ("{seat} cannot {what} now", "{seat} 现在不能{what_zh}"),
-        "match_over": ("the match is over", "这一场已经结束"),
-        "bad_seat_number": ("seat must be 0-3, not {seat}", "座位应为 0-3，而不是 {seat}"),
-        "bad_table_option": ("table option '{key}' takes {expected}, not '{value}'", "牌桌选项 '{key}' 的值应为 {expected}，而不是 '{value}'"),
-        "bad_wall": ("an explicit wall must hold exactly the variant's tiles: {why}", "指定的牌墙必须正好是该玩法的全部牌：{why}"),
-        "bad_players": ("a table has exactly four players, not {n}", "一桌必须正好四个人，而不是 {n} 个"),
-    }
-)
-
-_WHAT = {
-    "discard": ("discard {tile}", "打出 {tile}"),
-    "win": ("win", "和牌"),
-    "pung": ("pung {tile}", "碰 {tile}"),
-    "kong": ("kong {tile}", "杠 {tile}"),
-    "chi": ("chi {tile}", "吃 {tile}"),
-    "pass": ("pass", "过"),
-    "timeout": ("time out", "超时"),
-    "next_hand": ("start the next hand", "开始下一局"),
-}
-
 
 class IllegalAction(EngineError):
     """An action that is not legal now (or not this seat's to make). The table is left unchanged."""
@@ -85,10 +59,15 @@ class Action:
             tile = parse_tile(tile)
         return cls(typ, seat, tile)
 
+    def message(self) -> Msg:
+        """What this action does, as a message (catalogue key ``engine.action.<type>``, the tile as a parameter)."""
+        return Msg(f"engine.action.{self.type}", {"tile": tile_name(self.tile) if self.tile is not None else ""},
+                   fallback=self.type)
+
     def describe(self, lang: str = "en") -> str:
-        en, zh = _WHAT.get(self.type, (self.type, self.type))
-        t = tile_name(self.tile) if self.tile is not None else ""
-        return (zh if lang.startswith("zh") else en).format(tile=t)
+        """:meth:`message` in ``lang`` (through the registered translator, see :mod:`engine.errors`)."""
+        msg = self.message()
+        return render_message(msg.key, lang, params=msg.params)
 
 
 def parse_tile(tile: Any) -> int:

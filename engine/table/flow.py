@@ -425,7 +425,7 @@ class Table:
         fast = (eff.type == "discard" and h.phase == "play" and h.last_four < 0 and eff.tile is not None
                 and 0 <= eff.tile < NUM_KINDS and h.counts[seat][eff.tile] > 0)
         if not fast and eff not in self.legal_actions(seat):
-            raise IllegalAction("illegal_action", seat=who, what=eff.describe("en"), what_zh=eff.describe("zh"))
+            raise IllegalAction("illegal_action", seat=who, what=eff.message())
         self.match.seq += 1
         ev: list[Event] = []
         if eff.type != action.type:

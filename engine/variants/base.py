@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from ..errors import EngineError, HandError
+from ..errors import EngineError, HandError, Msg
 from ..tiles import NUM_KINDS, SEATS, Hand, Meld, tile_name
 
 
@@ -295,6 +295,10 @@ class Variant:
     settlement: Settlement = field(default_factory=Settlement)
     ai: AiProfile = field(default_factory=AiProfile)
 
+    def name_msg(self) -> Msg:
+        """The variant's name as a message parameter (catalogue key ``variant.<key>``; its English name otherwise)."""
+        return Msg(f"variant.{self.key}", fallback=self.en)
+
     def next_dealer(self, dealer: int, streak: int, dealer_won: bool, drawn: bool) -> tuple[int, int, bool]:
         """(dealer, 庄数, whether the deal passed) after a hand: the dealer keeps the deal after a drawn hand or a
         win that includes the dealer, otherwise the next seat deals (W13, H8, C10).
@@ -335,7 +339,7 @@ class Variant:
         counts = hand.all_counts
         for k in range(NUM_KINDS):
             if counts[k] and not have[k]:
-                raise HandError("tile_not_in_variant", variant=self.zh, tile=tile_name(k))
+                raise HandError("tile_not_in_variant", variant=self.name_msg(), tile=tile_name(k))
             if counts[k] > have[k]:
                 raise HandError("five_copies", tile=tile_name(k))
 
@@ -362,11 +366,11 @@ class Variant:
         if not self.allows_chi:
             for m in hand.melds:
                 if m.kind == "chi":
-                    raise HandError("no_chi_in_variant", variant=self.zh, tiles=m.notation()[1:-1])
+                    raise HandError("no_chi_in_variant", variant=self.name_msg(), tiles=m.notation()[1:-1])
         if (situation.heavenly or situation.earthly) and hand.melds:
             raise HandError("heavenly_with_melds")
         if situation.rob_kong and not self.rob_kong:
-            raise HandError("rob_kong_not_allowed", variant=self.zh)
+            raise HandError("rob_kong_not_allowed", variant=self.name_msg())
         result = self.score_fn(hand, situation, rules)
         assert sum(result.payments) == 0
         return result

@@ -19,24 +19,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..analysis import TRIPLET, Decomposition, decompositions, is_complete
-from ..errors import MESSAGES, HandError
+from ..errors import HandError, Msg
 from ..tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, MeldKind, suit_of
 from .base import AiProfile, HouseRule, Item, ScoreResult, Settlement, Situation, Variant, settle
-
-MESSAGES.update(
-    {
-        "meld_fed_by_winner": (
-            "the meld [{meld}] names the winner's own seat {seat} as its feeder; a meld is claimed from another "
-            "player's discard",
-            "副露 [{meld}] 标注的供牌人 {seat} 是和牌者自己；副露只能吃碰别人打出的牌",
-        ),
-        "chi_not_from_previous": (
-            "a chi is claimed only from the previous player's discard: {winner} can chi only from {previous}, "
-            "not from {seat} ([{meld}])",
-            "只能吃上家打出的牌：{winner} 的上家是 {previous}，不能吃 {seat} 的牌（[{meld}]）",
-        ),
-    }
-)
 
 CAP = 3  # 封顶 3 番: 蜡子
 _SUIT_ZH = "万筒条"
@@ -189,13 +174,13 @@ def _fan(codes: Sequence[str]) -> int:
     return min(CAP, sum(_FAN[c][2] for c in codes)) if codes else 1
 
 
-def _gate(situation: Situation) -> tuple[int, str, str]:
-    """The 花 needed to win (C5) and how the win was made, in English and Chinese."""
+def _gate(situation: Situation) -> tuple[int, Msg]:
+    """The 花 needed to win (C5) and how the win was made (a message: ``engine.how.*``)."""
     if situation.rob_kong:
-        return 2, "robbing a kong", "抢杠"
+        return 2, Msg("engine.how.rob_kong")
     if situation.discarder is not None:
-        return 3, "winning on a discard", "接炮"
-    return 2, "winning by self-draw", "自摸"
+        return 3, Msg("engine.how.discard")
+    return 2, Msg("engine.how.self")
 
 
 def _can_be_duiduihu(hand: Hand) -> bool:
@@ -298,7 +283,7 @@ def _contracts(hand: Hand, situation: Situation, f: int) -> tuple[dict[int, int]
             Item(
                 "contract_feeder",
                 f"承包：{azh}供和牌者{n_suit}口{_SUIT_ZH[suit]}，和出蜡子，{route_zh}：{pay_zh}",
-                f"Contract: {aen} fed the winner {n_suit} melds of {_SUIT_EN[suit]}, the win is 蜡子 and "
+                f"Contract: {aen} fed the winner {n_suit} melds of {_SUIT_EN[suit]}, the win is capped (蜡子) and "
                 f"{route_en}: {pay_en}",
                 add,
                 "info",
@@ -390,7 +375,7 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
     by_discard = situation.discarder is not None
     sources = _hua_sources(hand, by_discard)
     hua = sum(v for _, v in sources)
-    need, how, how_zh = _gate(situation)
+    need, how = _gate(situation)
     skip_big = bool(rules.get("big_hands_skip_hua", False))
     contracts_on = bool(rules.get("contracts", True))
     w = situation.winner
@@ -415,7 +400,7 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
         if best is None or key > best[0]:
             best = (key, f, codes, base, extra, notes)
     if best is None:
-        raise HandError("hua_gate", need=need, have=hua, how=how, how_zh=how_zh)
+        raise HandError("hua_gate", need=need, have=hua, how=how)
     _, f, codes, base, extra, notes = best
 
     items: list[Item] = []
@@ -423,18 +408,18 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
         v = sum(val for c, val in sources if c == code)
         if v:
             items.append(Item(code, zh, en, v, "info"))
-    items.append(Item("hua", "花", "花 (needed to win, not paid)", hua, "info"))
+    items.append(Item("hua", "花", "flowers (花): needed to win, not paid", hua, "info"))
     if codes:
         for c in codes:
             zh, en, v = _FAN[c]
             items.append(Item(c, zh, en, v))
         raw = sum(_FAN[c][2] for c in codes)
         if raw > CAP:
-            items.append(Item("cap", "封顶", "capped at 3 番", CAP, "info"))
+            items.append(Item("cap", "封顶", "capped at 3 fan (番)", CAP, "info"))
     else:
         items.append(Item("xiaohu", "小胡", "small hand", 1))
     items.append(
-        Item("fan", "蜡子" if f == CAP else "番", "番 (蜡子: capped)" if f == CAP else "番", f, "info")
+        Item("fan", "蜡子" if f == CAP else "番", "fan (番), capped (蜡子)" if f == CAP else "fan (番)", f, "info")
     )
     if situation.rob_kong:
         items.append(
@@ -474,9 +459,9 @@ VARIANT = Variant(
             False,
             (False, True),
             "大胡不看花",
-            "big hands skip the 花 gate",
+            "big hands skip the flower (花) gate",
             "开启后，对对胡、清一色、混一色、字一色不够花也能和",
-            "When on, all pungs, one suit, one suit with honours and all honours may win without enough 花",
+            "When on, all pungs, one suit, one suit with honours and all honours may win without enough flowers (花)",
         ),
         HouseRule(
             "contracts",

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..analysis import SEQ, TRIPLET, Decomposition, decompositions, is_complete, is_seven_pairs, winning_kinds
-from ..errors import MESSAGES, HandError
+from ..errors import HandError
 from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind
 from .base import AiProfile, HouseRule, Item, ScoreResult, Settlement, Situation, Variant, settle
 
@@ -41,28 +41,6 @@ __all__ = [
     "score_reading",
     "waits",
 ]
-
-MESSAGES.update(
-    {
-        "hefei_too_many_melds": (
-            "in Hefei each player claims at most one meld per hand (one peng or one kong); this hand shows {n}",
-            "合肥麻将每人每盘只能碰或明杠一次；这手牌有 {n} 组",
-        ),
-        "hefei_too_many_melds_ck": (
-            "in Hefei each player makes at most one meld per hand, and on this server a concealed kong counts too; "
-            "this hand shows {n}",
-            "合肥麻将每人每盘只能碰或杠一次（本服务器规则：暗杠也算）；这手牌有 {n} 组",
-        ),
-        "hefei_hailao_discard": (
-            "nobody discards in 海捞 (the last four tiles): a 海捞 win is always self-drawn",
-            "海捞阶段不出牌：海捞只能自摸",
-        ),
-        "hefei_hailao_kong": (
-            "no kongs are made in 海捞 (the last four tiles): neither 杠开 nor 抢杠 can be a 海捞 win",
-            "海捞阶段不能开杠：杠开和抢杠都不能同时是海捞",
-        ),
-    }
-)
 
 MAX_CLAIMED_MELDS = 1
 """H2: a player claims at most one meld per hand: one peng or one claimed kong. Adding the fourth tile to that pung
@@ -203,14 +181,14 @@ def _check(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> None:
 _NAMES: dict[str, tuple[str, str]] = {
     "hu": ("胡", "Win"),
     "menqing": ("门清", "Concealed hand (门清)"),
-    "zhi": ("支", "支: tiles of the long suit beyond 8"),
+    "zhi": ("支", "zhi (支): tiles of the long suit beyond 8"),
     "quemen": ("缺门", "Missing suit (缺门)"),
     "tong": ("同", "Same rank beyond 4 (同)"),
     "kan": ("坎", "Concealed triplet (坎)"),
     "minggang": ("明杠", "Exposed kong"),
     "angang": ("暗杠", "Concealed kong"),
-    "minghuo": ("明活", "Exposed 活 (pung + 4th in a run)"),
-    "anhuo": ("暗活", "Concealed 活 (triplet + 4th in a run)"),
+    "minghuo": ("明活", "exposed huo (明活: pung + 4th in a run)"),
+    "anhuo": ("暗活", "concealed huo (暗活: triplet + 4th in a run)"),
     "ka": ("卡", "Single wait (卡)"),
     "qidui": ("七对", "Seven pairs"),
     "base": ("基础分", "Base score"),
@@ -370,7 +348,7 @@ VARIANT = Variant(
             "短牌（只用 2-8）",
             "Short deck (ranks 2-8)",
             "只用 2 到 8 的万、筒、条，共 84 张",
-            "play with ranks 2-8 of 万 筒 条 only: 84 tiles",
+            "play with ranks 2-8 of each suit (万 筒 条) only: 84 tiles",
         ),
         HouseRule(
             "concealed_kongs_unlimited",
@@ -388,7 +366,7 @@ VARIANT = Variant(
             "每局圈数",
             "Rounds (圈) per match",
             "四个庄坐完为一圈；一局打 1 圈或 4 圈",
-            "a 圈 is four dealerships; a match is 1 or 4 圈",
+            "a round (圈) is four dealerships; a match is 1 or 4 rounds",
         ),
     ),
     allows_chi=False,

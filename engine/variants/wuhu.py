@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import SEQ, TRIPLET, Decomposition, decompositions, is_complete, winning_kinds
-from ..errors import MESSAGES, HandError
+from ..errors import HandError
 from ..tiles import HONOR, NUM_KINDS, RED, SEAT_ZH, SEATS, Hand, Meld, MeldKind, rank_of, suit_of
 from .base import (
     AiProfile,
@@ -36,39 +36,13 @@ from .base import (
     settle,
 )
 
-MESSAGES.update(
-    {
-        "no_seven_pairs": (
-            "芜湖 has no seven pairs (七对): a winning hand is a pair plus four sets",
-            "芜湖麻将不能胡七对：和牌必须是一对将加四组牌",
-        ),
-        "earthly_from_dealer": (
-            "地胡 is won on the dealer's first discard: give --from E",
-            "地胡是和庄家（东）打出的第一张牌：请指明 --from E",
-        ),
-        "heavenly_self_drawn": ("天胡 is self-drawn: it has no discarder", "天胡是自摸，没有点炮的人"),
-        "fed_by_winner": (
-            "the meld {meld} is marked as fed by the winner ({seat}); a meld is fed by another player",
-            "副露 {meld} 标成了由和牌的人（{seat}）打出；副露只能由别人打出",
-        ),
-        "wuhu_last_tiles_discard": (
-            "nobody discards in the last four tiles: a win there is always a self-draw",
-            "最后四张只摸不打：这时只能自摸和牌",
-        ),
-        "kong_draw_without_kong": (
-            "杠后开花 needs a kong among the melds: the winning tile was a kong replacement",
-            "杠后开花需要有杠：和的牌是杠后补的牌",
-        ),
-    }
-)
-
 MODES = (315, 525)
 SUIT_ZH = "万筒条"
 SUIT_EN = ("Characters", "Dots", "Bamboo")
 
 ALARM_NAMES: dict[str, tuple[str, str]] = {
     "alarm_three_pure": ("清一色三对报警", "three pungs of one suit (清一色 alarm)"),
-    "alarm_three_mixed": ("混一色三对报警", "three pungs of one suit and 红中 (混一色 alarm)"),
+    "alarm_three_mixed": ("混一色三对报警", "three pungs of one suit and Red Dragon (红中; 混一色 alarm)"),
     "alarm_double_eight": ("双八支报警", "two kongs of one suit (双八支 alarm)"),
     "alarm_double_sihe": ("双四核报警", "two exposed pungs of one suit one or two apart (双四核 alarm)"),
 }
@@ -81,19 +55,19 @@ NAMES: dict[str, tuple[str, str]] = {
     "dui_dui_hu": ("对对胡", "all pungs"),
     "gang_kai": ("杠后开花", "win on a kong replacement"),
     "qing_yi_se": ("清一色", "full flush"),
-    "shuang_ba_zhi": ("双八支", "two kongs of one suit + 八支 of another"),
-    "shuang_si_he": ("双四核", "two 四核"),
+    "shuang_ba_zhi": ("双八支", "two kongs of one suit + eight of another suit (双八支)"),
+    "shuang_si_he": ("双四核", "two fours of a kind as pung + run (双四核)"),
     "tian_hu": ("天胡", "heavenly hand"),
     "di_hu": ("地胡", "earthly hand"),
-    "gang_kai_ya_dang": ("杠后压档", "kong replacement win on a 压档 wait"),
+    "gang_kai_ya_dang": ("杠后压档", "kong replacement win on a middle-tile wait (杠后压档)"),
 }
 ZUIZI_ORDER = ("hun_yi_se", "tong_tian", "si_he", "dui_dui_hu", "gang_kai")
 
 _BASE = {  # (self_drawn, ya_dang) -> (code, zh, en, 315, 525)
     (False, False): ("base_ping", "平胡", "plain win", 1, 2),
-    (False, True): ("base_ya_dang", "压档", "压档 win", 2, 4),
+    (False, True): ("base_ya_dang", "压档", "middle-tile win (压档)", 2, 4),
     (True, False): ("base_zimo", "自摸", "self-drawn", 3, 6),
-    (True, True): ("base_zimo_ya_dang", "自摸压档", "self-drawn 压档", 4, 8),
+    (True, True): ("base_zimo_ya_dang", "自摸压档", "self-drawn middle-tile win (自摸压档)", 4, 8),
 }
 
 
@@ -366,7 +340,7 @@ def _evaluate(
         direct.append("gang_kai_ya_dang")
         zuizi.remove("gang_kai")
 
-    items: list[Item] = [Item("zhi", "支数", "八支 count (支数)", zhi, "info")]
+    items: list[Item] = [Item("zhi", "支数", "eight-of-a-suit count (支数)", zhi, "info")]
     if direct or len(zuizi) >= 2:
         unit, extra_unit = (50, 20) if big else (30, 10)
         extras = list(zuizi)
@@ -377,7 +351,7 @@ def _evaluate(
             pair = extras[:2]
             extras = extras[2:]
             zh = "两嘴成交（" + "、".join(NAMES[c][0] for c in pair) + "）"
-            en = "two 嘴子 make 1 交 (" + ", ".join(NAMES[c][0] for c in pair) + ")"
+            en = "two zuizi (嘴子) make one jiao (交): " + ", ".join(NAMES[c][1] for c in pair)
             items.append(Item("jiao_two_zuizi", zh, en, unit))
         jiao = max(1, len(direct))
         for code in extras:
@@ -386,7 +360,7 @@ def _evaluate(
         if self_drawn:
             items.append(Item("jiao_zimo", "自摸", "self-drawn", extra_unit))
         amount = jiao * unit + len(extras) * extra_unit + (extra_unit if self_drawn else 0)
-        items.insert(1, Item("jiao_count", "交数", "交 count", jiao, "info"))
+        items.insert(1, Item("jiao_count", "交数", "jiao (交) count", jiao, "info"))
         return _Reading(jiao, tuple(direct), tuple(zuizi), ya, {s: amount for s in payers}, tuple(items))
 
     # a plain (non-交) hand: 底番 + 支番 + 嘴子番 + 杠番 + dealer extra
@@ -394,9 +368,9 @@ def _evaluate(
     base = b525 if big else b315
     items.append(Item(code, zh, en, base))
     if ya:
-        items.append(Item("ya_dang_rank", "压档点数", "压档 rank", ya, "info"))
+        items.append(Item("ya_dang_rank", "压档点数", "middle-tile (压档) rank", ya, "info"))
     zf = zhi_fan(mode, self_drawn, zhi + ya)
-    items.append(Item("zhi_fan", "支番", "支 points", zf))
+    items.append(Item("zhi_fan", "支番", "zhi (支) points", zf))
     amount = base + zf
     for c in zuizi:
         v = (5 if big else 2) * (2 if self_drawn and c != "gang_kai" else 1)
@@ -415,10 +389,10 @@ def _evaluate(
         amount += v
     per_payer = {s: amount for s in payers}
     if winner == 0:
-        items.append(Item("dealer", "庄家加底", "dealer: one more 底番", base))
+        items.append(Item("dealer", "庄家加底", "dealer: one more base fan (底番)", base))
         per_payer = {s: amount + base for s in payers}
     else:
-        items.append(Item("dealer_pays", "庄家多付一个底番", "the dealer (E) pays one more 底番", base, "info"))
+        items.append(Item("dealer_pays", "庄家多付一个底番", "the dealer (E) pays one more base fan (底番)", base, "info"))
         per_payer[0] = amount + base
     return _Reading(0, (), tuple(zuizi), ya, per_payer, tuple(items))
 
@@ -443,7 +417,7 @@ def _bao(hand: Hand, situation: Situation, reading: _Reading) -> tuple[int | Non
 
     def bao(seat: int, zh_why: str, en_why: str) -> tuple[int, list[Item]]:
         zh = f"包牌：{_seat_zh(seat)}一人付三家（{zh_why}）"
-        en = f"包: {SEATS[seat]} pays for all three ({en_why})"
+        en = f"contract (包): {SEATS[seat]} pays for all three ({en_why})"
         return seat, notes + [Item("bao", zh, en, total, "info")]
 
     three = _three_alarm(melds)
@@ -475,7 +449,7 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
     mode = _mode(rules)
     for m in hand.melds:
         if m.kind is MeldKind.CHI:
-            raise HandError("no_chi_in_variant", variant=VARIANT.zh, tiles=m.notation()[1:-1])
+            raise HandError("no_chi_in_variant", variant=VARIANT.name_msg(), tiles=m.notation()[1:-1])
     if hand.win_tile is None:
         raise HandError("no_winning_tile")
     if situation.earthly and situation.discarder != 0:
@@ -513,7 +487,7 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
             Item(
                 "dianpao_bao_san",
                 f"点炮包三家：{_seat_zh(bao_seat)}一人付三家",
-                f"点炮包三家: {SEATS[bao_seat]} pays all three shares",
+                f"discarder pays for all (点炮包三家): {SEATS[bao_seat]} pays all three shares",
                 best.total,
                 "info",
             )
@@ -615,7 +589,7 @@ VARIANT = Variant(
     can_win_fn=_can_win_fn,
     house_rules=(
         HouseRule(
-            "mode", 315, MODES, "玩法", "scoring", "315：一底 30 子；525：一底 50 子", "315: 30 chips a 底; 525: 50"
+            "mode", 315, MODES, "玩法", "scoring", "315：一底 30 子；525：一底 50 子", "315: 30 chips a stack (底); 525: 50"
         ),
         HouseRule(
             "dianpao_bao_san",
@@ -626,7 +600,7 @@ VARIANT = Variant(
             "点炮的人付三家的钱",
             "on a discard win the discarder pays all three shares",
         ),
-        HouseRule("di_per_match", 1, tuple(range(1, 9)), "一场几底", "底 per match", "一场打几底", "how many 底 a match lasts"),
+        HouseRule("di_per_match", 1, tuple(range(1, 9)), "一场几底", "stacks (底) per match", "一场打几底", "how many stacks (底) a match lasts"),
     ),
     allows_chi=False,
     seven_pairs=False,

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from bot.i18n import COMMANDS, MESSAGES, lang_for, lang_of_locale
+from render import catalog
 from tests.harness import Harness
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
@@ -49,7 +50,8 @@ async def test_our_commands_are_localised_within_discords_limits(harness: Harnes
 
 def test_messages_have_three_languages_with_the_same_placeholders():
     fmt = string.Formatter()
-    for key, texts in {**MESSAGES, **COMMANDS}.items():
+    in_catalogue = {k: tuple(catalog.template(k, lang) for lang in ("en", "zh", "zh-TW")) for k in catalog.all_keys()}
+    for key, texts in {**MESSAGES, **COMMANDS, **in_catalogue}.items():
         assert len(texts) == 3 and all(texts), key
         fields = [{f for _, f, _, _ in fmt.parse(x) if f} for x in texts]
         assert fields[0] == fields[1] == fields[2], key

@@ -198,7 +198,7 @@ async def test_a_value_left_invalid_in_the_database_never_reaches_a_table(harnes
     assert rules["di_per_match"] == 1 and rules["dianpao_bao_san"] is False
     r = await harness.slash("rules", variant="wuhu", locale="en-US")
     house = r.reply.embeds[0]["fields"][-1]["value"]
-    line = next(x for x in house.splitlines() if "底 per match" in x)
+    line = next(x for x in house.splitlines() if "stacks (底) per match" in x)
     assert ": 1 (default)" in line and "999" not in house
 
 

@@ -149,7 +149,7 @@ def test_hua_gate_messages():
     with pytest.raises(HandError) as e:
         sc(H2, frm="E")
     assert (
-        e.value.message("en") == "not enough 花 to win: 3 needed when winning on a discard, this hand has 2"
+        e.value.message("en") == "not enough flowers (花) to win: 3 needed when winning on a discard, this hand has 2"
     )
     assert e.value.message("zh") == "花不够，不能和：接炮需要 3 花，这手牌只有 2 花"
     with pytest.raises(HandError) as e:
@@ -157,7 +157,7 @@ def test_hua_gate_messages():
     assert e.value.message("zh") == "花不够，不能和：自摸需要 2 花，这手牌只有 1 花"
     with pytest.raises(HandError) as e:
         sc(H1, frm="W", rob=True)
-    assert e.value.message("en") == "not enough 花 to win: 2 needed when robbing a kong, this hand has 1"
+    assert e.value.message("en") == "not enough flowers (花) to win: 2 needed when robbing a kong, this hand has 1"
     assert e.value.message("zh") == "花不够，不能和：抢杠需要 2 花，这手牌只有 1 花"
 
 
@@ -174,7 +174,7 @@ def test_big_hands_skip_hua(hand, frm, fan):
     r = sc(hand, frm=frm, rules=on)
     assert r.extra["fan"] == fan and r.extra["big_hand"]
     if r.extra["hua"] < (3 if frm else 2):
-        with pytest.raises(HandError, match="not enough 花"):
+        with pytest.raises(HandError, match="not enough flowers \\(花\\)"):
             sc(hand, frm=frm)
         assert not VARIANT.can_win(
             parse_hand(hand), Situation(winner=S, discarder=seat_index(frm) if frm else None)
@@ -183,7 +183,7 @@ def test_big_hands_skip_hua(hand, frm, fan):
 
 def test_big_hands_skip_hua_keeps_the_gate_for_small_hands():
     on = {"big_hands_skip_hua": True}
-    with pytest.raises(HandError, match="not enough 花"):
+    with pytest.raises(HandError, match="not enough flowers \\(花\\)"):
         sc(H1, rules=on)  # 1 花, no big hand: still refused
     # 111222333m read as three sequences is no big hand; the 对对胡 reading is the one that may win (3 x 1 each)
     r = sc("111222333m555p7s+7s", rules=on)

@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 
 from engine.errors import EngineError
 from engine.replay import HandReplay
-from engine.review import Choice, Decision, Review, describe_choice, review_decision, review_hand
+from engine.review import Choice, Decision, Review, review_decision, review_hand
 from engine.table import Action, Table
 from engine.table.wall import arrange
 from engine.tiles import parse_hand, tile_name
 from engine.variants import get_variant
+from render.replay import describe_choice, review_summary  # the words are the render layer's
 
 sys.path.insert(0, str(Path(__file__).parent))
 from replay_games import VARIANTS, played, positions_by_seat  # noqa: E402
@@ -100,17 +101,17 @@ def test_a_weaker_player_is_told_where_the_ai_disagrees():
         b = rv.biggest
         assert b is not None and not b.agrees
         assert all(d.loss <= b.loss for d in rv.decisions if not d.agrees)
-        assert f"step {b.step}" in rv.summary("en") and f"第 {b.step} 步" in rv.summary("zh")
-        assert str(len(rv.decisions)) in rv.summary("zh-TW") and "決策" in rv.summary("zh-TW")
+        assert f"step {b.step}" in review_summary(rv, "en") and f"第 {b.step} 步" in review_summary(rv, "zh")
+        assert str(len(rv.decisions)) in review_summary(rv, "zh-TW") and "決策" in review_summary(rv, "zh-TW")
 
 
 def test_summary_and_captions_in_three_languages():
     r = Review(0, ())
-    assert r.summary("en") == "0 decisions, 0 where the AI disagrees"
-    assert r.summary("zh") == "共 0 次决策，AI 有 0 次选得不同"
+    assert review_summary(r, "en") == "0 decisions, 0 where the AI disagrees"
+    assert review_summary(r, "zh") == "共 0 次决策，AI 有 0 次选得不同"
     d = Decision(5, 0, Choice(Action("discard", 0, 4), 1, 20), Choice(Action("discard", 0, 13), 1, 28))
     assert d.loss == (0, 8)
-    assert Review(0, (d,)).summary("en").endswith("the biggest at step 5 (20 useful tiles vs 28)")
+    assert review_summary(Review(0, (d,)), "en").endswith("the biggest at step 5 (20 useful tiles vs 28)")
     assert describe_choice(d.ai, "en") == "discard 5p · 1 shanten · 28 useful"
     assert describe_choice(d.ai, "zh-TW") == "打五筒 · 1 向聽 · 進張 28"
     assert describe_choice(Choice(Action("chi", 0, 2), 0, 6), "zh") == "吃三四五万 · 听牌 · 进张 6"

@@ -12,12 +12,13 @@ from functools import lru_cache
 
 import pytest
 
-from engine.errors import EngineError, to_hant
+from engine.errors import EngineError
 from engine.tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind
 from engine.variants import VARIANT_KEYS, get_variant
 from engine.variants.base import Item, Situation
 from render import fonts
 from render.card import CARD_W, NAME_W, draw_score, item_text, layout_item_name
+from render.hant import to_hant
 from render.scene import ScoreScene
 
 STRESS = [
@@ -139,3 +140,27 @@ def test_a_card_of_the_longest_names_keeps_its_width():
                        ("a", "b", "c", "d"), 1)
     for lang in ("zh", "en"):
         assert draw_score(scene, "dark", lang).width == CARD_W
+
+
+def _bare_chinese(text: str) -> list[str]:
+    """Chinese words in English text that are not inside parentheses (where they gloss an English word)."""
+    import re
+
+    out = []
+    for m in re.finditer(r"[\u4e00-\u9fff]+", text):
+        before = text[: m.start()]
+        if before.count("(") <= before.count(")"):
+            out.append(m.group())
+    return out
+
+
+def test_english_item_rule_and_alarm_names_are_english():
+    """A Chinese term of art in English text stands beside an English gloss: "fan (番)", never a bare 番."""
+    bare = [(it.code, it.en) for it in variant_items() if _bare_chinese(it.en)]
+    for key in VARIANT_KEYS:
+        v = get_variant(key)
+        bare += [(r.key, text) for r in v.house_rules for text in (r.en, r.help_en) if _bare_chinese(text)]
+        bare += [(code, en) for code, (_, en) in getattr(v, "alarm_names", {}).items() if _bare_chinese(en)]
+    assert not bare, bare
+    fan = [it.en for it in variant_items() if it.code == "fan"]
+    assert fan and all(name.startswith("fan (番)") for name in fan)

@@ -28,6 +28,7 @@ from render.replay import (
     render_replay_animation,
     render_replay_step,
     replay_scene,
+    review_summary,
 )
 from render.table import WIDTH
 
@@ -179,7 +180,7 @@ def test_the_viewers_decision_shows_their_choice_and_the_ais():
     for lang, you, ai in (("zh", "你", "AI"), ("en", "You", "AI"), ("zh-TW", "你", "AI")):
         sc = replay_scene(r, d.step, 0, review=rv, lang=lang)
         assert [line[0] for line in sc.review] == [you, ai]
-        from engine.review import describe_choice
+        from render.replay import describe_choice
 
         assert sc.review[0][1] == describe_choice(d.played, lang)
         assert sc.review[1][1] == describe_choice(d.ai, lang)
@@ -190,7 +191,7 @@ def test_the_viewers_decision_shows_their_choice_and_the_ais():
     assert replay_scene(r, d.step, 1, review=rv).review == ()
     # the summary closes the hand
     end = replay_scene(r, r.n, 0, review=rv, lang="en")
-    assert end.review == (("Review", rv.summary("en"), None),)
+    assert end.review == (("Review", review_summary(rv, "en"), None),)
     agree = next((x for x in rv.decisions if x.agrees), None)
     if agree is not None:
         assert replay_scene(r, agree.step, 0, review=rv, lang="en").review[1][1] == "the same choice"
