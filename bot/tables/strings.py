@@ -132,6 +132,48 @@ _TEXT: dict[str, tuple[str, str]] = {
     "tables.lobby_started": ("The game has started below.", "牌局已在下面开始。"),
     "tables.start_ok": ("Started.", "已开始。"),
 }
+# ---- issue 15: table management (托管, replace / restore, kick, dissolve by vote)
+_TEXT.update({
+    "tables.btn_autoplay": ("Auto-play 托管", "托管"),
+    "tables.btn_dissolve": ("Dissolve 解散", "解散"),
+    "tables.btn_vote_yes": ("Agree", "同意"),
+    "tables.btn_vote_no": ("Refuse", "拒绝"),
+    "tables.not_started": ("The game has not started yet.", "牌局还没有开始。"),
+    "tables.already_auto": ("The AI already plays your seat; press I'm back (or /table autoplay off) to take it back.",
+                            "已经由电脑代打；按“我回来了”（或 /table autoplay off）收回。"),
+    "tables.autoplay_on": ("{name} hands their seat to the AI (托管) until they press I'm back.",
+                           "{name} 托管给电脑，直到按“我回来了”。"),
+    "tables.autoplay_ok": ("The AI plays your seat now. Press I'm back or use /table autoplay off to take it back.",
+                           "现在由电脑替你打。按“我回来了”或用 /table autoplay off 收回。"),
+    "tables.back_ok": ("Your seat is yours again.", "座位已经还给你了。"),
+    "tables.replaced": ("The host handed {name}'s seat to the AI until they are back. Their 子 stay theirs.",
+                        "房主让电脑代替 {name} 打，直到本人回来。子数仍记在本人名下。"),
+    "tables.restored": ("{name} has their seat back.", "{name} 的座位已经还给本人。"),
+    "tables.replace_ok": ("The AI now plays for {name}.", "现在由电脑代替 {name} 打。"),
+    "tables.restore_ok": ("{name} has their seat back.", "{name} 的座位已经还给本人。"),
+    "tables.target_not_seated": ("That member does not sit at this table; nothing was changed.",
+                                 "这个成员不在这一桌，什么都没有改动。"),
+    "tables.target_bot": ("That is a bot, not a player at this table; nothing was changed.",
+                          "那是机器人，不是这一桌的玩家，什么都没有改动。"),
+    "tables.target_replaced": ("The AI already plays for {name}; nothing was changed.",
+                               "已经由电脑代替 {name} 打了，什么都没有改动。"),
+    "tables.target_not_replaced": ("{name}'s seat was not handed to the AI by the host; nothing was changed.",
+                                   "{name} 的座位没有被房主交给电脑，什么都没有改动。"),
+    "tables.kick_self": ("To leave the lobby yourself, use Leave.", "自己离开请用“离座”。"),
+    "tables.kicked": ("{name} was removed from the lobby.", "{name} 被移出了房间。"),
+    "tables.dissolve_vote": ("{name} proposes to dissolve (解散) this match. It ends if a majority of the {n} seated "
+                             "players agree within {s} s; hands already settled stay in the ledger.",
+                             "{name} 提议解散这一局。{n} 位玩家中过半数在 {s} 秒内同意即结束；已经结算的局仍记在账上。"),
+    "tables.vote_open": ("A dissolve vote is already open: answer it above.", "已经有一个解散投票，请在上面投票。"),
+    "tables.voted_already": ("You have already voted.", "你已经投过票了。"),
+    "tables.vote_counted": ("Your vote is counted.", "你的票已记下。"),
+    "tables.vote_over": ("That vote is over; nothing was changed.", "这次投票已经结束，什么都没有改动。"),
+    "tables.vote_expired": ("The dissolve vote lapsed: the match goes on.", "解散投票已过期：牌局继续。"),
+    "tables.vote_failed": ("The dissolve vote failed: the match goes on.", "解散投票未通过：牌局继续。"),
+    "tables.vote_passed": ("The dissolve vote passed.", "解散投票通过。"),
+    "tables.dissolved": ("The match was dissolved by vote ({names}). Hands already settled stay in the ledger.",
+                         "牌局经投票解散（{names}）。已经结算的局仍记在账上。"),
+})
 MESSAGES.update({k: (en, zh, hant(zh)) for k, (en, zh) in _TEXT.items()})
 
 
