@@ -189,9 +189,9 @@ class Admin:
             vote.timer = asyncio.get_running_loop().create_task(self._vote_timer(lt, vote), name=VOTE_TASK_NAME)
             return vote, False
 
-    def vote_posted(self, lt: LiveTable, vote: Vote, channel_id: int, message_id: int) -> None:
-        """Where the vote's message is (its buttons are removed when the vote ends)."""
-        vote.message = (channel_id, message_id)
+    def vote_posted(self, lt: LiveTable, vote: Vote, channel_id: int, message_id: int, text: str) -> None:
+        """Where the vote's message is and what it says (its buttons are removed when the vote ends)."""
+        vote.message, vote.text = (channel_id, message_id), text
         if lt.vote is not vote:  # it ended while the message was being posted
             self._strip_vote(lt, vote, "tables.vote_over")
 
@@ -241,7 +241,7 @@ class Admin:
 
     def _strip_vote(self, lt: LiveTable, vote: Vote, key: str) -> None:
         if vote.message is not None and self.ui is not None:
-            self.publisher.call(lt, self.ui.vote_closer(vote.message, t(key, lt.lang)))
+            self.publisher.call(lt, self.ui.vote_closer(vote.message, f"{vote.text}\n{t(key, lt.lang)}".strip()))
 
     async def _dissolve(self, lt: LiveTable, vote: Vote) -> None:
         """The vote passed (under the lock): audited first (a store failure refuses, nothing changes), then the

@@ -119,6 +119,7 @@ class Vote:
     yes: set[int]
     no: set[int] = field(default_factory=set)
     message: tuple[int, int] | None = None  # (channel, message) of the vote message with its buttons
+    text: str = ""  # the vote message's proposal (kept when its buttons are removed)
     timer: asyncio.Task[Any] | None = None
 
     def passes(self, humans: int) -> bool:
