@@ -6,9 +6,9 @@ the match's status and its ledger, the stored metadata a restart reads, and the 
 
 from __future__ import annotations
 
-import asyncio
 import json
 
+from bot.i18n import t
 from tests.cogs.test_table_faults import OTHER_GUILD
 from tests.cogs.test_tables import (
     P1,
@@ -24,6 +24,7 @@ from tests.cogs.test_tables import (
     replay_from_store,
 )
 from tests.harness import ADMIN_PERMISSIONS, Harness
+from tests.harness.faults import FlakyConnection
 
 STRANGER = 7099
 OUTSIDER_BOT = 7098
@@ -31,7 +32,7 @@ OUTSIDER_BOT = 7098
 
 def said(r) -> str:
     """Everything the bot answered to one interaction (the response and its followups)."""
-    return "\n".join(m.content or "" for m in r.messages())
+    return "\n".join(m.content or "" for m in r.messages)
 
 
 async def audit(h: Harness) -> list[tuple[int, str, dict]]:
@@ -64,7 +65,7 @@ async def test_autoplay_by_button_and_back_by_command(harness: Harness):
     assert (await stored_away(h, lt.match_id))[seat] == "autoplay"
     # asking twice is refused and changes nothing
     r = await h.slash("table autoplay", on="on", user=P1, locale="zh-TW")
-    assert "電腦代打" in said(r) and lt.seats[seat].away == "autoplay"
+    assert said(r) == t("tables.already_auto", "zh-TW") and lt.seats[seat].away == "autoplay"
     r = await h.slash("table autoplay", on="off", user=P1, locale="en-US")
     assert "yours again" in said(r) and not lt.seats[seat].afk
     assert (await stored_away(h, lt.match_id))[seat] is None
@@ -81,6 +82,7 @@ async def test_autoplay_survives_a_restart(harness: Harness):
     await open_table(h, "hefei", humans=(P1, P2))
     lt = live(h)
     await h.slash("table autoplay", on="on", user=P2)
+    assert lt.seats[lt.seat_of(P2)].afk
     h2 = await h.restart()
     try:
         prep(h2)
@@ -145,6 +147,7 @@ async def test_a_replaced_player_comes_back_by_im_back_and_a_restart_keeps_the_r
     await open_table(h, "hefei", humans=(P1, P2))
     lt = live(h)
     await h.slash("table replace", member=P2, user=P1)
+    assert lt.seats[lt.seat_of(P2)].away == "replaced"
     h2 = await h.restart()
     try:
         prep(h2)
@@ -177,6 +180,26 @@ async def test_replace_racing_the_players_own_click_is_serialised(harness: Harne
     fields = sorted(f for _, f, _ in await audit(h))
     assert fields in (["table.autoplay", "table.replace"], ["table.replace"])
     assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
+
+
+async def test_a_locked_database_refuses_the_replacement_and_changes_nothing(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("INSERT INTO settings_audit", times=1)
+    r = await h.slash("table replace", member=P2, user=P1, locale="en-US")
+    assert "not recorded" in said(r) and flaky.hits == 1
+    s2 = lt.seats[lt.seat_of(P2)]
+    assert not s2.afk and s2.away is None
+    assert (await stored_away(h, lt.match_id))[lt.seat_of(P2)] is None and await audit(h) == []
+    # 托管 too
+    flaky.fail("INSERT INTO settings_audit", times=1)
+    r = await h.slash("table autoplay", on="on", user=P2, locale="en-US")
+    assert "not recorded" in said(r) and not s2.afk
+    r = await h.slash("table replace", member=P2, user=P1, locale="en-US")  # the store answers again
+    assert "AI now plays" in said(r) and s2.afk
 
 
 # ------------------------------------------------------------------------------------------------ kick
@@ -231,14 +254,14 @@ async def test_dissolve_by_majority_keeps_the_settled_hands(harness: Harness):
     assert lt.table.phase in ("ended", "over")
     for u in (P1, P2, P3):
         await h.slash("table autoplay", on="off", user=u)
-    settled = [x for x in await h.bot.store.hands(match_id) if x.status == "settled"]
+    settled = [x for x in await h.bot.store.hands(match_id) if x.status == "finished"]
     ledger_before = {x.hand_id: [(r.seat, r.amount) for r in await h.bot.store.hand_ledger(x.hand_id)]
                      for x in settled}
     assert settled
     table_msg = h.fake.find_message(lt.message_id)
     r = await h.click(table_msg, custom_id=button_id(table_msg, ":dissolve"), user=P1, locale="en-US")
     vm = vote_message(h)
-    assert not r.reply.ephemeral and "3 seated players" in vm.content
+    assert not r.reply.ephemeral and "3 位玩家" in vm.content  # the table's language
     # a second proposal while one is open
     r = await h.slash("table dissolve", user=P2, locale="en-US")
     assert "already open" in said(r)
@@ -254,6 +277,7 @@ async def test_dissolve_by_majority_keeps_the_settled_hands(harness: Harness):
     r = await h.click(h.fake.channels[other].messages[-1], custom_id=yes, user=P2, locale="en-US")
     assert "somewhere else" in said(r)
     assert lt.vote is not None and lt.vote.yes == {P1} and not lt.closed
+    late = h.click_payload(vm, custom_id=yes, user=P3, locale="en-US")  # P3's click, on its way
     # P2 agrees: 2 of 3 is a majority; the match ends
     r = await h.click(vm, custom_id=yes, user=P2, locale="en-US")
     assert "passed" in said(r)
@@ -266,7 +290,7 @@ async def test_dissolve_by_majority_keeps_the_settled_hands(harness: Harness):
     for hid, rows in ledger_before.items():
         assert [(x.seat, x.amount) for x in await h.bot.store.hand_ledger(hid)] == rows
     # a late vote is told the vote is over
-    r = await h.click(vm, custom_id=yes, user=P3, locale="en-US")
+    r = await h.send(*late)
     assert "vote is over" in said(r)
     assert [f for _, f, _ in await audit(h)][0] == "table.dissolve"
 
@@ -325,7 +349,6 @@ async def test_two_votes_at_once_dissolve_once(harness: Harness):
     await h.settle()
     await h.bot.tables.wait_idle()
     answers = sorted(said(x[1]) for x in (a, b))
-    assert answers == ["The dissolve vote passed.", "That vote is over; nothing was changed."]
+    assert answers == ["That vote is over; nothing was changed.", "The dissolve vote passed."]
     assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
     assert [f for _, f, _ in await audit(h)].count("table.dissolve") == 1
-    await asyncio.sleep(0)
