@@ -503,7 +503,10 @@ class Tables(commands.Cog):
             else:
                 name = await self.manager.kick(lt, interaction.user.id, member.id)
                 key = "tables.kicked"
-                await self._refresh_lobby(lt)
+                if lt.closed:
+                    self.manager.publisher.call(lt, self._lobby_closer(lt, t("tables.not_started_end", lt.lang)))
+                else:
+                    await self._refresh_lobby(lt)
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))
             return

@@ -163,7 +163,10 @@ class Admin:
                                change, undo)
             if self.by_player.get(target) == lt.channel_id:
                 del self.by_player[target]
-            if target == lt.host_id and lt.humans():
+            if not lt.humans():  # a manager removed the last player: the lobby closes, as when they leave
+                lt.move(State.ABORTED)
+                self._forget(lt)  # type: ignore[attr-defined]
+            elif target == lt.host_id:
                 lt.host_id = lt.seats[lt.humans()[0]].user_id  # type: ignore[union-attr,assignment]
             return s.name
 

@@ -235,6 +235,19 @@ async def test_host_kicks_a_player_from_the_lobby(harness: Harness):
     assert "started" in said(r) and lt.seat_of(P2) is not None
 
 
+async def test_a_manager_kicking_the_last_player_closes_the_lobby(harness: Harness):
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant="hefei", user=P1)
+    lt = live(h)
+    r = await h.slash("table kick", member=P1, user=P3, permissions=ADMIN_PERMISSIONS, locale="en-US")
+    assert "removed from the lobby" in said(r)
+    await h.bot.tables.wait_idle()
+    assert lt.closed and h.channel_id not in h.bot.tables.by_channel and P1 not in h.bot.tables.by_player
+    lobby = h.fake.find_message(lt.lobby_message_id)
+    assert not lobby.buttons() and "关闭" in lobby.content
+
+
 # ------------------------------------------------------------------------------------------------ dissolve
 
 
