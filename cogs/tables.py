@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k in VARIANT_KEYS]
 MODE_CHOICES = [Choice(name=locale_str(f"choice.mode.{m}"), value=m) for m in (315, 525)]
+AUTOPLAY_CHOICES = [Choice(name=locale_str(f"choice.autoplay.{v}"), value=v) for v in ("on", "off")]
 DIFFICULTY_CHOICES = [Choice(name=locale_str(f"choice.difficulty.{d}"), value=d) for d in ("easy", "normal")]
 
 
@@ -88,6 +89,24 @@ class PlayButton(discord.ui.DynamicItem[discord.ui.Button],
         await cog.play_click(interaction, self.table_id, self.seat, self.seq, self.op, self.arg)
 
 
+class VoteButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjv:(?P<tid>\d+):(?P<n>\d+):(?P<v>[yn])"):
+    """Agree / Refuse on a dissolve (解散) vote message: table id, vote number, the answer."""
+
+    def __init__(self, table_id: int, number: int, yes: bool, label: str = "",
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary):
+        super().__init__(discord.ui.Button(label=label or ("y" if yes else "n"), style=style,
+                                           custom_id=f"mjv:{table_id}:{number}:{'y' if yes else 'n'}"))
+        self.table_id, self.number, self.yes = table_id, number, yes
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+        return cls(int(match["tid"]), int(match["n"]), match["v"] == "y", item.label or "", item.style)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog: Tables = interaction.client.get_cog("Tables")  # type: ignore[attr-defined,assignment]
+        await cog.vote_click(interaction, self.table_id, self.number, self.yes)
+
+
 def _view(items: list[discord.ui.Item[Any]]) -> discord.ui.View:
     v = discord.ui.View(timeout=None)
     for it in items:
@@ -97,6 +116,23 @@ def _view(items: list[discord.ui.Item[Any]]) -> discord.ui.View:
 
 class UI:
     """Builds the controls of the manager's messages."""
+
+    def __init__(self, bot: Any = None) -> None:
+        self.bot = bot
+
+    def vote_view(self, lt: LiveTable, number: int, lang: str) -> discord.ui.View:
+        return _view([VoteButton(lt.id, number, True, t("tables.btn_vote_yes", lang), discord.ButtonStyle.danger),
+                      VoteButton(lt.id, number, False, t("tables.btn_vote_no", lang))])
+
+    def vote_closer(self, where: tuple[int, int], text: str) -> Any:
+        """An edit of a vote message: its buttons removed and ``text`` below the proposal."""
+        ch, mid = where
+
+        async def edit() -> None:
+            msg = self.bot.get_partial_messageable(ch).get_partial_message(mid)
+            with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                await msg.edit(content=text, view=None)
+        return edit
 
     def lobby_view(self, lt: LiveTable, lang: str) -> discord.ui.View:
         ch = lt.channel_id
@@ -119,6 +155,8 @@ class UI:
                                     discord.ButtonStyle.success))
         if any(s and s.afk for s in lt.seats):
             items.append(PlayButton(lt.id, 9, tb.seq, "back", None, t("tables.btn_back", lang)))
+        items.append(PlayButton(lt.id, 9, tb.seq, "auto", None, t("tables.btn_autoplay", lang)))
+        items.append(PlayButton(lt.id, 9, tb.seq, "dissolve", None, t("tables.btn_dissolve", lang)))
         return _view(items)
 
     def hand_view(self, lt: LiveTable, seat: int, lang: str, marks: frozenset[int]) -> discord.ui.View | None:
@@ -167,7 +205,7 @@ class Tables(commands.Cog):
     def __init__(self, bot: MjBot) -> None:
         self.bot = bot
         self.manager: TableManager = bot.tables
-        self.manager.ui = UI()
+        self.manager.ui = UI(bot)
 
     async def cog_unload(self) -> None:
         await self.manager.close()
@@ -375,6 +413,114 @@ class Tables(commands.Cog):
         await self.manager.repost(lt)
         await interaction.followup.send("✓", ephemeral=True)
 
+    # ---- table management (issue 15) ----------------------------------------------------------------------
+    # replace / restore / kick are for the host as well as for server managers, so Discord's default permissions
+    # cannot hide them (that would hide them from the host): the check is in code (TableManager.may_manage).
+
+    @table.command(name=locale_str("table.autoplay.name"), description=locale_str("table.autoplay.desc"))
+    @app_commands.rename(on=locale_str("table.autoplay.on.name"))
+    @app_commands.describe(on=locale_str("table.autoplay.on.desc"))
+    @app_commands.choices(on=AUTOPLAY_CHOICES)
+    async def autoplay(self, interaction: discord.Interaction, on: str) -> None:
+        lang = _lang(interaction, await self._server_lang(interaction))
+        try:
+            lt = self.manager.table_in(interaction.channel_id or 0)
+            await interaction.response.defer(ephemeral=True)
+            await self.manager.autoplay(lt, interaction.user.id, on == "on")
+        except Refusal as r:
+            await _say(interaction, t(r.key, lang, **r.params))
+            return
+        await _say(interaction, t("tables.autoplay_ok" if on == "on" else "tables.back_ok", lang))
+
+    async def _seat_admin(self, interaction: discord.Interaction, member: discord.Member | discord.User,
+                          op: str) -> None:
+        lang = _lang(interaction, await self._server_lang(interaction))
+        try:
+            lt = self.manager.table_in(interaction.channel_id or 0)
+            perms = interaction.permissions
+            self.manager.may_manage(lt, interaction.user.id, bool(perms and perms.manage_guild))
+            if member.bot:
+                raise Refusal("tables.target_bot")
+            await interaction.response.defer(ephemeral=True)
+            if op == "replace":
+                name = await self.manager.replace(lt, interaction.user.id, member.id)
+                key = "tables.replace_ok"
+            elif op == "restore":
+                name = await self.manager.restore(lt, interaction.user.id, member.id)
+                key = "tables.restore_ok"
+            else:
+                name = await self.manager.kick(lt, interaction.user.id, member.id)
+                key = "tables.kicked"
+                if lt.closed:
+                    self.manager.publisher.call(lt, self._lobby_closer(lt, t("tables.not_started_end", lt.lang)))
+                else:
+                    await self._refresh_lobby(lt)
+        except Refusal as r:
+            await _say(interaction, t(r.key, lang, **r.params))
+            return
+        await _say(interaction, t(key, lang, name=name))
+
+    @table.command(name=locale_str("table.replace.name"), description=locale_str("table.replace.desc"))
+    @app_commands.rename(member=locale_str("table.member.name"))
+    @app_commands.describe(member=locale_str("table.member.desc"))
+    async def replace(self, interaction: discord.Interaction, member: discord.Member) -> None:
+        await self._seat_admin(interaction, member, "replace")
+
+    @table.command(name=locale_str("table.restore.name"), description=locale_str("table.restore.desc"))
+    @app_commands.rename(member=locale_str("table.member.name"))
+    @app_commands.describe(member=locale_str("table.member.desc"))
+    async def restore(self, interaction: discord.Interaction, member: discord.Member) -> None:
+        await self._seat_admin(interaction, member, "restore")
+
+    @table.command(name=locale_str("table.kick.name"), description=locale_str("table.kick.desc"))
+    @app_commands.rename(member=locale_str("table.member.name"))
+    @app_commands.describe(member=locale_str("table.member.desc"))
+    async def kick(self, interaction: discord.Interaction, member: discord.Member) -> None:
+        await self._seat_admin(interaction, member, "kick")
+
+    @table.command(name=locale_str("table.dissolve.name"), description=locale_str("table.dissolve.desc"))
+    async def dissolve(self, interaction: discord.Interaction) -> None:
+        lang = _lang(interaction, await self._server_lang(interaction))
+        try:
+            lt = self.manager.table_in(interaction.channel_id or 0)
+            await self._propose(interaction, lt.id, lang)
+        except Refusal as r:
+            await _say(interaction, t(r.key, lang, **r.params))
+
+    async def _propose(self, interaction: discord.Interaction, table_id: int, lang: str) -> None:
+        """Open a dissolve vote: the vote message (public, with its buttons) is the answer to the interaction."""
+        mgr = self.manager
+        vote, passed = await mgr.propose_dissolve(table_id, interaction.user.id)
+        lt = mgr.by_id.get(table_id)
+        if passed or lt is None:
+            await _say(interaction, t("tables.vote_passed", lang))
+            return
+        text = t("tables.dissolve_vote", lt.lang, name=interaction.user.display_name, n=len(lt.humans()),
+                 s=round(mgr.timers.vote * mgr.timers.scale))
+        await interaction.response.send_message(text, view=mgr.ui.vote_view(lt, vote.number, lt.lang))
+        try:
+            msg = await interaction.original_response()
+        except discord.HTTPException as e:
+            log.warning("table %s: the vote message is not known: %s", table_id, e)
+            return
+        mgr.vote_posted(lt, vote, msg.channel.id, msg.id, text)
+
+    async def vote_click(self, interaction: discord.Interaction, table_id: int, number: int, yes: bool) -> None:
+        lang = _lang(interaction)
+        try:
+            lt = self.manager.by_id.get(table_id)
+            if lt is not None:  # a vote button acts only in its own table's channel (a forged id elsewhere: refused)
+                self.manager.check_place(lt, interaction.guild_id if interaction.guild_id is not None else -1,
+                                         interaction.channel_id)
+            await interaction.response.defer(ephemeral=True)
+            passed = await self.manager.cast_vote(table_id, number, interaction.user.id, yes)
+            await _say(interaction, t("tables.vote_passed" if passed else "tables.vote_counted", lang))
+        except Refusal as r:
+            await _say(interaction, t(r.key, lang, **r.params))
+        except Exception:
+            log.exception("table %s: vote click failed", table_id)
+            await _say(interaction, t("tables.unknown", lang))
+
     # ---- play ---------------------------------------------------------------------------------------------
 
     async def play_click(self, interaction: discord.Interaction, table_id: int, seat: int, seq: int, op: str,
@@ -387,9 +533,19 @@ class Tables(commands.Cog):
             if op == "hand":
                 await self._my_hand(interaction, table_id, lang)
                 return
+            if op == "dissolve":
+                await self._propose(interaction, table_id, lang)
+                return
             await interaction.response.defer()  # within Discord's 3 seconds; the work may take longer
             if op == "back":
                 await self.manager.back(table_id, interaction.user.id)
+                return
+            if op == "auto":
+                lt = self.manager.by_id.get(table_id)
+                if lt is None:
+                    raise Refusal("tables.table_gone")
+                await self.manager.autoplay(lt, interaction.user.id, True)
+                await _say(interaction, t("tables.autoplay_ok", lang))
                 return
             outcome = await self.manager.act(table_id, interaction.user.id, seat, seq, op, arg)
             if outcome.note:
@@ -432,7 +588,7 @@ class Tables(commands.Cog):
 
 
 async def setup(bot: MjBot) -> None:
-    bot.add_dynamic_items(LobbyButton, PlayButton)
+    bot.add_dynamic_items(LobbyButton, PlayButton, VoteButton)
     cog = Tables(bot)
     await bot.add_cog(cog)
     if bot.store is not None:

@@ -9,6 +9,8 @@ Modules (each readable in one sitting):
 * :mod:`.publisher` - every Discord write of a table, through a per-table outbox (retries, the coalescing table
   message, DM fallback, superseded controls removed);
 * :mod:`.announce`, :mod:`.scenes` - engine events and views to texts and render scenes;
+* :mod:`.admin` - table management (issue 15): 托管, replace / restore, kick, dissolve by vote (a mixin of the
+  manager; away seats and "I'm back" reused; stored with an audit row through ``bot.store.table_admin``);
 * :mod:`.resume` - unfinished matches back after a restart; :mod:`.strings` - the messages.
 
 API (raising :class:`Refusal` with a message key when a player may not do something; nothing changes then)::
@@ -21,8 +23,12 @@ API (raising :class:`Refusal` with a message key when a player may not do someth
     outcome = await mgr.act(table_id, user_id, seat, seq, op, arg)   # a control: d/w/p/k/c/x (+ tile) or "next"
     await mgr.back(table_id, user_id); await mgr.end(lt, by_name); await mgr.repost(lt)
     text, png, view = await mgr.hand_message(lt, seat, lang)   # a seat's private hand with its controls
+    await mgr.autoplay(lt, user_id, on); await mgr.replace(lt, by, member); await mgr.restore(lt, by, member)
+    await mgr.kick(lt, by, member)                # lobby only
+    vote, passed = await mgr.propose_dissolve(table_id, user_id); mgr.vote_posted(lt, vote, ch, msg, text)
+    passed = await mgr.cast_vote(table_id, vote.number, user_id, yes)
     await resume_tables(mgr); await mgr.close()
-    mgr.timers = Timers(turn=..., claim=..., next_hand=...)      # injectable delays (None: server settings)
+    mgr.timers = Timers(turn=..., claim=..., next_hand=..., vote=60)   # injectable delays (None: server settings)
     mgr.render_images = False; mgr.scene_log = []; mgr.private_log = []   # benchmarks / tests
     await mgr.publisher.drain()                   # wait until every Discord write is sent (tests)
 """

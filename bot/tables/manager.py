@@ -32,9 +32,10 @@ from engine.ai import choose
 from engine.errors import EngineError
 from engine.table import Action, Event, IllegalAction
 
+from .admin import Admin
 from .output import PLAYING, Output
 from .publisher import Publisher, dm_closed_text
-from .state import LiveTable, Refusal, Seat, State, Timers
+from .state import KEPT_AWAY, LiveTable, Refusal, Seat, State, Timers
 from .strings import t
 
 log = logging.getLogger(__name__)
@@ -73,7 +74,7 @@ def action_of(seat: int, op: str, arg: str | None) -> Action | None:
     return Action(types[op], seat, tile)
 
 
-class TableManager(Output):
+class TableManager(Admin, Output):
     """Every live table of one bot. ``ui`` (set by cogs.tables) builds the controls of each kind of message."""
 
     #: Benchmarks and the crash test may switch PNG drawing off (a 1x1 stub is sent instead), on the class to
@@ -244,23 +245,27 @@ class TableManager(Output):
             was = lt.state
             if lt.closed:
                 return State.ABORTED
-            lt.move(State.ABORTED)
-            self._forget(lt)
-            if lt.rec is None:
-                return was
-            if lt.table is not None and lt.table.phase != "over":
-                reason = f"ended by {by_name}"
-                try:  # a few quick tries here; a store down for longer is retried in the background
-                    await retrying(lambda: self.store.abort_match(lt.match_id, reason), "aborting a match",
-                                   self.store_backoff, tries=3)
-                except Exception:
-                    self._spawn(self._abort_in_store(lt, reason))
-            self.publisher.post(lt, t("tables.ended_by", lt.lang, name=by_name))
-            await self._summary(lt)
-            self.publisher.strip_table_message(lt)
-            for c in lt.humans():
-                self.publisher.strip_dm(lt, c)
+            await self._close(lt, f"ended by {by_name}", t("tables.ended_by", lt.lang, name=by_name))
             return was
+
+    async def _close(self, lt: LiveTable, reason: str, text: str) -> None:
+        """Abort a table (under its lock): the store's match too, then the summary; controls removed."""
+        lt.move(State.ABORTED)
+        self._forget(lt)
+        self._drop_vote(lt)
+        if lt.rec is None:
+            return
+        if lt.table is not None and lt.table.phase != "over":
+            try:  # a few quick tries here; a store down for longer is retried in the background
+                await retrying(lambda: self.store.abort_match(lt.match_id, reason), "aborting a match",
+                               self.store_backoff, tries=3)
+            except Exception:
+                self._spawn(self._abort_in_store(lt, reason))
+        self.publisher.post(lt, text)
+        await self._summary(lt)
+        self.publisher.strip_table_message(lt)
+        for c in lt.humans():
+            self.publisher.strip_dm(lt, c)
 
     async def _abort_in_store(self, lt: LiveTable, reason: str) -> None:
         try:
@@ -322,6 +327,8 @@ class TableManager(Output):
         events = events + await self._run_automatic(lt)
         if not (lt.table is not None and lt.table.phase == "over" and lt.rec and lt.rec.behind is not None):
             lt.follow_engine()
+        if lt.closed:
+            self._drop_vote(lt)  # the match ended by itself while a dissolve vote was open
         await self._publish(lt, events, fresh=fresh)
 
     async def act(self, table_id: int, user_id: int, for_seat: int, seq: int, op: str, arg: str | None) -> Outcome:
@@ -385,9 +392,11 @@ class TableManager(Output):
             assert s is not None
             if not s.afk:
                 raise Refusal("tables.not_afk")
-            s.afk = False
-            s.timeouts = 0
-            s.dm_key = None
+            was = s.away
+            if was in KEPT_AWAY:  # stored: the seat is the player's again after a restart too
+                await self._record(lt, user_id, "back", {"seat": seat, "was": was}, s.come_back,
+                                   lambda: s.go_away(was))  # type: ignore[arg-type]
+            s.come_back()
             self.publisher.post(lt, t("tables.back", lt.lang, name=s.name))
             await self._publish(lt, [])
 
@@ -514,7 +523,7 @@ class TableManager(Output):
                         else:
                             seat.timeouts += 1
                             if seat.timeouts >= AFK_AFTER:
-                                seat.afk = True
+                                seat.go_away("timeout")
                                 got.append(Event("afk", s, {}))
                         events += got
             except NotRecorded:
@@ -548,6 +557,8 @@ class TableManager(Output):
         for lt in list(self.by_channel.values()):
             if lt.timer is not None:
                 lt.timer.cancel()
+            if lt.vote is not None and lt.vote.timer is not None:  # an open 解散 vote does not outlive the bot
+                lt.vote.timer.cancel()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -18,7 +18,7 @@ from bot.store.resume import retrying
 from bot.store.tables import TableRecorder, engine_settings, rebuild_table
 from engine.table import Table
 
-from .state import LiveTable, Seat, State
+from .state import KEPT_AWAY, LiveTable, Seat, State
 from .strings import t
 
 if TYPE_CHECKING:
@@ -40,6 +40,8 @@ def _live_table(game: Any, meta: dict[str, Any], rec: TableRecorder) -> LiveTabl
         sm = seats[i] if i < len(seats) else {}
         lt.seats[i] = Seat(st.player_id, sm.get("name") or st.display_name or f"AI {i + 1}", ai=st.ai,
                            lang=sm.get("lang", lt.lang))
+        if sm.get("away") in KEPT_AWAY:  # 托管 or replaced by the host (issue 15): still played by the AI
+            lt.seats[i].go_away(sm["away"])  # type: ignore[union-attr]
     lt.rec = rec
     # replay the decision points and the hand results exactly as they were reached
     tb = Table.new(m.variant, m.seed, rec.table.settings, players=rec.table.players)

@@ -64,6 +64,7 @@ class Timers:
     claim: float | None = None
     next_hand: float | None = 30.0
     scale: float = 1.0
+    vote: float = 60.0  # how long a dissolve (解散) vote stays open
 
 
 @dataclass
@@ -75,6 +76,7 @@ class Seat:
     ai: str | None = None
     lang: str = "zh"
     afk: bool = False
+    away: str | None = None  # why the AI plays the seat: "timeout", "autoplay" (托管, by choice), "replaced" (host)
     timeouts: int = 0
     dm_failed: bool = False
     dm_key: Any = None
@@ -92,7 +94,49 @@ class Seat:
         return self.ai is not None or self.afk
 
     def meta(self) -> dict[str, Any]:
-        return {"user": self.user_id, "name": self.name, "ai": self.ai, "lang": self.lang}
+        m: dict[str, Any] = {"user": self.user_id, "name": self.name, "ai": self.ai, "lang": self.lang}
+        if self.afk and self.away in KEPT_AWAY:
+            m["away"] = self.away
+        return m
+
+    def go_away(self, why: str) -> None:
+        self.afk, self.away = True, why
+
+    def come_back(self) -> None:
+        self.afk, self.away, self.timeouts, self.dm_key = False, None, 0, None
+
+
+#: The reasons for an away seat that a restart keeps (a timeout's away is not stored: the player is asked again).
+KEPT_AWAY = frozenset({"autoplay", "replaced"})
+
+
+@dataclass
+class Vote:
+    """A dissolve (解散) vote: who proposed it, who agreed, where its message is, and its expiry timer."""
+
+    number: int
+    by: int
+    yes: set[int]
+    no: set[int] = field(default_factory=set)
+    message: tuple[int, int] | None = None  # (channel, message) of the vote message with its buttons
+    text: str = ""  # the vote message's proposal (kept when its buttons are removed)
+    timer: asyncio.Task[Any] | None = None
+
+    def passes(self, humans: int) -> bool:
+        """A strict majority of the seated humans.
+
+        >>> Vote(1, 5, {5}).passes(1), Vote(1, 5, {5}).passes(2), Vote(1, 5, {5, 6}).passes(3)
+        (True, False, True)
+        """
+        return len(self.yes) * 2 > humans
+
+    def can_pass(self, humans: int) -> bool:
+        """Whether the humans who have not said no could still make a majority.
+
+        >>> Vote(1, 5, {5}, {6}).can_pass(2), Vote(1, 5, {5}, {6}).can_pass(3)
+        (False, True)
+        """
+        return (humans - len(self.no)) * 2 > humans
 
 
 @dataclass
@@ -123,6 +167,8 @@ class LiveTable:
     timer: asyncio.Task[Any] | None = None
     deltas: list[list[int]] = field(default_factory=list)
     told_dm: set[int] = field(default_factory=set)
+    vote: Vote | None = None  # an open dissolve vote
+    votes: int = 0  # dissolve votes held so far (numbers the vote buttons)
     rng: random.Random = field(default_factory=random.Random)
 
     # ---- the state machine

@@ -541,7 +541,8 @@ async def test_table_commands_are_translated(harness: Harness):
     [table] = [c for c in harness.fake.commands[None] if c["name"] == "table"]
     assert table["name_localizations"]["zh-CN"] == "牌桌"
     subs = {o["name"]: o for o in table["options"]}
-    assert set(subs) == {"new", "join", "leave", "addbot", "start", "end", "show"}
+    assert set(subs) == {"new", "join", "leave", "addbot", "start", "end", "show",
+                         "autoplay", "replace", "restore", "kick", "dissolve"}  # the last five: issue 15
     assert subs["new"]["name_localizations"]["zh-TW"] == "開桌"
     assert subs["addbot"]["options"][0]["choices"][0]["name_localizations"]["zh-CN"] == "简单"
 

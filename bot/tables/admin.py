@@ -1,0 +1,264 @@
+"""Table management (issue 15): 托管 (voluntary auto-play), replacing an absent player by the AI and handing the seat
+back, removing a player from a lobby, and dissolving (解散) a match by vote. No Discord here.
+
+All of it reuses the away seat of the lifecycle (:attr:`Seat.afk`, played by the AI until "I'm back"): 托管 is an
+away seat by the player's choice (``away = "autoplay"``), a replaced player an away seat by the host's
+(``away = "replaced"``); either way "I'm back" (or ``/table autoplay off`` / ``/table restore``) gives it back.
+Both are stored in the match's bot metadata so a restart keeps them, and every such change is recorded with an
+audit row in one transaction (:func:`bot.store.table_admin.record_table_action`) *before* it takes effect: when the
+store fails, nothing changes and the player is told so.
+
+Ledger: a match's seats are fixed when it is recorded, so the member who sat down stays the seat's owner and is
+credited (or charged) every 子 of it, including hands the AI played for them while away or replaced.
+
+Dissolve: a seated human proposes, the proposer's voice counts as yes; the match is aborted (the hands already
+settled stay in the ledger, the hand in play pays nothing) as soon as a strict majority of the seated humans agree
+(one human seat: at once), or the vote lapses after ``timers.vote`` seconds. Only one vote at a time; the vote
+message's buttons are removed when it passes, lapses or the table closes. Every step runs under the table's lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from bot.store.table_admin import record_table_action
+
+from .state import LiveTable, Refusal, State, Vote
+from .strings import t
+
+log = logging.getLogger(__name__)
+
+VOTE_TASK_NAME = "mjbot-table-timer"  # the vote's expiry is a table timer like the others (tests await it)
+
+
+class Admin:
+    """The table-management half of :class:`~bot.tables.TableManager` (a mixin: it uses the manager's lock
+    discipline, publisher, store and ``ui``)."""
+
+    store: Any
+    publisher: Any
+    timers: Any
+    ui: Any
+    by_player: dict[int, int]
+    by_id: dict[int, LiveTable]
+    closing: bool
+
+    # ------------------------------------------------------------------------------------------- recording
+
+    async def _record(self, lt: LiveTable, by: int, action: str, detail: dict[str, Any],
+                      change: Callable[[], Any], undo: Callable[[], Any]) -> None:
+        """Apply ``change``, store the table's new metadata with an audit row; on a store failure undo it and
+        refuse (nothing changed)."""
+        change()
+        try:
+            await record_table_action(self.store, lt.guild_id, by, action, match_id=lt.match_id,
+                                      detail=detail, meta=lt.meta() if lt.rec is not None else None)
+        except Exception as e:
+            undo()
+            log.warning("table %s: %s not recorded: %s", lt.id, action, e)
+            raise Refusal("tables.not_recorded") from e
+
+    def _in_play(self, lt: LiveTable) -> None:
+        if lt.closed or lt.table is None:
+            raise Refusal("tables.table_gone")
+        if not lt.started or lt.rec is None:
+            raise Refusal("tables.not_started")
+        if lt.stall == "error":
+            raise Refusal("tables.is_paused")
+
+    async def _after_seat_change(self, lt: LiveTable) -> None:
+        """The AI takes over (or gives back) at once: let it act if it is awaited, then publish and re-arm."""
+        try:
+            await self._play_on(lt, [])  # type: ignore[attr-defined]
+        except Exception as e:
+            await self._pause(lt, e)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------------------------------- 托管
+
+    async def autoplay(self, lt: LiveTable, user_id: int, on: bool) -> None:
+        """Hand one's seat to the AI (``on``) or take it back (same as I'm back)."""
+        if not on:
+            await self.back(lt.id if lt.rec else 0, user_id)  # type: ignore[attr-defined]
+            return
+        async with lt.lock:
+            self._in_play(lt)
+            seat = lt.seat_of(user_id)
+            if seat is None:
+                raise Refusal("tables.not_seated")
+            s = lt.seats[seat]
+            assert s is not None
+            if s.afk:
+                raise Refusal("tables.already_auto")
+            await self._record(lt, user_id, "autoplay", {"seat": seat}, lambda: s.go_away("autoplay"),
+                               s.come_back)
+            self.publisher.post(lt, t("tables.autoplay_on", lt.lang, name=s.name))
+            await self._after_seat_change(lt)
+
+    # ------------------------------------------------------------------------------------------- replace / restore
+
+    async def replace(self, lt: LiveTable, by: int, target: int) -> str:
+        """The AI plays ``target``'s seat until they or the host hand it back. Returns the seat's name."""
+        async with lt.lock:
+            self._in_play(lt)
+            seat = lt.seat_of(target)
+            if seat is None:
+                raise Refusal("tables.target_not_seated")
+            s = lt.seats[seat]
+            assert s is not None
+            if s.afk and s.away == "replaced":
+                raise Refusal("tables.target_replaced", name=s.name)
+            was = (s.afk, s.away)
+
+            def undo() -> None:
+                s.afk, s.away = was
+
+            await self._record(lt, by, "replace", {"seat": seat, "member": target}, lambda: s.go_away("replaced"),
+                               undo)
+            self.publisher.post(lt, t("tables.replaced", lt.lang, name=s.name))
+            await self._after_seat_change(lt)
+            return s.name
+
+    async def restore(self, lt: LiveTable, by: int, target: int) -> str:
+        """Hand a replaced seat back to its player (they play from their next decision on)."""
+        async with lt.lock:
+            self._in_play(lt)
+            seat = lt.seat_of(target)
+            if seat is None:
+                raise Refusal("tables.target_not_seated")
+            s = lt.seats[seat]
+            assert s is not None
+            if not (s.afk and s.away == "replaced"):
+                raise Refusal("tables.target_not_replaced", name=s.name)
+            await self._record(lt, by, "restore", {"seat": seat, "member": target}, s.come_back,
+                               lambda: s.go_away("replaced"))
+            self.publisher.post(lt, t("tables.restored", lt.lang, name=s.name))
+            await self._after_seat_change(lt)
+            return s.name
+
+    # ------------------------------------------------------------------------------------------- kick
+
+    async def kick(self, lt: LiveTable, by: int, target: int) -> str:
+        """Remove a player from a lobby (not oneself: that is Leave). Returns their name."""
+        async with lt.lock:
+            if lt.state is not State.LOBBY:
+                raise Refusal("tables.lobby_gone" if lt.closed else "tables.not_lobby")
+            if target == by:
+                raise Refusal("tables.kick_self")
+            seat = lt.seat_of(target)
+            if seat is None:
+                raise Refusal("tables.target_not_seated")
+            s = lt.seats[seat]
+            assert s is not None
+
+            def change() -> None:
+                lt.seats[seat] = None
+
+            def undo() -> None:
+                lt.seats[seat] = s
+
+            await self._record(lt, by, "kick", {"seat": seat, "member": target, "channel": lt.channel_id},
+                               change, undo)
+            if self.by_player.get(target) == lt.channel_id:
+                del self.by_player[target]
+            if not lt.humans():  # a manager removed the last player: the lobby closes, as when they leave
+                lt.move(State.ABORTED)
+                self._forget(lt)  # type: ignore[attr-defined]
+            elif target == lt.host_id:
+                lt.host_id = lt.seats[lt.humans()[0]].user_id  # type: ignore[union-attr,assignment]
+            return s.name
+
+    # ------------------------------------------------------------------------------------------- dissolve
+
+    async def propose_dissolve(self, table_id: int, user_id: int) -> tuple[Vote, bool]:
+        """Open a dissolve vote (the proposer agrees). Returns the vote and whether it passed at once (the match is
+        then closed). The caller posts the vote message and passes its place to :meth:`vote_posted`."""
+        lt = self._live(table_id)  # type: ignore[attr-defined]
+        async with lt.lock:
+            self._in_play(lt)
+            if lt.seat_of(user_id) is None:
+                raise Refusal("tables.not_seated")
+            if lt.vote is not None:
+                raise Refusal("tables.vote_open")
+            vote = Vote(lt.votes + 1, user_id, {user_id})
+            if vote.passes(len(lt.humans())):
+                await self._dissolve(lt, vote)
+                lt.votes += 1
+                return vote, True
+            lt.votes += 1
+            lt.vote = vote
+            vote.timer = asyncio.get_running_loop().create_task(self._vote_timer(lt, vote), name=VOTE_TASK_NAME)
+            return vote, False
+
+    def vote_posted(self, lt: LiveTable, vote: Vote, channel_id: int, message_id: int, text: str) -> None:
+        """Where the vote's message is and what it says (its buttons are removed when the vote ends)."""
+        vote.message, vote.text = (channel_id, message_id), text
+        if lt.vote is not vote:  # it ended while the message was being posted
+            self._strip_vote(lt, vote, "tables.vote_over")
+
+    async def cast_vote(self, table_id: int, number: int, user_id: int, yes: bool) -> bool:
+        """A seated human's answer to vote ``number``. Returns whether the match is dissolved now."""
+        lt = self.by_id.get(table_id)
+        if lt is None:
+            raise Refusal("tables.vote_over")
+        async with lt.lock:
+            vote = lt.vote
+            if lt.closed or vote is None or vote.number != number:
+                raise Refusal("tables.vote_over")
+            if lt.seat_of(user_id) is None:
+                raise Refusal("tables.not_seated")
+            if user_id in vote.yes or user_id in vote.no:
+                raise Refusal("tables.voted_already")
+            humans = len(lt.humans())
+            if not yes:
+                vote.no.add(user_id)
+                if not vote.can_pass(humans):
+                    self._drop_vote(lt, "tables.vote_failed")
+                return False
+            vote.yes.add(user_id)
+            if vote.passes(humans):
+                try:
+                    await self._dissolve(lt, vote)
+                except Refusal:
+                    vote.yes.discard(user_id)
+                    raise
+                return True
+            return False
+
+    async def _vote_timer(self, lt: LiveTable, vote: Vote) -> None:
+        await asyncio.sleep(self.timers.vote * self.timers.scale)
+        async with lt.lock:
+            if lt.vote is vote and not lt.closed:
+                self._drop_vote(lt, "tables.vote_expired")
+
+    def _drop_vote(self, lt: LiveTable, key: str = "tables.vote_over") -> None:
+        """End the open vote (if any): its timer stops and its message loses its buttons, saying ``key``."""
+        vote, lt.vote = lt.vote, None
+        if vote is None:
+            return
+        if vote.timer is not None and vote.timer is not asyncio.current_task():
+            vote.timer.cancel()
+        self._strip_vote(lt, vote, key)
+
+    def _strip_vote(self, lt: LiveTable, vote: Vote, key: str) -> None:
+        if vote.message is not None and self.ui is not None:
+            self.publisher.call(lt, self.ui.vote_closer(vote.message, f"{vote.text}\n{t(key, lt.lang)}".strip()))
+
+    async def _dissolve(self, lt: LiveTable, vote: Vote) -> None:
+        """The vote passed (under the lock): audited first (a store failure refuses, nothing changes), then the
+        match is aborted like ``/table end``: settled hands stay, the hand in play pays nothing."""
+        try:
+            await record_table_action(self.store, lt.guild_id, vote.by, "dissolve", match_id=lt.match_id,
+                                      detail={"yes": sorted(vote.yes)})
+        except Exception as e:
+            log.warning("table %s: dissolve not recorded: %s", lt.id, e)
+            raise Refusal("tables.not_recorded") from e
+        if lt.vote is vote:
+            lt.vote = None
+            if vote.timer is not None:
+                vote.timer.cancel()
+        self._strip_vote(lt, vote, "tables.vote_passed")
+        names = ", ".join(s.name for s in lt.seats if s is not None and s.user_id in vote.yes)
+        await self._close(lt, "dissolved by vote", t("tables.dissolved", lt.lang, names=names))  # type: ignore[attr-defined]

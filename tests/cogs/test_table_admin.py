@@ -1,0 +1,367 @@
+"""Table management (issue 15) through the real discord.py dispatch: 托管, replace / restore, kick, dissolve by vote.
+
+What a player would notice is asserted: the answers they get, who plays a seat, the buttons on the vote message,
+the match's status and its ledger, the stored metadata a restart reads, and the audit rows.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bot.i18n import t
+from tests.cogs.test_table_faults import OTHER_GUILD
+from tests.cogs.test_tables import (
+    P1,
+    P2,
+    P3,
+    P4,
+    button_id,
+    choose_click,
+    latest_dm_controls,
+    live,
+    open_table,
+    prep,
+    replay_from_store,
+)
+from tests.harness import ADMIN_PERMISSIONS, Harness
+from tests.harness.faults import FlakyConnection
+
+STRANGER = 7099
+OUTSIDER_BOT = 7098
+
+
+def said(r) -> str:
+    """Everything the bot answered to one interaction (the response and its followups)."""
+    return "\n".join(m.content or "" for m in r.messages)
+
+
+async def audit(h: Harness) -> list[tuple[int, str, dict]]:
+    rows = await h.bot.store.settings_audit(h.guild_id)
+    return [(a.user_id, a.field, json.loads(a.new_value) if isinstance(a.new_value, str) else a.new_value)
+            for a in rows if a.field.startswith("table.")]
+
+
+async def stored_away(h: Harness, match_id: int) -> list:
+    meta, _ = await h.bot.store.match_meta(match_id)
+    return [s.get("away") for s in meta["seats"]]
+
+
+# ------------------------------------------------------------------------------------------------ 托管
+
+
+async def test_autoplay_by_button_and_back_by_command(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    seat = lt.seat_of(P1)
+    table_msg = h.fake.find_message(lt.message_id)
+    r = await h.click(table_msg, custom_id=button_id(table_msg, ":auto"), user=P1, locale="en-US")
+    assert "AI plays your seat" in said(r)
+    assert lt.seats[seat].afk and lt.seats[seat].away == "autoplay"
+    # the AI played the human's seat on: with every seat automatic the hand ran to its end without a click
+    assert lt.table.phase in ("ended", "over")
+    assert any("托管" in m.content for m in h.channel())
+    assert (await stored_away(h, lt.match_id))[seat] == "autoplay"
+    # asking twice is refused and changes nothing
+    r = await h.slash("table autoplay", on="on", user=P1, locale="zh-TW")
+    assert said(r) == t("tables.already_auto", "zh-TW") and lt.seats[seat].away == "autoplay"
+    r = await h.slash("table autoplay", on="off", user=P1, locale="en-US")
+    assert "yours again" in said(r) and not lt.seats[seat].afk
+    assert (await stored_away(h, lt.match_id))[seat] is None
+    assert [(u, f) for u, f, _ in await audit(h)] == [(P1, "table.back"), (P1, "table.autoplay")]  # newest first
+    # taking it back twice: told, nothing changes
+    r = await h.slash("table autoplay", on="off", user=P1, locale="en-US")
+    assert "not away" in said(r)
+    assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
+
+
+async def test_autoplay_survives_a_restart(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    await h.slash("table autoplay", on="on", user=P2)
+    assert lt.seats[lt.seat_of(P2)].afk
+    h2 = await h.restart()
+    try:
+        prep(h2)
+        lt2 = h2.bot.tables.by_channel[h2.channel_id]
+        s = lt2.seats[lt2.seat_of(P2)]
+        assert s.afk and s.away == "autoplay" and not lt2.seats[lt2.seat_of(P1)].afk
+        r = await h2.slash("table autoplay", on="off", user=P2, locale="en-US")
+        assert "yours again" in said(r) and not s.afk
+    finally:
+        await h2.close()
+
+
+# ------------------------------------------------------------------------------------------------ replace / restore
+
+
+async def test_host_replaces_an_absent_player_and_hands_the_seat_back(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "wuhu", humans=(P1, P2))
+    lt = live(h)
+    s2 = lt.seats[lt.seat_of(P2)]
+    # not the host, not a manager: refused in code, nothing changes
+    r = await h.slash("table replace", member=P1, user=P2, locale="en-US")
+    assert "host" in said(r).lower() and not lt.seats[lt.seat_of(P1)].afk
+    # bad targets: someone not seated, a bot, a seat not replaced
+    r = await h.slash("table replace", member=STRANGER, user=P1, locale="en-US")
+    assert "does not sit at this table" in said(r)
+    h.fake.add_user(OUTSIDER_BOT)["bot"] = True
+    r = await h.slash("table replace", member=OUTSIDER_BOT, user=P1, locale="zh-CN")
+    assert "机器人" in said(r)
+    r = await h.slash("table restore", member=P2, user=P1, locale="en-US")
+    assert "was not handed to the AI" in said(r)
+    assert not s2.afk and await audit(h) == []
+    # the host replaces P2: the AI plays the seat
+    r = await h.slash("table replace", member=P2, user=P1, locale="en-US")
+    assert "AI now plays for" in said(r) and s2.afk and s2.away == "replaced"
+    assert (await stored_away(h, lt.match_id))[lt.seat_of(P2)] == "replaced"
+    r = await h.slash("table replace", member=P2, user=P1, locale="en-US")
+    assert "already plays" in said(r)
+    # P2 never clicks; P1 plays the hand to its end: P2's seat is never waited for
+    for _ in range(400):
+        if lt.table.phase not in ("play", "claim", "rob"):
+            break
+        m = latest_dm_controls(h, P1)
+        assert m is not None, "only P1 is ever waited for"
+        await h.click(m, custom_id=choose_click(m))
+    # the ledger: the seat is still P2's (a match's seats are fixed), whatever the AI won or lost for them
+    match = await h.bot.store.match(lt.match_id)
+    assert [s.player_id for s in sorted(match.seats, key=lambda s: s.seat)][lt.seat_of(P2)] == P2
+    # a server manager (not the host) hands the seat back
+    r = await h.slash("table restore", member=P2, user=P3, permissions=ADMIN_PERMISSIONS, locale="en-US")
+    assert "seat back" in said(r) and not s2.afk
+    assert (await stored_away(h, lt.match_id))[lt.seat_of(P2)] is None
+    rows = await audit(h)
+    assert [(u, f) for u, f, _ in rows] == [(P3, "table.restore"), (P1, "table.replace")]
+    assert rows[1][2] == {"match": lt.match_id, "seat": lt.seat_of(P2), "member": P2}
+
+
+async def test_a_replaced_player_comes_back_by_im_back_and_a_restart_keeps_the_replacement(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    await h.slash("table replace", member=P2, user=P1)
+    assert lt.seats[lt.seat_of(P2)].away == "replaced"
+    h2 = await h.restart()
+    try:
+        prep(h2)
+        lt2 = h2.bot.tables.by_channel[h2.channel_id]
+        s2 = lt2.seats[lt2.seat_of(P2)]
+        assert s2.afk and s2.away == "replaced"
+        table_msg = h2.fake.find_message(lt2.message_id)
+        await h2.click(table_msg, custom_id=button_id(table_msg, ":back"), user=P2)
+        assert not s2.afk and (await stored_away(h2, lt2.match_id))[lt2.seat_of(P2)] is None
+    finally:
+        await h2.close()
+
+
+async def test_replace_racing_the_players_own_click_is_serialised(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    # P2 hands the seat to the AI and the host replaces them at the same moment: the lock orders them; the
+    # second one finds the seat already away (the replace turns a 托管 seat into a replaced one, never twice)
+    a = h.slash_payload("table autoplay", on="on", user=P2, locale="en-US")
+    b = h.slash_payload("table replace", member=P2, user=P1, locale="en-US")
+    h.bot._connection.parse_interaction_create(a[0])
+    h.bot._connection.parse_interaction_create(b[0])
+    await h.settle()
+    s2 = lt.seats[lt.seat_of(P2)]
+    assert s2.afk
+    stored = (await stored_away(h, lt.match_id))[lt.seat_of(P2)]
+    assert stored == s2.away  # memory and store agree whichever came first
+    fields = sorted(f for _, f, _ in await audit(h))
+    assert fields in (["table.autoplay", "table.replace"], ["table.replace"])
+    assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
+
+
+async def test_a_locked_database_refuses_the_replacement_and_changes_nothing(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("INSERT INTO settings_audit", times=1)
+    r = await h.slash("table replace", member=P2, user=P1, locale="en-US")
+    assert "not recorded" in said(r) and flaky.hits == 1
+    s2 = lt.seats[lt.seat_of(P2)]
+    assert not s2.afk and s2.away is None
+    assert (await stored_away(h, lt.match_id))[lt.seat_of(P2)] is None and await audit(h) == []
+    # 托管 too
+    flaky.fail("INSERT INTO settings_audit", times=1)
+    r = await h.slash("table autoplay", on="on", user=P2, locale="en-US")
+    assert "not recorded" in said(r) and not s2.afk
+    r = await h.slash("table replace", member=P2, user=P1, locale="en-US")  # the store answers again
+    assert "AI now plays" in said(r) and s2.afk
+
+
+# ------------------------------------------------------------------------------------------------ kick
+
+
+async def test_host_kicks_a_player_from_the_lobby(harness: Harness):
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant="hefei", user=P1)
+    lobby = r.reply
+    await h.click(h.fake.find_message(lobby.id), custom_id=button_id(lobby, ":join"), user=P2)
+    lt = live(h)
+    r = await h.slash("table kick", member=P1, user=P2, locale="en-US")
+    assert "host" in said(r).lower() and lt.seat_of(P1) is not None
+    r = await h.slash("table kick", member=P1, user=P1, locale="en-US")
+    assert "use Leave" in said(r)
+    r = await h.slash("table kick", member=P3, user=P1, locale="en-US")
+    assert "does not sit" in said(r)
+    r = await h.slash("table kick", member=P2, user=P1, locale="en-US")
+    assert "removed from the lobby" in said(r)
+    assert lt.seat_of(P2) is None and P2 not in h.bot.tables.by_player
+    # the lobby message shows the seat empty
+    assert f"<@{P2}>" not in json.dumps(h.fake.find_message(lobby.id).payload())
+    assert [(u, f) for u, f, _ in await audit(h)] == [(P1, "table.kick")]
+    # P2 is free to sit elsewhere or again
+    await h.slash("table join", user=P2)
+    assert lt.seat_of(P2) is not None
+    # once the match started, kick is refused (replace is the tool then)
+    for _ in range(2):
+        await h.slash("table addbot", user=P1)
+    await h.click(h.fake.find_message(lobby.id), custom_id=button_id(lobby, ":start"), user=P1)
+    r = await h.slash("table kick", member=P2, user=P1, locale="en-US")
+    assert "started" in said(r) and lt.seat_of(P2) is not None
+
+
+async def test_a_manager_kicking_the_last_player_closes_the_lobby(harness: Harness):
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant="hefei", user=P1)
+    lt = live(h)
+    r = await h.slash("table kick", member=P1, user=P3, permissions=ADMIN_PERMISSIONS, locale="en-US")
+    assert "removed from the lobby" in said(r)
+    await h.bot.tables.wait_idle()
+    assert lt.closed and h.channel_id not in h.bot.tables.by_channel and P1 not in h.bot.tables.by_player
+    lobby = h.fake.find_message(lt.lobby_message_id)
+    assert not lobby.buttons() and "关闭" in lobby.content
+
+
+# ------------------------------------------------------------------------------------------------ dissolve
+
+
+def vote_message(h: Harness):
+    return next(m for m in reversed(h.channel()) if any(c["custom_id"].startswith("mjv:") for c in m.buttons()))
+
+
+async def test_dissolve_by_majority_keeps_the_settled_hands(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2, P3))
+    lt = live(h)
+    match_id = lt.match_id
+    # settle one hand first (everyone 托管 for a moment would be simpler, but players finish it by clicking)
+    for u in (P1, P2, P3):
+        await h.slash("table autoplay", on="on", user=u)
+    assert lt.table.phase in ("ended", "over")
+    for u in (P1, P2, P3):
+        await h.slash("table autoplay", on="off", user=u)
+    settled = [x for x in await h.bot.store.hands(match_id) if x.status == "finished"]
+    ledger_before = {x.hand_id: [(r.seat, r.amount) for r in await h.bot.store.hand_ledger(x.hand_id)]
+                     for x in settled}
+    assert settled
+    table_msg = h.fake.find_message(lt.message_id)
+    r = await h.click(table_msg, custom_id=button_id(table_msg, ":dissolve"), user=P1, locale="en-US")
+    vm = vote_message(h)
+    assert not r.reply.ephemeral and "3 位玩家" in vm.content  # the table's language
+    # a second proposal while one is open
+    r = await h.slash("table dissolve", user=P2, locale="en-US")
+    assert "already open" in said(r)
+    yes = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":y"))
+    # a stranger's vote, the proposer voting again, a forged vote from another guild: refused, nothing counted
+    r = await h.click(vm, custom_id=yes, user=STRANGER, locale="en-US")
+    assert "do not sit" in said(r)
+    r = await h.click(vm, custom_id=yes, user=P1, locale="en-US")
+    assert "already voted" in said(r)
+    other = h.add_channel(guild_id=OTHER_GUILD)
+    h.fake.channels[other].messages.append(vm.__class__(id=vm.id + 1, channel_id=other, guild_id=None,
+                                                        author=vm.author, components=vm.components))
+    r = await h.click(h.fake.channels[other].messages[-1], custom_id=yes, user=P2, locale="en-US")
+    assert "somewhere else" in said(r)
+    assert lt.vote is not None and lt.vote.yes == {P1} and not lt.closed
+    late = h.click_payload(vm, custom_id=yes, user=P3, locale="en-US")  # P3's click, on its way
+    # P2 agrees: 2 of 3 is a majority; the match ends
+    r = await h.click(vm, custom_id=yes, user=P2, locale="en-US")
+    assert "passed" in said(r)
+    await h.bot.tables.wait_idle()
+    assert lt.closed and (await h.bot.store.match(match_id)).status == "aborted"
+    vm = h.fake.find_message(vm.id)
+    assert not vm.buttons() and "解散投票通过" in vm.content
+    assert any("经投票解散" in m.content for m in h.channel())
+    # the settled hands are untouched
+    for hid, rows in ledger_before.items():
+        assert [(x.seat, x.amount) for x in await h.bot.store.hand_ledger(hid)] == rows
+    # a late vote is told the vote is over
+    r = await h.send(*late)
+    assert "vote is over" in said(r)
+    assert [f for _, f, _ in await audit(h)][0] == "table.dissolve"
+
+
+async def test_a_single_human_dissolves_at_once(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "wuhu", humans=(P1,))
+    lt = live(h)
+    r = await h.slash("table dissolve", user=P1, locale="en-US")
+    assert "passed" in said(r)
+    await h.bot.tables.wait_idle()
+    assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
+    assert not [c for c in h.channel() if any(b["custom_id"].startswith("mjv:") for b in c.buttons())]
+
+
+async def test_a_vote_lapses_after_its_minute_and_a_refusal_ends_it(harness: Harness):
+    h = harness
+    prep(h)
+    mgr = h.bot.tables
+    mgr.timers.vote = 0.05
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    await h.slash("table dissolve", user=P1)
+    vm = vote_message(h)
+    vote = lt.vote
+    await vote.timer  # the expiry timer itself: awaited, not polled
+    await mgr.wait_idle()
+    assert lt.vote is None and not lt.closed
+    vm = h.fake.find_message(vm.id)
+    assert not vm.buttons() and "过期" in vm.content
+    # a new vote, refused by the other of two humans: a majority is out of reach, it ends at once
+    mgr.timers.vote = 60
+    await h.slash("table dissolve", user=P2)
+    vm = vote_message(h)
+    no = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":n"))
+    r = await h.click(vm, custom_id=no, user=P1, locale="en-US")
+    assert "counted" in said(r)
+    await mgr.wait_idle()
+    assert lt.vote is None and not lt.closed and not h.fake.find_message(vm.id).buttons()
+
+
+async def test_two_votes_at_once_dissolve_once(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2, P3, P4))
+    lt = live(h)
+    await h.slash("table dissolve", user=P1)
+    vm = vote_message(h)
+    yes = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":y"))
+    await h.click(vm, custom_id=yes, user=P2)
+    a = h.click_payload(vm, custom_id=yes, user=P3, locale="en-US")
+    b = h.click_payload(vm, custom_id=yes, user=P4, locale="en-US")
+    h.bot._connection.parse_interaction_create(a[0])
+    h.bot._connection.parse_interaction_create(b[0])  # before the first one is handled
+    await h.settle()
+    await h.bot.tables.wait_idle()
+    answers = sorted(said(x[1]) for x in (a, b))
+    assert answers == ["That vote is over; nothing was changed.", "The dissolve vote passed."]
+    assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
+    assert [f for _, f, _ in await audit(h)].count("table.dissolve") == 1
