@@ -6,6 +6,7 @@ What the bot showed is checked against an independent replay of the match from t
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 
@@ -22,12 +23,16 @@ P1, P2, P3, P4 = 7001, 7002, 7003, 7004
 PLAYERS = (P1, P2, P3, P4)
 
 
-def prep(h: Harness, *, images: bool = False) -> None:
+def prep(h: Harness, *, images: bool = False, seed: int = 1) -> None:
+    """Logs on, images off, and known deals: the n-th match of the test gets seed ``seed``, ``seed + 1`` ... so a
+    failure replays exactly (the bot itself draws secret random seeds)."""
     h.ignored_task_names.add(TIMER_TASK_NAME)
     mgr = h.bot.tables
     mgr.scene_log = []
     mgr.private_log = []
     mgr.render_images = images
+    seeds = itertools.count(seed)
+    mgr.new_seed = lambda: f"{next(seeds):016x}"
 
 
 def button_id(msg, suffix: str) -> str:
