@@ -667,3 +667,61 @@ def _with_hant(entries: Mapping[str, tuple[str, ...]]) -> dict[str, tuple[str, s
 
 COMMANDS.update(_with_hant(_GROUP_COMMANDS))
 MESSAGES.update(_with_hant(_GROUP_MESSAGES))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The group's memory (issue 14): /history and /replay. One block: (English, Simplified, Traditional).
+
+_MEMORY_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "history.name": ("history", "战绩", "戰績"),
+    "history.desc": ("A member's recent hands on this server, with their replays",
+                     "成员在本服务器最近的牌局，可以回放", "成員在本伺服器最近的牌局，可以回放"),
+    "history.player.name": ("player", "玩家", "玩家"),
+    "history.player.desc": ("Whose hands (default: yours)", "谁的牌局（默认：你自己）", "誰的牌局（預設：你自己）"),
+    "replay.name": ("replay", "回放", "回放"),
+    "replay.desc": ("Step through a finished hand by its replay code", "用回放码一步步回看打完的一局",
+                    "用回放碼一步步回看打完的一局"),
+    "replay.code.name": ("code", "回放码", "回放碼"),
+    "replay.code.desc": ("The hand's replay code (from /history or the table)", "这一局的回放码（见 /history 或牌桌）",
+                         "這一局的回放碼（見 /history 或牌桌）"),
+}
+
+_MEMORY_MESSAGES: dict[str, tuple[str, str, str]] = {
+    "memory.history_title": ("**{name}** · {total} hands on this server", "**{name}** · 本服务器共 {total} 局",
+                             "**{name}** · 本伺服器共 {total} 局"),
+    "memory.history_empty": ("No settled hands yet.", "还没有结算过的牌局。", "還沒有結算過的牌局。"),
+    "memory.history_line": ("{when} · {variant} · {result} · **{amount}** 子 · `{code}`",
+                            "{when} · {variant} · {result} · **{amount}** 子 · `{code}`",
+                            "{when} · {variant} · {result} · **{amount}** 子 · `{code}`"),
+    "memory.page": ("Page {n} of {total}", "第 {n} 页，共 {total} 页", "第 {n} 頁，共 {total} 頁"),
+    "memory.pick_hand": ("Open a hand's replay", "选一局回放", "選一局回放"),
+    "memory.result_won": ("won", "和牌", "和牌"),
+    "memory.result_self": ("won (self-drawn)", "自摸", "自摸"),
+    "memory.result_dealt_in": ("dealt in", "点炮", "放槍"),
+    "memory.result_draw": ("draw", "流局", "流局"),
+    "memory.result_paid": ("paid", "输", "輸"),
+    "memory.result_other": ("—", "—", "—"),
+    "memory.bot_member": ("{name} is a bot: bots have no history.", "{name} 是机器人：机器人没有战绩。",
+                          "{name} 是機器人：機器人沒有戰績。"),
+    "memory.other_server": ("That belongs to another server: nothing was shown.", "这属于别的服务器：不能在这里查看。",
+                            "這屬於別的伺服器：不能在這裡查看。"),
+    "memory.replay_unknown": ("There is no hand {code} on this server.", "本服务器没有回放码为 {code} 的牌局。",
+                              "本伺服器沒有回放碼為 {code} 的牌局。"),
+    "memory.replay_in_play": ("Hand {code} is still being played: it can be replayed once it is over.",
+                              "{code} 这一局还在进行中：打完后才能回放。", "{code} 這一局還在進行中：打完後才能回放。"),
+    "memory.replay_head": ("Replay `{code}` · {variant} hand {hand} · step {step}/{n}",
+                           "回放 `{code}` · {variant} 第 {hand} 局 · 第 {step}/{n} 步",
+                           "回放 `{code}` · {variant} 第 {hand} 局 · 第 {step}/{n} 步"),
+    "memory.prev_decision": ("◀ my decision", "◀ 我的决策", "◀ 我的決策"),
+    "memory.next_decision": ("my decision ▶", "我的决策 ▶", "我的決策 ▶"),
+    "memory.review": ("AI review", "AI 复盘", "AI 復盤"),
+    "memory.animation": ("Animation", "动图", "動圖"),
+    "memory.animation_done": ("The whole hand `{code}`:", "整局 `{code}`：", "整局 `{code}`："),
+    "memory.theme_light": ("☀ light", "☀ 浅色", "☀ 淺色"),
+    "memory.theme_dark": ("🌙 dark", "🌙 深色", "🌙 深色"),
+    "memory.not_seated": ("You did not sit in this hand: there is nothing of yours to review.",
+                          "你没有参加这一局：没有你的决策可以复盘。", "你沒有參加這一局：沒有你的決策可以復盤。"),
+}
+
+COMMANDS.update(_MEMORY_COMMANDS)
+MESSAGES.update(_MEMORY_MESSAGES)
