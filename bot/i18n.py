@@ -684,6 +684,10 @@ _MEMORY_COMMANDS: dict[str, tuple[str, str, str]] = {
     "replay.code.name": ("code", "回放码", "回放碼"),
     "replay.code.desc": ("The hand's replay code (from /history or the table)", "这一局的回放码（见 /history 或牌桌）",
                          "這一局的回放碼（見 /history 或牌桌）"),
+    "settings.replays_show_all_hands.name": ("replays_show_all_hands", "回放显示全部手牌", "回放顯示全部手牌"),
+    "settings.replays_show_all_hands.desc": ("Once a hand is over, replays show every player's tiles (default: on)",
+                                             "牌局结束后，回放显示所有人的手牌（默认：开）",
+                                             "牌局結束後，回放顯示所有人的手牌（預設：開）"),
 }
 
 _MEMORY_MESSAGES: dict[str, tuple[str, str, str]] = {
@@ -719,6 +723,9 @@ _MEMORY_MESSAGES: dict[str, tuple[str, str, str]] = {
     "memory.animation_done": ("The whole hand `{code}`:", "整局 `{code}`：", "整局 `{code}`："),
     "memory.theme_light": ("☀ light", "☀ 浅色", "☀ 淺色"),
     "memory.theme_dark": ("🌙 dark", "🌙 深色", "🌙 深色"),
+    "memory.setting_show_all": ("Replays show every hand", "回放显示全部手牌", "回放顯示全部手牌"),
+    "memory.on": ("on", "开", "開"),
+    "memory.off": ("off", "关", "關"),
     "memory.not_seated": ("You did not sit in this hand: there is nothing of yours to review.",
                           "你没有参加这一局：没有你的决策可以复盘。", "你沒有參加這一局：沒有你的決策可以復盤。"),
 }

@@ -5,7 +5,7 @@
   (ephemeral) to whoever asked; only hands of this server.
 - ``/replay code``: the table at each step of a finished hand, drawn by :mod:`render.replay`. The viewer sees their
   own concealed tiles (if they sat in the hand) and nobody else's; every hand is shown only because the hand is over
-  (a hand in play is refused) and the server allows it (:data:`SHOW_ALL_DEFAULT`). Buttons: ⏮ ◀ ▶ ⏭, the viewer's
+  (a hand in play is refused) and the server allows it (``replays_show_all_hands``, ``/settings``). Buttons: ⏮ ◀ ▶ ⏭, the viewer's
   previous / next decision, the AI's review card, the animated GIF (rendered in a thread), the other theme.
 
 Every control is a :class:`discord.ui.DynamicItem` whose custom id carries the guild, the code, the viewer, the
@@ -28,7 +28,14 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.i18n import lang_for, locale_str, t, variant_name
-from bot.store.history import HandUnavailable, HistoryRow, count_player_hands, load_hand, player_hands
+from bot.store.history import (
+    HandUnavailable,
+    HistoryRow,
+    count_player_hands,
+    load_hand,
+    player_hands,
+    replays_show_all_hands,
+)
 from bot.store.models import MatchInfo
 from cogs.errors import UserError, report
 from cogs.leaderboard import day_text, safe, server_tz, signed
@@ -40,7 +47,6 @@ from render.replay import render_replay, render_replay_animation, render_review,
 log = logging.getLogger(__name__)
 
 PAGE = 10  # hands per /history page
-SHOW_ALL_DEFAULT = True  # replays_show_all_hands: every hand shown once the hand is over
 THEMES = ("dark", "light")
 _CACHE = 16  # replays kept built (a replay replays its match up to the hand)
 _NO_PINGS = discord.AllowedMentions.none()
@@ -256,7 +262,7 @@ class Memory(commands.Cog):
         return self._reviews[key]
 
     async def _show_all(self, guild: int) -> bool:
-        return SHOW_ALL_DEFAULT
+        return await replays_show_all_hands(self.bot.store, guild)  # type: ignore[attr-defined]
 
     async def open_replay(self, interaction: discord.Interaction, code: str) -> None:
         if interaction.guild_id is None:
@@ -370,3 +376,13 @@ class Memory(commands.Cog):
 async def setup(bot: commands.Bot) -> None:
     bot.add_dynamic_items(HistoryButton, HistorySelect, ReplayButton)
     await bot.add_cog(Memory(bot))
+
+
+async def apply_replay_option(bot: Any, interaction: discord.Interaction, lang: str, value: bool) -> str:
+    """``/settings replays_show_all_hands``: set it (audited) and say what is in force."""
+    from bot.store.history import set_replays_show_all_hands
+
+    before = await replays_show_all_hands(bot.store, interaction.guild_id)  # type: ignore[arg-type]
+    now = await set_replays_show_all_hands(bot.store, interaction.guild_id, interaction.user.id, value)
+    key = "settings.changed" if now != before else "settings.unchanged"
+    return t(key, lang, field=t("memory.setting_show_all", lang), value=t(f"memory.{'on' if now else 'off'}", lang))

@@ -16,8 +16,8 @@ from datetime import datetime
 from engine.replay import HandReplay, encode_code
 
 from .errors import StoreError
-from .models import MatchInfo, from_ms
-from .sqlite import Store
+from .models import MatchInfo, from_ms, to_ms
+from .sqlite import Store, _completes
 from .tables import engine_settings, players_for
 
 
@@ -98,3 +98,39 @@ async def load_hand(store: Store, guild_id: int, match_id: int, hand_no: int, co
     replay = HandReplay.build(match.variant, match.seed, settings, actions, hand_no,
                               legacy or players_for(match.seats))
     return match, replay
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the replay setting (migration 0005): audited in settings_audit like every other setting
+
+
+async def replays_show_all_hands(store: Store, guild_id: int) -> bool:
+    """``replays_show_all_hands`` of the server (the declared default when never set)."""
+    from bot.settings import REPLAYS_SHOW_ALL_HANDS_DEFAULT
+
+    async with store._tx(write=False) as conn:
+        cur = await conn.execute("SELECT replays_show_all_hands FROM memory_settings WHERE guild_id = ?",
+                                 (guild_id,))
+        row = await cur.fetchone()
+    return REPLAYS_SHOW_ALL_HANDS_DEFAULT if row is None else bool(row[0])
+
+
+@_completes
+async def set_replays_show_all_hands(store: Store, guild_id: int, user_id: int, value: bool,
+                                     at: datetime | None = None) -> bool:
+    """Set ``replays_show_all_hands``; one ``settings_audit`` row when it changes. Returns the value in force."""
+    from .group import _audit
+
+    if not isinstance(value, bool):
+        raise StoreError("bad_setting_value", field="replays_show_all_hands", value=value, allowed="true, false")
+    old = await replays_show_all_hands(store, guild_id)
+    if old == value:
+        return old
+    ms = to_ms(at)
+    async with store._tx() as conn:
+        await conn.execute(
+            "INSERT INTO memory_settings (guild_id, replays_show_all_hands, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (guild_id) DO UPDATE SET replays_show_all_hands = excluded.replays_show_all_hands, "
+            "updated_at = excluded.updated_at", (guild_id, int(value), ms))
+        await _audit(conn, guild_id, user_id, "replays_show_all_hands", old, value, ms)
+    return value

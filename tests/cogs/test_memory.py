@@ -229,3 +229,25 @@ async def test_review_card_and_animation(h: Harness) -> None:
     cog = h.bot.get_cog("Memory")
     assert cog.gif_log[-1][2] == len(data)
     assert decode_code(code) == (h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+
+
+async def test_show_all_setting_is_audited_and_hides_other_hands(h: Harness) -> None:
+    from tests.harness import ADMIN_PERMISSIONS
+
+    code = encode_code(h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+    before = dump(h)
+    r = await h.slash("settings", user=B, replays_show_all_hands=False)  # not a manager: refused
+    assert r.reply.ephemeral and dump(h) == before
+    r = await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=False)
+    assert "Replays show every hand" in r.reply.text
+    audit = sql(h, "SELECT user_id, field, old_value, new_value FROM settings_audit WHERE guild_id = ?", (GUILD_ID,))
+    assert audit == [(A, "replays_show_all_hands", "true", "false")]
+    cog = h.bot.get_cog("Memory")
+    await h.slash("replay", user=A, code=code)
+    viewer, scene = cog.scene_log[-1]
+    assert viewer == A and len(scene.hands) == 1 and scene.hands[0][1].seat == 0
+    await h.slash("replay", user=USER_ID + 9, code=code)  # a spectator: no hand at all
+    assert cog.scene_log[-1][1].hands == ()
+    await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=True)
+    await h.slash("replay", user=A, code=code)
+    assert len(cog.scene_log[-1][1].hands) == 4
