@@ -251,3 +251,21 @@ async def test_show_all_setting_is_audited_and_hides_other_hands(h: Harness) -> 
     await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=True)
     await h.slash("replay", user=A, code=code)
     assert len(cog.scene_log[-1][1].hands) == 4
+
+
+async def test_two_clicks_at_once_both_answered(h: Harness) -> None:
+    """Two ▶ presses on one replay at the same time: both are answered, each with a step image from its own custom
+    id (the controls carry the step, nothing is shared), and the message ends on a real step."""
+    code = encode_code(h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+    r = await h.slash("replay", user=A, code=code)
+    msg = r.reply
+    d1, r1 = h.click_payload(msg, label="▶", user=A)
+    d2, r2 = h.click_payload(msg, label="⏭", user=A)
+    h.bot._connection.parse_interaction_create(d1)  # type: ignore[arg-type]
+    h.bot._connection.parse_interaction_create(d2)  # type: ignore[arg-type]
+    await h.settle()
+    assert r1.responded and r2.responded
+    cog = h.bot.get_cog("Memory")
+    n = cog.scene_log[-1][1].n
+    assert sorted(s.step for _v, s in cog.scene_log[-2:]) == [1, n]  # every hand shown: ▶ from the deal is step 1
+    assert msg.images
