@@ -269,3 +269,16 @@ async def test_two_clicks_at_once_both_answered(h: Harness) -> None:
     n = cog.scene_log[-1][1].n
     assert sorted(s.step for _v, s in cog.scene_log[-2:]) == [1, n]  # every hand shown: ▶ from the deal is step 1
     assert msg.images
+
+
+async def test_history_select_opens_the_replay(h: Harness) -> None:
+    r = await h.slash("history", user=B)
+    msg = r.reply
+    code = codes_of(msg.text)[-1]
+    sel = next(c for c in msg.all_components() if c.get("type") == 3)
+    assert code in [o["value"] for o in sel["options"]]
+    r2 = await h.click(msg, custom_id=sel["custom_id"], values=[code], user=B)
+    rep = r2.reply
+    assert rep.ephemeral and rep.images and f"`{code}`" in rep.text
+    viewer, scene = h.bot.get_cog("Memory").scene_log[-1]
+    assert viewer == B and scene.step == 0
