@@ -202,3 +202,8 @@ def table_allowed_in(settings: GuildSettings, channel: Any) -> bool:
         return True
     ids = {getattr(channel, "id", None), getattr(channel, "parent_id", None)}
     return bool(ids & set(settings.allowed_channels))
+
+
+#: ``replays_show_all_hands`` (issue 14): once a hand is over, a replay shows every seat's concealed tiles. Default on;
+#: Manage Server turns it off in ``/settings`` (then each viewer sees only their own tiles, as during play).
+REPLAYS_SHOW_ALL_HANDS_DEFAULT = True

@@ -447,10 +447,12 @@ class ChannelsView(SafeView):
 
 GROUP_OPTION_NAMES = {"timezone": locale_str("settings.timezone.name"),
                       "report_channel": locale_str("settings.report_channel.name"),
-                      "report_day": locale_str("settings.report_day.name")}
+                      "report_day": locale_str("settings.report_day.name"),
+                      "replays_show_all_hands": locale_str("settings.replays_show_all_hands.name")}
 GROUP_OPTION_DESCS = {"timezone": locale_str("settings.timezone.desc"),
                       "report_channel": locale_str("settings.report_channel.desc"),
-                      "report_day": locale_str("settings.report_day.desc")}
+                      "report_day": locale_str("settings.report_day.desc"),
+                      "replays_show_all_hands": locale_str("settings.replays_show_all_hands.desc")}
 WEEKDAY_CHOICES = [app_commands.Choice(name=locale_str(f"choice.weekday.{d}"), value=str(d)) for d in range(7)] + [
     app_commands.Choice(name=locale_str("choice.weekday.off"), value="off")]
 #: What the bot needs in the weekly report's channel.
@@ -552,10 +554,14 @@ class Settings(commands.Cog):
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     async def settings(self, interaction: discord.Interaction, timezone: str | None = None,
                        report_channel: app_commands.AppCommandChannel | None = None,
-                       report_day: str | None = None) -> None:
+                       report_day: str | None = None, replays_show_all_hands: bool | None = None) -> None:
         settings = await check_manager(self.bot, interaction)
         lang = lang_for(interaction, settings.language)
         note = await apply_group_options(self.bot, interaction, lang, timezone, report_channel, report_day)
+        if replays_show_all_hands is not None:
+            from cogs.memory import apply_replay_option
+
+            note = await apply_replay_option(self.bot, interaction, lang, replays_show_all_hands) + "\n" + note
         audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)  # type: ignore[attr-defined]
         await interaction.response.send_message(note, embed=settings_embed(settings, audit, lang),
                                                 view=SettingsView(self.bot, settings, lang), ephemeral=True)

@@ -1,0 +1,388 @@
+"""The group's memory: ``/history [player]`` and ``/replay <code>`` (issue 14).
+
+- ``/history [player]``: the member's latest settled hands on this server (date in the server's time zone, variant,
+  their result, 子, the replay code), ten a page, ◀ ▶ to page and a select that opens a hand's replay. Private
+  (ephemeral) to whoever asked; only hands of this server.
+- ``/replay code``: the table at each step of a finished hand, drawn by :mod:`render.replay`. The viewer sees their
+  own concealed tiles (if they sat in the hand) and nobody else's; every hand is shown only because the hand is over
+  (a hand in play is refused) and the server allows it (``replays_show_all_hands``, ``/settings``). Buttons: ⏮ ◀ ▶ ⏭, the viewer's
+  previous / next decision, the AI's review card, the animated GIF (rendered in a thread), the other theme.
+
+Every control is a :class:`discord.ui.DynamicItem` whose custom id carries the guild, the code, the viewer, the
+step and the theme: a click from another server is refused, a click by someone else opens their own replay (from the
+start, as their seat sees it), so a forged id never shows anyone a hand they may not see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import re
+import time
+from collections import OrderedDict
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.i18n import lang_for, locale_str, t, variant_name
+from bot.store.history import (
+    HandUnavailable,
+    HistoryRow,
+    count_player_hands,
+    load_hand,
+    player_hands,
+    replays_show_all_hands,
+)
+from bot.store.models import MatchInfo
+from cogs.errors import UserError, report
+from cogs.leaderboard import day_text, safe, server_tz, signed
+from engine.errors import EngineError
+from engine.replay import HandReplay, decode_code, encode_code
+from engine.review import Review, review_hand
+from render.replay import render_replay, render_replay_animation, render_review, replay_scene, review_summary
+
+log = logging.getLogger(__name__)
+
+PAGE = 10  # hands per /history page
+THEMES = ("dark", "light")
+_CACHE = 16  # replays kept built (a replay replays its match up to the hand)
+_NO_PINGS = discord.AllowedMentions.none()
+
+
+def seat_of(match: MatchInfo, user_id: int) -> int | None:
+    """The chair ``user_id`` sat in (None: a spectator)."""
+    return next((s.seat for s in match.seats if s.player_id == user_id), None)
+
+
+def names_of(match: MatchInfo) -> list[str]:
+    return [s.display_name or (str(s.player_id) if s.player_id is not None else f"AI ({s.ai})") for s in match.seats]
+
+
+def result_text(r: HistoryRow, lang: str) -> str:
+    """The player's result in a hand, in words.
+
+    >>> from datetime import datetime
+    >>> r = HistoryRow(1, 1, 0, "hefei", datetime(2026, 1, 1), 0, 12, True, True, False, False, 12)
+    >>> result_text(r, "en"), result_text(r, "zh")
+    ('won (self-drawn)', '自摸')
+    """
+    if r.won:
+        return t("memory.result_self" if r.self_draw else "memory.result_won", lang)
+    if r.deal_in:
+        return t("memory.result_dealt_in", lang)
+    if r.drawn:
+        return t("memory.result_draw", lang)
+    return t("memory.result_paid" if r.amount < 0 else "memory.result_other", lang)
+
+
+# ------------------------------------------------------------------------------------------------ controls
+
+
+class HistoryButton(discord.ui.DynamicItem[discord.ui.Button],
+                    template=r"mjh:(?P<g>\d+):(?P<p>\d+):(?P<v>\d+):(?P<page>\d+)"):
+    """Turn to page ``page`` of player ``p``'s history (for viewer ``v`` on guild ``g``)."""
+
+    def __init__(self, guild: int, player: int, viewer: int, page: int, label: str = "", disabled: bool = False):
+        super().__init__(discord.ui.Button(label=label or str(page + 1), style=discord.ButtonStyle.secondary,
+                                           custom_id=f"mjh:{guild}:{player}:{viewer}:{page}", disabled=disabled))
+        self.guild, self.player, self.viewer, self.page = guild, player, viewer, page
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+        return cls(int(match["g"]), int(match["p"]), int(match["v"]), int(match["page"]), item.label or "")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog: Memory = interaction.client.get_cog("Memory")  # type: ignore[attr-defined,assignment]
+        try:
+            await cog.history_page(interaction, self.guild, self.player, self.viewer, self.page)
+        except Exception as e:
+            await report(interaction, e, where="history page")
+
+
+class HistorySelect(discord.ui.DynamicItem[discord.ui.Select], template=r"mjhs:(?P<g>\d+)"):
+    """Pick a hand from a /history page: opens its replay (value: the replay code)."""
+
+    def __init__(self, guild: int, options: list[discord.SelectOption] | None = None, placeholder: str = ""):
+        super().__init__(discord.ui.Select(custom_id=f"mjhs:{guild}", options=options or [
+            discord.SelectOption(label="-", value="-")], placeholder=placeholder or None))
+        self.guild = guild
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Select, match: re.Match[str]):
+        return cls(int(match["g"]), list(item.options), item.placeholder or "")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog: Memory = interaction.client.get_cog("Memory")  # type: ignore[attr-defined,assignment]
+        values = (interaction.data or {}).get("values") or [""]
+        try:
+            if interaction.guild_id != self.guild:
+                raise UserError("memory.other_server")
+            await cog.open_replay(interaction, str(values[0]))
+        except Exception as e:
+            await report(interaction, e, where="history select")
+
+
+REPLAY_OPS = ("s", "p", "n", "e", "pd", "nd", "rv", "gif", "th", "mine")
+
+
+class ReplayButton(discord.ui.DynamicItem[discord.ui.Button],
+                   template=r"mjr:(?P<g>\d+):(?P<code>[0-9A-Z]+):(?P<v>\d+):(?P<k>\d+):(?P<th>[dl]):(?P<op>[a-z]+)"):
+    """A replay control: ``op`` s / p / n / e (start, previous, next, end), pd / nd (the viewer's previous / next
+    decision), rv (review card), gif (animated file), th (other theme), mine (open my own)."""
+
+    def __init__(self, guild: int, code: str, viewer: int, step: int, theme: str, op: str, label: str = "",
+                 disabled: bool = False, row: int | None = None,
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary):
+        cid = f"mjr:{guild}:{code}:{viewer}:{step}:{theme[0]}:{op}"
+        super().__init__(discord.ui.Button(label=label or op, style=style, custom_id=cid, disabled=disabled, row=row))
+        self.guild, self.code, self.viewer, self.step, self.theme, self.op = guild, code, viewer, step, theme, op
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+        theme = "dark" if match["th"] == "d" else "light"
+        return cls(int(match["g"]), match["code"], int(match["v"]), int(match["k"]), theme, match["op"],
+                   item.label or "")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog: Memory = interaction.client.get_cog("Memory")  # type: ignore[attr-defined,assignment]
+        try:
+            await cog.replay_click(interaction, self)
+        except Exception as e:
+            await report(interaction, e, where=f"replay {self.op}")
+
+
+# ------------------------------------------------------------------------------------------------ the cog
+
+
+class Memory(commands.Cog):
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+        self.page_size = PAGE
+        self._replays: OrderedDict[tuple[int, int], tuple[MatchInfo, HandReplay]] = OrderedDict()
+        self._reviews: dict[tuple[int, int, int], Review] = {}
+        self.gif_log: list[tuple[str, int, int]] = []  # (code, ms, bytes) of every animated file served
+        self.step_log: list[tuple[str, int, int]] = []  # (code, step, ms) of every step image served
+        self.scene_log: list[tuple[int, Any]] = []  # (viewer id, ReplayScene) of every image sent (tests, privacy)
+
+    async def _lang(self, interaction: discord.Interaction) -> str:
+        settings = await self.bot.store.guild_settings(interaction.guild_id)  # type: ignore[attr-defined]
+        return lang_for(interaction, settings.language)
+
+    # ---- /history
+
+    @app_commands.command(name=locale_str("history.name"), description=locale_str("history.desc"))
+    @app_commands.guild_only()
+    @app_commands.rename(player=locale_str("history.player.name"))
+    @app_commands.describe(player=locale_str("history.player.desc"))
+    async def history(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
+        who = player or interaction.user
+        if who.bot:
+            raise UserError("memory.bot_member", name=safe(who.display_name))
+        await self.history_page(interaction, interaction.guild_id, who.id, interaction.user.id, 0, new=True)
+
+    async def history_page(self, interaction: discord.Interaction, guild: int | None, player: int, viewer: int,
+                           page: int, *, new: bool = False) -> None:
+        if interaction.guild_id is None or interaction.guild_id != guild:
+            raise UserError("memory.other_server")
+        lang = await self._lang(interaction)
+        store = self.bot.store  # type: ignore[attr-defined]
+        total = await count_player_hands(store, guild, player)
+        size = self.page_size
+        pages = max(1, -(-total // size))
+        page = min(max(page, 0), pages - 1)
+        rows = await player_hands(store, guild, player, size, page * size)
+        tz = await server_tz(self.bot, guild)
+        name = await store.display_name(player) or str(player)
+        lines = [t("memory.history_title", lang, name=safe(name), total=total)]
+        if not rows:
+            lines.append(t("memory.history_empty", lang))
+        options = []
+        for r in rows:
+            local = r.at.astimezone(tz)
+            when = f"{day_text(local, lang)} {local:%H:%M}"
+            res = result_text(r, lang)
+            lines.append(t("memory.history_line", lang, when=when, variant=variant_name(r.variant, lang),
+                           result=res, amount=signed(r.amount), code=r.code))
+            options.append(discord.SelectOption(
+                label=f"{r.code} · {when}"[:100], value=r.code,
+                description=f"{variant_name(r.variant, lang)} · {res} · {signed(r.amount)}"[:100]))
+        if pages > 1:
+            lines.append(t("memory.page", lang, n=page + 1, total=pages))
+        view = discord.ui.View(timeout=None)
+        if pages > 1:
+            view.add_item(HistoryButton(guild, player, viewer, max(page - 1, 0), "◀", disabled=page == 0))
+            view.add_item(HistoryButton(guild, player, viewer, min(page + 1, pages - 1), "▶", disabled=page >= pages - 1))
+        if options:
+            view.add_item(HistorySelect(guild, options, t("memory.pick_hand", lang)))
+        text = "\n".join(lines)
+        if new:
+            await interaction.response.send_message(text, view=view, ephemeral=True, allowed_mentions=_NO_PINGS)
+        else:
+            await interaction.response.edit_message(content=text, view=view, allowed_mentions=_NO_PINGS)
+
+    # ---- /replay
+
+    @app_commands.command(name=locale_str("replay.name"), description=locale_str("replay.desc"))
+    @app_commands.guild_only()
+    @app_commands.rename(code=locale_str("replay.code.name"))
+    @app_commands.describe(code=locale_str("replay.code.desc"))
+    async def replay(self, interaction: discord.Interaction, code: app_commands.Range[str, 1, 40]) -> None:
+        await self.open_replay(interaction, code)
+
+    async def _load(self, guild: int, code: str) -> tuple[str, MatchInfo, HandReplay]:
+        match_id, hand_no = decode_code(code)  # EngineError: a typo (check character), a bad character
+        norm = encode_code(match_id, hand_no)
+        key = (match_id, hand_no)
+        hit = self._replays.get(key)
+        if hit is not None and hit[0].guild_id == guild:
+            self._replays.move_to_end(key)
+            return norm, hit[0], hit[1]
+        try:
+            match, rp = await load_hand(self.bot.store, guild, match_id, hand_no, norm)  # type: ignore[attr-defined]
+        except HandUnavailable as e:
+            raise UserError(f"memory.replay_{e.reason}", code=norm) from None
+        except EngineError as e:
+            if e.code == "hand_in_play":
+                raise UserError("memory.replay_in_play", code=norm) from None
+            raise UserError("memory.replay_unknown", code=norm) from None
+        self._replays[key] = (match, rp)
+        while len(self._replays) > _CACHE:
+            self._replays.popitem(last=False)
+        return norm, match, rp
+
+    def _review(self, match: MatchInfo, rp: HandReplay, seat: int) -> Review:
+        key = (match.match_id, rp.hand_no, seat)
+        if key not in self._reviews:
+            if len(self._reviews) > 4 * _CACHE:
+                self._reviews.clear()
+            self._reviews[key] = review_hand(rp, seat)
+        return self._reviews[key]
+
+    async def _show_all(self, guild: int) -> bool:
+        return await replays_show_all_hands(self.bot.store, guild)  # type: ignore[attr-defined]
+
+    async def open_replay(self, interaction: discord.Interaction, code: str) -> None:
+        if interaction.guild_id is None:
+            raise UserError("memory.other_server")
+        await self._send_step(interaction, code, 0, "dark", new=True)
+
+    async def _send_step(self, interaction: discord.Interaction, code: str, step: int, theme: str, *,
+                         new: bool) -> None:
+        guild = interaction.guild_id
+        assert guild is not None
+        lang = await self._lang(interaction)
+        code, match, rp = await self._load(guild, code)
+        viewer = interaction.user.id
+        seat = seat_of(match, viewer)
+        show_all = await self._show_all(guild)
+        step = min(max(step, 0), rp.n)
+        review = self._review(match, rp, seat) if seat is not None else None
+        if not new:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        t0 = time.perf_counter()
+        scene = replay_scene(rp, step, seat, lang=lang, names=names_of(match), show_all=show_all, review=review,
+                             code=code)
+        png = await asyncio.to_thread(render_replay, scene, theme, lang)
+        ms = round((time.perf_counter() - t0) * 1000)
+        self.step_log.append((code, step, ms))
+        self.scene_log.append((viewer, scene))
+        lines = [t("memory.replay_head", lang, code=code, variant=variant_name(rp.variant, lang), hand=rp.hand_no + 1,
+                   step=step, n=rp.n)]
+        if review is not None:
+            lines.append(review_summary(review, lang))
+        view = self._controls(guild, code, viewer, step, theme, rp, seat, lang)
+        file = discord.File(io.BytesIO(png), filename=f"replay-{code}-{step}.png")
+        if new:
+            await interaction.followup.send("\n".join(lines), file=file, view=view, ephemeral=True,
+                                            allowed_mentions=_NO_PINGS)
+        else:
+            await interaction.edit_original_response(content="\n".join(lines), attachments=[file], view=view,
+                                                     allowed_mentions=_NO_PINGS)
+
+    def _controls(self, guild: int, code: str, viewer: int, step: int, theme: str, rp: HandReplay,
+                  seat: int | None, lang: str) -> discord.ui.View:
+        v = discord.ui.View(timeout=None)
+
+        def b(op: str, label: str, *, disabled: bool = False, row: int = 0) -> None:
+            v.add_item(ReplayButton(guild, code, viewer, step, theme, op, label, disabled=disabled, row=row))
+
+        b("s", "⏮", disabled=step == 0)
+        b("p", "◀", disabled=step == 0)
+        b("n", "▶", disabled=step >= rp.n)
+        b("e", "⏭", disabled=step >= rp.n)
+        if seat is not None:
+            b("pd", t("memory.prev_decision", lang), disabled=rp.prev_decision(step, seat) is None, row=1)
+            b("nd", t("memory.next_decision", lang), disabled=rp.next_decision(step, seat) is None, row=1)
+            b("rv", t("memory.review", lang), row=2)
+        b("gif", t("memory.animation", lang), row=2)
+        b("th", t("memory.theme_light" if theme == "dark" else "memory.theme_dark", lang), row=2)
+        return v
+
+    async def replay_click(self, interaction: discord.Interaction, item: ReplayButton) -> None:
+        if interaction.guild_id is None or interaction.guild_id != item.guild:
+            raise UserError("memory.other_server")
+        if interaction.user.id != item.viewer or item.op == "mine":
+            # someone else's controls: their own replay, from the start, as their own seat sees it
+            await self._send_step(interaction, item.code, 0, item.theme, new=True)
+            return
+        lang = await self._lang(interaction)
+        code, match, rp = await self._load(item.guild, item.code)
+        seat = seat_of(match, interaction.user.id)
+        show_all = await self._show_all(item.guild)
+        k, op = min(item.step, rp.n), item.op
+        if op == "rv":
+            if seat is None:
+                raise UserError("memory.not_seated")
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            review = self._review(match, rp, seat)
+            png = await asyncio.to_thread(render_review, review, rp, item.theme, lang)
+            await interaction.followup.send(review_summary(review, lang), ephemeral=True,
+                                            file=discord.File(io.BytesIO(png), filename=f"review-{code}.png"))
+            return
+        if op == "gif":
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            review = self._review(match, rp, seat) if seat is not None else None
+            t0 = time.perf_counter()
+            data = await asyncio.to_thread(render_replay_animation, rp, seat, theme=item.theme, lang=lang,
+                                           show_all=show_all, names=names_of(match), review=review, code=code)
+            ms = round((time.perf_counter() - t0) * 1000)
+            self.gif_log.append((code, ms, len(data)))
+            log.info("replay %s: animation %d ms, %d bytes", code, ms, len(data))
+            await interaction.followup.send(t("memory.animation_done", lang, code=code), ephemeral=True,
+                                            file=discord.File(io.BytesIO(data), filename=f"replay-{code}.gif"))
+            return
+        theme = item.theme
+        if op == "s":
+            k = 0
+        elif op == "e":
+            k = rp.n
+        elif op == "n":
+            k = rp.next_step(k, seat, show_all=show_all)
+        elif op == "p":
+            k = rp.prev_step(k, seat, show_all=show_all)
+        elif op in ("nd", "pd") and seat is not None:
+            j = rp.next_decision(k, seat) if op == "nd" else rp.prev_decision(k, seat)
+            k = k if j is None else j
+        elif op == "th":
+            theme = "light" if theme == "dark" else "dark"
+        await self._send_step(interaction, code, k, theme, new=False)
+
+
+async def setup(bot: commands.Bot) -> None:
+    bot.add_dynamic_items(HistoryButton, HistorySelect, ReplayButton)
+    await bot.add_cog(Memory(bot))
+
+
+async def apply_replay_option(bot: Any, interaction: discord.Interaction, lang: str, value: bool) -> str:
+    """``/settings replays_show_all_hands``: set it (audited) and say what is in force."""
+    from bot.store.history import set_replays_show_all_hands
+
+    before = await replays_show_all_hands(bot.store, interaction.guild_id)  # type: ignore[arg-type]
+    now = await set_replays_show_all_hands(bot.store, interaction.guild_id, interaction.user.id, value)
+    key = "settings.changed" if now != before else "settings.unchanged"
+    return t(key, lang, field=t("memory.setting_show_all", lang), value=t(f"memory.{'on' if now else 'off'}", lang))

@@ -1,0 +1,284 @@
+"""/history and /replay through the harness, on hands recorded the way the bot records them (TableRecorder)."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.store import SeatSpec, Store
+from bot.store.tables import TableRecorder
+from engine.ai import choose
+from engine.replay import HandReplay, decode_code, encode_code
+from render.scene import HandScene
+from tests.harness import CHANNEL_ID, GUILD_ID, USER_ID, Harness
+
+A, B = USER_ID, USER_ID + 1
+OTHER_GUILD = GUILD_ID + 5
+NAMES = {A: "小明", B: "Bob"}
+
+
+async def record_match(store: Store, guild: int, variant: str, seed: str, hands: int, *, leave_open: bool = False
+                       ) -> TableRecorder:
+    """A match of A, B and two AIs, every seat played by the normal AI, ``hands`` hands settled through the store's
+    recorder (the bot's one write path); ``leave_open``: the next hand is dealt and left in play."""
+    seats = [SeatSpec.human(A, NAMES[A]), SeatSpec.bot("normal"), SeatSpec.human(B, NAMES[B]), SeatSpec.bot("normal")]
+    rec = await TableRecorder.start(store, guild_id=guild, channel_id=CHANNEL_ID, variant=variant, seed=seed,
+                                    settings={}, seats=seats)
+    rng = random.Random(seed)
+    ended = 0
+    while True:
+        tb = rec.table
+        if tb.phase == "over":
+            break
+        if tb.phase == "ended":
+            if ended >= hands and not leave_open:
+                break
+            await rec.apply(tb.legal_actions(0)[0])
+            if ended >= hands:
+                # one more action into the new hand, so that it is really in play
+                seat = rec.table.awaited()[0]
+                await rec.apply(choose(rec.table, seat, rec.table.legal_actions(seat), "normal", rng))
+                break
+            continue
+        seat = tb.awaited()[0]
+        la = tb.legal_actions(seat)
+        a = la[0] if len(la) == 1 else choose(tb, seat, la, "normal", rng)
+        await rec.apply(a)
+        if rec.table.phase in ("ended", "over"):
+            ended += 1
+    if not leave_open:
+        await store.finish_match(rec.match_id)
+    return rec
+
+
+@pytest.fixture
+async def h(tmp_path: Path):
+    db = tmp_path / "bot.db"
+    store = await Store.open(db)
+    recs = [await record_match(store, GUILD_ID, "hefei", "m1", 2),
+            await record_match(store, GUILD_ID, "wuhu", "m2", 1, leave_open=True),
+            await record_match(store, OTHER_GUILD, "chizhou", "m3", 1)]
+    await store.close()
+    harness = await Harness.boot(db)
+    harness.recs = recs  # type: ignore[attr-defined]
+    for p, n in NAMES.items():
+        harness.fake.add_user(p, n)
+    try:
+        yield harness
+    finally:
+        await harness.close()
+
+
+def sql(h: Harness, query: str, params: tuple = ()) -> list[tuple]:
+    db = sqlite3.connect(f"file:{h.bot.store.path}?mode=ro", uri=True)
+    try:
+        return db.execute(query, params).fetchall()
+    finally:
+        db.close()
+
+
+def dump(h: Harness) -> list[str]:
+    db = sqlite3.connect(f"file:{h.bot.store.path}?mode=ro", uri=True)
+    try:
+        return list(db.iterdump())
+    finally:
+        db.close()
+
+
+def codes_of(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"`([0-9A-Z]{4,16})`", text)
+
+
+async def test_history_lists_this_servers_hands_with_ledger_results(h: Harness) -> None:
+    r = await h.slash("history", user=A)
+    msg = r.reply
+    assert msg.ephemeral
+    rows = sql(h, "SELECT h.match_id, h.number, l.amount FROM ledger l JOIN hands h ON h.id = l.hand_id "
+                  "WHERE l.guild_id = ? AND l.player_id = ? ORDER BY h.ended_at DESC, h.id DESC", (GUILD_ID, A))
+    assert len(rows) == 3  # 2 hefei + 1 wuhu settled; the hand in play and the other server's hand are not listed
+    assert codes_of(msg.text) == [encode_code(m, n) for m, n, _ in rows]
+    lines = [ln for ln in msg.text.splitlines() if "`" in ln]
+    for ln, (_m, _n, amount) in zip(lines, rows, strict=True):
+        assert f"**{amount:+d}** 子" in ln.replace("**0** 子", "**+0** 子") or f"**{amount}** 子" in ln
+    assert "Hefei" in msg.text and "Wuhu" in msg.text and "Chizhou" not in msg.text
+    # someone else's history, in Chinese
+    r2 = await h.slash("history", user=A, player=B, locale="zh-CN")
+    assert "本服务器共 3 局" in r2.reply.text
+
+
+async def test_history_pages(h: Harness) -> None:
+    h.bot.get_cog("Memory").page_size = 2
+    if True:
+        r = await h.slash("history", user=A)
+        msg = r.reply
+        first = codes_of(msg.text)
+        assert len(first) == 2 and "Page 1 of 2" in msg.text
+        await h.click(msg, label="▶", user=A)
+        second = codes_of(msg.text)
+        assert len(second) == 1 and second[0] not in first and "Page 2 of 2" in msg.text
+
+
+async def test_replay_steps_and_privacy(h: Harness) -> None:
+    rec = h.recs[0]  # type: ignore[attr-defined]
+    code = encode_code(rec.match_id, 0)
+    r = await h.slash("replay", user=A, code=code.lower())
+    msg = r.reply
+    assert msg.ephemeral and msg.images and code in msg.text
+    cog = h.bot.get_cog("Memory")
+    viewer, scene = cog.scene_log[-1]
+    assert viewer == A and scene.step == 0
+    # the hand is over and the server shows every hand (default): four hands
+    assert len(scene.hands) == 4
+    await h.click(msg, label="▶", user=A)
+    assert cog.scene_log[-1][1].step >= 1
+    await h.click(msg, label="⏭", user=A)
+    end = cog.scene_log[-1][1]
+    assert end.step == end.n and "my decision ▶" not in [b.get("label") for b in msg.buttons() if not b.get("disabled")]
+    # someone else pressing A's controls gets their own replay, from the start; A's message is unchanged
+    edits = msg.edits
+    r3 = await h.click(msg, label="⏮", user=B)
+    assert msg.edits == edits and r3.reply.ephemeral and cog.scene_log[-1][0] == B and cog.scene_log[-1][1].step == 0
+
+
+async def test_replay_hidden_hands_never_leak(h: Harness, monkeypatch) -> None:
+    """With show-all off, every scene drawn for A holds A's concealed tiles only, as Table.view(A's seat) has them."""
+    async def off(guild):
+        return False
+
+    monkeypatch.setattr(h.bot.get_cog("Memory"), "_show_all", off)
+    rec = h.recs[0]  # type: ignore[attr-defined]
+    m = await h.bot.store.match(rec.match_id)
+    import json
+
+    acts = [json.loads(a.action) for a in await h.bot.store.actions(rec.match_id)]
+    rp = HandReplay.build(m.variant, m.seed, m.settings, acts, 1, [str(A), "AI:normal", str(B), "AI:normal"])
+    code = encode_code(rec.match_id, 1)
+    r = await h.slash("replay", user=B, code=code)
+    msg = r.reply
+    cog = h.bot.get_cog("Memory")
+    for _ in range(6):
+        viewer, scene = cog.scene_log[-1]
+        assert viewer == B and len(scene.hands) == 1 and isinstance(scene.hands[0][1], HandScene)
+        hs = scene.hands[0][1]
+        assert hs.seat == 2
+        v = rp.view(scene.step, 2)
+        mine = sorted([*hs.concealed, *([hs.drawn] if hs.drawn is not None else [])])
+        assert mine == sorted(v["hand"] + ([v["drawn"]] if v.get("drawn") is not None and v["drawn"] not in v["hand"] else []))
+        for s in (0, 1, 3):
+            assert not isinstance(scene.table.seats[s], HandScene)
+        if scene.step == scene.n:
+            break
+        await h.click(msg, label="▶", user=B)
+
+
+async def test_replay_refusals_change_nothing(h: Harness) -> None:
+    before = dump(h)
+    rec_other = h.recs[2]  # type: ignore[attr-defined]
+    rec_open = h.recs[1]  # type: ignore[attr-defined]
+    good = encode_code(h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+    typo = good[:-1] + ("0" if good[-1] != "0" else "1")
+    cases = [
+        (typo, "mistyped"),
+        ("ZZZZ-U", "never used"),
+        (encode_code(rec_other.match_id, 0), "There is no hand"),
+        (encode_code(999, 0), "There is no hand"),
+        (encode_code(rec_open.match_id, 1), "still being played"),
+        (encode_code(h.recs[0].match_id, 40), "There is no hand"),  # type: ignore[attr-defined]
+    ]
+    for code, words in cases:
+        r = await h.slash("replay", user=A, code=code)
+        assert r.reply.ephemeral and words in r.reply.text, (code, r.reply.text)
+        assert not r.reply.images
+    r = await h.slash("replay", user=A, code=encode_code(rec_other.match_id, 0), locale="zh-TW")
+    assert "本伺服器沒有" in r.reply.text
+    assert dump(h) == before
+
+
+async def test_forged_replay_button_from_another_guild(h: Harness) -> None:
+    code = encode_code(h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+    r = await h.slash("replay", user=A, code=code)
+    msg = r.reply
+    cid = next(b["custom_id"] for b in msg.buttons() if b.get("label") == "▶")
+    forged = cid.replace(f"mjr:{GUILD_ID}:", f"mjr:{OTHER_GUILD}:")
+    for comp in msg.all_components():
+        if comp.get("custom_id") == cid:
+            comp["custom_id"] = forged
+    edits = msg.edits
+    r2 = await h.click(msg, custom_id=forged, user=A)
+    assert "another server" in r2.reply.text and msg.edits == edits
+
+
+async def test_review_card_and_animation(h: Harness) -> None:
+    code = encode_code(h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+    r = await h.slash("replay", user=A, code=code, locale="zh-CN")
+    msg = r.reply
+    assert "共" in msg.text and "次决策" in msg.text  # the review summary
+    r2 = await h.click(msg, label="AI 复盘", user=A, locale="zh-CN")
+    assert r2.reply.images and "次决策" in r2.reply.text
+    await h.click(msg, label="☀ 浅色", user=A, locale="zh-CN")
+    assert msg.images
+    r3 = await h.click(msg, label="动图", user=A, locale="zh-CN")
+    gif = r3.reply.files
+    name, data = next(iter(gif.items()))
+    assert name.endswith(".gif") and data[:6] == b"GIF89a" and len(data) < 10 * 1024 * 1024
+    cog = h.bot.get_cog("Memory")
+    assert cog.gif_log[-1][2] == len(data)
+    assert decode_code(code) == (h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+
+
+async def test_show_all_setting_is_audited_and_hides_other_hands(h: Harness) -> None:
+    from tests.harness import ADMIN_PERMISSIONS
+
+    code = encode_code(h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+    before = dump(h)
+    r = await h.slash("settings", user=B, replays_show_all_hands=False)  # not a manager: refused
+    assert r.reply.ephemeral and dump(h) == before
+    r = await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=False)
+    assert "Replays show every hand" in r.reply.text
+    audit = sql(h, "SELECT user_id, field, old_value, new_value FROM settings_audit WHERE guild_id = ?", (GUILD_ID,))
+    assert audit == [(A, "replays_show_all_hands", "true", "false")]
+    cog = h.bot.get_cog("Memory")
+    await h.slash("replay", user=A, code=code)
+    viewer, scene = cog.scene_log[-1]
+    assert viewer == A and len(scene.hands) == 1 and scene.hands[0][1].seat == 0
+    await h.slash("replay", user=USER_ID + 9, code=code)  # a spectator: no hand at all
+    assert cog.scene_log[-1][1].hands == ()
+    await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=True)
+    await h.slash("replay", user=A, code=code)
+    assert len(cog.scene_log[-1][1].hands) == 4
+
+
+async def test_two_clicks_at_once_both_answered(h: Harness) -> None:
+    """Two ▶ presses on one replay at the same time: both are answered, each with a step image from its own custom
+    id (the controls carry the step, nothing is shared), and the message ends on a real step."""
+    code = encode_code(h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+    r = await h.slash("replay", user=A, code=code)
+    msg = r.reply
+    d1, r1 = h.click_payload(msg, label="▶", user=A)
+    d2, r2 = h.click_payload(msg, label="⏭", user=A)
+    h.bot._connection.parse_interaction_create(d1)  # type: ignore[arg-type]
+    h.bot._connection.parse_interaction_create(d2)  # type: ignore[arg-type]
+    await h.settle()
+    assert r1.responded and r2.responded
+    cog = h.bot.get_cog("Memory")
+    n = cog.scene_log[-1][1].n
+    assert sorted(s.step for _v, s in cog.scene_log[-2:]) == [1, n]  # every hand shown: ▶ from the deal is step 1
+    assert msg.images
+
+
+async def test_history_select_opens_the_replay(h: Harness) -> None:
+    r = await h.slash("history", user=B)
+    msg = r.reply
+    code = codes_of(msg.text)[-1]
+    sel = next(c for c in msg.all_components() if c.get("type") == 3)
+    assert code in [o["value"] for o in sel["options"]]
+    r2 = await h.click(msg, custom_id=sel["custom_id"], values=[code], user=B)
+    rep = r2.reply
+    assert rep.ephemeral and rep.images and f"`{code}`" in rep.text
+    viewer, scene = h.bot.get_cog("Memory").scene_log[-1]
+    assert viewer == B and scene.step == 0
