@@ -95,6 +95,9 @@ class Publisher:
         self.on_dm_failed = on_dm_failed
         self.backoff: tuple[float, ...] = (0.5, 2.0, 5.0, 15.0)  # seconds between tries of a failing write
         self.min_interval = 0.0  # seconds between two edits of one table message (0: no spacing)
+        # the clock and the sleeper of every wait here (backoff, edit spacing): a benchmark injects simulated ones
+        self.clock: Callable[[], float] = lambda: asyncio.get_running_loop().time()
+        self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self.flush_interval = 0.5  # seconds: message ids of every table are stored together, at most this often
         self._dirty: dict[int, dict[str, Any]] = {}
         self._flusher: asyncio.Task[Any] | None = None
@@ -173,13 +176,13 @@ class Publisher:
                     if kind == "post":
                         await self._retry(lt, "post", lambda a=arg: self._send_post(lt, *a))
                     elif kind == "table":
-                        wait = box.last_edit + self.min_interval - asyncio.get_running_loop().time()
+                        wait = box.last_edit + self.min_interval - self.clock()
                         if wait > 0:
-                            await asyncio.sleep(wait)
+                            await self.sleep(wait)
                         payload, box.table = box.table, None
                         if payload is not None:
                             await self._retry(lt, "table message", lambda p=payload: self._send_table(lt, p))
-                            box.last_edit = asyncio.get_running_loop().time()
+                            box.last_edit = self.clock()
                     elif kind == "strip":
                         await self._retry(lt, "strip", lambda: self._strip_table(lt))
                     elif kind == "hand":
@@ -213,7 +216,7 @@ class Publisher:
                 if not _retryable(e) or attempt == len(self.backoff):
                     raise
                 log.warning("table %s: %s failed (%s); retrying in %.1f s", lt.id, what, e, self.backoff[attempt])
-                await asyncio.sleep(self.backoff[attempt])
+                await self.sleep(self.backoff[attempt])
         return None
 
     def _channel(self, channel_id: int) -> discord.PartialMessageable:
@@ -230,7 +233,7 @@ class Publisher:
             await self._channel(where[0]).get_partial_message(where[1]).edit(view=view)
 
     async def _send_table(self, lt: LiveTable, p: TablePayload) -> None:
-        age = asyncio.get_running_loop().time() - lt.message_at
+        age = self.clock() - lt.message_at
         repost = (p.fresh or lt.message_id is None or lt.edits >= MAX_TABLE_EDITS or lt.posts_below >= MAX_POSTS_BELOW
                   or age > MAX_MESSAGE_AGE)
         if not repost:
@@ -244,7 +247,7 @@ class Publisher:
         old = lt.message_id
         kw: dict[str, Any] = {"view": p.view} if p.view is not None else {}
         msg = await self._channel(lt.channel_id).send(p.content, file=p.png.file(), allowed_mentions=MENTIONS, **kw)
-        lt.message_id, lt.message_at, lt.edits, lt.posts_below = msg.id, asyncio.get_running_loop().time(), 0, 0
+        lt.message_id, lt.message_at, lt.edits, lt.posts_below = msg.id, self.clock(), 0, 0
         await self._remember(lt)
         if old is not None and old != msg.id:
             with contextlib.suppress(discord.HTTPException):
