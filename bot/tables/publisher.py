@@ -48,6 +48,11 @@ class Png:
     def file(self) -> discord.File:
         return discord.File(io.BytesIO(self.data), filename=self.name)
 
+    @property
+    def key(self) -> int:
+        """What the image shows (equal keys: the same picture, nothing to upload again)."""
+        return hash(self.data)
+
 
 @dataclass
 class TablePayload:
@@ -79,6 +84,11 @@ class Outbox:
     remember: bool = False  # the message ids changed: store them once the queue is empty
 
 
+def _components(view: Any) -> Any:
+    """The controls of a view, comparable (None: no controls)."""
+    return None if view is None else repr(view.to_components())
+
+
 def _retryable(e: BaseException) -> bool:
     if isinstance(e, discord.RateLimited):
         return True
@@ -102,6 +112,10 @@ class Publisher:
         self._dirty: dict[int, dict[str, Any]] = {}
         self._flusher: asyncio.Task[Any] | None = None
         self.boxes: dict[int, Outbox] = {}  # by LiveTable object id
+        # (table id, seat) -> ((channel, message), image key) of the DM message showing that seat's hand image
+        self.shown: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}
+        # table id -> (content, image key, controls) of the table message as sent (an identical state is not sent)
+        self.table_sent: dict[int, tuple[str, int, Any]] = {}
 
     # ---- queueing (called under the table's lock) ------------------------------------------------------------
 
@@ -138,6 +152,41 @@ class Publisher:
         self._box(lt).jobs.append(("strip_dm", seat))
         self._kick(lt)
 
+    def take_hand(self, lt: LiveTable, seat: int, where: tuple[int, int]) -> HandPayload | bool | None:
+        """The seat's private hand writes still queued, taken out to be shown by the clicked DM message ``where``
+        itself (the click's interaction response, exempt from the global budget): the latest :class:`HandPayload`,
+        True when the controls must only go (a hand ended), None when there is nothing to show (or ``where`` is not
+        the seat's latest hand message: the queue sends as usual). The seat's bookkeeping is updated as if sent;
+        call :meth:`hand` with the payload if the response fails. Called right after the click's decision."""
+        s = lt.seats[seat]
+        box = self.boxes.get(id(lt))
+        if s is None or s.dm_failed or box is None or s.dm_last != where:
+            return None
+        mine = [j for j in box.jobs if j[0] in ("hand", "strip_dm") and (j[1] if j[0] == "strip_dm" else j[1].seat) == seat]
+        if not mine or any(j[0] == "hand" and j[1].new_hand for j in mine):
+            return None
+        for j in mine:
+            box.jobs.remove(j)
+        kind, last = mine[-1]
+        if kind == "strip_dm":
+            s.dm_controls = None
+            return True
+        old = s.dm_controls
+        s.dm_controls = where if last.view is not None else None
+        s.dm_since = last.since if last.view is not None else None
+        if old is not None and old != where:  # older controls elsewhere go away (in the queue's order)
+            box.jobs.append(("strip_old", old))
+            self._kick(lt)
+        self._remember_soon(lt)
+        return last
+
+    def image_shown(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Png) -> bool:
+        """Does the DM message ``where`` already show ``png``? (Then an edit keeps its attachment.)"""
+        return self.shown.get((lt.id, seat)) == (where, png.key)
+
+    def showing(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Png) -> None:
+        self.shown[(lt.id, seat)] = (where, png.key)
+
     def call(self, lt: LiveTable, fn: Callable[[], Awaitable[Any]]) -> None:
         """Run ``fn`` in the table's order of writes (e.g. a lobby message edit)."""
         self._box(lt).jobs.append(("call", fn))
@@ -152,6 +201,9 @@ class Publisher:
             await asyncio.wait(workers)
 
     def forget(self, lt: LiveTable) -> None:
+        self.table_sent.pop(lt.id, None)
+        for k in [k for k in self.shown if k[0] == lt.id]:
+            del self.shown[k]
         box = self.boxes.get(id(lt))
         if box is not None and not box.jobs and (box.worker is None or box.worker.done()):
             del self.boxes[id(lt)]
@@ -193,6 +245,8 @@ class Publisher:
                             old, seat.dm_controls = seat.dm_controls, None
                             await self._retry(lt, "strip DM", lambda o=old: self._edit_view(o, None))
                             await self._remember(lt)
+                    elif kind == "strip_old":
+                        await self._retry(lt, "strip DM", lambda o=arg: self._edit_view(o, None))
                     elif kind == "call":
                         await self._retry(lt, "call", arg)
                 except asyncio.CancelledError:
@@ -236,11 +290,17 @@ class Publisher:
         age = self.clock() - lt.message_at
         repost = (p.fresh or lt.message_id is None or lt.edits >= MAX_TABLE_EDITS or lt.posts_below >= MAX_POSTS_BELOW
                   or age > MAX_MESSAGE_AGE)
+        state = (p.content, p.png.key, _components(p.view))
         if not repost:
+            sent = self.table_sent.get(lt.id)
+            if sent == state:
+                return  # the message already shows this (e.g. a pass that changed nothing on the table)
             try:
                 msg = self._channel(lt.channel_id).get_partial_message(lt.message_id)  # type: ignore[arg-type]
-                await msg.edit(content=p.content, attachments=[p.png.file()], view=p.view)
+                kw = {} if sent is not None and sent[1] == p.png.key else {"attachments": [p.png.file()]}
+                await msg.edit(content=p.content, view=p.view, **kw)  # no attachments given: the image stays
                 lt.edits += 1
+                self.table_sent[lt.id] = state
                 return
             except (discord.NotFound, discord.Forbidden):
                 pass  # deleted by someone: post it again
@@ -248,6 +308,7 @@ class Publisher:
         kw: dict[str, Any] = {"view": p.view} if p.view is not None else {}
         msg = await self._channel(lt.channel_id).send(p.content, file=p.png.file(), allowed_mentions=MENTIONS, **kw)
         lt.message_id, lt.message_at, lt.edits, lt.posts_below = msg.id, self.clock(), 0, 0
+        self.table_sent[lt.id] = state
         await self._remember(lt)
         if old is not None and old != msg.id:
             with contextlib.suppress(discord.HTTPException):
@@ -268,8 +329,10 @@ class Publisher:
                 # nothing to decide: the last hand message shows the new hand (no new notification)
                 try:
                     last = s.dm_last
+                    kw = {} if self.image_shown(lt, p.seat, last, p.png) else {"attachments": [p.png.file()]}
                     await self._retry(lt, "DM edit", lambda: self._channel(last[0]).get_partial_message(last[1]).edit(
-                        content=p.content, attachments=[p.png.file()], view=None))
+                        content=p.content, view=None, **kw))
+                    self.showing(lt, p.seat, last, p.png)
                     if s.dm_controls == last:
                         s.dm_controls = None
                     return
@@ -278,7 +341,14 @@ class Publisher:
             # a decision to make (or no message yet): a new message, so that the player is notified
             dm = await self._retry(lt, "open DM", lambda: self.bot.create_dm(discord.Object(p.user_id)))
             kw: dict[str, Any] = {"view": p.view} if p.view is not None else {}
-            msg = await self._retry(lt, "DM", lambda: dm.send(p.content, file=p.png.file(), **kw))
+            shown = self.shown.get((lt.id, p.seat))
+            # a decision on an unchanged hand (a claim offer): the hand image just above is not sent again
+            reuse = not p.new_hand and shown is not None and shown[1] == p.png.key and shown[0] == s.dm_last
+            if not reuse:
+                kw["file"] = p.png.file()
+            msg = await self._retry(lt, "DM", lambda: dm.send(p.content, **kw))
+            if not reuse:
+                self.showing(lt, p.seat, (dm.id, msg.id), p.png)
         except discord.Forbidden as e:
             log.info("table %s: DMs closed for %s (%s)", lt.id, p.user_id, getattr(e, "code", "?"))
             await self.on_dm_failed(lt, p.seat)
@@ -297,11 +367,21 @@ class Publisher:
                 await self._edit_view(old, None)
         await self._remember(lt)
 
+    def _remember_soon(self, lt: LiveTable) -> None:
+        box = self.boxes.get(id(lt))
+        if box is not None and box.worker is not None and not box.worker.done():
+            box.remember = True  # stored once the queue is empty
+        else:
+            self._queue_store(lt)
+
     async def _remember(self, lt: LiveTable) -> None:
         """Mark the table's message ids to be stored (once, when its outbox is empty)."""
         self._box(lt).remember = True
 
     async def _store_messages(self, lt: LiveTable) -> None:
+        self._queue_store(lt)
+
+    def _queue_store(self, lt: LiveTable) -> None:
         """Queue where the table message and the DMs with controls are, for a restarted bot (written for all
         tables at once by :meth:`flush`, so that a busy bot adds one store write per ``flush_interval``)."""
         if lt.match_id is None or lt.closed:
