@@ -438,6 +438,12 @@ class Tables(commands.Cog):
                 await interaction.response.defer()
                 await self.manager.back(table_id, interaction.user.id)
                 return
+            msg = interaction.message
+            pub = self.manager.publisher
+            me = None if lt is None else lt.seat_of(interaction.user.id)
+            held = lt is not None and me is not None and msg is not None and not msg.flags.ephemeral
+            if held:
+                pub.hold(lt, me)  # type: ignore[arg-type]
             work = asyncio.ensure_future(_outcome(self.manager.act(table_id, interaction.user.id, seat, seq, op, arg)))
             # usually decided at once: the answer then edits the clicked message itself (exempt from the global
             # budget); a slow decision (a stalled store) is deferred within Discord's 3 seconds
@@ -446,8 +452,9 @@ class Tables(commands.Cog):
                 await interaction.response.defer()
             outcome, error = await work
             if error is not None:
+                if held:
+                    pub.release(lt, me)  # type: ignore[arg-type]
                 raise error
-            msg = interaction.message
             if msg is not None and msg.flags.ephemeral:  # the My hand panel: show the new hand in place
                 await self._refresh_panel(interaction, table_id, lang)
             else:
@@ -487,6 +494,8 @@ class Tables(commands.Cog):
         if lt is not None and seat is not None and msg is not None and interaction.channel_id is not None:
             where = (interaction.channel_id, msg.id)
             p = pub.take_hand(lt, seat, where)
+        elif lt is not None and seat is not None:
+            pub.release(lt, seat)
         try:
             if p is None or p is False:
                 if not interaction.response.is_done():

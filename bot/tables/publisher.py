@@ -116,6 +116,7 @@ class Publisher:
         self.shown: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}
         # table id -> (content, image key, controls) of the table message as sent (an identical state is not sent)
         self.table_sent: dict[int, tuple[str, int, Any]] = {}
+        self.parked: dict[tuple[int, int], list[tuple[str, Any]]] = {}  # (table id, seat) -> writes held back
 
     # ---- queueing (called under the table's lock) ------------------------------------------------------------
 
@@ -145,28 +146,48 @@ class Publisher:
         self._kick(lt)
 
     def hand(self, lt: LiveTable, payload: HandPayload) -> None:
+        if self._park(lt, payload.seat, ("hand", payload)):
+            return
         self._box(lt).jobs.append(("hand", payload))
         self._kick(lt)
 
     def strip_dm(self, lt: LiveTable, seat: int) -> None:
+        if self._park(lt, seat, ("strip_dm", seat)):
+            return
         self._box(lt).jobs.append(("strip_dm", seat))
         self._kick(lt)
 
+    def hold(self, lt: LiveTable, seat: int) -> None:
+        """Keep the seat's private hand writes back while its click is decided: the click's answer shows them
+        (:meth:`take_hand`); :meth:`release` sends them as usual."""
+        self.parked.setdefault((lt.id, seat), [])
+
+    def release(self, lt: LiveTable, seat: int) -> None:
+        jobs = self.parked.pop((lt.id, seat), None)
+        if jobs:
+            self._box(lt).jobs.extend(jobs)
+            self._kick(lt)
+
+    def _park(self, lt: LiveTable, seat: int, job: tuple[str, Any]) -> bool:
+        held = self.parked.get((lt.id, seat))
+        if held is None:
+            return False
+        held.append(job)
+        return True
+
     def take_hand(self, lt: LiveTable, seat: int, where: tuple[int, int]) -> HandPayload | bool | None:
-        """The seat's private hand writes still queued, taken out to be shown by the clicked DM message ``where``
+        """The seat's private hand writes held back (:meth:`hold`), to be shown by the clicked DM message ``where``
         itself (the click's interaction response, exempt from the global budget): the latest :class:`HandPayload`,
         True when the controls must only go (a hand ended), None when there is nothing to show (or ``where`` is not
-        the seat's latest hand message: the queue sends as usual). The seat's bookkeeping is updated as if sent;
-        call :meth:`hand` with the payload if the response fails. Called right after the click's decision."""
+        the seat's latest hand message: the writes are then sent as usual). The seat's bookkeeping is updated as if
+        sent; call :meth:`hand` with the payload if the response fails."""
         s = lt.seats[seat]
-        box = self.boxes.get(id(lt))
-        if s is None or s.dm_failed or box is None or s.dm_last != where:
+        mine = self.parked.get((lt.id, seat)) or []
+        if s is None or s.dm_failed or s.dm_last != where or not mine or any(
+                j[0] == "hand" and j[1].new_hand for j in mine):
+            self.release(lt, seat)
             return None
-        mine = [j for j in box.jobs if j[0] in ("hand", "strip_dm") and (j[1] if j[0] == "strip_dm" else j[1].seat) == seat]
-        if not mine or any(j[0] == "hand" and j[1].new_hand for j in mine):
-            return None
-        for j in mine:
-            box.jobs.remove(j)
+        del self.parked[(lt.id, seat)]
         kind, last = mine[-1]
         if kind == "strip_dm":
             s.dm_controls = None
@@ -175,7 +196,7 @@ class Publisher:
         s.dm_controls = where if last.view is not None else None
         s.dm_since = last.since if last.view is not None else None
         if old is not None and old != where:  # older controls elsewhere go away (in the queue's order)
-            box.jobs.append(("strip_old", old))
+            self._box(lt).jobs.append(("strip_old", old))
             self._kick(lt)
         self._remember_soon(lt)
         return last
