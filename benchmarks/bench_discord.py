@@ -124,6 +124,8 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     dm_user = {cid: uid for uid, cid in h.fake.dm_by_user.items()}
     stats = {"counted": 0, "exempt": 0, "upload": 0}
     writes: list[tuple[float, int]] = []
+    dm_writes: list[tuple[float, int]] = []
+    table_writes: list[tuple[float, int]] = []
     kinds: dict[str, int] = {}
 
     def on_request(req: Any) -> None:
@@ -138,6 +140,7 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
         kinds[key] = kinds.get(key, 0) + 1
         if seg[0] == "channels" and req.method in ("POST", "PATCH", "DELETE", "PUT"):
             writes.append((clock.now, int(seg[1])))
+            (dm_writes if int(seg[1]) in dm_user else table_writes).append((clock.now, int(seg[1])))
 
     h.fake.on_request.append(on_request)
     moves = 0
@@ -175,7 +178,8 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     await clock.advance(30.0, h.settle)  # the last coalesced writes land
     await h.close()
     return {"moves": moves, "counted": stats["counted"], "exempt": stats["exempt"], "upload": stats["upload"],
-            "peak_5s": peak_writes(writes), "kinds": kinds}
+            "peak_5s": peak_writes(writes), "peak_table_5s": peak_writes(table_writes),
+            "peak_dm_5s": peak_writes(dm_writes), "kinds": kinds}
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
@@ -195,6 +199,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     out["upload_bytes_per_click_1h"] = round(one["upload"] / max(1, one["moves"]))
     for r in rates:
         out[f"peak_channel_writes_5s_at_{r:g}"] = four[r]["peak_5s"]
+        out[f"peak_table_channel_5s_at_{r:g}"] = four[r]["peak_table_5s"]
+        out[f"peak_dm_channel_5s_at_{r:g}"] = four[r]["peak_dm_5s"]
         out[f"counted_per_move_4h_at_{r:g}"] = round(four[r]["counted"] / max(1, four[r]["moves"]), 3)
     out["peak_channel_writes_5s_1h"] = one["peak_5s"]
     out["moves_4h"] = base["moves"]
@@ -208,7 +214,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--hands", type=int, default=1, help="hands played per run")
+    ap.add_argument("--hands", type=int, default=2, help="hands played per run")
     ap.add_argument("--rates", default="1,3,10", help="moves per second tried (simulated), slowest first")
     ap.add_argument("--variant", default="hefei", choices=["wuhu", "hefei", "chizhou"])
     ap.add_argument("--db-dir", default=None)

@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 MAX_TABLE_EDITS = 40  # edits of one table message before it is re-posted at the bottom of the channel
 MAX_POSTS_BELOW = 6  # our own messages posted under the table message before it is re-posted
 MAX_MESSAGE_AGE = 45 * 60  # seconds: Discord rate-limits edits of messages older than an hour harder
+TABLE_EDIT_INTERVAL = 1.0  # seconds between two edits of one table message: a view of the latest state
+CHANNEL_WRITES = (5, 5.05)  # at most 5 writes per 5 s to a table's channel (Discord's per-channel limit in practice)
 MENTIONS = discord.AllowedMentions(users=True, everyone=False, roles=False)
 
 
@@ -80,8 +82,16 @@ class Outbox:
     jobs: collections.deque[tuple[str, Any]] = field(default_factory=collections.deque)
     table: TablePayload | None = None  # the latest table message not sent yet
     worker: asyncio.Task[Any] | None = None
+    # the private hands go by their own queue: a slow or rate-limited table channel never holds up a player's DM
+    dm_jobs: collections.deque[tuple[str, Any]] = field(default_factory=collections.deque)
+    dm_worker: asyncio.Task[Any] | None = None
     last_edit: float = -1e9
+    writes: collections.deque[float] = field(default_factory=collections.deque)  # times of the channel's writes
     remember: bool = False  # the message ids changed: store them once the queue is empty
+
+
+def _idle(worker: asyncio.Task[Any] | None) -> bool:
+    return worker is None or worker.done()
 
 
 def _components(view: Any) -> Any:
@@ -104,7 +114,8 @@ class Publisher:
         self.bot = bot
         self.on_dm_failed = on_dm_failed
         self.backoff: tuple[float, ...] = (0.5, 2.0, 5.0, 15.0)  # seconds between tries of a failing write
-        self.min_interval = 0.0  # seconds between two edits of one table message (0: no spacing)
+        self.min_interval = TABLE_EDIT_INTERVAL  # seconds between two edits of one table message (0: no spacing)
+        self.channel_limit: tuple[int, float] | None = CHANNEL_WRITES  # (writes, seconds) per table channel
         # the clock and the sleeper of every wait here (backoff, edit spacing): a benchmark injects simulated ones
         self.clock: Callable[[], float] = lambda: asyncio.get_running_loop().time()
         self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
@@ -123,10 +134,14 @@ class Publisher:
     def _box(self, lt: LiveTable) -> Outbox:
         return self.boxes.setdefault(id(lt), Outbox())
 
-    def _kick(self, lt: LiveTable) -> None:
+    def _kick(self, lt: LiveTable, dm: bool = False) -> None:
         box = self._box(lt)
-        if box.worker is None or box.worker.done():
-            box.worker = asyncio.get_running_loop().create_task(self._work(lt, box), name=f"mjbot-outbox-{lt.id}")
+        loop = asyncio.get_running_loop()
+        if dm:
+            if box.dm_worker is None or box.dm_worker.done():
+                box.dm_worker = loop.create_task(self._work(lt, box, True), name=f"mjbot-outbox-dm-{lt.id}")
+        elif box.worker is None or box.worker.done():
+            box.worker = loop.create_task(self._work(lt, box, False), name=f"mjbot-outbox-{lt.id}")
 
     def post(self, lt: LiveTable, content: str, files: list[Png] | None = None) -> None:
         self._box(lt).jobs.append(("post", (content, files or [])))
@@ -148,14 +163,14 @@ class Publisher:
     def hand(self, lt: LiveTable, payload: HandPayload) -> None:
         if self._park(lt, payload.seat, ("hand", payload)):
             return
-        self._box(lt).jobs.append(("hand", payload))
-        self._kick(lt)
+        self._box(lt).dm_jobs.append(("hand", payload))
+        self._kick(lt, dm=True)
 
     def strip_dm(self, lt: LiveTable, seat: int) -> None:
         if self._park(lt, seat, ("strip_dm", seat)):
             return
-        self._box(lt).jobs.append(("strip_dm", seat))
-        self._kick(lt)
+        self._box(lt).dm_jobs.append(("strip_dm", seat))
+        self._kick(lt, dm=True)
 
     def hold(self, lt: LiveTable, seat: int) -> None:
         """Keep the seat's private hand writes back while its click is decided: the click's answer shows them
@@ -165,8 +180,8 @@ class Publisher:
     def release(self, lt: LiveTable, seat: int) -> None:
         jobs = self.parked.pop((lt.id, seat), None)
         if jobs:
-            self._box(lt).jobs.extend(jobs)
-            self._kick(lt)
+            self._box(lt).dm_jobs.extend(jobs)
+            self._kick(lt, dm=True)
 
     def _park(self, lt: LiveTable, seat: int, job: tuple[str, Any]) -> bool:
         held = self.parked.get((lt.id, seat))
@@ -196,8 +211,8 @@ class Publisher:
         s.dm_controls = where if last.view is not None else None
         s.dm_since = last.since if last.view is not None else None
         if old is not None and old != where:  # older controls elsewhere go away (in the queue's order)
-            self._box(lt).jobs.append(("strip_old", old))
-            self._kick(lt)
+            self._box(lt).dm_jobs.append(("strip_old", old))
+            self._kick(lt, dm=True)
         self._remember_soon(lt)
         return last
 
@@ -216,7 +231,7 @@ class Publisher:
     async def drain(self) -> None:
         """Wait until every outbox is empty (tests, shutdown)."""
         while True:
-            workers = [b.worker for b in self.boxes.values() if b.worker is not None and not b.worker.done()]
+            workers = [w for b in self.boxes.values() for w in (b.worker, b.dm_worker) if w is not None and not w.done()]
             if not workers:
                 return
             await asyncio.wait(workers)
@@ -226,14 +241,16 @@ class Publisher:
         for k in [k for k in self.shown if k[0] == lt.id]:
             del self.shown[k]
         box = self.boxes.get(id(lt))
-        if box is not None and not box.jobs and (box.worker is None or box.worker.done()):
+        if box is not None and not box.jobs and not box.dm_jobs and _idle(box.worker) and _idle(box.dm_worker):
             del self.boxes[id(lt)]
 
     async def close(self) -> None:
         for box in self.boxes.values():
-            if box.worker is not None:
-                box.worker.cancel()
-        await asyncio.gather(*(b.worker for b in self.boxes.values() if b.worker), return_exceptions=True)
+            for w in (box.worker, box.dm_worker):
+                if w is not None:
+                    w.cancel()
+        await asyncio.gather(*(w for b in self.boxes.values() for w in (b.worker, b.dm_worker) if w),
+                             return_exceptions=True)
         if self._flusher is not None:
             self._flusher.cancel()
         if self.bot.store is not None:
@@ -241,22 +258,27 @@ class Publisher:
 
     # ---- sending (the worker) ---------------------------------------------------------------------------------
 
-    async def _work(self, lt: LiveTable, box: Outbox) -> None:
+    async def _work(self, lt: LiveTable, box: Outbox, dm: bool) -> None:
+        queue = box.dm_jobs if dm else box.jobs
         try:
-            while box.jobs:
-                kind, arg = box.jobs.popleft()
+            while queue:
+                kind, arg = queue.popleft()
                 try:
                     if kind == "post":
+                        await self._pace(lt, box)
                         await self._retry(lt, "post", lambda a=arg: self._send_post(lt, *a))
                     elif kind == "table":
                         wait = box.last_edit + self.min_interval - self.clock()
                         if wait > 0:
                             await self.sleep(wait)
-                        payload, box.table = box.table, None
+                        if box.table is not None:
+                            await self._pace(lt, box)
+                        payload, box.table = box.table, None  # the latest state, after every wait
                         if payload is not None:
                             await self._retry(lt, "table message", lambda p=payload: self._send_table(lt, p))
                             box.last_edit = self.clock()
                     elif kind == "strip":
+                        await self._pace(lt, box)
                         await self._retry(lt, "strip", lambda: self._strip_table(lt))
                     elif kind == "hand":
                         await self._send_hand(lt, arg)
@@ -274,13 +296,28 @@ class Publisher:
                     raise
                 except Exception:
                     log.exception("table %s: %s could not be sent", lt.id, kind)
-                if not box.jobs and box.remember:
+                if not queue and box.remember:
                     box.remember = False
                     await self._store_messages(lt)
         finally:
             # an idle table keeps no outbox (memory per table), unless edits are spaced and it must remember when
-            if not box.jobs and box.table is None and (lt.closed or self.min_interval <= 0):
+            other = box.worker if dm else box.dm_worker
+            if not box.jobs and not box.dm_jobs and box.table is None and (other is None or other.done()) and (
+                    lt.closed or self.min_interval <= 0):
                 self.boxes.pop(id(lt), None)
+
+    async def _pace(self, lt: LiveTable, box: Outbox) -> None:
+        """Wait so that the table's channel gets at most ``channel_limit`` writes in any window of that length."""
+        if self.channel_limit is None:
+            return
+        n, per = self.channel_limit
+        if len(box.writes) >= n:
+            wait = box.writes[-n] + per - self.clock()
+            if wait > 0:
+                await self.sleep(wait)
+        box.writes.append(self.clock())
+        while len(box.writes) > n:
+            box.writes.popleft()
 
     async def _retry(self, lt: LiveTable, what: str, send: Callable[[], Awaitable[Any]]) -> Any:
         """``send()``, tried again after 5xx / 429 / network errors with backoff; the last error propagates."""
@@ -332,6 +369,7 @@ class Publisher:
         self.table_sent[lt.id] = state
         await self._remember(lt)
         if old is not None and old != msg.id:
+            await self._pace(lt, self._box(lt))
             with contextlib.suppress(discord.HTTPException):
                 await self._channel(lt.channel_id).get_partial_message(old).delete()
 
@@ -390,7 +428,7 @@ class Publisher:
 
     def _remember_soon(self, lt: LiveTable) -> None:
         box = self.boxes.get(id(lt))
-        if box is not None and box.worker is not None and not box.worker.done():
+        if box is not None and not (_idle(box.worker) and _idle(box.dm_worker)):
             box.remember = True  # stored once the queue is empty
         else:
             self._queue_store(lt)
