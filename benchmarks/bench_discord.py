@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.tables import TIMER_TASK_NAME  # noqa: E402
+from bot.tables.publisher import CHANNEL_WRITES, TABLE_EDIT_INTERVAL  # noqa: E402
 from tests.harness import Harness  # noqa: E402
 
 USERS = [8_100_001, 8_100_002, 8_100_003, 8_100_004]
@@ -108,6 +109,8 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     clock = SimClock()
     mgr = h.bot.tables
     mgr.publisher.clock, mgr.publisher.sleep = clock.time, clock.sleep
+    # the product's pacing (the harness turns it off for tests)
+    mgr.publisher.min_interval, mgr.publisher.channel_limit = TABLE_EDIT_INTERVAL, CHANNEL_WRITES
     mgr.render_images = True
     mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 3600.0  # nobody times out during the run
     ch = h.add_channel()
