@@ -9,6 +9,7 @@ click is refused ephemerally without changing anything.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import logging
@@ -42,6 +43,18 @@ def _lang(interaction: discord.Interaction, server: str | None = None) -> str:
 
 def _player_lang(interaction: discord.Interaction, server: str | None) -> str:
     return lang_of_locale(getattr(interaction, "locale", None)) or server or "zh"
+
+
+ANSWER_WITHIN = 2.0  # seconds a click waits for its decision before deferring (Discord allows 3)
+
+
+
+async def _outcome(work: Any) -> tuple[Any, BaseException | None]:
+    """(result, None) or (None, the error): the error is raised where the result is awaited, not in its task."""
+    try:
+        return await work, None
+    except Exception as e:
+        return None, e
 
 
 _say = reply_ephemeral  # one ephemeral answer for every cog (cogs.errors), whether or not the interaction was deferred
@@ -536,23 +549,40 @@ class Tables(commands.Cog):
             if op == "dissolve":
                 await self._propose(interaction, table_id, lang)
                 return
-            await interaction.response.defer()  # within Discord's 3 seconds; the work may take longer
             if op == "back":
+                await interaction.response.defer()
                 await self.manager.back(table_id, interaction.user.id)
                 return
             if op == "auto":
-                lt = self.manager.by_id.get(table_id)
                 if lt is None:
                     raise Refusal("tables.table_gone")
+                await interaction.response.defer()
                 await self.manager.autoplay(lt, interaction.user.id, True)
                 await _say(interaction, t("tables.autoplay_ok", lang))
                 return
-            outcome = await self.manager.act(table_id, interaction.user.id, seat, seq, op, arg)
-            if outcome.note:
-                await _say(interaction, t(outcome.note, lang, what=outcome.done))
             msg = interaction.message
+            pub = self.manager.publisher
+            me = None if lt is None else lt.seat_of(interaction.user.id)
+            held = lt is not None and me is not None and msg is not None and not msg.flags.ephemeral
+            if held:
+                pub.hold(lt, me)  # type: ignore[arg-type]
+            work = asyncio.ensure_future(_outcome(self.manager.act(table_id, interaction.user.id, seat, seq, op, arg)))
+            # usually decided at once: the answer then edits the clicked message itself (exempt from the global
+            # budget); a slow decision (a stalled store) is deferred within Discord's 3 seconds
+            done, _ = await asyncio.wait([work], timeout=ANSWER_WITHIN)
+            if not done:
+                await interaction.response.defer()
+            outcome, error = await work
+            if error is not None:
+                if held:
+                    pub.release(lt, me)  # type: ignore[arg-type]
+                raise error
             if msg is not None and msg.flags.ephemeral:  # the My hand panel: show the new hand in place
                 await self._refresh_panel(interaction, table_id, lang)
+            else:
+                await self._answer_click(interaction, table_id)
+            if outcome.note:
+                await _say(interaction, t(outcome.note, lang, what=outcome.done))
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))
         except Exception:
@@ -567,10 +597,51 @@ class Tables(commands.Cog):
         async with lt.lock:
             text, png, view = await self.manager.hand_message(lt, seat, lang)
         try:
-            await interaction.edit_original_response(
-                content=text, attachments=[discord.File(io.BytesIO(png), filename="hand.png")], view=view)
+            file = discord.File(io.BytesIO(png), filename="hand.png")
+            if interaction.response.is_done():
+                await interaction.edit_original_response(content=text, attachments=[file], view=view)
+            else:
+                await interaction.response.edit_message(content=text, attachments=[file], view=view)
         except discord.HTTPException as e:  # an old panel (interaction token expired): the next My hand shows it
             log.info("table %s: could not refresh a hand panel: %s", table_id, e)
+
+    async def _answer_click(self, interaction: discord.Interaction, table_id: int) -> None:
+        """Show the clicker's hand after their move on the clicked DM message itself, in the interaction response:
+        the private hand write the publisher would have sent is taken out of its queue."""
+        lt = self.manager.by_id.get(table_id)
+        msg = interaction.message
+        seat = None if lt is None else lt.seat_of(interaction.user.id)
+        pub = self.manager.publisher
+        p = None
+        if lt is not None and seat is not None and msg is not None and interaction.channel_id is not None:
+            where = (interaction.channel_id, msg.id)
+            p = pub.take_hand(lt, seat, where)
+        elif lt is not None and seat is not None:
+            pub.release(lt, seat)
+        try:
+            if p is None or p is False:
+                if not interaction.response.is_done():
+                    await interaction.response.defer()
+                return
+            if p is True:  # the hand is over: the clicked message keeps its hand, its controls go
+                kw: dict[str, Any] = {"view": None}
+            else:
+                kw = {"content": p.content, "view": p.view}
+                if not pub.image_shown(lt, seat, where, p.png):  # type: ignore[arg-type]
+                    kw["attachments"] = [p.png.file()]
+            if interaction.response.is_done():
+                await interaction.edit_original_response(**kw)
+            else:
+                await interaction.response.edit_message(**kw)
+            if p is not True:
+                pub.showing(lt, seat, where, p.png)  # type: ignore[arg-type]
+        except discord.HTTPException as e:  # the answer did not reach Discord: the DM is written as usual
+            log.info("table %s: click answer failed (%s); the hand goes by DM", table_id, e)
+            if p is True:
+                lt.seats[seat].dm_controls = where  # type: ignore[union-attr,index]
+                pub.strip_dm(lt, seat)  # type: ignore[arg-type]
+            elif p is not None:
+                pub.hand(lt, p)  # type: ignore[arg-type]
 
     async def _my_hand(self, interaction: discord.Interaction, table_id: int, lang: str) -> None:
         mgr = self.manager

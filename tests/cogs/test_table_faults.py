@@ -88,7 +88,7 @@ async def test_forged_table_controls_from_another_channel_are_refused(harness: H
     dm = latest_dm_controls(h, P1)
     before = lt.table.state_hash()
     r = await h.click(dm, custom_id=choose_click(dm), user=P2, locale="en-US")
-    assert "another player" in r.followups[0].content and lt.table.state_hash() == before
+    assert "another player" in r.messages[0].content and lt.table.state_hash() == before
 
 
 # ------------------------------------------------------------------------------------------------ races
@@ -160,7 +160,7 @@ async def test_store_failing_after_the_players_action_is_told_truthfully_and_rec
     msg = latest_dm_controls(h, P1)
     r = await h.click(msg, custom_id=choose_click(msg), locale="en-US")
     assert flaky.hits >= 1
-    said = " ".join(m.content for m in r.followups)
+    said = " ".join(m.content for m in r.messages)
     assert "recorded" in said and "nothing was changed" not in said
     await h.bot.tables.wait_idle()
     await h.settle()
@@ -189,7 +189,7 @@ async def test_store_failing_before_the_action_is_recorded_says_nothing_changed(
     msg = latest_dm_controls(h, P1)
     cid = choose_click(msg)
     r = await h.click(msg, custom_id=cid, locale="en-US")
-    assert "not recorded" in r.followups[0].content
+    assert "not recorded" in r.messages[0].content
     assert lt.table.state_hash() == before and len(await h.bot.store.actions(lt.match_id)) == n
     assert lt.timer is not None and not lt.timer.done()  # the player's turn is still timed
     await h.bot.tables.wait_idle()
@@ -323,7 +323,7 @@ async def test_an_engine_error_pauses_the_table_visibly_and_the_host_can_end_it(
     with caplog.at_level(logging.ERROR):
         r = await h.click(msg, custom_id=choose_click(msg), locale="en-US")
     await h.bot.tables.wait_idle()
-    assert "paused" in r.followups[0].content
+    assert "paused" in r.messages[0].content
     assert lt.stall == "error" and lt.timer is None
     logged = "\n".join(rec.getMessage() for rec in caplog.records)
     assert lt.seed in logged and "actions=" in logged

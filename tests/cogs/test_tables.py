@@ -297,11 +297,11 @@ async def test_stale_repeated_and_foreign_clicks_change_nothing(harness: Harness
     # P2 presses P1's button: refused, nothing changes
     before = lt.table.state_hash()
     r = await h.click(msg, custom_id=cid, user=P2, locale="en-US")
-    assert r.followups and r.followups[0].ephemeral and "another player" in r.followups[0].content
+    assert r.messages and r.messages[0].ephemeral and "another player" in r.messages[0].content
     assert lt.table.state_hash() == before
     # a stranger
     r = await h.click(msg, custom_id=cid, user=P4, locale="en-US")
-    assert lt.table.state_hash() == before and r.followups[0].ephemeral
+    assert lt.table.state_hash() == before and r.messages[0].ephemeral
     # P1 presses it twice (a double click: the second press was sent before the bot answered the first)
     again = h.click_payload(msg, custom_id=cid, locale="en-US")
     older = [m for m in h.dms(P1) if controls(m)]
@@ -310,7 +310,7 @@ async def test_stale_repeated_and_foreign_clicks_change_nothing(harness: Harness
     assert after != before
     n_actions = len(await h.bot.store.actions(lt.match_id))
     r = await h.send(*again)
-    assert r.followups and "out of date" in r.followups[0].content
+    assert r.messages and "out of date" in r.messages[0].content
     assert lt.table.state_hash() == after and len(await h.bot.store.actions(lt.match_id)) == n_actions
     # the pressed message lost its buttons once newer controls arrived
     if latest_dm_controls(h, P1) is not None and latest_dm_controls(h, P1).id != msg.id:
@@ -513,7 +513,7 @@ async def test_host_ends_a_game_in_play(harness: Harness):
     assert not [m for u in (P1, P2) for m in h.dms(u) if controls(m)]
     # the late click is refused politely
     r = await h.send(*late)
-    assert r.followups and "over" in r.followups[0].content
+    assert r.messages and "over" in r.messages[0].content
     # and the channel is free for a new table
     await h.slash("table new", user=P2)
     assert h.bot.tables.by_channel[h.channel_id].host_id == P2
@@ -532,8 +532,8 @@ async def test_two_presses_at_the_same_moment_act_once(harness: Harness):
     h.bot._connection.parse_interaction_create(a[0])
     h.bot._connection.parse_interaction_create(b[0])  # before the first one is handled
     await h.settle()
-    refused = [r for r in (a[1], b[1]) if r.followups]
-    assert len(refused) == 1 and "out of date" in refused[0].followups[0].content
+    refused = [r for r in (a[1], b[1]) if r.messages]
+    assert len(refused) == 1 and "out of date" in refused[0].messages[0].content
     # exactly one human action was recorded (then the AI seats' answers)
     acts = [json.loads(x.action) for x in await h.bot.store.actions(lt.match_id)][n:]
     assert acts[0]["seat"] == lt.seat_of(P1)

@@ -1,0 +1,232 @@
+"""Discord requests per move: plays hands through the test harness under a simulated clock (run by hand).
+
+    python benchmarks/bench_discord.py [--hands 1] [--rates 1,3,10] [--variant hefei] [--json]
+
+Two tables are played with real images: four humans (every click of every human is a move) and one human with
+three AI seats (a move is the human's click; the AI's moves ride on it). Each request the bot makes is captured at
+the transport (tests/harness) and classed as *counted* against Discord's global budget (everything with the bot
+token) or *exempt* (interaction callbacks and follow-ups, on the interaction token). Bytes uploaded are the
+attachments' bytes. Time is simulated: the publisher's clock and sleeper are a :class:`SimClock`, moves come
+``1/rate`` simulated seconds apart, and the most writes (POST/PATCH/DELETE) to one channel (the table's or a DM)
+in any 5 simulated seconds are reported per rate; ``peak_channel_writes_5s`` is the figure at the fastest rate.
+
+Last line with ``--json``: the keys of /work/shared/interfaces.md (``counted_per_move_4h``,
+``counted_per_click_1h``, ``exempt_per_move_4h``, ``peak_channel_writes_5s``, ``upload_bytes_per_move_4h``) plus
+per-rate peaks and counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import heapq
+import itertools
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bot.tables import TIMER_TASK_NAME  # noqa: E402
+from bot.tables.publisher import CHANNEL_WRITES, TABLE_EDIT_INTERVAL  # noqa: E402
+from tests.harness import Harness  # noqa: E402
+
+USERS = [8_100_001, 8_100_002, 8_100_003, 8_100_004]
+WINDOW = 5.0  # seconds: Discord's per-channel write limit is about 5 per 5 s
+
+
+class SimClock:
+    """Simulated time for the publisher: ``sleep`` parks on an Event (the harness sees it as idle) until
+    :meth:`advance` passes its deadline."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._heap: list[tuple[float, int, asyncio.Event]] = []
+        self._n = itertools.count()
+
+    def time(self) -> float:
+        return self.now
+
+    async def sleep(self, delay: float) -> None:
+        if delay <= 0:
+            await asyncio.sleep(0)
+            return
+        ev = asyncio.Event()
+        heapq.heappush(self._heap, (self.now + delay, next(self._n), ev))
+        await ev.wait()
+
+    async def advance(self, dt: float, settle: Any) -> None:
+        """Move time on by ``dt``, waking each sleeper at its deadline and letting the bot settle after it."""
+        target = self.now + dt
+        while self._heap and self._heap[0][0] <= target:
+            when, _, ev = heapq.heappop(self._heap)
+            self.now = max(self.now, when)
+            ev.set()
+            await settle()
+        self.now = target
+
+
+def _controls(msg: Any) -> list[str]:
+    return [c["custom_id"] for c in msg.buttons()
+            if c.get("custom_id", "").startswith("mjt:") and c["custom_id"].split(":")[2] != "9"]
+
+
+def _pick(cids: list[str]) -> str:
+    ops = {c.split(":")[4]: c for c in cids}
+    if "w" in ops:
+        return ops["w"]
+    ds = [c for c in cids if c.split(":")[4] == "d"]
+    return ds[-1] if ds else ops["x"]
+
+
+def peak_writes(writes: list[tuple[float, int]], window: float = WINDOW) -> int:
+    """The most writes to one channel within any ``window`` seconds (inclusive of both ends).
+
+    >>> peak_writes([(0.0, 1), (1.0, 1), (5.0, 1), (5.1, 1), (0.5, 2)])
+    3
+    """
+    by: dict[int, list[float]] = {}
+    for t, ch in writes:
+        by.setdefault(ch, []).append(t)
+    best = 0
+    for ts in by.values():
+        ts.sort()
+        j = 0
+        for i, t in enumerate(ts):
+            while ts[j] < t - window + 1e-9:
+                j += 1
+            best = max(best, i - j + 1)
+    return best
+
+
+async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str | None) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp(dir=db_dir))
+    h = await Harness.boot(tmp / "bench.db")
+    h.ignored_task_names.add(TIMER_TASK_NAME)
+    clock = SimClock()
+    mgr = h.bot.tables
+    mgr.publisher.clock, mgr.publisher.sleep = clock.time, clock.sleep
+    # the product's pacing (the harness turns it off for tests)
+    mgr.publisher.min_interval, mgr.publisher.channel_limit = TABLE_EDIT_INTERVAL, CHANNEL_WRITES
+    mgr.render_images = True
+    mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 3600.0  # nobody times out during the run
+    ch = h.add_channel()
+    users = USERS[:humans]
+    r = await h.slash("table new", variant=variant, user=users[0], channel=ch)
+    for u in users[1:]:
+        await h.slash("table join", user=u, channel=ch)
+    for _ in range(4 - humans):
+        await h.slash("table addbot", user=users[0], channel=ch)
+    start = next(c["custom_id"] for c in r.reply.buttons() if c["custom_id"].endswith(":start"))
+    await h.click(h.fake.find_message(r.reply.id), custom_id=start, user=users[0])
+    await clock.advance(5.0, h.settle)
+    lt = mgr.by_channel[ch]
+    dm_user = {cid: uid for uid, cid in h.fake.dm_by_user.items()}
+    stats = {"counted": 0, "exempt": 0, "upload": 0}
+    writes: list[tuple[float, int]] = []
+    dm_writes: list[tuple[float, int]] = []
+    table_writes: list[tuple[float, int]] = []
+    kinds: dict[str, int] = {}
+
+    def on_request(req: Any) -> None:
+        if req.transport == "webhook":
+            stats["exempt"] += 1
+        else:
+            stats["counted"] += 1
+        stats["upload"] += sum(len(a.data) for a in req.files)
+        seg = req.path.strip("/").split("/")
+        key = f"{req.method} {seg[0]}{'/dm' if seg[0] == 'channels' and int(seg[1]) in dm_user else ''}"
+        key += "/" + "/".join(s for s in seg[2:] if not s.isdigit()) if seg[0] == "channels" else ""
+        kinds[key] = kinds.get(key, 0) + 1
+        if seg[0] == "channels" and req.method in ("POST", "PATCH", "DELETE", "PUT"):
+            writes.append((clock.now, int(seg[1])))
+            (dm_writes if int(seg[1]) in dm_user else table_writes).append((clock.now, int(seg[1])))
+
+    h.fake.on_request.append(on_request)
+    moves = 0
+    start_hand = lt.table.hand_no  # type: ignore[union-attr]
+    stuck = 0
+    while not lt.closed and lt.table is not None and lt.table.hand_no - start_hand < hands and stuck < 50:
+        tb = lt.table
+        clicked = False
+        if tb.phase == "ended":
+            if tb.hand_no - start_hand + 1 >= hands:
+                break
+            msg = h.fake.find_message(lt.message_id)  # type: ignore[arg-type]
+            cid = next(c["custom_id"] for c in msg.buttons() if c["custom_id"].endswith(":next"))
+            await h.click(msg, custom_id=cid, user=users[0])
+            clicked = True
+        else:
+            for u in users:
+                seat = lt.seat_of(u)
+                if seat not in tb.awaited():
+                    continue
+                for msg in reversed(h.dms(u)):
+                    cids = [c for c in _controls(msg) if int(c.split(":")[3]) == lt.since[seat]]  # type: ignore
+                    if cids:
+                        await h.click(msg, custom_id=_pick(cids), user=u)
+                        clicked = True
+                        break
+                if clicked:
+                    break
+        if clicked:
+            moves += 1
+            stuck = 0
+        else:
+            stuck += 1
+        await clock.advance(1.0 / rate, h.settle)
+    await clock.advance(30.0, h.settle)  # the last coalesced writes land
+    await h.close()
+    return {"moves": moves, "counted": stats["counted"], "exempt": stats["exempt"], "upload": stats["upload"],
+            "peak_5s": peak_writes(writes), "peak_table_5s": peak_writes(table_writes),
+            "peak_dm_5s": peak_writes(dm_writes), "kinds": kinds}
+
+
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    rates = [float(x) for x in args.rates.split(",")]
+    out: dict[str, Any] = {}
+    four: dict[float, dict[str, Any]] = {}
+    for rate in rates:
+        four[rate] = await play(4, rate, args.hands, args.variant, args.db_dir)
+    one = await play(1, rates[0], args.hands, args.variant, args.db_dir)
+    base = four[rates[0]]
+    out["counted_per_move_4h"] = round(base["counted"] / max(1, base["moves"]), 3)
+    out["counted_per_click_1h"] = round(one["counted"] / max(1, one["moves"]), 3)
+    out["exempt_per_move_4h"] = round(base["exempt"] / max(1, base["moves"]), 3)
+    out["peak_channel_writes_5s"] = max(four[r]["peak_5s"] for r in rates[-1:])
+    out["upload_bytes_per_move_4h"] = round(base["upload"] / max(1, base["moves"]))
+    out["exempt_per_click_1h"] = round(one["exempt"] / max(1, one["moves"]), 3)
+    out["upload_bytes_per_click_1h"] = round(one["upload"] / max(1, one["moves"]))
+    for r in rates:
+        out[f"peak_channel_writes_5s_at_{r:g}"] = four[r]["peak_5s"]
+        out[f"peak_table_channel_5s_at_{r:g}"] = four[r]["peak_table_5s"]
+        out[f"peak_dm_channel_5s_at_{r:g}"] = four[r]["peak_dm_5s"]
+        out[f"counted_per_move_4h_at_{r:g}"] = round(four[r]["counted"] / max(1, four[r]["moves"]), 3)
+    out["peak_channel_writes_5s_1h"] = one["peak_5s"]
+    out["moves_4h"] = base["moves"]
+    out["clicks_1h"] = one["moves"]
+    out["rates"] = rates
+    if args.kinds:
+        out["requests_4h"] = base["kinds"]
+        out["requests_1h"] = one["kinds"]
+    return out
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=2, help="hands played per run")
+    ap.add_argument("--rates", default="1,3,10", help="moves per second tried (simulated), slowest first")
+    ap.add_argument("--variant", default="hefei", choices=["wuhu", "hefei", "chizhou"])
+    ap.add_argument("--db-dir", default=None)
+    ap.add_argument("--kinds", action="store_true", help="also list the requests by method and route")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    res = asyncio.run(main(a))
+    if a.json:
+        print(json.dumps(res))
+    else:
+        for k, v in res.items():
+            print(f"{k:>32}: {v}")

@@ -1,0 +1,151 @@
+"""Fewer Discord requests per move (issue 13), through the real dispatch: a click is answered on the clicked
+message in the interaction response; the table message is a paced view of the latest state that never holds up a
+click; an unchanged image is not uploaded again; nothing private reaches anyone else."""
+
+from __future__ import annotations
+
+from bot.tables.publisher import CHANNEL_WRITES, TABLE_EDIT_INTERVAL
+from tests.cogs.test_tables import (
+    P1,
+    P2,
+    choose_click,
+    latest_dm_controls,
+    live,
+    open_table,
+    prep,
+)
+from tests.harness import Harness
+
+
+def counted(h: Harness, since: int) -> list:
+    """Requests with the bot token (against Discord's global budget) since index ``since``."""
+    return [r for r in h.fake.requests[since:] if r.transport == "http"]
+
+
+async def test_a_click_is_answered_by_editing_the_clicked_dm(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    lt = live(h)
+    seat = lt.seat_of(P1)
+    msg = latest_dm_controls(h, P1)
+    dm = msg.channel_id
+    n = len(h.fake.requests)
+    r = await h.click(msg, custom_id=choose_click(msg), locale="en-US")
+    await h.bot.tables.wait_idle()
+    assert r.callback_type == 7  # the clicked message updated in the response (no deferral, no separate edit)
+    # the bot wrote nothing to P1's DMs with its token: the clicked message shows the new hand
+    assert not [q for q in counted(h, n) if q.path.startswith(f"/channels/{dm}/")]
+    shown = h.fake.find_message(msg.id)
+    text, _, view = await h.bot.tables.hand_message(lt, seat, "en")
+    assert shown.content == text
+    if view is not None:  # P1's turn again (the AI seats played): the new controls are on the same message
+        seqs = {c["custom_id"].split(":")[3] for c in shown.buttons()}
+        assert seqs == {str(lt.since[seat])}
+        assert lt.seats[seat].dm_controls == (dm, msg.id)
+
+
+async def test_a_rate_limited_table_channel_never_delays_the_click_answer(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    pub = h.bot.tables.publisher
+    pub.min_interval, pub.channel_limit = TABLE_EDIT_INTERVAL, CHANNEL_WRITES  # the product's pacing
+    lt = live(h)
+    before = h.fake.find_message(lt.message_id).content
+    h.fake.rate_limit(f"^/channels/{h.channel_id}/messages/", method="PATCH", times=1, retry_after=5.0)
+    msg = latest_dm_controls(h, P1)
+    old = [c["custom_id"] for c in msg.buttons()]
+    r = await h.click(msg, custom_id=choose_click(msg), locale="en-US")
+    # the click is answered although the table's channel is rate-limited for 5 s (longer than Discord's 3 s to answer) and its edit still waits
+    assert r.callback_type == 7 and [c["custom_id"] for c in h.fake.find_message(msg.id).buttons()] != old
+    assert h.fake.find_message(lt.message_id).content == before
+    assert h.fake.requests_to(f"^/channels/{h.channel_id}/messages/", "PATCH")[-1].status == 429
+
+
+async def test_table_edits_are_coalesced_the_latest_state_lands(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    pub = h.bot.tables.publisher
+    pub.min_interval = 0.3  # the product uses TABLE_EDIT_INTERVAL; shorter here
+    lt = live(h)
+    path = f"^/channels/{h.channel_id}/messages/{lt.message_id}$"
+    edits = len(h.fake.requests_to(path, "PATCH"))
+    clicks = 0
+    for _ in range(4):
+        msg = latest_dm_controls(h, P1)
+        if msg is None or lt.table.phase not in ("play", "claim", "rob"):
+            break
+        await h.click(msg, custom_id=choose_click(msg), locale="en-US")
+        clicks += 1
+    await h.bot.tables.wait_idle()
+    assert clicks >= 2
+    sent = len(h.fake.requests_to(path, "PATCH")) - edits
+    assert 1 <= sent < clicks  # the states that came during a wait became one edit
+    # the last state always lands: the table message shows the table as it is now
+    from bot.tables import scenes
+
+    _, claim, nxt = h.bot.tables.delays(lt)
+    assert h.fake.find_message(lt.message_id).content == scenes.status_text(lt, claim, nxt)
+    assert h.bot.tables.scene_log[-1][2] == lt.table.seq
+
+
+async def test_an_unchanged_image_is_not_uploaded_again(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    await h.bot.tables.wait_idle()
+    lt = live(h)
+    start = len(h.fake.requests)
+    for _ in range(30):
+        waiting = [u for u in (P1, P2) if lt.seat_of(u) in lt.table.awaited()]
+        if lt.table.phase not in ("play", "claim", "rob") or not waiting:
+            break
+        msg = latest_dm_controls(h, waiting[0])
+        await h.click(msg, custom_id=choose_click(msg), locale="en-US")
+    await h.bot.tables.wait_idle()
+    edits = [q for q in h.fake.requests[start:] if q.method == "PATCH" and q.json is not None]
+    assert edits
+    # an edit without "attachments" keeps the message's image: it was sent only with a changed picture
+    for q in edits:
+        if "attachments" not in q.json:
+            assert not q.files
+    # every message still shows an image where it showed one
+    for u in (P1, P2):
+        shown = [m for m in h.dms(u) if m.images]
+        assert shown and shown[0].id == h.dms(u)[0].id
+
+
+async def test_click_answers_reach_only_the_clicker(harness: Harness):
+    h = harness
+    prep(h, seed=2)  # a deal on which the hand is still in play after these clicks (the header check below needs it)
+    await open_table(h, "wuhu", humans=(P1, P2))
+    lt = live(h)
+    answers = []
+    for _ in range(40):
+        waiting = [u for u in (P1, P2) if lt.seat_of(u) in lt.table.awaited()]
+        if lt.table.phase not in ("play", "claim", "rob") or not waiting:
+            break
+        u = waiting[0]
+        msg = latest_dm_controls(h, u)
+        r = await h.click(msg, custom_id=choose_click(msg), locale="en-US")
+        answers.append((u, r, msg))
+    assert answers
+    dm_of = {u: h.fake.dm_by_user[u] for u in (P1, P2)}
+    for u, r, msg in answers:
+        assert msg.channel_id == dm_of[u]  # the answer edits the clicker's own DM message
+        assert all(q.path.startswith(f"/interactions/{r.id}/") for q in h.fake.requests
+                   if q.path.startswith("/interactions/") and r.token in q.path)
+    await h.bot.tables.wait_idle()
+    assert lt.table.phase in ("play", "claim", "rob")  # after a hand's end the seats' winds have moved on
+    # each player's latest DM shows their own hand (the text names their seat)
+    for u in (P1, P2):
+        text, _, _ = await h.bot.tables.hand_message(lt, lt.seat_of(u), "en")
+        assert h.dms(u)[-1].content.splitlines()[0].split("·")[-1] == text.splitlines()[0].split("·")[-1]
+    for u, other in ((P1, P2), (P2, P1)):
+        mine = {m.content for m in h.dms(u)}
+        assert not mine & {m.content for m in h.dms(other)} - {""}
