@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import random
-import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -21,6 +20,7 @@ from bot.store import group as gstore
 from cogs.group import CSV_COLUMNS
 from cogs.report import Report, latest_report_day
 from tests.harness import ADMIN_PERMISSIONS, CHANNEL_ID, GUILD_ID, USER_ID, Harness, snowflake
+from tests.harness.db import dump, sql
 
 A, B, C, D = USER_ID, USER_ID + 1, USER_ID + 2, USER_ID + 3
 OTHER_GUILD = GUILD_ID + 7
@@ -70,20 +70,6 @@ async def h(tmp_path: Path):
         await harness.close()
 
 
-def sql(h: Harness, query: str, params: tuple = ()) -> list[tuple]:
-    db = sqlite3.connect(f"file:{h.bot.store.path}?mode=ro", uri=True)
-    try:
-        return db.execute(query, params).fetchall()
-    finally:
-        db.close()
-
-
-def dump(h: Harness) -> list[str]:
-    db = sqlite3.connect(f"file:{h.bot.store.path}?mode=ro", uri=True)
-    try:
-        return list(db.iterdump())
-    finally:
-        db.close()
 
 
 def expected_net(h: Harness, variant: str, since_ms: int = -(2**62), until_ms: int = 2**62) -> dict[int, tuple]:

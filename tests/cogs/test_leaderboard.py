@@ -13,7 +13,6 @@ import io
 import random
 import re
 import shutil
-import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from bot.store import LedgerRow, SeatSpec, Store, TableRecorder, period_start
 from cogs.leaderboard import SERVER_TZ
 from tests.bot.simple_player import next_action
 from tests.harness import GUILD_ID, USER_ID, Harness
+from tests.harness.db import dump, sql
 
 A, B, C, D = USER_ID, USER_ID + 1, USER_ID + 2, USER_ID + 3
 CROWD = [USER_ID + 100 + i for i in range(12)]
@@ -136,13 +136,6 @@ async def h(template: Path, tmp_path: Path):
 # ---------------------------------------------------------------------------------------------- expectations
 
 
-def sql(h: Harness, query: str, params: tuple = ()) -> list[tuple]:
-    db = sqlite3.connect(f"file:{h.bot.store.path}?mode=ro", uri=True)
-    try:
-        return db.execute(query, params).fetchall()
-    finally:
-        db.close()
-
 
 def since_ms(period: str) -> int:
     start = period_start(period, datetime.now(SERVER_TZ))
@@ -184,13 +177,6 @@ def png(data: bytes) -> Image.Image:
     assert img.format == "PNG"
     return img
 
-
-def dump(h: Harness) -> list[str]:
-    db = sqlite3.connect(f"file:{h.bot.store.path}?mode=ro", uri=True)
-    try:
-        return list(db.iterdump())
-    finally:
-        db.close()
 
 
 # ---------------------------------------------------------------------------------------------- /leaderboard

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from engine.ai import choose
 from engine.replay import HandReplay, decode_code, encode_code
 from render.scene import HandScene
 from tests.harness import CHANNEL_ID, GUILD_ID, USER_ID, Harness
+from tests.harness.db import dump, sql
 
 A, B = USER_ID, USER_ID + 1
 OTHER_GUILD = GUILD_ID + 5
@@ -72,20 +72,6 @@ async def h(tmp_path: Path):
         await harness.close()
 
 
-def sql(h: Harness, query: str, params: tuple = ()) -> list[tuple]:
-    db = sqlite3.connect(f"file:{h.bot.store.path}?mode=ro", uri=True)
-    try:
-        return db.execute(query, params).fetchall()
-    finally:
-        db.close()
-
-
-def dump(h: Harness) -> list[str]:
-    db = sqlite3.connect(f"file:{h.bot.store.path}?mode=ro", uri=True)
-    try:
-        return list(db.iterdump())
-    finally:
-        db.close()
 
 
 def codes_of(text: str) -> list[str]:
