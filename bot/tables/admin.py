@@ -26,7 +26,7 @@ from typing import Any
 
 from bot.store.table_admin import record_table_action
 
-from .state import LiveTable, Refusal, State, Vote
+from .state import LiveTable, Refusal, Seat, State, Vote
 from .strings import t
 
 log = logging.getLogger(__name__)
@@ -99,15 +99,21 @@ class Admin:
 
     # ------------------------------------------------------------------------------------------- replace / restore
 
+    def _seated_in_play(self, lt: LiveTable, target: int) -> tuple[int, Seat]:
+        """``target``'s seat number and seat at a table in play (Refusal when the match is not in play or they do
+        not sit at it)."""
+        self._in_play(lt)
+        seat = lt.seat_of(target)
+        if seat is None:
+            raise Refusal("tables.target_not_seated")
+        s = lt.seats[seat]
+        assert s is not None
+        return seat, s
+
     async def replace(self, lt: LiveTable, by: int, target: int) -> str:
         """The AI plays ``target``'s seat until they or the host hand it back. Returns the seat's name."""
         async with lt.lock:
-            self._in_play(lt)
-            seat = lt.seat_of(target)
-            if seat is None:
-                raise Refusal("tables.target_not_seated")
-            s = lt.seats[seat]
-            assert s is not None
+            seat, s = self._seated_in_play(lt, target)
             if s.afk and s.away == "replaced":
                 raise Refusal("tables.target_replaced", name=s.name)
             was = (s.afk, s.away)
@@ -124,12 +130,7 @@ class Admin:
     async def restore(self, lt: LiveTable, by: int, target: int) -> str:
         """Hand a replaced seat back to its player (they play from their next decision on)."""
         async with lt.lock:
-            self._in_play(lt)
-            seat = lt.seat_of(target)
-            if seat is None:
-                raise Refusal("tables.target_not_seated")
-            s = lt.seats[seat]
-            assert s is not None
+            seat, s = self._seated_in_play(lt, target)
             if not (s.afk and s.away == "replaced"):
                 raise Refusal("tables.target_not_replaced", name=s.name)
             await self._record(lt, by, "restore", {"seat": seat, "member": target}, s.come_back,
