@@ -207,3 +207,9 @@ def table_allowed_in(settings: GuildSettings, channel: Any) -> bool:
 #: ``replays_show_all_hands`` (issue 14): once a hand is over, a replay shows every seat's concealed tiles. Default on;
 #: Manage Server turns it off in ``/settings`` (then each viewer sees only their own tiles, as during play).
 REPLAYS_SHOW_ALL_HANDS_DEFAULT = True
+
+#: ``record_expiry_hours`` (issue 14): how long a hand recorded with ``/record`` waits for every paying player's
+#: confirmation before it expires and changes nothing. A day by default: the players of an evening's game confirm
+#: the next morning at the latest; a week at most, so that an old proposal never lands in the ledger by surprise.
+RECORD_EXPIRY_HOURS = Range(1, 168)
+RECORD_EXPIRY_HOURS_DEFAULT = 24

@@ -55,6 +55,24 @@ MAX_PLAYERS = 100_000  # how far down the board we look for the caller
 
 VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k in VARIANT_KEYS]
 PERIOD_CHOICES = [Choice(name=locale_str(f"choice.period.{p}"), value=p) for p in PERIODS]
+#: Which hands count (issue 14): every hand, those played on Discord, or those played in person (``/record``).
+SOURCES = ("all", "played", "in_person")
+SOURCE_CHOICES = [Choice(name=locale_str(f"choice.source.{s}"), value=s) for s in SOURCES]
+
+
+def check_source(source: str | None, lang: str) -> str:
+    """The source filter (default ``all``); a value the client would never send is refused with a message."""
+    if source is None:
+        return "all"
+    if source not in SOURCES:
+        raise UserError("board.bad_source", value=str(source)[:20],
+                        allowed=" / ".join(t(f"choice.source.{s}", lang) for s in SOURCES))
+    return source
+
+
+def with_source(text: str, source: str, lang: str) -> str:
+    """A board's or a record's subtitle with the source filter when it is not ``all``."""
+    return text if source == "all" else f"{text} · {t(f'choice.source.{source}', lang)}"
 _BABEL_LOCALE = {"en": "en", "zh": "zh_CN", "zh-TW": "zh_TW"}  # dates are written by Babel's CLDR patterns
 _NO_PINGS = discord.AllowedMentions.none()
 
@@ -270,18 +288,20 @@ class Leaderboard(commands.Cog):
     @app_commands.command(name=locale_str("leaderboard.name"), description=locale_str("leaderboard.desc"))
     @app_commands.guild_only()
     @app_commands.rename(variant=locale_str("leaderboard.variant.name"), period=locale_str("leaderboard.period.name"),
-                         season=locale_str("leaderboard.season.name"))
+                         season=locale_str("leaderboard.season.name"), source=locale_str("leaderboard.source.name"))
     @app_commands.describe(variant=locale_str("leaderboard.variant.desc"),
-                           period=locale_str("leaderboard.period.desc"), season=locale_str("leaderboard.season.desc"))
-    @app_commands.choices(variant=VARIANT_CHOICES, period=PERIOD_CHOICES)
+                           period=locale_str("leaderboard.period.desc"), season=locale_str("leaderboard.season.desc"),
+                           source=locale_str("leaderboard.source.desc"))
+    @app_commands.choices(variant=VARIANT_CHOICES, period=PERIOD_CHOICES, source=SOURCE_CHOICES)
     @app_commands.autocomplete(season=season_autocomplete)
     async def leaderboard(self, interaction: discord.Interaction, variant: str | None = None,
-                          period: str | None = None, season: str | None = None) -> None:
+                          period: str | None = None, season: str | None = None, source: str | None = None) -> None:
         store, settings, lang, scope = await self._context(interaction, period, season)
+        src = check_source(source, lang)
         key = variant or settings.default_variant
         rows: list[BoardRow] = await gstore.board(store, interaction.guild_id, key, scope.since, scope.until,
-                                                  limit=MAX_PLAYERS)
-        subtitle = scope.text
+                                                  limit=MAX_PLAYERS, source=src)
+        subtitle = with_source(scope.text, src, lang)
         if not rows:
             await interaction.response.send_message(
                 t("board.empty", lang, variant=variant_name(key, lang), period=subtitle), ephemeral=True)
@@ -299,23 +319,25 @@ class Leaderboard(commands.Cog):
     @app_commands.guild_only()
     @app_commands.rename(player=locale_str("stats.player.name"), variant=locale_str("stats.variant.name"),
                          period=locale_str("stats.period.name"), season=locale_str("stats.season.name"),
-                         other_player=locale_str("stats.other.name"))
+                         other_player=locale_str("stats.other.name"), source=locale_str("stats.source.name"))
     @app_commands.describe(player=locale_str("stats.player.desc"), variant=locale_str("stats.variant.desc"),
                            period=locale_str("stats.period.desc"), season=locale_str("stats.season.desc"),
-                           other_player=locale_str("stats.other.desc"))
-    @app_commands.choices(variant=VARIANT_CHOICES, period=PERIOD_CHOICES)
+                           other_player=locale_str("stats.other.desc"), source=locale_str("stats.source.desc"))
+    @app_commands.choices(variant=VARIANT_CHOICES, period=PERIOD_CHOICES, source=SOURCE_CHOICES)
     @app_commands.autocomplete(season=season_autocomplete)
     async def stats(self, interaction: discord.Interaction, player: discord.User | None = None,
                     variant: str | None = None, period: str | None = None, season: str | None = None,
-                    other_player: discord.User | None = None) -> None:
+                    other_player: discord.User | None = None, source: str | None = None) -> None:
         store, _settings, lang, where = await self._context(interaction, period, season)
+        src = check_source(source, lang)
         who: discord.abc.User = player or interaction.user
-        scope = (variant_name(variant, lang) if variant else t("stats.all_variants", lang)) + " · " + where.text
+        scope = with_source((variant_name(variant, lang) if variant else t("stats.all_variants", lang)) + " · "
+                            + where.text, src, lang)
         if other_player is not None:
-            await self._head_to_head(interaction, store, lang, who, other_player, variant, where, scope)
+            await self._head_to_head(interaction, store, lang, who, other_player, variant, where, scope, src)
             return
         s: PlayerStats = await gstore.player_record(store, interaction.guild_id, who.id, variant, where.since,
-                                                    where.until)
+                                                    where.until, source=src)
         name = s.display_name or who.display_name
         if s.hands == 0:
             key = "stats.not_member" if not isinstance(who, discord.Member) else "stats.none"
@@ -327,10 +349,12 @@ class Leaderboard(commands.Cog):
 
 
     async def _head_to_head(self, interaction: discord.Interaction, store: Any, lang: str, a: discord.abc.User,
-                            b: discord.abc.User, variant: str | None, where: Scope, scope: str) -> None:
+                            b: discord.abc.User, variant: str | None, where: Scope, scope: str,
+                            source: str = "all") -> None:
         if a.id == b.id:
             raise UserError("h2h.same")
-        h = await gstore.head_to_head(store, interaction.guild_id, a.id, b.id, variant, where.since, where.until)
+        h = await gstore.head_to_head(store, interaction.guild_id, a.id, b.id, variant, where.since, where.until,
+                                      source=source)
         name_a = await store.display_name(a.id) or a.display_name
         name_b = await store.display_name(b.id) or b.display_name
         if h.hands == 0 and h.a_to_b == 0 and h.b_to_a == 0:

@@ -204,6 +204,8 @@ class Memory(commands.Cog):
             local = r.at.astimezone(tz)
             when = f"{day_text(local, lang)} {local:%H:%M}"
             res = result_text(r, lang)
+            if r.source == "in_person":
+                res += " · " + t("record.in_person_mark", lang)
             lines.append(t("memory.history_line", lang, when=when, variant=variant_name(r.variant, lang),
                            result=res, amount=signed(r.amount), code=r.code))
             options.append(discord.SelectOption(

@@ -29,6 +29,7 @@ from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_nam
 from bot.settings import (
     CLAIM_SECONDS,
     LANGUAGES,
+    RECORD_EXPIRY_HOURS,
     TURN_SECONDS,
     WUHU_MODES,
     InvalidSetting,
@@ -448,11 +449,13 @@ class ChannelsView(SafeView):
 GROUP_OPTION_NAMES = {"timezone": locale_str("settings.timezone.name"),
                       "report_channel": locale_str("settings.report_channel.name"),
                       "report_day": locale_str("settings.report_day.name"),
-                      "replays_show_all_hands": locale_str("settings.replays_show_all_hands.name")}
+                      "replays_show_all_hands": locale_str("settings.replays_show_all_hands.name"),
+                      "record_expiry_hours": locale_str("settings.record_expiry_hours.name")}
 GROUP_OPTION_DESCS = {"timezone": locale_str("settings.timezone.desc"),
                       "report_channel": locale_str("settings.report_channel.desc"),
                       "report_day": locale_str("settings.report_day.desc"),
-                      "replays_show_all_hands": locale_str("settings.replays_show_all_hands.desc")}
+                      "replays_show_all_hands": locale_str("settings.replays_show_all_hands.desc"),
+                      "record_expiry_hours": locale_str("settings.record_expiry_hours.desc")}
 WEEKDAY_CHOICES = [app_commands.Choice(name=locale_str(f"choice.weekday.{d}"), value=str(d)) for d in range(7)] + [
     app_commands.Choice(name=locale_str("choice.weekday.off"), value="off")]
 #: What the bot needs in the weekly report's channel.
@@ -554,14 +557,24 @@ class Settings(commands.Cog):
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     async def settings(self, interaction: discord.Interaction, timezone: str | None = None,
                        report_channel: app_commands.AppCommandChannel | None = None,
-                       report_day: str | None = None, replays_show_all_hands: bool | None = None) -> None:
+                       report_day: str | None = None, replays_show_all_hands: bool | None = None,
+                       record_expiry_hours: app_commands.Range[int, RECORD_EXPIRY_HOURS.low,
+                                                               RECORD_EXPIRY_HOURS.high] | None = None) -> None:
         settings = await check_manager(self.bot, interaction)
         lang = lang_for(interaction, settings.language)
+        if record_expiry_hours is not None and record_expiry_hours not in RECORD_EXPIRY_HOURS:  # before any write
+            raise UserError("record.bad_expiry", low=RECORD_EXPIRY_HOURS.low, high=RECORD_EXPIRY_HOURS.high,
+                            value=str(record_expiry_hours)[:20])
         note = await apply_group_options(self.bot, interaction, lang, timezone, report_channel, report_day)
         if replays_show_all_hands is not None:
             from cogs.memory import apply_replay_option
 
             note = await apply_replay_option(self.bot, interaction, lang, replays_show_all_hands) + "\n" + note
+        from cogs.record import apply_expiry_option, expiry_line
+
+        if record_expiry_hours is not None:
+            note = await apply_expiry_option(self.bot, interaction, lang, record_expiry_hours) + "\n" + note
+        note += "\n" + await expiry_line(self.bot, interaction.guild_id, lang)
         audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)  # type: ignore[attr-defined]
         await interaction.response.send_message(note, embed=settings_embed(settings, audit, lang),
                                                 view=SettingsView(self.bot, settings, lang), ephemeral=True)

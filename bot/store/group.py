@@ -168,6 +168,7 @@ class ExportRow:
     hand_value: int
     reason: str
     posted_by: int | None
+    source: str = "played"  # 'played' | 'in_person' (a correction: the source of the hand it voids, else '')
 
 
 @dataclass(frozen=True, slots=True)
@@ -561,6 +562,10 @@ async def recent_hands(store: Store, guild_id: int, limit: int = 25, *, hand_id:
 # ---------------------------------------------------------------------------------------------------------------
 # boards and stats over any range, corrections included
 
+#: Correction rows kept by a source filter (two parameters: the filter twice): ``all`` keeps every row; ``played`` /
+#: ``in_person`` keep the voids of hands of that source (an adjustment belongs to no hand: ``all`` only).
+_CORR_SOURCE = (" AND (? = 'all' OR correction_id IN (SELECT c.id FROM corrections c JOIN ledger l "
+                "ON l.hand_id = c.hand_id AND l.seat = 0 WHERE l.source = ?))")
 _ROLLUP_COLS = "player_id, hands, wins, self_draws, deal_ins, draws, biggest, net"
 _RAW_COLS = ("player_id, 1 AS hands, won AS wins, self_draw AS self_draws, deal_in AS deal_ins, drawn AS draws, "
              "CASE WHEN won = 1 THEN hand_value ELSE 0 END AS biggest, amount AS net")
@@ -570,17 +575,30 @@ def _range(since: datetime | None, until: datetime | None) -> tuple[int | None, 
     return _ms(since), _ms(until)
 
 
+def _check_source(source: str) -> None:
+    if source not in ("all", "played", "in_person"):
+        raise StoreError("bad_setting_value", field="source", value=source, allowed="all, played, in_person")
+
+
 async def board(store: Store, guild_id: int, variant: str, since: datetime | None = None,
-                until: datetime | None = None, *, limit: int = 10) -> list[BoardRow]:
+                until: datetime | None = None, *, limit: int = 10, source: str = "all") -> list[BoardRow]:
     """The leaderboard of ``variant`` over ``[since, until)`` with corrections: players ranked by net 子, then
     wins, then id; AI seats left out; a player whose every hand was voided and who has no adjustment drops out.
 
     Whole UTC days come from the roll-ups ``finish_hand`` keeps; the partial first and last days from the raw
-    ledger; corrections from their rows. The biggest hand ignores voided hands."""
+    ledger; corrections from their rows. The biggest hand ignores voided hands.
+
+    ``source`` ``played`` / ``in_person`` keeps only the hands of that source (and the voids of those hands; an
+    adjustment is no hand and counts only in ``all``): read from the raw ledger, as the roll-ups mix both."""
+    _check_source(source)
     lo, hi = _range(since, until)
     parts: list[str] = []
     params: list[Any] = []
-    if lo is None and hi is None:
+    if source != "all":
+        parts.append(f"SELECT {_RAW_COLS} FROM ledger WHERE guild_id = ? AND variant = ? AND source = ? "
+                     "AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?) AND player_id IS NOT NULL")
+        params += [guild_id, variant, source, lo, lo, hi, hi]
+    elif lo is None and hi is None:
         parts.append(f"SELECT {_ROLLUP_COLS} FROM board_totals WHERE guild_id = ? AND variant = ?")
         params += [guild_id, variant]
     else:
@@ -604,8 +622,8 @@ async def board(store: Store, guild_id: int, variant: str, since: datetime | Non
                 params += [guild_id, variant, max(last_day * DAY_MS, lo if lo is not None else -(2**62)), hi]
     parts.append("SELECT player_id, hands, wins, self_draws, deal_ins, draws, 0, amount FROM correction_rows "
                  "WHERE guild_id = ? AND variant = ? AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?) "
-                 "AND player_id IS NOT NULL")
-    params += [guild_id, variant, lo, lo, hi, hi]
+                 f"AND player_id IS NOT NULL{_CORR_SOURCE}")
+    params += [guild_id, variant, lo, lo, hi, hi, source, source]
     union = " UNION ALL ".join(parts)
     async with store._tx(write=False) as conn:
         rows = await _all(
@@ -622,7 +640,8 @@ async def board(store: Store, guild_id: int, variant: str, since: datetime | Non
         for player, value in await _all(
                 conn, "SELECT l.player_id, l.hand_value FROM corrections c JOIN ledger l ON l.hand_id = c.hand_id "
                       "WHERE c.guild_id = ? AND c.variant = ? AND l.won = 1 AND l.player_id IS NOT NULL "
-                      "AND (? IS NULL OR l.at >= ?) AND (? IS NULL OR l.at < ?)", (guild_id, variant, lo, lo, hi, hi)):
+                      "AND (? IS NULL OR l.at >= ?) AND (? IS NULL OR l.at < ?) AND (? = 'all' OR l.source = ?)",
+                      (guild_id, variant, lo, lo, hi, hi, source, source)):
             voided[player] = max(voided.get(player, 0), value)
         out = []
         for r in rows:
@@ -631,17 +650,20 @@ async def board(store: Store, guild_id: int, variant: str, since: datetime | Non
                 best = await _one(
                     conn, "SELECT MAX(hand_value) FROM ledger WHERE player_id = ? AND guild_id = ? AND variant = ? "
                           "AND won = 1 AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?) AND hand_id NOT IN "
-                          "(SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL)",
-                    (row[0], guild_id, variant, lo, lo, hi, hi))
+                          "(SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL) AND (? = 'all' OR source = ?)",
+                    (row[0], guild_id, variant, lo, lo, hi, hi, source, source))
                 row[7] = best[0] or 0
             out.append(BoardRow(*row))
     return out
 
 
 async def player_record(store: Store, guild_id: int, player_id: int, variant: str | None = None,
-                        since: datetime | None = None, until: datetime | None = None) -> PlayerStats:
+                        since: datetime | None = None, until: datetime | None = None, *,
+                        source: str = "all") -> PlayerStats:
     """One player's record over ``[since, until)`` (one variant, or all with None) with corrections, and the
-    running net after each hand or correction (in time order) for a chart. Voided hands count for nothing."""
+    running net after each hand or correction (in time order) for a chart. Voided hands count for nothing.
+    ``source``: as for :func:`board`."""
+    _check_source(source)
     lo, hi = _range(since, until)
     async with store._tx(write=False) as conn:
         rows = await _all(
@@ -649,12 +671,12 @@ async def player_record(store: Store, guild_id: int, player_id: int, variant: st
             "SELECT at, 0, hand_id, amount, 1, won, self_draw, deal_in, drawn, hand_value, "
             "  (SELECT COUNT(*) FROM corrections c WHERE c.hand_id = ledger.hand_id) FROM ledger "
             "WHERE player_id = ? AND guild_id = ? AND (? IS NULL OR variant = ?) AND (? IS NULL OR at >= ?) "
-            "AND (? IS NULL OR at < ?) "
+            "AND (? IS NULL OR at < ?) AND (? = 'all' OR source = ?) "
             "UNION ALL SELECT at, 1, correction_id, amount, hands, wins, self_draws, deal_ins, draws, 0, 0 "
             "FROM correction_rows WHERE player_id = ? AND guild_id = ? AND (? IS NULL OR variant = ?) "
-            "AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?) ORDER BY 1, 2, 3",
-            (player_id, guild_id, variant, variant, lo, lo, hi, hi,
-             player_id, guild_id, variant, variant, lo, lo, hi, hi))
+            f"AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?){_CORR_SOURCE} ORDER BY 1, 2, 3",
+            (player_id, guild_id, variant, variant, lo, lo, hi, hi, source, source,
+             player_id, guild_id, variant, variant, lo, lo, hi, hi, source, source))
         name = await _one(conn, "SELECT display_name FROM players WHERE user_id = ?", (player_id,))
     running = 0
     series = []
@@ -670,9 +692,12 @@ async def player_record(store: Store, guild_id: int, player_id: int, variant: st
 
 
 async def head_to_head(store: Store, guild_id: int, a: int, b: int, variant: str | None = None,
-                       since: datetime | None = None, until: datetime | None = None) -> HeadToHead:
+                       since: datetime | None = None, until: datetime | None = None, *,
+                       source: str = "all") -> HeadToHead:
     """``a`` and ``b`` together over ``[since, until)``: the settled, not voided hands where both sat, and the 子
-    that passed between them (:func:`pair_flow` per hand, plus the adjustments posted between the two)."""
+    that passed between them (:func:`pair_flow` per hand, plus the adjustments posted between the two).
+    ``source``: as for :func:`board` (adjustments count only in ``all``)."""
+    _check_source(source)
     lo, hi = _range(since, until)
     async with store._tx(write=False) as conn:
         rows = await _all(
@@ -680,18 +705,18 @@ async def head_to_head(store: Store, guild_id: int, a: int, b: int, variant: str
             "SELECT l.hand_id, l.player_id, l.seat, l.amount, l.won FROM ledger l WHERE l.hand_id IN ("
             " SELECT x.hand_id FROM ledger x JOIN ledger y ON y.hand_id = x.hand_id AND y.player_id = ? "
             " WHERE x.player_id = ? AND x.guild_id = ? AND (? IS NULL OR x.variant = ?) "
-            " AND (? IS NULL OR x.at >= ?) AND (? IS NULL OR x.at < ?)"
+            " AND (? IS NULL OR x.at >= ?) AND (? IS NULL OR x.at < ?) AND (? = 'all' OR x.source = ?)"
             " AND x.hand_id NOT IN (SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL)) "
             "ORDER BY l.hand_id, l.seat",
-            (b, a, guild_id, variant, variant, lo, lo, hi, hi))
+            (b, a, guild_id, variant, variant, lo, lo, hi, hi, source, source))
         adjustments = await _all(
             conn,
             "SELECT f.player_id, f.amount FROM correction_rows f JOIN correction_rows g "
             "ON g.correction_id = f.correction_id AND g.seat <> f.seat JOIN corrections c ON c.id = f.correction_id "
             "WHERE c.kind = 'adjust' AND c.guild_id = ? AND f.amount > 0 AND ((f.player_id = ? AND g.player_id = ?) "
             "OR (f.player_id = ? AND g.player_id = ?)) AND (? IS NULL OR c.variant = ?) "
-            "AND (? IS NULL OR f.at >= ?) AND (? IS NULL OR f.at < ?)",
-            (guild_id, a, b, b, a, variant, variant, lo, lo, hi, hi))
+            "AND (? IS NULL OR f.at >= ?) AND (? IS NULL OR f.at < ?) AND ? = 'all'",
+            (guild_id, a, b, b, a, variant, variant, lo, lo, hi, hi, source))
     hands: dict[int, dict[Any, int]] = defaultdict(dict)
     wins = {a: 0, b: 0}
     net = {a: 0, b: 0}
@@ -725,18 +750,19 @@ async def ledger_rows(store: Store, guild_id: int, since: datetime | None = None
             conn,
             "SELECT 'hand', l.hand_id, l.hand_id, l.match_id, l.variant, l.at, l.player_id, p.display_name, l.ai, "
             " l.seat, l.amount, l.stack_amount, l.jiao_amount, l.won, l.self_draw, l.deal_in, l.drawn, l.hand_value, "
-            " '', NULL, 0 FROM ledger l LEFT JOIN players p ON p.user_id = l.player_id "
+            " '', NULL, 0, l.source FROM ledger l LEFT JOIN players p ON p.user_id = l.player_id "
             "WHERE l.guild_id = ? AND (? IS NULL OR l.at >= ?) AND (? IS NULL OR l.at < ?) "
             "UNION ALL "
             "SELECT c.kind, c.id, c.hand_id, (SELECT h.match_id FROM hands h WHERE h.id = c.hand_id), c.variant, r.at, "
             " r.player_id, p.display_name, r.ai, r.seat, r.amount, r.stack_amount, r.jiao_amount, 0, 0, 0, 0, 0, "
-            " c.reason, c.user_id, 1 FROM correction_rows r JOIN corrections c ON c.id = r.correction_id "
+            " c.reason, c.user_id, 1, COALESCE((SELECT x.source FROM ledger x WHERE x.hand_id = c.hand_id AND x.seat = 0), '') "
+            "FROM correction_rows r JOIN corrections c ON c.id = r.correction_id "
             "LEFT JOIN players p ON p.user_id = r.player_id "
             "WHERE c.guild_id = ? AND (? IS NULL OR r.at >= ?) AND (? IS NULL OR r.at < ?) "
             "ORDER BY 6, 21, 2, 10",
             (guild_id, lo, lo, hi, hi, guild_id, lo, lo, hi, hi))
     return [ExportRow(r[0], r[1], r[2], r[3], r[4], from_ms(r[5]), r[6], r[7], r[8], r[9], r[10], r[11], r[12],
-                      bool(r[13]), bool(r[14]), bool(r[15]), bool(r[16]), r[17], r[18], r[19]) for r in rows]
+                      bool(r[13]), bool(r[14]), bool(r[15]), bool(r[16]), r[17], r[18], r[19], r[21]) for r in rows]
 
 
 @_completes

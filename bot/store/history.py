@@ -3,7 +3,7 @@
 - :func:`player_hands` / :func:`count_player_hands`: the settled hands a member sat in on one server, newest first,
   with their own result (from the ledger: the one place results are written).
 - :func:`load_hand`: a replay code -> the match it names and the :class:`engine.replay.HandReplay` of that hand.
-  A code of another server is refused as if it did not exist (``replay_unknown``), so a code tells nothing about
+  A hand played in person (``/record``) has no replay (``in_person``). A code of another server is refused as if it did not exist (``replay_unknown``), so a code tells nothing about
   other servers; a hand still in play is refused by the engine (``hand_in_play``).
 """
 
@@ -47,6 +47,7 @@ class HistoryRow:
     deal_in: bool
     drawn: bool
     hand_value: int
+    source: str = "played"  # 'in_person': recorded with /record (no replay)
 
     @property
     def code(self) -> str:
@@ -63,12 +64,12 @@ async def player_hands(store: Store, guild_id: int, player_id: int, limit: int =
     async with store._tx(write=False) as conn:
         cur = await conn.execute(
             "SELECT h.id, h.match_id, h.number, l.variant, COALESCE(h.ended_at, l.at), l.seat, l.amount, l.won, "
-            f"l.self_draw, l.deal_in, l.drawn, l.hand_value {_WHERE} "
+            f"l.self_draw, l.deal_in, l.drawn, l.hand_value, l.source {_WHERE} "
             "ORDER BY COALESCE(h.ended_at, l.at) DESC, h.id DESC LIMIT ? OFFSET ?",
             (guild_id, player_id, limit, offset))
         rows = await cur.fetchall()
     return [HistoryRow(r[0], r[1], r[2], r[3], from_ms(r[4]), r[5], r[6], bool(r[7]), bool(r[8]), bool(r[9]),
-                       bool(r[10]), r[11]) for r in rows]  # type: ignore[arg-type]
+                       bool(r[10]), r[11], r[12]) for r in rows]  # type: ignore[arg-type]
 
 
 async def count_player_hands(store: Store, guild_id: int, player_id: int) -> int:
@@ -76,6 +77,11 @@ async def count_player_hands(store: Store, guild_id: int, player_id: int) -> int
         cur = await conn.execute(f"SELECT COUNT(*) {_WHERE}", (guild_id, player_id))
         row = await cur.fetchone()
     return int(row[0]) if row else 0
+
+
+def is_in_person(match: MatchInfo) -> bool:
+    """A match written by a confirmed ``/record`` (bot.store.records): its seed names the record."""
+    return str(match.seed).startswith("in-person:")
 
 
 async def load_hand(store: Store, guild_id: int, match_id: int, hand_no: int, code: str
@@ -87,6 +93,8 @@ async def load_hand(store: Store, guild_id: int, match_id: int, hand_no: int, co
         raise HandUnavailable("unknown", code) from None
     if match.guild_id != guild_id:
         raise HandUnavailable("unknown", code)
+    if is_in_person(match):
+        raise HandUnavailable("in_person", code)  # recorded with /record: no actions, nothing to replay
     hands = {h.number: h for h in await store.hands(match_id)}
     hand = hands.get(hand_no)
     if hand is None or hand.status == "aborted":

@@ -1,0 +1,363 @@
+"""Hands played in person and recorded with ``/record`` (issue 14, migration 0006_in_person).
+
+A record is a proposal: the hand as typed, scored by the engine with the server's variant and house rules, the four
+players by seat (0-3 = E S W N, E the dealer) and what each would pay or get. Nothing reaches the ledger until every
+paying player has confirmed (or a Manage Server member confirmed for them); then ONE transaction writes a finished
+match of one hand, its ledger rows with ``source = 'in_person'`` (so every ledger reader counts it: boards, stats,
+history, export, corrections), the leaderboard roll-ups and the record's status. A rejection or the expiry changes
+nothing but the record::
+
+    rec = await records.propose(store, guild_id=g, channel_id=c, proposer_id=u, hand_text="...", variant="hefei",
+                                rules={...}, situation={...}, hand_value=12, lang="en",
+                                seats=[SeatProposal(player, name, amount, stack, jiao), ...], at=now)
+    await records.set_message(store, rec.record_id, message_id)
+    out = await records.confirm(store, g, rec.record_id, user, manager=False, at=now)   # out.outcome: see Outcome
+    out = await records.reject(store, g, rec.record_id, user, manager=False, at=now)
+    expired = await records.expire_due(store, at=now)        # pending records past expires_at -> 'expired'
+
+The proposal, each confirmation, a rejection and an expiry each write a ``settings_audit`` row (field ``record``,
+``record_confirm``, ``record_reject``, ``record_expire``) in the same transaction. A record of another server is
+"unknown" (``StoreError('unknown_record')``): a forged id tells nothing about other servers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import aiosqlite
+
+from .errors import StoreError
+from .group import _audit
+from .models import LedgerRow, from_ms, to_ms
+from .sqlite import Store, _completes, _dumps
+
+#: Ledger sources (``ledger.source``) and the filter values of ``/leaderboard`` and ``/stats``.
+SOURCES = ("played", "in_person")
+SOURCE_FILTERS = ("all", "played", "in_person")
+#: The bot's own id in audit rows it writes by itself (an expiry).
+SYSTEM_USER = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SeatProposal:
+    player_id: int
+    display_name: str
+    amount: int
+    stack_amount: int = 0
+    jiao_amount: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RecordSeat:
+    seat: int
+    player_id: int
+    display_name: str
+    amount: int
+    stack_amount: int
+    jiao_amount: int
+    confirmed_by: int | None
+    confirmed_at: datetime | None
+
+    @property
+    def confirmed(self) -> bool:
+        return self.confirmed_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    record_id: int
+    guild_id: int
+    channel_id: int
+    message_id: int | None
+    proposer_id: int
+    hand_text: str
+    variant: str
+    rules: dict[str, Any]
+    situation: dict[str, Any]
+    hand_value: int
+    lang: str
+    status: str
+    created_at: datetime
+    expires_at: datetime
+    decided_at: datetime | None
+    decided_by: int | None
+    match_id: int | None
+    hand_id: int | None
+    seats: tuple[RecordSeat, ...]
+
+    @property
+    def winner(self) -> int:
+        return int(self.situation["winner"])
+
+    @property
+    def discarder(self) -> int | None:
+        d = self.situation.get("discarder")
+        return None if d is None else int(d)
+
+    @property
+    def payer_seats(self) -> tuple[int, ...]:
+        """The seats whose confirmation is needed: every seat that pays (the winner when nobody pays)."""
+        paying = tuple(s.seat for s in self.seats if s.amount < 0)
+        return paying or (self.winner,)
+
+    @property
+    def waiting(self) -> tuple[RecordSeat, ...]:
+        """Payers who have not confirmed yet."""
+        return tuple(s for s in self.seats if s.seat in self.payer_seats and not s.confirmed)
+
+    def seat_of(self, player_id: int) -> int | None:
+        return next((s.seat for s in self.seats if s.player_id == player_id), None)
+
+    def involves(self, player_id: int) -> bool:
+        return self.seat_of(player_id) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a press did. ``outcome``: ``confirmed`` (this press counted; others still wait), ``settled`` (the last
+    confirmation: written to the ledger), ``already`` (this player had confirmed), ``not_payer`` (not a paying player
+    and not a manager), ``rejected`` (this press rejected it), ``not_involved`` (not one of the four, not a manager),
+    ``closed`` (the record is no longer pending: see ``record.status``)."""
+
+    outcome: str
+    record: Record
+    seats: tuple[int, ...] = ()  # the seats this press confirmed
+
+
+_COLS = ("id, guild_id, channel_id, message_id, proposer_id, hand_text, variant, rules, situation, hand_value, lang, "
+         "status, created_at, expires_at, decided_at, decided_by, match_id, hand_id")
+
+
+async def _load(conn: aiosqlite.Connection, guild_id: int, record_id: int) -> Record:
+    rows = await conn.execute_fetchall(f"SELECT {_COLS} FROM records WHERE id = ? AND guild_id = ?",
+                                       (record_id, guild_id))
+    if not rows:
+        raise StoreError("unknown_record", record_id=record_id)
+    r = list(rows)[0]
+    seats = await conn.execute_fetchall(
+        "SELECT seat, player_id, display_name, amount, stack_amount, jiao_amount, confirmed_by, confirmed_at "
+        "FROM record_seats WHERE record_id = ? ORDER BY seat", (record_id,))
+    return Record(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), json.loads(r[8]), r[9], r[10], r[11],
+                  from_ms(r[12]), from_ms(r[13]), from_ms(r[14]), r[15], r[16], r[17],  # type: ignore[arg-type]
+                  tuple(RecordSeat(s[0], s[1], s[2], s[3], s[4], s[5], s[6], from_ms(s[7])) for s in seats))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the expiry setting (memory_settings.record_expiry_hours): audited in settings_audit like every other setting
+
+
+async def record_expiry_hours(store: Store, guild_id: int) -> int:
+    """How many hours a record of this server waits for its confirmations (the declared default when never set)."""
+    from bot.settings import RECORD_EXPIRY_HOURS_DEFAULT
+
+    async with store._tx(write=False) as conn:
+        rows = list(await conn.execute_fetchall(
+            "SELECT record_expiry_hours FROM memory_settings WHERE guild_id = ?", (guild_id,)))
+    return RECORD_EXPIRY_HOURS_DEFAULT if not rows else int(rows[0][0])
+
+
+@_completes
+async def set_record_expiry_hours(store: Store, guild_id: int, user_id: int, hours: int,
+                                  at: datetime | None = None) -> int:
+    """Set ``record_expiry_hours`` (checked against :data:`bot.settings.RECORD_EXPIRY_HOURS`); one audit row when it
+    changes. Returns the value in force. Records already proposed keep their expiry."""
+    from bot.settings import RECORD_EXPIRY_HOURS, REPLAYS_SHOW_ALL_HANDS_DEFAULT
+
+    if hours not in RECORD_EXPIRY_HOURS:
+        raise StoreError("bad_setting_value", field="record_expiry_hours", value=hours,
+                         allowed=str(RECORD_EXPIRY_HOURS))
+    old = await record_expiry_hours(store, guild_id)
+    if old == hours:
+        return old
+    ms = to_ms(at)
+    async with store._tx() as conn:
+        await conn.execute(
+            "INSERT INTO memory_settings (guild_id, replays_show_all_hands, record_expiry_hours, updated_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
+            "record_expiry_hours = excluded.record_expiry_hours, updated_at = excluded.updated_at",
+            (guild_id, int(REPLAYS_SHOW_ALL_HANDS_DEFAULT), hours, ms))
+        await _audit(conn, guild_id, user_id, "record_expiry_hours", old, hours, ms)
+    return hours
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# proposing
+
+
+@_completes
+async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: int, hand_text: str, variant: str,
+                  rules: dict[str, Any], situation: dict[str, Any], hand_value: int, lang: str,
+                  seats: Sequence[SeatProposal], confirm_for: Sequence[int] = (),
+                  at: datetime | None = None) -> Record:
+    """Store a pending record (audited). ``confirm_for``: players whose confirmation the proposal itself is (the
+    proposer, when they pay). Refused (nothing written): not four seats, a player twice, amounts not zero-sum, in
+    Wuhu an amount that is not its stack + 交 amounts."""
+    if len(seats) != 4:
+        raise StoreError("bad_seats", detail=f"{len(seats)} seats")
+    if len({s.player_id for s in seats}) != 4:
+        raise StoreError("bad_seats", detail="a player sits twice")
+    for column in ("amount", "stack_amount", "jiao_amount"):
+        values = [getattr(s, column) for s in seats]
+        if sum(values) != 0:
+            raise StoreError("not_zero_sum", column=column, values=values)
+    if variant == "wuhu" and any(s.amount != s.stack_amount + s.jiao_amount for s in seats):
+        raise StoreError("wuhu_split", seat=0, amount=0, stack=0, jiao=0)
+    ms = to_ms(at)
+    hours = await record_expiry_hours(store, guild_id)
+    expires = ms + int(timedelta(hours=hours).total_seconds() * 1000)
+    async with store._tx() as conn:
+        cur = await conn.execute(
+            "INSERT INTO records (guild_id, channel_id, proposer_id, hand_text, variant, rules, situation, hand_value, "
+            "lang, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+            (guild_id, channel_id, proposer_id, hand_text, variant, _dumps(rules), _dumps(situation), hand_value,
+             lang, ms, expires))
+        rid = int(cur.lastrowid)  # type: ignore[arg-type]
+        await conn.executemany(
+            "INSERT INTO record_seats (record_id, seat, player_id, display_name, amount, stack_amount, jiao_amount, "
+            "confirmed_by, confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(rid, i, s.player_id, s.display_name, s.amount, s.stack_amount, s.jiao_amount,
+              s.player_id if s.player_id in confirm_for and s.amount < 0 else None,
+              ms if s.player_id in confirm_for and s.amount < 0 else None) for i, s in enumerate(seats)])
+        amounts = " ".join(f"<@{s.player_id}> {s.amount:+d}" for s in seats)
+        await _audit(conn, guild_id, proposer_id, "record", None, f"#{rid} {variant} {hand_text}: {amounts}", ms)
+        return await _load(conn, guild_id, rid)
+
+
+@_completes
+async def set_message(store: Store, guild_id: int, record_id: int, message_id: int) -> None:
+    """Remember the public card of a record (its buttons are edited away when it closes)."""
+    async with store._tx(durable=False) as conn:
+        await conn.execute("UPDATE records SET message_id = ? WHERE id = ? AND guild_id = ?",
+                           (message_id, record_id, guild_id))
+
+
+async def get(store: Store, guild_id: int, record_id: int) -> Record:
+    """A record of this server (``StoreError('unknown_record')`` for anything else)."""
+    async with store._tx(write=False) as conn:
+        return await _load(conn, guild_id, record_id)
+
+
+async def for_match(store: Store, match_id: int) -> Record | None:
+    """The confirmed record that wrote ``match_id`` (None: a match played on Discord)."""
+    async with store._tx(write=False) as conn:
+        rows = list(await conn.execute_fetchall("SELECT guild_id, id FROM records WHERE match_id = ?", (match_id,)))
+        return await _load(conn, rows[0][0], rows[0][1]) if rows else None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# confirming, rejecting, expiring
+
+
+def _closed(rec: Record, ms: int) -> bool:
+    return rec.status != "pending" or to_ms(rec.expires_at) <= ms
+
+
+@_completes
+async def confirm(store: Store, guild_id: int, record_id: int, user_id: int, *, manager: bool,
+                  at: datetime | None = None) -> Outcome:
+    """A press of Confirm. A paying player confirms their own payment; a Manage Server member confirms every
+    payment still waiting. The press that completes the confirmations writes the hand to the ledger in the same
+    transaction (all or nothing: a failure leaves the record pending, as it was before the press)."""
+    ms = to_ms(at)
+    async with store._tx() as conn:
+        rec = await _load(conn, guild_id, record_id)
+        if _closed(rec, ms):
+            return Outcome("closed", rec)
+        mine = [s.seat for s in rec.waiting if s.player_id == user_id]
+        seats = [s.seat for s in rec.waiting] if manager else mine
+        if not seats:
+            own = rec.seat_of(user_id)
+            if own is not None and own in rec.payer_seats:
+                return Outcome("already", rec)
+            return Outcome("not_payer", rec)
+        for seat in seats:
+            await conn.execute("UPDATE record_seats SET confirmed_by = ?, confirmed_at = ? WHERE record_id = ? "
+                               "AND seat = ? AND confirmed_at IS NULL", (user_id, ms, record_id, seat))
+            player = rec.seats[seat].player_id
+            how = "self" if player == user_id else "for"
+            await _audit(conn, guild_id, user_id, "record_confirm", None, f"#{record_id} seat {seat} <@{player}> "
+                                                                            f"({how})", ms)
+        rec = await _load(conn, guild_id, record_id)
+        if rec.waiting:
+            return Outcome("confirmed", rec, tuple(seats))
+        await _settle(store, conn, rec, user_id, ms)
+        return Outcome("settled", await _load(conn, guild_id, record_id), tuple(seats))
+
+
+async def _settle(store: Store, conn: aiosqlite.Connection, rec: Record, user_id: int, ms: int) -> None:
+    """Write the confirmed record as a finished match of one hand with its ledger rows (source ``in_person``)."""
+    at = to_ms(rec.created_at)  # the hand counts when it was played (proposed), like a played hand at its end
+    for s in rec.seats:
+        await store._upsert_player(conn, s.player_id, s.display_name, ms)
+    cur = await conn.execute(
+        "INSERT INTO matches (guild_id, channel_id, variant, settings, seed, status, started_at, ended_at) "
+        "VALUES (?, ?, ?, ?, ?, 'finished', ?, ?)",
+        (rec.guild_id, rec.channel_id, rec.variant, _dumps({"in_person": rec.record_id, "rules": rec.rules}),
+         f"in-person:{rec.record_id}", at, at))
+    match_id = int(cur.lastrowid)  # type: ignore[arg-type]
+    await conn.executemany(
+        "INSERT INTO match_seats (match_id, seat, player_id, ai, total, stack_total, jiao_total) "
+        "VALUES (?, ?, ?, NULL, ?, ?, ?)",
+        [(match_id, s.seat, s.player_id, s.amount, s.stack_amount, s.jiao_amount) for s in rec.seats])
+    cur = await conn.execute(
+        "INSERT INTO hands (match_id, number, seed, status, started_at, ended_at) VALUES (?, 0, ?, 'finished', ?, ?)",
+        (match_id, f"in-person:{rec.record_id}", at, at))
+    hand_id = int(cur.lastrowid)  # type: ignore[arg-type]
+    rows = [LedgerRow(seat=s.seat, amount=s.amount, stack_amount=s.stack_amount, jiao_amount=s.jiao_amount,
+                      won=s.seat == rec.winner, self_draw=s.seat == rec.winner and rec.discarder is None,
+                      deal_in=s.seat == rec.discarder, drawn=False,
+                      hand_value=rec.hand_value if s.seat == rec.winner else 0) for s in rec.seats]
+    await conn.executemany(
+        "INSERT INTO ledger (hand_id, seat, match_id, guild_id, variant, player_id, ai, amount, stack_amount, "
+        "jiao_amount, won, self_draw, deal_in, drawn, hand_value, at, source) "
+        "VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'in_person')",
+        [(hand_id, r.seat, match_id, rec.guild_id, rec.variant, rec.seats[r.seat].player_id, r.amount,
+          r.stack_amount, r.jiao_amount, int(r.won), int(r.self_draw), int(r.deal_in), int(r.drawn), r.hand_value,
+          at) for r in rows])
+    await store._add_to_boards(conn, rec.guild_id, rec.variant, at,
+                               [(rec.seats[r.seat].player_id, r) for r in rows])
+    cur = await conn.execute(
+        "UPDATE records SET status = 'confirmed', decided_at = ?, decided_by = ?, match_id = ?, hand_id = ? "
+        "WHERE id = ? AND status = 'pending'", (ms, user_id, match_id, hand_id, rec.record_id))
+    if cur.rowcount != 1:  # cannot happen under the store's lock; never write a hand twice
+        raise StoreError("record_closed", record_id=rec.record_id)
+    await _audit(conn, rec.guild_id, user_id, "record_confirm", None,
+                 f"#{rec.record_id} confirmed: hand #{hand_id} (match {match_id}) in the ledger", ms)
+
+
+@_completes
+async def reject(store: Store, guild_id: int, record_id: int, user_id: int, *, manager: bool,
+                 at: datetime | None = None) -> Outcome:
+    """A press of Reject by one of the four players (or a Manage Server member): the record closes, nothing is
+    written to the ledger."""
+    ms = to_ms(at)
+    async with store._tx() as conn:
+        rec = await _load(conn, guild_id, record_id)
+        if _closed(rec, ms):
+            return Outcome("closed", rec)
+        if not (manager or rec.involves(user_id)):
+            return Outcome("not_involved", rec)
+        await conn.execute("UPDATE records SET status = 'rejected', decided_at = ?, decided_by = ? WHERE id = ? "
+                           "AND status = 'pending'", (ms, user_id, record_id))
+        await _audit(conn, guild_id, user_id, "record_reject", None, f"#{record_id} rejected", ms)
+        return Outcome("rejected", await _load(conn, guild_id, record_id))
+
+
+@_completes
+async def expire_due(store: Store, at: datetime | None = None) -> list[Record]:
+    """Close every pending record whose time is up (status ``expired``, audited as by the bot); returns them."""
+    ms = to_ms(at)
+    async with store._tx() as conn:
+        due = list(await conn.execute_fetchall(
+            "SELECT guild_id, id FROM records WHERE status = 'pending' AND expires_at <= ? ORDER BY id", (ms,)))
+        out = []
+        for guild_id, rid in due:
+            await conn.execute("UPDATE records SET status = 'expired', decided_at = ? WHERE id = ?", (ms, rid))
+            await _audit(conn, guild_id, SYSTEM_USER, "record_expire", None, f"#{rid} expired", ms)
+            out.append(await _load(conn, guild_id, rid))
+        return out
+

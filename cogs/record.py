@@ -1,0 +1,373 @@
+"""``/record``: a hand played in person goes into the server's ledger once the players who pay confirm it (issue 14).
+
+``/record hand east south west north [winner] [discarder] [situation] [dealer_streak] [variant]``: the hand in the
+notation ``/score`` takes, the four players by seat (east is the dealer), who won and who dealt in (none: self-drawn).
+The hand is scored exactly as ``/score`` scores it (:mod:`cogs.score`: the same option checks, situation and engine
+call) with the server's variant and house rules, and the bot posts the score card with the players' names, what each
+pays or gets, and two buttons:
+
+- **Confirm**: a paying player confirms their payment; a Manage Server member confirms for every payer still
+  waiting. The press that completes the confirmations writes the hand to the ledger (:mod:`bot.store.records`: one
+  transaction) and the card says so; the hand then counts in ``/leaderboard``, ``/stats``, ``/history`` (marked as
+  played in person) and the export, and ``/correct void`` voids it like any other.
+- **Reject**: any of the four players (or a Manage Server member) closes the record; nothing is written.
+
+A record nobody completes expires after ``record_expiry_hours`` (``/settings``, default 24 h): the scheduler
+(:meth:`Recorder.tick`, every :data:`TICK_SECONDS`, with ``self.clock`` for tests) closes it and edits its card. A
+press on a closed record answers privately what happened to it and changes nothing. The buttons are
+:class:`discord.ui.DynamicItem` whose custom id names the guild and the record, so they work after a restart and a
+forged id naming another server's record is refused.
+
+Decisions where the issue is silent (docs/replay.md): the proposer must be one of the four players unless they may
+Manage Server (a scorekeeper); a proposer who pays has confirmed by proposing; a drawn hand is refused because no
+variant settles anything on a draw (DECISIONS: "A drawn hand pays nothing"); Wuhu amounts are the hand's score (stack
+and 交) without the table's 底 stacks, which a single hand played elsewhere does not have.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import io
+import logging
+import re
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands, tasks
+
+from bot.i18n import lang_for, locale_str, seat_name, t, variant_name
+from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, guild_settings, variant_rules
+from bot.store import records as rstore
+from bot.store.errors import StoreError
+from cogs.errors import UserError, report
+from cogs.score import (
+    EXAMPLES,
+    SITUATION_CHOICES,
+    VARIANT_CHOICES,
+    breakdown_text,
+    build_situation,
+    check_options,
+    fit_message,
+    render_image,
+    score_scene,
+)
+from engine.errors import EngineError
+from engine.tiles import Hand, parse_hand
+from engine.variants import ScoreResult, Situation, get_variant
+
+log = logging.getLogger(__name__)
+
+TICK_SECONDS = 60
+SEAT_OPTIONS = ("east", "south", "west", "north")
+#: Room kept in the card's 2,000 characters for the lines above the breakdown (title, four players, status).
+_HEAD_ROOM = 700
+
+
+def _pings(rec: rstore.Record) -> discord.AllowedMentions:
+    """The card pings the payers who still have to confirm, and nobody else."""
+    return discord.AllowedMentions(everyone=False, roles=False,
+                                   users=[discord.Object(s.player_id) for s in rec.waiting])
+
+
+def score_record(rec: rstore.Record) -> tuple[Hand, ScoreResult, Situation]:
+    """The record's hand scored again (the engine is a pure function: the card of a stored record is redrawn from
+    what was stored)."""
+    s = rec.situation
+    sit = Situation(winner=s["winner"], discarder=s.get("discarder"), dealer_streak=s.get("dealer_streak", 1),
+                    **{k: bool(s.get(k)) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")})
+    hand = parse_hand(rec.hand_text)
+    return hand, get_variant(rec.variant).score(hand, sit, rec.rules), sit
+
+
+def status_line(rec: rstore.Record, lang: str, *, now: datetime | None = None) -> str:
+    """What the card says about the record's state."""
+    expired = rec.status == "expired" or (rec.status == "pending" and now is not None and rec.expires_at <= now)
+    if expired:
+        return t("record.status_expired", lang)
+    if rec.status == "rejected":
+        return t("record.status_rejected", lang, user=rec.decided_by)
+    if rec.status == "confirmed":
+        return t("record.status_confirmed", lang, hand=rec.hand_id)
+    stamp = int(rec.expires_at.timestamp())
+    return t("record.status_pending", lang, n=len(rec.waiting), when=f"<t:{stamp}:R>")
+
+
+def card_text(rec: rstore.Record, result: ScoreResult, sit: Situation, lang: str, *,
+              now: datetime | None = None) -> str:
+    """The public card: a title, each player with their seat, amount and confirmation, the state, then the
+    breakdown as /score writes it (cut to fit Discord's limit, payments kept)."""
+    how = (t("record.how_self", lang) if sit.discarder is None
+           else t("record.how_discard", lang, user=rec.seats[sit.discarder].player_id))
+    lines = [t("record.title", lang, id=rec.record_id, variant=variant_name(rec.variant, lang),
+               winner=rec.seats[sit.winner].player_id, how=how)]
+    payers = rec.payer_seats
+    for s in rec.seats:
+        mark = ""
+        if s.seat in payers:
+            mark = " ✅" if s.confirmed else " ⏳"
+        lines.append(t("record.seat_line", lang, seat=seat_name(s.seat, lang), user=s.player_id,
+                       amount=f"{s.amount:+d}" if s.amount else "0") + mark)
+    lines.append(status_line(rec, lang, now=now))
+    head = "\n".join(lines)
+    rules = rec.rules
+    body, _ = fit_message(breakdown_text(result, get_variant(rec.variant), sit, rules, lang), lang,
+                          2000 - len(head) - 2)
+    return head + "\n\n" + body
+
+
+def card_view(rec: rstore.Record, lang: str) -> discord.ui.View | None:
+    """Confirm / Reject while the record is pending; nothing once it is closed."""
+    if rec.status != "pending":
+        return None
+    v = discord.ui.View(timeout=None)
+    v.add_item(RecordButton(rec.guild_id, rec.record_id, "ok", t("record.confirm", lang)))
+    v.add_item(RecordButton(rec.guild_id, rec.record_id, "no", t("record.reject", lang)))
+    return v
+
+
+class RecordButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjrec:(?P<g>\d+):(?P<r>\d+):(?P<op>ok|no)"):
+    """Confirm (``ok``) or reject (``no``) record ``r`` of guild ``g``."""
+
+    def __init__(self, guild: int, record: int, op: str, label: str = "") -> None:
+        style = discord.ButtonStyle.success if op == "ok" else discord.ButtonStyle.danger
+        super().__init__(discord.ui.Button(label=label or op, style=style, custom_id=f"mjrec:{guild}:{record}:{op}"))
+        self.guild, self.record, self.op = guild, record, op
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> RecordButton:
+        return cls(int(match["g"]), int(match["r"]), match["op"], item.label or "")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        cog: Recorder = interaction.client.get_cog("Recorder")  # type: ignore[attr-defined,assignment]
+        try:
+            await cog.press(interaction, self)
+        except Exception as e:
+            await report(interaction, e, where=f"record {self.op}")
+
+
+class Recorder(commands.Cog):
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+        self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        #: Records whose card could not be edited (Discord failed): the next tick redraws them.
+        self.stale: set[tuple[int, int]] = set()
+        #: When a list (tests), every record card's scene is appended before it is drawn.
+        self.scene_log: list[Any] | None = None
+
+    async def cog_load(self) -> None:
+        self.loop.start()
+
+    async def cog_unload(self) -> None:
+        self.loop.cancel()
+
+    @tasks.loop(seconds=TICK_SECONDS)
+    async def loop(self) -> None:
+        try:
+            await self.tick()
+        except Exception:  # a failing tick must not stop the loop
+            log.exception("record expiry tick failed")
+
+    @loop.before_loop
+    async def _wait_ready(self) -> None:
+        await self.bot.wait_until_ready()
+
+    @property
+    def store(self) -> Any:
+        return self.bot.store  # type: ignore[attr-defined]
+
+    # ---- /record
+
+    @app_commands.command(name=locale_str("record.name"), description=locale_str("record.desc"))
+    @app_commands.guild_only()
+    @app_commands.rename(
+        hand=locale_str("record.hand.name"), east=locale_str("record.east.name"),
+        south=locale_str("record.south.name"), west=locale_str("record.west.name"),
+        north=locale_str("record.north.name"), winner=locale_str("record.winner.name"),
+        discarder=locale_str("record.discarder.name"), situation=locale_str("record.situation.name"),
+        dealer_streak=locale_str("record.streak.name"), variant=locale_str("record.variant.name"))
+    @app_commands.describe(
+        hand=locale_str("record.hand.desc"), east=locale_str("record.east.desc"),
+        south=locale_str("record.south.desc"), west=locale_str("record.west.desc"),
+        north=locale_str("record.north.desc"), winner=locale_str("record.winner.desc"),
+        discarder=locale_str("record.discarder.desc"), situation=locale_str("record.situation.desc"),
+        dealer_streak=locale_str("record.streak.desc"), variant=locale_str("record.variant.desc"))
+    @app_commands.choices(situation=SITUATION_CHOICES, variant=VARIANT_CHOICES)
+    async def record(
+        self,
+        interaction: discord.Interaction,
+        hand: app_commands.Range[str, HAND_LENGTH.low, HAND_LENGTH.high],
+        east: discord.Member,
+        south: discord.Member,
+        west: discord.Member,
+        north: discord.Member,
+        winner: discord.Member | None = None,
+        discarder: discord.Member | None = None,
+        situation: str | None = None,
+        dealer_streak: app_commands.Range[int, DEALER_STREAK.low, DEALER_STREAK.high] | None = None,
+        variant: str | None = None,
+    ) -> None:
+        settings = await guild_settings(self.bot, interaction.guild_id)
+        lang = lang_for(interaction, settings.language)
+        check_options(lang, hand=hand, variant=variant, win=None, winner=None, discarder=None, situation=situation,
+                      mode=None, dealer_streak=dealer_streak)
+        key = variant or settings.default_variant
+        players = [east, south, west, north]
+        for p in players:
+            if p.bot:
+                raise UserError("record.bot_player", user=p.id)
+        ids = [p.id for p in players]
+        for p in players:
+            if ids.count(p.id) > 1:
+                raise UserError("record.same_player", user=p.id)
+        manager = bool(interaction.permissions.manage_guild)
+        if interaction.user.id not in ids and not manager:
+            raise UserError("record.not_at_table")
+        if winner is None:
+            raise UserError("record.draw_pays_nothing", variant=variant_name(key, lang))
+        if winner.id not in ids:
+            raise UserError("record.winner_not_player", user=winner.id)
+        if discarder is not None and discarder.id not in ids:
+            raise UserError("record.discarder_not_player", user=discarder.id)
+        if discarder is not None and discarder.id == winner.id:
+            raise UserError("record.discarder_is_winner")
+        w = "ESWN"[ids.index(winner.id)]
+        d = "ESWN"[ids.index(discarder.id)] if discarder is not None else None
+        v = get_variant(key)
+        rules = variant_rules(settings, v)
+        win = None if d is None and situation == "earthly" else ("discard" if d else "self")
+        try:
+            sit = build_situation(win=win, winner=w, discarder=d, situation=situation, dealer_streak=dealer_streak)
+            parsed = parse_hand(hand)
+            result = v.score(parsed, sit, rules)
+        except EngineError as e:
+            raise UserError("record.bad_hand", error=e.message(lang), example=EXAMPLES[key]) from None
+        seats = []
+        for i, p in enumerate(players):
+            amount = int(result.payments[i])
+            jiao = int(result.jiao_payments[i]) if key == "wuhu" else 0
+            seats.append(rstore.SeatProposal(p.id, p.display_name, amount, amount - jiao if key == "wuhu" else 0,
+                                             jiao))
+        sit_json = {"winner": sit.winner, "discarder": sit.discarder, "dealer_streak": sit.dealer_streak,
+                    **{k: getattr(sit, k) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}}
+        await interaction.response.defer(thinking=True)
+        rec = await rstore.propose(
+            self.store, guild_id=interaction.guild_id, channel_id=interaction.channel_id, proposer_id=interaction.user.id,
+            hand_text="".join(hand.split()), variant=key, rules=rules, situation=sit_json,
+            hand_value=int(result.payments[sit.winner]), lang=lang, seats=seats, confirm_for=[interaction.user.id],
+            at=self.clock())
+        names = tuple(p.display_name for p in players)
+        files = []
+        try:
+            title = variant_name(key, lang) + (f" · {rules['mode']}" if "mode" in rules else "")
+            scene = score_scene(parsed, result, sit, title)
+            scene = dataclasses.replace(scene, names=names)
+            if self.scene_log is not None:
+                self.scene_log.append(scene)
+            image = await asyncio.to_thread(render_image, scene, lang)
+            files.append(discord.File(io.BytesIO(image), filename="record.png"))
+        except Exception:  # the figures matter more than the picture
+            log.exception("record image failed for %r", hand)
+        msg = await interaction.followup.send(card_text(rec, result, sit, lang), files=files,
+                                              view=card_view(rec, lang), allowed_mentions=_pings(rec), wait=True)
+        await rstore.set_message(self.store, rec.guild_id, rec.record_id, msg.id)
+
+    # ---- the buttons
+
+    async def press(self, interaction: discord.Interaction, item: RecordButton) -> None:
+        settings = await guild_settings(self.bot, interaction.guild_id)
+        lang = lang_for(interaction, settings.language)
+        if interaction.guild_id is None or interaction.guild_id != item.guild:
+            raise UserError("record.other_server")
+        manager = bool(interaction.permissions.manage_guild)
+        user = interaction.user.id
+        try:
+            if item.op == "ok":
+                out = await rstore.confirm(self.store, item.guild, item.record, user, manager=manager, at=self.clock())
+            else:
+                out = await rstore.reject(self.store, item.guild, item.record, user, manager=manager, at=self.clock())
+        except StoreError as e:
+            if e.code == "unknown_record":
+                raise UserError("record.unknown") from None
+            raise
+        except sqlite3.Error:
+            log.exception("record %s: %s by %s failed in the database", item.record, item.op, user)
+            raise UserError("record.db_failed") from None
+        rec = out.record
+        if out.outcome == "closed":
+            key = "expired" if rec.status in ("pending", "expired") else rec.status
+            raise UserError(f"record.closed_{key}", id=rec.record_id)
+        if out.outcome == "already":
+            raise UserError("record.already", id=rec.record_id)
+        if out.outcome == "not_payer":
+            raise UserError("record.not_payer" if rec.involves(user) else "record.not_involved")
+        if out.outcome == "not_involved":
+            raise UserError("record.not_involved")
+        await self._redraw(interaction, rec, out.outcome, lang)
+
+    async def _redraw(self, interaction: discord.Interaction, rec: rstore.Record, outcome: str, lang: str) -> None:
+        """Answer the press by editing the card (one interaction response); if Discord fails, say privately what
+        was saved and leave the card to the next tick."""
+        _, result, sit = score_record(rec)
+        text = card_text(rec, result, sit, rec.lang, now=self.clock())
+        try:
+            await interaction.response.edit_message(content=text, view=card_view(rec, rec.lang),
+                                                    allowed_mentions=_pings(rec))
+        except discord.HTTPException as e:
+            log.warning("record %s: card edit failed (%s); the next tick redraws it", rec.record_id, e)
+            self.stale.add((rec.guild_id, rec.record_id))
+            if not interaction.response.is_done():
+                await interaction.response.send_message(t(f"record.saved_{outcome}", lang, id=rec.record_id),
+                                                        ephemeral=True)
+
+    # ---- the scheduler
+
+    async def tick(self) -> None:
+        """Expire the records whose time is up and redraw their cards (and any card an earlier edit failed)."""
+        now = self.clock()
+        for rec in await rstore.expire_due(self.store, at=now):
+            self.stale.add((rec.guild_id, rec.record_id))
+        for guild_id, record_id in sorted(self.stale):
+            rec = await rstore.get(self.store, guild_id, record_id)
+            if rec.message_id is None:
+                self.stale.discard((guild_id, record_id))
+                continue
+            _, result, sit = score_record(rec)
+            message = self.bot.get_partial_messageable(rec.channel_id, guild_id=guild_id).get_partial_message(
+                rec.message_id)
+            try:
+                await message.edit(content=card_text(rec, result, sit, rec.lang, now=now),
+                                   view=card_view(rec, rec.lang), allowed_mentions=_pings(rec))
+            except (discord.NotFound, discord.Forbidden):
+                log.warning("record %s: its card is gone or out of reach", record_id)
+            except (TimeoutError, discord.HTTPException, OSError) as e:
+                log.warning("record %s: card edit failed (%s); retried next tick", record_id, e)
+                continue
+            self.stale.discard((guild_id, record_id))
+
+
+async def setup(bot: commands.Bot) -> None:
+    bot.add_dynamic_items(RecordButton)
+    await bot.add_cog(Recorder(bot))
+
+
+async def apply_expiry_option(bot: Any, interaction: discord.Interaction, lang: str, hours: int) -> str:
+    """``/settings record_expiry_hours``: set it (audited; the declared range) and say what is in force."""
+    if hours not in RECORD_EXPIRY_HOURS:
+        raise UserError("record.bad_expiry", low=RECORD_EXPIRY_HOURS.low, high=RECORD_EXPIRY_HOURS.high,
+                        value=str(hours)[:20])
+    before = await rstore.record_expiry_hours(bot.store, interaction.guild_id)
+    now = await rstore.set_record_expiry_hours(bot.store, interaction.guild_id, interaction.user.id, hours)
+    key = "settings.changed" if now != before else "settings.unchanged"
+    return t(key, lang, field=t("record.setting_expiry", lang), value=t("record.hours", lang, n=now))
+
+
+async def expiry_line(bot: Any, guild_id: int | None, lang: str) -> str:
+    """The /settings line saying how long records wait for their confirmations."""
+    hours = await rstore.record_expiry_hours(bot.store, guild_id)  # type: ignore[arg-type]
+    return t("record.expiry_line", lang, value=t("record.hours", lang, n=hours))
