@@ -1,0 +1,505 @@
+"""``/record`` through the real discord.py dispatch: a hand played in person is proposed, confirmed by the paying
+players (or a Manage Server member), written to the ledger in one transaction, and counted by every reader; rejects,
+expiry, races, forged ids, bad input and faults of Discord and the disk change nothing they must not."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.store import LedgerRow, SeatSpec, Store
+from bot.store import records as rstore
+from engine.replay import encode_code
+from engine.tiles import parse_hand
+from engine.variants import Situation, get_variant
+from tests.harness import ADMIN_PERMISSIONS, CHANNEL_ID, GUILD_ID, USER_ID, Harness, snowflake
+from tests.harness.db import dump, sql
+from tests.harness.fake import user_payload
+from tests.harness.faults import FlakyConnection
+
+A, B, C, D, E = USER_ID, USER_ID + 1, USER_ID + 2, USER_ID + 3, USER_ID + 4
+NAMES = {A: "小明", B: "Bob", C: "張三", D: "Dee", E: "Eve"}
+OTHER_GUILD = GUILD_ID + 7
+SEATS = {"east": A, "south": B, "west": C, "north": D}
+HEFEI = "1234678922m345s+5m"  # S wins on W's discard: S +20, W -20 (mjbot score ... --variant hefei --from W)
+WUHU = "23456799m345p67s+8s"  # S self-draws in 315: E -9, S +21, W -6, N -6
+CHIZHOU = "123m456p789s5z(7777z)+5z"  # N self-draws: E -1, S -1, W -1, N +3
+
+
+@pytest.fixture
+async def h(tmp_path: Path):
+    db = tmp_path / "bot.db"
+    store = await Store.open(db)
+    # one hand played on Discord, so that filtering by source has something on each side: B deals in to A for 8
+    seats = [SeatSpec.human(p, NAMES[p]) for p in (A, B, C, D)]
+    at = datetime.now(UTC) - timedelta(days=1)
+    mid = await store.start_match(GUILD_ID, CHANNEL_ID, "hefei", {}, 1, seats, at=at)
+    hid = await store.start_hand(mid, 0, "h0", None, at=at)
+    await store.finish_hand(hid, [LedgerRow(0, 8, won=True, hand_value=8), LedgerRow(1, -8, deal_in=True),
+                                  LedgerRow(2, 0), LedgerRow(3, 0)], at=at)
+    await store.finish_match(mid, at=at)
+    await store.close()
+    harness = await Harness.boot(db)
+    for p, n in NAMES.items():
+        harness.fake.add_user(p, n)
+    try:
+        yield harness
+    finally:
+        await harness.close()
+
+
+def cog(h: Harness):
+    return h.bot.get_cog("Recorder")
+
+
+async def record(h: Harness, *, user: int = B, hand: str = HEFEI, winner: int | None = B, discarder: int | None = C,
+                 locale: str = "en-US", variant: str = "hefei", **kw):
+    opts = {**SEATS, **kw}
+    return await h.slash("record", user=user, hand=hand, winner=winner, discarder=discarder, locale=locale,
+                         variant=variant, **opts)
+
+
+async def get(h: Harness, rid: int, guild: int = GUILD_ID) -> rstore.Record:
+    return await rstore.get(h.bot.store, guild, rid)
+
+
+async def last(h: Harness, guild: int = GUILD_ID) -> rstore.Record:
+    rid = sql(h, "SELECT id FROM records WHERE guild_id = ? ORDER BY id DESC LIMIT 1", (guild,))[0][0]
+    return await get(h, rid, guild)
+
+
+def card(h: Harness, rec: rstore.Record):
+    return h.fake.find_message(rec.message_id)
+
+
+async def press(h: Harness, rec: rstore.Record, label: str, user: int, **kw):
+    return await h.click(card(h, rec), label=label, user=user, **kw)
+
+
+def answer(r) -> str:
+    """What the presser was told: the private reply, or the card the press edited."""
+    if r.callback_type == 7:
+        return r.original.content
+    return r.reply.content
+
+
+def in_person_ledger(h: Harness) -> list[tuple]:
+    return sql(h, "SELECT player_id, seat, amount, stack_amount, jiao_amount, won, self_draw, deal_in, drawn, "
+                  "hand_value, source, variant, guild_id FROM ledger WHERE source = 'in_person' ORDER BY seat")
+
+
+def board_of(text: str) -> dict[str, tuple[int, int, int]]:
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"^(?:__)?\d+\. \*\*(.+?)\*\* · ([+-]?\d+) 子 · played (\d+) · won (\d+)", line)
+        if m:
+            out[m.group(1)] = (int(m.group(2)), int(m.group(3)), int(m.group(4)))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ the whole path
+
+
+async def test_record_confirm_and_it_counts_everywhere(h: Harness):
+    r = await record(h)  # Bob (south) won on 張三's (west) discard
+    rec = await last(h)
+    assert rec.status == "pending" and rec.variant == "hefei" and rec.proposer_id == B
+    assert [(s.player_id, s.amount) for s in rec.seats] == [(A, 0), (B, 20), (C, -20), (D, 0)]
+    msg = card(h, rec)
+    assert not msg.ephemeral and msg is r.reply
+    assert f"<@{B}> won, on <@{C}>'s discard" in msg.content
+    assert f"South: <@{B}> +20 子" in msg.content and f"West: <@{C}> -20 子 ⏳" in msg.content
+    assert "Waiting for 1 confirmation" in msg.content
+    assert msg.images, "the score card image is attached"
+    assert [b["label"] for b in msg.buttons()] == ["Confirm", "Reject"]
+    # nothing in the ledger yet, nothing on the board
+    assert in_person_ledger(h) == []
+    # the winner does not pay: their Confirm is not what is waited for
+    r2 = await press(h, rec, "Confirm", B)
+    assert "Only the players who pay confirm" in r2.reply.content and r2.reply.ephemeral
+    assert in_person_ledger(h) == []
+    # the payer confirms: written, the card says so and loses its buttons
+    r3 = await press(h, rec, "Confirm", C)
+    rec = await get(h, rec.record_id)
+    assert rec.status == "confirmed" and rec.hand_id is not None
+    msg = card(h, rec)
+    assert f"Confirmed: in the ledger as hand #{rec.hand_id}" in msg.content and msg.buttons() == []
+    assert r3.callback_type == 7
+    assert in_person_ledger(h) == [
+        (A, 0, 0, 0, 0, 0, 0, 0, 0, 0, "in_person", "hefei", GUILD_ID),
+        (B, 1, 20, 0, 0, 1, 0, 0, 0, 20, "in_person", "hefei", GUILD_ID),
+        (C, 2, -20, 0, 0, 0, 0, 1, 0, 0, "in_person", "hefei", GUILD_ID),
+        (D, 3, 0, 0, 0, 0, 0, 0, 0, 0, "in_person", "hefei", GUILD_ID),
+    ]
+    assert sql(h, "SELECT status, seed FROM matches WHERE id = ?", (rec.match_id,)) == [
+        ("finished", f"in-person:{rec.record_id}")]
+    assert sql(h, "SELECT status FROM hands WHERE id = ?", (rec.hand_id,)) == [("finished",)]
+    # the record, the payer's confirmation and the settlement are audited
+    audit = sql(h, "SELECT user_id, field FROM settings_audit WHERE field LIKE 'record%' ORDER BY id")
+    assert audit == [(B, "record"), (C, "record_confirm"), (C, "record_confirm")]
+    # the leaderboard counts it with the played hand; the filters separate them
+    both = board_of((await h.slash("leaderboard", variant="hefei")).reply.content)
+    assert both["Bob"] == (20 - 8, 2, 1) and both["張三"] == (-20, 2, 0) and both["小明"] == (8, 2, 1)
+    played = board_of((await h.slash("leaderboard", variant="hefei", source="played")).reply.content)
+    assert played["Bob"] == (-8, 1, 0) and played["小明"] == (8, 1, 1) and played["張三"] == (0, 1, 0)
+    person = (await h.slash("leaderboard", variant="hefei", source="in_person")).reply.content
+    assert board_of(person)["Bob"] == (20, 1, 1) and board_of(person)["張三"] == (-20, 1, 0)
+    assert "played in person" in person
+    # /stats: the same split
+    s_all = (await h.slash("stats", player=B, variant="hefei")).reply.content
+    assert "2 hands" in s_all or "hands 2" in s_all or " 2 " in s_all
+    s_in = (await h.slash("stats", player=B, source="in_person")).reply.content
+    s_pl = (await h.slash("stats", player=B, source="played")).reply.content
+    assert "+20" in s_in and "-8" in s_pl
+    # /history marks it; /replay says there is no replay of a hand played in person
+    hist = (await h.slash("history", player=B)).reply.content
+    code = encode_code(rec.match_id, 0)
+    line = next(x for x in hist.splitlines() if code in x)
+    assert "in person" in line
+    rp = await h.slash("replay", code=code)
+    assert "played in person" in rp.reply.content and "no replay" in rp.reply.content and rp.reply.ephemeral
+    # a void works like for a played hand
+    v = await h.slash("correct void", hand=rec.hand_id, reason="typo in the hand", permissions=ADMIN_PERMISSIONS)
+    assert "void" in v.reply.content.lower() or v.reply.ephemeral
+    person = await h.slash("leaderboard", variant="hefei", source="in_person")
+    assert board_of(person.reply.content) == {}
+    both = board_of((await h.slash("leaderboard", variant="hefei")).reply.content)
+    assert both["Bob"] == (-8, 1, 0)
+
+
+async def test_export_has_the_source_column(h: Harness):
+    await record(h)
+    rec = await last(h)
+    await press(h, rec, "Confirm", C)
+    from bot.store import group as gstore
+
+    rows = await gstore.ledger_rows(h.bot.store, GUILD_ID)
+    assert sorted({r.source for r in rows}) == ["in_person", "played"]
+    assert [r.amount for r in rows if r.source == "in_person"] == [0, 20, -20, 0]
+
+
+async def test_a_manager_confirms_for_the_payers(h: Harness):
+    await record(h, hand=WUHU, winner=B, discarder=None, variant="wuhu")  # self-drawn: E, W, N pay
+    rec = await last(h)
+    assert [s.amount for s in rec.seats] == [-9, 21, -6, -6]
+    assert [s.seat for s in rec.waiting] == [0, 2, 3]
+    await press(h, rec, "Confirm", A)  # the dealer confirms his own
+    rec = await get(h, rec.record_id)
+    assert [s.seat for s in rec.waiting] == [2, 3] and rec.status == "pending"
+    assert "Waiting for 2 confirmation" in card(h, rec).content
+    # a member who did not play and cannot manage the server is refused
+    r = await press(h, rec, "Confirm", E)
+    assert "You did not play this hand" in r.reply.content and r.reply.ephemeral
+    assert in_person_ledger(h) == []
+    # a manager confirms for the two still waiting
+    await press(h, rec, "Confirm", E, permissions=ADMIN_PERMISSIONS)
+    rec = await get(h, rec.record_id)
+    assert rec.status == "confirmed"
+    assert [(s.seat, s.confirmed_by) for s in rec.seats if s.seat != 1] == [(0, A), (2, E), (3, E)]
+    rows = in_person_ledger(h)
+    assert [(p, a, st, j, w, sd, di) for p, _, a, st, j, w, sd, di, *_ in rows] == [
+        (A, -9, -9, 0, 0, 0, 0), (B, 21, 21, 0, 1, 1, 0), (C, -6, -6, 0, 0, 0, 0), (D, -6, -6, 0, 0, 0, 0)]
+    assert rows[1][9] == 21 and {r[11] for r in rows} == {"wuhu"}
+    audit = sql(h, "SELECT user_id, new_value FROM settings_audit WHERE field = 'record_confirm' ORDER BY id")
+    assert [u for u, _ in audit] == [A, E, E, E] and "(for)" in audit[1][1] and "(self)" in audit[0][1]
+
+
+async def test_chizhou_record_and_a_proposer_who_pays_has_confirmed(h: Harness):
+    await record(h, user=A, hand=CHIZHOU, winner=D, discarder=None, variant="chizhou")
+    rec = await last(h)
+    assert [s.amount for s in rec.seats] == [-1, -1, -1, 3]
+    assert [s.seat for s in rec.waiting] == [1, 2]  # A proposed, and pays: confirmed by proposing
+    await press(h, rec, "Confirm", B)
+    await press(h, rec, "Confirm", C)
+    assert (await get(h, rec.record_id)).status == "confirmed"
+    assert [(r[0], r[2], r[5], r[6]) for r in in_person_ledger(h)] == [
+        (A, -1, 0, 0), (B, -1, 0, 0), (C, -1, 0, 0), (D, 3, 1, 1)]
+
+
+async def test_reject_changes_nothing(h: Harness):
+    await record(h)
+    rec = await last(h)
+    r = await press(h, rec, "Reject", E)
+    assert "You did not play this hand" in r.reply.content
+    before = sql(h, "SELECT COUNT(*) FROM ledger")
+    await press(h, rec, "Reject", D)  # a player who neither wins nor pays may reject
+    rec = await get(h, rec.record_id)
+    assert rec.status == "rejected" and rec.decided_by == D
+    msg = card(h, rec)
+    assert f"Rejected by <@{D}>" in msg.content and msg.buttons() == []
+    assert sql(h, "SELECT COUNT(*) FROM ledger") == before and in_person_ledger(h) == []
+    assert sql(h, "SELECT user_id FROM settings_audit WHERE field = 'record_reject'") == [(D,)]
+
+
+# ------------------------------------------------------------------------------------------------ closed records
+
+
+async def test_expiry_with_an_injected_clock(h: Harness):
+    await record(h)
+    rec = await last(h)
+    c = cog(h)
+    c.clock = lambda: datetime.now(UTC) + timedelta(hours=23)
+    await c.tick()
+    assert (await get(h, rec.record_id)).status == "pending"
+    c.clock = lambda: datetime.now(UTC) + timedelta(hours=24, minutes=1)
+    # a press after the time is up but before the tick: told it expired, nothing written
+    before = dump(h)
+    r = await press(h, rec, "Confirm", C)
+    assert "has expired" in r.reply.content and r.reply.ephemeral
+    assert dump(h) == before
+    await c.tick()
+    rec = await get(h, rec.record_id)
+    assert rec.status == "expired"
+    msg = card(h, rec)
+    assert "Expired before everyone confirmed" in msg.content and msg.buttons() == []
+    assert in_person_ledger(h) == []
+    assert sql(h, "SELECT user_id FROM settings_audit WHERE field = 'record_expire'") == [(0,)]
+
+
+async def test_the_expiry_is_a_setting_with_a_range_and_audited(h: Harness):
+    r = await h.slash("settings", record_expiry_hours=2, permissions=ADMIN_PERMISSIONS)
+    assert "2 h" in r.reply.content
+    assert sql(h, "SELECT field, old_value, new_value FROM settings_audit WHERE field = 'record_expiry_hours'") == [
+        ("record_expiry_hours", "24", "2")]
+    await record(h)
+    rec = await last(h)
+    assert rec.expires_at - rec.created_at == timedelta(hours=2)
+    # outside the declared range (a forged payload): refused, nothing written
+    before = dump(h)
+    data, rec2 = h.slash_payload("settings", record_expiry_hours=3, permissions=ADMIN_PERMISSIONS)
+    data["data"]["options"][0]["value"] = 500
+    out = await h.send(data, rec2)
+    assert out.reply.ephemeral and dump(h) == before
+
+
+async def test_an_expired_card_is_edited_when_discord_answers_again(h: Harness):
+    await record(h)
+    rec = await last(h)
+    c = cog(h)
+    c.clock = lambda: datetime.now(UTC) + timedelta(days=2)
+    path = rf"/channels/{CHANNEL_ID}/messages/{rec.message_id}"
+    fault = h.fake.fail(path, status=503, method="PATCH")
+    await c.tick()
+    assert fault.hits == 1
+    assert (await get(h, rec.record_id)).status == "expired"
+    assert card(h, rec).buttons() != []  # Discord failed: the card still shows its buttons ...
+    r = await press(h, rec, "Confirm", C)  # ... and a press says the truth
+    assert "has expired" in r.reply.content and in_person_ledger(h) == []
+    h.fake.rate_limit(path, method="PATCH")  # a 429 is waited out by discord.py
+    await c.tick()
+    assert card(h, rec).buttons() == [] and "Expired" in card(h, rec).content
+    assert c.stale == set()
+
+
+async def test_a_press_on_a_confirmed_or_rejected_record(h: Harness):
+    await record(h)
+    rec = await last(h)
+    stale = card(h, rec).payload()
+    await press(h, rec, "Confirm", C)
+    before = dump(h)
+    # the old buttons (a stale client) pressed again: the card has none left, so press from its earlier payload
+    data, r = _press_payload(h, rec, "ok", C, stale)
+    out = await h.send(data, r)
+    assert "already confirmed and in the ledger" in out.reply.content and dump(h) == before
+    data, r = _press_payload(h, rec, "no", D, stale)
+    out = await h.send(data, r)
+    assert "already confirmed" in out.reply.content and dump(h) == before
+
+
+def _press_payload(h: Harness, rec: rstore.Record, op: str, user: int, message: dict):
+    """A press of a record button of an earlier version of its card (a stale client)."""
+    return forged(h, message, f"mjrec:{GUILD_ID}:{rec.record_id}:{op}", user)
+
+
+def forged(h: Harness, message: dict, custom_id: str, user: int, *, permissions=None):
+    """A button press with any custom id, on a copy of ``message`` whose first button carries that id (discord.py
+    only dispatches a custom id the message holds)."""
+    import copy
+
+    message = copy.deepcopy(message)
+    if not message["components"]:
+        message["components"] = [{"type": 1, "components": [{"type": 2, "style": 3, "label": "x",
+                                                             "custom_id": custom_id}]}]
+    message["components"][0]["components"][0]["custom_id"] = custom_id
+    data, r = h._base(3, user=user, guild=GUILD_ID, channel=int(message["channel_id"]), locale="en-US",
+                      guild_locale=None, permissions=permissions, name=None)
+    data["data"] = {"custom_id": custom_id, "component_type": 2}
+    data["message"] = message
+    r.message_id = int(message["id"])
+    return data, r
+
+
+async def test_two_confirmations_at_once_count_once(h: Harness):
+    await record(h)
+    rec = await last(h)
+    d1, r1 = h.click_payload(card(h, rec), label="Confirm", user=C)
+    d2, r2 = h.click_payload(card(h, rec), label="Confirm", user=C)
+    h.bot._connection.parse_interaction_create(d1)
+    h.bot._connection.parse_interaction_create(d2)
+    await h.settle()
+    assert len(in_person_ledger(h)) == 4
+    assert sql(h, "SELECT COUNT(*) FROM matches WHERE seed LIKE 'in-person:%'") == [(1,)]
+    texts = [answer(r1), answer(r2)]
+    assert sum("Confirmed: in the ledger" in x for x in texts) == 1
+    assert sum("already confirmed and in the ledger" in x for x in texts) == 1
+    # and a manager pressing at the same moment as the payer
+    await record(h)
+    rec = await last(h)
+    d1, r1 = h.click_payload(card(h, rec), label="Confirm", user=C)
+    d2, r2 = h.click_payload(card(h, rec), label="Confirm", user=E, permissions=ADMIN_PERMISSIONS)
+    h.bot._connection.parse_interaction_create(d1)
+    h.bot._connection.parse_interaction_create(d2)
+    await h.settle()
+    assert len(in_person_ledger(h)) == 8
+
+
+async def test_a_forged_custom_id_from_another_guild(h: Harness):
+    other_channel = h.add_channel(guild_id=OTHER_GUILD)
+    await h.slash("record", user=B, guild=OTHER_GUILD, channel=other_channel, hand=HEFEI, winner=B, discarder=C,
+                  **SEATS)
+    theirs = await last(h, OTHER_GUILD)
+    await record(h)
+    ours = await last(h)
+    before = dump(h)
+    # our server's button naming the other server's record id
+    out = await h.send(*forged(h, card(h, ours).payload(), f"mjrec:{GUILD_ID}:{theirs.record_id}:ok", C))
+    assert "no such record on this server" in out.reply.content and out.reply.ephemeral
+    # a custom id naming the other server, pressed here (by a manager, even)
+    out = await h.send(*forged(h, card(h, ours).payload(), f"mjrec:{OTHER_GUILD}:{theirs.record_id}:ok", C,
+                               permissions=ADMIN_PERMISSIONS))
+    assert "belongs to another server" in out.reply.content
+    assert dump(h) == before
+    assert (await get(h, theirs.record_id, OTHER_GUILD)).status == "pending"
+
+
+# ------------------------------------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize("case, expect", [
+    ("bad_hand", "This hand cannot be recorded"),
+    ("same_player", "is named twice"),
+    ("bot", "is a bot"),
+    ("not_at_table", "You are not one of the four players"),
+    ("winner_outside", "is not in any seat"),
+    ("discarder_outside", "is not in any seat"),
+    ("discarder_is_winner", "The winner cannot have discarded"),
+    ("draw", "A drawn hand"),
+    ("variant_rejects", "This hand cannot be recorded"),
+])
+async def test_bad_input_is_refused_and_nothing_is_stored(h: Harness, case: str, expect: str):
+    robot = snowflake()
+    h.fake.users[robot] = user_payload(robot, "Robot", bot=True)
+    before = dump(h)
+    kw: dict = {}
+    if case == "bad_hand":
+        kw = {"hand": "123m456m789m123p5p"}  # no winning tile
+    elif case == "same_player":
+        kw = {"west": B}
+    elif case == "bot":
+        kw = {"north": robot}
+    elif case == "not_at_table":
+        kw = {"user": E}
+    elif case == "winner_outside":
+        kw = {"winner": E}
+    elif case == "discarder_outside":
+        kw = {"discarder": E}
+    elif case == "discarder_is_winner":
+        kw = {"discarder": B}
+    elif case == "draw":
+        kw = {"winner": None, "discarder": None}
+    elif case == "variant_rejects":
+        kw = {"hand": "123m456p789s5z(7777z)+5z", "variant": "hefei"}  # honours: not in Hefei's tiles
+    r = await record(h, **kw)
+    assert expect in r.reply.content, r.reply.content
+    assert r.reply.ephemeral
+    assert dump(h) == before
+
+
+async def test_a_manager_may_record_for_others(h: Harness):
+    r = await record(h, user=E, permissions=ADMIN_PERMISSIONS)
+    assert not r.reply.ephemeral
+    rec = await last(h)
+    assert rec.proposer_id == E and [s.seat for s in rec.waiting] == [2]
+
+
+# ------------------------------------------------------------------------------------------------ faults
+
+
+async def test_a_failing_database_at_the_last_confirmation(h: Harness):
+    await record(h)
+    rec = await last(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("INSERT INTO ledger")
+    before = dump(h)
+    r = await press(h, rec, "Confirm", C)
+    assert "could not save" in r.reply.content and "still waiting" in r.reply.content and r.reply.ephemeral
+    assert dump(h) == before  # nothing half-written: not even the confirmation
+    assert (await get(h, rec.record_id)).status == "pending"
+    r = await press(h, rec, "Confirm", C)  # the retry works
+    assert r.callback_type == 7 and (await get(h, rec.record_id)).status == "confirmed"
+    assert len(in_person_ledger(h)) == 4
+
+
+class _NoWaitAsyncio:
+    """``asyncio`` for discord.py's webhook module with its back-off sleeps made instant (its retries still run)."""
+
+    def __getattr__(self, name: str):
+        import asyncio
+
+        return getattr(asyncio, name)
+
+    async def sleep(self, delay: float, *args, **kwargs):
+        import asyncio
+
+        await asyncio.sleep(0)
+
+
+async def test_discord_failing_the_card_edit_on_a_press(h: Harness, monkeypatch):
+    import discord.webhook.async_ as webhook
+
+    await record(h, hand=WUHU, winner=B, discarder=None, variant="wuhu")  # A, C and D pay
+    rec = await last(h)
+    # one 503: discord.py retries and the card is edited
+    fault = h.fake.fail(r"/interactions/\d+/[^/]+/callback", status=503, times=1)
+    r = await press(h, rec, "Confirm", A)
+    assert fault.hits == 1 and r.callback_type == 7
+    assert f"East: <@{A}> -9 子 ✅" in card(h, rec).content and "Waiting for 2 confirmation" in card(h, rec).content
+    await press(h, rec, "Confirm", D)
+    # Discord failing every try: the player is told what was saved, the card is redrawn by the next tick
+    monkeypatch.setattr(webhook, "asyncio", _NoWaitAsyncio())
+    fault = h.fake.fail(r"/interactions/\d+/[^/]+/callback", status=503, times=5)
+    r = await press(h, rec, "Confirm", C)
+    assert fault.hits == 5
+    assert "is confirmed and in the ledger" in r.reply.content and r.reply.ephemeral  # told the truth
+    assert (await get(h, rec.record_id)).status == "confirmed" and len(in_person_ledger(h)) == 4
+    assert card(h, rec).buttons() != [] and "⏳" in card(h, rec).content
+    await cog(h).tick()  # the next tick redraws the card
+    assert card(h, rec).buttons() == [] and "Confirmed" in card(h, rec).content
+
+
+# ------------------------------------------------------------------------------------------------ languages
+
+
+@pytest.mark.parametrize("locale, title, button, refusal", [
+    ("zh-CN", "线下牌局", "确认", "填了两次"),
+    ("zh-TW", "線下牌局", "確認", "填了兩次"),
+    ("en-US", "Hand played in person", "Confirm", "is named twice"),
+])
+async def test_languages(h: Harness, locale: str, title: str, button: str, refusal: str):
+    r = await record(h, locale=locale)
+    assert title in r.reply.content and button in [b["label"] for b in r.reply.buttons()]
+    r = await record(h, locale=locale, west=B)
+    assert refusal in r.reply.content
+
+
+async def test_the_card_shows_what_the_engine_scores(h: Harness):
+    cog(h).scene_log = []
+    await record(h, hand=WUHU, winner=B, discarder=None, variant="wuhu")
+    scene = cog(h).scene_log[-1]
+    hand = parse_hand(WUHU)
+    result = get_variant("wuhu").score(hand, Situation(winner=1), None)
+    assert scene.payments == result.payments == (-9, 21, -6, -6)
+    assert scene.names == ("小明", "Bob", "張三", "Dee") and scene.winner == 1
