@@ -318,7 +318,7 @@ async def test_export_is_an_ephemeral_csv_with_every_field(h: Harness):
     assert tuple(lines[0]) == CSV_COLUMNS
     body = [dict(zip(CSV_COLUMNS, line, strict=True)) for line in lines[1:]]
     ledger = sql(h, "SELECT l.hand_id, l.match_id, l.variant, l.at, l.player_id, p.display_name, l.ai, l.seat, "
-                    "l.amount, l.stack_amount, l.jiao_amount, l.won, l.self_draw, l.deal_in, l.drawn, l.hand_value "
+                    "l.amount, l.stack_amount, l.jiao_amount, l.won, l.self_draw, l.deal_in, l.drawn, l.hand_value, l.source "
                     "FROM ledger l LEFT JOIN players p ON p.user_id = l.player_id WHERE l.guild_id = ?",
                  (GUILD_ID,))
     corr = sql(h, "SELECT c.kind, c.id, c.hand_id, c.variant, r.at, r.player_id, p.display_name, r.ai, r.seat, "
@@ -330,21 +330,22 @@ async def test_export_is_an_ephemeral_csv_with_every_field(h: Harness):
         return datetime.fromtimestamp(ms / 1000, UTC).astimezone(tz).isoformat(timespec="seconds")
 
     want = []
-    for hid, mid, var, at, pid, name, ai, seat, amt, st, ji, won, sd, di, dr, hv in ledger:
+    for hid, mid, var, at, pid, name, ai, seat, amt, st, ji, won, sd, di, dr, hv, src in ledger:
         want.append({"kind": "hand", "entry_id": str(hid), "hand_id": str(hid), "match_id": str(mid), "variant": var,
                      "time_local": iso(at, SH), "time_utc": iso(at, UTC), "season": "",
                      "player_id": "" if pid is None else str(pid), "player_name": name or "", "ai": ai or "",
                      "seat": str(seat), "amount": str(amt), "stack_amount": str(st), "jiao_amount": str(ji),
                      "won": str(won), "self_draw": str(sd), "deal_in": str(di), "drawn": str(dr),
-                     "hand_value": str(hv), "reason": "", "posted_by": ""})
+                     "hand_value": str(hv), "reason": "", "posted_by": "", "source": src})
     for kind, cid, hid, var, at, pid, name, ai, seat, amt, reason, by in corr:
         mid = sql(h, "SELECT match_id FROM hands WHERE id = ?", (hid,))[0][0] if hid else ""
+        src = sql(h, "SELECT source FROM ledger WHERE hand_id = ? AND seat = 0", (hid,))[0][0] if hid else ""
         want.append({"kind": kind, "entry_id": str(cid), "hand_id": "" if hid is None else str(hid),
                      "match_id": str(mid), "variant": var, "time_local": iso(at, SH), "time_utc": iso(at, UTC),
                      "season": "", "player_id": "" if pid is None else str(pid), "player_name": name or "",
                      "ai": ai or "", "seat": str(seat), "amount": str(amt), "stack_amount": "0", "jiao_amount": "0",
                      "won": "0", "self_draw": "0", "deal_in": "0", "drawn": "0", "hand_value": "0", "reason": reason,
-                     "posted_by": str(by)})
+                     "posted_by": str(by), "source": src})
     key = lambda d: (d["kind"], d["entry_id"], d["seat"])  # noqa: E731
     assert sorted(body, key=key) == sorted(want, key=key)
     assert any(d["player_name"] == "張三" for d in body) and any(d["reason"] == "贴补" for d in body)

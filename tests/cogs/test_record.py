@@ -150,10 +150,13 @@ async def test_record_confirm_and_it_counts_everywhere(h: Harness):
     assert "played in person" in person
     # /stats: the same split
     s_all = (await h.slash("stats", player=B, variant="hefei")).reply.content
-    assert "2 hands" in s_all or "hands 2" in s_all or " 2 " in s_all
+    assert "Hands 2 · Wins 1 (50%)" in s_all and "Biggest hand 20 子 · Net +12 子" in s_all
     s_in = (await h.slash("stats", player=B, source="in_person")).reply.content
     s_pl = (await h.slash("stats", player=B, source="played")).reply.content
-    assert "+20" in s_in and "-8" in s_pl
+    assert "Hands 1 · Wins 1 (100%) · Self-draws 0 · Deal-ins 0" in s_in and "played in person" in s_in
+    assert "Hands 1 · Wins 0 (0%) · Self-draws 0 · Deal-ins 1" in s_pl and "played here" in s_pl
+    h2h = (await h.slash("stats", player=B, other_player=C, source="in_person")).reply.content
+    assert "Hands together 1 · Bob won 1 · 張三 won 0" in h2h and "張三 → Bob 20 子" in h2h
     # /history marks it; /replay says there is no replay of a hand played in person
     hist = (await h.slash("history", player=B)).reply.content
     code = encode_code(rec.match_id, 0)
