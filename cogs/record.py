@@ -44,10 +44,11 @@ from bot.i18n import lang_for, locale_str, seat_name, t, variant_name
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, guild_settings, variant_rules
 from bot.store import records as rstore
 from bot.store.errors import StoreError
-from cogs.errors import UserError, report
+from cogs.errors import SafeModal, UserError, report
 from cogs.score import (
     EXAMPLES,
     SITUATION_CHOICES,
+    SITUATIONS,
     VARIANT_CHOICES,
     breakdown_text,
     build_situation,
@@ -57,7 +58,7 @@ from cogs.score import (
     score_scene,
 )
 from engine.errors import EngineError
-from engine.tiles import Hand, parse_hand
+from engine.tiles import Hand, format_tiles, parse_hand, tile_name
 from engine.variants import ScoreResult, Situation, get_variant
 
 log = logging.getLogger(__name__)
@@ -151,6 +152,94 @@ class RecordButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjrec:(
             await report(interaction, e, where=f"record {self.op}")
 
 
+def hand_notation(hand: Hand) -> str:
+    """The hand in the project's notation, as short as it gets (for a custom id).
+
+    >>> hand_notation(parse_hand("二二二万 555m 888m 9m [777z:W] +9m"))
+    '2225558889m[777z:W]+9m'
+    """
+    assert hand.win_tile is not None
+    return format_tiles(hand.concealed) + "".join(m.notation() for m in hand.melds) + "+" + tile_name(hand.win_tile)
+
+
+_VARIANT_LETTER = {"wuhu": "w", "hefei": "h", "chizhou": "c"}
+_LETTER_VARIANT = {v: k for k, v in _VARIANT_LETTER.items()}
+
+
+def record_button_id(variant: str, hand: Hand, sit: Situation, situation: str | None) -> str | None:
+    """The custom id of a /score answer's "Record this hand" button: the variant, the winner's and the
+    discarder's seats, the situation, the dealer streak and the hand. None when it would not fit Discord's 100
+    characters (the answer then has no such button; /record still takes the hand).
+
+    >>> record_button_id("hefei", parse_hand("1234678922m345s+5m"), Situation(winner=1, discarder=2), None)
+    'mjrs:h:SW:-:1:1222346789m345s+5m'
+    """
+    d = "ESWN"[sit.discarder] if sit.discarder is not None else "-"
+    s = str(SITUATIONS.index(situation)) if situation in SITUATIONS else "-"
+    cid = f"mjrs:{_VARIANT_LETTER[variant]}:{'ESWN'[sit.winner]}{d}:{s}:{sit.dealer_streak}:{hand_notation(hand)}"
+    return cid if len(cid) <= 100 else None
+
+
+class RecordHandButton(discord.ui.DynamicItem[discord.ui.Button],
+                       template=r"mjrs:(?P<v>[whc]):(?P<w>[ESWN])(?P<d>[ESWN-]):(?P<s>[0-4-]):(?P<k>\d{1,2}):(?P<h>\S+)"):
+    """"Record this hand" under a /score answer: opens the form that asks who sat where, then proposes the
+    scored hand exactly as ``/record`` does."""
+
+    def __init__(self, custom_id: str, label: str = "") -> None:
+        super().__init__(discord.ui.Button(label=label or "Record", style=discord.ButtonStyle.primary, emoji="📝",
+                                           custom_id=custom_id))
+        m = re.fullmatch(self.__discord_ui_compiled_template__, custom_id)
+        assert m is not None
+        self.variant = _LETTER_VARIANT[m["v"]]
+        self.winner, self.discarder = "ESWN".index(m["w"]), None if m["d"] == "-" else "ESWN".index(m["d"])
+        self.situation = None if m["s"] == "-" else SITUATIONS[int(m["s"])]
+        self.streak, self.hand = int(m["k"]), m["h"]
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+                             match: re.Match[str]) -> RecordHandButton:
+        return cls(match.string, item.label or "")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        try:
+            settings = await guild_settings(interaction.client, interaction.guild_id)
+            lang = lang_for(interaction, settings.language)
+            if interaction.guild_id is None:
+                raise UserError("error.guild_only")
+            await interaction.response.send_modal(RecordModal(self, lang))
+        except Exception as e:
+            await report(interaction, e, where="record this hand")
+
+
+class RecordModal(SafeModal):
+    """Who sat in each seat (a member picker per seat, the winner's and the discarder's marked)."""
+
+    def __init__(self, button: RecordHandButton, lang: str) -> None:
+        super().__init__(title=t("record.form_title", lang)[:45], timeout=15 * 60)
+        self.button = button
+        self.selects: list[discord.ui.UserSelect[Any]] = []
+        for seat in range(4):
+            role = ("record.form_winner" if seat == button.winner
+                    else "record.form_discarder" if seat == button.discarder else None)
+            select: discord.ui.UserSelect[Any] = discord.ui.UserSelect(custom_id=f"mjrs-seat-{'ESWN'[seat]}",
+                                                                       min_values=1, max_values=1)
+            self.selects.append(select)
+            self.add_item(discord.ui.Label(text=t(f"record.form_seat_{'ESWN'[seat]}", lang)[:45], component=select,
+                                           description=t(role, lang)[:100] if role else None))
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        cog: Recorder = interaction.client.get_cog("Recorder")  # type: ignore[attr-defined,assignment]
+        settings = await guild_settings(interaction.client, interaction.guild_id)
+        lang = lang_for(interaction, settings.language)
+        players = [sel.values[0] if sel.values else None for sel in self.selects]
+        if any(p is None for p in players):
+            raise UserError("record.form_incomplete")
+        b = self.button
+        await cog.propose(interaction, settings, lang, hand=b.hand, players=players,  # type: ignore[arg-type]
+                          winner=players[b.winner], discarder=None if b.discarder is None else players[b.discarder],
+                          situation=b.situation, dealer_streak=b.streak, variant=b.variant)
+
+
 class Recorder(commands.Cog):
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
@@ -216,8 +305,17 @@ class Recorder(commands.Cog):
         lang = lang_for(interaction, settings.language)
         check_options(lang, hand=hand, variant=variant, win=None, winner=None, discarder=None, situation=situation,
                       mode=None, dealer_streak=dealer_streak)
-        key = variant or settings.default_variant
-        players = [east, south, west, north]
+        await self.propose(interaction, settings, lang, hand=hand, players=[east, south, west, north], winner=winner,
+                           discarder=discarder, situation=situation, dealer_streak=dealer_streak,
+                           variant=variant or settings.default_variant)
+
+    async def propose(self, interaction: discord.Interaction, settings: Any, lang: str, *, hand: str,
+                      players: list[discord.Member | discord.User], winner: discord.abc.User | None,
+                      discarder: discord.abc.User | None, situation: str | None, dealer_streak: int | None,
+                      variant: str) -> None:
+        """Check the players, score the hand, store the record and post its card: what ``/record`` and the
+        "Record this hand" form of a ``/score`` answer both do. Every refusal comes before anything is written."""
+        key = variant
         for p in players:
             if p.bot:
                 raise UserError("record.bot_player", user=p.id)
@@ -265,8 +363,7 @@ class Recorder(commands.Cog):
         files = []
         try:
             title = variant_name(key, lang) + (f" · {rules['mode']}" if "mode" in rules else "")
-            scene = score_scene(parsed, result, sit, title)
-            scene = dataclasses.replace(scene, names=names)
+            scene = dataclasses.replace(score_scene(parsed, result, sit, title), names=names)
             if self.scene_log is not None:
                 self.scene_log.append(scene)
             image = await asyncio.to_thread(render_image, scene, lang)
@@ -352,7 +449,7 @@ class Recorder(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
-    bot.add_dynamic_items(RecordButton)
+    bot.add_dynamic_items(RecordButton, RecordHandButton)
     await bot.add_cog(Recorder(bot))
 
 

@@ -304,7 +304,14 @@ class Score(commands.Cog):
             log.exception("score image failed for %r", hand)
         if whole is not None:
             files.append(discord.File(io.BytesIO(whole.encode("utf-8")), filename=BREAKDOWN_FILE))
-        await interaction.followup.send(text, files=files, view=HelpView(lang))
+        view = HelpView(lang)
+        if interaction.guild_id is not None:  # a hand played in person can go into the server's ledger (/record)
+            from cogs.record import RecordHandButton, record_button_id
+
+            cid = record_button_id(key, parsed, sit, situation)
+            if cid is not None:
+                view.add_item(RecordHandButton(cid, t("record.this_hand", lang)))
+        await interaction.followup.send(text, files=files, view=view)
 
 
 async def setup(bot: commands.Bot) -> None:

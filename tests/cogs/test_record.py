@@ -12,6 +12,7 @@ import pytest
 
 from bot.store import LedgerRow, SeatSpec, Store
 from bot.store import records as rstore
+from cogs.record import hand_notation
 from engine.replay import encode_code
 from engine.tiles import parse_hand
 from engine.variants import Situation, get_variant
@@ -506,3 +507,38 @@ async def test_the_card_shows_what_the_engine_scores(h: Harness):
     result = get_variant("wuhu").score(hand, Situation(winner=1), None)
     assert scene.payments == result.payments == (-9, 21, -6, -6)
     assert scene.names == ("小明", "Bob", "張三", "Dee") and scene.winner == 1
+
+
+# ------------------------------------------------------------------------------------------------ from /score
+
+
+async def test_record_this_hand_under_a_score_answer(h: Harness):
+    r = await h.slash("score", user=B, hand=HEFEI, variant="hefei", winner="S", discarder="W")
+    assert "South +20" in r.reply.content
+    [button] = [b for b in r.reply.buttons() if b["label"] == "Record this hand"]
+    assert button["custom_id"] == f"mjrs:h:SW:-:1:{hand_notation(parse_hand(HEFEI))}"
+    h = await h.restart()  # the button outlives a restart
+    opened = await h.click(r.reply, label="Record this hand", user=B)
+    assert opened.modal is not None and "who sat where" in opened.modal["title"]
+    labels = [c["label"] for c in opened.modal["components"]]
+    assert labels == ["East (the dealer)", "South", "West", "North"]
+    # the same member twice: refused, nothing stored
+    before = dump(h)
+    bad = await h.submit_modal(opened, {"mjrs-seat-E": [A], "mjrs-seat-S": [B], "mjrs-seat-W": [B],
+                                        "mjrs-seat-N": [D]})
+    assert "is named twice" in bad.reply.content and bad.reply.ephemeral and dump(h) == before
+    done = await h.submit_modal(opened, {"mjrs-seat-E": [A], "mjrs-seat-S": [B], "mjrs-seat-W": [C],
+                                         "mjrs-seat-N": [D]})
+    rec = await last(h)
+    assert done.reply.id == rec.message_id and not done.reply.ephemeral
+    assert [(s.player_id, s.amount) for s in rec.seats] == [(A, 0), (B, 20), (C, -20), (D, 0)]
+    assert rec.winner == 1 and rec.discarder == 2 and rec.variant == "hefei" and rec.proposer_id == B
+    await press(h, rec, "Confirm", C)
+    assert [(r[0], r[2], r[5], r[7]) for r in in_person_ledger(h)] == [(A, 0, 0, 0), (B, 20, 1, 0), (C, -20, 0, 1),
+                                                                       (D, 0, 0, 0)]
+    await h.close()
+
+
+async def test_no_record_button_in_dms(h: Harness):
+    r = await h.slash("score", user=B, hand=HEFEI, variant="hefei", guild=False)
+    assert [b["label"] for b in r.reply.buttons()] == ["Notation help"]

@@ -396,9 +396,10 @@ class Harness:
         data, rec = self.click_payload(message, **kwargs)
         return await self.send(data, rec)
 
-    async def submit_modal(self, opened_by: InteractionRecord, values: dict[str, str], *, locale: str = "en-US",
+    async def submit_modal(self, opened_by: InteractionRecord, values: dict[str, Any], *, locale: str = "en-US",
                            permissions: discord.Permissions | None = None) -> InteractionRecord:
-        """Submit the modal that the bot opened in answer to ``opened_by``, with text inputs by custom_id."""
+        """Submit the modal that the bot opened in answer to ``opened_by``, with text inputs by custom_id (a select
+        in a label: its picked values, a list; user selects come with Discord's resolved users and members)."""
         modal = opened_by.modal
         if modal is None:
             raise AssertionError("the bot opened no modal")
@@ -407,13 +408,29 @@ class Harness:
         data, rec = self._base(5, user=opened_by.user_id, guild=guild, channel=opened_by.channel_id, locale=locale,
                                guild_locale=None, permissions=permissions, name=None)
         rows = []
+        resolved: dict[str, Any] = {}
         for row in modal.get("components", []):
             inner = []
             for comp in row.get("components", []) if row.get("type") == 1 else [row.get("component", row)]:
                 cid = comp.get("custom_id")
-                inner.append({"type": comp.get("type", 4), "custom_id": cid, "value": values.get(cid, "")})
+                kind = comp.get("type", 4)
+                if kind in (3, 5, 6, 7, 8):  # a select in a label: its values (a list of ids for user selects)
+                    picked = values.get(cid) or []
+                    picked = [str(v) for v in (picked if isinstance(picked, list | tuple) else [picked])]
+                    inner.append({"type": kind, "custom_id": cid, "values": picked})
+                    if kind in (5, 7):  # Discord resolves the picked users (and, in a server, members)
+                        for v in picked:
+                            resolved.setdefault("users", {})[v] = self.fake.add_user(int(v))
+                            if guild is not False:
+                                member = self.member_payload(int(v), MEMBER_PERMISSIONS)
+                                member.pop("user")
+                                resolved.setdefault("members", {})[v] = member
+                else:
+                    inner.append({"type": kind, "custom_id": cid, "value": values.get(cid, "")})
             rows.append({"type": 1, "components": inner})
         data["data"] = {"custom_id": modal["custom_id"], "components": rows}
+        if resolved:
+            data["data"]["resolved"] = resolved
         if opened_by.message_id is not None:
             with contextlib.suppress(LookupError):
                 data["message"] = self.fake.find_message(opened_by.message_id).payload()
