@@ -18,6 +18,9 @@ Seasons (``/season start``): both commands cover the current season by default; 
 picks all time or an earlier season. A period (this week / this month) is intersected with the season. Corrections
 (voided hands, adjustments: ``/correct``) are counted: the figures are sums over the ledger plus the corrections.
 
+Both take ``source`` (issue 14): ``all`` (default), ``played`` (hands played on Discord) or ``in_person`` (hands
+recorded with ``/record``); a filtered view counts the voids of its hands but no adjustment (docs/record.md).
+
 ``/stats player other_player`` shows the two players head to head: the settled hands where both sat (voided ones
 left out), each one's wins and net over them, and the 子 that passed between them (see
 :func:`bot.store.group.pair_flow`: per hand, each loser pays each winner in proportion to that winner's share of the
