@@ -370,8 +370,15 @@ class Recorder(commands.Cog):
             files.append(discord.File(io.BytesIO(image), filename="record.png"))
         except Exception:  # the figures matter more than the picture
             log.exception("record image failed for %r", hand)
-        msg = await interaction.followup.send(card_text(rec, result, sit, lang), files=files,
-                                              view=card_view(rec, lang), allowed_mentions=_pings(rec), wait=True)
+        try:
+            msg = await interaction.followup.send(card_text(rec, result, sit, lang), files=files,
+                                                  view=card_view(rec, lang), allowed_mentions=_pings(rec), wait=True)
+        except discord.HTTPException as e:
+            # without its card nobody can confirm it: withdraw it (audited) rather than leave it waiting unseen
+            log.warning("record %s: its card could not be posted (%s); withdrawn", rec.record_id, e)
+            await rstore.reject(self.store, rec.guild_id, rec.record_id, rstore.SYSTEM_USER, manager=True,
+                                at=self.clock())
+            raise UserError("record.post_failed") from None
         await rstore.set_message(self.store, rec.guild_id, rec.record_id, msg.id)
 
     # ---- the buttons

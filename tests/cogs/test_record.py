@@ -542,3 +542,19 @@ async def test_record_this_hand_under_a_score_answer(h: Harness):
 async def test_no_record_button_in_dms(h: Harness):
     r = await h.slash("score", user=B, hand=HEFEI, variant="hefei", guild=False)
     assert [b["label"] for b in r.reply.buttons()] == ["Notation help"]
+
+
+async def test_discord_failing_to_post_the_card_withdraws_the_record(h: Harness, monkeypatch):
+    import discord.webhook.async_ as webhook
+
+    monkeypatch.setattr(webhook, "asyncio", _NoWaitAsyncio())
+    fault = h.fake.fail(r"/webhooks/\d+/[^/]+$", status=503, method="POST", times=5)
+    r = await record(h)
+    assert fault.hits == 5
+    # the answer fills the command's public "thinking" message: the channel learns the record is withdrawn
+    assert "could not post the record's card" in r.reply.content and "nothing was recorded" in r.reply.content
+    rec = await last(h)
+    assert rec.status == "rejected" and rec.decided_by == 0 and rec.message_id is None
+    assert in_person_ledger(h) == []
+    r = await record(h)  # and again once Discord answers
+    assert (await last(h)).message_id == r.reply.id
