@@ -19,7 +19,7 @@ press on a closed record answers privately what happened to it and changes nothi
 forged id naming another server's record is refused.
 
 Decisions where the issue is silent (docs/replay.md): the proposer must be one of the four players unless they may
-Manage Server (a scorekeeper); a proposer who pays has confirmed by proposing; a drawn hand is refused because no
+Manage Server (a scorekeeper); a proposer who pays confirms by button like the other payers; a drawn hand is refused because no
 variant settles anything on a draw (DECISIONS: "A drawn hand pays nothing"); Wuhu amounts are the hand's score (stack
 and 交) without the table's 底 stacks, which a single hand played elsewhere does not have.
 """
@@ -357,8 +357,7 @@ class Recorder(commands.Cog):
         rec = await rstore.propose(
             self.store, guild_id=interaction.guild_id, channel_id=interaction.channel_id, proposer_id=interaction.user.id,
             hand_text="".join(hand.split()), variant=key, rules=rules, situation=sit_json,
-            hand_value=int(result.payments[sit.winner]), lang=lang, seats=seats, confirm_for=[interaction.user.id],
-            at=self.clock())
+            hand_value=int(result.payments[sit.winner]), lang=lang, seats=seats, at=self.clock())
         names = tuple(p.display_name for p in players)
         files = []
         try:

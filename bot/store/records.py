@@ -191,10 +191,8 @@ async def set_record_expiry_hours(store: Store, guild_id: int, user_id: int, hou
 @_completes
 async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: int, hand_text: str, variant: str,
                   rules: dict[str, Any], situation: dict[str, Any], hand_value: int, lang: str,
-                  seats: Sequence[SeatProposal], confirm_for: Sequence[int] = (),
-                  at: datetime | None = None) -> Record:
-    """Store a pending record (audited). ``confirm_for``: players whose confirmation the proposal itself is (the
-    proposer, when they pay). Refused (nothing written): not four seats, a player twice, amounts not zero-sum, in
+                  seats: Sequence[SeatProposal], at: datetime | None = None) -> Record:
+    """Store a pending record (audited); every paying seat still has to confirm, the proposer's too. Refused (nothing written): not four seats, a player twice, amounts not zero-sum, in
     Wuhu an amount that is not its stack + 交 amounts."""
     if len(seats) != 4:
         raise StoreError("bad_seats", detail=f"{len(seats)} seats")
@@ -218,10 +216,9 @@ async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: 
         rid = int(cur.lastrowid)  # type: ignore[arg-type]
         await conn.executemany(
             "INSERT INTO record_seats (record_id, seat, player_id, display_name, amount, stack_amount, jiao_amount, "
-            "confirmed_by, confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(rid, i, s.player_id, s.display_name, s.amount, s.stack_amount, s.jiao_amount,
-              s.player_id if s.player_id in confirm_for and s.amount < 0 else None,
-              ms if s.player_id in confirm_for and s.amount < 0 else None) for i, s in enumerate(seats)])
+            "confirmed_by, confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
+            [(rid, i, s.player_id, s.display_name, s.amount, s.stack_amount, s.jiao_amount)
+             for i, s in enumerate(seats)])
         amounts = " ".join(f"<@{s.player_id}> {s.amount:+d}" for s in seats)
         await _audit(conn, guild_id, proposer_id, "record", None, f"#{rid} {variant} {hand_text}: {amounts}", ms)
         return await _load(conn, guild_id, rid)

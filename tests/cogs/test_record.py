@@ -211,11 +211,12 @@ async def test_a_manager_confirms_for_the_payers(h: Harness):
     assert [u for u, _ in audit] == [A, E, E, E] and "(for)" in audit[1][1] and "(self)" in audit[0][1]
 
 
-async def test_chizhou_record_and_a_proposer_who_pays_has_confirmed(h: Harness):
+async def test_chizhou_record_and_a_proposer_who_pays_confirms_too(h: Harness):
     await record(h, user=A, hand=CHIZHOU, winner=D, discarder=None, variant="chizhou")
     rec = await last(h)
     assert [s.amount for s in rec.seats] == [-1, -1, -1, 3]
-    assert [s.seat for s in rec.waiting] == [1, 2]  # A proposed, and pays: confirmed by proposing
+    assert [s.seat for s in rec.waiting] == [0, 1, 2]  # A proposed, and pays: proposing is not confirming
+    await press(h, rec, "Confirm", A)
     await press(h, rec, "Confirm", B)
     await press(h, rec, "Confirm", C)
     assert (await get(h, rec.record_id)).status == "confirmed"
@@ -564,3 +565,15 @@ async def test_discord_failing_to_post_the_card_withdraws_the_record(h: Harness,
     assert in_person_ledger(h) == []
     r = await record(h)  # and again once Discord answers
     assert (await last(h)).message_id == r.reply.id
+
+
+async def test_the_buttons_work_after_a_restart(h: Harness):
+    await record(h)
+    rec = await last(h)
+    h = await h.restart()
+    try:
+        r = await press(h, rec, "Confirm", C)
+        assert r.callback_type == 7 and (await get(h, rec.record_id)).status == "confirmed"
+        assert len(in_person_ledger(h)) == 4
+    finally:
+        await h.close()
