@@ -348,6 +348,10 @@ async def reject(store: Store, guild_id: int, record_id: int, user_id: int, *, m
 async def expire_due(store: Store, at: datetime | None = None) -> list[Record]:
     """Close every pending record whose time is up (status ``expired``, audited as by the bot); returns them."""
     ms = to_ms(at)
+    async with store._tx(write=False) as conn:  # the common case, nothing due, takes no write lock
+        if not list(await conn.execute_fetchall(
+                "SELECT 1 FROM records WHERE status = 'pending' AND expires_at <= ? LIMIT 1", (ms,))):
+            return []
     async with store._tx() as conn:
         due = list(await conn.execute_fetchall(
             "SELECT guild_id, id FROM records WHERE status = 'pending' AND expires_at <= ? ORDER BY id", (ms,)))
