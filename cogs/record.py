@@ -244,8 +244,6 @@ class Recorder(commands.Cog):
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-        #: Records whose card could not be edited (Discord failed): the next tick redraws them.
-        self.stale: set[tuple[int, int]] = set()
         #: When a list (tests), every record card's scene is appended before it is drawn.
         self.scene_log: list[Any] | None = None
 
@@ -423,7 +421,7 @@ class Recorder(commands.Cog):
                                                     allowed_mentions=_pings(rec))
         except discord.HTTPException as e:
             log.warning("record %s: card edit failed (%s); the next tick redraws it", rec.record_id, e)
-            self.stale.add((rec.guild_id, rec.record_id))
+            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=True)
             if not interaction.response.is_done():
                 await interaction.response.send_message(t(f"record.saved_{outcome}", lang, id=rec.record_id),
                                                         ephemeral=True)
@@ -433,25 +431,20 @@ class Recorder(commands.Cog):
     async def tick(self) -> None:
         """Expire the records whose time is up and redraw their cards (and any card an earlier edit failed)."""
         now = self.clock()
-        for rec in await rstore.expire_due(self.store, at=now):
-            self.stale.add((rec.guild_id, rec.record_id))
-        for guild_id, record_id in sorted(self.stale):
-            rec = await rstore.get(self.store, guild_id, record_id)
-            if rec.message_id is None:
-                self.stale.discard((guild_id, record_id))
-                continue
+        await rstore.expire_due(self.store, at=now)  # marks their cards stale
+        for rec in await rstore.stale_cards(self.store):
             _, result, sit = score_record(rec)
-            message = self.bot.get_partial_messageable(rec.channel_id, guild_id=guild_id).get_partial_message(
-                rec.message_id)
+            message = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id).get_partial_message(
+                rec.message_id)  # type: ignore[arg-type]
             try:
                 await message.edit(content=card_text(rec, result, sit, rec.lang, now=now),
                                    view=card_view(rec, rec.lang), allowed_mentions=_pings(rec))
             except (discord.NotFound, discord.Forbidden):
-                log.warning("record %s: its card is gone or out of reach", record_id)
+                log.warning("record %s: its card is gone or out of reach", rec.record_id)
             except (TimeoutError, discord.HTTPException, OSError) as e:
-                log.warning("record %s: card edit failed (%s); retried next tick", record_id, e)
+                log.warning("record %s: card edit failed (%s); retried next tick", rec.record_id, e)
                 continue
-            self.stale.discard((guild_id, record_id))
+            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False)
 
 
 async def setup(bot: commands.Bot) -> None:

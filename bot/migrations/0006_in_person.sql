@@ -29,10 +29,13 @@ CREATE TABLE records (
     decided_at   INTEGER,
     decided_by   INTEGER,                              -- who rejected, or whose confirmation was the last
     match_id     INTEGER REFERENCES matches (id),      -- the match written on confirmation
-    hand_id      INTEGER REFERENCES hands (id)
+    hand_id      INTEGER REFERENCES hands (id),
+    card_stale   INTEGER NOT NULL DEFAULT 0            -- 1: the card shows an older state (expired, or an edit
+                                                       -- Discord failed); the scheduler redraws it, even after a restart
 );
 CREATE INDEX records_pending ON records (status, expires_at);
 CREATE INDEX records_by_match ON records (match_id);
+CREATE INDEX records_stale ON records (card_stale);
 
 -- The four seats (0-3 = E S W N, E the dealer) of a record: the player, the proposed amounts, and for a paying
 -- seat its confirmation (who pressed: the player or a Manage Server member for them, and when).

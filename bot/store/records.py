@@ -357,8 +357,25 @@ async def expire_due(store: Store, at: datetime | None = None) -> list[Record]:
             "SELECT guild_id, id FROM records WHERE status = 'pending' AND expires_at <= ? ORDER BY id", (ms,)))
         out = []
         for guild_id, rid in due:
-            await conn.execute("UPDATE records SET status = 'expired', decided_at = ? WHERE id = ?", (ms, rid))
+            await conn.execute("UPDATE records SET status = 'expired', decided_at = ?, card_stale = 1 WHERE id = ?",
+                               (ms, rid))
             await _audit(conn, guild_id, SYSTEM_USER, "record_expire", None, f"#{rid} expired", ms)
             out.append(await _load(conn, guild_id, rid))
         return out
 
+
+
+@_completes
+async def mark_card(store: Store, guild_id: int, record_id: int, *, stale: bool) -> None:
+    """Remember whether a record's card shows an older state (``stale``: the scheduler redraws it)."""
+    async with store._tx(durable=False) as conn:
+        await conn.execute("UPDATE records SET card_stale = ? WHERE id = ? AND guild_id = ?",
+                           (int(stale), record_id, guild_id))
+
+
+async def stale_cards(store: Store) -> list[Record]:
+    """Records whose card shows an older state, oldest first."""
+    async with store._tx(write=False) as conn:
+        rows = list(await conn.execute_fetchall(
+            "SELECT guild_id, id FROM records WHERE card_stale = 1 AND message_id IS NOT NULL ORDER BY id"))
+        return [await _load(conn, g, r) for g, r in rows]

@@ -299,10 +299,14 @@ async def test_an_expired_card_is_edited_when_discord_answers_again(h: Harness):
     assert card(h, rec).buttons() != []  # Discord failed: the card still shows its buttons ...
     r = await press(h, rec, "Confirm", C)  # ... and a press says the truth
     assert "has expired" in r.reply.content and in_person_ledger(h) == []
+    h = await h.restart()  # the card still to redraw is in the database, not in memory
+    c = cog(h)
+    c.clock = lambda: datetime.now(UTC) + timedelta(days=2)
     h.fake.rate_limit(path, method="PATCH")  # a 429 is waited out by discord.py
     await c.tick()
     assert card(h, rec).buttons() == [] and "Expired" in card(h, rec).content
-    assert c.stale == set()
+    assert sql(h, "SELECT card_stale FROM records WHERE id = ?", (rec.record_id,)) == [(0,)]
+    await h.close()
 
 
 async def test_a_press_on_a_confirmed_or_rejected_record(h: Harness):
