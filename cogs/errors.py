@@ -1,8 +1,8 @@
 """One place where errors become replies: short, ephemeral, in the player's language; never a traceback.
 
 Expected errors are the ones with a message for players: the engine's :class:`~engine.errors.EngineError`, the
-store's ``StoreError`` and our own :class:`UserError`; discord.py's permission and check failures get their own
-sentences. Anything else is logged with its traceback and answered with a short generic apology.
+store's ``StoreError`` and our own :class:`bot.errors.UserError` (also importable from here); discord.py's
+permission and check failures get their own sentences. Anything else is logged with its traceback and answered with a short generic apology.
 
 Views and modals of other cogs route their errors here too: subclass :class:`SafeView` / :class:`SafeModal`, or
 call :func:`report` from an ``on_error``.
@@ -17,6 +17,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.errors import UserError
 from bot.i18n import lang_for, t
 from bot.settings import server_language
 from bot.store.errors import StoreError
@@ -25,30 +26,10 @@ from engine.errors import EngineError
 log = logging.getLogger(__name__)
 
 
-class UserError(Exception):
-    """A refusal with a message for the player: ``UserError("error.no_permission")`` names a key of
-    ``bot.i18n.MESSAGES``; ``params`` fill it in."""
-
-    def __init__(self, key: str, **params: Any) -> None:
-        self.key = key
-        self.params = params
-        super().__init__(t(key, "en", **params))
-
-    def message(self, lang: str | None = "en") -> str:
-        return t(self.key, lang, **self.params)
-
-
-def _is_user_error(error: BaseException) -> bool:
-    """A :class:`UserError` of an earlier copy of this module. ``load_extension`` executes an extension's module
-    afresh, so a cog that imported ``cogs.errors`` (or a cog that did) before this extension was loaded holds an
-    older ``UserError`` class: recognise it by where it was defined, not by identity."""
-    return any(c.__name__ == "UserError" and c.__module__ == __name__ for c in type(error).__mro__)
-
-
 def message_for(error: BaseException, lang: str) -> tuple[str, bool]:
     """The player's message for ``error`` and whether it was expected (unexpected ones are logged)."""
     original = _unwrap(error)
-    if isinstance(original, EngineError | UserError | StoreError) or _is_user_error(original):
+    if isinstance(original, EngineError | UserError | StoreError):
         return original.message(lang), True  # type: ignore[attr-defined]
     if isinstance(original, app_commands.MissingPermissions):
         return t("error.no_permission", lang), True

@@ -29,9 +29,9 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
+from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, t, variant_name
 from bot.store import group as gstore
-from cogs.errors import UserError
 from cogs.leaderboard import (
     MAX_PLAYERS,
     TOP,

@@ -38,10 +38,10 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
+from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, normalise, t, variant_name
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
-from cogs.errors import UserError
 from cogs.settings import guild_settings
 from engine.variants import VARIANT_KEYS
 

@@ -27,6 +27,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, t, variant_name
 from bot.store.history import (
     HandUnavailable,
@@ -37,7 +38,7 @@ from bot.store.history import (
     replays_show_all_hands,
 )
 from bot.store.models import MatchInfo
-from cogs.errors import UserError, report
+from cogs.errors import report
 from cogs.leaderboard import day_text, safe, server_tz, signed
 from engine.errors import EngineError
 from engine.replay import HandReplay, decode_code, encode_code
