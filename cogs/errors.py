@@ -2,7 +2,8 @@
 
 Expected errors are the ones with a message for players: the engine's :class:`~engine.errors.EngineError`, the
 store's ``StoreError`` and our own :class:`bot.errors.UserError` (also importable from here); discord.py's
-permission and check failures get their own sentences. Anything else is logged with its traceback and answered with a short generic apology.
+permission and check failures get their own sentences. A failure that passes by itself (the database busy, Discord failing with a 5xx: :func:`transient`) says
+so and asks to try again. Anything else is logged with its traceback and answered with a short generic apology.
 
 Views and modals of other cogs route their errors here too: subclass :class:`SafeView` / :class:`SafeModal`, or
 call :func:`report` from an ``on_error``.
@@ -11,6 +12,7 @@ call :func:`report` from an ``on_error``.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import Any
 
 import discord
@@ -26,11 +28,36 @@ from engine.errors import EngineError
 log = logging.getLogger(__name__)
 
 
+def transient(error: BaseException) -> str | None:
+    """The message key for a failure of what the bot stands on - the database busy or locked by another writer, or
+    failing (disk, permissions); Discord failing with a 5xx after discord.py's own retries - or None (a bug: the
+    generic apology, logged with its traceback). Such a failure changed nothing (the store's
+    transaction rolled back; Discord took nothing), so the player is told to try again; it is logged as a warning,
+    without a traceback.
+
+    >>> import sqlite3
+    >>> transient(sqlite3.OperationalError("database is locked")), transient(ValueError("x"))
+    ('error.store_busy', None)
+    """
+    if isinstance(error, sqlite3.OperationalError):
+        name = getattr(error, "sqlite_errorname", "") or ""
+        if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(error) or "busy" in str(error):
+            return "error.store_busy"
+        if name.startswith(("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_READONLY", "SQLITE_CANTOPEN")):
+            return "error.store_unavailable"
+    if isinstance(error, discord.DiscordServerError):
+        return "error.discord_unavailable"
+    return None
+
+
 def message_for(error: BaseException, lang: str) -> tuple[str, bool]:
     """The player's message for ``error`` and whether it was expected (unexpected ones are logged)."""
     original = _unwrap(error)
     if isinstance(original, EngineError | UserError | StoreError):
         return original.message(lang), True  # type: ignore[attr-defined]
+    key = transient(original)
+    if key is not None:
+        return t(key, lang), True
     if isinstance(original, app_commands.MissingPermissions):
         return t("error.no_permission", lang), True
     if isinstance(original, app_commands.NoPrivateMessage):
@@ -80,7 +107,10 @@ async def report(interaction: discord.Interaction, error: BaseException, *, wher
         server_lang = None
     lang = lang_for(interaction, server_lang)
     text, expected = message_for(error, lang)
-    if expected:
+    if transient(original) is not None:
+        log.warning("%s failed for user %s, told to try again: %r", where or _describe(interaction),
+                    interaction.user.id, original)
+    elif expected:
         log.info("refused %s for user %s: %s", where or _describe(interaction), interaction.user.id, error)
     else:
         log.error("error in %s", where or _describe(interaction), exc_info=error)

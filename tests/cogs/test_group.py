@@ -709,7 +709,7 @@ async def test_new_commands_options_and_choices_are_localised(h: Harness):
 
 
 @pytest.mark.parametrize("module", ["bot.store.group", "cogs.group", "cogs.report", "cogs.leaderboard",
-                                    "render.report"])
+                                    "render.report", "cogs.memory", "bot.errors", "cogs.errors"])
 def test_docstring_examples(module):
     import doctest
     import importlib
