@@ -591,9 +591,11 @@ async def board(store: Store, guild_id: int, variant: str, since: datetime | Non
                          "AND player_id IS NOT NULL")
             params += [guild_id, variant, lo, hi]
         else:
-            parts.append(f"SELECT {_ROLLUP_COLS} FROM board_days WHERE guild_id = ? AND variant = ? "
-                         "AND (? IS NULL OR day >= ?) AND (? IS NULL OR day < ?)")
-            params += [guild_id, variant, first_day, first_day, last_day, last_day]
+            # only the bounds there are, so that SQLite ranges over the primary key (guild, variant, day)
+            days = [(" AND day >= ?", first_day), (" AND day < ?", last_day)]
+            parts.append(f"SELECT {_ROLLUP_COLS} FROM board_days WHERE guild_id = ? AND variant = ?"
+                         + "".join(cond for cond, v in days if v is not None))
+            params += [guild_id, variant, *(v for _, v in days if v is not None)]
             if lo is not None:
                 parts.append(f"SELECT {_RAW_COLS} FROM ledger WHERE guild_id = ? AND variant = ? AND at >= ? "
                              "AND at < ? AND player_id IS NOT NULL")
