@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import LedgerRow, SeatSpec, Store, StoreError, dialect
-from bot.store import group
+from bot.store import LedgerRow, SeatSpec, Store, StoreError, dialect, group
 from bot.store.migrate import MIGRATIONS_DIR, load_migrations, migrate
 from bot.store.models import from_ms
 
