@@ -38,12 +38,15 @@ def transient(error: BaseException) -> str | None:
     >>> import sqlite3
     >>> transient(sqlite3.OperationalError("database is locked")), transient(ValueError("x"))
     ('error.store_busy', None)
+    >>> transient(sqlite3.OperationalError("disk I/O error")), transient(sqlite3.OperationalError("no such table: x"))
+    ('error.store_unavailable', None)
     """
     if isinstance(error, sqlite3.OperationalError):
         name = getattr(error, "sqlite_errorname", "") or ""
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(error) or "busy" in str(error):
             return "error.store_busy"
-        if name.startswith(("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_READONLY", "SQLITE_CANTOPEN")):
+        if name.startswith(("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_READONLY", "SQLITE_CANTOPEN")) or any(
+                w in str(error) for w in ("disk I/O error", "disk is full", "readonly database", "unable to open")):
             return "error.store_unavailable"
     if isinstance(error, discord.DiscordServerError):
         return "error.discord_unavailable"

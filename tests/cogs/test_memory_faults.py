@@ -25,7 +25,9 @@ CALLBACK = r"/callback$"  # the interaction response: /history's answer and page
 
 h = test_memory.h  # the fixture: hands of two servers recorded by the bot's own recorder, one left in play
 
+LOCALES = ("en-US", "zh-CN", "zh-TW")
 BUSY = {"en-US": "database is busy", "zh-CN": "数据库正忙", "zh-TW": "資料庫正忙"}
+UNAVAILABLE = {"en-US": "database is not available", "zh-CN": "数据库暂时不可用", "zh-TW": "資料庫暫時無法使用"}
 DISCORD = {"en-US": "problem on Discord's side", "zh-CN": "Discord 那边的问题", "zh-TW": "Discord 那邊的問題"}
 TRACE = ("Traceback", "Error", "sqlite", "File \"")
 
@@ -132,18 +134,22 @@ async def test_a_page_turn_failing_at_discord_leaves_the_page_and_the_next_click
     assert "Page 2 of 2" in msg.text and codes_of(msg.text) and codes_of(msg.text)[0] not in codes_of(first)
 
 
-@pytest.mark.parametrize("statement", ["FROM ledger l LEFT JOIN corrections", "FROM ledger l JOIN hands h",
-                                       "FROM correction_rows r JOIN corrections"])
-@pytest.mark.parametrize("locale", ["en-US", "zh-CN", "zh-TW"])
-async def test_history_with_the_database_locked(h: Harness, statement, locale, caplog) -> None:
+# every statement /history reads with, locked and failing, the three languages in turn
+@pytest.mark.parametrize(("statement", "error", "said", "locale"), [
+    (stmt, error, said, LOCALES[(i + j) % 3])
+    for i, stmt in enumerate(["FROM ledger l LEFT JOIN corrections", "FROM ledger l JOIN hands h",
+                              "FROM correction_rows r JOIN corrections"])
+    for j, (error, said) in enumerate([("database is locked", BUSY), ("disk I/O error", UNAVAILABLE)])])
+async def test_history_with_the_database_locked_or_failing(h: Harness, statement, locale, error, said,
+                                                           caplog) -> None:
     expected = (await h.slash("history", user=A, locale=locale)).reply.text
     before = dump(h)
     flaky = FlakyConnection.install(h.bot.store)
-    flaky.fail(statement, times=1)
+    flaky.fail(statement, times=1, error=error)
     with caplog.at_level(logging.WARNING):
         r = await h.slash("history", user=A, locale=locale)
     assert flaky.hits == 1
-    assert r.reply.ephemeral and BUSY[locale] in r.reply.text and not codes_of(r.reply.text)
+    assert r.reply.ephemeral and said[locale] in r.reply.text and not codes_of(r.reply.text)
     clean(r.reply.text)
     assert not errors(caplog)
     assert dump(h) == before
@@ -215,18 +221,22 @@ async def test_the_animation_upload_failing_says_so_and_the_next_try_works(h: Ha
     assert name.endswith(".gif") and data[:6] == b"GIF89a"
 
 
-@pytest.mark.parametrize("statement", ["FROM matches", "FROM hands", "FROM actions WHERE match_id = ? ORDER BY seq",
-                                       "FROM memory_settings"])
-@pytest.mark.parametrize("locale", ["en-US", "zh-TW"])
-async def test_opening_a_replay_with_the_database_locked(h: Harness, statement, locale, caplog) -> None:
+# every statement opening a replay reads with, locked and failing, the three languages in turn
+@pytest.mark.parametrize(("statement", "error", "said", "locale"), [
+    (stmt, error, said, LOCALES[(i + j) % 3])
+    for i, stmt in enumerate(["FROM matches", "FROM hands", "FROM actions WHERE match_id = ? ORDER BY seq",
+                              "FROM memory_settings"])
+    for j, (error, said) in enumerate([("database is locked", BUSY), ("disk I/O error", UNAVAILABLE)])])
+async def test_opening_a_replay_with_the_database_locked_or_failing(h: Harness, statement, locale, error, said,
+                                                                    caplog) -> None:
     code = code_of(h)
     before = dump(h)
     flaky = FlakyConnection.install(h.bot.store)
-    flaky.fail(statement, times=1)
+    flaky.fail(statement, times=1, error=error)
     with caplog.at_level(logging.WARNING):
         r = await h.slash("replay", user=A, code=code, locale=locale)
     assert flaky.hits == 1
-    assert r.reply.ephemeral and not r.reply.images and BUSY[locale] in r.reply.text
+    assert r.reply.ephemeral and not r.reply.images and said[locale] in r.reply.text
     clean(r.reply.text)
     assert not errors(caplog)
     assert dump(h) == before
