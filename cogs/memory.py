@@ -98,7 +98,8 @@ def clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def entry_text(r: HistoryEntry, lang: str, tz: tzinfo, names: dict[int, str | None], reason_clip: int = 80) -> str:
+def entry_text(r: HistoryEntry, lang: str, tz: tzinfo, names: dict[int, str | None],
+               reason_clip: int = REASON_CLIP) -> str:
     r"""One entry of ``/history``: a hand (a voided one struck, with why, who and when), or an adjustment (how much to
     or from whom, who posted it, why). Who posted a correction is a mention (shown as their name, never a ping).
 
@@ -260,7 +261,7 @@ class Memory(commands.Cog):
                 options.append(discord.SelectOption(
                     label=f"{r.code} · {when}"[:100], value=r.code,
                     description=f"{variant_name(r.variant, lang)} · {res} · {amount}"[:100]))
-        # a reason is clipped only when ten entries would not fit one message
+        # reasons are shown up to REASON_CLIP characters, fewer when a page would not fit one message
         for reason_clip in (REASON_CLIP, 40, 12):
             text = "\n".join([title, *(entry_text(r, lang, tz, others, reason_clip) for r in rows), *footer])
             if len(text) <= _MESSAGE_LIMIT:

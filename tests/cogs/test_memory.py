@@ -375,12 +375,15 @@ async def test_history_shows_voided_hands_and_adjustments(h: Harness) -> None:
 async def test_a_long_reason_is_clipped_so_a_page_fits_one_message(h: Harness) -> None:
     from bot.store import group as gstore
 
+    long_name = "_*" * 16  # 32 characters, each escaped in the text: 64
     for k in range(12):
         await gstore.adjust(h.bot.store, GUILD_ID, ADMIN, A if k % 2 else B, B if k % 2 else A, k + 1, "hefei",
-                            f"{k:02d} " + "很长的理由" * 39, names=NAMES)
+                            f"{k:02d} " + "很长的理由" * 39, names={A: NAMES[A], B: long_name})
     r = await h.slash("history", user=A)
     text = r.reply.text
     assert len(text) <= 2000 and "Page 1 of 2" in text
     entries = entries_of(text)
-    assert len(entries) == 10 and all("adjustment" in e for e in entries)
-    assert all(e.rstrip().endswith("…") for e in entries)  # each reason cut, none dropped
+    assert len(entries) == 10 and all("adjustment" in e and "\\_\\*" * 16 in e for e in entries)
+    reasons = [e.split(": ", 1)[1] for e in entries]
+    assert all(r.endswith("…") and len(r) < 40 for r in reasons)  # each reason cut short, none dropped
+    assert [r[:2] for r in reasons] == [f"{k:02d}" for k in range(11, 1, -1)]  # newest first
