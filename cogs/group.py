@@ -118,9 +118,9 @@ async def post_final_board(bot: Any, season: gstore.Season, lang: str,
     answering in the channel, the scheduler posting in the season's channel). Claimed first, so it is never posted
     twice; when the post fails in passing the claim is given back and the scheduler posts it on its next round.
     True when it was posted here."""
+    text, file = await final_board(bot, season, lang)  # read first: a failure here leaves nothing claimed
     if not await gstore.mark_season_announced(bot.store, season.season_id, at):
         return False
-    text, file = await final_board(bot, season, lang)
     try:
         await send(text, file)
     except Exception as e:
