@@ -630,8 +630,10 @@ async def board(store: Store, guild_id: int, variant: str, since: datetime | Non
         for r in rows:
             row = list(r)
             if row[0] in voided and voided[row[0]] >= row[7]:
+                # "+guild_id": not the (guild, variant, at) index, which would scan the whole server's ledger for
+                # one player, but the per-player one (player_id, guild_id, at)
                 best = await _one(
-                    conn, "SELECT MAX(hand_value) FROM ledger WHERE player_id = ? AND guild_id = ? AND variant = ? "
+                    conn, "SELECT MAX(hand_value) FROM ledger WHERE player_id = ? AND +guild_id = ? AND variant = ? "
                           "AND won = 1 AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?) AND hand_id NOT IN "
                           "(SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL)",
                     (row[0], guild_id, variant, lo, lo, hi, hi))
