@@ -35,6 +35,7 @@ from bot.store.history import (
     HandUnavailable,
     HistoryEntry,
     HistoryRow,
+    hand_voided,
     history_counts,
     load_hand,
     player_hands,
@@ -332,6 +333,7 @@ class Memory(commands.Cog):
         viewer = interaction.user.id
         seat = seat_of(match, viewer)
         show_all = await self._show_all(guild)
+        voided = await hand_voided(self.bot.store, match.match_id, rp.hand_no)  # type: ignore[attr-defined]
         step = min(max(step, 0), rp.n)
         review = self._review(match, rp, seat) if seat is not None else None
         if not new:
@@ -347,6 +349,10 @@ class Memory(commands.Cog):
         self.scene_log.append((viewer, scene))
         lines = [t("memory.replay_head", lang, code=code, variant=variant_name(rp.variant, lang), hand=rp.hand_no + 1,
                    step=step, n=rp.n)]
+        if voided is not None:  # /correct void: the hand counts for nothing, and the replay says so
+            lines.append(t("memory.replay_voided", lang, by=f"<@{voided.user_id}>",
+                           date=day_text(voided.posted_at.astimezone(await server_tz(self.bot, guild)), lang),
+                           reason=safe(clip(voided.reason, REASON_CLIP))))
         if review is not None:
             lines.append(review_summary(review, lang))
         view = self._controls(guild, code, viewer, step, theme, rp, seat, lang)

@@ -151,6 +151,16 @@ async def count_player_hands(store: Store, guild_id: int, player_id: int) -> int
     return (await history_counts(store, guild_id, player_id)).total
 
 
+async def hand_voided(store: Store, match_id: int, hand_no: int) -> Voided | None:
+    """The correction that voided hand ``hand_no`` of a match, if one did (a replay says so)."""
+    async with store._tx(write=False) as conn:
+        cur = await conn.execute(
+            "SELECT c.id, c.reason, c.user_id, c.posted_at FROM corrections c JOIN hands h ON h.id = c.hand_id "
+            "WHERE h.match_id = ? AND h.number = ?", (match_id, hand_no))
+        row = await cur.fetchone()
+    return None if row is None else Voided(row[0], row[1], row[2], from_ms(row[3]))  # type: ignore[arg-type]
+
+
 async def load_hand(store: Store, guild_id: int, match_id: int, hand_no: int, code: str
                     ) -> tuple[MatchInfo, HandReplay]:
     """The match named by a decoded replay code and the replay of its hand, for a viewer on ``guild_id``."""

@@ -15,8 +15,8 @@ import pytest
 from engine.replay import encode_code
 from tests.cogs import test_memory
 from tests.cogs.test_memory import A, B, codes_of
+from tests.cogs.test_memory import quiet_dump as dump
 from tests.harness import Harness
-from tests.harness.db import dump as full_dump
 from tests.harness.faults import FlakyConnection
 
 WEBHOOK = r"^/webhooks/\d+/[^/]+$"  # follow-ups: the replay's image, the animation, the review card
@@ -66,12 +66,6 @@ async def run(h: Harness, data_rec) -> object:
     h.bot._connection.parse_interaction_create(data)  # type: ignore[arg-type]
     await done(h, rec)
     return rec
-
-
-def dump(h: Harness) -> list[str]:
-    """The database without ``match_meta``: the message ids of the table still in play in the fixture (the harness
-    resumes it), which its own publisher keeps writing whatever the test does."""
-    return [line for line in full_dump(h) if not line.startswith('INSERT INTO "match_meta"')]
 
 
 def statuses(h: Harness, pattern: str, method: str | None = None) -> list[int]:
@@ -225,7 +219,7 @@ async def test_the_animation_upload_failing_says_so_and_the_next_try_works(h: Ha
 @pytest.mark.parametrize(("statement", "error", "said", "locale"), [
     (stmt, error, said, LOCALES[(i + j) % 3])
     for i, stmt in enumerate(["FROM matches", "FROM hands", "FROM actions WHERE match_id = ? ORDER BY seq",
-                              "FROM memory_settings"])
+                              "FROM memory_settings", "FROM corrections c JOIN hands h"])
     for j, (error, said) in enumerate([("database is locked", BUSY), ("disk I/O error", UNAVAILABLE)])])
 async def test_opening_a_replay_with_the_database_locked_or_failing(h: Harness, statement, locale, error, said,
                                                                     caplog) -> None:
