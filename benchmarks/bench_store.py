@@ -2,8 +2,9 @@
 
 - ``record_action_ms``: median time of ``Store.record_action`` (one committed, durable transaction) while one
   table plays, on a database file in a temporary folder.
-- ``leaderboard_ms``: median time of ``Store.leaderboard`` for one server and variant over ``--hands`` recorded
-  hands (all time, and this month). The hands are bulk-loaded into the real schema with sqlite3 (going through
+- ``leaderboard_*_ms``: median time of ``bot.store.group.board`` (the one leaderboard path, corrections included)
+  for one server and variant over ``--hands`` recorded hands (all time, this month, this week, since the first
+  hour); ``player_stats_ms``: ``bot.store.group.player_record`` of one player with the series. The hands are bulk-loaded into the real schema with sqlite3 (going through
   ``finish_hand`` 100,000 times would only measure fsync); a few thousand more go through ``finish_hand`` so the
   store's own write path is in the mix.
 """
@@ -25,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.store import LedgerRow, SeatSpec, Store, dialect, period_start  # noqa: E402
+from bot.store.group import board, player_record  # noqa: E402
 from bot.store.migrate import load_migrations, migrate  # noqa: E402
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -146,14 +148,14 @@ async def bench_board(path: Path, hands: int, players: int, reps: int) -> dict[s
         times = []
         for _ in range(reps):
             t = time.perf_counter()
-            rows = await store.leaderboard(1, "wuhu", since, limit=10)
+            rows = await board(store, 1, "wuhu", since, limit=10)
             times.append(time.perf_counter() - t)
         assert rows
         out[f"leaderboard_{label}_ms"] = statistics.median(times) * 1000
     times = []
     for p in range(1, 21):
         t = time.perf_counter()
-        await store.player_stats(1, p, "wuhu")
+        await player_record(store, 1, p, "wuhu")
         times.append(time.perf_counter() - t)
     out["player_stats_ms"] = statistics.median(times) * 1000
     await store.close()

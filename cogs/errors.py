@@ -1,8 +1,9 @@
 """One place where errors become replies: short, ephemeral, in the player's language; never a traceback.
 
 Expected errors are the ones with a message for players: the engine's :class:`~engine.errors.EngineError`, the
-store's ``StoreError`` and our own :class:`UserError`; discord.py's permission and check failures get their own
-sentences. Anything else is logged with its traceback and answered with a short generic apology.
+store's ``StoreError`` and our own :class:`bot.errors.UserError` (also importable from here); discord.py's
+permission and check failures get their own sentences. A failure that passes by itself (the database busy, Discord failing with a 5xx: :func:`transient`) says
+so and asks to try again. Anything else is logged with its traceback and answered with a short generic apology.
 
 Views and modals of other cogs route their errors here too: subclass :class:`SafeView` / :class:`SafeModal`, or
 call :func:`report` from an ``on_error``.
@@ -11,12 +12,14 @@ call :func:`report` from an ``on_error``.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.errors import UserError
 from bot.i18n import lang_for, t
 from bot.settings import server_language
 from bot.store.errors import StoreError
@@ -25,31 +28,39 @@ from engine.errors import EngineError
 log = logging.getLogger(__name__)
 
 
-class UserError(Exception):
-    """A refusal with a message for the player: ``UserError("error.no_permission")`` names a key of
-    ``bot.i18n.MESSAGES``; ``params`` fill it in."""
+def transient(error: BaseException) -> str | None:
+    """The message key for a failure of what the bot stands on - the database busy or locked by another writer, or
+    failing (disk, permissions); Discord failing with a 5xx after discord.py's own retries - or None (a bug: the
+    generic apology, logged with its traceback). Such a failure changed nothing (the store's
+    transaction rolled back; Discord took nothing), so the player is told to try again; it is logged as a warning,
+    without a traceback.
 
-    def __init__(self, key: str, **params: Any) -> None:
-        self.key = key
-        self.params = params
-        super().__init__(t(key, "en", **params))
-
-    def message(self, lang: str | None = "en") -> str:
-        return t(self.key, lang, **self.params)
-
-
-def _is_user_error(error: BaseException) -> bool:
-    """A :class:`UserError` of an earlier copy of this module. ``load_extension`` executes an extension's module
-    afresh, so a cog that imported ``cogs.errors`` (or a cog that did) before this extension was loaded holds an
-    older ``UserError`` class: recognise it by where it was defined, not by identity."""
-    return any(c.__name__ == "UserError" and c.__module__ == __name__ for c in type(error).__mro__)
+    >>> import sqlite3
+    >>> transient(sqlite3.OperationalError("database is locked")), transient(ValueError("x"))
+    ('error.store_busy', None)
+    >>> transient(sqlite3.OperationalError("disk I/O error")), transient(sqlite3.OperationalError("no such table: x"))
+    ('error.store_unavailable', None)
+    """
+    if isinstance(error, sqlite3.OperationalError):
+        name = getattr(error, "sqlite_errorname", "") or ""
+        if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(error) or "busy" in str(error):
+            return "error.store_busy"
+        if name.startswith(("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_READONLY", "SQLITE_CANTOPEN")) or any(
+                w in str(error) for w in ("disk I/O error", "disk is full", "readonly database", "unable to open")):
+            return "error.store_unavailable"
+    if isinstance(error, discord.DiscordServerError):
+        return "error.discord_unavailable"
+    return None
 
 
 def message_for(error: BaseException, lang: str) -> tuple[str, bool]:
     """The player's message for ``error`` and whether it was expected (unexpected ones are logged)."""
     original = _unwrap(error)
-    if isinstance(original, EngineError | UserError | StoreError) or _is_user_error(original):
+    if isinstance(original, EngineError | UserError | StoreError):
         return original.message(lang), True  # type: ignore[attr-defined]
+    key = transient(original)
+    if key is not None:
+        return t(key, lang), True
     if isinstance(original, app_commands.MissingPermissions):
         return t("error.no_permission", lang), True
     if isinstance(original, app_commands.NoPrivateMessage):
@@ -99,7 +110,10 @@ async def report(interaction: discord.Interaction, error: BaseException, *, wher
         server_lang = None
     lang = lang_for(interaction, server_lang)
     text, expected = message_for(error, lang)
-    if expected:
+    if transient(original) is not None:
+        log.warning("%s failed for user %s, told to try again: %r", where or _describe(interaction),
+                    interaction.user.id, original)
+    elif expected:
         log.info("refused %s for user %s: %s", where or _describe(interaction), interaction.user.id, error)
     else:
         log.error("error in %s", where or _describe(interaction), exc_info=error)

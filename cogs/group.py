@@ -21,6 +21,7 @@ import asyncio
 import csv
 import io
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
@@ -29,15 +30,13 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
+from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, t, variant_name
 from bot.store import group as gstore
-from cogs.errors import UserError
 from cogs.leaderboard import (
-    MAX_PLAYERS,
-    TOP,
     VARIANT_CHOICES,
+    VariantBoard,
     _board_png,
-    board_text,
     day_text,
     resolve_scope,
     safe,
@@ -45,6 +44,7 @@ from cogs.leaderboard import (
     season_label,
     server_tz,
     signed,
+    variant_board,
 )
 from cogs.settings import check_manager
 from engine.variants import VARIANT_KEYS
@@ -79,31 +79,59 @@ def day_end(day: date, tz: tzinfo) -> datetime:
 async def final_board(bot: Any, season: gstore.Season, lang: str) -> tuple[str, discord.File | None]:
     """The final board of an ended season: the top of every variant played in it (text), and the image of the
     variant with the most hands."""
-    store = bot.store
     tz = await server_tz(bot, season.guild_id)
     label = season_label(season, lang, tz)
     parts = [t("season.final_title", lang, label=label)]
-    best: tuple[int, str, list[Any]] | None = None
+    best: tuple[int, VariantBoard] | None = None
     for key in VARIANT_KEYS:
-        rows = await gstore.board(store, season.guild_id, key, season.started_at, season.until, limit=MAX_PLAYERS)
-        if not rows:
+        b = await variant_board(bot, season.guild_id, key, season.started_at, season.until, label, lang)
+        if b is None:
             continue
-        lines = list(enumerate(rows[:TOP], start=1))
-        title = t("board.title", lang, variant=variant_name(key, lang))
-        parts.append(board_text(title, label, lines, len(rows), lang, None))
-        hands = sum(r.hands for r in rows)
+        parts.append(b.text)
+        hands = sum(r.hands for r in b.rows)
         if best is None or hands > best[0]:
-            best = (hands, title, lines)
+            best = (hands, b)
     if best is None:
         parts.append(t("season.final_empty", lang))
         return "\n\n".join(parts), None
     text = fit_message("\n\n".join(parts))
     try:
-        data = await asyncio.to_thread(_board_png, best[1], label, best[2], None, lang)
+        data = await asyncio.to_thread(_board_png, best[1].title, label, best[1].lines, None, lang)
     except Exception:
         log.exception("final board image failed")
         return text, None
     return text, discord.File(io.BytesIO(data), filename="season.png")
+
+
+def passing(error: BaseException) -> bool:
+    """A failure to post that may pass by itself (Discord failing, the network), unlike a missing permission or a
+    deleted channel: what was claimed for the post is given back so that the next round tries again."""
+    if isinstance(error, discord.Forbidden | discord.NotFound):
+        return False
+    return isinstance(error, discord.HTTPException | OSError | asyncio.TimeoutError)
+
+
+async def post_final_board(bot: Any, season: gstore.Season, lang: str,
+                           send: Callable[[str, discord.File | None], Awaitable[Any]],
+                           at: datetime | None = None) -> bool:
+    """Post an ended season's final board with ``send(text, file)``, wherever it came from (``/season start``
+    answering in the channel, the scheduler posting in the season's channel). Claimed first, so it is never posted
+    twice; when the post fails in passing the claim is given back and the scheduler posts it on its next round.
+    True when it was posted here."""
+    text, file = await final_board(bot, season, lang)  # read first: a failure here leaves nothing claimed
+    if not await gstore.mark_season_announced(bot.store, season.season_id, at):
+        return False
+    try:
+        await send(text, file)
+    except Exception as e:
+        if passing(e):
+            await gstore.unmark_season_announced(bot.store, season.season_id)
+            log.warning("guild %s: final board of season %s not posted, will retry: %s", season.guild_id,
+                        season.number, e)
+        else:
+            log.warning("guild %s: final board of season %s cannot be posted: %s", season.guild_id, season.number, e)
+        return False
+    return True
 
 
 def fit_message(text: str, limit: int = 2000) -> str:
@@ -200,9 +228,11 @@ class Group(commands.Cog):
         if ends_at is not None:
             text += " " + t("season.started_ends", lang, end=day_text(ends_at - timedelta(days=1), lang))
         await interaction.response.send_message(text, allowed_mentions=_NO_PINGS)
-        if ended is not None and await gstore.mark_season_announced(self.bot.store, ended.season_id):
-            board, file = await final_board(self.bot, ended, lang)
-            await interaction.followup.send(board, file=file or discord.utils.MISSING, allowed_mentions=_NO_PINGS)
+        if ended is not None:
+            async def send(text: str, file: discord.File | None) -> None:
+                await interaction.followup.send(text, file=file or discord.utils.MISSING, allowed_mentions=_NO_PINGS)
+
+            await post_final_board(self.bot, ended, lang, send)
 
     @season.command(name=locale_str("season.list.name"), description=locale_str("season.list.desc"))
     async def season_list(self, interaction: discord.Interaction) -> None:

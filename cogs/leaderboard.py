@@ -41,10 +41,10 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
+from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, normalise, t, variant_name
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
-from cogs.errors import UserError
 from cogs.settings import guild_settings
 from engine.variants import VARIANT_KEYS
 
@@ -228,6 +228,31 @@ def board_text(title: str, subtitle: str, lines: list[tuple[int, BoardRow]], tot
     return "\n".join(out)
 
 
+class VariantBoard:
+    """One variant's board over a range, as ``/leaderboard`` and a season's final board show it: every ranked row,
+    the lines shown (the top :data:`TOP`, plus the caller's own line when lower), the title and the text."""
+
+    def __init__(self, rows: list[BoardRow], lines: list[tuple[int, BoardRow]], title: str, text: str) -> None:
+        self.rows, self.lines, self.title, self.text = rows, lines, title, text
+
+
+async def variant_board(bot: Any, guild_id: int, variant: str, since: datetime | None, until: datetime | None,
+                        subtitle: str, lang: str, caller: int | None = None, source: str = "all"
+                        ) -> VariantBoard | None:
+    """The board of ``variant`` over ``[since, until)`` (corrections included: :func:`bot.store.group.board`);
+    None when nobody has played it there."""
+    rows: list[BoardRow] = await gstore.board(bot.store, guild_id, variant, since, until, limit=MAX_PLAYERS,
+                                              source=source)
+    if not rows:
+        return None
+    lines = list(enumerate(rows[:TOP], start=1))
+    mine = next((i for i, r in enumerate(rows, start=1) if r.player_id == caller), None) if caller else None
+    if mine is not None and mine > TOP:
+        lines.append((mine, rows[mine - 1]))
+    title = t("board.title", lang, variant=variant_name(variant, lang))
+    return VariantBoard(rows, lines, title, board_text(title, subtitle, lines, len(rows), lang, caller))
+
+
 def stats_text(name: str, scope: str, s: PlayerStats, lang: str) -> str:
     return "\n".join([
         t("stats.title", lang, name=safe(name), scope=scope),
@@ -302,21 +327,16 @@ class Leaderboard(commands.Cog):
         store, settings, lang, scope = await self._context(interaction, period, season)
         src = check_source(source, lang)
         key = variant or settings.default_variant
-        rows: list[BoardRow] = await gstore.board(store, interaction.guild_id, key, scope.since, scope.until,
-                                                  limit=MAX_PLAYERS, source=src)
         subtitle = with_source(scope.text, src, lang)
-        if not rows:
+        caller = interaction.user.id
+        b = await variant_board(self.bot, interaction.guild_id, key, scope.since, scope.until, subtitle, lang, caller,
+                                source=src)
+        if b is None:
             await interaction.response.send_message(
                 t("board.empty", lang, variant=variant_name(key, lang), period=subtitle), ephemeral=True)
             return
-        caller = interaction.user.id
-        lines = list(enumerate(rows[:TOP], start=1))
-        mine = next((i for i, r in enumerate(rows, start=1) if r.player_id == caller), None)
-        if mine is not None and mine > TOP:
-            lines.append((mine, rows[mine - 1]))
-        title = t("board.title", lang, variant=variant_name(key, lang))
-        text = board_text(title, subtitle, lines, len(rows), lang, caller)
-        await _send(interaction, text, _board_png, title, subtitle, lines, caller, lang, filename="leaderboard.png")
+        await _send(interaction, b.text, _board_png, b.title, subtitle, b.lines, caller, lang,
+                    filename="leaderboard.png")
 
     @app_commands.command(name=locale_str("stats.name"), description=locale_str("stats.desc"))
     @app_commands.guild_only()

@@ -21,23 +21,28 @@ import logging
 import re
 import time
 from collections import OrderedDict
+from datetime import datetime, tzinfo
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, t, variant_name
 from bot.store.history import (
+    AdjustmentRow,
     HandUnavailable,
+    HistoryEntry,
     HistoryRow,
-    count_player_hands,
+    hand_voided,
+    history_counts,
     load_hand,
     player_hands,
     replays_show_all_hands,
 )
 from bot.store.models import MatchInfo
-from cogs.errors import UserError, report
+from cogs.errors import report
 from cogs.leaderboard import day_text, safe, server_tz, signed
 from engine.errors import EngineError
 from engine.replay import HandReplay, decode_code, encode_code
@@ -46,7 +51,9 @@ from render.replay import render_replay, render_replay_animation, render_review,
 
 log = logging.getLogger(__name__)
 
-PAGE = 10  # hands per /history page
+PAGE = 10  # entries (hands, adjustments) per /history page
+REASON_CLIP = 80  # characters of a correction's reason shown in /history (the export has it whole)
+_MESSAGE_LIMIT = 2000  # Discord's limit on a message's text
 THEMES = ("dark", "light")
 _CACHE = 16  # replays kept built (a replay replays its match up to the hand)
 _NO_PINGS = discord.AllowedMentions.none()
@@ -62,13 +69,20 @@ def names_of(match: MatchInfo) -> list[str]:
 
 
 def result_text(r: HistoryRow, lang: str) -> str:
-    """The player's result in a hand, in words.
+    """The player's result in a hand, in words, marked when the hand was played in person (``/record``).
 
     >>> from datetime import datetime
     >>> r = HistoryRow(1, 1, 0, "hefei", datetime(2026, 1, 1), 0, 12, True, True, False, False, 12)
     >>> result_text(r, "en"), result_text(r, "zh")
     ('won (self-drawn)', '自摸')
     """
+    res = _outcome(r, lang)
+    if r.source == "in_person":
+        res += " · " + t("record.in_person_mark", lang)
+    return res
+
+
+def _outcome(r: HistoryRow, lang: str) -> str:
     if r.won:
         return t("memory.result_self" if r.self_draw else "memory.result_won", lang)
     if r.deal_in:
@@ -76,6 +90,46 @@ def result_text(r: HistoryRow, lang: str) -> str:
     if r.drawn:
         return t("memory.result_draw", lang)
     return t("memory.result_paid" if r.amount < 0 else "memory.result_other", lang)
+
+
+def _when(at: datetime, tz: tzinfo, lang: str) -> str:
+    local = at.astimezone(tz)
+    return f"{day_text(local, lang)} {local:%H:%M}"
+
+
+def clip(text: str, n: int) -> str:
+    """``text`` cut to ``n`` characters with an ellipsis.
+
+    >>> clip("side bet", 20), clip("a very long reason", 8)
+    ('side bet', 'a very …')
+    """
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def entry_text(r: HistoryEntry, lang: str, tz: tzinfo, names: dict[int, str | None],
+               reason_clip: int = REASON_CLIP) -> str:
+    r"""One entry of ``/history``: a hand (a voided one struck, with why, who and when), or an adjustment (how much to
+    or from whom, who posted it, why). Who posted a correction is a mention (shown as their name, never a ping).
+
+    >>> from datetime import UTC, datetime
+    >>> a = AdjustmentRow(7, "hefei", datetime(2026, 3, 2, 4, 5, tzinfo=UTC), -25, 12, "side bet", 99)
+    >>> entry_text(a, "en", UTC, {12: "Bob"})
+    'Mar 2 04:05 · Hefei · adjustment · **-25** 子 to Bob\n-# ↳ posted by <@99>: side bet'
+    """
+    when = _when(r.at, tz, lang)
+    variant = variant_name(r.variant, lang)
+    if isinstance(r, AdjustmentRow):
+        other = names.get(r.other_id) if r.other_id is not None else None
+        key = "memory.history_adjust_in" if r.amount > 0 else "memory.history_adjust_out"
+        return t(key, lang, when=when, variant=variant, amount=signed(r.amount),
+                 other=safe(other) if other else f"<@{r.other_id}>", by=f"<@{r.user_id}>",
+                 reason=safe(clip(r.reason, reason_clip)))
+    if r.voided is not None:
+        return t("memory.history_void", lang, when=when, variant=variant, result=result_text(r, lang),
+                 amount=signed(r.amount), code=r.code, by=f"<@{r.voided.user_id}>",
+                 date=day_text(r.voided.posted_at.astimezone(tz), lang), reason=safe(clip(r.voided.reason, reason_clip)))
+    return t("memory.history_line", lang, when=when, variant=variant, result=result_text(r, lang),
+             amount=signed(r.amount), code=r.code)
 
 
 # ------------------------------------------------------------------------------------------------ controls
@@ -189,37 +243,43 @@ class Memory(commands.Cog):
             raise UserError("memory.other_server")
         lang = await self._lang(interaction)
         store = self.bot.store  # type: ignore[attr-defined]
-        total = await count_player_hands(store, guild, player)
+        counts = await history_counts(store, guild, player)
         size = self.page_size
-        pages = max(1, -(-total // size))
+        pages = max(1, -(-counts.total // size))
         page = min(max(page, 0), pages - 1)
         rows = await player_hands(store, guild, player, size, page * size)
         tz = await server_tz(self.bot, guild)
         name = await store.display_name(player) or str(player)
-        lines = [t("memory.history_title", lang, name=safe(name), total=total)]
-        if not rows:
-            lines.append(t("memory.history_empty", lang))
+        others = {r.other_id: await store.display_name(r.other_id) for r in rows
+                  if isinstance(r, AdjustmentRow) and r.other_id is not None}
+        title = t("memory.history_title", lang, name=safe(name), total=counts.hands)
+        if counts.voided:
+            title += " · " + t("memory.count_voided", lang, n=counts.voided)
+        if counts.adjustments:
+            title += " · " + t("memory.count_adjustments", lang, n=counts.adjustments)
+        footer = [t("memory.history_empty", lang)] if not rows else []
+        if pages > 1:
+            footer.append(t("memory.page", lang, n=page + 1, total=pages))
         options = []
         for r in rows:
-            local = r.at.astimezone(tz)
-            when = f"{day_text(local, lang)} {local:%H:%M}"
-            res = result_text(r, lang)
-            if r.source == "in_person":
-                res += " · " + t("record.in_person_mark", lang)
-            lines.append(t("memory.history_line", lang, when=when, variant=variant_name(r.variant, lang),
-                           result=res, amount=signed(r.amount), code=r.code))
-            options.append(discord.SelectOption(
-                label=f"{r.code} · {when}"[:100], value=r.code,
-                description=f"{variant_name(r.variant, lang)} · {res} · {signed(r.amount)}"[:100]))
-        if pages > 1:
-            lines.append(t("memory.page", lang, n=page + 1, total=pages))
+            if isinstance(r, HistoryRow):
+                when = _when(r.at, tz, lang)
+                res = result_text(r, lang)
+                amount = t("memory.voided_amount", lang) if r.voided else signed(r.amount)
+                options.append(discord.SelectOption(
+                    label=f"{r.code} · {when}"[:100], value=r.code,
+                    description=f"{variant_name(r.variant, lang)} · {res} · {amount}"[:100]))
+        # reasons are shown up to REASON_CLIP characters, fewer when a page would not fit one message
+        for reason_clip in (REASON_CLIP, 40, 12):
+            text = "\n".join([title, *(entry_text(r, lang, tz, others, reason_clip) for r in rows), *footer])
+            if len(text) <= _MESSAGE_LIMIT:
+                break
         view = discord.ui.View(timeout=None)
         if pages > 1:
             view.add_item(HistoryButton(guild, player, viewer, max(page - 1, 0), "◀", disabled=page == 0))
             view.add_item(HistoryButton(guild, player, viewer, min(page + 1, pages - 1), "▶", disabled=page >= pages - 1))
         if options:
             view.add_item(HistorySelect(guild, options, t("memory.pick_hand", lang)))
-        text = "\n".join(lines)
         if new:
             await interaction.response.send_message(text, view=view, ephemeral=True, allowed_mentions=_NO_PINGS)
         else:
@@ -280,6 +340,7 @@ class Memory(commands.Cog):
         viewer = interaction.user.id
         seat = seat_of(match, viewer)
         show_all = await self._show_all(guild)
+        voided = await hand_voided(self.bot.store, match.match_id, rp.hand_no)  # type: ignore[attr-defined]
         step = min(max(step, 0), rp.n)
         review = self._review(match, rp, seat) if seat is not None else None
         if not new:
@@ -295,6 +356,10 @@ class Memory(commands.Cog):
         self.scene_log.append((viewer, scene))
         lines = [t("memory.replay_head", lang, code=code, variant=variant_name(rp.variant, lang), hand=rp.hand_no + 1,
                    step=step, n=rp.n)]
+        if voided is not None:  # /correct void: the hand counts for nothing, and the replay says so
+            lines.append(t("memory.replay_voided", lang, by=f"<@{voided.user_id}>",
+                           date=day_text(voided.posted_at.astimezone(await server_tz(self.bot, guild)), lang),
+                           reason=safe(clip(voided.reason, REASON_CLIP))))
         if review is not None:
             lines.append(review_summary(review, lang))
         view = self._controls(guild, code, viewer, step, theme, rp, seat, lang)

@@ -29,7 +29,7 @@ from discord.ext import commands, tasks
 
 from bot.i18n import lang_of_locale, t, variant_name
 from bot.store import group as gstore
-from cogs.group import final_board
+from cogs.group import passing, post_final_board
 from cogs.leaderboard import day_text, display
 
 log = logging.getLogger(__name__)
@@ -59,12 +59,6 @@ def week_range(report_day: date, tz: Any) -> tuple[datetime, datetime]:
     """The seven local days before ``report_day``'s midnight: ``[start, end)``."""
     end = datetime.combine(report_day, time(0), tzinfo=tz)
     return datetime.combine(report_day - timedelta(days=7), time(0), tzinfo=tz), end
-
-
-def _transient(error: BaseException) -> bool:
-    if isinstance(error, discord.Forbidden | discord.NotFound):
-        return False
-    return isinstance(error, discord.HTTPException | OSError | asyncio.TimeoutError)
 
 
 async def report_message(bot: Any, guild_id: int, day: date, lang: str) -> tuple[str, discord.File]:
@@ -155,28 +149,24 @@ class Report(commands.Cog):
                                                                                allowed_mentions=_NO_PINGS)
                 log.info("guild %s: weekly report of %s posted", gs.guild_id, day)
             except Exception as e:
-                if _transient(e):
+                if passing(e):
                     await gstore.release_report_week(store, gs.guild_id, week, gs.last_report_week)
                     log.warning("guild %s: weekly report of %s not posted, will retry: %s", gs.guild_id, day, e)
                 else:
                     log.warning("guild %s: weekly report of %s cannot be posted: %s", gs.guild_id, day, e)
 
     async def _announce(self, season: gstore.Season, now: datetime) -> None:
-        """Post an ended season's final board (claimed first, so never twice; given back on a transient failure)."""
-        if not await gstore.mark_season_announced(self.bot.store, season.season_id, now) or season.channel_id is None:
+        """Post an ended season's final board in the channel where it was started (:func:`post_final_board`: never
+        twice, retried after a failure in passing)."""
+        if season.channel_id is None:  # nowhere to post it
+            await gstore.mark_season_announced(self.bot.store, season.season_id, now)
             return
-        lang = await self._lang(season.guild_id)
-        text, file = await final_board(self.bot, season, lang)
-        try:
-            await self.bot.get_partial_messageable(season.channel_id).send(
-                text, file=file or discord.utils.MISSING, allowed_mentions=_NO_PINGS)
-        except Exception as e:
-            if _transient(e):
-                await gstore.unmark_season_announced(self.bot.store, season.season_id)
-                log.warning("guild %s: final board of season %s not posted, will retry: %s", season.guild_id,
-                            season.number, e)
-                return
-            log.warning("guild %s: final board of season %s cannot be posted: %s", season.guild_id, season.number, e)
+        channel = self.bot.get_partial_messageable(season.channel_id)
+
+        async def send(text: str, file: discord.File | None) -> None:
+            await channel.send(text, file=file or discord.utils.MISSING, allowed_mentions=_NO_PINGS)
+
+        await post_final_board(self.bot, season, await self._lang(season.guild_id), send, now)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -25,6 +25,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.errors import UserError
 from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_name
 from bot.settings import (
     CLAIM_SECONDS,
@@ -41,7 +42,7 @@ from bot.settings import (
     variant_rules,
 )
 from bot.store import GuildSettings
-from cogs.errors import SafeModal, SafeView, UserError
+from cogs.errors import SafeModal, SafeView
 from engine.errors import EngineError
 from engine.variants import VARIANT_KEYS, get_variant
 

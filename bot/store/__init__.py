@@ -37,9 +37,10 @@ closes that match as 'aborted' with the reason, ledger untouched)::
 
 Reading: :meth:`Store.guild_settings`, :meth:`Store.update_guild_settings` (audited),
 :meth:`Store.settings_audit`, :meth:`Store.match`, :meth:`Store.matches`, :meth:`Store.hands`,
-:meth:`Store.actions`, :meth:`Store.hand_ledger`, :meth:`Store.unfinished_games`, :meth:`Store.leaderboard`
-(server + variant + period start from :func:`period_start`), :meth:`Store.player_stats` (with a running-total
-series). See ``docs/store.md``.
+:meth:`Store.actions`, :meth:`Store.hand_ledger`, :meth:`Store.unfinished_games`. Leaderboards and a player's
+record (with a running-total series) are :func:`bot.store.group.board` and :func:`bot.store.group.player_record`:
+the one path, corrections (voided hands, adjustments) included; periods from :func:`period_start`. See
+``docs/store.md``.
 """
 
 from .errors import StoreError

@@ -609,9 +609,11 @@ async def board(store: Store, guild_id: int, variant: str, since: datetime | Non
                          "AND player_id IS NOT NULL")
             params += [guild_id, variant, lo, hi]
         else:
-            parts.append(f"SELECT {_ROLLUP_COLS} FROM board_days WHERE guild_id = ? AND variant = ? "
-                         "AND (? IS NULL OR day >= ?) AND (? IS NULL OR day < ?)")
-            params += [guild_id, variant, first_day, first_day, last_day, last_day]
+            # only the bounds there are, so that SQLite ranges over the primary key (guild, variant, day)
+            days = [(" AND day >= ?", first_day), (" AND day < ?", last_day)]
+            parts.append(f"SELECT {_ROLLUP_COLS} FROM board_days WHERE guild_id = ? AND variant = ?"
+                         + "".join(cond for cond, v in days if v is not None))
+            params += [guild_id, variant, *(v for _, v in days if v is not None)]
             if lo is not None:
                 parts.append(f"SELECT {_RAW_COLS} FROM ledger WHERE guild_id = ? AND variant = ? AND at >= ? "
                              "AND at < ? AND player_id IS NOT NULL")
@@ -647,8 +649,10 @@ async def board(store: Store, guild_id: int, variant: str, since: datetime | Non
         for r in rows:
             row = list(r)
             if row[0] in voided and voided[row[0]] >= row[7]:
+                # "+guild_id": not the (guild, variant, at) index, which would scan the whole server's ledger for
+                # one player, but the per-player one (player_id, guild_id, at)
                 best = await _one(
-                    conn, "SELECT MAX(hand_value) FROM ledger WHERE player_id = ? AND guild_id = ? AND variant = ? "
+                    conn, "SELECT MAX(hand_value) FROM ledger WHERE player_id = ? AND +guild_id = ? AND variant = ? "
                           "AND won = 1 AND (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?) AND hand_id NOT IN "
                           "(SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL) AND (? = 'all' OR source = ?)",
                     (row[0], guild_id, variant, lo, lo, hi, hi, source, source))

@@ -1,7 +1,9 @@
 """A player's hand history on a server and loading a stored hand as a replay (issue 14, read side).
 
 - :func:`player_hands` / :func:`count_player_hands`: the settled hands a member sat in on one server, newest first,
-  with their own result (from the ledger: the one place results are written).
+  with their own result (from the ledger: the one place results are written), together with the corrections
+  (issue 15): a voided hand carries its void (reason, who, when), and an adjustment between members is an entry of
+  its own. Paging and counts include the adjustments (:func:`history_counts` breaks the count down).
 - :func:`load_hand`: a replay code -> the match it names and the :class:`engine.replay.HandReplay` of that hand.
   A hand played in person (``/record``) has no replay (``in_person``). A code of another server is refused as if it did not exist (``replay_unknown``), so a code tells nothing about
   other servers; a hand still in play is refused by the engine (``hand_in_play``).
@@ -12,6 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from engine.replay import HandReplay, encode_code
 
@@ -32,8 +35,19 @@ class HandUnavailable(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class Voided:
+    """The correction that voided a hand (``/correct void``): why, who posted it and when."""
+
+    correction_id: int
+    reason: str
+    user_id: int
+    posted_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class HistoryRow:
-    """One settled hand of a player: the hand, when it ended, the variant and the player's own ledger row."""
+    """One settled hand of a player: the hand, when it ended, the variant and the player's own ledger row;
+    ``voided`` when a correction cancelled it (its 子 then count for nothing)."""
 
     hand_id: int
     match_id: int
@@ -48,6 +62,7 @@ class HistoryRow:
     drawn: bool
     hand_value: int
     source: str = "played"  # 'in_person': recorded with /record (no replay)
+    voided: Voided | None = None
 
     @property
     def code(self) -> str:
@@ -55,28 +70,96 @@ class HistoryRow:
         return encode_code(self.match_id, self.number)
 
 
-_WHERE = "FROM ledger l JOIN hands h ON h.id = l.hand_id WHERE l.guild_id = ? AND l.player_id = ?"
+@dataclass(frozen=True, slots=True)
+class AdjustmentRow:
+    """An adjustment (``/correct adjust``) that moved ``amount`` 子 to (positive) or from (negative) the player:
+    its own entry in the player's history."""
+
+    correction_id: int
+    variant: str
+    at: datetime
+    amount: int
+    other_id: int | None  # the member on the other side
+    reason: str
+    user_id: int  # who posted it
+
+
+HistoryEntry = HistoryRow | AdjustmentRow
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryCount:
+    """How many entries a player's history has: settled hands (``voided`` of them cancelled) and adjustments."""
+
+    hands: int
+    voided: int
+    adjustments: int
+
+    @property
+    def total(self) -> int:
+        return self.hands + self.adjustments
+
+
+# A player's history is their ledger rows (each with the void that cancelled it, if any) and their rows of
+# adjustments, in one time order. A void is not an entry of its own: it shows on the hand it cancels.
+_HANDS = ("SELECT 0 AS kind, h.id AS id, h.match_id, h.number, l.variant, COALESCE(h.ended_at, l.at) AS at, l.seat, "
+          "l.amount, l.won, l.self_draw, l.deal_in, l.drawn, l.hand_value, c.id, c.reason, c.user_id, c.posted_at, "
+          "NULL, l.source FROM ledger l JOIN hands h ON h.id = l.hand_id LEFT JOIN corrections c ON c.hand_id = l.hand_id "
+          "WHERE l.guild_id = ? AND l.player_id = ?")
+_ADJUSTMENTS = ("SELECT 1, c.id, NULL, NULL, c.variant, c.at, r.seat, r.amount, 0, 0, 0, 0, 0, c.id, c.reason, "
+                "c.user_id, c.posted_at, (SELECT o.player_id FROM correction_rows o WHERE o.correction_id = c.id "
+                "AND o.seat <> r.seat), 'played' FROM correction_rows r JOIN corrections c ON c.id = r.correction_id "
+                "WHERE c.kind = 'adjust' AND r.guild_id = ? AND r.player_id = ?")
+
+
+def _entry(r: Any) -> HistoryEntry:
+    if r[0] == 1:
+        return AdjustmentRow(r[1], r[4], from_ms(r[5]), r[7], r[17], r[14], r[15])  # type: ignore[arg-type]
+    voided = Voided(r[13], r[14], r[15], from_ms(r[16])) if r[13] is not None else None  # type: ignore[arg-type]
+    return HistoryRow(r[1], r[2], r[3], r[4], from_ms(r[5]), r[6], r[7], bool(r[8]), bool(r[9]), bool(r[10]),  # type: ignore[arg-type]
+                      bool(r[11]), r[12], source=r[18], voided=voided)
 
 
 async def player_hands(store: Store, guild_id: int, player_id: int, limit: int = 10, offset: int = 0
-                       ) -> list[HistoryRow]:
-    """``player_id``'s settled hands on ``guild_id``, newest first (``limit`` from ``offset``)."""
+                       ) -> list[HistoryEntry]:
+    """``player_id``'s history on ``guild_id``, newest first (``limit`` from ``offset``): their settled hands
+    (:class:`HistoryRow`, with ``voided`` set on a hand a correction cancelled) and the adjustments that moved 子
+    to or from them (:class:`AdjustmentRow`)."""
     async with store._tx(write=False) as conn:
         cur = await conn.execute(
-            "SELECT h.id, h.match_id, h.number, l.variant, COALESCE(h.ended_at, l.at), l.seat, l.amount, l.won, "
-            f"l.self_draw, l.deal_in, l.drawn, l.hand_value, l.source {_WHERE} "
-            "ORDER BY COALESCE(h.ended_at, l.at) DESC, h.id DESC LIMIT ? OFFSET ?",
-            (guild_id, player_id, limit, offset))
+            f"SELECT * FROM ({_HANDS} UNION ALL {_ADJUSTMENTS}) ORDER BY 6 DESC, 1 DESC, 2 DESC LIMIT ? OFFSET ?",
+            (guild_id, player_id, guild_id, player_id, limit, offset))
         rows = await cur.fetchall()
-    return [HistoryRow(r[0], r[1], r[2], r[3], from_ms(r[4]), r[5], r[6], bool(r[7]), bool(r[8]), bool(r[9]),
-                       bool(r[10]), r[11], r[12]) for r in rows]  # type: ignore[arg-type]
+    return [_entry(r) for r in rows]
+
+
+async def history_counts(store: Store, guild_id: int, player_id: int) -> HistoryCount:
+    """How many hands (and voided hands) and adjustments ``player_id`` has on ``guild_id``."""
+    async with store._tx(write=False) as conn:
+        cur = await conn.execute(
+            "SELECT COUNT(*), COUNT(c.id) FROM ledger l LEFT JOIN corrections c ON c.hand_id = l.hand_id "
+            "WHERE l.guild_id = ? AND l.player_id = ?", (guild_id, player_id))
+        hands = await cur.fetchone()
+        cur = await conn.execute(
+            "SELECT COUNT(*) FROM correction_rows r JOIN corrections c ON c.id = r.correction_id "
+            "WHERE c.kind = 'adjust' AND r.guild_id = ? AND r.player_id = ?", (guild_id, player_id))
+        adjustments = await cur.fetchone()
+    return HistoryCount(int(hands[0]), int(hands[1]), int(adjustments[0]))  # type: ignore[index]
 
 
 async def count_player_hands(store: Store, guild_id: int, player_id: int) -> int:
+    """How many entries :func:`player_hands` pages through: hands and adjustments."""
+    return (await history_counts(store, guild_id, player_id)).total
+
+
+async def hand_voided(store: Store, match_id: int, hand_no: int) -> Voided | None:
+    """The correction that voided hand ``hand_no`` of a match, if one did (a replay says so)."""
     async with store._tx(write=False) as conn:
-        cur = await conn.execute(f"SELECT COUNT(*) {_WHERE}", (guild_id, player_id))
+        cur = await conn.execute(
+            "SELECT c.id, c.reason, c.user_id, c.posted_at FROM corrections c JOIN hands h ON h.id = c.hand_id "
+            "WHERE h.match_id = ? AND h.number = ?", (match_id, hand_no))
         row = await cur.fetchone()
-    return int(row[0]) if row else 0
+    return None if row is None else Voided(row[0], row[1], row[2], from_ms(row[3]))  # type: ignore[arg-type]
 
 
 def is_in_person(match: MatchInfo) -> bool:

@@ -29,12 +29,10 @@ from .migrate import MIGRATIONS_DIR, load_migrations, migrate
 from .models import (
     SETTING_DEFAULTS,
     AuditEntry,
-    BoardRow,
     GuildSettings,
     HandInfo,
     LedgerRow,
     MatchInfo,
-    PlayerStats,
     RecordedAction,
     SeatSpec,
     SeatTotals,
@@ -855,89 +853,3 @@ class Store:
                     UnfinishedGame(info, tuple(self._hand(h) for h in hands), tuple(actions), state_hash, hash_seq)
                 )
         return out
-
-    # ------------------------------------------------------------------ leaderboards and stats
-
-    async def leaderboard(
-        self,
-        guild_id: int,
-        variant: str,
-        since: datetime | None = None,
-        *,
-        limit: int = 10,
-        order: str = "net",
-    ) -> list[BoardRow]:
-        """Players of a server in a variant ranked by ``order`` (``net`` 子, ``wins`` or ``hands``) over the hands
-        settled at or after ``since`` (None = all time; see :func:`bot.store.period_start`). AI seats are left out.
-        Ties are broken by net, then wins, then the player id.
-
-        Reads the roll-ups ``finish_hand`` keeps (all-time and per UTC day rows per player) plus the raw ledger for
-        the partial first day of the period, so it costs the same over 100 or 100,000 hands and still equals the
-        sums over the ledger exactly."""
-        keys = {"net": "net DESC, wins DESC", "wins": "wins DESC, net DESC", "hands": "hands DESC, net DESC"}
-        if order not in keys:
-            raise ValueError(f"unknown order {order!r}")
-        cols = "player_id, hands, wins, self_draws, deal_ins, draws, biggest, net"
-        if since is None:
-            inner = f"SELECT {cols} FROM board_totals WHERE guild_id = ? AND variant = ?"
-            params: list[Any] = [guild_id, variant]
-        else:
-            since_ms = to_ms(since)
-            first_day = -(-since_ms // DAY_MS)  # the first whole UTC day inside the period
-            inner = (
-                "SELECT player_id, SUM(hands) AS hands, SUM(wins) AS wins, SUM(self_draws) AS self_draws, "
-                "SUM(deal_ins) AS deal_ins, SUM(draws) AS draws, MAX(biggest) AS biggest, SUM(net) AS net FROM ("
-                f"  SELECT {cols} FROM board_days WHERE guild_id = ? AND variant = ? AND day >= ?"
-                "   UNION ALL"
-                "   SELECT player_id, 1, won, self_draw, deal_in, drawn, CASE WHEN won = 1 THEN hand_value ELSE 0 END,"
-                "   amount FROM ledger WHERE guild_id = ? AND variant = ? AND at >= ? AND at < ?"
-                "   AND player_id IS NOT NULL"
-                ") u GROUP BY player_id"
-            )
-            params = [guild_id, variant, first_day, guild_id, variant, since_ms, first_day * DAY_MS]
-        async with self._tx(write=False) as conn:
-            rows = await self._all(
-                conn,
-                "SELECT b.player_id, p.display_name, b.hands, b.wins, b.self_draws, b.deal_ins, b.draws, "
-                f"b.biggest, b.net FROM ({inner}) b "
-                f"LEFT JOIN players p ON p.user_id = b.player_id ORDER BY {keys[order]}, b.player_id LIMIT ?",
-                [*params, limit],
-            )
-        return [BoardRow(*r) for r in rows]
-
-    async def player_stats(
-        self,
-        guild_id: int,
-        player_id: int,
-        variant: str | None = None,
-        since: datetime | None = None,
-    ) -> PlayerStats:
-        """One player's record on a server (one variant, or all with None) since ``since``, with the running net
-        子 after each hand for a chart."""
-        since_ms = to_ms(since) if since is not None else None
-        async with self._tx(write=False) as conn:
-            rows = await self._all(
-                conn,
-                "SELECT at, amount, won, self_draw, deal_in, drawn, hand_value FROM ledger "
-                "WHERE player_id = ? AND guild_id = ? AND (? IS NULL OR variant = ?) AND (? IS NULL OR at >= ?) "
-                "ORDER BY at, hand_id",
-                (player_id, guild_id, variant, variant, since_ms, since_ms),
-            )
-            name = await self._one(conn, "SELECT display_name FROM players WHERE user_id = ?", (player_id,))
-        running = 0
-        series = []
-        for r in rows:
-            running += r[1]
-            series.append((from_ms(r[0]), running))
-        return PlayerStats(
-            player_id=player_id,
-            display_name=name[0] if name else None,
-            hands=len(rows),
-            wins=sum(r[2] for r in rows),
-            self_draws=sum(r[3] for r in rows),
-            deal_ins=sum(r[4] for r in rows),
-            draws=sum(r[5] for r in rows),
-            biggest_hand=max((r[6] for r in rows if r[2]), default=0),
-            net=running,
-            series=tuple(series),
-        )

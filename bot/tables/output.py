@@ -113,8 +113,8 @@ class Output:
         assert tb is not None
         scene = scenes.table_scene(lt, tb.view(None))
         png = await self._render("table", scene, lt.lang, True, lt)
-        _, claim, nxt = self.delays(lt)
-        content = scenes.status_text(lt, claim, nxt)
+        _, _, nxt = self.delays(lt)
+        content = scenes.status_text(lt, nxt)
         view = self.ui.table_view(lt) if self.ui else None
         self.publisher.table_message(lt, TablePayload(content, Png(png, f"table-{lt.id}.png"), view, fresh))
 

@@ -129,7 +129,7 @@ def private_text(lt: LiveTable, seat: int, lang: str) -> tuple[str, frozenset[in
     return "\n".join(lines), marks
 
 
-def status_text(lt: LiveTable, claim_seconds: float, next_seconds: float) -> str:
+def status_text(lt: LiveTable, next_seconds: float) -> str:
     """The table message's text: the hand, whose turn, who is away or has closed DMs, and any stall."""
     tb = lt.table
     assert tb is not None

@@ -22,6 +22,7 @@ from bot.store import (  # noqa: E402
     Store,
     StoreError,
     default_db_path,
+    group,  # noqa: E402
     period_start,
     resume_all,
 )
@@ -326,19 +327,25 @@ async def test_a_played_match_is_in_the_ledger_and_on_the_board(store: Store) ->
     assert rec.over
     m = await store.match(rec.match_id)
     assert m.status == "finished" and [s.total for s in m.seats] == rec.table.totals()
-    board = {r.player_id: r for r in await store.leaderboard(5, "wuhu", limit=100)}
+    board = {r.player_id: r for r in await group.board(store, 5, "wuhu", limit=100)}
     assert {p: board[p].net for p in board} == {11: m.seats[0].total, 12: m.seats[1].total, 13: m.seats[3].total}
     n_hands = len(await store.hands(rec.match_id))
     assert n_hands >= 1 and all(board[p].hands == n_hands for p in board)
     await Replays().check(store)
 
 
-async def test_leaderboards_and_stats_equal_sums_over_the_ledger(store: Store) -> None:
-    """Random zero-sum hands over 70 days in two servers and variants; every board, period and order, and every
-    player's stats, equal what the ledger rows add up to."""
+def _ms(at: datetime) -> int:
+    return int(at.timestamp() * 1000)
+
+
+async def test_leaderboards_and_stats_equal_sums_over_the_ledger_and_corrections(store: Store) -> None:
+    """Random zero-sum hands over 70 days in two servers and variants, then voided hands and adjustments between
+    members; every board and period, and every player's record with its series, equal what the ledger rows and
+    the correction rows add up to (the one leaderboard path: ``bot.store.group``)."""
     rng = random.Random(2026)
     players = list(range(1, 9))
-    mine: list[tuple[int, str, datetime, int | None, LedgerRow]] = []  # guild, variant, at, player, row
+    # (guild, variant, at, player, row, hand id)
+    mine: list[tuple[int, str, datetime, int | None, LedgerRow, int]] = []
     for k in range(40):
         guild, variant = rng.choice([(5, "wuhu"), (5, "hefei"), (6, "wuhu")])
         who = rng.sample(players, 3) + [None]
@@ -365,16 +372,38 @@ async def test_leaderboards_and_stats_equal_sums_over_the_ledger(store: Store) -
                     ledger = [LedgerRow(r.seat, r.amount, r.amount, 0, r.won, r.self_draw, r.deal_in, r.drawn,
                                         r.hand_value) for r in ledger]
             await store.finish_hand(hid, ledger, at=at)
-            mine += [(guild, variant, at, who[r.seat], r) for r in ledger]
+            mine += [(guild, variant, at, who[r.seat], r, hid) for r in ledger]
         await store.finish_match(mid, at=start)
+    # corrections: a few hands voided (among them the biggest win of each server), adjustments at random times
+    hand_ids = sorted({x[5] for x in mine})
+    biggest = {g: max((x for x in mine if x[0] == g), key=lambda x: x[4].hand_value)[5] for g in (5, 6)}
+    voided = set(rng.sample(hand_ids, 8)) | set(biggest.values())
+    void_ids: dict[int, int] = {}
+    for hid in sorted(voided):
+        guild = next(x[0] for x in mine if x[5] == hid)
+        c = await group.void_hand(store, guild, 99, hid, f"void {hid}", at=T0 + timedelta(days=71))
+        void_ids[hid] = c.correction_id
+    adjustments: list[tuple[int, str, datetime, int, int, int, int]] = []  # guild, variant, at, payer, payee, n, id
+    for _ in range(12):
+        guild, variant = rng.choice([(5, "wuhu"), (5, "hefei"), (6, "wuhu")])
+        payer, payee = rng.sample(players, 2)
+        at = T0 + timedelta(hours=rng.uniform(0, 24 * 70))
+        n = rng.randint(1, 50)
+        c = await group.adjust(store, guild, 99, payer, payee, n, variant, "side bet", at=at)
+        adjustments.append((guild, variant, at, payer, payee, n, c.correction_id))
     check_sql(store.path)
     now = T0 + timedelta(days=70)
     cut = T0 + timedelta(days=33, hours=7, minutes=13)  # mid-day: part of a day comes from the raw ledger
+    until = T0 + timedelta(days=50, hours=3)
     for guild, variant in ((5, "wuhu"), (5, "hefei"), (6, "wuhu"), (6, "hefei")):
-        for since in (None, period_start("month", now), period_start("week", now), cut):
+        for since, end in ((None, None), (period_start("month", now), None), (period_start("week", now), None),
+                           (cut, None), (cut, until), (None, until)):
+            def inside(at: datetime, since=since, end=end) -> bool:
+                return (since is None or at >= since) and (end is None or at < end)
+
             want: dict[int, list[int]] = {}
-            for g, v, at, p, r in mine:
-                if g != guild or v != variant or p is None or (since is not None and at < since):
+            for g, v, at, p, r, hid in mine:
+                if g != guild or v != variant or p is None or not inside(at) or hid in voided:
                     continue
                 x = want.setdefault(p, [0, 0, 0, 0, 0, 0, 0])
                 x[0] += 1
@@ -384,28 +413,42 @@ async def test_leaderboards_and_stats_equal_sums_over_the_ledger(store: Store) -
                 x[4] += r.drawn
                 x[5] = max(x[5], r.hand_value if r.won else 0)
                 x[6] += r.amount
-            for order, first in (("net", 6), ("wins", 1), ("hands", 0)):
-                second = 1 if order == "net" else 6
-                board = await store.leaderboard(guild, variant, since, limit=5, order=order)
-                ranked = sorted(want, key=lambda p, a=first, b=second, w=want: (-w[p][a], -w[p][b], p))
-                expected = [(p, f"P{p}", *want[p]) for p in ranked[:5]]
-                got = [(r.player_id, r.display_name, r.hands, r.wins, r.self_draws, r.deal_ins, r.draws,
-                        r.biggest_hand, r.net) for r in board]
-                assert got == expected, (guild, variant, since, order)
+            for g, v, at, payer, payee, n, _cid in adjustments:
+                if g == guild and v == variant and inside(at):
+                    want.setdefault(payer, [0, 0, 0, 0, 0, 0, 0])[6] -= n
+                    want.setdefault(payee, [0, 0, 0, 0, 0, 0, 0])[6] += n
+            ranked = sorted((p for p in want if want[p][0] or want[p][6]), key=lambda p: (-want[p][6], -want[p][1], p))
+            expected = [(p, f"P{p}", *want[p]) for p in ranked[:5]]
+            board = await group.board(store, guild, variant, since, end, limit=5)
+            got = [(r.player_id, r.display_name, r.hands, r.wins, r.self_draws, r.deal_ins, r.draws,
+                    r.biggest_hand, r.net) for r in board]
+            assert got == expected, (guild, variant, since, end)
     for p in players:
         for variant, since in ((None, None), ("wuhu", cut)):
-            st = await store.player_stats(5, p, variant, since)
-            mine_p = sorted(((at, r) for g, v, at, q, r in mine
-                             if g == 5 and q == p and (variant is None or v == variant)
-                             and (since is None or at >= since)), key=lambda x: x[0])
-            assert st.hands == len(mine_p) and st.net == sum(r.amount for _, r in mine_p)
-            assert st.wins == sum(r.won for _, r in mine_p) and st.deal_ins == sum(r.deal_in for _, r in mine_p)
-            assert st.biggest_hand == max((r.hand_value for _, r in mine_p if r.won), default=0)
+            st = await group.player_record(store, 5, p, variant, since)
+            events: list[tuple[int, int, int, int]] = []  # (at ms, 0 hand / 1 correction, id, amount)
+            live: list[LedgerRow] = []
+            for g, v, at, q, r, hid in mine:
+                if g != 5 or q != p or (variant is not None and v != variant) or (since is not None and at < since):
+                    continue
+                events.append((_ms(at), 0, hid, r.amount))
+                if hid in voided:
+                    events.append((_ms(at), 1, void_ids[hid], -r.amount))
+                else:
+                    live.append(r)
+            for g, v, at, payer, payee, n, cid in adjustments:
+                if g == 5 and p in (payer, payee) and (variant is None or v == variant) and (since is None or at >= since):
+                    events.append((_ms(at), 1, cid, n if p == payee else -n))
+            events.sort()
+            assert st.hands == len(live) and st.net == sum(e[3] for e in events)
+            assert st.wins == sum(r.won for r in live) and st.deal_ins == sum(r.deal_in for r in live)
+            assert st.self_draws == sum(r.self_draw for r in live) and st.draws == sum(r.drawn for r in live)
+            assert st.biggest_hand == max((r.hand_value for r in live if r.won), default=0)
             running = 0
             series = []
-            for at, r in mine_p:
-                running += r.amount
-                series.append((at.replace(microsecond=at.microsecond // 1000 * 1000), running))
+            for at_ms, _kind, _id, amount in events:
+                running += amount
+                series.append((datetime.fromtimestamp(at_ms / 1000, UTC), running))
             assert list(st.series) == series
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import LedgerRow, SeatSpec, Store, StoreError, dialect
+from bot.store import LedgerRow, SeatSpec, Store, StoreError, dialect, group
 from bot.store.migrate import MIGRATIONS_DIR, load_migrations, migrate
 from bot.store.models import from_ms
 
@@ -154,11 +154,11 @@ async def test_upgrade_from_every_earlier_version(tmp_path: Path, start: int) ->
             assert [s.total for s in m.seats] == [40, -30, -10, 0]
             assert sum(s.total for s in m.seats) == 0
             assert (await store.guild_settings(5)).house_rules == {"wuhu": {}}
-            board = await store.leaderboard(5, "wuhu")
+            board = await group.board(store, 5, "wuhu")
             assert [(r.player_id, r.hands, r.wins, r.self_draws, r.deal_ins, r.biggest_hand, r.net) for r in board] == [
                 (11, 2, 2, 1, 0, 30, 40), (12, 2, 0, 0, 1, 0, -30)
             ]
-            day4 = await store.leaderboard(5, "wuhu", since=from_ms(86_400_000 * 4))
+            day4 = await group.board(store, 5, "wuhu", since=from_ms(86_400_000 * 4))
             assert [(r.player_id, r.hands, r.net) for r in day4] == [(11, 1, 10), (12, 1, 0)]
         # and the upgraded database takes new writes
         mid = await store.start_match(5, 9, "hefei", {}, 1, [SeatSpec.bot()] * 4)

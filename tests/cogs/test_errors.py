@@ -55,3 +55,21 @@ async def test_expected_refusal_is_not_logged_as_an_error(harness: Harness, capl
         r = await harness.slash("score", hand="1234678922m345s+5m", variant="hefei", win="self", discarder="W")
     assert r.reply.ephemeral and "self-drawn" in r.reply.content
     assert not [rec for rec in caplog.records if rec.levelno >= logging.ERROR]
+
+
+async def test_a_refusal_from_any_cog_is_one_user_error_class(harness: Harness, caplog):
+    """``UserError`` lives in ``bot.errors``, imported once: every cog's copy (load_extension runs each cog module
+    afresh) raises the class the error cog recognises, so a refusal is answered with its own sentence and never
+    logged as a failure."""
+    from bot.errors import UserError
+
+    for name, module in harness.bot.extensions.items():
+        if hasattr(module, "UserError"):
+            assert module.UserError is UserError, name
+    robot = harness.user_id + 77
+    data, rec = harness.slash_payload("history", player=robot, locale="zh-TW")
+    data["data"]["resolved"]["users"][str(robot)]["bot"] = True
+    with caplog.at_level(logging.ERROR):
+        r = await harness.send(data, rec)
+    assert r.reply.ephemeral and "機器人" in r.reply.content
+    assert not [rec for rec in caplog.records if rec.levelno >= logging.ERROR]

@@ -20,6 +20,7 @@ import pytest
 from PIL import Image
 
 from bot.store import LedgerRow, SeatSpec, Store, TableRecorder, period_start
+from bot.store import group as gstore
 from cogs.leaderboard import SERVER_TZ
 from tests.bot.simple_player import next_action
 from tests.harness import GUILD_ID, USER_ID, Harness
@@ -295,14 +296,26 @@ async def test_stats_of_the_caller_agree_with_the_ledger(h: Harness, variant, pe
 
 
 async def test_stats_of_another_player_and_the_running_total(h: Harness):
-    expected = expected_stats(h, B, None, "all")
+    from tests.harness import ADMIN_PERMISSIONS
+
+    # an adjustment in B's favour (posted now, after every hand): counted in the figures and the chart's last point
+    for p in (B, C):
+        h.fake.add_user(p, NAMES[p])  # the members' names as Discord resolves them (the adjustment caches them)
+    r = await h.slash("correct adjust", payer=C, payee=B, amount=25, reason="side bet", variant="hefei",
+                      permissions=ADMIN_PERMISSIONS)
+    assert "25" in r.reply.content
+    hands, wins, self_draws, deal_ins, draws, biggest, net = expected_stats(h, B, None, "all")
+    adjusted = sql(h, "SELECT SUM(amount) FROM correction_rows WHERE guild_id = ? AND player_id = ?",
+                   (GUILD_ID, B))[0][0]
+    assert adjusted == 25
+    expected = (hands, wins, self_draws, deal_ins, draws, biggest, net + adjusted)
     r = await h.slash("stats", player=B, locale="zh-CN")
     assert r.reply.content.startswith("**Bob\\_the\\*Builder**")  # markdown in names is shown as typed
     assert parse_stats(r.reply.content, "zh") == expected
-    # the chart's series ends at the net shown, hand after hand in the ledger's order
-    stats = await h.bot.store.player_stats(GUILD_ID, B)
+    # the chart's series: hand after hand in the ledger's order, then the adjustment; it ends at the net shown
+    stats = await gstore.player_record(h.bot.store, GUILD_ID, B)
     amounts = [a for (a,) in sql(h, "SELECT amount FROM ledger WHERE guild_id = ? AND player_id = ? "
-                                    "ORDER BY at, hand_id", (GUILD_ID, B))]
+                                    "ORDER BY at, hand_id", (GUILD_ID, B))] + [adjusted]
     assert [v for _, v in stats.series] == [sum(amounts[: i + 1]) for i in range(len(amounts))]
     assert stats.series[-1][1] == expected[-1]
 

@@ -268,3 +268,136 @@ async def test_history_select_opens_the_replay(h: Harness) -> None:
     assert rep.ephemeral and rep.images and f"`{code}`" in rep.text
     viewer, scene = h.bot.get_cog("Memory").scene_log[-1]
     assert viewer == B and scene.step == 0
+
+
+# ------------------------------------------------------------------------------------------------ corrections
+
+
+ADMIN = USER_ID + 9
+SH = "Asia/Shanghai"
+
+
+def quiet_dump(h: Harness) -> list[str]:
+    """The database without ``match_meta``: the message ids of the fixture's table still in play (the harness resumes
+    it), which its own publisher keeps writing whatever the test does."""
+    return [line for line in dump(h) if not line.startswith('INSERT INTO "match_meta"')]
+
+
+def local_when(ms: int) -> str:
+    """How /history writes a time (English, the server's default zone): ``Mar 2 04:05``."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    t = datetime.fromtimestamp(ms / 1000, ZoneInfo(SH))
+    return f"{t:%b} {t.day} {t:%H:%M}"
+
+
+def entries_of(text: str) -> list[str]:
+    """The entries of a /history page: each line with its ``-# ↳`` line below it, if any."""
+    out: list[str] = []
+    for line in text.splitlines()[1:]:
+        if line.startswith("-# ↳") and out:
+            out[-1] += "\n" + line
+        elif " · " in line:
+            out.append(line)
+    return out
+
+
+async def test_history_shows_voided_hands_and_adjustments(h: Harness) -> None:
+    from bot.store import group as gstore
+    from tests.harness import ADMIN_PERMISSIONS
+
+    for p, n in NAMES.items():  # the members' names as Discord resolves them (an adjustment caches them)
+        h.fake.users[p].update(username=n, global_name=n)
+    # A's oldest hefei hand is voided through /correct void, then B pays A 30 子 through /correct adjust
+    hand_rows = sql(h, "SELECT h.id, h.match_id, h.number, l.amount, l.won, l.self_draw, l.deal_in, l.drawn, "
+                       "COALESCE(h.ended_at, l.at) FROM ledger l JOIN hands h ON h.id = l.hand_id "
+                       "WHERE l.guild_id = ? AND l.player_id = ? ORDER BY 9 DESC, h.id DESC", (GUILD_ID, A))
+    assert len(hand_rows) == 3
+    void_id = hand_rows[-1][0]
+    r = await h.slash("correct void", user=ADMIN, permissions=ADMIN_PERMISSIONS, hand=void_id,
+                      reason="misdeal: *two* dealers")
+    assert "void" in r.reply.text
+    r = await h.slash("correct adjust", user=ADMIN, permissions=ADMIN_PERMISSIONS, payer=B, payee=A, amount=30,
+                      reason="side bet", variant="hefei")
+    assert "30" in r.reply.text
+    # an adjustment of A on another server never shows here
+    await gstore.adjust(h.bot.store, OTHER_GUILD, ADMIN, A, B, 5, "chizhou", "elsewhere")
+    [(c_at, c_posted)] = sql(h, "SELECT at, posted_at FROM corrections WHERE kind = 'adjust' AND guild_id = ?",
+                             (GUILD_ID,))
+    [(v_posted,)] = sql(h, "SELECT posted_at FROM corrections WHERE kind = 'void'")
+    before = quiet_dump(h)
+
+    r = await h.slash("history", user=A)
+    msg = r.reply
+    lines = msg.text.splitlines()
+    assert lines[0] == f"**{NAMES[A]}** · 3 hands on this server · voided: 1 · adjustments: 1"
+    entries = entries_of(msg.text)
+    assert len(entries) == 4  # the adjustment (newest) and the three hands
+    assert entries[0] == (f"{local_when(c_at)} · Hefei · adjustment · **+30** 子 from Bob\n"
+                          f"-# ↳ posted by <@{ADMIN}>: side bet")
+    words = {(1, 0, 0, 0): "won", (1, 1, 0, 0): "won (self-drawn)", (0, 0, 1, 0): "dealt in", (0, 0, 0, 1): "draw"}
+    for entry, (hid, mid, number, amount, won, self_draw, deal_in, drawn, at) in zip(entries[1:], hand_rows,
+                                                                                      strict=True):
+        result = words.get((won, self_draw, deal_in, drawn)) or ("paid" if amount < 0 else "—")
+        variant = "Hefei" if mid == h.recs[0].match_id else "Wuhu"  # type: ignore[attr-defined]
+        code = encode_code(mid, number)
+        shown = f"{amount:+d}" if amount else "0"
+        if hid == void_id:
+            day = local_when(v_posted).rsplit(" ", 1)[0]
+            assert entry == (f"{local_when(at)} · {variant} · {result} · ~~{shown} 子~~ **voided** (counts 0 子) · "
+                             f"`{code}`\n-# ↳ voided by <@{ADMIN}> on {day}: misdeal: \\*two\\* dealers")
+        else:
+            assert entry == f"{local_when(at)} · {variant} · {result} · **{shown}** 子 · `{code}`"
+    # the select opens the three hands (the voided one too: it is still a hand that was played), not the adjustment
+    sel = next(c for c in msg.all_components() if c.get("type") == 3)
+    options = {o["value"]: o["description"] for o in sel["options"]}
+    assert set(options) == {encode_code(m, n) for _, m, n, *_ in hand_rows}
+    voided_code = encode_code(hand_rows[-1][1], hand_rows[-1][2])
+    assert options[voided_code].endswith("voided, 0 子")
+    # its replay says it is void, with who, when and why; another hand's does not
+    r = await h.click(msg, custom_id=sel["custom_id"], values=[voided_code], user=A)
+    day = local_when(v_posted).rsplit(" ", 1)[0]
+    assert r.reply.images and f"`{voided_code}`" in r.reply.text
+    assert r.reply.text.splitlines()[1] == (f"-# ↳ **Voided** by <@{ADMIN}> on {day}: misdeal: \\*two\\* dealers "
+                                            "(counts 0 子)")
+    r = await h.slash("replay", user=A, code=encode_code(hand_rows[0][1], hand_rows[0][2]))
+    assert r.reply.images and "Voided" not in r.reply.text
+
+    # B's side of the adjustment, in Chinese
+    r = await h.slash("history", user=A, player=B, locale="zh-CN")
+    entries = entries_of(r.reply.text)
+    assert r.reply.text.splitlines()[0].endswith("本服务器共 3 局 · 其中 1 局已作废 · 1 笔调整")
+    assert entries[0].endswith(f"合肥 · 调整 · **-30** 子，付给 {NAMES[A]}\n-# ↳ <@{ADMIN}> 登记：side bet")
+    assert sum("已作废" in e for e in entries) == 1
+    r = await h.slash("history", user=A, locale="zh-TW")
+    assert "調整 · **+30** 子，來自 Bob" in r.reply.text and "**已作廢**（計 0 子）" in r.reply.text
+
+    # pages count the adjustment: two a page makes two pages, and every entry is on exactly one of them
+    h.bot.get_cog("Memory").page_size = 2
+    r = await h.slash("history", user=A)
+    msg = r.reply
+    first = entries_of(msg.text)
+    assert len(first) == 2 and "Page 1 of 2" in msg.text and "adjustment" in first[0]
+    await h.click(msg, label="▶", user=A)
+    second = entries_of(msg.text)
+    assert len(second) == 2 and "Page 2 of 2" in msg.text
+    assert [codes_of(e) for e in first + second] == [[]] + [[encode_code(m, n)] for _, m, n, *_ in hand_rows]
+    assert quiet_dump(h) == before  # looking changes nothing
+
+
+async def test_a_long_reason_is_clipped_so_a_page_fits_one_message(h: Harness) -> None:
+    from bot.store import group as gstore
+
+    long_name = "_*" * 16  # 32 characters, each escaped in the text: 64
+    for k in range(12):
+        await gstore.adjust(h.bot.store, GUILD_ID, ADMIN, A if k % 2 else B, B if k % 2 else A, k + 1, "hefei",
+                            f"{k:02d} " + "很长的理由" * 39, names={A: NAMES[A], B: long_name})
+    r = await h.slash("history", user=A)
+    text = r.reply.text
+    assert len(text) <= 2000 and "Page 1 of 2" in text
+    entries = entries_of(text)
+    assert len(entries) == 10 and all("adjustment" in e and "\\_\\*" * 16 in e for e in entries)
+    reasons = [e.split(": ", 1)[1] for e in entries]
+    assert all(r.endswith("…") and len(r) < 40 for r in reasons)  # each reason cut short, none dropped
+    assert [r[:2] for r in reasons] == [f"{k:02d}" for k in range(11, 1, -1)]  # newest first

@@ -89,8 +89,8 @@ async def test_table_edits_are_coalesced_the_latest_state_lands(harness: Harness
     # the last state always lands: the table message shows the table as it is now
     from bot.tables import scenes
 
-    _, claim, nxt = h.bot.tables.delays(lt)
-    assert h.fake.find_message(lt.message_id).content == scenes.status_text(lt, claim, nxt)
+    _, _, nxt = h.bot.tables.delays(lt)
+    assert h.fake.find_message(lt.message_id).content == scenes.status_text(lt, nxt)
     assert h.bot.tables.scene_log[-1][2] == lt.table.seq
 
 
