@@ -25,6 +25,7 @@ from render import (
     ScoreScene,
     SeatScene,
     TableScene,
+    discard_numbers,
     draw_hand,
     hand_slots,
     render_hand,
@@ -132,6 +133,34 @@ def test_labels_number_the_tiles_under_them():
     without = draw_hand(replace(scene, labels=False, melds=()))
     assert with_labels.height > without.height
     assert len(hand_slots(scene)) == len(scene.concealed) + 1
+    assert hand_layout(replace(scene, labels=False)).numbers == ()
+
+
+@pytest.mark.parametrize("hand", ["2345m66p3478s中中+5s", "1112345678999m+9m", "1112345678999m+1m", "1122m33p+4p",
+                                  "19m19p19s1234567z+7z"])
+def test_each_run_of_identical_tiles_has_its_discard_number_under_it(hand):
+    h = parse_hand(hand)
+    scene = HandScene(concealed=tuple(h.concealed), drawn=h.win_tile, labels=True)
+    lay = hand_layout(scene)
+    numbers = discard_numbers(scene)
+    # one number per kind, 1..n in the order the kinds first show up, the drawn tile numbered as its kind
+    assert sorted(numbers.values()) == list(range(1, len(set(hand_slots(scene))) + 1))
+    assert [numbers[k] for k in dict.fromkeys(hand_slots(scene))] == sorted(numbers.values())
+    # every tile is under exactly one number box, which shows its kind's number and sits under it, in its row
+    under = [i for nb in lay.numbers for i in nb.slots]
+    assert sorted(under) == list(range(len(lay.slots)))
+    for nb in lay.numbers:
+        tiles = [lay.slots[i] for i in nb.slots]
+        assert {s.kind for s in tiles} == {nb.kind} and nb.number == numbers[nb.kind]
+        assert tiles[0].x <= nb.x <= tiles[-1].x + lay.tile_w
+        assert all(s.base < nb.y < s.base + lay.label_size * 1.5 for s in tiles)
+        if scene.drawn is not None and len(lay.slots) - 1 in nb.slots:  # the drawn tile, apart, has its own number
+            assert nb.slots == (len(lay.slots) - 1,)
+    # the numbers are drawn: light text pixels where the first one is
+    img = draw_hand(scene)
+    nb = lay.numbers[0]
+    box = img.crop((int(nb.x) - 12, nb.y - 8, int(nb.x) + 12, nb.y + 8)).convert("L")
+    assert box.getextrema()[1] > 200
 
 
 @pytest.mark.parametrize(
