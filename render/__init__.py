@@ -64,9 +64,10 @@ def warm(themes: tuple[str, ...] = ("dark", "light")) -> None:
         render_board(samples.board_scene(), theme)
         render_stats(samples.stats_scene(), theme)
     from .card import HAND_TILE_W
+    from .hand import TILE_W
     from .table import BACK_W, RIVER_W
 
-    hand_w = 56  # render_hand's default
+    hand_w = TILE_W  # render_hand's default
     upright = {hand_w, round(hand_w * 0.86), RIVER_W, HAND_TILE_W, round(HAND_TILE_W * 0.86)}
     sideways = {round(hand_w * 0.86), RIVER_W, round(HAND_TILE_W * 0.86)}
     for kind in (*range(34), BACK):

@@ -81,6 +81,10 @@ def _depth_of(width: int) -> int:
 PHONE_WIDTH = 400
 """The width (px) at which Discord shows an image on a phone: the chat's width. Layouts are checked at this width."""
 
+TILE_W = 45
+"""The hand image's tile width (px): the image is then 399 px wide, so a phone shows it at its own size, tiles 45
+px wide, and uploads no pixels the phone would scale away (at 56 px tiles it was 497 px wide, shown at 80%)."""
+
 HAND_PER_ROW = 8
 """Most concealed tiles in one row of the hand (the drawn tile, set apart, counts as one): a 14-tile hand takes two
 rows, so a tile is about 45 px wide on a 400 px phone screen (one row of 14 would make it 21 px)."""
@@ -199,7 +203,7 @@ class HandLayout:
         return shown_px(self.meld_w, self.width, display_width)
 
 
-def hand_layout(scene: HandScene | Hand, lang: str = "zh", width: int = 56) -> HandLayout:
+def hand_layout(scene: HandScene | Hand, lang: str = "zh", width: int = TILE_W) -> HandLayout:
     """The geometry of a hand image with tiles ``width`` px wide, laid out for a phone first: the concealed tiles
     in rows of at most :data:`HAND_PER_ROW` (the drawn tile set apart at the end of the last row), the melds in rows
     under them. The image is as wide as a full row whatever the hand, so tiles keep their size from turn to turn.
@@ -215,12 +219,12 @@ def hand_layout(scene: HandScene | Hand, lang: str = "zh", width: int = 56) -> H
     lang = lang_of(lang)
     tw, tht = tile_size(width)
     mw = max(24, round(width * 0.86))
-    margin = max(6, width // 8)
+    margin = max(5, width // 8)
     lift = max(4, width // 7)
     pitch = width + 1
     gap_drawn = round(width * 0.45)
     under = max(3, width // 14)  # the hint's underline below a row
-    label_size = max(14, round(width * 0.36))  # 20 px at 56: 16 px on a 400 px phone
+    label_size = max(14, round(width * 0.36))  # 16 px at 45, as a phone shows it
     feeder_size = max(13, round(mw * 0.36))
     row_gap = max(4, round(width * 0.12))
     slots = hand_slots(scene)
@@ -286,7 +290,7 @@ def _numbers(scene: HandScene, slots: list[SlotBox], n_conc: int, width: int, dy
 
 
 def draw_hand(
-    scene: HandScene | Hand, theme: str | Theme = "dark", lang: str = "zh", width: int = 56, *, bg=None
+    scene: HandScene | Hand, theme: str | Theme = "dark", lang: str = "zh", width: int = TILE_W, *, bg=None
 ) -> Image.Image:
     """The hand as an RGB image (see :func:`render_hand` and :func:`hand_layout`)."""
     if isinstance(scene, Hand):
@@ -314,7 +318,7 @@ def draw_hand(
     return img
 
 
-def render_hand(scene: HandScene | Hand, theme: str | Theme = "dark", lang: str = "zh", width: int = 56) -> bytes:
+def render_hand(scene: HandScene | Hand, theme: str | Theme = "dark", lang: str = "zh", width: int = TILE_W) -> bytes:
     """PNG bytes of a player's hand. ``scene``: a :class:`HandScene` or an ``engine.tiles.Hand`` (its winning tile
     set apart). ``width``: tile width in px; at 56 the image is 497 px wide, so a phone showing it 400 px wide
     shows 45 px tiles and a desktop shows it at its own size."""
