@@ -210,9 +210,9 @@ def hand_layout(scene: HandScene | Hand, lang: str = "zh", width: int = TILE_W) 
 
     >>> lay = hand_layout(HandScene(concealed=tuple(range(13)), drawn=13))
     >>> [len([s for s in lay.slots if s.base == b]) for b in sorted({s.base for s in lay.slots})], lay.width
-    ([7, 7], 497)
+    ([7, 7], 399)
     >>> round(lay.shown_tile(), 1)
-    45.1
+    45
     """
     if isinstance(scene, Hand):
         scene = HandScene.from_hand(scene)
@@ -320,8 +320,8 @@ def draw_hand(
 
 def render_hand(scene: HandScene | Hand, theme: str | Theme = "dark", lang: str = "zh", width: int = TILE_W) -> bytes:
     """PNG bytes of a player's hand. ``scene``: a :class:`HandScene` or an ``engine.tiles.Hand`` (its winning tile
-    set apart). ``width``: tile width in px; at 56 the image is 497 px wide, so a phone showing it 400 px wide
-    shows 45 px tiles and a desktop shows it at its own size."""
+    set apart). ``width``: tile width in px; at :data:`TILE_W` (45) the image is 399 px wide, so phones and desktops
+    show it at its own size, tiles 45 px wide."""
     return encode(draw_hand(scene, theme, lang, width), theme)
 
 
