@@ -65,6 +65,8 @@ CASES = {
     "hand-light-en": lambda: render_hand(samples.hand_scene(), "light", "en"),
     "table-dark-zh": lambda: render_table(samples.table_scene()),
     "table-light-en": lambda: render_table(samples.table_scene(), "light", "en"),
+    "hand-light-tw": lambda: render_hand(samples.hand_scene(), "light", "zh-TW"),
+    "table-dark-tw": lambda: render_table(samples.table_scene(), "dark", "zh-TW"),
     "score-dark-zh": lambda: render_score(fixed_score_scene()),
     "score-light-tw": lambda: render_score(fixed_score_scene(), "light", "zh-TW"),
     "score-dark-en": lambda: render_score(fixed_score_scene(), "dark", "en"),
