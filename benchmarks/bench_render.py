@@ -6,7 +6,8 @@ With ``--json`` the last line of stdout is one JSON object with ``hand_ms``, ``t
 cached as in a running bot), ``hand_bytes``, ``table_bytes``, plus the score card, match chart, leaderboard and stats
 card figures, the one-off cost of building the sprites (``warmup_ms``), the same medians in CPU time of this process
 (``*_cpu_ms``: steadier than wall time on a busy machine) and what a phone shows (``hand_tile_px_400``,
-``river_tile_px_400``: a hand tile's and a river tile's width when the image is shown 400 px wide). Goals: hand <= 5
+``river_tile_px_400``: a hand tile's and a river tile's width when the image is shown 400 px wide;
+``hand_number_px_400``: the size of the discard numbers under the hand's tiles). Goals: hand <= 5
 ms and <= 60 KB, table <= 25 ms; on a phone a hand tile >= 36 px and a river tile >= 20 px.
 """
 
@@ -30,7 +31,7 @@ from render import (  # noqa: E402
     render_table,
     samples,  # noqa: E402
 )
-from render.hand import hand_layout  # noqa: E402
+from render.hand import hand_layout, shown_px  # noqa: E402
 from render.table import table_layout  # noqa: E402
 
 
@@ -73,11 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     res["warmup_ms"] = round(warm, 1)
     res["hand_tile_px_400"] = round(hand_layout(hand).shown_tile(400), 1)
     res["river_tile_px_400"] = round(table_layout(table).shown_river_tile(400), 1)
+    lay = hand_layout(hand)
+    res["hand_number_px_400"] = round(shown_px(lay.label_size, lay.width), 1)  # the discard numbers' text
     if not args.json:
         for k in ("hand", "table", "score", "match", "board", "stats"):
             print(f"{k:6s} {res[k + '_ms']:8.2f} ms ({res[k + '_cpu_ms']:.2f} ms CPU)  {res[k + '_bytes'] / 1024:7.1f} KB")
         print(f"warm-up (sprites, palettes, fonts, both themes): {warm:.0f} ms")
-        print(f"on a phone (400 px): hand tile {res['hand_tile_px_400']} px, river tile {res['river_tile_px_400']} px")
+        print(f"on a phone (400 px): hand tile {res['hand_tile_px_400']} px, river tile {res['river_tile_px_400']} px, "
+              f"discard numbers {res['hand_number_px_400']} px")
     print(json.dumps(res))
     return 0
 

@@ -28,6 +28,8 @@ from bot.tables import LiveTable, Refusal, State, TableManager, resume_tables, t
 from cogs.errors import reply_ephemeral
 from engine.tiles import tile_name
 from engine.variants import VARIANT_KEYS, get_variant
+from render.scene import discard_numbers
+from render.views import hand_scene_from_view
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,12 @@ async def _outcome(work: Any) -> tuple[Any, BaseException | None]:
         return await work, None
     except Exception as e:
         return None, e
+
+
+def discard_label(number: int | None, kind: int, lang: str) -> str:
+    """A discard button's label: the number under the tile in the hand image, then the tile (``3 · 五万``,
+    ``3 · 5m``): short enough for five buttons to a row on a phone."""
+    return tile_label(kind, lang) if number is None else f"{number} · {tile_label(kind, lang)}"
 
 
 _say = reply_ephemeral  # one ephemeral answer for every cog (cogs.errors), whether or not the interaction was deferred
@@ -181,11 +189,15 @@ class UI:
         legal = tb.legal_actions(seat)
         items: list[discord.ui.Item[Any]] = []
         drawn = tb.drawn[seat]
-        discards = sorted({a.tile for a in legal if a.type == "discard"})  # type: ignore[type-var]
+        # numbered as the hand image numbers its tiles (render.discard_numbers), in that order
+        numbers = discard_numbers(hand_scene_from_view(tb.view(seat)))
+        discards = sorted({a.tile for a in legal if a.type == "discard"},  # type: ignore[type-var]
+                          key=lambda k: (numbers.get(k, len(numbers) + 1), k))  # type: ignore[arg-type]
         for k in discards:
             style = discord.ButtonStyle.success if k in marks else (
                 discord.ButtonStyle.primary if k == drawn else discord.ButtonStyle.secondary)
-            items.append(PlayButton(lt.id, seat, seq, "d", tile_name(k), tile_label(k, lang), style, row=len(items) // 5))
+            items.append(PlayButton(lt.id, seat, seq, "d", tile_name(k), discard_label(numbers.get(k), k, lang),
+                                    style, row=len(items) // 5))
         row = (len(items) + 4) // 5
         extra: list[discord.ui.Item[Any]] = []
         for a in legal:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .card import draw_score, render_score, render_score_card
     from .hand import draw_hand, render_hand
     from .match import draw_match, render_match
-    from .scene import HandScene, MatchScene, ScoreScene, SeatScene, TableScene, hand_slots
+    from .scene import HandScene, MatchScene, ScoreScene, SeatScene, TableScene, discard_numbers, hand_slots
     from .table import draw_table, render_table
     from .tiles import BACK, contact_sheet, tile_sprite
 
@@ -29,7 +29,8 @@ _LAZY = {
     **dict.fromkeys(("draw_score", "render_score", "render_score_card"), "card"),
     **dict.fromkeys(("draw_hand", "render_hand"), "hand"),
     **dict.fromkeys(("draw_match", "render_match"), "match"),
-    **dict.fromkeys(("HandScene", "MatchScene", "ScoreScene", "SeatScene", "TableScene", "hand_slots"), "scene"),
+    **dict.fromkeys(("HandScene", "MatchScene", "ScoreScene", "SeatScene", "TableScene", "discard_numbers",
+                     "hand_slots"), "scene"),
     **dict.fromkeys(("draw_table", "render_table"), "table"),
     **dict.fromkeys(("BACK", "contact_sheet", "tile_sprite"), "tiles"),
 }
@@ -63,9 +64,10 @@ def warm(themes: tuple[str, ...] = ("dark", "light")) -> None:
         render_board(samples.board_scene(), theme)
         render_stats(samples.stats_scene(), theme)
     from .card import HAND_TILE_W
+    from .hand import TILE_W
     from .table import BACK_W, RIVER_W
 
-    hand_w = 56  # render_hand's default
+    hand_w = TILE_W  # render_hand's default
     upright = {hand_w, round(hand_w * 0.86), RIVER_W, HAND_TILE_W, round(HAND_TILE_W * 0.86)}
     sideways = {round(hand_w * 0.86), RIVER_W, round(HAND_TILE_W * 0.86)}
     for kind in (*range(34), BACK):
@@ -95,6 +97,7 @@ __all__ = [
     "draw_match",
     "draw_score",
     "draw_table",
+    "discard_numbers",
     "hand_slots",
     "render_hand",
     "render_match",

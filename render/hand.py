@@ -9,7 +9,7 @@ from PIL import Image, ImageDraw
 from engine.tiles import Hand, Meld, MeldKind, is_honor, suit_of
 
 from .common import Theme, draw_text, encode, lang_of, paste, theme_of, txt, wind_name
-from .scene import HandScene, hand_slots
+from .scene import HandScene, discard_numbers, hand_slots
 from .tiles import BACK, face_height, tile_size, tile_sprite
 
 
@@ -81,6 +81,10 @@ def _depth_of(width: int) -> int:
 PHONE_WIDTH = 400
 """The width (px) at which Discord shows an image on a phone: the chat's width. Layouts are checked at this width."""
 
+TILE_W = 45
+"""The hand image's tile width (px): the image is then 399 px wide, so a phone shows it at its own size, tiles 45
+px wide, and uploads no pixels the phone would scale away (at 56 px tiles it was 497 px wide, shown at 80%)."""
+
 HAND_PER_ROW = 8
 """Most concealed tiles in one row of the hand (the drawn tile, set apart, counts as one): a 14-tile hand takes two
 rows, so a tile is about 45 px wide on a 400 px phone screen (one row of 14 would make it 21 px)."""
@@ -149,6 +153,20 @@ class SlotBox:
 
 
 @dataclass(frozen=True)
+class NumberBox:
+    """A discard number: ``number`` (the one on its button, :func:`~render.scene.discard_numbers`) centred at
+    (``x``, ``y``) under the run of identical tiles ``slots`` (indices in :func:`hand_slots`); the drawn tile, set
+    apart, has its own."""
+
+    number: int
+    kind: int
+    slots: tuple[int, ...]
+    x: float
+    y: int
+    highlight: bool = False
+
+
+@dataclass(frozen=True)
 class MeldBox:
     """A meld at (``x``, ``base``): its sprites (offsets from there), its width, the feeder's name under it."""
 
@@ -174,6 +192,7 @@ class HandLayout:
     label_size: int
     label_dy: int  # from a row's base to the middle of its numbers / feeder names
     feeder_size: int
+    numbers: tuple[NumberBox, ...] = ()
 
     def shown_tile(self, display_width: int = PHONE_WIDTH) -> float:
         """A concealed tile's width as a phone shows it (the image scaled to ``display_width``)."""
@@ -184,28 +203,28 @@ class HandLayout:
         return shown_px(self.meld_w, self.width, display_width)
 
 
-def hand_layout(scene: HandScene | Hand, lang: str = "zh", width: int = 56) -> HandLayout:
+def hand_layout(scene: HandScene | Hand, lang: str = "zh", width: int = TILE_W) -> HandLayout:
     """The geometry of a hand image with tiles ``width`` px wide, laid out for a phone first: the concealed tiles
     in rows of at most :data:`HAND_PER_ROW` (the drawn tile set apart at the end of the last row), the melds in rows
     under them. The image is as wide as a full row whatever the hand, so tiles keep their size from turn to turn.
 
     >>> lay = hand_layout(HandScene(concealed=tuple(range(13)), drawn=13))
     >>> [len([s for s in lay.slots if s.base == b]) for b in sorted({s.base for s in lay.slots})], lay.width
-    ([7, 7], 497)
+    ([7, 7], 399)
     >>> round(lay.shown_tile(), 1)
-    45.1
+    45
     """
     if isinstance(scene, Hand):
         scene = HandScene.from_hand(scene)
     lang = lang_of(lang)
     tw, tht = tile_size(width)
     mw = max(24, round(width * 0.86))
-    margin = max(6, width // 8)
+    margin = max(5, width // 8)
     lift = max(4, width // 7)
     pitch = width + 1
     gap_drawn = round(width * 0.45)
     under = max(3, width // 14)  # the hint's underline below a row
-    label_size = max(12, round(width * 0.3))
+    label_size = max(14, round(width * 0.36))  # 16 px at 45, as a phone shows it
     feeder_size = max(13, round(mw * 0.36))
     row_gap = max(4, round(width * 0.12))
     slots = hand_slots(scene)
@@ -252,12 +271,26 @@ def hand_layout(scene: HandScene | Hand, lang: str = "zh", width: int = 56) -> H
         W = max(W, x - meld_gap + margin)
         y = base + feeder_h + row_gap
     H = max(y - row_gap + margin, 2 * margin + tht)
-    return HandLayout(W, H, width, mw, tuple(out_slots), tuple(out_melds), label_size,
-                      round(label_h * 0.55) if scene.labels else 0, feeder_size)
+    label_dy = round(label_h * 0.55) if scene.labels else 0
+    return HandLayout(W, H, width, mw, tuple(out_slots), tuple(out_melds), label_size, label_dy, feeder_size,
+                      _numbers(scene, out_slots, n_conc, width, label_dy) if scene.labels else ())
+
+
+def _numbers(scene: HandScene, slots: list[SlotBox], n_conc: int, width: int, dy: int) -> tuple[NumberBox, ...]:
+    """One number under each run of identical tiles in a row (the drawn tile alone), centred under the run."""
+    nums = discard_numbers(scene)
+    runs: list[list[SlotBox]] = []
+    for s in slots:
+        if runs and runs[-1][-1].kind == s.kind and runs[-1][-1].base == s.base and s.slot != n_conc:
+            runs[-1].append(s)
+        else:
+            runs.append([s])
+    return tuple(NumberBox(nums[r[0].kind], r[0].kind, tuple(s.slot for s in r), (r[0].x + r[-1].x + width) / 2,
+                           r[0].base + dy, r[0].highlight) for r in runs)
 
 
 def draw_hand(
-    scene: HandScene | Hand, theme: str | Theme = "dark", lang: str = "zh", width: int = 56, *, bg=None
+    scene: HandScene | Hand, theme: str | Theme = "dark", lang: str = "zh", width: int = TILE_W, *, bg=None
 ) -> Image.Image:
     """The hand as an RGB image (see :func:`render_hand` and :func:`hand_layout`)."""
     if isinstance(scene, Hand):
@@ -272,9 +305,9 @@ def draw_hand(
         if s.highlight:
             d.rounded_rectangle((s.x - 1, s.base - 2, s.x + width + 1, s.base + under), radius=2, fill=th.accent)
         paste(img, tile_sprite(s.kind, width), (s.x, s.y))
-        if scene.labels:
-            draw_text(img, (s.x + width / 2, s.base + lay.label_dy), str(s.slot + 1), lay.label_size,
-                      th.accent if s.highlight else th.subtext, anchor="mm")
+    for nb in lay.numbers:
+        draw_text(img, (nb.x, nb.y), str(nb.number), lay.label_size, th.accent if nb.highlight else th.text,
+                  anchor="mm")
     mw = lay.meld_w
     for mb in lay.melds:
         for p in mb.placed:
@@ -285,12 +318,12 @@ def draw_hand(
     return img
 
 
-def render_hand(scene: HandScene | Hand, theme: str | Theme = "dark", lang: str = "zh", width: int = 56) -> bytes:
+def render_hand(scene: HandScene | Hand, theme: str | Theme = "dark", lang: str = "zh", width: int = TILE_W) -> bytes:
     """PNG bytes of a player's hand. ``scene``: a :class:`HandScene` or an ``engine.tiles.Hand`` (its winning tile
-    set apart). ``width``: tile width in px; at 56 the image is 497 px wide, so a phone showing it 400 px wide
-    shows 45 px tiles and a desktop shows it at its own size."""
+    set apart). ``width``: tile width in px; at :data:`TILE_W` (45) the image is 399 px wide, so phones and desktops
+    show it at its own size, tiles 45 px wide."""
     return encode(draw_hand(scene, theme, lang, width), theme)
 
 
-__all__ = ["HAND_PER_ROW", "PHONE_WIDTH", "HandLayout", "draw_hand", "feeder_position", "hand_layout", "render_hand",
+__all__ = ["HAND_PER_ROW", "PHONE_WIDTH", "HandLayout", "NumberBox", "draw_hand", "feeder_position", "hand_layout", "render_hand",
            "shown_px", "split_rows"]

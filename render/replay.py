@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from engine.replay import HandReplay, Step
     from engine.table import Table
 
-HAND_W = 44  # tile width of the viewer's hand
+HAND_W = 42  # tile width of the viewer's hand: its row of eight fits the 400 px image unscaled
 ALL_HANDS_W = 34  # tile width when every hand is shown
 MAX_UPLOAD = 10 * 1024 * 1024  # Discord's upload limit for a bot without boosts
 
@@ -339,8 +339,8 @@ def draw_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh
     d = ImageDraw.Draw(img)
     # caption panel
     d.rounded_rectangle((margin, margin, WIDTH - margin, top_h - margin - 2), radius=10, fill=th.panel)
-    draw_text(img, (margin + 14, margin + 6), scene.title, 17, th.subtext, bold=False, max_width=WIDTH - 2 * margin - 28)
-    draw_text(img, (margin + 14, margin + 31), scene.caption, 26, th.text, max_width=WIDTH - 2 * margin - 28)
+    draw_text(img, (margin + 14, margin + 6), scene.title, 15, th.subtext, bold=False, max_width=WIDTH - 2 * margin - 28)
+    draw_text(img, (margin + 14, margin + 31), scene.caption, 22, th.text, max_width=WIDTH - 2 * margin - 28)
     # progress bar
     bar_y = top_h - margin - 14
     x0, x1 = margin + 14, WIDTH - margin - 14
@@ -353,7 +353,7 @@ def draw_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh
         d.rounded_rectangle((margin, y, WIDTH - margin, y + hands_h - 4), radius=10, fill=th.panel)
         y += 6
         for label, im in hand_imgs:
-            draw_text(img, (margin + 14, y + 4), label, 18, th.subtext, max_width=WIDTH - 2 * margin - 28)
+            draw_text(img, (margin + 14, y + 4), label, 16, th.subtext, max_width=WIDTH - 2 * margin - 28)
             y += label_h
             if im.width > WIDTH - 2 * margin:
                 im = im.resize((WIDTH - 2 * margin, round(im.height * (WIDTH - 2 * margin) / im.width)),
@@ -366,8 +366,8 @@ def draw_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh
         yy = y + 8
         for label, text, good in scene.review:
             colour = th.text if good is None else (th.plus if good else th.minus)
-            lw = draw_text(img, (margin + 14, yy + 4), label, 22, th.accent)
-            draw_text(img, (margin + 14 + max(lw, 40) + 12, yy + 4), text, 22, colour,
+            lw = draw_text(img, (margin + 14, yy + 4), label, 19, th.accent)
+            draw_text(img, (margin + 14 + max(lw, 40) + 12, yy + 4), text, 19, colour,
                       max_width=WIDTH - 2 * margin - 40 - max(lw, 40))
             yy += 34
     return img
@@ -387,6 +387,7 @@ def render_replay_step(replay: HandReplay, step: int, viewer: int | None, *, the
 # ------------------------------------------------------------------------------------------------ review card
 
 REVIEW_ROW_H = 66  # a disagreement: the player's choice, the AI's under it
+REVIEW_W = 480  # the review card: lines of text, as wide as the score card (the replay image is the table's width)
 
 
 def draw_review(review: Review, replay: HandReplay, theme: str | Theme = "dark", lang: str = "zh",
@@ -401,13 +402,13 @@ def draw_review(review: Review, replay: HandReplay, theme: str | Theme = "dark",
     differ = [d for d in review.decisions if not d.agrees]
     agree = [d.step for d in review.decisions if d.agrees]
     H = margin + 92 + REVIEW_ROW_H * len(differ) + (40 if agree else 0) + pad + margin
-    img = Image.new("RGB", (WIDTH, H), th.bg)
+    img = Image.new("RGB", (REVIEW_W, H), th.bg)
     d = ImageDraw.Draw(img)
-    d.rounded_rectangle((margin, margin, WIDTH - margin, H - margin), radius=12, fill=th.panel)
+    d.rounded_rectangle((margin, margin, REVIEW_W - margin, H - margin), radius=12, fill=th.panel)
     head = title or (txt("render.replay.review", lang) + f" · {_variant(replay.variant, lang)} "
                      + txt("render.replay.hand_no", lang, n=replay.hand_no + 1))
     x0 = margin + pad
-    full = WIDTH - 2 * (margin + pad)
+    full = REVIEW_W - 2 * (margin + pad)
     draw_text(img, (x0, margin + 10), head, 24, th.text, max_width=full)
     draw_text(img, (x0, margin + 48), review_summary(review, lang), 19, th.subtext, bold=False, max_width=full)
     y = margin + 88
@@ -415,7 +416,7 @@ def draw_review(review: Review, replay: HandReplay, theme: str | Theme = "dark",
     for dec in differ:
         big = biggest is not None and dec.step == biggest.step
         if big:
-            d.rounded_rectangle((x0 - 6, y - 2, WIDTH - margin - pad + 6, y + REVIEW_ROW_H - 6), radius=8,
+            d.rounded_rectangle((x0 - 6, y - 2, REVIEW_W - margin - pad + 6, y + REVIEW_ROW_H - 6), radius=8,
                                 outline=th.accent, width=3)
         draw_text(img, (x0, y + 5), txt("render.replay.step", lang, step=dec.step), 19,
                   th.accent if big else th.subtext)

@@ -21,8 +21,8 @@ class HandScene:
     right (or the winning tile of a finished hand). ``melds``: declared melds in the order made; the claimed tile of
     each is turned sideways on the side of the seat that fed it (left 上家, middle 对家, right 下家, relative to
     ``seat``) and the feeder is named under the meld. ``highlight``: tile kinds to mark (e.g. the discards that keep
-    the hand ready). ``labels``: number the tiles 1..n under them, in the order :func:`hand_slots` gives, for the
-    discard buttons. ``names``: the four seats' names, to name the feeder (else its wind is shown). ``winds``: the
+    the hand ready). ``labels``: number the tiles under them as the discard buttons are numbered
+    (:func:`discard_numbers`: one number per kind, identical tiles share it). ``names``: the four seats' names, to name the feeder (else its wind is shown). ``winds``: the
     wind (0-3, 0 = E) of each seat when seats are chairs whose winds rotate (default: seat i is wind i).
     """
 
@@ -50,6 +50,22 @@ def hand_slots(scene: HandScene | Hand) -> list[int]:
     if isinstance(scene, Hand):
         scene = HandScene.from_hand(scene)
     return sorted(scene.concealed) + ([scene.drawn] if scene.drawn is not None else [])
+
+
+def discard_numbers(scene: HandScene | Hand) -> dict[int, int]:
+    """The number of each tile kind in the hand, as its discard button shows it: kinds numbered 1, 2, ... in the
+    order the image shows them (sorted concealed tiles, then the drawn tile when it is a new kind); identical tiles
+    share their kind's number, as they share one button (every held kind is a legal discard, one button each).
+
+    >>> discard_numbers(HandScene(concealed=(5, 1, 1, 33), drawn=2))
+    {1: 1, 5: 2, 33: 3, 2: 4}
+    >>> discard_numbers(HandScene(concealed=(5, 1, 1, 33), drawn=1))
+    {1: 1, 5: 2, 33: 3}
+    """
+    out: dict[int, int] = {}
+    for k in hand_slots(scene):
+        out.setdefault(k, len(out) + 1)
+    return out
 
 
 @dataclass(frozen=True)

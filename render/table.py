@@ -1,6 +1,7 @@
 """The public table: one band per seat (a line with the wind, name, 子 total, dealer and turn tags and the hidden tiles as
 backs with their count; alarms; melds; the river in order with the last discard marked), under a header with the
-title, the dice, the wall count and whose turn. Laid out for a phone: 480 px wide, the rivers over the full width.
+title, the dice, the wall count and whose turn. Laid out for a phone: 400 px wide (a phone shows it at its own size),
+the rivers over the full width.
 
 Nothing concealed is ever drawn face up: the scene has no concealed tiles, only their count.
 """
@@ -16,18 +17,21 @@ from .hand import PHONE_WIDTH, MeldBox, meld_layout, shown_px
 from .scene import SeatScene, TableScene
 from .tiles import BACK, tile_size, tile_sprite
 
-WIDTH = 480
-"""The table image's width: a phone shows it about 400 px wide, so river tiles (:data:`RIVER_W`) show 23 px wide."""
-MARGIN = 8
-PAD = 8  # inside a seat's band
-RIVER_W = 28  # tile width in rivers and melds
+WIDTH = 400
+"""The table image's width: what a phone shows, so it shows the image at its own size and river tiles
+(:data:`RIVER_W`) 24 px wide, and no pixel is uploaded that the phone would scale away (at 480 px wide, shown at
+83%, the image was a third larger for the same look)."""
+MARGIN = 6
+PAD = 6  # inside a seat's band
+RIVER_W = 24  # tile width in rivers and melds
 RIVER_PER_ROW = 15
-BACK_W = 18
+BACK_W = 15
 BACK_STEP = 4  # the fan of hidden tiles
-INFO_H = 34  # the seat's line: wind, name, 子, tags, hidden tiles
-ALARM_H = 28
-HEADER_H = 66
-BAND_GAP = 6
+INFO_H = 29  # the seat's line: wind, name, 子, tags, hidden tiles
+ALARM_H = 24
+HEADER_H = 56
+BAND_GAP = 5
+MELD_GAP = 8
 FELT_PLUS = (150, 240, 170)
 FELT_MINUS = (255, 160, 150)
 
@@ -91,7 +95,7 @@ def table_layout(scene: TableScene) -> TableLayout:
 
     >>> lay = table_layout(samples_table())
     >>> lay.width, round(lay.shown_river_tile(), 1)
-    (480, 23.3)
+    (400, 24)
     """
     rw = RIVER_W
     _, rth = tile_size(rw)
@@ -115,7 +119,7 @@ def table_layout(scene: TableScene) -> TableLayout:
         for m in seat.melds:
             placed, w = meld_layout(m, s, rw, 0)
             part = (m, tuple(placed), w)
-            if rows and sum(p[2] for p in rows[-1]) + 10 * len(rows[-1]) + w <= inner:
+            if rows and sum(p[2] for p in rows[-1]) + MELD_GAP * len(rows[-1]) + w <= inner:
                 rows[-1].append(part)
             else:
                 rows.append([part])
@@ -124,8 +128,8 @@ def table_layout(scene: TableScene) -> TableLayout:
             x = x0
             for m, placed, w in row:
                 melds.append(MeldBox(m, x, base, w, placed))
-                x += w + 10
-            yy = base + 6
+                x += w + MELD_GAP
+            yy = base + 5
         # the river (at least one row, so a band keeps its height from the first discard on)
         river = tuple(RiverTile(i, k, x0 + (i % RIVER_PER_ROW) * pitch_x, yy + 2 + (i // RIVER_PER_ROW) * pitch_y)
                       for i, k in enumerate(seat.river))
@@ -164,28 +168,28 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
     d = ImageDraw.Draw(img)
 
     # header: title and the dice and wall on the first line, whose turn on the second
-    d.rounded_rectangle((MARGIN, MARGIN, W - MARGIN, MARGIN + HEADER_H - BAND_GAP), radius=10, fill=th.panel)
-    cy = MARGIN + 19
-    rx = W - MARGIN - 12
+    d.rounded_rectangle((MARGIN, MARGIN, W - MARGIN, MARGIN + HEADER_H - BAND_GAP), radius=9, fill=th.panel)
+    cy = MARGIN + 16
+    rx = W - MARGIN - 10
     wall = txt("render.table.wall", lang, n=scene.wall)
-    rx -= draw_text(img, (rx, cy), wall, 19, th.text, anchor="rm") + 6
+    rx -= draw_text(img, (rx, cy), wall, 16, th.text, anchor="rm") + 5
     back = tile_sprite(BACK, BACK_W)
     paste(img, back, (rx - back.width, cy - back.height / 2))
-    rx -= back.width + 12
-    ds = 24
+    rx -= back.width + 10
+    ds = 20
     for v in reversed(scene.dice):
         rx -= ds
         dice_face(d, rx, cy - ds / 2, ds, v)
-        rx -= 6
-    x = MARGIN + 12
+        rx -= 5
+    x = MARGIN + 10
     if scene.title:
-        draw_text(img, (x, cy), given(scene.title, lang), 19, th.text, anchor="lm",
+        draw_text(img, (x, cy), given(scene.title, lang), 16, th.text, anchor="lm",
                   max_width=rx - x - 8)
     if scene.turn is not None:
         who = scene.seats[scene.turn].name
         tw = wind_name(_wind(scene, scene.turn), lang)
-        draw_text(img, (x, cy + 24), txt("render.table.turn", lang, wind=tw, who=who), 17, th.accent, anchor="lm",
-                  max_width=W - 2 * MARGIN - 24)
+        draw_text(img, (x, cy + 20), txt("render.table.turn", lang, wind=tw, who=who), 14, th.accent, anchor="lm",
+                  max_width=W - 2 * MARGIN - 20)
 
     rw = lay.river_w
     sw, sth = tile_size(rw)
@@ -193,7 +197,7 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
         s = band.seat
         seat = scene.seats[s]
         turn = scene.turn == s
-        d.rounded_rectangle((MARGIN, band.y, W - MARGIN, band.y + band.height), radius=12, fill=th.felt,
+        d.rounded_rectangle((MARGIN, band.y, W - MARGIN, band.y + band.height), radius=10, fill=th.felt,
                             outline=th.accent if turn else th.felt_line, width=3 if turn else 1)
         _draw_info(img, d, th, lang, scene, s, seat, MARGIN + PAD, band.info_y, W - 2 * MARGIN - 2 * PAD)
         if band.alarm_y is not None:
@@ -209,23 +213,23 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
                 veil = Image.new("RGB", (rw, sth - 4), th.felt)
                 img.paste(veil, (t.x, t.y), Image.new("L", veil.size, 150))
             if last is not None and last == (s, t.index):
-                d.rounded_rectangle((t.x - 3, t.y - 3, t.x + sw + 1, t.y + sth + 1), radius=5, outline=th.accent,
-                                    width=3)
+                d.rounded_rectangle((t.x - 2, t.y - 2, t.x + sw, t.y + sth), radius=4, outline=th.accent,
+                                    width=2)
     return img
 
 
 def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: SeatScene, x: int, y: int, w: int):
     """The seat's line: wind disc, name, 子 total, 庄 / 出牌 tags on the left; the hidden tiles on the right."""
     cy = y + INFO_H / 2 - 2
-    r = 14
+    r = 12
     dealer = scene.dealer == s
     d.ellipse((x, cy - r, x + 2 * r, cy + r), fill=th.accent if dealer else (236, 240, 238))
-    draw_text(img, (x + r, cy), wind_name(_wind(scene, s), lang), 17, (28, 32, 48), anchor="mm")
+    draw_text(img, (x + r, cy), wind_name(_wind(scene, s), lang), 14, (28, 32, 48), anchor="mm")
     # hidden tiles on the right: a fan of backs and the count
     n = seat.concealed_count
     count = f"×{n}"
     right = x + w
-    right -= draw_text(img, (right, cy), count, 18, (255, 255, 255), anchor="rm") + 4
+    right -= draw_text(img, (right, cy), count, 15, (255, 255, 255), anchor="rm") + 3
     back = tile_sprite(BACK, BACK_W)
     shown = min(n, 14)
     if shown:
@@ -234,7 +238,7 @@ def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: Se
             paste(img, back, (right - fan_w + i * BACK_STEP, cy - back.height / 2))
         right -= fan_w
     # tags, then the score, then the name in what is left
-    nx = x + 2 * r + 7
+    nx = x + 2 * r + 6
     tags = []
     if dealer:
         tags.append((txt("render.table.dealer", lang), (196, 30, 42), (255, 255, 255)))
@@ -245,26 +249,26 @@ def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: Se
     from . import fonts
 
     unit = txt("render.unit.zi", lang)
-    score_w = int(fonts.text_font(score, 20).getlength(score)) + 4 + int(fonts.text_font(unit, 15, False).getlength(
-        unit)) + 10
-    tags_w = sum(int(fonts.text_font(t, 15).getlength(t)) + 15 + 5 for t, _, _ in tags)
+    score_w = int(fonts.text_font(score, 17).getlength(score)) + 3 + int(fonts.text_font(unit, 13, False).getlength(
+        unit)) + 8
+    tags_w = sum(int(fonts.text_font(t, 13).getlength(t)) + 13 + 4 for t, _, _ in tags)
     name = seat.name + (" · AI" if seat.bot else "")
-    name_w = draw_text(img, (nx, cy), name, 18, (255, 255, 255), anchor="lm",
-                       max_width=max(40, right - nx - score_w - tags_w - 10))
-    tx = nx + name_w + 10
-    tx += draw_text(img, (tx, cy), score, 20, colour, anchor="lm") + 3
-    tx += draw_text(img, (tx, cy + 2), unit, 15, (210, 225, 215), anchor="lm", bold=False) + 8
+    name_w = draw_text(img, (nx, cy), name, 15, (255, 255, 255), anchor="lm",
+                       max_width=max(34, right - nx - score_w - tags_w - 8))
+    tx = nx + name_w + 8
+    tx += draw_text(img, (tx, cy), score, 17, colour, anchor="lm") + 3
+    tx += draw_text(img, (tx, cy + 2), unit, 13, (210, 225, 215), anchor="lm", bold=False) + 6
     for text, bg, fg in tags:
-        tx += _badge(img, d, tx, cy - 11, text, 15, bg, fg) + 5
+        tx += _badge(img, d, tx, cy - 9, text, 13, bg, fg) + 4
 
 
 def _alarm(img, d, x, y, text, w):
     from . import fonts
 
-    text, f = fonts.fit(text, 15, w - 12, min_size=12)
+    text, f = fonts.fit(text, 13, w - 10, min_size=11)
     tw = int(f.getlength(text))
-    d.rounded_rectangle((x, y, x + tw + 12, y + 22), radius=6, fill=(196, 30, 42))
-    draw_text(img, (x + 6, y + 11), text, f.size, (255, 255, 255), anchor="lm")
+    d.rounded_rectangle((x, y, x + tw + 10, y + 19), radius=5, fill=(196, 30, 42))
+    draw_text(img, (x + 5, y + 9.5), text, f.size, (255, 255, 255), anchor="lm")
 
 
 def render_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:

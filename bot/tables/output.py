@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import render
@@ -124,6 +125,8 @@ class Output:
         assert tb is not None
         text, marks = scenes.private_text(lt, seat, lang)
         scene = scenes.hand_scene(lt, tb.view(seat), marks)
+        if lt.stall != "error" and any(a.type == "discard" for a in tb.legal_actions(seat)):
+            scene = replace(scene, labels=True)  # numbered as its discard buttons (render.discard_numbers)
         png = await self._render("hand", scene, lang, False, lt, lt.seats[seat].user_id)  # type: ignore[union-attr]
         view = self.ui.hand_view(lt, seat, lang, marks) if self.ui and lt.stall != "error" else None
         return text, png, view

@@ -25,6 +25,7 @@ from render import (
     ScoreScene,
     SeatScene,
     TableScene,
+    discard_numbers,
     draw_hand,
     hand_slots,
     render_hand,
@@ -34,7 +35,7 @@ from render import (
     samples,
 )
 from render.card import CARD_W
-from render.hand import feeder_position, hand_layout
+from render.hand import TILE_W, feeder_position, hand_layout
 from render.match import HEIGHT as MATCH_H
 from render.match import WIDTH as MATCH_W
 from render.table import WIDTH as TABLE_W
@@ -64,6 +65,8 @@ CASES = {
     "hand-light-en": lambda: render_hand(samples.hand_scene(), "light", "en"),
     "table-dark-zh": lambda: render_table(samples.table_scene()),
     "table-light-en": lambda: render_table(samples.table_scene(), "light", "en"),
+    "hand-light-tw": lambda: render_hand(samples.hand_scene(), "light", "zh-TW"),
+    "table-dark-tw": lambda: render_table(samples.table_scene(), "dark", "zh-TW"),
     "score-dark-zh": lambda: render_score(fixed_score_scene()),
     "score-light-tw": lambda: render_score(fixed_score_scene(), "light", "zh-TW"),
     "score-dark-en": lambda: render_score(fixed_score_scene(), "dark", "en"),
@@ -78,12 +81,12 @@ def test_golden_image(name):
 
 
 def test_images_are_valid_pngs_of_the_expected_size():
-    assert open_png(render_table(samples.table_scene())).width == TABLE_W == 480
+    assert open_png(render_table(samples.table_scene())).width == TABLE_W == 400  # as a phone shows it
     assert open_png(render_match(samples.match_scene())).size == (MATCH_W, MATCH_H) == (480, 600)
     assert open_png(render_score(fixed_score_scene())).width == CARD_W == 480
     hand = open_png(render_hand(samples.hand_scene()))
     assert hand.size == (hand_layout(samples.hand_scene()).width, hand_layout(samples.hand_scene()).height)
-    assert 400 < hand.width <= 500 and 150 < hand.height < 400
+    assert 350 < hand.width <= 400 and 150 < hand.height < 400  # a phone shows it at its own size
 
 
 def test_hand_png_is_small():
@@ -97,7 +100,7 @@ def test_the_hand_keeps_its_width_and_wraps_after_eight_tiles():
     assert a.width == b.width == c.width  # tiles keep their size on a phone from turn to turn
     assert a.height == b.height < c.height  # a ninth tile starts a second row
     lay = hand_layout(HandScene(concealed=tuple(range(9))))
-    assert [s.x for s in lay.slots[:2]] == [lay.slots[0].x, lay.slots[0].x + 57]  # 56 px tile + 1 px gap
+    assert [s.x for s in lay.slots[:2]] == [lay.slots[0].x, lay.slots[0].x + TILE_W + 1]  # tile + 1 px gap
 
 
 def test_hand_accepts_an_engine_hand_and_sets_the_winning_tile_apart():
@@ -107,8 +110,8 @@ def test_hand_accepts_an_engine_hand_and_sets_the_winning_tile_apart():
     assert max_channel_diff(from_hand, from_scene).getbbox() is None
     apart = hand_layout(hand).slots
     together = hand_layout(HandScene(concealed=(*hand.concealed, 4))).slots
-    assert apart[-1].kind == 4 and apart[-1].x - apart[-2].x > 57 + 20  # the gap before the drawn tile
-    assert together[-1].x - together[-2].x == 57
+    assert apart[-1].kind == 4 and apart[-1].x - apart[-2].x > TILE_W + 1 + 16  # the gap before the drawn tile
+    assert together[-1].x - together[-2].x == TILE_W + 1
     assert hand_slots(hand) == [*hand.concealed, 4]
 
 
@@ -132,6 +135,34 @@ def test_labels_number_the_tiles_under_them():
     without = draw_hand(replace(scene, labels=False, melds=()))
     assert with_labels.height > without.height
     assert len(hand_slots(scene)) == len(scene.concealed) + 1
+    assert hand_layout(replace(scene, labels=False)).numbers == ()
+
+
+@pytest.mark.parametrize("hand", ["2345m66p3478s中中+5s", "1112345678999m+9m", "1112345678999m+1m", "1122m33p+4p",
+                                  "19m19p19s1234567z+7z"])
+def test_each_run_of_identical_tiles_has_its_discard_number_under_it(hand):
+    h = parse_hand(hand)
+    scene = HandScene(concealed=tuple(h.concealed), drawn=h.win_tile, labels=True)
+    lay = hand_layout(scene)
+    numbers = discard_numbers(scene)
+    # one number per kind, 1..n in the order the kinds first show up, the drawn tile numbered as its kind
+    assert sorted(numbers.values()) == list(range(1, len(set(hand_slots(scene))) + 1))
+    assert [numbers[k] for k in dict.fromkeys(hand_slots(scene))] == sorted(numbers.values())
+    # every tile is under exactly one number box, which shows its kind's number and sits under it, in its row
+    under = [i for nb in lay.numbers for i in nb.slots]
+    assert sorted(under) == list(range(len(lay.slots)))
+    for nb in lay.numbers:
+        tiles = [lay.slots[i] for i in nb.slots]
+        assert {s.kind for s in tiles} == {nb.kind} and nb.number == numbers[nb.kind]
+        assert tiles[0].x <= nb.x <= tiles[-1].x + lay.tile_w
+        assert all(s.base < nb.y < s.base + lay.label_size * 1.5 for s in tiles)
+        if scene.drawn is not None and len(lay.slots) - 1 in nb.slots:  # the drawn tile, apart, has its own number
+            assert nb.slots == (len(lay.slots) - 1,)
+    # the numbers are drawn: light text pixels where the first one is
+    img = draw_hand(scene)
+    nb = lay.numbers[0]
+    box = img.crop((int(nb.x) - 12, nb.y - 8, int(nb.x) + 12, nb.y + 8)).convert("L")
+    assert box.getextrema()[1] > 200
 
 
 @pytest.mark.parametrize(
@@ -163,9 +194,10 @@ def test_table_never_shows_hidden_tiles_face_up():
     nothing = replace(hidden, seats=tuple(replace(seat, concealed_count=0) for seat in hidden.seats))
     ivory = {k: _ivory_pixels(open_png(render_table(v))) for k, v in
              (("hidden", hidden), ("one", one_discard), ("nothing", nothing))}
-    # one face-up discard shows far more face than all 52 hidden tiles together (their backs show only an edge)
-    assert ivory["one"] - ivory["hidden"] > 500
-    assert ivory["hidden"] - ivory["nothing"] < (ivory["one"] - ivory["hidden"]) / 2
+    # one face-up discard shows a face (a 24 px river tile: about 400 ivory pixels); a hidden tile's back shows
+    # only an edge, under a twentieth of that
+    assert ivory["one"] - ivory["hidden"] > 300
+    assert (ivory["hidden"] - ivory["nothing"]) / 52 < (ivory["one"] - ivory["hidden"]) / 20
 
 
 def test_last_discard_is_marked():

@@ -91,6 +91,10 @@ def test_a_hand_tile_is_at_least_36_px_on_a_phone(name, scene, lang):
         assert m.x + m.width <= lay.width and all(m.base + p.y >= 0 for p in m.placed)
         assert m.base < lay.height and (not m.label or m.base + round(lay.feeder_size * 1.3) <= lay.height)
     assert len(lay.melds) == len(scene.melds)
+    # the discard numbers read at 14 px or more on the phone, inside the image, one under each run of tiles
+    assert shown_px(lay.label_size, lay.width) >= 14
+    assert all(0 < nb.x < lay.width and nb.y + lay.label_size / 2 <= lay.height for nb in lay.numbers)
+    assert sum(len(nb.slots) for nb in lay.numbers) == len(lay.slots)
 
 
 @pytest.mark.parametrize(("name", "scene"), worst_hands(), ids=[n for n, _ in worst_hands()])

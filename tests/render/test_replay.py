@@ -257,7 +257,7 @@ def test_the_review_card_lists_the_disagreements(lang, theme):
     r = hand("chizhou")
     rv = review_hand(r, 0)
     im = _png(rr.render_review(rv, r, theme, lang))
-    assert im.width == WIDTH
+    assert im.width == rr.REVIEW_W
     # one row per disagreement, one line for the agreements
     differ = rv.disagreements
     agree = len(rv.decisions) - differ
