@@ -47,6 +47,7 @@ from bot.store.errors import StoreError
 from cogs.errors import SafeModal, UserError, report
 from cogs.score import (
     EXAMPLES,
+    MODE_CHOICES,
     SITUATION_CHOICES,
     SITUATIONS,
     VARIANT_CHOICES,
@@ -166,24 +167,30 @@ _VARIANT_LETTER = {"wuhu": "w", "hefei": "h", "chizhou": "c"}
 _LETTER_VARIANT = {v: k for k, v in _VARIANT_LETTER.items()}
 
 
-def record_button_id(variant: str, hand: Hand, sit: Situation, situation: str | None) -> str | None:
-    """The custom id of a /score answer's "Record this hand" button: the variant, the winner's and the
-    discarder's seats, the situation, the dealer streak and the hand. None when it would not fit Discord's 100
-    characters (the answer then has no such button; /record still takes the hand).
+def record_button_id(variant: str, hand: Hand, sit: Situation, situation: str | None,
+                     mode: int | None = None) -> str | None:
+    """The custom id of a /score answer's "Record this hand" button: the variant (with the Wuhu mode the answer
+    was scored in, so that the record pays what the answer showed), the winner's and the discarder's seats, the
+    situation, the dealer streak and the hand. None when it would not fit Discord's 100 characters (the answer then
+    has no such button; /record still takes the hand).
 
     >>> record_button_id("hefei", parse_hand("1234678922m345s+5m"), Situation(winner=1, discarder=2), None)
     'mjrs:h:SW:-:1:1222346789m345s+5m'
+    >>> record_button_id("wuhu", parse_hand("23456799m345p67s+8s"), Situation(winner=1), None, 525)
+    'mjrs:w525:S-:-:1:23456799m345p67s+8s'
     """
     d = "ESWN"[sit.discarder] if sit.discarder is not None else "-"
     s = str(SITUATIONS.index(situation)) if situation in SITUATIONS else "-"
-    cid = f"mjrs:{_VARIANT_LETTER[variant]}:{'ESWN'[sit.winner]}{d}:{s}:{sit.dealer_streak}:{hand_notation(hand)}"
+    v = _VARIANT_LETTER[variant] + (str(mode) if mode is not None else "")
+    cid = f"mjrs:{v}:{'ESWN'[sit.winner]}{d}:{s}:{sit.dealer_streak}:{hand_notation(hand)}"
     return cid if len(cid) <= 100 else None
 
 
 class RecordHandButton(discord.ui.DynamicItem[discord.ui.Button],
-                       template=r"mjrs:(?P<v>[whc]):(?P<w>[ESWN])(?P<d>[ESWN-]):(?P<s>[0-4-]):(?P<k>\d{1,2}):(?P<h>\S+)"):
+                       template=r"mjrs:(?P<v>[whc])(?P<m>\d{3})?:(?P<w>[ESWN])(?P<d>[ESWN-]):(?P<s>[0-4-]):(?P<k>\d{1,2}):(?P<h>\S+)"):
     """"Record this hand" under a /score answer: opens the form that asks who sat where, then proposes the
-    scored hand exactly as ``/record`` does."""
+    scored hand exactly as ``/record`` does, in the Wuhu mode the answer used (ids without a mode, from before
+    the mode was carried: the server's)."""
 
     def __init__(self, custom_id: str, label: str = "") -> None:
         super().__init__(discord.ui.Button(label=label or "Record", style=discord.ButtonStyle.primary, emoji="📝",
@@ -191,6 +198,7 @@ class RecordHandButton(discord.ui.DynamicItem[discord.ui.Button],
         m = re.fullmatch(self.__discord_ui_compiled_template__, custom_id)
         assert m is not None
         self.variant = _LETTER_VARIANT[m["v"]]
+        self.mode = int(m["m"]) if m["m"] else None
         self.winner, self.discarder = "ESWN".index(m["w"]), None if m["d"] == "-" else "ESWN".index(m["d"])
         self.situation = None if m["s"] == "-" else SITUATIONS[int(m["s"])]
         self.streak, self.hand = int(m["k"]), m["h"]
@@ -237,7 +245,7 @@ class RecordModal(SafeModal):
         b = self.button
         await cog.propose(interaction, settings, lang, hand=b.hand, players=players,  # type: ignore[arg-type]
                           winner=players[b.winner], discarder=None if b.discarder is None else players[b.discarder],
-                          situation=b.situation, dealer_streak=b.streak, variant=b.variant)
+                          situation=b.situation, dealer_streak=b.streak, variant=b.variant, mode=b.mode)
 
 
 class Recorder(commands.Cog):
@@ -277,14 +285,16 @@ class Recorder(commands.Cog):
         south=locale_str("record.south.name"), west=locale_str("record.west.name"),
         north=locale_str("record.north.name"), winner=locale_str("record.winner.name"),
         discarder=locale_str("record.discarder.name"), situation=locale_str("record.situation.name"),
-        dealer_streak=locale_str("record.streak.name"), variant=locale_str("record.variant.name"))
+        dealer_streak=locale_str("record.streak.name"), variant=locale_str("record.variant.name"),
+        mode=locale_str("score.mode.name"))
     @app_commands.describe(
         hand=locale_str("record.hand.desc"), east=locale_str("record.east.desc"),
         south=locale_str("record.south.desc"), west=locale_str("record.west.desc"),
         north=locale_str("record.north.desc"), winner=locale_str("record.winner.desc"),
         discarder=locale_str("record.discarder.desc"), situation=locale_str("record.situation.desc"),
-        dealer_streak=locale_str("record.streak.desc"), variant=locale_str("record.variant.desc"))
-    @app_commands.choices(situation=SITUATION_CHOICES, variant=VARIANT_CHOICES)
+        dealer_streak=locale_str("record.streak.desc"), variant=locale_str("record.variant.desc"),
+        mode=locale_str("score.mode.desc"))
+    @app_commands.choices(situation=SITUATION_CHOICES, variant=VARIANT_CHOICES, mode=MODE_CHOICES)
     async def record(
         self,
         interaction: discord.Interaction,
@@ -298,22 +308,27 @@ class Recorder(commands.Cog):
         situation: str | None = None,
         dealer_streak: app_commands.Range[int, DEALER_STREAK.low, DEALER_STREAK.high] | None = None,
         variant: str | None = None,
+        mode: int | None = None,
     ) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language)
         check_options(lang, hand=hand, variant=variant, win=None, winner=None, discarder=None, situation=situation,
-                      mode=None, dealer_streak=dealer_streak)
+                      mode=mode, dealer_streak=dealer_streak)
         await self.propose(interaction, settings, lang, hand=hand, players=[east, south, west, north], winner=winner,
                            discarder=discarder, situation=situation, dealer_streak=dealer_streak,
-                           variant=variant or settings.default_variant)
+                           variant=variant or settings.default_variant, mode=mode)
 
     async def propose(self, interaction: discord.Interaction, settings: Any, lang: str, *, hand: str,
                       players: list[discord.Member | discord.User], winner: discord.abc.User | None,
                       discarder: discord.abc.User | None, situation: str | None, dealer_streak: int | None,
-                      variant: str) -> None:
+                      variant: str, mode: int | None = None) -> None:
         """Check the players, score the hand, store the record and post its card: what ``/record`` and the
-        "Record this hand" form of a ``/score`` answer both do. Every refusal comes before anything is written."""
+        "Record this hand" form of a ``/score`` answer both do. Every refusal comes before anything is written.
+        ``mode``: the Wuhu mode to score in (None: the server's), as /score's option."""
         key = variant
+        # the values a "Record this hand" button carries are checked as /record's options are (an id can be forged)
+        check_options(lang, hand=hand, variant=key, win=None, winner=None, discarder=None, situation=situation,
+                      mode=mode, dealer_streak=dealer_streak)
         for p in players:
             if p.bot:
                 raise UserError("record.bot_player", user=p.id)
@@ -336,6 +351,8 @@ class Recorder(commands.Cog):
         d = "ESWN"[ids.index(discarder.id)] if discarder is not None else None
         v = get_variant(key)
         rules = variant_rules(settings, v)
+        if mode is not None and "mode" in rules:
+            rules["mode"] = mode
         win = None if d is None and situation == "earthly" else ("discard" if d else "self")
         try:
             sit = build_situation(win=win, winner=w, discarder=d, situation=situation, dealer_streak=dealer_streak)

@@ -581,3 +581,31 @@ async def test_the_buttons_work_after_a_restart(h: Harness):
         assert len(in_person_ledger(h)) == 4
     finally:
         await h.close()
+
+
+# ------------------------------------------------------------------------------------------------ review fixes
+
+
+async def test_record_this_hand_keeps_the_wuhu_mode_of_the_score_answer(h: Harness):
+    """/score mode:525 on a 315 server shows 525's amounts: the record made from its button pays those, not 315's
+    (it recorded E -9 S +21 W -6 N -6, the 315 amounts, under an answer that said +48)."""
+    cog(h).scene_log = []
+    r = await h.slash("score", user=B, hand=WUHU, variant="wuhu", winner="S", mode=525)
+    assert "East -20 · South +48 (winner) · West -14 · North -14" in r.reply.content
+    opened = await h.click(r.reply, label="Record this hand", user=B)
+    await h.submit_modal(opened, {"mjrs-seat-E": [A], "mjrs-seat-S": [B], "mjrs-seat-W": [C], "mjrs-seat-N": [D]})
+    rec = await last(h)
+    assert [s.amount for s in rec.seats] == [-20, 48, -14, -14] and rec.rules["mode"] == 525
+    assert cog(h).scene_log[-1].payments == (-20, 48, -14, -14)
+    assert f"South: <@{B}> +48 子" in card(h, rec).content and "mode 525" in card(h, rec).content
+    await press(h, rec, "Confirm", A, permissions=ADMIN_PERMISSIONS)
+    assert [r[2] for r in in_person_ledger(h)] == [-20, 48, -14, -14]
+    # /record takes the mode too, as /score does; a forged mode is refused and stores nothing
+    await record(h, hand=WUHU, winner=B, discarder=None, variant="wuhu", mode=525)
+    assert [s.amount for s in (await last(h)).seats] == [-20, 48, -14, -14]
+    before = dump(h)
+    out = await h.send(*forged(h, r.reply.payload(), "mjrs:w999:S-:-:1:23456799m345p67s+8s", B))
+    assert out.modal is not None
+    bad = await h.submit_modal(out, {"mjrs-seat-E": [A], "mjrs-seat-S": [B], "mjrs-seat-W": [C],
+                                     "mjrs-seat-N": [D]})
+    assert "999" in bad.reply.content and bad.reply.ephemeral and dump(h) == before
