@@ -436,12 +436,16 @@ class Recorder(commands.Cog):
         try:
             await interaction.response.edit_message(content=text, view=card_view(rec, rec.lang),
                                                     allowed_mentions=_pings(rec))
-        except discord.HTTPException as e:
+        except discord.HTTPException as e:  # the card stays marked stale (the press's transaction marked it)
             log.warning("record %s: card edit failed (%s); the next tick redraws it", rec.record_id, e)
-            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=True)
             if not interaction.response.is_done():
                 await interaction.response.send_message(t(f"record.saved_{outcome}", lang, id=rec.record_id),
                                                         ephemeral=True)
+            return
+        try:
+            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=rec)
+        except (sqlite3.Error, StoreError) as e:  # the card is right; the next tick only draws it once more
+            log.warning("record %s: could not note its card as drawn (%s)", rec.record_id, e)
 
     # ---- the scheduler
 
@@ -453,15 +457,17 @@ class Recorder(commands.Cog):
             _, result, sit = score_record(rec)
             message = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id).get_partial_message(
                 rec.message_id)  # type: ignore[arg-type]
+            shown: rstore.Record | None = rec
             try:
                 await message.edit(content=card_text(rec, result, sit, rec.lang, now=now),
                                    view=card_view(rec, rec.lang), allowed_mentions=_pings(rec))
             except (discord.NotFound, discord.Forbidden):
                 log.warning("record %s: its card is gone or out of reach", rec.record_id)
+                shown = None  # nothing to redraw, whatever the record's state
             except (TimeoutError, discord.HTTPException, OSError) as e:
                 log.warning("record %s: card edit failed (%s); retried next tick", rec.record_id, e)
                 continue
-            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False)
+            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=shown)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -278,6 +278,7 @@ async def confirm(store: Store, guild_id: int, record_id: int, user_id: int, *, 
             how = "self" if player == user_id else "for"
             await _audit(conn, guild_id, user_id, "record_confirm", None, f"#{record_id} seat {seat} <@{player}> "
                                                                             f"({how})", ms)
+        await conn.execute("UPDATE records SET card_stale = 1 WHERE id = ?", (record_id,))  # see mark_card
         rec = await _load(conn, guild_id, record_id)
         if rec.waiting:
             return Outcome("confirmed", rec, tuple(seats))
@@ -338,8 +339,8 @@ async def reject(store: Store, guild_id: int, record_id: int, user_id: int, *, m
             return Outcome("closed", rec)
         if not (manager or rec.involves(user_id)):
             return Outcome("not_involved", rec)
-        await conn.execute("UPDATE records SET status = 'rejected', decided_at = ?, decided_by = ? WHERE id = ? "
-                           "AND status = 'pending'", (ms, user_id, record_id))
+        await conn.execute("UPDATE records SET status = 'rejected', decided_at = ?, decided_by = ?, card_stale = 1 "
+                           "WHERE id = ? AND status = 'pending'", (ms, user_id, record_id))
         await _audit(conn, guild_id, user_id, "record_reject", None, f"#{record_id} rejected", ms)
         return Outcome("rejected", await _load(conn, guild_id, record_id))
 
@@ -365,12 +366,27 @@ async def expire_due(store: Store, at: datetime | None = None) -> list[Record]:
 
 
 
+def card_state(rec: Record) -> tuple[str, tuple[bool, ...]]:
+    """What a record's card shows that a press or the expiry changes: its status and who has confirmed."""
+    return rec.status, tuple(s.confirmed for s in rec.seats)
+
+
 @_completes
-async def mark_card(store: Store, guild_id: int, record_id: int, *, stale: bool) -> None:
-    """Remember whether a record's card shows an older state (``stale``: the scheduler redraws it)."""
+async def mark_card(store: Store, guild_id: int, record_id: int, *, stale: bool, shown: Record | None = None,
+                    message_id: int | None = None) -> None:
+    """Remember whether a record's card shows an older state (``stale``: the scheduler redraws it).
+
+    Every change of a record marks its card stale in the change's own transaction (a press, the expiry), so a bot
+    killed before the card is edited redraws it after the restart. ``stale=False`` with ``shown`` (the record as
+    the card was just drawn) clears the mark only if the record is still in that state: an edit that Discord
+    applied after a newer one (two presses at once, a press racing the scheduler) leaves the card to the next
+    tick. ``message_id``: the card's message, remembered if the record has none yet (its id could not be stored
+    when it was posted)."""
     async with store._tx(durable=False) as conn:
-        await conn.execute("UPDATE records SET card_stale = ? WHERE id = ? AND guild_id = ?",
-                           (int(stale), record_id, guild_id))
+        if not stale and shown is not None:
+            stale = card_state(await _load(conn, guild_id, record_id)) != card_state(shown)
+        await conn.execute("UPDATE records SET card_stale = ?, message_id = COALESCE(message_id, ?) "
+                           "WHERE id = ? AND guild_id = ?", (int(stale), message_id, record_id, guild_id))
 
 
 async def stale_cards(store: Store) -> list[Record]:

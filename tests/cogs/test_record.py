@@ -609,3 +609,35 @@ async def test_record_this_hand_keeps_the_wuhu_mode_of_the_score_answer(h: Harne
     bad = await h.submit_modal(out, {"mjrs-seat-E": [A], "mjrs-seat-S": [B], "mjrs-seat-W": [C],
                                      "mjrs-seat-N": [D]})
     assert "999" in bad.reply.content and bad.reply.ephemeral and dump(h) == before
+
+
+async def test_a_bot_killed_between_the_last_confirmation_and_the_card_edit(h: Harness):
+    """The settlement is committed, then the process dies before Discord gets the card's edit: after the restart
+    the scheduler redraws the card (it kept its buttons and 'Waiting for 1 confirmation' forever)."""
+    import asyncio
+
+    await record(h)
+    rec = await last(h)
+
+    def killed(req) -> None:  # the process ends here: nothing after this line of the press runs
+        if req.path.endswith("/callback"):
+            raise asyncio.CancelledError
+
+    h.fake.on_request.append(killed)
+    data, _ = h.click_payload(card(h, rec), label="Confirm", user=C)
+    h.bot._connection.parse_interaction_create(data)
+    await h.settle()
+    h.fake.on_request.remove(killed)
+    assert (await get(h, rec.record_id)).status == "confirmed" and len(in_person_ledger(h)) == 4
+    assert card(h, rec).buttons() != []  # the card still asks for the confirmation
+    h = await h.restart()
+    try:
+        await cog(h).tick()
+        assert card(h, rec).buttons() == [] and "Confirmed: in the ledger" in card(h, rec).content
+        assert sql(h, "SELECT card_stale FROM records WHERE id = ?", (rec.record_id,)) == [(0,)]
+        edits = len(h.fake.requests_to(rf"/messages/{rec.message_id}$", "PATCH"))
+        await cog(h).tick()  # drawn once: the next tick leaves it alone
+        assert len(h.fake.requests_to(rf"/messages/{rec.message_id}$", "PATCH")) == edits
+    finally:
+        await h.close()
+
