@@ -393,7 +393,10 @@ class Recorder(commands.Cog):
             await rstore.reject(self.store, rec.guild_id, rec.record_id, rstore.SYSTEM_USER, manager=True,
                                 at=self.clock())
             raise UserError("record.post_failed") from None
-        await rstore.set_message(self.store, rec.guild_id, rec.record_id, msg.id)
+        try:
+            await rstore.set_message(self.store, rec.guild_id, rec.record_id, msg.id)
+        except (sqlite3.Error, StoreError) as e:  # the record and its card work: the first press stores the id
+            log.warning("record %s: its card's id could not be stored (%s)", rec.record_id, e)
 
     # ---- the buttons
 
@@ -442,8 +445,10 @@ class Recorder(commands.Cog):
                 await interaction.response.send_message(t(f"record.saved_{outcome}", lang, id=rec.record_id),
                                                         ephemeral=True)
             return
+        message_id = interaction.message.id if interaction.message is not None else None
         try:
-            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=rec)
+            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=rec,
+                                   message_id=message_id)
         except (sqlite3.Error, StoreError) as e:  # the card is right; the next tick only draws it once more
             log.warning("record %s: could not note its card as drawn (%s)", rec.record_id, e)
 

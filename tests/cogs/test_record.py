@@ -641,3 +641,18 @@ async def test_a_bot_killed_between_the_last_confirmation_and_the_card_edit(h: H
     finally:
         await h.close()
 
+
+async def test_a_card_whose_id_could_not_be_stored(h: Harness):
+    """The card is posted but the database fails to note its message id: the proposer is not told that nothing
+    changed (the record is live and its card works), and the first press remembers the card, so the expiry can
+    redraw it."""
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("UPDATE records SET message_id")
+    r = await record(h)
+    rec = await last(h)
+    assert rec.message_id is None and rec.status == "pending"
+    assert [m.ephemeral for m in r.messages] == [False], [m.content for m in r.messages]
+    assert "Waiting for 1 confirmation" in r.reply.content
+    await h.click(r.reply, label="Reject", user=A)  # the card's id is remembered by the first press
+    rec = await get(h, rec.record_id)
+    assert rec.message_id == r.reply.id and rec.status == "rejected" and r.reply.buttons() == []
