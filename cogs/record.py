@@ -65,6 +65,8 @@ from engine.variants import ScoreResult, Situation, get_variant
 log = logging.getLogger(__name__)
 
 TICK_SECONDS = 60
+#: The largest id the database stores (SQLite's INTEGER): a custom id naming a larger record names none.
+SQL_INT_MAX = 2**63 - 1
 SEAT_OPTIONS = ("east", "south", "west", "north")
 #: Room kept in the card's 2,000 characters for the lines above the breakdown (title, four players, status).
 _HEAD_ROOM = 700
@@ -405,6 +407,8 @@ class Recorder(commands.Cog):
         lang = lang_for(interaction, settings.language)
         if interaction.guild_id is None or interaction.guild_id != item.guild:
             raise UserError("record.other_server")
+        if not 0 < item.record <= SQL_INT_MAX:  # a forged id past what the database holds names no record
+            raise UserError("record.unknown")
         manager = bool(interaction.permissions.manage_guild)
         user = interaction.user.id
         try:

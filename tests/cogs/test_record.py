@@ -656,3 +656,16 @@ async def test_a_card_whose_id_could_not_be_stored(h: Harness):
     await h.click(r.reply, label="Reject", user=A)  # the card's id is remembered by the first press
     rec = await get(h, rec.record_id)
     assert rec.message_id == r.reply.id and rec.status == "rejected" and r.reply.buttons() == []
+
+
+@pytest.mark.parametrize("rid", [2**63, 2**70, 10**40, 0])
+async def test_a_forged_record_id_past_the_database(h: Harness, rid: int):
+    """A custom id naming a record id larger than SQLite's integers answered 'Something went wrong' (an
+    OverflowError in the driver): it is a record that does not exist."""
+    await record(h)
+    ours = await last(h)
+    before = dump(h)
+    out = await h.send(*forged(h, card(h, ours).payload(), f"mjrec:{GUILD_ID}:{rid}:ok", C,
+                               permissions=ADMIN_PERMISSIONS))
+    assert "no such record on this server" in out.reply.content and out.reply.ephemeral
+    assert dump(h) == before
