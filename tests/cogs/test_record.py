@@ -669,3 +669,71 @@ async def test_a_forged_record_id_past_the_database(h: Harness, rid: int):
                                permissions=ADMIN_PERMISSIONS))
     assert "no such record on this server" in out.reply.content and out.reply.ephemeral
     assert dump(h) == before
+
+
+# Hands whose payments were worked out by hand from DECISIONS.md (seats E S W N = A B C D, E the dealer):
+#   H4 base of HEFEI = 胡 5 + 门清 10 + 支 3 (11 万) + 缺门 1 + 卡 1 = 20; 庄分 1 x 庄数 on ron, 2 x 庄数 on self-draw
+#   W8 清一色 (1 交): 315 pays 30 a payer (+10 self-drawn), 525 pays 50; W10 every win is paid by all three
+#   W12 3对报警: E fed all three pungs of one suit, so E pays for all (90), whoever discarded
+#   W10 点炮包三家 (house rule on): the discarder pays the three shares 4 + 3 + 3 of WUHU
+#   C9 承包: S holds 3 口 of 万 from E and wins with 蜡子 (f = 3): W deals in: W 3 and E 3 more; self-draw: E 3f;
+#      E deals in: E 3f
+FLUSH = "1112223334569m+9m"
+BAO3 = "4569m[111m:E][222m:E][333m:E]+9m"
+CONTRACT = "4599m[1111m:E][2222m:E][3333m:E]+6m"
+BY_HAND = [
+    # variant, hand, winner, discarder, extra options, payments E S W N, 交 part E S W N (Wuhu)
+    ("hefei", HEFEI, A, None, {"dealer_streak": 2}, [72, -24, -24, -24], None),
+    ("hefei", HEFEI, B, None, {"dealer_streak": 3}, [-26, 66, -20, -20], None),
+    ("hefei", HEFEI, A, C, {"dealer_streak": 2}, [22, 0, -22, 0], None),
+    ("hefei", HEFEI, B, A, {"dealer_streak": 2}, [-22, 22, 0, 0], None),
+    ("wuhu", FLUSH, B, None, {}, [-40, 120, -40, -40], [-40, 120, -40, -40]),
+    ("wuhu", FLUSH, A, D, {"mode": 525}, [150, -50, -50, -50], [150, -50, -50, -50]),
+    ("wuhu", BAO3, B, D, {}, [-90, 90, 0, 0], [-90, 90, 0, 0]),
+    ("wuhu", WUHU, B, D, {"bao": True}, [0, 10, 0, -10], [0, 0, 0, 0]),
+    ("wuhu", WUHU, B, None, {"mode": 525}, [-20, 48, -14, -14], [0, 0, 0, 0]),
+    ("chizhou", CONTRACT, B, C, {}, [-3, 6, -3, 0], None),
+    ("chizhou", CONTRACT, B, None, {}, [-9, 15, -3, -3], None),
+    ("chizhou", CONTRACT, B, A, {}, [-9, 9, 0, 0], None),
+]
+
+
+@pytest.mark.parametrize("variant, hand, winner, discarder, extra, pays, jiao", BY_HAND)
+async def test_amounts_worked_out_by_hand(h: Harness, variant: str, hand: str, winner: int, discarder: int | None,
+                                          extra: dict, pays: list[int], jiao: list[int] | None):
+    """The card (its text and the scene its image is drawn from), /score for the same input, the ledger rows and the
+    in-person leaderboard all carry the amounts worked out by hand; the ledger is zero-sum."""
+    extra = dict(extra)
+    if extra.pop("bao", False):
+        await h.bot.store.set_house_rules(GUILD_ID, A, "wuhu", {"dianpao_bao_san": True})
+    cog(h).scene_log = []
+    seat = {A: "E", B: "S", C: "W", D: "N"}
+    await record(h, hand=hand, variant=variant, winner=winner, discarder=discarder, **extra)
+    rec = await last(h)
+    assert [s.amount for s in rec.seats] == pays and sum(pays) == 0
+    assert cog(h).scene_log[-1].payments == tuple(pays)
+    text = card(h, rec).content
+    for p, amount in zip((A, B, C, D), pays, strict=True):
+        assert f"<@{p}> {f'{amount:+d}' if amount else '0'} 子" in text
+    payments_line = " · ".join(f"{w} {'+' if a > 0 else ''}{a}{' (winner)' if p == winner else ''}"
+                               for w, a, p in zip(("East", "South", "West", "North"), pays, (A, B, C, D),
+                                                  strict=True))
+    assert payments_line in text
+    scored = await h.slash("score", hand=hand, variant=variant, winner=seat[winner],
+                           discarder=seat[discarder] if discarder else None, win=None if discarder else "self",
+                           **extra)
+    assert payments_line in scored.reply.content
+    # every payer confirms their own; then the ledger and the board
+    for p, amount in zip((A, B, C, D), pays, strict=True):
+        if amount < 0:
+            await press(h, rec, "Confirm", p)
+    assert (await get(h, rec.record_id)).status == "confirmed"
+    rows = in_person_ledger(h)
+    assert [r[2] for r in rows] == pays and sum(r[2] for r in rows) == 0
+    assert [r[4] for r in rows] == (jiao or [0, 0, 0, 0])
+    assert [r[3] for r in rows] == ([a - j for a, j in zip(pays, jiao, strict=True)] if jiao else [0, 0, 0, 0])
+    assert [bool(r[5]) for r in rows] == [p == winner for p in (A, B, C, D)]
+    assert [bool(r[7]) for r in rows] == [p == discarder for p in (A, B, C, D)]
+    board = board_of((await h.slash("leaderboard", variant=variant, source="in_person")).reply.content)
+    assert {name: v[0] for name, v in board.items()} == {NAMES[p]: a for p, a in zip((A, B, C, D), pays,
+                                                                                    strict=True)}
