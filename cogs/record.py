@@ -106,7 +106,8 @@ def card_text(rec: rstore.Record, result: ScoreResult, sit: Situation, lang: str
     """The public card: a title, each player with their seat, amount and confirmation, the state, then the
     breakdown as /score writes it (cut to fit Discord's limit, payments kept)."""
     how = (t("record.how_self", lang) if sit.discarder is None
-           else t("record.how_discard", lang, user=rec.seats[sit.discarder].player_id))
+           else t("record.how_rob_kong" if sit.rob_kong else "record.how_discard", lang,
+                  user=rec.seats[sit.discarder].player_id))
     lines = [t("record.title", lang, id=rec.record_id, variant=variant_name(rec.variant, lang),
                winner=rec.seats[sit.winner].player_id, how=how)]
     payers = rec.payer_seats

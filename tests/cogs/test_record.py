@@ -737,3 +737,13 @@ async def test_amounts_worked_out_by_hand(h: Harness, variant: str, hand: str, w
     board = board_of((await h.slash("leaderboard", variant=variant, source="in_person")).reply.content)
     assert {name: v[0] for name, v in board.items()} == {NAMES[p]: a for p, a in zip((A, B, C, D), pays,
                                                                                     strict=True)}
+
+
+@pytest.mark.parametrize("locale, how", [("en-US", f"by robbing <@{C}>'s kong"), ("zh-CN", f"抢 <@{C}> 的杠"),
+                                         ("zh-TW", f"搶 <@{C}> 的槓")])
+async def test_a_robbed_kong_is_not_called_a_discard(h: Harness, locale: str, how: str):
+    """Hefei 抢杠: the robbed player pays the three shares (H6); the card said '<@W>'s discard' (点炮)."""
+    r = await record(h, situation="rob_kong", locale=locale)
+    rec = await last(h)
+    assert [s.amount for s in rec.seats] == [0, 62, -62, 0]
+    assert how in r.reply.content.splitlines()[0]
