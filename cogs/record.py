@@ -372,10 +372,15 @@ class Recorder(commands.Cog):
         sit_json = {"winner": sit.winner, "discarder": sit.discarder, "dealer_streak": sit.dealer_streak,
                     **{k: getattr(sit, k) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}}
         await interaction.response.defer(thinking=True)
-        rec = await rstore.propose(
-            self.store, guild_id=interaction.guild_id, channel_id=interaction.channel_id, proposer_id=interaction.user.id,
-            hand_text="".join(hand.split()), variant=key, rules=rules, situation=sit_json,
-            hand_value=int(result.payments[sit.winner]), lang=lang, seats=seats, at=self.clock())
+        try:
+            rec = await rstore.propose(
+                self.store, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+                proposer_id=interaction.user.id, hand_text="".join(hand.split()), variant=key, rules=rules,
+                situation=sit_json, hand_value=int(result.payments[sit.winner]), lang=lang, seats=seats,
+                at=self.clock())
+        except sqlite3.Error:  # one transaction: nothing of the record was kept
+            log.exception("record: the database failed to store a proposal")
+            raise UserError("record.db_failed_propose") from None
         names = tuple(p.display_name for p in players)
         files = []
         try:

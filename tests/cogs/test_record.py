@@ -747,3 +747,19 @@ async def test_a_robbed_kong_is_not_called_a_discard(h: Harness, locale: str, ho
     rec = await last(h)
     assert [s.amount for s in rec.seats] == [0, 62, -62, 0]
     assert how in r.reply.content.splitlines()[0]
+
+
+@pytest.mark.parametrize("statement", ["INSERT INTO records", "INSERT INTO record_seats", "INSERT INTO settings_audit"])
+@pytest.mark.parametrize("locale, text", [("en-US", "The database could not save the record just now"),
+                                          ("zh-CN", "数据库暂时无法保存这次记账"), ("zh-TW", "資料庫暫時無法保存這次記帳")])
+async def test_a_failing_database_when_proposing(h: Harness, statement: str, locale: str, text: str):
+    """The proposal's transaction fails anywhere: the player is told nothing was recorded (it said 'Something went
+    wrong on our side'), nothing is kept, and the same /record works a moment later."""
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail(statement)
+    before = dump(h)
+    r = await record(h, locale=locale)
+    assert flaky.hits == 1 and [m.content for m in r.messages] == [r.reply.content]
+    assert text in r.reply.content and dump(h) == before
+    r = await record(h, locale=locale)
+    assert (await last(h)).message_id == r.reply.id
