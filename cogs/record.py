@@ -166,6 +166,11 @@ def hand_notation(hand: Hand) -> str:
     return format_tiles(hand.concealed) + "".join(m.notation() for m in hand.melds) + "+" + tile_name(hand.win_tile)
 
 
+#: Engine refusals about who discarded, said in the words of /record's options (the engine's own text names the
+#: command line's ``--from``).
+_OPTION_ERRORS = {"rob_kong_needs_from": "record.rob_kong_needs_discarder",
+                  "earthly_from_dealer": "record.earthly_from_dealer"}
+
 _VARIANT_LETTER = {"wuhu": "w", "hefei": "h", "chizhou": "c"}
 _LETTER_VARIANT = {v: k for k, v in _VARIANT_LETTER.items()}
 
@@ -362,6 +367,8 @@ class Recorder(commands.Cog):
             parsed = parse_hand(hand)
             result = v.score(parsed, sit, rules)
         except EngineError as e:
+            if e.code in _OPTION_ERRORS:  # the engine names the CLI's --from: say it with /record's options
+                raise UserError(_OPTION_ERRORS[e.code]) from None
             raise UserError("record.bad_hand", error=e.message(lang), example=EXAMPLES[key]) from None
         seats = []
         for i, p in enumerate(players):

@@ -763,3 +763,19 @@ async def test_a_failing_database_when_proposing(h: Harness, statement: str, loc
     assert text in r.reply.content and dump(h) == before
     r = await record(h, locale=locale)
     assert (await last(h)).message_id == r.reply.id
+
+
+@pytest.mark.parametrize("locale, rob, earthly", [
+    ("en-US", "name the player whose kong was robbed as the discarder", "the discarder is East (the dealer)"),
+    ("zh-CN", "请把被抢杠的人填为点炮者", "点炮者是东家（庄家）"),
+    ("zh-TW", "請把被搶槓的人填為放槍者", "放槍者是東家（莊家）"),
+])
+async def test_who_discarded_is_asked_in_the_words_of_the_options(h: Harness, locale: str, rob: str, earthly: str):
+    """抢杠 with no discarder, 地胡 on a seat other than the dealer's: the refusal named the command line's
+    '--from', which /record does not have."""
+    before = dump(h)
+    r = await record(h, discarder=None, situation="rob_kong", locale=locale)
+    assert rob in r.reply.content and "--from" not in r.reply.content and r.reply.ephemeral
+    r = await record(h, variant="wuhu", hand=WUHU, discarder=C, situation="earthly", locale=locale)
+    assert earthly in r.reply.content and "--from" not in r.reply.content and r.reply.ephemeral
+    assert dump(h) == before
