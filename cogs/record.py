@@ -378,6 +378,10 @@ class Recorder(commands.Cog):
                                              jiao))
         sit_json = {"winner": sit.winner, "discarder": sit.discarder, "dealer_streak": sit.dealer_streak,
                     **{k: getattr(sit, k) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}}
+        dup = await rstore.pending_duplicate(self.store, guild_id=interaction.guild_id, variant=key, hand_text=hand,
+                                             situation=sit_json, players=ids, at=self.clock())
+        if dup is not None:  # told privately; two proposals at once are told apart again under the store's lock
+            raise UserError("record.duplicate", id=dup)
         await interaction.response.defer(thinking=True)
         try:
             rec = await rstore.propose(
@@ -388,6 +392,10 @@ class Recorder(commands.Cog):
         except sqlite3.Error:  # one transaction: nothing of the record was kept
             log.exception("record: the database failed to store a proposal")
             raise UserError("record.db_failed_propose") from None
+        except StoreError as e:
+            if e.code == "record_duplicate":
+                raise UserError("record.duplicate", id=e.params["record_id"]) from None
+            raise
         names = tuple(p.display_name for p in players)
         files = []
         try:

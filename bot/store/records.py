@@ -30,6 +30,9 @@ from typing import Any
 
 import aiosqlite
 
+from engine.errors import EngineError
+from engine.tiles import format_tiles, parse_hand, tile_name
+
 from .errors import StoreError
 from .group import _audit
 from .models import LedgerRow, from_ms, to_ms
@@ -188,12 +191,55 @@ async def set_record_expiry_hours(store: Store, guild_id: int, user_id: int, hou
 # proposing
 
 
+def hand_key(text: str) -> str:
+    """The hand in one notation however it was typed (Chinese numerals, spaces, tile order), to tell whether two
+    records are of the same hand.
+
+    >>> hand_key("二二二万 555m 888m 9m [777z:W] +9m") == hand_key("9m888m555m222m[777z:W]+9m")
+    True
+    """
+    try:
+        hand = parse_hand(text)
+    except EngineError:
+        return "".join(text.split())
+    assert hand.win_tile is not None
+    return format_tiles(hand.concealed) + "".join(m.notation() for m in hand.melds) + "+" + tile_name(hand.win_tile)
+
+
+async def _pending_duplicate(conn: aiosqlite.Connection, guild_id: int, variant: str, hand_text: str,
+                             situation: dict[str, Any], players: Sequence[int], ms: int) -> int | None:
+    """A record of this server still waiting for confirmations of the same hand: the same variant, players in the
+    same seats, hand, winner, discarder and situation (two players recording the hand they just played, a form
+    sent twice). Its id, or None."""
+    rows = await conn.execute_fetchall(
+        "SELECT id, hand_text, situation FROM records WHERE guild_id = ? AND status = 'pending' AND expires_at > ? "
+        "AND variant = ? ORDER BY id", (guild_id, ms, variant))
+    key = hand_key(hand_text)
+    for rid, text, sit in rows:
+        if json.loads(sit) != json.loads(_dumps(situation)) or hand_key(text) != key:
+            continue
+        seated = await conn.execute_fetchall("SELECT player_id FROM record_seats WHERE record_id = ? ORDER BY seat",
+                                             (rid,))
+        if [p for (p,) in seated] == list(players):
+            return int(rid)
+    return None
+
+
+async def pending_duplicate(store: Store, *, guild_id: int, variant: str, hand_text: str, situation: dict[str, Any],
+                            players: Sequence[int], at: datetime | None = None) -> int | None:
+    """The id of a record of this server still waiting for confirmations of the same hand (see :func:`propose`)."""
+    async with store._tx(write=False) as conn:
+        return await _pending_duplicate(conn, guild_id, variant, hand_text, situation, players, to_ms(at))
+
+
 @_completes
 async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: int, hand_text: str, variant: str,
                   rules: dict[str, Any], situation: dict[str, Any], hand_value: int, lang: str,
                   seats: Sequence[SeatProposal], at: datetime | None = None) -> Record:
-    """Store a pending record (audited); every paying seat still has to confirm, the proposer's too. Refused (nothing written): not four seats, a player twice, amounts not zero-sum, in
-    Wuhu an amount that is not its stack + 交 amounts."""
+    """Store a pending record (audited); every paying seat still has to confirm, the proposer's too. Refused (nothing
+    written): not four seats, a player twice, amounts not zero-sum, in Wuhu an amount that is not its stack + 交
+    amounts, and the same hand of the same players still waiting as another record
+    (``StoreError('record_duplicate', record_id=...)``: two proposals at once are told apart under the lock)."""
     if len(seats) != 4:
         raise StoreError("bad_seats", detail=f"{len(seats)} seats")
     if len({s.player_id for s in seats}) != 4:
@@ -208,6 +254,9 @@ async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: 
     hours = await record_expiry_hours(store, guild_id)
     expires = ms + int(timedelta(hours=hours).total_seconds() * 1000)
     async with store._tx() as conn:
+        dup = await _pending_duplicate(conn, guild_id, variant, hand_text, situation, [s.player_id for s in seats], ms)
+        if dup is not None:
+            raise StoreError("record_duplicate", record_id=dup)
         cur = await conn.execute(
             "INSERT INTO records (guild_id, channel_id, proposer_id, hand_text, variant, rules, situation, hand_value, "
             "lang, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",

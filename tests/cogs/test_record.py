@@ -779,3 +779,30 @@ async def test_who_discarded_is_asked_in_the_words_of_the_options(h: Harness, lo
     r = await record(h, variant="wuhu", hand=WUHU, discarder=C, situation="earthly", locale=locale)
     assert earthly in r.reply.content and "--from" not in r.reply.content and r.reply.ephemeral
     assert dump(h) == before
+
+
+async def test_the_same_hand_twice_while_it_waits(h: Harness):
+    """Two players record the hand they just played (one typed it in Chinese numerals, one pressed 'Record this
+    hand'), or a form is sent twice: both were stored, and confirming both counted the hand twice. The second is
+    refused while the first waits, privately and in the player's language; a different hand, or the same one once
+    the first is closed, is recorded."""
+    await record(h)
+    first = await last(h)
+    before = dump(h)
+    r = await record(h, user=C, hand="一二三四六七八九二二万 345s +5m", locale="zh-CN")
+    assert f"这手牌已经作为记账 #{first.record_id} 在等待确认" in r.reply.content and r.reply.ephemeral
+    assert dump(h) == before
+    # two at once: the store tells them apart under its lock
+    await press(h, first, "Reject", A)
+    d1, r1 = h.slash_payload("record", user=B, hand=HEFEI, winner=B, discarder=C, variant="hefei", **SEATS)
+    d2, r2 = h.slash_payload("record", user=C, hand=HEFEI, winner=B, discarder=C, variant="hefei", **SEATS)
+    h.bot._connection.parse_interaction_create(d1)
+    h.bot._connection.parse_interaction_create(d2)
+    await h.settle()
+    assert sql(h, "SELECT COUNT(*) FROM records WHERE status = 'pending'") == [(1,)]
+    texts = [r1.reply.content, r2.reply.content]
+    assert sum("is already waiting for confirmations as record #" in x for x in texts) == 1
+    # another hand of the same players, and the same hand with another winner, are not the same record
+    await record(h, winner=C, discarder=B)
+    await record(h, hand=CHIZHOU, variant="chizhou", winner=D, discarder=None)
+    assert sql(h, "SELECT COUNT(*) FROM records WHERE status = 'pending'") == [(3,)]
