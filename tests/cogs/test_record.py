@@ -806,3 +806,26 @@ async def test_the_same_hand_twice_while_it_waits(h: Harness):
     await record(h, winner=C, discarder=B)
     await record(h, hand=CHIZHOU, variant="chizhou", winner=D, discarder=None)
     assert sql(h, "SELECT COUNT(*) FROM records WHERE status = 'pending'") == [(3,)]
+
+
+async def test_an_older_card_edit_landing_after_a_newer_one(h: Harness):
+    """Two payers confirm at once; Discord fails the first press's edit once, discord.py retries it after the second
+    press's edit went through, so the card shows the older state (one ✅). The first press's edit does not clear
+    the card's mark, and the next tick draws the state the database holds."""
+    await record(h, hand=WUHU, winner=B, discarder=None, variant="wuhu")  # A, C and D pay
+    rec = await last(h)
+    fault = h.fake.fail(r"/interactions/\d+/[^/]+/callback", status=503, times=1)
+    d1, r1 = h.click_payload(card(h, rec), label="Confirm", user=A)
+    d2, r2 = h.click_payload(card(h, rec), label="Confirm", user=D)
+    h.bot._connection.parse_interaction_create(d1)
+    h.bot._connection.parse_interaction_create(d2)
+    await h.settle()
+    assert fault.hits == 1 and r1.callback_type == 7 and r2.callback_type == 7
+    text = card(h, rec).content
+    assert text.count("✅") == 1 and "Waiting for 2 confirmation" in text  # the older edit landed last
+    assert [s.seat for s in (await get(h, rec.record_id)).waiting] == [2]
+    await cog(h).tick()
+    text = card(h, rec).content
+    assert f"East: <@{A}> -9 子 ✅" in text and f"North: <@{D}> -6 子 ✅" in text
+    assert "Waiting for 1 confirmation" in text
+    assert sql(h, "SELECT card_stale FROM records WHERE id = ?", (rec.record_id,)) == [(0,)]
