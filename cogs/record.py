@@ -72,6 +72,14 @@ SEAT_OPTIONS = ("east", "south", "west", "north")
 _HEAD_ROOM = 700
 
 
+def _in_a_server(interaction: discord.Interaction) -> bool:
+    """A check run before the options are converted: ``guild_only`` only hides a command from DMs, and a payload
+    sent from one anyway failed converting its members (the generic apology) instead of saying why."""
+    if interaction.guild_id is None:
+        raise app_commands.NoPrivateMessage()
+    return True
+
+
 def _pings(rec: rstore.Record) -> discord.AllowedMentions:
     """The card pings the payers who still have to confirm, and nobody else."""
     return discord.AllowedMentions(everyone=False, roles=False,
@@ -288,6 +296,7 @@ class Recorder(commands.Cog):
 
     @app_commands.command(name=locale_str("record.name"), description=locale_str("record.desc"))
     @app_commands.guild_only()
+    @app_commands.check(_in_a_server)
     @app_commands.rename(
         hand=locale_str("record.hand.name"), east=locale_str("record.east.name"),
         south=locale_str("record.south.name"), west=locale_str("record.west.name"),
@@ -426,7 +435,9 @@ class Recorder(commands.Cog):
     async def press(self, interaction: discord.Interaction, item: RecordButton) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language)
-        if interaction.guild_id is None or interaction.guild_id != item.guild:
+        if interaction.guild_id is None:
+            raise app_commands.NoPrivateMessage()
+        if interaction.guild_id != item.guild:
             raise UserError("record.other_server")
         if not 0 < item.record <= SQL_INT_MAX:  # a forged id past what the database holds names no record
             raise UserError("record.unknown")

@@ -829,3 +829,22 @@ async def test_an_older_card_edit_landing_after_a_newer_one(h: Harness):
     assert f"East: <@{A}> -9 子 ✅" in text and f"North: <@{D}> -6 子 ✅" in text
     assert "Waiting for 1 confirmation" in text
     assert sql(h, "SELECT card_stale FROM records WHERE id = ?", (rec.record_id,)) == [(0,)]
+
+
+@pytest.mark.parametrize("locale, text", [("en-US", "only in a server"), ("zh-CN", "服务器"), ("zh-TW", "伺服器")])
+async def test_record_and_its_buttons_sent_from_a_dm(h: Harness, locale: str, text: str):
+    """A /record payload from a DM (guild_only only hides the command there) answered the generic apology: its
+    members could not be converted. A record button pressed in a DM said 'another server'. Both say it works only
+    in a server, and change nothing."""
+    await record(h)
+    rec = await last(h)
+    before = dump(h)
+    r = await h.slash("record", user=B, guild=False, hand=HEFEI, winner=B, discarder=C, locale=locale, **SEATS)
+    assert text in r.reply.content and "went wrong" not in r.reply.content
+    data, out = h._base(3, user=C, guild=False, channel=None, locale=locale, guild_locale=None, permissions=None,
+                        name=None)
+    data["data"] = {"custom_id": f"mjrec:{GUILD_ID}:{rec.record_id}:ok", "component_type": 2}
+    data["message"] = {**card(h, rec).payload(), "channel_id": str(out.channel_id)}
+    await h.send(data, out)
+    assert text in out.reply.content and out.reply.ephemeral
+    assert dump(h) == before
