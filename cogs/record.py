@@ -86,14 +86,31 @@ def _pings(rec: rstore.Record) -> discord.AllowedMentions:
                                    users=[discord.Object(s.player_id) for s in rec.waiting])
 
 
+def record_situation(rec: rstore.Record) -> Situation:
+    """The situation the record was scored in, as stored."""
+    s = rec.situation
+    return Situation(winner=s["winner"], discarder=s.get("discarder"), dealer_streak=s.get("dealer_streak", 1),
+                     **{k: bool(s.get(k)) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")})
+
+
 def score_record(rec: rstore.Record) -> tuple[Hand, ScoreResult, Situation]:
     """The record's hand scored again (the engine is a pure function: the card of a stored record is redrawn from
     what was stored)."""
-    s = rec.situation
-    sit = Situation(winner=s["winner"], discarder=s.get("discarder"), dealer_streak=s.get("dealer_streak", 1),
-                    **{k: bool(s.get(k)) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")})
+    sit = record_situation(rec)
     hand = parse_hand(rec.hand_text)
     return hand, get_variant(rec.variant).score(hand, sit, rec.rules), sit
+
+
+def redrawn_card(rec: rstore.Record, lang: str, *, now: datetime | None = None) -> str:
+    """The card of a stored record. The seats' amounts are the stored ones; the breakdown is the engine's, and is
+    left out if the engine no longer scores the stored hand the same way (a newer version refusing it): one such
+    record must not stop its own card, or the scheduler's other cards, from showing what happened."""
+    try:
+        _, result, sit = score_record(rec)
+    except Exception:
+        log.exception("record %s: its hand no longer scores; the card is drawn without its breakdown", rec.record_id)
+        return card_text(rec, None, record_situation(rec), lang, now=now)
+    return card_text(rec, result, sit, lang, now=now)
 
 
 def status_line(rec: rstore.Record, lang: str, *, now: datetime | None = None) -> str:
@@ -109,7 +126,7 @@ def status_line(rec: rstore.Record, lang: str, *, now: datetime | None = None) -
     return t("record.status_pending", lang, n=len(rec.waiting), when=f"<t:{stamp}:R>")
 
 
-def card_text(rec: rstore.Record, result: ScoreResult, sit: Situation, lang: str, *,
+def card_text(rec: rstore.Record, result: ScoreResult | None, sit: Situation, lang: str, *,
               now: datetime | None = None) -> str:
     """The public card: a title, each player with their seat, amount and confirmation, the state, then the
     breakdown as /score writes it (cut to fit Discord's limit, payments kept)."""
@@ -127,6 +144,8 @@ def card_text(rec: rstore.Record, result: ScoreResult, sit: Situation, lang: str
                        amount=f"{s.amount:+d}" if s.amount else "0") + mark)
     lines.append(status_line(rec, lang, now=now))
     head = "\n".join(lines)
+    if result is None:
+        return head
     rules = rec.rules
     body, _ = fit_message(breakdown_text(result, get_variant(rec.variant), sit, rules, lang), lang,
                           2000 - len(head) - 2)
@@ -470,8 +489,7 @@ class Recorder(commands.Cog):
     async def _redraw(self, interaction: discord.Interaction, rec: rstore.Record, outcome: str, lang: str) -> None:
         """Answer the press by editing the card (one interaction response); if Discord fails, say privately what
         was saved and leave the card to the next tick."""
-        _, result, sit = score_record(rec)
-        text = card_text(rec, result, sit, rec.lang, now=self.clock())
+        text = redrawn_card(rec, rec.lang, now=self.clock())
         try:
             await interaction.response.edit_message(content=text, view=card_view(rec, rec.lang),
                                                     allowed_mentions=_pings(rec))
@@ -495,12 +513,11 @@ class Recorder(commands.Cog):
         now = self.clock()
         await rstore.expire_due(self.store, at=now)  # marks their cards stale
         for rec in await rstore.stale_cards(self.store):
-            _, result, sit = score_record(rec)
             message = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id).get_partial_message(
                 rec.message_id)  # type: ignore[arg-type]
             shown: rstore.Record | None = rec
             try:
-                await message.edit(content=card_text(rec, result, sit, rec.lang, now=now),
+                await message.edit(content=redrawn_card(rec, rec.lang, now=now),
                                    view=card_view(rec, rec.lang), allowed_mentions=_pings(rec))
             except (discord.NotFound, discord.Forbidden):
                 log.warning("record %s: its card is gone or out of reach", rec.record_id)

@@ -848,3 +848,29 @@ async def test_record_and_its_buttons_sent_from_a_dm(h: Harness, locale: str, te
     await h.send(data, out)
     assert text in out.reply.content and out.reply.ephemeral
     assert dump(h) == before
+
+
+async def test_a_stored_hand_the_engine_no_longer_scores(h: Harness):
+    """A record stored by an earlier version whose hand this engine refuses (a ruling changed): the scheduler raised
+    on it and stopped, so no other card after it was ever redrawn, and a press on it answered the engine's refusal
+    after its confirmation was saved. Its card is drawn from the stored amounts, without the breakdown."""
+    await record(h)
+    old = await last(h)
+    await record(h, hand=CHIZHOU, variant="chizhou", winner=D, discarder=None)
+    other = await last(h)
+    await record(h, winner=C, discarder=B)
+    third = await last(h)
+    async with h.bot.store._tx() as conn:  # as an earlier engine accepted them
+        await conn.execute("UPDATE records SET hand_text = '123m456p789s5z(7777z)+5z' WHERE id IN (?, ?)",
+                           (old.record_id, third.record_id))
+    r = await press(h, third, "Confirm", B)
+    assert r.callback_type == 7 and (await get(h, third.record_id)).status == "confirmed"
+    assert "Confirmed: in the ledger" in card(h, third).content and f"West: <@{C}> +20 子" in card(h, third).content
+    assert [r[2] for r in in_person_ledger(h)] == [0, -20, 20, 0]
+    c = cog(h)
+    c.clock = lambda: datetime.now(UTC) + timedelta(days=2)
+    await c.tick()
+    for rec in (old, other):
+        assert card(h, rec).buttons() == [] and "Expired" in card(h, rec).content
+    assert f"South: <@{B}> +20 子" in card(h, old).content
+    assert sql(h, "SELECT COUNT(*) FROM records WHERE card_stale = 1") == [(0,)]
