@@ -874,3 +874,14 @@ async def test_a_stored_hand_the_engine_no_longer_scores(h: Harness):
         assert card(h, rec).buttons() == [] and "Expired" in card(h, rec).content
     assert f"South: <@{B}> +20 子" in card(h, old).content
     assert sql(h, "SELECT COUNT(*) FROM records WHERE card_stale = 1") == [(0,)]
+
+
+@pytest.mark.parametrize("value", [0, -1, 999, 169, "²", "24h", 2**70])
+@pytest.mark.parametrize("locale, text", [("en-US", "must be 1-168 hours"), ("zh-CN", "1-168"), ("zh-TW", "1-168")])
+async def test_the_expiry_setting_refuses_forged_values(h: Harness, value, locale: str, text: str):
+    before = dump(h)
+    data, r = h.slash_payload("settings", record_expiry_hours=3, permissions=ADMIN_PERMISSIONS, locale=locale)
+    data["data"]["options"][0]["value"] = value
+    out = await h.send(data, r)
+    assert text in out.reply.content and out.reply.ephemeral and "went wrong" not in out.reply.content
+    assert dump(h) == before
