@@ -406,8 +406,12 @@ class Recorder(commands.Cog):
                                              jiao))
         sit_json = {"winner": sit.winner, "discarder": sit.discarder, "dealer_streak": sit.dealer_streak,
                     **{k: getattr(sit, k) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}}
-        dup = await rstore.pending_duplicate(self.store, guild_id=interaction.guild_id, variant=key, hand_text=hand,
-                                             situation=sit_json, players=ids, at=self.clock())
+        try:
+            dup = await rstore.pending_duplicate(self.store, guild_id=interaction.guild_id, variant=key,
+                                                 hand_text=hand, situation=sit_json, players=ids, at=self.clock())
+        except sqlite3.Error:
+            log.exception("record: the database failed to read the pending records")
+            raise UserError("record.db_failed_propose") from None
         if dup is not None:  # told privately; two proposals at once are told apart again under the store's lock
             raise UserError("record.duplicate", id=dup)
         await interaction.response.defer(thinking=True)

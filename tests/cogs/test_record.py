@@ -749,7 +749,8 @@ async def test_a_robbed_kong_is_not_called_a_discard(h: Harness, locale: str, ho
     assert how in r.reply.content.splitlines()[0]
 
 
-@pytest.mark.parametrize("statement", ["INSERT INTO records", "INSERT INTO record_seats", "INSERT INTO settings_audit"])
+@pytest.mark.parametrize("statement", ["SELECT id, hand_text, situation FROM records", "INSERT INTO records",
+                                       "INSERT INTO record_seats", "INSERT INTO settings_audit"])
 @pytest.mark.parametrize("locale, text", [("en-US", "The database could not save the record just now"),
                                           ("zh-CN", "数据库暂时无法保存这次记账"), ("zh-TW", "資料庫暫時無法保存這次記帳")])
 async def test_a_failing_database_when_proposing(h: Harness, statement: str, locale: str, text: str):
