@@ -47,6 +47,7 @@ from bot.store.errors import StoreError
 from cogs.errors import SafeModal, UserError, report
 from cogs.score import (
     EXAMPLES,
+    MODE_CHOICES,
     SITUATION_CHOICES,
     SITUATIONS,
     VARIANT_CHOICES,
@@ -64,9 +65,19 @@ from engine.variants import ScoreResult, Situation, get_variant
 log = logging.getLogger(__name__)
 
 TICK_SECONDS = 60
+#: The largest id the database stores (SQLite's INTEGER): a custom id naming a larger record names none.
+SQL_INT_MAX = 2**63 - 1
 SEAT_OPTIONS = ("east", "south", "west", "north")
 #: Room kept in the card's 2,000 characters for the lines above the breakdown (title, four players, status).
 _HEAD_ROOM = 700
+
+
+def _in_a_server(interaction: discord.Interaction) -> bool:
+    """A check run before the options are converted: ``guild_only`` only hides a command from DMs, and a payload
+    sent from one anyway failed converting its members (the generic apology) instead of saying why."""
+    if interaction.guild_id is None:
+        raise app_commands.NoPrivateMessage()
+    return True
 
 
 def _pings(rec: rstore.Record) -> discord.AllowedMentions:
@@ -75,14 +86,31 @@ def _pings(rec: rstore.Record) -> discord.AllowedMentions:
                                    users=[discord.Object(s.player_id) for s in rec.waiting])
 
 
+def record_situation(rec: rstore.Record) -> Situation:
+    """The situation the record was scored in, as stored."""
+    s = rec.situation
+    return Situation(winner=s["winner"], discarder=s.get("discarder"), dealer_streak=s.get("dealer_streak", 1),
+                     **{k: bool(s.get(k)) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")})
+
+
 def score_record(rec: rstore.Record) -> tuple[Hand, ScoreResult, Situation]:
     """The record's hand scored again (the engine is a pure function: the card of a stored record is redrawn from
     what was stored)."""
-    s = rec.situation
-    sit = Situation(winner=s["winner"], discarder=s.get("discarder"), dealer_streak=s.get("dealer_streak", 1),
-                    **{k: bool(s.get(k)) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")})
+    sit = record_situation(rec)
     hand = parse_hand(rec.hand_text)
     return hand, get_variant(rec.variant).score(hand, sit, rec.rules), sit
+
+
+def redrawn_card(rec: rstore.Record, lang: str, *, now: datetime | None = None) -> str:
+    """The card of a stored record. The seats' amounts are the stored ones; the breakdown is the engine's, and is
+    left out if the engine no longer scores the stored hand the same way (a newer version refusing it): one such
+    record must not stop its own card, or the scheduler's other cards, from showing what happened."""
+    try:
+        _, result, sit = score_record(rec)
+    except Exception:
+        log.exception("record %s: its hand no longer scores; the card is drawn without its breakdown", rec.record_id)
+        return card_text(rec, None, record_situation(rec), lang, now=now)
+    return card_text(rec, result, sit, lang, now=now)
 
 
 def status_line(rec: rstore.Record, lang: str, *, now: datetime | None = None) -> str:
@@ -98,12 +126,13 @@ def status_line(rec: rstore.Record, lang: str, *, now: datetime | None = None) -
     return t("record.status_pending", lang, n=len(rec.waiting), when=f"<t:{stamp}:R>")
 
 
-def card_text(rec: rstore.Record, result: ScoreResult, sit: Situation, lang: str, *,
+def card_text(rec: rstore.Record, result: ScoreResult | None, sit: Situation, lang: str, *,
               now: datetime | None = None) -> str:
     """The public card: a title, each player with their seat, amount and confirmation, the state, then the
     breakdown as /score writes it (cut to fit Discord's limit, payments kept)."""
     how = (t("record.how_self", lang) if sit.discarder is None
-           else t("record.how_discard", lang, user=rec.seats[sit.discarder].player_id))
+           else t("record.how_rob_kong" if sit.rob_kong else "record.how_discard", lang,
+                  user=rec.seats[sit.discarder].player_id))
     lines = [t("record.title", lang, id=rec.record_id, variant=variant_name(rec.variant, lang),
                winner=rec.seats[sit.winner].player_id, how=how)]
     payers = rec.payer_seats
@@ -115,6 +144,8 @@ def card_text(rec: rstore.Record, result: ScoreResult, sit: Situation, lang: str
                        amount=f"{s.amount:+d}" if s.amount else "0") + mark)
     lines.append(status_line(rec, lang, now=now))
     head = "\n".join(lines)
+    if result is None:
+        return head
     rules = rec.rules
     body, _ = fit_message(breakdown_text(result, get_variant(rec.variant), sit, rules, lang), lang,
                           2000 - len(head) - 2)
@@ -162,28 +193,39 @@ def hand_notation(hand: Hand) -> str:
     return format_tiles(hand.concealed) + "".join(m.notation() for m in hand.melds) + "+" + tile_name(hand.win_tile)
 
 
+#: Engine refusals about who discarded, said in the words of /record's options (the engine's own text names the
+#: command line's ``--from``).
+_OPTION_ERRORS = {"rob_kong_needs_from": "record.rob_kong_needs_discarder",
+                  "earthly_from_dealer": "record.earthly_from_dealer"}
+
 _VARIANT_LETTER = {"wuhu": "w", "hefei": "h", "chizhou": "c"}
 _LETTER_VARIANT = {v: k for k, v in _VARIANT_LETTER.items()}
 
 
-def record_button_id(variant: str, hand: Hand, sit: Situation, situation: str | None) -> str | None:
-    """The custom id of a /score answer's "Record this hand" button: the variant, the winner's and the
-    discarder's seats, the situation, the dealer streak and the hand. None when it would not fit Discord's 100
-    characters (the answer then has no such button; /record still takes the hand).
+def record_button_id(variant: str, hand: Hand, sit: Situation, situation: str | None,
+                     mode: int | None = None) -> str | None:
+    """The custom id of a /score answer's "Record this hand" button: the variant (with the Wuhu mode the answer
+    was scored in, so that the record pays what the answer showed), the winner's and the discarder's seats, the
+    situation, the dealer streak and the hand. None when it would not fit Discord's 100 characters (the answer then
+    has no such button; /record still takes the hand).
 
     >>> record_button_id("hefei", parse_hand("1234678922m345s+5m"), Situation(winner=1, discarder=2), None)
     'mjrs:h:SW:-:1:1222346789m345s+5m'
+    >>> record_button_id("wuhu", parse_hand("23456799m345p67s+8s"), Situation(winner=1), None, 525)
+    'mjrs:w525:S-:-:1:23456799m345p67s+8s'
     """
     d = "ESWN"[sit.discarder] if sit.discarder is not None else "-"
     s = str(SITUATIONS.index(situation)) if situation in SITUATIONS else "-"
-    cid = f"mjrs:{_VARIANT_LETTER[variant]}:{'ESWN'[sit.winner]}{d}:{s}:{sit.dealer_streak}:{hand_notation(hand)}"
+    v = _VARIANT_LETTER[variant] + (str(mode) if mode is not None else "")
+    cid = f"mjrs:{v}:{'ESWN'[sit.winner]}{d}:{s}:{sit.dealer_streak}:{hand_notation(hand)}"
     return cid if len(cid) <= 100 else None
 
 
 class RecordHandButton(discord.ui.DynamicItem[discord.ui.Button],
-                       template=r"mjrs:(?P<v>[whc]):(?P<w>[ESWN])(?P<d>[ESWN-]):(?P<s>[0-4-]):(?P<k>\d{1,2}):(?P<h>\S+)"):
+                       template=r"mjrs:(?P<v>[whc])(?P<m>\d{3})?:(?P<w>[ESWN])(?P<d>[ESWN-]):(?P<s>[0-4-]):(?P<k>\d{1,2}):(?P<h>\S+)"):
     """"Record this hand" under a /score answer: opens the form that asks who sat where, then proposes the
-    scored hand exactly as ``/record`` does."""
+    scored hand exactly as ``/record`` does, in the Wuhu mode the answer used (ids without a mode, from before
+    the mode was carried: the server's)."""
 
     def __init__(self, custom_id: str, label: str = "") -> None:
         super().__init__(discord.ui.Button(label=label or "Record", style=discord.ButtonStyle.primary, emoji="📝",
@@ -191,6 +233,7 @@ class RecordHandButton(discord.ui.DynamicItem[discord.ui.Button],
         m = re.fullmatch(self.__discord_ui_compiled_template__, custom_id)
         assert m is not None
         self.variant = _LETTER_VARIANT[m["v"]]
+        self.mode = int(m["m"]) if m["m"] else None
         self.winner, self.discarder = "ESWN".index(m["w"]), None if m["d"] == "-" else "ESWN".index(m["d"])
         self.situation = None if m["s"] == "-" else SITUATIONS[int(m["s"])]
         self.streak, self.hand = int(m["k"]), m["h"]
@@ -237,7 +280,7 @@ class RecordModal(SafeModal):
         b = self.button
         await cog.propose(interaction, settings, lang, hand=b.hand, players=players,  # type: ignore[arg-type]
                           winner=players[b.winner], discarder=None if b.discarder is None else players[b.discarder],
-                          situation=b.situation, dealer_streak=b.streak, variant=b.variant)
+                          situation=b.situation, dealer_streak=b.streak, variant=b.variant, mode=b.mode)
 
 
 class Recorder(commands.Cog):
@@ -272,19 +315,22 @@ class Recorder(commands.Cog):
 
     @app_commands.command(name=locale_str("record.name"), description=locale_str("record.desc"))
     @app_commands.guild_only()
+    @app_commands.check(_in_a_server)
     @app_commands.rename(
         hand=locale_str("record.hand.name"), east=locale_str("record.east.name"),
         south=locale_str("record.south.name"), west=locale_str("record.west.name"),
         north=locale_str("record.north.name"), winner=locale_str("record.winner.name"),
         discarder=locale_str("record.discarder.name"), situation=locale_str("record.situation.name"),
-        dealer_streak=locale_str("record.streak.name"), variant=locale_str("record.variant.name"))
+        dealer_streak=locale_str("record.streak.name"), variant=locale_str("record.variant.name"),
+        mode=locale_str("score.mode.name"))
     @app_commands.describe(
         hand=locale_str("record.hand.desc"), east=locale_str("record.east.desc"),
         south=locale_str("record.south.desc"), west=locale_str("record.west.desc"),
         north=locale_str("record.north.desc"), winner=locale_str("record.winner.desc"),
         discarder=locale_str("record.discarder.desc"), situation=locale_str("record.situation.desc"),
-        dealer_streak=locale_str("record.streak.desc"), variant=locale_str("record.variant.desc"))
-    @app_commands.choices(situation=SITUATION_CHOICES, variant=VARIANT_CHOICES)
+        dealer_streak=locale_str("record.streak.desc"), variant=locale_str("record.variant.desc"),
+        mode=locale_str("score.mode.desc"))
+    @app_commands.choices(situation=SITUATION_CHOICES, variant=VARIANT_CHOICES, mode=MODE_CHOICES)
     async def record(
         self,
         interaction: discord.Interaction,
@@ -298,22 +344,27 @@ class Recorder(commands.Cog):
         situation: str | None = None,
         dealer_streak: app_commands.Range[int, DEALER_STREAK.low, DEALER_STREAK.high] | None = None,
         variant: str | None = None,
+        mode: int | None = None,
     ) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language)
         check_options(lang, hand=hand, variant=variant, win=None, winner=None, discarder=None, situation=situation,
-                      mode=None, dealer_streak=dealer_streak)
+                      mode=mode, dealer_streak=dealer_streak)
         await self.propose(interaction, settings, lang, hand=hand, players=[east, south, west, north], winner=winner,
                            discarder=discarder, situation=situation, dealer_streak=dealer_streak,
-                           variant=variant or settings.default_variant)
+                           variant=variant or settings.default_variant, mode=mode)
 
     async def propose(self, interaction: discord.Interaction, settings: Any, lang: str, *, hand: str,
                       players: list[discord.Member | discord.User], winner: discord.abc.User | None,
                       discarder: discord.abc.User | None, situation: str | None, dealer_streak: int | None,
-                      variant: str) -> None:
+                      variant: str, mode: int | None = None) -> None:
         """Check the players, score the hand, store the record and post its card: what ``/record`` and the
-        "Record this hand" form of a ``/score`` answer both do. Every refusal comes before anything is written."""
+        "Record this hand" form of a ``/score`` answer both do. Every refusal comes before anything is written.
+        ``mode``: the Wuhu mode to score in (None: the server's), as /score's option."""
         key = variant
+        # the values a "Record this hand" button carries are checked as /record's options are (an id can be forged)
+        check_options(lang, hand=hand, variant=key, win=None, winner=None, discarder=None, situation=situation,
+                      mode=mode, dealer_streak=dealer_streak)
         for p in players:
             if p.bot:
                 raise UserError("record.bot_player", user=p.id)
@@ -336,12 +387,16 @@ class Recorder(commands.Cog):
         d = "ESWN"[ids.index(discarder.id)] if discarder is not None else None
         v = get_variant(key)
         rules = variant_rules(settings, v)
+        if mode is not None and "mode" in rules:
+            rules["mode"] = mode
         win = None if d is None and situation == "earthly" else ("discard" if d else "self")
         try:
             sit = build_situation(win=win, winner=w, discarder=d, situation=situation, dealer_streak=dealer_streak)
             parsed = parse_hand(hand)
             result = v.score(parsed, sit, rules)
         except EngineError as e:
+            if e.code in _OPTION_ERRORS:  # the engine names the CLI's --from: say it with /record's options
+                raise UserError(_OPTION_ERRORS[e.code]) from None
             raise UserError("record.bad_hand", error=e.message(lang), example=EXAMPLES[key]) from None
         seats = []
         for i, p in enumerate(players):
@@ -351,11 +406,28 @@ class Recorder(commands.Cog):
                                              jiao))
         sit_json = {"winner": sit.winner, "discarder": sit.discarder, "dealer_streak": sit.dealer_streak,
                     **{k: getattr(sit, k) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}}
+        try:
+            dup = await rstore.pending_duplicate(self.store, guild_id=interaction.guild_id, variant=key,
+                                                 hand_text=hand, situation=sit_json, players=ids, at=self.clock())
+        except sqlite3.Error:
+            log.exception("record: the database failed to read the pending records")
+            raise UserError("record.db_failed_propose") from None
+        if dup is not None:  # told privately; two proposals at once are told apart again under the store's lock
+            raise UserError("record.duplicate", id=dup)
         await interaction.response.defer(thinking=True)
-        rec = await rstore.propose(
-            self.store, guild_id=interaction.guild_id, channel_id=interaction.channel_id, proposer_id=interaction.user.id,
-            hand_text="".join(hand.split()), variant=key, rules=rules, situation=sit_json,
-            hand_value=int(result.payments[sit.winner]), lang=lang, seats=seats, at=self.clock())
+        try:
+            rec = await rstore.propose(
+                self.store, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+                proposer_id=interaction.user.id, hand_text="".join(hand.split()), variant=key, rules=rules,
+                situation=sit_json, hand_value=int(result.payments[sit.winner]), lang=lang, seats=seats,
+                at=self.clock())
+        except sqlite3.Error:  # one transaction: nothing of the record was kept
+            log.exception("record: the database failed to store a proposal")
+            raise UserError("record.db_failed_propose") from None
+        except StoreError as e:
+            if e.code == "record_duplicate":
+                raise UserError("record.duplicate", id=e.params["record_id"]) from None
+            raise
         names = tuple(p.display_name for p in players)
         files = []
         try:
@@ -376,15 +448,22 @@ class Recorder(commands.Cog):
             await rstore.reject(self.store, rec.guild_id, rec.record_id, rstore.SYSTEM_USER, manager=True,
                                 at=self.clock())
             raise UserError("record.post_failed") from None
-        await rstore.set_message(self.store, rec.guild_id, rec.record_id, msg.id)
+        try:
+            await rstore.set_message(self.store, rec.guild_id, rec.record_id, msg.id)
+        except (sqlite3.Error, StoreError) as e:  # the record and its card work: the first press stores the id
+            log.warning("record %s: its card's id could not be stored (%s)", rec.record_id, e)
 
     # ---- the buttons
 
     async def press(self, interaction: discord.Interaction, item: RecordButton) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language)
-        if interaction.guild_id is None or interaction.guild_id != item.guild:
+        if interaction.guild_id is None:
+            raise app_commands.NoPrivateMessage()
+        if interaction.guild_id != item.guild:
             raise UserError("record.other_server")
+        if not 0 < item.record <= SQL_INT_MAX:  # a forged id past what the database holds names no record
+            raise UserError("record.unknown")
         manager = bool(interaction.permissions.manage_guild)
         user = interaction.user.id
         try:
@@ -414,17 +493,22 @@ class Recorder(commands.Cog):
     async def _redraw(self, interaction: discord.Interaction, rec: rstore.Record, outcome: str, lang: str) -> None:
         """Answer the press by editing the card (one interaction response); if Discord fails, say privately what
         was saved and leave the card to the next tick."""
-        _, result, sit = score_record(rec)
-        text = card_text(rec, result, sit, rec.lang, now=self.clock())
+        text = redrawn_card(rec, rec.lang, now=self.clock())
         try:
             await interaction.response.edit_message(content=text, view=card_view(rec, rec.lang),
                                                     allowed_mentions=_pings(rec))
-        except discord.HTTPException as e:
+        except discord.HTTPException as e:  # the card stays marked stale (the press's transaction marked it)
             log.warning("record %s: card edit failed (%s); the next tick redraws it", rec.record_id, e)
-            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=True)
             if not interaction.response.is_done():
                 await interaction.response.send_message(t(f"record.saved_{outcome}", lang, id=rec.record_id),
                                                         ephemeral=True)
+            return
+        message_id = interaction.message.id if interaction.message is not None else None
+        try:
+            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=rec,
+                                   message_id=message_id)
+        except (sqlite3.Error, StoreError) as e:  # the card is right; the next tick only draws it once more
+            log.warning("record %s: could not note its card as drawn (%s)", rec.record_id, e)
 
     # ---- the scheduler
 
@@ -433,18 +517,19 @@ class Recorder(commands.Cog):
         now = self.clock()
         await rstore.expire_due(self.store, at=now)  # marks their cards stale
         for rec in await rstore.stale_cards(self.store):
-            _, result, sit = score_record(rec)
             message = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id).get_partial_message(
                 rec.message_id)  # type: ignore[arg-type]
+            shown: rstore.Record | None = rec
             try:
-                await message.edit(content=card_text(rec, result, sit, rec.lang, now=now),
+                await message.edit(content=redrawn_card(rec, rec.lang, now=now),
                                    view=card_view(rec, rec.lang), allowed_mentions=_pings(rec))
             except (discord.NotFound, discord.Forbidden):
                 log.warning("record %s: its card is gone or out of reach", rec.record_id)
+                shown = None  # nothing to redraw, whatever the record's state
             except (TimeoutError, discord.HTTPException, OSError) as e:
                 log.warning("record %s: card edit failed (%s); retried next tick", rec.record_id, e)
                 continue
-            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False)
+            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=shown)
 
 
 async def setup(bot: commands.Bot) -> None:

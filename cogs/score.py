@@ -309,7 +309,7 @@ class Score(commands.Cog):
         if interaction.guild_id is not None:  # a hand played in person can go into the server's ledger (/record)
             from cogs.record import RecordHandButton, record_button_id
 
-            cid = record_button_id(key, parsed, sit, situation)
+            cid = record_button_id(key, parsed, sit, situation, rules.get("mode"))
             if cid is not None:
                 view.add_item(RecordHandButton(cid, t("record.this_hand", lang)))
         await interaction.followup.send(text, files=files, view=view)

@@ -30,6 +30,9 @@ from typing import Any
 
 import aiosqlite
 
+from engine.errors import EngineError
+from engine.tiles import format_tiles, parse_hand, tile_name
+
 from .errors import StoreError
 from .group import _audit
 from .models import LedgerRow, from_ms, to_ms
@@ -188,12 +191,55 @@ async def set_record_expiry_hours(store: Store, guild_id: int, user_id: int, hou
 # proposing
 
 
+def hand_key(text: str) -> str:
+    """The hand in one notation however it was typed (Chinese numerals, spaces, tile order), to tell whether two
+    records are of the same hand.
+
+    >>> hand_key("二二二万 555m 888m 9m [777z:W] +9m") == hand_key("9m888m555m222m[777z:W]+9m")
+    True
+    """
+    try:
+        hand = parse_hand(text)
+    except EngineError:
+        return "".join(text.split())
+    assert hand.win_tile is not None
+    return format_tiles(hand.concealed) + "".join(m.notation() for m in hand.melds) + "+" + tile_name(hand.win_tile)
+
+
+async def _pending_duplicate(conn: aiosqlite.Connection, guild_id: int, variant: str, hand_text: str,
+                             situation: dict[str, Any], players: Sequence[int], ms: int) -> int | None:
+    """A record of this server still waiting for confirmations of the same hand: the same variant, players in the
+    same seats, hand, winner, discarder and situation (two players recording the hand they just played, a form
+    sent twice). Its id, or None."""
+    rows = await conn.execute_fetchall(
+        "SELECT id, hand_text, situation FROM records WHERE guild_id = ? AND status = 'pending' AND expires_at > ? "
+        "AND variant = ? ORDER BY id", (guild_id, ms, variant))
+    key = hand_key(hand_text)
+    for rid, text, sit in rows:
+        if json.loads(sit) != json.loads(_dumps(situation)) or hand_key(text) != key:
+            continue
+        seated = await conn.execute_fetchall("SELECT player_id FROM record_seats WHERE record_id = ? ORDER BY seat",
+                                             (rid,))
+        if [p for (p,) in seated] == list(players):
+            return int(rid)
+    return None
+
+
+async def pending_duplicate(store: Store, *, guild_id: int, variant: str, hand_text: str, situation: dict[str, Any],
+                            players: Sequence[int], at: datetime | None = None) -> int | None:
+    """The id of a record of this server still waiting for confirmations of the same hand (see :func:`propose`)."""
+    async with store._tx(write=False) as conn:
+        return await _pending_duplicate(conn, guild_id, variant, hand_text, situation, players, to_ms(at))
+
+
 @_completes
 async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: int, hand_text: str, variant: str,
                   rules: dict[str, Any], situation: dict[str, Any], hand_value: int, lang: str,
                   seats: Sequence[SeatProposal], at: datetime | None = None) -> Record:
-    """Store a pending record (audited); every paying seat still has to confirm, the proposer's too. Refused (nothing written): not four seats, a player twice, amounts not zero-sum, in
-    Wuhu an amount that is not its stack + 交 amounts."""
+    """Store a pending record (audited); every paying seat still has to confirm, the proposer's too. Refused (nothing
+    written): not four seats, a player twice, amounts not zero-sum, in Wuhu an amount that is not its stack + 交
+    amounts, and the same hand of the same players still waiting as another record
+    (``StoreError('record_duplicate', record_id=...)``: two proposals at once are told apart under the lock)."""
     if len(seats) != 4:
         raise StoreError("bad_seats", detail=f"{len(seats)} seats")
     if len({s.player_id for s in seats}) != 4:
@@ -208,6 +254,9 @@ async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: 
     hours = await record_expiry_hours(store, guild_id)
     expires = ms + int(timedelta(hours=hours).total_seconds() * 1000)
     async with store._tx() as conn:
+        dup = await _pending_duplicate(conn, guild_id, variant, hand_text, situation, [s.player_id for s in seats], ms)
+        if dup is not None:
+            raise StoreError("record_duplicate", record_id=dup)
         cur = await conn.execute(
             "INSERT INTO records (guild_id, channel_id, proposer_id, hand_text, variant, rules, situation, hand_value, "
             "lang, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
@@ -278,6 +327,7 @@ async def confirm(store: Store, guild_id: int, record_id: int, user_id: int, *, 
             how = "self" if player == user_id else "for"
             await _audit(conn, guild_id, user_id, "record_confirm", None, f"#{record_id} seat {seat} <@{player}> "
                                                                             f"({how})", ms)
+        await conn.execute("UPDATE records SET card_stale = 1 WHERE id = ?", (record_id,))  # see mark_card
         rec = await _load(conn, guild_id, record_id)
         if rec.waiting:
             return Outcome("confirmed", rec, tuple(seats))
@@ -338,8 +388,8 @@ async def reject(store: Store, guild_id: int, record_id: int, user_id: int, *, m
             return Outcome("closed", rec)
         if not (manager or rec.involves(user_id)):
             return Outcome("not_involved", rec)
-        await conn.execute("UPDATE records SET status = 'rejected', decided_at = ?, decided_by = ? WHERE id = ? "
-                           "AND status = 'pending'", (ms, user_id, record_id))
+        await conn.execute("UPDATE records SET status = 'rejected', decided_at = ?, decided_by = ?, card_stale = 1 "
+                           "WHERE id = ? AND status = 'pending'", (ms, user_id, record_id))
         await _audit(conn, guild_id, user_id, "record_reject", None, f"#{record_id} rejected", ms)
         return Outcome("rejected", await _load(conn, guild_id, record_id))
 
@@ -365,12 +415,27 @@ async def expire_due(store: Store, at: datetime | None = None) -> list[Record]:
 
 
 
+def card_state(rec: Record) -> tuple[str, tuple[bool, ...]]:
+    """What a record's card shows that a press or the expiry changes: its status and who has confirmed."""
+    return rec.status, tuple(s.confirmed for s in rec.seats)
+
+
 @_completes
-async def mark_card(store: Store, guild_id: int, record_id: int, *, stale: bool) -> None:
-    """Remember whether a record's card shows an older state (``stale``: the scheduler redraws it)."""
+async def mark_card(store: Store, guild_id: int, record_id: int, *, stale: bool, shown: Record | None = None,
+                    message_id: int | None = None) -> None:
+    """Remember whether a record's card shows an older state (``stale``: the scheduler redraws it).
+
+    Every change of a record marks its card stale in the change's own transaction (a press, the expiry), so a bot
+    killed before the card is edited redraws it after the restart. ``stale=False`` with ``shown`` (the record as
+    the card was just drawn) clears the mark only if the record is still in that state: an edit that Discord
+    applied after a newer one (two presses at once, a press racing the scheduler) leaves the card to the next
+    tick. ``message_id``: the card's message, remembered if the record has none yet (its id could not be stored
+    when it was posted)."""
     async with store._tx(durable=False) as conn:
-        await conn.execute("UPDATE records SET card_stale = ? WHERE id = ? AND guild_id = ?",
-                           (int(stale), record_id, guild_id))
+        if not stale and shown is not None:
+            stale = card_state(await _load(conn, guild_id, record_id)) != card_state(shown)
+        await conn.execute("UPDATE records SET card_stale = ?, message_id = COALESCE(message_id, ?) "
+                           "WHERE id = ? AND guild_id = ?", (int(stale), message_id, record_id, guild_id))
 
 
 async def stale_cards(store: Store) -> list[Record]:

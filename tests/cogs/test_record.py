@@ -581,3 +581,308 @@ async def test_the_buttons_work_after_a_restart(h: Harness):
         assert len(in_person_ledger(h)) == 4
     finally:
         await h.close()
+
+
+# ------------------------------------------------------------------------------------------------ review fixes
+
+
+async def test_record_this_hand_keeps_the_wuhu_mode_of_the_score_answer(h: Harness):
+    """/score mode:525 on a 315 server shows 525's amounts: the record made from its button pays those, not 315's
+    (it recorded E -9 S +21 W -6 N -6, the 315 amounts, under an answer that said +48)."""
+    cog(h).scene_log = []
+    r = await h.slash("score", user=B, hand=WUHU, variant="wuhu", winner="S", mode=525)
+    assert "East -20 · South +48 (winner) · West -14 · North -14" in r.reply.content
+    opened = await h.click(r.reply, label="Record this hand", user=B)
+    await h.submit_modal(opened, {"mjrs-seat-E": [A], "mjrs-seat-S": [B], "mjrs-seat-W": [C], "mjrs-seat-N": [D]})
+    rec = await last(h)
+    assert [s.amount for s in rec.seats] == [-20, 48, -14, -14] and rec.rules["mode"] == 525
+    assert cog(h).scene_log[-1].payments == (-20, 48, -14, -14)
+    assert f"South: <@{B}> +48 子" in card(h, rec).content and "mode 525" in card(h, rec).content
+    await press(h, rec, "Confirm", A, permissions=ADMIN_PERMISSIONS)
+    assert [r[2] for r in in_person_ledger(h)] == [-20, 48, -14, -14]
+    # /record takes the mode too, as /score does; a forged mode is refused and stores nothing
+    await record(h, hand=WUHU, winner=B, discarder=None, variant="wuhu", mode=525)
+    assert [s.amount for s in (await last(h)).seats] == [-20, 48, -14, -14]
+    before = dump(h)
+    out = await h.send(*forged(h, r.reply.payload(), "mjrs:w999:S-:-:1:23456799m345p67s+8s", B))
+    assert out.modal is not None
+    bad = await h.submit_modal(out, {"mjrs-seat-E": [A], "mjrs-seat-S": [B], "mjrs-seat-W": [C],
+                                     "mjrs-seat-N": [D]})
+    assert "999" in bad.reply.content and bad.reply.ephemeral and dump(h) == before
+
+
+async def test_a_bot_killed_between_the_last_confirmation_and_the_card_edit(h: Harness):
+    """The settlement is committed, then the process dies before Discord gets the card's edit: after the restart
+    the scheduler redraws the card (it kept its buttons and 'Waiting for 1 confirmation' forever)."""
+    import asyncio
+
+    await record(h)
+    rec = await last(h)
+
+    def killed(req) -> None:  # the process ends here: nothing after this line of the press runs
+        if req.path.endswith("/callback"):
+            raise asyncio.CancelledError
+
+    h.fake.on_request.append(killed)
+    data, _ = h.click_payload(card(h, rec), label="Confirm", user=C)
+    h.bot._connection.parse_interaction_create(data)
+    await h.settle()
+    h.fake.on_request.remove(killed)
+    assert (await get(h, rec.record_id)).status == "confirmed" and len(in_person_ledger(h)) == 4
+    assert card(h, rec).buttons() != []  # the card still asks for the confirmation
+    h = await h.restart()
+    try:
+        await cog(h).tick()
+        assert card(h, rec).buttons() == [] and "Confirmed: in the ledger" in card(h, rec).content
+        assert sql(h, "SELECT card_stale FROM records WHERE id = ?", (rec.record_id,)) == [(0,)]
+        edits = len(h.fake.requests_to(rf"/messages/{rec.message_id}$", "PATCH"))
+        await cog(h).tick()  # drawn once: the next tick leaves it alone
+        assert len(h.fake.requests_to(rf"/messages/{rec.message_id}$", "PATCH")) == edits
+    finally:
+        await h.close()
+
+
+async def test_a_card_whose_id_could_not_be_stored(h: Harness):
+    """The card is posted but the database fails to note its message id: the proposer is not told that nothing
+    changed (the record is live and its card works), and the first press remembers the card, so the expiry can
+    redraw it."""
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("UPDATE records SET message_id")
+    r = await record(h)
+    rec = await last(h)
+    assert rec.message_id is None and rec.status == "pending"
+    assert [m.ephemeral for m in r.messages] == [False], [m.content for m in r.messages]
+    assert "Waiting for 1 confirmation" in r.reply.content
+    await h.click(r.reply, label="Reject", user=A)  # the card's id is remembered by the first press
+    rec = await get(h, rec.record_id)
+    assert rec.message_id == r.reply.id and rec.status == "rejected" and r.reply.buttons() == []
+
+
+@pytest.mark.parametrize("rid", [2**63, 2**70, 10**40, 0])
+async def test_a_forged_record_id_past_the_database(h: Harness, rid: int):
+    """A custom id naming a record id larger than SQLite's integers answered 'Something went wrong' (an
+    OverflowError in the driver): it is a record that does not exist."""
+    await record(h)
+    ours = await last(h)
+    before = dump(h)
+    out = await h.send(*forged(h, card(h, ours).payload(), f"mjrec:{GUILD_ID}:{rid}:ok", C,
+                               permissions=ADMIN_PERMISSIONS))
+    assert "no such record on this server" in out.reply.content and out.reply.ephemeral
+    assert dump(h) == before
+
+
+# Hands whose payments were worked out by hand from DECISIONS.md (seats E S W N = A B C D, E the dealer):
+#   H4 base of HEFEI = 胡 5 + 门清 10 + 支 3 (11 万) + 缺门 1 + 卡 1 = 20; 庄分 1 x 庄数 on ron, 2 x 庄数 on self-draw
+#   W8 清一色 (1 交): 315 pays 30 a payer (+10 self-drawn), 525 pays 50; W10 every win is paid by all three
+#   W12 3对报警: E fed all three pungs of one suit, so E pays for all (90), whoever discarded
+#   W10 点炮包三家 (house rule on): the discarder pays the three shares 4 + 3 + 3 of WUHU
+#   C9 承包: S holds 3 口 of 万 from E and wins with 蜡子 (f = 3): W deals in: W 3 and E 3 more; self-draw: E 3f;
+#      E deals in: E 3f
+FLUSH = "1112223334569m+9m"
+BAO3 = "4569m[111m:E][222m:E][333m:E]+9m"
+CONTRACT = "4599m[1111m:E][2222m:E][3333m:E]+6m"
+BY_HAND = [
+    # variant, hand, winner, discarder, extra options, payments E S W N, 交 part E S W N (Wuhu)
+    ("hefei", HEFEI, A, None, {"dealer_streak": 2}, [72, -24, -24, -24], None),
+    ("hefei", HEFEI, B, None, {"dealer_streak": 3}, [-26, 66, -20, -20], None),
+    ("hefei", HEFEI, A, C, {"dealer_streak": 2}, [22, 0, -22, 0], None),
+    ("hefei", HEFEI, B, A, {"dealer_streak": 2}, [-22, 22, 0, 0], None),
+    ("wuhu", FLUSH, B, None, {}, [-40, 120, -40, -40], [-40, 120, -40, -40]),
+    ("wuhu", FLUSH, A, D, {"mode": 525}, [150, -50, -50, -50], [150, -50, -50, -50]),
+    ("wuhu", BAO3, B, D, {}, [-90, 90, 0, 0], [-90, 90, 0, 0]),
+    ("wuhu", WUHU, B, D, {"bao": True}, [0, 10, 0, -10], [0, 0, 0, 0]),
+    ("wuhu", WUHU, B, None, {"mode": 525}, [-20, 48, -14, -14], [0, 0, 0, 0]),
+    ("chizhou", CONTRACT, B, C, {}, [-3, 6, -3, 0], None),
+    ("chizhou", CONTRACT, B, None, {}, [-9, 15, -3, -3], None),
+    ("chizhou", CONTRACT, B, A, {}, [-9, 9, 0, 0], None),
+]
+
+
+@pytest.mark.parametrize("variant, hand, winner, discarder, extra, pays, jiao", BY_HAND)
+async def test_amounts_worked_out_by_hand(h: Harness, variant: str, hand: str, winner: int, discarder: int | None,
+                                          extra: dict, pays: list[int], jiao: list[int] | None):
+    """The card (its text and the scene its image is drawn from), /score for the same input, the ledger rows and the
+    in-person leaderboard all carry the amounts worked out by hand; the ledger is zero-sum."""
+    extra = dict(extra)
+    if extra.pop("bao", False):
+        await h.bot.store.set_house_rules(GUILD_ID, A, "wuhu", {"dianpao_bao_san": True})
+    cog(h).scene_log = []
+    seat = {A: "E", B: "S", C: "W", D: "N"}
+    await record(h, hand=hand, variant=variant, winner=winner, discarder=discarder, **extra)
+    rec = await last(h)
+    assert [s.amount for s in rec.seats] == pays and sum(pays) == 0
+    assert cog(h).scene_log[-1].payments == tuple(pays)
+    text = card(h, rec).content
+    for p, amount in zip((A, B, C, D), pays, strict=True):
+        assert f"<@{p}> {f'{amount:+d}' if amount else '0'} 子" in text
+    payments_line = " · ".join(f"{w} {'+' if a > 0 else ''}{a}{' (winner)' if p == winner else ''}"
+                               for w, a, p in zip(("East", "South", "West", "North"), pays, (A, B, C, D),
+                                                  strict=True))
+    assert payments_line in text
+    scored = await h.slash("score", hand=hand, variant=variant, winner=seat[winner],
+                           discarder=seat[discarder] if discarder else None, win=None if discarder else "self",
+                           **extra)
+    assert payments_line in scored.reply.content
+    # every payer confirms their own; then the ledger and the board
+    for p, amount in zip((A, B, C, D), pays, strict=True):
+        if amount < 0:
+            await press(h, rec, "Confirm", p)
+    assert (await get(h, rec.record_id)).status == "confirmed"
+    rows = in_person_ledger(h)
+    assert [r[2] for r in rows] == pays and sum(r[2] for r in rows) == 0
+    assert [r[4] for r in rows] == (jiao or [0, 0, 0, 0])
+    assert [r[3] for r in rows] == ([a - j for a, j in zip(pays, jiao, strict=True)] if jiao else [0, 0, 0, 0])
+    assert [bool(r[5]) for r in rows] == [p == winner for p in (A, B, C, D)]
+    assert [bool(r[7]) for r in rows] == [p == discarder for p in (A, B, C, D)]
+    board = board_of((await h.slash("leaderboard", variant=variant, source="in_person")).reply.content)
+    assert {name: v[0] for name, v in board.items()} == {NAMES[p]: a for p, a in zip((A, B, C, D), pays,
+                                                                                    strict=True)}
+
+
+@pytest.mark.parametrize("locale, how", [("en-US", f"by robbing <@{C}>'s kong"), ("zh-CN", f"抢 <@{C}> 的杠"),
+                                         ("zh-TW", f"搶 <@{C}> 的槓")])
+async def test_a_robbed_kong_is_not_called_a_discard(h: Harness, locale: str, how: str):
+    """Hefei 抢杠: the robbed player pays the three shares (H6); the card said '<@W>'s discard' (点炮)."""
+    r = await record(h, situation="rob_kong", locale=locale)
+    rec = await last(h)
+    assert [s.amount for s in rec.seats] == [0, 62, -62, 0]
+    assert how in r.reply.content.splitlines()[0]
+
+
+@pytest.mark.parametrize("statement", ["SELECT id, hand_text, situation FROM records", "INSERT INTO records",
+                                       "INSERT INTO record_seats", "INSERT INTO settings_audit"])
+@pytest.mark.parametrize("locale, text", [("en-US", "The database could not save the record just now"),
+                                          ("zh-CN", "数据库暂时无法保存这次记账"), ("zh-TW", "資料庫暫時無法保存這次記帳")])
+async def test_a_failing_database_when_proposing(h: Harness, statement: str, locale: str, text: str):
+    """The proposal's transaction fails anywhere: the player is told nothing was recorded (it said 'Something went
+    wrong on our side'), nothing is kept, and the same /record works a moment later."""
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail(statement)
+    before = dump(h)
+    r = await record(h, locale=locale)
+    assert flaky.hits == 1 and [m.content for m in r.messages] == [r.reply.content]
+    assert text in r.reply.content and dump(h) == before
+    r = await record(h, locale=locale)
+    assert (await last(h)).message_id == r.reply.id
+
+
+@pytest.mark.parametrize("locale, rob, earthly", [
+    ("en-US", "name the player whose kong was robbed as the discarder", "the discarder is East (the dealer)"),
+    ("zh-CN", "请把被抢杠的人填为点炮者", "点炮者是东家（庄家）"),
+    ("zh-TW", "請把被搶槓的人填為放槍者", "放槍者是東家（莊家）"),
+])
+async def test_who_discarded_is_asked_in_the_words_of_the_options(h: Harness, locale: str, rob: str, earthly: str):
+    """抢杠 with no discarder, 地胡 on a seat other than the dealer's: the refusal named the command line's
+    '--from', which /record does not have."""
+    before = dump(h)
+    r = await record(h, discarder=None, situation="rob_kong", locale=locale)
+    assert rob in r.reply.content and "--from" not in r.reply.content and r.reply.ephemeral
+    r = await record(h, variant="wuhu", hand=WUHU, discarder=C, situation="earthly", locale=locale)
+    assert earthly in r.reply.content and "--from" not in r.reply.content and r.reply.ephemeral
+    assert dump(h) == before
+
+
+async def test_the_same_hand_twice_while_it_waits(h: Harness):
+    """Two players record the hand they just played (one typed it in Chinese numerals, one pressed 'Record this
+    hand'), or a form is sent twice: both were stored, and confirming both counted the hand twice. The second is
+    refused while the first waits, privately and in the player's language; a different hand, or the same one once
+    the first is closed, is recorded."""
+    await record(h)
+    first = await last(h)
+    before = dump(h)
+    r = await record(h, user=C, hand="一二三四六七八九二二万 345s +5m", locale="zh-CN")
+    assert f"这手牌已经作为记账 #{first.record_id} 在等待确认" in r.reply.content and r.reply.ephemeral
+    assert dump(h) == before
+    # two at once: the store tells them apart under its lock
+    await press(h, first, "Reject", A)
+    d1, r1 = h.slash_payload("record", user=B, hand=HEFEI, winner=B, discarder=C, variant="hefei", **SEATS)
+    d2, r2 = h.slash_payload("record", user=C, hand=HEFEI, winner=B, discarder=C, variant="hefei", **SEATS)
+    h.bot._connection.parse_interaction_create(d1)
+    h.bot._connection.parse_interaction_create(d2)
+    await h.settle()
+    assert sql(h, "SELECT COUNT(*) FROM records WHERE status = 'pending'") == [(1,)]
+    texts = [r1.reply.content, r2.reply.content]
+    assert sum("is already waiting for confirmations as record #" in x for x in texts) == 1
+    # another hand of the same players, and the same hand with another winner, are not the same record
+    await record(h, winner=C, discarder=B)
+    await record(h, hand=CHIZHOU, variant="chizhou", winner=D, discarder=None)
+    assert sql(h, "SELECT COUNT(*) FROM records WHERE status = 'pending'") == [(3,)]
+
+
+async def test_an_older_card_edit_landing_after_a_newer_one(h: Harness):
+    """Two payers confirm at once; Discord fails the first press's edit once, discord.py retries it after the second
+    press's edit went through, so the card shows the older state (one ✅). The first press's edit does not clear
+    the card's mark, and the next tick draws the state the database holds."""
+    await record(h, hand=WUHU, winner=B, discarder=None, variant="wuhu")  # A, C and D pay
+    rec = await last(h)
+    fault = h.fake.fail(r"/interactions/\d+/[^/]+/callback", status=503, times=1)
+    d1, r1 = h.click_payload(card(h, rec), label="Confirm", user=A)
+    d2, r2 = h.click_payload(card(h, rec), label="Confirm", user=D)
+    h.bot._connection.parse_interaction_create(d1)
+    h.bot._connection.parse_interaction_create(d2)
+    await h.settle()
+    assert fault.hits == 1 and r1.callback_type == 7 and r2.callback_type == 7
+    text = card(h, rec).content
+    assert text.count("✅") == 1 and "Waiting for 2 confirmation" in text  # the older edit landed last
+    assert [s.seat for s in (await get(h, rec.record_id)).waiting] == [2]
+    await cog(h).tick()
+    text = card(h, rec).content
+    assert f"East: <@{A}> -9 子 ✅" in text and f"North: <@{D}> -6 子 ✅" in text
+    assert "Waiting for 1 confirmation" in text
+    assert sql(h, "SELECT card_stale FROM records WHERE id = ?", (rec.record_id,)) == [(0,)]
+
+
+@pytest.mark.parametrize("locale, text", [("en-US", "only in a server"), ("zh-CN", "服务器"), ("zh-TW", "伺服器")])
+async def test_record_and_its_buttons_sent_from_a_dm(h: Harness, locale: str, text: str):
+    """A /record payload from a DM (guild_only only hides the command there) answered the generic apology: its
+    members could not be converted. A record button pressed in a DM said 'another server'. Both say it works only
+    in a server, and change nothing."""
+    await record(h)
+    rec = await last(h)
+    before = dump(h)
+    r = await h.slash("record", user=B, guild=False, hand=HEFEI, winner=B, discarder=C, locale=locale, **SEATS)
+    assert text in r.reply.content and "went wrong" not in r.reply.content
+    data, out = h._base(3, user=C, guild=False, channel=None, locale=locale, guild_locale=None, permissions=None,
+                        name=None)
+    data["data"] = {"custom_id": f"mjrec:{GUILD_ID}:{rec.record_id}:ok", "component_type": 2}
+    data["message"] = {**card(h, rec).payload(), "channel_id": str(out.channel_id)}
+    await h.send(data, out)
+    assert text in out.reply.content and out.reply.ephemeral
+    assert dump(h) == before
+
+
+async def test_a_stored_hand_the_engine_no_longer_scores(h: Harness):
+    """A record stored by an earlier version whose hand this engine refuses (a ruling changed): the scheduler raised
+    on it and stopped, so no other card after it was ever redrawn, and a press on it answered the engine's refusal
+    after its confirmation was saved. Its card is drawn from the stored amounts, without the breakdown."""
+    await record(h)
+    old = await last(h)
+    await record(h, hand=CHIZHOU, variant="chizhou", winner=D, discarder=None)
+    other = await last(h)
+    await record(h, winner=C, discarder=B)
+    third = await last(h)
+    async with h.bot.store._tx() as conn:  # as an earlier engine accepted them
+        await conn.execute("UPDATE records SET hand_text = '123m456p789s5z(7777z)+5z' WHERE id IN (?, ?)",
+                           (old.record_id, third.record_id))
+    r = await press(h, third, "Confirm", B)
+    assert r.callback_type == 7 and (await get(h, third.record_id)).status == "confirmed"
+    assert "Confirmed: in the ledger" in card(h, third).content and f"West: <@{C}> +20 子" in card(h, third).content
+    assert [r[2] for r in in_person_ledger(h)] == [0, -20, 20, 0]
+    c = cog(h)
+    c.clock = lambda: datetime.now(UTC) + timedelta(days=2)
+    await c.tick()
+    for rec in (old, other):
+        assert card(h, rec).buttons() == [] and "Expired" in card(h, rec).content
+    assert f"South: <@{B}> +20 子" in card(h, old).content
+    assert sql(h, "SELECT COUNT(*) FROM records WHERE card_stale = 1") == [(0,)]
+
+
+@pytest.mark.parametrize("value", [0, -1, 999, 169, "²", "24h", 2**70])
+@pytest.mark.parametrize("locale, text", [("en-US", "must be 1-168 hours"), ("zh-CN", "1-168"), ("zh-TW", "1-168")])
+async def test_the_expiry_setting_refuses_forged_values(h: Harness, value, locale: str, text: str):
+    before = dump(h)
+    data, r = h.slash_payload("settings", record_expiry_hours=3, permissions=ADMIN_PERMISSIONS, locale=locale)
+    data["data"]["options"][0]["value"] = value
+    out = await h.send(data, r)
+    assert text in out.reply.content and out.reply.ephemeral and "went wrong" not in out.reply.content
+    assert dump(h) == before
