@@ -10,8 +10,13 @@ The manager decides under the table's lock and hands the publisher finished payl
   then shown by the table's My hand button and the channel is told once;
 * when newer controls are sent, the message that carried the old ones loses them, so no superseded button stays.
 
-The message ids that a restarted bot needs (the table message, each seat's DM with controls) are remembered in the
-store (``Store.set_match_messages``).
+The message ids that a restarted bot needs (the table message, each seat's DM with controls, and any superseded
+message whose controls are still being removed) are written to the store (``Store.set_matches_messages``) right
+after the post that changed them, before the superseded controls are removed: a bot killed at any point finds every
+message that may still carry controls. A change of decision on the same message only is written with the next batch
+(at most ``flush_interval`` later): a restarted bot that finds an older decision there just replaces its controls.
+
+Lobby messages (their seats, the start, the close) and dissolve vote messages are written here too.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from typing import Any
 
 import discord
 
-from .state import LiveTable, Seat
+from .state import LiveTable, Seat, State
 from .strings import t
 
 log = logging.getLogger(__name__)
@@ -62,6 +67,15 @@ class TablePayload:
     png: Png
     view: Any
     fresh: bool = False  # re-post at the bottom of the channel
+
+
+@dataclass
+class LobbyPayload:
+    """A lobby's message: the embed and its buttons; ``posted`` is told the id when a new message was posted."""
+
+    embed: Any
+    view: Any
+    posted: Callable[[int], Awaitable[Any]] | None = None
 
 
 @dataclass
@@ -128,6 +142,7 @@ class Publisher:
         # table id -> (content, image key, controls) of the table message as sent (an identical state is not sent)
         self.table_sent: dict[int, tuple[str, int, Any]] = {}
         self.parked: dict[tuple[int, int], list[tuple[str, Any]]] = {}  # (table id, seat) -> writes held back
+        self._init_lifecycle()
 
     # ---- queueing (called under the table's lock) ------------------------------------------------------------
 
@@ -211,6 +226,7 @@ class Publisher:
         s.dm_controls = where if last.view is not None else None
         s.dm_since = last.since if last.view is not None else None
         if old is not None and old != where:  # older controls elsewhere go away (in the queue's order)
+            self.leftovers(lt).add(("strip", *old))
             self._box(lt).dm_jobs.append(("strip_old", old))
             self._kick(lt, dm=True)
         self._remember_soon(lt)
@@ -232,11 +248,13 @@ class Publisher:
         """Wait until every outbox is empty (tests, shutdown)."""
         while True:
             workers = [w for b in self.boxes.values() for w in (b.worker, b.dm_worker) if w is not None and not w.done()]
+            workers += [w for w in self._id_tasks if not w.done()]
             if not workers:
                 return
             await asyncio.wait(workers)
 
     def forget(self, lt: LiveTable) -> None:
+        self.forget_ids(lt)
         self.table_sent.pop(lt.id, None)
         for k in [k for k in self.shown if k[0] == lt.id]:
             del self.shown[k]
@@ -290,6 +308,7 @@ class Publisher:
                             await self._remember(lt)
                     elif kind == "strip_old":
                         await self._retry(lt, "strip DM", lambda o=arg: self._edit_view(o, None))
+                        self._done_leftover(lt, ("strip", *arg))
                     elif kind == "call":
                         await self._retry(lt, "call", arg)
                 except asyncio.CancelledError:
@@ -367,11 +386,15 @@ class Publisher:
         msg = await self._channel(lt.channel_id).send(p.content, file=p.png.file(), allowed_mentions=MENTIONS, **kw)
         lt.message_id, lt.message_at, lt.edits, lt.posts_below = msg.id, self.clock(), 0, 0
         self.table_sent[lt.id] = state
+        superseded = (lt.channel_id, old) if old is not None and old != msg.id else None
+        if superseded:
+            self.leftovers(lt).add(("gone", *superseded))  # stored with the new id: a restart deletes it too
         await self._remember(lt)
-        if old is not None and old != msg.id:
+        if superseded:
             await self._pace(lt, self._box(lt))
             with contextlib.suppress(discord.HTTPException):
                 await self._channel(lt.channel_id).get_partial_message(old).delete()
+            self._done_leftover(lt, ("gone", *superseded))
 
     async def _strip_table(self, lt: LiveTable) -> None:
         if lt.message_id is not None:
@@ -421,21 +444,21 @@ class Publisher:
         old, s.dm_controls = s.dm_controls, ((dm.id, msg.id) if p.view is not None else None)
         s.dm_last = (dm.id, msg.id)
         s.dm_since = p.since if p.view is not None else None
-        if old is not None and old != s.dm_controls:  # the superseded controls go away
-            with contextlib.suppress(discord.HTTPException):
-                await self._edit_view(old, None)
+        superseded = old is not None and old != s.dm_controls
+        if superseded:  # stored with the new message first: a bot killed before the edit below still finds it
+            self.leftovers(lt).add(("strip", *old))  # type: ignore[misc]
         await self._remember(lt)
+        if superseded:  # the superseded controls go away
+            with contextlib.suppress(discord.HTTPException):
+                await self._edit_view(old, None)  # type: ignore[arg-type]
+            self._done_leftover(lt, ("strip", *old))  # type: ignore[misc]
 
     def _remember_soon(self, lt: LiveTable) -> None:
-        box = self.boxes.get(id(lt))
-        if box is not None and not (_idle(box.worker) and _idle(box.dm_worker)):
-            box.remember = True  # stored once the queue is empty
-        else:
-            self._queue_store(lt)
+        self.store_ids_soon(lt)
 
     async def _remember(self, lt: LiveTable) -> None:
-        """Mark the table's message ids to be stored (once, when its outbox is empty)."""
-        self._box(lt).remember = True
+        """Store the table's message ids now when a message was posted or dropped (else with the next batch)."""
+        await self.store_ids(lt)
 
     async def _store_messages(self, lt: LiveTable) -> None:
         self._queue_store(lt)
@@ -445,11 +468,7 @@ class Publisher:
         tables at once by :meth:`flush`, so that a busy bot adds one store write per ``flush_interval``)."""
         if lt.match_id is None or lt.closed:
             return
-        dms = {}
-        for i, s in enumerate(lt.seats):
-            if s is not None and s.dm_controls is not None:
-                dms[str(i)] = [s.dm_controls[0], s.dm_controls[1], s.dm_since]
-        self._dirty[lt.match_id] = {"table": [lt.channel_id, lt.message_id] if lt.message_id else None, "dm": dms}
+        self._dirty[lt.match_id] = self.messages_of(lt)
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.get_running_loop().create_task(self._flush_later(), name="mjbot-message-ids")
 
@@ -460,14 +479,164 @@ class Publisher:
 
     async def flush(self) -> None:
         """Store the queued message ids now."""
-        batch, self._dirty = self._dirty, {}
-        if not batch:
+        async with self._ids_lock:
+            batch, self._dirty = self._dirty, {}
+            if not batch:
+                return
+            batch = self._latest(batch)
+            try:
+                await self.bot.store.set_matches_messages(batch)
+                self._ids_stored.update({m: _ids(v) for m, v in batch.items()})
+            except Exception as e:  # losing this costs a stale button after a restart, never a game
+                log.warning("could not remember the messages of %d tables: %s", len(batch), e)
+                self._dirty = {**batch, **self._dirty}
+
+    # ---- message ids for a restart (issue 10) ----------------------------------------------------------------
+
+    def _init_lifecycle(self) -> None:
+        self._ids_lock = asyncio.Lock()  # one write of message ids at a time, each a snapshot taken inside it
+        self._ids_stored: dict[int, Any] = {}  # match id -> the message ids last written (decisions left out)
+        self._ids_tables: dict[int, LiveTable] = {}  # match id -> its table, for a batch written later
+        self._leftovers: dict[int, set[tuple[str, int, int]]] = {}  # match id -> superseded messages still to fix
+        self._id_tasks: set[asyncio.Task[Any]] = set()
+        self._lobby_latest: dict[int, LobbyPayload] = {}  # id(LiveTable) -> the lobby state not shown yet
+
+    def leftovers(self, lt: LiveTable) -> set[tuple[str, int, int]]:
+        """Superseded messages of the table whose controls are being removed: ``("strip", channel, message)``
+        (controls to remove) or ``("gone", channel, message)`` (an old table message to delete). Stored with the
+        message ids until done, so that a restarted bot finishes the job."""
+        return self._leftovers.setdefault(lt.match_id or 0, set())
+
+    def _done_leftover(self, lt: LiveTable, key: tuple[Any, ...]) -> None:
+        left = self._leftovers.get(lt.match_id or 0)
+        if left is not None:
+            left.discard(key)  # type: ignore[arg-type]
+
+    def messages_of(self, lt: LiveTable) -> dict[str, Any]:
+        """What a restarted bot needs to find the table's messages (the store's ``match_meta.messages``)."""
+        dms = {}
+        for i, s in enumerate(lt.seats):
+            if s is not None and s.dm_controls is not None:
+                dms[str(i)] = [s.dm_controls[0], s.dm_controls[1], s.dm_since]
+        out: dict[str, Any] = {"table": [lt.channel_id, lt.message_id] if lt.message_id else None, "dm": dms}
+        left = self._leftovers.get(lt.match_id or 0)
+        if left:
+            out["leftovers"] = sorted(list(x) for x in left)
+        return out
+
+    def _latest(self, batch: dict[int, Any]) -> dict[int, Any]:
+        """A batch with each table's ids as they are now (a snapshot queued earlier may be older)."""
+        out = {}
+        for m, v in batch.items():
+            lt = self._ids_tables.get(m)
+            out[m] = self.messages_of(lt) if lt is not None and not lt.closed else v
+        return out
+
+    async def store_ids(self, lt: LiveTable) -> None:
+        """Write the table's message ids now if a message with controls was posted or superseded since the last
+        write; a change of decision only (same messages) goes with the next batch (:meth:`_queue_store`)."""
+        if lt.match_id is None or lt.closed or self.bot.store is None:
             return
-        try:
-            await self.bot.store.set_matches_messages(batch)
-        except Exception as e:  # losing this costs a stale button after a restart, never a game
-            log.warning("could not remember the messages of %d tables: %s", len(batch), e)
-            self._dirty = {**batch, **self._dirty}
+        self._ids_tables[lt.match_id] = lt
+        if _ids(self.messages_of(lt)) == self._ids_stored.get(lt.match_id):
+            self._queue_store(lt)
+            return
+        async with self._ids_lock:
+            msgs = self.messages_of(lt)  # taken inside the lock: the last write is the latest state
+            if lt.closed:
+                return
+            try:
+                await self.bot.store.set_matches_messages({lt.match_id: msgs})
+            except Exception as e:
+                log.warning("table %s: could not remember its messages now (%s); retried with the batch", lt.id, e)
+                self._queue_store(lt)
+                return
+            self._ids_stored[lt.match_id] = _ids(msgs)
+            self._dirty.pop(lt.match_id, None)
+
+    def store_ids_soon(self, lt: LiveTable) -> None:
+        """:meth:`store_ids` in a task of its own (from code that cannot wait; :meth:`drain` waits for it)."""
+        task = asyncio.get_running_loop().create_task(self.store_ids(lt), name=f"mjbot-message-ids-{lt.id}")
+        self._id_tasks.add(task)
+        task.add_done_callback(self._id_tasks.discard)
+
+    def forget_ids(self, lt: LiveTable) -> None:
+        m = lt.match_id or 0
+        self._ids_stored.pop(m, None)
+        self._ids_tables.pop(m, None)
+        self._leftovers.pop(m, None)
+
+    # ---- lobbies and vote messages ----------------------------------------------------------------------------
+
+    def lobby_message(self, lt: LiveTable, payload: LobbyPayload) -> None:
+        """Show the lobby's current state on its message (latest wins; a new message if it is gone)."""
+        first = id(lt) not in self._lobby_latest
+        self._lobby_latest[id(lt)] = payload
+        if first:
+            self.call(lt, lambda: self._send_lobby(lt))
+
+    async def _send_lobby(self, lt: LiveTable) -> None:
+        p = self._lobby_latest.pop(id(lt), None)
+        if p is None or lt.state is not State.LOBBY:
+            return
+        ch = self._channel(lt.channel_id)
+        if lt.lobby_message_id is not None:
+            try:
+                await ch.get_partial_message(lt.lobby_message_id).edit(content=None, embed=p.embed, view=p.view)
+                return
+            except (discord.NotFound, discord.Forbidden):
+                pass  # deleted by someone: posted again below
+        msg = await ch.send(embed=p.embed, view=p.view)
+        lt.lobby_message_id = msg.id
+        if p.posted is not None:
+            await p.posted(msg.id)
+
+    def replace_lobby_message(self, lt: LiveTable, old: int | None) -> None:
+        """The lobby was shown again (``/table show``): the old message loses its buttons."""
+        if old is not None and old != lt.lobby_message_id:
+            self.call(lt, lambda: self._edit_view((lt.channel_id, old), None))
+
+    def close_lobby(self, lt: LiveTable, text: str) -> None:
+        """The lobby started or closed: ``text`` on its message and its buttons gone. When it started, the message
+        is kept with the match's leftovers until this is done (a restart removes its buttons)."""
+        mid = lt.lobby_message_id
+        if mid is None:
+            return
+        key = ("strip", lt.channel_id, mid)
+        if lt.match_id is not None:
+            self.leftovers(lt).add(key)
+        self._lobby_latest.pop(id(lt), None)
+
+        async def close() -> None:
+            with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                await self._channel(lt.channel_id).get_partial_message(mid).edit(content=text, embed=None, view=None)
+            if lt.match_id is not None:
+                self._done_leftover(lt, key)
+        self.call(lt, close)
+
+    def close_vote(self, lt: LiveTable, where: tuple[int, int], text: str) -> None:
+        """A dissolve vote ended: its message says ``text`` and loses its buttons."""
+
+        async def close() -> None:
+            with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                await self._channel(where[0]).get_partial_message(where[1]).edit(content=text, view=None)
+        self.call(lt, close)
+
+    async def strip_leftovers(self, lt: LiveTable, leftovers: list[Any]) -> None:
+        """After a restart: finish removing what the previous run had superseded (queued in the table's order)."""
+        for kind, ch, mid in leftovers:
+            key = (str(kind), int(ch), int(mid))
+            self.leftovers(lt).add(key)
+
+            async def fix(key: tuple[str, int, int] = key) -> None:
+                msg = self._channel(key[1]).get_partial_message(key[2])
+                with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                    if key[0] == "gone":
+                        await msg.delete()
+                    else:
+                        await msg.edit(view=None)
+                self._done_leftover(lt, key)
+            self.call(lt, fix)
 
     def told_once(self, lt: LiveTable, user_id: int) -> bool:
         """True the first time (per table) a player's closed DMs are announced."""
@@ -475,6 +644,16 @@ class Publisher:
             return False
         lt.told_dm.add(user_id)
         return True
+
+
+def _ids(messages: dict[str, Any]) -> Any:
+    """The messages of :meth:`Publisher.messages_of` without the decisions their controls are for.
+
+    >>> _ids({"table": [1, 2], "dm": {"0": [3, 4, 7]}}) == _ids({"table": [1, 2], "dm": {"0": [3, 4, 9]}})
+    True
+    """
+    return (messages.get("table"), {k: tuple(v[:2]) for k, v in messages.get("dm", {}).items()},
+            tuple(map(tuple, messages.get("leftovers", ()))))
 
 
 def dm_closed_text(lt: LiveTable, user_id: int) -> str:
