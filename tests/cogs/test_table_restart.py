@@ -8,8 +8,18 @@ import asyncio
 
 from bot.store.lobbies import lobbies, open_votes
 from tests.cogs.test_table_admin import said, vote_message
-from tests.cogs.test_tables import P1, P2, P3, button_id, choose_click, controls, latest_dm_controls, live, \
-    open_table, prep
+from tests.cogs.test_tables import (
+    P1,
+    P2,
+    P3,
+    button_id,
+    choose_click,
+    controls,
+    latest_dm_controls,
+    live,
+    open_table,
+    prep,
+)
 from tests.harness import Harness
 from tests.harness.faults import FlakyConnection
 
