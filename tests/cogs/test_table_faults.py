@@ -117,6 +117,18 @@ async def test_start_racing_leave_never_starts_with_an_empty_seat(harness: Harne
         assert "started" in leave[1].reply.content
     else:
         assert matches == [] and lt is not None and lt.seat_of(P2) is None
+    # killed now, the bot comes back with what was decided: the match (never its lobby too), or the lobby without P2
+    started = lt is not None and lt.started
+    h2 = await h.kill()
+    try:
+        lt2 = h2.bot.tables.by_channel.get(h2.channel_id)
+        assert lt2 is not None and lt2.started == started
+        if started:
+            assert [s.user_id for s in lt2.seats] == [s.user_id for s in lt.seats]
+        else:
+            assert lt2.seat_of(P2) is None and lt2.seat_of(P1) is not None and P2 not in h2.bot.tables.by_player
+    finally:
+        await h2.close()
 
 
 @pytest.mark.parametrize("gap", [0.0, 0.002, 0.01])
