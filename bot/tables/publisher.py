@@ -248,7 +248,7 @@ class Publisher:
         """Wait until every outbox is empty (tests, shutdown)."""
         while True:
             workers = [w for b in self.boxes.values() for w in (b.worker, b.dm_worker) if w is not None and not w.done()]
-            workers += [w for w in self._id_tasks if not w.done()]
+            workers += [w for w in (*self._id_tasks, self._now_writer) if w is not None and not w.done()]
             if not workers:
                 return
             await asyncio.wait(workers)
@@ -500,6 +500,9 @@ class Publisher:
         self._leftovers: dict[int, set[tuple[str, int, int]]] = {}  # match id -> superseded messages still to fix
         self._id_tasks: set[asyncio.Task[Any]] = set()
         self._lobby_latest: dict[int, LobbyPayload] = {}  # id(LiveTable) -> the lobby state not shown yet
+        self._now: dict[int, LiveTable] = {}  # tables whose ids must be written at once (one transaction for all)
+        self._now_done: asyncio.Future[None] | None = None  # resolved when the tables in ``_now`` are written
+        self._now_writer: asyncio.Task[Any] | None = None
 
     def leftovers(self, lt: LiveTable) -> set[tuple[str, int, int]]:
         """Superseded messages of the table whose controls are being removed: ``("strip", channel, message)``
@@ -533,26 +536,55 @@ class Publisher:
         return out
 
     async def store_ids(self, lt: LiveTable) -> None:
-        """Write the table's message ids now if a message with controls was posted or superseded since the last
-        write; a change of decision only (same messages) goes with the next batch (:meth:`_queue_store`)."""
+        """Write the table's message ids now if a message that may carry controls was posted (or superseded) since
+        the last write, and return once they are stored; anything else (controls gone, a new decision on the same
+        message) goes with the next batch (:meth:`_queue_store`). Tables that need it at the same moment share one
+        transaction (a busy bot adds one write per round trip to the database, not one per table)."""
         if lt.match_id is None or lt.closed or self.bot.store is None:
             return
         self._ids_tables[lt.match_id] = lt
-        if _ids(self.messages_of(lt)) == self._ids_stored.get(lt.match_id):
+        if not self._ids_new(lt):
             self._queue_store(lt)
             return
-        async with self._ids_lock:
-            msgs = self.messages_of(lt)  # taken inside the lock: the last write is the latest state
-            if lt.closed:
-                return
+        loop = asyncio.get_running_loop()
+        if self._now_done is None:
+            self._now_done = loop.create_future()
+        done = self._now_done
+        self._now[lt.match_id] = lt
+        if self._now_writer is None or self._now_writer.done():
+            self._now_writer = loop.create_task(self._write_now(), name="mjbot-message-ids-now")
+        await asyncio.shield(done)
+
+    def _ids_new(self, lt: LiveTable) -> bool:
+        """Does the table show a message (with controls, or superseded) that the store does not know yet?"""
+        now = _ids(self.messages_of(lt))
+        known = self._ids_stored.get(lt.match_id or 0)
+        if known is None:
+            return True
+        return bool(_flat(now) - _flat(known))
+
+    async def _write_now(self) -> None:
+        while self._now:
+            tables, self._now = self._now, {}
+            done, self._now_done = self._now_done, None
             try:
-                await self.bot.store.set_matches_messages({lt.match_id: msgs})
-            except Exception as e:
-                log.warning("table %s: could not remember its messages now (%s); retried with the batch", lt.id, e)
-                self._queue_store(lt)
-                return
-            self._ids_stored[lt.match_id] = _ids(msgs)
-            self._dirty.pop(lt.match_id, None)
+                async with self._ids_lock:
+                    batch = {m: self.messages_of(t) for m, t in tables.items() if not t.closed}
+                    try:
+                        if batch:
+                            await self.bot.store.set_matches_messages(batch)
+                    except Exception as e:
+                        log.warning("could not remember the messages of %d tables now (%s); retried with the batch",
+                                    len(batch), e)
+                        for t in tables.values():
+                            self._queue_store(t)
+                    else:
+                        for m, v in batch.items():
+                            self._ids_stored[m] = _ids(v)
+                            self._dirty.pop(m, None)
+            finally:
+                if done is not None and not done.done():
+                    done.set_result(None)
 
     def store_ids_soon(self, lt: LiveTable) -> None:
         """:meth:`store_ids` in a task of its own (from code that cannot wait; :meth:`drain` waits for it)."""
@@ -654,6 +686,19 @@ def _ids(messages: dict[str, Any]) -> Any:
     """
     return (messages.get("table"), {k: tuple(v[:2]) for k, v in messages.get("dm", {}).items()},
             tuple(map(tuple, messages.get("leftovers", ()))))
+
+
+def _flat(ids: Any) -> set[Any]:
+    """Every message of :func:`_ids`' result, as a set.
+
+    >>> sorted(_flat(([1, 2], {"0": (3, 4)}, (("strip", 5, 6),))))
+    [(1, 2), (3, 4), (5, 6)]
+    """
+    table, dms, left = ids
+    out = {tuple(table)} if table else set()
+    out |= set(dms.values())
+    out |= {tuple(x[1:]) for x in left}
+    return out
 
 
 def dm_closed_text(lt: LiveTable, user_id: int) -> str:
