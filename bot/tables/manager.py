@@ -635,8 +635,8 @@ class TableManager(Admin, Output):
         for lt in list(self.by_channel.values()):
             if lt.timer is not None:
                 lt.timer.cancel()
-            if lt.vote is not None and lt.vote.timer is not None:  # an open 解散 vote does not outlive the bot
-                lt.vote.timer.cancel()
+            if lt.vote is not None and lt.vote.timer is not None:  # an open 解散 vote is stored with its deadline:
+                lt.vote.timer.cancel()                               # the next start-up takes it up again
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
