@@ -670,6 +670,19 @@ class Publisher:
                 self._done_leftover(lt, key)
             self.call(lt, fix)
 
+    async def say_closed(self, channel_id: int, text: str) -> None:
+        """Tell a channel that its match could not be restored (no live table is left to queue it with): retried
+        like any write; a channel that is gone is only logged."""
+        for attempt in range(len(self.backoff) + 1):
+            try:
+                await self._channel(channel_id).send(text)
+                return
+            except Exception as e:
+                if not _retryable(e) or attempt == len(self.backoff):
+                    log.warning("channel %s: could not say its match was closed: %s", channel_id, e)
+                    return
+                await self.sleep(self.backoff[attempt])
+
     def told_once(self, lt: LiveTable, user_id: int) -> bool:
         """True the first time (per table) a player's closed DMs are announced."""
         if user_id in lt.told_dm:

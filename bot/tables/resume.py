@@ -66,10 +66,7 @@ async def resume_tables(mgr: TableManager) -> None:
         log.warning("match %s aborted on resume: %s", a.game.match_id, a.reason)
         meta, _ = await _meta(mgr, a.game.match_id)
         lang = meta.get("lang") or (a.game.settings.get("bot") or {}).get("lang", "zh")
-        try:
-            await mgr.bot.get_partial_messageable(a.game.match.channel_id).send(t("tables.unrestorable", lang))
-        except Exception as e:
-            log.warning("match %s: could not say it was closed: %s", a.game.match_id, e)
+        await mgr.publisher.say_closed(a.game.match.channel_id, t("tables.unrestorable", lang))
     for r in report.resumed:
         try:
             rec = await retrying(lambda r=r: TableRecorder.resume(store, r.game, r.table),
