@@ -392,9 +392,10 @@ class Publisher:
         await self._remember(lt)
         if superseded:
             await self._pace(lt, self._box(lt))
-            with contextlib.suppress(discord.HTTPException):
-                await self._channel(lt.channel_id).get_partial_message(old).delete()
-            self._done_leftover(lt, ("gone", *superseded))
+            with contextlib.suppress(discord.HTTPException):  # failing, it stays listed: a restart deletes it
+                with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                    await self._channel(lt.channel_id).get_partial_message(old).delete()
+                self._done_leftover(lt, ("gone", *superseded))
 
     async def _strip_table(self, lt: LiveTable) -> None:
         if lt.message_id is not None:
@@ -448,10 +449,10 @@ class Publisher:
         if superseded:  # stored with the new message first: a bot killed before the edit below still finds it
             self.leftovers(lt).add(("strip", *old))  # type: ignore[misc]
         await self._remember(lt)
-        if superseded:  # the superseded controls go away
+        if superseded:  # the superseded controls go away (failing, they stay listed: a restart removes them)
             with contextlib.suppress(discord.HTTPException):
                 await self._edit_view(old, None)  # type: ignore[arg-type]
-            self._done_leftover(lt, ("strip", *old))  # type: ignore[misc]
+                self._done_leftover(lt, ("strip", *old))  # type: ignore[misc]
 
     def _remember_soon(self, lt: LiveTable) -> None:
         self.store_ids_soon(lt)
