@@ -276,14 +276,13 @@ class Admin:
             humans = len(lt.humans())
             if not yes:
                 vote.no.add(user_id)
-                if not vote.can_pass(humans):
-                    self._drop_vote(lt, "tables.vote_failed")
-                    return False
-                try:
-                    await self._keep_vote(lt, vote)
+                try:  # stored first (a vote this no ends is stored as over: a restart never reopens it)
+                    await self._keep_vote(lt, vote if vote.can_pass(humans) else None)
                 except Refusal:
                     vote.no.discard(user_id)
                     raise
+                if not vote.can_pass(humans):
+                    self._drop_vote(lt, "tables.vote_failed")
                 return False
             vote.yes.add(user_id)
             try:
