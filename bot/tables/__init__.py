@@ -7,7 +7,8 @@ Modules (each readable in one sitting):
 * :mod:`.manager` - :class:`TableManager`: lobbies, start, actions, AI seats, timers, store stalls, pauses, end;
   records through the store's :class:`~bot.store.tables.TableRecorder` (the one write path); no Discord;
 * :mod:`.publisher` - every Discord write of a table, through a per-table outbox (retries, the coalescing table
-  message, DM fallback, superseded controls removed);
+  message, DM fallback, superseded controls removed); :mod:`.kept` - its lobby and vote messages and the message
+  ids a restart needs (written right after each post);
 * :mod:`.announce`, :mod:`.scenes` - engine events and views to texts and render scenes;
 * :mod:`.admin` - table management (issue 15): 托管, replace / restore, kick, dissolve by vote (a mixin of the
   manager; away seats and "I'm back" reused; stored with an audit row through ``bot.store.table_admin``);

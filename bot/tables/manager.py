@@ -36,8 +36,9 @@ from engine.errors import EngineError
 from engine.table import Action, Event, IllegalAction
 
 from .admin import Admin
+from .kept import LobbyPayload
 from .output import PLAYING, Output
-from .publisher import LobbyPayload, Publisher, dm_closed_text
+from .publisher import Publisher, dm_closed_text
 from .state import KEPT_AWAY, LiveTable, Refusal, Seat, State, Timers
 from .strings import t
 
