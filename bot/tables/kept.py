@@ -58,7 +58,7 @@ class KeptMessages:
 
     def _init_lifecycle(self) -> None:
         self._ids_lock = asyncio.Lock()  # one write of message ids at a time, each a snapshot taken inside it
-        self._ids_stored: dict[int, Any] = {}  # match id -> the message ids last written (decisions left out)
+        self._ids_stored: dict[int, frozenset[Any]] = {}  # match id -> the messages last written (see _flat)
         self._ids_tables: dict[int, LiveTable] = {}  # match id -> its table, for a batch written later
         self._leftovers: dict[int, set[tuple[str, int, int]]] = {}  # match id -> superseded messages still to fix
         self._id_tasks: set[asyncio.Task[Any]] = set()
@@ -77,6 +77,8 @@ class KeptMessages:
         left = self._leftovers.get(lt.match_id or 0)
         if left is not None:
             left.discard(key)  # type: ignore[arg-type]
+            if not left:
+                del self._leftovers[lt.match_id or 0]  # (memory per table: no empty sets kept)
 
     def messages_of(self, lt: LiveTable) -> dict[str, Any]:
         """What a restarted bot needs to find the table's messages (the store's ``match_meta.messages``)."""
@@ -120,11 +122,8 @@ class KeptMessages:
 
     def _ids_new(self, lt: LiveTable) -> bool:
         """Does the table show a message (with controls, or superseded) that the store does not know yet?"""
-        now = _ids(self.messages_of(lt))
         known = self._ids_stored.get(lt.match_id or 0)
-        if known is None:
-            return True
-        return bool(_flat(now) - _flat(known))
+        return known is None or not _flat(_ids(self.messages_of(lt))) <= known
 
     async def _write_now(self) -> None:
         while self._now:
@@ -143,7 +142,7 @@ class KeptMessages:
                             self._queue_store(t)
                     else:
                         for m, v in batch.items():
-                            self._ids_stored[m] = _ids(v)
+                            self._ids_stored[m] = _flat(_ids(v))
                             self._dirty.pop(m, None)
             finally:
                 if done is not None and not done.done():
@@ -263,8 +262,8 @@ def _ids(messages: dict[str, Any]) -> Any:
             tuple(map(tuple, messages.get("leftovers", ()))))
 
 
-def _flat(ids: Any) -> set[Any]:
-    """Every message of :func:`_ids`' result, as a set.
+def _flat(ids: Any) -> frozenset[Any]:
+    """Every message of :func:`_ids`' result, as a set (what is kept of the last write: compact).
 
     >>> sorted(_flat(([1, 2], {"0": (3, 4)}, (("strip", 5, 6),))))
     [(1, 2), (3, 4), (5, 6)]
@@ -273,4 +272,4 @@ def _flat(ids: Any) -> set[Any]:
     out = {tuple(table)} if table else set()
     out |= set(dms.values())
     out |= {tuple(x[1:]) for x in left}
-    return out
+    return frozenset(out)

@@ -33,7 +33,7 @@ from typing import Any
 
 import discord
 
-from .kept import KeptMessages, _ids
+from .kept import KeptMessages, _flat, _ids
 from .state import LiveTable, Seat
 from .strings import t
 
@@ -480,7 +480,7 @@ class Publisher(KeptMessages):
             batch = self._latest(batch)
             try:
                 await self.bot.store.set_matches_messages(batch)
-                self._ids_stored.update({m: _ids(v) for m, v in batch.items()})
+                self._ids_stored.update({m: _flat(_ids(v)) for m, v in batch.items()})
             except Exception as e:  # losing this costs a stale button after a restart, never a game
                 log.warning("could not remember the messages of %d tables: %s", len(batch), e)
                 self._dirty = {**batch, **self._dirty}
