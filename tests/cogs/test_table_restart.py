@@ -224,3 +224,26 @@ async def test_a_kill_right_after_a_post_leaves_no_stale_controls(harness: Harne
             else:
                 assert with_controls == []
     await h.close()
+
+
+async def test_a_superseded_message_discord_would_not_remove_is_removed_after_a_kill(harness: Harness):
+    h = harness
+    prep(h)
+    h.bot.tables.publisher.backoff = (0.01,)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    old = live(h).message_id
+    # the old table message cannot be deleted when /table show posts the table again (Discord fails with 503)
+    fault = h.fake.fail(f"^/channels/{h.channel_id}/messages/{old}$", method="DELETE", times=100)
+    await h.slash("table show", user=P1)
+    await h.bot.tables.wait_idle()
+    assert fault.hits >= 1 and old in [m.id for m in h.channel()]
+    h.fake.faults.remove(fault)  # Discord answers again, but the bot is killed first
+    h2 = await h.kill()
+    try:
+        await h2.bot.tables.wait_idle()
+        tables = [m for m in h2.channel() if any(a.filename.startswith("table-") for a in m.attachments)]
+        assert [m.id for m in tables] == [h2.bot.tables.by_channel[h2.channel_id].message_id]
+        assert old not in [m.id for m in h2.channel()]
+    finally:
+        await h2.close()
