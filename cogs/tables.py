@@ -10,7 +10,6 @@ click is refused ephemerally without changing anything.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
 import logging
 import re
@@ -24,7 +23,7 @@ from discord.ext import commands
 from bot.app import MjBot
 from bot.i18n import item_name, lang_for, lang_of_locale, locale_str, rule_value, t
 from bot.settings import guild_settings, server_language, table_allowed_in, variant_rules
-from bot.tables import LiveTable, Refusal, State, TableManager, resume_tables, tile_label
+from bot.tables import LiveTable, Refusal, TableManager, resume_tables, tile_label
 from cogs.errors import reply_ephemeral
 from engine.tiles import tile_name
 from engine.variants import VARIANT_KEYS, get_variant
@@ -145,15 +144,27 @@ class UI:
         return _view([VoteButton(lt.id, number, True, t("tables.btn_vote_yes", lang), discord.ButtonStyle.danger),
                       VoteButton(lt.id, number, False, t("tables.btn_vote_no", lang))])
 
-    def vote_closer(self, where: tuple[int, int], text: str) -> Any:
-        """An edit of a vote message: its buttons removed and ``text`` below the proposal."""
-        ch, mid = where
+    def lobby_embed(self, lt: LiveTable) -> discord.Embed:
+        lang = lt.lang
+        V = get_variant(lt.variant)
+        e = discord.Embed(title=t("tables.lobby_title", lang, variant=t(f"variant.{lt.variant}", lang)),
+                          colour=discord.Colour.dark_green())
+        rules = []
+        for r in V.house_rules:
+            rules.append(f"{item_name(r.zh, r.en, lang)} {rule_value(lt.rules.get(r.key, r.default), lang)}")
+        host = next((s.name for s in lt.seats if s and s.user_id == lt.host_id), "?")
+        e.description = t("tables.lobby_rules", lang, rules=", ".join(rules) or "-") + "\n" + t(
+            "tables.lobby_host", lang, host=host)
+        seats = []
+        for i, s in enumerate(lt.seats):
+            who = t("tables.seat_empty", lang) if s is None else (f"<@{s.user_id}>" if s.human else f"🤖 {s.name}")
+            seats.append(f"{i + 1}. {who}")
+        e.add_field(name=t("tables.lobby_seats", lang), value="\n".join(seats), inline=False)
+        return e
 
-        async def edit() -> None:
-            msg = self.bot.get_partial_messageable(ch).get_partial_message(mid)
-            with contextlib.suppress(discord.NotFound, discord.Forbidden):
-                await msg.edit(content=text, view=None)
-        return edit
+    def lobby_message(self, lt: LiveTable) -> tuple[discord.Embed, discord.ui.View]:
+        """The lobby message: its seats and rules, and its buttons (the publisher writes it)."""
+        return self.lobby_embed(lt), self.lobby_view(lt, lt.lang)
 
     def lobby_view(self, lt: LiveTable, lang: str) -> discord.ui.View:
         ch = lt.channel_id
@@ -245,51 +256,7 @@ class Tables(commands.Cog):
         await _say(interaction, t(r.key, lang, **r.params))
 
     def lobby_embed(self, lt: LiveTable) -> discord.Embed:
-        lang = lt.lang
-        V = get_variant(lt.variant)
-        e = discord.Embed(title=t("tables.lobby_title", lang, variant=t(f"variant.{lt.variant}", lang)),
-                          colour=discord.Colour.dark_green())
-        rules = []
-        for r in V.house_rules:
-            rules.append(f"{item_name(r.zh, r.en, lang)} {rule_value(lt.rules.get(r.key, r.default), lang)}")
-        host = next((s.name for s in lt.seats if s and s.user_id == lt.host_id), "?")
-        e.description = t("tables.lobby_rules", lang, rules=", ".join(rules) or "-") + "\n" + t(
-            "tables.lobby_host", lang, host=host)
-        seats = []
-        for i, s in enumerate(lt.seats):
-            who = t("tables.seat_empty", lang) if s is None else (f"<@{s.user_id}>" if s.human else f"🤖 {s.name}")
-            seats.append(f"{i + 1}. {who}")
-        e.add_field(name=t("tables.lobby_seats", lang), value="\n".join(seats), inline=False)
-        return e
-
-    async def _refresh_lobby(self, lt: LiveTable, interaction: discord.Interaction | None = None) -> None:
-        """Show the lobby's current seats: on the clicked message when there is one, else by editing it."""
-        embed, view = self.lobby_embed(lt), self.manager.ui.lobby_view(lt, lt.lang)
-        mid = lt.lobby_message_id
-        if interaction is not None and not interaction.response.is_done() and interaction.message is not None \
-                and interaction.message.id == mid:
-            await interaction.response.edit_message(embed=embed, view=view)
-            return
-        if mid is not None:
-            try:
-                await self.bot.get_partial_messageable(lt.channel_id).get_partial_message(mid).edit(
-                    embed=embed, view=view)
-                return
-            except discord.HTTPException:
-                pass
-        msg = await self.bot.get_partial_messageable(lt.channel_id).send(embed=embed, view=view)
-        lt.lobby_message_id = msg.id
-
-    def _lobby_closer(self, lt: LiveTable, text: str) -> Any:
-        """An edit of the lobby message: ``text`` on it and its buttons gone (queued with the table's writes)."""
-        mid = lt.lobby_message_id
-
-        async def edit() -> None:
-            if mid is not None:
-                with contextlib.suppress(discord.NotFound, discord.Forbidden):
-                    await self.bot.get_partial_messageable(lt.channel_id).get_partial_message(mid).edit(
-                        content=text, view=None)
-        return edit
+        return self.manager.ui.lobby_embed(lt)
 
     # ---- commands -----------------------------------------------------------------------------------------
 
@@ -309,18 +276,23 @@ class Tables(commands.Cog):
         if mode is not None and "mode" in rules:
             rules["mode"] = mode
         try:
-            lt = self.manager.open_lobby(interaction.guild_id or 0, interaction.channel_id or 0, interaction.user.id,
-                                         interaction.user.display_name,
-                                         _player_lang(interaction, settings.language), key, rules, settings)
+            lt = await self.manager.open_lobby(interaction.guild_id or 0, interaction.channel_id or 0,
+                                               interaction.user.id, interaction.user.display_name,
+                                               _player_lang(interaction, settings.language), key, rules, settings)
         except Refusal as r:
             await self._refuse(interaction, r)
             return
         await interaction.response.send_message(embed=self.lobby_embed(lt), view=self.manager.ui.lobby_view(lt, lt.lang))
+        await self._lobby_answer_posted(interaction, lt)
+
+    async def _lobby_answer_posted(self, interaction: discord.Interaction, lt: LiveTable) -> None:
+        """The lobby message is this command's answer: the manager remembers it (and stores it)."""
         try:
             msg = await interaction.original_response()
-            lt.lobby_message_id = msg.id
-        except discord.HTTPException:
-            pass
+        except discord.HTTPException as e:
+            log.info("lobby in %s: its message is not known (%s); the next change posts one", lt.channel_id, e)
+            return
+        await self.manager.lobby_posted(lt, msg.id)
 
     async def _lobby_op(self, interaction: discord.Interaction, channel_id: int, op: str,
                         difficulty: str = "normal") -> None:
@@ -343,7 +315,6 @@ class Tables(commands.Cog):
             elif op == "leave":
                 await self.manager.leave(lt, user.id)
                 if lt.closed:
-                    self.manager.publisher.call(lt, self._lobby_closer(lt, t("tables.not_started_end", lt.lang)))
                     await _say(interaction, t("tables.left", lang, name=user.display_name))
                     return
             elif op == "addbot":
@@ -358,19 +329,19 @@ class Tables(commands.Cog):
                 else:
                     await interaction.response.defer(ephemeral=True, thinking=True)
                 # "开始！" is said once: on the lobby message, which loses its buttons when the match is recorded
-                await self.manager.start(lt, self._lobby_closer(lt, t("tables.started", lt.lang)))
+                await self.manager.start(lt)
                 if not component:
                     await interaction.followup.send(t("tables.start_ok", lang), ephemeral=True)
                 return
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))
             return
+        # the lobby message itself is written by the publisher, in the table's order of writes
         if component:
-            await self._refresh_lobby(lt, interaction)
+            await interaction.response.defer()
         else:
             key = {"join": "tables.joined", "leave": "tables.left", "addbot": "tables.joined"}[op]
             await interaction.response.send_message(t(key, lang, name=name), ephemeral=True)
-            await self._refresh_lobby(lt)
 
     async def lobby_click(self, interaction: discord.Interaction, channel_id: int, op: str) -> None:
         try:
@@ -409,9 +380,11 @@ class Tables(commands.Cog):
             await _say(interaction, t(r.key, lang, **r.params))
             return
         await interaction.response.defer(ephemeral=True)
-        was = await self.manager.end(lt, interaction.user.display_name)
-        if was is State.LOBBY:
-            self.manager.publisher.call(lt, self._lobby_closer(lt, t("tables.not_started_end", lt.lang)))
+        try:
+            await self.manager.end(lt, interaction.user.display_name)
+        except Refusal as r:
+            await _say(interaction, t(r.key, lang, **r.params))
+            return
         await interaction.followup.send(t("tables.ended_by", lang, name=interaction.user.display_name), ephemeral=True)
 
     @table.command(name=locale_str("table.show.name"), description=locale_str("table.show.desc"))
@@ -425,14 +398,7 @@ class Tables(commands.Cog):
         if not lt.started:
             await interaction.response.send_message(embed=self.lobby_embed(lt),
                                                     view=self.manager.ui.lobby_view(lt, lt.lang))
-            old = lt.lobby_message_id
-            try:
-                msg = await interaction.original_response()
-                lt.lobby_message_id = msg.id
-                if old is not None:
-                    await self.bot.get_partial_messageable(lt.channel_id).get_partial_message(old).edit(view=None)
-            except discord.HTTPException:
-                pass
+            await self._lobby_answer_posted(interaction, lt)  # the old lobby message loses its buttons
             return
         await interaction.response.defer(ephemeral=True)
         await self.manager.repost(lt)
@@ -476,10 +442,6 @@ class Tables(commands.Cog):
             else:
                 name = await self.manager.kick(lt, interaction.user.id, member.id)
                 key = "tables.kicked"
-                if lt.closed:
-                    self.manager.publisher.call(lt, self._lobby_closer(lt, t("tables.not_started_end", lt.lang)))
-                else:
-                    await self._refresh_lobby(lt)
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))
             return
@@ -528,7 +490,7 @@ class Tables(commands.Cog):
         except discord.HTTPException as e:
             log.warning("table %s: the vote message is not known: %s", table_id, e)
             return
-        mgr.vote_posted(lt, vote, msg.channel.id, msg.id, text)
+        await mgr.vote_posted(lt, vote, msg.channel.id, msg.id, text)
 
     async def vote_click(self, interaction: discord.Interaction, table_id: int, number: int, yes: bool) -> None:
         lang = _lang(interaction)

@@ -1,4 +1,4 @@
--- 0003 (group): running a group - time zone, weekly report, seasons, corrections, the first-time walk-through.
+-- 0004 (group): running a group - time zone, weekly report, seasons, corrections, the first-time walk-through.
 -- Nothing here edits the ledger: a correction is a set of rows of its own (correction_rows), zero-sum like a hand,
 -- and readers add them to the ledger's rows. Timestamps are integer milliseconds since the Unix epoch (UTC).
 

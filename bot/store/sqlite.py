@@ -198,6 +198,8 @@ class Store:
         self.schema_version = schema_version
         self._lock = asyncio.Lock()
         self._pending: set[asyncio.Future[Any]] = set()
+        # the connection's ``synchronous`` level: False = FULL (dialect.PRAGMAS), True = NORMAL, None = not known
+        self._relaxed: bool | None = False
 
     # ------------------------------------------------------------------ life cycle
 
@@ -254,8 +256,12 @@ class Store:
             conn = self._conn
             if conn is None:
                 raise StoreError("closed")
-            if not durable:
-                await conn.execute(dialect.RELAXED)
+            # the connection keeps its sync level: switched only when a write needs the other one (one round trip
+            # to the database's thread less per write, two for a run of relaxed ones such as a click's actions)
+            if write and self._relaxed is not (not durable):
+                self._relaxed = None  # unknown until the pragma has surely run (an await may be cancelled)
+                await conn.execute(dialect.RELAXED if not durable else dialect.DURABLE)
+                self._relaxed = not durable
             try:
                 await conn.execute(dialect.BEGIN_WRITE if write else dialect.BEGIN_READ)
                 yield conn
@@ -267,10 +273,6 @@ class Store:
                 raise
             else:
                 await conn.commit()
-            finally:
-                if not durable:
-                    with contextlib.suppress(sqlite3.Error):
-                        await conn.execute(dialect.DURABLE)
 
     @staticmethod
     async def _one(conn: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Any:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from .lobbies import write_lobby
 from .models import to_ms
 from .sqlite import Store, _completes, _dumps
 
@@ -23,11 +24,15 @@ from .sqlite import Store, _completes, _dumps
 @_completes
 async def record_table_action(store: Store, guild_id: int, user_id: int, action: str, *, match_id: int | None,
                               detail: Mapping[str, Any], meta: Mapping[str, Any] | None = None,
-                              at: datetime | None = None) -> None:
+                              at: datetime | None = None,
+                              lobby: tuple[int, Mapping[str, Any] | None] | None = None) -> None:
     """Audit a table-management ``action`` by ``user_id`` (``detail``: whom and where) and, for a match in play,
-    store its new ``meta`` in the same transaction."""
+    store its new ``meta`` in the same transaction; ``lobby``: ``(channel, state or None)`` of a lobby changed by
+    the action (stored or deleted in the same transaction, see :mod:`bot.store.lobbies`)."""
     ms = to_ms(at)
     async with store._tx() as conn:
+        if lobby is not None:
+            await write_lobby(conn, guild_id, lobby[0], lobby[1], at)
         if match_id is not None and meta is not None:
             await conn.execute(
                 "INSERT INTO match_meta (match_id, meta) VALUES (?, ?) "

@@ -20,10 +20,13 @@ message's buttons are removed when it passes, lapses or the table closes. Every 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any
 
+from bot.store.lobbies import save_vote
+from bot.store.resume import retrying
 from bot.store.table_admin import record_table_action
 
 from .state import LiveTable, Refusal, Seat, State, Vote
@@ -45,17 +48,22 @@ class Admin:
     by_player: dict[int, int]
     by_id: dict[int, LiveTable]
     closing: bool
+    store_backoff: tuple[float, ...]
+    wall: Callable[[], float]  # Unix time (a vote's deadline outlives the process)
 
     # ------------------------------------------------------------------------------------------- recording
 
     async def _record(self, lt: LiveTable, by: int, action: str, detail: dict[str, Any],
                       change: Callable[[], Any], undo: Callable[[], Any]) -> None:
-        """Apply ``change``, store the table's new metadata with an audit row; on a store failure undo it and
-        refuse (nothing changed)."""
+        """Apply ``change``, store the table's new metadata (a lobby: the lobby, deleted when no human is left)
+        with an audit row; on a store failure undo it and refuse (nothing changed)."""
         change()
+        lobby = None
+        if lt.state is State.LOBBY:
+            lobby = (lt.channel_id, lt.lobby_state() if lt.humans() else None)
         try:
             await record_table_action(self.store, lt.guild_id, by, action, match_id=lt.match_id,
-                                      detail=detail, meta=lt.meta() if lt.rec is not None else None)
+                                      detail=detail, meta=lt.meta() if lt.rec is not None else None, lobby=lobby)
         except Exception as e:
             undo()
             log.warning("table %s: %s not recorded: %s", lt.id, action, e)
@@ -154,21 +162,24 @@ class Admin:
             s = lt.seats[seat]
             assert s is not None
 
+            host = lt.host_id
+
             def change() -> None:
                 lt.seats[seat] = None
+                if target == lt.host_id and lt.humans():
+                    lt.host_id = lt.seats[lt.humans()[0]].user_id  # type: ignore[union-attr,assignment]
 
             def undo() -> None:
-                lt.seats[seat] = s
+                lt.seats[seat], lt.host_id = s, host
 
             await self._record(lt, by, "kick", {"seat": seat, "member": target, "channel": lt.channel_id},
                                change, undo)
             if self.by_player.get(target) == lt.channel_id:
                 del self.by_player[target]
             if not lt.humans():  # a manager removed the last player: the lobby closes, as when they leave
-                lt.move(State.ABORTED)
-                self._forget(lt)  # type: ignore[attr-defined]
-            elif target == lt.host_id:
-                lt.host_id = lt.seats[lt.humans()[0]].user_id  # type: ignore[union-attr,assignment]
+                self._close_lobby(lt, "tables.not_started_end")  # type: ignore[attr-defined]
+            else:
+                self.show_lobby(lt)  # type: ignore[attr-defined]
             return s.name
 
     # ------------------------------------------------------------------------------------------- dissolve
@@ -183,21 +194,71 @@ class Admin:
                 raise Refusal("tables.not_seated")
             if lt.vote is not None:
                 raise Refusal("tables.vote_open")
-            vote = Vote(lt.votes + 1, user_id, {user_id})
+            vote = Vote(lt.votes + 1, user_id, {user_id}, deadline=self.wall() + self.timers.vote * self.timers.scale)
             if vote.passes(len(lt.humans())):
                 await self._dissolve(lt, vote)
                 lt.votes += 1
                 return vote, True
+            await self._keep_vote(lt, vote, held=lt.votes + 1)  # stored first: a restart keeps it and its minute
             lt.votes += 1
             lt.vote = vote
-            vote.timer = asyncio.get_running_loop().create_task(self._vote_timer(lt, vote), name=VOTE_TASK_NAME)
+            self._arm_vote(lt, vote)
             return vote, False
 
-    def vote_posted(self, lt: LiveTable, vote: Vote, channel_id: int, message_id: int, text: str) -> None:
+    async def vote_posted(self, lt: LiveTable, vote: Vote, channel_id: int, message_id: int, text: str) -> None:
         """Where the vote's message is and what it says (its buttons are removed when the vote ends)."""
-        vote.message, vote.text = (channel_id, message_id), text
-        if lt.vote is not vote:  # it ended while the message was being posted
-            self._strip_vote(lt, vote, "tables.vote_over")
+        async with lt.lock:
+            vote.message, vote.text = (channel_id, message_id), text
+            if lt.vote is not vote:  # it ended while the message was being posted
+                self._strip_vote(lt, vote, "tables.vote_over")
+                return
+            with contextlib.suppress(Refusal):  # without it a restarted bot cannot remove its buttons at the end
+                await self._keep_vote(lt, vote)
+
+    # ---- the vote in the store (issue 10: an open vote and its deadline survive a restart)
+
+    async def _keep_vote(self, lt: LiveTable, vote: Vote | None, held: int | None = None) -> None:
+        """Store the match's open vote (None: none is open); Refusal ``tables.not_recorded`` when the store fails."""
+        try:
+            await save_vote(self.store, lt.match_id, lt.votes if held is None else held,
+                            None if vote is None else vote.to_json())
+        except Exception as e:
+            log.warning("table %s: vote not recorded: %s", lt.id, e)
+            raise Refusal("tables.not_recorded") from e
+
+    def _arm_vote(self, lt: LiveTable, vote: Vote) -> None:
+        vote.timer = asyncio.get_running_loop().create_task(self._vote_timer(lt, vote), name=VOTE_TASK_NAME)
+
+    def _forget_vote_soon(self, lt: LiveTable) -> None:
+        """The vote ended: the store forgets it (in the background; failing, a restart finds it over or lapsed and
+        says so again on the same message)."""
+        if lt.match_id is None or lt.closed or self.closing:
+            return
+
+        async def forget() -> None:
+            try:
+                await retrying(lambda: self._keep_vote_now(lt), "forgetting a vote", self.store_backoff, tries=3)
+            except Exception as e:
+                log.warning("table %s: the ended vote stays stored: %s", lt.id, e)
+        self._spawn(forget())  # type: ignore[attr-defined]
+
+    async def _keep_vote_now(self, lt: LiveTable) -> None:
+        async with lt.lock:
+            await save_vote(self.store, lt.match_id, lt.votes, None if lt.vote is None else lt.vote.to_json())
+
+    async def restore_vote(self, lt: LiveTable, held: int, stored: dict[str, Any] | None) -> None:
+        """After a restart: the match's open vote back, its buttons working; lapsed while the bot was down, it
+        ends now (its message says so, once)."""
+        async with lt.lock:
+            lt.votes = max(lt.votes, held)
+            if stored is None or lt.closed or lt.vote is not None:
+                return
+            vote = Vote.from_json(stored)
+            lt.vote = vote
+            if vote.deadline <= self.wall() or not vote.can_pass(len(lt.humans())):
+                self._drop_vote(lt, "tables.vote_expired")
+            else:
+                self._arm_vote(lt, vote)
 
     async def cast_vote(self, table_id: int, number: int, user_id: int, yes: bool) -> bool:
         """A seated human's answer to vote ``number``. Returns whether the match is dissolved now."""
@@ -215,21 +276,27 @@ class Admin:
             humans = len(lt.humans())
             if not yes:
                 vote.no.add(user_id)
+                try:  # stored first (a vote this no ends is stored as over: a restart never reopens it)
+                    await self._keep_vote(lt, vote if vote.can_pass(humans) else None)
+                except Refusal:
+                    vote.no.discard(user_id)
+                    raise
                 if not vote.can_pass(humans):
                     self._drop_vote(lt, "tables.vote_failed")
                 return False
             vote.yes.add(user_id)
-            if vote.passes(humans):
-                try:
+            try:
+                if vote.passes(humans):
                     await self._dissolve(lt, vote)
-                except Refusal:
-                    vote.yes.discard(user_id)
-                    raise
-                return True
+                    return True
+                await self._keep_vote(lt, vote)
+            except Refusal:
+                vote.yes.discard(user_id)
+                raise
             return False
 
     async def _vote_timer(self, lt: LiveTable, vote: Vote) -> None:
-        await asyncio.sleep(self.timers.vote * self.timers.scale)
+        await asyncio.sleep(max(0.0, vote.deadline - self.wall()))
         async with lt.lock:
             if lt.vote is vote and not lt.closed:
                 self._drop_vote(lt, "tables.vote_expired")
@@ -242,10 +309,11 @@ class Admin:
         if vote.timer is not None and vote.timer is not asyncio.current_task():
             vote.timer.cancel()
         self._strip_vote(lt, vote, key)
+        self._forget_vote_soon(lt)
 
     def _strip_vote(self, lt: LiveTable, vote: Vote, key: str) -> None:
-        if vote.message is not None and self.ui is not None:
-            self.publisher.call(lt, self.ui.vote_closer(vote.message, f"{vote.text}\n{t(key, lt.lang)}".strip()))
+        if vote.message is not None:
+            self.publisher.close_vote(lt, vote.message, f"{vote.text}\n{t(key, lt.lang)}".strip())
 
     async def _dissolve(self, lt: LiveTable, vote: Vote) -> None:
         """The vote passed (under the lock): audited first (a store failure refuses, nothing changes), then the

@@ -18,14 +18,17 @@ An engine error (a bug) pauses the table: logged with the seed and the actions, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from bot.store import SeatSpec
+from bot.store.lobbies import delete_lobby, save_lobby
 from bot.store.resume import retrying
 from bot.store.tables import NotRecorded, TableRecorder
 from engine.ai import choose
@@ -33,6 +36,7 @@ from engine.errors import EngineError
 from engine.table import Action, Event, IllegalAction
 
 from .admin import Admin
+from .kept import LobbyPayload
 from .output import PLAYING, Output
 from .publisher import Publisher, dm_closed_text
 from .state import KEPT_AWAY, LiveTable, Refusal, Seat, State, Timers
@@ -95,6 +99,7 @@ class TableManager(Admin, Output):
         self.scene_log: list[tuple[str, Any, int]] | None = None
         self.private_log: list[tuple[int, Any, int]] | None = None
         self.closing = False
+        self.wall: Callable[[], float] = time.time  # Unix time: what a restart keeps (a dissolve vote's deadline)
         self.publisher = Publisher(bot, self._dm_failed)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()
@@ -136,8 +141,10 @@ class TableManager(Admin, Output):
 
     # ---------------------------------------------------------------------------------------------- lobby
 
-    def open_lobby(self, guild_id: int, channel_id: int, host_id: int, host_name: str, host_lang: str,
-                   variant: str, rules: dict[str, Any], settings: Any) -> LiveTable:
+    async def open_lobby(self, guild_id: int, channel_id: int, host_id: int, host_name: str, host_lang: str,
+                         variant: str, rules: dict[str, Any], settings: Any) -> LiveTable:
+        """A new lobby in the channel, stored before anyone sees it (Refusal ``tables.not_recorded`` when the store
+        fails: no lobby then)."""
         if channel_id in self.by_channel and not self.by_channel[channel_id].closed:
             raise Refusal("tables.busy_channel")
         self._check_free(host_id)
@@ -145,13 +152,64 @@ class TableManager(Admin, Output):
                        lang=settings.language, turn_seconds=settings.turn_seconds,
                        claim_seconds=settings.claim_seconds, hints=settings.hints)
         lt.seats[0] = Seat(host_id, host_name, lang=host_lang)
-        self.by_channel[channel_id] = lt
+        self.by_channel[channel_id] = lt  # taken at once: a second /table new in the channel is refused
         self.by_player[host_id] = channel_id
+
+        def undo() -> None:
+            if self.by_channel.get(channel_id) is lt:
+                del self.by_channel[channel_id]
+            if self.by_player.get(host_id) == channel_id:
+                del self.by_player[host_id]
+
+        async with lt.lock:
+            await self._keep_lobby(lt, undo)
         return lt
+
+    async def lobby_posted(self, lt: LiveTable, message_id: int) -> None:
+        """The lobby's message was posted (as the answer to ``/table new`` or ``/table show``): remembered, and an
+        older lobby message loses its buttons."""
+        async with lt.lock:
+            if lt.state is not State.LOBBY:
+                return
+            old, lt.lobby_message_id = lt.lobby_message_id, message_id
+            self.publisher.replace_lobby_message(lt, old)
+            with contextlib.suppress(Refusal):  # logged; after a restart the next change posts a new message
+                await self._keep_lobby(lt, lambda: None)
 
     def _lobby(self, lt: LiveTable) -> None:
         if lt.state is not State.LOBBY:
             raise Refusal("tables.lobby_gone" if lt.closed else "tables.not_lobby")
+
+    async def _keep_lobby(self, lt: LiveTable, undo: Callable[[], Any], *, gone: bool = False) -> None:
+        """Store the lobby as it now is (``gone``: delete it) before anyone sees the change; when the store fails,
+        ``undo()`` and refuse (nothing changed). Under the table's lock."""
+        try:
+            if gone:
+                await delete_lobby(self.store, lt.channel_id)
+            else:
+                await save_lobby(self.store, lt.guild_id, lt.channel_id, lt.lobby_state())
+        except Exception as e:
+            undo()
+            log.warning("lobby in %s: not recorded: %s", lt.channel_id, e)
+            raise Refusal("tables.not_recorded") from e
+
+    def show_lobby(self, lt: LiveTable) -> None:
+        """Queue the lobby message's new state (seats, host) with the table's writes."""
+        if self.ui is not None and lt.state is State.LOBBY:
+            embed, view = self.ui.lobby_message(lt)
+            self.publisher.lobby_message(lt, LobbyPayload(embed, view, lambda mid: self._lobby_id_changed(lt)))
+
+    async def _lobby_id_changed(self, lt: LiveTable) -> None:
+        async with lt.lock:
+            if lt.state is State.LOBBY:
+                with contextlib.suppress(Refusal):
+                    await self._keep_lobby(lt, lambda: None)
+
+    def _close_lobby(self, lt: LiveTable, key: str) -> None:
+        """The lobby closed without a match (under its lock, after it was deleted from the store)."""
+        lt.move(State.ABORTED)
+        self._forget(lt)
+        self.publisher.close_lobby(lt, t(key, lt.lang))
 
     async def join(self, lt: LiveTable, user_id: int, name: str, lang: str) -> None:
         async with lt.lock:
@@ -161,7 +219,9 @@ class TableManager(Admin, Output):
             if not free:
                 raise Refusal("tables.full")
             lt.seats[free[0]] = Seat(user_id, name, lang=lang)
+            await self._keep_lobby(lt, lambda: lt.seats.__setitem__(free[0], None))
             self.by_player[user_id] = lt.channel_id
+            self.show_lobby(lt)
 
     async def leave(self, lt: LiveTable, user_id: int) -> str:
         async with lt.lock:
@@ -169,15 +229,22 @@ class TableManager(Admin, Output):
             i = lt.seat_of(user_id)
             if i is None:
                 raise Refusal("tables.not_seated")
-            name = lt.seats[i].name  # type: ignore[union-attr]
+            seat, host = lt.seats[i], lt.host_id
             lt.seats[i] = None
-            self.by_player.pop(user_id, None)
-            if not lt.humans():
-                lt.move(State.ABORTED)
-                self._forget(lt)
-            elif user_id == lt.host_id:
+            gone = not lt.humans()
+            if not gone and user_id == lt.host_id:
                 lt.host_id = lt.seats[lt.humans()[0]].user_id  # type: ignore[union-attr,assignment]
-            return name
+
+            def undo() -> None:
+                lt.seats[i], lt.host_id = seat, host
+
+            await self._keep_lobby(lt, undo, gone=gone)
+            self.by_player.pop(user_id, None)
+            if gone:
+                self._close_lobby(lt, "tables.not_started_end")
+            else:
+                self.show_lobby(lt)
+            return seat.name  # type: ignore[union-attr]
 
     async def add_ai(self, lt: LiveTable, difficulty: str, by_user: int) -> str:
         async with lt.lock:
@@ -190,6 +257,8 @@ class TableManager(Admin, Output):
             n = sum(1 for s in lt.seats if s is not None and s.ai) + 1
             seat = Seat(None, t("tables.ai_name", lt.lang, n=n), ai=difficulty, lang=lt.lang)
             lt.seats[free[0]] = seat
+            await self._keep_lobby(lt, lambda: lt.seats.__setitem__(free[0], None))
+            self.show_lobby(lt)
             return seat.name
 
     def _forget(self, lt: LiveTable) -> None:
@@ -203,13 +272,14 @@ class TableManager(Admin, Output):
         if lt.timer is not None:
             lt.timer.cancel()
             lt.timer = None
+        self.publisher.forget_ids(lt)
 
     # ---------------------------------------------------------------------------------------------- start / end
 
-    async def start(self, lt: LiveTable, lobby_edit: Any = None) -> None:
-        """Deal the first hand: record the match, post the table, DM the hands, let the AI seats play.
-        ``lobby_edit``: an async callable that marks the lobby message as started (queued with the table's
-        writes). Raises :class:`Refusal` and changes nothing if the lobby cannot start now."""
+    async def start(self, lt: LiveTable) -> None:
+        """Deal the first hand: record the match, post the table, DM the hands, let the AI seats play; the lobby
+        message says the match started (once) and loses its buttons. Raises :class:`Refusal` and changes nothing
+        if the lobby cannot start now."""
         async with lt.lock:
             self._lobby(lt)
             if any(s is None for s in lt.seats):
@@ -231,8 +301,13 @@ class TableManager(Admin, Output):
             lt.rng = random.Random(seed)
             self.by_id[lt.rec.match_id] = lt
             lt.update_since()
-            if lobby_edit is not None:
-                self.publisher.call(lt, lobby_edit)
+            self.publisher.close_lobby(lt, t("tables.started", lt.lang))
+            try:  # the match is recorded: the lobby is not stored any more (a restart also drops a lobby whose
+                # channel has a match, should this fail)
+                await retrying(lambda: delete_lobby(self.store, lt.channel_id), "forgetting a lobby",
+                               self.store_backoff, tries=2)
+            except Exception as e:
+                log.warning("table %s: its lobby stays stored until the next start-up: %s", lt.id, e)
             events = list(lt.rec.table.start_events)
             if lt.rec.behind is not None:
                 self._stalled(lt)
@@ -245,6 +320,10 @@ class TableManager(Admin, Output):
             was = lt.state
             if lt.closed:
                 return State.ABORTED
+            if was is State.LOBBY:
+                await self._keep_lobby(lt, lambda: None, gone=True)
+                self._close_lobby(lt, "tables.not_started_end")
+                return was
             await self._close(lt, f"ended by {by_name}", t("tables.ended_by", lt.lang, name=by_name))
             return was
 
@@ -557,8 +636,8 @@ class TableManager(Admin, Output):
         for lt in list(self.by_channel.values()):
             if lt.timer is not None:
                 lt.timer.cancel()
-            if lt.vote is not None and lt.vote.timer is not None:  # an open 解散 vote does not outlive the bot
-                lt.vote.timer.cancel()
+            if lt.vote is not None and lt.vote.timer is not None:  # an open 解散 vote is stored with its deadline:
+                lt.vote.timer.cancel()                               # the next start-up takes it up again
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -10,8 +10,14 @@ The manager decides under the table's lock and hands the publisher finished payl
   then shown by the table's My hand button and the channel is told once;
 * when newer controls are sent, the message that carried the old ones loses them, so no superseded button stays.
 
-The message ids that a restarted bot needs (the table message, each seat's DM with controls) are remembered in the
-store (``Store.set_match_messages``).
+The message ids that a restarted bot needs (the table message, each seat's DM with controls, and any superseded
+message whose controls are still being removed) are written to the store (``Store.set_matches_messages``) right
+after the post that changed them, before the superseded controls are removed: a bot killed at any point finds every
+message that may still carry controls. A change of decision on the same message only is written with the next batch
+(at most ``flush_interval`` later): a restarted bot that finds an older decision there just replaces its controls.
+
+Lobby messages (their seats, the start, the close) and dissolve vote messages are written here too, and the
+message ids are kept for a restart: both in :mod:`.kept`.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from typing import Any
 
 import discord
 
+from .kept import KeptMessages, _flat, _ids
 from .state import LiveTable, Seat
 from .strings import t
 
@@ -107,7 +114,7 @@ def _retryable(e: BaseException) -> bool:
     return isinstance(e, (OSError, asyncio.TimeoutError))
 
 
-class Publisher:
+class Publisher(KeptMessages):
     """The Discord side of every table of one bot."""
 
     def __init__(self, bot: Any, on_dm_failed: Callable[[LiveTable, int], Awaitable[None]]) -> None:
@@ -128,6 +135,7 @@ class Publisher:
         # table id -> (content, image key, controls) of the table message as sent (an identical state is not sent)
         self.table_sent: dict[int, tuple[str, int, Any]] = {}
         self.parked: dict[tuple[int, int], list[tuple[str, Any]]] = {}  # (table id, seat) -> writes held back
+        self._init_lifecycle()
 
     # ---- queueing (called under the table's lock) ------------------------------------------------------------
 
@@ -211,6 +219,7 @@ class Publisher:
         s.dm_controls = where if last.view is not None else None
         s.dm_since = last.since if last.view is not None else None
         if old is not None and old != where:  # older controls elsewhere go away (in the queue's order)
+            self.leftovers(lt).add(("strip", *old))
             self._box(lt).dm_jobs.append(("strip_old", old))
             self._kick(lt, dm=True)
         self._remember_soon(lt)
@@ -232,11 +241,13 @@ class Publisher:
         """Wait until every outbox is empty (tests, shutdown)."""
         while True:
             workers = [w for b in self.boxes.values() for w in (b.worker, b.dm_worker) if w is not None and not w.done()]
+            workers += [w for w in (*self._id_tasks, self._now_writer) if w is not None and not w.done()]
             if not workers:
                 return
             await asyncio.wait(workers)
 
     def forget(self, lt: LiveTable) -> None:
+        self.forget_ids(lt)
         self.table_sent.pop(lt.id, None)
         for k in [k for k in self.shown if k[0] == lt.id]:
             del self.shown[k]
@@ -290,6 +301,7 @@ class Publisher:
                             await self._remember(lt)
                     elif kind == "strip_old":
                         await self._retry(lt, "strip DM", lambda o=arg: self._edit_view(o, None))
+                        self._done_leftover(lt, ("strip", *arg))
                     elif kind == "call":
                         await self._retry(lt, "call", arg)
                 except asyncio.CancelledError:
@@ -367,11 +379,16 @@ class Publisher:
         msg = await self._channel(lt.channel_id).send(p.content, file=p.png.file(), allowed_mentions=MENTIONS, **kw)
         lt.message_id, lt.message_at, lt.edits, lt.posts_below = msg.id, self.clock(), 0, 0
         self.table_sent[lt.id] = state
+        superseded = (lt.channel_id, old) if old is not None and old != msg.id else None
+        if superseded:
+            self.leftovers(lt).add(("gone", *superseded))  # stored with the new id: a restart deletes it too
         await self._remember(lt)
-        if old is not None and old != msg.id:
+        if superseded:
             await self._pace(lt, self._box(lt))
-            with contextlib.suppress(discord.HTTPException):
-                await self._channel(lt.channel_id).get_partial_message(old).delete()
+            with contextlib.suppress(discord.HTTPException):  # failing, it stays listed: a restart deletes it
+                with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                    await self._channel(lt.channel_id).get_partial_message(old).delete()
+                self._done_leftover(lt, ("gone", *superseded))
 
     async def _strip_table(self, lt: LiveTable) -> None:
         if lt.message_id is not None:
@@ -421,21 +438,21 @@ class Publisher:
         old, s.dm_controls = s.dm_controls, ((dm.id, msg.id) if p.view is not None else None)
         s.dm_last = (dm.id, msg.id)
         s.dm_since = p.since if p.view is not None else None
-        if old is not None and old != s.dm_controls:  # the superseded controls go away
-            with contextlib.suppress(discord.HTTPException):
-                await self._edit_view(old, None)
+        superseded = old is not None and old != s.dm_controls
+        if superseded:  # stored with the new message first: a bot killed before the edit below still finds it
+            self.leftovers(lt).add(("strip", *old))  # type: ignore[misc]
         await self._remember(lt)
+        if superseded:  # the superseded controls go away (failing, they stay listed: a restart removes them)
+            with contextlib.suppress(discord.HTTPException):
+                await self._edit_view(old, None)  # type: ignore[arg-type]
+                self._done_leftover(lt, ("strip", *old))  # type: ignore[misc]
 
     def _remember_soon(self, lt: LiveTable) -> None:
-        box = self.boxes.get(id(lt))
-        if box is not None and not (_idle(box.worker) and _idle(box.dm_worker)):
-            box.remember = True  # stored once the queue is empty
-        else:
-            self._queue_store(lt)
+        self.store_ids_soon(lt)
 
     async def _remember(self, lt: LiveTable) -> None:
-        """Mark the table's message ids to be stored (once, when its outbox is empty)."""
-        self._box(lt).remember = True
+        """Store the table's message ids now when a message was posted or dropped (else with the next batch)."""
+        await self.store_ids(lt)
 
     async def _store_messages(self, lt: LiveTable) -> None:
         self._queue_store(lt)
@@ -445,11 +462,7 @@ class Publisher:
         tables at once by :meth:`flush`, so that a busy bot adds one store write per ``flush_interval``)."""
         if lt.match_id is None or lt.closed:
             return
-        dms = {}
-        for i, s in enumerate(lt.seats):
-            if s is not None and s.dm_controls is not None:
-                dms[str(i)] = [s.dm_controls[0], s.dm_controls[1], s.dm_since]
-        self._dirty[lt.match_id] = {"table": [lt.channel_id, lt.message_id] if lt.message_id else None, "dm": dms}
+        self._dirty[lt.match_id] = self.messages_of(lt)
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.get_running_loop().create_task(self._flush_later(), name="mjbot-message-ids")
 
@@ -460,14 +473,17 @@ class Publisher:
 
     async def flush(self) -> None:
         """Store the queued message ids now."""
-        batch, self._dirty = self._dirty, {}
-        if not batch:
-            return
-        try:
-            await self.bot.store.set_matches_messages(batch)
-        except Exception as e:  # losing this costs a stale button after a restart, never a game
-            log.warning("could not remember the messages of %d tables: %s", len(batch), e)
-            self._dirty = {**batch, **self._dirty}
+        async with self._ids_lock:
+            batch, self._dirty = self._dirty, {}
+            if not batch:
+                return
+            batch = self._latest(batch)
+            try:
+                await self.bot.store.set_matches_messages(batch)
+                self._ids_stored.update({m: _flat(_ids(v)) for m, v in batch.items()})
+            except Exception as e:  # losing this costs a stale button after a restart, never a game
+                log.warning("could not remember the messages of %d tables: %s", len(batch), e)
+                self._dirty = {**batch, **self._dirty}
 
     def told_once(self, lt: LiveTable, user_id: int) -> bool:
         """True the first time (per table) a player's closed DMs are announced."""

@@ -1,4 +1,5 @@
-"""Bringing every unfinished match back after a restart, through the store's own path.
+"""Bringing every unfinished match, its open dissolve vote, and every lobby back after a restart, through the
+store's own path.
 
 ``bot.store.resume_all`` replays each match with ``rebuild_table`` and checks its state hash (retrying a store that
 is briefly unavailable); :meth:`TableRecorder.resume` catches up whatever a crash interrupted (a settlement, the
@@ -14,9 +15,11 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from bot.store import resume_all
+from bot.store.lobbies import delete_lobby, lobbies, open_votes
 from bot.store.resume import retrying
 from bot.store.tables import TableRecorder, engine_settings, rebuild_table
 from engine.table import Table
+from engine.variants import get_variant
 
 from .state import KEPT_AWAY, LiveTable, Seat, State
 from .strings import t
@@ -63,10 +66,7 @@ async def resume_tables(mgr: TableManager) -> None:
         log.warning("match %s aborted on resume: %s", a.game.match_id, a.reason)
         meta, _ = await _meta(mgr, a.game.match_id)
         lang = meta.get("lang") or (a.game.settings.get("bot") or {}).get("lang", "zh")
-        try:
-            await mgr.bot.get_partial_messageable(a.game.match.channel_id).send(t("tables.unrestorable", lang))
-        except Exception as e:
-            log.warning("match %s: could not say it was closed: %s", a.game.match_id, e)
+        await mgr.publisher.say_closed(a.game.match.channel_id, t("tables.unrestorable", lang))
     for r in report.resumed:
         try:
             rec = await retrying(lambda r=r: TableRecorder.resume(store, r.game, r.table),
@@ -79,6 +79,47 @@ async def resume_tables(mgr: TableManager) -> None:
                            mgr.store_backoff)
             continue
         await _take_over(mgr, lt, messages)
+    await _restore_votes(mgr)
+    await _restore_lobbies(mgr)
+
+
+async def _restore_votes(mgr: TableManager) -> None:
+    """Each resumed match's open dissolve vote, with the deadline it had (lapsed while down: it ends now)."""
+    votes = await retrying(lambda: open_votes(mgr.store), "reading the votes", mgr.store_backoff)
+    for match_id, (held, vote) in votes.items():
+        lt = mgr.by_id.get(match_id)
+        if lt is None:
+            continue
+        try:
+            await mgr.restore_vote(lt, held, vote)
+        except Exception:
+            log.exception("match %s: its vote could not be restored", match_id)
+
+
+async def _restore_lobbies(mgr: TableManager) -> None:
+    """Every stored lobby open again, in its channel, with its seats, host, settings and message (whose buttons
+    name the channel, so they work as before). A lobby whose channel has a match in play was started: forgotten."""
+    stored = await retrying(lambda: lobbies(mgr.store), "reading the lobbies", mgr.store_backoff)
+    for guild_id, channel_id, state in stored:
+        try:
+            if channel_id in mgr.by_channel:
+                raise ValueError("the channel has a match in play")
+            lt = LiveTable.from_lobby_state(guild_id, channel_id, state)
+            get_variant(lt.variant)
+            humans = [s.user_id for s in lt.seats if s is not None and s.user_id is not None]
+            if not humans or any(mgr.by_player.get(u, channel_id) != channel_id for u in humans):
+                raise ValueError("no player, or a player seated elsewhere")
+        except Exception as e:
+            log.warning("lobby in %s not restored: %s", channel_id, e)
+            try:
+                await retrying(lambda c=channel_id: delete_lobby(mgr.store, c), "forgetting a lobby",
+                               mgr.store_backoff, tries=3)
+            except Exception as e2:
+                log.warning("lobby in %s: could not be forgotten: %s", channel_id, e2)
+            continue
+        mgr.by_channel[channel_id] = lt
+        for u in humans:
+            mgr.by_player[u] = channel_id
 
 
 async def _meta(mgr: TableManager, match_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -89,6 +130,8 @@ async def _take_over(mgr: TableManager, lt: LiveTable, messages: dict[str, Any])
     table_msg = messages.get("table")
     if table_msg:
         lt.message_id = int(table_msg[1])  # replaced (deleted) by the fresh table message below
+    if messages.get("leftovers"):  # superseded while the previous run was stopped: finished now
+        await mgr.publisher.strip_leftovers(lt, messages["leftovers"])
     for key, (ch, mid, since) in (messages.get("dm") or {}).items():
         s = lt.seats[int(key)]
         if s is None:

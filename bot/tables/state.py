@@ -121,6 +121,25 @@ class Vote:
     message: tuple[int, int] | None = None  # (channel, message) of the vote message with its buttons
     text: str = ""  # the vote message's proposal (kept when its buttons are removed)
     timer: asyncio.Task[Any] | None = None
+    deadline: float = 0.0  # when it lapses: Unix time (seconds), so that a restart keeps the same minute
+
+    def to_json(self) -> dict[str, Any]:
+        """What the store keeps of an open vote (see :meth:`from_json`).
+
+        >>> v = Vote(2, 5, {5, 7}, {6}, (1, 9), "?", deadline=100.5)
+        >>> w = Vote.from_json(v.to_json()); (w.number, w.by, w.yes, w.no, w.message, w.text, w.deadline)
+        (2, 5, {5, 7}, {6}, (1, 9), '?', 100.5)
+        """
+        return {"number": self.number, "by": self.by, "yes": sorted(self.yes), "no": sorted(self.no),
+                "message": list(self.message) if self.message else None, "text": self.text,
+                "deadline": self.deadline}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Vote:
+        msg = d.get("message")
+        return cls(int(d["number"]), int(d["by"]), {int(x) for x in d["yes"]}, {int(x) for x in d["no"]},
+                   (int(msg[0]), int(msg[1])) if msg else None, str(d.get("text", "")),
+                   deadline=float(d["deadline"]))
 
     def passes(self, humans: int) -> bool:
         """A strict majority of the seated humans.
@@ -226,6 +245,32 @@ class LiveTable:
 
     def humans(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s is not None and s.human]
+
+    def lobby_state(self) -> dict[str, Any]:
+        """What the store keeps of a lobby (``bot.store.lobbies``): enough to open it again after a restart."""
+        return {"host": self.host_id, "variant": self.variant, "rules": self.rules, "lang": self.lang,
+                "turn": self.turn_seconds, "claim": self.claim_seconds, "hints": self.hints,
+                "seats": [s.meta() if s is not None else None for s in self.seats], "message": self.lobby_message_id}
+
+    @classmethod
+    def from_lobby_state(cls, guild_id: int, channel_id: int, st: dict[str, Any]) -> LiveTable:
+        """The lobby stored by :meth:`lobby_state`.
+
+        >>> lt = LiveTable(1, 2, 3, "hefei", {"x": 1}, lang="en", lobby_message_id=8)
+        >>> lt.seats[0], lt.seats[2] = Seat(3, "Ann", lang="en"), Seat(None, "AI 1", ai="easy", lang="en")
+        >>> back = LiveTable.from_lobby_state(1, 2, lt.lobby_state())
+        >>> (back.host_id, back.rules, back.seats == lt.seats, back.lobby_message_id, back.state)
+        (3, {'x': 1}, True, 8, <State.LOBBY: 'lobby'>)
+        """
+        lt = cls(guild_id=guild_id, channel_id=channel_id, host_id=int(st["host"]), variant=str(st["variant"]),
+                 rules=dict(st.get("rules") or {}), lang=st.get("lang", "zh"), turn_seconds=st.get("turn", 60),
+                 claim_seconds=st.get("claim", 15), hints=st.get("hints", True),
+                 lobby_message_id=st.get("message"))
+        for i, sm in enumerate((st.get("seats") or [])[:4]):
+            if sm is not None:
+                lt.seats[i] = Seat(sm.get("user"), str(sm.get("name") or ""), ai=sm.get("ai"),
+                                   lang=sm.get("lang", lt.lang))
+        return lt
 
     def meta(self) -> dict[str, Any]:
         """What the bot keeps about a match beside the engine's settings (the store's match metadata)."""

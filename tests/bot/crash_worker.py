@@ -63,6 +63,12 @@ async def one_move(h: Harness, ch: int, rng: random.Random) -> None:
     if lt is None or lt.closed:
         await open_match(h, ch, rng)
         return
+    if not lt.started:  # a lobby a kill interrupted, restored at start-up: filled and started
+        host = lt.host_id
+        for _ in range(sum(1 for s in lt.seats if s is None)):
+            await h.slash("table addbot", user=host, channel=ch)
+        await h.slash("table start", user=host, channel=ch)
+        return
     tb = lt.table
     if tb is None or lt.message_id is None:
         return

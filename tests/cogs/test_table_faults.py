@@ -91,6 +91,22 @@ async def test_forged_table_controls_from_another_channel_are_refused(harness: H
     assert "another player" in r.messages[0].content and lt.table.state_hash() == before
 
 
+async def test_a_forged_vote_button_from_another_guild_changes_nothing(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2, P3))
+    lt = live(h)
+    await h.slash("table dissolve", user=P1)
+    vm = next(m for m in reversed(h.channel()) if any(c["custom_id"].startswith("mjv:") for c in m.buttons()))
+    yes = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":y"))
+    other = h.add_channel(guild_id=OTHER_GUILD)
+    h.fake.channels[other].messages.append(vm.__class__(id=vm.id + 1, channel_id=other, guild_id=None,
+                                                        author=vm.author, components=vm.components))
+    r = await h.click(h.fake.channels[other].messages[-1], custom_id=yes, user=P2, locale="en-US")
+    assert "somewhere else" in "\n".join(m.content for m in r.messages)
+    assert lt.vote is not None and lt.vote.yes == {P1} and not lt.closed
+
+
 # ------------------------------------------------------------------------------------------------ races
 
 
@@ -117,6 +133,18 @@ async def test_start_racing_leave_never_starts_with_an_empty_seat(harness: Harne
         assert "started" in leave[1].reply.content
     else:
         assert matches == [] and lt is not None and lt.seat_of(P2) is None
+    # killed now, the bot comes back with what was decided: the match (never its lobby too), or the lobby without P2
+    started = lt is not None and lt.started
+    h2 = await h.kill()
+    try:
+        lt2 = h2.bot.tables.by_channel.get(h2.channel_id)
+        assert lt2 is not None and lt2.started == started
+        if started:
+            assert [s.user_id for s in lt2.seats] == [s.user_id for s in lt.seats]
+        else:
+            assert lt2.seat_of(P2) is None and lt2.seat_of(P1) is not None and P2 not in h2.bot.tables.by_player
+    finally:
+        await h2.close()
 
 
 @pytest.mark.parametrize("gap", [0.0, 0.002, 0.01])

@@ -156,6 +156,8 @@ class Harness:
         return h
 
     async def close(self) -> None:
+        if getattr(self, "killed", False):
+            return  # killed (:meth:`kill`): there is nothing left to shut down
         await self.settle(raise_on_timeout=False)
         await self.bot.close()
 
@@ -166,6 +168,26 @@ class Harness:
         new.fake.channels, new.fake.dm_by_user, new.fake.users = self.fake.channels, self.fake.dm_by_user, self.fake.users
         new.fake.closed_dms, new.fake.requests = self.fake.closed_dms, self.fake.requests
         # interaction tokens outlive a restart on Discord (15 minutes)
+        new.fake.interactions, new.fake.expired_tokens = self.fake.interactions, self.fake.expired_tokens
+        new.fake.rate_limits, new.fake.faults = self.fake.rate_limits, self.fake.faults
+        return new
+
+    async def kill(self) -> Harness:
+        """As ``kill -9``: the bot stops where it is - its tasks are cancelled, no shutdown runs (nothing is flushed,
+        no message edited, a transaction in flight is rolled back with its connection) - and a new bot boots on the
+        same database and the same Discord. Only what the old one had already written survives."""
+        current = asyncio.current_task()
+        doomed = [t for t in asyncio.all_tasks() if t is not current and t not in self._baseline_tasks]
+        for t in doomed:
+            t.cancel()
+        await asyncio.gather(*doomed, return_exceptions=True)
+        self.killed = True
+        conn, self.bot.store._conn = self.bot.store._conn, None  # the process is gone: its connection with it
+        if conn is not None:
+            await conn.close()
+        new = await Harness.boot(self.bot.config.db_path, config=self.bot.config, fake=self.fake)
+        new.fake.channels, new.fake.dm_by_user, new.fake.users = self.fake.channels, self.fake.dm_by_user, self.fake.users
+        new.fake.closed_dms, new.fake.requests = self.fake.closed_dms, self.fake.requests
         new.fake.interactions, new.fake.expired_tokens = self.fake.interactions, self.fake.expired_tokens
         new.fake.rate_limits, new.fake.faults = self.fake.rate_limits, self.fake.faults
         return new

@@ -1,0 +1,275 @@
+"""The half of the :class:`~bot.tables.publisher.Publisher` that a restart depends on (issue 10): where every message
+that may carry controls is, written to the store right after the post that changed it, and the lobby and dissolve
+vote messages. A mixin: it uses the publisher's outbox (``call``), channels, clock and backoff.
+
+Message ids: a message that may carry controls and is new to the store (a table message, a DM with controls, or a
+superseded message whose controls are still being removed: a *leftover*) is written at once, before the superseded
+controls are removed, in one transaction for every table that needs it at that moment; anything else (controls
+gone, a new decision on the same message) goes with the next batch (``flush_interval``). A bot killed at any point
+therefore finds every message that may still carry controls, and :meth:`KeptMessages.strip_leftovers` finishes the
+job after a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+
+from .state import LiveTable, State
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LobbyPayload:
+    """A lobby's message: the embed and its buttons; ``posted`` is told the id when a new message was posted."""
+
+    embed: Any
+    view: Any
+    posted: Callable[[int], Awaitable[Any]] | None = None
+
+
+class KeptMessages:
+    """Message ids for a restart, lobby and vote messages (mixed into the publisher)."""
+
+    bot: Any
+    backoff: tuple[float, ...]
+    sleep: Callable[[float], Awaitable[Any]]
+    _dirty: dict[int, dict[str, Any]]
+    _ids_stored: dict[int, Any]
+
+    def call(self, lt: LiveTable, fn: Callable[[], Awaitable[Any]]) -> None:
+        raise NotImplementedError
+
+    def _channel(self, channel_id: int) -> discord.PartialMessageable:
+        raise NotImplementedError
+
+    async def _edit_view(self, where: tuple[int, int], view: Any) -> None:
+        raise NotImplementedError
+
+    def _queue_store(self, lt: LiveTable) -> None:
+        raise NotImplementedError
+
+    def _init_lifecycle(self) -> None:
+        self._ids_lock = asyncio.Lock()  # one write of message ids at a time, each a snapshot taken inside it
+        self._ids_stored: dict[int, frozenset[Any]] = {}  # match id -> the messages last written (see _flat)
+        self._ids_tables: dict[int, LiveTable] = {}  # match id -> its table, for a batch written later
+        self._leftovers: dict[int, set[tuple[str, int, int]]] = {}  # match id -> superseded messages still to fix
+        self._id_tasks: set[asyncio.Task[Any]] = set()
+        self._lobby_latest: dict[int, LobbyPayload] = {}  # id(LiveTable) -> the lobby state not shown yet
+        self._now: dict[int, LiveTable] = {}  # tables whose ids must be written at once (one transaction for all)
+        self._now_done: asyncio.Future[None] | None = None  # resolved when the tables in ``_now`` are written
+        self._now_writer: asyncio.Task[Any] | None = None
+
+    def leftovers(self, lt: LiveTable) -> set[tuple[str, int, int]]:
+        """Superseded messages of the table whose controls are being removed: ``("strip", channel, message)``
+        (controls to remove) or ``("gone", channel, message)`` (an old table message to delete). Stored with the
+        message ids until done, so that a restarted bot finishes the job."""
+        return self._leftovers.setdefault(lt.match_id or 0, set())
+
+    def _done_leftover(self, lt: LiveTable, key: tuple[Any, ...]) -> None:
+        left = self._leftovers.get(lt.match_id or 0)
+        if left is not None:
+            left.discard(key)  # type: ignore[arg-type]
+            if not left:
+                del self._leftovers[lt.match_id or 0]  # (memory per table: no empty sets kept)
+
+    def messages_of(self, lt: LiveTable) -> dict[str, Any]:
+        """What a restarted bot needs to find the table's messages (the store's ``match_meta.messages``)."""
+        dms = {}
+        for i, s in enumerate(lt.seats):
+            if s is not None and s.dm_controls is not None:
+                dms[str(i)] = [s.dm_controls[0], s.dm_controls[1], s.dm_since]
+        out: dict[str, Any] = {"table": [lt.channel_id, lt.message_id] if lt.message_id else None, "dm": dms}
+        left = self._leftovers.get(lt.match_id or 0)
+        if left:
+            out["leftovers"] = sorted(list(x) for x in left)
+        return out
+
+    def _latest(self, batch: dict[int, Any]) -> dict[int, Any]:
+        """A batch with each table's ids as they are now (a snapshot queued earlier may be older)."""
+        out = {}
+        for m, v in batch.items():
+            lt = self._ids_tables.get(m)
+            out[m] = self.messages_of(lt) if lt is not None and not lt.closed else v
+        return out
+
+    async def store_ids(self, lt: LiveTable) -> None:
+        """Write the table's message ids now if a message that may carry controls was posted (or superseded) since
+        the last write, and return once they are stored; anything else (controls gone, a new decision on the same
+        message) goes with the next batch (:meth:`_queue_store`). Tables that need it at the same moment share one
+        transaction (a busy bot adds one write per round trip to the database, not one per table)."""
+        if lt.match_id is None or lt.closed or self.bot.store is None:
+            return
+        self._ids_tables[lt.match_id] = lt
+        if not self._ids_new(lt):
+            self._queue_store(lt)
+            return
+        loop = asyncio.get_running_loop()
+        if self._now_done is None:
+            self._now_done = loop.create_future()
+        done = self._now_done
+        self._now[lt.match_id] = lt
+        if self._now_writer is None or self._now_writer.done():
+            self._now_writer = loop.create_task(self._write_now(), name="mjbot-message-ids-now")
+        await asyncio.shield(done)
+
+    def _ids_new(self, lt: LiveTable) -> bool:
+        """Does the table show a message (with controls, or superseded) that the store does not know yet?"""
+        known = self._ids_stored.get(lt.match_id or 0)
+        return known is None or not _flat(_ids(self.messages_of(lt))) <= known
+
+    async def _write_now(self) -> None:
+        while self._now:
+            tables, self._now = self._now, {}
+            done, self._now_done = self._now_done, None
+            try:
+                async with self._ids_lock:
+                    batch = {m: self.messages_of(t) for m, t in tables.items() if not t.closed}
+                    try:
+                        if batch:
+                            await self.bot.store.set_matches_messages(batch)
+                    except Exception as e:
+                        log.warning("could not remember the messages of %d tables now (%s); retried with the batch",
+                                    len(batch), e)
+                        for t in tables.values():
+                            self._queue_store(t)
+                    else:
+                        for m, v in batch.items():
+                            self._ids_stored[m] = _flat(_ids(v))
+                            self._dirty.pop(m, None)
+            finally:
+                if done is not None and not done.done():
+                    done.set_result(None)
+
+    def store_ids_soon(self, lt: LiveTable) -> None:
+        """:meth:`store_ids` in a task of its own (from code that cannot wait; :meth:`drain` waits for it)."""
+        task = asyncio.get_running_loop().create_task(self.store_ids(lt), name=f"mjbot-message-ids-{lt.id}")
+        self._id_tasks.add(task)
+        task.add_done_callback(self._id_tasks.discard)
+
+    def forget_ids(self, lt: LiveTable) -> None:
+        m = lt.match_id or 0
+        self._ids_stored.pop(m, None)
+        self._ids_tables.pop(m, None)
+        self._leftovers.pop(m, None)
+
+    # ---- lobbies and vote messages ----------------------------------------------------------------------------
+
+    def lobby_message(self, lt: LiveTable, payload: LobbyPayload) -> None:
+        """Show the lobby's current state on its message (latest wins; a new message if it is gone)."""
+        first = id(lt) not in self._lobby_latest
+        self._lobby_latest[id(lt)] = payload
+        if first:
+            self.call(lt, lambda: self._send_lobby(lt))
+
+    async def _send_lobby(self, lt: LiveTable) -> None:
+        p = self._lobby_latest.pop(id(lt), None)
+        if p is None or lt.state is not State.LOBBY:
+            return
+        ch = self._channel(lt.channel_id)
+        if lt.lobby_message_id is not None:
+            try:
+                await ch.get_partial_message(lt.lobby_message_id).edit(content=None, embed=p.embed, view=p.view)
+                return
+            except (discord.NotFound, discord.Forbidden):
+                pass  # deleted by someone: posted again below
+        msg = await ch.send(embed=p.embed, view=p.view)
+        lt.lobby_message_id = msg.id
+        if p.posted is not None:
+            await p.posted(msg.id)
+
+    def replace_lobby_message(self, lt: LiveTable, old: int | None) -> None:
+        """The lobby was shown again (``/table show``): the old message loses its buttons."""
+        if old is not None and old != lt.lobby_message_id:
+            self.call(lt, lambda: self._edit_view((lt.channel_id, old), None))
+
+    def close_lobby(self, lt: LiveTable, text: str) -> None:
+        """The lobby started or closed: ``text`` on its message and its buttons gone. When it started, the message
+        is kept with the match's leftovers until this is done (a restart removes its buttons)."""
+        mid = lt.lobby_message_id
+        if mid is None:
+            return
+        key = ("strip", lt.channel_id, mid)
+        if lt.match_id is not None:
+            self.leftovers(lt).add(key)
+        self._lobby_latest.pop(id(lt), None)
+
+        async def close() -> None:
+            with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                await self._channel(lt.channel_id).get_partial_message(mid).edit(content=text, embed=None, view=None)
+            if lt.match_id is not None:
+                self._done_leftover(lt, key)
+        self.call(lt, close)
+
+    def close_vote(self, lt: LiveTable, where: tuple[int, int], text: str) -> None:
+        """A dissolve vote ended: its message says ``text`` and loses its buttons."""
+
+        async def close() -> None:
+            with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                await self._channel(where[0]).get_partial_message(where[1]).edit(content=text, view=None)
+        self.call(lt, close)
+
+    async def strip_leftovers(self, lt: LiveTable, leftovers: list[Any]) -> None:
+        """After a restart: finish removing what the previous run had superseded (queued in the table's order)."""
+        for kind, ch, mid in leftovers:
+            key = (str(kind), int(ch), int(mid))
+            self.leftovers(lt).add(key)
+
+            async def fix(key: tuple[str, int, int] = key) -> None:
+                msg = self._channel(key[1]).get_partial_message(key[2])
+                with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                    if key[0] == "gone":
+                        await msg.delete()
+                    else:
+                        await msg.edit(view=None)
+                self._done_leftover(lt, key)
+            self.call(lt, fix)
+
+    async def say_closed(self, channel_id: int, text: str) -> None:
+        """Tell a channel that its match could not be restored (no live table is left to queue it with): retried
+        like any write; a channel that is gone is only logged."""
+        for attempt in range(len(self.backoff) + 1):
+            try:
+                await self._channel(channel_id).send(text)
+                return
+            except Exception as e:
+                if not _retryable(e) or attempt == len(self.backoff):
+                    log.warning("channel %s: could not say its match was closed: %s", channel_id, e)
+                    return
+                await self.sleep(self.backoff[attempt])
+
+
+def _retryable(e: BaseException) -> bool:
+    from .publisher import _retryable as retryable
+
+    return retryable(e)
+
+
+def _ids(messages: dict[str, Any]) -> Any:
+    """The messages of :meth:`Publisher.messages_of` without the decisions their controls are for.
+
+    >>> _ids({"table": [1, 2], "dm": {"0": [3, 4, 7]}}) == _ids({"table": [1, 2], "dm": {"0": [3, 4, 9]}})
+    True
+    """
+    return (messages.get("table"), {k: tuple(v[:2]) for k, v in messages.get("dm", {}).items()},
+            tuple(map(tuple, messages.get("leftovers", ()))))
+
+
+def _flat(ids: Any) -> frozenset[Any]:
+    """Every message of :func:`_ids`' result, as a set (what is kept of the last write: compact).
+
+    >>> sorted(_flat(([1, 2], {"0": (3, 4)}, (("strip", 5, 6),))))
+    [(1, 2), (3, 4), (5, 6)]
+    """
+    table, dms, left = ids
+    out = {tuple(table)} if table else set()
+    out |= set(dms.values())
+    out |= {tuple(x[1:]) for x in left}
+    return frozenset(out)

@@ -1,0 +1,249 @@
+"""What a restart (a clean one, or ``kill -9``: :meth:`Harness.kill`) must not lose of a table, through the real
+discord.py dispatch: a lobby filling up, an open dissolve vote and its minute, and where every message that may
+still carry controls is (written right after each post, so a bot killed just after one still finds it)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.store.lobbies import lobbies, open_votes
+from tests.cogs.test_table_admin import said, vote_message
+from tests.cogs.test_tables import (
+    P1,
+    P2,
+    P3,
+    button_id,
+    choose_click,
+    controls,
+    latest_dm_controls,
+    live,
+    open_table,
+    prep,
+)
+from tests.harness import Harness
+from tests.harness.faults import FlakyConnection
+
+
+def lobby_seats(msg) -> str:
+    return msg.embeds[0]["fields"][0]["value"]
+
+
+async def active(h: Harness) -> list:
+    return [m for m in await h.bot.store.matches(h.guild_id) if m.status == "active"]
+
+
+# ------------------------------------------------------------------------------------------------ lobbies
+
+
+async def test_a_lobby_survives_a_kill_and_its_buttons_keep_working(harness: Harness):
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant="wuhu", mode=525, user=P1)
+    lobby = h.fake.find_message(r.reply.id)
+    await h.click(lobby, custom_id=button_id(lobby, ":join"), user=P2)
+    await h.slash("table addbot", user=P1, difficulty="easy")
+    await h.slash("table leave", user=P1)  # the host leaves: P2 hosts now
+    h2 = await h.kill()
+    try:
+        prep(h2)
+        lt = h2.bot.tables.by_channel[h2.channel_id]
+        assert lt.started is False and lt.host_id == P2 and lt.variant == "wuhu" and lt.rules["mode"] == 525
+        assert [s and (s.user_id, s.ai) for s in lt.seats] == [None, (P2, None), (None, "easy"), None]
+        # the old message's buttons work: P3 joins by it, and the same message shows the new seats
+        lobby = h2.fake.find_message(r.reply.id)
+        j = await h2.click(lobby, custom_id=button_id(lobby, ":join"), user=P3)
+        assert not said(j)  # no error: the click only updates the lobby message
+        await h2.bot.tables.wait_idle()
+        lobby = h2.fake.find_message(r.reply.id)
+        assert f"<@{P3}>" in lobby_seats(lobby) and f"<@{P2}>" in lobby_seats(lobby)
+        # P1 (no longer seated) cannot start it; the host can once four sit
+        await h2.slash("table addbot", user=P2)
+        s = await h2.click(lobby, custom_id=button_id(lobby, ":start"), user=P1, locale="en-US")
+        assert "host" in said(s).lower() and not await active(h2)
+        await h2.click(lobby, custom_id=button_id(lobby, ":start"), user=P2)
+        await h2.bot.tables.wait_idle()
+        (m,) = await active(h2)
+        assert [st.player_id for st in m.seats] == [P3, P2, None, None]
+        assert await lobbies(h2.bot.store) == []  # started: no longer a lobby
+        lobby = h2.fake.find_message(r.reply.id)
+        assert not lobby.buttons() and "开始" in lobby.content
+    finally:
+        await h2.close()
+
+
+async def test_an_ended_lobby_never_comes_back_and_a_started_one_comes_back_as_its_match(harness: Harness):
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant="hefei", user=P1)
+    await h.slash("table end", user=P1)
+    h2 = await h.kill()
+    prep(h2)
+    assert h2.channel_id not in h2.bot.tables.by_channel and await lobbies(h2.bot.store) == []
+    assert not h2.fake.find_message(r.reply.id).buttons()
+    # a lobby started: after a kill its match is resumed, never the lobby
+    await open_table(h2, "hefei", humans=(P1,))
+    match_id = live(h2).match_id
+    h3 = await h2.kill()
+    try:
+        lt = h3.bot.tables.by_channel[h3.channel_id]
+        assert lt.started and lt.match_id == match_id and await lobbies(h3.bot.store) == []
+    finally:
+        await h3.close()
+
+
+async def test_a_lobby_change_the_store_refuses_changes_nothing(harness: Harness):
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant="hefei", user=P1)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("INSERT INTO lobbies", times=1)
+    lobby = h.fake.find_message(r.reply.id)
+    j = await h.click(lobby, custom_id=button_id(lobby, ":join"), user=P2, locale="en-US")
+    assert "not recorded" in said(j) and flaky.hits == 1
+    lt = live(h)
+    assert lt.seat_of(P2) is None and P2 not in h.bot.tables.by_player
+    assert f"<@{P2}>" not in lobby_seats(h.fake.find_message(r.reply.id))
+    # a /table new the store cannot record opens no lobby
+    ch = h.add_channel()
+    flaky.fail("INSERT INTO lobbies", times=1)
+    n = await h.slash("table new", variant="hefei", user=P3, channel=ch, locale="en-US")
+    assert "not recorded" in said(n) and ch not in h.bot.tables.by_channel and P3 not in h.bot.tables.by_player
+    await h.click(lobby, custom_id=button_id(lobby, ":join"), user=P2)  # the store answers again
+    assert lt.seat_of(P2) is not None
+    assert [s and s.get("user") for s in (await lobbies(h.bot.store))[0][2]["seats"]][:2] == [P1, P2]
+
+
+# ------------------------------------------------------------------------------------------------ dissolve votes
+
+
+async def test_an_open_vote_survives_a_kill_and_its_buttons_keep_working(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2, P3))
+    await h.slash("table dissolve", user=P1)
+    vm = vote_message(h)
+    h2 = await h.kill()
+    try:
+        prep(h2)
+        lt = h2.bot.tables.by_channel[h2.channel_id]
+        assert lt.vote is not None and lt.vote.yes == {P1} and lt.vote.timer is not None
+        yes = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":y"))
+        r = await h2.click(h2.fake.find_message(vm.id), custom_id=yes, user=P2, locale="en-US")
+        assert said(r) == "The dissolve vote passed."
+        await h2.bot.tables.wait_idle()
+        assert lt.closed and (await h2.bot.store.match(lt.match_id)).status == "aborted"
+        assert not h2.fake.find_message(vm.id).buttons()
+    finally:
+        await h2.close()
+
+
+async def test_a_vote_keeps_its_deadline_across_a_restart(harness: Harness):
+    h = harness
+    prep(h)
+    h.bot.tables.timers.vote = 0.6
+    await open_table(h, "hefei", humans=(P1, P2))
+    await h.slash("table dissolve", user=P1)
+    vm = vote_message(h)
+    h2 = await h.kill()
+    try:
+        prep(h2)
+        assert h2.bot.tables.timers.vote == 60  # the new bot's own minute is not what counts
+        lt = h2.bot.tables.by_channel[h2.channel_id]
+        t0 = asyncio.get_running_loop().time()
+        await lt.vote.timer  # the stored deadline: well under a second from now
+        assert asyncio.get_running_loop().time() - t0 < 5
+        await h2.bot.tables.wait_idle()
+        assert lt.vote is None and not lt.closed
+        msg = h2.fake.find_message(vm.id)
+        assert not msg.buttons() and "过期" in msg.content
+        assert (await open_votes(h2.bot.store))[lt.match_id] == (1, None)
+    finally:
+        await h2.close()
+
+
+async def test_a_vote_that_lapsed_while_the_bot_was_down_fails_and_is_said_once(harness: Harness):
+    h = harness
+    prep(h)
+    h.bot.tables.timers.vote = 0.05
+    await open_table(h, "hefei", humans=(P1, P2))
+    await h.slash("table dissolve", user=P1)
+    vm = vote_message(h)
+    h2 = await h.kill()  # the vote's timer dies with the bot, before it fires
+    await asyncio.sleep(0.1)
+    h3 = await h2.kill()  # (h2 booted before the deadline on a fast machine: the deadline passes while h3 boots)
+    try:
+        prep(h3)
+        await h3.bot.tables.wait_idle()
+        lt = h3.bot.tables.by_channel[h3.channel_id]
+        assert lt.vote is None and not lt.closed
+        edits = h3.fake.requests_to(f"^/channels/{h3.channel_id}/messages/{vm.id}$", "PATCH")
+        msg = h3.fake.find_message(vm.id)
+        assert not msg.buttons() and msg.content.count("过期") == 1
+        assert not [m for m in h3.channel() if "过期" in (m.content or "") and m.id != vm.id]
+    finally:
+        h4 = await h3.restart()  # said once: a later start-up does not say it again
+    try:
+        await h4.bot.tables.wait_idle()
+        assert len(h4.fake.requests_to(f"^/channels/{h4.channel_id}/messages/{vm.id}$", "PATCH")) == len(edits)
+    finally:
+        await h4.close()
+
+
+# ------------------------------------------------------------------------------------------------ message ids
+
+
+async def test_a_kill_right_after_a_post_leaves_no_stale_controls(harness: Harness):
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    mgr = h.bot.tables
+    await mgr.wait_idle()
+    lt = live(h)
+    for _ in range(6):  # a few decisions, each followed by a kill as soon as the bot has sent what it sends
+        tb = lt.table
+        if tb.phase not in ("play", "claim", "rob"):
+            break
+        u = next(u for u in (P1, P2) if lt.seat_of(u) in tb.awaited())
+        msg = latest_dm_controls(h, u)
+        await h.click(msg, custom_id=choose_click(msg), user=u)
+        await mgr.publisher.drain()  # every post is out; nothing waits for a batch
+        h = await h.kill()
+        prep(h)
+        mgr = h.bot.tables
+        await mgr.wait_idle()
+        lt = live(h)
+        tb = lt.table
+        for u in (P1, P2):
+            with_controls = [m for m in h.dms(u) if controls(m)]
+            seat = lt.seat_of(u)
+            if tb.phase in ("play", "claim", "rob") and seat in tb.awaited():
+                # exactly one message carries controls, for the decision the table waits for
+                assert len(with_controls) == 1
+                seq = int(controls(with_controls[0])[0]["custom_id"].split(":")[3])
+                assert seq == lt.since[seat]
+            else:
+                assert with_controls == []
+    await h.close()
+
+
+async def test_a_superseded_message_discord_would_not_remove_is_removed_after_a_kill(harness: Harness):
+    h = harness
+    prep(h)
+    h.bot.tables.publisher.backoff = (0.01,)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    old = live(h).message_id
+    # the old table message cannot be deleted when /table show posts the table again (Discord fails with 503)
+    fault = h.fake.fail(f"^/channels/{h.channel_id}/messages/{old}$", method="DELETE", times=100)
+    await h.slash("table show", user=P1)
+    await h.bot.tables.wait_idle()
+    assert fault.hits >= 1 and old in [m.id for m in h.channel()]
+    h.fake.faults.remove(fault)  # Discord answers again, but the bot is killed first
+    h2 = await h.kill()
+    try:
+        await h2.bot.tables.wait_idle()
+        tables = [m for m in h2.channel() if any(a.filename.startswith("table-") for a in m.attachments)]
+        assert [m.id for m in tables] == [h2.bot.tables.by_channel[h2.channel_id].message_id]
+        assert old not in [m.id for m in h2.channel()]
+    finally:
+        await h2.close()
