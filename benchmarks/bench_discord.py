@@ -22,6 +22,7 @@ import asyncio
 import heapq
 import itertools
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -130,6 +131,7 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     dm_writes: list[tuple[float, int]] = []
     table_writes: list[tuple[float, int]] = []
     kinds: dict[str, int] = {}
+    upload_by: dict[str, int] = {}  # bytes uploaded by route and file name
 
     def on_request(req: Any) -> None:
         if req.transport == "webhook":
@@ -141,6 +143,9 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
         key = f"{req.method} {seg[0]}{'/dm' if seg[0] == 'channels' and int(seg[1]) in dm_user else ''}"
         key += "/" + "/".join(s for s in seg[2:] if not s.isdigit()) if seg[0] == "channels" else ""
         kinds[key] = kinds.get(key, 0) + 1
+        for a in req.files:
+            name = re.sub(r"-?\d+", "", a.filename)
+            upload_by[f"{key} {name}"] = upload_by.get(f"{key} {name}", 0) + len(a.data)
         if seg[0] == "channels" and req.method in ("POST", "PATCH", "DELETE", "PUT"):
             writes.append((clock.now, int(seg[1])))
             (dm_writes if int(seg[1]) in dm_user else table_writes).append((clock.now, int(seg[1])))
@@ -182,7 +187,7 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     await h.close()
     return {"moves": moves, "counted": stats["counted"], "exempt": stats["exempt"], "upload": stats["upload"],
             "peak_5s": peak_writes(writes), "peak_table_5s": peak_writes(table_writes),
-            "peak_dm_5s": peak_writes(dm_writes), "kinds": kinds}
+            "peak_dm_5s": peak_writes(dm_writes), "kinds": kinds, "upload_by": upload_by}
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
@@ -212,6 +217,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     if args.kinds:
         out["requests_4h"] = base["kinds"]
         out["requests_1h"] = one["kinds"]
+        out["upload_by_4h"] = base["upload_by"]
+        out["upload_by_1h"] = one["upload_by"]
     return out
 
 
