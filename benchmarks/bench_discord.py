@@ -103,12 +103,13 @@ def peak_writes(writes: list[tuple[float, int]], window: float = WINDOW) -> int:
     return best
 
 
-async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str | None) -> dict[str, Any]:
+async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str | None, seed: int = 1) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(dir=db_dir))
     h = await Harness.boot(tmp / "bench.db")
     h.ignored_task_names.add(TIMER_TASK_NAME)
     clock = SimClock()
     mgr = h.bot.tables
+    mgr.new_seed = lambda: f"{seed:016x}"  # known deals: every run plays the same hands
     mgr.publisher.clock, mgr.publisher.sleep = clock.time, clock.sleep
     # the product's pacing (the harness turns it off for tests)
     mgr.publisher.min_interval, mgr.publisher.channel_limit = TABLE_EDIT_INTERVAL, CHANNEL_WRITES
@@ -195,8 +196,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     four: dict[float, dict[str, Any]] = {}
     for rate in rates:
-        four[rate] = await play(4, rate, args.hands, args.variant, args.db_dir)
-    one = await play(1, rates[0], args.hands, args.variant, args.db_dir)
+        four[rate] = await play(4, rate, args.hands, args.variant, args.db_dir, args.seed)
+    one = await play(1, rates[0], args.hands, args.variant, args.db_dir, args.seed)
     base = four[rates[0]]
     out["counted_per_move_4h"] = round(base["counted"] / max(1, base["moves"]), 3)
     out["counted_per_click_1h"] = round(one["counted"] / max(1, one["moves"]), 3)
@@ -228,6 +229,7 @@ if __name__ == "__main__":
     ap.add_argument("--rates", default="1,3,10", help="moves per second tried (simulated), slowest first")
     ap.add_argument("--variant", default="hefei", choices=["wuhu", "hefei", "chizhou"])
     ap.add_argument("--db-dir", default=None)
+    ap.add_argument("--seed", type=int, default=1, help="the match seed (the same deals every run)")
     ap.add_argument("--kinds", action="store_true", help="also list the requests by method and route")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()

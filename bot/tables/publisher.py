@@ -65,6 +65,18 @@ class TablePayload:
     png: Png
     view: Any
     fresh: bool = False  # re-post at the bottom of the channel
+    # the hand's result: the table message becomes its result card (text, score cards instead of the table image)
+    # and stays in the channel when the next hand's table is posted (losing its controls)
+    result: bool = False
+    more: list[Png] = field(default_factory=list)  # more images (a second winner's score card)
+
+    @property
+    def pngs(self) -> list[Png]:
+        return [self.png, *self.more]
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        return tuple(p.key for p in self.pngs)
 
 
 @dataclass
@@ -168,8 +180,11 @@ class Publisher:
         self.boxes: dict[int, Outbox] = {}  # by LiveTable object id
         # (table id, seat) -> ((channel, message), image key) of the DM message showing that seat's hand image
         self.shown: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}
-        # table id -> (content, image key, controls) of the table message as sent (an identical state is not sent)
-        self.table_sent: dict[int, tuple[str, int, Any]] = {}
+        # table id -> (content, image keys, controls) of the table message as sent (an identical state is not sent)
+        self.table_sent: dict[int, tuple[str, tuple[int, ...], Any]] = {}
+        self.results: set[int] = set()  # tables whose message is a hand's result card (kept when the table re-posts)
+        # table id -> (text, score cards) of the hand just ended: shown by the table message until the next hand
+        self.result_parts: dict[int, tuple[str, list[Png]]] = {}
         self.parked: dict[tuple[int, int], list[tuple[str, Any]]] = {}  # (table id, seat) -> writes held back
 
     # ---- queueing (called under the table's lock) ------------------------------------------------------------
@@ -297,6 +312,8 @@ class Publisher:
 
     def forget(self, lt: LiveTable) -> None:
         self.table_sent.pop(lt.id, None)
+        self.results.discard(lt.id)
+        self.result_parts.pop(lt.id, None)
         for s in lt.seats:  # the pacing of DM channels nobody wrote to lately is not kept
             times = None if s is None or s.user_id is None else self.dm_writes.get(s.user_id)
             if times is not None and (not times or self.channel_limit is None
@@ -340,8 +357,10 @@ class Publisher:
                             await self._retry(lt, "table message", lambda p=payload: self._send_table(lt, p))
                             box.last_edit = self.clock()
                     elif kind == "strip":
-                        await self._pace(lt, box)
-                        await self._retry(lt, "strip", lambda: self._strip_table(lt))
+                        sent = self.table_sent.get(lt.id)
+                        if lt.message_id is not None and (sent is None or sent[2] is not None):
+                            await self._pace(lt, box)
+                            await self._retry(lt, "strip", lambda: self._strip_table(lt))
                     elif kind == "call":
                         await self._retry(lt, "call", arg)
                 except asyncio.CancelledError:
@@ -447,34 +466,54 @@ class Publisher:
         age = self.clock() - lt.message_at
         repost = (p.fresh or lt.message_id is None or lt.edits >= MAX_TABLE_EDITS or lt.posts_below >= MAX_POSTS_BELOW
                   or age > MAX_MESSAGE_AGE)
-        state = (p.content, p.png.key, _components(p.view))
+        state = (p.content, p.key, _components(p.view))
+        sent = self.table_sent.get(lt.id)
+        # a hand's result card stays in the channel: the next table message is posted below it (a result is
+        # written into the table message in place, where Discord lets it be edited)
+        keep = lt.id in self.results or (sent is None and lt.table is not None and lt.table.phase == "ended")
+        if keep and not p.result:
+            repost = True
         if not repost:
-            sent = self.table_sent.get(lt.id)
             if sent == state:
                 return  # the message already shows this (e.g. a pass that changed nothing on the table)
             try:
                 msg = self._channel(lt.channel_id).get_partial_message(lt.message_id)  # type: ignore[arg-type]
-                kw = {} if sent is not None and sent[1] == p.png.key else {"attachments": [p.png.file()]}
-                await msg.edit(content=p.content, view=p.view, **kw)  # no attachments given: the image stays
+                kw = {} if sent is not None and sent[1] == p.key else {"attachments": [f.file() for f in p.pngs]}
+                await msg.edit(content=p.content, view=p.view, **kw)  # no attachments given: the images stay
                 lt.edits += 1
                 self.table_sent[lt.id] = state
+                self._mark_result(lt, p)
                 return
             except (discord.NotFound, discord.Forbidden):
                 pass  # deleted by someone: post it again
         old = lt.message_id
         kw: dict[str, Any] = {"view": p.view} if p.view is not None else {}
-        msg = await self._channel(lt.channel_id).send(p.content, file=p.png.file(), allowed_mentions=MENTIONS, **kw)
+        msg = await self._channel(lt.channel_id).send(p.content, files=[f.file() for f in p.pngs],
+                                                      allowed_mentions=MENTIONS, **kw)
         lt.message_id, lt.message_at, lt.edits, lt.posts_below = msg.id, self.clock(), 0, 0
         self.table_sent[lt.id] = state
+        self._mark_result(lt, p)
         await self._remember(lt)
         if old is not None and old != msg.id:
             await self._pace(lt, self._box(lt))
             with contextlib.suppress(discord.HTTPException):
-                await self._channel(lt.channel_id).get_partial_message(old).delete()
+                if keep:  # the last hand's result stays; its controls go
+                    await self._edit_view((lt.channel_id, old), None)
+                else:
+                    await self._channel(lt.channel_id).get_partial_message(old).delete()
+
+    def _mark_result(self, lt: LiveTable, p: TablePayload) -> None:
+        if p.result:
+            self.results.add(lt.id)
+        else:
+            self.results.discard(lt.id)
 
     async def _strip_table(self, lt: LiveTable) -> None:
         if lt.message_id is not None:
             await self._edit_view((lt.channel_id, lt.message_id), None)
+            sent = self.table_sent.get(lt.id)
+            if sent is not None:
+                self.table_sent[lt.id] = (sent[0], sent[1], None)
 
     async def _send_hand(self, lt: LiveTable, p: HandPayload) -> tuple[int, int] | None:
         """Show ``p`` in the player's DMs; returns where superseded controls are left to remove (the caller paces
