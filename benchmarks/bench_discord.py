@@ -153,13 +153,16 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
 
     h.fake.on_request.append(on_request)
     moves = 0
-    start_hand = lt.table.hand_no  # type: ignore[union-attr]
+    ended: set[int] = set()  # the hands seen finished (the engine's hand number may move on at a hand's end)
     stuck = 0
-    while not lt.closed and lt.table is not None and lt.table.hand_no - start_hand < hands and stuck < 50:
+    while not lt.closed and lt.table is not None and len(ended) < hands and stuck < 50:
         tb = lt.table
         clicked = False
+        if tb.phase != "ended" and tb.phase not in ("play", "claim", "rob"):
+            break  # the match is over
         if tb.phase == "ended":
-            if tb.hand_no - start_hand + 1 >= hands:
+            ended.add(tb.hand_no)
+            if len(ended) >= hands:
                 break
             msg = h.fake.find_message(lt.message_id)  # type: ignore[arg-type]
             cid = next(c["custom_id"] for c in msg.buttons() if c["custom_id"].endswith(":next"))

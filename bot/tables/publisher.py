@@ -183,6 +183,7 @@ class Publisher:
         # table id -> (content, image keys, controls) of the table message as sent (an identical state is not sent)
         self.table_sent: dict[int, tuple[str, tuple[int, ...], Any]] = {}
         self.results: set[int] = set()  # tables whose message is a hand's result card (kept when the table re-posts)
+        self.answered: set[int] = set()  # result cards whose controls a click's interaction response removed
         # table id -> (text, score cards) of the hand just ended: shown by the table message until the next hand
         self.result_parts: dict[int, tuple[str, list[Png]]] = {}
         self.parked: dict[tuple[int, int], list[tuple[str, Any]]] = {}  # (table id, seat) -> writes held back
@@ -497,10 +498,29 @@ class Publisher:
         if old is not None and old != msg.id:
             await self._pace(lt, self._box(lt))
             with contextlib.suppress(discord.HTTPException):
-                if keep:  # the last hand's result stays; its controls go
-                    await self._edit_view((lt.channel_id, old), None)
+                if keep:  # the last hand's result stays; its controls go (unless a click's answer took them)
+                    if old in self.answered:
+                        self.answered.discard(old)
+                    else:
+                        await self._edit_view((lt.channel_id, old), None)
                 else:
                     await self._channel(lt.channel_id).get_partial_message(old).delete()
+
+    def result_answered(self, lt: LiveTable, message_id: int) -> bool:
+        """A click on the result card ``message_id`` (Next) may remove its controls in its own interaction response
+        (exempt from the global budget) when the next hand's table replaces it: True, and the publisher then leaves
+        them to that answer."""
+        if lt.id not in self.results or lt.message_id != message_id or lt.table is None or lt.table.phase == "ended":
+            return False
+        self.answered.add(message_id)
+        return True
+
+    def answer_failed(self, lt: LiveTable, message_id: int) -> None:
+        """The answer of :meth:`result_answered` did not reach Discord: the publisher removes the controls."""
+        if message_id in self.answered:
+            self.answered.discard(message_id)
+            if lt.message_id != message_id:  # already replaced by the next table: strip it now
+                self.call(lt, lambda: self._edit_view((lt.channel_id, message_id), None))
 
     def _mark_result(self, lt: LiveTable, p: TablePayload) -> None:
         if p.result:

@@ -4,14 +4,21 @@ click; an unchanged image is not uploaded again; nothing private reaches anyone 
 
 from __future__ import annotations
 
-from bot.tables.publisher import CHANNEL_WRITES, TABLE_EDIT_INTERVAL
+import asyncio
+
+import pytest
+
+from benchmarks.bench_discord import peak_writes
+from bot.tables.publisher import CHANNEL_WRITES, TABLE_EDIT_INTERVAL, HandPayload
 from tests.cogs.test_tables import (
     P1,
     P2,
+    button_id,
     choose_click,
     latest_dm_controls,
     live,
     open_table,
+    play_until_hand_ends,
     prep,
 )
 from tests.harness import Harness
@@ -158,11 +165,6 @@ async def test_dm_writes_are_paced_per_channel_and_the_latest_hand_lands(harness
     """Each player's DM channel gets at most N writes in any window; the states that come while a write waits
     become one write (fewer writes than hand states), and the last state always lands with its decision's
     controls."""
-    import asyncio
-
-    from bot.tables.publisher import HandPayload
-    from benchmarks.bench_discord import peak_writes
-
     h = harness
     prep(h)
     await open_table(h, "hefei", humans=(P1, P2))
@@ -221,9 +223,8 @@ async def test_dm_writes_are_paced_per_channel_and_the_latest_hand_lands(harness
 # ------------------------------------------------------------------------------------------------ hand end
 
 
-async def test_a_hand_end_edits_the_table_message_into_the_result_card(harness: Harness):
-    from tests.cogs.test_tables import button_id, play_until_hand_ends
-
+@pytest.mark.parametrize("expire", [False, True])
+async def test_a_hand_end_edits_the_table_message_into_the_result_card(harness: Harness, expire: bool):
     h = harness
     prep(h)
     await open_table(h, "hefei", humans=(P1,))
@@ -268,7 +269,10 @@ async def test_a_hand_end_edits_the_table_message_into_the_result_card(harness: 
         return  # pragma: no cover - a one-hand match
     content, images = card.content, card.images
     n = len(h.fake.requests)
-    await h.click(card, custom_id=button_id(card, ":next"), user=P1)
+    data, rec = h.click_payload(card, custom_id=button_id(card, ":next"), user=P1)
+    if expire:
+        h.fake.expire(rec)  # the answer cannot reach Discord: the publisher removes the controls itself
+    r = await h.send(data, rec)
     await h.bot.tables.wait_idle()
     # the next hand's table is a new message below; the result card stays as it was, without its controls
     assert lt.message_id != table_id and lt.table.phase in ("play", "claim", "rob")
@@ -276,3 +280,6 @@ async def test_a_hand_end_edits_the_table_message_into_the_result_card(harness: 
     assert (kept.content, kept.images, kept.buttons()) == (content, images, [])
     assert not [q for q in h.fake.requests[n:] if q.method == "DELETE"]
     assert h.channel()[-1].id == lt.message_id
+    # the controls went in the click's own answer (exempt), or with the bot token when that answer failed
+    stripped = [q for q in h.fake.requests[n:] if q.transport == "http" and q.path.endswith(f"/messages/{table_id}")]
+    assert (r.callback_type, len(stripped)) == ((None, 1) if expire else (7, 0))
