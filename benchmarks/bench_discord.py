@@ -165,9 +165,10 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
             if len(ended) >= hands:
                 break
             msg = h.fake.find_message(lt.message_id)  # type: ignore[arg-type]
-            cid = next(c["custom_id"] for c in msg.buttons() if c["custom_id"].endswith(":next"))
-            await h.click(msg, custom_id=cid, user=users[0])
-            clicked = True
+            cid = next((c["custom_id"] for c in msg.buttons() if c["custom_id"].endswith(":next")), None)
+            if cid is not None:  # (None: the result card is still waiting for the channel's pacing)
+                await h.click(msg, custom_id=cid, user=users[0])
+                clicked = True
         else:
             for u in users:
                 seat = lt.seat_of(u)
