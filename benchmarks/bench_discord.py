@@ -127,7 +127,8 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     await clock.advance(5.0, h.settle)
     lt = mgr.by_channel[ch]
     dm_user = {cid: uid for uid, cid in h.fake.dm_by_user.items()}
-    stats = {"counted": 0, "exempt": 0, "upload": 0}
+    stats = {"counted": 0, "exempt": 0, "upload": 0, "reupload": 0}
+    uploaded: set[tuple[str, bytes]] = set()
     writes: list[tuple[float, int]] = []
     dm_writes: list[tuple[float, int]] = []
     table_writes: list[tuple[float, int]] = []
@@ -145,6 +146,10 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
         key += "/" + "/".join(s for s in seg[2:] if not s.isdigit()) if seg[0] == "channels" else ""
         kinds[key] = kinds.get(key, 0) + 1
         for a in req.files:
+            where = f"{seg[0]}/{seg[1]}" if seg[0] == "channels" else "interactions"
+            if (where, a.data) in uploaded:  # the same picture sent to the same channel before
+                stats["reupload"] += len(a.data)
+            uploaded.add((where, a.data))
             name = re.sub(r"-?\d+", "", a.filename)
             upload_by[f"{key} {name}"] = upload_by.get(f"{key} {name}", 0) + len(a.data)
         if seg[0] == "channels" and req.method in ("POST", "PATCH", "DELETE", "PUT"):
@@ -190,7 +195,7 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
         await clock.advance(1.0 / rate, h.settle)
     await clock.advance(30.0, h.settle)  # the last coalesced writes land
     await h.close()
-    return {"moves": moves, "counted": stats["counted"], "exempt": stats["exempt"], "upload": stats["upload"],
+    return {"moves": moves, "counted": stats["counted"], "exempt": stats["exempt"], "upload": stats["upload"], "reupload": stats["reupload"],
             "peak_5s": peak_writes(writes), "peak_table_5s": peak_writes(table_writes),
             "peak_dm_5s": peak_writes(dm_writes), "kinds": kinds, "upload_by": upload_by}
 
@@ -208,6 +213,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     out["exempt_per_move_4h"] = round(base["exempt"] / max(1, base["moves"]), 3)
     out["peak_channel_writes_5s"] = max(four[r]["peak_5s"] for r in rates[-1:])
     out["upload_bytes_per_move_4h"] = round(base["upload"] / max(1, base["moves"]))
+    out["reupload_bytes_per_move_4h"] = round(base["reupload"] / max(1, base["moves"]))
     out["exempt_per_click_1h"] = round(one["exempt"] / max(1, one["moves"]), 3)
     out["upload_bytes_per_click_1h"] = round(one["upload"] / max(1, one["moves"]))
     for r in rates:
