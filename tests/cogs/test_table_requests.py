@@ -283,3 +283,32 @@ async def test_a_hand_end_edits_the_table_message_into_the_result_card(harness: 
     # the controls went in the click's own answer (exempt), or with the bot token when that answer failed
     stripped = [q for q in h.fake.requests[n:] if q.transport == "http" and q.path.endswith(f"/messages/{table_id}")]
     assert (r.callback_type, len(stripped)) == ((None, 1) if expire else (7, 0))
+
+
+async def test_a_restart_between_hands_keeps_the_result_card(harness: Harness):
+    h = harness
+    prep(h)
+    h.bot.tables.timers.next_hand = 3600.0  # the next hand waits for Next
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    await play_until_hand_ends(h, [P1], lt)
+    await h.bot.tables.wait_idle()
+    assert lt.table.phase == "ended"
+    card = h.fake.find_message(lt.message_id)
+    assert "核对无误" in card.content and any(c["custom_id"].endswith(":next") for c in card.buttons())
+    h2 = await h.restart()
+    try:
+        prep(h2)
+        h2.bot.tables.timers.next_hand = 3600.0
+        await h2.bot.tables.wait_idle()
+        lt2 = h2.bot.tables.by_channel[h2.channel_id]
+        kept = h2.fake.find_message(card.id)  # the hand's result stays in the channel, without its controls
+        assert (kept.content, kept.images, kept.buttons()) == (card.content, card.images, [])
+        assert lt2.message_id != card.id and h2.channel()[-1].id == lt2.message_id
+        new = h2.fake.find_message(lt2.message_id)
+        assert any(c["custom_id"].endswith(":next") for c in new.buttons())  # Next is on the new table message
+        await h2.click(new, custom_id=button_id(new, ":next"), user=P1)
+        await h2.bot.tables.wait_idle()
+        assert lt2.table.phase in ("play", "claim", "rob") and h2.fake.find_message(card.id).content == card.content
+    finally:
+        await h2.close()
