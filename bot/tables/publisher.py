@@ -312,9 +312,17 @@ class Publisher:
             await asyncio.wait(workers)
 
     def forget(self, lt: LiveTable) -> None:
+        self._clear(lt)
+        box = self.boxes.get(id(lt))
+        if box is not None and not box.jobs and _idle(box.worker) and _dm_idle(box):
+            del self.boxes[id(lt)]
+
+    def _clear(self, lt: LiveTable) -> None:
+        """Forget what is kept about a table that is over (its last writes sent)."""
         self.table_sent.pop(lt.id, None)
         self.results.discard(lt.id)
         self.result_parts.pop(lt.id, None)
+        self.answered.discard(lt.message_id)  # type: ignore[arg-type]
         for s in lt.seats:  # the pacing of DM channels nobody wrote to lately is not kept
             times = None if s is None or s.user_id is None else self.dm_writes.get(s.user_id)
             if times is not None and (not times or self.channel_limit is None
@@ -322,9 +330,6 @@ class Publisher:
                 del self.dm_writes[s.user_id]  # type: ignore[arg-type]
         for k in [k for k in self.shown if k[0] == lt.id]:
             del self.shown[k]
-        box = self.boxes.get(id(lt))
-        if box is not None and not box.jobs and _idle(box.worker) and _dm_idle(box):
-            del self.boxes[id(lt)]
 
     async def close(self) -> None:
         workers = [w for b in self.boxes.values() for w in _workers(b)]
@@ -382,6 +387,8 @@ class Publisher:
         if (not box.jobs and box.table is None and all(w is me for w in _workers(box))
                 and all(lane.empty() for lane in box.lanes.values()) and (lt.closed or self.min_interval <= 0)):
             self.boxes.pop(id(lt), None)
+            if lt.closed:
+                self._clear(lt)
 
     async def _dm_work(self, lt: LiveTable, box: Outbox, seat: int, lane: DmLane) -> None:
         """Send one seat's private hand: the latest state after every wait for its DM channel's pacing."""
