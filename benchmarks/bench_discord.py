@@ -1,6 +1,6 @@
 """Discord requests per move: plays hands through the test harness under a simulated clock (run by hand).
 
-    python benchmarks/bench_discord.py [--hands 1] [--rates 1,3,10] [--variant hefei] [--json]
+    python benchmarks/bench_discord.py [--hands 2] [--rates 1,3,10] [--variant hefei] [--seed 1] [--kinds] [--json]
 
 Two tables are played with real images: four humans (every click of every human is a move) and one human with
 three AI seats (a move is the human's click; the AI's moves ride on it). Each request the bot makes is captured at
@@ -12,7 +12,10 @@ in any 5 simulated seconds are reported per rate; ``peak_channel_writes_5s`` is 
 
 Last line with ``--json``: the keys of /work/shared/interfaces.md (``counted_per_move_4h``,
 ``counted_per_click_1h``, ``exempt_per_move_4h``, ``peak_channel_writes_5s``, ``upload_bytes_per_move_4h``) plus
-per-rate peaks and counts.
+per-rate counts and peaks, the table channel's and the busiest DM channel's apart (``peak_table_channel_5s_at_R``,
+``peak_dm_channel_5s_at_R``), ``reupload_bytes_per_move_4h`` (pictures sent again to a channel that already had
+exactly that picture) and, with ``--kinds``, the requests and the bytes uploaded by route and file. Deals are known
+(``--seed``), so two runs of the same code play the same hands.
 """
 
 from __future__ import annotations
