@@ -137,6 +137,7 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     table_writes: list[tuple[float, int]] = []
     kinds: dict[str, int] = {}
     upload_by: dict[str, int] = {}  # bytes uploaded by route and file name
+    reupload_by: dict[str, int] = {}  # the same, of pictures the channel already had
 
     def on_request(req: Any) -> None:
         if req.transport == "webhook":
@@ -152,6 +153,8 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
             where = f"{seg[0]}/{seg[1]}" if seg[0] == "channels" else "interactions"
             if (where, a.data) in uploaded:  # the same picture sent to the same channel before
                 stats["reupload"] += len(a.data)
+                name = re.sub(r"-?\d+", "", a.filename)
+                reupload_by[f"{key} {name}"] = reupload_by.get(f"{key} {name}", 0) + len(a.data)
             uploaded.add((where, a.data))
             name = re.sub(r"-?\d+", "", a.filename)
             upload_by[f"{key} {name}"] = upload_by.get(f"{key} {name}", 0) + len(a.data)
@@ -200,7 +203,7 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     await h.close()
     return {"moves": moves, "counted": stats["counted"], "exempt": stats["exempt"], "upload": stats["upload"], "reupload": stats["reupload"],
             "peak_5s": peak_writes(writes), "peak_table_5s": peak_writes(table_writes),
-            "peak_dm_5s": peak_writes(dm_writes), "kinds": kinds, "upload_by": upload_by}
+            "peak_dm_5s": peak_writes(dm_writes), "kinds": kinds, "upload_by": upload_by, "reupload_by": reupload_by}
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
@@ -233,6 +236,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         out["requests_1h"] = one["kinds"]
         out["upload_by_4h"] = base["upload_by"]
         out["upload_by_1h"] = one["upload_by"]
+        out["reupload_by_4h"] = base["reupload_by"]
     return out
 
 
