@@ -1,6 +1,6 @@
 """Discord requests per move: plays hands through the test harness under a simulated clock (run by hand).
 
-    python benchmarks/bench_discord.py [--hands 1] [--rates 1,3,10] [--variant hefei] [--json]
+    python benchmarks/bench_discord.py [--hands 2] [--rates 1,3,10] [--variant hefei] [--seed 1] [--kinds] [--json]
 
 Two tables are played with real images: four humans (every click of every human is a move) and one human with
 three AI seats (a move is the human's click; the AI's moves ride on it). Each request the bot makes is captured at
@@ -12,7 +12,10 @@ in any 5 simulated seconds are reported per rate; ``peak_channel_writes_5s`` is 
 
 Last line with ``--json``: the keys of /work/shared/interfaces.md (``counted_per_move_4h``,
 ``counted_per_click_1h``, ``exempt_per_move_4h``, ``peak_channel_writes_5s``, ``upload_bytes_per_move_4h``) plus
-per-rate peaks and counts.
+per-rate counts and peaks, the table channel's and the busiest DM channel's apart (``peak_table_channel_5s_at_R``,
+``peak_dm_channel_5s_at_R``), ``reupload_bytes_per_move_4h`` (pictures sent again to a channel that already had
+exactly that picture) and, with ``--kinds``, the requests and the bytes uploaded by route and file. Deals are known
+(``--seed``), so two runs of the same code play the same hands.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import asyncio
 import heapq
 import itertools
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -102,12 +106,13 @@ def peak_writes(writes: list[tuple[float, int]], window: float = WINDOW) -> int:
     return best
 
 
-async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str | None) -> dict[str, Any]:
+async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str | None, seed: int = 1) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(dir=db_dir))
     h = await Harness.boot(tmp / "bench.db")
     h.ignored_task_names.add(TIMER_TASK_NAME)
     clock = SimClock()
     mgr = h.bot.tables
+    mgr.new_seed = lambda: f"{seed:016x}"  # known deals: every run plays the same hands
     mgr.publisher.clock, mgr.publisher.sleep = clock.time, clock.sleep
     # the product's pacing (the harness turns it off for tests)
     mgr.publisher.min_interval, mgr.publisher.channel_limit = TABLE_EDIT_INTERVAL, CHANNEL_WRITES
@@ -125,11 +130,14 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     await clock.advance(5.0, h.settle)
     lt = mgr.by_channel[ch]
     dm_user = {cid: uid for uid, cid in h.fake.dm_by_user.items()}
-    stats = {"counted": 0, "exempt": 0, "upload": 0}
+    stats = {"counted": 0, "exempt": 0, "upload": 0, "reupload": 0}
+    uploaded: set[tuple[str, bytes]] = set()
     writes: list[tuple[float, int]] = []
     dm_writes: list[tuple[float, int]] = []
     table_writes: list[tuple[float, int]] = []
     kinds: dict[str, int] = {}
+    upload_by: dict[str, int] = {}  # bytes uploaded by route and file name
+    reupload_by: dict[str, int] = {}  # the same, of pictures the channel already had
 
     def on_request(req: Any) -> None:
         if req.transport == "webhook":
@@ -141,24 +149,37 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
         key = f"{req.method} {seg[0]}{'/dm' if seg[0] == 'channels' and int(seg[1]) in dm_user else ''}"
         key += "/" + "/".join(s for s in seg[2:] if not s.isdigit()) if seg[0] == "channels" else ""
         kinds[key] = kinds.get(key, 0) + 1
+        for a in req.files:
+            where = f"{seg[0]}/{seg[1]}" if seg[0] == "channels" else "interactions"
+            if (where, a.data) in uploaded:  # the same picture sent to the same channel before
+                stats["reupload"] += len(a.data)
+                name = re.sub(r"-?\d+", "", a.filename)
+                reupload_by[f"{key} {name}"] = reupload_by.get(f"{key} {name}", 0) + len(a.data)
+            uploaded.add((where, a.data))
+            name = re.sub(r"-?\d+", "", a.filename)
+            upload_by[f"{key} {name}"] = upload_by.get(f"{key} {name}", 0) + len(a.data)
         if seg[0] == "channels" and req.method in ("POST", "PATCH", "DELETE", "PUT"):
             writes.append((clock.now, int(seg[1])))
             (dm_writes if int(seg[1]) in dm_user else table_writes).append((clock.now, int(seg[1])))
 
     h.fake.on_request.append(on_request)
     moves = 0
-    start_hand = lt.table.hand_no  # type: ignore[union-attr]
+    ended: set[int] = set()  # the hands seen finished (the engine's hand number may move on at a hand's end)
     stuck = 0
-    while not lt.closed and lt.table is not None and lt.table.hand_no - start_hand < hands and stuck < 50:
+    while not lt.closed and lt.table is not None and len(ended) < hands and stuck < 50:
         tb = lt.table
         clicked = False
+        if tb.phase != "ended" and tb.phase not in ("play", "claim", "rob"):
+            break  # the match is over
         if tb.phase == "ended":
-            if tb.hand_no - start_hand + 1 >= hands:
+            ended.add(tb.hand_no)
+            if len(ended) >= hands:
                 break
             msg = h.fake.find_message(lt.message_id)  # type: ignore[arg-type]
-            cid = next(c["custom_id"] for c in msg.buttons() if c["custom_id"].endswith(":next"))
-            await h.click(msg, custom_id=cid, user=users[0])
-            clicked = True
+            cid = next((c["custom_id"] for c in msg.buttons() if c["custom_id"].endswith(":next")), None)
+            if cid is not None:  # (None: the result card is still waiting for the channel's pacing)
+                await h.click(msg, custom_id=cid, user=users[0])
+                clicked = True
         else:
             for u in users:
                 seat = lt.seat_of(u)
@@ -180,9 +201,9 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
         await clock.advance(1.0 / rate, h.settle)
     await clock.advance(30.0, h.settle)  # the last coalesced writes land
     await h.close()
-    return {"moves": moves, "counted": stats["counted"], "exempt": stats["exempt"], "upload": stats["upload"],
+    return {"moves": moves, "counted": stats["counted"], "exempt": stats["exempt"], "upload": stats["upload"], "reupload": stats["reupload"],
             "peak_5s": peak_writes(writes), "peak_table_5s": peak_writes(table_writes),
-            "peak_dm_5s": peak_writes(dm_writes), "kinds": kinds}
+            "peak_dm_5s": peak_writes(dm_writes), "kinds": kinds, "upload_by": upload_by, "reupload_by": reupload_by}
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
@@ -190,14 +211,15 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     four: dict[float, dict[str, Any]] = {}
     for rate in rates:
-        four[rate] = await play(4, rate, args.hands, args.variant, args.db_dir)
-    one = await play(1, rates[0], args.hands, args.variant, args.db_dir)
+        four[rate] = await play(4, rate, args.hands, args.variant, args.db_dir, args.seed)
+    one = await play(1, rates[0], args.hands, args.variant, args.db_dir, args.seed)
     base = four[rates[0]]
     out["counted_per_move_4h"] = round(base["counted"] / max(1, base["moves"]), 3)
     out["counted_per_click_1h"] = round(one["counted"] / max(1, one["moves"]), 3)
     out["exempt_per_move_4h"] = round(base["exempt"] / max(1, base["moves"]), 3)
     out["peak_channel_writes_5s"] = max(four[r]["peak_5s"] for r in rates[-1:])
     out["upload_bytes_per_move_4h"] = round(base["upload"] / max(1, base["moves"]))
+    out["reupload_bytes_per_move_4h"] = round(base["reupload"] / max(1, base["moves"]))
     out["exempt_per_click_1h"] = round(one["exempt"] / max(1, one["moves"]), 3)
     out["upload_bytes_per_click_1h"] = round(one["upload"] / max(1, one["moves"]))
     for r in rates:
@@ -212,6 +234,9 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     if args.kinds:
         out["requests_4h"] = base["kinds"]
         out["requests_1h"] = one["kinds"]
+        out["upload_by_4h"] = base["upload_by"]
+        out["upload_by_1h"] = one["upload_by"]
+        out["reupload_by_4h"] = base["reupload_by"]
     return out
 
 
@@ -221,6 +246,7 @@ if __name__ == "__main__":
     ap.add_argument("--rates", default="1,3,10", help="moves per second tried (simulated), slowest first")
     ap.add_argument("--variant", default="hefei", choices=["wuhu", "hefei", "chizhou"])
     ap.add_argument("--db-dir", default=None)
+    ap.add_argument("--seed", type=int, default=1, help="the match seed (the same deals every run)")
     ap.add_argument("--kinds", action="store_true", help="also list the requests by method and route")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()

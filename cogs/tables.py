@@ -593,6 +593,13 @@ class Tables(commands.Cog):
         elif lt is not None and seat is not None:
             pub.release(lt, seat)
         try:
+            if p is None and lt is not None and msg is not None and pub.result_answered(lt, msg.id):
+                # Next on a hand's result card: the card stays, its controls go in this answer (exempt)
+                if interaction.response.is_done():
+                    await interaction.edit_original_response(view=None)
+                else:
+                    await interaction.response.edit_message(view=None)
+                return
             if p is None or p is False:
                 if not interaction.response.is_done():
                     await interaction.response.defer()
@@ -611,6 +618,8 @@ class Tables(commands.Cog):
                 pub.showing(lt, seat, where, p.png)  # type: ignore[arg-type]
         except discord.HTTPException as e:  # the answer did not reach Discord: the DM is written as usual
             log.info("table %s: click answer failed (%s); the hand goes by DM", table_id, e)
+            if p is None and lt is not None and msg is not None:
+                pub.answer_failed(lt, msg.id)
             if p is True:
                 lt.seats[seat].dm_controls = where  # type: ignore[union-attr,index]
                 pub.strip_dm(lt, seat)  # type: ignore[arg-type]

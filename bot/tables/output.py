@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PLAYING = ("play", "claim", "rob")
+MESSAGE_LIMIT = 2000  # characters of a Discord message
+RESULT_TEXT = 1600  # a hand's result text longer than this is posted, not written into the table message
 PNG_STUB = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x00\x00\x00\x00:~\x9bU"
             b"\x00\x00\x00\nIDATx\x9cc`\x00\x00\x00\x02\x00\x01H\xaf\xa4q\x00\x00\x00\x00IEND\xaeB`\x82")
 
@@ -72,12 +74,20 @@ class Output:
         files = []
         for name, scene in cards:
             files.append(Png(await self._render("score", scene, lt.lang, True, lt), name))
+        started = any(e.type == "hand_start" for e in events)
+        ended = any(e.type == "hand_end" for e in events)
+        if ended and not started and tb.phase not in PLAYING and len(text) <= 1 and len(
+                text[0] if text else "") <= RESULT_TEXT:
+            # the hand's result is written into the table message in place (one edit instead of a post, a re-post
+            # and a delete); it stays in the channel when the next hand's table is posted
+            self.publisher.result_parts[lt.id] = (text[0] if text else "", files)
+            text, files, ended = [], [], False
         for i, chunk in enumerate(text):
             self.publisher.post(lt, chunk, files if i == len(text) - 1 else None)
         if files and not text:
             self.publisher.post(lt, "", files)
-        # a new hand or a finished one (score cards above): the table goes to the bottom of the channel again
-        fresh = fresh or any(e.type in ("hand_start", "hand_end") for e in events)
+        # a new hand or a finished one posted above: the table goes to the bottom of the channel again
+        fresh = fresh or started or ended
         await self._table_message(lt, fresh=fresh)
         await self._send_hands(lt)
         self._arm_timer(lt)
@@ -117,7 +127,17 @@ class Output:
         _, _, nxt = self.delays(lt)
         content = scenes.status_text(lt, nxt)
         view = self.ui.table_view(lt) if self.ui else None
-        self.publisher.table_message(lt, TablePayload(content, Png(png, f"table-{lt.id}.png"), view, fresh))
+        table = Png(png, f"table-{lt.id}.png")
+        if tb.phase in PLAYING:
+            self.publisher.result_parts.pop(lt.id, None)
+        result = self.publisher.result_parts.get(lt.id)
+        if result is not None:  # between hands: the result card (score cards; a drawn hand: the final table)
+            head, cards = result
+            pngs = cards or [table]
+            content = f"{head}\n\n{content}"[:MESSAGE_LIMIT] if head else content
+            self.publisher.table_message(lt, TablePayload(content, pngs[0], view, fresh, result=True, more=pngs[1:]))
+            return
+        self.publisher.table_message(lt, TablePayload(content, table, view, fresh))
 
     async def hand_message(self, lt: LiveTable, seat: int, lang: str) -> tuple[str, bytes, Any]:
         """(text, PNG, controls) of a seat's private hand."""

@@ -8,6 +8,9 @@ The manager decides under the table's lock and hands the publisher finished payl
   (``min_interval`` > 0 spaces edits of one table; 0 = as fast as Discord answers);
 * a DM that cannot be delivered (closed DMs, 50007, or failing after every retry) marks the seat: its hand is
   then shown by the table's My hand button and the channel is told once;
+* each seat's private hand is one slot too (:class:`DmLane`): while a write to that player's DM channel waits for
+  the channel's pacing (``channel_limit``, the same 5 writes per 5 s as a table channel), newer states of the hand
+  replace the waiting one, the last always lands, and a decision's controls wait for nothing but that pacing;
 * when newer controls are sent, the message that carried the old ones loses them, so no superseded button stays.
 
 The message ids that a restarted bot needs (the table message, each seat's DM with controls, and any superseded
@@ -69,6 +72,18 @@ class TablePayload:
     png: Png
     view: Any
     fresh: bool = False  # re-post at the bottom of the channel
+    # the hand's result: the table message becomes its result card (text, score cards instead of the table image)
+    # and stays in the channel when the next hand's table is posted (losing its controls)
+    result: bool = False
+    more: list[Png] = field(default_factory=list)  # more images (a second winner's score card)
+
+    @property
+    def pngs(self) -> list[Png]:
+        return [self.png, *self.more]
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        return tuple(p.key for p in self.pngs)
 
 
 @dataclass
@@ -83,15 +98,45 @@ class HandPayload:
 
 
 @dataclass
+class DmLane:
+    """One seat's private hand writes not sent yet, coalesced: the latest hand (``pending``; it carries its
+    decision's controls, if any), or only that the seat's controls must go (``strip``), plus superseded controls
+    on older messages (``olds``). Sent by its own worker, paced per DM channel."""
+
+    pending: HandPayload | None = None
+    strip: bool = False
+    olds: list[tuple[int, int]] = field(default_factory=list)
+    worker: asyncio.Task[Any] | None = None
+    busy: bool = False  # a write of this seat is on its way
+
+    def empty(self) -> bool:
+        return self.pending is None and not self.strip and not self.olds
+
+    def put(self, p: HandPayload) -> None:
+        """The newest hand state replaces the waiting one (a new hand stays a new message). Sending any hand
+        state removes the seat's older controls, so a waiting ``strip`` is part of it."""
+        if self.pending is not None:
+            p.new_hand = p.new_hand or self.pending.new_hand
+        self.pending, self.strip = p, False
+
+    def put_strip(self) -> None:
+        """The seat has nothing left to decide: a waiting hand state is shown without its (never sent) controls."""
+        if self.pending is not None:
+            self.pending.view, self.pending.since = None, None
+        else:
+            self.strip = True
+
+
+@dataclass
 class Outbox:
     """One table's pending writes, in order; the table message is a single coalescing slot."""
 
     jobs: collections.deque[tuple[str, Any]] = field(default_factory=collections.deque)
     table: TablePayload | None = None  # the latest table message not sent yet
     worker: asyncio.Task[Any] | None = None
-    # the private hands go by their own queue: a slow or rate-limited table channel never holds up a player's DM
-    dm_jobs: collections.deque[tuple[str, Any]] = field(default_factory=collections.deque)
-    dm_worker: asyncio.Task[Any] | None = None
+    # the private hands go by their own lanes (one per seat): a slow or rate-limited table channel never holds up a
+    # player's DM, nor one player's DM channel another's
+    lanes: dict[int, DmLane] = field(default_factory=dict)
     last_edit: float = -1e9
     writes: collections.deque[float] = field(default_factory=collections.deque)  # times of the channel's writes
     remember: bool = False  # the message ids changed: store them once the queue is empty
@@ -99,6 +144,14 @@ class Outbox:
 
 def _idle(worker: asyncio.Task[Any] | None) -> bool:
     return worker is None or worker.done()
+
+
+def _dm_idle(box: Outbox) -> bool:
+    return all(lane.empty() and _idle(lane.worker) for lane in box.lanes.values())
+
+
+def _workers(box: Outbox) -> list[asyncio.Task[Any]]:
+    return [w for w in (box.worker, *(lane.worker for lane in box.lanes.values())) if w is not None and not w.done()]
 
 
 def _components(view: Any) -> Any:
@@ -122,7 +175,9 @@ class Publisher(KeptMessages):
         self.on_dm_failed = on_dm_failed
         self.backoff: tuple[float, ...] = (0.5, 2.0, 5.0, 15.0)  # seconds between tries of a failing write
         self.min_interval = TABLE_EDIT_INTERVAL  # seconds between two edits of one table message (0: no spacing)
-        self.channel_limit: tuple[int, float] | None = CHANNEL_WRITES  # (writes, seconds) per table channel
+        # (writes, seconds) per channel: a table's channel and each player's DM channel (None: no pacing)
+        self.channel_limit: tuple[int, float] | None = CHANNEL_WRITES
+        self.dm_writes: dict[int, collections.deque[float]] = {}  # user id -> times of the writes to their DMs
         # the clock and the sleeper of every wait here (backoff, edit spacing): a benchmark injects simulated ones
         self.clock: Callable[[], float] = lambda: asyncio.get_running_loop().time()
         self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
@@ -132,8 +187,12 @@ class Publisher(KeptMessages):
         self.boxes: dict[int, Outbox] = {}  # by LiveTable object id
         # (table id, seat) -> ((channel, message), image key) of the DM message showing that seat's hand image
         self.shown: dict[tuple[int, int], tuple[tuple[int, int], int]] = {}
-        # table id -> (content, image key, controls) of the table message as sent (an identical state is not sent)
-        self.table_sent: dict[int, tuple[str, int, Any]] = {}
+        # table id -> (content, image keys, controls) of the table message as sent (an identical state is not sent)
+        self.table_sent: dict[int, tuple[str, tuple[int, ...], Any]] = {}
+        self.results: set[int] = set()  # tables whose message is a hand's result card (kept when the table re-posts)
+        self.answered: set[int] = set()  # result cards whose controls a click's interaction response removed
+        # table id -> (text, score cards) of the hand just ended: shown by the table message until the next hand
+        self.result_parts: dict[int, tuple[str, list[Png]]] = {}
         self.parked: dict[tuple[int, int], list[tuple[str, Any]]] = {}  # (table id, seat) -> writes held back
         self._init_lifecycle()
 
@@ -142,14 +201,20 @@ class Publisher(KeptMessages):
     def _box(self, lt: LiveTable) -> Outbox:
         return self.boxes.setdefault(id(lt), Outbox())
 
-    def _kick(self, lt: LiveTable, dm: bool = False) -> None:
+    def _kick(self, lt: LiveTable) -> None:
         box = self._box(lt)
-        loop = asyncio.get_running_loop()
-        if dm:
-            if box.dm_worker is None or box.dm_worker.done():
-                box.dm_worker = loop.create_task(self._work(lt, box, True), name=f"mjbot-outbox-dm-{lt.id}")
-        elif box.worker is None or box.worker.done():
-            box.worker = loop.create_task(self._work(lt, box, False), name=f"mjbot-outbox-{lt.id}")
+        if box.worker is None or box.worker.done():
+            box.worker = asyncio.get_running_loop().create_task(self._work(lt, box), name=f"mjbot-outbox-{lt.id}")
+
+    def _lane(self, lt: LiveTable, seat: int) -> DmLane:
+        return self._box(lt).lanes.setdefault(seat, DmLane())
+
+    def _kick_dm(self, lt: LiveTable, seat: int) -> None:
+        box = self._box(lt)
+        lane = box.lanes.setdefault(seat, DmLane())
+        if lane.worker is None or lane.worker.done():
+            lane.worker = asyncio.get_running_loop().create_task(self._dm_work(lt, box, seat, lane),
+                                                                 name=f"mjbot-outbox-dm-{lt.id}-{seat}")
 
     def post(self, lt: LiveTable, content: str, files: list[Png] | None = None) -> None:
         self._box(lt).jobs.append(("post", (content, files or [])))
@@ -171,14 +236,18 @@ class Publisher(KeptMessages):
     def hand(self, lt: LiveTable, payload: HandPayload) -> None:
         if self._park(lt, payload.seat, ("hand", payload)):
             return
-        self._box(lt).dm_jobs.append(("hand", payload))
-        self._kick(lt, dm=True)
+        self._lane(lt, payload.seat).put(payload)
+        self._kick_dm(lt, payload.seat)
 
     def strip_dm(self, lt: LiveTable, seat: int) -> None:
         if self._park(lt, seat, ("strip_dm", seat)):
             return
-        self._box(lt).dm_jobs.append(("strip_dm", seat))
-        self._kick(lt, dm=True)
+        self._lane(lt, seat).put_strip()
+        self._kick_dm(lt, seat)
+
+    def _strip_old(self, lt: LiveTable, seat: int, where: tuple[int, int]) -> None:
+        self._lane(lt, seat).olds.append(where)
+        self._kick_dm(lt, seat)
 
     def hold(self, lt: LiveTable, seat: int) -> None:
         """Keep the seat's private hand writes back while its click is decided: the click's answer shows them
@@ -187,9 +256,11 @@ class Publisher(KeptMessages):
 
     def release(self, lt: LiveTable, seat: int) -> None:
         jobs = self.parked.pop((lt.id, seat), None)
-        if jobs:
-            self._box(lt).dm_jobs.extend(jobs)
-            self._kick(lt, dm=True)
+        for kind, arg in jobs or ():
+            if kind == "hand":
+                self.hand(lt, arg)
+            else:
+                self.strip_dm(lt, seat)
 
     def _park(self, lt: LiveTable, seat: int, job: tuple[str, Any]) -> bool:
         held = self.parked.get((lt.id, seat))
@@ -206,11 +277,16 @@ class Publisher(KeptMessages):
         sent; call :meth:`hand` with the payload if the response fails."""
         s = lt.seats[seat]
         mine = self.parked.get((lt.id, seat)) or []
+        box = self.boxes.get(id(lt))
+        lane = None if box is None else box.lanes.get(seat)
         if s is None or s.dm_failed or s.dm_last != where or not mine or any(
-                j[0] == "hand" and j[1].new_hand for j in mine):
-            self.release(lt, seat)
+                j[0] == "hand" and j[1].new_hand for j in mine) or (lane is not None and (
+                lane.busy or (lane.pending is not None and lane.pending.new_hand))):
+            self.release(lt, seat)  # (a write of this seat on its way: the answer could land before it)
             return None
         del self.parked[(lt.id, seat)]
+        if lane is not None:  # an older state still waiting for the DM channel's pacing: the answer shows a newer one
+            lane.pending, lane.strip = None, False
         kind, last = mine[-1]
         if kind == "strip_dm":
             s.dm_controls = None
@@ -218,10 +294,9 @@ class Publisher(KeptMessages):
         old = s.dm_controls
         s.dm_controls = where if last.view is not None else None
         s.dm_since = last.since if last.view is not None else None
-        if old is not None and old != where:  # older controls elsewhere go away (in the queue's order)
+        if old is not None and old != where:  # older controls elsewhere go away (listed until they are gone)
             self.leftovers(lt).add(("strip", *old))
-            self._box(lt).dm_jobs.append(("strip_old", old))
-            self._kick(lt, dm=True)
+            self._strip_old(lt, seat, old)
         self._remember_soon(lt)
         return last
 
@@ -240,7 +315,7 @@ class Publisher(KeptMessages):
     async def drain(self) -> None:
         """Wait until every outbox is empty (tests, shutdown)."""
         while True:
-            workers = [w for b in self.boxes.values() for w in (b.worker, b.dm_worker) if w is not None and not w.done()]
+            workers = [w for b in self.boxes.values() for w in _workers(b)]
             workers += [w for w in (*self._id_tasks, self._now_writer) if w is not None and not w.done()]
             if not workers:
                 return
@@ -248,20 +323,30 @@ class Publisher(KeptMessages):
 
     def forget(self, lt: LiveTable) -> None:
         self.forget_ids(lt)
-        self.table_sent.pop(lt.id, None)
-        for k in [k for k in self.shown if k[0] == lt.id]:
-            del self.shown[k]
+        self._clear(lt)
         box = self.boxes.get(id(lt))
-        if box is not None and not box.jobs and not box.dm_jobs and _idle(box.worker) and _idle(box.dm_worker):
+        if box is not None and not box.jobs and _idle(box.worker) and _dm_idle(box):
             del self.boxes[id(lt)]
 
+    def _clear(self, lt: LiveTable) -> None:
+        """Forget what is kept about a table that is over (its last writes sent)."""
+        self.table_sent.pop(lt.id, None)
+        self.results.discard(lt.id)
+        self.result_parts.pop(lt.id, None)
+        self.answered.discard(lt.message_id)  # type: ignore[arg-type]
+        for s in lt.seats:  # the pacing of DM channels nobody wrote to lately is not kept
+            times = None if s is None or s.user_id is None else self.dm_writes.get(s.user_id)
+            if times is not None and (not times or self.channel_limit is None
+                                      or times[-1] + self.channel_limit[1] < self.clock()):
+                del self.dm_writes[s.user_id]  # type: ignore[arg-type]
+        for k in [k for k in self.shown if k[0] == lt.id]:
+            del self.shown[k]
+
     async def close(self) -> None:
-        for box in self.boxes.values():
-            for w in (box.worker, box.dm_worker):
-                if w is not None:
-                    w.cancel()
-        await asyncio.gather(*(w for b in self.boxes.values() for w in (b.worker, b.dm_worker) if w),
-                             return_exceptions=True)
+        workers = [w for b in self.boxes.values() for w in _workers(b)]
+        for w in workers:
+            w.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
         if self._flusher is not None:
             self._flusher.cancel()
         if self.bot.store is not None:
@@ -269,8 +354,8 @@ class Publisher(KeptMessages):
 
     # ---- sending (the worker) ---------------------------------------------------------------------------------
 
-    async def _work(self, lt: LiveTable, box: Outbox, dm: bool) -> None:
-        queue = box.dm_jobs if dm else box.jobs
+    async def _work(self, lt: LiveTable, box: Outbox) -> None:
+        queue = box.jobs
         try:
             while queue:
                 kind, arg = queue.popleft()
@@ -289,19 +374,10 @@ class Publisher(KeptMessages):
                             await self._retry(lt, "table message", lambda p=payload: self._send_table(lt, p))
                             box.last_edit = self.clock()
                     elif kind == "strip":
-                        await self._pace(lt, box)
-                        await self._retry(lt, "strip", lambda: self._strip_table(lt))
-                    elif kind == "hand":
-                        await self._send_hand(lt, arg)
-                    elif kind == "strip_dm":
-                        seat = lt.seats[arg]
-                        if seat is not None and seat.dm_controls is not None:
-                            old, seat.dm_controls = seat.dm_controls, None
-                            await self._retry(lt, "strip DM", lambda o=old: self._edit_view(o, None))
-                            await self._remember(lt)
-                    elif kind == "strip_old":
-                        await self._retry(lt, "strip DM", lambda o=arg: self._edit_view(o, None))
-                        self._done_leftover(lt, ("strip", *arg))
+                        sent = self.table_sent.get(lt.id)
+                        if lt.message_id is not None and (sent is None or sent[2] is not None):
+                            await self._pace(lt, box)
+                            await self._retry(lt, "strip", lambda: self._strip_table(lt))
                     elif kind == "call":
                         await self._retry(lt, "call", arg)
                 except asyncio.CancelledError:
@@ -312,24 +388,74 @@ class Publisher(KeptMessages):
                     box.remember = False
                     await self._store_messages(lt)
         finally:
-            # an idle table keeps no outbox (memory per table), unless edits are spaced and it must remember when
-            other = box.worker if dm else box.dm_worker
-            if not box.jobs and not box.dm_jobs and box.table is None and (other is None or other.done()) and (
-                    lt.closed or self.min_interval <= 0):
-                self.boxes.pop(id(lt), None)
+            self._drop_if_idle(lt, box)
+
+    def _drop_if_idle(self, lt: LiveTable, box: Outbox) -> None:
+        """An idle table keeps no outbox (memory per table), unless edits are spaced and it must remember when."""
+        if self.boxes.get(id(lt)) is not box:
+            return
+        me = asyncio.current_task()
+        if (not box.jobs and box.table is None and all(w is me for w in _workers(box))
+                and all(lane.empty() for lane in box.lanes.values()) and (lt.closed or self.min_interval <= 0)):
+            self.boxes.pop(id(lt), None)
+            if lt.closed:
+                self._clear(lt)
+
+    async def _dm_work(self, lt: LiveTable, box: Outbox, seat: int, lane: DmLane) -> None:
+        """Send one seat's private hand: the latest state after every wait for its DM channel's pacing."""
+        try:
+            while not lane.empty():
+                s = lt.seats[seat]
+                if s is None or s.user_id is None:
+                    break
+                await self._pace_times(self.dm_writes.setdefault(s.user_id, collections.deque()))
+                lane.busy = True
+                try:
+                    if lane.pending is not None:  # the newest state first (a decision goes before old controls)
+                        p, lane.pending = lane.pending, None
+                        old = await self._send_hand(lt, p)
+                        if old is not None:
+                            lane.olds.append(old)
+                    elif lane.olds:
+                        old = lane.olds.pop(0)
+                        if old != s.dm_controls:
+                            await self._retry(lt, "strip DM", lambda o=old: self._edit_view(o, None))
+                        self._done_leftover(lt, ("strip", *old))  # (failing, it stays listed: a restart does it)
+                    elif lane.strip:
+                        lane.strip = False
+                        if s.dm_controls is not None:
+                            old, s.dm_controls = s.dm_controls, None
+                            await self._retry(lt, "strip DM", lambda o=old: self._edit_view(o, None))
+                            await self._remember(lt)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("table %s: the hand of seat %s could not be sent", lt.id, seat)
+                finally:
+                    lane.busy = False
+            if box.remember and not box.jobs and _idle(box.worker):
+                box.remember = False
+                await self._store_messages(lt)
+        finally:
+            self._drop_if_idle(lt, box)
 
     async def _pace(self, lt: LiveTable, box: Outbox) -> None:
         """Wait so that the table's channel gets at most ``channel_limit`` writes in any window of that length."""
+        await self._pace_times(box.writes)
+
+    async def _pace_times(self, writes: collections.deque[float]) -> None:
+        """Wait so that a channel whose writes were at ``writes`` gets at most ``channel_limit`` writes in any
+        window of that length, then count one more."""
         if self.channel_limit is None:
             return
         n, per = self.channel_limit
-        if len(box.writes) >= n:
-            wait = box.writes[-n] + per - self.clock()
+        if len(writes) >= n:
+            wait = writes[-n] + per - self.clock()
             if wait > 0:
                 await self.sleep(wait)
-        box.writes.append(self.clock())
-        while len(box.writes) > n:
-            box.writes.popleft()
+        writes.append(self.clock())
+        while len(writes) > n:
+            writes.popleft()
 
     async def _retry(self, lt: LiveTable, what: str, send: Callable[[], Awaitable[Any]]) -> Any:
         """``send()``, tried again after 5xx / 429 / network errors with backoff; the last error propagates."""
@@ -360,44 +486,85 @@ class Publisher(KeptMessages):
         age = self.clock() - lt.message_at
         repost = (p.fresh or lt.message_id is None or lt.edits >= MAX_TABLE_EDITS or lt.posts_below >= MAX_POSTS_BELOW
                   or age > MAX_MESSAGE_AGE)
-        state = (p.content, p.png.key, _components(p.view))
+        state = (p.content, p.key, _components(p.view))
+        sent = self.table_sent.get(lt.id)
+        # a hand's result card stays in the channel: the next table message is posted below it (a result is
+        # written into the table message in place, where Discord lets it be edited)
+        keep = lt.id in self.results or (sent is None and lt.table is not None and lt.table.phase == "ended")
+        if keep and not p.result:
+            repost = True
         if not repost:
-            sent = self.table_sent.get(lt.id)
             if sent == state:
                 return  # the message already shows this (e.g. a pass that changed nothing on the table)
             try:
                 msg = self._channel(lt.channel_id).get_partial_message(lt.message_id)  # type: ignore[arg-type]
-                kw = {} if sent is not None and sent[1] == p.png.key else {"attachments": [p.png.file()]}
-                await msg.edit(content=p.content, view=p.view, **kw)  # no attachments given: the image stays
+                kw = {} if sent is not None and sent[1] == p.key else {"attachments": [f.file() for f in p.pngs]}
+                await msg.edit(content=p.content, view=p.view, **kw)  # no attachments given: the images stay
                 lt.edits += 1
                 self.table_sent[lt.id] = state
+                self._mark_result(lt, p)
                 return
             except (discord.NotFound, discord.Forbidden):
                 pass  # deleted by someone: post it again
         old = lt.message_id
         kw: dict[str, Any] = {"view": p.view} if p.view is not None else {}
-        msg = await self._channel(lt.channel_id).send(p.content, file=p.png.file(), allowed_mentions=MENTIONS, **kw)
+        msg = await self._channel(lt.channel_id).send(p.content, files=[f.file() for f in p.pngs],
+                                                      allowed_mentions=MENTIONS, **kw)
         lt.message_id, lt.message_at, lt.edits, lt.posts_below = msg.id, self.clock(), 0, 0
         self.table_sent[lt.id] = state
+        self._mark_result(lt, p)
         superseded = (lt.channel_id, old) if old is not None and old != msg.id else None
-        if superseded:
-            self.leftovers(lt).add(("gone", *superseded))  # stored with the new id: a restart deletes it too
+        if superseded:  # stored with the new id: a restart finishes the job
+            self.leftovers(lt).add(("strip" if keep else "gone", *superseded))
         await self._remember(lt)
         if superseded:
             await self._pace(lt, self._box(lt))
-            with contextlib.suppress(discord.HTTPException):  # failing, it stays listed: a restart deletes it
-                with contextlib.suppress(discord.NotFound, discord.Forbidden):
-                    await self._channel(lt.channel_id).get_partial_message(old).delete()
-                self._done_leftover(lt, ("gone", *superseded))
+            with contextlib.suppress(discord.HTTPException):  # failing, it stays listed: a restart finishes it
+                if keep:  # the last hand's result stays; its controls go (unless a click's answer took them)
+                    if old in self.answered:
+                        self.answered.discard(old)
+                    else:
+                        await self._edit_view(superseded, None)
+                else:
+                    with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                        await self._channel(lt.channel_id).get_partial_message(old).delete()  # type: ignore[arg-type]
+                self._done_leftover(lt, ("strip" if keep else "gone", *superseded))
+
+    def result_answered(self, lt: LiveTable, message_id: int) -> bool:
+        """A click on the result card ``message_id`` (Next) may remove its controls in its own interaction response
+        (exempt from the global budget) when the next hand's table replaces it: True, and the publisher then leaves
+        them to that answer."""
+        if lt.id not in self.results or lt.message_id != message_id or lt.table is None or lt.table.phase == "ended":
+            return False
+        self.answered.add(message_id)
+        return True
+
+    def answer_failed(self, lt: LiveTable, message_id: int) -> None:
+        """The answer of :meth:`result_answered` did not reach Discord: the publisher removes the controls."""
+        if message_id in self.answered:
+            self.answered.discard(message_id)
+            if lt.message_id != message_id:  # already replaced by the next table: strip it now
+                self.call(lt, lambda: self._edit_view((lt.channel_id, message_id), None))
+
+    def _mark_result(self, lt: LiveTable, p: TablePayload) -> None:
+        if p.result:
+            self.results.add(lt.id)
+        else:
+            self.results.discard(lt.id)
 
     async def _strip_table(self, lt: LiveTable) -> None:
         if lt.message_id is not None:
             await self._edit_view((lt.channel_id, lt.message_id), None)
+            sent = self.table_sent.get(lt.id)
+            if sent is not None:
+                self.table_sent[lt.id] = (sent[0], sent[1], None)
 
-    async def _send_hand(self, lt: LiveTable, p: HandPayload) -> None:
+    async def _send_hand(self, lt: LiveTable, p: HandPayload) -> tuple[int, int] | None:
+        """Show ``p`` in the player's DMs; returns where superseded controls are left to remove (the caller paces
+        that write like any other)."""
         s: Seat | None = lt.seats[p.seat]
         if s is None or s.dm_failed or lt.closed:
-            return
+            return None
         if p.new_hand:
             s.dm_last = None  # a new hand starts in a new message
         try:
@@ -411,7 +578,7 @@ class Publisher(KeptMessages):
                     self.showing(lt, p.seat, last, p.png)
                     if s.dm_controls == last:
                         s.dm_controls = None
-                    return
+                    return None
                 except discord.NotFound:
                     pass
             # a decision to make (or no message yet): a new message, so that the player is notified
@@ -428,24 +595,21 @@ class Publisher(KeptMessages):
         except discord.Forbidden as e:
             log.info("table %s: DMs closed for %s (%s)", lt.id, p.user_id, getattr(e, "code", "?"))
             await self.on_dm_failed(lt, p.seat)
-            return
+            return None
         except Exception as e:
             if not _retryable(e):
                 raise
             log.warning("table %s: DM to %s failed after retries (%s): My hand takes over", lt.id, p.user_id, e)
             await self.on_dm_failed(lt, p.seat)
-            return
+            return None
         old, s.dm_controls = s.dm_controls, ((dm.id, msg.id) if p.view is not None else None)
         s.dm_last = (dm.id, msg.id)
         s.dm_since = p.since if p.view is not None else None
-        superseded = old is not None and old != s.dm_controls
-        if superseded:  # stored with the new message first: a bot killed before the edit below still finds it
-            self.leftovers(lt).add(("strip", *old))  # type: ignore[misc]
+        superseded = old if old is not None and old != s.dm_controls else None
+        if superseded is not None:  # listed with the new message first: a bot killed before it goes still finds it
+            self.leftovers(lt).add(("strip", *superseded))
         await self._remember(lt)
-        if superseded:  # the superseded controls go away (failing, they stay listed: a restart removes them)
-            with contextlib.suppress(discord.HTTPException):
-                await self._edit_view(old, None)  # type: ignore[arg-type]
-                self._done_leftover(lt, ("strip", *old))  # type: ignore[misc]
+        return superseded  # the superseded controls go away (the lane paces that write)
 
     def _remember_soon(self, lt: LiveTable) -> None:
         self.store_ids_soon(lt)

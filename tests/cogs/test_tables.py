@@ -191,9 +191,11 @@ async def test_a_hand_with_one_human_and_three_ai(harness: Harness, variant: str
     # the image in the player's DMs is exactly the drawing of their latest hand scene
     _, last_scene, _ = h.bot.tables.private_log[-1]
     assert h.dms(P1)[-1].images == [render.render_hand(last_scene, "dark", "en")]
-    # and the table message's image is the drawing of the latest public scene (checked below against a replay)
+    # and the table message, now the hand's result card, shows the drawings of the score cards (checked below
+    # against the ledger), or for a drawn hand the latest public scene (checked below against a replay)
     last_table = [sc for k, sc, _ in h.bot.tables.scene_log if k == "table"][-1]
-    assert h.fake.find_message(lt.message_id).images == [render.render_table(last_table, "dark", lt.lang)]
+    scored = [render.render_score(sc, "dark", lt.lang) for k, sc, _ in h.bot.tables.scene_log if k == "score"]
+    assert h.fake.find_message(lt.message_id).images == (scored or [render.render_table(last_table, "dark", lt.lang)])
     tb = lt.table
     assert tb.phase in ("ended", "over")
     await h.settle()
