@@ -210,18 +210,32 @@ async def replays_show_all_hands(store: Store, guild_id: int) -> bool:
 async def set_replays_show_all_hands(store: Store, guild_id: int, user_id: int, value: bool,
                                      at: datetime | None = None) -> bool:
     """Set ``replays_show_all_hands``; one ``settings_audit`` row when it changes. Returns the value in force."""
-    from .group import _audit
-
     if not isinstance(value, bool):
         raise StoreError("bad_setting_value", field="replays_show_all_hands", value=value, allowed="true, false")
     old = await replays_show_all_hands(store, guild_id)
     if old == value:
         return old
+    await write_memory_setting(store, guild_id, user_id, "replays_show_all_hands", old, value, at)
+    return value
+
+
+# the columns of memory_settings (migrations 0005, 0006); a missing row or column value is the declared default
+_MEMORY_COLUMNS = ("replays_show_all_hands", "record_expiry_hours")
+
+
+async def write_memory_setting(store: Store, guild_id: int, user_id: int, column: str, old: Any, value: Any,
+                               at: datetime | None = None) -> None:
+    """Store one ``memory_settings`` value of a server (the other columns keep theirs, or their defaults) with its
+    ``settings_audit`` row, in one transaction. ``column`` is one of :data:`_MEMORY_COLUMNS`; the caller checked
+    ``value``."""
+    from .group import _audit
+
+    if column not in _MEMORY_COLUMNS:
+        raise ValueError(column)
     ms = to_ms(at)
     async with store._tx() as conn:
         await conn.execute(
-            "INSERT INTO memory_settings (guild_id, replays_show_all_hands, updated_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (guild_id) DO UPDATE SET replays_show_all_hands = excluded.replays_show_all_hands, "
-            "updated_at = excluded.updated_at", (guild_id, int(value), ms))
-        await _audit(conn, guild_id, user_id, "replays_show_all_hands", old, value, ms)
-    return value
+            f"INSERT INTO memory_settings (guild_id, {column}, updated_at) VALUES (?, ?, ?) "
+            f"ON CONFLICT (guild_id) DO UPDATE SET {column} = excluded.{column}, updated_at = excluded.updated_at",
+            (guild_id, int(value), ms))
+        await _audit(conn, guild_id, user_id, column, old, value, ms)

@@ -35,6 +35,7 @@ from engine.tiles import format_tiles, parse_hand, tile_name
 
 from .errors import StoreError
 from .group import _audit
+from .history import write_memory_setting
 from .models import LedgerRow, from_ms, to_ms
 from .sqlite import Store, _completes, _dumps
 
@@ -168,7 +169,7 @@ async def set_record_expiry_hours(store: Store, guild_id: int, user_id: int, hou
                                   at: datetime | None = None) -> int:
     """Set ``record_expiry_hours`` (checked against :data:`bot.settings.RECORD_EXPIRY_HOURS`); one audit row when it
     changes. Returns the value in force. Records already proposed keep their expiry."""
-    from bot.settings import RECORD_EXPIRY_HOURS, REPLAYS_SHOW_ALL_HANDS_DEFAULT
+    from bot.settings import RECORD_EXPIRY_HOURS
 
     if hours not in RECORD_EXPIRY_HOURS:
         raise StoreError("bad_setting_value", field="record_expiry_hours", value=hours,
@@ -176,14 +177,7 @@ async def set_record_expiry_hours(store: Store, guild_id: int, user_id: int, hou
     old = await record_expiry_hours(store, guild_id)
     if old == hours:
         return old
-    ms = to_ms(at)
-    async with store._tx() as conn:
-        await conn.execute(
-            "INSERT INTO memory_settings (guild_id, replays_show_all_hands, record_expiry_hours, updated_at) "
-            "VALUES (?, ?, ?, ?) ON CONFLICT (guild_id) DO UPDATE SET "
-            "record_expiry_hours = excluded.record_expiry_hours, updated_at = excluded.updated_at",
-            (guild_id, int(REPLAYS_SHOW_ALL_HANDS_DEFAULT), hours, ms))
-        await _audit(conn, guild_id, user_id, "record_expiry_hours", old, hours, ms)
+    await write_memory_setting(store, guild_id, user_id, "record_expiry_hours", old, hours, at)
     return hours
 
 
