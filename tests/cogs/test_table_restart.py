@@ -18,6 +18,7 @@ from tests.cogs.test_tables import (
     latest_dm_controls,
     live,
     open_table,
+    play_until_hand_ends,
     prep,
 )
 from tests.harness import Harness
@@ -245,5 +246,52 @@ async def test_a_superseded_message_discord_would_not_remove_is_removed_after_a_
         tables = [m for m in h2.channel() if any(a.filename.startswith("table-") for a in m.attachments)]
         assert [m.id for m in tables] == [h2.bot.tables.by_channel[h2.channel_id].message_id]
         assert old not in [m.id for m in h2.channel()]
+    finally:
+        await h2.close()
+
+
+# ------------------------------------------------------------------------------------------------ result cards
+
+
+async def _next_hand_unposted(h: Harness):
+    """A hand ended on its result card, Next clicked: the next hand is dealt, but its table message has not reached
+    the channel yet (Discord fails the post; the publisher is waiting to try again). Returns the card."""
+    prep(h)
+    h.bot.tables.timers.next_hand = 3600.0  # the next hand waits for Next
+    pub = h.bot.tables.publisher
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    await play_until_hand_ends(h, [P1], lt)
+    await h.bot.tables.wait_idle()
+    assert lt.table.phase == "ended"
+    card = h.fake.find_message(lt.message_id)
+    assert "核对无误" in card.content
+    pub.backoff = (3600.0,)  # the post of the next table fails and waits (the bot is killed meanwhile)
+    fault = h.fake.fail(f"^/channels/{h.channel_id}/messages$", method="POST", times=100)
+    await h.click(card, custom_id=button_id(card, ":next"), user=P1)
+    for _ in range(200):
+        if fault.hits:
+            break
+        await asyncio.sleep(0.01)
+    assert fault.hits and lt.table.phase in ("play", "claim", "rob") and lt.message_id == card.id
+    h.fake.faults.remove(fault)
+    return card
+
+
+async def test_a_kill_before_the_next_hands_table_is_posted_keeps_the_result_card(harness: Harness):
+    h = harness
+    card = await _next_hand_unposted(h)
+    h2 = await h.kill()
+    try:
+        prep(h2)
+        await h2.bot.tables.wait_idle()
+        lt2 = h2.bot.tables.by_channel[h2.channel_id]
+        assert lt2.table.phase in ("play", "claim", "rob")
+        # the hand's result stays in the channel as it was, without controls; the new hand's table is below it
+        kept = h2.fake.find_message(card.id)
+        assert kept is not None and card.id in [m.id for m in h2.channel()]
+        assert (kept.content, kept.images, kept.buttons()) == (card.content, card.images, [])
+        assert lt2.message_id != card.id and h2.channel()[-1].id == lt2.message_id
+        assert [m.id for m in h2.channel() if m.buttons()] == [lt2.message_id]
     finally:
         await h2.close()
