@@ -43,6 +43,7 @@ class KeptMessages:
     sleep: Callable[[float], Awaitable[Any]]
     _dirty: dict[int, dict[str, Any]]
     _ids_stored: dict[int, Any]
+    results: set[int]
 
     def call(self, lt: LiveTable, fn: Callable[[], Awaitable[Any]]) -> None:
         raise NotImplementedError
@@ -87,6 +88,8 @@ class KeptMessages:
             if s is not None and s.dm_controls is not None:
                 dms[str(i)] = [s.dm_controls[0], s.dm_controls[1], s.dm_since]
         out: dict[str, Any] = {"table": [lt.channel_id, lt.message_id] if lt.message_id else None, "dm": dms}
+        if lt.message_id and lt.id in self.results:  # the table message is a hand's result card: a restarted bot
+            out["result"] = True  # keeps it (without controls) below the next table, never deletes it
         left = self._leftovers.get(lt.match_id or 0)
         if left:
             out["leftovers"] = sorted(list(x) for x in left)
@@ -257,19 +260,26 @@ def _ids(messages: dict[str, Any]) -> Any:
 
     >>> _ids({"table": [1, 2], "dm": {"0": [3, 4, 7]}}) == _ids({"table": [1, 2], "dm": {"0": [3, 4, 9]}})
     True
+    >>> _ids({"table": [1, 2], "dm": {}}) == _ids({"table": [1, 2], "dm": {}, "result": True})
+    False
     """
     return (messages.get("table"), {k: tuple(v[:2]) for k, v in messages.get("dm", {}).items()},
-            tuple(map(tuple, messages.get("leftovers", ()))))
+            tuple(map(tuple, messages.get("leftovers", ()))), bool(messages.get("result")))
 
 
 def _flat(ids: Any) -> frozenset[Any]:
-    """Every message of :func:`_ids`' result, as a set (what is kept of the last write: compact).
+    """Every message of :func:`_ids`' result, as a set (what is kept of the last write: compact); a table message
+    that is a result card counts once more, as ``("result", message)`` (a restart must know it, at once).
 
-    >>> sorted(_flat(([1, 2], {"0": (3, 4)}, (("strip", 5, 6),))))
+    >>> sorted(_flat(([1, 2], {"0": (3, 4)}, (("strip", 5, 6),), False)))
     [(1, 2), (3, 4), (5, 6)]
+    >>> ("result", 2) in _flat(([1, 2], {}, (), True))
+    True
     """
-    table, dms, left = ids
+    table, dms, left, result = ids
     out = {tuple(table)} if table else set()
+    if table and result:
+        out.add(("result", table[1]))
     out |= set(dms.values())
     out |= {tuple(x[1:]) for x in left}
     return frozenset(out)

@@ -503,6 +503,8 @@ class Publisher(KeptMessages):
                 lt.edits += 1
                 self.table_sent[lt.id] = state
                 self._mark_result(lt, p)
+                if p.result:  # stored at once: a restarted bot keeps the card below the next table
+                    await self._remember(lt)
                 return
             except (discord.NotFound, discord.Forbidden):
                 pass  # deleted by someone: post it again

@@ -130,6 +130,8 @@ async def _take_over(mgr: TableManager, lt: LiveTable, messages: dict[str, Any])
     table_msg = messages.get("table")
     if table_msg:
         lt.message_id = int(table_msg[1])  # replaced (deleted) by the fresh table message below
+        if messages.get("result"):  # unless it is a hand's result card: kept, without its controls
+            mgr.publisher.results.add(lt.id)
     if messages.get("leftovers"):  # superseded while the previous run was stopped: finished now
         await mgr.publisher.strip_leftovers(lt, messages["leftovers"])
     for key, (ch, mid, since) in (messages.get("dm") or {}).items():
