@@ -475,3 +475,44 @@ async def test_table_message_updates_coalesce_latest_wins(harness: Harness):
     assert len(sent) == 2  # the first at once; the two that came during its 50 ms slot became one (latest wins)
     tables = [m for m in h.channel() if any(a.filename.startswith("table-") for a in m.attachments)]
     assert [m.id for m in tables] == [lt.message_id]
+
+
+# ------------------------------------------------------------------------------------------------ superseded messages
+
+
+async def test_a_5xx_on_stripping_the_superseded_result_card_is_retried(harness: Harness):
+    h = harness
+    prep(h)
+    fast(h)
+    h.bot.tables.timers.next_hand = 3600.0  # the next hand waits for Next
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    await play_until_hand_ends(h, [P1], lt)
+    await h.bot.tables.wait_idle()
+    assert lt.table.phase == "ended"
+    card = h.fake.find_message(lt.message_id)
+    data, rec = h.click_payload(card, custom_id=button_id(card, ":next"), user=P1)
+    h.fake.expire(rec)  # Next's answer cannot reach Discord: the publisher removes the card's controls itself
+    fault = h.fake.fail(f"^/channels/{h.channel_id}/messages/{card.id}$", method="PATCH", times=1)  # once: a 503
+    await h.send(data, rec)
+    await h.bot.tables.wait_idle()
+    assert fault.hits == 1 and lt.message_id != card.id
+    kept = h.fake.find_message(card.id)
+    assert (kept.content, kept.buttons()) == (card.content, [])  # the hand's result stays, its Next button went
+    assert [m.id for m in h.channel() if m.buttons()] == [lt.message_id]
+    assert not h.bot.tables.publisher.leftovers(lt)
+
+
+async def test_a_5xx_on_deleting_the_old_table_message_is_retried(harness: Harness):
+    h = harness
+    prep(h)
+    fast(h)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    old = live(h).message_id
+    fault = h.fake.fail(f"^/channels/{h.channel_id}/messages/{old}$", method="DELETE", times=1)  # once: a 503
+    await h.slash("table show", user=P1)
+    await h.bot.tables.wait_idle()
+    assert fault.hits == 1 and live(h).message_id != old
+    assert old not in [m.id for m in h.channel()]  # no second table message with the old controls
+    assert not h.bot.tables.publisher.leftovers(live(h))
