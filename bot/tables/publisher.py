@@ -482,6 +482,10 @@ class Publisher(KeptMessages):
         with contextlib.suppress(discord.NotFound, discord.Forbidden):
             await self._channel(where[0]).get_partial_message(where[1]).edit(view=view)
 
+    async def _delete(self, where: tuple[int, int]) -> None:
+        with contextlib.suppress(discord.NotFound, discord.Forbidden):
+            await self._channel(where[0]).get_partial_message(where[1]).delete()
+
     async def _send_table(self, lt: LiveTable, p: TablePayload) -> None:
         age = self.clock() - lt.message_at
         repost = (p.fresh or lt.message_id is None or lt.edits >= MAX_TABLE_EDITS or lt.posts_below >= MAX_POSTS_BELOW
@@ -521,15 +525,16 @@ class Publisher(KeptMessages):
         await self._remember(lt)
         if superseded:
             await self._pace(lt, self._box(lt))
-            with contextlib.suppress(discord.HTTPException):  # failing, it stays listed: a restart finishes it
+            # tried again like any write; failing after every try, it stays listed: a restart finishes it (the
+            # error is not raised: the new table message is out, and must not be sent again)
+            with contextlib.suppress(discord.HTTPException, OSError, asyncio.TimeoutError):
                 if keep:  # the last hand's result stays; its controls go (unless a click's answer took them)
                     if old in self.answered:
                         self.answered.discard(old)
                     else:
-                        await self._edit_view(superseded, None)
+                        await self._retry(lt, "strip result", lambda: self._edit_view(superseded, None))
                 else:
-                    with contextlib.suppress(discord.NotFound, discord.Forbidden):
-                        await self._channel(lt.channel_id).get_partial_message(old).delete()  # type: ignore[arg-type]
+                    await self._retry(lt, "delete table", lambda: self._delete((lt.channel_id, old)))  # type: ignore[arg-type]
                 self._done_leftover(lt, ("strip" if keep else "gone", *superseded))
 
     def result_answered(self, lt: LiveTable, message_id: int) -> bool:
