@@ -402,5 +402,7 @@ async def test_a_long_reason_is_clipped_so_a_page_fits_one_message(h: Harness) -
     entries = entries_of(text)
     assert len(entries) == 10 and all("adjustment" in e and "\\_\\*" * 16 in e for e in entries)
     reasons = [e.split(": ", 1)[1] for e in entries]
-    assert all(r.endswith("…") and len(r) < 40 for r in reasons)  # each reason cut short, none dropped
+    # each reason cut below the usual 80 characters (to 40, or 12 when the dates are long), none dropped; how far
+    # depends on the length of today's dates in the server's zone ("Dec 1" vs "Nov 30"), so only the bound is fixed
+    assert all(r.endswith("…") and len(r) <= 40 for r in reasons)
     assert [r[:2] for r in reasons] == [f"{k:02d}" for k in range(11, 1, -1)]  # newest first
