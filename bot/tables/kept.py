@@ -54,6 +54,9 @@ class KeptMessages:
     async def _edit_view(self, where: tuple[int, int], view: Any) -> None:
         raise NotImplementedError
 
+    async def _delete(self, where: tuple[int, int]) -> None:
+        raise NotImplementedError
+
     def _queue_store(self, lt: LiveTable) -> None:
         raise NotImplementedError
 
@@ -226,12 +229,10 @@ class KeptMessages:
             self.leftovers(lt).add(key)
 
             async def fix(key: tuple[str, int, int] = key) -> None:
-                msg = self._channel(key[1]).get_partial_message(key[2])
-                with contextlib.suppress(discord.NotFound, discord.Forbidden):
-                    if key[0] == "gone":
-                        await msg.delete()
-                    else:
-                        await msg.edit(view=None)
+                if key[0] == "gone":
+                    await self._delete(key[1:])
+                else:
+                    await self._edit_view(key[1:], None)
                 self._done_leftover(lt, key)
             self.call(lt, fix)
 
