@@ -13,9 +13,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from engine.errors import EngineError, normalise_lang
+from engine.errors import EngineError
 from engine.tiles import SEATS, parse_hand, seat_index
-from render import catalog
+from text import catalog
+from text.lang import resolve
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +191,7 @@ def database_problem(path: object) -> str | None:
 def _score(args: argparse.Namespace) -> int:
     from engine.variants import Situation, get_variant
 
-    lang = normalise_lang(args.lang)
+    lang = resolve(args.lang)
     try:
         hand = parse_hand(args.hand)
         variant = get_variant(args.variant)

@@ -15,13 +15,14 @@ from typing import Any
 
 from engine.ai import choose
 from engine.analysis import is_complete, is_seven_pairs
-from engine.errors import EngineError, normalise_lang
+from engine.errors import EngineError
 from engine.hints import Hint, ready_discards
 from engine.table import Action, Event, Table, verify_commitment
 from engine.tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, suit_of
 from engine.variants import Situation, Variant, get_variant
-from render.catalog import text
-from render.hant import to_hant
+from text.catalog import text
+from text.hant import to_hant
+from text.lang import resolve
 
 HUMAN = 0
 
@@ -362,7 +363,7 @@ def run_local(
 ) -> int:
     """Play a whole match in the terminal; returns the exit code (0, also on quit or EOF; 2 on a bad variant or
     house rule). ``rules``: ``KEY=VALUE`` house rules; ``lang``: ``zh``, ``zh-TW`` or ``en``."""
-    lang = normalise_lang(lang)
+    lang = resolve(lang)
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
     try:

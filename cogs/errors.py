@@ -20,10 +20,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import UserError
-from bot.i18n import lang_for, t
+from bot.i18n import t
 from bot.settings import server_language
 from bot.store.errors import StoreError
 from engine.errors import EngineError
+from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 

@@ -31,7 +31,7 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.errors import UserError
-from bot.i18n import lang_for, locale_str, t, variant_name
+from bot.i18n import locale_str, t, variant_name
 from bot.store import group as gstore
 from cogs.leaderboard import (
     VARIANT_CHOICES,
@@ -48,6 +48,7 @@ from cogs.leaderboard import (
 )
 from cogs.settings import check_manager
 from engine.variants import VARIANT_KEYS
+from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 

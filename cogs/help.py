@@ -20,10 +20,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import lang_for, lang_of_locale, locale_str, t
+from bot.i18n import locale_str, t
 from bot.store import group as gstore
 from cogs.errors import SafeView
 from cogs.settings import guild_settings
+from text.lang import lang_for, lang_of_locale
 
 log = logging.getLogger(__name__)
 

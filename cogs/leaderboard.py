@@ -42,11 +42,12 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.errors import UserError
-from bot.i18n import lang_for, locale_str, normalise, t, variant_name
+from bot.i18n import locale_str, t, variant_name
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
 from cogs.settings import guild_settings
 from engine.variants import VARIANT_KEYS
+from text.lang import lang_for, resolve
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +108,7 @@ def day_text(when: datetime, lang: str, *, year: bool = False) -> str:
     >>> day_text(datetime(2026, 11, 23), "en", year=True), day_text(datetime(2026, 11, 23), "zh", year=True)
     ('Nov 23, 2026', '2026年11月23日')
     """
-    return format_skeleton("yMMMd" if year else "MMMd", when, locale=_BABEL_LOCALE[normalise(lang)])
+    return format_skeleton("yMMMd" if year else "MMMd", when, locale=_BABEL_LOCALE[resolve(lang)])
 
 
 def period_text(period: str, since: datetime | None, lang: str) -> str:

@@ -29,7 +29,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import UserError
-from bot.i18n import lang_for, locale_str, t, variant_name
+from bot.i18n import locale_str, t, variant_name
 from bot.store.history import (
     AdjustmentRow,
     HandUnavailable,
@@ -48,6 +48,7 @@ from engine.errors import EngineError
 from engine.replay import HandReplay, decode_code, encode_code
 from engine.review import Review, review_hand
 from render.replay import render_replay, render_replay_animation, render_review, replay_scene, review_summary
+from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 

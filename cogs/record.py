@@ -40,7 +40,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from bot.i18n import lang_for, locale_str, seat_name, t, variant_name
+from bot.i18n import locale_str, seat_name, t, variant_name
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, guild_settings, variant_rules
 from bot.store import records as rstore
 from bot.store.errors import StoreError
@@ -61,6 +61,7 @@ from cogs.score import (
 from engine.errors import EngineError
 from engine.tiles import Hand, format_tiles, parse_hand, tile_name
 from engine.variants import ScoreResult, Situation, get_variant
+from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 

@@ -27,10 +27,11 @@ from typing import Any
 import discord
 from discord.ext import commands, tasks
 
-from bot.i18n import lang_of_locale, t, variant_name
+from bot.i18n import t, variant_name
 from bot.store import group as gstore
 from cogs.group import passing, post_final_board
 from cogs.leaderboard import day_text, display
+from text.lang import lang_of_locale
 
 log = logging.getLogger(__name__)
 

@@ -8,10 +8,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_name
+from bot.i18n import item_name, locale_str, rule_value, t, variant_name
 from bot.settings import guild_settings, variant_rules
 from cogs.score import VARIANT_CHOICES
 from engine.variants import get_variant
+from text.lang import lang_for
 
 #: variant -> how many summary sections it has; section n reads from the catalogue keys ``rules.<variant>.<n>.title``
 #: and ``rules.<variant>.<n>.body`` (data/locale); every body under Discord's 1024-character field limit.

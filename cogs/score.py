@@ -19,13 +19,14 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.errors import UserError
-from bot.i18n import item_name, lang_for, locale_str, rule_value, seat_name, t, variant_name
+from bot.i18n import item_name, locale_str, rule_value, seat_name, t, variant_name
 from bot.settings import DEALER_STREAK, HAND_LENGTH, WUHU_MODES, guild_settings, variant_rules
 from cogs.errors import SafeView
 from engine.errors import EngineError
 from engine.tiles import Hand, parse_hand
 from engine.variants import VARIANT_KEYS, ScoreResult, Situation, Variant, get_variant
 from render import ScoreScene, render_score
+from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 

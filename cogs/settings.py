@@ -26,7 +26,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.errors import UserError
-from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_name
+from bot.i18n import item_name, locale_str, rule_value, t, variant_name
 from bot.settings import (
     CLAIM_SECONDS,
     LANGUAGES,
@@ -45,6 +45,7 @@ from bot.store import GuildSettings
 from cogs.errors import SafeModal, SafeView
 from engine.errors import EngineError
 from engine.variants import VARIANT_KEYS, get_variant
+from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.app import MjBot
-from bot.i18n import item_name, lang_for, lang_of_locale, locale_str, rule_value, t
+from bot.i18n import item_name, locale_str, rule_value, t
 from bot.settings import guild_settings, server_language, table_allowed_in, variant_rules
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables, tile_label
 from cogs.errors import reply_ephemeral
@@ -29,6 +29,7 @@ from engine.tiles import tile_name
 from engine.variants import VARIANT_KEYS, get_variant
 from render.scene import discard_numbers
 from render.views import hand_scene_from_view
+from text.lang import lang_for, lang_of_locale
 
 log = logging.getLogger(__name__)
 

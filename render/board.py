@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from .catalog import text
+from text.catalog import text
+
 from .common import Theme, draw_text, encode, lang_of, theme_of
 from .match import nice_ticks
 

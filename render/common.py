@@ -9,11 +9,11 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from engine.errors import normalise_lang
+from text.catalog import text as txt
+from text.hant import to_hant
+from text.lang import Lang, resolve
 
 from . import fonts
-from .catalog import text as txt
-from .hant import to_hant
 
 RGB = tuple[int, int, int]
 
@@ -76,9 +76,9 @@ def theme_of(theme: str | Theme) -> Theme:
     return THEMES.get(str(theme).lower(), THEMES["dark"])
 
 
-def lang_of(lang: str | None) -> str:
-    """``zh``, ``zh-TW`` or ``en`` (Discord locales accepted)."""
-    return normalise_lang(lang)
+def lang_of(lang: str | None) -> Lang:
+    """``zh``, ``zh-TW`` or ``en`` (Discord locales accepted; :func:`text.lang.resolve`)."""
+    return resolve(lang)
 
 
 def named(zh: str, en: str, lang: str) -> str:
