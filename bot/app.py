@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import importlib.util
 import logging
 import pkgutil
 import signal
@@ -59,11 +60,15 @@ def intents() -> discord.Intents:
 
 
 def extension_names() -> list[str]:
-    """The cogs to load: the core ones first, then every ``cogs.*`` module with a ``setup`` function."""
-    import cogs
+    """The cogs to load: the core ones first, then every ``cogs.*`` module with a ``setup`` function.
+
+    The bot names its extensions (discord.py loads them by name) and never imports a cog's code itself: the package
+    is found with ``find_spec``, so ``bot`` stays below ``cogs`` (tests/test_layers.py)."""
+    spec = importlib.util.find_spec("cogs")
+    assert spec is not None and spec.submodule_search_locations is not None
 
     names = list(CORE_EXTENSIONS)
-    for info in sorted(pkgutil.iter_modules(cogs.__path__), key=lambda m: m.name):
+    for info in sorted(pkgutil.iter_modules(spec.submodule_search_locations), key=lambda m: m.name):
         name = f"cogs.{info.name}"
         if info.name.startswith("_") or name in names:
             continue

@@ -1,7 +1,7 @@
 """Running a group (Manage Server): ``/season start|list``, ``/correct void|adjust`` and ``/export``.
 
 Every command is hidden from other members by Discord (``default_permissions(manage_guild)``) and checked again in
-code (:func:`cogs.settings.check_manager`). Every change goes through :mod:`bot.store.group`, which writes it and its
+code (:func:`cogs.checks.check_manager`). Every change goes through :mod:`bot.store.group`, which writes it and its
 ``settings_audit`` row in one transaction; bad input (an unknown season or hand, a hand of another server, a zero or
 negative amount, the same member twice, a bot, a date in the past) is refused with a message and writes nothing.
 
@@ -33,8 +33,9 @@ from discord.ext import commands
 from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
 from bot.store import group as gstore
+from cogs.checks import check_manager
+from cogs.choices import VARIANT_CHOICES
 from cogs.leaderboard import (
-    VARIANT_CHOICES,
     VariantBoard,
     _board_png,
     day_text,
@@ -46,7 +47,6 @@ from cogs.leaderboard import (
     signed,
     variant_board,
 )
-from cogs.settings import check_manager
 from engine.variants import VARIANT_KEYS
 from text.lang import lang_for
 

@@ -21,9 +21,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.i18n import locale_str, t
+from bot.settings import guild_settings
 from bot.store import group as gstore
 from cogs.errors import SafeView
-from cogs.settings import guild_settings
 from text.lang import lang_for, lang_of_locale
 
 log = logging.getLogger(__name__)

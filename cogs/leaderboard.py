@@ -43,10 +43,10 @@ from discord.ext import commands
 
 from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
+from bot.settings import guild_settings
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
-from cogs.settings import guild_settings
-from engine.variants import VARIANT_KEYS
+from cogs.choices import VARIANT_CHOICES
 from text.lang import lang_for, resolve
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,6 @@ PERIODS = ("week", "month", "all")
 TOP = 10  # lines shown; the caller's own line is added below when they rank lower
 MAX_PLAYERS = 100_000  # how far down the board we look for the caller
 
-VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k in VARIANT_KEYS]
 PERIOD_CHOICES = [Choice(name=locale_str(f"choice.period.{p}"), value=p) for p in PERIODS]
 #: Which hands count (issue 14): every hand, those played on Discord, or those played in person (``/record``).
 SOURCES = ("all", "played", "in_person")

@@ -42,8 +42,10 @@ from bot.store.history import (
     replays_show_all_hands,
 )
 from bot.store.models import MatchInfo
+from cogs import options
 from cogs.errors import report
 from cogs.leaderboard import day_text, safe, server_tz, signed
+from cogs.options import SettingsOption
 from engine.errors import EngineError
 from engine.replay import HandReplay, decode_code, encode_code
 from engine.review import Review, review_hand
@@ -442,6 +444,7 @@ class Memory(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
+    options.register(SettingsOption("replays_show_all_hands", apply_replay_option))
     bot.add_dynamic_items(HistoryButton, HistorySelect, ReplayButton)
     await bot.add_cog(Memory(bot))
 

@@ -44,13 +44,12 @@ from bot.i18n import locale_str, seat_name, t, variant_name
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, guild_settings, variant_rules
 from bot.store import records as rstore
 from bot.store.errors import StoreError
+from cogs import options
+from cogs.choices import MODE_CHOICES, SITUATION_CHOICES, SITUATIONS, VARIANT_CHOICES
 from cogs.errors import SafeModal, UserError, report
-from cogs.score import (
+from cogs.options import SettingsOption
+from cogs.scoring import (
     EXAMPLES,
-    MODE_CHOICES,
-    SITUATION_CHOICES,
-    SITUATIONS,
-    VARIANT_CHOICES,
     breakdown_text,
     build_situation,
     check_options,
@@ -534,6 +533,7 @@ class Recorder(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
+    options.register(SettingsOption("record_expiry_hours", apply_expiry_option, expiry_line))
     bot.add_dynamic_items(RecordButton, RecordHandButton)
     await bot.add_cog(Recorder(bot))
 

@@ -10,7 +10,7 @@ from discord.ext import commands
 
 from bot.i18n import item_name, locale_str, rule_value, t, variant_name
 from bot.settings import guild_settings, variant_rules
-from cogs.score import VARIANT_CHOICES
+from cogs.choices import VARIANT_CHOICES
 from engine.variants import get_variant
 from text.lang import lang_for
 

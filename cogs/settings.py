@@ -42,7 +42,10 @@ from bot.settings import (
     variant_rules,
 )
 from bot.store import GuildSettings
+from cogs import options
+from cogs.checks import check_manager
 from cogs.errors import SafeModal, SafeView
+from cogs.report import latest_report_day
 from engine.errors import EngineError
 from engine.variants import VARIANT_KEYS, get_variant
 from text.lang import lang_for
@@ -322,15 +325,6 @@ class SettingsView(SafeView):
         await apply_change(self.bot, interaction, settings, field, value, viewing=viewing)
 
 
-async def check_manager(bot: Any, interaction: discord.Interaction) -> GuildSettings:
-    """The server's settings if the user may change them (Manage Server), else a refusal."""
-    if interaction.guild_id is None:
-        raise app_commands.NoPrivateMessage()
-    if not interaction.permissions.manage_guild:
-        raise UserError("error.no_permission")
-    return await guild_settings(bot, interaction.guild_id)
-
-
 async def _show(bot: Any, interaction: discord.Interaction, settings: GuildSettings, audit: list[Any], lang: str,
                 note: str | None, viewing: str | None) -> None:
     """Redraw the panel the interaction came from, or answer with a new panel (from a form or a prompt)."""
@@ -526,8 +520,6 @@ async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: 
         else:
             new_channel = channel.id if channel is not None else old.report_channel
             weekday = int(day) if day is not None else old.report_weekday
-        from cogs.report import latest_report_day
-
         first = latest_report_day(datetime.now(old.tz), weekday)
         gs = await gstore.set_weekly_report(store, gid, interaction.user.id, new_channel, weekday,
                                             first.toordinal())
@@ -568,15 +560,16 @@ class Settings(commands.Cog):
             raise UserError("record.bad_expiry", low=RECORD_EXPIRY_HOURS.low, high=RECORD_EXPIRY_HOURS.high,
                             value=str(record_expiry_hours)[:20])
         note = await apply_group_options(self.bot, interaction, lang, timezone, report_channel, report_day)
-        if replays_show_all_hands is not None:
-            from cogs.memory import apply_replay_option
-
-            note = await apply_replay_option(self.bot, interaction, lang, replays_show_all_hands) + "\n" + note
-        from cogs.record import apply_expiry_option, expiry_line
-
-        if record_expiry_hours is not None:
-            note = await apply_expiry_option(self.bot, interaction, lang, record_expiry_hours) + "\n" + note
-        note += "\n" + await expiry_line(self.bot, interaction.guild_id, lang)
+        # the options other cogs own (cogs.options): each one set says so above the rest, each status line below
+        owned = {"replays_show_all_hands": replays_show_all_hands, "record_expiry_hours": record_expiry_hours}
+        for name, value in owned.items():
+            option = options.get(name)
+            if value is not None and option is not None:
+                note = await option.apply(self.bot, interaction, lang, value) + "\n" + note
+        for name in owned:
+            option = options.get(name)
+            if option is not None and option.status is not None:
+                note += "\n" + await option.status(self.bot, interaction.guild_id, lang)
         audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)  # type: ignore[attr-defined]
         await interaction.response.send_message(note, embed=settings_embed(settings, audit, lang),
                                                 view=SettingsView(self.bot, settings, lang), ephemeral=True)

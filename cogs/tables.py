@@ -24,17 +24,16 @@ from bot.app import MjBot
 from bot.i18n import item_name, locale_str, rule_value, t
 from bot.settings import guild_settings, server_language, table_allowed_in, variant_rules
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables, tile_label
+from cogs.choices import MODE_CHOICES, VARIANT_CHOICES
 from cogs.errors import reply_ephemeral
 from engine.tiles import tile_name
-from engine.variants import VARIANT_KEYS, get_variant
+from engine.variants import get_variant
 from render.scene import discard_numbers
 from render.views import hand_scene_from_view
 from text.lang import lang_for, lang_of_locale
 
 log = logging.getLogger(__name__)
 
-VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k in VARIANT_KEYS]
-MODE_CHOICES = [Choice(name=locale_str(f"choice.mode.{m}"), value=m) for m in (315, 525)]
 AUTOPLAY_CHOICES = [Choice(name=locale_str(f"choice.autoplay.{v}"), value=v) for v in ("on", "off")]
 DIFFICULTY_CHOICES = [Choice(name=locale_str(f"choice.difficulty.{d}"), value=d) for d in ("easy", "normal")]
 

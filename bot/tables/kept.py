@@ -251,9 +251,12 @@ class KeptMessages:
 
 
 def _retryable(e: BaseException) -> bool:
-    from .publisher import _retryable as retryable
-
-    return retryable(e)
+    """Whether a failed write may pass by itself (a 5xx, a 429, the network) and is worth another try."""
+    if isinstance(e, discord.RateLimited):
+        return True
+    if isinstance(e, discord.HTTPException):
+        return e.status >= 500 or e.status == 429
+    return isinstance(e, (OSError, asyncio.TimeoutError))
 
 
 def _ids(messages: dict[str, Any]) -> Any:

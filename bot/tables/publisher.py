@@ -36,7 +36,7 @@ from typing import Any
 
 import discord
 
-from .kept import KeptMessages, _flat, _ids
+from .kept import KeptMessages, _flat, _ids, _retryable
 from .state import LiveTable, Seat
 from .strings import t
 
@@ -157,14 +157,6 @@ def _workers(box: Outbox) -> list[asyncio.Task[Any]]:
 def _components(view: Any) -> Any:
     """The controls of a view, comparable (None: no controls)."""
     return None if view is None else repr(view.to_components())
-
-
-def _retryable(e: BaseException) -> bool:
-    if isinstance(e, discord.RateLimited):
-        return True
-    if isinstance(e, discord.HTTPException):
-        return e.status >= 500 or e.status == 429
-    return isinstance(e, (OSError, asyncio.TimeoutError))
 
 
 class Publisher(KeptMessages):
