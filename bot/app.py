@@ -17,7 +17,7 @@ import logging
 import pkgutil
 import signal
 import sys
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import aiohttp
 import discord
@@ -29,6 +29,8 @@ from .store import Store
 from .tables import TableManager
 
 log = logging.getLogger(__name__)
+
+CogT = TypeVar("CogT", bound=commands.Cog)
 
 # Loaded first, in this order; then every other module of the ``cogs`` package that has a ``setup``.
 CORE_EXTENSIONS = ("cogs.errors",)
@@ -98,6 +100,22 @@ class MjBot(commands.Bot):
         self.tables: TableManager = TableManager(self)
         self.connecting_for_real = False
 
+    @property
+    def open_store(self) -> Store:
+        """The store, which is open while the bot runs (commands, clicks, tasks): ``RuntimeError`` when it is not
+        (before ``setup_hook``, after ``close``). Code that may run without one reads :attr:`store` (None then)."""
+        if self.store is None:
+            raise RuntimeError("the store is not open")
+        return self.store
+
+    def cog(self, kind: type[CogT]) -> CogT:
+        """The loaded cog of the class ``kind``, found by its name: ``load_extension`` executes an extension's module
+        afresh, so the class a caller imported may be another copy of the loaded cog's class."""
+        found = self.get_cog(kind.__cog_name__)
+        if found is None:
+            raise LookupError(f"the cog {kind.__cog_name__} is not loaded")
+        return cast(CogT, found)
+
     async def login(self, token: str) -> None:
         self.connecting_for_real = True
         await super().login(token)
@@ -165,6 +183,7 @@ def run(config: Config) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError):  # Windows
                 loop.add_signal_handler(sig, stop.set)
+        assert config.token  # checked above
         runner = asyncio.create_task(bot.start(config.token), name="mjbot")
         stopper = asyncio.create_task(stop.wait(), name="mjbot-stop")
         try:

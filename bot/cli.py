@@ -176,7 +176,7 @@ def database_problem(path: object) -> str | None:
     from .store import Store, StoreError
 
     async def check() -> None:
-        store = await Store.open(path)  # type: ignore[arg-type]
+        store = await Store.open(path)  # type: ignore[arg-type]  # a path or a sqlite:/// URL, as MJBOT_DB gives it
         await store.close()
 
     try:

@@ -379,8 +379,8 @@ def run_local(
     rng = random.Random(f"local|{seed}")
     vname = V.en if lang == "en" else (to_hant(V.zh) if lang == "zh-TW" else V.zh)
     print_fn(ui.tr("start", variant=vname, seed=seed))
-    for e in t.start_events:
-        line = ui.event(e.for_seat(HUMAN))
+    for ev in t.start_events:
+        line = ui.event(ev.for_seat(HUMAN))
         if line:
             print_fn(line)
     while t.phase != "over":
@@ -413,8 +413,8 @@ def run_local(
         check = None
         if a.type == "discard" and a.seat != HUMAN and a.tile is not None and t.phase == "play":
             check = ui.before_discard(a.seat, a.tile)
-        for e in t.apply(a):
-            line = ui.event(e.for_seat(HUMAN))
+        for ev in t.apply(a):
+            line = ui.event(ev.for_seat(HUMAN))
             if line:
                 print_fn(line)
         if check is not None:

@@ -167,7 +167,7 @@ def parse_whole_number(text: str | None) -> int | None:
 # reading a server's settings (every cog)
 
 
-async def guild_settings(bot: Any, guild_id: int | None) -> GuildSettings:
+async def guild_settings(bot: object, guild_id: int | None) -> GuildSettings:
     """This server's settings; the defaults in DMs or when the store is not open."""
     from bot.store.models import GuildSettings
 
@@ -177,7 +177,7 @@ async def guild_settings(bot: Any, guild_id: int | None) -> GuildSettings:
     return await store.guild_settings(guild_id)
 
 
-async def server_language(bot: Any, guild_id: int | None) -> str | None:
+async def server_language(bot: object, guild_id: int | None) -> str | None:
     """The language the server chose, or None outside a server."""
     if guild_id is None:
         return None

@@ -7,6 +7,8 @@ Every choice's name is a catalogue key (``choice.<kind>.<value>``), shown in the
 
 from __future__ import annotations
 
+from typing import Any
+
 from discord.app_commands import Choice
 
 from bot.i18n import locale_str
@@ -21,4 +23,5 @@ VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k
 SEAT_CHOICES = [Choice(name=locale_str(f"choice.seat.{s}"), value=s) for s in SEATS]
 WIN_CHOICES = [Choice(name=locale_str(f"choice.win.{w}"), value=w) for w in WINS]
 SITUATION_CHOICES = [Choice(name=locale_str(f"choice.situation.{s}"), value=s) for s in SITUATIONS]
-MODE_CHOICES = [Choice(name=locale_str(f"choice.mode.{m}"), value=m) for m in WUHU_MODES]
+#: Any: offered beside str choices in one ``app_commands.choices`` (whose values share one type parameter)
+MODE_CHOICES: list[Choice[Any]] = [Choice(name=locale_str(f"choice.mode.{m}"), value=m) for m in WUHU_MODES]

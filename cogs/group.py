@@ -30,10 +30,11 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
+from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
 from bot.store import group as gstore
-from cogs.checks import check_manager
+from cogs.checks import check_manager, guild_of
 from cogs.choices import VARIANT_CHOICES
 from cogs.leaderboard import (
     VariantBoard,
@@ -77,7 +78,7 @@ def day_end(day: date, tz: tzinfo) -> datetime:
     return datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz)
 
 
-async def final_board(bot: Any, season: gstore.Season, lang: str) -> tuple[str, discord.File | None]:
+async def final_board(bot: MjBot, season: gstore.Season, lang: str) -> tuple[str, discord.File | None]:
     """The final board of an ended season: the top of every variant played in it (text), and the image of the
     variant with the most hands."""
     tz = await server_tz(bot, season.guild_id)
@@ -112,7 +113,7 @@ def passing(error: BaseException) -> bool:
     return isinstance(error, discord.HTTPException | OSError | asyncio.TimeoutError)
 
 
-async def post_final_board(bot: Any, season: gstore.Season, lang: str,
+async def post_final_board(bot: MjBot, season: gstore.Season, lang: str,
                            send: Callable[[str, discord.File | None], Awaitable[Any]],
                            at: datetime | None = None) -> bool:
     """Post an ended season's final board with ``send(text, file)``, wherever it came from (``/season start``
@@ -149,7 +150,7 @@ def fit_message(text: str, limit: int = 2000) -> str:
     return "\n".join([*lines, "…"])
 
 
-async def hand_autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[int]]:
+async def hand_autocomplete(interaction: discord.Interaction[MjBot], current: str) -> list[Choice[int]]:
     """The server's latest settled hands (or the one whose number is typed), newest first; nothing for a member
     without Manage Server (the command is theirs only)."""
     bot = interaction.client
@@ -200,7 +201,7 @@ def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Sea
 
 
 class Group(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
 
     season = app_commands.Group(name=locale_str("season.name"), description=locale_str("season.desc"),
@@ -208,7 +209,7 @@ class Group(commands.Cog):
     correct = app_commands.Group(name=locale_str("correct.name"), description=locale_str("correct.desc"),
                                  guild_only=True, default_permissions=discord.Permissions(manage_guild=True))
 
-    async def _manager(self, interaction: discord.Interaction) -> tuple[Any, str]:
+    async def _manager(self, interaction: discord.Interaction[MjBot]) -> tuple[Any, str]:
         settings = await check_manager(self.bot, interaction)
         return settings, lang_for(interaction, settings.language)
 
@@ -217,7 +218,7 @@ class Group(commands.Cog):
     @season.command(name=locale_str("season.start.name"), description=locale_str("season.start.desc"))
     @app_commands.rename(title=locale_str("season.title.name"), ends=locale_str("season.ends.name"))
     @app_commands.describe(title=locale_str("season.title.desc"), ends=locale_str("season.ends.desc"))
-    async def season_start(self, interaction: discord.Interaction, title: app_commands.Range[str, 1, 100],
+    async def season_start(self, interaction: discord.Interaction[MjBot], title: app_commands.Range[str, 1, 100],
                            ends: str | None = None) -> None:
         _settings, lang = await self._manager(interaction)
         tz = await server_tz(self.bot, interaction.guild_id)
@@ -236,14 +237,14 @@ class Group(commands.Cog):
             await post_final_board(self.bot, ended, lang, send)
 
     @season.command(name=locale_str("season.list.name"), description=locale_str("season.list.desc"))
-    async def season_list(self, interaction: discord.Interaction) -> None:
+    async def season_list(self, interaction: discord.Interaction[MjBot]) -> None:
         _settings, lang = await self._manager(interaction)
         tz = await server_tz(self.bot, interaction.guild_id)
-        seasons = await gstore.seasons(self.bot.store, interaction.guild_id)
+        seasons = await gstore.seasons(self.bot.open_store, guild_of(interaction))
         if not seasons:
             await interaction.response.send_message(t("season.list_empty", lang), ephemeral=True)
             return
-        current = await gstore.current_season(self.bot.store, interaction.guild_id)
+        current = await gstore.current_season(self.bot.open_store, guild_of(interaction))
         lines = [f"**{t('season.list_title', lang)}**"]
         for s in seasons:
             mark = f" · {t('season.current_mark', lang)}" if current and s.season_id == current.season_id else ""
@@ -256,7 +257,7 @@ class Group(commands.Cog):
     @app_commands.rename(hand=locale_str("correct.hand.name"), reason=locale_str("correct.reason.name"))
     @app_commands.describe(hand=locale_str("correct.hand.desc"), reason=locale_str("correct.reason.desc"))
     @app_commands.autocomplete(hand=hand_autocomplete)
-    async def correct_void(self, interaction: discord.Interaction, hand: int,
+    async def correct_void(self, interaction: discord.Interaction[MjBot], hand: int,
                            reason: app_commands.Range[str, 1, 200]) -> None:
         _settings, lang = await self._manager(interaction)
         c = await gstore.void_hand(self.bot.store, interaction.guild_id, interaction.user.id, hand, reason)
@@ -266,7 +267,7 @@ class Group(commands.Cog):
         names = {}
         for r in c.rows:
             if r.player_id is not None:
-                names[r.seat] = await self.bot.store.display_name(r.player_id) or str(r.player_id)
+                names[r.seat] = await self.bot.open_store.display_name(r.player_id) or str(r.player_id)
         moved = ", ".join(f"{safe(names.get(r.seat, r.ai or '?'))} {signed(r.amount)}" for r in c.rows)
         text = t("correct.voided", lang, hand=hand, variant=variant_name(c.variant, lang),
                  when=f"{day_text(local, lang)} {local:%H:%M}", reason=safe(c.reason))
@@ -281,7 +282,7 @@ class Group(commands.Cog):
                            amount=locale_str("correct.amount.desc"), reason=locale_str("correct.reason.desc"),
                            variant=locale_str("correct.variant.desc"))
     @app_commands.choices(variant=VARIANT_CHOICES)
-    async def correct_adjust(self, interaction: discord.Interaction, payer: discord.Member, payee: discord.Member,
+    async def correct_adjust(self, interaction: discord.Interaction[MjBot], payer: discord.Member, payee: discord.Member,
                              amount: int, reason: app_commands.Range[str, 1, 200], variant: str | None = None) -> None:
         settings, lang = await self._manager(interaction)
         for m in (payer, payee):
@@ -304,16 +305,16 @@ class Group(commands.Cog):
     @app_commands.rename(season=locale_str("export.season.name"))
     @app_commands.describe(season=locale_str("export.season.desc"))
     @app_commands.autocomplete(season=season_autocomplete)
-    async def export(self, interaction: discord.Interaction, season: str | None = None) -> None:
+    async def export(self, interaction: discord.Interaction[MjBot], season: str | None = None) -> None:
         _settings, lang = await self._manager(interaction)
-        scope = await resolve_scope(self.bot, interaction.guild_id, season or "all", None, lang)
+        scope = await resolve_scope(self.bot, guild_of(interaction), season or "all", None, lang)
         what = scope.text if scope.season is not None else t("export.scope_all", lang)
         tz = await server_tz(self.bot, interaction.guild_id)
-        rows = await gstore.ledger_rows(self.bot.store, interaction.guild_id, scope.since, scope.until)
+        rows = await gstore.ledger_rows(self.bot.open_store, guild_of(interaction), scope.since, scope.until)
         if not rows:
             await interaction.response.send_message(t("export.empty", lang, scope=what), ephemeral=True)
             return
-        seasons = await gstore.seasons(self.bot.store, interaction.guild_id)
+        seasons = await gstore.seasons(self.bot.open_store, guild_of(interaction))
         data = csv_bytes(rows, tz, seasons)
         await gstore.audit_export(self.bot.store, interaction.guild_id, interaction.user.id,
                                   f"season {scope.season.number}" if scope.season else "all", len(rows))
@@ -323,5 +324,5 @@ class Group(commands.Cog):
                                                 ephemeral=True, allowed_mentions=_NO_PINGS)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     await bot.add_cog(Group(bot))

@@ -17,10 +17,12 @@ from typing import Any
 
 import discord
 
+from bot.app import MjBot
+
 #: ``(bot, interaction, lang, value) -> the line saying what is now in force`` (raises UserError on a bad value)
-Apply = Callable[[Any, discord.Interaction, str, Any], Awaitable[str]]
+Apply = Callable[[MjBot, discord.Interaction[MjBot], str, Any], Awaitable[str]]
 #: ``(bot, guild_id, lang) -> a line /settings always shows``
-Status = Callable[[Any, "int | None", str], Awaitable[str]]
+Status = Callable[[MjBot, "int | None", str], Awaitable[str]]
 
 
 @dataclass(frozen=True)

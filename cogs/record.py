@@ -34,17 +34,19 @@ import re
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
+from bot.app import MjBot
 from bot.i18n import locale_str, seat_name, t, variant_name
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, guild_settings, variant_rules
 from bot.store import records as rstore
 from bot.store.errors import StoreError
 from cogs import options
+from cogs.checks import guild_of
 from cogs.choices import MODE_CHOICES, SITUATION_CHOICES, SITUATIONS, VARIANT_CHOICES
 from cogs.errors import SafeModal, UserError, report
 from cogs.options import SettingsOption
@@ -72,7 +74,7 @@ SEAT_OPTIONS = ("east", "south", "west", "north")
 _HEAD_ROOM = 700
 
 
-def _in_a_server(interaction: discord.Interaction) -> bool:
+def _in_a_server(interaction: discord.Interaction[MjBot]) -> bool:
     """A check run before the options are converted: ``guild_only`` only hides a command from DMs, and a payload
     sent from one anyway failed converting its members (the generic apology) instead of saying why."""
     if interaction.guild_id is None:
@@ -89,8 +91,8 @@ def _pings(rec: rstore.Record) -> discord.AllowedMentions:
 def record_situation(rec: rstore.Record) -> Situation:
     """The situation the record was scored in, as stored."""
     s = rec.situation
-    return Situation(winner=s["winner"], discarder=s.get("discarder"), dealer_streak=s.get("dealer_streak", 1),
-                     **{k: bool(s.get(k)) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")})
+    flags: dict[str, Any] = {k: bool(s.get(k)) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}
+    return Situation(winner=s["winner"], discarder=s.get("discarder"), dealer_streak=s.get("dealer_streak", 1), **flags)
 
 
 def score_record(rec: rstore.Record) -> tuple[Hand, ScoreResult, Situation]:
@@ -171,12 +173,12 @@ class RecordButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjrec:(
         self.guild, self.record, self.op = guild, record, op
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any],  # type: ignore[override]  # discord.py hands over the component its template matched
                              match: re.Match[str]) -> RecordButton:
         return cls(int(match["g"]), int(match["r"]), match["op"], item.label or "")
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        cog: Recorder = interaction.client.get_cog("Recorder")  # type: ignore[attr-defined,assignment]
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.cog(Recorder)
         try:
             await cog.press(interaction, self)
         except Exception as e:
@@ -239,11 +241,11 @@ class RecordHandButton(discord.ui.DynamicItem[discord.ui.Button],
         self.streak, self.hand = int(m["k"]), m["h"]
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any],  # type: ignore[override]  # discord.py hands over the component its template matched
                              match: re.Match[str]) -> RecordHandButton:
         return cls(match.string, item.label or "")
 
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:
             settings = await guild_settings(interaction.client, interaction.guild_id)
             lang = lang_for(interaction, settings.language)
@@ -270,21 +272,21 @@ class RecordModal(SafeModal):
             self.add_item(discord.ui.Label(text=t(f"record.form_seat_{'ESWN'[seat]}", lang)[:45], component=select,
                                            description=t(role, lang)[:100] if role else None))
 
-    async def on_submit(self, interaction: discord.Interaction) -> None:
-        cog: Recorder = interaction.client.get_cog("Recorder")  # type: ignore[attr-defined,assignment]
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.cog(Recorder)
         settings = await guild_settings(interaction.client, interaction.guild_id)
         lang = lang_for(interaction, settings.language)
         players = [sel.values[0] if sel.values else None for sel in self.selects]
         if any(p is None for p in players):
             raise UserError("record.form_incomplete")
         b = self.button
-        await cog.propose(interaction, settings, lang, hand=b.hand, players=players,  # type: ignore[arg-type]
+        await cog.propose(interaction, settings, lang, hand=b.hand, players=players,
                           winner=players[b.winner], discarder=None if b.discarder is None else players[b.discarder],
                           situation=b.situation, dealer_streak=b.streak, variant=b.variant, mode=b.mode)
 
 
 class Recorder(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         #: When a list (tests), every record card's scene is appended before it is drawn.
@@ -309,7 +311,7 @@ class Recorder(commands.Cog):
 
     @property
     def store(self) -> Any:
-        return self.bot.store  # type: ignore[attr-defined]
+        return self.bot.store
 
     # ---- /record
 
@@ -333,7 +335,7 @@ class Recorder(commands.Cog):
     @app_commands.choices(situation=SITUATION_CHOICES, variant=VARIANT_CHOICES, mode=MODE_CHOICES)
     async def record(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[MjBot],
         hand: app_commands.Range[str, HAND_LENGTH.low, HAND_LENGTH.high],
         east: discord.Member,
         south: discord.Member,
@@ -354,7 +356,7 @@ class Recorder(commands.Cog):
                            discarder=discarder, situation=situation, dealer_streak=dealer_streak,
                            variant=variant or settings.default_variant, mode=mode)
 
-    async def propose(self, interaction: discord.Interaction, settings: Any, lang: str, *, hand: str,
+    async def propose(self, interaction: discord.Interaction[MjBot], settings: Any, lang: str, *, hand: str,
                       players: list[discord.Member | discord.User], winner: discord.abc.User | None,
                       discarder: discord.abc.User | None, situation: str | None, dealer_streak: int | None,
                       variant: str, mode: int | None = None) -> None:
@@ -407,7 +409,7 @@ class Recorder(commands.Cog):
         sit_json = {"winner": sit.winner, "discarder": sit.discarder, "dealer_streak": sit.dealer_streak,
                     **{k: getattr(sit, k) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}}
         try:
-            dup = await rstore.pending_duplicate(self.store, guild_id=interaction.guild_id, variant=key,
+            dup = await rstore.pending_duplicate(self.store, guild_id=guild_of(interaction), variant=key,
                                                  hand_text=hand, situation=sit_json, players=ids, at=self.clock())
         except sqlite3.Error:
             log.exception("record: the database failed to read the pending records")
@@ -428,7 +430,7 @@ class Recorder(commands.Cog):
             if e.code == "record_duplicate":
                 raise UserError("record.duplicate", id=e.params["record_id"]) from None
             raise
-        names = tuple(p.display_name for p in players)
+        names = cast(tuple[str, str, str, str], tuple(p.display_name for p in players))  # the four seats
         files = []
         try:
             title = variant_name(key, lang) + (f" · {rules['mode']}" if "mode" in rules else "")
@@ -441,7 +443,7 @@ class Recorder(commands.Cog):
             log.exception("record image failed for %r", hand)
         try:
             msg = await interaction.followup.send(card_text(rec, result, sit, lang), files=files,
-                                                  view=card_view(rec, lang), allowed_mentions=_pings(rec), wait=True)
+                                                  view=card_view(rec, lang) or discord.utils.MISSING, allowed_mentions=_pings(rec), wait=True)
         except discord.HTTPException as e:
             # without its card nobody can confirm it: withdraw it (audited) rather than leave it waiting unseen
             log.warning("record %s: its card could not be posted (%s); withdrawn", rec.record_id, e)
@@ -455,7 +457,7 @@ class Recorder(commands.Cog):
 
     # ---- the buttons
 
-    async def press(self, interaction: discord.Interaction, item: RecordButton) -> None:
+    async def press(self, interaction: discord.Interaction[MjBot], item: RecordButton) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language)
         if interaction.guild_id is None:
@@ -490,7 +492,7 @@ class Recorder(commands.Cog):
             raise UserError("record.not_involved")
         await self._redraw(interaction, rec, out.outcome, lang)
 
-    async def _redraw(self, interaction: discord.Interaction, rec: rstore.Record, outcome: str, lang: str) -> None:
+    async def _redraw(self, interaction: discord.Interaction[MjBot], rec: rstore.Record, outcome: str, lang: str) -> None:
         """Answer the press by editing the card (one interaction response); if Discord fails, say privately what
         was saved and leave the card to the next tick."""
         text = redrawn_card(rec, rec.lang, now=self.clock())
@@ -518,7 +520,7 @@ class Recorder(commands.Cog):
         await rstore.expire_due(self.store, at=now)  # marks their cards stale
         for rec in await rstore.stale_cards(self.store):
             message = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id).get_partial_message(
-                rec.message_id)  # type: ignore[arg-type]
+                rec.message_id)  # type: ignore[arg-type]  # a stale card is a card posted
             shown: rstore.Record | None = rec
             try:
                 await message.edit(content=redrawn_card(rec, rec.lang, now=now),
@@ -532,24 +534,24 @@ class Recorder(commands.Cog):
             await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=shown)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     options.register(SettingsOption("record_expiry_hours", apply_expiry_option, expiry_line))
     bot.add_dynamic_items(RecordButton, RecordHandButton)
     await bot.add_cog(Recorder(bot))
 
 
-async def apply_expiry_option(bot: Any, interaction: discord.Interaction, lang: str, hours: int) -> str:
+async def apply_expiry_option(bot: MjBot, interaction: discord.Interaction[MjBot], lang: str, hours: int) -> str:
     """``/settings record_expiry_hours``: set it (audited; the declared range) and say what is in force."""
     if hours not in RECORD_EXPIRY_HOURS:
         raise UserError("record.bad_expiry", low=RECORD_EXPIRY_HOURS.low, high=RECORD_EXPIRY_HOURS.high,
                         value=str(hours)[:20])
-    before = await rstore.record_expiry_hours(bot.store, interaction.guild_id)
+    before = await rstore.record_expiry_hours(bot.open_store, guild_of(interaction))
     now = await rstore.set_record_expiry_hours(bot.store, interaction.guild_id, interaction.user.id, hours)
     key = "settings.changed" if now != before else "settings.unchanged"
     return t(key, lang, field=t("record.setting_expiry", lang), value=t("record.hours", lang, n=now))
 
 
-async def expiry_line(bot: Any, guild_id: int | None, lang: str) -> str:
+async def expiry_line(bot: MjBot, guild_id: int | None, lang: str) -> str:
     """The /settings line saying how long records wait for their confirmations."""
-    hours = await rstore.record_expiry_hours(bot.store, guild_id)  # type: ignore[arg-type]
+    hours = await rstore.record_expiry_hours(bot.open_store, guild_id)  # type: ignore[arg-type]  # None: the default
     return t("record.expiry_line", lang, value=t("record.hours", lang, n=hours))

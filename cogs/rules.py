@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.app import MjBot
 from bot.i18n import item_name, locale_str, rule_value, t, variant_name
 from bot.settings import guild_settings, variant_rules
 from cogs.choices import VARIANT_CHOICES
@@ -43,14 +44,14 @@ def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.E
 
 
 class Rules(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
 
     @app_commands.command(name=locale_str("rules.name"), description=locale_str("rules.desc"))
     @app_commands.rename(variant=locale_str("rules.variant.name"))
     @app_commands.describe(variant=locale_str("rules.variant.desc"))
     @app_commands.choices(variant=VARIANT_CHOICES)
-    async def rules(self, interaction: discord.Interaction, variant: str | None = None) -> None:
+    async def rules(self, interaction: discord.Interaction[MjBot], variant: str | None = None) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language if interaction.guild_id else None)
         key = variant or settings.default_variant
@@ -58,5 +59,5 @@ class Rules(commands.Cog):
         await interaction.response.send_message(embed=rules_embed(key, rules, lang), ephemeral=True)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     await bot.add_cog(Rules(bot))

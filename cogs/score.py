@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.app import MjBot
 from bot.i18n import locale_str, t, variant_name
 from bot.settings import DEALER_STREAK, HAND_LENGTH, guild_settings, variant_rules
 from cogs.choices import MODE_CHOICES, SEAT_CHOICES, SITUATION_CHOICES, VARIANT_CHOICES, WIN_CHOICES
@@ -47,7 +49,7 @@ class HelpButton(discord.ui.Button["HelpView"]):
         super().__init__(label=t("score.help_button", lang), style=discord.ButtonStyle.secondary, emoji="❔",
                          custom_id=HELP_CUSTOM_ID)
 
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
         lang = lang_for(interaction, None)
         await interaction.response.send_message(t("score.help", lang), ephemeral=True)
 
@@ -61,7 +63,7 @@ class HelpView(SafeView):
 
 
 class Score(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
         #: When a list (tests), every score card's scene is appended before it is drawn.
         self.scene_log: list[ScoreScene] | None = None
@@ -94,7 +96,7 @@ class Score(commands.Cog):
                           situation=SITUATION_CHOICES, mode=MODE_CHOICES)
     async def score(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[MjBot],
         hand: app_commands.Range[str, HAND_LENGTH.low, HAND_LENGTH.high],
         variant: str | None = None,
         win: str | None = None,
@@ -147,5 +149,5 @@ class Score(commands.Cog):
         await interaction.followup.send(text, files=files, view=view)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     await bot.add_cog(Score(bot))

@@ -65,7 +65,7 @@ def build_situation(*, win: str | None, winner: str | None, discarder: str | Non
     >>> build_situation(win="discard", winner="N", discarder=None, situation=None, dealer_streak=None).discarder
     2
     """
-    flags = {s: situation == s for s in SITUATIONS}
+    flags: dict[str, Any] = {s: situation == s for s in SITUATIONS}
     win_seat = "ESWN".index(winner) if winner else (0 if flags["heavenly"] else 1)
     if win == "self" and discarder:
         raise UserError("score.win_conflict")

@@ -25,6 +25,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import item_name, locale_str, rule_value, t, variant_name
 from bot.settings import (
@@ -43,7 +44,7 @@ from bot.settings import (
 )
 from bot.store import GuildSettings
 from cogs import options
-from cogs.checks import check_manager
+from cogs.checks import check_manager, guild_of
 from cogs.errors import SafeModal, SafeView
 from cogs.report import latest_report_day
 from engine.errors import EngineError
@@ -220,15 +221,15 @@ def settings_embed(settings: GuildSettings, audit: list[Any], lang: str, viewing
 
 
 class _Select(discord.ui.Select["SettingsView"]):
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
         assert self.view is not None
         await self.view.handle(interaction, self.custom_id.removeprefix(PREFIX), list(self.values))
 
 
 class _Button(discord.ui.Button["SettingsView"]):
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
         assert self.view is not None
-        await self.view.handle(interaction, self.custom_id.removeprefix(PREFIX), [])  # type: ignore[union-attr]
+        await self.view.handle(interaction, (self.custom_id or "").removeprefix(PREFIX), [])
 
 
 class SettingsView(SafeView):
@@ -236,7 +237,7 @@ class SettingsView(SafeView):
     default variant). One instance per variant is registered for dispatch (so every "show this variant" button is
     known); the callbacks use only the interaction and the store."""
 
-    def __init__(self, bot: Any, settings: GuildSettings, lang: str, viewing: str | None = None) -> None:
+    def __init__(self, bot: MjBot, settings: GuildSettings, lang: str, viewing: str | None = None) -> None:
         super().__init__(timeout=None)
         self.bot = bot
         self.add_item(_Select(
@@ -274,21 +275,21 @@ class SettingsView(SafeView):
                                       style=discord.ButtonStyle.secondary,
                                       label=t("settings.btn.view", lang, variant=variant_name(other, lang))))
 
-    async def handle(self, interaction: discord.Interaction, what: str, values: list[str]) -> None:
+    async def handle(self, interaction: discord.Interaction[MjBot], what: str, values: list[str]) -> None:
         settings = await check_manager(self.bot, interaction)
         lang = lang_for(interaction, settings.language)
         if what == "timers":
             await interaction.response.send_modal(TimersModal(self.bot, settings, lang))
             return
         if what.startswith("view:"):
-            viewing = what.removeprefix("view:")
-            if viewing not in VARIANT_KEYS:
+            shown = what.removeprefix("view:")
+            if shown not in VARIANT_KEYS:
                 raise UserError("settings.unknown_rule")
-            audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)
-            note = None if viewing == settings.default_variant else t(
-                "settings.viewing", lang, variant=variant_name(viewing, lang),
+            audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
+            note = None if shown == settings.default_variant else t(
+                "settings.viewing", lang, variant=variant_name(shown, lang),
                 default=variant_name(settings.default_variant, lang))
-            await _show(self.bot, interaction, settings, audit, lang, note, viewing)
+            await _show(self.bot, interaction, settings, audit, lang, note, shown)
             return
         viewing = _viewed_variant(interaction.message) if _is_panel(interaction.message) else None
         if what == "channels":
@@ -325,7 +326,7 @@ class SettingsView(SafeView):
         await apply_change(self.bot, interaction, settings, field, value, viewing=viewing)
 
 
-async def _show(bot: Any, interaction: discord.Interaction, settings: GuildSettings, audit: list[Any], lang: str,
+async def _show(bot: MjBot, interaction: discord.Interaction[MjBot], settings: GuildSettings, audit: list[Any], lang: str,
                 note: str | None, viewing: str | None) -> None:
     """Redraw the panel the interaction came from, or answer with a new panel (from a form or a prompt)."""
     embed = settings_embed(settings, audit, lang, viewing)
@@ -336,7 +337,7 @@ async def _show(bot: Any, interaction: discord.Interaction, settings: GuildSetti
         await interaction.response.send_message(note, embed=embed, view=view, ephemeral=True)
 
 
-async def set_house_rule(bot: Any, interaction: discord.Interaction, settings: GuildSettings, variant: Any,
+async def set_house_rule(bot: MjBot, interaction: discord.Interaction[MjBot], settings: GuildSettings, variant: Any,
                          rule: Any, value: Any) -> None:
     """Set one house rule of ``variant`` (any variant, not only the default one) through the store's audited
     ``set_house_rules``, and show that variant's house rules. A value already in force writes nothing."""
@@ -346,48 +347,48 @@ async def set_house_rule(bot: Any, interaction: discord.Interaction, settings: G
         new_settings, key = settings, "settings.unchanged"
     else:
         overrides = {**settings.rules_for(variant.key), rule.key: value}
-        new_settings = await bot.store.set_house_rules(interaction.guild_id, interaction.user.id, variant.key,
+        new_settings = await bot.open_store.set_house_rules(interaction.guild_id, interaction.user.id, variant.key,
                                                        overrides)
         key = "settings.changed"
         log.info("guild %s: user %s set %s rule %s to %r", interaction.guild_id, interaction.user.id, variant.key,
                  rule.key, value)
     lang = lang_for(interaction, new_settings.language)
     note = t(key, lang, field=t("settings.field.house_rules", lang), value=shown)
-    audit = await bot.store.settings_audit(interaction.guild_id, limit=5)
+    audit = await bot.open_store.settings_audit(guild_of(interaction), limit=5)
     await _show(bot, interaction, new_settings, audit, lang, note, variant.key)
 
 
-async def apply_change(bot: Any, interaction: discord.Interaction, settings: GuildSettings, field: str, value: Any,
+async def apply_change(bot: MjBot, interaction: discord.Interaction[MjBot], settings: GuildSettings, field: str, value: Any,
                        *, shown: str | None = None, viewing: str | None = None) -> None:
     """Write one audited change and redraw the panel (or answer, when the change came from a form or a prompt)."""
     lang = lang_for(interaction, settings.language)
     old = getattr(settings, field)
-    new_settings = await bot.store.update_guild_settings(interaction.guild_id, interaction.user.id, {field: value})
+    new_settings = await bot.open_store.update_guild_settings(interaction.guild_id, interaction.user.id, {field: value})
     lang = lang_for(interaction, new_settings.language)
     label = t(f"settings.field.{field}", lang)
     shown = shown or describe_change(field, value, lang)
     key = "settings.changed" if old != getattr(new_settings, field) else "settings.unchanged"
     note = t(key, lang, field=label, value=shown)
     log.info("guild %s: user %s set %s to %r", interaction.guild_id, interaction.user.id, field, value)
-    audit = await bot.store.settings_audit(interaction.guild_id, limit=5)
+    audit = await bot.open_store.settings_audit(guild_of(interaction), limit=5)
     await _show(bot, interaction, new_settings, audit, lang, note, viewing)
 
 
 class TimersModal(SafeModal):
-    def __init__(self, bot: Any, settings: GuildSettings, lang: str) -> None:
+    def __init__(self, bot: MjBot, settings: GuildSettings, lang: str) -> None:
         super().__init__(title=t("settings.modal.title", lang), custom_id=PREFIX + "timers-form", timeout=600)
         self.bot = bot
-        self.turn = discord.ui.TextInput(label=t("settings.modal.turn", lang, low=TURN_SECONDS.low,
+        self.turn: discord.ui.TextInput[TimersModal] = discord.ui.TextInput(label=t("settings.modal.turn", lang, low=TURN_SECONDS.low,
                                                  high=TURN_SECONDS.high),
                                          custom_id="turn_seconds", default=str(settings.turn_seconds),
                                          max_length=len(str(TURN_SECONDS.high)))
-        self.claim = discord.ui.TextInput(
+        self.claim: discord.ui.TextInput[TimersModal] = discord.ui.TextInput(
             label=t("settings.modal.claim", lang, low=CLAIM_SECONDS.low, high=CLAIM_SECONDS.high),
             custom_id="claim_seconds", default=str(settings.claim_seconds), max_length=len(str(CLAIM_SECONDS.high)))
         self.add_item(self.turn)
         self.add_item(self.claim)
 
-    async def on_submit(self, interaction: discord.Interaction) -> None:
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         settings = await check_manager(self.bot, interaction)
         lang = lang_for(interaction, settings.language)
         changes = {}
@@ -399,10 +400,10 @@ class TimersModal(SafeModal):
                 raise UserError("settings.bad_number", field=t(f"settings.field.{field}", lang), low=allowed.low,
                                 high=allowed.high, value=_shown((text or "").strip()))
             changes[field] = number
-        new = await self.bot.store.update_guild_settings(interaction.guild_id, interaction.user.id, changes)
+        new = await self.bot.open_store.update_guild_settings(interaction.guild_id, interaction.user.id, changes)
         shown = t("settings.timers", lang, turn=new.turn_seconds, claim=new.claim_seconds)
         note = t("settings.changed", lang, field=t("settings.field.turn_seconds", lang), value=shown)
-        audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)
+        audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
         viewing = _viewed_variant(interaction.message)
         embed = settings_embed(new, audit, lang, viewing)
         if interaction.message is not None:
@@ -415,26 +416,26 @@ class TimersModal(SafeModal):
 class ChannelsView(SafeView):
     """The channel picker (a separate private message: the panel has no free row)."""
 
-    def __init__(self, bot: Any, lang: str) -> None:
+    def __init__(self, bot: MjBot, lang: str) -> None:
         super().__init__(timeout=None)
         self.bot = bot
-        self.pick = discord.ui.ChannelSelect(
+        self.pick: discord.ui.ChannelSelect[ChannelsView] = discord.ui.ChannelSelect(
             custom_id=PREFIX + "channels-pick", placeholder=t("settings.ph.channels", lang), min_values=1,
             max_values=25, channel_types=[discord.ChannelType.text, discord.ChannelType.public_thread,
                                           discord.ChannelType.private_thread])
-        self.pick.callback = self.on_pick  # type: ignore[method-assign]
-        self.all = discord.ui.Button(custom_id=PREFIX + "channels-all", label=t("settings.btn.all_channels", lang),
+        self.pick.callback = self.on_pick  # type: ignore[method-assign]  # discord.py: a component built in code gets its callback so
+        self.all: discord.ui.Button[ChannelsView] = discord.ui.Button(custom_id=PREFIX + "channels-all", label=t("settings.btn.all_channels", lang),
                                      style=discord.ButtonStyle.secondary)
-        self.all.callback = self.on_all  # type: ignore[method-assign]
+        self.all.callback = self.on_all  # type: ignore[method-assign]  # discord.py: a component built in code gets its callback so
         self.add_item(self.pick)
         self.add_item(self.all)
 
-    async def on_pick(self, interaction: discord.Interaction) -> None:
+    async def on_pick(self, interaction: discord.Interaction[Any]) -> None:
         settings = await check_manager(self.bot, interaction)
-        ids = sorted({int(getattr(v, "id", v)) for v in self.pick.values})
+        ids = sorted({v.id for v in self.pick.values})
         await apply_change(self.bot, interaction, settings, "allowed_channels", ids)
 
-    async def on_all(self, interaction: discord.Interaction) -> None:
+    async def on_all(self, interaction: discord.Interaction[Any]) -> None:
         settings = await check_manager(self.bot, interaction)
         await apply_change(self.bot, interaction, settings, "allowed_channels", [])
 
@@ -468,7 +469,7 @@ def _zone_names() -> tuple[str, ...]:
     return tuple(common + sorted(n for n in zoneinfo.available_timezones() if n not in common))
 
 
-async def timezone_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+async def timezone_autocomplete(interaction: discord.Interaction[MjBot], current: str) -> list[app_commands.Choice[str]]:
     """IANA zone names containing what was typed."""
     typed = current.strip().lower().replace(" ", "_")
     return [app_commands.Choice(name=n, value=n) for n in _zone_names() if typed in n.lower()][:25]
@@ -481,7 +482,7 @@ def report_text(channel: int | None, weekday: int, lang: str) -> str:
     return t("group.report_on", lang, day=t(f"choice.weekday.{weekday}", lang), channel=channel)
 
 
-async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: str, timezone: str | None,
+async def apply_group_options(bot: MjBot, interaction: discord.Interaction[MjBot], lang: str, timezone: str | None,
                               channel: Any, day: str | None) -> str:
     """Apply /settings' time zone and weekly-report options (all checked before anything is written); returns the
     line the panel opens with: the values in force, after a note per change."""
@@ -490,8 +491,8 @@ async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: 
     from bot.store import group as gstore
     from bot.store.errors import StoreError
 
-    store = bot.store
-    gid = interaction.guild_id
+    store = bot.open_store
+    gid = guild_of(interaction)
     if timezone is not None:
         try:
             gstore.zone(timezone.strip())
@@ -523,8 +524,8 @@ async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: 
         first = latest_report_day(datetime.now(old.tz), weekday)
         gs = await gstore.set_weekly_report(store, gid, interaction.user.id, new_channel, weekday,
                                             first.toordinal())
-        before = (old.report_channel, old.report_weekday)
-        key = "settings.changed" if (gs.report_channel, gs.report_weekday) != before else "settings.unchanged"
+        was = (old.report_channel, old.report_weekday)
+        key = "settings.changed" if (gs.report_channel, gs.report_weekday) != was else "settings.unchanged"
         shown = report_text(gs.report_channel, gs.report_weekday, lang)
         notes.append(t(key, lang, field=t("settings.field.weekly_report", lang), value=shown))
     gs = await gstore.group_settings(store, gid)
@@ -534,7 +535,7 @@ async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: 
 
 
 class Settings(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
 
     async def cog_load(self) -> None:
@@ -549,7 +550,7 @@ class Settings(commands.Cog):
     @app_commands.describe(**GROUP_OPTION_DESCS)
     @app_commands.choices(report_day=WEEKDAY_CHOICES)
     @app_commands.autocomplete(timezone=timezone_autocomplete)
-    async def settings(self, interaction: discord.Interaction, timezone: str | None = None,
+    async def settings(self, interaction: discord.Interaction[MjBot], timezone: str | None = None,
                        report_channel: app_commands.AppCommandChannel | None = None,
                        report_day: str | None = None, replays_show_all_hands: bool | None = None,
                        record_expiry_hours: app_commands.Range[int, RECORD_EXPIRY_HOURS.low,
@@ -570,10 +571,10 @@ class Settings(commands.Cog):
             option = options.get(name)
             if option is not None and option.status is not None:
                 note += "\n" + await option.status(self.bot, interaction.guild_id, lang)
-        audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)  # type: ignore[attr-defined]
+        audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
         await interaction.response.send_message(note, embed=settings_embed(settings, audit, lang),
                                                 view=SettingsView(self.bot, settings, lang), ephemeral=True)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     await bot.add_cog(Settings(bot))

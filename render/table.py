@@ -262,7 +262,7 @@ def _alarm(img, d, x, y, text, w):
     text, f = fonts.fit(text, 13, w - 10, min_size=11)
     tw = int(f.getlength(text))
     d.rounded_rectangle((x, y, x + tw + 10, y + 19), radius=5, fill=(196, 30, 42))
-    draw_text(img, (x + 5, y + 9.5), text, f.size, (255, 255, 255), anchor="lm")
+    draw_text(img, (x + 5, y + 9.5), text, int(f.size), (255, 255, 255), anchor="lm")
 
 
 def render_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:

@@ -97,7 +97,7 @@ def table_scene_from_view(
         for s in range(4)
     )
     return TableScene(
-        seats=seats,  # type: ignore[arg-type]
+        seats=seats,  # type: ignore[arg-type]  # four seats
         dealer=int(view.get("dealer", 0)),
         turn=view.get("turn") if view.get("phase") in ("play", "claim", "rob") else None,
         last_discard=last_discard,

@@ -14,7 +14,7 @@ A reply's language is worked out once per interaction with :func:`lang_for` and 
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, Literal
 
 #: one of the languages we speak
 Lang = Literal["zh", "zh-TW", "en"]
@@ -43,7 +43,7 @@ def lang_of_locale(locale: object) -> Lang | None:
 def resolve(lang: object) -> Lang:
     """``zh``, ``zh-TW`` or ``en`` for any language code or locale; a missing or unknown one is :data:`DEFAULT`."""
     if lang in LANGS:
-        return cast(Lang, lang)
+        return lang
     return lang_of_locale(lang) or DEFAULT
 
 

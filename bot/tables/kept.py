@@ -21,6 +21,9 @@ from typing import Any
 
 import discord
 
+from bot.seams import Host
+from bot.store import Store
+
 from .state import LiveTable, State
 
 log = logging.getLogger(__name__)
@@ -38,7 +41,7 @@ class LobbyPayload:
 class KeptMessages:
     """Message ids for a restart, lobby and vote messages (mixed into the publisher)."""
 
-    bot: Any
+    bot: Host
     backoff: tuple[float, ...]
     sleep: Callable[[float], Awaitable[Any]]
     _dirty: dict[int, dict[str, Any]]
@@ -50,6 +53,12 @@ class KeptMessages:
 
     def _channel(self, channel_id: int) -> discord.PartialMessageable:
         raise NotImplementedError
+
+    def _store(self) -> Store:
+        """The bot's store (``RuntimeError`` when it is not open: a write of message ids then waits)."""
+        if self.bot.store is None:
+            raise RuntimeError("the store is not open")
+        return self.bot.store
 
     async def _edit_view(self, where: tuple[int, int], view: Any) -> None:
         raise NotImplementedError
@@ -80,7 +89,7 @@ class KeptMessages:
     def _done_leftover(self, lt: LiveTable, key: tuple[Any, ...]) -> None:
         left = self._leftovers.get(lt.match_id or 0)
         if left is not None:
-            left.discard(key)  # type: ignore[arg-type]
+            left.discard(key)
             if not left:
                 del self._leftovers[lt.match_id or 0]  # (memory per table: no empty sets kept)
 
@@ -140,7 +149,7 @@ class KeptMessages:
                     batch = {m: self.messages_of(t) for m, t in tables.items() if not t.closed}
                     try:
                         if batch:
-                            await self.bot.store.set_matches_messages(batch)
+                            await self._store().set_matches_messages(batch)
                     except Exception as e:
                         log.warning("could not remember the messages of %d tables now (%s); retried with the batch",
                                     len(batch), e)

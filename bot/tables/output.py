@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import render
+from bot.seams import TableUI
 from bot.store.resume import retrying
 from engine.table import Event
 
@@ -38,7 +40,7 @@ class Output:
     scene_log: list[tuple[str, Any, int]] | None
     private_log: list[tuple[int, Any, int]] | None
     publisher: Publisher
-    ui: Any
+    ui: TableUI | None
     by_id: dict[int, LiveTable]
     store_backoff: tuple[float, ...]
     store: Any
@@ -61,8 +63,10 @@ class Output:
             self.private_log.append((user, scene, seq))
         if not self.render_images:
             return PNG_STUB
-        fn = {"table": render.render_table, "hand": render.render_hand, "score": render.render_score,
-              "match": render.render_match}[kind]
+        renderers: dict[str, Callable[..., bytes]] = {
+            "table": render.render_table, "hand": render.render_hand, "score": render.render_score,
+            "match": render.render_match}
+        fn = renderers[kind]
         return await asyncio.to_thread(fn, scene, "dark", lang)
 
     async def _publish(self, lt: LiveTable, events: list[Event], *, fresh: bool = False) -> None:
@@ -147,7 +151,7 @@ class Output:
         scene = scenes.hand_scene(lt, tb.view(seat), marks)
         if lt.stall != "error" and any(a.type == "discard" for a in tb.legal_actions(seat)):
             scene = replace(scene, labels=True)  # numbered as its discard buttons (render.discard_numbers)
-        png = await self._render("hand", scene, lang, False, lt, lt.seats[seat].user_id)  # type: ignore[union-attr]
+        png = await self._render("hand", scene, lang, False, lt, lt.occupant(seat).user_id)
         view = self.ui.hand_view(lt, seat, lang, marks) if self.ui and lt.stall != "error" else None
         return text, png, view
 
