@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.tiles import SEATS, parse_hand, seat_index
+from engine.variants import VARIANT_KEYS
 from text import catalog
 from text.lang import resolve
 
@@ -47,7 +48,7 @@ examples:
 exit status: 0 scored, 1 the hand is malformed, impossible, not complete or not allowed to win (the message says
 which), 2 wrong options."""
 
-VARIANTS = ("wuhu", "hefei", "chizhou")
+VARIANTS = VARIANT_KEYS  # the variants the engine registers
 
 
 def _seat(text: str) -> int:

@@ -51,7 +51,6 @@ from cogs.choices import MODE_CHOICES, SITUATION_CHOICES, SITUATIONS, VARIANT_CH
 from cogs.errors import SafeModal, UserError, report
 from cogs.options import SettingsOption
 from cogs.scoring import (
-    EXAMPLES,
     breakdown_text,
     build_situation,
     check_options,
@@ -61,7 +60,7 @@ from cogs.scoring import (
 )
 from engine.errors import EngineError
 from engine.tiles import Hand, format_tiles, parse_hand, tile_name
-from engine.variants import ScoreResult, Situation, get_variant
+from engine.variants import ScoreResult, Situation, get_variant, variant_keys
 from text.lang import lang_for
 
 log = logging.getLogger(__name__)
@@ -200,8 +199,16 @@ def hand_notation(hand: Hand) -> str:
 _OPTION_ERRORS = {"rob_kong_needs_from": "record.rob_kong_needs_discarder",
                   "earthly_from_dealer": "record.earthly_from_dealer"}
 
-_VARIANT_LETTER = {"wuhu": "w", "hefei": "h", "chizhou": "c"}
-_LETTER_VARIANT = {v: k for k, v in _VARIANT_LETTER.items()}
+
+
+def variant_of_code(code: str) -> str:
+    """The variant a Record button's id names by its short code (:attr:`Variant.short`); an unknown code is given
+    back as it is (the variant is then refused like any unknown one).
+
+    >>> variant_of_code("h"), variant_of_code("zz")
+    ('hefei', 'zz')
+    """
+    return next((k for k in variant_keys() if get_variant(k).short == code), code)
 
 
 def record_button_id(variant: str, hand: Hand, sit: Situation, situation: str | None,
@@ -218,13 +225,13 @@ def record_button_id(variant: str, hand: Hand, sit: Situation, situation: str | 
     """
     d = "ESWN"[sit.discarder] if sit.discarder is not None else "-"
     s = str(SITUATIONS.index(situation)) if situation in SITUATIONS else "-"
-    v = _VARIANT_LETTER[variant] + (str(mode) if mode is not None else "")
+    v = get_variant(variant).short + (str(mode) if mode is not None else "")
     cid = f"mjrs:{v}:{'ESWN'[sit.winner]}{d}:{s}:{sit.dealer_streak}:{hand_notation(hand)}"
     return cid if len(cid) <= 100 else None
 
 
 class RecordHandButton(discord.ui.DynamicItem[discord.ui.Button],
-                       template=r"mjrs:(?P<v>[whc])(?P<m>\d{3})?:(?P<w>[ESWN])(?P<d>[ESWN-]):(?P<s>[0-4-]):(?P<k>\d{1,2}):(?P<h>\S+)"):
+                       template=r"mjrs:(?P<v>[a-z]+)(?P<m>\d{3})?:(?P<w>[ESWN])(?P<d>[ESWN-]):(?P<s>[0-4-]):(?P<k>\d{1,2}):(?P<h>\S+)"):
     """"Record this hand" under a /score answer: opens the form that asks who sat where, then proposes the
     scored hand exactly as ``/record`` does, in the Wuhu mode the answer used (ids without a mode, from before
     the mode was carried: the server's)."""
@@ -234,7 +241,7 @@ class RecordHandButton(discord.ui.DynamicItem[discord.ui.Button],
                                            custom_id=custom_id))
         m = re.fullmatch(self.__discord_ui_compiled_template__, custom_id)
         assert m is not None
-        self.variant = _LETTER_VARIANT[m["v"]]
+        self.variant = variant_of_code(m["v"])
         self.mode = int(m["m"]) if m["m"] else None
         self.winner, self.discarder = "ESWN".index(m["w"]), None if m["d"] == "-" else "ESWN".index(m["d"])
         self.situation = None if m["s"] == "-" else SITUATIONS[int(m["s"])]
@@ -399,12 +406,12 @@ class Recorder(commands.Cog):
         except EngineError as e:
             if e.code in _OPTION_ERRORS:  # the engine names the CLI's --from: say it with /record's options
                 raise UserError(_OPTION_ERRORS[e.code]) from None
-            raise UserError("record.bad_hand", error=e.message(lang), example=EXAMPLES[key]) from None
+            raise UserError("record.bad_hand", error=e.message(lang), example=v.example) from None
         seats = []
         for i, p in enumerate(players):
             amount = int(result.payments[i])
-            jiao = int(result.jiao_payments[i]) if key == "wuhu" else 0
-            seats.append(rstore.SeatProposal(p.id, p.display_name, amount, amount - jiao if key == "wuhu" else 0,
+            jiao = int(result.jiao_payments[i]) if v.splits_jiao else 0
+            seats.append(rstore.SeatProposal(p.id, p.display_name, amount, amount - jiao if v.splits_jiao else 0,
                                              jiao))
         sit_json = {"winner": sit.winner, "discarder": sit.discarder, "dealer_streak": sit.dealer_streak,
                     **{k: getattr(sit, k) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}}

@@ -13,11 +13,23 @@ from bot.i18n import item_name, locale_str, rule_value, t, variant_name
 from bot.settings import guild_settings, variant_rules
 from cogs.choices import VARIANT_CHOICES
 from engine.variants import get_variant
+from text.catalog import has
 from text.lang import lang_for
 
-#: variant -> how many summary sections it has; section n reads from the catalogue keys ``rules.<variant>.<n>.title``
-#: and ``rules.<variant>.<n>.body`` (data/locale); every body under Discord's 1024-character field limit.
-SECTIONS: dict[str, int] = {"wuhu": 4, "hefei": 4, "chizhou": 4}
+
+def sections(variant_key: str) -> int:
+    """How many summary sections the catalogue has for the variant: section n reads from the keys
+    ``rules.<variant>.<n>.title`` and ``rules.<variant>.<n>.body`` (data/locale), numbered from 1; every body under
+    Discord's 1024-character field limit. A variant the catalogue does not describe has none (its house rules
+    still show).
+
+    >>> sections("wuhu") > 0, sections("no_such_variant")
+    (True, 0)
+    """
+    n = 0
+    while has(f"rules.{variant_key}.{n + 1}.title"):
+        n += 1
+    return n
 
 
 def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.Embed:
@@ -25,7 +37,7 @@ def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.E
     v = get_variant(variant_key)
     embed = discord.Embed(title=t("rules.title", lang, variant=variant_name(variant_key, lang)),
                           colour=discord.Colour.dark_green())
-    for n in range(1, SECTIONS.get(variant_key, 0) + 1):
+    for n in range(1, sections(variant_key) + 1):
         embed.add_field(name=t(f"rules.{variant_key}.{n}.title", lang), value=t(f"rules.{variant_key}.{n}.body", lang),
                         inline=False)
     if v.house_rules:

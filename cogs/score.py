@@ -24,7 +24,6 @@ from cogs.choices import MODE_CHOICES, SEAT_CHOICES, SITUATION_CHOICES, VARIANT_
 from cogs.errors import SafeView
 from cogs.scoring import (
     BREAKDOWN_FILE,
-    EXAMPLES,
     MESSAGE_LIMIT,
     breakdown_text,
     build_situation,
@@ -122,7 +121,7 @@ class Score(commands.Cog):
             result = v.score(parsed, sit, rules)
         except EngineError as e:
             text = t("score.bad_hand", lang, error=e.message(lang)) + "\n" + t("score.example", lang,
-                                                                                example=EXAMPLES[key])
+                                                                                example=v.example)
             await interaction.response.send_message(text, ephemeral=True, view=HelpView(lang))
             return
         text, whole = fit_message(breakdown_text(result, v, sit, rules, lang), lang, MESSAGE_LIMIT)

@@ -13,15 +13,8 @@ from bot.i18n import item_name, rule_value, seat_name, t, variant_name
 from bot.settings import DEALER_STREAK, HAND_LENGTH, WUHU_MODES
 from cogs.choices import SEATS, SITUATIONS, WINS
 from engine.tiles import Hand
-from engine.variants import VARIANT_KEYS, ScoreResult, Situation, Variant
+from engine.variants import ScoreResult, Situation, Variant, variant_keys
 from render import ScoreScene, render_score
-
-# One hand per variant that scores, shown with every refusal (tests check that each one really scores).
-EXAMPLES: Mapping[str, str] = {
-    "wuhu": "23456799m345p67s+8s",
-    "hefei": "1234678922m345s+5m",
-    "chizhou": "123m456p789s5z(7777z)+5z",
-}
 
 #: Discord's limit on a message's text; a longer breakdown is cut and sent whole as :data:`BREAKDOWN_FILE`.
 MESSAGE_LIMIT = 2000
@@ -34,7 +27,7 @@ def check_options(lang: str, *, hand: Any, variant: Any, win: Any, winner: Any, 
     must be one of its choices, the dealer streak within :data:`bot.settings.DEALER_STREAK` and the hand within
     :data:`bot.settings.HAND_LENGTH` characters. Raises :class:`UserError` with the option's name in ``lang``."""
     checks: list[tuple[str, Any, tuple[Any, ...], str]] = [  # option, value sent, its choices, their names' keys
-        ("variant", variant, VARIANT_KEYS, "variant"), ("win", win, WINS, "win"),
+        ("variant", variant, variant_keys(), "variant"), ("win", win, WINS, "win"),
         ("winner", winner, tuple(SEATS), "seat"), ("discarder", discarder, tuple(SEATS), "seat"),
         ("situation", situation, SITUATIONS, "situation"), ("mode", mode, WUHU_MODES, "mode"),
     ]
@@ -104,7 +97,7 @@ def breakdown_text(result: ScoreResult, variant: Variant, situation: Situation, 
     extras = []
     if "mode" in rules:
         extras.append(t("score.mode", lang, mode=rules["mode"]))
-    if key == "hefei" and situation.dealer_streak != 1:
+    if variant.scored_streak and situation.dealer_streak != 1:
         extras.append(t("score.streak", lang, n=situation.dealer_streak))
     for s in SITUATIONS:
         if getattr(situation, s):

@@ -54,6 +54,8 @@ from text.lang import lang_for
 log = logging.getLogger(__name__)
 
 PREFIX = "mjbot:settings:"
+#: the panel's last row: timers, hints and channels, then the other variants' buttons (Discord: five to a row)
+VIEW_BUTTONS = 5 - 3
 
 # The readers every cog uses live in bot.settings (so that cogs.errors need not import this cog); they stay
 # importable from here for the cogs that read them through this module.
@@ -269,7 +271,10 @@ class SettingsView(SafeView):
         self.add_item(_Button(custom_id=PREFIX + "hints", label=t("settings.btn.hints", lang), emoji="💡", row=4))
         self.add_item(_Button(custom_id=PREFIX + "channels", label=t("settings.btn.channels", lang), emoji="#️⃣",
                               row=4))
-        for other in VARIANT_KEYS:
+        # a "show this variant's house rules" button per other variant, as many as the row has room for (three
+        # variants: all of them; a variant past that is shown when it is the default)
+        others = [k for k in VARIANT_KEYS if k != v.key][:VIEW_BUTTONS]
+        for other in others:
             if other != v.key:
                 self.add_item(_Button(custom_id=PREFIX + "view:" + other, row=4, emoji="📖",
                                       style=discord.ButtonStyle.secondary,

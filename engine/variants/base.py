@@ -294,6 +294,21 @@ class Variant:
     """(concealed counts, the kind the player last discarded, the discarded tile): may win despite 漏胡?"""
     settlement: Settlement = field(default_factory=Settlement)
     ai: AiProfile = field(default_factory=AiProfile)
+    # --- what the bot, the cogs and the images need of a variant (they never branch on its key)
+    example: str = ""
+    """A hand that scores, in the notation: shown with every refused hand (``/score``, ``/record``)."""
+    code: str = ""
+    """A short code (lowercase letters, unique) for ids that must stay short, e.g. the /score answer's Record
+    button; empty: the key itself."""
+    splits_jiao: bool = False
+    """Payments are stack (底) chips plus 交 (Wuhu): records and the ledger keep the two parts."""
+    scored_streak: bool = False
+    """The dealer streak (庄数) counts in the score (Hefei): a breakdown names it."""
+
+    @property
+    def short(self) -> str:
+        """:attr:`code`, or the key when the variant has none."""
+        return self.code or self.key
 
     def name_msg(self) -> Msg:
         """The variant's name as a message parameter (catalogue key ``variant.<key>``; its English name otherwise)."""

@@ -613,4 +613,7 @@ VARIANT = Variant(
     final_discard=frozenset(),  # W3: nothing at all on the discard that leaves four
     settlement=StackSettlement(),
     ai=AiProfile(bazhi=True),
+    example="23456799m345p67s+8s",
+    code="w",
+    splits_jiao=True,
 )

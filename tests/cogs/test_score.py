@@ -10,13 +10,14 @@ from PIL import Image
 
 from bot.i18n import hant
 from bot.store import GuildSettings
-from cogs.score import EXAMPLES, build_situation
+from cogs.score import build_situation
 from cogs.settings import variant_rules
 from engine.tiles import parse_hand
-from engine.variants import Situation, get_variant
+from engine.variants import VARIANT_KEYS, Situation, get_variant
 from render import ScoreScene, render_score
 from tests.harness import Harness
 
+EXAMPLES = {k: get_variant(k).example for k in VARIANT_KEYS}  # the hand each variant shows with a refusal
 SEATS = {"en": ("East", "South", "West", "North"), "zh": ("东", "南", "西", "北"), "zh-TW": ("東", "南", "西", "北")}
 LOCALE = {"en": "en-US", "zh": "zh-CN", "zh-TW": "zh-TW"}
 PAYMENTS_HEADER = {"en": "__Payments__", "zh": "__输赢__", "zh-TW": "__輸贏__"}
