@@ -13,6 +13,9 @@ When the store fails:
 
 An engine error (a bug) pauses the table: logged with the seed and the actions, a visible message, and only
 ``/table end`` (host or Manage Server) works then.
+
+Over 600 lines on purpose: the lifecycle's steps share the lock discipline above and are read together (table
+management is the mixin :mod:`.admin`, what players see :mod:`.output`).
 """
 
 from __future__ import annotations

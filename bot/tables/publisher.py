@@ -20,7 +20,10 @@ message that may still carry controls. A change of decision on the same message 
 (at most ``flush_interval`` later): a restarted bot that finds an older decision there just replaces its controls.
 
 Lobby messages (their seats, the start, the close) and dissolve vote messages are written here too, and the
-message ids are kept for a restart: both in :mod:`.kept`.
+message ids are kept for a restart: both in :mod:`.kept`. The answer to a click on a table control (the clicker's
+new hand on the clicked message) is :mod:`.clicks`.
+
+Over 600 lines on purpose: the outbox worker and the writes whose order it keeps are read together.
 """
 
 from __future__ import annotations
