@@ -25,6 +25,7 @@ from discord.ext import commands
 
 from .config import Config
 from .i18n import Translator
+from .observe import Observers
 from .store import Store
 from .tables import TableManager
 
@@ -97,6 +98,7 @@ class MjBot(commands.Bot):
         )
         self.config = config
         self.store: Store | None = None
+        self.observers = Observers()  # what tests and benchmarks watch (bot.observe)
         self.tables: TableManager = TableManager(self)
         self.connecting_for_real = False
 

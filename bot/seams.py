@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     import discord
     from discord.abc import Snowflake
 
+    from bot.observe import Observers
     from bot.store import Store
     from bot.tables.state import LiveTable
 
@@ -20,6 +21,7 @@ class Host(Protocol):
     the publisher writes to."""
 
     store: Store | None
+    observers: Observers
 
     def get_partial_messageable(self, id: int, *, guild_id: int | None = None,
                                 type: discord.ChannelType | None = None) -> discord.PartialMessageable: ...

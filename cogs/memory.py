@@ -223,9 +223,6 @@ class Memory(commands.Cog):
         self.page_size = PAGE
         self._replays: OrderedDict[tuple[int, int], tuple[MatchInfo, HandReplay]] = OrderedDict()
         self._reviews: dict[tuple[int, int, int], Review] = {}
-        self.gif_log: list[tuple[str, int, int]] = []  # (code, ms, bytes) of every animated file served
-        self.step_log: list[tuple[str, int, int]] = []  # (code, step, ms) of every step image served
-        self.scene_log: list[tuple[int, Any]] = []  # (viewer id, ReplayScene) of every image sent (tests, privacy)
 
     async def _lang(self, interaction: discord.Interaction[MjBot]) -> str:
         settings = await guild_settings(self.bot, interaction.guild_id)
@@ -358,8 +355,7 @@ class Memory(commands.Cog):
                              code=code)
         png = await asyncio.to_thread(render_replay, scene, theme, lang)
         ms = round((time.perf_counter() - t0) * 1000)
-        self.step_log.append((code, step, ms))
-        self.scene_log.append((viewer, scene))
+        self.bot.observers.emit("replay_step", code=code, step=step, ms=ms, viewer=viewer, scene=scene)
         lines = [t("memory.replay_head", lang, code=code, variant=variant_name(rp.variant, lang), hand=rp.hand_no + 1,
                    step=step, n=rp.n)]
         if voided is not None:  # /correct void: the hand counts for nothing, and the replay says so
@@ -424,7 +420,7 @@ class Memory(commands.Cog):
             data = await asyncio.to_thread(render_replay_animation, rp, seat, theme=item.theme, lang=lang,
                                            show_all=show_all, names=names_of(match), review=marks, code=code)
             ms = round((time.perf_counter() - t0) * 1000)
-            self.gif_log.append((code, ms, len(data)))
+            self.bot.observers.emit("replay_animation", code=code, ms=ms, size=len(data))
             log.info("replay %s: animation %d ms, %d bytes", code, ms, len(data))
             await interaction.followup.send(t("memory.animation_done", lang, code=code), ephemeral=True,
                                             file=discord.File(io.BytesIO(data), filename=f"replay-{code}.gif"))

@@ -296,8 +296,6 @@ class Recorder(commands.Cog):
     def __init__(self, bot: MjBot) -> None:
         self.bot = bot
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-        #: When a list (tests), every record card's scene is appended before it is drawn.
-        self.scene_log: list[Any] | None = None
 
     async def cog_load(self) -> None:
         self.loop.start()
@@ -442,8 +440,7 @@ class Recorder(commands.Cog):
         try:
             title = variant_name(key, lang) + (f" · {rules['mode']}" if "mode" in rules else "")
             scene = dataclasses.replace(score_scene(parsed, result, sit, title), names=names)
-            if self.scene_log is not None:
-                self.scene_log.append(scene)
+            self.bot.observers.emit("record_card", scene=scene)
             image = await asyncio.to_thread(render_image, scene, lang)
             files.append(discord.File(io.BytesIO(image), filename="record.png"))
         except Exception:  # the figures matter more than the picture

@@ -35,7 +35,6 @@ from cogs.scoring import (
 from engine.errors import EngineError
 from engine.tiles import parse_hand
 from engine.variants import get_variant
-from render import ScoreScene
 from text.lang import lang_for
 
 log = logging.getLogger(__name__)
@@ -64,8 +63,6 @@ class HelpView(SafeView):
 class Score(commands.Cog):
     def __init__(self, bot: MjBot) -> None:
         self.bot = bot
-        #: When a list (tests), every score card's scene is appended before it is drawn.
-        self.scene_log: list[ScoreScene] | None = None
 
     async def cog_load(self) -> None:
         self.bot.add_view(HelpView())
@@ -130,8 +127,7 @@ class Score(commands.Cog):
         try:
             title = variant_name(key, lang) + (f" · {rules['mode']}" if "mode" in rules else "")
             scene = score_scene(parsed, result, sit, title)
-            if self.scene_log is not None:
-                self.scene_log.append(scene)
+            self.bot.observers.emit("score_card", scene=scene)
             image = await asyncio.to_thread(render_image, scene, lang)
             files.append(discord.File(io.BytesIO(image), filename="score.png"))
         except Exception:  # the breakdown matters more than the picture

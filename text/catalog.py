@@ -73,10 +73,10 @@ def _warn_once(what: str, key: str, lang: str) -> None:
 
 
 @cache
-def template(key: str, lang: str) -> str:
-    """The text of ``key`` in ``lang`` before its placeholders are filled: zh-TW is the override or the Simplified
-    text converted; a key missing in ``lang`` is the English text (logged once), missing everywhere the key."""
-    lang = resolve(lang)
+def template(key: str, lang: Lang) -> str:
+    """The text of ``key`` in ``lang`` (resolved: :func:`text.lang.resolve`) before its placeholders are filled:
+    zh-TW is the override or the Simplified text converted; a key missing in ``lang`` is the English text (logged
+    once), missing everywhere the key."""
     if lang == "zh-TW":
         override = strings("zh-TW").get(key)
         if override is not None:

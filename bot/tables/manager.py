@@ -91,6 +91,7 @@ class TableManager(Admin, Output):
 
     def __init__(self, bot: Host) -> None:
         self.bot = bot
+        self.observers = bot.observers  # every image's scene is reported before it is drawn (bot.observe)
         self.by_channel: dict[int, LiveTable] = {}
         self.by_id: dict[int, LiveTable] = {}
         self.by_player: dict[int, int] = {}  # user id -> channel id
@@ -99,9 +100,6 @@ class TableManager(Admin, Output):
         # the seed of each new match: secret and random in play; tests may fix it to get a known deal
         self.new_seed: Callable[[], str] = lambda: secrets.token_hex(8)
         self.store_backoff: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # recovery from a failing store
-        # when lists (tests): (kind, scene, table seq) of every PUBLIC image; (user id, scene, seq) of private ones
-        self.scene_log: list[tuple[str, Any, int]] | None = None
-        self.private_log: list[tuple[int, Any, int]] | None = None
         self.closing = False
         self.wall: Callable[[], float] = time.time  # Unix time: what a restart keeps (a dissolve vote's deadline)
         self.publisher = Publisher(bot, self._dm_failed)

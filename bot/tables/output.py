@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import render
+from bot.observe import Observers
 from bot.seams import TableUI
 from bot.store.resume import retrying
 from engine.table import Event
@@ -37,8 +38,7 @@ class Output:
     """The output half of the table manager (see :class:`~bot.tables.manager.TableManager` for the attributes)."""
 
     render_images: bool
-    scene_log: list[tuple[str, Any, int]] | None
-    private_log: list[tuple[int, Any, int]] | None
+    observers: Observers
     publisher: Publisher
     ui: TableUI | None
     by_id: dict[int, LiveTable]
@@ -57,10 +57,7 @@ class Output:
     async def _render(self, kind: str, scene: Any, lang: str, public: bool, lt: LiveTable,
                       user: int | None = None) -> bytes:
         seq = lt.table.seq if lt.table is not None else -1
-        if public and self.scene_log is not None:
-            self.scene_log.append((kind, scene, seq))
-        if not public and self.private_log is not None and user is not None:
-            self.private_log.append((user, scene, seq))
+        self.observers.emit("table_image", kind=kind, scene=scene, seq=seq, public=public, user=user)
         if not self.render_images:
             return PNG_STUB
         renderers: dict[str, Callable[..., bytes]] = {
