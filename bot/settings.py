@@ -55,6 +55,9 @@ TURN_SECONDS = Range(15, 300)
 CLAIM_SECONDS = Range(5, 60)
 #: Languages a server may choose (Discord's zh-CN, zh-TW and English).
 LANGUAGES = ("zh", "zh-TW", "en")
+#: A server's language until it chooses one (the store's default setting), and a table's outside a server. Not
+#: ``text.lang.DEFAULT``: that is the language of a text asked for in no language at all.
+SERVER_LANGUAGE = "zh"
 #: Wuhu's scoring modes (from the variant's own ``mode`` house rule).
 WUHU_MODES: tuple[int, ...] = tuple(get_variant("wuhu").modes)
 #: At most this many channels where tables may open (Discord's channel select takes at most 25).

@@ -29,6 +29,7 @@ from discord.ext import commands, tasks
 
 from bot.app import MjBot
 from bot.i18n import t, variant_name
+from bot.settings import SERVER_LANGUAGE
 from bot.store import group as gstore
 from cogs.group import passing, post_final_board
 from cogs.leaderboard import day_text, display
@@ -126,7 +127,7 @@ class Report(commands.Cog):
         guild = self.bot.get_guild(guild_id)
         if settings.updated_at is None and guild is not None:
             return lang_of_locale(guild.preferred_locale) or settings.language
-        return lang_of_locale(settings.language) or "zh"
+        return lang_of_locale(settings.language) or SERVER_LANGUAGE
 
     async def tick(self) -> None:
         """One round of the schedule at ``self.clock()``."""

@@ -21,7 +21,7 @@ from discord.ext import commands
 
 from bot.app import MjBot
 from bot.i18n import item_name, locale_str, rule_value, t
-from bot.settings import guild_settings, server_language, table_allowed_in, variant_rules
+from bot.settings import SERVER_LANGUAGE, guild_settings, server_language, table_allowed_in, variant_rules
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables, tile_label
 from cogs.choices import MODE_CHOICES, VARIANT_CHOICES
 from cogs.errors import reply_ephemeral
@@ -42,7 +42,7 @@ def _lang(interaction: discord.Interaction[MjBot], server: str | None = None) ->
 
 
 def _player_lang(interaction: discord.Interaction[MjBot], server: str | None) -> str:
-    return lang_of_locale(getattr(interaction, "locale", None)) or server or "zh"
+    return lang_of_locale(getattr(interaction, "locale", None)) or server or SERVER_LANGUAGE
 
 
 ANSWER_WITHIN = 2.0  # seconds a click waits for its decision before deferring (Discord allows 3)
@@ -241,7 +241,7 @@ class Tables(commands.Cog):
     # ---- helpers ------------------------------------------------------------------------------------------
 
     async def _server_lang(self, interaction: discord.Interaction[MjBot]) -> str:
-        return await server_language(self.bot, interaction.guild_id) or "zh"
+        return await server_language(self.bot, interaction.guild_id) or SERVER_LANGUAGE
 
     async def _refuse(self, interaction: discord.Interaction[MjBot], r: Refusal) -> None:
         lang = _lang(interaction, await self._server_lang(interaction))

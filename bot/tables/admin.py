@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.seams import TableUI
+from bot.store import Store
 from bot.store.lobbies import save_vote
 from bot.store.resume import retrying
 from bot.store.table_admin import record_table_action
@@ -44,7 +45,6 @@ class Admin:
     """The table-management half of :class:`~bot.tables.TableManager` (a mixin: it uses the manager's lock
     discipline, publisher, store and ``ui``)."""
 
-    store: Any
     publisher: Publisher
     timers: Timers
     ui: TableUI | None
@@ -53,6 +53,8 @@ class Admin:
     closing: bool
 
     if TYPE_CHECKING:  # the manager's own methods
+        @property
+        def store(self) -> Store: ...
         def _spawn(self, coro: Any, name: str | None = None) -> asyncio.Task[Any]: ...
         def show_lobby(self, lt: LiveTable) -> None: ...
         def _close_lobby(self, lt: LiveTable, key: str) -> None: ...

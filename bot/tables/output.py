@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import render
 from bot.observe import Observers
 from bot.seams import TableUI
+from bot.store import Store
 from bot.store.resume import retrying
 from engine.table import Event
 
@@ -43,7 +44,10 @@ class Output:
     ui: TableUI | None
     by_id: dict[int, LiveTable]
     store_backoff: tuple[float, ...]
-    store: Any
+
+    if TYPE_CHECKING:  # the manager's
+        @property
+        def store(self) -> Store: ...
 
     def delays(self, lt: LiveTable) -> tuple[float, float, float]:
         raise NotImplementedError
@@ -103,7 +107,7 @@ class Output:
         if tb is None:
             return
         try:
-            m = await retrying(lambda: self.store.match(lt.match_id), "reading the totals", self.store_backoff,
+            m = await retrying(lambda: self.store.match(lt.id), "reading the totals", self.store_backoff,
                                tries=4)
             totals = [s.total for s in sorted(m.seats, key=lambda s: s.seat)]
         except Exception as e:  # the ledger cannot be read: the settled hands' sum is what it holds
