@@ -32,6 +32,7 @@ from discord.ext import commands
 
 from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, t, variant_name
+from bot.ids import parse_id, require_id
 from bot.store import group as gstore
 from cogs.leaderboard import (
     VARIANT_CHOICES,
@@ -159,8 +160,10 @@ async def hand_autocomplete(interaction: discord.Interaction, current: str) -> l
     lang = lang_for(interaction, settings.language)
     tz = await server_tz(bot, interaction.guild_id)
     typed = current.strip().lstrip("#")
-    hands = await gstore.recent_hands(store, interaction.guild_id, 25,
-                                      hand_id=int(typed) if typed.isdigit() else None)
+    hand_id = parse_id(typed) if typed else None
+    if typed and hand_id is None:  # not a hand number the database can hold: no hand matches
+        return []
+    hands = await gstore.recent_hands(store, interaction.guild_id, 25, hand_id=hand_id)
     out = []
     for h in hands:
         local = h.at.astimezone(tz)
@@ -258,6 +261,7 @@ class Group(commands.Cog):
     async def correct_void(self, interaction: discord.Interaction, hand: int,
                            reason: app_commands.Range[str, 1, 200]) -> None:
         _settings, lang = await self._manager(interaction)
+        require_id(hand, "store.unknown_hand", hand_id=str(hand)[:40])  # past the database's integers: no such hand
         c = await gstore.void_hand(self.bot.store, interaction.guild_id, interaction.user.id, hand, reason)
         log.info("guild %s: user %s voided hand %s", interaction.guild_id, interaction.user.id, hand)
         tz = await server_tz(self.bot, interaction.guild_id)

@@ -773,3 +773,38 @@ async def test_a_restart_never_posts_a_week_twice(h: Harness):
         assert len(new.channel(report_ch)) == 1
     finally:
         await new.close()
+
+
+# ---------------------------------------------------------------------------------------------- hostile input
+
+
+@pytest.mark.parametrize("hand", [2**63, 10**30, 2**63 - 1, -1])
+@pytest.mark.parametrize(("locale", "word"), [("en-US", "no hand"), ("zh-CN", "没有"), ("zh-TW", "沒有")])
+async def test_voiding_a_hand_past_the_databases_integers(h: Harness, caplog, hand, locale, word):
+    """``/correct void hand:`` 2^63 or 10^30 (a raw payload: Discord's client keeps integers smaller) raised an
+    OverflowError in the driver: the generic apology and a traceback. It is a hand that does not exist."""
+    before = dump(h)
+    caplog.clear()
+    r = await admin(h, "correct void", hand=hand, reason="x", locale=locale)
+    assert r.reply.ephemeral and word in r.reply.content, r.reply.content
+    assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+    assert dump(h) == before
+
+
+async def test_numbers_typed_in_pickers_and_season_options_past_the_database(h: Harness, caplog):
+    """A hand number or a season number too large for the database (or a digit that is not ASCII) typed in a
+    picker or a season option: no hand / no such season, never the generic apology."""
+    await admin(h, "season start", title="Spring")
+    caplog.clear()
+    for typed in ("9" * 30, str(2**63), "²", "#" + "1" * 25):
+        assert await autocomplete(h, "correct void", "hand", typed, permissions=ADMIN_PERMISSIONS, hand=1,
+                                  reason="x") == []
+    before = dump(h)
+    for season in ("9" * 30, str(2**63), "²"):
+        for cmd in ("leaderboard", "stats"):
+            r = await h.slash(cmd, season=season)
+            assert r.reply.ephemeral and "no season" in r.reply.content, (cmd, season, r.reply.content)
+        r = await admin(h, "export", season=season)
+        assert r.reply.ephemeral and "no season" in r.reply.content and r.reply.attachments == []
+    assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+    assert dump(h) == before
