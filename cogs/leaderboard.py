@@ -42,8 +42,8 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.errors import UserError
-from bot.ids import parse_id
 from bot.i18n import lang_for, locale_str, normalise, t, variant_name
+from bot.ids import parse_id
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
 from cogs.settings import guild_settings

@@ -40,8 +40,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from bot.ids import require_id
 from bot.i18n import lang_for, locale_str, seat_name, t, variant_name
+from bot.ids import require_id
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, guild_settings, variant_rules
 from bot.store import records as rstore
 from bot.store.errors import StoreError

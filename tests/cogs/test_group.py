@@ -808,3 +808,39 @@ async def test_numbers_typed_in_pickers_and_season_options_past_the_database(h: 
         assert r.reply.ephemeral and "no season" in r.reply.content and r.reply.attachments == []
     assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
     assert dump(h) == before
+
+
+@pytest.mark.parametrize("name", ["posix/Asia/Shanghai", "right/UTC", "posixrules", "Asia/../Asia/Shanghai"])
+async def test_a_host_only_time_zone_name_is_refused(h: Harness, name):
+    """Names that only some hosts have as files (``posix/``, ``right/``, ``posixrules``) were accepted, and a host
+    with only the tzdata package then failed /leaderboard and /history for the whole server."""
+    before = dump(h)
+    r = await admin(h, "settings", timezone=name)
+    assert r.reply.ephemeral and "not a time zone" in r.reply.content and r.reply.embeds == []
+    assert dump(h) == before
+
+
+async def test_a_stored_zone_this_host_does_not_know_falls_back_with_one_warning(h: Harness, caplog):
+    """A zone stored earlier (another host, an older version) that this host does not know: the server's pages keep
+    working in the default zone, and the log says so once, not at every request."""
+    import sqlite3
+
+    await admin(h, "settings", timezone="Europe/Paris")
+    stored = f"posix/Nowhere/{snowflake()}"
+    db = sqlite3.connect(h.bot.config.db_path)
+    db.execute("UPDATE group_settings SET timezone = ? WHERE guild_id = ?", (stored, GUILD_ID))
+    db.commit()
+    db.close()
+    caplog.clear()
+    for _ in range(2):
+        r = await h.slash("leaderboard", variant="hefei", period="week")
+        assert "went wrong" not in r.reply.content and "子" in r.reply.content, r.reply.content
+        r = await h.slash("history", user=A)
+        assert r.reply.ephemeral and "went wrong" not in r.reply.content and "`" in r.reply.content
+        r = await h.slash("stats", player=B)
+        assert "went wrong" not in r.reply.content
+    warned = [x for x in caplog.records if stored in x.getMessage()]
+    assert [x.levelname for x in warned] == ["WARNING"], [x.getMessage() for x in warned]
+    assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+    r = await admin(h, "settings", timezone="Asia/Tokyo")  # and the zone can be set again
+    assert "Asia/Tokyo" in r.reply.content
