@@ -176,6 +176,22 @@ async def hand_autocomplete(interaction: discord.Interaction, current: str) -> l
     return out
 
 
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV injection"): such a text cell gets a leading quote.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: Any) -> Any:
+    """A CSV cell that no spreadsheet runs: a text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return is written after a single quote (Excel and LibreOffice then show it as text); numbers stay numbers.
+
+    >>> cell("=cmd|' /C calc'!A0"), cell("-2+3"), cell("@HYPERLINK(1)"), cell("Bob"), cell(-25), cell("")
+    ("'=cmd|' /C calc'!A0", "'-2+3", "'@HYPERLINK(1)", 'Bob', -25, '')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Season]) -> bytes:
     """The export as CSV bytes: UTF-8 with a byte-order mark (Excel then reads Chinese names), one line per row of
     the ledger or of a correction, times in the server's zone and in UTC, the season each row falls in."""
@@ -190,14 +206,14 @@ def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Sea
     w = csv.writer(out, lineterminator="\r\n")
     w.writerow(CSV_COLUMNS)
     for r in rows:
-        w.writerow([
+        w.writerow([cell(v) for v in (
             r.kind, r.entry_id, r.hand_id if r.hand_id is not None else "", r.match_id if r.match_id is not None else "",
             r.variant, r.at.astimezone(tz).isoformat(timespec="seconds"),
             r.at.astimezone(UTC).isoformat(timespec="seconds"),
             season_of(r.at), r.player_id if r.player_id is not None else "", r.player_name or "", r.ai or "",
             r.seat, r.amount, r.stack_amount, r.jiao_amount, int(r.won), int(r.self_draw), int(r.deal_in),
             int(r.drawn), r.hand_value, r.reason, r.posted_by if r.posted_by is not None else "", r.source,
-        ])
+        )])
     return ("\ufeff" + out.getvalue()).encode("utf-8")
 
 

