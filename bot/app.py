@@ -104,6 +104,9 @@ class MjBot(commands.Bot):
         await self.tree.set_translator(Translator())
         for name in extension_names():
             await self.load_extension(name)
+        from bot import options
+
+        options.install(self.tree)  # every option a raw payload sends is checked as Discord's client would
         log.info("loaded %d extensions", len(self.extensions))
         if self.connecting_for_real:
             if self.application_id is not None:

@@ -833,7 +833,7 @@ async def test_a_stored_zone_this_host_does_not_know_falls_back_with_one_warning
     db.close()
     caplog.clear()
     for _ in range(2):
-        r = await h.slash("leaderboard", variant="hefei", period="week")
+        r = await h.slash("leaderboard", variant="hefei", period="all")
         assert "went wrong" not in r.reply.content and "子" in r.reply.content, r.reply.content
         r = await h.slash("history", user=A)
         assert r.reply.ephemeral and "went wrong" not in r.reply.content and "`" in r.reply.content
