@@ -120,3 +120,43 @@ async def test_table_new_with_a_forged_mode_opens_no_lobby(harness: Harness):
         assert h.bot.tables.by_channel == {} and h.channel() == []
     r = await h.slash("table new", variant="wuhu", mode=525)  # a mode the client offers still works
     assert not r.reply.ephemeral and h.bot.tables.by_channel
+
+
+def forged_click(h: Harness, message: dict, custom_id: str, user: int = USER_ID):
+    """A press of a button carrying ``custom_id`` on a copy of the bot's ``message`` (discord.py dispatches any id a
+    message holds; a forged one arrives the same way)."""
+    import copy
+
+    from tests.harness import CHANNEL_ID, GUILD_ID
+
+    message = copy.deepcopy(message)
+    message["components"] = [{"type": 1, "components": [{"type": 2, "style": 2, "label": "x",
+                                                         "custom_id": custom_id}]}]
+    data, rec = h._base(3, user=user, guild=GUILD_ID, channel=CHANNEL_ID, locale="en-US", guild_locale=None,
+                        permissions=None, name=None)
+    data["data"] = {"custom_id": custom_id, "component_type": 2}
+    data["message"] = message
+    rec.message_id = int(message["id"])
+    return data, rec
+
+
+HUGE = 10**30
+
+
+@pytest.mark.parametrize("custom_id", [
+    f"mjt:{HUGE}:0:{HUGE}:d:1m", f"mjt:{HUGE}:9:{HUGE}:hand", f"mjt:{HUGE}:9:1:back", f"mjt:{HUGE}:9:1:auto",
+    f"mjt:{HUGE}:9:1:dissolve", f"mjt:{HUGE}:9:1:next", f"mjv:{HUGE}:{HUGE}:y", f"mjl:{HUGE}:join",
+    f"mjl:{HUGE}:start", f"mjrec:{HUGE}:{HUGE}:ok",
+])
+async def test_a_forged_control_naming_huge_ids_is_refused_plainly(harness: Harness, caplog, custom_id: str):
+    """Every control whose custom id carries a number (table, seat, decision, vote, channel, record) answers a
+    number past the database's integers as any unknown one: a plain refusal, nothing logged as an error."""
+    h = harness
+    lobby = (await h.slash("table new", variant="hefei", user=USER_ID + 50)).reply
+    before = dump(h)
+    caplog.clear()
+    r = await h.send(*forged_click(h, lobby.payload(), custom_id))
+    texts = [m.content for m in r.messages]
+    assert texts and all("went wrong" not in x for x in texts), texts
+    assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+    assert dump(h) == before
