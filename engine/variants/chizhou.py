@@ -47,6 +47,18 @@ _FAN = {
     "dadiaoche": ("大吊车", "big single wait (four melds)", 2),
     "gangkai": ("杠开", "win on a kong replacement", 2),
 }
+#: item / note code -> the ruling it comes from (docs/rules/chizhou.md#c1 ...; shown beside the item: "杠开 (C7)")
+RULE_OF: dict[str, str] = {
+    **{code: "C5" for code in _HUA},
+    "hua": "C5",
+    **{code: "C7" for code in _FAN},
+    "xiaohu": "C7",
+    "cap": "C7",
+    "fan": "C7",
+    "qianggang": "C8",
+    "contract_feeder": "C9",
+    "contract_reverse": "C9",
+}
 _BIG = ("duiduihu", "qingyise", "hunyise", "ziyise")
 
 
@@ -447,6 +459,7 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
 
 
 VARIANT = Variant(
+    rule_of=RULE_OF,
     key="chizhou",
     zh="池州麻将",
     en="Chizhou",

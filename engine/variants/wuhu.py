@@ -63,6 +63,34 @@ NAMES: dict[str, tuple[str, str]] = {
 }
 ZUIZI_ORDER = ("hun_yi_se", "tong_tian", "si_he", "dui_dui_hu", "gang_kai")
 
+#: item / note code -> the ruling it comes from (docs/rules/wuhu.md#w1 ...; shown beside the item: "压档 (W5)")
+RULE_OF: dict[str, str] = {
+    "zhi": "W4",
+    "base_ping": "W9",
+    "base_zimo": "W9",
+    "base_ya_dang": "W5",
+    "base_zimo_ya_dang": "W5",
+    "ya_dang_rank": "W5",
+    "zhi_fan": "W9",
+    "ming_gang": "W9",
+    "an_gang": "W9",
+    "dealer": "W9",
+    "dealer_pays": "W9",
+    **{code: "W6" for code in ZUIZI_ORDER},
+    "qing_yi_se": "W7",
+    "shuang_ba_zhi": "W7",
+    "shuang_si_he": "W7",
+    "tian_hu": "W7",
+    "di_hu": "W7",
+    "gang_kai_ya_dang": "W7",
+    "jiao_count": "W8",
+    "jiao_two_zuizi": "W8",
+    "jiao_zimo": "W8",
+    **{code: "W12" for code in ALARM_NAMES},
+    "bao": "W12",
+    "dianpao_bao_san": "W10",
+}
+
 _BASE = {  # (self_drawn, ya_dang) -> (code, zh, en, 315, 525)
     (False, False): ("base_ping", "平胡", "plain win", 1, 2),
     (False, True): ("base_ya_dang", "压档", "middle-tile win (压档)", 2, 4),
@@ -581,6 +609,7 @@ def tile_counts(rules: Mapping[str, Any] | None = None) -> tuple[int, ...]:
 
 
 VARIANT = Variant(
+    rule_of=RULE_OF,
     key="wuhu",
     zh="芜湖麻将",
     en="Wuhu",
