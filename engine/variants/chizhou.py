@@ -1,7 +1,7 @@
 """池州麻将 Chizhou: 花 gate, 番 capped at 3 (蜡子), 抢杠 and the 承包 / 反包 contracts.
 
-Rules: ``rules/seeds/chizhou.txt`` as ``rules/DECISIONS.md`` (C1-C10) reads it; the choices made where both are
-silent are listed in ``docs/rules/chizhou.md``.
+Rules: the rulings C1-C10 of ``docs/rules/chizhou.md`` (``#c1`` ...), which also lists the choices made where they
+are silent.
 
 >>> from engine.tiles import parse_hand
 >>> r = VARIANT.score(parse_hand("123m456p1z[555z][666z]+1z"), Situation(winner=1))

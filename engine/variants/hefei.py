@@ -1,7 +1,7 @@
 """合肥麻将 Hefei: legality (shape + 八支), the base score of H4, the multipliers of H5 and the settlement of H6.
 
-Rules: ``rules/seeds/hefei.txt`` as read by ``rules/DECISIONS.md`` section 合肥 (H1-H8). Our readings where those are
-silent are in ``docs/rules/hefei.md``.
+Rules: the rulings H1-H8 of ``docs/rules/hefei.md`` (``#h1`` ...), which also lists our readings where they are
+silent.
 
 How a hand is scored, per paying seat ``p``::
 

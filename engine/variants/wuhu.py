@@ -1,7 +1,7 @@
 """芜湖麻将 Wuhu: who may win, scoring (315 and 525), 交, 报警 and 包.
 
-Everything here follows ``rules/DECISIONS.md`` section 芜湖 (W1-W13); ``docs/rules/wuhu.md`` explains the choices
-made where it is silent.
+Everything here follows the rulings W1-W13 of ``docs/rules/wuhu.md`` (``#w1`` ...), which also explains the choices
+made where they are silent.
 
 >>> from engine.tiles import parse_hand
 >>> r = VARIANT.score(parse_hand("23456799m345p67s+8s"), Situation(winner=1, discarder=2), {"mode": 315})
@@ -171,7 +171,7 @@ def _three_alarm(melds: Sequence[Meld]) -> tuple[str, tuple[Meld, ...], int] | N
 
 
 def _double_eight_suits(melds: Sequence[Meld]) -> list[int]:
-    """Suits with two or more kongs, exposed or concealed (双八支报警, W12: the seed's 任意两杠).
+    """Suits with two or more kongs, exposed or concealed (双八支报警, W12: the rules text's 任意两杠).
 
     >>> from engine.tiles import parse_hand
     >>> _double_eight_suits(parse_hand("1z(1111m)[9999m]+1z").melds), _double_eight_suits(parse_hand("1z(1111m)+1z").melds)
