@@ -136,6 +136,7 @@ def breakdown_text(result: ScoreResult, variant: Variant, situation: Situation, 
             extras.append(t(f"choice.situation.{s}", lang))
     lines = [f"**{title}**" + (" · " + " · ".join(extras) if extras else "")]
     lines.append(f"__{t('score.items', lang)}__")
+    lines.append(f"_{t('score.rule_ref', lang)}_")  # where the "(W5)" after each item name leads
     for item in result.items:
         name = _with_rule(item_name(item.zh, item.en, lang), variant.rule_for(item.code))
         value = _item_value(item.kind, item.value)
@@ -157,7 +158,6 @@ def breakdown_text(result: ScoreResult, variant: Variant, situation: Situation, 
     if changed:
         text = ", ".join(f"{item_name(r.zh, r.en, lang)} = {rule_value(rules[r.key], lang)}" for r in changed)
         lines.append(t("score.rules_used", lang, rules=text))
-    lines.append(t("score.rule_ref", lang))
     return "\n".join(lines)
 
 

@@ -343,5 +343,7 @@ async def test_each_line_names_its_ruling_and_says_where_to_look_it_up(harness: 
     r = await harness.slash("score", hand="123456789m11p35s+4s", variant="wuhu", discarder="W", locale=locale)
     text = r.reply.content
     assert line in text, text
-    assert ref in text.splitlines()[-1] and "W5" in text.splitlines()[-1]
+    lines = text.splitlines()
+    under_header = lines[lines.index(next(x for x in lines if x.startswith("__"))) + 1]
+    assert ref in under_header and "W5" in under_header  # said once, right under the items' heading
 
