@@ -1,7 +1,7 @@
 """The Discord application: :class:`MjBot`, :func:`create_bot` and :func:`run`.
 
 ``create_bot(config)`` returns the configured bot without connecting (tests and outside checks boot it as
-``shared/interfaces.md`` says). ``setup_hook`` opens the store, installs the translator and loads every cog; it
+``docs/interfaces.md`` says). ``setup_hook`` opens the store, installs the translator and loads every cog; it
 syncs the slash commands only when the bot really connects (never in the test harness).
 
 Only application commands and components: no message-content intent, no privileged intent at all.

@@ -20,7 +20,7 @@ forged id naming another server's record is refused.
 
 Decisions where the issue is silent (docs/replay.md): the proposer must be one of the four players unless they may
 Manage Server (a scorekeeper); a proposer who pays confirms by button like the other payers; a drawn hand is refused because no
-variant settles anything on a draw (DECISIONS: "A drawn hand pays nothing"); Wuhu amounts are the hand's score (stack
+variant settles anything on a draw (ruling G7, docs/rules/common.md#g7: a drawn hand pays nothing); Wuhu amounts are the hand's score (stack
 and 交) without the table's 底 stacks, which a single hand played elsewhere does not have.
 """
 

@@ -671,7 +671,7 @@ async def test_a_forged_record_id_past_the_database(h: Harness, rid: int):
     assert dump(h) == before
 
 
-# Hands whose payments were worked out by hand from DECISIONS.md (seats E S W N = A B C D, E the dealer):
+# Hands whose payments were worked out by hand from the rulings (docs/rules/) (seats E S W N = A B C D, E the dealer):
 #   H4 base of HEFEI = 胡 5 + 门清 10 + 支 3 (11 万) + 缺门 1 + 卡 1 = 20; 庄分 1 x 庄数 on ron, 2 x 庄数 on self-draw
 #   W8 清一色 (1 交): 315 pays 30 a payer (+10 self-drawn), 525 pays 50; W10 every win is paid by all three
 #   W12 3对报警: E fed all three pungs of one suit, so E pays for all (90), whoever discarded

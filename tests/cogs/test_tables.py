@@ -211,6 +211,7 @@ async def test_a_hand_with_one_human_and_three_ai(harness: Harness, variant: str
     assert [r.amount for r in sorted(ledger, key=lambda r: r.seat)] == pay
     cards = [sc for k, sc, _ in h.bot.tables.scene_log if k == "score"]
     assert len(cards) == len(tb.last_result["winners"])
+    assert all(c.variant == variant for c in cards)  # each line of the card names its ruling (W5 ...)
     card_sum = [0, 0, 0, 0]
     dealer = tb.last_result["dealer"]
     for sc in cards:
