@@ -225,23 +225,34 @@ def _score(args: argparse.Namespace) -> int:
             print(msg, file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(result.as_json(), ensure_ascii=False))
+        out = result.as_json()
+        for item in out["items"] + out["notes"]:  # the ruling each line comes from (docs/rules/, e.g. "W5")
+            item["rule"] = variant.rule_for(item["code"])
+        print(json.dumps(out, ensure_ascii=False))
     else:
         print(format_result(result, lang))
     return 0
 
 
 def format_result(result, lang: str = "zh") -> str:
-    """A readable itemised breakdown of a :class:`~engine.variants.ScoreResult`."""
+    """A readable itemised breakdown of a :class:`~engine.variants.ScoreResult`; each line names the ruling it comes
+    from ("压档 (W5)", written out in docs/rules/)."""
+    from engine.variants import get_variant
+
     en = lang == "en"
+    rule_for = get_variant(result.variant).rule_for
+
+    def name(item) -> str:
+        rule = rule_for(item.code)
+        return f"{item.en if en else item.zh} ({rule})" if rule else item.en if en else item.zh
+
     lines = []
-    width = max((len(i.en if en else i.zh) for i in result.items), default=0)
+    width = max((len(name(i)) for i in result.items), default=0)
     for item in result.items:
-        name = item.en if en else item.zh
         mark = {"mul": "×", "info": ""}.get(item.kind, "+")
-        lines.append(f"  {name:<{width}}  {mark}{item.value}")
+        lines.append(f"  {name(item):<{width}}  {mark}{item.value}")
     for note in result.notes:
-        lines.append(f"  * {note.en if en else note.zh}")
+        lines.append(f"  * {name(note)}")
     pay = "  ".join(f"{catalog.text(f'render.wind.{SEATS[s]}', lang)} {result.payments[s]:+d}" for s in range(4))
     header = catalog.text("cli.breakdown", lang)
     footer = catalog.text("cli.payments", lang)

@@ -44,11 +44,12 @@ from discord.ext import commands
 from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
+from bot.ids import parse_id
 from bot.settings import guild_settings
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
 from cogs.checks import guild_of
-from cogs.choices import VARIANT_CHOICES
+from cogs.choices import variant_choices
 from text.lang import lang_for, resolve
 
 log = logging.getLogger(__name__)
@@ -186,8 +187,8 @@ async def resolve_scope(bot: MjBot, guild_id: int, season_value: str | None, per
     if season_value is None:
         season = await gstore.current_season(store, guild_id, now)
     elif season_value.strip().lower() not in ("all", ""):
-        raw = season_value.strip().lstrip("#")
-        season = await gstore.season(store, guild_id, int(raw)) if raw.isdigit() else None
+        number = parse_id(season_value)  # a number the database cannot hold names no season
+        season = await gstore.season(store, guild_id, number) if number is not None else None
         if season is None:
             raise UserError("season.unknown", season=season_value[:50])
     since, until = p_since, None
@@ -322,7 +323,7 @@ class Leaderboard(commands.Cog):
     @app_commands.describe(variant=locale_str("leaderboard.variant.desc"),
                            period=locale_str("leaderboard.period.desc"), season=locale_str("leaderboard.season.desc"),
                            source=locale_str("leaderboard.source.desc"))
-    @app_commands.choices(variant=VARIANT_CHOICES, period=PERIOD_CHOICES, source=SOURCE_CHOICES)
+    @app_commands.choices(variant=variant_choices(), period=PERIOD_CHOICES, source=SOURCE_CHOICES)
     @app_commands.autocomplete(season=season_autocomplete)
     async def leaderboard(self, interaction: discord.Interaction[MjBot], variant: str | None = None,
                           period: str | None = None, season: str | None = None, source: str | None = None) -> None:
@@ -348,7 +349,7 @@ class Leaderboard(commands.Cog):
     @app_commands.describe(player=locale_str("stats.player.desc"), variant=locale_str("stats.variant.desc"),
                            period=locale_str("stats.period.desc"), season=locale_str("stats.season.desc"),
                            other_player=locale_str("stats.other.desc"), source=locale_str("stats.source.desc"))
-    @app_commands.choices(variant=VARIANT_CHOICES, period=PERIOD_CHOICES, source=SOURCE_CHOICES)
+    @app_commands.choices(variant=variant_choices(), period=PERIOD_CHOICES, source=SOURCE_CHOICES)
     @app_commands.autocomplete(season=season_autocomplete)
     async def stats(self, interaction: discord.Interaction[MjBot], player: discord.User | None = None,
                     variant: str | None = None, period: str | None = None, season: str | None = None,

@@ -31,6 +31,7 @@ from discord.ext import commands
 from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
+from bot.ids import db_id
 from bot.settings import guild_settings
 from bot.store.history import (
     AdjustmentRow,
@@ -44,11 +45,11 @@ from bot.store.history import (
     replays_show_all_hands,
 )
 from bot.store.models import MatchInfo
-from cogs import options
+from cogs import settings_registry
 from cogs.checks import guild_of
 from cogs.errors import report
 from cogs.leaderboard import day_text, safe, server_tz, signed
-from cogs.options import SettingsOption
+from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
 from engine.replay import HandReplay, decode_code, encode_code
 from engine.review import Review, review_hand
@@ -244,6 +245,8 @@ class Memory(commands.Cog):
                            page: int, *, new: bool = False) -> None:
         if interaction.guild_id is None or interaction.guild_id != guild:
             raise UserError("memory.other_server")
+        if db_id(player) is None:  # a forged id past what the database holds names nobody
+            raise UserError("memory.unknown_player")
         lang = await self._lang(interaction)
         store = self.bot.open_store
         counts = await history_counts(store, guild, player)
@@ -300,6 +303,8 @@ class Memory(commands.Cog):
     async def _load(self, guild: int, code: str) -> tuple[str, MatchInfo, HandReplay]:
         match_id, hand_no = decode_code(code)  # EngineError: a typo (check character), a bad character
         norm = encode_code(match_id, hand_no)
+        if db_id(match_id, low=0) is None:  # a code for a match past what the database holds names no hand
+            raise UserError("memory.replay_unknown", code=norm)
         key = (match_id, hand_no)
         hit = self._replays.get(key)
         if hit is not None and hit[0].guild_id == guild:
@@ -443,7 +448,7 @@ class Memory(commands.Cog):
 
 
 async def setup(bot: MjBot) -> None:
-    options.register(SettingsOption("replays_show_all_hands", apply_replay_option))
+    settings_registry.register(SettingsOption("replays_show_all_hands", apply_replay_option))
     bot.add_dynamic_items(HistoryButton, HistorySelect, ReplayButton)
     await bot.add_cog(Memory(bot))
 

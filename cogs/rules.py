@@ -11,7 +11,7 @@ from discord.ext import commands
 from bot.app import MjBot
 from bot.i18n import item_name, locale_str, rule_value, t, variant_name
 from bot.settings import guild_settings, variant_rules
-from cogs.choices import VARIANT_CHOICES
+from cogs.choices import variant_choices
 from engine.variants import get_variant
 from text.catalog import has
 from text.lang import lang_for
@@ -62,7 +62,7 @@ class Rules(commands.Cog):
     @app_commands.command(name=locale_str("rules.name"), description=locale_str("rules.desc"))
     @app_commands.rename(variant=locale_str("rules.variant.name"))
     @app_commands.describe(variant=locale_str("rules.variant.desc"))
-    @app_commands.choices(variant=VARIANT_CHOICES)
+    @app_commands.choices(variant=variant_choices())
     async def rules(self, interaction: discord.Interaction[MjBot], variant: str | None = None) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language if interaction.guild_id else None)

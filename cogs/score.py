@@ -20,7 +20,7 @@ from discord.ext import commands
 from bot.app import MjBot
 from bot.i18n import locale_str, t, variant_name
 from bot.settings import DEALER_STREAK, HAND_LENGTH, guild_settings, variant_rules
-from cogs.choices import MODE_CHOICES, SEAT_CHOICES, SITUATION_CHOICES, VARIANT_CHOICES, WIN_CHOICES
+from cogs.choices import MODE_CHOICES, SEAT_CHOICES, SITUATION_CHOICES, WIN_CHOICES, variant_choices
 from cogs.errors import SafeView
 from cogs.scoring import (
     BREAKDOWN_FILE,
@@ -88,7 +88,7 @@ class Score(commands.Cog):
         mode=locale_str("score.mode.desc"),
         dealer_streak=locale_str("score.streak.desc"),
     )
-    @app_commands.choices(variant=VARIANT_CHOICES, win=WIN_CHOICES, winner=SEAT_CHOICES, discarder=SEAT_CHOICES,
+    @app_commands.choices(variant=variant_choices(), win=WIN_CHOICES, winner=SEAT_CHOICES, discarder=SEAT_CHOICES,
                           situation=SITUATION_CHOICES, mode=MODE_CHOICES)
     async def score(
         self,

@@ -43,7 +43,7 @@ from bot.settings import (
     variant_rules,
 )
 from bot.store import GuildSettings
-from cogs import options
+from cogs import settings_registry
 from cogs.checks import check_manager, guild_of
 from cogs.errors import SafeModal, SafeView
 from cogs.report import latest_report_day
@@ -566,14 +566,14 @@ class Settings(commands.Cog):
             raise UserError("record.bad_expiry", low=RECORD_EXPIRY_HOURS.low, high=RECORD_EXPIRY_HOURS.high,
                             value=str(record_expiry_hours)[:20])
         note = await apply_group_options(self.bot, interaction, lang, timezone, report_channel, report_day)
-        # the options other cogs own (cogs.options): each one set says so above the rest, each status line below
+        # the options other cogs own (cogs.settings_registry): each one set says so above the rest, each status line below
         owned = {"replays_show_all_hands": replays_show_all_hands, "record_expiry_hours": record_expiry_hours}
         for name, value in owned.items():
-            option = options.get(name)
+            option = settings_registry.get(name)
             if value is not None and option is not None:
                 note = await option.apply(self.bot, interaction, lang, value) + "\n" + note
         for name in owned:
-            option = options.get(name)
+            option = settings_registry.get(name)
             if option is not None and option.status is not None:
                 note += "\n" + await option.status(self.bot, interaction.guild_id, lang)
         audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)

@@ -20,10 +20,11 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.app import MjBot
-from bot.i18n import item_name, locale_str, rule_value, t
+from bot.i18n import item_name, locale_str, rule_value
 from bot.settings import SERVER_LANGUAGE, guild_settings, server_language, table_allowed_in, variant_rules
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables, tile_label
-from cogs.choices import MODE_CHOICES, VARIANT_CHOICES
+from bot.tables.strings import t  # display names in its messages are escaped (no pings, no markdown)
+from cogs.choices import MODE_CHOICES, variant_choices
 from cogs.errors import reply_ephemeral
 from engine.tiles import tile_name
 from engine.variants import get_variant
@@ -255,7 +256,7 @@ class Tables(commands.Cog):
     @table.command(name=locale_str("table.new.name"), description=locale_str("table.new.desc"))
     @app_commands.rename(variant=locale_str("table.variant.name"), mode=locale_str("table.mode.name"))
     @app_commands.describe(variant=locale_str("table.variant.desc"), mode=locale_str("table.mode.desc"))
-    @app_commands.choices(variant=VARIANT_CHOICES, mode=MODE_CHOICES)
+    @app_commands.choices(variant=variant_choices(), mode=MODE_CHOICES)
     async def new(self, interaction: discord.Interaction[MjBot], variant: str | None = None, mode: int | None = None) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         if not table_allowed_in(settings, interaction.channel or discord.Object(interaction.channel_id or 0)):

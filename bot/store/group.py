@@ -33,6 +33,8 @@ from typing import Any
 
 import aiosqlite
 
+from bot.zones import known_zone, zone_or_default
+
 from .errors import StoreError
 from .models import BoardRow, PlayerStats, from_ms, to_ms
 from .sqlite import DAY_MS, Store, _completes, _dumps
@@ -59,7 +61,8 @@ class GroupSettings:
 
     @property
     def tz(self) -> tzinfo:
-        return zone(self.timezone)
+        """The server's zone; the default one if this host does not know the stored name (bot.zones)."""
+        return zone_or_default(self.timezone, DEFAULT_TIMEZONE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +201,7 @@ def zone(name: str) -> tzinfo:
     ...     print(e.code)
     bad_timezone
     """
-    if not isinstance(name, str) or not name or len(name) > 64 or name.startswith(("/", ".")) or ".." in name:
+    if not known_zone(name):  # only the portable IANA names (bot.zones), not a host's posix/ or right/ files
         raise StoreError("bad_timezone", name=name)
     try:
         return zoneinfo.ZoneInfo(name)

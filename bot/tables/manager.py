@@ -551,7 +551,7 @@ class TableManager(Admin, Output):
                 return
             s.dm_failed = True
             if s.user_id is not None and self.publisher.told_once(lt, s.user_id):
-                self.publisher.post(lt, dm_closed_text(lt, s.user_id))
+                self.publisher.post(lt, dm_closed_text(lt, s.user_id), pings=(s.user_id,))
             await self._table_message(lt)  # now with the My hand list
 
     # ---------------------------------------------------------------------------------------------- timers

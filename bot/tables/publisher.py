@@ -54,7 +54,14 @@ MAX_POSTS_BELOW = 6  # our own messages posted under the table message before it
 MAX_MESSAGE_AGE = 45 * 60  # seconds: Discord rate-limits edits of messages older than an hour harder
 TABLE_EDIT_INTERVAL = 1.0  # seconds between two edits of one table message: a view of the latest state
 CHANNEL_WRITES = (5, 5.05)  # at most 5 writes per 5 s to a table's channel (Discord's per-channel limit in practice)
-MENTIONS = discord.AllowedMentions(users=True, everyone=False, roles=False)
+MENTIONS = discord.AllowedMentions(users=False, everyone=False, roles=False)  # table texts ping nobody
+
+
+def pinging(users: tuple[int, ...]) -> discord.AllowedMentions:
+    """A post that pings ``users`` and nobody else."""
+    if not users:
+        return MENTIONS
+    return discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
 
 
 @dataclass
@@ -215,8 +222,9 @@ class Publisher(ClickAnswers, KeptMessages):
             lane.worker = asyncio.get_running_loop().create_task(self._dm_work(lt, box, seat, lane),
                                                                  name=f"mjbot-outbox-dm-{lt.id}-{seat}")
 
-    def post(self, lt: LiveTable, content: str, files: list[Png] | None = None) -> None:
-        self._box(lt).jobs.append(("post", (content, files or [])))
+    def post(self, lt: LiveTable, content: str, files: list[Png] | None = None, pings: tuple[int, ...] = ()) -> None:
+        """Post ``content`` in the table's channel; it pings the members ``pings`` and nobody else."""
+        self._box(lt).jobs.append(("post", (content, files or [], pings)))
         self._kick(lt)
 
     def table_message(self, lt: LiveTable, payload: TablePayload) -> None:
@@ -472,9 +480,10 @@ class Publisher(ClickAnswers, KeptMessages):
     def _channel(self, channel_id: int) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(channel_id)
 
-    async def _send_post(self, lt: LiveTable, content: str, files: list[Png]) -> discord.Message:
+    async def _send_post(self, lt: LiveTable, content: str, files: list[Png], pings: tuple[int, ...] = ()
+                         ) -> discord.Message:
         kw: dict[str, Any] = {"files": [f.file() for f in files]} if files else {}
-        msg = await self._channel(lt.channel_id).send(content, allowed_mentions=MENTIONS, **kw)
+        msg = await self._channel(lt.channel_id).send(content, allowed_mentions=pinging(pings), **kw)
         lt.posts_below += 1
         return msg
 

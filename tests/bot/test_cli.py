@@ -1,4 +1,4 @@
-"""The `mjbot` command line as shared/interfaces.md states it."""
+"""The `mjbot` command line as docs/interfaces.md states it."""
 
 import json
 import os

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cogs.choices import VARIANT_CHOICES
+from cogs.choices import variant_choices
 from cogs.rules import sections
 from engine.tiles import parse_hand
 from engine.variants import VARIANT_KEYS, Situation, get_variant
@@ -34,7 +34,7 @@ def test_every_variant_supplies_what_the_bot_shows(key):
 def test_variants_are_told_apart_by_their_short_codes_and_offered_once():
     codes = [get_variant(k).short for k in VARIANT_KEYS]
     assert len(set(codes)) == len(codes)
-    assert [c.value for c in VARIANT_CHOICES] == list(VARIANT_KEYS)
+    assert [c.value for c in variant_choices()] == list(VARIANT_KEYS)
 
 
 def test_what_differs_between_variants_is_read_from_them():

@@ -1,6 +1,6 @@
 """Boot the real bot without Discord and talk to it with raw gateway payloads.
 
-    h = await Harness.boot(tmp_path / "bot.db")      # create_bot + setup hooks, as shared/interfaces.md says
+    h = await Harness.boot(tmp_path / "bot.db")      # create_bot + setup hooks, as docs/interfaces.md says
     r = await h.slash("score", hand="123m456m789m123p5p+5p", variant="hefei", locale="en-US")
     r.reply.content, r.reply.ephemeral, r.reply.images  # the bot's answer, as Discord stored it
     r2 = await h.click(r.reply, label="Notation help")    # press a button on a message
