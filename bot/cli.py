@@ -47,6 +47,10 @@ exit status: 0 scored, 1 the hand is malformed, impossible, not complete or not 
 which), 2 wrong options."""
 
 VARIANTS = ("wuhu", "hefei", "chizhou")
+# The exit status of a setting to fix (no token or a malformed one, a token Discord refuses, a bad MJBOT_* value, a
+# database that cannot be used): `mjbot run` and `mjbot check` alike. deploy/mjbot.service does not restart on it
+# (RestartPreventExitStatus=2): restarting would not help. Exit status 1 is a failure that a restart may cure.
+SETTING_TO_FIX = 2
 
 
 def _seat(text: str) -> int:
@@ -141,26 +145,31 @@ def _check(args: argparse.Namespace) -> int:
         config = Config.from_env()
     except ConfigError as e:
         print(f"✗ configuration: {e}")
-        return 1
+        return SETTING_TO_FIX
     ok = asyncio.run(run_checks(config, args.application_id, emit=lambda line: print(line, flush=True)))
-    return 0 if ok else 1
+    return 0 if ok else SETTING_TO_FIX
 
 
 def _run() -> int:
+    from .check import check_token
     from .config import Config, ConfigError
 
     try:
         config = Config.from_env()
     except ConfigError as e:
         print(f"mjbot: {e}", file=sys.stderr)
-        return 2
+        return SETTING_TO_FIX
     if not config.token:
         print(NO_TOKEN, file=sys.stderr)
-        return 2
+        return SETTING_TO_FIX
+    token = check_token(config)  # the same rule as `mjbot check`: a malformed token is never sent to Discord
+    if not token.ok:
+        print(f"mjbot: {token.text}", file=sys.stderr)
+        return SETTING_TO_FIX
     problem = database_problem(config.db_path)
     if problem is not None:  # before connecting to Discord: one line, no traceback
         print(f"mjbot: {problem}", file=sys.stderr)
-        return 1
+        return SETTING_TO_FIX
     from .app import run
 
     return run(config)

@@ -269,20 +269,20 @@ def test_check_says_where_commands_go_with_a_dev_guild(capsys, owner_env):
 
 def test_check_without_a_token_fails_the_token_and_the_invite_only(capsys, owner_env):
     code, lines, out = check(capsys)
-    assert code == 1
+    assert code == 2  # a setting to fix, as `mjbot run` says it
     assert lines["token"].startswith("✗") and "DISCORD_TOKEN is not set" in lines["token"]
     assert lines["invite"].startswith("✗") and "--application-id" in lines["invite"]
     assert all(lines[k].startswith("✓") for k in ("database", "images", "commands"))
     assert "2 of 5 checks failed: token, invite" in out
     # with the application id given, the link can be built even before the token is set
     code, lines, _ = check(capsys, "--application-id", "777777777777777777")
-    assert code == 1 and "client_id=777777777777777777" in lines["invite"] and lines["invite"].startswith("✓")
+    assert code == 2 and "client_id=777777777777777777" in lines["invite"] and lines["invite"].startswith("✓")
 
 
 def test_check_refuses_a_token_that_is_not_a_bot_token_without_echoing_it(capsys, owner_env):
     owner_env.setenv("DISCORD_TOKEN", "my-client-secret-pasted-by-mistake")
     code, lines, out = check(capsys)
-    assert code == 1 and lines["token"].startswith("✗") and "not shaped like a bot token" in lines["token"]
+    assert code == 2 and lines["token"].startswith("✗") and "not shaped like a bot token" in lines["token"]
     assert "client-secret" not in out and "pasted" not in out
 
 
@@ -291,7 +291,7 @@ def test_check_fails_when_the_database_cannot_be_created(capsys, owner_env, tmp_
     owner_env.setenv("DISCORD_TOKEN", fake_token())
     owner_env.setenv("MJBOT_DB", str(tmp_path / "a-file" / "mjbot.sqlite3"))
     code, lines, out = check(capsys)
-    assert code == 1 and lines["database"].startswith("✗") and "a-file" in lines["database"]
+    assert code == 2 and lines["database"].startswith("✗") and "a-file" in lines["database"]
     assert "Traceback" not in out
     assert all(lines[k].startswith("✓") for k in ("token", "images", "commands", "invite"))
 
@@ -306,7 +306,7 @@ def test_check_fails_on_a_database_from_a_newer_mjbot(capsys, owner_env, tmp_pat
     owner_env.setenv("DISCORD_TOKEN", fake_token())
     owner_env.setenv("MJBOT_DB", str(db))
     code, lines, _ = check(capsys)
-    assert code == 1 and lines["database"].startswith("✗") and "999" in lines["database"]
+    assert code == 2 and lines["database"].startswith("✗") and "999" in lines["database"]
 
 
 def test_check_reads_the_token_from_dotenv_in_the_current_folder(capsys, owner_env, tmp_path):
@@ -314,6 +314,41 @@ def test_check_reads_the_token_from_dotenv_in_the_current_folder(capsys, owner_e
     code, lines, out = check(capsys)
     assert code == 0, out
     assert "client_id=987654321098765432" in lines["invite"]
+
+
+def _never_connect(monkeypatch) -> None:
+    import discord
+
+    def never(*args, **kwargs):
+        raise AssertionError("connected to Discord with a setting to fix")
+
+    monkeypatch.setattr(discord.Client, "login", never)
+    monkeypatch.setattr(discord.Client, "connect", never)
+
+
+def test_run_refuses_a_malformed_token_as_check_does_with_exit_2(capsys, owner_env, tmp_path, monkeypatch):
+    """One rule for both commands: the token `mjbot check` rejects, `mjbot run` never sends; exit 2 (a setting to
+    fix, which the service does not restart on)."""
+    _never_connect(monkeypatch)
+    owner_env.setenv("DISCORD_TOKEN", "my-client-secret-pasted-by-mistake")
+    owner_env.setenv("MJBOT_DB", str(tmp_path / "mj.sqlite3"))
+    code = main(["run"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "not shaped like a bot token" in err and "client-secret" not in out + err
+    assert check(capsys)[0] == 2
+
+
+def test_run_exits_2_when_discord_refuses_the_token(capsys, owner_env, tmp_path, monkeypatch, caplog):
+    import discord
+
+    async def refused(self, token):  # Discord's answer to a revoked token (401), as discord.py raises it
+        raise discord.LoginFailure("Improper token has been passed.")
+
+    monkeypatch.setattr(discord.http.HTTPClient, "static_login", refused)
+    owner_env.setenv("DISCORD_TOKEN", fake_token())
+    owner_env.setenv("MJBOT_DB", str(tmp_path / "mj.sqlite3"))
+    assert main(["run"]) == 2
+    assert "Discord refused the token" in caplog.text and fake_token() not in caplog.text
 
 
 def test_check_module_examples():
