@@ -358,7 +358,7 @@ def run_local(
     print_fn: Callable[..., Any] = print,
     mode: int | None = None,
     rules: Sequence[str] = (),
-    lang: str = "en",
+    lang: str = "zh",
 ) -> int:
     """Play a whole match in the terminal; returns the exit code (0, also on quit or EOF; 2 on a bad variant or
     house rule). ``rules``: ``KEY=VALUE`` house rules; ``lang``: ``zh``, ``zh-TW`` or ``en``."""

@@ -80,10 +80,67 @@ def test_refused_hands_exit_1_with_a_message(capsys, hand, variant, code):
     assert rc == 1 and "错误" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("variant", ["wuhu", "hefei", "chizhou"])
-def test_a_dealer_streak_below_one_is_refused_not_rounded(capsys, variant):
-    rc, out, _ = run(capsys, "score", "123456789m1p789s+1p", "--variant", variant, "--dealer-streak", "0", "--json")
+def test_a_dealer_streak_below_one_is_refused_not_rounded(capsys):
+    rc, out, _ = run(capsys, "score", "123456789m1p789s+1p", "--variant", "hefei", "--dealer-streak", "0", "--json")
     assert rc == 1 and last_json(out)["code"] == "bad_dealer_streak"
+
+
+@pytest.mark.parametrize("argv, reason", [
+    (["score", "123456789m1p789s+1p", "--variant", "wuhu", "--dealer-streak", "2"], "--dealer-streak is Hefei's"),
+    (["score", "123456789m1p789s+1p", "--variant", "chizhou", "--dealer-streak", "1"], "--dealer-streak is Hefei's"),
+    (["score", "123456789m1p789s+1p", "--variant", "hefei", "--mode", "525"], "hefei has no modes"),
+    (["score", "123456789m1p789s+1p", "--variant", "chizhou", "--mode", "315"], "chizhou has no modes"),
+    (["sim", "--variant", "hefei", "--hands", "1", "--mode", "525"], "hefei has no modes"),
+    (["local", "--variant", "chizhou", "--mode", "525"], "chizhou has no modes"),
+])
+def test_an_option_the_variant_has_no_use_for_is_refused_with_the_reason(capsys, argv, reason):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2 and reason in capsys.readouterr().err
+
+
+def test_one_language_option_with_the_same_choices_and_default_everywhere(capsys):
+    from bot.cli import _build_parser
+
+    subs = _build_parser()._subparsers._group_actions[0].choices
+    langs = {name: next(a for a in sub._actions if a.dest == "lang") for name, sub in subs.items()
+             if any(a.dest == "lang" for a in sub._actions)}
+    assert set(langs) >= {"score", "local"}
+    assert {(tuple(a.choices), a.default) for a in langs.values()} == {(("zh", "zh-TW", "en"), "zh")}
+    rc, out, _ = run(capsys, "score", "23456799m345p67s+8s", "--variant", "wuhu", "--from", "W", "--lang", "zh-TW")
+    assert rc == 0 and "支數" in out and "結算" in out and "東 -4" in out
+
+
+def test_every_option_of_sim_and_local_is_explained(capsys):
+    for cmd in ("sim", "local"):
+        with pytest.raises(SystemExit):
+            main([cmd, "--help"])
+        out = capsys.readouterr().out
+        from bot.cli import _build_parser
+
+        sub = _build_parser()._subparsers._group_actions[0].choices[cmd]
+        for a in sub._actions:
+            assert a.help, f"{cmd} {a.option_strings} has no help"
+            for opt in a.option_strings:
+                assert opt in out
+
+
+def test_sim_without_a_variant_plays_every_variant(capsys):
+    rc, out, _ = run(capsys, "sim", "--hands", "3", "--seed", "2", "--json")
+    assert rc == 0
+    a = last_json(out)
+    assert set(a["variants"]) == {"wuhu", "hefei", "chizhou"}
+    assert all(v["hands"] == 3 and v["variant"] == k for k, v in a["variants"].items())
+    assert a["hands"] == 9 and a["wins"] == sum(v["wins"] for v in a["variants"].values())
+    assert a["draws"] == sum(v["draws"] for v in a["variants"].values())
+    assert a["zero_sum"] is True and a["tiles_conserved"] is True and a["hands_per_s"] > 0
+    rc, out, _ = run(capsys, "sim", "--hands", "3", "--seed", "2", "--json")
+    b = last_json(out)
+    timing = ("seconds", "cpu_seconds", "hands_per_s", "wall_hands_per_s")
+    assert [{k: v for k, v in x.items() if k not in timing} for x in b["variants"].values()] == [
+        {k: v for k, v in x.items() if k not in timing} for x in a["variants"].values()]
+    rc, text, _ = run(capsys, "sim", "--hands", "2")  # readable: the totals, then a line per variant
+    assert rc == 0 and "hands: 6" in text and "\nhefei: " in text
 
 
 
