@@ -123,8 +123,7 @@ def _build_parser() -> argparse.ArgumentParser:
     m.set_defaults(subparser=m)
 
     loc = sub.add_parser("local", help="play a table in the terminal against three AI players",
-                         description="A whole match in this terminal: you take the East seat (the first dealer), "
-                                     "three AI players the others. Nothing connects to Discord. How to play: type a tile or its "
+                         description="A whole match in this terminal: you and three AI players. Nothing connects to Discord. How to play: type a tile or its "
                                      "number, ? for help.")
     loc.add_argument("--variant", required=True, choices=VARIANTS, help="the rule set")
     loc.add_argument("--seed", type=int, default=None, metavar="S",
