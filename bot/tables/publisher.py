@@ -150,8 +150,15 @@ class Outbox:
     lanes: dict[int, DmLane] = field(default_factory=dict)
     last_edit: float = -1e9
     failing: int = 0  # the first job has failed after every try this many times in a row (a storm)
+    storm_wait: bool = False  # the worker waits before trying the first job again
     writes: collections.deque[float] = field(default_factory=collections.deque)  # times of the channel's writes
     remember: bool = False  # the message ids changed: store them once the queue is empty
+
+
+def _result_post(p: TablePayload) -> tuple[str, list[Png]]:
+    """A hand's result card that a newer table message replaced before it was shown (a long storm), as a post: the
+    result and the wall's reveal are what a player needs to verify the hand."""
+    return p.content, p.pngs
 
 
 def _idle(worker: asyncio.Task[Any] | None) -> bool:
@@ -247,6 +254,10 @@ class Publisher(KeptMessages):
         box = self._box(lt)
         if box.table is not None:
             payload.fresh = payload.fresh or box.table.fresh  # latest wins, but a re-post asked for stays asked
+            if box.table.result and not payload.result:  # a hand's result never shown: posted, not lost
+                at = next(i for i, j in enumerate(box.jobs) if j[0] == "table")
+                busy = not _idle(box.worker) and not box.storm_wait  # (the first job may be on its way)
+                box.jobs.insert(max(at, 1 if busy else 0), ("post", _result_post(box.table)))
         else:
             box.jobs.append(("table", None))
         box.table = payload
@@ -420,12 +431,18 @@ class Publisher(KeptMessages):
                                 box.table = payload
                             else:
                                 box.table.fresh = box.table.fresh or payload.fresh
+                                if payload.result and not box.table.result:  # the result goes out as a post
+                                    queue.appendleft(("post", _result_post(payload)))
                         box.failing += 1
                         top = self.backoff[-1] * STORM_BACKOFF if self.backoff else 1.0
                         wait = min(top, (self.backoff[-1] if self.backoff else 1.0) * 2 ** min(box.failing, 16))
                         log.warning("table %s: %s still failing after every try (%s); %d writes waiting, "
                                     "next try in %.1f s", lt.id, kind, e, len(queue), wait)
-                        await self._storm_wait(wait)
+                        box.storm_wait = True  # the first job is not on its way: a job may go before it
+                        try:
+                            await self._storm_wait(wait)
+                        finally:
+                            box.storm_wait = False
                         continue
                     self._given_up(lt, kind, e)
                 queue.popleft()

@@ -545,6 +545,31 @@ async def test_a_long_5xx_storm_loses_no_announcement_and_no_wall_reveal(harness
     assert not [r for r in caplog.records if "could not be sent" in r.getMessage()]
 
 
+async def test_a_result_card_that_never_got_out_before_the_next_hand_is_posted_after_a_storm(harness: Harness):
+    """The hand's result (written into the table message, with the wall's reveal) is still waiting when the next
+    hand starts on its timer: the next table replaces the waiting table message, but the result is posted, not
+    lost."""
+    h = harness
+    prep(h)
+    pub = h.bot.tables.publisher
+    pub.backoff = (0.001,)
+    storm = h.fake.fail(f"^/channels/{h.channel_id}/messages", status=503, times=10**9)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    await play_until_hand_ends(h, [P1], lt)
+    h.bot.tables.timers.next_hand = 0.01
+    lt.timer.cancel()  # (armed with the old delay) the next hand starts on a timer of 10 ms
+    h.bot.tables._arm_timer(lt)
+    await lt.timer  # awaited, not polled
+    await h.settle()
+    assert lt.table.phase in ("play", "claim", "rob")  # the next hand is on
+    storm.remaining = 0
+    await h.bot.tables.wait_idle()
+    text = "\n".join(m.content for m in h.channel())
+    assert "第 1 局牌墙公开：盐" in text and "第 2 局：牌墙承诺" in text
+    assert text.index("第 1 局牌墙公开") < text.index("第 2 局：牌墙承诺")  # in the order it happened
+
+
 async def test_a_stop_during_a_5xx_storm_does_not_hang_and_says_what_was_given_up(harness: Harness, caplog):
     h = harness
     prep(h)
