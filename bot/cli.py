@@ -123,8 +123,8 @@ def _build_parser() -> argparse.ArgumentParser:
     m.set_defaults(subparser=m)
 
     loc = sub.add_parser("local", help="play a table in the terminal against three AI players",
-                         description="A whole match in this terminal: you and three AI players. Nothing connects to Discord. How to play: type a tile or its "
-                                     "number, ? for help.")
+                         description="A whole match in this terminal, you and three AI players; nothing connects "
+                                     "to Discord. Type a tile (8m, 五万) or an action's number; ? for help.")
     loc.add_argument("--variant", required=True, choices=VARIANTS, help="the rule set")
     loc.add_argument("--seed", type=int, default=None, metavar="S",
                      help="the seed of the deals (default: a random one, printed at the start; the same seed "
@@ -159,8 +159,7 @@ def _refuse_what_does_not_apply(p: argparse.ArgumentParser, args: argparse.Names
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _build_parser()
-    args = parser.parse_args(argv)
+    args = _build_parser().parse_args(argv)
     command = args.command or "run"
     if getattr(args, "subparser", None) is not None:
         _refuse_what_does_not_apply(args.subparser, args)
