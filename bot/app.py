@@ -207,9 +207,9 @@ def run(config: Config) -> int:
         except StoreError as e:  # checked before start; this is a database that broke since
             log.error("%s", e.message("en"))
             return 1
-        except discord.LoginFailure:
+        except discord.LoginFailure:  # a setting to fix: exit status 2, which the service does not restart on
             log.error("Discord refused the token (DISCORD_TOKEN): create a new one on the Bot page of your application")
-            return 1
+            return 2
         except discord.PrivilegedIntentsRequired:
             log.error("Discord asks for a privileged intent; this bot uses none: please report this")
             return 1

@@ -648,5 +648,6 @@ class TableManager(Admin, Output):
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        self.publisher.closing = True  # a write still failing is tried no longer (a 5xx storm must not hold a stop)
         await self.publisher.drain()
         await self.publisher.close()

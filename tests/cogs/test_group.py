@@ -215,7 +215,7 @@ async def test_a_final_board_discord_fails_to_take_is_posted_by_the_scheduler(h:
     await write_hands(h.bot.store, GUILD_ID, [now, now], 9)
     fault = h.fake.fail(r"^/webhooks/\d+/[^/]+$", method="POST", status=503, times=5)
     r = await admin(h, "season start", title="Summer")
-    for _ in range(100):  # the retries sleep, which settle() counts as idle
+    for _ in range(1500):  # the retries sleep, which settle() counts as idle (a bound for a hang only)
         await asyncio.sleep(0.02)
         await h.settle()
         if fault.hits == 5 and not any(t for t in asyncio.all_tasks() if "post_final_board" in repr(t.get_coro())):
