@@ -110,7 +110,7 @@ def _build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("duel", help="duplicate 1v3: how much one AI difficulty wins against another, in 子 a hand",
                        description="Every deal (a seeded wall and dealer, one hand with the default rules) is played "
                                    "four times, the tested difficulty in each chair and the base one in the others. "
-                                   "Prints the tested chair's 子 a hand with a 95%% interval over the deals, its win, "
+                                   "Prints the tested chair's 子 a hand with a 95% interval over the deals, its win, "
                                    "deal-in and draw rates and its decision time (mean, p99).")
     d.add_argument("--variant", required=True, choices=VARIANTS)
     d.add_argument("--test", required=True, choices=DIFFICULTIES, help="the difficulty measured (one chair)")
