@@ -103,7 +103,7 @@ def _build_parser() -> argparse.ArgumentParser:
     m.add_argument("--hands", type=int, required=True)
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--mode", type=int, choices=(315, 525), default=None)
-    m.add_argument("--difficulty", choices=("easy", "normal"), default="normal")
+    m.add_argument("--difficulty", choices=("easy", "normal", "strong"), default="normal")
     m.add_argument("--json", action="store_true")
 
     loc = sub.add_parser("local", help="play a table in the terminal against three AI players")
