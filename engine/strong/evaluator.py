@@ -100,7 +100,10 @@ class Evaluation:
 
     @property
     def best(self) -> Option:
-        """The option the strong AI takes (the first of the highest ev)."""
+        """The option the strong AI takes: a win whenever one is legal, otherwise the first of the highest ev."""
+        for o in self.options:
+            if o.action.type in ("win", "next_hand"):
+                return o
         best = self.options[0]
         for o in self.options[1:]:
             if o.ev > best.ev + 1e-9:

@@ -406,3 +406,30 @@ async def test_a_long_reason_is_clipped_so_a_page_fits_one_message(h: Harness) -
     # depends on the length of today's dates in the server's zone ("Dec 1" vs "Nov 30"), so only the bound is fixed
     assert all(r.endswith("…") and len(r) <= 40 for r in reasons)
     assert [r[:2] for r in reasons] == [f"{k:02d}" for k in range(11, 1, -1)]  # newest first
+
+
+
+@pytest.mark.parametrize("locale, label, words", [("zh-CN", "AI 复盘", ("子", "次决策")),
+                                                  ("zh-TW", "AI 復盤", ("子", "次決策")),
+                                                  ("en-US", "AI review", ("子", "decisions"))])
+async def test_review_card_prices_decisions_in_three_languages(h: Harness, locale: str, label: str,
+                                                               words: tuple[str, str]) -> None:
+    """The AI review button answers with a card priced in 子 by the strong AI's evaluator, in the clicker's language:
+    the summary says what the decisions cost (the review of the stored hand, as the engine computes it)."""
+    import io
+
+    from PIL import Image
+
+    from bot.store.history import load_hand
+    from engine.review import review_hand
+    from render.replay import REVIEW_W
+
+    code = encode_code(h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+    r = await h.slash("replay", user=A, code=code, locale=locale)
+    r2 = await h.click(r.reply, label=label, user=A, locale=locale)
+    assert r2.reply.images and all(w in r2.reply.text for w in words), r2.reply.text
+    _match, rp = await load_hand(h.bot.store, GUILD_ID, h.recs[0].match_id, 0, code)  # type: ignore[attr-defined]
+    review = review_hand(rp, 0)  # seat 0 is A, played by the normal AI: the strong AI's review differs somewhere
+    assert review.disagreements > 0 and f"{review.cost:.1f} 子" in r2.reply.text
+    name, data = next(iter(r2.reply.files.items()))
+    assert name.startswith("review-") and Image.open(io.BytesIO(data)).width == REVIEW_W
