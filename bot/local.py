@@ -359,9 +359,11 @@ def run_local(
     mode: int | None = None,
     rules: Sequence[str] = (),
     lang: str = "en",
+    difficulty: str = "normal",
 ) -> int:
     """Play a whole match in the terminal; returns the exit code (0, also on quit or EOF; 2 on a bad variant or
-    house rule). ``rules``: ``KEY=VALUE`` house rules; ``lang``: ``zh``, ``zh-TW`` or ``en``."""
+    house rule). ``rules``: ``KEY=VALUE`` house rules; ``lang``: ``zh``, ``zh-TW`` or ``en``; ``difficulty``: the
+    three AI players' (easy, normal, strong)."""
     lang = normalise_lang(lang)
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
@@ -408,7 +410,7 @@ def run_local(
         else:
             s = waiting[0]
             la = t.legal_actions(s)
-            a = la[0] if len(la) == 1 else choose(t.view(s), s, la, "normal", rng)
+            a = la[0] if len(la) == 1 else choose(t.view(s), s, la, difficulty, rng)
         check = None
         if a.type == "discard" and a.seat != HUMAN and a.tile is not None and t.phase == "play":
             check = ui.before_discard(a.seat, a.tile)
