@@ -651,8 +651,8 @@ def _examples(out: str) -> None:
     (d / "replay-step.png").write_bytes(render_replay_step(r, big, 0, theme="dark", lang="zh", **kw))
     (d / "replay-step-light-en.png").write_bytes(render_replay_step(r, big, 0, theme="light", lang="en", **kw))
     (d / "replay-end.png").write_bytes(render_replay_step(r, r.n, 0, theme="dark", lang="zh-TW", show_all=True, **kw))
-    (d / "replay-review.png").write_bytes(render_review(rv, r, "dark", "zh"))
-    (d / "replay-review-light-en.png").write_bytes(render_review(rv, r, "light", "en"))
+    (d / "replay-review.png").write_bytes(render_review(rv, r, "dark", "zh", names=names))
+    (d / "replay-review-light-en.png").write_bytes(render_review(rv, r, "light", "en", names=names))
     (d / "replay-animation.gif").write_bytes(render_replay_animation(r, 0, theme="dark", lang="zh", **kw))
 
 

@@ -43,6 +43,7 @@ from ..table.actions import Action
 from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind, parse_hand
 from ..variants import get_variant
 from ..variants.base import Situation
+from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
@@ -57,6 +58,8 @@ _REPS: dict[str, dict[str, tuple[str, str]]] = {
 _FLUSH_HONOURS = {"wuhu": False, "hefei": False, "chizhou": True}
 PRIOR = 0.15
 """The normal AI's choice keeps the decision unless another option is worth this much more (a share of its ev)."""
+FLUSH_RATE = 700
+"""A one-suit plan's chance: this share (/1000) of the measured chance one step further (only one suit serves)."""
 PLAN_ITEMS = {"wuhu": "qing_yi_se", "hefei": "qingyise", "chizhou": "qingyise"}
 """The scorer's item a "flush" plan aims at, per variant (the review names it)."""
 
@@ -122,43 +125,25 @@ _TYPICAL = (6, 20, 36, 50, 62, 72, 80, 86, 90)
 against this says how good it is at its distance; the steps after the first go at the typical rate."""
 
 
-@cache
-def _p_win(steps: int, rel: int, unseen: int, q_self: int, q_ron: int, turns: int, hazard: int) -> float:
-    """The chance to win within ``turns`` own draws when ``steps`` improvements are needed (the last one the win):
-    the first improvement comes with a draw at the typical rate for the hand's distance times ``rel``/1000 (its own
-    useful tiles against the typical count), the later ones at the typical rate, the win with q_self/1000, and between two draws the others' discards give it with
-    q_ron/1000; each round someone else wins first with hazard/1000."""
-    r, qs, qr, h = rel / 1000, q_self / 1000, q_ron / 1000, hazard / 1000
-    qj = [0.0, 0.0] + [min(0.95, (r if j == steps else 1.0) * _TYPICAL[min(j - 1, len(_TYPICAL) - 1)]
-                           / max(1, unseen)) for j in range(2, steps + 1)]
-    # dist[j] = probability of still needing j steps, alive
-    dist = [0.0] * (steps + 1)
-    dist[steps] = 1.0
-    won = 0.0
-    for _ in range(turns):
-        # the others' discards (a ready hand may win on them), then the round's hazard
-        won += dist[1] * qr
-        dist[1] *= 1 - qr
-        for j in range(1, steps + 1):
-            dist[j] *= 1 - h
-        # own draw
-        won += dist[1] * qs
-        dist[1] *= 1 - qs
-        for j in range(2, steps + 1):
-            moved = dist[j] * qj[j]
-            dist[j] -= moved
-            dist[j - 1] += moved
-    return won
-
-
-def _rel(useful: int, distance: int) -> int:
-    """The hand's useful tiles against the typical count at its distance, x1000, within 0.05 .. 3."""
-    typ = _TYPICAL[min(distance, len(_TYPICAL) - 1)]
-    return round(1000 * max(0.05, min(3.0, useful / typ)))
-
-
-def _q(x: float) -> int:
-    return max(0, min(1000, round(x * 1000)))
+def danger_features(view: Mapping[str, Any], o: int, tile: int) -> tuple[int, int, bool, str, int, str, bool]:
+    """What the danger of discarding ``tile`` against seat ``o`` is measured by (all public): its shown melds (0-3),
+    its river's length // 3 (0-5), whether the tile is in its river, whether its melds are of the tile's suit
+    ("none", "same": all of it, "mixed", "other"), its river's share of the tile's suit (0-2), the tile's rank
+    ("honour", "edge" 1/9, "near" 2/8, "mid") and whether it raised an alarm. The calibration
+    (``benchmarks/calibrate_strong.py``) and the evaluator read them through this one function."""
+    river = [int(x["tile"]) for x in view["rivers"][o]]
+    melds = view["melds"][o]
+    m = min(len(melds), 3)
+    rl = min(len(river) // 3, 5)
+    inriv = tile in river
+    suit = min(tile // 9, 3)
+    ms = [int(x["tile"]) // 9 for x in melds if int(x["tile"]) < HONOR]
+    rel = "none" if not ms else ("same" if suit in ms and len(set(ms)) == 1 else ("mixed" if suit in ms else "other"))
+    dsuit = sum(1 for x in river if min(x // 9, 3) == suit)
+    dshare = min(dsuit * 3 // max(1, len(river)), 2) if river else 0
+    r9 = tile % 9
+    edge = "honour" if tile >= HONOR else ("edge" if r9 in (0, 8) else ("near" if r9 in (1, 7) else "mid"))
+    return m, rl, inriv, rel, dshare, edge, bool(view["alarms"][o])
 
 
 # ------------------------------------------------------------------------------------------------ the seat's view
@@ -210,7 +195,7 @@ class Know:
         self._scale: float | None = None
         self._main = self.me.main_suit(self.me.counts)
         self.threats = [self._threat(o) for o in range(4)]
-        self.hazard = min(0.5, 0.07 + sum(t[0] for t in self.threats) * 0.12)
+        self.win_table = WIN.get(self.variant)
 
     # -------------------------------------------------------------- values
     def rep(self, plan: str, is_open: bool, winner: int, discarder: int | None) -> tuple[int, int, int, int] | None:
@@ -290,49 +275,16 @@ class Know:
         return self._scale * self.me.waste(c, k, self._main)
 
     # -------------------------------------------------------------- threats
-    def _threat(self, o: int) -> tuple[float, list[float], float, set[int], set[int]]:
-        """(ready chance, weight of each suit / honours among its waits, cost of dealing in, its river kinds,
-        kinds three apart from its river)."""
+    def _threat(self, o: int) -> tuple[float, float, bool]:
+        """(the cost of dealing in to seat o in 子: what this seat pays, less what it would pay anyway if o won by
+        self-draw, plus the win this seat gives up, counted in :func:`_discard_option`), whether o shows a
+        one-suit line, whether o has an alarm)."""
         if o == self.seat:
-            return 0.0, [0.0] * 4, 0.0, set(), set()
-        river = [int(x["tile"]) for x in self.view["rivers"][o]]
+            return 0.0, False, False
         melds = self.melds[o]
-        alarms = self.view["alarms"][o]
+        alarms = bool(self.view["alarms"][o])
         m = len(melds)
-        t = 0.03 + 0.022 * len(river) + 0.12 * m + (0.15 if m >= 3 else 0.0)
-        meld_suit = [0, 0, 0, 0]
-        hua = 0
-        for x in melds:
-            k = int(x["tile"])
-            meld_suit[min(k // 9, 3)] += 1
-            if k >= HONOR:
-                hua += 1 + (1 if len(x["tiles"]) == 4 else 0)
-            elif len(x["tiles"]) == 4:
-                hua += 1
-        if alarms:
-            t = max(t, 0.85)
-        if self.me.ai.hua_gate and self.ron_ok:
-            t *= min(1.0, 0.35 + 0.22 * hua)  # a discard needs 3 花 (C5): shown 花 tell
-        t = min(0.9, t)
-        disc = [0, 0, 0, 0]
-        for k in river:
-            disc[min(k // 9, 3)] += 1
         flush_line = m >= 2 and len({min(int(x["tile"]) // 9, 3) for x in melds if int(x["tile"]) < HONOR}) == 1
-        wts = []
-        for s in range(4):
-            if s == 3:
-                wts.append(0.15 * (1.0 if any(self.unseen[HONOR:]) else 0.0))
-                continue
-            w = 1.0 + 1.5 * meld_suit[s] - 0.22 * disc[s]
-            if self.me.ai.bazhi:
-                w += 0.8 * meld_suit[s]
-            wts.append(max(0.05, w))
-        if flush_line:
-            s0 = next(min(int(x["tile"]) // 9, 3) for x in melds if int(x["tile"]) < HONOR)
-            wts = [x * (1.0 if s == s0 else 0.1) for s, x in enumerate(wts)]
-        tot = sum(wts) or 1.0
-        wts = [x / tot for x in wts]
-        # what dealing in costs this seat: the scorer's payment from this seat's wind
         ow = (o - self.dealer) % 4
         plan = "flush" if (flush_line or alarms) else ""
         r = self.rep(plan, m > 0, ow, self.wind)
@@ -341,16 +293,25 @@ class Know:
         if alarms and self.me.ai.bazhi and r:  # Wuhu: dealing into a 3对 alarm pays for all three (包)
             pay_ron = float(r[ow])
         pay_self = -float(s_[self.wind]) if s_ else 0.0
-        cost = max(0.3, pay_ron - 0.35 * pay_self)
-        suji: set[int] = set()
-        for k in river:
-            if k < HONOR:
-                r9 = k % 9
-                if r9 >= 3:
-                    suji.add(k - 3)
-                if r9 <= 5:
-                    suji.add(k + 3)
-        return t, wts, cost, set(river), suji
+        return max(0.3, pay_ron - 0.35 * pay_self), flush_line, alarms
+
+    def deal_in_chance(self, o: int, k: int) -> float:
+        """The measured chance that discarding k now deals in to seat o (:mod:`engine.strong.calibration`)."""
+        base = DANGER_BASE.get(self.variant)
+        if base is None:
+            return 0.0
+        m, rl, inriv, rel, dshare, edge, alarm = danger_features(self.view, o, k)
+        p = base[m][rl]
+        fac = DANGER_FACTOR[self.variant]
+        for name, val in (("inriv", inriv), ("rel", rel), ("dshare", dshare), ("edge", edge), ("alarm", alarm)):
+            p *= fac.get(name, {}).get(val, 1.0)
+        if k >= HONOR and self.unseen[k] == 0:
+            p = 0.0  # every copy in sight: nobody waits on it
+        if self.me.ai.hua_gate:  # a discard needs 3 花 (C5): a seat showing none rarely has them
+            hua = sum((2 if len(x["tiles"]) == 4 else 1) if int(x["tile"]) >= HONOR else (1 if len(x["tiles"]) == 4
+                      else 0) for x in self.melds[o])
+            p *= (0.6, 0.9, 1.2)[min(hua, 2)]
+        return min(0.35, p)
 
     def danger(self, k: int) -> tuple[float, float, int | None]:
         """(chance discarding k deals in now, expected 子 it costs, the seat it is most dangerous against)."""
@@ -360,25 +321,10 @@ class Know:
         cost = 0.0
         worst: tuple[float, int] | None = None
         for o in range(4):
-            t, wts, c, river, suji = self.threats[o]
-            if t <= 0:
+            if o == self.seat:
                 continue
-            s = min(k // 9, 3)
-            if s == 3:
-                if self.unseen[k] == 0:
-                    continue
-                p = t * wts[3] * (0.5 if self.unseen[k] == 1 else 1.0)
-            else:
-                p = t * wts[s] * 0.28
-                r9 = k % 9
-                if r9 in (0, 8):
-                    p *= 0.7
-                elif r9 in (1, 7):
-                    p *= 0.9
-            if k in river:
-                p *= 0.15
-            elif k in suji:
-                p *= 0.6
+            c = self.threats[o][0]
+            p = self.deal_in_chance(o, k)
             p_tot += p
             cost += p * c
             if worst is None or p * c > worst[0]:
@@ -387,42 +333,58 @@ class Know:
         return p_tot, (cost / p_tot if p_tot > 0 else 0.0), (worst[1] if worst and worst[0] > 0.05 else None)
 
     # -------------------------------------------------------------- the hand
+    def chance(self, d: int, turns: int) -> float:
+        """The measured chance to win from distance ``d`` with ``turns`` own draws left (:data:`WIN`)."""
+        tab = self.win_table
+        if tab is None:
+            return 0.5 ** (d + 1)
+        return tab[min(max(d, 0), len(tab) - 1)][min(max(turns, 0), len(tab[0]) - 1)]
+
     def hand_value(self, c: list[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int, upg: int,
                    melds: tuple[Meld, ...], extra_draw: bool = False) -> HandValue:
-        """The chance and value of winning a 3n+1 hand (counts ``c``) with these melds."""
+        """The chance and value of winning a 3n+1 hand (counts ``c``) with these melds: the measured chance at its
+        distance and draws left, scaled by how its useful tiles compare with a typical hand's at that distance;
+        when ready, the winning tiles priced one by one by the scorer."""
         me = self.me
         sp = me.seven_pairs and n_melds == 0
         sh = shanten(c, n_melds, seven_pairs=sp)
-        key = me.key_sh(c, sh, meld_suits, meld_hua, upg)
+        key = me.key(c, n_melds, meld_suits, meld_hua, upg)  # the normal AI's distance: shanten, 八支, the 花 gate
         turns = self.turns + (1 if extra_draw else 0)
-        h = _q(self.hazard)
         is_open = any(m.kind is not MeldKind.CONCEALED_KONG for m in melds)
         best: HandValue | None = None
         if key[0] == 0 and sh == 0:
             qs, vs, qr, vr = self.tenpai(c, melds, extra_draw)
             if qs > 0 or qr > 0:
                 q_ron = 1 - (1 - qr) ** 3 if self.ron_ok else 0.0
-                p = _p_win(1, 1000, self.U, _q(qs), _q(q_ron), max(turns, 1 if extra_draw else 0), h)
+                tiles = (qs + q_ron / 3) * self.U  # unseen winning tiles, a discard win counted at a third
+                p = min(0.97, self.chance(0, turns) * min(1.8, max(0.15, tiles / _TYPICAL[0])) ** 0.6)
                 tot = qs + q_ron
                 value = (qs * vs + q_ron * vr) / tot if tot else 0.0
                 best = HandValue(p, value, "", 0)
         if best is None:
             d = max(1, key[0])
-            u = max(self.ukeire(c, n_melds, sh, sp), 2) if sh > 0 else 6
-            pvs, pvr = self.plan_value("", is_open)
-            q_fin = 6 / self.U
-            q_ron = (1 - (1 - q_fin * 0.6) ** 3) if (self.ron_ok and pvr is not None) else 0.0
-            p = _p_win(d + 1 if key[0] > 0 else 1, _rel(u, max(sh, 0)), self.U, _q(q_fin), _q(q_ron), turns, h)
-            value = pvs if pvr is None else (pvs + pvr * 1.2) / 2.2
-            best = HandValue(p, value, "", key[0])
+            u = max(self.ukeire(c, n_melds, sh, sp), 1) if sh > 0 else _TYPICAL[0]
+            rel = min(1.6, max(0.3, u / _TYPICAL[min(max(sh, 0), len(_TYPICAL) - 1)])) ** 0.5
+            p = self.chance(d, turns) * rel
+            best = HandValue(p, self.mean_value("", is_open), "", key[0])
         # the one-suit plan
-        fl = self._flush(c, n_melds, meld_suits, meld_hua, upg, melds, turns, h, is_open)
+        fl = self._flush(c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open)
         if fl is not None and fl.ev > best.ev:
             best = fl
         return best
 
+    def mean_value(self, plan: str, is_open: bool) -> float:
+        """子 a win of the plan is worth: the scorer's typical hands (self-drawn and on a discard, 1 : 1.2), scaled
+        so that a plain win is worth what a plain win is measured to be worth (:data:`MEAN_VALUE`)."""
+        vs, vr = self.plan_value(plan, is_open)
+        v = vs if vr is None else (vs + vr * 1.2) / 2.2
+        ps, pr = self.plan_value("", is_open)
+        plain = ps if pr is None else (ps + pr * 1.2) / 2.2
+        want = MEAN_VALUE.get(self.variant)
+        return v * (want / plain) if want and plain > 0 else v
+
     def _flush(self, c: list[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int, upg: int,
-               melds: tuple[Meld, ...], turns: int, h: int, is_open: bool) -> HandValue | None:
+               melds: tuple[Meld, ...], turns: int, is_open: bool) -> HandValue | None:
         if "flush" not in _REPS.get(self.variant, {}):
             return None
         tot = [sum(c[s * 9 : s * 9 + 9]) + meld_suits[s] for s in range(3)]
@@ -440,27 +402,14 @@ class Know:
             return None
         rc = [0] * NUM_KINDS
         rc[s * 9 : s * 9 + 9] = c[s * 9 : s * 9 + 9]
-        kinds = list(range(s * 9, s * 9 + 9))
         if self.honours_in_flush:
             rc[HONOR:] = c[HONOR:]
-            kinds += [k for k in range(HONOR, NUM_KINDS) if c[k]]
         sh = shanten(rc, n_melds)
-        key = self.me.key_sh(rc, sh, meld_suits, meld_hua, upg)
+        key = self.me.key(rc, n_melds, meld_suits, meld_hua, upg)
         d = max(key[0], sh)
-        u = 0
-        for k in kinds:
-            if self.unseen[k] and rc[k] < 4:
-                rc[k] += 1
-                if shanten(rc, n_melds) < sh:
-                    u += self.unseen[k]
-                rc[k] -= 1
-        u = max(u, 1)
-        vs, vr = self.plan_value("flush", is_open)
-        q_fin = 5 / self.U
-        q_ron = (1 - (1 - q_fin * 0.6) ** 3) if (self.ron_ok and vr is not None) else 0.0
-        p = _p_win(d + 1, _rel(u, d), self.U, _q(q_fin), _q(q_ron), turns, h)
-        value = vs if vr is None else (vs + vr * 1.2) / 2.2
-        return HandValue(p, value, "flush", d)
+        # one suit's tiles only: a step further than the same distance to any win, and fewer tiles serve it
+        p = self.chance(d + 1, turns) * FLUSH_RATE / 1000
+        return HandValue(p, self.mean_value("flush", is_open), "flush", d)
 
 
 # ------------------------------------------------------------------------------------------------ pricing actions
