@@ -168,7 +168,7 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
         return txt("render.review.why_bigger_plain", lang, ai=_zi(a.value), you=_zi(p.value))
     if d.reason == "faster":
         return txt("render.review.why_faster", lang, ai=_pct(a.win), you=_pct(p.win))
-    if a.useful != p.useful:
+    if a.useful > p.useful:
         return txt("render.review.why_shape", lang, ai=a.useful, you=p.useful)
     return txt("render.review.why_shape_plain", lang)
 

@@ -56,7 +56,7 @@ _REPS: dict[str, dict[str, tuple[str, str]]] = {
                 "flush": ("123m456m1z[555z][666z]+1z", "123m456m1z[555z][666z]+1z")},
 }
 _FLUSH_HONOURS = {"wuhu": False, "hefei": False, "chizhou": True}
-PRIOR = 0.15
+PRIOR = 0.3
 """The normal AI's choice keeps the decision unless another option is worth this much more (a share of its ev)."""
 FLUSH_RATE = 700
 """A one-suit plan's chance: this share (/1000) of the measured chance one step further (only one suit serves)."""
