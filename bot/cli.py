@@ -151,6 +151,8 @@ def _build_parser() -> argparse.ArgumentParser:
     loc.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                      help="a house rule, e.g. mode=525 (repeat for more)")
     _lang_option(loc, "the language of the table")
+    loc.add_argument("--difficulty", choices=DIFFICULTIES, default="normal",
+                     help="how the three AI players play (default normal)")
     loc.set_defaults(subparser=loc)
     return p
 
@@ -189,7 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "local":
         from .local import run_local
 
-        return run_local(args.variant, args.seed, mode=args.mode, rules=args.rule, lang=args.lang)
+        return run_local(args.variant, args.seed, mode=args.mode, rules=args.rule, lang=args.lang,
+                         difficulty=args.difficulty)
     if command == "check":
         return _check(args)
     return _run()

@@ -40,7 +40,7 @@ from .table.actions import Action
 from .tiles import HONOR, NUM_KINDS, MeldKind
 from .variants import get_variant
 
-DIFFICULTIES = ("easy", "normal")
+DIFFICULTIES = ("easy", "normal", "strong")
 
 def _near(c: Sequence[int]) -> list[int]:
     """Kinds that could complete or improve a hand: held, or within two of a held suited tile."""
@@ -236,6 +236,10 @@ def choose(
     """The AI's action for ``seat`` among ``legal_actions`` (never empty)."""
     if difficulty not in DIFFICULTIES:
         raise EngineError("bad_rule_value", key="difficulty", value=difficulty, expected="/".join(DIFFICULTIES))
+    if difficulty == "strong":  # expected 子 from the seat's view: engine/strong
+        from .strong import choose as strong_choose
+        return strong_choose(view_or_table if isinstance(view_or_table, Mapping) else view_or_table.view(seat),
+                             seat, legal_actions)
     rng = rng or random.Random(0)
     acts = [a if isinstance(a, Action) else Action.from_json(a) for a in legal_actions]
     acts = [a for a in acts if a.type != "timeout"]

@@ -51,22 +51,23 @@ def test_chizhou_normal_keeps_honour_pairs_for_hua():
     assert tile_name(a.tile) not in ("1z", "5z")
 
 
-def test_ai_decision_ignores_hidden_information():
+@pytest.mark.parametrize("difficulty", ["normal", "strong"])  # strong: more hidden tiles in tests/engine/test_strong.py
+def test_ai_decision_ignores_hidden_information(difficulty):
     t = _table("hefei")
     rng = random.Random(0)
     for _ in range(40):  # into the hand
         s = t.awaited()[0]
-        t.apply(choose(t.view(s), s, t.legal_actions(s), "normal", random.Random(1)))
+        t.apply(choose(t.view(s), s, t.legal_actions(s), difficulty, random.Random(1)))
         if t.phase != "play":
             break
     s = t.awaited()[0]
-    before = choose(t.view(s), s, t.legal_actions(s), "normal", random.Random(7))
+    before = choose(t.view(s), s, t.legal_actions(s), difficulty, random.Random(7))
     other = copy.deepcopy(t)
     live = other.wall[other.head : other.tail]
     rng.shuffle(live)
     other.wall[other.head : other.tail] = live
-    assert choose(other.view(s), s, other.legal_actions(s), "normal", random.Random(7)) == before
-    assert choose(t, s, t.legal_actions(s), "normal", random.Random(7)) == before  # a Table reads the same
+    assert choose(other.view(s), s, other.legal_actions(s), difficulty, random.Random(7)) == before
+    assert choose(t, s, t.legal_actions(s), difficulty, random.Random(7)) == before  # a Table reads the same
 
 
 def test_normal_clearly_beats_easy():
