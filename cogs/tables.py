@@ -35,7 +35,7 @@ from text.lang import lang_for, lang_of_locale
 log = logging.getLogger(__name__)
 
 AUTOPLAY_CHOICES = [Choice(name=locale_str(f"choice.autoplay.{v}"), value=v) for v in ("on", "off")]
-DIFFICULTY_CHOICES = [Choice(name=locale_str(f"choice.difficulty.{d}"), value=d) for d in ("easy", "normal")]
+DIFFICULTY_CHOICES = [Choice(name=locale_str(f"choice.difficulty.{d}"), value=d) for d in ("easy", "normal", "strong")]
 
 
 def _lang(interaction: discord.Interaction[MjBot], server: str | None = None) -> str:
