@@ -114,6 +114,18 @@ async def options_valid(interaction: discord.Interaction) -> bool:
     return True
 
 
+def typed_text(current: Any) -> str:
+    """What a member typed into an option with a picker (autocomplete): Discord sends it as text, a raw payload may
+    send a number, a list or a boolean; anything not text is read as its text (a list or a mapping as nothing).
+
+    >>> typed_text(" lond"), typed_text(12), typed_text(True), typed_text([1]), typed_text(None)
+    (' lond', '12', 'True', '', '')
+    """
+    if isinstance(current, str):
+        return current
+    return str(current) if isinstance(current, int | float) else ""
+
+
 def install(tree: app_commands.CommandTree[Any]) -> None:
     """Add :func:`options_valid` to every slash command of ``tree`` (once)."""
     for cmd in tree.walk_commands():

@@ -27,6 +27,7 @@ from discord.ext import commands
 
 from bot.errors import UserError
 from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_name
+from bot.options import typed_text
 from bot.settings import (
     CLAIM_SECONDS,
     LANGUAGES,
@@ -475,7 +476,7 @@ def _zone_names() -> tuple[str, ...]:
 
 async def timezone_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
     """IANA zone names containing what was typed."""
-    typed = current.strip().lower().replace(" ", "_")
+    typed = typed_text(current).strip().lower().replace(" ", "_")
     return [app_commands.Choice(name=n, value=n) for n in _zone_names() if typed in n.lower()][:25]
 
 

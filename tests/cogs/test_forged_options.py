@@ -160,3 +160,42 @@ async def test_a_forged_control_naming_huge_ids_is_refused_plainly(harness: Harn
     assert texts and all("went wrong" not in x for x in texts), texts
     assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
     assert dump(h) == before
+
+
+@pytest.mark.parametrize(("path", "option", "kw"), [
+    ("correct void", "hand", {"hand": 1, "reason": "x"}), ("leaderboard", "season", {}), ("stats", "season", {}),
+    ("settings", "timezone", {})])
+async def test_an_autocomplete_with_a_typed_value_that_is_not_text_offers_choices_and_logs_no_error(
+        harness: Harness, caplog, path: str, option: str, kw: dict):
+    """Discord sends what a member types into an option with a picker as text; a raw payload sending a number, a
+    list or a boolean made the picker raise (an ERROR with a traceback per keystroke). It is read as text."""
+    from tests.cogs.test_group import autocomplete
+
+    h = harness
+    for typed in (10**30, 2**63, 12, 1.5, True, [1], {"a": 1}):
+        caplog.clear()
+        data, rec = h.slash_payload(path, permissions=ADMIN_PERMISSIONS, **kw)
+        got = await autocomplete(h, path, option, "", permissions=ADMIN_PERMISSIONS, **kw)  # the real picker works
+        assert isinstance(got, list)
+        real = h.fake._callback
+        answered: list[dict] = []
+
+        def callback(interaction_id, token, payload, files, rec=rec, answered=answered, real=real):
+            if payload.get("type") == 8 and token == rec.token:
+                answered.append(payload)
+                return {"interaction": {"id": str(rec.id), "type": 4}, "resource": {"type": 8}}
+            return real(interaction_id, token, payload, files)
+
+        data["type"] = 4
+        opts = data["data"]["options"]
+        while opts and opts[0].get("type") in (1, 2):
+            opts = opts[0]["options"]
+        opts[:] = [o for o in opts if o["name"] != option] + [{"name": option, "type": 3, "value": typed,
+                                                               "focused": True}]
+        h.fake._callback = callback  # type: ignore[method-assign]
+        try:
+            await h.send(data, rec)
+        finally:
+            h.fake._callback = real  # type: ignore[method-assign]
+        assert answered, (path, typed)  # the member's picker got an answer (maybe empty), not silence
+        assert not [x for x in caplog.records if x.levelno >= 40], (path, typed, [x.getMessage() for x in caplog.records])
