@@ -466,12 +466,12 @@ REPORT_PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, 
 
 @functools.cache
 def _zone_names() -> tuple[str, ...]:
-    """Every IANA zone name (read once), the usual ones for our players first."""
-    import zoneinfo
+    """Every IANA zone name a server may choose (read once), the usual ones for our players first."""
+    from bot.zones import known_zones
 
     common = ["Asia/Shanghai", "Asia/Hong_Kong", "Asia/Taipei", "Asia/Singapore", "Asia/Tokyo", "Europe/London",
               "Europe/Paris", "America/New_York", "America/Los_Angeles", "Australia/Sydney", "UTC"]
-    return tuple(common + sorted(n for n in zoneinfo.available_timezones() if n not in common))
+    return tuple(common + sorted(n for n in known_zones() if n not in common))
 
 
 async def timezone_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
