@@ -17,11 +17,15 @@ from discord import app_commands
 
 from bot.errors import UserError
 from bot.i18n import t
+from bot.ids import db_id
 
 _INTEGER = discord.AppCommandOptionType.integer
 _NUMBER = discord.AppCommandOptionType.number
 _STRING = discord.AppCommandOptionType.string
 _BOOLEAN = discord.AppCommandOptionType.boolean
+#: Options naming a member, a channel or a role: Discord sends the id and the object it resolved.
+_RESOLVED = (discord.AppCommandOptionType.user, discord.AppCommandOptionType.mentionable,
+             discord.AppCommandOptionType.channel, discord.AppCommandOptionType.role)
 
 
 def _text(s: Any, lang: str) -> str:
@@ -78,6 +82,12 @@ def problem_of(p: app_commands.Parameter, value: Any) -> str | None:
     (None, 'choice', 'choice', 'choice')
     """
     kind = p.type
+    if kind in _RESOLVED:
+        # an id Discord did not resolve reaches the command as a bare ``Object``; an id past the database's
+        # integers (a forged "resolved" entry) names nobody either
+        if isinstance(value, discord.Object) or db_id(getattr(value, "id", None)) is None:
+            return "type"
+        return None
     if kind in (_INTEGER, _NUMBER, _STRING, _BOOLEAN):
         ok_type: tuple[type, ...] = {_INTEGER: (int,), _NUMBER: (int, float), _STRING: (str,), _BOOLEAN: (bool,)}[kind]
         if not isinstance(value, ok_type) or (kind is not _BOOLEAN and isinstance(value, bool)):
@@ -110,7 +120,7 @@ async def options_valid(interaction: discord.Interaction) -> bool:
             continue
         problem = problem_of(p, value)
         if problem is not None:
-            raise OptionRefused(p, value, problem)
+            raise OptionRefused(p, getattr(value, "id", value) if p.type in _RESOLVED else value, problem)
     return True
 
 

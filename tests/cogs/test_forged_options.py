@@ -199,3 +199,48 @@ async def test_an_autocomplete_with_a_typed_value_that_is_not_text_offers_choice
             h.fake._callback = real  # type: ignore[method-assign]
         assert answered, (path, typed)  # the member's picker got an answer (maybe empty), not silence
         assert not [x for x in caplog.records if x.levelno >= 40], (path, typed, [x.getMessage() for x in caplog.records])
+
+
+def _user_cases() -> list[tuple[str, str]]:
+    """(command path, option) for every option naming a member."""
+    import asyncio
+
+    async def collect() -> list[tuple[str, str]]:
+        from pathlib import Path
+        from tempfile import TemporaryDirectory
+
+        with TemporaryDirectory() as d:
+            h = await Harness.boot(Path(d) / "bot.db")
+            try:
+                return [(c.qualified_name, p.name) for c in h.bot.tree.walk_commands()
+                        if isinstance(c, app_commands.Command) for p in c.parameters
+                        if p.type in (discord.AppCommandOptionType.user, discord.AppCommandOptionType.mentionable)]
+            finally:
+                await h.close()
+
+    return asyncio.run(collect())
+
+
+@pytest.mark.parametrize(("path", "option"), _user_cases())
+async def test_a_forged_member_option_is_refused_and_changes_nothing(harness: Harness, caplog, path: str,
+                                                                      option: str):
+    """A member option naming an id Discord did not resolve (discord.py hands the command a bare ``Object``: the
+    command raised AttributeError), or a member with an id past the database's integers (OverflowError): the member
+    got the generic apology and an ERROR was logged. The option is refused in the member's language."""
+    h = harness
+    if path.startswith("table"):  # a table to act on, opened as a player would
+        await h.slash("table new", variant="hefei")
+    for value, resolve in ((USER_ID + 99, False), (10**30, True), (2**63, True)):
+        for locale, words in REFUSED.items():
+            caplog.clear()
+            before = dump(h)
+            data, rec = forged_payload(h, path, option, str(value), locale)
+            if resolve:  # a forged payload may carry its own "resolved" member too
+                resolved = data["data"].setdefault("resolved", {})
+                resolved.setdefault("users", {})[str(value)] = h.fake.add_user(value)
+            r = await h.send(data, rec)
+            text = r.reply.content
+            assert r.reply.ephemeral and any(w in text for w in words), (path, option, value, locale, text)
+            assert "went wrong" not in text and "出错" not in text
+            assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+            assert dump(h) == before
