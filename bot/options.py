@@ -136,8 +136,56 @@ def typed_text(current: Any) -> str:
     return str(current) if isinstance(current, int | float) else ""
 
 
+class RawOptionRefused(UserError, app_commands.CheckFailure):
+    """An option whose raw value discord.py cannot even read (a member, channel or role id that is not a number):
+    refused before discord.py builds the command's options, which raised outside any handler (no answer at all,
+    an ERROR in the log)."""
+
+    def __init__(self, option: str, value: Any) -> None:
+        super().__init__("error.bad_option_value", option=_shown(option), value=_shown(value))
+
+
+#: Raw option types whose value discord.py turns into a number: a member, channel, role, mentionable, attachment.
+_SNOWFLAKE_TYPES = (6, 7, 8, 9, 11)
+
+
+def raw_problem(options: Any) -> tuple[str, Any] | None:
+    """The first option of a raw interaction payload that discord.py cannot read, as (name, value); None: none.
+
+    >>> raw_problem([{"name": "g", "type": 2, "options": [{"name": "s", "type": 1, "options": [
+    ...     {"name": "player", "type": 6, "value": "abc"}]}]}])
+    ('player', 'abc')
+    >>> raw_problem([{"name": "player", "type": 6, "value": "123"}, {"name": "hand", "type": 3, "value": "x"}])
+    """
+    for o in options if isinstance(options, list) else []:
+        if not isinstance(o, dict):
+            continue
+        if o.get("type") in (1, 2):
+            found = raw_problem(o.get("options"))
+            if found is not None:
+                return found
+        elif o.get("type") in _SNOWFLAKE_TYPES and not o.get("focused"):
+            v = o.get("value")
+            if not (isinstance(v, str) and v.isascii() and v.isdigit() and len(v) <= 20):
+                return str(o.get("name")), v
+    return None
+
+
+async def raw_options_readable(interaction: discord.Interaction) -> bool:
+    """The tree's check before discord.py reads a command's options (:func:`raw_problem`)."""
+    data = interaction.data or {}
+    problem = raw_problem(data.get("options")) if isinstance(data, dict) else None
+    if problem is None:
+        return True
+    if interaction.type is discord.InteractionType.autocomplete:
+        return False  # (a picker gets no answer: nothing to say)
+    raise RawOptionRefused(*problem)
+
+
 def install(tree: app_commands.CommandTree[Any]) -> None:
-    """Add :func:`options_valid` to every slash command of ``tree`` (once)."""
+    """Add :func:`options_valid` to every slash command of ``tree`` (once), and :func:`raw_options_readable` to the
+    tree."""
+    tree.interaction_check = raw_options_readable  # type: ignore[method-assign]
     for cmd in tree.walk_commands():
         if isinstance(cmd, app_commands.Command) and options_valid not in cmd.checks:
             cmd.add_check(options_valid)

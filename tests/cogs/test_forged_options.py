@@ -244,3 +244,17 @@ async def test_a_forged_member_option_is_refused_and_changes_nothing(harness: Ha
             assert "went wrong" not in text and "出错" not in text
             assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
             assert dump(h) == before
+
+
+@pytest.mark.parametrize("value", ["abc", "", "1" * 25, "٣", 12, [1], None])
+async def test_a_member_option_whose_id_is_not_a_number_is_refused(harness: Harness, caplog, value):
+    """discord.py reads a member option's id with int() before any check of ours: ``player: "abc"`` in a raw
+    payload raised there, the member got no answer at all and an ERROR was logged. It is refused plainly."""
+    h = harness
+    for path, option in (("stats", "player"), ("history", "player"), ("correct adjust", "payer")):
+        caplog.clear()
+        before = dump(h)
+        r = await h.send(*forged_payload(h, path, option, value))
+        assert r.reply is not None and r.reply.ephemeral and "cannot be" in r.reply.content, (path, value)
+        assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+        assert dump(h) == before
