@@ -173,7 +173,7 @@ def raw_problem(options: Any) -> tuple[str, Any] | None:
 
 async def raw_options_readable(interaction: discord.Interaction) -> bool:
     """The tree's check before discord.py reads a command's options (:func:`raw_problem`)."""
-    data = interaction.data or {}
+    data: Any = interaction.data or {}
     problem = raw_problem(data.get("options")) if isinstance(data, dict) else None
     if problem is None:
         return True
