@@ -94,3 +94,20 @@ async def test_a_command_discord_still_shows_from_an_older_version_is_answered_p
         assert "went wrong" not in r.reply.content and "出了点问题" not in r.reply.content
         assert not [x for x in caplog.records if x.levelno >= logging.ERROR], [x.getMessage() for x in caplog.records]
         assert h.bot.tables.by_channel == {}
+
+
+async def test_a_payload_without_a_required_option_is_answered_plainly(harness: Harness, caplog):
+    """A required option missing from the payload (an older version's command in Discord's client, or a forged
+    payload: discord.py raises CommandSignatureMismatch) got the generic apology and an ERROR; it is answered as an
+    outdated command."""
+    from tests.harness import ADMIN_PERMISSIONS
+    from tests.harness.db import dump
+
+    h = harness
+    before = dump(h)
+    data, rec = h.slash_payload("correct void", permissions=ADMIN_PERMISSIONS, hand=1, reason="x")
+    data["data"]["options"][0]["options"] = [o for o in data["data"]["options"][0]["options"] if o["name"] != "hand"]
+    r = await h.send(data, rec)
+    assert r.reply.ephemeral and "has changed" in r.reply.content, r.reply.content
+    assert not [x for x in caplog.records if x.levelno >= logging.ERROR], [x.getMessage() for x in caplog.records]
+    assert dump(h) == before
