@@ -108,11 +108,14 @@ def problem_of(p: app_commands.Parameter, value: Any) -> str | None:
 
 
 async def options_valid(interaction: discord.Interaction) -> bool:
-    """The check run before a command (and before its options are converted): every option sent is one the
-    command declares a member may send."""
+    """The check run before a command (and before its options are converted): a server's command comes from a
+    server, and every option sent is one the command declares a member may send."""
     cmd = interaction.command
     if not isinstance(cmd, app_commands.Command) or interaction.type is not discord.InteractionType.application_command:
         return True
+    if interaction.guild_id is None and (cmd.guild_only or getattr(cmd.root_parent, "guild_only", False)):
+        # ``guild_only`` only hides a command from DMs: a payload sent from one anyway ran it (a lobby in a DM)
+        raise app_commands.NoPrivateMessage()
     sent = interaction.namespace.__dict__
     for p in cmd.parameters:
         value = sent.get(p.display_name, sent.get(p.name))

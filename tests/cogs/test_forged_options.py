@@ -258,3 +258,36 @@ async def test_a_member_option_whose_id_is_not_a_number_is_refused(harness: Harn
         assert r.reply is not None and r.reply.ephemeral and "cannot be" in r.reply.content, (path, value)
         assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
         assert dump(h) == before
+
+
+def _guild_only_commands() -> list[str]:
+    import asyncio
+
+    async def collect() -> list[str]:
+        from pathlib import Path
+        from tempfile import TemporaryDirectory
+
+        with TemporaryDirectory() as d:
+            h = await Harness.boot(Path(d) / "bot.db")
+            try:
+                return [c.qualified_name for c in h.bot.tree.walk_commands() if isinstance(c, app_commands.Command)
+                        and (c.guild_only or getattr(c.root_parent, "guild_only", False))]
+            finally:
+                await h.close()
+
+    return asyncio.run(collect())
+
+
+@pytest.mark.parametrize("path", _guild_only_commands())
+async def test_a_server_command_sent_from_a_dm_is_refused_and_changes_nothing(harness: Harness, caplog, path: str):
+    """``guild_only`` only hides a command from DMs; a payload sent from one anyway ran it: /table new opened a lobby
+    in the DM, /table kick, replace, restore and /correct adjust answered the generic apology with an ERROR."""
+    h = harness
+    cmd = h.find_command(path)
+    good = {p.name: _filler(p) for p in cmd.parameters if p.required}
+    before = dump(h)
+    caplog.clear()
+    r = await h.slash(path, guild=False, permissions=ADMIN_PERMISSIONS, **good)
+    assert r.reply.ephemeral and "only in a server" in r.reply.content, (path, r.reply.content)
+    assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+    assert dump(h) == before and h.bot.tables.by_channel == {} and h.bot.tables.by_id == {}
