@@ -34,6 +34,7 @@ from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
 from bot.ids import parse_id, require_id
+from bot.options import typed_text
 from bot.store import group as gstore
 from cogs.checks import check_manager, guild_of
 from cogs.choices import variant_choices
@@ -161,7 +162,7 @@ async def hand_autocomplete(interaction: discord.Interaction[MjBot], current: st
     settings = await store.guild_settings(interaction.guild_id)
     lang = lang_for(interaction, settings.language)
     tz = await server_tz(bot, interaction.guild_id)
-    typed = current.strip().lstrip("#")
+    typed = typed_text(current).strip().lstrip("#")
     hand_id = parse_id(typed) if typed else None
     if typed and hand_id is None:  # not a hand number the database can hold: no hand matches
         return []
