@@ -59,6 +59,7 @@ async def main(args: argparse.Namespace) -> dict:
     h.ignored_task_names.add(TIMER_TASK_NAME)
     mgr = h.bot.tables
     mgr.render_images = args.images
+    h.bot.observers.detach(h.seen)  # keep no scenes: memory per table is measured
     mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 3600.0  # nobody times out during the run
     channels = [h.add_channel() for _ in range(args.tables)]
     users = [USER0 + i for i in range(args.tables)]

@@ -117,6 +117,7 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     # the product's pacing (the harness turns it off for tests)
     mgr.publisher.min_interval, mgr.publisher.channel_limit = TABLE_EDIT_INTERVAL, CHANNEL_WRITES
     mgr.render_images = True
+    h.bot.observers.detach(h.seen)  # keep no scenes (the harness's listener is for tests)
     mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 3600.0  # nobody times out during the run
     ch = h.add_channel()
     users = USERS[:humans]

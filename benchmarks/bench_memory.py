@@ -36,7 +36,6 @@ async def bench(variant: str) -> dict[str, object]:
         for p, n in NAMES.items():
             h.fake.add_user(p, n)
         try:
-            cog = h.bot.get_cog("Memory")
             code = encode_code(rec.match_id, 0)
             walls = []
             for theme_label in (None, "☀ light"):
@@ -55,12 +54,12 @@ async def bench(variant: str) -> dict[str, object]:
                 t0 = time.perf_counter()
                 await h.click(msg, label="Animation", user=A)
                 gif_wall = (time.perf_counter() - t0) * 1000
-                _code, ms, size = cog.gif_log[-1]
+                _code, ms, size = h.seen.animations()[-1]
                 key = "light" if theme_label else "dark"
                 out[f"gif_{key}_render_ms"] = ms
                 out[f"gif_{key}_wall_ms"] = round(gif_wall)
                 out[f"gif_{key}_bytes"] = size
-            steps = [ms for _c, _k, ms in cog.step_log]
+            steps = [d["ms"] for d in h.seen.of("replay_step")]
             out["match_actions"] = rec.table.seq
             out["step_render_ms_median"] = statistics.median(steps)
             out["step_interaction_ms_median"] = round(statistics.median(walls))

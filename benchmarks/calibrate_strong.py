@@ -4,7 +4,7 @@
 
 Four normal AIs play N hands per variant (seeds ``cal:0`` ...). For every discard it records
 
-- the discarding seat's distance to a legal win after it (``engine.ai._Seat.key``: shanten, 八支, the 花 gate)
+- the discarding seat's distance to a legal win after it (``engine.ai_common._Seat.key``: shanten, 八支, the 花 gate)
   and its own draws left, and whether that seat went on to win the hand: the chance to win from a distance with
   so many draws left (:data:`WIN`);
 - the winners' gains: what a win is worth on average (:data:`MEAN_VALUE`);

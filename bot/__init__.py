@@ -1,7 +1,7 @@
 """The bot: configuration, create_bot(), the table lifecycle, the store, the CLI.
 
-Importing it loads the string catalogue's module (:mod:`render.catalog`), which registers the engine's translator:
+Importing it loads the string catalogue's module (:mod:`text.catalog`), which registers the engine's translator:
 every entry point (the bot, ``mjbot score``, ``mjbot local``) shows the engine's messages in words.
 """
 
-from render import catalog as catalog  # noqa: F401 - registers the engine's translator
+import text  # noqa: F401 - registers the engine's translator

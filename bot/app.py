@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import importlib.util
 import logging
 import pkgutil
 import signal
 import sys
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import aiohttp
 import discord
@@ -24,10 +25,13 @@ from discord.ext import commands
 
 from .config import Config
 from .i18n import Translator
+from .observe import Observers
 from .store import Store
 from .tables import TableManager
 
 log = logging.getLogger(__name__)
+
+CogT = TypeVar("CogT", bound=commands.Cog)
 
 # Loaded first, in this order; then every other module of the ``cogs`` package that has a ``setup``.
 CORE_EXTENSIONS = ("cogs.errors",)
@@ -59,11 +63,15 @@ def intents() -> discord.Intents:
 
 
 def extension_names() -> list[str]:
-    """The cogs to load: the core ones first, then every ``cogs.*`` module with a ``setup`` function."""
-    import cogs
+    """The cogs to load: the core ones first, then every ``cogs.*`` module with a ``setup`` function.
+
+    The bot names its extensions (discord.py loads them by name) and never imports a cog's code itself: the package
+    is found with ``find_spec``, so ``bot`` stays below ``cogs`` (tests/test_layers.py)."""
+    spec = importlib.util.find_spec("cogs")
+    assert spec is not None and spec.submodule_search_locations is not None
 
     names = list(CORE_EXTENSIONS)
-    for info in sorted(pkgutil.iter_modules(cogs.__path__), key=lambda m: m.name):
+    for info in sorted(pkgutil.iter_modules(spec.submodule_search_locations), key=lambda m: m.name):
         name = f"cogs.{info.name}"
         if info.name.startswith("_") or name in names:
             continue
@@ -96,8 +104,25 @@ class MjBot(commands.Bot):
         )
         self.config = config
         self.store: Store | None = None
+        self.observers = Observers()  # what tests and benchmarks watch (bot.observe)
         self.tables: TableManager = TableManager(self)
         self.connecting_for_real = False
+
+    @property
+    def open_store(self) -> Store:
+        """The store, which is open while the bot runs (commands, clicks, tasks): ``RuntimeError`` when it is not
+        (before ``setup_hook``, after ``close``). Code that may run without one reads :attr:`store` (None then)."""
+        if self.store is None:
+            raise RuntimeError("the store is not open")
+        return self.store
+
+    def cog(self, kind: type[CogT]) -> CogT:
+        """The loaded cog of the class ``kind``, found by its name: ``load_extension`` executes an extension's module
+        afresh, so the class a caller imported may be another copy of the loaded cog's class."""
+        found = self.get_cog(kind.__cog_name__)
+        if found is None:
+            raise LookupError(f"the cog {kind.__cog_name__} is not loaded")
+        return cast(CogT, found)
 
     async def login(self, token: str) -> None:
         self.connecting_for_real = True
@@ -169,6 +194,7 @@ def run(config: Config) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError):  # Windows
                 loop.add_signal_handler(sig, stop.set)
+        assert config.token  # checked above
         runner = asyncio.create_task(bot.start(config.token), name="mjbot")
         stopper = asyncio.create_task(stop.wait(), name="mjbot-stop")
         try:

@@ -14,9 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.ai import DIFFICULTIES
-from engine.errors import EngineError, normalise_lang
+from engine.errors import EngineError
 from engine.tiles import SEATS, parse_hand, seat_index
-from render import catalog
+from engine.variants import VARIANT_KEYS
+from text import catalog
+from text.lang import resolve
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +49,7 @@ examples:
 exit status: 0 scored, 1 the hand is malformed, impossible, not complete or not allowed to win (the message says
 which), 2 wrong options."""
 
-VARIANTS = ("wuhu", "hefei", "chizhou")
+VARIANTS = VARIANT_KEYS  # the variants the engine registers
 # The exit status of a setting to fix (no token or a malformed one, a token Discord refuses, a bad MJBOT_* value, a
 # database that cannot be used): `mjbot run` and `mjbot check` alike. deploy/mjbot.service does not restart on it
 # (RestartPreventExitStatus=2): restarting would not help. Exit status 1 is a failure that a restart may cure.
@@ -247,7 +249,7 @@ def database_problem(path: object) -> str | None:
     from .store import Store, StoreError
 
     async def check() -> None:
-        store = await Store.open(path)  # type: ignore[arg-type]
+        store = await Store.open(path)  # type: ignore[arg-type]  # a path or a sqlite:/// URL, as MJBOT_DB gives it
         await store.close()
 
     try:
@@ -262,7 +264,7 @@ def database_problem(path: object) -> str | None:
 def _score(args: argparse.Namespace) -> int:
     from engine.variants import Situation, get_variant
 
-    lang = normalise_lang(args.lang)
+    lang = resolve(args.lang)
     try:
         hand = parse_hand(args.hand)
         variant = get_variant(args.variant)
@@ -308,7 +310,7 @@ def format_result(result, lang: str = "zh") -> str:
     """A readable itemised breakdown of a :class:`~engine.variants.ScoreResult`; each line names the ruling it comes
     from ("压档 (W5)", written out in docs/rules/)."""
     from engine.variants import get_variant
-    from render.hant import to_hant
+    from text.hant import to_hant
 
     en = lang == "en"
     rule_for = get_variant(result.variant).rule_for

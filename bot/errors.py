@@ -24,7 +24,10 @@ class UserError(Exception):
     def __init__(self, key: str, **params: Any) -> None:
         self.key = key
         self.params = params
-        super().__init__(t(key, "en", **params))
+        super().__init__(key)
 
     def message(self, lang: str | None = "en") -> str:
         return t(self.key, lang, **self.params)
+
+    def __str__(self) -> str:
+        return self.message("en")

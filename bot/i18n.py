@@ -5,18 +5,17 @@ Two halves:
 - :class:`Translator`, a discord.py ``app_commands.Translator``: every command, option and choice name and
   description is a ``locale_str`` whose ``key`` extra names a catalogue key; Discord shows each player the names in
   their own client language.
-- :func:`t` for messages: ``t("score.bad_hand", "zh", error=...)``. :func:`lang_for` picks the language of a reply:
-  the player's Discord locale first when we speak it, the server's chosen language second, English last.
+- :func:`t` for messages: ``t("score.bad_hand", "zh", error=...)``. The language of a reply is worked out once per
+  interaction by :func:`text.lang.lang_for` (the player's Discord locale first when we speak it, the server's chosen
+  language second, :data:`text.lang.DEFAULT` last); languages are resolved only in :mod:`text.lang`.
 
-Every text lives in the string catalogue (``data/locale/*/LC_MESSAGES/mjbot.po``, read by :mod:`render.catalog`;
+Every text lives in the string catalogue (``data/locale/*/LC_MESSAGES/mjbot.po``, read by :mod:`text.catalog`;
 see docs/translating.md). :data:`COMMANDS` and :data:`MESSAGES` are only a landing place for strings code still
 registers as ``key -> (English, Simplified, Traditional)`` dicts until ``tools/dicts_to_po.py`` moves them into the
 catalogue; the catalogue wins when a key is in both.
 
 >>> t("common.seat.E", "zh"), t("common.seat.E", "zh-TW"), t("common.seat.E", "en")
 ('东', '東', 'East')
->>> lang_of_locale("zh-CN"), lang_of_locale("zh-TW"), lang_of_locale("en-GB"), lang_of_locale("fr")
-('zh', 'zh-TW', 'en', None)
 """
 
 from __future__ import annotations
@@ -28,12 +27,11 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from render import catalog
-from render.hant import to_hant
+from text import catalog
+from text.hant import to_hant
+from text.lang import resolve
 
 log = logging.getLogger(__name__)
-
-LANGS = ("zh", "zh-TW", "en")
 
 #: Strings not yet in the catalogue, registered by code as key -> (English, Simplified, Traditional); to be moved
 #: into data/locale with tools/dicts_to_po.py. Commands' names and descriptions:
@@ -42,52 +40,15 @@ COMMANDS: dict[str, tuple[str, str, str]] = {}
 MESSAGES: dict[str, tuple[str, str, str]] = {}
 
 
-def normalise(lang: str | None) -> str:
-    """``zh``, ``zh-TW`` or ``en`` for any language code we may meet (unknown codes: English)."""
-    return lang_of_locale(lang) or "en"
-
-
-def lang_of_locale(locale: discord.Locale | str | None) -> str | None:
-    """The language we speak for a Discord locale, or None when we do not speak it."""
-    if locale is None:
-        return None
-    text = str(locale.value if isinstance(locale, discord.Locale) else locale).lower().replace("_", "-")
-    if text in ("zh-tw", "zh-hk", "zh-hant", "zh-mo"):
-        return "zh-TW"
-    if text.startswith("zh"):
-        return "zh"
-    if text.startswith("en"):
-        return "en"
-    return None
-
-
-def lang_for(interaction: discord.Interaction | None, server_lang: str | None = None) -> str:
-    """The language of a reply: the player's Discord locale when we speak it, else the server's choice, else
-    the server's Discord locale when we speak it, else English."""
-    if interaction is not None:
-        lang = lang_of_locale(getattr(interaction, "locale", None))
-        if lang:
-            return lang
-    if server_lang:
-        lang = lang_of_locale(server_lang)
-        if lang:
-            return lang
-    if interaction is not None and getattr(interaction, "guild_locale", None) is not None:
-        lang = lang_of_locale(interaction.guild_locale)
-        if lang:
-            return lang
-    return "en"
-
-
 def _pick(entry: tuple[str, str, str], lang: str) -> str:
     en, zh, hant = entry
-    return {"en": en, "zh": zh, "zh-TW": hant}[normalise(lang)]
+    return {"en": en, "zh": zh, "zh-TW": hant}[resolve(lang)]
 
 
 def t(key: str, lang: str | None, /, **params: Any) -> str:
     """The message ``key`` in ``lang`` with ``params`` filled in (the catalogue; a key it lacks in one language is
     the English text, a key missing everywhere shows the key; both logged once)."""
-    lang = normalise(lang)
+    lang = resolve(lang)
     if not catalog.has(key):
         entry = MESSAGES.get(key) or COMMANDS.get(key)
         if entry is not None:
@@ -111,7 +72,7 @@ def hant(text: str) -> str:
 
 def item_name(zh: str, en: str, lang: str | None) -> str:
     """An engine item's name (``Item.zh`` / ``Item.en``) in ``lang``."""
-    lang = normalise(lang)
+    lang = resolve(lang)
     return en if lang == "en" else (zh if lang == "zh" else hant(zh))
 
 

@@ -21,13 +21,14 @@ from typing import Any
 
 from engine.ai import choose
 from engine.analysis import is_complete, is_seven_pairs
-from engine.errors import EngineError, normalise_lang
+from engine.errors import EngineError
 from engine.hints import Hint, ready_discards
 from engine.table import Action, Event, Table, verify_commitment
 from engine.tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, parse_hand, suit_of
 from engine.variants import Situation, Variant, get_variant
-from render.catalog import text
-from render.hant import to_hant
+from text.catalog import text
+from text.hant import to_hant
+from text.lang import resolve
 
 HUMAN = 0
 
@@ -435,7 +436,7 @@ def run_local(
     """Play a whole match in the terminal; returns the exit code (0, also on quit or EOF; 130 on Ctrl-C; 2 on a bad
     variant or house rule). ``rules``: ``KEY=VALUE`` house rules; ``lang``: ``zh``, ``zh-TW`` or ``en``;
     ``difficulty``: the three AI players' (easy, normal, strong)."""
-    lang = normalise_lang(lang)
+    lang = resolve(lang)
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
     try:
@@ -462,8 +463,8 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
     vname = V.en if lang == "en" else (to_hant(V.zh) if lang == "zh-TW" else V.zh)
     print_fn(ui.tr("start", variant=vname, seed=seed))
     print_fn(ui.tr("legend"))
-    for e in t.start_events:
-        line = ui.event(e.for_seat(HUMAN))
+    for ev in t.start_events:
+        line = ui.event(ev.for_seat(HUMAN))
         if line:
             print_fn(line)
     while t.phase != "over":
@@ -503,8 +504,8 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
         check = None
         if a.type == "discard" and a.seat != HUMAN and a.tile is not None and t.phase == "play":
             check = ui.before_discard(a.seat, a.tile)
-        for e in t.apply(a):
-            line = ui.event(e.for_seat(HUMAN))
+        for ev in t.apply(a):
+            line = ui.event(ev.for_seat(HUMAN))
             if line:
                 print_fn(line)
         if check is not None:

@@ -55,6 +55,9 @@ TURN_SECONDS = Range(15, 300)
 CLAIM_SECONDS = Range(5, 60)
 #: Languages a server may choose (Discord's zh-CN, zh-TW and English).
 LANGUAGES = ("zh", "zh-TW", "en")
+#: A server's language until it chooses one (the store's default setting), and a table's outside a server. Not
+#: ``text.lang.DEFAULT``: that is the language of a text asked for in no language at all.
+SERVER_LANGUAGE = "zh"
 #: Wuhu's scoring modes (from the variant's own ``mode`` house rule).
 WUHU_MODES: tuple[int, ...] = tuple(get_variant("wuhu").modes)
 #: At most this many channels where tables may open (Discord's channel select takes at most 25).
@@ -167,7 +170,7 @@ def parse_whole_number(text: str | None) -> int | None:
 # reading a server's settings (every cog)
 
 
-async def guild_settings(bot: Any, guild_id: int | None) -> GuildSettings:
+async def guild_settings(bot: object, guild_id: int | None) -> GuildSettings:
     """This server's settings; the defaults in DMs or when the store is not open."""
     from bot.store.models import GuildSettings
 
@@ -177,7 +180,7 @@ async def guild_settings(bot: Any, guild_id: int | None) -> GuildSettings:
     return await store.guild_settings(guild_id)
 
 
-async def server_language(bot: Any, guild_id: int | None) -> str | None:
+async def server_language(bot: object, guild_id: int | None) -> str | None:
     """The language the server chose, or None outside a server."""
     if guild_id is None:
         return None

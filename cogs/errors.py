@@ -13,17 +13,19 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from typing import Any
+from typing import Any, cast
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.app import MjBot
 from bot.errors import UserError
-from bot.i18n import lang_for, t
+from bot.i18n import t
 from bot.settings import server_language
 from bot.store.errors import StoreError
 from engine.errors import EngineError
+from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +59,7 @@ def message_for(error: BaseException, lang: str) -> tuple[str, bool]:
     """The player's message for ``error`` and whether it was expected (unexpected ones are logged)."""
     original = _unwrap(error)
     if isinstance(original, EngineError | UserError | StoreError):
-        return original.message(lang), True  # type: ignore[attr-defined]
+        return original.message(lang), True
     key = transient(original)
     if key is not None:
         return t(key, lang), True
@@ -78,7 +80,7 @@ def message_for(error: BaseException, lang: str) -> tuple[str, bool]:
     return t("error.generic", lang), False
 
 
-async def reply_ephemeral(interaction: discord.Interaction, text: str) -> None:
+async def reply_ephemeral(interaction: discord.Interaction[MjBot], text: str) -> None:
     """An ephemeral answer whether or not the interaction was already answered; never raises."""
     try:
         if interaction.response.is_done():
@@ -98,7 +100,7 @@ def _unwrap(error: BaseException) -> BaseException:
     return error
 
 
-async def report(interaction: discord.Interaction, error: BaseException, *, where: str = "") -> None:
+async def report(interaction: discord.Interaction[MjBot], error: BaseException, *, where: str = "") -> None:
     """Answer ``error`` to the player and log it when it was not expected."""
     original = _unwrap(error)
     if isinstance(original, discord.HTTPException) and original.code in EXPIRED_CODES:
@@ -122,39 +124,39 @@ async def report(interaction: discord.Interaction, error: BaseException, *, wher
     await reply_ephemeral(interaction, text)
 
 
-def _describe(interaction: discord.Interaction) -> str:
+def _describe(interaction: discord.Interaction[MjBot]) -> str:
     if interaction.command is not None:
         return f"/{interaction.command.qualified_name}"
-    data = interaction.data or {}
+    data = cast(dict[str, Any], interaction.data or {})
     return f"component {data.get('custom_id', '?')}"
 
 
 class SafeView(discord.ui.View):
     """A view whose callback errors are answered like command errors."""
 
-    async def on_error(self, interaction: discord.Interaction, error: Exception, item: discord.ui.Item[Any]) -> None:
+    async def on_error(self, interaction: discord.Interaction[Any], error: Exception, item: discord.ui.Item[Any]) -> None:
         await report(interaction, error, where=f"{type(self).__name__} {getattr(item, 'custom_id', '')}")
 
 
 class SafeModal(discord.ui.Modal):
-    async def on_error(self, interaction: discord.Interaction, error: Exception) -> None:
+    async def on_error(self, interaction: discord.Interaction[Any], error: Exception) -> None:  # type: ignore[override]  # as discord.ui.Modal's own: no item
         await report(interaction, error, where=type(self).__name__)
 
 
 class Errors(commands.Cog):
     """Installs the command tree's error handler."""
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
         self._previous = bot.tree.on_error
-        bot.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]
+        bot.tree.on_error = self.on_app_command_error  # type: ignore[method-assign]  # discord.py: the tree's handler is replaced so
 
     async def cog_unload(self) -> None:
-        self.bot.tree.on_error = self._previous  # type: ignore[method-assign]
+        self.bot.tree.on_error = self._previous  # type: ignore[method-assign]  # put back on unload
 
-    async def on_app_command_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+    async def on_app_command_error(self, interaction: discord.Interaction[MjBot], error: app_commands.AppCommandError) -> None:
         await report(interaction, error)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     await bot.add_cog(Errors(bot))

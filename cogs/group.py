@@ -1,7 +1,7 @@
 """Running a group (Manage Server): ``/season start|list``, ``/correct void|adjust`` and ``/export``.
 
 Every command is hidden from other members by Discord (``default_permissions(manage_guild)``) and checked again in
-code (:func:`cogs.settings.check_manager`). Every change goes through :mod:`bot.store.group`, which writes it and its
+code (:func:`cogs.checks.check_manager`). Every change goes through :mod:`bot.store.group`, which writes it and its
 ``settings_audit`` row in one transaction; bad input (an unknown season or hand, a hand of another server, a zero or
 negative amount, the same member twice, a bot, a date in the past) is refused with a message and writes nothing.
 
@@ -30,13 +30,15 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
+from bot.app import MjBot
 from bot.errors import UserError
-from bot.i18n import lang_for, locale_str, t, variant_name
+from bot.i18n import locale_str, t, variant_name
 from bot.ids import parse_id, require_id
 from bot.options import typed_text
 from bot.store import group as gstore
+from cogs.checks import check_manager, guild_of
+from cogs.choices import variant_choices
 from cogs.leaderboard import (
-    VARIANT_CHOICES,
     VariantBoard,
     _board_png,
     day_text,
@@ -48,8 +50,8 @@ from cogs.leaderboard import (
     signed,
     variant_board,
 )
-from cogs.settings import check_manager
 from engine.variants import VARIANT_KEYS
+from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +80,7 @@ def day_end(day: date, tz: tzinfo) -> datetime:
     return datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz)
 
 
-async def final_board(bot: Any, season: gstore.Season, lang: str) -> tuple[str, discord.File | None]:
+async def final_board(bot: MjBot, season: gstore.Season, lang: str) -> tuple[str, discord.File | None]:
     """The final board of an ended season: the top of every variant played in it (text), and the image of the
     variant with the most hands."""
     tz = await server_tz(bot, season.guild_id)
@@ -113,7 +115,7 @@ def passing(error: BaseException) -> bool:
     return isinstance(error, discord.HTTPException | OSError | asyncio.TimeoutError)
 
 
-async def post_final_board(bot: Any, season: gstore.Season, lang: str,
+async def post_final_board(bot: MjBot, season: gstore.Season, lang: str,
                            send: Callable[[str, discord.File | None], Awaitable[Any]],
                            at: datetime | None = None) -> bool:
     """Post an ended season's final board with ``send(text, file)``, wherever it came from (``/season start``
@@ -150,7 +152,7 @@ def fit_message(text: str, limit: int = 2000) -> str:
     return "\n".join([*lines, "…"])
 
 
-async def hand_autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[int]]:
+async def hand_autocomplete(interaction: discord.Interaction[MjBot], current: str) -> list[Choice[int]]:
     """The server's latest settled hands (or the one whose number is typed), newest first; nothing for a member
     without Manage Server (the command is theirs only)."""
     bot = interaction.client
@@ -219,7 +221,7 @@ def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Sea
 
 
 class Group(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
 
     season = app_commands.Group(name=locale_str("season.name"), description=locale_str("season.desc"),
@@ -227,7 +229,7 @@ class Group(commands.Cog):
     correct = app_commands.Group(name=locale_str("correct.name"), description=locale_str("correct.desc"),
                                  guild_only=True, default_permissions=discord.Permissions(manage_guild=True))
 
-    async def _manager(self, interaction: discord.Interaction) -> tuple[Any, str]:
+    async def _manager(self, interaction: discord.Interaction[MjBot]) -> tuple[Any, str]:
         settings = await check_manager(self.bot, interaction)
         return settings, lang_for(interaction, settings.language)
 
@@ -236,7 +238,7 @@ class Group(commands.Cog):
     @season.command(name=locale_str("season.start.name"), description=locale_str("season.start.desc"))
     @app_commands.rename(title=locale_str("season.title.name"), ends=locale_str("season.ends.name"))
     @app_commands.describe(title=locale_str("season.title.desc"), ends=locale_str("season.ends.desc"))
-    async def season_start(self, interaction: discord.Interaction, title: app_commands.Range[str, 1, 100],
+    async def season_start(self, interaction: discord.Interaction[MjBot], title: app_commands.Range[str, 1, 100],
                            ends: str | None = None) -> None:
         _settings, lang = await self._manager(interaction)
         tz = await server_tz(self.bot, interaction.guild_id)
@@ -255,14 +257,14 @@ class Group(commands.Cog):
             await post_final_board(self.bot, ended, lang, send)
 
     @season.command(name=locale_str("season.list.name"), description=locale_str("season.list.desc"))
-    async def season_list(self, interaction: discord.Interaction) -> None:
+    async def season_list(self, interaction: discord.Interaction[MjBot]) -> None:
         _settings, lang = await self._manager(interaction)
         tz = await server_tz(self.bot, interaction.guild_id)
-        seasons = await gstore.seasons(self.bot.store, interaction.guild_id)
+        seasons = await gstore.seasons(self.bot.open_store, guild_of(interaction))
         if not seasons:
             await interaction.response.send_message(t("season.list_empty", lang), ephemeral=True)
             return
-        current = await gstore.current_season(self.bot.store, interaction.guild_id)
+        current = await gstore.current_season(self.bot.open_store, guild_of(interaction))
         lines = [f"**{t('season.list_title', lang)}**"]
         for s in seasons:
             mark = f" · {t('season.current_mark', lang)}" if current and s.season_id == current.season_id else ""
@@ -275,7 +277,7 @@ class Group(commands.Cog):
     @app_commands.rename(hand=locale_str("correct.hand.name"), reason=locale_str("correct.reason.name"))
     @app_commands.describe(hand=locale_str("correct.hand.desc"), reason=locale_str("correct.reason.desc"))
     @app_commands.autocomplete(hand=hand_autocomplete)
-    async def correct_void(self, interaction: discord.Interaction, hand: int,
+    async def correct_void(self, interaction: discord.Interaction[MjBot], hand: int,
                            reason: app_commands.Range[str, 1, 200]) -> None:
         _settings, lang = await self._manager(interaction)
         require_id(hand, "store.unknown_hand", hand_id=str(hand)[:40])  # past the database's integers: no such hand
@@ -286,7 +288,7 @@ class Group(commands.Cog):
         names = {}
         for r in c.rows:
             if r.player_id is not None:
-                names[r.seat] = await self.bot.store.display_name(r.player_id) or str(r.player_id)
+                names[r.seat] = await self.bot.open_store.display_name(r.player_id) or str(r.player_id)
         moved = ", ".join(f"{safe(names.get(r.seat, r.ai or '?'))} {signed(r.amount)}" for r in c.rows)
         text = t("correct.voided", lang, hand=hand, variant=variant_name(c.variant, lang),
                  when=f"{day_text(local, lang)} {local:%H:%M}", reason=safe(c.reason))
@@ -300,8 +302,8 @@ class Group(commands.Cog):
     @app_commands.describe(payer=locale_str("correct.payer.desc"), payee=locale_str("correct.payee.desc"),
                            amount=locale_str("correct.amount.desc"), reason=locale_str("correct.reason.desc"),
                            variant=locale_str("correct.variant.desc"))
-    @app_commands.choices(variant=VARIANT_CHOICES)
-    async def correct_adjust(self, interaction: discord.Interaction, payer: discord.Member, payee: discord.Member,
+    @app_commands.choices(variant=variant_choices())
+    async def correct_adjust(self, interaction: discord.Interaction[MjBot], payer: discord.Member, payee: discord.Member,
                              amount: int, reason: app_commands.Range[str, 1, 200], variant: str | None = None) -> None:
         settings, lang = await self._manager(interaction)
         for m in (payer, payee):
@@ -324,16 +326,16 @@ class Group(commands.Cog):
     @app_commands.rename(season=locale_str("export.season.name"))
     @app_commands.describe(season=locale_str("export.season.desc"))
     @app_commands.autocomplete(season=season_autocomplete)
-    async def export(self, interaction: discord.Interaction, season: str | None = None) -> None:
+    async def export(self, interaction: discord.Interaction[MjBot], season: str | None = None) -> None:
         _settings, lang = await self._manager(interaction)
-        scope = await resolve_scope(self.bot, interaction.guild_id, season or "all", None, lang)
+        scope = await resolve_scope(self.bot, guild_of(interaction), season or "all", None, lang)
         what = scope.text if scope.season is not None else t("export.scope_all", lang)
         tz = await server_tz(self.bot, interaction.guild_id)
-        rows = await gstore.ledger_rows(self.bot.store, interaction.guild_id, scope.since, scope.until)
+        rows = await gstore.ledger_rows(self.bot.open_store, guild_of(interaction), scope.since, scope.until)
         if not rows:
             await interaction.response.send_message(t("export.empty", lang, scope=what), ephemeral=True)
             return
-        seasons = await gstore.seasons(self.bot.store, interaction.guild_id)
+        seasons = await gstore.seasons(self.bot.open_store, guild_of(interaction))
         data = csv_bytes(rows, tz, seasons)
         await gstore.audit_export(self.bot.store, interaction.guild_id, interaction.user.id,
                                   f"season {scope.season.number}" if scope.season else "all", len(rows))
@@ -343,5 +345,5 @@ class Group(commands.Cog):
                                                 ephemeral=True, allowed_mentions=_NO_PINGS)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     await bot.add_cog(Group(bot))

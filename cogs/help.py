@@ -14,16 +14,18 @@ post fails the mark is given back.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, cast
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import lang_for, lang_of_locale, locale_str, t
+from bot.app import MjBot
+from bot.i18n import locale_str, t
+from bot.settings import guild_settings
 from bot.store import group as gstore
 from cogs.errors import SafeView
-from cogs.settings import guild_settings
+from text.lang import lang_for, lang_of_locale
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +44,15 @@ def help_embed(page: str, lang: str) -> discord.Embed:
 class HelpView(SafeView):
     def __init__(self, lang: str, page: str = "about") -> None:
         super().__init__(timeout=None)
-        select = discord.ui.Select(
+        select: discord.ui.Select[HelpView] = discord.ui.Select(
             custom_id=SELECT_ID, placeholder=t("help.select", lang),
             options=[discord.SelectOption(label=t(f"help.page.{p}", lang), value=p, default=p == page)
                      for p in PAGES])
-        select.callback = self.turn  # type: ignore[method-assign]
+        select.callback = self.turn  # type: ignore[method-assign]  # discord.py: a component built in code gets its callback so
         self.add_item(select)
 
-    async def turn(self, interaction: discord.Interaction) -> None:
-        values = (interaction.data or {}).get("values") or ["about"]
+    async def turn(self, interaction: discord.Interaction[Any]) -> None:
+        values = cast(dict[str, Any], interaction.data or {}).get("values") or ["about"]
         page = values[0] if values[0] in PAGES else "about"
         lang = lang_for(interaction, (await guild_settings(interaction.client, interaction.guild_id)).language
                         if interaction.guild_id else None)
@@ -63,14 +65,14 @@ def welcome_embed(lang: str) -> discord.Embed:
 
 
 class Help(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
 
     async def cog_load(self) -> None:
         self.bot.add_view(HelpView("en"))
 
     @app_commands.command(name=locale_str("help.name"), description=locale_str("help.desc"))
-    async def help(self, interaction: discord.Interaction) -> None:
+    async def help(self, interaction: discord.Interaction[MjBot]) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language if interaction.guild_id else None)
         await interaction.response.send_message(embed=help_embed("about", lang), view=HelpView(lang),
@@ -104,5 +106,5 @@ class Help(commands.Cog):
         return True
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     await bot.add_cog(Help(bot))

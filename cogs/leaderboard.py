@@ -41,14 +41,17 @@ from discord import app_commands
 from discord.app_commands import Choice
 from discord.ext import commands
 
+from bot.app import MjBot
 from bot.errors import UserError
-from bot.i18n import lang_for, locale_str, normalise, t, variant_name
+from bot.i18n import locale_str, t, variant_name
 from bot.ids import parse_id
 from bot.options import typed_text
+from bot.settings import guild_settings
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
-from cogs.settings import guild_settings
-from engine.variants import VARIANT_KEYS
+from cogs.checks import guild_of
+from cogs.choices import variant_choices
+from text.lang import lang_for, resolve
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +61,6 @@ PERIODS = ("week", "month", "all")
 TOP = 10  # lines shown; the caller's own line is added below when they rank lower
 MAX_PLAYERS = 100_000  # how far down the board we look for the caller
 
-VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k in VARIANT_KEYS]
 PERIOD_CHOICES = [Choice(name=locale_str(f"choice.period.{p}"), value=p) for p in PERIODS]
 #: Which hands count (issue 14): every hand, those played on Discord, or those played in person (``/record``).
 SOURCES = ("all", "played", "in_person")
@@ -109,7 +111,7 @@ def day_text(when: datetime, lang: str, *, year: bool = False) -> str:
     >>> day_text(datetime(2026, 11, 23), "en", year=True), day_text(datetime(2026, 11, 23), "zh", year=True)
     ('Nov 23, 2026', '2026年11月23日')
     """
-    return format_skeleton("yMMMd" if year else "MMMd", when, locale=_BABEL_LOCALE[normalise(lang)])
+    return format_skeleton("yMMMd" if year else "MMMd", when, locale=_BABEL_LOCALE[resolve(lang)])
 
 
 def period_text(period: str, since: datetime | None, lang: str) -> str:
@@ -125,7 +127,7 @@ def period_text(period: str, since: datetime | None, lang: str) -> str:
     return t(f"board.period.{period}", lang, date=day_text(since, lang), tz=tz_label(since.tzinfo, lang))
 
 
-async def server_tz(bot: Any, guild_id: int | None) -> tzinfo:
+async def server_tz(bot: MjBot, guild_id: int | None) -> tzinfo:
     """The server's time zone (``/settings timezone``); China time in DMs or without a store."""
     store = getattr(bot, "store", None)
     if guild_id is None or store is None:
@@ -148,7 +150,7 @@ def season_label(s: gstore.Season, lang: str, tz: tzinfo, now: datetime | None =
     return t("season.label", lang, number=s.number, name=s.name, span=span)
 
 
-async def season_autocomplete(interaction: discord.Interaction, current: str) -> list[Choice[str]]:
+async def season_autocomplete(interaction: discord.Interaction[MjBot], current: str) -> list[Choice[str]]:
     """All time, then the server's seasons newest first, filtered by what was typed."""
     bot = interaction.client
     store = getattr(bot, "store", None)
@@ -172,12 +174,12 @@ class Scope:
         self.period, self.period_since = period, period_since
 
 
-async def resolve_scope(bot: Any, guild_id: int, season_value: str | None, period: str | None, lang: str,
+async def resolve_scope(bot: MjBot, guild_id: int, season_value: str | None, period: str | None, lang: str,
                         now: datetime | None = None) -> Scope:
     """The range of ``season_value`` (``None``: the current season, or all time when none is in play; ``"all"``;
     a season number) intersected with ``period`` (week / month / all) in the server's time zone. An unknown
     season is refused with a message."""
-    store = bot.store
+    store = bot.open_store
     tz = await server_tz(bot, guild_id)
     now = (now or datetime.now(tz)).astimezone(tz)
     period = period or "all"
@@ -238,12 +240,12 @@ class VariantBoard:
         self.rows, self.lines, self.title, self.text = rows, lines, title, text
 
 
-async def variant_board(bot: Any, guild_id: int, variant: str, since: datetime | None, until: datetime | None,
+async def variant_board(bot: MjBot, guild_id: int, variant: str, since: datetime | None, until: datetime | None,
                         subtitle: str, lang: str, caller: int | None = None, source: str = "all"
                         ) -> VariantBoard | None:
     """The board of ``variant`` over ``[since, until)`` (corrections included: :func:`bot.store.group.board`);
     None when nobody has played it there."""
-    rows: list[BoardRow] = await gstore.board(bot.store, guild_id, variant, since, until, limit=MAX_PLAYERS,
+    rows: list[BoardRow] = await gstore.board(bot.open_store, guild_id, variant, since, until, limit=MAX_PLAYERS,
                                               source=source)
     if not rows:
         return None
@@ -284,7 +286,7 @@ def _stats_png(name: str, scope: str, s: PlayerStats, lang: str) -> bytes:
     return render_stats(scene, "dark", lang)
 
 
-async def _send(interaction: discord.Interaction, text: str, render: Any, *args: Any, filename: str) -> None:
+async def _send(interaction: discord.Interaction[MjBot], text: str, render: Any, *args: Any, filename: str) -> None:
     """Defer, draw the image in a thread, then answer with the text and the image (the text alone if drawing
     failed: the figures matter more than the picture)."""
     await interaction.response.defer(thinking=True)
@@ -299,10 +301,10 @@ async def _send(interaction: discord.Interaction, text: str, render: Any, *args:
 
 
 class Leaderboard(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
 
-    async def _context(self, interaction: discord.Interaction, period: str | None,
+    async def _context(self, interaction: discord.Interaction[MjBot], period: str | None,
                        season: str | None = None) -> tuple[Any, Any, str, Scope]:
         """(store, settings, lang, scope); refuses DMs, a closed store and an unknown season."""
         settings = await guild_settings(self.bot, interaction.guild_id)
@@ -322,16 +324,16 @@ class Leaderboard(commands.Cog):
     @app_commands.describe(variant=locale_str("leaderboard.variant.desc"),
                            period=locale_str("leaderboard.period.desc"), season=locale_str("leaderboard.season.desc"),
                            source=locale_str("leaderboard.source.desc"))
-    @app_commands.choices(variant=VARIANT_CHOICES, period=PERIOD_CHOICES, source=SOURCE_CHOICES)
+    @app_commands.choices(variant=variant_choices(), period=PERIOD_CHOICES, source=SOURCE_CHOICES)
     @app_commands.autocomplete(season=season_autocomplete)
-    async def leaderboard(self, interaction: discord.Interaction, variant: str | None = None,
+    async def leaderboard(self, interaction: discord.Interaction[MjBot], variant: str | None = None,
                           period: str | None = None, season: str | None = None, source: str | None = None) -> None:
         store, settings, lang, scope = await self._context(interaction, period, season)
         src = check_source(source, lang)
         key = variant or settings.default_variant
         subtitle = with_source(scope.text, src, lang)
         caller = interaction.user.id
-        b = await variant_board(self.bot, interaction.guild_id, key, scope.since, scope.until, subtitle, lang, caller,
+        b = await variant_board(self.bot, guild_of(interaction), key, scope.since, scope.until, subtitle, lang, caller,
                                 source=src)
         if b is None:
             await interaction.response.send_message(
@@ -348,9 +350,9 @@ class Leaderboard(commands.Cog):
     @app_commands.describe(player=locale_str("stats.player.desc"), variant=locale_str("stats.variant.desc"),
                            period=locale_str("stats.period.desc"), season=locale_str("stats.season.desc"),
                            other_player=locale_str("stats.other.desc"), source=locale_str("stats.source.desc"))
-    @app_commands.choices(variant=VARIANT_CHOICES, period=PERIOD_CHOICES, source=SOURCE_CHOICES)
+    @app_commands.choices(variant=variant_choices(), period=PERIOD_CHOICES, source=SOURCE_CHOICES)
     @app_commands.autocomplete(season=season_autocomplete)
-    async def stats(self, interaction: discord.Interaction, player: discord.User | None = None,
+    async def stats(self, interaction: discord.Interaction[MjBot], player: discord.User | None = None,
                     variant: str | None = None, period: str | None = None, season: str | None = None,
                     other_player: discord.User | None = None, source: str | None = None) -> None:
         store, _settings, lang, where = await self._context(interaction, period, season)
@@ -361,7 +363,7 @@ class Leaderboard(commands.Cog):
         if other_player is not None:
             await self._head_to_head(interaction, store, lang, who, other_player, variant, where, scope, src)
             return
-        s: PlayerStats = await gstore.player_record(store, interaction.guild_id, who.id, variant, where.since,
+        s: PlayerStats = await gstore.player_record(store, guild_of(interaction), who.id, variant, where.since,
                                                     where.until, source=src)
         name = s.display_name or who.display_name
         if s.hands == 0:
@@ -373,12 +375,12 @@ class Leaderboard(commands.Cog):
                     filename="stats.png")
 
 
-    async def _head_to_head(self, interaction: discord.Interaction, store: Any, lang: str, a: discord.abc.User,
+    async def _head_to_head(self, interaction: discord.Interaction[MjBot], store: Any, lang: str, a: discord.abc.User,
                             b: discord.abc.User, variant: str | None, where: Scope, scope: str,
                             source: str = "all") -> None:
         if a.id == b.id:
             raise UserError("h2h.same")
-        h = await gstore.head_to_head(store, interaction.guild_id, a.id, b.id, variant, where.since, where.until,
+        h = await gstore.head_to_head(store, guild_of(interaction), a.id, b.id, variant, where.since, where.until,
                                       source=source)
         name_a = await store.display_name(a.id) or a.display_name
         name_b = await store.display_name(b.id) or b.display_name
@@ -398,5 +400,5 @@ class Leaderboard(commands.Cog):
         await interaction.response.send_message(text, allowed_mentions=_NO_PINGS)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     await bot.add_cog(Leaderboard(bot))

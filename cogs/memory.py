@@ -22,15 +22,17 @@ import re
 import time
 from collections import OrderedDict
 from datetime import datetime, tzinfo
-from typing import Any
+from typing import Any, cast
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.app import MjBot
 from bot.errors import UserError
-from bot.i18n import lang_for, locale_str, t, variant_name
+from bot.i18n import locale_str, t, variant_name
 from bot.ids import db_id
+from bot.settings import guild_settings
 from bot.store.history import (
     AdjustmentRow,
     HandUnavailable,
@@ -43,12 +45,16 @@ from bot.store.history import (
     replays_show_all_hands,
 )
 from bot.store.models import MatchInfo
+from cogs import settings_registry
+from cogs.checks import guild_of
 from cogs.errors import report
 from cogs.leaderboard import day_text, safe, server_tz, signed
+from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
 from engine.replay import HandReplay, decode_code, encode_code
 from engine.review import Review, review_hand
 from render.replay import render_replay, render_replay_animation, render_review, replay_scene, review_summary
+from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 
@@ -146,11 +152,11 @@ class HistoryButton(discord.ui.DynamicItem[discord.ui.Button],
         self.guild, self.player, self.viewer, self.page = guild, player, viewer, page
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str]):  # type: ignore[override]  # discord.py hands over the component its template matched
         return cls(int(match["g"]), int(match["p"]), int(match["v"]), int(match["page"]), item.label or "")
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        cog: Memory = interaction.client.get_cog("Memory")  # type: ignore[attr-defined,assignment]
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.cog(Memory)
         try:
             await cog.history_page(interaction, self.guild, self.player, self.viewer, self.page)
         except Exception as e:
@@ -166,12 +172,12 @@ class HistorySelect(discord.ui.DynamicItem[discord.ui.Select], template=r"mjhs:(
         self.guild = guild
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Select, match: re.Match[str]):
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Select[Any], match: re.Match[str]):  # type: ignore[override]  # discord.py hands over the component its template matched
         return cls(int(match["g"]), list(item.options), item.placeholder or "")
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        cog: Memory = interaction.client.get_cog("Memory")  # type: ignore[attr-defined,assignment]
-        values = (interaction.data or {}).get("values") or [""]
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.cog(Memory)
+        values = cast(dict[str, Any], interaction.data or {}).get("values") or [""]
         try:
             if interaction.guild_id != self.guild:
                 raise UserError("memory.other_server")
@@ -196,13 +202,13 @@ class ReplayButton(discord.ui.DynamicItem[discord.ui.Button],
         self.guild, self.code, self.viewer, self.step, self.theme, self.op = guild, code, viewer, step, theme, op
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str]):  # type: ignore[override]  # discord.py hands over the component its template matched
         theme = "dark" if match["th"] == "d" else "light"
         return cls(int(match["g"]), match["code"], int(match["v"]), int(match["k"]), theme, match["op"],
                    item.label or "")
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        cog: Memory = interaction.client.get_cog("Memory")  # type: ignore[attr-defined,assignment]
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.cog(Memory)
         try:
             await cog.replay_click(interaction, self)
         except Exception as e:
@@ -213,17 +219,14 @@ class ReplayButton(discord.ui.DynamicItem[discord.ui.Button],
 
 
 class Memory(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
         self.page_size = PAGE
         self._replays: OrderedDict[tuple[int, int], tuple[MatchInfo, HandReplay]] = OrderedDict()
         self._reviews: dict[tuple[int, int, int], Review] = {}
-        self.gif_log: list[tuple[str, int, int]] = []  # (code, ms, bytes) of every animated file served
-        self.step_log: list[tuple[str, int, int]] = []  # (code, step, ms) of every step image served
-        self.scene_log: list[tuple[int, Any]] = []  # (viewer id, ReplayScene) of every image sent (tests, privacy)
 
-    async def _lang(self, interaction: discord.Interaction) -> str:
-        settings = await self.bot.store.guild_settings(interaction.guild_id)  # type: ignore[attr-defined]
+    async def _lang(self, interaction: discord.Interaction[MjBot]) -> str:
+        settings = await guild_settings(self.bot, interaction.guild_id)
         return lang_for(interaction, settings.language)
 
     # ---- /history
@@ -232,20 +235,20 @@ class Memory(commands.Cog):
     @app_commands.guild_only()
     @app_commands.rename(player=locale_str("history.player.name"))
     @app_commands.describe(player=locale_str("history.player.desc"))
-    async def history(self, interaction: discord.Interaction, player: discord.Member | None = None) -> None:
+    async def history(self, interaction: discord.Interaction[MjBot], player: discord.Member | None = None) -> None:
         who = player or interaction.user
         if who.bot:
             raise UserError("memory.bot_member", name=safe(who.display_name))
         await self.history_page(interaction, interaction.guild_id, who.id, interaction.user.id, 0, new=True)
 
-    async def history_page(self, interaction: discord.Interaction, guild: int | None, player: int, viewer: int,
+    async def history_page(self, interaction: discord.Interaction[MjBot], guild: int | None, player: int, viewer: int,
                            page: int, *, new: bool = False) -> None:
         if interaction.guild_id is None or interaction.guild_id != guild:
             raise UserError("memory.other_server")
         if db_id(player) is None:  # a forged id past what the database holds names nobody
             raise UserError("memory.unknown_player")
         lang = await self._lang(interaction)
-        store = self.bot.store  # type: ignore[attr-defined]
+        store = self.bot.open_store
         counts = await history_counts(store, guild, player)
         size = self.page_size
         pages = max(1, -(-counts.total // size))
@@ -294,7 +297,7 @@ class Memory(commands.Cog):
     @app_commands.guild_only()
     @app_commands.rename(code=locale_str("replay.code.name"))
     @app_commands.describe(code=locale_str("replay.code.desc"))
-    async def replay(self, interaction: discord.Interaction, code: app_commands.Range[str, 1, 40]) -> None:
+    async def replay(self, interaction: discord.Interaction[MjBot], code: app_commands.Range[str, 1, 40]) -> None:
         await self.open_replay(interaction, code)
 
     async def _load(self, guild: int, code: str) -> tuple[str, MatchInfo, HandReplay]:
@@ -308,7 +311,7 @@ class Memory(commands.Cog):
             self._replays.move_to_end(key)
             return norm, hit[0], hit[1]
         try:
-            match, rp = await load_hand(self.bot.store, guild, match_id, hand_no, norm)  # type: ignore[attr-defined]
+            match, rp = await load_hand(self.bot.open_store, guild, match_id, hand_no, norm)
         except HandUnavailable as e:
             raise UserError(f"memory.replay_{e.reason}", code=norm) from None
         except EngineError as e:
@@ -332,14 +335,14 @@ class Memory(commands.Cog):
         return self._reviews[key]
 
     async def _show_all(self, guild: int) -> bool:
-        return await replays_show_all_hands(self.bot.store, guild)  # type: ignore[attr-defined]
+        return await replays_show_all_hands(self.bot.open_store, guild)
 
-    async def open_replay(self, interaction: discord.Interaction, code: str) -> None:
+    async def open_replay(self, interaction: discord.Interaction[MjBot], code: str) -> None:
         if interaction.guild_id is None:
             raise UserError("memory.other_server")
         await self._send_step(interaction, code, 0, "dark", new=True)
 
-    async def _send_step(self, interaction: discord.Interaction, code: str, step: int, theme: str, *,
+    async def _send_step(self, interaction: discord.Interaction[MjBot], code: str, step: int, theme: str, *,
                          new: bool) -> None:
         guild = interaction.guild_id
         assert guild is not None
@@ -348,7 +351,7 @@ class Memory(commands.Cog):
         viewer = interaction.user.id
         seat = seat_of(match, viewer)
         show_all = await self._show_all(guild)
-        voided = await hand_voided(self.bot.store, match.match_id, rp.hand_no)  # type: ignore[attr-defined]
+        voided = await hand_voided(self.bot.open_store, match.match_id, rp.hand_no)
         step = min(max(step, 0), rp.n)
         if not new:
             await interaction.response.defer()
@@ -360,8 +363,7 @@ class Memory(commands.Cog):
                              code=code)
         png = await asyncio.to_thread(render_replay, scene, theme, lang)
         ms = round((time.perf_counter() - t0) * 1000)
-        self.step_log.append((code, step, ms))
-        self.scene_log.append((viewer, scene))
+        self.bot.observers.emit("replay_step", code=code, step=step, ms=ms, viewer=viewer, scene=scene)
         lines = [t("memory.replay_head", lang, code=code, variant=variant_name(rp.variant, lang), hand=rp.hand_no + 1,
                    step=step, n=rp.n)]
         if voided is not None:  # /correct void: the hand counts for nothing, and the replay says so
@@ -398,7 +400,7 @@ class Memory(commands.Cog):
         b("th", t("memory.theme_light" if theme == "dark" else "memory.theme_dark", lang), row=2)
         return v
 
-    async def replay_click(self, interaction: discord.Interaction, item: ReplayButton) -> None:
+    async def replay_click(self, interaction: discord.Interaction[MjBot], item: ReplayButton) -> None:
         if interaction.guild_id is None or interaction.guild_id != item.guild:
             raise UserError("memory.other_server")
         if interaction.user.id != item.viewer or item.op == "mine":
@@ -421,12 +423,12 @@ class Memory(commands.Cog):
             return
         if op == "gif":
             await interaction.response.defer(ephemeral=True, thinking=True)
-            review = await self._review(match, rp, seat) if seat is not None else None
+            marks = await self._review(match, rp, seat) if seat is not None else None
             t0 = time.perf_counter()
             data = await asyncio.to_thread(render_replay_animation, rp, seat, theme=item.theme, lang=lang,
-                                           show_all=show_all, names=names_of(match), review=review, code=code)
+                                           show_all=show_all, names=names_of(match), review=marks, code=code)
             ms = round((time.perf_counter() - t0) * 1000)
-            self.gif_log.append((code, ms, len(data)))
+            self.bot.observers.emit("replay_animation", code=code, ms=ms, size=len(data))
             log.info("replay %s: animation %d ms, %d bytes", code, ms, len(data))
             await interaction.followup.send(t("memory.animation_done", lang, code=code), ephemeral=True,
                                             file=discord.File(io.BytesIO(data), filename=f"replay-{code}.gif"))
@@ -448,16 +450,17 @@ class Memory(commands.Cog):
         await self._send_step(interaction, code, k, theme, new=False)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
+    settings_registry.register(SettingsOption("replays_show_all_hands", apply_replay_option))
     bot.add_dynamic_items(HistoryButton, HistorySelect, ReplayButton)
     await bot.add_cog(Memory(bot))
 
 
-async def apply_replay_option(bot: Any, interaction: discord.Interaction, lang: str, value: bool) -> str:
+async def apply_replay_option(bot: MjBot, interaction: discord.Interaction[MjBot], lang: str, value: bool) -> str:
     """``/settings replays_show_all_hands``: set it (audited) and say what is in force."""
     from bot.store.history import set_replays_show_all_hands
 
-    before = await replays_show_all_hands(bot.store, interaction.guild_id)  # type: ignore[arg-type]
-    now = await set_replays_show_all_hands(bot.store, interaction.guild_id, interaction.user.id, value)
+    before = await replays_show_all_hands(bot.open_store, guild_of(interaction))
+    now = await set_replays_show_all_hands(bot.open_store, guild_of(interaction), interaction.user.id, value)
     key = "settings.changed" if now != before else "settings.unchanged"
     return t(key, lang, field=t("memory.setting_show_all", lang), value=t(f"memory.{'on' if now else 'off'}", lang))

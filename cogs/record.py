@@ -34,24 +34,23 @@ import re
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import discord
 from discord import app_commands
 from discord.ext import commands, tasks
 
-from bot.i18n import lang_for, locale_str, seat_name, t, variant_name
+from bot.app import MjBot
+from bot.i18n import locale_str, seat_name, t, variant_name
 from bot.ids import require_id
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, guild_settings, variant_rules
 from bot.store import records as rstore
 from bot.store.errors import StoreError
+from cogs import settings_registry
+from cogs.checks import guild_of
+from cogs.choices import MODE_CHOICES, SITUATION_CHOICES, SITUATIONS, variant_choices
 from cogs.errors import SafeModal, UserError, report, transient
-from cogs.score import (
-    EXAMPLES,
-    MODE_CHOICES,
-    SITUATION_CHOICES,
-    SITUATIONS,
-    VARIANT_CHOICES,
+from cogs.scoring import (
     breakdown_text,
     build_situation,
     check_options,
@@ -59,9 +58,11 @@ from cogs.score import (
     render_image,
     score_scene,
 )
+from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
 from engine.tiles import Hand, format_tiles, parse_hand, tile_name
-from engine.variants import ScoreResult, Situation, get_variant
+from engine.variants import ScoreResult, Situation, get_variant, variant_keys
+from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ SEAT_OPTIONS = ("east", "south", "west", "north")
 _HEAD_ROOM = 700
 
 
-def _in_a_server(interaction: discord.Interaction) -> bool:
+def _in_a_server(interaction: discord.Interaction[MjBot]) -> bool:
     """A check run before the options are converted: ``guild_only`` only hides a command from DMs, and a payload
     sent from one anyway failed converting its members (the generic apology) instead of saying why."""
     if interaction.guild_id is None:
@@ -98,8 +99,8 @@ def _pings(rec: rstore.Record) -> discord.AllowedMentions:
 def record_situation(rec: rstore.Record) -> Situation:
     """The situation the record was scored in, as stored."""
     s = rec.situation
-    return Situation(winner=s["winner"], discarder=s.get("discarder"), dealer_streak=s.get("dealer_streak", 1),
-                     **{k: bool(s.get(k)) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")})
+    flags: dict[str, Any] = {k: bool(s.get(k)) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}
+    return Situation(winner=s["winner"], discarder=s.get("discarder"), dealer_streak=s.get("dealer_streak", 1), **flags)
 
 
 def score_record(rec: rstore.Record) -> tuple[Hand, ScoreResult, Situation]:
@@ -180,12 +181,12 @@ class RecordButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjrec:(
         self.guild, self.record, self.op = guild, record, op
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any],  # type: ignore[override]  # discord.py hands over the component its template matched
                              match: re.Match[str]) -> RecordButton:
         return cls(int(match["g"]), int(match["r"]), match["op"], item.label or "")
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        cog: Recorder = interaction.client.get_cog("Recorder")  # type: ignore[attr-defined,assignment]
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.cog(Recorder)
         try:
             await cog.press(interaction, self)
         except Exception as e:
@@ -207,8 +208,16 @@ def hand_notation(hand: Hand) -> str:
 _OPTION_ERRORS = {"rob_kong_needs_from": "record.rob_kong_needs_discarder",
                   "earthly_from_dealer": "record.earthly_from_dealer"}
 
-_VARIANT_LETTER = {"wuhu": "w", "hefei": "h", "chizhou": "c"}
-_LETTER_VARIANT = {v: k for k, v in _VARIANT_LETTER.items()}
+
+
+def variant_of_code(code: str) -> str:
+    """The variant a Record button's id names by its short code (:attr:`Variant.short`); an unknown code is given
+    back as it is (the variant is then refused like any unknown one).
+
+    >>> variant_of_code("h"), variant_of_code("zz")
+    ('hefei', 'zz')
+    """
+    return next((k for k in variant_keys() if get_variant(k).short == code), code)
 
 
 def record_button_id(variant: str, hand: Hand, sit: Situation, situation: str | None,
@@ -225,13 +234,13 @@ def record_button_id(variant: str, hand: Hand, sit: Situation, situation: str | 
     """
     d = "ESWN"[sit.discarder] if sit.discarder is not None else "-"
     s = str(SITUATIONS.index(situation)) if situation in SITUATIONS else "-"
-    v = _VARIANT_LETTER[variant] + (str(mode) if mode is not None else "")
+    v = get_variant(variant).short + (str(mode) if mode is not None else "")
     cid = f"mjrs:{v}:{'ESWN'[sit.winner]}{d}:{s}:{sit.dealer_streak}:{hand_notation(hand)}"
     return cid if len(cid) <= 100 else None
 
 
 class RecordHandButton(discord.ui.DynamicItem[discord.ui.Button],
-                       template=r"mjrs:(?P<v>[whc])(?P<m>\d{3})?:(?P<w>[ESWN])(?P<d>[ESWN-]):(?P<s>[0-4-]):(?P<k>\d{1,2}):(?P<h>\S+)"):
+                       template=r"mjrs:(?P<v>[a-z]+)(?P<m>\d{3})?:(?P<w>[ESWN])(?P<d>[ESWN-]):(?P<s>[0-4-]):(?P<k>\d{1,2}):(?P<h>\S+)"):
     """"Record this hand" under a /score answer: opens the form that asks who sat where, then proposes the
     scored hand exactly as ``/record`` does, in the Wuhu mode the answer used (ids without a mode, from before
     the mode was carried: the server's)."""
@@ -241,18 +250,18 @@ class RecordHandButton(discord.ui.DynamicItem[discord.ui.Button],
                                            custom_id=custom_id))
         m = re.fullmatch(self.__discord_ui_compiled_template__, custom_id)
         assert m is not None
-        self.variant = _LETTER_VARIANT[m["v"]]
+        self.variant = variant_of_code(m["v"])
         self.mode = int(m["m"]) if m["m"] else None
         self.winner, self.discarder = "ESWN".index(m["w"]), None if m["d"] == "-" else "ESWN".index(m["d"])
         self.situation = None if m["s"] == "-" else SITUATIONS[int(m["s"])]
         self.streak, self.hand = int(m["k"]), m["h"]
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button,
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any],  # type: ignore[override]  # discord.py hands over the component its template matched
                              match: re.Match[str]) -> RecordHandButton:
         return cls(match.string, item.label or "")
 
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:
             settings = await guild_settings(interaction.client, interaction.guild_id)
             lang = lang_for(interaction, settings.language)
@@ -279,25 +288,23 @@ class RecordModal(SafeModal):
             self.add_item(discord.ui.Label(text=t(f"record.form_seat_{'ESWN'[seat]}", lang)[:45], component=select,
                                            description=t(role, lang)[:100] if role else None))
 
-    async def on_submit(self, interaction: discord.Interaction) -> None:
-        cog: Recorder = interaction.client.get_cog("Recorder")  # type: ignore[attr-defined,assignment]
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.cog(Recorder)
         settings = await guild_settings(interaction.client, interaction.guild_id)
         lang = lang_for(interaction, settings.language)
         players = [sel.values[0] if sel.values else None for sel in self.selects]
         if any(p is None for p in players):
             raise UserError("record.form_incomplete")
         b = self.button
-        await cog.propose(interaction, settings, lang, hand=b.hand, players=players,  # type: ignore[arg-type]
+        await cog.propose(interaction, settings, lang, hand=b.hand, players=players,
                           winner=players[b.winner], discarder=None if b.discarder is None else players[b.discarder],
                           situation=b.situation, dealer_streak=b.streak, variant=b.variant, mode=b.mode)
 
 
 class Recorder(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
-        #: When a list (tests), every record card's scene is appended before it is drawn.
-        self.scene_log: list[Any] | None = None
 
     async def cog_load(self) -> None:
         self.loop.start()
@@ -318,7 +325,7 @@ class Recorder(commands.Cog):
 
     @property
     def store(self) -> Any:
-        return self.bot.store  # type: ignore[attr-defined]
+        return self.bot.store
 
     # ---- /record
 
@@ -339,10 +346,10 @@ class Recorder(commands.Cog):
         discarder=locale_str("record.discarder.desc"), situation=locale_str("record.situation.desc"),
         dealer_streak=locale_str("record.streak.desc"), variant=locale_str("record.variant.desc"),
         mode=locale_str("score.mode.desc"))
-    @app_commands.choices(situation=SITUATION_CHOICES, variant=VARIANT_CHOICES, mode=MODE_CHOICES)
+    @app_commands.choices(situation=SITUATION_CHOICES, variant=variant_choices(), mode=MODE_CHOICES)
     async def record(
         self,
-        interaction: discord.Interaction,
+        interaction: discord.Interaction[MjBot],
         hand: app_commands.Range[str, HAND_LENGTH.low, HAND_LENGTH.high],
         east: discord.Member,
         south: discord.Member,
@@ -363,7 +370,7 @@ class Recorder(commands.Cog):
                            discarder=discarder, situation=situation, dealer_streak=dealer_streak,
                            variant=variant or settings.default_variant, mode=mode)
 
-    async def propose(self, interaction: discord.Interaction, settings: Any, lang: str, *, hand: str,
+    async def propose(self, interaction: discord.Interaction[MjBot], settings: Any, lang: str, *, hand: str,
                       players: list[discord.Member | discord.User], winner: discord.abc.User | None,
                       discarder: discord.abc.User | None, situation: str | None, dealer_streak: int | None,
                       variant: str, mode: int | None = None) -> None:
@@ -406,17 +413,17 @@ class Recorder(commands.Cog):
         except EngineError as e:
             if e.code in _OPTION_ERRORS:  # the engine names the CLI's --from: say it with /record's options
                 raise UserError(_OPTION_ERRORS[e.code]) from None
-            raise UserError("record.bad_hand", error=e.message(lang), example=EXAMPLES[key]) from None
+            raise UserError("record.bad_hand", error=e.message(lang), example=v.example) from None
         seats = []
         for i, p in enumerate(players):
             amount = int(result.payments[i])
-            jiao = int(result.jiao_payments[i]) if key == "wuhu" else 0
-            seats.append(rstore.SeatProposal(p.id, p.display_name, amount, amount - jiao if key == "wuhu" else 0,
+            jiao = int(result.jiao_payments[i]) if v.splits_jiao else 0
+            seats.append(rstore.SeatProposal(p.id, p.display_name, amount, amount - jiao if v.splits_jiao else 0,
                                              jiao))
         sit_json = {"winner": sit.winner, "discarder": sit.discarder, "dealer_streak": sit.dealer_streak,
                     **{k: getattr(sit, k) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}}
         try:
-            dup = await rstore.pending_duplicate(self.store, guild_id=interaction.guild_id, variant=key,
+            dup = await rstore.pending_duplicate(self.store, guild_id=guild_of(interaction), variant=key,
                                                  hand_text=hand, situation=sit_json, players=ids, at=self.clock())
         except sqlite3.Error as e:
             _db_failed(e, "record: the database failed to read the pending records")
@@ -437,20 +444,19 @@ class Recorder(commands.Cog):
             if e.code == "record_duplicate":
                 raise UserError("record.duplicate", id=e.params["record_id"]) from None
             raise
-        names = tuple(p.display_name for p in players)
+        names = cast(tuple[str, str, str, str], tuple(p.display_name for p in players))  # the four seats
         files = []
         try:
             title = variant_name(key, lang) + (f" · {rules['mode']}" if "mode" in rules else "")
             scene = dataclasses.replace(score_scene(parsed, result, sit, title), names=names)
-            if self.scene_log is not None:
-                self.scene_log.append(scene)
+            self.bot.observers.emit("record_card", scene=scene)
             image = await asyncio.to_thread(render_image, scene, lang)
             files.append(discord.File(io.BytesIO(image), filename="record.png"))
         except Exception:  # the figures matter more than the picture
             log.exception("record image failed for %r", hand)
         try:
             msg = await interaction.followup.send(card_text(rec, result, sit, lang), files=files,
-                                                  view=card_view(rec, lang), allowed_mentions=_pings(rec), wait=True)
+                                                  view=card_view(rec, lang) or discord.utils.MISSING, allowed_mentions=_pings(rec), wait=True)
         except discord.HTTPException as e:
             # without its card nobody can confirm it: withdraw it (audited) rather than leave it waiting unseen
             log.warning("record %s: its card could not be posted (%s); withdrawn", rec.record_id, e)
@@ -464,7 +470,7 @@ class Recorder(commands.Cog):
 
     # ---- the buttons
 
-    async def press(self, interaction: discord.Interaction, item: RecordButton) -> None:
+    async def press(self, interaction: discord.Interaction[MjBot], item: RecordButton) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language)
         if interaction.guild_id is None:
@@ -498,7 +504,7 @@ class Recorder(commands.Cog):
             raise UserError("record.not_involved")
         await self._redraw(interaction, rec, out.outcome, lang)
 
-    async def _redraw(self, interaction: discord.Interaction, rec: rstore.Record, outcome: str, lang: str) -> None:
+    async def _redraw(self, interaction: discord.Interaction[MjBot], rec: rstore.Record, outcome: str, lang: str) -> None:
         """Answer the press by editing the card (one interaction response); if Discord fails, say privately what
         was saved and leave the card to the next tick."""
         text = redrawn_card(rec, rec.lang, now=self.clock())
@@ -526,7 +532,7 @@ class Recorder(commands.Cog):
         await rstore.expire_due(self.store, at=now)  # marks their cards stale
         for rec in await rstore.stale_cards(self.store):
             message = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id).get_partial_message(
-                rec.message_id)  # type: ignore[arg-type]
+                rec.message_id)  # type: ignore[arg-type]  # a stale card is a card posted
             shown: rstore.Record | None = rec
             try:
                 await message.edit(content=redrawn_card(rec, rec.lang, now=now),
@@ -540,23 +546,24 @@ class Recorder(commands.Cog):
             await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=shown)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
+    settings_registry.register(SettingsOption("record_expiry_hours", apply_expiry_option, expiry_line))
     bot.add_dynamic_items(RecordButton, RecordHandButton)
     await bot.add_cog(Recorder(bot))
 
 
-async def apply_expiry_option(bot: Any, interaction: discord.Interaction, lang: str, hours: int) -> str:
+async def apply_expiry_option(bot: MjBot, interaction: discord.Interaction[MjBot], lang: str, hours: int) -> str:
     """``/settings record_expiry_hours``: set it (audited; the declared range) and say what is in force."""
     if hours not in RECORD_EXPIRY_HOURS:
         raise UserError("record.bad_expiry", low=RECORD_EXPIRY_HOURS.low, high=RECORD_EXPIRY_HOURS.high,
                         value=str(hours)[:20])
-    before = await rstore.record_expiry_hours(bot.store, interaction.guild_id)
+    before = await rstore.record_expiry_hours(bot.open_store, guild_of(interaction))
     now = await rstore.set_record_expiry_hours(bot.store, interaction.guild_id, interaction.user.id, hours)
     key = "settings.changed" if now != before else "settings.unchanged"
     return t(key, lang, field=t("record.setting_expiry", lang), value=t("record.hours", lang, n=now))
 
 
-async def expiry_line(bot: Any, guild_id: int | None, lang: str) -> str:
+async def expiry_line(bot: MjBot, guild_id: int | None, lang: str) -> str:
     """The /settings line saying how long records wait for their confirmations."""
-    hours = await rstore.record_expiry_hours(bot.store, guild_id)  # type: ignore[arg-type]
+    hours = await rstore.record_expiry_hours(bot.open_store, guild_id)  # type: ignore[arg-type]  # None: the default
     return t("record.expiry_line", lang, value=t("record.hours", lang, n=hours))

@@ -27,10 +27,13 @@ from typing import Any
 import discord
 from discord.ext import commands, tasks
 
-from bot.i18n import lang_of_locale, t, variant_name
+from bot.app import MjBot
+from bot.i18n import t, variant_name
+from bot.settings import SERVER_LANGUAGE
 from bot.store import group as gstore
 from cogs.group import passing, post_final_board
 from cogs.leaderboard import day_text, display
+from text.lang import lang_of_locale
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +64,7 @@ def week_range(report_day: date, tz: Any) -> tuple[datetime, datetime]:
     return datetime.combine(report_day - timedelta(days=7), time(0), tzinfo=tz), end
 
 
-async def report_message(bot: Any, guild_id: int, day: date, lang: str) -> tuple[str, discord.File]:
+async def report_message(bot: MjBot, guild_id: int, day: date, lang: str) -> tuple[str, discord.File]:
     """The weekly report for the week before ``day``: a line of text and the 战报 image."""
     from render.report import render_report
 
@@ -70,13 +73,13 @@ async def report_message(bot: Any, guild_id: int, day: date, lang: str) -> tuple
     return text, discord.File(io.BytesIO(data), filename="weekly-report.png")
 
 
-async def report_scene(bot: Any, guild_id: int, day: date, lang: str) -> tuple[str, Any]:
+async def report_scene(bot: MjBot, guild_id: int, day: date, lang: str) -> tuple[str, Any]:
     """The weekly report's text line and its :class:`render.report.ReportScene` (what the image shows)."""
     from render.report import ReportLine, ReportScene
 
-    tz = (await gstore.group_settings(bot.store, guild_id)).tz
+    tz = (await gstore.group_settings(bot.open_store, guild_id)).tz
     start, end = week_range(day, tz)
-    s = await gstore.week_summary(bot.store, guild_id, start, end)
+    s = await gstore.week_summary(bot.open_store, guild_id, start, end)
     week = t("report.week", lang, start=day_text(start, lang), end=day_text(end - timedelta(days=1), lang))
     count = t("report.hands", lang, n=s.hands)
     records = []
@@ -98,7 +101,7 @@ async def report_scene(bot: Any, guild_id: int, day: date, lang: str) -> tuple[s
 
 
 class Report(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
@@ -120,11 +123,11 @@ class Report(commands.Cog):
         await self.bot.wait_until_ready()
 
     async def _lang(self, guild_id: int) -> str:
-        settings = await self.bot.store.guild_settings(guild_id)
+        settings = await self.bot.open_store.guild_settings(guild_id)
         guild = self.bot.get_guild(guild_id)
         if settings.updated_at is None and guild is not None:
             return lang_of_locale(guild.preferred_locale) or settings.language
-        return lang_of_locale(settings.language) or "zh"
+        return lang_of_locale(settings.language) or SERVER_LANGUAGE
 
     async def tick(self) -> None:
         """One round of the schedule at ``self.clock()``."""
@@ -145,6 +148,7 @@ class Report(commands.Cog):
             try:
                 lang = await self._lang(gs.guild_id)
                 text, file = await report_message(self.bot, gs.guild_id, day, lang)
+                assert gs.report_channel is not None  # report_servers: the servers with a report channel
                 await self.bot.get_partial_messageable(gs.report_channel).send(text, file=file,
                                                                                allowed_mentions=_NO_PINGS)
                 log.info("guild %s: weekly report of %s posted", gs.guild_id, day)
@@ -169,5 +173,5 @@ class Report(commands.Cog):
         await post_final_board(self.bot, season, await self._lang(season.guild_id), send, now)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     await bot.add_cog(Report(bot))

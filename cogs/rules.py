@@ -8,14 +8,28 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_name
+from bot.app import MjBot
+from bot.i18n import item_name, locale_str, rule_value, t, variant_name
 from bot.settings import guild_settings, variant_rules
-from cogs.score import VARIANT_CHOICES
+from cogs.choices import variant_choices
 from engine.variants import get_variant
+from text.catalog import has
+from text.lang import lang_for
 
-#: variant -> how many summary sections it has; section n reads from the catalogue keys ``rules.<variant>.<n>.title``
-#: and ``rules.<variant>.<n>.body`` (data/locale); every body under Discord's 1024-character field limit.
-SECTIONS: dict[str, int] = {"wuhu": 4, "hefei": 4, "chizhou": 4}
+
+def sections(variant_key: str) -> int:
+    """How many summary sections the catalogue has for the variant: section n reads from the keys
+    ``rules.<variant>.<n>.title`` and ``rules.<variant>.<n>.body`` (data/locale), numbered from 1; every body under
+    Discord's 1024-character field limit. A variant the catalogue does not describe has none (its house rules
+    still show).
+
+    >>> sections("wuhu") > 0, sections("no_such_variant")
+    (True, 0)
+    """
+    n = 0
+    while has(f"rules.{variant_key}.{n + 1}.title"):
+        n += 1
+    return n
 
 
 def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.Embed:
@@ -23,7 +37,7 @@ def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.E
     v = get_variant(variant_key)
     embed = discord.Embed(title=t("rules.title", lang, variant=variant_name(variant_key, lang)),
                           colour=discord.Colour.dark_green())
-    for n in range(1, SECTIONS.get(variant_key, 0) + 1):
+    for n in range(1, sections(variant_key) + 1):
         embed.add_field(name=t(f"rules.{variant_key}.{n}.title", lang), value=t(f"rules.{variant_key}.{n}.body", lang),
                         inline=False)
     if v.house_rules:
@@ -42,14 +56,14 @@ def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.E
 
 
 class Rules(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
 
     @app_commands.command(name=locale_str("rules.name"), description=locale_str("rules.desc"))
     @app_commands.rename(variant=locale_str("rules.variant.name"))
     @app_commands.describe(variant=locale_str("rules.variant.desc"))
-    @app_commands.choices(variant=VARIANT_CHOICES)
-    async def rules(self, interaction: discord.Interaction, variant: str | None = None) -> None:
+    @app_commands.choices(variant=variant_choices())
+    async def rules(self, interaction: discord.Interaction[MjBot], variant: str | None = None) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         lang = lang_for(interaction, settings.language if interaction.guild_id else None)
         key = variant or settings.default_variant
@@ -57,5 +71,5 @@ class Rules(commands.Cog):
         await interaction.response.send_message(embed=rules_embed(key, rules, lang), ephemeral=True)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     await bot.add_cog(Rules(bot))

@@ -25,8 +25,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.app import MjBot
 from bot.errors import UserError
-from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_name
+from bot.i18n import item_name, locale_str, rule_value, t, variant_name
 from bot.options import typed_text
 from bot.settings import (
     CLAIM_SECONDS,
@@ -43,13 +44,19 @@ from bot.settings import (
     variant_rules,
 )
 from bot.store import GuildSettings
+from cogs import settings_registry
+from cogs.checks import check_manager, guild_of
 from cogs.errors import SafeModal, SafeView
+from cogs.report import latest_report_day
 from engine.errors import EngineError
 from engine.variants import VARIANT_KEYS, get_variant
+from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 
 PREFIX = "mjbot:settings:"
+#: the panel's last row: timers, hints and channels, then the other variants' buttons (Discord: five to a row)
+VIEW_BUTTONS = 5 - 3
 
 # The readers every cog uses live in bot.settings (so that cogs.errors need not import this cog); they stay
 # importable from here for the cogs that read them through this module.
@@ -217,15 +224,15 @@ def settings_embed(settings: GuildSettings, audit: list[Any], lang: str, viewing
 
 
 class _Select(discord.ui.Select["SettingsView"]):
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
         assert self.view is not None
         await self.view.handle(interaction, self.custom_id.removeprefix(PREFIX), list(self.values))
 
 
 class _Button(discord.ui.Button["SettingsView"]):
-    async def callback(self, interaction: discord.Interaction) -> None:
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
         assert self.view is not None
-        await self.view.handle(interaction, self.custom_id.removeprefix(PREFIX), [])  # type: ignore[union-attr]
+        await self.view.handle(interaction, (self.custom_id or "").removeprefix(PREFIX), [])
 
 
 class SettingsView(SafeView):
@@ -233,7 +240,7 @@ class SettingsView(SafeView):
     default variant). One instance per variant is registered for dispatch (so every "show this variant" button is
     known); the callbacks use only the interaction and the store."""
 
-    def __init__(self, bot: Any, settings: GuildSettings, lang: str, viewing: str | None = None) -> None:
+    def __init__(self, bot: MjBot, settings: GuildSettings, lang: str, viewing: str | None = None) -> None:
         super().__init__(timeout=None)
         self.bot = bot
         self.add_item(_Select(
@@ -265,27 +272,30 @@ class SettingsView(SafeView):
         self.add_item(_Button(custom_id=PREFIX + "hints", label=t("settings.btn.hints", lang), emoji="💡", row=4))
         self.add_item(_Button(custom_id=PREFIX + "channels", label=t("settings.btn.channels", lang), emoji="#️⃣",
                               row=4))
-        for other in VARIANT_KEYS:
+        # a "show this variant's house rules" button per other variant, as many as the row has room for (three
+        # variants: all of them; a variant past that is shown when it is the default)
+        others = [k for k in VARIANT_KEYS if k != v.key][:VIEW_BUTTONS]
+        for other in others:
             if other != v.key:
                 self.add_item(_Button(custom_id=PREFIX + "view:" + other, row=4, emoji="📖",
                                       style=discord.ButtonStyle.secondary,
                                       label=t("settings.btn.view", lang, variant=variant_name(other, lang))))
 
-    async def handle(self, interaction: discord.Interaction, what: str, values: list[str]) -> None:
+    async def handle(self, interaction: discord.Interaction[MjBot], what: str, values: list[str]) -> None:
         settings = await check_manager(self.bot, interaction)
         lang = lang_for(interaction, settings.language)
         if what == "timers":
             await interaction.response.send_modal(TimersModal(self.bot, settings, lang))
             return
         if what.startswith("view:"):
-            viewing = what.removeprefix("view:")
-            if viewing not in VARIANT_KEYS:
+            shown = what.removeprefix("view:")
+            if shown not in VARIANT_KEYS:
                 raise UserError("settings.unknown_rule")
-            audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)
-            note = None if viewing == settings.default_variant else t(
-                "settings.viewing", lang, variant=variant_name(viewing, lang),
+            audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
+            note = None if shown == settings.default_variant else t(
+                "settings.viewing", lang, variant=variant_name(shown, lang),
                 default=variant_name(settings.default_variant, lang))
-            await _show(self.bot, interaction, settings, audit, lang, note, viewing)
+            await _show(self.bot, interaction, settings, audit, lang, note, shown)
             return
         viewing = _viewed_variant(interaction.message) if _is_panel(interaction.message) else None
         if what == "channels":
@@ -322,16 +332,7 @@ class SettingsView(SafeView):
         await apply_change(self.bot, interaction, settings, field, value, viewing=viewing)
 
 
-async def check_manager(bot: Any, interaction: discord.Interaction) -> GuildSettings:
-    """The server's settings if the user may change them (Manage Server), else a refusal."""
-    if interaction.guild_id is None:
-        raise app_commands.NoPrivateMessage()
-    if not interaction.permissions.manage_guild:
-        raise UserError("error.no_permission")
-    return await guild_settings(bot, interaction.guild_id)
-
-
-async def _show(bot: Any, interaction: discord.Interaction, settings: GuildSettings, audit: list[Any], lang: str,
+async def _show(bot: MjBot, interaction: discord.Interaction[MjBot], settings: GuildSettings, audit: list[Any], lang: str,
                 note: str | None, viewing: str | None) -> None:
     """Redraw the panel the interaction came from, or answer with a new panel (from a form or a prompt)."""
     embed = settings_embed(settings, audit, lang, viewing)
@@ -342,7 +343,7 @@ async def _show(bot: Any, interaction: discord.Interaction, settings: GuildSetti
         await interaction.response.send_message(note, embed=embed, view=view, ephemeral=True)
 
 
-async def set_house_rule(bot: Any, interaction: discord.Interaction, settings: GuildSettings, variant: Any,
+async def set_house_rule(bot: MjBot, interaction: discord.Interaction[MjBot], settings: GuildSettings, variant: Any,
                          rule: Any, value: Any) -> None:
     """Set one house rule of ``variant`` (any variant, not only the default one) through the store's audited
     ``set_house_rules``, and show that variant's house rules. A value already in force writes nothing."""
@@ -352,48 +353,48 @@ async def set_house_rule(bot: Any, interaction: discord.Interaction, settings: G
         new_settings, key = settings, "settings.unchanged"
     else:
         overrides = {**settings.rules_for(variant.key), rule.key: value}
-        new_settings = await bot.store.set_house_rules(interaction.guild_id, interaction.user.id, variant.key,
+        new_settings = await bot.open_store.set_house_rules(interaction.guild_id, interaction.user.id, variant.key,
                                                        overrides)
         key = "settings.changed"
         log.info("guild %s: user %s set %s rule %s to %r", interaction.guild_id, interaction.user.id, variant.key,
                  rule.key, value)
     lang = lang_for(interaction, new_settings.language)
     note = t(key, lang, field=t("settings.field.house_rules", lang), value=shown)
-    audit = await bot.store.settings_audit(interaction.guild_id, limit=5)
+    audit = await bot.open_store.settings_audit(guild_of(interaction), limit=5)
     await _show(bot, interaction, new_settings, audit, lang, note, variant.key)
 
 
-async def apply_change(bot: Any, interaction: discord.Interaction, settings: GuildSettings, field: str, value: Any,
+async def apply_change(bot: MjBot, interaction: discord.Interaction[MjBot], settings: GuildSettings, field: str, value: Any,
                        *, shown: str | None = None, viewing: str | None = None) -> None:
     """Write one audited change and redraw the panel (or answer, when the change came from a form or a prompt)."""
     lang = lang_for(interaction, settings.language)
     old = getattr(settings, field)
-    new_settings = await bot.store.update_guild_settings(interaction.guild_id, interaction.user.id, {field: value})
+    new_settings = await bot.open_store.update_guild_settings(interaction.guild_id, interaction.user.id, {field: value})
     lang = lang_for(interaction, new_settings.language)
     label = t(f"settings.field.{field}", lang)
     shown = shown or describe_change(field, value, lang)
     key = "settings.changed" if old != getattr(new_settings, field) else "settings.unchanged"
     note = t(key, lang, field=label, value=shown)
     log.info("guild %s: user %s set %s to %r", interaction.guild_id, interaction.user.id, field, value)
-    audit = await bot.store.settings_audit(interaction.guild_id, limit=5)
+    audit = await bot.open_store.settings_audit(guild_of(interaction), limit=5)
     await _show(bot, interaction, new_settings, audit, lang, note, viewing)
 
 
 class TimersModal(SafeModal):
-    def __init__(self, bot: Any, settings: GuildSettings, lang: str) -> None:
+    def __init__(self, bot: MjBot, settings: GuildSettings, lang: str) -> None:
         super().__init__(title=t("settings.modal.title", lang), custom_id=PREFIX + "timers-form", timeout=600)
         self.bot = bot
-        self.turn = discord.ui.TextInput(label=t("settings.modal.turn", lang, low=TURN_SECONDS.low,
+        self.turn: discord.ui.TextInput[TimersModal] = discord.ui.TextInput(label=t("settings.modal.turn", lang, low=TURN_SECONDS.low,
                                                  high=TURN_SECONDS.high),
                                          custom_id="turn_seconds", default=str(settings.turn_seconds),
                                          max_length=len(str(TURN_SECONDS.high)))
-        self.claim = discord.ui.TextInput(
+        self.claim: discord.ui.TextInput[TimersModal] = discord.ui.TextInput(
             label=t("settings.modal.claim", lang, low=CLAIM_SECONDS.low, high=CLAIM_SECONDS.high),
             custom_id="claim_seconds", default=str(settings.claim_seconds), max_length=len(str(CLAIM_SECONDS.high)))
         self.add_item(self.turn)
         self.add_item(self.claim)
 
-    async def on_submit(self, interaction: discord.Interaction) -> None:
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         settings = await check_manager(self.bot, interaction)
         lang = lang_for(interaction, settings.language)
         changes = {}
@@ -405,10 +406,10 @@ class TimersModal(SafeModal):
                 raise UserError("settings.bad_number", field=t(f"settings.field.{field}", lang), low=allowed.low,
                                 high=allowed.high, value=_shown((text or "").strip()))
             changes[field] = number
-        new = await self.bot.store.update_guild_settings(interaction.guild_id, interaction.user.id, changes)
+        new = await self.bot.open_store.update_guild_settings(interaction.guild_id, interaction.user.id, changes)
         shown = t("settings.timers", lang, turn=new.turn_seconds, claim=new.claim_seconds)
         note = t("settings.changed", lang, field=t("settings.field.turn_seconds", lang), value=shown)
-        audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)
+        audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
         viewing = _viewed_variant(interaction.message)
         embed = settings_embed(new, audit, lang, viewing)
         if interaction.message is not None:
@@ -421,26 +422,26 @@ class TimersModal(SafeModal):
 class ChannelsView(SafeView):
     """The channel picker (a separate private message: the panel has no free row)."""
 
-    def __init__(self, bot: Any, lang: str) -> None:
+    def __init__(self, bot: MjBot, lang: str) -> None:
         super().__init__(timeout=None)
         self.bot = bot
-        self.pick = discord.ui.ChannelSelect(
+        self.pick: discord.ui.ChannelSelect[ChannelsView] = discord.ui.ChannelSelect(
             custom_id=PREFIX + "channels-pick", placeholder=t("settings.ph.channels", lang), min_values=1,
             max_values=25, channel_types=[discord.ChannelType.text, discord.ChannelType.public_thread,
                                           discord.ChannelType.private_thread])
-        self.pick.callback = self.on_pick  # type: ignore[method-assign]
-        self.all = discord.ui.Button(custom_id=PREFIX + "channels-all", label=t("settings.btn.all_channels", lang),
+        self.pick.callback = self.on_pick  # type: ignore[method-assign]  # discord.py: a component built in code gets its callback so
+        self.all: discord.ui.Button[ChannelsView] = discord.ui.Button(custom_id=PREFIX + "channels-all", label=t("settings.btn.all_channels", lang),
                                      style=discord.ButtonStyle.secondary)
-        self.all.callback = self.on_all  # type: ignore[method-assign]
+        self.all.callback = self.on_all  # type: ignore[method-assign]  # discord.py: a component built in code gets its callback so
         self.add_item(self.pick)
         self.add_item(self.all)
 
-    async def on_pick(self, interaction: discord.Interaction) -> None:
+    async def on_pick(self, interaction: discord.Interaction[Any]) -> None:
         settings = await check_manager(self.bot, interaction)
-        ids = sorted({int(getattr(v, "id", v)) for v in self.pick.values})
+        ids = sorted({v.id for v in self.pick.values})
         await apply_change(self.bot, interaction, settings, "allowed_channels", ids)
 
-    async def on_all(self, interaction: discord.Interaction) -> None:
+    async def on_all(self, interaction: discord.Interaction[Any]) -> None:
         settings = await check_manager(self.bot, interaction)
         await apply_change(self.bot, interaction, settings, "allowed_channels", [])
 
@@ -474,7 +475,7 @@ def _zone_names() -> tuple[str, ...]:
     return tuple(common + sorted(n for n in known_zones() if n not in common))
 
 
-async def timezone_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+async def timezone_autocomplete(interaction: discord.Interaction[MjBot], current: str) -> list[app_commands.Choice[str]]:
     """IANA zone names containing what was typed."""
     typed = typed_text(current).strip().lower().replace(" ", "_")
     return [app_commands.Choice(name=n, value=n) for n in _zone_names() if typed in n.lower()][:25]
@@ -487,7 +488,7 @@ def report_text(channel: int | None, weekday: int, lang: str) -> str:
     return t("group.report_on", lang, day=t(f"choice.weekday.{weekday}", lang), channel=channel)
 
 
-async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: str, timezone: str | None,
+async def apply_group_options(bot: MjBot, interaction: discord.Interaction[MjBot], lang: str, timezone: str | None,
                               channel: Any, day: str | None) -> str:
     """Apply /settings' time zone and weekly-report options (all checked before anything is written); returns the
     line the panel opens with: the values in force, after a note per change."""
@@ -496,8 +497,8 @@ async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: 
     from bot.store import group as gstore
     from bot.store.errors import StoreError
 
-    store = bot.store
-    gid = interaction.guild_id
+    store = bot.open_store
+    gid = guild_of(interaction)
     if timezone is not None:
         try:
             gstore.zone(timezone.strip())
@@ -526,13 +527,11 @@ async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: 
         else:
             new_channel = channel.id if channel is not None else old.report_channel
             weekday = int(day) if day is not None else old.report_weekday
-        from cogs.report import latest_report_day
-
         first = latest_report_day(datetime.now(old.tz), weekday)
         gs = await gstore.set_weekly_report(store, gid, interaction.user.id, new_channel, weekday,
                                             first.toordinal())
-        before = (old.report_channel, old.report_weekday)
-        key = "settings.changed" if (gs.report_channel, gs.report_weekday) != before else "settings.unchanged"
+        was = (old.report_channel, old.report_weekday)
+        key = "settings.changed" if (gs.report_channel, gs.report_weekday) != was else "settings.unchanged"
         shown = report_text(gs.report_channel, gs.report_weekday, lang)
         notes.append(t(key, lang, field=t("settings.field.weekly_report", lang), value=shown))
     gs = await gstore.group_settings(store, gid)
@@ -542,7 +541,7 @@ async def apply_group_options(bot: Any, interaction: discord.Interaction, lang: 
 
 
 class Settings(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: MjBot) -> None:
         self.bot = bot
 
     async def cog_load(self) -> None:
@@ -557,7 +556,7 @@ class Settings(commands.Cog):
     @app_commands.describe(**GROUP_OPTION_DESCS)
     @app_commands.choices(report_day=WEEKDAY_CHOICES)
     @app_commands.autocomplete(timezone=timezone_autocomplete)
-    async def settings(self, interaction: discord.Interaction, timezone: str | None = None,
+    async def settings(self, interaction: discord.Interaction[MjBot], timezone: str | None = None,
                        report_channel: app_commands.AppCommandChannel | None = None,
                        report_day: str | None = None, replays_show_all_hands: bool | None = None,
                        record_expiry_hours: app_commands.Range[int, RECORD_EXPIRY_HOURS.low,
@@ -568,19 +567,20 @@ class Settings(commands.Cog):
             raise UserError("record.bad_expiry", low=RECORD_EXPIRY_HOURS.low, high=RECORD_EXPIRY_HOURS.high,
                             value=str(record_expiry_hours)[:20])
         note = await apply_group_options(self.bot, interaction, lang, timezone, report_channel, report_day)
-        if replays_show_all_hands is not None:
-            from cogs.memory import apply_replay_option
-
-            note = await apply_replay_option(self.bot, interaction, lang, replays_show_all_hands) + "\n" + note
-        from cogs.record import apply_expiry_option, expiry_line
-
-        if record_expiry_hours is not None:
-            note = await apply_expiry_option(self.bot, interaction, lang, record_expiry_hours) + "\n" + note
-        note += "\n" + await expiry_line(self.bot, interaction.guild_id, lang)
-        audit = await self.bot.store.settings_audit(interaction.guild_id, limit=5)  # type: ignore[attr-defined]
+        # the options other cogs own (cogs.settings_registry): each one set says so above the rest, each status line below
+        owned = {"replays_show_all_hands": replays_show_all_hands, "record_expiry_hours": record_expiry_hours}
+        for name, value in owned.items():
+            option = settings_registry.get(name)
+            if value is not None and option is not None:
+                note = await option.apply(self.bot, interaction, lang, value) + "\n" + note
+        for name in owned:
+            option = settings_registry.get(name)
+            if option is not None and option.status is not None:
+                note += "\n" + await option.status(self.bot, interaction.guild_id, lang)
+        audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
         await interaction.response.send_message(note, embed=settings_embed(settings, audit, lang),
                                                 view=SettingsView(self.bot, settings, lang), ephemeral=True)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: MjBot) -> None:
     await bot.add_cog(Settings(bot))

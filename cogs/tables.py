@@ -9,7 +9,6 @@ click is refused ephemerally without changing anything.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import logging
 import re
@@ -21,42 +20,34 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.app import MjBot
-from bot.i18n import item_name, lang_for, lang_of_locale, locale_str, rule_value
-from bot.settings import guild_settings, server_language, table_allowed_in, variant_rules
+from bot.i18n import item_name, locale_str, rule_value
+from bot.settings import SERVER_LANGUAGE, guild_settings, server_language, table_allowed_in, variant_rules
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables, tile_label
 from bot.tables.strings import t  # display names in its messages are escaped (no pings, no markdown)
+from cogs.choices import MODE_CHOICES, variant_choices
 from cogs.errors import reply_ephemeral
 from engine.tiles import tile_name
-from engine.variants import VARIANT_KEYS, get_variant
+from engine.variants import get_variant
 from render.scene import discard_numbers
 from render.views import hand_scene_from_view
+from text.lang import lang_for, lang_of_locale
 
 log = logging.getLogger(__name__)
 
-VARIANT_CHOICES = [Choice(name=locale_str(f"choice.variant.{k}"), value=k) for k in VARIANT_KEYS]
-MODE_CHOICES = [Choice(name=locale_str(f"choice.mode.{m}"), value=m) for m in (315, 525)]
 AUTOPLAY_CHOICES = [Choice(name=locale_str(f"choice.autoplay.{v}"), value=v) for v in ("on", "off")]
 DIFFICULTY_CHOICES = [Choice(name=locale_str(f"choice.difficulty.{d}"), value=d) for d in ("easy", "normal", "strong")]
 
 
-def _lang(interaction: discord.Interaction, server: str | None = None) -> str:
+def _lang(interaction: discord.Interaction[MjBot], server: str | None = None) -> str:
     return lang_for(interaction, server)
 
 
-def _player_lang(interaction: discord.Interaction, server: str | None) -> str:
-    return lang_of_locale(getattr(interaction, "locale", None)) or server or "zh"
+def _player_lang(interaction: discord.Interaction[MjBot], server: str | None) -> str:
+    return lang_of_locale(getattr(interaction, "locale", None)) or server or SERVER_LANGUAGE
 
 
 ANSWER_WITHIN = 2.0  # seconds a click waits for its decision before deferring (Discord allows 3)
 
-
-
-async def _outcome(work: Any) -> tuple[Any, BaseException | None]:
-    """(result, None) or (None, the error): the error is raised where the result is awaited, not in its task."""
-    try:
-        return await work, None
-    except Exception as e:
-        return None, e
 
 
 def discard_label(number: int | None, kind: int, lang: str) -> str:
@@ -80,11 +71,11 @@ class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjl:(?P<
         self.op = op
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str]):  # type: ignore[override]  # discord.py hands over the component its template matched
         return cls(int(match["ch"]), match["op"], item.label or "", item.style)
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        cog: Tables = interaction.client.get_cog("Tables")  # type: ignore[attr-defined,assignment]
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.cog(Tables)
         await cog.lobby_click(interaction, self.channel_id, self.op)
 
 
@@ -101,12 +92,12 @@ class PlayButton(discord.ui.DynamicItem[discord.ui.Button],
         self.table_id, self.seat, self.seq, self.op, self.arg = table_id, seat, seq, op, arg
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str]):  # type: ignore[override]  # discord.py hands over the component its template matched
         return cls(int(match["tid"]), int(match["seat"]), int(match["seq"]), match["op"], match["arg"],
                    item.label or "", item.style)
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        cog: Tables = interaction.client.get_cog("Tables")  # type: ignore[attr-defined,assignment]
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.cog(Tables)
         await cog.play_click(interaction, self.table_id, self.seat, self.seq, self.op, self.arg)
 
 
@@ -120,11 +111,11 @@ class VoteButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjv:(?P<t
         self.table_id, self.number, self.yes = table_id, number, yes
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]):
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str]):  # type: ignore[override]  # discord.py hands over the component its template matched
         return cls(int(match["tid"]), int(match["n"]), match["v"] == "y", item.label or "", item.style)
 
-    async def callback(self, interaction: discord.Interaction) -> None:
-        cog: Tables = interaction.client.get_cog("Tables")  # type: ignore[attr-defined,assignment]
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.cog(Tables)
         await cog.vote_click(interaction, self.table_id, self.number, self.yes)
 
 
@@ -138,7 +129,7 @@ def _view(items: list[discord.ui.Item[Any]]) -> discord.ui.View:
 class UI:
     """Builds the controls of the manager's messages."""
 
-    def __init__(self, bot: Any = None) -> None:
+    def __init__(self, bot: MjBot | None = None) -> None:
         self.bot = bot
 
     def vote_view(self, lt: LiveTable, number: int, lang: str) -> discord.ui.View:
@@ -203,8 +194,8 @@ class UI:
         drawn = tb.drawn[seat]
         # numbered as the hand image numbers its tiles (render.discard_numbers), in that order
         numbers = discard_numbers(hand_scene_from_view(tb.view(seat)))
-        discards = sorted({a.tile for a in legal if a.type == "discard"},  # type: ignore[type-var]
-                          key=lambda k: (numbers.get(k, len(numbers) + 1), k))  # type: ignore[arg-type]
+        discards = sorted({a.tile for a in legal if a.type == "discard" and a.tile is not None},
+                          key=lambda k: (numbers.get(k, len(numbers) + 1), k))
         for k in discards:
             style = discord.ButtonStyle.success if k in marks else (
                 discord.ButtonStyle.primary if k == drawn else discord.ButtonStyle.secondary)
@@ -215,21 +206,21 @@ class UI:
         for a in legal:
             if a.type == "win":
                 extra.append(PlayButton(lt.id, seat, seq, "w", None, t("tables.btn_win", lang), discord.ButtonStyle.danger))
-            elif a.type == "pung":
-                extra.append(PlayButton(lt.id, seat, seq, "p", tile_name(a.tile), t("tables.btn_pung", lang,  # type: ignore
-                                        tile=tile_label(a.tile, lang)), discord.ButtonStyle.primary))  # type: ignore
-            elif a.type == "kong":
-                extra.append(PlayButton(lt.id, seat, seq, "k", tile_name(a.tile), t("tables.btn_kong", lang,  # type: ignore
-                                        tile=tile_label(a.tile, lang)), discord.ButtonStyle.primary))  # type: ignore
-            elif a.type == "chi":
-                tiles = "".join(tile_label(a.tile + i, lang) for i in range(3))  # type: ignore[operator]
-                extra.append(PlayButton(lt.id, seat, seq, "c", tile_name(a.tile), t("tables.btn_chi", lang,  # type: ignore
+            elif a.type == "pung" and a.tile is not None:
+                extra.append(PlayButton(lt.id, seat, seq, "p", tile_name(a.tile), t("tables.btn_pung", lang,
+                                        tile=tile_label(a.tile, lang)), discord.ButtonStyle.primary))
+            elif a.type == "kong" and a.tile is not None:
+                extra.append(PlayButton(lt.id, seat, seq, "k", tile_name(a.tile), t("tables.btn_kong", lang,
+                                        tile=tile_label(a.tile, lang)), discord.ButtonStyle.primary))
+            elif a.type == "chi" and a.tile is not None:
+                tiles = "".join(tile_label(a.tile + i, lang) for i in range(3))
+                extra.append(PlayButton(lt.id, seat, seq, "c", tile_name(a.tile), t("tables.btn_chi", lang,
                                         tiles=tiles), discord.ButtonStyle.primary))
             elif a.type == "pass":
                 key = "tables.btn_lay" if tb.phase == "play" else "tables.btn_pass"
                 extra.append(PlayButton(lt.id, seat, seq, "x", None, t(key, lang)))
         for i, it in enumerate(extra):
-            it.item.row = min(4, row + i // 5)  # type: ignore[attr-defined]
+            it.item.row = min(4, row + i // 5)  # type: ignore[attr-defined]  # every item here is a PlayButton
         return _view(items + extra)
 
 
@@ -242,30 +233,31 @@ class Tables(commands.Cog):
     def __init__(self, bot: MjBot) -> None:
         self.bot = bot
         self.manager: TableManager = bot.tables
-        self.manager.ui = UI(bot)
+        self.ui = UI(bot)
+        self.manager.ui = self.ui
 
     async def cog_unload(self) -> None:
         await self.manager.close()
 
     # ---- helpers ------------------------------------------------------------------------------------------
 
-    async def _server_lang(self, interaction: discord.Interaction) -> str:
-        return await server_language(self.bot, interaction.guild_id) or "zh"
+    async def _server_lang(self, interaction: discord.Interaction[MjBot]) -> str:
+        return await server_language(self.bot, interaction.guild_id) or SERVER_LANGUAGE
 
-    async def _refuse(self, interaction: discord.Interaction, r: Refusal) -> None:
+    async def _refuse(self, interaction: discord.Interaction[MjBot], r: Refusal) -> None:
         lang = _lang(interaction, await self._server_lang(interaction))
         await _say(interaction, t(r.key, lang, **r.params))
 
     def lobby_embed(self, lt: LiveTable) -> discord.Embed:
-        return self.manager.ui.lobby_embed(lt)
+        return self.ui.lobby_embed(lt)
 
     # ---- commands -----------------------------------------------------------------------------------------
 
     @table.command(name=locale_str("table.new.name"), description=locale_str("table.new.desc"))
     @app_commands.rename(variant=locale_str("table.variant.name"), mode=locale_str("table.mode.name"))
     @app_commands.describe(variant=locale_str("table.variant.desc"), mode=locale_str("table.mode.desc"))
-    @app_commands.choices(variant=VARIANT_CHOICES, mode=MODE_CHOICES)
-    async def new(self, interaction: discord.Interaction, variant: str | None = None, mode: int | None = None) -> None:
+    @app_commands.choices(variant=variant_choices(), mode=MODE_CHOICES)
+    async def new(self, interaction: discord.Interaction[MjBot], variant: str | None = None, mode: int | None = None) -> None:
         settings = await guild_settings(self.bot, interaction.guild_id)
         if not table_allowed_in(settings, interaction.channel or discord.Object(interaction.channel_id or 0)):
             where = " ".join(f"<#{c}>" for c in settings.allowed_channels)
@@ -283,10 +275,10 @@ class Tables(commands.Cog):
         except Refusal as r:
             await self._refuse(interaction, r)
             return
-        await interaction.response.send_message(embed=self.lobby_embed(lt), view=self.manager.ui.lobby_view(lt, lt.lang))
+        await interaction.response.send_message(embed=self.lobby_embed(lt), view=self.ui.lobby_view(lt, lt.lang))
         await self._lobby_answer_posted(interaction, lt)
 
-    async def _lobby_answer_posted(self, interaction: discord.Interaction, lt: LiveTable) -> None:
+    async def _lobby_answer_posted(self, interaction: discord.Interaction[MjBot], lt: LiveTable) -> None:
         """The lobby message is this command's answer: the manager remembers it (and stores it)."""
         try:
             msg = await interaction.original_response()
@@ -295,7 +287,7 @@ class Tables(commands.Cog):
             return
         await self.manager.lobby_posted(lt, msg.id)
 
-    async def _lobby_op(self, interaction: discord.Interaction, channel_id: int, op: str,
+    async def _lobby_op(self, interaction: discord.Interaction[MjBot], channel_id: int, op: str,
                         difficulty: str = "normal") -> None:
         server = await self._server_lang(interaction)
         lang = _lang(interaction, server)
@@ -344,7 +336,7 @@ class Tables(commands.Cog):
             key = {"join": "tables.joined", "leave": "tables.left", "addbot": "tables.joined"}[op]
             await interaction.response.send_message(t(key, lang, name=name), ephemeral=True)
 
-    async def lobby_click(self, interaction: discord.Interaction, channel_id: int, op: str) -> None:
+    async def lobby_click(self, interaction: discord.Interaction[MjBot], channel_id: int, op: str) -> None:
         try:
             await self._lobby_op(interaction, channel_id, op)
         except Exception:
@@ -352,26 +344,26 @@ class Tables(commands.Cog):
             await _say(interaction, t("tables.unknown", _lang(interaction)))
 
     @table.command(name=locale_str("table.join.name"), description=locale_str("table.join.desc"))
-    async def join(self, interaction: discord.Interaction) -> None:
+    async def join(self, interaction: discord.Interaction[MjBot]) -> None:
         await self._lobby_op(interaction, interaction.channel_id or 0, "join")
 
     @table.command(name=locale_str("table.leave.name"), description=locale_str("table.leave.desc"))
-    async def leave(self, interaction: discord.Interaction) -> None:
+    async def leave(self, interaction: discord.Interaction[MjBot]) -> None:
         await self._lobby_op(interaction, interaction.channel_id or 0, "leave")
 
     @table.command(name=locale_str("table.addbot.name"), description=locale_str("table.addbot.desc"))
     @app_commands.rename(difficulty=locale_str("table.difficulty.name"))
     @app_commands.describe(difficulty=locale_str("table.difficulty.desc"))
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
-    async def addbot(self, interaction: discord.Interaction, difficulty: str | None = None) -> None:
+    async def addbot(self, interaction: discord.Interaction[MjBot], difficulty: str | None = None) -> None:
         await self._lobby_op(interaction, interaction.channel_id or 0, "addbot", difficulty or "normal")
 
     @table.command(name=locale_str("table.start.name"), description=locale_str("table.start.desc"))
-    async def start(self, interaction: discord.Interaction) -> None:
+    async def start(self, interaction: discord.Interaction[MjBot]) -> None:
         await self._lobby_op(interaction, interaction.channel_id or 0, "start")
 
     @table.command(name=locale_str("table.end.name"), description=locale_str("table.end.desc"))
-    async def end(self, interaction: discord.Interaction) -> None:
+    async def end(self, interaction: discord.Interaction[MjBot]) -> None:
         lang = _lang(interaction, await self._server_lang(interaction))
         try:
             lt = self.manager.table_in(interaction.channel_id or 0)
@@ -389,7 +381,7 @@ class Tables(commands.Cog):
         await interaction.followup.send(t("tables.ended_by", lang, name=interaction.user.display_name), ephemeral=True)
 
     @table.command(name=locale_str("table.show.name"), description=locale_str("table.show.desc"))
-    async def show(self, interaction: discord.Interaction) -> None:
+    async def show(self, interaction: discord.Interaction[MjBot]) -> None:
         lang = _lang(interaction, await self._server_lang(interaction))
         try:
             lt = self.manager.table_in(interaction.channel_id or 0)
@@ -398,7 +390,7 @@ class Tables(commands.Cog):
             return
         if not lt.started:
             await interaction.response.send_message(embed=self.lobby_embed(lt),
-                                                    view=self.manager.ui.lobby_view(lt, lt.lang))
+                                                    view=self.ui.lobby_view(lt, lt.lang))
             await self._lobby_answer_posted(interaction, lt)  # the old lobby message loses its buttons
             return
         await interaction.response.defer(ephemeral=True)
@@ -413,7 +405,7 @@ class Tables(commands.Cog):
     @app_commands.rename(on=locale_str("table.autoplay.on.name"))
     @app_commands.describe(on=locale_str("table.autoplay.on.desc"))
     @app_commands.choices(on=AUTOPLAY_CHOICES)
-    async def autoplay(self, interaction: discord.Interaction, on: str) -> None:
+    async def autoplay(self, interaction: discord.Interaction[MjBot], on: str) -> None:
         lang = _lang(interaction, await self._server_lang(interaction))
         try:
             lt = self.manager.table_in(interaction.channel_id or 0)
@@ -424,7 +416,7 @@ class Tables(commands.Cog):
             return
         await _say(interaction, t("tables.autoplay_ok" if on == "on" else "tables.back_ok", lang))
 
-    async def _seat_admin(self, interaction: discord.Interaction, member: discord.Member | discord.User,
+    async def _seat_admin(self, interaction: discord.Interaction[MjBot], member: discord.Member | discord.User,
                           op: str) -> None:
         lang = _lang(interaction, await self._server_lang(interaction))
         try:
@@ -451,23 +443,23 @@ class Tables(commands.Cog):
     @table.command(name=locale_str("table.replace.name"), description=locale_str("table.replace.desc"))
     @app_commands.rename(member=locale_str("table.member.name"))
     @app_commands.describe(member=locale_str("table.member.desc"))
-    async def replace(self, interaction: discord.Interaction, member: discord.Member) -> None:
+    async def replace(self, interaction: discord.Interaction[MjBot], member: discord.Member) -> None:
         await self._seat_admin(interaction, member, "replace")
 
     @table.command(name=locale_str("table.restore.name"), description=locale_str("table.restore.desc"))
     @app_commands.rename(member=locale_str("table.member.name"))
     @app_commands.describe(member=locale_str("table.member.desc"))
-    async def restore(self, interaction: discord.Interaction, member: discord.Member) -> None:
+    async def restore(self, interaction: discord.Interaction[MjBot], member: discord.Member) -> None:
         await self._seat_admin(interaction, member, "restore")
 
     @table.command(name=locale_str("table.kick.name"), description=locale_str("table.kick.desc"))
     @app_commands.rename(member=locale_str("table.member.name"))
     @app_commands.describe(member=locale_str("table.member.desc"))
-    async def kick(self, interaction: discord.Interaction, member: discord.Member) -> None:
+    async def kick(self, interaction: discord.Interaction[MjBot], member: discord.Member) -> None:
         await self._seat_admin(interaction, member, "kick")
 
     @table.command(name=locale_str("table.dissolve.name"), description=locale_str("table.dissolve.desc"))
-    async def dissolve(self, interaction: discord.Interaction) -> None:
+    async def dissolve(self, interaction: discord.Interaction[MjBot]) -> None:
         lang = _lang(interaction, await self._server_lang(interaction))
         try:
             lt = self.manager.table_in(interaction.channel_id or 0)
@@ -475,7 +467,7 @@ class Tables(commands.Cog):
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))
 
-    async def _propose(self, interaction: discord.Interaction, table_id: int, lang: str) -> None:
+    async def _propose(self, interaction: discord.Interaction[MjBot], table_id: int, lang: str) -> None:
         """Open a dissolve vote: the vote message (public, with its buttons) is the answer to the interaction."""
         mgr = self.manager
         vote, passed = await mgr.propose_dissolve(table_id, interaction.user.id)
@@ -485,7 +477,7 @@ class Tables(commands.Cog):
             return
         text = t("tables.dissolve_vote", lt.lang, name=interaction.user.display_name, n=len(lt.humans()),
                  s=round(mgr.timers.vote * mgr.timers.scale))
-        await interaction.response.send_message(text, view=mgr.ui.vote_view(lt, vote.number, lt.lang))
+        await interaction.response.send_message(text, view=self.ui.vote_view(lt, vote.number, lt.lang))
         try:
             msg = await interaction.original_response()
         except discord.HTTPException as e:
@@ -493,7 +485,7 @@ class Tables(commands.Cog):
             return
         await mgr.vote_posted(lt, vote, msg.channel.id, msg.id, text)
 
-    async def vote_click(self, interaction: discord.Interaction, table_id: int, number: int, yes: bool) -> None:
+    async def vote_click(self, interaction: discord.Interaction[MjBot], table_id: int, number: int, yes: bool) -> None:
         lang = _lang(interaction)
         try:
             lt = self.manager.by_id.get(table_id)
@@ -511,7 +503,7 @@ class Tables(commands.Cog):
 
     # ---- play ---------------------------------------------------------------------------------------------
 
-    async def play_click(self, interaction: discord.Interaction, table_id: int, seat: int, seq: int, op: str,
+    async def play_click(self, interaction: discord.Interaction[MjBot], table_id: int, seat: int, seq: int, op: str,
                          arg: str | None) -> None:
         lang = _lang(interaction)
         try:
@@ -536,26 +528,13 @@ class Tables(commands.Cog):
                 await _say(interaction, t("tables.autoplay_ok", lang))
                 return
             msg = interaction.message
-            pub = self.manager.publisher
-            me = None if lt is None else lt.seat_of(interaction.user.id)
-            held = lt is not None and me is not None and msg is not None and not msg.flags.ephemeral
-            if held:
-                pub.hold(lt, me)  # type: ignore[arg-type]
-            work = asyncio.ensure_future(_outcome(self.manager.act(table_id, interaction.user.id, seat, seq, op, arg)))
             # usually decided at once: the answer then edits the clicked message itself (exempt from the global
             # budget); a slow decision (a stalled store) is deferred within Discord's 3 seconds
-            done, _ = await asyncio.wait([work], timeout=ANSWER_WITHIN)
-            if not done:
-                await interaction.response.defer()
-            outcome, error = await work
-            if error is not None:
-                if held:
-                    pub.release(lt, me)  # type: ignore[arg-type]
-                raise error
+            outcome = await self.manager.publisher.answer_click(
+                interaction, lambda: self.manager.by_id.get(table_id),
+                self.manager.act(table_id, interaction.user.id, seat, seq, op, arg), ANSWER_WITHIN)
             if msg is not None and msg.flags.ephemeral:  # the My hand panel: show the new hand in place
                 await self._refresh_panel(interaction, table_id, lang)
-            else:
-                await self._answer_click(interaction, table_id)
             if outcome.note:
                 await _say(interaction, t(outcome.note, lang, what=outcome.done))
         except Refusal as r:
@@ -564,7 +543,7 @@ class Tables(commands.Cog):
             log.exception("table %s: click %s failed", table_id, op)
             await _say(interaction, t("tables.unknown", lang))
 
-    async def _refresh_panel(self, interaction: discord.Interaction, table_id: int, lang: str) -> None:
+    async def _refresh_panel(self, interaction: discord.Interaction[MjBot], table_id: int, lang: str) -> None:
         lt = self.manager.by_id.get(table_id)
         seat = None if lt is None else lt.seat_of(interaction.user.id)
         if lt is None or lt.table is None or seat is None or lt.closed:
@@ -580,54 +559,7 @@ class Tables(commands.Cog):
         except discord.HTTPException as e:  # an old panel (interaction token expired): the next My hand shows it
             log.info("table %s: could not refresh a hand panel: %s", table_id, e)
 
-    async def _answer_click(self, interaction: discord.Interaction, table_id: int) -> None:
-        """Show the clicker's hand after their move on the clicked DM message itself, in the interaction response:
-        the private hand write the publisher would have sent is taken out of its queue."""
-        lt = self.manager.by_id.get(table_id)
-        msg = interaction.message
-        seat = None if lt is None else lt.seat_of(interaction.user.id)
-        pub = self.manager.publisher
-        p = None
-        if lt is not None and seat is not None and msg is not None and interaction.channel_id is not None:
-            where = (interaction.channel_id, msg.id)
-            p = pub.take_hand(lt, seat, where)
-        elif lt is not None and seat is not None:
-            pub.release(lt, seat)
-        try:
-            if p is None and lt is not None and msg is not None and pub.result_answered(lt, msg.id):
-                # Next on a hand's result card: the card stays, its controls go in this answer (exempt)
-                if interaction.response.is_done():
-                    await interaction.edit_original_response(view=None)
-                else:
-                    await interaction.response.edit_message(view=None)
-                return
-            if p is None or p is False:
-                if not interaction.response.is_done():
-                    await interaction.response.defer()
-                return
-            if p is True:  # the hand is over: the clicked message keeps its hand, its controls go
-                kw: dict[str, Any] = {"view": None}
-            else:
-                kw = {"content": p.content, "view": p.view}
-                if not pub.image_shown(lt, seat, where, p.png):  # type: ignore[arg-type]
-                    kw["attachments"] = [p.png.file()]
-            if interaction.response.is_done():
-                await interaction.edit_original_response(**kw)
-            else:
-                await interaction.response.edit_message(**kw)
-            if p is not True:
-                pub.showing(lt, seat, where, p.png)  # type: ignore[arg-type]
-        except discord.HTTPException as e:  # the answer did not reach Discord: the DM is written as usual
-            log.info("table %s: click answer failed (%s); the hand goes by DM", table_id, e)
-            if p is None and lt is not None and msg is not None:
-                pub.answer_failed(lt, msg.id)
-            if p is True:
-                lt.seats[seat].dm_controls = where  # type: ignore[union-attr,index]
-                pub.strip_dm(lt, seat)  # type: ignore[arg-type]
-            elif p is not None:
-                pub.hand(lt, p)  # type: ignore[arg-type]
-
-    async def _my_hand(self, interaction: discord.Interaction, table_id: int, lang: str) -> None:
+    async def _my_hand(self, interaction: discord.Interaction[MjBot], table_id: int, lang: str) -> None:
         mgr = self.manager
         lt = mgr.by_id.get(table_id)
         if lt is None or lt.closed or lt.table is None:

@@ -2,8 +2,9 @@
 
 Every error carries a stable ``code`` (for programs and JSON) and the parameters of its message. The engine is pure:
 it holds no text. The message of code ``c`` is the catalogue's key ``engine.c`` (``data/locale``), and the layer
-above registers the function that looks it up with :func:`set_translator` (``render.catalog`` does on import, so
-the bot, the CLI and the images all have it). A parameter may itself be a message (:class:`Msg`), translated in the
+above registers the function that looks it up with :func:`set_translator` (``text.catalog`` does on import, so
+the bot, the CLI and the images all have it). The engine knows no languages either: it hands the language it is
+given, as given, to the translator, which resolves it (``text.lang``: one default for a missing one). A parameter may itself be a message (:class:`Msg`), translated in the
 same language. Without a translator a message reads as its code and parameters.
 
 >>> e = EngineError("five_copies", tile="5m")
@@ -18,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-#: key, language (``en``, ``zh``, ``zh-TW``), parameters -> the text
-Translator = Callable[[str, str, Mapping[str, object]], str]
+#: key, language (as the caller gave it: ``en``, ``zh``, ``zh-TW``, a locale or None), parameters -> the text
+Translator = Callable[[str, str | None, Mapping[str, object]], str]
 _translator: Translator | None = None
 
 PREFIX = "engine."  # the catalogue keys of the engine's messages
@@ -48,27 +49,10 @@ def set_translator(translator: Translator | None) -> Translator | None:
     return previous
 
 
-def normalise_lang(lang: str | None) -> str:
-    """Map a Discord locale or a short code to one of ``en``, ``zh`` (Simplified) or ``zh-TW`` (Traditional).
-
-    >>> normalise_lang("zh-CN"), normalise_lang("zh-TW"), normalise_lang("en-US"), normalise_lang(None)
-    ('zh', 'zh-TW', 'en', 'zh')
-    """
-    if not lang:
-        return "zh"
-    lang = str(lang).lower().replace("_", "-")
-    if lang in ("zh-tw", "zh-hk", "zh-hant", "zh-mo"):
-        return "zh-TW"
-    if lang.startswith("zh"):
-        return "zh"
-    return "en"
-
-
 def render_message(key: str, lang: str | None = "en", translator: Translator | None = None,
                    params: Mapping[str, object] | None = None) -> str:
     """The text of the catalogue key ``key`` in ``lang``, :class:`Msg` parameters translated first."""
     use = translator if translator is not None else _translator
-    lang = normalise_lang(lang)
     values = dict(params or {})
     if use is None:
         shown = ", ".join(f"{k}={v}" for k, v in values.items())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from . import catalog as catalog  # noqa: I001 - the string catalogue; registers the engine's translator
+import text  # noqa: F401, I001 - the string catalogue; registers the engine's translator
 
 if TYPE_CHECKING:
     from .board import BoardLine, BoardScene, StatsScene, draw_board, draw_stats, render_board, render_stats
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .table import draw_table, render_table
     from .tiles import BACK, contact_sheet, tile_sprite
 
-#: the public names and their modules, imported on first use: the store and the CLI import ``render.catalog`` for
+#: the public names and their modules, imported on first use: the store and the CLI import ``text`` for
 #: their messages without paying for Pillow and the image modules
 _LAZY = {
     **dict.fromkeys(("BoardLine", "BoardScene", "StatsScene", "draw_board", "draw_stats", "render_board",

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from .catalog import text
+from text.catalog import text
+
 from .common import Theme, draw_text, encode, lang_of, theme_of
 from .match import nice_ticks
 
@@ -262,9 +263,9 @@ def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, 
             ld.polygon([(xm, zero), (xb, yb), (xb, zero)], fill=(*(th.plus if vb > 0 else th.minus), 60))
     ld.line(pts, fill=th.accent, width=6, joint="curve")
     r = 8 if n <= 30 else 6 if n <= 80 else 0
-    for x, y in pts[1:] if r else pts[-1:]:
+    for px, py in pts[1:] if r else pts[-1:]:
         rr = r or 8
-        ld.ellipse((x - rr, y - rr, x + rr, y + rr), fill=th.accent)
+        ld.ellipse((px - rr, py - rr, px + rr, py + rr), fill=th.accent)
     layer = layer.resize((ow, oh), Image.Resampling.BOX)
     img.paste(layer.convert("RGB"), (ox, oy), layer)
     # the final value next to the last point

@@ -159,7 +159,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         ty = y + (h - len(lines) * f.size * 1.35) / 2
         color = th.subtext if it.kind == "info" else th.text
         for ln in lines:
-            draw_text(img, (MARGIN + 8, ty), ln, f.size, color, bold=f.path == str(fonts.BOLD))
+            draw_text(img, (MARGIN + 8, ty), ln, int(f.size), color, bold=f.path == str(fonts.BOLD))
             ty += f.size * 1.35
         if rule(it):  # right-aligned at the end of the name column, so the rulings line up
             draw_text(img, (W - MARGIN - 8 - VALUE_W - 4, y + h / 2), rule(it), RULE_SIZE, th.subtext, anchor="rm",
@@ -172,7 +172,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     for lines, f, h in note_rows:
         ty = y
         for ln in lines:
-            draw_text(img, (MARGIN + 8, ty), ln, f.size, th.subtext, bold=False)
+            draw_text(img, (MARGIN + 8, ty), ln, int(f.size), th.subtext, bold=False)
             ty += f.size * 1.35
         y += h
     if scene.total is not None:

@@ -9,11 +9,11 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from engine.errors import normalise_lang
+from text.catalog import text as txt
+from text.hant import to_hant
+from text.lang import Lang, resolve
 
 from . import fonts
-from .catalog import text as txt
-from .hant import to_hant
 
 RGB = tuple[int, int, int]
 
@@ -76,9 +76,9 @@ def theme_of(theme: str | Theme) -> Theme:
     return THEMES.get(str(theme).lower(), THEMES["dark"])
 
 
-def lang_of(lang: str | None) -> str:
-    """``zh``, ``zh-TW`` or ``en`` (Discord locales accepted)."""
-    return normalise_lang(lang)
+def lang_of(lang: str | None) -> Lang:
+    """``zh``, ``zh-TW`` or ``en`` (Discord locales accepted; :func:`text.lang.resolve`)."""
+    return resolve(lang)
 
 
 def named(zh: str, en: str, lang: str) -> str:
@@ -139,7 +139,7 @@ def draw_text(
     (bottom of the line). Rendered text is cached, so repeated labels cost a paste."""
     if max_width is not None:
         text, f = fonts.fit(text, size, max_width, bold_=bold, min_size=max(9, int(size * 0.7)))
-        size = f.size
+        size = int(f.size)
         bold = f.path == str(fonts.BOLD)
     else:
         text = fonts.clean(text)
@@ -159,7 +159,7 @@ def paste(canvas: Image.Image, sprite: Image.Image, xy: tuple[float, float]) -> 
 
 
 def _mix(a, b, t: float) -> RGB:
-    return tuple(int(round(x + (y - x) * t)) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
+    return tuple(int(round(x + (y - x) * t)) for x, y in zip(a, b, strict=True))  # type: ignore[return-value]  # RGB in, RGB out
 
 
 PALETTE_SIZE = 160
@@ -216,7 +216,7 @@ def palette_for(theme_key: str) -> Image.Image:
                             Image.new("L", (24, s.height - 4), 150))
     room = PALETTE_SIZE - len(colors)
     q = atlas.quantize(colors=room, method=Image.Quantize.MAXCOVERAGE, dither=Image.Dither.NONE)
-    flat = q.getpalette()[: 3 * room]
+    flat = (q.getpalette() or [])[: 3 * room]
     for i in range(0, len(flat), 3):
         add(tuple(flat[i : i + 3]))
     pal = Image.new("P", (1, 1))

@@ -25,7 +25,7 @@ Pace (:func:`frame_ms`): 0.9 s a step, 1.6 s for a claim or a kong, 2.5 s for th
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -323,7 +323,7 @@ def replay_scene(
         table = replay.table(step)
     if viewer is not None and viewer not in (0, 1, 2, 3):
         raise EngineError("bad_seat_number", seat=viewer)
-    view = dict(table.view(viewer))
+    view: dict[str, Any] = dict(table.view(viewer))
     # the hand's own winds and dealer (after the last step the table has already moved them on)
     view["winds"], view["dealer"] = replay.winds, replay.dealer
     winning = _winning_tiles(replay) if step == replay.n else {}
@@ -355,7 +355,7 @@ def replay_scene(
                           HandScene(concealed=tuple(conc), melds=melds, drawn=d, seat=s, names=tuple(names_),
                                     winds=tuple(winds))))
     elif viewer is not None:
-        highlight = ()
+        highlight: tuple[int, ...] = ()
         if dec is not None and not dec.agrees and dec.ai.action.tile is not None:
             highlight = (dec.ai.action.tile,)
         hs = hand_scene_from_view(view, highlight=highlight if step < replay.n else ())
@@ -378,7 +378,7 @@ def replay_scene(
 
 def _winning_tiles(replay: HandReplay) -> dict[int, int]:
     """Winners of the hand and their winning tile (a tile won on a discard is not in the hand's counts)."""
-    res = replay.result or {}
+    res: Mapping[str, Any] = replay.result or {}
     return {int(w["seat"]): _kind(w["tile"]) for w in res.get("winners", [])}
 
 
@@ -608,7 +608,7 @@ def render_replay_animation(replay: HandReplay, viewer: int | None, *, theme: st
     for i, f in enumerate(frames):
         if f.height < height:
             canvas = Image.new("P", (f.width, height), bg)
-            canvas.putpalette(pal.getpalette())
+            canvas.putpalette(pal.getpalette() or [])
             canvas.paste(f, (0, 0))
             frames[i] = canvas
     buf = io.BytesIO()
@@ -647,7 +647,7 @@ def _examples(out: str) -> None:
     big = rv.biggest.step if rv.biggest is not None else r.n
     d = Path(out)
     d.mkdir(parents=True, exist_ok=True)
-    kw = {"names": names, "review": rv, "code": code}
+    kw: dict[str, Any] = {"names": names, "review": rv, "code": code}
     (d / "replay-step.png").write_bytes(render_replay_step(r, big, 0, theme="dark", lang="zh", **kw))
     (d / "replay-step-light-en.png").write_bytes(render_replay_step(r, big, 0, theme="light", lang="en", **kw))
     (d / "replay-end.png").write_bytes(render_replay_step(r, r.n, 0, theme="dark", lang="zh-TW", show_all=True, **kw))

@@ -144,8 +144,8 @@ class ScoreScene:
         return cls(
             hand=hand,
             items=tuple(result.items),
-            payments=tuple(result.payments),  # type: ignore[arg-type]
-            names=tuple(names),  # type: ignore[arg-type]
+            payments=tuple(result.payments),  # type: ignore[arg-type]  # four seats
+            names=tuple(names),  # type: ignore[arg-type]  # four seats
             winner=result.winner,
             discarder=discarder,
             notes=tuple(result.notes),
@@ -181,5 +181,5 @@ class MatchScene:
         for d in deltas:
             run = [a + b for a, b in zip(run, d, strict=True)]
             totals.append(tuple(run))
-        return cls(names=tuple(names), totals=tuple(totals), start=tuple(start), **kw)  # type: ignore[arg-type]
+        return cls(names=tuple(names), totals=tuple(totals), start=tuple(start), **kw)  # type: ignore[arg-type]  # four seats each
 

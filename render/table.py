@@ -93,7 +93,8 @@ def table_layout(scene: TableScene) -> TableLayout:
     """Where each seat's band, melds and river tiles go. Rivers run in rows of :data:`RIVER_PER_ROW` under the
     seat's melds (which wrap when four kongs do not fit one line), over the whole width of the image.
 
-    >>> lay = table_layout(samples_table())
+    >>> from render.samples import table_scene
+    >>> lay = table_layout(table_scene())
     >>> lay.width, round(lay.shown_river_tile(), 1)
     (400, 24)
     """
@@ -138,13 +139,6 @@ def table_layout(scene: TableScene) -> TableLayout:
         bands.append(Band(s, y, h, info_y, alarm_y, tuple(melds), river))
         y += h + BAND_GAP
     return TableLayout(WIDTH, y - BAND_GAP + MARGIN, rw, tuple(bands))
-
-
-def samples_table() -> TableScene:
-    """The sample table (for the doctests)."""
-    from . import samples
-
-    return samples.table_scene()
 
 
 def _badge(img: Image.Image, d: ImageDraw.ImageDraw, x: float, y: float, text: str, size: int, bg, fg) -> int:
@@ -268,7 +262,7 @@ def _alarm(img, d, x, y, text, w):
     text, f = fonts.fit(text, 13, w - 10, min_size=11)
     tw = int(f.getlength(text))
     d.rounded_rectangle((x, y, x + tw + 10, y + 19), radius=5, fill=(196, 30, 42))
-    draw_text(img, (x + 5, y + 9.5), text, f.size, (255, 255, 255), anchor="lm")
+    draw_text(img, (x + 5, y + 9.5), text, int(f.size), (255, 255, 255), anchor="lm")
 
 
 def render_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:

@@ -7,10 +7,13 @@ bot can go from ``table.view(seat)`` to PNG bytes in one call. Seats are chairs;
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.errors import EngineError
 from engine.tiles import Meld, MeldKind
+from engine.variants import get_variant
 
 from .scene import HandScene, SeatScene, TableScene
 
@@ -30,14 +33,10 @@ def _dice(dice: Any) -> tuple[int, ...]:
 
 
 def alarm_names(variant: str, codes: Sequence[str], lang: str = "zh") -> tuple[str, ...]:
-    """Display names of alarm codes (from the variant module's ``ALARM_NAMES`` when it has one)."""
+    """Display names of alarm codes (the variant's ``alarm_names``; an unknown variant's codes as they are)."""
     names: Mapping[str, tuple[str, str]] = {}
-    try:
-        from importlib import import_module
-
-        names = getattr(import_module(f"engine.variants.{variant}"), "ALARM_NAMES", {})
-    except (ImportError, ValueError):
-        pass
+    with contextlib.suppress(EngineError):
+        names = get_variant(variant).alarm_names
     out = []
     for c in codes:
         zh, en = names.get(c, (c, c))
@@ -97,7 +96,7 @@ def table_scene_from_view(
         for s in range(4)
     )
     return TableScene(
-        seats=seats,  # type: ignore[arg-type]
+        seats=seats,  # type: ignore[arg-type]  # four seats
         dealer=int(view.get("dealer", 0)),
         turn=view.get("turn") if view.get("phase") in ("play", "claim", "rob") else None,
         last_discard=last_discard,

@@ -1,4 +1,4 @@
 """Every test sees the engine's messages in words, as the bot and the CLI do: the string catalogue's module registers
 the engine's translator on import (the engine itself holds no text)."""
 
-from render import catalog as catalog  # noqa: F401
+from text import catalog as catalog  # noqa: F401

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-from render.hant import to_hant
+from text.hant import to_hant
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("dicts_to_po", ROOT / "tools" / "dicts_to_po.py")

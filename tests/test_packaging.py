@@ -17,7 +17,7 @@ from render import assets, fonts
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
-RUNTIME = ("engine", "bot", "cogs", "render")
+RUNTIME = ("engine", "text", "bot", "cogs", "render")
 
 
 def _shipped_folders() -> dict[str, Path]:

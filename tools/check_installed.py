@@ -33,7 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-PACKAGES = ("engine", "bot", "cogs", "render", "mjbot_data")
+PACKAGES = ("engine", "text", "bot", "cogs", "render", "mjbot_data")
 LANGS = ("zh", "zh-TW", "en")
 THEMES = ("dark", "light")
 
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         from importlib.metadata import files
 
         installed = {str(f).replace(os.sep, "/") for f in files("mjbot") or []}
-        tracked = subprocess.run(["git", "-C", str(source), "ls-files", "engine", "bot", "cogs", "render", "data"],
+        tracked = subprocess.run(["git", "-C", str(source), "ls-files", "engine", "text", "bot", "cogs", "render", "data"],
                                  capture_output=True, text=True, check=True).stdout.split()
         wanted = {("mjbot_data/" + t[len("data/"):]) if t.startswith("data/") else t for t in tracked}
         missing = sorted(wanted - installed)

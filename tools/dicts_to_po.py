@@ -5,7 +5,7 @@ code used before the catalogue (``bot.i18n.MESSAGES``) and the shape a branch ma
 
 - ``en`` and ``zh_CN`` get the English and Simplified texts (added, or replaced when the dict's text differs);
 - ``zh_TW`` gets the Traditional text **only when it differs** from the Simplified text converted by OpenCC
-  (``render.hant.to_hant``): the Taiwan override. A Traditional text that OpenCC would produce anyway is dropped, and
+  (``text.hant.to_hant``): the Taiwan override. A Traditional text that OpenCC would produce anyway is dropped, and
   an override the dict no longer needs is removed.
 
 Usage (from the repository root)::
@@ -80,7 +80,7 @@ def merge(entries: Mapping[str, Entry], prefix: str = "", locale_dir: Path = LOC
           hant=None) -> dict[str, int]:
     """Merge ``entries`` (key -> (en, zh[, zh-TW])) into the three catalogues; returns counts of what changed."""
     if hant is None:
-        from render.hant import to_hant as hant
+        from text.hant import to_hant as hant
     cats = {lang: load(lang, locale_dir) for lang in FOLDERS}
     counts = {"en": 0, "zh": 0, "zh-TW overrides": 0, "zh-TW dropped": 0}
     for raw_key, texts in entries.items():

@@ -1,22 +1,32 @@
-"""The store's errors: a stable code plus parameters; the message of code ``c`` is the catalogue key ``store.c``
-(``data/locale``, :mod:`render.catalog`)."""
+"""The store's errors: a stable code plus parameters. An error carries its catalogue key (``store.<code>``,
+``data/locale``) and parameters, never text: the words are looked up (:mod:`text.catalog`) when the error is shown,
+in the reader's language."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from render.catalog import text
+from text.catalog import text
 
 
 class StoreError(Exception):
-    """A refused store operation. Nothing was written when this is raised."""
+    """A refused store operation. Nothing was written when this is raised.
+
+    >>> e = StoreError("unknown_record", record_id="R1")
+    >>> e.key, e.params
+    ('store.unknown_record', {'record_id': 'R1'})
+    """
 
     def __init__(self, code: str, **params: Any) -> None:
         self.code = code
+        self.key = f"store.{code}"
         self.params = params
-        super().__init__(self.message("en"))
+        super().__init__(self.key)
 
     def message(self, lang: str | None = "en") -> str:
         """The message in ``en``, ``zh`` or ``zh-TW`` (any Discord locale is accepted); a parameter that was not
         given reads as "?" (e.g. the path, when a caller does not know it)."""
-        return text(f"store.{self.code}", lang, _missing="?", **self.params)
+        return text(self.key, lang, _missing="?", **self.params)
+
+    def __str__(self) -> str:
+        return self.message("en")

@@ -32,7 +32,7 @@ API (raising :class:`Refusal` with a message key when a player may not do someth
     passed = await mgr.cast_vote(table_id, vote.number, user_id, yes)
     await resume_tables(mgr); await mgr.close()
     mgr.timers = Timers(turn=..., claim=..., next_hand=..., vote=60)   # injectable delays (None: server settings)
-    mgr.render_images = False; mgr.scene_log = []; mgr.private_log = []   # benchmarks / tests
+    mgr.render_images = False                     # benchmarks / tests (bot.observe: the scenes drawn)
     await mgr.publisher.drain()                   # wait until every Discord write is sent (tests)
 """
 

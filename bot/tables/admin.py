@@ -23,13 +23,17 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from bot.seams import TableUI
+from bot.store import Store
 from bot.store.lobbies import save_vote
 from bot.store.resume import retrying
 from bot.store.table_admin import record_table_action
+from engine.table import Event
 
-from .state import LiveTable, Refusal, Seat, State, Vote
+from .publisher import Publisher
+from .state import LiveTable, Refusal, Seat, State, Timers, Vote
 from .strings import t
 
 log = logging.getLogger(__name__)
@@ -41,13 +45,24 @@ class Admin:
     """The table-management half of :class:`~bot.tables.TableManager` (a mixin: it uses the manager's lock
     discipline, publisher, store and ``ui``)."""
 
-    store: Any
-    publisher: Any
-    timers: Any
-    ui: Any
+    publisher: Publisher
+    timers: Timers
+    ui: TableUI | None
     by_player: dict[int, int]
     by_id: dict[int, LiveTable]
     closing: bool
+
+    if TYPE_CHECKING:  # the manager's own methods
+        @property
+        def store(self) -> Store: ...
+        def _spawn(self, coro: Any, name: str | None = None) -> asyncio.Task[Any]: ...
+        def show_lobby(self, lt: LiveTable) -> None: ...
+        def _close_lobby(self, lt: LiveTable, key: str) -> None: ...
+        async def _close(self, lt: LiveTable, reason: str, text: str) -> None: ...
+        async def _play_on(self, lt: LiveTable, events: list[Event], *, fresh: bool = False) -> None: ...
+        def _live(self, table_id: int) -> LiveTable: ...
+        async def back(self, table_id: int, user_id: int) -> None: ...
+        async def _pause(self, lt: LiveTable, exc: BaseException) -> None: ...
     store_backoff: tuple[float, ...]
     wall: Callable[[], float]  # Unix time (a vote's deadline outlives the process)
 
@@ -80,16 +95,16 @@ class Admin:
     async def _after_seat_change(self, lt: LiveTable) -> None:
         """The AI takes over (or gives back) at once: let it act if it is awaited, then publish and re-arm."""
         try:
-            await self._play_on(lt, [])  # type: ignore[attr-defined]
+            await self._play_on(lt, [])
         except Exception as e:
-            await self._pause(lt, e)  # type: ignore[attr-defined]
+            await self._pause(lt, e)
 
     # ------------------------------------------------------------------------------------------- 托管
 
     async def autoplay(self, lt: LiveTable, user_id: int, on: bool) -> None:
         """Hand one's seat to the AI (``on``) or take it back (same as I'm back)."""
         if not on:
-            await self.back(lt.id if lt.rec else 0, user_id)  # type: ignore[attr-defined]
+            await self.back(lt.id if lt.rec else 0, user_id)
             return
         async with lt.lock:
             self._in_play(lt)
@@ -169,7 +184,7 @@ class Admin:
             def change() -> None:
                 lt.seats[seat] = None
                 if target == lt.host_id and lt.humans():
-                    lt.host_id = lt.seats[lt.humans()[0]].user_id  # type: ignore[union-attr,assignment]
+                    lt.host_id = lt.host_after()
 
             def undo() -> None:
                 lt.seats[seat], lt.host_id = s, host
@@ -179,9 +194,9 @@ class Admin:
             if self.by_player.get(target) == lt.channel_id:
                 del self.by_player[target]
             if not lt.humans():  # a manager removed the last player: the lobby closes, as when they leave
-                self._close_lobby(lt, "tables.not_started_end")  # type: ignore[attr-defined]
+                self._close_lobby(lt, "tables.not_started_end")
             else:
-                self.show_lobby(lt)  # type: ignore[attr-defined]
+                self.show_lobby(lt)
             return s.name
 
     # ------------------------------------------------------------------------------------------- dissolve
@@ -189,7 +204,7 @@ class Admin:
     async def propose_dissolve(self, table_id: int, user_id: int) -> tuple[Vote, bool]:
         """Open a dissolve vote (the proposer agrees). Returns the vote and whether it passed at once (the match is
         then closed). The caller posts the vote message and passes its place to :meth:`vote_posted`."""
-        lt = self._live(table_id)  # type: ignore[attr-defined]
+        lt = self._live(table_id)
         async with lt.lock:
             self._in_play(lt)
             if lt.seat_of(user_id) is None:
@@ -242,7 +257,7 @@ class Admin:
                 await retrying(lambda: self._keep_vote_now(lt), "forgetting a vote", self.store_backoff, tries=3)
             except Exception as e:
                 log.warning("table %s: the ended vote stays stored: %s", lt.id, e)
-        self._spawn(forget())  # type: ignore[attr-defined]
+        self._spawn(forget())
 
     async def _keep_vote_now(self, lt: LiveTable) -> None:
         async with lt.lock:
@@ -332,4 +347,4 @@ class Admin:
                 vote.timer.cancel()
         self._strip_vote(lt, vote, "tables.vote_passed")
         names = ", ".join(s.name for s in lt.seats if s is not None and s.user_id in vote.yes)
-        await self._close(lt, "dissolved by vote", t("tables.dissolved", lt.lang, names=names))  # type: ignore[attr-defined]
+        await self._close(lt, "dissolved by vote", t("tables.dissolved", lt.lang, names=names))

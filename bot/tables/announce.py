@@ -23,26 +23,27 @@ def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[st
     assert tb is not None
     for e in events:
         ty, d = e.type, e.data
+        who = names[e.seat] if e.seat is not None else "?"  # the acting seat's name (every announced event has one)
         if ty == "hand_start":
             lines.append(t("tables.commit", lang, hand=d["hand_no"] + 1, commitment=d["commitment"]))
         elif ty == "pung":
-            lines.append(t("tables.ann_pung", lang, name=names[e.seat], tile=tile_label(_kind(d["tile"]), lang)))
+            lines.append(t("tables.ann_pung", lang, name=who, tile=tile_label(_kind(d["tile"]), lang)))
         elif ty == "kong":
             if d.get("kind") == "concealed":
-                lines.append(t("tables.ann_ckong", lang, name=names[e.seat]))
+                lines.append(t("tables.ann_ckong", lang, name=who))
             else:
-                lines.append(t("tables.ann_kong", lang, name=names[e.seat], tile=tile_label(_kind(d["tile"]), lang)))
+                lines.append(t("tables.ann_kong", lang, name=who, tile=tile_label(_kind(d["tile"]), lang)))
         elif ty == "chi":
-            lines.append(t("tables.ann_chi", lang, name=names[e.seat],
+            lines.append(t("tables.ann_chi", lang, name=who,
                            tiles="".join(tile_label(_kind(x), lang) for x in d["tiles"])))
         elif ty == "alarm":
-            lines.append(t("tables.ann_alarm", lang, name=names[e.seat],
+            lines.append(t("tables.ann_alarm", lang, name=who,
                            alarm=d["en"] if lang == "en" else (d["zh"] if lang == "zh" else hant(d["zh"]))))
         elif ty == "timeout":
             what = Action.from_json(d["as"]).describe(lang)
-            lines.append(t("tables.ann_timeout", lang, name=names[e.seat], what=what))
+            lines.append(t("tables.ann_timeout", lang, name=who, what=what))
         elif ty == "afk":
-            lines.append(t("tables.afk", lang, name=names[e.seat]))
+            lines.append(t("tables.afk", lang, name=who))
         elif ty == "win":
             if d["self_drawn"]:
                 how = t("tables.ann_self", lang)
@@ -50,7 +51,7 @@ def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[st
                 how = t("tables.ann_rob", lang, name=names[d["from"]])
             else:
                 how = t("tables.ann_from", lang, name=names[d["from"]])
-            lines.append(t("tables.ann_win", lang, name=names[e.seat], how=how))
+            lines.append(t("tables.ann_win", lang, name=who, how=how))
         elif ty == "hand_end":
             if d["draw"]:
                 lines.append(t("tables.ann_draw", lang, hand=d["hand_no"] + 1))

@@ -21,6 +21,9 @@ from typing import Any
 
 import discord
 
+from bot.seams import Host
+from bot.store import Store
+
 from .state import LiveTable, State
 
 log = logging.getLogger(__name__)
@@ -38,7 +41,7 @@ class LobbyPayload:
 class KeptMessages:
     """Message ids for a restart, lobby and vote messages (mixed into the publisher)."""
 
-    bot: Any
+    bot: Host
     backoff: tuple[float, ...]
     sleep: Callable[[float], Awaitable[Any]]
     _dirty: dict[int, dict[str, Any]]
@@ -50,6 +53,12 @@ class KeptMessages:
 
     def _channel(self, channel_id: int) -> discord.PartialMessageable:
         raise NotImplementedError
+
+    def _store(self) -> Store:
+        """The bot's store (``RuntimeError`` when it is not open: a write of message ids then waits)."""
+        if self.bot.store is None:
+            raise RuntimeError("the store is not open")
+        return self.bot.store
 
     async def _edit_view(self, where: tuple[int, int], view: Any) -> None:
         raise NotImplementedError
@@ -80,7 +89,7 @@ class KeptMessages:
     def _done_leftover(self, lt: LiveTable, key: tuple[Any, ...]) -> None:
         left = self._leftovers.get(lt.match_id or 0)
         if left is not None:
-            left.discard(key)  # type: ignore[arg-type]
+            left.discard(key)
             if not left:
                 del self._leftovers[lt.match_id or 0]  # (memory per table: no empty sets kept)
 
@@ -140,7 +149,7 @@ class KeptMessages:
                     batch = {m: self.messages_of(t) for m, t in tables.items() if not t.closed}
                     try:
                         if batch:
-                            await self.bot.store.set_matches_messages(batch)
+                            await self._store().set_matches_messages(batch)
                     except Exception as e:
                         log.warning("could not remember the messages of %d tables now (%s); retried with the batch",
                                     len(batch), e)
@@ -178,8 +187,6 @@ class KeptMessages:
     async def _send_lobby(self, lt: LiveTable) -> None:
         """Show the lobby's latest state. It is forgotten only once shown (a write tried again after a 5xx shows
         it, not nothing), or when Discord refuses it (the lobby's next change is shown by a new write)."""
-        from .publisher import _retryable
-
         while True:
             p = self._lobby_latest.get(id(lt))
             if p is None or lt.state is not State.LOBBY:
@@ -268,9 +275,12 @@ class KeptMessages:
 
 
 def _retryable(e: BaseException) -> bool:
-    from .publisher import _retryable as retryable
-
-    return retryable(e)
+    """Whether a failed write may pass by itself (a 5xx, a 429, the network) and is worth another try."""
+    if isinstance(e, discord.RateLimited):
+        return True
+    if isinstance(e, discord.HTTPException):
+        return e.status >= 500 or e.status == 429
+    return isinstance(e, (OSError, asyncio.TimeoutError))
 
 
 def _ids(messages: dict[str, Any]) -> Any:

@@ -13,6 +13,9 @@ When the store fails:
 
 An engine error (a bug) pauses the table: logged with the seed and the actions, a visible message, and only
 ``/table end`` (host or Manage Server) works then.
+
+Over 600 lines on purpose: the lifecycle's steps share the lock discipline above and are read together (table
+management is the mixin :mod:`.admin`, what players see :mod:`.output`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bot.store import SeatSpec
+from bot.seams import Host, TableUI
+from bot.store import SeatSpec, Store
 from bot.store.lobbies import delete_lobby, save_lobby
 from bot.store.resume import retrying
 from bot.store.tables import NotRecorded, TableRecorder
@@ -85,19 +89,17 @@ class TableManager(Admin, Output):
     #: cover the tables resumed while the bot starts.
     render_images = True
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: Host) -> None:
         self.bot = bot
+        self.observers = bot.observers  # every image's scene is reported before it is drawn (bot.observe)
         self.by_channel: dict[int, LiveTable] = {}
         self.by_id: dict[int, LiveTable] = {}
         self.by_player: dict[int, int] = {}  # user id -> channel id
-        self.ui: Any = None
+        self.ui: TableUI | None = None
         self.timers = Timers()
         # the seed of each new match: secret and random in play; tests may fix it to get a known deal
         self.new_seed: Callable[[], str] = lambda: secrets.token_hex(8)
         self.store_backoff: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # recovery from a failing store
-        # when lists (tests): (kind, scene, table seq) of every PUBLIC image; (user id, scene, seq) of private ones
-        self.scene_log: list[tuple[str, Any, int]] | None = None
-        self.private_log: list[tuple[int, Any, int]] | None = None
         self.closing = False
         self.wall: Callable[[], float] = time.time  # Unix time: what a restart keeps (a dissolve vote's deadline)
         self.publisher = Publisher(bot, self._dm_failed)
@@ -106,7 +108,10 @@ class TableManager(Admin, Output):
         self.ai = AiPool()  # strong decisions in worker processes (tests may set ``ai.inline``)
 
     @property
-    def store(self) -> Any:
+    def store(self) -> Store:
+        """The bot's store, open while tables run (``RuntimeError`` when it is not)."""
+        if self.bot.store is None:
+            raise RuntimeError("the store is not open")
         return self.bot.store
 
     def _spawn(self, coro: Any, name: str | None = None) -> asyncio.Task[Any]:
@@ -234,7 +239,7 @@ class TableManager(Admin, Output):
             lt.seats[i] = None
             gone = not lt.humans()
             if not gone and user_id == lt.host_id:
-                lt.host_id = lt.seats[lt.humans()[0]].user_id  # type: ignore[union-attr,assignment]
+                lt.host_id = lt.host_after()
 
             def undo() -> None:
                 lt.seats[i], lt.host_id = seat, host
@@ -245,7 +250,8 @@ class TableManager(Admin, Output):
                 self._close_lobby(lt, "tables.not_started_end")
             else:
                 self.show_lobby(lt)
-            return seat.name  # type: ignore[union-attr]
+            assert seat is not None  # the leaver's own seat
+            return seat.name
 
     async def add_ai(self, lt: LiveTable, difficulty: str, by_user: int) -> str:
         async with lt.lock:
@@ -289,8 +295,8 @@ class TableManager(Admin, Output):
                 raise Refusal("tables.need_human")
             lt.move(State.STARTING)
             seed = self.new_seed()
-            specs = [SeatSpec.human(s.user_id, s.name) if s.human else SeatSpec.bot(s.ai or "normal")  # type: ignore
-                     for s in lt.seats]
+            specs = [SeatSpec.human(s.user_id, s.name) if s.user_id is not None else SeatSpec.bot(s.ai or "normal")
+                     for s in map(lt.occupant, range(4))]
             try:
                 lt.rec = await TableRecorder.start(self.store, guild_id=lt.guild_id, channel_id=lt.channel_id,
                                                    variant=lt.variant, seed=seed, settings=lt.rules, seats=specs,
@@ -394,7 +400,7 @@ class TableManager(Admin, Output):
             tb = lt.table
             if tb is None or tb.phase not in PLAYING or lt.stall is not None:
                 break
-            auto = [s for s in tb.awaited() if lt.seats[s] is not None and lt.seats[s].automatic]  # type: ignore
+            auto = [s for s in tb.awaited() if (p := lt.seats[s]) is not None and p.automatic]
             if not auto:
                 break
             seq = tb.match.seq
@@ -437,11 +443,12 @@ class TableManager(Admin, Output):
             else:
                 if tb.phase not in PLAYING or seat not in tb.awaited() or seq != lt.since[seat]:
                     raise Refusal("tables.stale")
-                if lt.seats[seat].afk:  # type: ignore[union-attr]
+                if lt.occupant(seat).afk:
                     raise Refusal("tables.not_now")
-                action = action_of(seat, op, arg)  # type: ignore[assignment]
-                if action is None or action not in tb.legal_actions(seat):
+                chosen = action_of(seat, op, arg)
+                if chosen is None or chosen not in tb.legal_actions(seat):
                     raise Refusal("tables.not_now")
+                action = chosen
             try:
                 events = await self._step(lt, action)
             except IllegalAction as e:
@@ -454,8 +461,8 @@ class TableManager(Admin, Output):
             except Exception as e:
                 await self._pause(lt, e)
                 raise Refusal("tables.is_paused") from e
-            lt.seats[seat].timeouts = 0  # type: ignore[union-attr]
-            done = action.describe(lt.seats[seat].lang)  # type: ignore[union-attr]
+            lt.occupant(seat).timeouts = 0
+            done = action.describe(lt.occupant(seat).lang)
             try:
                 await self._play_on(lt, events)
             except Exception as e:
@@ -481,7 +488,7 @@ class TableManager(Admin, Output):
             was = s.away
             if was in KEPT_AWAY:  # stored: the seat is the player's again after a restart too
                 await self._record(lt, user_id, "back", {"seat": seat, "was": was}, s.come_back,
-                                   lambda: s.go_away(was))  # type: ignore[arg-type]
+                                   lambda: s.go_away(was))
             s.come_back()
             self.publisher.post(lt, t("tables.back", lt.lang, name=s.name))
             await self._publish(lt, [])
@@ -572,11 +579,11 @@ class TableManager(Admin, Output):
             return
         turn, claim, nxt = self.delays(lt)
         if tb.phase == "ended":
-            if all(lt.seats[c].afk for c in lt.humans()):  # type: ignore[union-attr]
+            if all(lt.occupant(c).afk for c in lt.humans()):
                 return  # nobody is here: the next hand waits for Next hand or I'm back
             delay = nxt
         else:
-            waiting = [s for s in tb.awaited() if lt.seats[s] is not None and not lt.seats[s].automatic]  # type: ignore
+            waiting = [s for s in tb.awaited() if (p := lt.seats[s]) is not None and not p.automatic]
             if not waiting:
                 return
             delay = claim if tb.phase in ("claim", "rob") else turn

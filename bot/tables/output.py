@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import render
+from bot.observe import Observers
+from bot.seams import TableUI
+from bot.store import Store
 from bot.store.resume import retrying
 from engine.table import Event
 
@@ -35,13 +39,15 @@ class Output:
     """The output half of the table manager (see :class:`~bot.tables.manager.TableManager` for the attributes)."""
 
     render_images: bool
-    scene_log: list[tuple[str, Any, int]] | None
-    private_log: list[tuple[int, Any, int]] | None
+    observers: Observers
     publisher: Publisher
-    ui: Any
+    ui: TableUI | None
     by_id: dict[int, LiveTable]
     store_backoff: tuple[float, ...]
-    store: Any
+
+    if TYPE_CHECKING:  # the manager's
+        @property
+        def store(self) -> Store: ...
 
     def delays(self, lt: LiveTable) -> tuple[float, float, float]:
         raise NotImplementedError
@@ -55,14 +61,13 @@ class Output:
     async def _render(self, kind: str, scene: Any, lang: str, public: bool, lt: LiveTable,
                       user: int | None = None) -> bytes:
         seq = lt.table.seq if lt.table is not None else -1
-        if public and self.scene_log is not None:
-            self.scene_log.append((kind, scene, seq))
-        if not public and self.private_log is not None and user is not None:
-            self.private_log.append((user, scene, seq))
+        self.observers.emit("table_image", kind=kind, scene=scene, seq=seq, public=public, user=user)
         if not self.render_images:
             return PNG_STUB
-        fn = {"table": render.render_table, "hand": render.render_hand, "score": render.render_score,
-              "match": render.render_match}[kind]
+        renderers: dict[str, Callable[..., bytes]] = {
+            "table": render.render_table, "hand": render.render_hand, "score": render.render_score,
+            "match": render.render_match}
+        fn = renderers[kind]
         return await asyncio.to_thread(fn, scene, "dark", lang)
 
     async def _publish(self, lt: LiveTable, events: list[Event], *, fresh: bool = False) -> None:
@@ -102,7 +107,7 @@ class Output:
         if tb is None:
             return
         try:
-            m = await retrying(lambda: self.store.match(lt.match_id), "reading the totals", self.store_backoff,
+            m = await retrying(lambda: self.store.match(lt.id), "reading the totals", self.store_backoff,
                                tries=4)
             totals = [s.total for s in sorted(m.seats, key=lambda s: s.seat)]
         except Exception as e:  # the ledger cannot be read: the settled hands' sum is what it holds
@@ -148,7 +153,7 @@ class Output:
         scene = scenes.hand_scene(lt, tb.view(seat), marks)
         if lt.stall != "error" and any(a.type == "discard" for a in tb.legal_actions(seat)):
             scene = replace(scene, labels=True)  # numbered as its discard buttons (render.discard_numbers)
-        png = await self._render("hand", scene, lang, False, lt, lt.seats[seat].user_id)  # type: ignore[union-attr]
+        png = await self._render("hand", scene, lang, False, lt, lt.occupant(seat).user_id)
         view = self.ui.hand_view(lt, seat, lang, marks) if self.ui and lt.stall != "error" else None
         return text, png, view
 

@@ -25,7 +25,10 @@ message that may still carry controls. A change of decision on the same message 
 (at most ``flush_interval`` later): a restarted bot that finds an older decision there just replaces its controls.
 
 Lobby messages (their seats, the start, the close) and dissolve vote messages are written here too, and the
-message ids are kept for a restart: both in :mod:`.kept`.
+message ids are kept for a restart: both in :mod:`.kept`. The answer to a click on a table control (the clicker's
+new hand on the clicked message) is :mod:`.clicks`.
+
+Over 600 lines on purpose: the outbox worker and the writes whose order it keeps are read together.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import io
 import logging
 from collections.abc import Awaitable, Callable
@@ -41,8 +45,11 @@ from typing import Any
 
 import discord
 
+from bot.seams import Host
+
 from .announce import CHUNK as POST_LIMIT
-from .kept import KeptMessages, _flat, _ids
+from .clicks import ClickAnswers
+from .kept import KeptMessages, _flat, _ids, _retryable
 from .state import LiveTable, Seat
 from .strings import t
 
@@ -185,18 +192,10 @@ def _components(view: Any) -> Any:
     return None if view is None else repr(view.to_components())
 
 
-def _retryable(e: BaseException) -> bool:
-    if isinstance(e, discord.RateLimited):
-        return True
-    if isinstance(e, discord.HTTPException):
-        return e.status >= 500 or e.status == 429
-    return isinstance(e, (OSError, asyncio.TimeoutError))
-
-
-class Publisher(KeptMessages):
+class Publisher(ClickAnswers, KeptMessages):
     """The Discord side of every table of one bot."""
 
-    def __init__(self, bot: Any, on_dm_failed: Callable[[LiveTable, int], Awaitable[None]]) -> None:
+    def __init__(self, bot: Host, on_dm_failed: Callable[[LiveTable, int], Awaitable[None]]) -> None:
         self.bot = bot
         self.on_dm_failed = on_dm_failed
         self.backoff: tuple[float, ...] = (0.5, 2.0, 5.0, 15.0)  # seconds between tries of a failing write
@@ -378,12 +377,13 @@ class Publisher(KeptMessages):
         self.table_sent.pop(lt.id, None)
         self.results.discard(lt.id)
         self.result_parts.pop(lt.id, None)
-        self.answered.discard(lt.message_id)  # type: ignore[arg-type]
+        self.answered.discard(lt.message_id)
         for s in lt.seats:  # the pacing of DM channels nobody wrote to lately is not kept
-            times = None if s is None or s.user_id is None else self.dm_writes.get(s.user_id)
-            if times is not None and (not times or self.channel_limit is None
-                                      or times[-1] + self.channel_limit[1] < self.clock()):
-                del self.dm_writes[s.user_id]  # type: ignore[arg-type]
+            uid = None if s is None else s.user_id
+            times = None if uid is None else self.dm_writes.get(uid)
+            if uid is not None and times is not None and (not times or self.channel_limit is None
+                                                          or times[-1] + self.channel_limit[1] < self.clock()):
+                del self.dm_writes[uid]
         for k in [k for k in self.shown if k[0] == lt.id]:
             del self.shown[k]
 
@@ -408,7 +408,7 @@ class Publisher(KeptMessages):
                 try:
                     if kind == "post":
                         await self._pace(lt, box)
-                        await self._retry(lt, "post", lambda a=arg: self._send_post(lt, *a))
+                        await self._retry(lt, "post", functools.partial(self._send_post, lt, *arg))
                     elif kind == "table":
                         wait = box.last_edit + self.min_interval - self.clock()
                         if wait > 0:
@@ -417,7 +417,7 @@ class Publisher(KeptMessages):
                             await self._pace(lt, box)
                         payload, box.table = box.table, None  # the latest state, after every wait
                         if payload is not None:
-                            await self._retry(lt, "table message", lambda p=payload: self._send_table(lt, p))
+                            await self._retry(lt, "table message", functools.partial(self._send_table, lt, payload))
                             box.last_edit = self.clock()
                     elif kind == "strip":
                         sent = self.table_sent.get(lt.id)
@@ -508,13 +508,13 @@ class Publisher(KeptMessages):
                     elif lane.olds:
                         old = lane.olds.pop(0)
                         if old != s.dm_controls:
-                            await self._retry(lt, "strip DM", lambda o=old: self._edit_view(o, None))
+                            await self._retry(lt, "strip DM", functools.partial(self._edit_view, old, None))
                         self._done_leftover(lt, ("strip", *old))  # (failing, it stays listed: a restart does it)
                     elif lane.strip:
                         lane.strip = False
                         if s.dm_controls is not None:
                             old, s.dm_controls = s.dm_controls, None
-                            await self._retry(lt, "strip DM", lambda o=old: self._edit_view(o, None))
+                            await self._retry(lt, "strip DM", functools.partial(self._edit_view, old, None))
                             await self._remember(lt)
                 except asyncio.CancelledError:
                     raise
@@ -591,8 +591,8 @@ class Publisher(KeptMessages):
             if sent == state:
                 return  # the message already shows this (e.g. a pass that changed nothing on the table)
             try:
-                msg = self._channel(lt.channel_id).get_partial_message(lt.message_id)  # type: ignore[arg-type]
-                kw = {} if sent is not None and sent[1] == p.key else {"attachments": [f.file() for f in p.pngs]}
+                msg = self._channel(lt.channel_id).get_partial_message(lt.message_id)  # type: ignore[arg-type]  # posted before
+                kw: dict[str, Any] = {} if sent is not None and sent[1] == p.key else {"attachments": [f.file() for f in p.pngs]}
                 await msg.edit(content=p.content, view=p.view, **kw)  # no attachments given: the images stay
                 lt.edits += 1
                 self.table_sent[lt.id] = state
@@ -603,7 +603,7 @@ class Publisher(KeptMessages):
             except (discord.NotFound, discord.Forbidden):
                 pass  # deleted by someone: post it again
         old = lt.message_id
-        kw: dict[str, Any] = {"view": p.view} if p.view is not None else {}
+        kw = {"view": p.view} if p.view is not None else {}
         msg = await self._channel(lt.channel_id).send(p.content, files=[f.file() for f in p.pngs],
                                                       allowed_mentions=MENTIONS, **kw)
         lt.message_id, lt.message_at, lt.edits, lt.posts_below = msg.id, self.clock(), 0, 0
@@ -624,7 +624,7 @@ class Publisher(KeptMessages):
                     else:
                         await self._retry(lt, "strip result", lambda: self._edit_view(superseded, None))
                 else:
-                    await self._retry(lt, "delete table", lambda: self._delete((lt.channel_id, old)))  # type: ignore[arg-type]
+                    await self._retry(lt, "delete table", lambda: self._delete((lt.channel_id, old)))  # type: ignore[arg-type]  # posted before
                 self._done_leftover(lt, ("strip" if keep else "gone", *superseded))
 
     def result_answered(self, lt: LiveTable, message_id: int) -> bool:
@@ -669,7 +669,7 @@ class Publisher(KeptMessages):
                 # nothing to decide: the last hand message shows the new hand (no new notification)
                 try:
                     last = s.dm_last
-                    kw = {} if self.image_shown(lt, p.seat, last, p.png) else {"attachments": [p.png.file()]}
+                    kw: dict[str, Any] = {} if self.image_shown(lt, p.seat, last, p.png) else {"attachments": [p.png.file()]}
                     await self._retry(lt, "DM edit", lambda: self._channel(last[0]).get_partial_message(last[1]).edit(
                         content=p.content, view=None, **kw))
                     self.showing(lt, p.seat, last, p.png)
@@ -680,7 +680,7 @@ class Publisher(KeptMessages):
                     pass
             # a decision to make (or no message yet): a new message, so that the player is notified
             dm = await self._retry(lt, "open DM", lambda: self.bot.create_dm(discord.Object(p.user_id)))
-            kw: dict[str, Any] = {"view": p.view} if p.view is not None else {}
+            kw = {"view": p.view} if p.view is not None else {}
             shown = self.shown.get((lt.id, p.seat))
             # a decision on an unchanged hand (a claim offer): the hand image just above is not sent again
             reuse = not p.new_hand and shown is not None and shown[1] == p.png.key and shown[0] == s.dm_last
@@ -740,7 +740,7 @@ class Publisher(KeptMessages):
                 return
             batch = self._latest(batch)
             try:
-                await self.bot.store.set_matches_messages(batch)
+                await self._store().set_matches_messages(batch)
                 self._ids_stored.update({m: _flat(_ids(v)) for m, v in batch.items()})
             except Exception as e:  # losing this costs a stale button after a restart, never a game
                 log.warning("could not remember the messages of %d tables: %s", len(batch), e)

@@ -10,6 +10,7 @@ the store's ``match_meta``. The old table message is replaced, and a DM whose co
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 from typing import TYPE_CHECKING, Any
@@ -44,7 +45,7 @@ def _live_table(game: Any, meta: dict[str, Any], rec: TableRecorder) -> LiveTabl
         lt.seats[i] = Seat(st.player_id, sm.get("name") or st.display_name or f"AI {i + 1}", ai=st.ai,
                            lang=sm.get("lang", lt.lang))
         if sm.get("away") in KEPT_AWAY:  # 托管 or replaced by the host (issue 15): still played by the AI
-            lt.seats[i].go_away(sm["away"])  # type: ignore[union-attr]
+            lt.occupant(i).go_away(sm["away"])
     lt.rec = rec
     # replay the decision points and the hand results exactly as they were reached
     tb = Table.new(m.variant, m.seed, rec.table.settings, players=rec.table.players)
@@ -69,13 +70,13 @@ async def resume_tables(mgr: TableManager) -> None:
         await mgr.publisher.say_closed(a.game.match.channel_id, t("tables.unrestorable", lang))
     for r in report.resumed:
         try:
-            rec = await retrying(lambda r=r: TableRecorder.resume(store, r.game, r.table),
+            rec = await retrying(functools.partial(TableRecorder.resume, store, r.game, r.table),
                                  f"catching up match {r.game.match_id}", mgr.store_backoff)
             meta, messages = await _meta(mgr, r.game.match_id)
             lt = _live_table(r.game, meta, rec)
         except Exception:
             log.exception("match %s: could not resume", r.game.match_id)
-            await retrying(lambda r=r: store.abort_match(r.game.match_id, "resume failed"), "aborting",
+            await retrying(functools.partial(store.abort_match, r.game.match_id, "resume failed"), "aborting",
                            mgr.store_backoff)
             continue
         await _take_over(mgr, lt, messages)
@@ -112,7 +113,7 @@ async def _restore_lobbies(mgr: TableManager) -> None:
         except Exception as e:
             log.warning("lobby in %s not restored: %s", channel_id, e)
             try:
-                await retrying(lambda c=channel_id: delete_lobby(mgr.store, c), "forgetting a lobby",
+                await retrying(functools.partial(delete_lobby, mgr.store, channel_id), "forgetting a lobby",
                                mgr.store_backoff, tries=3)
             except Exception as e2:
                 log.warning("lobby in %s: could not be forgotten: %s", channel_id, e2)

@@ -6,6 +6,7 @@ hand image from that seat's own view. Seat names are the table's display names (
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -27,7 +28,7 @@ def _kind(x: Any) -> int:
     return parse_tile(x)
 
 
-def shown_hand(view: dict[str, Any]) -> int:
+def shown_hand(view: Mapping[str, Any]) -> int:
     """The hand number players see (1-based): the one in play, or the one just finished.
 
     >>> shown_hand({"hand_no": 0, "phase": "play"}), shown_hand({"hand_no": 1, "phase": "ended"})
@@ -36,24 +37,24 @@ def shown_hand(view: dict[str, Any]) -> int:
     return view["hand_no"] + (1 if view["phase"] in ("play", "claim", "rob") else 0)
 
 
-def table_scene(lt: LiveTable, view: dict[str, Any]) -> TableScene:
+def table_scene(lt: LiveTable, view: Mapping[str, Any]) -> TableScene:
     """The public table image's scene from the PUBLIC view (``table.view(None)``): never a concealed tile."""
     title = t("tables.header", lt.lang, variant=t(f"variant.{lt.variant}", lt.lang), hand=shown_hand(view),
               wall=view["wall_count"])
     scene = table_scene_from_view(view, title=title, lang=lt.lang)
     names = lt.names()
-    seats = tuple(replace(sc, name=names[c], bot=bool(lt.seats[c] and lt.seats[c].automatic))  # type: ignore[union-attr]
-                  for c, sc in enumerate(scene.seats))
-    return replace(scene, seats=seats)
+    a, b, c, d = (replace(sc, name=names[i], bot=bool((seat := lt.seats[i]) and seat.automatic))
+                  for i, sc in enumerate(scene.seats))
+    return replace(scene, seats=(a, b, c, d))
 
 
-def hand_scene(lt: LiveTable, view: dict[str, Any], highlight: frozenset[int] = frozenset()) -> HandScene:
+def hand_scene(lt: LiveTable, view: Mapping[str, Any], highlight: frozenset[int] = frozenset()) -> HandScene:
     """A seat's own hand from ITS view."""
     scene = hand_scene_from_view(view, highlight=sorted(highlight))
     return replace(scene, names=tuple(lt.names())) if scene.names is not None else scene
 
 
-def score_scenes(lt: LiveTable, result: dict[str, Any]) -> list[ScoreScene]:
+def score_scenes(lt: LiveTable, result: Mapping[str, Any]) -> list[ScoreScene]:
     """One score card per winner, seats in wind order (E first) as the card labels them."""
     dealer = result["dealer"]
     names = lt.names()
@@ -70,8 +71,8 @@ def score_scenes(lt: LiveTable, result: dict[str, Any]) -> list[ScoreScene]:
         notes = tuple(Item(i["code"], i["zh"], i["en"], i["value"], i.get("kind", "add")) for i in w["notes"])
         settled = w["settled"]
         out.append(ScoreScene(
-            hand=hand, items=items, payments=tuple(settled[c] for c in by_wind),  # type: ignore[arg-type]
-            names=tuple(names[c] for c in by_wind),  # type: ignore[arg-type]
+            hand=hand, items=items, payments=tuple(settled[c] for c in by_wind),
+            names=tuple(names[c] for c in by_wind),
             winner=(w["seat"] - dealer) % 4,
             discarder=None if w["from"] is None else (w["from"] - dealer) % 4, notes=notes,
             title=t(f"variant.{lt.variant}", lt.lang), variant=lt.variant,
@@ -79,7 +80,7 @@ def score_scenes(lt: LiveTable, result: dict[str, Any]) -> list[ScoreScene]:
     return out
 
 
-def hint(lt: LiveTable, view: dict[str, Any]) -> list[Hint]:
+def hint(lt: LiveTable, view: Mapping[str, Any]) -> list[Hint]:
     """The engine's wait hints (:func:`engine.hints.ready_discards`) for this table's variant."""
     return ready_discards(lt.variant, view)
 

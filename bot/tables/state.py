@@ -229,7 +229,7 @@ class LiveTable:
         return self.match_id or 0
 
     @property
-    def seed(self) -> str:
+    def seed(self) -> int | str:
         return self.table.seed if self.table is not None else ""
 
     # ---- seats
@@ -239,6 +239,20 @@ class LiveTable:
             if s is not None and s.user_id == user_id:
                 return i
         return None
+
+    def occupant(self, seat: int) -> Seat:
+        """The player in ``seat``, which the caller knows is taken (every seat of a started table is):
+        ``LookupError`` when it is empty."""
+        found = self.seats[seat]
+        if found is None:
+            raise LookupError(f"seat {seat} is empty")
+        return found
+
+    def host_after(self) -> int:
+        """The first human's id: the host once the host has left a lobby that still has humans."""
+        user = self.occupant(self.humans()[0]).user_id
+        assert user is not None  # a human's seat has their id
+        return user
 
     def names(self) -> list[str]:
         return [s.name if s else t("tables.seat_empty", self.lang) for s in self.seats]

@@ -3,7 +3,7 @@
 For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to draw) and estimates
 
 - **the chance to win** before the hand ends: the steps to a *legal* win (shanten, 八支, the 花 gate: the normal AI's
-  distance, :class:`engine.ai._Seat`) and the unseen tiles that shorten it, turned into a probability over the
+  distance, :class:`engine.ai_common._Seat`) and the unseen tiles that shorten it, turned into a probability over the
   seat's draws still to come (and the others' discards, where a discard may be won on) with a small per-turn chance
   that someone else wins first;
 - **the value of winning**: when ready, every winning tile is scored by the variant's own scorer (self-drawn and on
@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from ..ai import _best_discard, _claim, _near, _Seat
+from ..ai_common import _best_discard, _claim, _near, _Seat
 from ..analysis import (
     combine_groups,
     group_of,

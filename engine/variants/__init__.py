@@ -9,7 +9,13 @@ from .base import HouseRule, Item, ScoreResult, Situation, Variant, settle
 
 VARIANT_KEYS = ("wuhu", "hefei", "chizhou")
 
-__all__ = ["VARIANT_KEYS", "HouseRule", "Item", "ScoreResult", "Situation", "Variant", "get_variant", "settle"]
+__all__ = ["VARIANT_KEYS", "HouseRule", "Item", "ScoreResult", "Situation", "Variant", "get_variant", "settle",
+           "variant_keys"]
+
+
+def variant_keys() -> tuple[str, ...]:
+    """Every variant's key, read when asked: a variant registered after an import of this module is included."""
+    return VARIANT_KEYS
 
 
 def get_variant(key: str) -> Variant:

@@ -309,6 +309,21 @@ class Variant:
     ai: AiProfile = field(default_factory=AiProfile)
     rule_of: Mapping[str, str] = field(default_factory=dict)
     """Item / note code -> the ruling it comes from ("W5"), so a breakdown can name it (see :func:`rule_doc`)."""
+    # --- what the bot, the cogs and the images need of a variant (they never branch on its key)
+    example: str = ""
+    """A hand that scores, in the notation: shown with every refused hand (``/score``, ``/record``)."""
+    code: str = ""
+    """A short code (lowercase letters, unique) for ids that must stay short, e.g. the /score answer's Record
+    button; empty: the key itself."""
+    splits_jiao: bool = False
+    """Payments are stack (底) chips plus 交 (Wuhu): records and the ledger keep the two parts."""
+    scored_streak: bool = False
+    """The dealer streak (庄数) counts in the score (Hefei): a breakdown names it."""
+
+    @property
+    def short(self) -> str:
+        """:attr:`code`, or the key when the variant has none."""
+        return self.code or self.key
 
     def rule_for(self, code: str) -> str:
         """The ruling a breakdown line with this code comes from ("W5"), or "" for a code with none.

@@ -505,4 +505,6 @@ VARIANT = Variant(
     furiten_exempt=dadiaoche_exempt,
     settlement=Settlement(default_quan=1),
     ai=AiProfile(hua_gate=True, honour_waste=(0.5, -3.0), suit_focus_from=9),
+    example="123m456p789s5z(7777z)+5z",
+    code="c",
 )

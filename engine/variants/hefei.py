@@ -390,4 +390,7 @@ VARIANT = Variant(
     final_discard=frozenset({"win"}),  # H7: no claims once 4 remain; a win on that discard is not forbidden
     settlement=Settlement(default_quan=4),
     ai=AiProfile(bazhi=True, claim_max_distance=2),  # one claim per hand: only one that brings it near
+    example="1234678922m345s+5m",
+    code="h",
+    scored_streak=True,
 )

@@ -11,6 +11,8 @@ made where they are silent.
 (-4, 10, -3, -3)
 >>> alarms(parse_hand("11m[111p:W][444p:W][777p:N]+1m").melds)
 ('alarm_three_pure',)
+
+Over 600 lines on purpose: one rule set (its scoring, 交, alarms, 包 and the stack settlement) read together.
 """
 
 from __future__ import annotations
@@ -642,4 +644,7 @@ VARIANT = Variant(
     final_discard=frozenset(),  # W3: nothing at all on the discard that leaves four
     settlement=StackSettlement(),
     ai=AiProfile(bazhi=True),
+    example="23456799m345p67s+8s",
+    code="w",
+    splits_jiao=True,
 )

@@ -51,7 +51,7 @@ async def test_discard_buttons_carry_the_numbers_under_the_tiles(harness: Harnes
             continue
         msg = h.dms(P1)[-1]
         cs = controls(msg)
-        user, scene, _ = h.bot.tables.private_log[-1]
+        user, scene, _ = h.seen.private_images()[-1]
         assert user == P1
         discards = [c for c in cs if op_of(c) == "d"]
         if not discards:  # a claim offer, or nothing to do: no numbers under the tiles

@@ -9,9 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from bot.i18n import COMMANDS, MESSAGES, lang_for, lang_of_locale
-from render import catalog
+from bot.i18n import COMMANDS, MESSAGES
 from tests.harness import Harness
+from text import catalog
+from text.lang import lang_for, lang_of_locale
 
 NAME = re.compile(r"^[-_\w]{1,32}$")
 OURS = ("score", "rules", "settings")

@@ -118,20 +118,19 @@ async def test_replay_steps_and_privacy(h: Harness) -> None:
     r = await h.slash("replay", user=A, code=code.lower())
     msg = r.reply
     assert msg.ephemeral and msg.images and code in msg.text
-    cog = h.bot.get_cog("Memory")
-    viewer, scene = cog.scene_log[-1]
+    viewer, scene = h.seen.replay_images()[-1]
     assert viewer == A and scene.step == 0
     # the hand is over and the server shows every hand (default): four hands
     assert len(scene.hands) == 4
     await h.click(msg, label="▶", user=A)
-    assert cog.scene_log[-1][1].step >= 1
+    assert h.seen.replay_images()[-1][1].step >= 1
     await h.click(msg, label="⏭", user=A)
-    end = cog.scene_log[-1][1]
+    end = h.seen.replay_images()[-1][1]
     assert end.step == end.n and "my decision ▶" not in [b.get("label") for b in msg.buttons() if not b.get("disabled")]
     # someone else pressing A's controls gets their own replay, from the start; A's message is unchanged
     edits = msg.edits
     r3 = await h.click(msg, label="⏮", user=B)
-    assert msg.edits == edits and r3.reply.ephemeral and cog.scene_log[-1][0] == B and cog.scene_log[-1][1].step == 0
+    assert msg.edits == edits and r3.reply.ephemeral and h.seen.replay_images()[-1][0] == B and h.seen.replay_images()[-1][1].step == 0
 
 
 async def test_replay_hidden_hands_never_leak(h: Harness, monkeypatch) -> None:
@@ -149,9 +148,8 @@ async def test_replay_hidden_hands_never_leak(h: Harness, monkeypatch) -> None:
     code = encode_code(rec.match_id, 1)
     r = await h.slash("replay", user=B, code=code)
     msg = r.reply
-    cog = h.bot.get_cog("Memory")
     for _ in range(6):
-        viewer, scene = cog.scene_log[-1]
+        viewer, scene = h.seen.replay_images()[-1]
         assert viewer == B and len(scene.hands) == 1 and isinstance(scene.hands[0][1], HandScene)
         hs = scene.hands[0][1]
         assert hs.seat == 2
@@ -215,8 +213,7 @@ async def test_review_card_and_animation(h: Harness) -> None:
     gif = r3.reply.files
     name, data = next(iter(gif.items()))
     assert name.endswith(".gif") and data[:6] == b"GIF89a" and len(data) < 10 * 1024 * 1024
-    cog = h.bot.get_cog("Memory")
-    assert cog.gif_log[-1][2] == len(data)
+    assert h.seen.animations()[-1][2] == len(data)
     assert decode_code(code) == (h.recs[0].match_id, 0)  # type: ignore[attr-defined]
 
 
@@ -231,15 +228,14 @@ async def test_show_all_setting_is_audited_and_hides_other_hands(h: Harness) -> 
     assert "Replays show every hand" in r.reply.text
     audit = sql(h, "SELECT user_id, field, old_value, new_value FROM settings_audit WHERE guild_id = ?", (GUILD_ID,))
     assert audit == [(A, "replays_show_all_hands", "true", "false")]
-    cog = h.bot.get_cog("Memory")
     await h.slash("replay", user=A, code=code)
-    viewer, scene = cog.scene_log[-1]
+    viewer, scene = h.seen.replay_images()[-1]
     assert viewer == A and len(scene.hands) == 1 and scene.hands[0][1].seat == 0
     await h.slash("replay", user=USER_ID + 9, code=code)  # a spectator: no hand at all
-    assert cog.scene_log[-1][1].hands == ()
+    assert h.seen.replay_images()[-1][1].hands == ()
     await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=True)
     await h.slash("replay", user=A, code=code)
-    assert len(cog.scene_log[-1][1].hands) == 4
+    assert len(h.seen.replay_images()[-1][1].hands) == 4
 
 
 async def test_two_clicks_at_once_both_answered(h: Harness) -> None:
@@ -254,9 +250,8 @@ async def test_two_clicks_at_once_both_answered(h: Harness) -> None:
     h.bot._connection.parse_interaction_create(d2)  # type: ignore[arg-type]
     await h.settle()
     assert r1.responded and r2.responded
-    cog = h.bot.get_cog("Memory")
-    n = cog.scene_log[-1][1].n
-    assert sorted(s.step for _v, s in cog.scene_log[-2:]) == [1, n]  # every hand shown: ▶ from the deal is step 1
+    n = h.seen.replay_images()[-1][1].n
+    assert sorted(s.step for _v, s in h.seen.replay_images()[-2:]) == [1, n]  # every hand shown: ▶ from the deal is step 1
     assert msg.images
 
 
@@ -269,7 +264,7 @@ async def test_history_select_opens_the_replay(h: Harness) -> None:
     r2 = await h.click(msg, custom_id=sel["custom_id"], values=[code], user=B)
     rep = r2.reply
     assert rep.ephemeral and rep.images and f"`{code}`" in rep.text
-    viewer, scene = h.bot.get_cog("Memory").scene_log[-1]
+    viewer, scene = h.seen.replay_images()[-1]
     assert viewer == B and scene.step == 0
 
 

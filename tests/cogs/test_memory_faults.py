@@ -190,7 +190,6 @@ async def test_replay_upload_failing_says_so_and_the_next_try_works(h: Harness, 
 
 
 async def test_a_replay_step_whose_edit_fails_stays_put_and_the_next_click_works(h: Harness) -> None:
-    cog = h.bot.get_cog("Memory")
     msg = (await h.slash("replay", user=A, code=code_of(h))).reply
     image, text = msg.images, msg.text
     fault = h.fake.fail(ORIGINAL, status=502, times=5, method="PATCH")
@@ -201,7 +200,7 @@ async def test_a_replay_step_whose_edit_fails_stays_put_and_the_next_click_works
     h.fake.rate_limit(ORIGINAL, times=1, retry_after=0.01, method="PATCH")
     await run(h, h.click_payload(msg, label="▶", user=A))
     assert statuses(h, ORIGINAL, "PATCH")[-2:] == [429, 200]
-    step = cog.scene_log[-1][1].step
+    step = h.seen.replay_images()[-1][1].step
     assert step >= 1 and f"step {step}/" in msg.text and msg.images != image
 
 

@@ -511,9 +511,9 @@ async def test_languages(h: Harness, locale: str, title: str, button: str, refus
 
 
 async def test_the_card_shows_what_the_engine_scores(h: Harness):
-    cog(h).scene_log = []
+    h.seen.clear()
     await record(h, hand=WUHU, winner=B, discarder=None, variant="wuhu")
-    scene = cog(h).scene_log[-1]
+    scene = h.seen.record_cards()[-1]
     hand = parse_hand(WUHU)
     result = get_variant("wuhu").score(hand, Situation(winner=1), None)
     assert scene.payments == result.payments == (-9, 21, -6, -6)
@@ -589,14 +589,14 @@ async def test_the_buttons_work_after_a_restart(h: Harness):
 async def test_record_this_hand_keeps_the_wuhu_mode_of_the_score_answer(h: Harness):
     """/score mode:525 on a 315 server shows 525's amounts: the record made from its button pays those, not 315's
     (it recorded E -9 S +21 W -6 N -6, the 315 amounts, under an answer that said +48)."""
-    cog(h).scene_log = []
+    h.seen.clear()
     r = await h.slash("score", user=B, hand=WUHU, variant="wuhu", winner="S", mode=525)
     assert "East -20 · South +48 (winner) · West -14 · North -14" in r.reply.content
     opened = await h.click(r.reply, label="Record this hand", user=B)
     await h.submit_modal(opened, {"mjrs-seat-E": [A], "mjrs-seat-S": [B], "mjrs-seat-W": [C], "mjrs-seat-N": [D]})
     rec = await last(h)
     assert [s.amount for s in rec.seats] == [-20, 48, -14, -14] and rec.rules["mode"] == 525
-    assert cog(h).scene_log[-1].payments == (-20, 48, -14, -14)
+    assert h.seen.record_cards()[-1].payments == (-20, 48, -14, -14)
     assert f"South: <@{B}> +48 子" in card(h, rec).content and "mode 525" in card(h, rec).content
     await press(h, rec, "Confirm", A, permissions=ADMIN_PERMISSIONS)
     assert [r[2] for r in in_person_ledger(h)] == [-20, 48, -14, -14]
@@ -706,12 +706,12 @@ async def test_amounts_worked_out_by_hand(h: Harness, variant: str, hand: str, w
     extra = dict(extra)
     if extra.pop("bao", False):
         await h.bot.store.set_house_rules(GUILD_ID, A, "wuhu", {"dianpao_bao_san": True})
-    cog(h).scene_log = []
+    h.seen.clear()
     seat = {A: "E", B: "S", C: "W", D: "N"}
     await record(h, hand=hand, variant=variant, winner=winner, discarder=discarder, **extra)
     rec = await last(h)
     assert [s.amount for s in rec.seats] == pays and sum(pays) == 0
-    assert cog(h).scene_log[-1].payments == tuple(pays)
+    assert h.seen.record_cards()[-1].payments == tuple(pays)
     text = card(h, rec).content
     for p, amount in zip((A, B, C, D), pays, strict=True):
         assert f"<@{p}> {f'{amount:+d}' if amount else '0'} 子" in text

@@ -10,13 +10,14 @@ from PIL import Image
 
 from bot.i18n import hant
 from bot.store import GuildSettings
-from cogs.score import EXAMPLES, build_situation
+from cogs.score import build_situation
 from cogs.settings import variant_rules
 from engine.tiles import parse_hand
-from engine.variants import Situation, get_variant
+from engine.variants import VARIANT_KEYS, Situation, get_variant
 from render import ScoreScene, render_score
 from tests.harness import Harness
 
+EXAMPLES = {k: get_variant(k).example for k in VARIANT_KEYS}  # the hand each variant shows with a refusal
 SEATS = {"en": ("East", "South", "West", "North"), "zh": ("东", "南", "西", "北"), "zh-TW": ("東", "南", "西", "北")}
 LOCALE = {"en": "en-US", "zh": "zh-CN", "zh-TW": "zh-TW"}
 PAYMENTS_HEADER = {"en": "__Payments__", "zh": "__输赢__", "zh-TW": "__輸贏__"}
@@ -42,8 +43,8 @@ def payments_shown(text: str, lang: str) -> tuple[int, ...]:
 
 @pytest.fixture(autouse=True)
 def record_score_scenes(harness: Harness):
-    """Every score card's scene is kept (``Score.scene_log``) so tests read the numbers the card shows."""
-    harness.bot.get_cog("Score").scene_log = []
+    """Every score card's scene is kept (``harness.seen``, bot.observe) so tests read the numbers the card shows."""
+    harness.seen.clear()
 
 
 def check_card_scene(scene: ScoreScene, expected, options: dict) -> None:
@@ -90,7 +91,7 @@ async def test_good_hand_shows_the_engine_breakdown_payments_and_an_image(harnes
     assert card.format == "PNG" and card.width >= 480 and card.height >= 400, "a score card, not a thumbnail"
     assert reply.attachments[0].filename == "score.png"
     # the card: the numbers in the scene it is drawn from are the engine's, and the image is that scene's drawing
-    [scene] = harness.bot.get_cog("Score").scene_log
+    [scene] = harness.seen.score_cards()
     check_card_scene(scene, expected, options)
     assert scene.variant == variant, "the card names each line's ruling"
     assert image == render_score(scene, lang=lang)
@@ -210,7 +211,7 @@ async def test_card_of_a_hefei_dealer_streak_shows_the_dealer_paying_more(harnes
     options = {"winner": "S", "discarder": "E", "dealer_streak": 5}
     expected = engine_result("hefei", "1234678922m345s+5m", options)
     r = await harness.slash("score", hand="1234678922m345s+5m", variant="hefei", locale="en-US", **options)
-    [scene] = harness.bot.get_cog("Score").scene_log
+    [scene] = harness.seen.score_cards()
     check_card_scene(scene, expected, options)
     streak = next(i for i in scene.items if "庄" in i.zh)
     assert streak.value == next(i.value for i in expected.items if "庄" in i.zh) > 0
@@ -223,7 +224,7 @@ async def test_card_of_a_wuhu_525_jiao_hand(harness: Harness):
     options = {"situation": "kong_draw", "mode": 525}
     expected = engine_result("wuhu", hand, options)
     r = await harness.slash("score", hand=hand, variant="wuhu", locale="zh-CN", **options)
-    [scene] = harness.bot.get_cog("Score").scene_log
+    [scene] = harness.seen.score_cards()
     check_card_scene(scene, expected, options)
     assert scene.payments == tuple(expected.payments) and scene.payments[1] == -3 * scene.payments[0] > 0
     assert "525" in scene.title
@@ -253,7 +254,7 @@ async def test_forged_option_values_are_refused_privately(harness: Harness, opti
     reply = r.reply
     assert reply.ephemeral and reply.visible_to == harness.user_id
     assert "went wrong" not in reply.content and len(reply.content) < 400
-    assert harness.channel() == [] and harness.bot.get_cog("Score").scene_log == []
+    assert harness.channel() == [] and harness.seen.score_cards() == []
     name = {"winner": "winner", "discarder": "discarder", "variant": "variant", "win": "win",
             "situation": "situation", "mode": "mode", "dealer_streak": "dealer streak", "hand": "hand"}[option]
     assert name in reply.content.lower() or (option == "dealer_streak" and "1 to 99" in reply.content)

@@ -98,7 +98,7 @@ async def test_table_edits_are_coalesced_the_latest_state_lands(harness: Harness
 
     _, _, nxt = h.bot.tables.delays(lt)
     assert h.fake.find_message(lt.message_id).content == scenes.status_text(lt, nxt)
-    assert h.bot.tables.scene_log[-1][2] == lt.table.seq
+    assert h.seen.public_images()[-1][2] == lt.table.seq
 
 
 async def test_an_unchanged_image_is_not_uploaded_again(harness: Harness):
@@ -262,7 +262,7 @@ async def test_a_hand_end_edits_the_table_message_into_the_result_card(harness: 
     pay = lt.table.last_result["payments"]
     assert "核对无误" in card.content  # the wall's reveal, verified
     assert all(f"{names[c]} {pay[c]:+d}" in card.content for c in range(4))  # the hand's result
-    cards = [sc for k, sc, _ in h.bot.tables.scene_log if k == "score"]
+    cards = [sc for k, sc, _ in h.seen.public_images() if k == "score"]
     assert len(card.images) == max(1, len(cards))  # the score cards (a drawn hand: the final table)
     assert any(c["custom_id"].endswith(":next") for c in card.buttons())
     if lt.table.phase == "over":

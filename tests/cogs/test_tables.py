@@ -24,12 +24,11 @@ PLAYERS = (P1, P2, P3, P4)
 
 
 def prep(h: Harness, *, images: bool = False, seed: int = 1) -> None:
-    """Logs on, images off, and known deals: the n-th match of the test gets seed ``seed``, ``seed + 1`` ... so a
-    failure replays exactly (the bot itself draws secret random seeds)."""
+    """Images off (their scenes are seen: ``h.seen``), and known deals: the n-th match of the test gets seed
+    ``seed``, ``seed + 1`` ... so a failure replays exactly (the bot itself draws secret random seeds)."""
     h.ignored_task_names.add(TIMER_TASK_NAME)
     mgr = h.bot.tables
-    mgr.scene_log = []
-    mgr.private_log = []
+    h.seen.clear()
     mgr.render_images = images
     seeds = itertools.count(seed)
     mgr.new_seed = lambda: f"{next(seeds):016x}"
@@ -114,7 +113,7 @@ def face_up(scene: TableScene, c: int) -> Counter:
 
 async def check_public_scenes(h: Harness, match_id: int) -> None:
     """Every public table image was drawn from what everyone may see at that moment (independent replay)."""
-    log = [(k, sc, seq) for k, sc, seq in h.bot.tables.scene_log if k == "table"]
+    log = [(k, sc, seq) for k, sc, seq in h.seen.public_images() if k == "table"]
     assert log
     for _kind, scene, seq in log:
         assert isinstance(scene, TableScene) and not any(isinstance(s, HandScene) for s in scene.seats)
@@ -129,7 +128,7 @@ async def check_public_scenes(h: Harness, match_id: int) -> None:
             for m in pub["melds"][c]:
                 want.update(m["tiles"])
             assert face_up(scene, c) == want  # nothing beyond rivers and melds is face up
-    assert all(k in ("table", "score", "match") for k, _, _ in h.bot.tables.scene_log)
+    assert all(k in ("table", "score", "match") for k, _, _ in h.seen.public_images())
 
 
 def tiles_of(scene: HandScene) -> list[int]:
@@ -181,20 +180,20 @@ async def test_a_hand_with_one_human_and_three_ai(harness: Harness, variant: str
     match_id = lt.match_id
     # the human's first private image is exactly their hand then (checked against an independent replay)
     seat = lt.seat_of(P1)
-    user, scene, seq = h.bot.tables.private_log[0]
+    user, scene, seq = h.seen.private_images()[0]
     assert user == P1
     first = await replay_from_store(h, match_id, seq)
     assert tiles_of(scene) == deal_of(first, seat)
-    assert all(u == P1 for u, _, _ in h.bot.tables.private_log)
+    assert all(u == P1 for u, _, _ in h.seen.private_images())
     assert h.dms(P1) and h.dms(P1)[0].images  # a real PNG in the DM
     await play_until_hand_ends(h, [P1], lt)
     # the image in the player's DMs is exactly the drawing of their latest hand scene
-    _, last_scene, _ = h.bot.tables.private_log[-1]
+    _, last_scene, _ = h.seen.private_images()[-1]
     assert h.dms(P1)[-1].images == [render.render_hand(last_scene, "dark", "en")]
     # and the table message, now the hand's result card, shows the drawings of the score cards (checked below
     # against the ledger), or for a drawn hand the latest public scene (checked below against a replay)
-    last_table = [sc for k, sc, _ in h.bot.tables.scene_log if k == "table"][-1]
-    scored = [render.render_score(sc, "dark", lt.lang) for k, sc, _ in h.bot.tables.scene_log if k == "score"]
+    last_table = [sc for k, sc, _ in h.seen.public_images() if k == "table"][-1]
+    scored = [render.render_score(sc, "dark", lt.lang) for k, sc, _ in h.seen.public_images() if k == "score"]
     assert h.fake.find_message(lt.message_id).images == (scored or [render.render_table(last_table, "dark", lt.lang)])
     tb = lt.table
     assert tb.phase in ("ended", "over")
@@ -209,7 +208,7 @@ async def test_a_hand_with_one_human_and_three_ai(harness: Harness, variant: str
     assert replayed.state_hash() == tb.state_hash()
     pay = tb.last_result["payments"] if tb.last_result["hand_no"] == 0 else None
     assert [r.amount for r in sorted(ledger, key=lambda r: r.seat)] == pay
-    cards = [sc for k, sc, _ in h.bot.tables.scene_log if k == "score"]
+    cards = [sc for k, sc, _ in h.seen.public_images() if k == "score"]
     assert len(cards) == len(tb.last_result["winners"])
     assert all(c.variant == variant for c in cards)  # each line of the card names its ruling (W5 ...)
     card_sum = [0, 0, 0, 0]
@@ -251,7 +250,7 @@ async def test_four_humans_get_their_own_hands_and_play_a_hand(harness: Harness)
     lt = live(h)
     first = await replay_from_store(h, lt.match_id, 0)
     firsts = {}
-    for u, scene, seq in h.bot.tables.private_log:
+    for u, scene, seq in h.seen.private_images():
         firsts.setdefault(u, (scene, seq))
     assert set(firsts) == set(PLAYERS)
     for u, (scene, seq) in firsts.items():
@@ -268,7 +267,7 @@ async def test_four_humans_get_their_own_hands_and_play_a_hand(harness: Harness)
     assert [m.id for m in tables] == [lt.message_id] and h.channel()[-1].id == lt.message_id
     assert all(m.edits <= 40 for m in h.fake.channels[h.channel_id].messages)
     # every private image showed its receiver's own tiles at that moment, and went to that player's DMs only
-    log = h.bot.tables.private_log
+    log = h.seen.private_images()
     assert len(log) > 8
     for u, scene, seq in log:
         tb = await replay_from_store(h, lt.match_id, seq)
@@ -467,7 +466,7 @@ async def test_a_whole_match_ends_with_a_summary_matching_the_ledger(harness: Ha
     names = lt.names()
     for c in range(4):
         assert f"{names[c]} {lt.table.totals()[c]:+d}" in summary[0].content
-    assert [k for k, _, _ in h.bot.tables.scene_log].count("match") == 1
+    assert [k for k, _, _ in h.seen.public_images()].count("match") == 1
     # the player is free again
     assert P1 not in h.bot.tables.by_player
 

@@ -1,4 +1,5 @@
-"""A fourth variant is one module plus its key in ``VARIANT_KEYS``: the table, the AI and self-play need nothing else.
+"""A fourth variant is one module plus its key in ``VARIANT_KEYS``: the table, the AI and self-play need nothing else
+(the bot's commands and the images neither: tests/cogs/test_fourth_variant.py).
 
 The module here is a toy (推倒胡 on the 108 suited tiles, chi allowed, one point a payer, a match of one 圈), registered
 the way a real one would be; it plays whole matches with the normal AI, zero-sum and with every tile accounted for.
@@ -34,6 +35,7 @@ TOY = Variant(
     key="toy", zh="玩具麻将", en="Toy", tile_counts=lambda rules: tuple(4 if k < HONOR else 0 for k in range(NUM_KINDS)),
     score_fn=_score, allows_chi=True, multiple_winners=True,
     house_rules=(HouseRule("quan_per_match", 1, (1,), "圈数", "rounds"),),
+    example="123456789m123p5p+5p", code="t",
 )
 
 

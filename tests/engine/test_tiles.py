@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import render.hant  # noqa: F401  (the i18n layer's Traditional converter: the engine itself has none)
+import text.hant  # noqa: F401  (the i18n layer's Traditional converter: the engine itself has none)
 from engine.errors import EngineError, ParseError
 from engine.tiles import Hand, Meld, MeldKind, format_hand, make_kind, parse_hand, tile_name, tile_zh
 

@@ -110,6 +110,46 @@ def _idle(task: asyncio.Task[Any]) -> bool:
     return False
 
 
+
+class Seen:
+    """A listener of the bot's observers (:mod:`bot.observe`): every event in order, read in the shapes tests use."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, Any]]] = []
+
+    def __call__(self, what: str, data: Any) -> None:
+        self.events.append((what, dict(data)))
+
+    def clear(self) -> None:
+        self.events.clear()
+
+    def of(self, what: str) -> list[dict[str, Any]]:
+        return [d for w, d in self.events if w == what]
+
+    def public_images(self) -> list[tuple[str, Any, int]]:
+        """(kind, scene, table seq) of every public table image (table, score, match), in order."""
+        return [(d["kind"], d["scene"], d["seq"]) for d in self.of("table_image") if d["public"]]
+
+    def private_images(self) -> list[tuple[int, Any, int]]:
+        """(user id, scene, table seq) of every private hand image, in order."""
+        return [(d["user"], d["scene"], d["seq"]) for d in self.of("table_image")
+                if not d["public"] and d["user"] is not None]
+
+    def score_cards(self) -> list[Any]:
+        return [d["scene"] for d in self.of("score_card")]
+
+    def record_cards(self) -> list[Any]:
+        return [d["scene"] for d in self.of("record_card")]
+
+    def replay_images(self) -> list[tuple[int, Any]]:
+        """(viewer id, ReplayScene) of every replay step image sent."""
+        return [(d["viewer"], d["scene"]) for d in self.of("replay_step")]
+
+    def animations(self) -> list[tuple[str, int, int]]:
+        """(code, ms, bytes) of every animated replay file sent."""
+        return [(d["code"], d["ms"], d["size"]) for d in self.of("replay_animation")]
+
+
 class Harness:
     """The bot, booted, plus its fake Discord. One per test (see the ``harness`` fixture in tests/cogs)."""
 
@@ -128,6 +168,7 @@ class Harness:
         self._command_ids: dict[str, int] = {}
         self._baseline_tasks: set[asyncio.Task[Any]] = set()
         self._tokens = itertools.count(1)
+        self.seen = Seen()  # what the bot reported (bot.observe): the scenes of the images it drew
 
     # ---- boot / shut down --------------------------------------------------------------------------------------
 
@@ -156,6 +197,7 @@ class Harness:
         # of the product, 1 edit per second and 5 channel writes per 5 s, is tested where a test turns it on)
         bot.tables.publisher.min_interval, bot.tables.publisher.channel_limit = 0.0, None
         h = cls(bot, fake)
+        bot.observers.attach(h.seen)
         h._baseline_tasks = set(asyncio.all_tasks())
         return h
 

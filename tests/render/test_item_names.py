@@ -18,8 +18,8 @@ from engine.variants import VARIANT_KEYS, get_variant
 from engine.variants.base import Item, Situation
 from render import fonts
 from render.card import CARD_W, NAME_W, draw_score, item_text, layout_item_name
-from render.hant import to_hant
 from render.scene import ScoreScene
+from text.hant import to_hant
 
 STRESS = [
     Item("s1", "两嘴成交（混一色、对对胡）（加嘴）", "two 嘴子 make 1 交 (混一色, 对对胡) (extra 嘴子)", 30),

@@ -1,4 +1,4 @@
-"""The string catalogue (data/locale/*/LC_MESSAGES/mjbot.po, read by render.catalog): every key in every language,
+"""The string catalogue (data/locale/*/LC_MESSAGES/mjbot.po, read by text.catalog): every key in every language,
 the same placeholders everywhere, well-formed files, zh-TW holding only real Taiwan overrides, no crash on a
 missing string, and every key the code asks for by name present."""
 
@@ -12,8 +12,9 @@ from pathlib import Path
 from babel.messages.pofile import read_po
 
 from engine.errors import EngineError, Msg, set_translator
-from render import assets, catalog
-from render.hant import to_hant
+from render import assets
+from text import catalog
+from text.hant import to_hant
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "zh", "zh-TW")
@@ -47,7 +48,7 @@ def test_english_and_simplified_have_every_key_and_traditional_only_overrides():
 
 
 def test_every_key_reads_in_every_language_without_falling_back(caplog):
-    with caplog.at_level(logging.WARNING, logger="render.catalog"):
+    with caplog.at_level(logging.WARNING, logger="text.catalog"):
         for key in catalog.all_keys():
             for lang in LANGS:
                 out = catalog.template(key, lang)
@@ -84,7 +85,7 @@ def test_a_missing_string_falls_back_to_english_or_the_key_logged_once(monkeypat
     catalog.template.cache_clear()
     catalog._warn_once.cache_clear()
     try:
-        with caplog.at_level(logging.WARNING, logger="render.catalog"):
+        with caplog.at_level(logging.WARNING, logger="text.catalog"):
             assert catalog.text("test.only_english", "zh", lang="English") == "Only in English"
             assert catalog.text("test.only_english", "zh", lang="English") == "Only in English"
             assert catalog.text("test.nowhere", "zh-TW", n=1) == "test.nowhere"

@@ -1,12 +1,12 @@
 """The one catalogue of player-facing strings: gettext ``.po`` files, one per language, read with Babel.
 
-``data/locale/<locale>/LC_MESSAGES/mjbot.po`` (installed as ``mjbot_data``, read through :mod:`render.assets`):
+``data/locale/<locale>/LC_MESSAGES/mjbot.po`` (installed as ``mjbot_data``, read with ``importlib.resources``):
 
 - ``en``: the source language. ``msgid`` is the message key (``score.title``, ``engine.five_copies`` ...), ``msgstr``
   the English text. Keys stay stable when a wording changes.
 - ``zh_CN``: Simplified Chinese, every key.
 - ``zh_TW``: Traditional Chinese as written in Taiwan **overrides only**. Every other key is the Simplified text
-  converted by OpenCC ``s2tw`` (:func:`render.hant.to_hant`) when it is first asked for; a key appears here only
+  converted by OpenCC ``s2tw`` (:func:`text.hant.to_hant`) when it is first asked for; a key appears here only
   where Taiwan says it differently (放槍 for 点炮, 預設 for 默认, 伺服器 for 服务器 ...).
 
 Placeholders are ``{name}`` (Python ``str.format``). The catalogue is read once per process (cached). A key missing
@@ -25,27 +25,29 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from functools import cache
+from importlib import resources
 from typing import Any
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
-from engine.errors import normalise_lang, set_translator
+from engine.errors import set_translator
 
-from . import assets
 from .hant import to_hant
+from .lang import LANGS as LANGS
+from .lang import Lang, resolve
 
 log = logging.getLogger(__name__)
 
 DOMAIN = "mjbot"
 #: our language codes -> the catalogue's locale folder under ``data/locale``
-LOCALES: Mapping[str, str] = {"en": "en", "zh": "zh_CN", "zh-TW": "zh_TW"}
-LANGS = tuple(LOCALES)
+LOCALES: Mapping[Lang, str] = {"en": "en", "zh": "zh_CN", "zh-TW": "zh_TW"}
+DATA = "mjbot_data"  # the package of the data/ folder (see render.assets)
 
 
 def read_catalog(locale: str) -> Catalog:
     """The parsed ``.po`` file of ``locale`` (a folder name: ``en``, ``zh_CN``, ``zh_TW``)."""
-    with assets.files().joinpath("locale", locale, "LC_MESSAGES", f"{DOMAIN}.po").open("rb") as f:
+    with resources.files(DATA).joinpath("locale", locale, "LC_MESSAGES", f"{DOMAIN}.po").open("rb") as f:
         return read_po(f, locale=locale, domain=DOMAIN)
 
 
@@ -56,7 +58,7 @@ def _strings(catalog: Catalog) -> dict[str, str]:
 @cache
 def strings(lang: str) -> Mapping[str, str]:
     """Every key -> text of ``lang`` as written in its file (for ``zh-TW``: the overrides only). Read once."""
-    return _strings(read_catalog(LOCALES[lang]))
+    return _strings(read_catalog(LOCALES[resolve(lang)]))
 
 
 @cache
@@ -71,10 +73,10 @@ def _warn_once(what: str, key: str, lang: str) -> None:
 
 
 @cache
-def template(key: str, lang: str) -> str:
-    """The text of ``key`` in ``lang`` before its placeholders are filled: zh-TW is the override or the Simplified
-    text converted; a key missing in ``lang`` is the English text (logged once), missing everywhere the key."""
-    lang = normalise_lang(lang)
+def template(key: str, lang: Lang) -> str:
+    """The text of ``key`` in ``lang`` (resolved: :func:`text.lang.resolve`) before its placeholders are filled:
+    zh-TW is the override or the Simplified text converted; a key missing in ``lang`` is the English text (logged
+    once), missing everywhere the key."""
     if lang == "zh-TW":
         override = strings("zh-TW").get(key)
         if override is not None:
@@ -106,12 +108,13 @@ class _Params(dict[str, Any]):
 
 
 def text(key: str, lang: str | None, /, _missing: str | None = None, **params: Any) -> str:
-    """The message ``key`` in ``lang`` (``en``, ``zh``, ``zh-TW`` or a Discord locale) with ``params`` filled in.
+    """The message ``key`` in ``lang`` (``en``, ``zh``, ``zh-TW`` or a Discord locale; None or an unknown one:
+    :data:`text.lang.DEFAULT`) with ``params`` filled in.
 
     ``_missing``: what a placeholder no parameter fills reads as (default: such a text is shown unfilled, as are
     texts given no parameters at all). Never raises: a template that cannot be filled is shown as written.
     """
-    tpl = template(key, normalise_lang(lang or "en"))
+    tpl = template(key, resolve(lang))
     if not params and _missing is None:
         return tpl
     try:
@@ -126,7 +129,7 @@ def has(key: str) -> bool:
     return key in all_keys()
 
 
-def _engine_text(key: str, lang: str, params: Mapping[str, object]) -> str:
+def _engine_text(key: str, lang: str | None, params: Mapping[str, object]) -> str:
     return text(key, lang, _missing="", **params)
 
 

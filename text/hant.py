@@ -1,6 +1,6 @@
 """Simplified to Traditional Chinese (Taiwan) for every text the project derives: OpenCC ``s2tw``.
 
-The string catalogue (:mod:`render.catalog`) derives every zh-TW text it has no Taiwan override for with it, and
+The string catalogue (:mod:`text.catalog`) derives every zh-TW text it has no Taiwan override for with it, and
 texts the engine names without a catalogue key (score items' names, house rules) go through it too. The engine never
 imports OpenCC. In this project 喂 always means feeding a tile (餵).
 

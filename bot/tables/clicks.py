@@ -1,0 +1,126 @@
+"""The answer to a click on a table's control (a mixin of :class:`~bot.tables.publisher.Publisher`): one call,
+:meth:`ClickAnswers.answer_click`, so that the cog hands over the click and the move and never works inside the
+publisher or on a seat's messages itself.
+
+A move is usually decided at once: its answer then edits the clicked message itself, in the interaction's response
+(exempt from Discord's global budget), and the private hand write the publisher would have sent for it is taken out
+of its queue. A slow decision (a stalled store) is deferred within Discord's 3 seconds. When the answer does not
+reach Discord, the hand goes by DM as usual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+import discord
+
+from .state import LiveTable
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+async def _outcome(work: Awaitable[T]) -> tuple[T | None, BaseException | None]:
+    """(result, None) or (None, the error): the error is raised where the result is awaited, not in its task."""
+    try:
+        return await work, None
+    except Exception as e:
+        return None, e
+
+
+class ClickAnswers:
+    """Answering a click with the clicker's new hand (mixed into the publisher)."""
+
+    if TYPE_CHECKING:  # the publisher's own methods
+        def hold(self, lt: LiveTable, seat: int) -> None: ...
+        def release(self, lt: LiveTable, seat: int) -> None: ...
+        def take_hand(self, lt: LiveTable, seat: int, where: tuple[int, int]) -> Any: ...
+        def result_answered(self, lt: LiveTable, message_id: int) -> bool: ...
+        def image_shown(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Any) -> bool: ...
+        def showing(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Any) -> None: ...
+        def answer_failed(self, lt: LiveTable, message_id: int) -> None: ...
+        def strip_dm(self, lt: LiveTable, seat: int) -> None: ...
+        def hand(self, lt: LiveTable, payload: Any) -> None: ...
+
+    async def answer_click(self, interaction: discord.Interaction[Any], table: Callable[[], LiveTable | None],
+                           move: Awaitable[T], within: float) -> T:
+        """Make the clicked ``move`` and answer the click on a table control (``table()``: the clicked table now,
+        None when it is gone). While the move is decided the clicker's private hand write is held; a decision
+        slower than ``within`` seconds is deferred. A refused move (its error is raised here) releases the hold.
+        Then the clicked message shows the clicker's new hand (controls removed once the hand is over); a click on
+        an ephemeral "My hand" panel is left to the caller, which redraws the panel. Returns the move's result."""
+        lt = table()
+        msg = interaction.message
+        me = None if lt is None else lt.seat_of(interaction.user.id)
+        held = lt is not None and me is not None and msg is not None and not msg.flags.ephemeral
+        if held:
+            assert lt is not None and me is not None
+            self.hold(lt, me)
+        work = asyncio.ensure_future(_outcome(move))
+        done, _ = await asyncio.wait([work], timeout=within)
+        if not done:
+            await interaction.response.defer()
+        outcome, error = await work
+        if error is not None:
+            if held:
+                assert lt is not None and me is not None
+                self.release(lt, me)
+            raise error
+        if msg is None or not msg.flags.ephemeral:
+            await self._answer_with_hand(interaction, table())
+        return cast(T, outcome)  # no error: the move's own result
+
+    async def _answer_with_hand(self, interaction: discord.Interaction[Any], lt: LiveTable | None) -> None:
+        """Show the clicker's hand after their move on the clicked DM message itself, in the interaction response:
+        the private hand write the publisher would have sent is taken out of its queue."""
+        msg = interaction.message
+        seat = None if lt is None else lt.seat_of(interaction.user.id)
+        p: Any = None  # the publisher's HandPayload, True (the hand is over), False or None (nothing taken)
+        where: tuple[int, int] | None = None
+        if lt is not None and seat is not None and msg is not None and interaction.channel_id is not None:
+            where = (interaction.channel_id, msg.id)
+            p = self.take_hand(lt, seat, where)
+        elif lt is not None and seat is not None:
+            self.release(lt, seat)
+        try:
+            if p is None and lt is not None and msg is not None and self.result_answered(lt, msg.id):
+                # Next on a hand's result card: the card stays, its controls go in this answer (exempt)
+                if interaction.response.is_done():
+                    await interaction.edit_original_response(view=None)
+                else:
+                    await interaction.response.edit_message(view=None)
+                return
+            if p is None or p is False:
+                if not interaction.response.is_done():
+                    await interaction.response.defer()
+                return
+            # a hand to show: it was taken for this seat and message
+            assert lt is not None and seat is not None and where is not None
+            if p is True:  # the hand is over: the clicked message keeps its hand, its controls go
+                kw: dict[str, Any] = {"view": None}
+            else:
+                kw = {"content": p.content, "view": p.view}
+                if not self.image_shown(lt, seat, where, p.png):
+                    kw["attachments"] = [p.png.file()]
+            if interaction.response.is_done():
+                await interaction.edit_original_response(**kw)
+            else:
+                await interaction.response.edit_message(**kw)
+            if p is not True:
+                self.showing(lt, seat, where, p.png)
+        except discord.HTTPException as e:  # the answer did not reach Discord: the DM is written as usual
+            log.info("table %s: click answer failed (%s); the hand goes by DM", None if lt is None else lt.id, e)
+            if p is None and lt is not None and msg is not None:
+                self.answer_failed(lt, msg.id)
+            if p is True:
+                assert lt is not None and seat is not None
+                seat_state = lt.seats[seat]
+                assert seat_state is not None
+                seat_state.dm_controls = where
+                self.strip_dm(lt, seat)
+            elif p is not None and p is not False and lt is not None:
+                self.hand(lt, p)

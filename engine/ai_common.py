@@ -1,0 +1,359 @@
+"""What the normal and the strong AI share (:mod:`engine.ai`, :mod:`engine.strong`): a seat's model of its own
+hand and of the unseen tiles (:class:`_Seat`: the effective distance to a legal win, 八支 and the 花 gate), and the
+normal AI's choice of a discard (:func:`_best_discard`), a kong and a claim (:func:`_claim`). A module of its own so
+that ``engine.ai``, which hands the strong difficulty to ``engine.strong``, and ``engine.strong``, which builds on
+these, do not import each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any
+
+from .analysis import (
+    combine_groups,
+    group_of,
+    is_complete,
+    is_seven_pairs,
+    seven_pairs_shanten,
+    shanten,
+    shanten_groups,
+)
+from .table.actions import Action
+from .tiles import HONOR, NUM_KINDS, MeldKind
+from .variants import get_variant
+
+
+def _near(c: Sequence[int]) -> list[int]:
+    """Kinds that could complete or improve a hand: held, or within two of a held suited tile."""
+    out = []
+    for k in range(NUM_KINDS):
+        if c[k]:
+            out.append(k)
+        elif k < HONOR:
+            base = k - k % 9
+            lo, hi = max(base, k - 2), min(base + 9, k + 3)
+            if any(c[lo:hi]):
+                out.append(k)
+    return out
+
+
+def _gate_distance(sh: int, hua: int) -> int:
+    """Chizhou: steps to a legal win from the shanten and the tiles still needed for 2 花. Often one tile serves
+    both (an honour pair's pung), so the larger counts; but a hand short of both is a step further than either.
+
+    >>> _gate_distance(0, 2), _gate_distance(2, 0), _gate_distance(1, 2)
+    (2, 2, 3)
+    """
+    return max(sh, hua) + 1 if sh > 0 and hua > 0 else max(sh, hua)
+
+
+@cache
+def _hua_tiles(honours: tuple[int, ...], firm: int, suited_triplets: int, upgrades: int = 0, pairs: int = 0) -> int:
+    """Tiles needed to reach 2 花: an honour pair needs 1 (a pung: 1 花), a single honour 2, a suited concealed
+    triplet 1 (a concealed kong: 2 花), a shown pung 1 (an added kong: +1 花), a suited pair 2 (pung, then kong:
+    1 花); 3 per missing 花 beyond those.
+
+    >>> _hua_tiles((2, 0, 0, 0, 0, 0, 0), 0, 0)  # an honour pair: one tile to a pung, then 3 for a second 花
+    4
+    >>> _hua_tiles((2, 0, 0, 0, 0, 0, 0), 0, 0, upgrades=1)  # and a shown pung one tile from a kong
+    2
+    """
+    costs: list[tuple[int, int]] = [(1, 2)] * suited_triplets + [(1, 1)] * upgrades + [(2, 1)] * pairs
+    for n in honours:
+        if n >= 3:
+            firm += 1
+        elif n == 2:
+            costs.append((1, 1))
+        elif n == 1:
+            costs.append((2, 1))
+    need = 2 - firm
+    tiles = 0
+    for cost, gain in sorted(costs):
+        if need <= 0:
+            break
+        tiles += cost
+        need -= gain
+    if need > 0:
+        tiles += 3 * need
+    return tiles
+
+
+class _Seat:
+    """What the AI knows, all of it visible to its seat: own tiles and melds, public melds and rivers, the rules."""
+
+    def __init__(self, view: Any, seat: int) -> None:
+        if isinstance(view, Mapping):
+            self.variant = view["variant"]
+            hand = view["hand"]
+            own = [(m["tile"], len(m["tiles"]), m["kind"] == "concealed_kong") for m in view["melds"][seat]]
+            pungs = [m["tile"] for m in view["melds"][seat] if m["kind"] == "pung"]
+            seen = view["seen"]
+            rules = view["rules"]
+            self.counts = [0] * NUM_KINDS
+            for k in hand:
+                self.counts[k] += 1
+            ld = view.get("last_discard")
+            self.last_tile = ld["tile"] if ld else None
+        else:  # a Table: read only this seat's own tiles and public information (its declared state)
+            h, m_state = view.hand, view.match
+            self.variant = m_state.variant
+            self.counts = list(h.counts[seat])
+            melds = h.melds[seat]
+            own = [(m.tile, len(m.tiles), m.kind is MeldKind.CONCEALED_KONG) for m in melds]
+            pungs = [m.tile for m in melds if m.kind is MeldKind.PUNG]
+            seen = h.seen
+            rules = m_state.rules
+            self.last_tile = h.last_discard[1] if h.last_discard else None
+        V = get_variant(self.variant)
+        self.ai = V.ai  # the variant's goals: 八支, the 花 gate, how honours and suits are weighed
+        self.seven_pairs = V.seven_pairs
+        self.n_melds = len(own)
+        self.meld_suits = [0, 0, 0]
+        self.meld_hua = 0
+        for k, size, conc in own:
+            if k < HONOR:
+                self.meld_suits[k // 9] += size
+            if k >= HONOR:
+                self.meld_hua += (3 if conc else 2) if size == 4 else 1
+            elif size == 4:
+                self.meld_hua += 2 if conc else 1
+        total = _totals(self.variant, rules)
+        c = self.counts
+        self.remaining = [max(0, total[k] - seen[k] - c[k]) for k in range(NUM_KINDS)]
+        # shown pungs whose fourth tile is unseen or held: one tile from an added kong (+1 花)
+        self.upg = sum(1 for k in pungs if self.remaining[k] or c[k])
+
+    # effective distance to a legal win, lower is better
+    def key(self, c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int,
+            upg: int | None = None) -> tuple[int, ...]:
+        return self.key_sh(c, shanten(c, n_melds, seven_pairs=self.seven_pairs), meld_suits, meld_hua, upg)
+
+    def key_sh(self, c: Sequence[int], sh: int, meld_suits: Sequence[int], meld_hua: int,
+               upg: int | None = None) -> tuple[int, ...]:
+        if self.ai.bazhi:
+            best = max(sum(c[0:9]) + meld_suits[0], sum(c[9:18]) + meld_suits[1], sum(c[18:27]) + meld_suits[2])
+            return max(sh, 7 - best), sh
+        if not self.ai.hua_gate:
+            return sh, sh
+        # the 花 gate (2 花 to self-draw): tiles still needed to reach it
+        suited = c[0:27]
+        trip = suited.count(3) + suited.count(4)
+        u = self.upg if upg is None else upg
+        return _gate_distance(sh, _hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2), u, min(suited.count(2), 2))), sh
+
+    def main_suit(self, c: Sequence[int]) -> int:
+        tot = [sum(c[s * 9 : s * 9 + 9]) + self.meld_suits[s] for s in range(3)]
+        return max(range(3), key=lambda s: tot[s])
+
+    def useful(self, c: list[int], key: tuple[int, int], n_melds: int) -> int:
+        """Unseen tiles that would improve this (3n+1) hand's effective distance (a 3n+2 shanten is that of its
+        best discard)."""
+        out = 0
+        groups = shanten_groups(c)
+        sp = self.seven_pairs and n_melds == 0
+        for k in range(NUM_KINDS):
+            if not self.remaining[k]:
+                continue
+            if k < HONOR:
+                base = k - k % 9
+                if not any(c[j] for j in range(max(base, k - 2), min(base + 9, k + 3))):
+                    continue
+            elif not c[k]:
+                continue
+            s = k // 9
+            c[k] += 1
+            gs = list(groups)
+            gs[s] = group_of(k, c)
+            sh = combine_groups(gs, n_melds)
+            if sp:
+                sh = min(sh, seven_pairs_shanten(c))
+            if (sh < key[1] or key[0] > key[1]) and self.key_sh(c, sh, self.meld_suits, self.meld_hua) < key:
+                out += self.remaining[k]
+            c[k] -= 1
+        return out
+
+    def waste(self, c: Sequence[int], k: int, main: int) -> float:
+        """How little tile k does for the hand (higher = better to discard)."""
+        n = c[k]
+        if k >= HONOR:
+            single, more = self.ai.honour_waste
+            return single if n == 1 else more
+        s, r = divmod(k, 9)
+        near = sum(c[s * 9 + j] for j in range(max(0, r - 2), min(9, r + 3)) if j != r)
+        w = 1.5 - 0.4 * near - (1.0 if n >= 2 else 0.0)
+        w += 0.3 if r in (0, 8) else 0.0
+        main_total = sum(c[main * 9 : main * 9 + 9]) + self.meld_suits[main]
+        if main_total >= self.ai.suit_focus_from:
+            w += 1.2 if s != main else -0.8
+        if main_total >= 11 and s != main:  # close to one suit: 清一色 (a direct 交 in Wuhu, a big hand elsewhere)
+            w += 1.5
+        return w
+
+
+_TOTALS: dict[tuple[Any, ...], tuple[int, ...]] = {}
+
+
+def _tile(a: Action) -> int:
+    """The tile of a discard, kong or claim (always set for those)."""
+    assert a.tile is not None
+    return a.tile
+
+
+def _totals(variant: str, rules: Mapping[str, Any]) -> tuple[int, ...]:
+    key = (variant, tuple(rules.values()))  # rules come from VARIANT.rules: a fixed key order
+    got = _TOTALS.get(key)
+    if got is None:
+        got = _TOTALS[key] = tuple(get_variant(variant).tile_counts(rules))
+    return got
+
+
+def _kong_key(me: _Seat, a: Action) -> tuple[int, ...]:
+    """The key after a concealed or added kong in one's own turn."""
+    c = list(me.counts)
+    kt = _tile(a)
+    ms = list(me.meld_suits)
+    if c[kt] == 4:
+        c[kt] = 0
+        if kt < HONOR:
+            ms[kt // 9] += 4
+        return me.key(c, me.n_melds + 1, ms, me.meld_hua + (3 if kt >= HONOR else 2))
+    c[kt] -= 1
+    if kt < HONOR:
+        ms[kt // 9] += 1
+    return me.key(c, me.n_melds, ms, me.meld_hua + 1, max(0, me.upg - 1))
+
+
+def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int,
+                  discards: Sequence[Action]) -> tuple[Action, tuple[int, int]]:
+    main = me.main_suit(counts)
+    scored = []
+    groups = shanten_groups(counts)
+    sp = me.seven_pairs and n_melds == 0
+    c = list(counts)
+    bazhi = me.ai.bazhi
+    hua_gate = me.ai.hua_gate
+    tot = [sum(counts[0:9]) + meld_suits[0], sum(counts[9:18]) + meld_suits[1], sum(counts[18:27]) + meld_suits[2]]
+    hon = tuple(counts[27:34])
+    suited = counts[0:27]
+    trip = suited.count(3) + suited.count(4)
+    pairs = suited.count(2)
+    upg = me.upg
+    for a in discards:
+        t = a.tile
+        assert t is not None
+        s = t // 9
+        c[t] -= 1
+        gs = list(groups)
+        gs[s] = group_of(t, c)
+        sh = combine_groups(gs, n_melds)
+        if sp:
+            sh = min(sh, seven_pairs_shanten(c))
+        # the same as me.key_sh(c, sh, meld_suits, meld_hua), from the totals of the whole hand
+        if bazhi:
+            t0, t1, t2 = tot
+            if s == 0:
+                t0 -= 1
+            elif s == 1:
+                t1 -= 1
+            elif s == 2:
+                t2 -= 1
+            k = (max(sh, 7 - max(t0, t1, t2)), sh)
+        elif not hua_gate:
+            k = (sh, sh)
+        else:
+            h = tuple(c[27:34]) if s == 3 else hon
+            tr, pr = trip, pairs
+            if s < 3:
+                n = counts[t]
+                if n == 3:
+                    tr -= 1
+                    pr += 1
+                elif n == 2:
+                    pr -= 1
+            k = (_gate_distance(sh, _hua_tiles(h, meld_hua, min(tr, 2), upg, min(pr, 2))), sh)
+        c[t] += 1
+        scored.append((k, t, a))
+    best_key = min(x[0] for x in scored)
+    top = sorted(((k, -me.waste(counts, t, main), t, a) for k, t, a in scored if k == best_key),
+                 key=lambda x: (x[1], x[2]))[:2]
+    # ties: the count of unseen useful tiles decides when ready, or at one step from ready when the cheap
+    # heuristic cannot separate the two best
+    if len(top) > 1 and (best_key[0] == 0 or (best_key[0] == 1 and top[1][1] - top[0][1] < 0.5)):
+        def ukeire(x: tuple[tuple[int, int], float, int, Action]) -> int:
+            c = list(counts)
+            c[x[2]] -= 1
+            if best_key[0] == 0:  # ready: count the unseen winning tiles
+                n = 0
+                for k in _near(c):
+                    if me.remaining[k]:
+                        c[k] += 1
+                        if is_complete(c) or (sp and is_seven_pairs(c)):
+                            n += me.remaining[k]
+                        c[k] -= 1
+                return n
+            return me.useful(c, best_key, n_melds)
+
+        top.sort(key=lambda x: (-ukeire(x), x[1], x[2]))
+    return top[0][3], best_key
+
+
+def _claim_key(me: _Seat, a: Action) -> tuple[int, ...] | None:
+    """The key after claiming with ``a`` (pung, kong or chi); None when the claim would leave no tile to discard."""
+    at = _tile(a)
+    tile = me.last_tile if me.last_tile is not None else at
+    c = list(me.counts)
+    ms = list(me.meld_suits)
+    hua = me.meld_hua
+    if a.type == "chi":
+        for x in (at, at + 1, at + 2):
+            if x != tile:
+                c[x] -= 1
+        ms[at // 9] += 3
+    else:
+        n = 2 if a.type == "pung" else 3
+        c[at] -= n
+        if at < HONOR:
+            ms[at // 9] += n + 1
+            hua += 1 if a.type == "kong" else 0
+        else:
+            hua += 2 if a.type == "kong" else 1
+    if a.type == "kong":
+        return me.key(c, me.n_melds + 1, ms, hua)
+    if not any(c):
+        return None
+    # a 3n+2 hand's shanten is that of its best discard: one evaluation instead of one per discard
+    # Chizhou: a shown pung whose fourth tile is still unseen is one tile from an added kong (+1 花)
+    upg = me.upg + (1 if a.type == "pung" and me.remaining[at] else 0)
+    return me.key(c, me.n_melds + 1, ms, hua, upg)
+
+
+def _claim(me: _Seat, acts: Sequence[Action], pass_act: Action) -> Action:
+    now = me.key(me.counts, me.n_melds, me.meld_suits, me.meld_hua)
+    goals = me.ai
+    best: tuple[tuple[int, ...], Action] | None = None
+    for a in acts:
+        if a.type not in ("pung", "kong", "chi"):
+            continue
+        after = _claim_key(me, a)
+        if after is None:
+            continue
+        at = _tile(a)
+        if a.type == "kong":
+            ok = after <= now
+            if ok and goals.hua_gate:
+                # a kong's key is that of a 3n+1 hand still to draw its replacement tile, a pung's that of its
+                # best discard: the kong (more 花, one more draw) is never worse than the pung of the same tile
+                return a
+        else:
+            ok = after < now
+            if goals.claim_max_distance is not None:
+                ok = ok and after[0] <= goals.claim_max_distance
+            if goals.hua_gate and at >= HONOR and after <= now:
+                ok = True
+            if a.type == "chi" and me.meld_hua < 2 and after[0] > 0:
+                ok = False  # with < 2 花 a chi binds the hand to one suit (C6): only to get ready
+        if ok and (best is None or after < best[0]):
+            best = (after, a)
+    return best[1] if best else pass_act
