@@ -31,7 +31,6 @@ import dataclasses
 import io
 import logging
 import re
-import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -44,6 +43,7 @@ from bot.i18n import lang_for, locale_str, seat_name, t, variant_name
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, guild_settings, variant_rules
 from bot.store import records as rstore
 from bot.store.errors import StoreError
+from bot.store.failures import DATABASE_ERRORS
 from cogs.errors import SafeModal, UserError, report
 from cogs.score import (
     EXAMPLES,
@@ -409,7 +409,7 @@ class Recorder(commands.Cog):
         try:
             dup = await rstore.pending_duplicate(self.store, guild_id=interaction.guild_id, variant=key,
                                                  hand_text=hand, situation=sit_json, players=ids, at=self.clock())
-        except sqlite3.Error:
+        except DATABASE_ERRORS:
             log.exception("record: the database failed to read the pending records")
             raise UserError("record.db_failed_propose") from None
         if dup is not None:  # told privately; two proposals at once are told apart again under the store's lock
@@ -421,7 +421,7 @@ class Recorder(commands.Cog):
                 proposer_id=interaction.user.id, hand_text="".join(hand.split()), variant=key, rules=rules,
                 situation=sit_json, hand_value=int(result.payments[sit.winner]), lang=lang, seats=seats,
                 at=self.clock())
-        except sqlite3.Error:  # one transaction: nothing of the record was kept
+        except DATABASE_ERRORS:  # one transaction: nothing of the record was kept
             log.exception("record: the database failed to store a proposal")
             raise UserError("record.db_failed_propose") from None
         except StoreError as e:
@@ -450,7 +450,7 @@ class Recorder(commands.Cog):
             raise UserError("record.post_failed") from None
         try:
             await rstore.set_message(self.store, rec.guild_id, rec.record_id, msg.id)
-        except (sqlite3.Error, StoreError) as e:  # the record and its card work: the first press stores the id
+        except (*DATABASE_ERRORS, StoreError) as e:  # the record and its card work: the first press stores the id
             log.warning("record %s: its card's id could not be stored (%s)", rec.record_id, e)
 
     # ---- the buttons
@@ -475,7 +475,7 @@ class Recorder(commands.Cog):
             if e.code == "unknown_record":
                 raise UserError("record.unknown") from None
             raise
-        except sqlite3.Error:
+        except DATABASE_ERRORS:
             log.exception("record %s: %s by %s failed in the database", item.record, item.op, user)
             raise UserError("record.db_failed") from None
         rec = out.record
@@ -507,7 +507,7 @@ class Recorder(commands.Cog):
         try:
             await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=rec,
                                    message_id=message_id)
-        except (sqlite3.Error, StoreError) as e:  # the card is right; the next tick only draws it once more
+        except (*DATABASE_ERRORS, StoreError) as e:  # the card is right; the next tick only draws it once more
             log.warning("record %s: could not note its card as drawn (%s)", rec.record_id, e)
 
     # ---- the scheduler

@@ -60,7 +60,7 @@ from .models import (
 )
 from .paths import default_db_path
 from .resume import Aborted, Resumed, ResumeReport, resume_all
-from .sqlite import Store
+from .store import Store
 from .tables import TableRecorder, ledger_rows, players_for, rebuild_table
 
 __all__ = [

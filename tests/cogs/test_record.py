@@ -861,7 +861,7 @@ async def test_a_stored_hand_the_engine_no_longer_scores(h: Harness):
     other = await last(h)
     await record(h, winner=C, discarder=B)
     third = await last(h)
-    async with h.bot.store._tx() as conn:  # as an earlier engine accepted them
+    async with h.bot.store.transaction() as conn:  # as an earlier engine accepted them
         await conn.execute("UPDATE records SET hand_text = '123m456p789s5z(7777z)+5z' WHERE id IN (?, ?)",
                            (old.record_id, third.record_id))
     r = await press(h, third, "Confirm", B)
