@@ -97,8 +97,9 @@ async def check_database(config: Config) -> Outcome:
             await store.backend.probe_write()
         finally:
             await store.close()
-    except StoreError as e:
-        return Outcome(False, "database", f"{where}: {e}")
+    except StoreError as e:  # its message names the database already, or says it lacked the name
+        text = str(e)
+        return Outcome(False, "database", text if where in text else f"{where}: {text}")
     except Exception as e:  # sqlite3.Error, asyncpg's errors, OSError (a folder that cannot be made), ...
         return Outcome(False, "database", f"{where}: {type(e).__name__}: {e}")
     if version != known:

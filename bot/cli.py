@@ -106,6 +106,14 @@ def _build_parser() -> argparse.ArgumentParser:
     m.add_argument("--difficulty", choices=("easy", "normal"), default="normal")
     m.add_argument("--json", action="store_true")
 
+    db = sub.add_parser("db", help="the database: copy it between SQLite and PostgreSQL")
+    dbsub = db.add_subparsers(dest="db_command", required=True)
+    cp = dbsub.add_parser("copy", help="copy a whole database (a file, sqlite:///path or postgresql://...) and verify "
+                                       "the copy: row counts, every server's ledger sums, every match replayed")
+    cp.add_argument("source")
+    cp.add_argument("destination")
+    cp.add_argument("--force", action="store_true", help="replace the destination's data if it has any")
+
     loc = sub.add_parser("local", help="play a table in the terminal against three AI players")
     loc.add_argument("--variant", required=True, choices=VARIANTS)
     loc.add_argument("--seed", type=int, default=None)
@@ -128,6 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_local(args.variant, args.seed, mode=args.mode, rules=args.rule, lang=args.lang)
     if command == "check":
         return _check(args)
+    if command == "db":
+        from .store.copy import copy_main
+
+        return copy_main(args.source, args.destination, force=args.force)
     return _run()
 
 

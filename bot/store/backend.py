@@ -4,7 +4,7 @@ Everything above this seam (:mod:`bot.store.database`, the topic modules) speaks
 through :class:`Connection`; a backend translates it for its database (PostgreSQL's ``$1, $2 ...``), runs the
 transactions the store asks for, and knows how to open, migrate and probe its database.
 
-    backend = await open_backend("mjbot.sqlite3")                  # or "sqlite:///...", "postgresql://..."
+    backend = await open_backend("mjbot.sqlite3")                  # bot.store.store; or "postgresql://..."
     await backend.conn.begin(write=True, durable=True)
     await backend.conn.execute("UPDATE ... WHERE id = ?", (1,))     # -> rows changed
     new_id = await backend.conn.insert("INSERT INTO ... VALUES (?)", (x,))   # -> the new row's ``id``
@@ -69,17 +69,3 @@ class Backend(Protocol):
     async def probe_write(self) -> None:
         """Create a table and insert a row in a transaction that is rolled back (``mjbot check``)."""
 
-
-async def open_backend(target: str | Path, *, migrations_dir: str | Path | None = None) -> Backend:
-    """Open the database ``target`` names (see :func:`bot.store.paths.parse_target`), bring its schema up to date
-    and check it can be used; :class:`~bot.store.errors.StoreError` naming it and the problem otherwise."""
-    from .paths import parse_target
-
-    kind, where = parse_target(target)
-    if kind == "postgresql":
-        from .postgres import PostgresBackend
-
-        return await PostgresBackend.open(str(where), migrations_dir=migrations_dir)
-    from .sqlite import SqliteBackend
-
-    return await SqliteBackend.open(Path(where), migrations_dir=migrations_dir)

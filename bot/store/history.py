@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from bot.settings import REPLAYS_SHOW_ALL_HANDS_DEFAULT
 from engine.replay import HandReplay, encode_code
 
 from .database import completes
@@ -196,8 +197,6 @@ async def load_hand(store: Store, guild_id: int, match_id: int, hand_no: int, co
 
 async def replays_show_all_hands(store: Store, guild_id: int) -> bool:
     """``replays_show_all_hands`` of the server (the declared default when never set)."""
-    from bot.settings import REPLAYS_SHOW_ALL_HANDS_DEFAULT
-
     async with store.transaction(write=False) as conn:
         row = await conn.one("SELECT replays_show_all_hands FROM memory_settings WHERE guild_id = ?", (guild_id,))
     return REPLAYS_SHOW_ALL_HANDS_DEFAULT if row is None else bool(row[0])

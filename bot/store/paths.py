@@ -21,6 +21,8 @@ from pathlib import Path
 
 import platformdirs
 
+from .errors import StoreError
+
 APP_NAME = "mjbot"
 ENV_VAR = "MJBOT_DB"
 
@@ -45,8 +47,6 @@ def parse_target(target: str | os.PathLike[str]) -> tuple[str, Path | str]:
 
     ``sqlite:///x.db`` is the file ``x.db`` (relative), ``sqlite:////var/x.db`` the absolute ``/var/x.db``, as in
     SQLAlchemy's URLs."""
-    from .errors import StoreError
-
     if not isinstance(target, str):
         return "sqlite", Path(target).expanduser()
     m = _URL.match(target)

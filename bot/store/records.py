@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from bot.settings import RECORD_EXPIRY_HOURS, RECORD_EXPIRY_HOURS_DEFAULT
 from engine.errors import EngineError
 from engine.tiles import format_tiles, parse_hand, tile_name
 
@@ -156,8 +157,6 @@ async def _load(conn: Connection, guild_id: int, record_id: int) -> Record:
 
 async def record_expiry_hours(store: Store, guild_id: int) -> int:
     """How many hours a record of this server waits for its confirmations (the declared default when never set)."""
-    from bot.settings import RECORD_EXPIRY_HOURS_DEFAULT
-
     async with store.transaction(write=False) as conn:
         rows = list(await conn.all(
             "SELECT record_expiry_hours FROM memory_settings WHERE guild_id = ?", (guild_id,)))
@@ -169,8 +168,6 @@ async def set_record_expiry_hours(store: Store, guild_id: int, user_id: int, hou
                                   at: datetime | None = None) -> int:
     """Set ``record_expiry_hours`` (checked against :data:`bot.settings.RECORD_EXPIRY_HOURS`); one audit row when it
     changes. Returns the value in force. Records already proposed keep their expiry."""
-    from bot.settings import RECORD_EXPIRY_HOURS
-
     if hours not in RECORD_EXPIRY_HOURS:
         raise StoreError("bad_setting_value", field="record_expiry_hours", value=hours,
                          allowed=str(RECORD_EXPIRY_HOURS))

@@ -15,10 +15,22 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .backend import open_backend
+from .backend import Backend
 from .games import GameTopic
 from .guilds import GuildTopic
 from .matches import MatchTopic
+from .paths import parse_target
+from .postgres import PostgresBackend
+from .sqlite import SqliteBackend
+
+
+async def open_backend(target: str | Path, *, migrations_dir: str | Path | None = None) -> Backend:
+    """Open the database ``target`` names (see :func:`bot.store.paths.parse_target`), bring its schema up to date
+    and check it can be used; :class:`~bot.store.errors.StoreError` naming it and the problem otherwise."""
+    kind, where = parse_target(target)
+    if kind == "postgresql":
+        return await PostgresBackend.open(str(where), migrations_dir=migrations_dir)
+    return await SqliteBackend.open(Path(where), migrations_dir=migrations_dir)
 
 
 class Store(GuildTopic, GameTopic, MatchTopic):
