@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-#: A result row: indexable and iterable (``sqlite3.Row`` / a tuple, or ``asyncpg.Record``).
-Row = Sequence[Any]
+#: A result row: indexable and iterable (a tuple from SQLite, an ``asyncpg.Record`` from PostgreSQL); typed ``Any``
+#: because its columns are whatever the query selected.
+Row = Any
 
 
 class Connection(Protocol):
@@ -43,8 +44,8 @@ class Connection(Protocol):
     async def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run one ``INSERT`` into a table with an ``id`` key; the new row's id."""
 
-    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        """The first row of a query, or None."""
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row:
+        """The first row of a query, or None (``Row`` is ``Any``)."""
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from .backend import Backend, Connection
 from .errors import StoreError
@@ -36,7 +36,7 @@ P = ParamSpec("P")
 D = TypeVar("D", bound="Database")
 
 
-def completes(method: Callable[Concatenate[D, P], Awaitable[T]]) -> Callable[Concatenate[D, P], Awaitable[T]]:
+def completes(method: Callable[Concatenate[D, P], Awaitable[T]]) -> Callable[Concatenate[D, P], Coroutine[Any, Any, T]]:
     """A write that, once started, completes even if the caller is cancelled (a shutdown, a timed-out
     interaction): the caller gets its CancelledError, the transaction still commits or rolls back as a whole, and
     ``close()`` waits for it. Decorates a method of the store or a function whose first argument is the store."""
@@ -55,7 +55,7 @@ def completes(method: Callable[Concatenate[D, P], Awaitable[T]]) -> Callable[Con
         task.add_done_callback(done)
         return await asyncio.shield(task)
 
-    return wrapper
+    return cast(Callable[Concatenate[D, P], Coroutine[Any, Any, T]], wrapper)
 
 
 class Database:

@@ -34,7 +34,7 @@ async def active_match(conn: Connection, match_id: int) -> tuple[str, int, str]:
         raise StoreError("no_match", match_id=match_id)
     if row[0] != "active":
         raise StoreError("match_not_active", match_id=match_id, status=row[0])
-    return row
+    return str(row[0]), int(row[1]), str(row[2])
 
 
 async def _same_ledger(conn: Connection, hand_id: int, rows: Sequence[LedgerRow]) -> bool:

@@ -87,7 +87,7 @@ async def _change_settings(
             new_values[key] = value
     if not audit:
         return old
-    params = [guild_id]
+    params: list[Any] = [guild_id]
     for key in SETTING_DEFAULTS:
         v = new_values[key]
         params.append(dumps(v) if key in _JSON_SETTINGS else (int(v) if isinstance(v, bool) else v))

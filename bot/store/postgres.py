@@ -98,8 +98,8 @@ class PostgresConnection:
     async def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
         return int(await self.raw.fetchval(numbered(sql + " RETURNING id"), *params))
 
-    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        row: Row | None = await self.raw.fetchrow(numbered(sql), *params)
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row:
+        row: Row = await self.raw.fetchrow(numbered(sql), *params)
         return row
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:

@@ -144,7 +144,7 @@ class SqliteConnection:
         cur = await self.raw.execute(sql, params)
         return int(cur.lastrowid)  # type: ignore[arg-type]  # an INSERT always sets it
 
-    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row:
         rows = await self.raw.execute_fetchall(sql, params)  # one round trip to the connection's thread
         return next(iter(rows), None)
 
