@@ -2,8 +2,8 @@
 
 >>> parse_target("postgresql://mjbot@localhost/mjbot")
 ('postgresql', 'postgresql://mjbot@localhost/mjbot')
->>> parse_target("sqlite:///data/mj.sqlite3"), parse_target("sqlite:////var/lib/mj.sqlite3")
-(('sqlite', PosixPath('data/mj.sqlite3')), ('sqlite', PosixPath('/var/lib/mj.sqlite3')))
+>>> parse_target("sqlite:///state/mj.sqlite3"), parse_target("sqlite:////var/lib/mj.sqlite3")
+(('sqlite', PosixPath('state/mj.sqlite3')), ('sqlite', PosixPath('/var/lib/mj.sqlite3')))
 >>> try:
 ...     parse_target("mysql://root@localhost/mj")
 ... except Exception as e:
