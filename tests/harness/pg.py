@@ -67,14 +67,24 @@ class PgServer:
             as_user = [runuser, "-u", "postgres", "--"]
             os.chown(root, pw.pw_uid, pw.pw_gid)
         server = cls(root, bindir, as_user)
+        try:
+            server._boot()
+        except BaseException:
+            shutil.rmtree(root, ignore_errors=True)
+            raise
+        return server
+
+    def _boot(self) -> None:
+        server, bindir = self, self.bindir
         server._run([str(bindir / "initdb"), "-D", str(server.data), "-U", "postgres", "--auth=trust",
                      "-E", "UTF8", "--locale=C", "--no-sync"])
         server._run(["mkdir", "-p", str(server.socket_dir)])
+        # a Unix socket only; nothing flushed to the disk and little WAL kept: a test server, thrown away at the end
         options = (f"-k {server.socket_dir} -c listen_addresses='' -c fsync=off -c full_page_writes=off "
-                   "-c max_connections=200 -c shared_buffers=32MB")
-        server._run([str(bindir / "pg_ctl"), "-D", str(server.data), "-o", options, "-l", str(root / "server.log"),
-                     "-w", "-t", "60", "start"])
-        return server
+                   "-c synchronous_commit=off -c wal_level=minimal -c max_wal_senders=0 -c max_wal_size=64MB "
+                   "-c min_wal_size=32MB -c max_connections=200 -c shared_buffers=32MB")
+        server._run([str(bindir / "pg_ctl"), "-D", str(server.data), "-o", options, "-l",
+                     str(server.root / "server.log"), "-w", "-t", "60", "start"])
 
     def _run(self, cmd: list[str]) -> str:
         try:
@@ -118,7 +128,9 @@ class PgServer:
         self.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
     def stop(self) -> None:
+        """Stop the server at once and remove its folder (in the background: a session's WAL can take seconds)."""
         try:
             self._run([str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"])
         finally:
-            shutil.rmtree(self.root, ignore_errors=True)
+            subprocess.Popen(["rm", "-rf", str(self.root)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
