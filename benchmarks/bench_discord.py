@@ -10,7 +10,7 @@ attachments' bytes. Time is simulated: the publisher's clock and sleeper are a :
 ``1/rate`` simulated seconds apart, and the most writes (POST/PATCH/DELETE) to one channel (the table's or a DM)
 in any 5 simulated seconds are reported per rate; ``peak_channel_writes_5s`` is the figure at the fastest rate.
 
-Last line with ``--json``: the keys of /work/shared/interfaces.md (``counted_per_move_4h``,
+Last line with ``--json``: the keys of docs/interfaces.md (``counted_per_move_4h``,
 ``counted_per_click_1h``, ``exempt_per_move_4h``, ``peak_channel_writes_5s``, ``upload_bytes_per_move_4h``) plus
 per-rate counts and peaks, the table channel's and the busiest DM channel's apart (``peak_table_channel_5s_at_R``,
 ``peak_dm_channel_5s_at_R``), ``reupload_bytes_per_move_4h`` (pictures sent again to a channel that already had

@@ -1,7 +1,7 @@
 """The Discord application: :class:`MjBot`, :func:`create_bot` and :func:`run`.
 
 ``create_bot(config)`` returns the configured bot without connecting (tests and outside checks boot it as
-``shared/interfaces.md`` says). ``setup_hook`` opens the store, installs the translator and loads every cog; it
+``docs/interfaces.md`` says). ``setup_hook`` opens the store, installs the translator and loads every cog; it
 syncs the slash commands only when the bot really connects (never in the test harness).
 
 Only application commands and components: no message-content intent, no privileged intent at all.
@@ -73,6 +73,12 @@ def extension_names() -> list[str]:
     return names
 
 
+#: What every message may ping unless it says otherwise: nobody. A message meant to ping someone (a record card's
+#: payers, the player whose DMs are closed) lists them in its own ``allowed_mentions``; a name that reads like a
+#: mention (a display name ``<@id> @everyone``) then pings nobody, wherever it is shown.
+NO_PINGS = discord.AllowedMentions(everyone=False, roles=False, users=False, replied_user=False)
+
+
 class MjBot(commands.Bot):
     """The mahjong bot. ``bot.store`` is the open store after ``setup_hook`` (None before and after); ``bot.tables``
     every live table (:class:`~bot.tables.TableManager`); ``bot.config`` its configuration."""
@@ -85,7 +91,7 @@ class MjBot(commands.Bot):
             command_prefix=commands.when_mentioned,  # no prefix commands are defined; slash commands only
             help_command=None,
             intents=intents(),
-            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True, replied_user=False),
+            allowed_mentions=NO_PINGS,  # a message pings only the members it names in its own allowed_mentions
             **options,
         )
         self.config = config
@@ -104,6 +110,9 @@ class MjBot(commands.Bot):
         await self.tree.set_translator(Translator())
         for name in extension_names():
             await self.load_extension(name)
+        from bot import options
+
+        options.install(self.tree)  # every option a raw payload sends is checked as Discord's client would
         log.info("loaded %d extensions", len(self.extensions))
         if self.connecting_for_real:
             if self.application_id is not None:
@@ -172,9 +181,9 @@ def run(config: Config) -> int:
         except StoreError as e:  # checked before start; this is a database that broke since
             log.error("%s", e.message("en"))
             return 1
-        except discord.LoginFailure:
+        except discord.LoginFailure:  # a setting to fix: exit status 2, which the service does not restart on
             log.error("Discord refused the token (DISCORD_TOKEN): create a new one on the Bot page of your application")
-            return 1
+            return 2
         except discord.PrivilegedIntentsRequired:
             log.error("Discord asks for a privileged intent; this bot uses none: please report this")
             return 1

@@ -47,6 +47,10 @@ exit status: 0 scored, 1 the hand is malformed, impossible, not complete or not 
 which), 2 wrong options."""
 
 VARIANTS = ("wuhu", "hefei", "chizhou")
+# The exit status of a setting to fix (no token or a malformed one, a token Discord refuses, a bad MJBOT_* value, a
+# database that cannot be used): `mjbot run` and `mjbot check` alike. deploy/mjbot.service does not restart on it
+# (RestartPreventExitStatus=2): restarting would not help. Exit status 1 is a failure that a restart may cure.
+SETTING_TO_FIX = 2
 
 
 def _seat(text: str) -> int:
@@ -93,18 +97,30 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--last-tiles", action="store_true", help="won in the last-four-tiles phase")
     s.add_argument("--heavenly", action="store_true", help="heavenly hand (天胡): the dealer wins on the dealt tiles")
     s.add_argument("--earthly", action="store_true", help="earthly hand (地胡): won on the dealer's first discard")
-    s.add_argument("--dealer-streak", type=int, default=1, metavar="N", help="Hefei dealer streak (庄数), default 1")
+    s.add_argument("--dealer-streak", type=int, default=None, metavar="N",
+                   help="Hefei only: the dealer streak (庄数), default 1")
     s.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a house rule")
-    s.add_argument("--lang", choices=("zh", "en"), default="zh")
+    _lang_option(s, "the language of the breakdown and of errors")
     s.add_argument("--json", action="store_true", help="one JSON object on the last line")
+    s.set_defaults(subparser=s)
 
-    m = sub.add_parser("sim", help="simulate hands of four AI players")
-    m.add_argument("--variant", required=True, choices=VARIANTS)
-    m.add_argument("--hands", type=int, required=True)
-    m.add_argument("--seed", type=int, default=0)
-    m.add_argument("--mode", type=int, choices=(315, 525), default=None)
-    m.add_argument("--difficulty", choices=("easy", "normal"), default="normal")
-    m.add_argument("--json", action="store_true")
+    m = sub.add_parser("sim", help="simulate hands of four AI players",
+                       description="Four AI players play N hands (new matches as needed) and the invariants are "
+                                   "checked: every settlement sums to 0, every tile is accounted for. The same seed "
+                                   "plays the same games.")
+    m.add_argument("--variant", choices=VARIANTS, default=None,
+                   help="the rule set; without it every variant plays N hands, and the totals are given with each "
+                        "variant's own figures under \"variants\"")
+    m.add_argument("--hands", type=int, required=True, metavar="N", help="hands to play (per variant)")
+    m.add_argument("--seed", type=int, default=0, metavar="S", help="the seed of the deals and of the AI (default 0)")
+    m.add_argument("--mode", type=int, choices=(315, 525), default=None,
+                   help="Wuhu only: 315 or 525 scoring (default 315)")
+    m.add_argument("--difficulty", choices=("easy", "normal"), default="normal",
+                   help="how the four AI players play (default normal)")
+    m.add_argument("--json", action="store_true",
+                   help="one JSON object on the last line (hands, wins, self_draws, draws, zero_sum, "
+                        "tiles_conserved, hands_per_s, ...)")
+    m.set_defaults(subparser=m)
 
     db = sub.add_parser("db", help="the database: copy it between SQLite and PostgreSQL")
     dbsub = db.add_subparsers(dest="db_command", required=True)
@@ -114,18 +130,47 @@ def _build_parser() -> argparse.ArgumentParser:
     cp.add_argument("destination")
     cp.add_argument("--force", action="store_true", help="replace the destination's data if it has any")
 
-    loc = sub.add_parser("local", help="play a table in the terminal against three AI players")
-    loc.add_argument("--variant", required=True, choices=VARIANTS)
-    loc.add_argument("--seed", type=int, default=None)
-    loc.add_argument("--mode", type=int, choices=(315, 525), default=None)
-    loc.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a house rule")
-    loc.add_argument("--lang", choices=("zh", "zh-TW", "en"), default="en")
+    loc = sub.add_parser("local", help="play a table in the terminal against three AI players",
+                         description="A whole match in this terminal, you and three AI players; nothing connects "
+                                     "to Discord. Type a tile (8m, 五万) or an action's number; ? for help.")
+    loc.add_argument("--variant", required=True, choices=VARIANTS, help="the rule set")
+    loc.add_argument("--seed", type=int, default=None, metavar="S",
+                     help="the seed of the deals (default: a random one, printed at the start; the same seed "
+                          "deals the same walls)")
+    loc.add_argument("--mode", type=int, choices=(315, 525), default=None,
+                     help="Wuhu only: 315 or 525 scoring (default 315)")
+    loc.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                     help="a house rule, e.g. mode=525 (repeat for more)")
+    _lang_option(loc, "the language of the table")
+    loc.set_defaults(subparser=loc)
     return p
+
+
+LANGS = ("zh", "zh-TW", "en")
+
+
+def _lang_option(p: argparse.ArgumentParser, what: str) -> None:
+    """The one language option of every command: the same choices and default everywhere."""
+    p.add_argument("--lang", choices=LANGS, default="zh",
+                   help=f"{what}: zh (简体中文, the default), zh-TW (繁體中文) or en (English)")
+
+
+def _refuse_what_does_not_apply(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """An option that the chosen variant has no use for is refused (exit 2, with the reason), never ignored."""
+    variant = getattr(args, "variant", None)
+    if variant is None:
+        return
+    if getattr(args, "mode", None) is not None and variant != "wuhu":
+        p.error(f"--mode is Wuhu's 315/525 scoring: {variant} has no modes")
+    if getattr(args, "dealer_streak", None) is not None and variant != "hefei":
+        p.error(f"--dealer-streak is Hefei's 庄数: {variant} does not score a dealer streak")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     command = args.command or "run"
+    if getattr(args, "subparser", None) is not None:
+        _refuse_what_does_not_apply(args.subparser, args)
     if command == "score":
         return _score(args)
     if command == "sim":
@@ -153,26 +198,31 @@ def _check(args: argparse.Namespace) -> int:
         config = Config.from_env()
     except ConfigError as e:
         print(f"✗ configuration: {e}")
-        return 1
+        return SETTING_TO_FIX
     ok = asyncio.run(run_checks(config, args.application_id, emit=lambda line: print(line, flush=True)))
-    return 0 if ok else 1
+    return 0 if ok else SETTING_TO_FIX
 
 
 def _run() -> int:
+    from .check import check_token
     from .config import Config, ConfigError
 
     try:
         config = Config.from_env()
     except ConfigError as e:
         print(f"mjbot: {e}", file=sys.stderr)
-        return 2
+        return SETTING_TO_FIX
     if not config.token:
         print(NO_TOKEN, file=sys.stderr)
-        return 2
+        return SETTING_TO_FIX
+    token = check_token(config)  # the same rule as `mjbot check`: a malformed token is never sent to Discord
+    if not token.ok:
+        print(f"mjbot: {token.text}", file=sys.stderr)
+        return SETTING_TO_FIX
     problem = database_problem(config.db_path)
     if problem is not None:  # before connecting to Discord: one line, no traceback
         print(f"mjbot: {problem}", file=sys.stderr)
-        return 1
+        return SETTING_TO_FIX
     from .app import run
 
     return run(config)
@@ -217,7 +267,7 @@ def _score(args: argparse.Namespace) -> int:
             last_tiles=args.last_tiles,
             heavenly=args.heavenly,
             earthly=args.earthly,
-            dealer_streak=args.dealer_streak,
+            dealer_streak=1 if args.dealer_streak is None else args.dealer_streak,
         )
         result = variant.score(hand, situation, rules)
     except EngineError as e:
@@ -235,23 +285,36 @@ def _score(args: argparse.Namespace) -> int:
             print(msg, file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(result.as_json(), ensure_ascii=False))
+        out = result.as_json()
+        for item in out["items"] + out["notes"]:  # the ruling each line comes from (docs/rules/, e.g. "W5")
+            item["rule"] = variant.rule_for(item["code"])
+        print(json.dumps(out, ensure_ascii=False))
     else:
         print(format_result(result, lang))
     return 0
 
 
 def format_result(result, lang: str = "zh") -> str:
-    """A readable itemised breakdown of a :class:`~engine.variants.ScoreResult`."""
+    """A readable itemised breakdown of a :class:`~engine.variants.ScoreResult`; each line names the ruling it comes
+    from ("压档 (W5)", written out in docs/rules/)."""
+    from engine.variants import get_variant
+    from render.hant import to_hant
+
     en = lang == "en"
+    rule_for = get_variant(result.variant).rule_for
+
+    def name(item) -> str:
+        text = item.en if en else (to_hant(item.zh) if lang == "zh-TW" else item.zh)
+        rule = rule_for(item.code)
+        return f"{text} ({rule})" if rule else text
+
     lines = []
-    width = max((len(i.en if en else i.zh) for i in result.items), default=0)
+    width = max((len(name(i)) for i in result.items), default=0)
     for item in result.items:
-        name = item.en if en else item.zh
         mark = {"mul": "×", "info": ""}.get(item.kind, "+")
-        lines.append(f"  {name:<{width}}  {mark}{item.value}")
+        lines.append(f"  {name(item):<{width}}  {mark}{item.value}")
     for note in result.notes:
-        lines.append(f"  * {note.en if en else note.zh}")
+        lines.append(f"  * {name(note)}")
     pay = "  ".join(f"{catalog.text(f'render.wind.{SEATS[s]}', lang)} {result.payments[s]:+d}" for s in range(4))
     header = catalog.text("cli.breakdown", lang)
     footer = catalog.text("cli.payments", lang)
@@ -273,17 +336,59 @@ def timed_simulate(simulate: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
     return out
 
 
+def combine_sims(each: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The results of several variants' simulations as one: counts summed (lists seat by seat), the invariants
+    true only when true in every variant, the speed over all hands; each variant's own result under ``variants``.
+
+    >>> a = {"variant": "wuhu", "seed": 0, "hands": 2, "zero_sum": True, "won_by_seat": [1, 0, 0, 0],
+    ...      "seconds": 1.0, "cpu_seconds": 1.0, "hands_per_s": 2.0, "wall_hands_per_s": 2.0}
+    >>> b = dict(a, variant="hefei", hands=4, zero_sum=False, won_by_seat=[0, 1, 0, 0], cpu_seconds=3.0)
+    >>> out = combine_sims({"wuhu": a, "hefei": b})
+    >>> out["variant"], out["hands"], out["zero_sum"], out["won_by_seat"], out["hands_per_s"]
+    ('all', 6, False, [1, 1, 0, 0], 1.5)
+    >>> out["variants"]["hefei"]["hands"]
+    4
+    """
+    out: dict[str, Any] = {"variant": "all"}
+    for result in each.values():
+        for k, v in result.items():
+            if k in ("variant", "hands_per_s", "wall_hands_per_s"):
+                continue
+            if k not in out:
+                out[k] = list(v) if isinstance(v, list) else v
+            elif isinstance(v, bool):
+                out[k] = out[k] and v
+            elif isinstance(v, (int, float)) and k != "seed":
+                out[k] = round(out[k] + v, 3) if isinstance(v, float) else out[k] + v
+            elif isinstance(v, list):
+                out[k] = [x + y for x, y in zip(out[k], v, strict=True)]
+    cpu, dt = out.get("cpu_seconds", 0), out.get("seconds", 0)
+    out["hands_per_s"] = round(out["hands"] / cpu, 1) if cpu > 0 else 0.0
+    out["wall_hands_per_s"] = round(out["hands"] / dt, 1) if dt > 0 else 0.0
+    out["variants"] = each
+    return out
+
+
 def _sim(args: argparse.Namespace) -> int:
     from engine.selfplay import simulate
 
     if args.hands < 0:
         print("--hands must be 0 or more", file=sys.stderr)
         return 2
-    out = timed_simulate(simulate, args.variant, args.hands, seed=args.seed, difficulty=args.difficulty,
-                         mode=args.mode)
+    if args.variant is None:  # every variant, N hands each: the totals, and each variant's own figures
+        each = {v: timed_simulate(simulate, v, args.hands, seed=args.seed, difficulty=args.difficulty,
+                                  mode=args.mode if v == "wuhu" else None) for v in VARIANTS}
+        out = combine_sims(each)
+    else:
+        out = timed_simulate(simulate, args.variant, args.hands, seed=args.seed, difficulty=args.difficulty,
+                             mode=args.mode)
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
         for k, v in out.items():
-            print(f"{k}: {v}")
+            if k == "variants":
+                for name, own in v.items():
+                    print(f"{name}: " + ", ".join(f"{kk} {vv}" for kk, vv in own.items() if kk != "variant"))
+            else:
+                print(f"{k}: {v}")
     return 0

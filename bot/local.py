@@ -4,7 +4,13 @@ Your hand, the rivers, the melds, the scores and your legal actions as numbered 
 what the Discord hand shows: the discards that keep you ready with the tiles you would wait on and how many of each
 are still unseen, why a win or a claim is not offered (花 short, 八支 short, 漏胡, Hefei's one claim ...), a kong
 replacement draw as such, and at each hand's end the shuffled wall with the check of its commitment.
-Texts in ``zh``, ``zh-TW`` or ``en``; honours read 东 南 西 北 白 发 中. EOF (Ctrl-D) or ``q`` quits cleanly (exit 0).
+Texts in ``zh``, ``zh-TW`` or ``en``; honours read 东 南 西 北 白 发 中.
+
+Input: a tile as the hand notation writes it (``8m``, ``五万``, ``5筒``, ``东``, ``红中``) discards it (or, with no discard
+to make, takes the one action on that tile), or the number of an action. The numbers stay put: an action keeps its
+number from one turn to the next as long as it is offered (the same tile, the same number) and the menu is that long,
+new ones take the free numbers (the numbers are always 1 to n). A bad input is answered in one line (the board is not printed again); ``?`` prints the help and the marks of
+the rivers. EOF (Ctrl-D) or ``q`` quits cleanly (exit 0), Ctrl-C exits 130. How to play: docs/local.md.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from engine.analysis import is_complete, is_seven_pairs
 from engine.errors import EngineError, normalise_lang
 from engine.hints import Hint, ready_discards
 from engine.table import Action, Event, Table, verify_commitment
-from engine.tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, suit_of
+from engine.tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, parse_hand, suit_of
 from engine.variants import Situation, Variant, get_variant
 from render.catalog import text
 from render.hant import to_hant
@@ -77,6 +83,9 @@ class Local:
         self.lang = lang
         self.V: Variant = get_variant(t.variant)
         self.dealer = t.dealer  # the dealer of the hand the events belong to
+        # the numbers of the last menu of each kind (discards, claims ...) of this hand: an action keeps its number
+        self.numbers: dict[str, dict[tuple[str, int | None], int]] = {}
+        self.numbered_hand = -1
 
     def tr(self, key: str, **params: Any) -> str:
         return _tr(self.lang, key, **params)
@@ -258,6 +267,67 @@ class Local:
                 lines.append(self.tr("why_not_claim", what=self.tr("what_pung"), tile=label, why=why))
         return lines
 
+    # -------------------------------------------------------------------------------------------- the menu
+
+    def menu(self, acts: Sequence[Action]) -> list[tuple[int, Action]]:
+        """The actions with their numbers, in the engine's order. The numbers are always 1 to n; an action offered
+        in the last menu of the same kind this hand keeps its number when it is still in that range (the same tile,
+        the same number); the others take the free ones, smallest first.
+
+        >>> t = Table.new("hefei", 5)
+        >>> ui = Local(t, "en")
+        >>> first = dict((a.tile, n) for n, a in ui.menu(t.legal_actions(HUMAN)))
+        >>> kept = [a.tile for a in t.legal_actions(HUMAN)][1:]  # as if the first tile left the hand
+        >>> again = ui.menu([a for a in t.legal_actions(HUMAN) if a.tile in kept])
+        >>> all(first[a.tile] == n for n, a in again)
+        True
+        """
+        hand_no = self.t.view(HUMAN)["hand_no"]
+        if hand_no != self.numbered_hand:
+            self.numbers, self.numbered_hand = {}, hand_no
+        kind = "play" if self.t.phase == "play" else "claim"
+        old = self.numbers.get(kind, {})
+        numbers: dict[int, int] = {}  # index in acts -> number
+        for i, a in enumerate(acts):
+            n = old.get((a.type, a.tile))
+            if n is not None and n not in numbers.values() and n <= len(acts):
+                numbers[i] = n
+        free = (n for n in range(1, len(acts) + 1) if n not in numbers.values())
+        for i in range(len(acts)):
+            if i not in numbers:
+                numbers[i] = next(free)
+        self.numbers[kind] = {(a.type, a.tile): numbers[i] for i, a in enumerate(acts)}
+        return [(numbers[i], a) for i, a in enumerate(acts)]
+
+    def read(self, raw: str, menu: Sequence[tuple[int, Action]]) -> Action | str:
+        """The action ``raw`` names (a number of ``menu``, or a tile), or the one line that says why it names none."""
+        if raw.isdigit():
+            for n, a in menu:
+                if n == int(raw):
+                    return a
+            return self.pick_line(menu)
+        try:
+            h = parse_hand(raw)
+        except EngineError:
+            return self.pick_line(menu)
+        if len(h.concealed) != 1 or h.melds or h.win_tile is not None:
+            return self.pick_line(menu)
+        k = h.concealed[0]
+        acts = [a for _, a in menu if a.tile == k]
+        discards = [a for a in acts if a.type == "discard"]
+        if discards:
+            return discards[0]
+        if len(acts) == 1:
+            return acts[0]
+        label = tile_label(k, self.lang)
+        if acts:
+            return self.tr("tile_many", tile=label)
+        return self.tr("tile_none", tile=label)
+
+    def pick_line(self, menu: Sequence[tuple[int, Action]]) -> str:
+        numbers = sorted(n for n, _ in menu)
+        return self.tr("pick", numbers=", ".join(map(str, numbers)))
+
     # -------------------------------------------------------------------------------------------- actions, events
 
     def describe(self, a: Action) -> str:
@@ -358,10 +428,10 @@ def run_local(
     print_fn: Callable[..., Any] = print,
     mode: int | None = None,
     rules: Sequence[str] = (),
-    lang: str = "en",
+    lang: str = "zh",
 ) -> int:
-    """Play a whole match in the terminal; returns the exit code (0, also on quit or EOF; 2 on a bad variant or
-    house rule). ``rules``: ``KEY=VALUE`` house rules; ``lang``: ``zh``, ``zh-TW`` or ``en``."""
+    """Play a whole match in the terminal; returns the exit code (0, also on quit or EOF; 130 on Ctrl-C; 2 on a bad
+    variant or house rule). ``rules``: ``KEY=VALUE`` house rules; ``lang``: ``zh``, ``zh-TW`` or ``en``."""
     lang = normalise_lang(lang)
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
@@ -375,9 +445,20 @@ def run_local(
         print_fn(e.message(lang))
         return 2
     ui = Local(t, lang)
+    try:
+        return _play(t, ui, V, seed, input_fn, print_fn)
+    except KeyboardInterrupt:  # Ctrl-C, at a prompt or while the AI plays: the usual exit status of an interrupt
+        print_fn(ui.tr("bye"))
+        return 130
+
+
+def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], str],
+          print_fn: Callable[..., Any]) -> int:
+    lang = ui.lang
     rng = random.Random(f"local|{seed}")
     vname = V.en if lang == "en" else (to_hant(V.zh) if lang == "zh-TW" else V.zh)
     print_fn(ui.tr("start", variant=vname, seed=seed))
+    print_fn(ui.tr("legend"))
     for e in t.start_events:
         line = ui.event(e.for_seat(HUMAN))
         if line:
@@ -388,23 +469,30 @@ def run_local(
             acts = t.legal_actions(HUMAN)
             if t.phase != "ended":
                 print_fn(ui.state())
-            for i, a in enumerate(acts, 1):
-                print_fn(f"  {i}) {ui.describe(a)}")
-            try:
-                raw = input_fn("> ")
-            except (EOFError, KeyboardInterrupt):
-                print_fn(ui.tr("bye"))
-                return 0
-            raw = raw.strip().lower()
-            if raw in ("q", "quit", "exit"):
-                print_fn(ui.tr("bye"))
-                return 0
-            if raw == "" and len(acts) == 1:
-                raw = "1"
-            if not raw.isdigit() or not 1 <= int(raw) <= len(acts):
-                print_fn(ui.tr("pick", n=len(acts)))
-                continue
-            a = acts[int(raw) - 1]
+            menu = ui.menu(acts)
+            for n, a in menu:
+                print_fn(f"  {n}) {ui.describe(a)}")
+            while True:  # a bad input is answered in one line; the board is not printed again
+                try:
+                    raw = input_fn("> ")
+                except EOFError:
+                    print_fn(ui.tr("bye"))
+                    return 0
+                raw = raw.strip().lower()
+                if raw in ("q", "quit", "exit"):
+                    print_fn(ui.tr("bye"))
+                    return 0
+                if raw in ("?", "h", "help"):
+                    print_fn(ui.tr("help"))
+                    print_fn(ui.tr("legend"))
+                    continue
+                if raw == "" and len(menu) == 1:
+                    raw = str(menu[0][0])
+                got = ui.read(raw, menu)
+                if isinstance(got, Action):
+                    a = got
+                    break
+                print_fn(got)
         else:
             s = waiting[0]
             la = t.legal_actions(s)

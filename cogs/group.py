@@ -32,6 +32,7 @@ from discord.ext import commands
 
 from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, t, variant_name
+from bot.ids import parse_id, require_id
 from bot.store import group as gstore
 from cogs.leaderboard import (
     VARIANT_CHOICES,
@@ -159,8 +160,10 @@ async def hand_autocomplete(interaction: discord.Interaction, current: str) -> l
     lang = lang_for(interaction, settings.language)
     tz = await server_tz(bot, interaction.guild_id)
     typed = current.strip().lstrip("#")
-    hands = await gstore.recent_hands(store, interaction.guild_id, 25,
-                                      hand_id=int(typed) if typed.isdigit() else None)
+    hand_id = parse_id(typed) if typed else None
+    if typed and hand_id is None:  # not a hand number the database can hold: no hand matches
+        return []
+    hands = await gstore.recent_hands(store, interaction.guild_id, 25, hand_id=hand_id)
     out = []
     for h in hands:
         local = h.at.astimezone(tz)
@@ -171,6 +174,22 @@ async def hand_autocomplete(interaction: discord.Interaction, current: str) -> l
                  variant=variant_name(h.variant, lang), who=who)
         out.append(Choice(name=name[:100], value=h.hand_id))
     return out
+
+
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV injection"): such a text cell gets a leading quote.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: Any) -> Any:
+    """A CSV cell that no spreadsheet runs: a text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+    return is written after a single quote (Excel and LibreOffice then show it as text); numbers stay numbers.
+
+    >>> cell("=cmd|' /C calc'!A0"), cell("-2+3"), cell("@HYPERLINK(1)"), cell("Bob"), cell(-25), cell("")
+    ("'=cmd|' /C calc'!A0", "'-2+3", "'@HYPERLINK(1)", 'Bob', -25, '')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Season]) -> bytes:
@@ -187,14 +206,14 @@ def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Sea
     w = csv.writer(out, lineterminator="\r\n")
     w.writerow(CSV_COLUMNS)
     for r in rows:
-        w.writerow([
+        w.writerow([cell(v) for v in (
             r.kind, r.entry_id, r.hand_id if r.hand_id is not None else "", r.match_id if r.match_id is not None else "",
             r.variant, r.at.astimezone(tz).isoformat(timespec="seconds"),
             r.at.astimezone(UTC).isoformat(timespec="seconds"),
             season_of(r.at), r.player_id if r.player_id is not None else "", r.player_name or "", r.ai or "",
             r.seat, r.amount, r.stack_amount, r.jiao_amount, int(r.won), int(r.self_draw), int(r.deal_in),
             int(r.drawn), r.hand_value, r.reason, r.posted_by if r.posted_by is not None else "", r.source,
-        ])
+        )])
     return ("\ufeff" + out.getvalue()).encode("utf-8")
 
 
@@ -258,6 +277,7 @@ class Group(commands.Cog):
     async def correct_void(self, interaction: discord.Interaction, hand: int,
                            reason: app_commands.Range[str, 1, 200]) -> None:
         _settings, lang = await self._manager(interaction)
+        require_id(hand, "store.unknown_hand", hand_id=str(hand)[:40])  # past the database's integers: no such hand
         c = await gstore.void_hand(self.bot.store, interaction.guild_id, interaction.user.id, hand, reason)
         log.info("guild %s: user %s voided hand %s", interaction.guild_id, interaction.user.id, hand)
         tz = await server_tz(self.bot, interaction.guild_id)

@@ -43,6 +43,7 @@ from discord.ext import commands
 
 from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, normalise, t, variant_name
+from bot.ids import parse_id
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
 from cogs.settings import guild_settings
@@ -184,8 +185,8 @@ async def resolve_scope(bot: Any, guild_id: int, season_value: str | None, perio
     if season_value is None:
         season = await gstore.current_season(store, guild_id, now)
     elif season_value.strip().lower() not in ("all", ""):
-        raw = season_value.strip().lstrip("#")
-        season = await gstore.season(store, guild_id, int(raw)) if raw.isdigit() else None
+        number = parse_id(season_value)  # a number the database cannot hold names no season
+        season = await gstore.season(store, guild_id, number) if number is not None else None
         if season is None:
             raise UserError("season.unknown", season=season_value[:50])
     since, until = p_since, None

@@ -30,6 +30,7 @@ from discord.ext import commands
 
 from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, t, variant_name
+from bot.ids import db_id
 from bot.store.history import (
     AdjustmentRow,
     HandUnavailable,
@@ -241,6 +242,8 @@ class Memory(commands.Cog):
                            page: int, *, new: bool = False) -> None:
         if interaction.guild_id is None or interaction.guild_id != guild:
             raise UserError("memory.other_server")
+        if db_id(player) is None:  # a forged id past what the database holds names nobody
+            raise UserError("memory.unknown_player")
         lang = await self._lang(interaction)
         store = self.bot.store  # type: ignore[attr-defined]
         counts = await history_counts(store, guild, player)
@@ -297,6 +300,8 @@ class Memory(commands.Cog):
     async def _load(self, guild: int, code: str) -> tuple[str, MatchInfo, HandReplay]:
         match_id, hand_no = decode_code(code)  # EngineError: a typo (check character), a bad character
         norm = encode_code(match_id, hand_no)
+        if db_id(match_id, low=0) is None:  # a code for a match past what the database holds names no hand
+            raise UserError("memory.replay_unknown", code=norm)
         key = (match_id, hand_no)
         hit = self._replays.get(key)
         if hit is not None and hit[0].guild_id == guild:

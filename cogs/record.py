@@ -20,7 +20,7 @@ forged id naming another server's record is refused.
 
 Decisions where the issue is silent (docs/replay.md): the proposer must be one of the four players unless they may
 Manage Server (a scorekeeper); a proposer who pays confirms by button like the other payers; a drawn hand is refused because no
-variant settles anything on a draw (DECISIONS: "A drawn hand pays nothing"); Wuhu amounts are the hand's score (stack
+variant settles anything on a draw (ruling G7, docs/rules/common.md#g7: a drawn hand pays nothing); Wuhu amounts are the hand's score (stack
 and 交) without the table's 底 stacks, which a single hand played elsewhere does not have.
 """
 
@@ -40,11 +40,12 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.i18n import lang_for, locale_str, seat_name, t, variant_name
+from bot.ids import require_id
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, guild_settings, variant_rules
 from bot.store import records as rstore
 from bot.store.errors import StoreError
 from bot.store.failures import DATABASE_ERRORS
-from cogs.errors import SafeModal, UserError, report
+from cogs.errors import SafeModal, UserError, report, transient
 from cogs.score import (
     EXAMPLES,
     MODE_CHOICES,
@@ -65,8 +66,6 @@ from engine.variants import ScoreResult, Situation, get_variant
 log = logging.getLogger(__name__)
 
 TICK_SECONDS = 60
-#: The largest id the database stores (SQLite's INTEGER): a custom id naming a larger record names none.
-SQL_INT_MAX = 2**63 - 1
 SEAT_OPTIONS = ("east", "south", "west", "north")
 #: Room kept in the card's 2,000 characters for the lines above the breakdown (title, four players, status).
 _HEAD_ROOM = 700
@@ -78,6 +77,16 @@ def _in_a_server(interaction: discord.Interaction) -> bool:
     if interaction.guild_id is None:
         raise app_commands.NoPrivateMessage()
     return True
+
+
+def _db_failed(error: BaseException, what: str, *args: Any) -> None:
+    """Log a database failure the player is told about: one that passes by itself (the database busy or locked,
+    :func:`cogs.errors.transient`) is a warning without a traceback, as every other command logs it; anything else
+    (a bug) keeps its traceback."""
+    if transient(error) is not None:
+        log.warning(what + ": %r", *args, error)
+    else:
+        log.error(what, *args, exc_info=error)
 
 
 def _pings(rec: rstore.Record) -> discord.AllowedMentions:
@@ -409,8 +418,8 @@ class Recorder(commands.Cog):
         try:
             dup = await rstore.pending_duplicate(self.store, guild_id=interaction.guild_id, variant=key,
                                                  hand_text=hand, situation=sit_json, players=ids, at=self.clock())
-        except DATABASE_ERRORS:
-            log.exception("record: the database failed to read the pending records")
+        except DATABASE_ERRORS as e:
+            _db_failed(e, "record: the database failed to read the pending records")
             raise UserError("record.db_failed_propose") from None
         if dup is not None:  # told privately; two proposals at once are told apart again under the store's lock
             raise UserError("record.duplicate", id=dup)
@@ -421,8 +430,8 @@ class Recorder(commands.Cog):
                 proposer_id=interaction.user.id, hand_text="".join(hand.split()), variant=key, rules=rules,
                 situation=sit_json, hand_value=int(result.payments[sit.winner]), lang=lang, seats=seats,
                 at=self.clock())
-        except DATABASE_ERRORS:  # one transaction: nothing of the record was kept
-            log.exception("record: the database failed to store a proposal")
+        except DATABASE_ERRORS as e:  # one transaction: nothing of the record was kept
+            _db_failed(e, "record: the database failed to store a proposal")
             raise UserError("record.db_failed_propose") from None
         except StoreError as e:
             if e.code == "record_duplicate":
@@ -462,8 +471,7 @@ class Recorder(commands.Cog):
             raise app_commands.NoPrivateMessage()
         if interaction.guild_id != item.guild:
             raise UserError("record.other_server")
-        if not 0 < item.record <= SQL_INT_MAX:  # a forged id past what the database holds names no record
-            raise UserError("record.unknown")
+        require_id(item.record, "record.unknown")  # a forged id past what the database holds names no record
         manager = bool(interaction.permissions.manage_guild)
         user = interaction.user.id
         try:
@@ -475,8 +483,8 @@ class Recorder(commands.Cog):
             if e.code == "unknown_record":
                 raise UserError("record.unknown") from None
             raise
-        except DATABASE_ERRORS:
-            log.exception("record %s: %s by %s failed in the database", item.record, item.op, user)
+        except DATABASE_ERRORS as e:
+            _db_failed(e, "record %s: %s by %s failed in the database", item.record, item.op, user)
             raise UserError("record.db_failed") from None
         rec = out.record
         if out.outcome == "closed":

@@ -136,14 +136,16 @@ def breakdown_text(result: ScoreResult, variant: Variant, situation: Situation, 
             extras.append(t(f"choice.situation.{s}", lang))
     lines = [f"**{title}**" + (" · " + " · ".join(extras) if extras else "")]
     lines.append(f"__{t('score.items', lang)}__")
+    lines.append(f"_{t('score.rule_ref', lang)}_")  # where the "(W5)" after each item name leads
     for item in result.items:
-        name = item_name(item.zh, item.en, lang)
+        name = _with_rule(item_name(item.zh, item.en, lang), variant.rule_for(item.code))
         value = _item_value(item.kind, item.value)
         lines.append(f"• {name}: {value}" if item.kind != "info" else f"• _{name}: {value}_")
     if result.notes:
         lines.append(f"__{t('score.notes', lang)}__")
         for note in result.notes:
-            lines.append(f"• {item_name(note.zh, note.en, lang)}" + (f": {note.value}" if note.value else ""))
+            name = _with_rule(item_name(note.zh, note.en, lang), variant.rule_for(note.code))
+            lines.append(f"• {name}" + (f": {note.value}" if note.value else ""))
     if result.per_payer:
         owed = " · ".join(f"{seat_name(s, lang)} {v}" for s, v in sorted(result.per_payer.items()))
         lines.append(f"{t('score.per_payer', lang)}: {owed}")
@@ -157,6 +159,11 @@ def breakdown_text(result: ScoreResult, variant: Variant, situation: Situation, 
         text = ", ".join(f"{item_name(r.zh, r.en, lang)} = {rule_value(rules[r.key], lang)}" for r in changed)
         lines.append(t("score.rules_used", lang, rules=text))
     return "\n".join(lines)
+
+
+def _with_rule(name: str, rule: str) -> str:
+    """An item's name followed by the ruling it comes from, as ``/rules`` and docs/rules/ number them: "压档 (W5)"."""
+    return f"{name} ({rule})" if rule else name
 
 
 def fit_message(text: str, lang: str, limit: int = MESSAGE_LIMIT) -> tuple[str, str | None]:

@@ -21,9 +21,10 @@ from discord.app_commands import Choice
 from discord.ext import commands
 
 from bot.app import MjBot
-from bot.i18n import item_name, lang_for, lang_of_locale, locale_str, rule_value, t
+from bot.i18n import item_name, lang_for, lang_of_locale, locale_str, rule_value
 from bot.settings import guild_settings, server_language, table_allowed_in, variant_rules
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables, tile_label
+from bot.tables.strings import t  # display names in its messages are escaped (no pings, no markdown)
 from cogs.errors import reply_ephemeral
 from engine.tiles import tile_name
 from engine.variants import VARIANT_KEYS, get_variant

@@ -1,4 +1,4 @@
-"""Tiles, melds, hands and the hand notation of ``rules/DECISIONS.md``.
+"""Tiles, melds, hands and the hand notation (``docs/rules/common.md#notation``).
 
 Inside the engine a tile is a *kind*, an int 0-33, and a hand is a 34-count array:
 
@@ -275,7 +275,7 @@ def _tiles_text(kinds: Sequence[int]) -> str:
 
 
 def parse_hand(text: str) -> Hand:
-    """Read a hand in the notation of DECISIONS.md. Raises :class:`ParseError` (never anything else) on bad text.
+    """Read a hand in the hand notation (docs/rules/common.md#notation). Raises :class:`ParseError` (never anything else) on bad text.
 
     >>> parse_hand("1234678922m345s+5m").win_tile == make_kind(5, "m")
     True

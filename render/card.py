@@ -3,7 +3,7 @@ language, and what each seat gains or pays."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PIL import Image, ImageDraw
 
@@ -22,11 +22,23 @@ HAND_TILE_W = 48  # the winning hand's tiles: 40 px on a 400 px phone screen
 NAME_W = CARD_W - 2 * MARGIN - 16 - VALUE_W  # the item-name column
 ITEM_SIZE = 22
 ITEM_MIN_SIZE = 16
+RULE_SIZE = 15  # the ruling a line comes from ("W12"), grey, right of the name: 13 px on a phone
+RULE_W = 40  # its column, taken from the name column when the line has a ruling
 
 
 def item_text(item: Item, lang: str) -> str:
     """An item's name in ``lang`` (zh, zh-TW or en)."""
     return named(item.zh, item.en, lang)
+
+
+def rule_of(scene: ScoreScene) -> Callable[[Item], str]:
+    """The ruling each line of ``scene`` comes from ("W5"; "" for none, or when the scene names no variant)."""
+    if not scene.variant:
+        return lambda item: ""
+    from engine.variants import get_variant
+
+    rule_for = get_variant(scene.variant).rule_for
+    return lambda item: rule_for(item.code)
 
 
 def _wrap(text: str, font, width: int) -> list[str]:
@@ -112,13 +124,15 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
 
     W = max(CARD_W, hand_img.width + 2 * MARGIN)
     # measure the rows first
+    rule = rule_of(scene)
     rows = []
     for it in scene.items:
-        lines, f = layout_item_name(item_text(it, lang))
+        lines, f = layout_item_name(item_text(it, lang), NAME_W - (RULE_W if rule(it) else 0))
         rows.append((it, lines, f, max(34, int(len(lines) * f.size * 1.35) + 10)))
     note_rows = []
     for it in scene.notes:
-        lines, f = layout_item_name(item_text(it, lang), W - 2 * MARGIN - 16)
+        lines, f = layout_item_name(item_text(it, lang) + (f" ({rule(it)})" if rule(it) else ""),
+                                    W - 2 * MARGIN - 16)
         note_rows.append((lines, f, int(len(lines) * f.size * 1.35) + 6))
     header_h = 70
     H = (MARGIN + header_h + hand_img.height + 14 + sum(r[3] for r in rows) + 12 + sum(r[2] for r in note_rows)
@@ -147,6 +161,9 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         for ln in lines:
             draw_text(img, (MARGIN + 8, ty), ln, f.size, color, bold=f.path == str(fonts.BOLD))
             ty += f.size * 1.35
+        if rule(it):  # right-aligned at the end of the name column, so the rulings line up
+            draw_text(img, (W - MARGIN - 8 - VALUE_W - 4, y + h / 2), rule(it), RULE_SIZE, th.subtext, anchor="rm",
+                      bold=False)
         vcol = th.subtext if it.kind == "info" else th.accent
         draw_text(img, (W - MARGIN - 8, y + h / 2), _value_text(it), 22, vcol, anchor="rm")
         y += h

@@ -115,6 +115,7 @@ class ScoreScene:
     seat s gains (negative: pays). ``discarder``: who dealt in (None: self-drawn). ``unit``: the unit of the
     payments line (default 子). ``title``: e.g. the variant's name. ``total``: a total line, when the variant has
     one. ``winds``: the wind of each seat when seats are chairs (default: seat i is wind i, as the engine scores).
+    ``variant``: the variant's key; with it each line names the ruling it comes from ("W5", see docs/rules/).
     """
 
     hand: Hand
@@ -128,6 +129,7 @@ class ScoreScene:
     unit: str = "子"
     total: int | None = None
     winds: tuple[int, int, int, int] | None = None
+    variant: str = ""
 
     @classmethod
     def from_result(
@@ -148,6 +150,7 @@ class ScoreScene:
             discarder=discarder,
             notes=tuple(result.notes),
             title=title,
+            variant=result.variant,
         )
 
 

@@ -87,7 +87,7 @@ def test_multipart_bodies_still_keep_their_parts_in_fields():
 def test_the_boot_path_of_the_interfaces_still_exists(owner, attr):
     if attr == "_connection":
         client = discord.Client(intents=discord.Intents.none())
-        assert hasattr(client, attr), moved(f"discord.Client.{attr} is gone (shared/interfaces.md boot path)")
+        assert hasattr(client, attr), moved(f"discord.Client.{attr} is gone (docs/interfaces.md boot path)")
         return
     assert callable(getattr(owner, attr, None)), moved(
-        f"{owner.__module__}.{owner.__qualname__}.{attr} is gone (shared/interfaces.md boot path)")
+        f"{owner.__module__}.{owner.__qualname__}.{attr} is gone (docs/interfaces.md boot path)")

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Any
 
+from bot.zones import known_zone, zone_or_default
+
 from .backend import Connection
 from .boards import (  # the group's readers, reached as group.board(...) etc.
     ExportRow,
@@ -81,7 +83,8 @@ class GroupSettings:
 
     @property
     def tz(self) -> tzinfo:
-        return zone(self.timezone)
+        """The server's zone; the default one if this host does not know the stored name (bot.zones)."""
+        return zone_or_default(self.timezone, DEFAULT_TIMEZONE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +151,7 @@ def zone(name: str) -> tzinfo:
     ...     print(e.code)
     bad_timezone
     """
-    if not isinstance(name, str) or not name or len(name) > 64 or name.startswith(("/", ".")) or ".." in name:
+    if not known_zone(name):  # only the portable IANA names (bot.zones), not a host's posix/ or right/ files
         raise StoreError("bad_timezone", name=name)
     try:
         return zoneinfo.ZoneInfo(name)

@@ -109,7 +109,9 @@ class Admin:
 
     def _seated_in_play(self, lt: LiveTable, target: int) -> tuple[int, Seat]:
         """``target``'s seat number and seat at a table in play (Refusal when the match is not in play or they do
-        not sit at it)."""
+        not sit at it). In a lobby: said so (the seats there are changed with Join, Leave and /table kick)."""
+        if not lt.closed and not lt.started:
+            raise Refusal("tables.seat_admin_lobby")
         self._in_play(lt)
         seat = lt.seat_of(target)
         if seat is None:

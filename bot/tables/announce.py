@@ -9,7 +9,7 @@ from engine.table import Action, Event, verify_commitment
 
 from .scenes import _kind, score_scenes
 from .state import LiveTable
-from .strings import hant, t, tile_label
+from .strings import hant, shown_name, t, tile_label
 
 CHUNK = 1900  # characters per message (Discord allows 2,000)
 
@@ -59,7 +59,7 @@ def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[st
                            wall="".join(d["reveal"]["wall"]),
                            ok=t("tables.reveal_ok" if ok else "tables.reveal_bad", lang)))
             unit = t("tables.unit", lang)
-            res = " · ".join(f"{names[c]} {d['payments'][c]:+d} {unit}" for c in range(4))
+            res = " · ".join(f"{shown_name(names[c])} {d['payments'][c]:+d} {unit}" for c in range(4))
             lines.append(t("tables.result", lang, hand=d["hand_no"] + 1, lines=res))
             if tb.last_result and tb.last_result.get("hand_no") == d["hand_no"]:
                 for i, sc in enumerate(score_scenes(lt, tb.last_result)):

@@ -544,7 +544,7 @@ class TableManager(Admin, Output):
                 return
             s.dm_failed = True
             if s.user_id is not None and self.publisher.told_once(lt, s.user_id):
-                self.publisher.post(lt, dm_closed_text(lt, s.user_id))
+                self.publisher.post(lt, dm_closed_text(lt, s.user_id), pings=(s.user_id,))
             await self._table_message(lt)  # now with the My hand list
 
     # ---------------------------------------------------------------------------------------------- timers
@@ -641,5 +641,6 @@ class TableManager(Admin, Output):
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        self.publisher.closing = True  # a write still failing is tried no longer (a 5xx storm must not hold a stop)
         await self.publisher.drain()
         await self.publisher.close()

@@ -17,7 +17,7 @@ from . import scenes
 from .announce import announcements
 from .publisher import HandPayload, Png, TablePayload
 from .state import LiveTable, State
-from .strings import t
+from .strings import shown_name, t
 
 if TYPE_CHECKING:
     from .publisher import Publisher
@@ -110,7 +110,8 @@ class Output:
             totals = [sum(d[c] for d in lt.deltas) for c in range(4)]
         names = lt.names()
         unit = t("tables.unit", lt.lang)
-        text = t("tables.summary", lt.lang, lines=" · ".join(f"{names[c]} {totals[c]:+d} {unit}" for c in range(4)))
+        text = t("tables.summary", lt.lang, lines=" · ".join(f"{shown_name(names[c])} {totals[c]:+d} {unit}"
+                                                           for c in range(4)))
         files = []
         if lt.deltas:
             from render.scene import MatchScene

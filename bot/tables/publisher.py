@@ -4,6 +4,11 @@ The manager decides under the table's lock and hands the publisher finished payl
 :class:`Outbox` whose worker sends them in order, OUTSIDE the lock (a slow Discord never holds up a click):
 
 * a write failing with a 5xx or a 429 (after discord.py's own retries) is tried again with :attr:`Publisher.backoff`;
+  still failing after every try (a long storm), it stays first in the table's queue and is tried again, more slowly
+  (up to ``STORM_BACKOFF`` times the last backoff apart), until Discord answers: no announcement, wall reveal or
+  result is lost. Meanwhile the queue stays short: the table message is one slot, announcements waiting are joined
+  into one message where they fit, a strip of the controls waits once. Only a write Discord refuses (4xx), or one
+  still failing when the bot shuts down, is given up, and the log says which and why;
 * the table message is one slot, latest wins: while an edit is on its way, newer states replace the one waiting
   (``min_interval`` > 0 spaces edits of one table; 0 = as fast as Discord answers);
 * a DM that cannot be delivered (closed DMs, 50007, or failing after every retry) marks the seat: its hand is
@@ -36,6 +41,7 @@ from typing import Any
 
 import discord
 
+from .announce import CHUNK as POST_LIMIT
 from .kept import KeptMessages, _flat, _ids
 from .state import LiveTable, Seat
 from .strings import t
@@ -47,7 +53,19 @@ MAX_POSTS_BELOW = 6  # our own messages posted under the table message before it
 MAX_MESSAGE_AGE = 45 * 60  # seconds: Discord rate-limits edits of messages older than an hour harder
 TABLE_EDIT_INTERVAL = 1.0  # seconds between two edits of one table message: a view of the latest state
 CHANNEL_WRITES = (5, 5.05)  # at most 5 writes per 5 s to a table's channel (Discord's per-channel limit in practice)
-MENTIONS = discord.AllowedMentions(users=True, everyone=False, roles=False)
+MAX_FILES = 10  # attachments of one message (Discord's limit)
+STORM_BACKOFF = 4  # a write failing after every try waits up to this many times the last backoff between tries
+# what a kind of job carries, for the log when it has to be given up
+WHAT_IS_LOST = {"post": "an announcement", "table": "the table message", "strip": "removing the table's controls",
+                "call": "a lobby or vote message write"}
+MENTIONS = discord.AllowedMentions(users=False, everyone=False, roles=False)  # table texts ping nobody
+
+
+def pinging(users: tuple[int, ...]) -> discord.AllowedMentions:
+    """A post that pings ``users`` and nobody else."""
+    if not users:
+        return MENTIONS
+    return discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
 
 
 @dataclass
@@ -138,8 +156,16 @@ class Outbox:
     # player's DM, nor one player's DM channel another's
     lanes: dict[int, DmLane] = field(default_factory=dict)
     last_edit: float = -1e9
+    failing: int = 0  # the first job has failed after every try this many times in a row (a storm)
+    storm_wait: bool = False  # the worker waits before trying the first job again
     writes: collections.deque[float] = field(default_factory=collections.deque)  # times of the channel's writes
     remember: bool = False  # the message ids changed: store them once the queue is empty
+
+
+def _result_post(p: TablePayload) -> tuple[str, list[Png], tuple[int, ...]]:
+    """A hand's result card that a newer table message replaced before it was shown (a long storm), as a post: the
+    result and the wall's reveal are what a player needs to verify the hand. It pings nobody."""
+    return p.content, p.pngs, ()
 
 
 def _idle(worker: asyncio.Task[Any] | None) -> bool:
@@ -181,6 +207,7 @@ class Publisher(KeptMessages):
         # the clock and the sleeper of every wait here (backoff, edit spacing): a benchmark injects simulated ones
         self.clock: Callable[[], float] = lambda: asyncio.get_running_loop().time()
         self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
+        self.closing = False  # shutting down: a write failing after every try is given up (and logged)
         self.flush_interval = 0.5  # seconds: message ids of every table are stored together, at most this often
         self._dirty: dict[int, dict[str, Any]] = {}
         self._flusher: asyncio.Task[Any] | None = None
@@ -216,21 +243,39 @@ class Publisher(KeptMessages):
             lane.worker = asyncio.get_running_loop().create_task(self._dm_work(lt, box, seat, lane),
                                                                  name=f"mjbot-outbox-dm-{lt.id}-{seat}")
 
-    def post(self, lt: LiveTable, content: str, files: list[Png] | None = None) -> None:
-        self._box(lt).jobs.append(("post", (content, files or [])))
+    def post(self, lt: LiveTable, content: str, files: list[Png] | None = None, pings: tuple[int, ...] = ()) -> None:
+        """Post ``content`` in the table's channel; it pings the members ``pings`` and nobody else."""
+        box = self._box(lt)
+        files = files or []
+        if box.failing and len(box.jobs) > 1 and box.jobs[-1][0] == "post":
+            # Discord is failing (a storm): announcements waiting behind the failing write are joined into one
+            # message where they fit, so that a long storm keeps the queue short and loses nothing
+            text, pngs, pinged = box.jobs[-1][1]
+            joined = f"{text}\n{content}" if text and content else text or content
+            if len(joined) <= POST_LIMIT and len(pngs) + len(files) <= MAX_FILES:
+                box.jobs[-1] = ("post", (joined, [*pngs, *files], tuple(dict.fromkeys((*pinged, *pings)))))
+                return
+        box.jobs.append(("post", (content, files, pings)))
         self._kick(lt)
 
     def table_message(self, lt: LiveTable, payload: TablePayload) -> None:
         box = self._box(lt)
         if box.table is not None:
             payload.fresh = payload.fresh or box.table.fresh  # latest wins, but a re-post asked for stays asked
+            if box.table.result and not payload.result:  # a hand's result never shown: posted, not lost
+                at = next(i for i, j in enumerate(box.jobs) if j[0] == "table")
+                busy = not _idle(box.worker) and not box.storm_wait  # (the first job may be on its way)
+                box.jobs.insert(max(at, 1 if busy else 0), ("post", _result_post(box.table)))
         else:
             box.jobs.append(("table", None))
         box.table = payload
         self._kick(lt)
 
     def strip_table_message(self, lt: LiveTable) -> None:
-        self._box(lt).jobs.append(("strip", None))
+        box = self._box(lt)
+        if len(box.jobs) > 1 and box.jobs[-1][0] == "strip":
+            return  # the controls are about to go already
+        box.jobs.append(("strip", None))
         self._kick(lt)
 
     def hand(self, lt: LiveTable, payload: HandPayload) -> None:
@@ -358,7 +403,8 @@ class Publisher(KeptMessages):
         queue = box.jobs
         try:
             while queue:
-                kind, arg = queue.popleft()
+                kind, arg = queue[0]  # stays queued (and first) until it is sent or given up
+                payload = None
                 try:
                     if kind == "post":
                         await self._pace(lt, box)
@@ -380,15 +426,58 @@ class Publisher(KeptMessages):
                             await self._retry(lt, "strip", lambda: self._strip_table(lt))
                     elif kind == "call":
                         await self._retry(lt, "call", arg)
+                    box.failing = 0
                 except asyncio.CancelledError:
                     raise
-                except Exception:
-                    log.exception("table %s: %s could not be sent", lt.id, kind)
+                except Exception as e:
+                    if _retryable(e) and not self.closing:
+                        # Discord keeps failing (a long 5xx storm): nothing a player needs may be lost, so the
+                        # write stays first in the queue and is tried again, more and more slowly, until Discord
+                        # answers. A table message waiting meanwhile is the latest state (newer states replace it).
+                        if kind == "table" and payload is not None:
+                            if box.table is None:
+                                box.table = payload
+                            else:
+                                box.table.fresh = box.table.fresh or payload.fresh
+                                if payload.result and not box.table.result:  # the result goes out as a post
+                                    queue.appendleft(("post", _result_post(payload)))
+                        box.failing += 1
+                        top = self.backoff[-1] * STORM_BACKOFF if self.backoff else 1.0
+                        wait = min(top, (self.backoff[-1] if self.backoff else 1.0) * 2 ** min(box.failing, 16))
+                        log.warning("table %s: %s still failing after every try (%s); %d writes waiting, "
+                                    "next try in %.1f s", lt.id, kind, e, len(queue), wait)
+                        box.storm_wait = True  # the first job is not on its way: a job may go before it
+                        try:
+                            await self._storm_wait(wait)
+                        finally:
+                            box.storm_wait = False
+                        continue
+                    self._given_up(lt, kind, e)
+                queue.popleft()
                 if not queue and box.remember:
                     box.remember = False
                     await self._store_messages(lt)
         finally:
             self._drop_if_idle(lt, box)
+
+    async def _storm_wait(self, seconds: float) -> None:
+        """Wait ``seconds`` before the next try of a failing write, cut short when the bot shuts down."""
+        while seconds > 0 and not self.closing:
+            step = min(seconds, 1.0)
+            await self.sleep(step)
+            seconds -= step
+
+    def _given_up(self, lt: LiveTable, kind: str, e: BaseException) -> None:
+        """Say in the log what was given up and why (a write Discord refuses is not tried again)."""
+        what = WHAT_IS_LOST.get(kind, kind)
+        if self.closing and _retryable(e):
+            log.warning("table %s: %s given up: the bot is shutting down and Discord still fails (%s)", lt.id,
+                        what, e)
+        elif isinstance(e, discord.HTTPException):
+            log.warning("table %s: %s given up: Discord refuses it (%s %s: %s)", lt.id, what, e.status,
+                        getattr(e, "code", "?"), e.text)
+        else:
+            log.error("table %s: %s given up: %s", lt.id, what, e, exc_info=e)
 
     def _drop_if_idle(self, lt: LiveTable, box: Outbox) -> None:
         """An idle table keeps no outbox (memory per table), unless edits are spaced and it must remember when."""
@@ -472,9 +561,10 @@ class Publisher(KeptMessages):
     def _channel(self, channel_id: int) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(channel_id)
 
-    async def _send_post(self, lt: LiveTable, content: str, files: list[Png]) -> discord.Message:
+    async def _send_post(self, lt: LiveTable, content: str, files: list[Png], pings: tuple[int, ...] = ()
+                         ) -> discord.Message:
         kw: dict[str, Any] = {"files": [f.file() for f in files]} if files else {}
-        msg = await self._channel(lt.channel_id).send(content, allowed_mentions=MENTIONS, **kw)
+        msg = await self._channel(lt.channel_id).send(content, allowed_mentions=pinging(pings), **kw)
         lt.posts_below += 1
         return msg
 

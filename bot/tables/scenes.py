@@ -74,7 +74,7 @@ def score_scenes(lt: LiveTable, result: dict[str, Any]) -> list[ScoreScene]:
             names=tuple(names[c] for c in by_wind),  # type: ignore[arg-type]
             winner=(w["seat"] - dealer) % 4,
             discarder=None if w["from"] is None else (w["from"] - dealer) % 4, notes=notes,
-            title=t(f"variant.{lt.variant}", lt.lang),
+            title=t(f"variant.{lt.variant}", lt.lang), variant=lt.variant,
         ))
     return out
 

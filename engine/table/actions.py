@@ -1,7 +1,7 @@
 """Actions (what a seat asks for), events (what happened) and the table's errors.
 
 Both are small frozen dataclasses with ``to_json()`` / ``from_json()`` to plain dicts of str / int / list, so the
-store can persist them. Tiles are written in the notation of DECISIONS.md (``"5m"``, ``"7z"``) in JSON and are
+store can persist them. Tiles are written in the hand notation of docs/rules/common.md (``"5m"``, ``"7z"``) in JSON and are
 kinds 0-33 in Python.
 
 >>> a = Action("discard", 2, 13)

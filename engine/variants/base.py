@@ -237,6 +237,19 @@ class AiProfile:
     claim_max_distance: int | None = None
 
 
+#: The page of ``docs/rules/`` stating a ruling, by the ruling's letter: G (common), W (Wuhu), H (Hefei), C (Chizhou).
+RULE_PAGES: Mapping[str, str] = {"G": "common", "W": "wuhu", "H": "hefei", "C": "chizhou"}
+
+
+def rule_doc(rule: str) -> str:
+    """Where a ruling is written out, as a repository path with its anchor.
+
+    >>> rule_doc("W5"), rule_doc("G3")
+    ('docs/rules/wuhu.md#w5', 'docs/rules/common.md#g3')
+    """
+    return f"docs/rules/{RULE_PAGES[rule[0]]}.md#{rule.lower()}"
+
+
 def _always(melds: Sequence[Meld], kind: str, tiles: Sequence[int], rules: Mapping[str, Any]) -> bool:
     return True
 
@@ -294,6 +307,17 @@ class Variant:
     """(concealed counts, the kind the player last discarded, the discarded tile): may win despite 漏胡?"""
     settlement: Settlement = field(default_factory=Settlement)
     ai: AiProfile = field(default_factory=AiProfile)
+    rule_of: Mapping[str, str] = field(default_factory=dict)
+    """Item / note code -> the ruling it comes from ("W5"), so a breakdown can name it (see :func:`rule_doc`)."""
+
+    def rule_for(self, code: str) -> str:
+        """The ruling a breakdown line with this code comes from ("W5"), or "" for a code with none.
+
+        >>> from engine.variants import get_variant
+        >>> get_variant("wuhu").rule_for("base_ya_dang")
+        'W5'
+        """
+        return self.rule_of.get(code, "")
 
     def name_msg(self) -> Msg:
         """The variant's name as a message parameter (catalogue key ``variant.<key>``; its English name otherwise)."""

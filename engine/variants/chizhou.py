@@ -1,7 +1,7 @@
 """池州麻将 Chizhou: 花 gate, 番 capped at 3 (蜡子), 抢杠 and the 承包 / 反包 contracts.
 
-Rules: ``rules/seeds/chizhou.txt`` as ``rules/DECISIONS.md`` (C1-C10) reads it; the choices made where both are
-silent are listed in ``docs/rules/chizhou.md``.
+Rules: the rulings C1-C10 of ``docs/rules/chizhou.md`` (``#c1`` ...), which also lists the choices made where they
+are silent.
 
 >>> from engine.tiles import parse_hand
 >>> r = VARIANT.score(parse_hand("123m456p1z[555z][666z]+1z"), Situation(winner=1))
@@ -46,6 +46,18 @@ _FAN = {
     "ziyise": ("字一色", "all honours", 3),
     "dadiaoche": ("大吊车", "big single wait (four melds)", 2),
     "gangkai": ("杠开", "win on a kong replacement", 2),
+}
+#: item / note code -> the ruling it comes from (docs/rules/chizhou.md#c1 ...; shown beside the item: "杠开 (C7)")
+RULE_OF: dict[str, str] = {
+    **{code: "C5" for code in _HUA},
+    "hua": "C5",
+    **{code: "C7" for code in _FAN},
+    "xiaohu": "C7",
+    "cap": "C7",
+    "fan": "C7",
+    "qianggang": "C8",
+    "contract_feeder": "C9",
+    "contract_reverse": "C9",
 }
 _BIG = ("duiduihu", "qingyise", "hunyise", "ziyise")
 
@@ -447,6 +459,7 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
 
 
 VARIANT = Variant(
+    rule_of=RULE_OF,
     key="chizhou",
     zh="池州麻将",
     en="Chizhou",

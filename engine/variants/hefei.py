@@ -1,7 +1,7 @@
 """合肥麻将 Hefei: legality (shape + 八支), the base score of H4, the multipliers of H5 and the settlement of H6.
 
-Rules: ``rules/seeds/hefei.txt`` as read by ``rules/DECISIONS.md`` section 合肥 (H1-H8). Our readings where those are
-silent are in ``docs/rules/hefei.md``.
+Rules: the rulings H1-H8 of ``docs/rules/hefei.md`` (``#h1`` ...), which also lists our readings where they are
+silent.
 
 How a hand is scored, per paying seat ``p``::
 
@@ -200,6 +200,16 @@ _NAMES: dict[str, tuple[str, str]] = {
     "qianggang_bao": ("抢杠：被抢者包三家", "Robbed kong: the robbed player pays all three shares"),
 }
 
+#: item / note code -> the ruling it comes from (docs/rules/hefei.md#h1 ...; shown beside the item: "卡 (H4)")
+RULE_OF: dict[str, str] = {
+    **{code: "H4" for code in ("hu", "menqing", "zhi", "quemen", "tong", "kan", "minggang", "angang", "minghuo",
+                               "anhuo", "ka", "qidui", "base", "zhuang", "zhuang_dealer")},
+    "gangkai": "H5",
+    "qingyise": "H5",
+    "hailao": "H5",
+    "qianggang_bao": "H6",
+}
+
 
 def _item(code: str, value: int, kind: str = "add") -> Item:
     zh, en = _NAMES[code]
@@ -334,6 +344,7 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
 
 
 VARIANT = Variant(
+    rule_of=RULE_OF,
     key="hefei",
     zh="合肥麻将",
     en="Hefei",

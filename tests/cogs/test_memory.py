@@ -406,3 +406,70 @@ async def test_a_long_reason_is_clipped_so_a_page_fits_one_message(h: Harness) -
     # depends on the length of today's dates in the server's zone ("Dec 1" vs "Nov 30"), so only the bound is fixed
     assert all(r.endswith("…") and len(r) <= 40 for r in reasons)
     assert [r[:2] for r in reasons] == [f"{k:02d}" for k in range(11, 1, -1)]  # newest first
+
+
+def errors_of_cogs(caplog) -> list[str]:
+    """What the commands and controls logged as errors (the open match's table messages, resumed at boot into a
+    channel the fake Discord does not have, log their own)."""
+    return [x.getMessage() for x in caplog.records if x.levelno >= 40 and x.name.startswith(("cogs", "discord"))]
+
+
+def _forge(msg, old: str, new: str) -> None:
+    """Make the control ``old`` of ``msg`` carry the custom id ``new`` (Discord sends only ids a message holds)."""
+    for comp in msg.all_components():
+        if comp.get("custom_id") == old:
+            comp["custom_id"] = new
+
+
+PAST_SQLITE = ["400000000000000R", encode_code(2**63, 0), encode_code(2**63 + 5, 3), encode_code(10**19, 1)]
+
+
+@pytest.mark.parametrize("code", PAST_SQLITE)
+async def test_a_replay_code_past_the_databases_integers(h: Harness, caplog, code: str) -> None:
+    """A code for a match at or past 2^63 (the largest SQLite integer) answered the generic apology and logged an
+    OverflowError: it names no hand, in /replay, on a replay button and in the /history select alike."""
+    before = dump(h)
+    caplog.clear()
+    r = await h.slash("replay", user=A, code=code)
+    assert r.reply.ephemeral and "There is no hand" in r.reply.text and not r.reply.images, r.reply.text
+    r = await h.slash("replay", user=A, code=code, locale="zh-CN")
+    assert "本服务器没有回放码为" in r.reply.text
+    # a forged replay button naming that code (pressed by its viewer, and by someone else)
+    good = encode_code(h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+    msg = (await h.slash("replay", user=A, code=good)).reply
+    for label, user in (("▶", A), ("⏭", B)):
+        cid = next(b["custom_id"] for b in msg.buttons() if b.get("label") == label and not b.get("disabled"))
+        forged = cid.replace(f":{good}:", f":{decode_and_norm(code)}:")
+        _forge(msg, cid, forged)
+        r2 = await h.click(msg, custom_id=forged, user=user)
+        assert r2.reply.ephemeral and "There is no hand" in r2.reply.text, r2.reply.text
+    # the /history select with a forged value
+    hist = (await h.slash("history", user=A)).reply
+    select = next(c for c in hist.all_components() if c.get("type") == 3)
+    select["options"].append({"label": "x", "value": code})
+    r3 = await h.click(hist, custom_id=select["custom_id"], values=[code], user=A)
+    assert r3.reply.ephemeral and "There is no hand" in r3.reply.text, r3.reply.text
+    assert not errors_of_cogs(caplog), errors_of_cogs(caplog)
+    assert dump(h) == before
+
+
+def decode_and_norm(code: str) -> str:
+    return encode_code(*decode_code(code))
+
+
+@pytest.mark.parametrize("player", [10**30, 2**63, 0])
+async def test_a_history_button_naming_a_player_past_the_database(h: Harness, caplog, player: int) -> None:
+    """A forged ◀ ▶ naming player 10^30 answered the generic apology (OverflowError): it is nobody."""
+    h.bot.get_cog("Memory").page_size = 2
+    msg = (await h.slash("history", user=A)).reply
+    cid = next(b["custom_id"] for b in msg.buttons() if b.get("label") == "▶")
+    forged = f"mjh:{GUILD_ID}:{player}:{A}:1"
+    _forge(msg, cid, forged)
+    caplog.clear()
+    edits = msg.edits
+    r = await h.click(msg, custom_id=forged, user=A)
+    assert r.reply.ephemeral and "no such player" in r.reply.text, r.reply.text
+    r = await h.click(msg, custom_id=forged, user=A, locale="zh-CN")
+    assert "没有这位玩家" in r.reply.text, r.reply.text
+    assert msg.edits == edits
+    assert not errors_of_cogs(caplog), errors_of_cogs(caplog)

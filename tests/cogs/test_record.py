@@ -673,7 +673,7 @@ async def test_a_forged_record_id_past_the_database(h: Harness, rid: int):
     assert dump(h) == before
 
 
-# Hands whose payments were worked out by hand from DECISIONS.md (seats E S W N = A B C D, E the dealer):
+# Hands whose payments were worked out by hand from the rulings (docs/rules/) (seats E S W N = A B C D, E the dealer):
 #   H4 base of HEFEI = 胡 5 + 门清 10 + 支 3 (11 万) + 缺门 1 + 卡 1 = 20; 庄分 1 x 庄数 on ron, 2 x 庄数 on self-draw
 #   W8 清一色 (1 交): 315 pays 30 a payer (+10 self-drawn), 525 pays 50; W10 every win is paid by all three
 #   W12 3对报警: E fed all three pungs of one suit, so E pays for all (90), whoever discarded
@@ -888,3 +888,20 @@ async def test_the_expiry_setting_refuses_forged_values(h: Harness, value, local
     out = await h.send(data, r)
     assert text in out.reply.content and out.reply.ephemeral and "went wrong" not in out.reply.content
     assert dump(h) == before
+
+
+async def test_a_locked_database_at_a_confirmation_is_a_warning(h: Harness, caplog):
+    """The database locked by another writer when a payer confirms passes by itself: the payer is told to press
+    again and the log says so as a warning (as /correct, /export and /season do), not as an ERROR with a
+    traceback."""
+    await record(h)
+    rec = await last(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("INSERT INTO ledger")  # "database is locked"
+    caplog.clear()
+    r = await press(h, rec, "Confirm", C)
+    assert "could not save" in r.reply.content and r.reply.ephemeral
+    mine = [x for x in caplog.records if x.name == "cogs.record"]
+    assert [x.levelname for x in mine] == ["WARNING"], [(x.levelname, x.getMessage()) for x in mine]
+    assert mine[0].exc_info is None and "locked" in mine[0].getMessage()
+    assert not [x for x in caplog.records if x.levelno >= 40]

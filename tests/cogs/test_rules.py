@@ -56,3 +56,24 @@ async def test_wuhu_mode_of_the_server_is_shown(harness: Harness):
     house = r.reply.embeds[0]["fields"][-1]["value"]
     mode_line = next(line for line in house.splitlines() if "525" in line or "315" in line)
     assert "525" in mode_line and "默认" not in mode_line
+
+
+def _cited(text: str) -> set[str]:
+    """Rule ids named in a section title: "W1-W3", "H1、H2" ... (ranges expanded)."""
+    import re
+
+    out: set[str] = set()
+    for a, lo, hi in re.findall(r"([GWHC])(\d+)(?:-[GWHC](\d+))?", text):
+        out |= {f"{a}{n}" for n in range(int(lo), int(hi or lo) + 1)}
+    return out
+
+
+@pytest.mark.parametrize("variant", VARIANT_KEYS)
+@pytest.mark.parametrize("locale", sorted(LOCALES))
+async def test_every_ruling_a_score_line_cites_has_its_section_in_rules(harness: Harness, variant, locale):
+    """/score shows "压档 (W5)": /rules for that variant has a section whose title names W5."""
+    r = await harness.slash("rules", variant=variant, locale=locale)
+    [embed] = r.reply.embeds
+    titled = set().union(*(_cited(f["name"]) for f in embed["fields"]))
+    cited = set(get_variant(variant).rule_of.values())
+    assert cited <= titled, sorted(cited - titled)

@@ -77,10 +77,11 @@ async def test_good_hand_shows_the_engine_breakdown_payments_and_an_image(harnes
     reply = r.reply
     assert not reply.ephemeral, "a scored hand is shown to the channel"
     text = reply.content
+    rule_for = get_variant(variant).rule_for
     for item in expected.items:
         name = {"en": item.en, "zh": item.zh, "zh-TW": hant(item.zh)}[lang]
         value = f"×{item.value}" if item.kind == "mul" else str(item.value)
-        assert f"{name}: {value}" in text, (name, text)
+        assert f"{name} ({rule_for(item.code)}): {value}" in text, (name, text)  # the ruling each line comes from
     assert payments_shown(text, lang) == expected.payments
     assert sum(payments_shown(text, lang)) == 0
     assert SEATS[lang][expected.winner] in text.splitlines()[0]
@@ -91,6 +92,7 @@ async def test_good_hand_shows_the_engine_breakdown_payments_and_an_image(harnes
     # the card: the numbers in the scene it is drawn from are the engine's, and the image is that scene's drawing
     [scene] = harness.bot.get_cog("Score").scene_log
     check_card_scene(scene, expected, options)
+    assert scene.variant == variant, "the card names each line's ruling"
     assert image == render_score(scene, lang=lang)
     # exactly one answer: the deferral, then the message that replaced "thinking..."
     assert [m.id for m in harness.channel()] == [reply.id]
@@ -331,3 +333,17 @@ def test_score_cog_doctests():
         for test in doctest.DocTestFinder().find(function):
             runner.run(test)
     assert runner.tries > 0 and runner.failures == 0
+
+
+@pytest.mark.parametrize(("locale", "line", "ref"), [
+    ("zh-CN", "• 压档 (W5): 2", "/rules"), ("en-US", "• middle-tile win (压档) (W5): 2", "/rules"),
+    ("zh-TW", "• 壓檔 (W5): 2", "/rules"),
+])
+async def test_each_line_names_its_ruling_and_says_where_to_look_it_up(harness: Harness, locale, line, ref):
+    r = await harness.slash("score", hand="123456789m11p35s+4s", variant="wuhu", discarder="W", locale=locale)
+    text = r.reply.content
+    assert line in text, text
+    lines = text.splitlines()
+    under_header = lines[lines.index(next(x for x in lines if x.startswith("__"))) + 1]
+    assert ref in under_header and "W5" in under_header  # said once, right under the items' heading
+

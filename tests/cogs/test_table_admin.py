@@ -369,3 +369,20 @@ async def test_two_votes_at_once_dissolve_once(harness: Harness):
     assert answers == ["That vote is over; nothing was changed.", "The dissolve vote passed."]
     assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
     assert [f for _, f, _ in await audit(h)].count("table.dissolve") == 1
+
+
+async def test_replace_and_restore_in_a_lobby_say_the_game_has_not_started(harness: Harness):
+    """In a lobby, /table replace and /table restore answered "That table is over": they act once the table is
+    playing, and the answer says so (and points to /table kick), in the member's language; nothing changes."""
+    h = harness
+    prep(h)
+    await h.slash("table new", variant="hefei", user=P1, locale="en-US")
+    await h.slash("table join", user=P2, locale="en-US")
+    lt = h.bot.tables.by_channel[h.channel_id]
+    seats = list(lt.seats)
+    for cmd in ("table replace", "table restore"):
+        for locale, words in (("en-US", "has not started yet"), ("zh-CN", "还没有开始"), ("zh-TW", "還沒有開始")):
+            r = await h.slash(cmd, member=P2, user=P1, locale=locale)
+            assert words in said(r) and "/table kick" in said(r) and "over" not in said(r), said(r)
+            assert r.reply.ephemeral
+    assert list(lt.seats) == seats and not lt.started and not lt.closed

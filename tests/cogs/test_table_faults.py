@@ -242,7 +242,8 @@ async def test_resume_waits_for_a_locked_database(harness: Harness, monkeypatch)
     async def locked_open(cls, path, **kwargs):
         store = await real_open(cls, path, **kwargs)
         conn = FlakyConnection.install(store)
-        conn.fail("WHERE status = 'active'", seconds=0.6)  # the unfinished games cannot be read for a while
+        # the unfinished games cannot be read for a while: the first 3 reads (of the start-up's 4 tries) fail
+        conn.fail("WHERE status = 'active'", times=3)
         flakies.append(conn)
         return store
 
@@ -253,7 +254,7 @@ async def test_resume_waits_for_a_locked_database(harness: Harness, monkeypatch)
 
     h2 = await H.boot(h.bot.config.db_path, config=h.bot.config, fake=h.fake)
     try:
-        assert flakies and flakies[0].hits >= 1
+        assert flakies and flakies[0].hits == 3
         lt2 = h2.bot.tables.by_id[match_id]
         assert lt2.table.state_hash() == state
         assert (await h2.bot.store.match(match_id)).status == "active"
@@ -519,3 +520,66 @@ async def test_a_5xx_on_deleting_the_old_table_message_is_retried(harness: Harne
     assert fault.hits == 1 and live(h).message_id != old
     assert old not in [m.id for m in h.channel()]  # no second table message with the old controls
     assert not h.bot.tables.publisher.leftovers(live(h))
+
+
+async def test_a_long_5xx_storm_loses_no_announcement_and_no_wall_reveal(harness: Harness, caplog):
+    """Every write to the channel fails with a 503 far longer than a write's tries last; when Discord answers
+    again, every announcement of the hand (the wall's commitment, the claims, the hand's end with the wall's
+    reveal, the result) is in the channel, in order, and the table message shows the hand's end."""
+    h = harness
+    prep(h)
+    pub = h.bot.tables.publisher
+    pub.backoff = (0.001, 0.001, 0.001)  # 4 tries per write: the storm outlasts every write many times over
+    storm = h.fake.fail(f"^/channels/{h.channel_id}/messages", status=503, times=10**9)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    await play_until_hand_ends(h, [P1], lt)
+    await asyncio.sleep(0.05)  # (let the storm go on a little: how long does not matter)
+    # still storming: what waits is a short queue (announcements joined, one table slot)
+    assert len(pub.boxes[id(lt)].jobs) <= 5
+    storm.remaining = 0  # Discord answers again
+    with caplog.at_level(logging.WARNING, logger="bot.tables.publisher"):
+        await h.bot.tables.wait_idle()
+    assert storm.hits > 4 * 4  # many writes failed after every one of their tries
+    text = "\n".join(m.content for m in h.channel())
+    assert "第 1 局：牌墙承诺" in text
+    assert "第 1 局牌墙公开：盐" in text  # the reveal a player needs to check the deal
+    assert "第 1 局：" in text.split("第 1 局牌墙公开")[1]  # the result after the reveal
+    assert not [r for r in caplog.records if "could not be sent" in r.getMessage()]
+
+
+async def test_a_result_card_that_never_got_out_before_the_next_hand_is_posted_after_a_storm(harness: Harness):
+    """The hand's result (written into the table message, with the wall's reveal) is still waiting when the next
+    hand starts on its timer: the next table replaces the waiting table message, but the result is posted, not
+    lost."""
+    h = harness
+    prep(h)
+    pub = h.bot.tables.publisher
+    pub.backoff = (0.001,)
+    storm = h.fake.fail(f"^/channels/{h.channel_id}/messages", status=503, times=10**9)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    await play_until_hand_ends(h, [P1], lt)
+    h.bot.tables.timers.next_hand = 0.01
+    lt.timer.cancel()  # (armed with the old delay) the next hand starts on a timer of 10 ms
+    h.bot.tables._arm_timer(lt)
+    await lt.timer  # awaited, not polled
+    await h.settle()
+    assert lt.table.phase in ("play", "claim", "rob")  # the next hand is on
+    storm.remaining = 0
+    await h.bot.tables.wait_idle()
+    text = "\n".join(m.content for m in h.channel())
+    assert "第 1 局牌墙公开：盐" in text and "第 2 局：牌墙承诺" in text
+    assert text.index("第 1 局牌墙公开") < text.index("第 2 局：牌墙承诺")  # in the order it happened
+
+
+async def test_a_stop_during_a_5xx_storm_does_not_hang_and_says_what_was_given_up(harness: Harness, caplog):
+    h = harness
+    prep(h)
+    h.bot.tables.publisher.backoff = (0.001,)
+    h.fake.fail(f"^/channels/{h.channel_id}/messages", status=503, times=10**9)  # Discord never answers again
+    await open_table(h, "hefei", humans=(P1,))
+    with caplog.at_level(logging.WARNING, logger="bot.tables.publisher"):
+        await asyncio.wait_for(h.close(), 30)  # (a bound for a hang, not a speed goal)
+    given_up = [r.getMessage() for r in caplog.records if "given up" in r.getMessage()]
+    assert given_up and all("shutting down" in m for m in given_up)

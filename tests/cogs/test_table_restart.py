@@ -143,20 +143,30 @@ async def test_an_open_vote_survives_a_kill_and_its_buttons_keep_working(harness
 
 
 async def test_a_vote_keeps_its_deadline_across_a_restart(harness: Harness):
+    """On the injected wall clock (no dependence on how long the kill and the start-up take): the vote opens at
+    T with a minute to run; the new bot starts at T + 59.95 s and ends the vote at T + 60 s, not a minute later."""
     h = harness
     prep(h)
-    h.bot.tables.timers.vote = 0.6
+    now = [1_800_000_000.0]
+    h.bot.tables.wall = lambda: now[0]
     await open_table(h, "hefei", humans=(P1, P2))
     await h.slash("table dissolve", user=P1)
     vm = vote_message(h)
-    h2 = await h.kill()
+    deadline = now[0] + 60
+    now[0] = deadline - 0.05  # the bot was down for 59.95 s of the vote's minute
+
+    def frozen_wall(bot) -> None:
+        bot.tables.wall = lambda: now[0]
+
+    h2 = await h.kill(prepare=frozen_wall)
     try:
         prep(h2)
         assert h2.bot.tables.timers.vote == 60  # the new bot's own minute is not what counts
         lt = h2.bot.tables.by_channel[h2.channel_id]
-        t0 = asyncio.get_running_loop().time()
-        await lt.vote.timer  # the stored deadline: well under a second from now
-        assert asyncio.get_running_loop().time() - t0 < 5
+        assert lt.vote is not None and lt.vote.deadline == deadline  # still open: its deadline is the stored one
+        assert not h2.fake.find_message(vm.id).content.count("过期")
+        # the timer runs out 0.05 s of the wall clock later (a bound for a hang only, the new minute would be 60 s)
+        await asyncio.wait_for(asyncio.shield(lt.vote.timer), 30)
         await h2.bot.tables.wait_idle()
         assert lt.vote is None and not lt.closed
         msg = h2.fake.find_message(vm.id)
@@ -169,13 +179,17 @@ async def test_a_vote_keeps_its_deadline_across_a_restart(harness: Harness):
 async def test_a_vote_that_lapsed_while_the_bot_was_down_fails_and_is_said_once(harness: Harness):
     h = harness
     prep(h)
-    h.bot.tables.timers.vote = 0.05
+    now = [1_800_000_000.0]
+    h.bot.tables.wall = lambda: now[0]
     await open_table(h, "hefei", humans=(P1, P2))
     await h.slash("table dissolve", user=P1)
     vm = vote_message(h)
-    h2 = await h.kill()  # the vote's timer dies with the bot, before it fires
-    await asyncio.sleep(0.1)
-    h3 = await h2.kill()  # (h2 booted before the deadline on a fast machine: the deadline passes while h3 boots)
+    now[0] += 61  # the vote's timer dies with the bot, which is down past the vote's minute (the wall clock)
+
+    def frozen_wall(bot) -> None:
+        bot.tables.wall = lambda: now[0]
+
+    h3 = await h.kill(prepare=frozen_wall)
     try:
         prep(h3)
         await h3.bot.tables.wait_idle()
@@ -273,7 +287,7 @@ async def _next_hand_unposted(h: Harness):
     pub.backoff = (3600.0,)  # the post of the next table fails and waits (the bot is killed meanwhile)
     fault = h.fake.fail(f"^/channels/{h.channel_id}/messages$", method="POST", times=100)
     await h.click(card, custom_id=button_id(card, ":next"), user=P1)
-    for _ in range(200):
+    for _ in range(3000):  # until the post has failed (a bound for a hang, not a speed goal)
         if fault.hits:
             break
         await asyncio.sleep(0.01)

@@ -211,6 +211,7 @@ async def test_a_hand_with_one_human_and_three_ai(harness: Harness, variant: str
     assert [r.amount for r in sorted(ledger, key=lambda r: r.seat)] == pay
     cards = [sc for k, sc, _ in h.bot.tables.scene_log if k == "score"]
     assert len(cards) == len(tb.last_result["winners"])
+    assert all(c.variant == variant for c in cards)  # each line of the card names its ruling (W5 ...)
     card_sum = [0, 0, 0, 0]
     dealer = tb.last_result["dealer"]
     for sc in cards:
@@ -624,3 +625,63 @@ async def test_a_hand_left_unsettled_by_a_crash_is_settled_on_restart(harness: H
         assert [r.amount for r in ledger] == payments
     finally:
         await h2.close()
+
+
+# ------------------------------------------------------------------------------------------------ hostile names
+
+VICTIM = 1_200_000_000_000_009_999  # a member of the server who plays nothing
+ROLE = 1_200_000_000_000_008_888
+HOSTILE = f"<@{VICTIM}> @everyone <@&{ROLE}> @here **bold**"
+
+
+def _sent_messages(h: Harness) -> list[tuple[str, dict]]:
+    """(path, JSON body) of every message the bot wrote or edited (channel messages, DMs, interaction answers)."""
+    out = []
+    for rq in h.fake.requests:
+        body = rq.json if isinstance(rq.json, dict) else {}
+        if rq.method in ("POST", "PATCH") and isinstance(body.get("data"), dict):  # an interaction callback
+            body = body["data"]
+        if rq.method in ("POST", "PATCH") and ("content" in body or "embeds" in body):
+            out.append((rq.path, body))
+    return out
+
+
+async def test_a_display_name_that_reads_as_a_mention_pings_nobody(harness: Harness):
+    """A player named ``<@victim> @everyone`` made every table text that names them (轮到：…, the autoplay notice,
+    the announcements, the result …) ping the victim. Names are shown escaped, and a message may ping only the
+    members the bot means to ping (here: the player whose DMs are closed)."""
+    h = harness
+    prep(h)
+    h.fake.close_dms(P2)
+    await open_table(h, "hefei", humans=(P1, P2), name=HOSTILE)
+    lt = live(h)
+    assert lt.seats[lt.seat_of(P1)].name == HOSTILE  # the name is kept as the player chose it
+    await h.slash("table autoplay", on="on", user=P1, locale="zh-CN")
+    await h.slash("table autoplay", on="on", user=P2, locale="en-US")
+    await h.settle()
+    for _ in range(200):
+        if lt.table.phase != "play" and lt.table.phase != "claim" and lt.table.phase != "rob":
+            break
+        await h.settle()
+    await h.slash("table show", user=P1)
+    await h.slash("table dissolve", user=P1)
+    sent = _sent_messages(h)
+    assert len(sent) > 10
+    named = 0
+    for path, body in sent:
+        text = "\n".join([body.get("content") or "", *(
+            "\n".join([e.get("title") or "", e.get("description") or "",
+                       *(f.get("name", "") + f.get("value", "") for f in e.get("fields") or [])])
+            for e in body.get("embeds") or [])])
+        assert f"<@{VICTIM}>" not in text and f"<@&{ROLE}>" not in text, (path, text)
+        assert "@everyone" not in text and "@here" not in text and "**bold**" not in text, (path, text)
+        named += f"{VICTIM}" in text
+        am = body.get("allowed_mentions")
+        assert am is not None, (path, body)  # Discord's default would parse every mention
+        assert "everyone" not in am.get("parse", []) and "roles" not in am.get("parse", []), (path, am)
+        assert "users" not in am.get("parse", []), (path, am)  # users only by name, in a list
+        assert str(VICTIM) not in [str(u) for u in am.get("users", [])], (path, am)
+    assert named >= 5  # the name was shown, escaped, in the table's texts
+    pinged = [b for _, b in sent if (b.get("allowed_mentions") or {}).get("users")]
+    assert pinged and all([str(u) for u in b["allowed_mentions"]["users"]] == [str(P2)] for b in pinged)
+    assert all(f"<@{P2}>" in b["content"] for b in pinged)  # the closed-DM notice still pings its player

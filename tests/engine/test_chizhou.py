@@ -1,4 +1,4 @@
-"""池州麻将 Chizhou: 花, the 花 gate, 番 and its cap, payments, 承包 / 反包 and the chi limit (DECISIONS C4-C9).
+"""池州麻将 Chizhou: 花, the 花 gate, 番 and its cap, payments, 承包 / 反包 and the chi limit (docs/rules/chizhou.md C4-C9).
 
 Seats: E=0 S=1 W=2 N=3. Unless said otherwise the winner is S; S chis only from E, W chis only from S.
 """

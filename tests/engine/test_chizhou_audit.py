@@ -1,4 +1,4 @@
-"""Independent audit of Chizhou scoring: hands worked out by hand from the seed and DECISIONS C1-C10.
+"""Independent audit of Chizhou scoring: hands worked out by hand from the rules text and the rulings C1-C10 (docs/rules/chizhou.md).
 
 Every expected value below was computed by hand (arithmetic in the comment) before running the code; none is
 copied from the implementation's output. Seats E=0 S=1 W=2 N=3, E is the dealer; payments are (E, S, W, N).

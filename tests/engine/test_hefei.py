@@ -1,4 +1,4 @@
-"""合肥 Hefei scoring and settlement (DECISIONS.md H1-H8): worked examples, refusals and properties.
+"""合肥 Hefei scoring and settlement (docs/rules/hefei.md H1-H8): worked examples, refusals and properties.
 
 Seats: 0 E (dealer), 1 S, 2 W, 3 N. ``payments`` is what each seat gains. In the hand strings the winning tile follows
 ``+``; ``[888m]`` is a peng, ``[8888p]`` an exposed kong, ``(8888p)`` a concealed kong.

@@ -1,9 +1,9 @@
-"""Independent audit of 合肥 Hefei scoring (DECISIONS.md H1-H8, seed ``rules/seeds/hefei.txt``).
+"""Independent audit of 合肥 Hefei scoring (the rulings H1-H8 of docs/rules/hefei.md).
 
 Two kinds of evidence, neither taken from the implementation's output:
 
-1. Hands worked out by hand from the seed and DECISIONS, the arithmetic in a comment beside each.
-2. A small brute-force scorer written from DECISIONS alone (own decomposition search, own wait search, own item
+1. Hands worked out by hand from the rulings, the arithmetic in a comment beside each.
+2. A small brute-force scorer written from the rulings alone (own decomposition search, own wait search, own item
    formulas), compared with ``VARIANT.score`` on random winning hands and situations.
 
 Seats: 0 E (dealer), 1 S, 2 W, 3 N. ``payments`` = what each seat gains.
@@ -85,7 +85,7 @@ HANDS = [
     # 1122335566778m + 8m: 七对 (5) beats 123 123 567 567 88; waits 5m 8m (123 123 55 567 678): no 卡.
     # 万 14: 支 6; 缺门 2. base 5+10+6+2+5 = 28; E deals in: (28 + 1) x 3 = 87.
     ("1122335566778m+8m", {"frm": "E"}, {}, 28, (-87, 87, 0, 0)),
-    # 234 444 678m 55p 234s + 4m: 444 + 4 in 234 = 暗活 4 (on a discard: DECISIONS counts the winning tile in hand);
+    # 234 444 678m 55p 234s + 4m: 444 + 4 in 234 = 暗活 4 (on a discard: H4 counts the winning tile in hand);
     # rank 4: 4m x4 + 4s = 5 -> 同 1; 万 9: 支 1; waits 1m 4m 5p (44 234 678m + 555p): no 卡. base 21.
     ("23444678m55p234s+4m", {"frm": "W"}, {}, 21, (0, 21, -21, 0)),
     # The same with short_deck: waits 4m 5p (no 1m in the wall) -> still no 卡: 21.
@@ -169,7 +169,7 @@ def test_refused(hand, sit, rules, code):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# 2. an independent brute-force scorer, written from DECISIONS H3-H6 only
+# 2. an independent brute-force scorer, written from the rulings H3-H6 only
 
 
 def _blocks(counts: tuple[int, ...], need_pair: bool):

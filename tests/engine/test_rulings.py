@@ -1,4 +1,4 @@
-"""The rulings of 2026-11-30 (DECISIONS.md W3, W7, W12, C3) and Hefei's 海捞 (H7), played on scripted walls."""
+"""The rulings of 2026-11-30 (docs/rules/: W3, W7, W12, C3) and Hefei's 海捞 (H7), played on scripted walls."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ def _run(inputs, variant="wuhu", seed=5):
         except StopIteration:
             raise EOFError from None
 
-    code = run_local(variant, seed, input_fn=inp, print_fn=lambda *a: out.append(" ".join(map(str, a))))
+    code = run_local(variant, seed, input_fn=inp, print_fn=lambda *a: out.append(" ".join(map(str, a))), lang="en")
     return code, "\n".join(out)
 
 
@@ -53,7 +53,7 @@ def test_local_shows_hand_rivers_and_numbered_actions_then_quits():
 
 def test_local_eof_and_bad_input():
     code, out = _run(["x", "999"])
-    assert code == 0 and "type a number from 1 to" in out
+    assert code == 0 and "or one of the numbers 1, 2, 3" in out
 
 
 @pytest.mark.parametrize("variant", ["hefei", "chizhou"])

@@ -1,4 +1,4 @@
-"""Scripted games from fixed walls: one flow rule per test (DECISIONS common rules, W*, H*, C*).
+"""Scripted games from fixed walls: one flow rule per test (the rulings of docs/rules/: G*, W*, H*, C*).
 
 Chair 0 is the first dealer in every script (so chairs and winds coincide in the first hand).
 """

@@ -159,7 +159,7 @@ SEED_525 = """
 14支压8 15-19 30-38
 """
 
-# DECISIONS W9: four cells are typos and lose to the formula.
+# W9 (docs/rules/wuhu.md#w9): four cells are typos and lose to the formula.
 TYPOS = {
     (315, 12, 7, True): (12, 16),  # 底 4 + round((12+7) x 4 / 10 = 7.6) = 8 -> 12; dealer +4 -> 16 (seed 14-16)
     (315, 12, 8, True): (12, 16),  # 4 + round(20 x 4 / 10 = 8) = 8 -> 12; +4 -> 16 (seed 14-16)
@@ -184,7 +184,7 @@ TABLE_CELLS = _table_cells()
 assert len(TABLE_CELLS) == 224
 
 # Per 支数: the m-suit fillers beside the 3-tile core (t = concealed triplet, p = pair, K = exposed kong,
-# A = concealed kong) and the tiles of the other suits. 10, 13 and 14 支 need kongs (DECISIONS W9).
+# A = concealed kong) and the tiles of the other suits. 10, 13 and 14 支 need kongs (W9).
 FILLERS = {
     8: ("tp", "234p678s"),  # core 3 + 3 + 2 = 8 m
     9: ("tt", "234p55s"),  # 3 + 3 + 3 = 9

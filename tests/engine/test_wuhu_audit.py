@@ -1,8 +1,8 @@
-"""Independent audit of 芜湖 scoring (engine/variants/wuhu.py) against the seed and DECISIONS W1-W13.
+"""Independent audit of 芜湖 scoring (engine/variants/wuhu.py) against the rules text and the rulings W1-W13 (docs/rules/wuhu.md).
 
 Every expected number below was worked out by hand from the rules, not copied from the scorer: the arithmetic is
 in the comment next to each case. Seats: E=0 (dealer), S=1, W=2, N=3; the winner is S unless a case says otherwise.
-The last part is a second, deliberately naive scorer written from DECISIONS alone (its own decompositions and
+The last part is a second, deliberately naive scorer written from the rulings alone (its own decompositions and
 wait search) compared with the engine on random legal wins.
 """
 
@@ -189,7 +189,7 @@ def test_bao_hand_checked(text, opts, mode, payments):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# a second scorer written from DECISIONS only, compared with the engine on random wins (per payer, before 包)
+# a second scorer written from the rulings only, compared with the engine on random wins (per payer, before 包)
 
 SUITED = tuple(range(27))
 

@@ -1,6 +1,6 @@
 """Boot the real bot without Discord and talk to it with raw gateway payloads.
 
-    h = await Harness.boot(tmp_path / "bot.db")      # create_bot + setup hooks, as shared/interfaces.md says
+    h = await Harness.boot(tmp_path / "bot.db")      # create_bot + setup hooks, as docs/interfaces.md says
     r = await h.slash("score", hand="123m456m789m123p5p+5p", variant="hefei", locale="en-US")
     r.reply.content, r.reply.ephemeral, r.reply.images  # the bot's answer, as Discord stored it
     r2 = await h.click(r.reply, label="Notation help")    # press a button on a message
@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -134,11 +134,15 @@ class Harness:
     # ---- boot / shut down --------------------------------------------------------------------------------------
 
     @classmethod
-    async def boot(cls, db_path: str | Path, *, config: Config | None = None, fake: FakeDiscord | None = None) -> Harness:
+    async def boot(cls, db_path: str | Path, *, config: Config | None = None, fake: FakeDiscord | None = None,
+                   prepare: Callable[[MjBot], None] | None = None) -> Harness:
         """``create_bot(config)`` with ``db_path``, the setup hooks, and a fake Discord under both transports
-        (``fake``: an existing one, so that what the bot does while starting lands in the same Discord)."""
+        (``fake``: an existing one, so that what the bot does while starting lands in the same Discord).
+        ``prepare(bot)`` runs before the setup hooks (e.g. to inject the clocks that a start-up already reads)."""
         config = config or Config(token=None, db_path=db_target(db_path) if isinstance(db_path, str) else Path(db_path))
         bot = create_bot(config)
+        if prepare is not None:
+            prepare(bot)
         fake = fake or FakeDiscord(APPLICATION_ID, user_payload(APPLICATION_ID, "mjbot", bot=True))
         http = bot.http
         internals.install_session(http, fake.session)
@@ -174,7 +178,7 @@ class Harness:
         new.fake.rate_limits, new.fake.faults = self.fake.rate_limits, self.fake.faults
         return new
 
-    async def kill(self) -> Harness:
+    async def kill(self, *, prepare: Callable[[MjBot], None] | None = None) -> Harness:
         """As ``kill -9``: the bot stops where it is - its tasks are cancelled, no shutdown runs (nothing is flushed,
         no message edited, a transaction in flight is rolled back with its connection) - and a new bot boots on the
         same database and the same Discord. Only what the old one had already written survives."""
@@ -185,7 +189,7 @@ class Harness:
         await asyncio.gather(*doomed, return_exceptions=True)
         self.killed = True
         await self.bot.store.kill()  # the process is gone: its connection with it
-        new = await Harness.boot(self.bot.config.db_path, config=self.bot.config, fake=self.fake)
+        new = await Harness.boot(self.bot.config.db_path, config=self.bot.config, fake=self.fake, prepare=prepare)
         new.fake.channels, new.fake.dm_by_user, new.fake.users = self.fake.channels, self.fake.dm_by_user, self.fake.users
         new.fake.closed_dms, new.fake.requests = self.fake.closed_dms, self.fake.requests
         new.fake.interactions, new.fake.expired_tokens = self.fake.interactions, self.fake.expired_tokens

@@ -16,7 +16,7 @@ constraints file pins the versions the suite last passed with).
 ``aiohttp.FormData._fields``                  the parts of a multipart body (files and ``payload_json``)
 =============================================  =====================================================================
 
-The public boot path of ``shared/interfaces.md`` (``bot._async_setup_hook()``, ``bot._connection``,
+The public boot path of ``docs/interfaces.md`` (``bot._async_setup_hook()``, ``bot._connection``,
 ``parse_interaction_create``) is checked by the same test.
 """
 

@@ -57,7 +57,7 @@ def fixed_score_scene() -> ScoreScene:
     )
     notes = (Item("bao", "包牌：东 小明 放了第三口", "contract: E 小明 fed the third meld", 0, "info"),)
     return ScoreScene(hand, items, (-6, 16, -5, -5), samples.NAMES, 1, 0, notes=notes, title="芜湖麻将 · 315",
-                      total=16)
+                      total=16, variant="wuhu")  # lines with a Wuhu code name their ruling (W4 ...), the others none
 
 
 CASES = {
