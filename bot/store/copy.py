@@ -183,7 +183,8 @@ async def _copy(src: Store, dst: Store, *, force: bool) -> CopyReport:
 
 
 def copy_main(source: str, destination: str, *, force: bool = False) -> int:
-    """``mjbot db copy``: the report's lines on stdout; 0 when verified, 1 otherwise (a refusal: one line)."""
+    """``mjbot db copy``: the report's lines on stdout; 0 when verified, 1 when the copy differs; 2 (a setting to
+    fix, as ``mjbot check``) with one line when refused: a destination with data, a database that cannot be used."""
     import asyncio
     import sys
 
@@ -193,7 +194,7 @@ def copy_main(source: str, destination: str, *, force: bool = False) -> int:
         report = asyncio.run(copy_database(db_target(source), db_target(destination), force=force))
     except StoreError as e:
         print(f"mjbot: {e.message('en')}", file=sys.stderr)
-        return 1
+        return 2
     for line in report.lines():
         print(line)
     return 0 if report.ok else 1

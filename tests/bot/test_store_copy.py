@@ -105,6 +105,6 @@ def test_the_cli_copies_and_says_so(tmp_path: Path, capsys):
     assert main(["db", "copy", str(src), f"sqlite:///{dst}"]) == 0
     out = capsys.readouterr().out
     assert "✓ row counts equal" in out and "✓ ledger sums of 1 servers equal" in out and "matches rebuilt" in out
-    assert main(["db", "copy", str(src), str(dst)]) == 1
+    assert main(["db", "copy", str(src), str(dst)]) == 2
     err = capsys.readouterr().err
     assert "already holds data" in err and len(err.strip().splitlines()) == 1

@@ -41,11 +41,11 @@ def test_check_on_a_postgresql_url_without_a_server_fails_in_one_line_and_makes_
     owner_env.setenv("DISCORD_TOKEN", fake_token())
     owner_env.setenv("MJBOT_DB", f"postgresql://mjbot@/mjbot?host={tmp_path / 'nothing-here'}")
     code, lines, out = check(capsys)
-    assert code == 1 and lines["database"].startswith("✗") and "PostgreSQL" in lines["database"]
+    assert code == 2 and lines["database"].startswith("✗") and "PostgreSQL" in lines["database"]
     assert "Traceback" not in out and not (tmp_path / "postgresql:").exists()
     owner_env.setenv("MJBOT_DB", "mysql://root@localhost/mjbot")
     code, lines, out = check(capsys)
-    assert code == 1 and lines["database"].startswith("✗") and "unknown kind of database" in lines["database"]
+    assert code == 2 and lines["database"].startswith("✗") and "unknown kind of database" in lines["database"]
     assert not (tmp_path / "mysql:").exists()
 
 
