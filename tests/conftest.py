@@ -6,6 +6,7 @@ SQLite files, or in a module marked ``pytestmark = pytest.mark.both_backends`` e
 PostgreSQL (one throw-away server per session, ``tests/harness/pg.py``; a database per test copied from a migrated
 template). Without a server the PostgreSQL half is skipped, except under CI (``CI`` set), where it fails."""
 
+import logging
 import os
 from pathlib import Path
 
@@ -81,3 +82,17 @@ def new_db_target(db_backend: str, tmp_path: Path, request: pytest.FixtureReques
 def db_target(new_db_target) -> Path | str:
     """The test's database: ``tmp_path/db/bot.db`` (SQLite) or a fresh PostgreSQL database."""
     return new_db_target()
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_restored():
+    """A test that starts the bot the way ``mjbot run`` does installs discord.py's log handler on the root logger,
+    bound to that test's captured stderr; removed afterwards, so that a later test's log lines never go to a closed
+    stream (a "--- Logging error ---" traceback in that test's output)."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in root.handlers[:]:
+        if handler not in handlers:
+            root.removeHandler(handler)
+    root.setLevel(level)
