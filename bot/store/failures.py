@@ -10,8 +10,10 @@ for SQLite and PostgreSQL.
 >>> failure_kind(sqlite3.OperationalError("disk I/O error")), failure_kind(sqlite3.OperationalError("no such table: x"))
 ('unavailable', None)
 >>> import asyncpg
->>> failure_kind(asyncpg.exceptions.LockNotAvailableError("x")), failure_kind(asyncpg.exceptions.AdminShutdownError("x"))
-('busy', 'unavailable')
+>>> failure_kind(asyncpg.exceptions.LockNotAvailableError("lock timeout"))
+'busy'
+>>> failure_kind(asyncpg.exceptions.AdminShutdownError("shutting down"))
+'unavailable'
 """
 
 from __future__ import annotations
