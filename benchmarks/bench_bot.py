@@ -1,6 +1,6 @@
 """The bot under load: many tables in play in one process, driven through the test harness (run by hand).
 
-    python benchmarks/bench_bot.py [--tables 200] [--clicks 10] [--images] [--json]
+    python benchmarks/bench_bot.py [--tables 200] [--clicks 10] [--images] [--ai strong] [--json]
 
 Each table has one human and three AI seats (the human's clicks make the AI seats play too, as in a real game).
 In waves, every table's human presses their current control at about the same moment; for each click we measure
@@ -68,7 +68,7 @@ async def main(args: argparse.Namespace) -> dict:
     warm_ch, warm_u = h.add_channel(), USER0 + args.tables
     r = await h.slash("table new", variant=args.variant, user=warm_u, channel=warm_ch)
     for _ in range(3):
-        await h.slash("table addbot", user=warm_u, channel=warm_ch)
+        await h.slash("table addbot", user=warm_u, channel=warm_ch, difficulty=args.ai)
     start = next(c["custom_id"] for c in r.reply.buttons() if c["custom_id"].endswith(":start"))
     await h.click(h.fake.find_message(r.reply.id), custom_id=start, user=warm_u)
     gc.collect()
@@ -76,7 +76,7 @@ async def main(args: argparse.Namespace) -> dict:
     async def open_and_start(ch: int, u: int) -> None:
         r = await h.slash("table new", variant=args.variant, user=u, channel=ch)
         for _ in range(3):
-            await h.slash("table addbot", user=u, channel=ch)
+            await h.slash("table addbot", user=u, channel=ch, difficulty=args.ai)
         lobby = r.reply
         start = next(c["custom_id"] for c in lobby.buttons() if c["custom_id"].endswith(":start"))
         await h.click(h.fake.find_message(lobby.id), custom_id=start, user=u)
@@ -169,6 +169,7 @@ async def main(args: argparse.Namespace) -> dict:
         "active_tables": active,
         "clicks": clicks,
         "images": args.images,
+        "ai": args.ai,
         "p50_ms": round(statistics.median(lat), 2) if lat else None,
         "p99_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))], 2) if lat else None,
         "max_ms": round(lat[-1], 2) if lat else None,
@@ -191,6 +192,8 @@ if __name__ == "__main__":
                     "measure memory per table (the others, and every click, run untraced)")
     ap.add_argument("--variant", default="hefei", choices=["wuhu", "hefei", "chizhou"])
     ap.add_argument("--images", action="store_true", help="draw and encode the real PNGs")
+    ap.add_argument("--ai", default="normal", choices=["easy", "normal", "strong"],
+                    help="the AI seats' difficulty (strong: decided in the AI pool's worker processes)")
     ap.add_argument("--db-dir", default=None, help="folder for the database file (default: the system temp folder)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()

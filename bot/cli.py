@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from engine.ai import DIFFICULTIES
 from engine.errors import EngineError, normalise_lang
 from engine.tiles import SEATS, parse_hand, seat_index
 from render import catalog
@@ -115,12 +116,27 @@ def _build_parser() -> argparse.ArgumentParser:
     m.add_argument("--seed", type=int, default=0, metavar="S", help="the seed of the deals and of the AI (default 0)")
     m.add_argument("--mode", type=int, choices=(315, 525), default=None,
                    help="Wuhu only: 315 or 525 scoring (default 315)")
-    m.add_argument("--difficulty", choices=("easy", "normal"), default="normal",
+    m.add_argument("--difficulty", choices=DIFFICULTIES, default="normal",
                    help="how the four AI players play (default normal)")
     m.add_argument("--json", action="store_true",
                    help="one JSON object on the last line (hands, wins, self_draws, draws, zero_sum, "
                         "tiles_conserved, hands_per_s, ...)")
     m.set_defaults(subparser=m)
+
+    d = sub.add_parser("duel", help="duplicate 1v3: how much one AI difficulty wins against another, in 子 a hand",
+                       description="Every deal (a seeded wall and dealer, one hand with the default rules) is played "
+                                   "four times, the tested difficulty in each chair and the base one in the others. "
+                                   "Prints the tested chair's 子 a hand with a 95% interval over the deals, its win, "
+                                   "deal-in and draw rates and its decision time (mean, p99).")
+    d.add_argument("--variant", required=True, choices=VARIANTS, help="the rule set")
+    d.add_argument("--test", required=True, choices=DIFFICULTIES, help="the difficulty measured (one chair)")
+    d.add_argument("--base", required=True, choices=DIFFICULTIES, help="the difficulty of the other three chairs")
+    d.add_argument("--deals", type=int, required=True, metavar="N", help="deals to play (each four times)")
+    d.add_argument("--seed", type=int, default=0, metavar="S", help="the seed of the deals (default 0)")
+    d.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="worker processes (default 1; the same figures, the timing aside)")
+    d.add_argument("--json", action="store_true", help="one JSON object on the last line")
+    d.set_defaults(subparser=d)
 
     db = sub.add_parser("db", help="the database: copy it between SQLite and PostgreSQL")
     dbsub = db.add_subparsers(dest="db_command", required=True)
@@ -142,6 +158,8 @@ def _build_parser() -> argparse.ArgumentParser:
     loc.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                      help="a house rule, e.g. mode=525 (repeat for more)")
     _lang_option(loc, "the language of the table")
+    loc.add_argument("--difficulty", choices=DIFFICULTIES, default="normal",
+                     help="how the three AI players play (default normal)")
     loc.set_defaults(subparser=loc)
     return p
 
@@ -175,10 +193,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _score(args)
     if command == "sim":
         return _sim(args)
+    if command == "duel":
+        return _duel(args)
     if command == "local":
         from .local import run_local
 
-        return run_local(args.variant, args.seed, mode=args.mode, rules=args.rule, lang=args.lang)
+        return run_local(args.variant, args.seed, mode=args.mode, rules=args.rule, lang=args.lang,
+                         difficulty=args.difficulty)
     if command == "check":
         return _check(args)
     if command == "db":
@@ -391,4 +412,41 @@ def _sim(args: argparse.Namespace) -> int:
                     print(f"{name}: " + ", ".join(f"{kk} {vv}" for kk, vv in own.items() if kk != "variant"))
             else:
                 print(f"{k}: {v}")
+    return 0
+
+
+def timed_duel(variant: str, test: str, base: str, deals: int, seed: int = 0, jobs: int = 1) -> dict[str, Any]:
+    """The engine's (clock-free) duel with the tested difficulty's decisions timed by ``time.perf_counter``, the
+    deals spread over ``jobs`` processes (the same figures whatever ``jobs``, the timing aside), plus ``seconds``."""
+    import time
+
+    from engine.duel import play_deal, summarise
+
+    t0 = time.perf_counter()
+    args = [(variant, test, base, d, seed, time.perf_counter) for d in range(deals)]
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs) as ex:
+            results = list(ex.map(play_deal, *zip(*args, strict=True), chunksize=max(1, deals // (jobs * 8))))
+    else:
+        results = [play_deal(*a) for a in args]
+    out = summarise(variant, test, base, seed, results)
+    out["seconds"] = round(time.perf_counter() - t0, 3)
+    return out
+
+
+def _duel(args: argparse.Namespace) -> int:
+    if args.deals < 1 or args.jobs < 1:
+        print("--deals and --jobs must be 1 or more", file=sys.stderr)
+        return 2
+    out = timed_duel(args.variant, args.test, args.base, args.deals, args.seed, args.jobs)
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        print(f"{args.variant}: {args.test} vs 3 x {args.base}, {out['deals']} deals ({out['hands']} hands)")
+        print(f"  子 a hand: {out['mean_per_hand']:+.2f}  (95% {out['ci95_low']:+.2f} .. {out['ci95_high']:+.2f})")
+        print(f"  win {out['win_rate']:.1%}  deal-in {out['deal_in_rate']:.1%}  drawn {out['draw_rate']:.1%}")
+        if out["decision_ms_mean"] is not None:
+            print(f"  decision ms: mean {out['decision_ms_mean']:.2f}  p99 {out['decision_ms_p99']:.2f}")
     return 0

@@ -429,9 +429,11 @@ def run_local(
     mode: int | None = None,
     rules: Sequence[str] = (),
     lang: str = "zh",
+    difficulty: str = "normal",
 ) -> int:
     """Play a whole match in the terminal; returns the exit code (0, also on quit or EOF; 130 on Ctrl-C; 2 on a bad
-    variant or house rule). ``rules``: ``KEY=VALUE`` house rules; ``lang``: ``zh``, ``zh-TW`` or ``en``."""
+    variant or house rule). ``rules``: ``KEY=VALUE`` house rules; ``lang``: ``zh``, ``zh-TW`` or ``en``;
+    ``difficulty``: the three AI players' (easy, normal, strong)."""
     lang = normalise_lang(lang)
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
@@ -446,14 +448,14 @@ def run_local(
         return 2
     ui = Local(t, lang)
     try:
-        return _play(t, ui, V, seed, input_fn, print_fn)
+        return _play(t, ui, V, seed, input_fn, print_fn, difficulty)
     except KeyboardInterrupt:  # Ctrl-C, at a prompt or while the AI plays: the usual exit status of an interrupt
         print_fn(ui.tr("bye"))
         return 130
 
 
 def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], str],
-          print_fn: Callable[..., Any]) -> int:
+          print_fn: Callable[..., Any], difficulty: str = "normal") -> int:
     lang = ui.lang
     rng = random.Random(f"local|{seed}")
     vname = V.en if lang == "en" else (to_hant(V.zh) if lang == "zh-TW" else V.zh)
@@ -496,7 +498,7 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
         else:
             s = waiting[0]
             la = t.legal_actions(s)
-            a = la[0] if len(la) == 1 else choose(t.view(s), s, la, "normal", rng)
+            a = la[0] if len(la) == 1 else choose(t.view(s), s, la, difficulty, rng)
         check = None
         if a.type == "discard" and a.seat != HUMAN and a.tile is not None and t.phase == "play":
             check = ui.before_discard(a.seat, a.tile)

@@ -320,12 +320,15 @@ class Memory(commands.Cog):
             self._replays.popitem(last=False)
         return norm, match, rp
 
-    def _review(self, match: MatchInfo, rp: HandReplay, seat: int) -> Review:
+    async def _review(self, match: MatchInfo, rp: HandReplay, seat: int) -> Review:
+        """The seat's review of the hand (the strong AI's evaluator at each decision: up to a second or two of
+        work, done in a thread so the event loop keeps answering), cached."""
         key = (match.match_id, rp.hand_no, seat)
         if key not in self._reviews:
+            review = await asyncio.to_thread(review_hand, rp, seat)
             if len(self._reviews) > 4 * _CACHE:
                 self._reviews.clear()
-            self._reviews[key] = review_hand(rp, seat)
+            self._reviews[key] = review
         return self._reviews[key]
 
     async def _show_all(self, guild: int) -> bool:
@@ -347,11 +350,11 @@ class Memory(commands.Cog):
         show_all = await self._show_all(guild)
         voided = await hand_voided(self.bot.store, match.match_id, rp.hand_no)  # type: ignore[attr-defined]
         step = min(max(step, 0), rp.n)
-        review = self._review(match, rp, seat) if seat is not None else None
         if not new:
             await interaction.response.defer()
         else:
             await interaction.response.defer(ephemeral=True, thinking=True)
+        review = await self._review(match, rp, seat) if seat is not None else None
         t0 = time.perf_counter()
         scene = replay_scene(rp, step, seat, lang=lang, names=names_of(match), show_all=show_all, review=review,
                              code=code)
@@ -411,14 +414,14 @@ class Memory(commands.Cog):
             if seat is None:
                 raise UserError("memory.not_seated")
             await interaction.response.defer(ephemeral=True, thinking=True)
-            review = self._review(match, rp, seat)
-            png = await asyncio.to_thread(render_review, review, rp, item.theme, lang)
+            review = await self._review(match, rp, seat)
+            png = await asyncio.to_thread(render_review, review, rp, item.theme, lang, "", names_of(match))
             await interaction.followup.send(review_summary(review, lang), ephemeral=True,
                                             file=discord.File(io.BytesIO(png), filename=f"review-{code}.png"))
             return
         if op == "gif":
             await interaction.response.defer(ephemeral=True, thinking=True)
-            review = self._review(match, rp, seat) if seat is not None else None
+            review = await self._review(match, rp, seat) if seat is not None else None
             t0 = time.perf_counter()
             data = await asyncio.to_thread(render_replay_animation, rp, seat, theme=item.theme, lang=lang,
                                            show_all=show_all, names=names_of(match), review=review, code=code)

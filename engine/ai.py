@@ -14,7 +14,9 @@ the seat's own tiles, every meld and every river tile.
   (:class:`engine.variants.base.AiProfile`); the AI never branches on a variant's name. Chizhou: the 花 still missing count honour pairs and singles,
   suited triplets (a concealed kong), shown pungs with a live fourth tile (an added kong) and suited pairs; a
   claimable kong beats the pung of the same tile, and a kong that adds 花 is taken when the distance holds.
-- ``easy``: takes every win; discards by plain shanten with random ties, ignores 八支 and 花, never claims or kongs.
+- ``easy``: takes every win; discards to the same effective distance (八支, the 花 gate) but with random ties, only
+  keeping 八支 once reached; claims and kongs only what builds 花 (Chizhou: honour pungs, kongs) and only when that
+  costs no distance. It knows each variant's gates, so four easy AIs win hands everywhere and a match ends.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from .table.actions import Action
 from .tiles import HONOR, NUM_KINDS, MeldKind
 from .variants import get_variant
 
-DIFFICULTIES = ("easy", "normal")
+DIFFICULTIES = ("easy", "normal", "strong")
 
 def _near(c: Sequence[int]) -> list[int]:
     """Kinds that could complete or improve a hand: held, or within two of a held suited tile."""
@@ -234,6 +236,10 @@ def choose(
     """The AI's action for ``seat`` among ``legal_actions`` (never empty)."""
     if difficulty not in DIFFICULTIES:
         raise EngineError("bad_rule_value", key="difficulty", value=difficulty, expected="/".join(DIFFICULTIES))
+    if difficulty == "strong":  # expected 子 from the seat's view: engine/strong
+        from .strong import choose as strong_choose
+        return strong_choose(view_or_table if isinstance(view_or_table, Mapping) else view_or_table.view(seat),
+                             seat, legal_actions)
     rng = rng or random.Random(0)
     acts = [a if isinstance(a, Action) else Action.from_json(a) for a in legal_actions]
     acts = [a for a in acts if a.type != "timeout"]
@@ -247,44 +253,70 @@ def choose(
     pass_act = next((a for a in acts if a.type == "pass"), None)
     if "discard" not in types:
         # a claim window (or the last-four phase, where only pass remains)
-        if difficulty == "easy" or pass_act is None:
-            return pass_act or acts[0]
+        if pass_act is None:
+            return acts[0]
+        if difficulty == "easy":
+            return _easy_claim(me, acts, pass_act)
         return _claim(me, acts, pass_act)
     discards = [a for a in acts if a.type == "discard"]
     if difficulty == "easy":
-        best = None
-        cand = []
-        for a in discards:
-            c = list(me.counts)
-            assert a.tile is not None
-            c[a.tile] -= 1
-            sh = shanten(c, me.n_melds, seven_pairs=me.seven_pairs)
-            if best is None or sh < best:
-                best, cand = sh, [a]
-            elif sh == best:
-                cand.append(a)
-        return rng.choice(cand)
+        return _easy_play(me, acts, discards, rng)
     choice, key = _best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)
     for a in acts:
         if a.type == "kong":
-            c = list(me.counts)
-            kt = _tile(a)
-            if c[kt] == 4:
-                c[kt] = 0
-                ms = list(me.meld_suits)
-                if kt < HONOR:
-                    ms[kt // 9] += 4
-                k2 = me.key(c, me.n_melds + 1, ms, me.meld_hua + (3 if kt >= HONOR else 2))
-            else:
-                c[kt] -= 1
-                ms = list(me.meld_suits)
-                if kt < HONOR:
-                    ms[kt // 9] += 1
-                k2 = me.key(c, me.n_melds, ms, me.meld_hua + 1, max(0, me.upg - 1))
+            k2 = _kong_key(me, a)
             # the 花 gate: a kong that adds 花 is worth a step of shape when the distance to a legal win holds
             if k2 <= key or (me.ai.hua_gate and k2[0] <= key[0]):
                 return a
     return choice
+
+
+def _easy_play(me: _Seat, acts: Sequence[Action], discards: Sequence[Action], rng: random.Random) -> Action:
+    """Easy: the discards that leave the hand nearest a legal win (八支, the 花 gate), one of them at random; in
+    Chizhou a kong that adds 花 without setting the hand back."""
+    keys = []
+    for a in discards:
+        c = list(me.counts)
+        c[_tile(a)] -= 1
+        k = me.key(c, me.n_melds, me.meld_suits, me.meld_hua)[0]
+        # 八支 reached (8 tiles of a suit or more): of discards as near, one that keeps it
+        most = max(sum(c[s * 9 : s * 9 + 9]) + me.meld_suits[s] for s in range(3)) if me.ai.bazhi else 0
+        keys.append(((k, -max(most, 7)), a))
+    best = min(k for k, _ in keys)
+    if me.ai.hua_gate:
+        for a in acts:
+            if a.type == "kong" and _kong_key(me, a)[0] <= best[0]:
+                return a
+    return rng.choice([a for k, a in keys if k == best])
+
+
+def _easy_claim(me: _Seat, acts: Sequence[Action], pass_act: Action) -> Action:
+    """Easy claims only what builds 花 (Chizhou: an honour pung or kong, a kong) and only when it costs nothing."""
+    if not me.ai.hua_gate:
+        return pass_act
+    now = me.key(me.counts, me.n_melds, me.meld_suits, me.meld_hua)
+    for a in acts:
+        if a.type in ("pung", "kong") and (a.type == "kong" or _tile(a) >= HONOR):
+            after = _claim_key(me, a)
+            if after is not None and after[0] <= now[0]:
+                return a
+    return pass_act
+
+
+def _kong_key(me: _Seat, a: Action) -> tuple[int, ...]:
+    """The key after a concealed or added kong in one's own turn."""
+    c = list(me.counts)
+    kt = _tile(a)
+    ms = list(me.meld_suits)
+    if c[kt] == 4:
+        c[kt] = 0
+        if kt < HONOR:
+            ms[kt // 9] += 4
+        return me.key(c, me.n_melds + 1, ms, me.meld_hua + (3 if kt >= HONOR else 2))
+    c[kt] -= 1
+    if kt < HONOR:
+        ms[kt // 9] += 1
+    return me.key(c, me.n_melds, ms, me.meld_hua + 1, max(0, me.upg - 1))
 
 
 def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int,
@@ -361,6 +393,36 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
     return top[0][3], best_key
 
 
+def _claim_key(me: _Seat, a: Action) -> tuple[int, ...] | None:
+    """The key after claiming with ``a`` (pung, kong or chi); None when the claim would leave no tile to discard."""
+    at = _tile(a)
+    tile = me.last_tile if me.last_tile is not None else at
+    c = list(me.counts)
+    ms = list(me.meld_suits)
+    hua = me.meld_hua
+    if a.type == "chi":
+        for x in (at, at + 1, at + 2):
+            if x != tile:
+                c[x] -= 1
+        ms[at // 9] += 3
+    else:
+        n = 2 if a.type == "pung" else 3
+        c[at] -= n
+        if at < HONOR:
+            ms[at // 9] += n + 1
+            hua += 1 if a.type == "kong" else 0
+        else:
+            hua += 2 if a.type == "kong" else 1
+    if a.type == "kong":
+        return me.key(c, me.n_melds + 1, ms, hua)
+    if not any(c):
+        return None
+    # a 3n+2 hand's shanten is that of its best discard: one evaluation instead of one per discard
+    # Chizhou: a shown pung whose fourth tile is still unseen is one tile from an added kong (+1 花)
+    upg = me.upg + (1 if a.type == "pung" and me.remaining[at] else 0)
+    return me.key(c, me.n_melds + 1, ms, hua, upg)
+
+
 def _claim(me: _Seat, acts: Sequence[Action], pass_act: Action) -> Action:
     now = me.key(me.counts, me.n_melds, me.meld_suits, me.meld_hua)
     goals = me.ai
@@ -368,38 +430,17 @@ def _claim(me: _Seat, acts: Sequence[Action], pass_act: Action) -> Action:
     for a in acts:
         if a.type not in ("pung", "kong", "chi"):
             continue
+        after = _claim_key(me, a)
+        if after is None:
+            continue
         at = _tile(a)
-        tile = me.last_tile if me.last_tile is not None else at
-        c = list(me.counts)
-        ms = list(me.meld_suits)
-        hua = me.meld_hua
-        if a.type == "chi":
-            for x in (at, at + 1, at + 2):
-                if x != tile:
-                    c[x] -= 1
-            ms[at // 9] += 3
-        else:
-            n = 2 if a.type == "pung" else 3
-            c[at] -= n
-            if at < HONOR:
-                ms[at // 9] += n + 1
-                hua += 1 if a.type == "kong" else 0
-            else:
-                hua += 2 if a.type == "kong" else 1
         if a.type == "kong":
-            after = me.key(c, me.n_melds + 1, ms, hua)
             ok = after <= now
             if ok and goals.hua_gate:
                 # a kong's key is that of a 3n+1 hand still to draw its replacement tile, a pung's that of its
                 # best discard: the kong (more 花, one more draw) is never worse than the pung of the same tile
                 return a
         else:
-            if not any(c):
-                continue
-            # a 3n+2 hand's shanten is that of its best discard: one evaluation instead of one per discard
-            # Chizhou: a shown pung whose fourth tile is still unseen is one tile from an added kong (+1 花)
-            upg = me.upg + (1 if a.type == "pung" and me.remaining[at] else 0)
-            after = me.key(c, me.n_melds + 1, ms, hua, upg)
             ok = after < now
             if goals.claim_max_distance is not None:
                 ok = ok and after[0] <= goals.claim_max_distance

@@ -1,13 +1,21 @@
-"""The AI's review of one seat's decisions in a replayed hand.
+"""The AI's review of one seat's decisions in a replayed hand, priced in 子.
 
-For each decision of the seat (:meth:`engine.replay.HandReplay.decisions`): what the player did, what the normal AI
-(:func:`engine.ai.choose`) would have done in the same spot, and for both choices the **shanten** (向听: tiles away
+For each decision of the seat (:meth:`engine.replay.HandReplay.decisions`): what the player did and what the strong
+AI would have done in the same spot, each with its **expected 子** from the strong AI's own evaluator
+(:func:`engine.strong.evaluate`: the chance and value of winning the hand it leaves, less the risk and cost of
+dealing in), the **cost** of the player's choice (the best option's expected 子 less the player's, in 子) and the
+**reason** in a word: ``faster`` (a better chance to win), ``bigger`` (a bigger hand: the scorer's item aimed at,
+:data:`engine.strong.evaluator.PLAN_ITEMS`), ``safer`` (less risk of dealing in, against ``threat``) or ``shape``
+(the same chance to win on the model's two-digit figures, a better shape by the normal AI's sense of it). The review
+and the strong AI cannot disagree about a number: they are the same function of the same view.
+
+Beside the price, each choice keeps the plain measures a player can check by hand: the **shanten** (向听: tiles away
 from ready; 0 = ready, -1 = won) and the **进张** (useful tiles: how many tiles still unseen from the seat's point of
 view would lower that shanten) the choice left.
 
 Only what the player could see: every number is computed from the seat's view at that moment
-(``Table.view(seat)``: its own tiles, the melds and rivers, the rules) and the AI is given that same view, never the
-table. The normal AI has no randomness (its ``rng`` is only used by the easy AI), so a view gives one answer.
+(``Table.view(seat)``: its own tiles, the melds and rivers, the alarms, the rules) and the evaluator is given that same
+view, never the table. The strong AI has no randomness, so a view gives one answer.
 
 What a choice leaves:
 
@@ -20,20 +28,18 @@ What a choice leaves:
 
 Unseen = the variant's copies of the kind - the copies in every river and meld - the seat's own copies.
 
-The difference (:attr:`Decision.loss`) is ``(shanten worse by, 进张 fewer by)`` of the player's choice against the
-AI's, compared shanten first: one step of shanten outweighs any number of tiles. It can be negative: the AI also
-weighs what these two numbers do not (八支 in Wuhu and Hefei, the 花 gate in Chizhou, the main suit), so it sometimes
-gives up 进张 on purpose. "The biggest" disagreement is the one with the largest loss, the earliest on a tie.
+:attr:`Decision.cost` is the 子 the player's choice gave up against the best (never negative); "the biggest"
+disagreement is the one that cost most, the earliest on a tie; :attr:`Review.cost` sums a hand's.
 
 >>> from engine.table import Table
 >>> from engine.replay import HandReplay
 >>> from engine.selfplay import play_match
 >>> import random
 >>> t, acts = Table.new("hefei", "doc"), []
->>> _ = play_match(t, ["normal"] * 4, random.Random(1), max_hands=1, record=acts)
+>>> _ = play_match(t, ["strong"] * 4, random.Random(1), max_hands=1, record=acts)
 >>> r = review_hand(HandReplay.build("hefei", "doc", {}, acts, 0), 0)
->>> len(r.decisions) > 0, r.disagreements  # the AI played seat 0: it agrees with itself
-(True, 0)
+>>> len(r.decisions) > 0, r.disagreements, r.cost  # the strong AI played seat 0: it agrees with itself
+(True, 0, 0.0)
 """
 
 from __future__ import annotations
@@ -42,8 +48,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .ai import choose
 from .analysis import shanten
+from .strong import evaluate
+from .strong.evaluator import PLAN_ITEMS, Option
 from .table import Action
 from .tiles import HONOR, NUM_KINDS, tile_name
 from .variants import get_variant
@@ -54,11 +61,21 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Choice:
-    """An action and what it left: ``shanten`` (-1 won, 0 ready) and ``useful`` (进张, unseen useful tiles)."""
+    """An action and what it left: ``shanten`` (-1 won, 0 ready) and ``useful`` (进张, unseen useful tiles); and
+    its price by the strong AI's evaluator: ``ev`` (expected 子), ``win`` (the chance to win the hand it leaves),
+    ``value`` (子 when won), ``deal_in`` (the chance this discard deals in now), ``danger`` (its expected cost, 子),
+    ``plan`` ("" or "flush") and ``threat`` (the seat the tile is most dangerous against)."""
 
     action: Action
     shanten: int
     useful: int
+    ev: float = 0.0
+    win: float = 0.0
+    value: float = 0.0
+    deal_in: float = 0.0
+    danger: float = 0.0
+    plan: str = ""
+    threat: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +87,19 @@ class Decision:
     played: Choice
     ai: Choice
     timeout: bool = False
+    reason: str = ""  # why the AI's choice is better: "faster", "bigger", "safer", "shape" ("" when they agree)
+    item: str = ""  # "bigger": the scorer's item the AI's hand aims at (e.g. qing_yi_se)
 
     @property
     def agrees(self) -> bool:
         return self.played.action == self.ai.action
+
+    @property
+    def cost(self) -> float:
+        """Expected 子 the player's choice gave up against the AI's (0.0 when they agree), to 0.1."""
+        if self.agrees:
+            return 0.0
+        return round(max(0.0, self.ai.ev - self.played.ev), 1)
 
     @property
     def loss(self) -> tuple[int, int]:
@@ -94,11 +120,16 @@ class Review:
         return sum(1 for d in self.decisions if not d.agrees)
 
     @property
+    def cost(self) -> float:
+        """The 子 the player's decisions gave up in the hand, summed (to 0.1)."""
+        return round(sum(d.cost for d in self.decisions), 1)
+
+    @property
     def biggest(self) -> Decision | None:
-        """The disagreement with the largest loss (shanten first), the earliest on a tie; None when they all agree."""
+        """The disagreement that cost most, the earliest on a tie; None when they all agree."""
         best: Decision | None = None
         for d in self.decisions:
-            if not d.agrees and (best is None or d.loss > best.loss):
+            if not d.agrees and (best is None or d.cost > best.cost):
                 best = d
         return best
 
@@ -206,13 +237,40 @@ class _Hand:
         return Choice(a, *self.after13(c, m) if sum(c) % 3 == 1 else self.after14(c, m))
 
 
+def _priced(c: Choice, o: Option | None) -> Choice:
+    if o is None:
+        return c
+    return Choice(c.action, c.shanten, c.useful, o.ev, o.win, o.value, o.deal_in, o.deal_in * o.cost, o.plan,
+                  o.threat)
+
+
+def _reason(variant: str, played: Choice, ai: Choice) -> tuple[str, str]:
+    """Why the AI's choice is worth more, in a word (and the item a bigger hand aims at)."""
+    gain = ai.ev - played.ev
+    safer = played.danger - ai.danger
+    if played.threat is not None and safer > 0 and safer >= 0.5 * gain:
+        return "safer", ""
+    if ai.plan and ai.plan != played.plan:
+        return "bigger", PLAN_ITEMS.get(variant, "")
+    if ai.value > 1.25 * played.value and ai.win <= played.win:
+        return "bigger", ""
+    if round(100 * ai.win) > round(100 * played.win):
+        return "faster", ""
+    return "shape", ""
+
+
 def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, timeout: bool = False) -> Decision:
     """One decision, from the deciding seat's view at that moment (``Table.view(seat)`` before acting) and the action
-    it took. The AI is asked with the same view and the legal actions listed in it."""
+    it took. The strong AI's evaluator prices the legal actions listed in that view."""
     me = _Hand(view)
-    legal = [Action.from_json(a) for a in view["legal"]]
-    ai = choose(view, me.seat, legal, "normal")
-    return Decision(step, me.seat, me.measure(played), me.measure(ai), timeout)
+    ev = evaluate(view, me.seat)
+    best = ev.best
+    p = _priced(me.measure(played), ev.of(played))
+    a = _priced(me.measure(best.action), best)
+    if p.action == a.action:
+        return Decision(step, me.seat, p, a, timeout)
+    reason, item = _reason(ev.variant, p, a)
+    return Decision(step, me.seat, p, a, timeout, reason, item)
 
 
 def review_hand(replay: HandReplay, seat: int) -> Review:

@@ -33,6 +33,7 @@ from PIL import Image, ImageDraw
 
 from engine.errors import EngineError
 from engine.review import Choice, Decision, Review
+from engine.table import Action
 from engine.tiles import tile_name, tile_zh
 
 from .common import (
@@ -44,6 +45,7 @@ from .common import (
     lang_of,
     named,
     palette_for,
+    seat_label,
     theme_of,
     txt,
     wind_name,
@@ -91,25 +93,100 @@ def _variant(key: str, lang: str) -> str:
 
 
 def review_summary(review: Review, lang: str = "zh") -> str:
-    """"N decisions, M where the AI disagrees, the biggest at step K" in the player's language.
+    """"N decisions, M where the AI disagrees, they cost about X 子, the most at step K (Y 子)" in the player's
+    language.
 
     >>> from engine.table import Action
-    >>> r = Review(0, (Decision(3, 0, Choice(Action("discard", 0, 1), 2, 20), Choice(Action("discard", 0, 9), 1, 8)),))
+    >>> r = Review(0, (Decision(3, 0, Choice(Action("discard", 0, 1), 2, 20, ev=1.5),
+    ...                          Choice(Action("discard", 0, 9), 1, 8, ev=2.75), reason="faster"),))
     >>> review_summary(r, "en")
-    '1 decision, 1 where the AI disagrees, the biggest at step 3 (shanten 2 vs 1)'
+    '1 decision, 1 where the AI disagrees; they cost about 1.2 子, the most at step 3 (1.2 子)'
     >>> review_summary(r, "zh"), review_summary(r, "zh-TW")
-    ('共 1 次决策，AI 有 1 次选得不同，差别最大在第 3 步（向听 2 对 1）', '共 1 次決策，AI 有 1 次選得不同，差別最大在第 3 步（向聽 2 對 1）')
+    ('共 1 次决策，AI 有 1 次选得不同，约损失 1.2 子，差别最大在第 3 步（1.2 子）', '共 1 次決策，AI 有 1 次選得不同，約損失 1.2 子，差別最大在第 3 步（1.2 子）')
     """
     lang = lang_of(lang)
     n, m, b = len(review.decisions), review.disagreements, review.biggest
     out = txt("render.review.summary_one" if n == 1 else "render.review.summary", lang, n=n, m=m)
     if b is None:
         return out
-    if b.played.shanten != b.ai.shanten:
-        diff = txt("render.review.diff_shanten", lang, played=b.played.shanten, ai=b.ai.shanten)
+    return txt("render.review.biggest", lang, summary=out, cost=_zi(review.cost), step=b.step, loss=_zi(b.cost))
+
+
+def _zi(x: float) -> str:
+    """子 to one decimal (never "-0.0").
+
+    >>> _zi(3.04), _zi(-0.25), _zi(12.0), _zi(-0.01)
+    ('3.0', '-0.2', '12.0', '0.0')
+    """
+    s = f"{x:.1f}"
+    return "0.0" if s == "-0.0" else s
+
+
+def _pct(x: float) -> str:
+    return f"{round(100 * x)}"
+
+
+def describe_priced(c: Choice, lang: str = "zh") -> str:
+    """A choice with its expected 子 (the strong AI's evaluator), for the review card.
+
+    >>> from engine.table import Action
+    >>> describe_priced(Choice(Action("discard", 0, 4), 1, 24, ev=3.21), "zh")
+    '打五万 · 期望 3.2 子'
+    >>> describe_priced(Choice(Action("pass", 0), 1, 24, ev=-0.5), "en")
+    'pass · -0.5 子 expected'
+    """
+    lang = lang_of(lang)
+    return txt("render.review.priced", lang, what=_action_words(c.action, lang), ev=_zi(c.ev))
+
+
+def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None = None,
+                    winds: Sequence[int] | None = None) -> str:
+    """Why the AI's choice is worth more, in words: a faster hand (the chances to win), a bigger hand (the item it
+    aims at, the values when won) or a safer tile (against whom, the chances to deal in). "" when they agree.
+
+    >>> from engine.table import Action
+    >>> you = Choice(Action("discard", 0, 4), 1, 24, ev=1.0, win=0.2, deal_in=0.12, danger=2.0, threat=2)
+    >>> ai = Choice(Action("discard", 0, 13), 1, 20, ev=2.5, win=0.25, deal_in=0.01, danger=0.1)
+    >>> describe_reason(Decision(4, 0, you, ai, reason="safer"), "en", ["A", "B", "C", "D"], [0, 1, 2, 3])
+    'safer against W C: 12% to deal in against 1%'
+    >>> describe_reason(Decision(4, 0, you, ai, reason="faster"), "zh")
+    '更快的牌：和牌机会 25% 对 20%'
+    """
+    lang = lang_of(lang)
+    p, a = d.played, d.ai
+    if d.agrees or not d.reason:
+        return ""
+    if d.reason == "safer" and p.threat is not None:
+        who = wind_name(winds[p.threat], lang) if winds is not None else seat_label(p.threat, lang)
+        if names is not None:
+            who = f"{who} {names[p.threat]}"
+        return txt("render.review.why_safer", lang, who=who, you=_pct(p.deal_in), ai=_pct(a.deal_in))
+    if d.reason == "bigger":
+        if d.item:
+            item = txt(f"render.review.item.{_variant_of_item(d.item)}", lang)
+            return txt("render.review.why_bigger", lang, item=item, ai=_zi(a.value), you=_zi(p.value))
+        return txt("render.review.why_bigger_plain", lang, ai=_zi(a.value), you=_zi(p.value))
+    if d.reason == "faster":
+        return txt("render.review.why_faster", lang, ai=_pct(a.win), you=_pct(p.win))
+    if a.useful > p.useful:
+        return txt("render.review.why_shape", lang, ai=a.useful, you=p.useful)
+    return txt("render.review.why_shape_plain", lang)
+
+
+def _variant_of_item(item: str) -> str:
+    from engine.strong.evaluator import PLAN_ITEMS
+
+    return next((v for v, code in PLAN_ITEMS.items() if code == item), "wuhu")
+
+
+def _action_words(a: Action, lang: str) -> str:
+    if a.type == "chi" and a.tile is not None:
+        tile = tile_name(a.tile) if lang == "en" else given(
+            tile_zh(a.tile)[0] + tile_zh(a.tile + 1)[0] + tile_zh(a.tile + 2), lang)
     else:
-        diff = txt("render.review.diff_useful", lang, played=b.played.useful, ai=b.ai.useful)
-    return txt("render.review.biggest", lang, summary=out, step=b.step, diff=diff)
+        tile = _tile(a.tile, lang)
+    key = f"render.review.{a.type}"
+    return txt(key, lang, tile=tile) if key in _REVIEW_ACTIONS else a.describe(lang)
 
 
 def describe_choice(c: Choice, lang: str = "zh") -> str:
@@ -124,14 +201,7 @@ def describe_choice(c: Choice, lang: str = "zh") -> str:
     '和牌'
     """
     lang = lang_of(lang)
-    a = c.action
-    if a.type == "chi" and a.tile is not None:
-        tile = tile_name(a.tile) if lang == "en" else given(
-            tile_zh(a.tile)[0] + tile_zh(a.tile + 1)[0] + tile_zh(a.tile + 2), lang)
-    else:
-        tile = _tile(a.tile, lang)
-    key = f"render.review.{a.type}"
-    what = txt(key, lang, tile=tile) if key in _REVIEW_ACTIONS else a.describe(lang)
+    what = _action_words(c.action, lang)
     if c.shanten < 0:
         return what
     sh = txt("render.review.ready", lang) if c.shanten == 0 else txt("render.review.shanten", lang, n=c.shanten)
@@ -222,7 +292,7 @@ def _review_lines(d: Decision, lang: str) -> tuple[tuple[str, str, bool | None],
     if d.agrees:
         return ((you, describe_choice(d.played, lang), None),
                 (ai, txt("render.replay.same_choice", lang), True))
-    worse = d.loss > (0, 0)
+    worse = d.cost >= 0.05
     return ((you, describe_choice(d.played, lang), False if worse else None),
             (ai, describe_choice(d.ai, lang), True))
 
@@ -386,22 +456,61 @@ def render_replay_step(replay: HandReplay, step: int, viewer: int | None, *, the
 
 # ------------------------------------------------------------------------------------------------ review card
 
-REVIEW_ROW_H = 66  # a disagreement: the player's choice, the AI's under it
+REVIEW_ROW_H = 96  # a disagreement: the player's choice, the AI's under it, the reason under that
 REVIEW_W = 480  # the review card: lines of text, as wide as the score card (the replay image is the table's width)
 
 
+REVIEW_HEAD_H = 150  # the card's title, cost, counts and note
+REVIEW_MAX_ROWS = 8  # the costliest disagreements listed (a phone screen or two); the rest summed on one line
+
+
+def _listed(review: Review) -> list[Decision]:
+    """The disagreements the card lists: the REVIEW_MAX_ROWS costliest (the earliest on a tie), in step order."""
+    differ = [d for d in review.decisions if not d.agrees]
+    top = sorted(differ, key=lambda d: (-d.cost, d.step))[:REVIEW_MAX_ROWS]
+    return sorted(top, key=lambda d: d.step)
+
+
+def review_rows(review: Review, lang: str = "zh", names: Sequence[str] | None = None,
+                winds: Sequence[int] | None = None) -> list[tuple[int, str, str, str, str]]:
+    """The rows of the review card, one per listed disagreement (the costliest, see :data:`REVIEW_MAX_ROWS`):
+    (step, the loss, the player's choice priced, the AI's choice priced, the reason in words). Exactly the text
+    :func:`draw_review` draws."""
+    lang = lang_of(lang)
+    out = []
+    for dec in _listed(review):
+        out.append((dec.step, txt("render.review.loss", lang, loss=_zi(dec.cost)),
+                    txt("render.replay.you_prefix", lang) + describe_priced(dec.played, lang),
+                    txt("render.replay.ai_prefix", lang) + describe_priced(dec.ai, lang),
+                    describe_reason(dec, lang, names, winds)))
+    return out
+
+
+def review_head(review: Review, lang: str = "zh") -> tuple[str, str, str]:
+    """The card's summary lines: what the decisions cost in 子, the counts, and what the review judges on."""
+    lang = lang_of(lang)
+    cost = (txt("render.review.cost_line", lang, cost=_zi(review.cost)) if review.disagreements
+            else txt("render.review.no_cost", lang))
+    return cost, review_summary(review, lang), txt("render.review.visible_only", lang)
+
+
 def draw_review(review: Review, replay: HandReplay, theme: str | Theme = "dark", lang: str = "zh",
-                title: str = "") -> Image.Image:
-    """The review of one seat as a card: the summary, then each decision where the AI disagrees (the step, the
-    player's choice and the AI's under it, each with shanten and 进张; the biggest difference framed, a choice that
-    left a worse shanten or fewer 进张 in red), and the steps where the AI agrees on one line."""
+                title: str = "", names: Sequence[str] | None = None) -> Image.Image:
+    """The review of one seat as a card: what the decisions cost (子, the strong AI's evaluator), the counts, the
+    note that only what the player could see is judged; then each decision where the AI disagrees (the step and
+    its loss, the player's choice and the AI's with their expected 子, the reason in words; the costliest framed,
+    a choice that lost 子 in red), and the steps where the AI agrees on one line."""
     th = theme_of(theme)
     lang = lang_of(lang)
     margin, pad = 12, 14
     biggest = review.biggest
-    differ = [d for d in review.decisions if not d.agrees]
+    rows = review_rows(review, lang, names, replay.winds)
+    costs = {d.step: d.cost for d in review.decisions}
     agree = [d.step for d in review.decisions if d.agrees]
-    H = margin + 92 + REVIEW_ROW_H * len(differ) + (40 if agree else 0) + pad + margin
+    listed = {d.step for d in _listed(review)}
+    more = [d for d in review.decisions if not d.agrees and d.step not in listed]
+    head_h = REVIEW_HEAD_H
+    H = margin + head_h + REVIEW_ROW_H * len(rows) + (40 if more else 0) + (40 if agree else 0) + pad + margin
     img = Image.new("RGB", (REVIEW_W, H), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((margin, margin, REVIEW_W - margin, H - margin), radius=12, fill=th.panel)
@@ -409,24 +518,34 @@ def draw_review(review: Review, replay: HandReplay, theme: str | Theme = "dark",
                      + txt("render.replay.hand_no", lang, n=replay.hand_no + 1))
     x0 = margin + pad
     full = REVIEW_W - 2 * (margin + pad)
+    cost, _summary, note = review_head(review, lang)
+    n = len(review.decisions)
+    counts = txt("render.review.summary_one" if n == 1 else "render.review.summary", lang, n=n,
+                 m=review.disagreements)
     draw_text(img, (x0, margin + 10), head, 24, th.text, max_width=full)
-    draw_text(img, (x0, margin + 48), review_summary(review, lang), 19, th.subtext, bold=False, max_width=full)
-    y = margin + 88
-    step_w = 100
-    for dec in differ:
-        big = biggest is not None and dec.step == biggest.step
+    draw_text(img, (x0, margin + 46), cost, 21, th.minus if review.cost >= 0.05 else th.plus, max_width=full)
+    draw_text(img, (x0, margin + 80), counts, 18, th.subtext, bold=False, max_width=full)
+    draw_text(img, (x0, margin + 108), note, 18, th.subtext, bold=False, max_width=full)
+    y = margin + head_h
+    step_w = 92
+    for step, loss, you, ai, why in rows:
+        big = biggest is not None and step == biggest.step
         if big:
             d.rounded_rectangle((x0 - 6, y - 2, REVIEW_W - margin - pad + 6, y + REVIEW_ROW_H - 6), radius=8,
                                 outline=th.accent, width=3)
-        draw_text(img, (x0, y + 5), txt("render.replay.step", lang, step=dec.step), 19,
+        draw_text(img, (x0, y + 5), txt("render.replay.step", lang, step=step), 19,
                   th.accent if big else th.subtext)
-        worse = dec.loss > (0, 0)
-        draw_text(img, (x0 + step_w, y + 4), txt("render.replay.you_prefix", lang) + describe_choice(dec.played, lang), 20,
-                  th.minus if worse else th.text, max_width=full - step_w)
-        draw_text(img, (x0 + step_w, y + 32), txt("render.replay.ai_prefix", lang), 20, th.plus)
-        draw_text(img, (x0 + step_w + (44 if lang != "en" else 40), y + 32), describe_choice(dec.ai, lang), 20,
-                  th.plus, max_width=full - step_w - 44)
+        worse = costs.get(step, 0.0) >= 0.05
+        draw_text(img, (x0, y + 33), loss, 18, th.minus if worse else th.subtext, bold=False)
+        draw_text(img, (x0 + step_w, y + 4), you, 20, th.minus if worse else th.text, max_width=full - step_w)
+        draw_text(img, (x0 + step_w, y + 32), ai, 20, th.plus, max_width=full - step_w)
+        draw_text(img, (x0 + step_w, y + 60), why, 17, th.subtext, bold=False, max_width=full - step_w)
         y += REVIEW_ROW_H
+    if more:
+        draw_text(img, (x0, y + 6), txt("render.review.more", lang, n=len(more),
+                                        cost=_zi(round(sum(d.cost for d in more), 1))),
+                  19, th.subtext, bold=False, max_width=full)
+        y += 40
     if agree:
         steps = join_list((str(k) for k in agree), lang)
         agrees = "render.replay.ai_agrees_many" if len(agree) > 1 else "render.replay.ai_agrees_one"
@@ -436,9 +555,9 @@ def draw_review(review: Review, replay: HandReplay, theme: str | Theme = "dark",
 
 
 def render_review(review: Review, replay: HandReplay, theme: str | Theme = "dark", lang: str = "zh",
-                  title: str = "") -> bytes:
+                  title: str = "", names: Sequence[str] | None = None) -> bytes:
     """PNG bytes of :func:`draw_review`."""
-    return encode(draw_review(review, replay, theme, lang, title), theme)
+    return encode(draw_review(review, replay, theme, lang, title, names), theme)
 
 
 # ------------------------------------------------------------------------------------------------ animation
@@ -532,8 +651,8 @@ def _examples(out: str) -> None:
     (d / "replay-step.png").write_bytes(render_replay_step(r, big, 0, theme="dark", lang="zh", **kw))
     (d / "replay-step-light-en.png").write_bytes(render_replay_step(r, big, 0, theme="light", lang="en", **kw))
     (d / "replay-end.png").write_bytes(render_replay_step(r, r.n, 0, theme="dark", lang="zh-TW", show_all=True, **kw))
-    (d / "replay-review.png").write_bytes(render_review(rv, r, "dark", "zh"))
-    (d / "replay-review-light-en.png").write_bytes(render_review(rv, r, "light", "en"))
+    (d / "replay-review.png").write_bytes(render_review(rv, r, "dark", "zh", names=names))
+    (d / "replay-review-light-en.png").write_bytes(render_review(rv, r, "light", "en", names=names))
     (d / "replay-animation.gif").write_bytes(render_replay_animation(r, 0, theme="dark", lang="zh", **kw))
 
 

@@ -31,11 +31,11 @@ from bot.store import SeatSpec
 from bot.store.lobbies import delete_lobby, save_lobby
 from bot.store.resume import retrying
 from bot.store.tables import NotRecorded, TableRecorder
-from engine.ai import choose
 from engine.errors import EngineError
 from engine.table import Action, Event, IllegalAction
 
 from .admin import Admin
+from .aipool import AiPool
 from .kept import LobbyPayload
 from .output import PLAYING, Output
 from .publisher import Publisher, dm_closed_text
@@ -103,6 +103,7 @@ class TableManager(Admin, Output):
         self.publisher = Publisher(bot, self._dm_failed)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()
+        self.ai = AiPool()  # strong decisions in worker processes (tests may set ``ai.inline``)
 
     @property
     def store(self) -> Any:
@@ -376,13 +377,15 @@ class TableManager(Admin, Output):
             self.publisher.post(lt, t("tables.store_back", lt.lang))
         return events
 
-    def _auto_action(self, lt: LiveTable, seat: int) -> Action:
+    async def _auto_action(self, lt: LiveTable, seat: int) -> Action:
+        """An AI (or away) seat's action, from its own view: a strong decision runs in the AI pool's worker
+        processes, so the event loop keeps serving the other tables meanwhile (the table's lock is held)."""
         tb = lt.table
         assert tb is not None
         legal = tb.legal_actions(seat)
         s = lt.seats[seat]
         diff = (s.ai if s and s.ai else "normal")
-        return legal[0] if len(legal) == 1 else choose(tb.view(seat), seat, legal, diff, lt.rng)
+        return legal[0] if len(legal) == 1 else await self.ai.choose(tb.view(seat), seat, legal, diff, lt.rng)
 
     async def _run_automatic(self, lt: LiveTable) -> list[Event]:
         """Let AI (and away) seats act until a present human must decide, the hand ends or the store fails."""
@@ -394,8 +397,12 @@ class TableManager(Admin, Output):
             auto = [s for s in tb.awaited() if lt.seats[s] is not None and lt.seats[s].automatic]  # type: ignore
             if not auto:
                 break
+            seq = tb.match.seq
+            action = await self._auto_action(lt, auto[0])
+            if lt.table is not tb or tb.match.seq != seq:
+                continue  # the table moved on while the AI decided (in a worker): decide again from where it is
             try:
-                out += await self._step(lt, self._auto_action(lt, auto[0]))
+                out += await self._step(lt, action)
             except NotRecorded:
                 self._stalled(lt)
                 break
@@ -644,3 +651,4 @@ class TableManager(Admin, Output):
         self.publisher.closing = True  # a write still failing is tried no longer (a 5xx storm must not hold a stop)
         await self.publisher.drain()
         await self.publisher.close()
+        self.ai.close()

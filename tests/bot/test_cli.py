@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from bot.cli import main
+from engine.ai import DIFFICULTIES
 from engine.tiles import parse_hand
 from engine.variants import Situation, get_variant
 
@@ -159,6 +160,9 @@ def test_readable_breakdown_in_both_languages(capsys):
         ["score", "123m", "--variant", "wuhu", "--mode", "400"],
         ["score", "--variant", "wuhu"],
         ["sim", "--variant", "wuhu"],
+        ["sim", "--variant", "wuhu", "--hands", "1", "--difficulty", "expert"],
+        ["duel", "--variant", "wuhu", "--test", "normal", "--deals", "2"],
+        ["duel", "--variant", "wuhu", "--test", "expert", "--base", "easy", "--deals", "2"],
     ],
 )
 def test_wrong_options_exit_2(capsys, argv):
@@ -195,6 +199,31 @@ def test_sim_json_contract_and_same_seed_same_games(capsys):
     b = last_json(out)
     timing = {"seconds", "cpu_seconds", "hands_per_s", "wall_hands_per_s"}
     assert {k: v for k, v in a.items() if k not in timing} == {k: v for k, v in b.items() if k not in timing}
+
+
+def test_sim_takes_every_difficulty(capsys):
+    for d in DIFFICULTIES:
+        rc, out, _ = run(capsys, "sim", "--variant", "chizhou", "--hands", "1", "--difficulty", d, "--json")
+        assert rc == 0 and last_json(out)["hands"] == 1
+
+
+def test_duel_json_contract_and_same_seed_same_figures(capsys):
+    argv = ["duel", "--variant", "wuhu", "--test", "normal", "--base", "easy", "--deals", "3", "--seed", "4"]
+    rc, out, _ = run(capsys, *argv, "--json")
+    assert rc == 0
+    a = last_json(out)
+    assert {"mean_per_hand", "ci95_low", "ci95_high", "deals", "draw_rate", "decision_ms_mean",
+            "decision_ms_p99"} <= set(a)
+    assert a["deals"] == 3 and a["hands"] == 12 and a["ci95_low"] <= a["mean_per_hand"] <= a["ci95_high"]
+    assert a["decision_ms_mean"] > 0 and a["decision_ms_p99"] > 0  # timed by the cli
+    timing = {"seconds", "decision_ms_mean", "decision_ms_p99", "decision_ms_max"}
+    _, out, _ = run(capsys, *argv, "--json", "--jobs", "2")
+    b = last_json(out)
+    assert {k: v for k, v in a.items() if k not in timing} == {k: v for k, v in b.items() if k not in timing}
+    rc, out, _ = run(capsys, *argv)
+    assert rc == 0 and "normal vs 3 x easy" in out and "95%" in out
+    rc, _, err = run(capsys, "duel", "--variant", "wuhu", "--test", "normal", "--base", "easy", "--deals", "0")
+    assert rc == 2 and "--deals" in err
 
 
 def test_run_without_a_token_explains_and_exits_2(tmp_path):

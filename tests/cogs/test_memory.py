@@ -473,3 +473,39 @@ async def test_a_history_button_naming_a_player_past_the_database(h: Harness, ca
     assert "没有这位玩家" in r.reply.text, r.reply.text
     assert msg.edits == edits
     assert not errors_of_cogs(caplog), errors_of_cogs(caplog)
+
+
+
+@pytest.mark.parametrize("locale, label, words", [("zh-CN", "AI 复盘", ("子", "次决策")),
+                                                  ("zh-TW", "AI 復盤", ("子", "次決策")),
+                                                  ("en-US", "AI review", ("子", "decisions"))])
+async def test_review_card_prices_decisions_in_three_languages(h: Harness, locale: str, label: str,
+                                                               words: tuple[str, str]) -> None:
+    """The AI review button answers with a card priced in 子 by the strong AI's evaluator, in the clicker's language:
+    the summary says what the decisions cost (the review of the stored hand, as the engine computes it)."""
+    import io
+
+    from PIL import Image
+
+    from bot.store.history import load_hand
+    from engine.review import review_hand
+    from render.replay import REVIEW_W
+
+    mid = h.recs[0].match_id  # type: ignore[attr-defined]
+    # a hand and player (A sits in chair 0, B in chair 2; the normal AI played both) where the strong AI differs
+    pick = None
+    for hand_no in (0, 1):
+        code = encode_code(mid, hand_no)
+        _match, rp = await load_hand(h.bot.store, GUILD_ID, mid, hand_no, code)
+        for user, seat in ((A, 0), (B, 2)):
+            review = review_hand(rp, seat)
+            if pick is None and review.disagreements > 0:
+                pick = (code, user, review)
+    assert pick is not None
+    code, user, review = pick
+    r = await h.slash("replay", user=user, code=code, locale=locale)
+    r2 = await h.click(r.reply, label=label, user=user, locale=locale)
+    assert r2.reply.images and all(w in r2.reply.text for w in words), r2.reply.text
+    assert f"{review.cost:.1f} 子" in r2.reply.text  # the engine's review of the stored hand, priced the same
+    name, data = next(iter(r2.reply.files.items()))
+    assert name.startswith("review-") and Image.open(io.BytesIO(data)).width == REVIEW_W

@@ -75,18 +75,48 @@ def test_a_pass_and_a_pung_are_measured_on_what_they_leave():
     assert me.measure(Action("win", 1)) == Choice(Action("win", 1), -1, 0)
 
 
-def test_the_normal_ai_agrees_with_itself_on_every_decision():
-    """Hands played by the normal AI at every seat: the review (the AI asked from each seat's view) finds no
-    disagreement - the review sees what the AI saw when it played."""
+def test_the_strong_ai_agrees_with_itself_on_every_decision():
+    """Hands played by the strong AI at every seat: the review (the strong AI's evaluator asked from each seat's view)
+    finds no disagreement and no cost - the review sees what the AI saw when it played."""
     for v in VARIANTS:
-        _kw, acts = played(v, "self", 2, ("normal",) * 4)
+        _kw, acts = played(v, "self", 2, ("strong",) * 4)
         for h in (0, 1):
             r = HandReplay.build(v, "self", {}, acts, h)
             for seat in range(4):
                 rv = review_hand(r, seat)
                 assert rv.decisions, (v, h, seat)
                 assert rv.disagreements == 0, (v, h, seat, [d for d in rv.decisions if not d.agrees][:1])
-                assert rv.biggest is None
+                assert rv.biggest is None and rv.cost == 0.0
+
+
+def test_the_card_numbers_are_the_evaluators():
+    """Replaying a decision: the prices on the card (the review's rows) are the strong AI's evaluator's own figures
+    for the player's choice and for the best one, from the seat's view at that step."""
+    from engine.strong import evaluate
+    from render.replay import review_rows
+
+    for v in VARIANTS:
+        _kw, acts = played(v, "weak", 1)
+        r = HandReplay.build(v, "weak", {}, acts, 0)
+        rv = review_hand(r, 0)
+        rows = {row[0]: row for row in review_rows(rv, "en")}
+        checked = 0
+        for d in rv.decisions:
+            if d.agrees:
+                continue
+            ev = evaluate(r.view(d.step - 1, 0), 0)
+            played_opt, best = ev.of(d.played.action), ev.best
+            assert played_opt is not None and best.action == d.ai.action
+            assert d.played.ev == played_opt.ev and d.ai.ev == best.ev
+            assert d.cost == round(max(0.0, best.ev - played_opt.ev), 1)
+            if d.step not in rows:  # the card lists the costliest disagreements
+                continue
+            _step, loss, you, ai, why = rows[d.step]
+            assert you.endswith(f"{played_opt.ev + 0.0:.1f} 子 expected".replace("-0.0", "0.0"))
+            assert ai.endswith(f"{best.ev:.1f} 子 expected".replace("-0.0", "0.0"))
+            assert loss == f"-{d.cost:.1f} 子" and why
+            checked += 1
+        assert checked > 0, v
 
 
 def test_a_weaker_player_is_told_where_the_ai_disagrees():
@@ -100,7 +130,7 @@ def test_a_weaker_player_is_told_where_the_ai_disagrees():
         assert rv.disagreements > 0
         b = rv.biggest
         assert b is not None and not b.agrees
-        assert all(d.loss <= b.loss for d in rv.decisions if not d.agrees)
+        assert all(d.cost <= b.cost for d in rv.decisions if not d.agrees) and rv.cost >= b.cost > 0
         assert f"step {b.step}" in review_summary(rv, "en") and f"第 {b.step} 步" in review_summary(rv, "zh")
         assert str(len(rv.decisions)) in review_summary(rv, "zh-TW") and "決策" in review_summary(rv, "zh-TW")
 
@@ -109,12 +139,28 @@ def test_summary_and_captions_in_three_languages():
     r = Review(0, ())
     assert review_summary(r, "en") == "0 decisions, 0 where the AI disagrees"
     assert review_summary(r, "zh") == "共 0 次决策，AI 有 0 次选得不同"
-    d = Decision(5, 0, Choice(Action("discard", 0, 4), 1, 20), Choice(Action("discard", 0, 13), 1, 28))
-    assert d.loss == (0, 8)
-    assert review_summary(Review(0, (d,)), "en").endswith("the biggest at step 5 (20 useful tiles vs 28)")
+    d = Decision(5, 0, Choice(Action("discard", 0, 4), 1, 20, ev=2.0, win=0.2),
+                 Choice(Action("discard", 0, 13), 1, 28, ev=3.26, win=0.3), reason="faster")
+    assert d.loss == (0, 8) and d.cost == 1.3
+    assert review_summary(Review(0, (d,)), "en").endswith("they cost about 1.3 子, the most at step 5 (1.3 子)")
     assert describe_choice(d.ai, "en") == "discard 5p · 1 shanten · 28 useful"
     assert describe_choice(d.ai, "zh-TW") == "打五筒 · 1 向聽 · 進張 28"
     assert describe_choice(Choice(Action("chi", 0, 2), 0, 6), "zh") == "吃三四五万 · 听牌 · 进张 6"
+    from render.replay import describe_priced, describe_reason, review_head
+
+    assert describe_priced(d.ai, "zh-TW") == "打五筒 · 期望 3.3 子"
+    assert describe_reason(d, "en") == "faster hand: 30% to win against 20%"
+    assert describe_reason(d, "zh-TW") == "更快的牌：和牌機會 30% 對 20%"
+    big = Decision(6, 0, Choice(Action("discard", 0, 4), 1, 20, ev=2.0, value=15.0),
+                   Choice(Action("discard", 0, 13), 2, 28, ev=5.0, value=150.0, plan="flush"), reason="bigger",
+                   item="qing_yi_se")
+    assert describe_reason(big, "zh") == "更大的牌：清一色（交），和了值 150.0 子 对 15.0 子"
+    assert "full flush" in describe_reason(big, "en")
+    assert review_head(Review(0, (d, big)), "en") == ("Your decisions cost about 4.3 子 in this hand",
+                                                      "2 decisions, 2 where the AI disagrees; they cost about 4.3 子,"
+                                                      " the most at step 6 (3.0 子)",
+                                                      "Judged only on what you could see at the time")
+    assert review_head(Review(0, (d, big)), "zh-TW")[2] == "只按你當時能看到的牌評判"
 
 
 # ------------------------------------------------------------------------------------------------ hidden tiles

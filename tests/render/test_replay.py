@@ -258,16 +258,21 @@ def test_the_review_card_lists_the_disagreements(lang, theme):
     rv = review_hand(r, 0)
     im = _png(rr.render_review(rv, r, theme, lang))
     assert im.width == rr.REVIEW_W
-    # one row per disagreement, one line for the agreements
+    # one row per listed disagreement (the costliest), one line for the rest, one line for the agreements
     differ = rv.disagreements
     agree = len(rv.decisions) - differ
-    assert im.height == 12 + 92 + rr.REVIEW_ROW_H * differ + (40 if agree else 0) + 14 + 12
-    # a seat played by the normal AI: nothing to list but the agreements
-    _kw, acts = played("chizhou", "self", 1, ("normal",) * 4)
+    rows = min(differ, rr.REVIEW_MAX_ROWS)
+    assert differ > rr.REVIEW_MAX_ROWS  # the easy AI errs often: the card lists the costliest only
+    assert im.height == 12 + rr.REVIEW_HEAD_H + rr.REVIEW_ROW_H * rows + 40 + (40 if agree else 0) + 14 + 12
+    listed = [row[0] for row in rr.review_rows(rv, lang)]
+    assert listed == sorted(listed) and len(listed) == rows
+    assert rv.biggest is not None and rv.biggest.step in listed
+    # a seat played by the strong AI: nothing to list but the agreements
+    _kw, acts = played("chizhou", "self", 1, ("strong",) * 4)
     r2 = HandReplay.build("chizhou", "self", {}, acts, 0)
     rv2 = review_hand(r2, 1)
     assert rv2.disagreements == 0
-    assert _png(rr.render_review(rv2, r2, theme, lang)).height == 12 + 92 + 40 + 14 + 12
+    assert _png(rr.render_review(rv2, r2, theme, lang)).height == 12 + rr.REVIEW_HEAD_H + 40 + 14 + 12
 
 
 def test_every_kind_of_step_is_described():

@@ -1,0 +1,600 @@
+"""The strong AI's evaluator: the expected 子 of every legal action, from one seat's view.
+
+For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to draw) and estimates
+
+- **the chance to win** before the hand ends: the steps to a *legal* win (shanten, 八支, the 花 gate: the normal AI's
+  distance, :class:`engine.ai._Seat`) and the unseen tiles that shorten it, turned into a probability over the
+  seat's draws still to come (and the others' discards, where a discard may be won on) with a small per-turn chance
+  that someone else wins first;
+- **the value of winning**: when ready, every winning tile is scored by the variant's own scorer (self-drawn and on
+  a discard, weighted by the copies still unseen); before that, the value of the shape the hand aims at (a plain
+  win, or a one-suit hand: Wuhu's 清一色 交, Hefei's 清一色 x3, Chizhou's 清一色 / 混一色 蜡子) is the scorer's
+  value of a typical such hand, cached; the best plan counts;
+- **the risk and cost of dealing in** (a discard only): for each other seat, how likely it is ready (its melds, its
+  river's length, its 报警 alarms, the 花 it shows), which suit it collects (its melds, the suits it stopped
+  discarding), how safe the tile is against it (its own river, tiles three apart), and what dealing in would cost
+  (the scorer's payment from this seat, with Wuhu's 包 after an alarm and the 点炮包三家 house rule), plus the
+  chance of winning it gives up.
+
+``ev = (1 - deal_in) * win * value - deal_in * cost``. Claims and kongs are priced by the hand they leave (a pung's
+by its best discard). Everything read comes from the view (``Table.view(seat)``): the seat's own tiles, melds,
+rivers, alarms, the wall's count and the rules; never another seat's tiles or the wall. No randomness, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any
+
+from ..ai import _best_discard, _claim, _near, _Seat
+from ..analysis import (
+    combine_groups,
+    group_of,
+    is_complete,
+    is_seven_pairs,
+    seven_pairs_shanten,
+    shanten,
+    shanten_groups,
+)
+from ..errors import EngineError
+from ..table.actions import Action
+from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind, parse_hand
+from ..variants import get_variant
+from ..variants.base import Situation
+from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
+
+# The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
+# plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
+_REPS: dict[str, dict[str, tuple[str, str]]] = {
+    "wuhu": {"": ("23456799m345p67s+8s", "23456799m345p67s+8s"),
+             "flush": ("1112344567899m+9m", "2344567899m[111m]+9m")},
+    "hefei": {"": ("11134567899m56p+7p", "34567899m56p[111m]+7p"),
+              "flush": ("1112344567899m+9m", "2344567899m[111m]+9m")},
+    "chizhou": {"": ("123m456p1z[555z][666z]+1z", "123m456p1z[555z][666z]+1z"),
+                "flush": ("123m456m1z[555z][666z]+1z", "123m456m1z[555z][666z]+1z")},
+}
+_FLUSH_HONOURS = {"wuhu": False, "hefei": False, "chizhou": True}
+PRIOR = 0.3
+"""The normal AI's choice keeps the decision unless another option is worth this much more (a share of its ev)."""
+FLUSH_RATE = 700
+"""A one-suit plan's chance: this share (/1000) of the measured chance one step further (only one suit serves)."""
+PLAN_ITEMS = {"wuhu": "qing_yi_se", "hefei": "qingyise", "chizhou": "qingyise"}
+"""The scorer's item a "flush" plan aims at, per variant (the review names it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandValue:
+    """What a 3n+1 hand is worth: ``win`` chance, ``value`` when won (子), the ``plan`` aimed at, its distance."""
+
+    win: float
+    value: float
+    plan: str
+    distance: int
+
+    @property
+    def ev(self) -> float:
+        return self.win * self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One legal action, priced. ``ev``: expected 子 of the hand after it. ``win``/``value``: the chance and the
+    value of winning it leaves; ``deal_in``: the chance this discard deals in now; ``cost``: 子 lost if it does;
+    ``threat``: the seat that tile is most dangerous against (None: no danger); ``plan``: "" or "flush"."""
+
+    action: Action
+    ev: float
+    win: float
+    value: float
+    deal_in: float
+    cost: float
+    plan: str
+    distance: int
+    threat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    seat: int
+    variant: str
+    options: tuple[Option, ...]
+
+    @property
+    def best(self) -> Option:
+        """The option the strong AI takes: a win whenever one is legal, otherwise the first of the highest ev."""
+        for o in self.options:
+            if o.action.type in ("win", "next_hand"):
+                return o
+        best = self.options[0]
+        for o in self.options[1:]:
+            if o.ev > best.ev + 1e-9:
+                best = o
+        return best
+
+    def of(self, action: Action) -> Option | None:
+        return next((o for o in self.options if o.action == action), None)
+
+
+# ------------------------------------------------------------------------------------------------ chance model
+
+
+_TYPICAL = (6, 20, 36, 50, 62, 72, 80, 86, 90)
+"""Typical count of unseen useful tiles of a hand at shanten 0 (its winning tiles), 1, 2 ...: a hand's own count
+against this says how good it is at its distance; the steps after the first go at the typical rate."""
+
+
+def danger_features(view: Mapping[str, Any], o: int, tile: int) -> tuple[int, int, bool, str, int, str, bool]:
+    """What the danger of discarding ``tile`` against seat ``o`` is measured by (all public): its shown melds (0-3),
+    its river's length // 3 (0-5), whether the tile is in its river, whether its melds are of the tile's suit
+    ("none", "same": all of it, "mixed", "other"), its river's share of the tile's suit (0-2), the tile's rank
+    ("honour", "edge" 1/9, "near" 2/8, "mid") and whether it raised an alarm. The calibration
+    (``benchmarks/calibrate_strong.py``) and the evaluator read them through this one function."""
+    river = [int(x["tile"]) for x in view["rivers"][o]]
+    melds = view["melds"][o]
+    m = min(len(melds), 3)
+    rl = min(len(river) // 3, 5)
+    inriv = tile in river
+    suit = min(tile // 9, 3)
+    ms = [int(x["tile"]) // 9 for x in melds if int(x["tile"]) < HONOR]
+    rel = "none" if not ms else ("same" if suit in ms and len(set(ms)) == 1 else ("mixed" if suit in ms else "other"))
+    dsuit = sum(1 for x in river if min(x // 9, 3) == suit)
+    dshare = min(dsuit * 3 // max(1, len(river)), 2) if river else 0
+    r9 = tile % 9
+    edge = "honour" if tile >= HONOR else ("edge" if r9 in (0, 8) else ("near" if r9 in (1, 7) else "mid"))
+    return m, rl, inriv, rel, dshare, edge, bool(view["alarms"][o])
+
+
+# ------------------------------------------------------------------------------------------------ the seat's view
+
+
+def _wind_meld(m: Mapping[str, Any], dealer: int) -> Meld:
+    fed = m.get("fed_by")
+    return Meld(MeldKind(m["kind"]), int(m["tile"]), None if fed is None else (int(fed) - dealer) % 4,
+                m.get("claimed"), bool(m.get("added")))
+
+
+@cache
+def _rep_payments(variant: str, rules_key: tuple[tuple[str, Any], ...], plan: str, is_open: bool, winner: int,
+                  discarder: int | None) -> tuple[int, int, int, int] | None:
+    """The scorer's payments (by wind) of the plan's typical hand won by ``winner`` (None: it may not win so)."""
+    reps = _REPS.get(variant)
+    if reps is None or plan not in reps:
+        return None
+    hand = parse_hand(reps[plan][1 if is_open else 0])
+    try:
+        return get_variant(variant).score(hand, Situation(winner=winner, discarder=discarder), dict(rules_key)).payments
+    except EngineError:
+        return None
+
+
+class Know:
+    """Everything the evaluator reads, all of it from the seat's view."""
+
+    def __init__(self, view: Mapping[str, Any], seat: int) -> None:
+        self.view = view
+        self.seat = seat
+        self.variant: str = view["variant"]
+        self.V = get_variant(self.variant)
+        self.rules: dict[str, Any] = dict(view["rules"])
+        self.rules_key = tuple(sorted(self.rules.items()))
+        self.me = _Seat(view, seat)
+        self.dealer: int = view["dealer"]
+        self.wind = (seat - self.dealer) % 4
+        self.unseen = list(self.me.remaining)
+        self.U = max(1, sum(self.unseen))
+        self.turns = max(0, (int(view["wall_count"]) - self.V.reserve)) // 4
+        self.melds = view["melds"]
+        self.own_melds = [_wind_meld(m, self.dealer) for m in self.melds[seat]]
+        self.wind_melds = tuple(tuple(_wind_meld(m, self.dealer) for m in self.melds[(self.dealer + w) % 4])
+                                for w in range(4))
+        self.ron_ok = not view.get("last_four")
+        self.honours_in_flush = _FLUSH_HONOURS.get(self.variant, True)
+        self._tenpai_cache: dict[tuple[Any, ...], tuple[float, float, float, float]] = {}
+        self._scale: float | None = None
+        self._main = self.me.main_suit(self.me.counts)
+        self.threats = [self._threat(o) for o in range(4)]
+        self.win_table = WIN.get(self.variant)
+
+    # -------------------------------------------------------------- values
+    def rep(self, plan: str, is_open: bool, winner: int, discarder: int | None) -> tuple[int, int, int, int] | None:
+        return _rep_payments(self.variant, self.rules_key, plan, is_open, winner, discarder)
+
+    def plan_value(self, plan: str, is_open: bool) -> tuple[float, float | None]:
+        """(self-drawn, on a discard or None) 子 this seat gains winning the plan's typical hand."""
+        w = self.wind
+        s = self.rep(plan, is_open, w, None)
+        r = self.rep(plan, is_open, w, (w + 1) % 4)
+        return (float(s[w]) if s else 1.0), (float(r[w]) if r else None)
+
+    def tenpai(self, c: Sequence[int], melds: tuple[Meld, ...], kong_draw: bool = False
+               ) -> tuple[float, float, float, float]:
+        """A ready hand's winning tiles priced by the scorer: (q_self, v_self, q_ron, v_ron): the chance a draw wins
+        and its mean value, the same for a discard."""
+        key = (tuple(c), melds)
+        got = self._tenpai_cache.get(key)
+        if got is not None:
+            return got
+        cc = list(c)
+        concealed = tuple(k for k in range(NUM_KINDS) for _ in range(cc[k]))
+        w = self.wind
+        ns = nr = 0
+        vs = vr = 0.0
+        sp = self.V.seven_pairs and not melds
+        for k in range(NUM_KINDS):
+            if not self.unseen[k]:
+                continue
+            cc[k] += 1
+            ok = is_complete(cc) or (sp and is_seven_pairs(cc))
+            cc[k] -= 1
+            if not ok:
+                continue
+            hand = Hand(concealed, melds, k)
+            for disc in (None, (w + 1) % 4, (w + 2) % 4):
+                try:
+                    res = self.V.score(hand, Situation(winner=w, discarder=disc, melds_by_seat=self.wind_melds,
+                                                       kong_draw=kong_draw and disc is None),
+                                       self.rules)
+                except EngineError:
+                    continue
+                if disc is None:
+                    ns += self.unseen[k]
+                    vs += self.unseen[k] * res.payments[w]
+                else:
+                    nr += self.unseen[k]
+                    vr += self.unseen[k] * res.payments[w]
+        out = (ns / self.U, vs / ns if ns else 0.0, nr / 2 / self.U, vr / nr if nr else 0.0)
+        self._tenpai_cache[key] = out
+        return out
+
+    def ukeire(self, c: list[int], n_melds: int, sh: int, sp: bool) -> int:
+        """Unseen tiles that lower the shanten of a 3n+1 hand."""
+        groups = shanten_groups(c)
+        out = 0
+        for k in _near(c):
+            if not self.unseen[k]:
+                continue
+            c[k] += 1
+            gs = list(groups)
+            gs[k // 9] = group_of(k, c)
+            s2 = combine_groups(gs, n_melds)
+            if sp:
+                s2 = min(s2, seven_pairs_shanten(c))
+            if s2 < sh:
+                out += self.unseen[k]
+            c[k] -= 1
+        return out
+
+    def shape(self, c: Sequence[int], k: int) -> float:
+        """What the chance model misses of a discard's shape, in 子: the normal AI's sense of how little tile k does
+        (a lone tile, an edge, a suit the hand does not keep for 八支 / a one-suit hand), at the scale of a win."""
+        if self._scale is None:
+            vs, vr = self.plan_value("", bool(self.own_melds))
+            self._scale = 0.006 * (vs if vr is None else (vs + vr) / 2)
+        return self._scale * self.me.waste(c, k, self._main)
+
+    # -------------------------------------------------------------- threats
+    def _threat(self, o: int) -> tuple[float, float, bool]:
+        """(the cost of dealing in to seat o in 子: what this seat pays, less what it would pay anyway if o won by
+        self-draw, plus the win this seat gives up, counted in :func:`_discard_option`), whether o shows a
+        one-suit line, whether o has an alarm)."""
+        if o == self.seat:
+            return 0.0, False, False
+        melds = self.melds[o]
+        alarms = bool(self.view["alarms"][o])
+        m = len(melds)
+        flush_line = m >= 2 and len({min(int(x["tile"]) // 9, 3) for x in melds if int(x["tile"]) < HONOR}) == 1
+        ow = (o - self.dealer) % 4
+        plan = "flush" if (flush_line or alarms) else ""
+        r = self.rep(plan, m > 0, ow, self.wind)
+        s_ = self.rep(plan, m > 0, ow, None)
+        pay_ron = -float(r[self.wind]) if r else 0.0
+        if alarms and self.me.ai.bazhi and r:  # Wuhu: dealing into a 3对 alarm pays for all three (包)
+            pay_ron = float(r[ow])
+        pay_self = -float(s_[self.wind]) if s_ else 0.0
+        return max(0.3, pay_ron - 0.35 * pay_self), flush_line, alarms
+
+    def deal_in_chance(self, o: int, k: int) -> float:
+        """The measured chance that discarding k now deals in to seat o (:mod:`engine.strong.calibration`)."""
+        base = DANGER_BASE.get(self.variant)
+        if base is None:
+            return 0.0
+        m, rl, inriv, rel, dshare, edge, alarm = danger_features(self.view, o, k)
+        p = base[m][rl]
+        fac = DANGER_FACTOR[self.variant]
+        for name, val in (("inriv", inriv), ("rel", rel), ("dshare", dshare), ("edge", edge), ("alarm", alarm)):
+            p *= fac.get(name, {}).get(val, 1.0)
+        if k >= HONOR and self.unseen[k] == 0:
+            p = 0.0  # every copy in sight: nobody waits on it
+        if self.me.ai.hua_gate:  # a discard needs 3 花 (C5): a seat showing none rarely has them
+            hua = sum((2 if len(x["tiles"]) == 4 else 1) if int(x["tile"]) >= HONOR else (1 if len(x["tiles"]) == 4
+                      else 0) for x in self.melds[o])
+            p *= (0.6, 0.9, 1.2)[min(hua, 2)]
+        return min(0.35, p)
+
+    def danger(self, k: int) -> tuple[float, float, int | None]:
+        """(chance discarding k deals in now, expected 子 it costs, the seat it is most dangerous against)."""
+        if not self.ron_ok:
+            return 0.0, 0.0, None
+        p_tot = 0.0
+        cost = 0.0
+        worst: tuple[float, int] | None = None
+        for o in range(4):
+            if o == self.seat:
+                continue
+            c = self.threats[o][0]
+            p = self.deal_in_chance(o, k)
+            p_tot += p
+            cost += p * c
+            if worst is None or p * c > worst[0]:
+                worst = (p * c, o)
+        p_tot = min(0.95, p_tot)
+        return p_tot, (cost / p_tot if p_tot > 0 else 0.0), (worst[1] if worst and worst[0] > 0.05 else None)
+
+    # -------------------------------------------------------------- the hand
+    def chance(self, d: int, turns: int) -> float:
+        """The measured chance to win from distance ``d`` with ``turns`` own draws left (:data:`WIN`)."""
+        tab = self.win_table
+        if tab is None:
+            return 0.5 ** (d + 1)
+        return tab[min(max(d, 0), len(tab) - 1)][min(max(turns, 0), len(tab[0]) - 1)]
+
+    def hand_value(self, c: list[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int, upg: int,
+                   melds: tuple[Meld, ...], extra_draw: bool = False) -> HandValue:
+        """The chance and value of winning a 3n+1 hand (counts ``c``) with these melds: the measured chance at its
+        distance and draws left, scaled by how its useful tiles compare with a typical hand's at that distance;
+        when ready, the winning tiles priced one by one by the scorer."""
+        me = self.me
+        sp = me.seven_pairs and n_melds == 0
+        sh = shanten(c, n_melds, seven_pairs=sp)
+        key = me.key(c, n_melds, meld_suits, meld_hua, upg)  # the normal AI's distance: shanten, 八支, the 花 gate
+        turns = self.turns + (1 if extra_draw else 0)
+        is_open = any(m.kind is not MeldKind.CONCEALED_KONG for m in melds)
+        best: HandValue | None = None
+        if key[0] == 0 and sh == 0:
+            qs, vs, qr, vr = self.tenpai(c, melds, extra_draw)
+            if qs > 0 or qr > 0:
+                q_ron = 1 - (1 - qr) ** 3 if self.ron_ok else 0.0
+                tiles = (qs + q_ron / 3) * self.U  # unseen winning tiles, a discard win counted at a third
+                p = min(0.97, self.chance(0, turns) * min(1.8, max(0.15, tiles / _TYPICAL[0])) ** 0.6)
+                tot = qs + q_ron
+                value = (qs * vs + q_ron * vr) / tot if tot else 0.0
+                best = HandValue(p, value, "", 0)
+        if best is None:
+            d = max(1, key[0])
+            u = max(self.ukeire(c, n_melds, sh, sp), 1) if sh > 0 else _TYPICAL[0]
+            rel = min(1.6, max(0.3, u / _TYPICAL[min(max(sh, 0), len(_TYPICAL) - 1)])) ** 0.5
+            p = self.chance(d, turns) * rel
+            best = HandValue(p, self.mean_value("", is_open), "", key[0])
+        # the one-suit plan
+        fl = self._flush(c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open)
+        if fl is not None and fl.ev > best.ev:
+            best = fl
+        return best
+
+    def mean_value(self, plan: str, is_open: bool) -> float:
+        """子 a win of the plan is worth: the scorer's typical hands (self-drawn and on a discard, 1 : 1.2), scaled
+        so that a plain win is worth what a plain win is measured to be worth (:data:`MEAN_VALUE`)."""
+        vs, vr = self.plan_value(plan, is_open)
+        v = vs if vr is None else (vs + vr * 1.2) / 2.2
+        ps, pr = self.plan_value("", is_open)
+        plain = ps if pr is None else (ps + pr * 1.2) / 2.2
+        want = MEAN_VALUE.get(self.variant)
+        return v * (want / plain) if want and plain > 0 else v
+
+    def _flush(self, c: list[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int, upg: int,
+               melds: tuple[Meld, ...], turns: int, is_open: bool) -> HandValue | None:
+        if "flush" not in _REPS.get(self.variant, {}):
+            return None
+        tot = [sum(c[s * 9 : s * 9 + 9]) + meld_suits[s] for s in range(3)]
+        s = max(range(3), key=lambda x: tot[x])
+        off = sum(tot) - tot[s]
+        if off == 0 and not (not self.honours_in_flush and any(c[HONOR:])):
+            return None  # already one suit: the plain plan's scoring sees it
+        for m in melds:
+            if m.tile >= HONOR:
+                if not self.honours_in_flush:
+                    return None
+            elif m.tile // 9 != s:
+                return None
+        if tot[s] < 7:
+            return None
+        rc = [0] * NUM_KINDS
+        rc[s * 9 : s * 9 + 9] = c[s * 9 : s * 9 + 9]
+        if self.honours_in_flush:
+            rc[HONOR:] = c[HONOR:]
+        sh = shanten(rc, n_melds)
+        key = self.me.key(rc, n_melds, meld_suits, meld_hua, upg)
+        d = max(key[0], sh)
+        # one suit's tiles only: a step further than the same distance to any win, and fewer tiles serve it
+        p = self.chance(d + 1, turns) * FLUSH_RATE / 1000
+        return HandValue(p, self.mean_value("flush", is_open), "flush", d)
+
+
+# ------------------------------------------------------------------------------------------------ pricing actions
+
+
+def _after_discard(kn: Know, c: list[int], n_melds: int, ms: Sequence[int], mh: int, upg: int,
+                   melds: tuple[Meld, ...], tile: int, extra_draw: bool = False) -> tuple[HandValue, float, float,
+                                                                                             int | None]:
+    c[tile] -= 1
+    hv = kn.hand_value(c, n_melds, ms, mh, upg, melds, extra_draw)
+    c[tile] += 1
+    p, cost, threat = kn.danger(tile)
+    return hv, p, cost, threat
+
+
+def _discard_option(a: Action, hv: HandValue, p: float, cost: float, threat: int | None, shape: float = 0.0
+                    ) -> Option:
+    ev = (1 - p) * (hv.ev + shape) - p * cost
+    return Option(a, ev, hv.win, hv.value, p, cost, hv.plan, hv.distance, threat)
+
+
+def _best_after_claim(kn: Know, c: list[int], n_melds: int, ms: Sequence[int], mh: int, upg: int,
+                      melds: tuple[Meld, ...], seat: int) -> tuple[float, HandValue, float, float, int | None]:
+    """A 3n+2 hand after a claim: the best of its discards (ev, hand value, deal-in, cost, threat)."""
+    best: tuple[float, HandValue, float, float, int | None] | None = None
+    for k in range(NUM_KINDS):
+        if not c[k]:
+            continue
+        hv, p, cost, threat = _after_discard(kn, c, n_melds, ms, mh, upg, melds, k)
+        ev = (1 - p) * hv.ev - p * cost
+        if best is None or ev > best[0] + 1e-9:
+            best = (ev, hv, p, cost, threat)
+    assert best is not None
+    return best
+
+
+def _meld_of(kind: MeldKind, tile: int, fed: int | None) -> Meld:
+    return Meld(kind, tile, fed)
+
+
+def _win_value(kn: Know, a: Action) -> float:
+    """The scorer's payment to this seat of winning now (1 when it cannot tell)."""
+    view = kn.view
+    c = list(kn.me.counts)
+    w = kn.wind
+    rob = view.get("robbing")
+    ld = view.get("last_discard")
+    disc: int | None = None
+    if sum(c) % 3 == 2:
+        d = view.get("drawn")
+        tile = d if d is not None else next(k for k in range(NUM_KINDS) if c[k])
+        c[tile] -= 1
+    else:
+        src = rob or ld
+        if not src:
+            return 1.0
+        tile = int(src["tile"])
+        disc = (int(src["seat"]) - kn.dealer) % 4
+    concealed = tuple(k for k in range(NUM_KINDS) for _ in range(c[k]))
+    try:
+        res = kn.V.score(Hand(concealed, tuple(kn.own_melds), tile),
+                         Situation(winner=w, discarder=disc, rob_kong=rob is not None and disc is not None,
+                                   melds_by_seat=kn.wind_melds, last_tiles=bool(view.get("last_four"))), kn.rules)
+    except EngineError:
+        return 1.0
+    return float(res.payments[w])
+
+
+def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mapping[str, Any]] | None = None
+             ) -> Evaluation:
+    """Price every legal action of ``seat`` (``legal``: default the view's own list) from its view alone."""
+    acts = [a if isinstance(a, Action) else Action.from_json(a) for a in (view["legal"] if legal is None else legal)]
+    acts = [a for a in acts if a.type != "timeout"]
+    kn = Know(view, seat)
+    me = kn.me
+    c = list(me.counts)
+    n = me.n_melds
+    ms = list(me.meld_suits)
+    mh = me.meld_hua
+    melds = tuple(kn.own_melds)
+    out: list[Option] = []
+    ld = view.get("last_discard")
+    offered = int(ld["tile"]) if ld else None
+    fed = None if ld is None else (int(ld["seat"]) - kn.dealer) % 4
+    now: HandValue | None = None
+    for a in acts:
+        t = a.tile
+        if a.type in ("win", "next_hand"):
+            v = _win_value(kn, a) if a.type == "win" else 0.0
+            out.append(Option(a, v, 1.0, v, 0.0, 0.0, "", -1, None))
+        elif a.type == "discard" and t is not None:
+            hv, p, cost, threat = _after_discard(kn, c, n, ms, mh, me.upg, melds, t)
+            out.append(_discard_option(a, hv, p, cost, threat, kn.shape(c, t)))
+        elif a.type == "pass":
+            if sum(c) % 3 == 2:  # the last four: the drawn tile is laid aside
+                d = view.get("drawn")
+                k = d if d is not None else next(x for x in range(NUM_KINDS) if c[x])
+                c[k] -= 1
+                hv = kn.hand_value(c, n, ms, mh, me.upg, melds)
+                c[k] += 1
+            else:
+                if now is None:
+                    now = kn.hand_value(c, n, ms, mh, me.upg, melds)
+                hv = now
+            out.append(Option(a, hv.ev, hv.win, hv.value, 0.0, 0.0, hv.plan, hv.distance, None))
+        elif a.type in ("pung", "chi") and t is not None:
+            c2 = list(c)
+            ms2 = list(ms)
+            mh2 = mh
+            if a.type == "chi":
+                for x in (t, t + 1, t + 2):
+                    if x != offered:
+                        c2[x] -= 1
+                ms2[t // 9] += 3
+                m_new = Meld(MeldKind.CHI, t, fed, offered)
+            else:
+                c2[t] -= 2
+                if t < HONOR:
+                    ms2[t // 9] += 3
+                else:
+                    mh2 += 1
+                m_new = _meld_of(MeldKind.PUNG, t, fed)
+            upg = me.upg + (1 if a.type == "pung" and me.remaining[t] else 0)
+            if min(c2) < 0 or not any(c2):
+                continue
+            ev, hv, p, cost, threat = _best_after_claim(kn, c2, n + 1, ms2, mh2, upg, melds + (m_new,), seat)
+            out.append(Option(a, ev, hv.win, hv.value, p, cost, hv.plan, hv.distance, threat))
+        elif a.type == "kong" and t is not None:
+            c2 = list(c)
+            ms2 = list(ms)
+            held = c2[t]
+            if held == 4:  # concealed
+                c2[t] = 0
+                nm = n + 1
+                mh2 = mh + (3 if t >= HONOR else 2)
+                if t < HONOR:
+                    ms2[t // 9] += 4
+                m_list = melds + (Meld(MeldKind.CONCEALED_KONG, t),)
+                upg = me.upg
+            elif held == 3 and sum(c2) % 3 == 1:  # claimed on a discard
+                c2[t] = 0
+                nm = n + 1
+                mh2 = mh + (2 if t >= HONOR else 1)
+                if t < HONOR:
+                    ms2[t // 9] += 4
+                m_list = melds + (Meld(MeldKind.KONG, t, fed),)
+                upg = me.upg
+            else:  # added to a shown pung
+                c2[t] -= 1
+                nm = n
+                mh2 = mh + 1
+                if t < HONOR:
+                    ms2[t // 9] += 1
+                m_list = tuple(Meld(MeldKind.KONG, m.tile, m.fed_by, None, True) if m.kind is MeldKind.PUNG
+                               and m.tile == t else m for m in melds)
+                upg = max(0, me.upg - 1)
+            hv = kn.hand_value(c2, nm, ms2, mh2, upg, m_list, extra_draw=True)
+            # a kong pays in every variant (杠番, 花, 杠): a small premium keeps it ahead of an equal discard
+            ev = hv.ev + 0.05 + 0.02 * abs(hv.value)
+            out.append(Option(a, ev, hv.win, hv.value, 0.0, 0.0, hv.plan, hv.distance, None))
+        else:
+            out.append(Option(a, 0.0, 0.0, 0.0, 0.0, 0.0, "", 99, None))
+    if not out:
+        out = [Option(a, 0.0, 0.0, 0.0, 0.0, 0.0, "", 99, None) for a in acts[:1]]
+    # the normal AI's choice (shape: shanten, 八支, 花, 进张, the main suit) is trusted unless another option is
+    # clearly worth more: it carries a margin of PRIOR of its own value
+    discards = [a for a in acts if a.type == "discard"]
+    pass_act = next((a for a in acts if a.type == "pass"), None)
+    pick: Action | None = None
+    if discards:
+        pick = _best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[0]
+    elif pass_act is not None and any(a.type in ("pung", "chi", "kong") for a in acts):
+        pick = _claim(me, acts, pass_act)
+    if pick is not None:
+        out = [replace(o, ev=o.ev + PRIOR * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
+    return Evaluation(seat, kn.variant, tuple(out))
+
+
+def choose(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mapping[str, Any]]) -> Action:
+    """The strong AI's action: a win whenever one is legal, otherwise the option of the highest expected 子."""
+    acts = [a if isinstance(a, Action) else Action.from_json(a) for a in legal]
+    acts = [a for a in acts if a.type != "timeout"]
+    if len(acts) == 1:
+        return acts[0]
+    for a in acts:
+        if a.type in ("win", "next_hand"):
+            return a
+    return evaluate(view, seat, acts).best.action

@@ -1,0 +1,154 @@
+"""The strong AI: legal in fuzzed hands of every variant, blind to what its seat may not see, deterministic, and
+aware of value (a one-suit hand) and of danger (an alarm)."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+from engine.ai import DIFFICULTIES, choose
+from engine.selfplay import simulate
+from engine.strong import evaluate
+from engine.table import Action, Table
+from engine.tiles import NUM_KINDS, parse_hand
+
+VARIANTS = ("wuhu", "hefei", "chizhou")
+
+
+def test_strong_is_a_difficulty():
+    assert "strong" in DIFFICULTIES
+
+
+def _reshuffled(t: Table, seat: int, rng: random.Random) -> Table:
+    """A copy of ``t`` where every tile ``seat`` cannot see (the live wall, the other seats' concealed tiles) is
+    dealt again at random, keeping each hand's size."""
+    other = copy.deepcopy(t)
+    h = other.hand
+    pool = list(h.wall[h.head : h.tail])
+    sizes = {}
+    for o in range(4):
+        if o == seat:
+            continue
+        sizes[o] = sum(h.counts[o])
+        pool += [k for k in range(NUM_KINDS) for _ in range(h.counts[o][k])]
+    rng.shuffle(pool)
+    h.wall[h.head : h.tail] = pool[: h.tail - h.head]
+    rest = pool[h.tail - h.head :]
+    for o, n in sizes.items():
+        mine, rest = rest[:n], rest[n:]
+        h.counts[o] = [mine.count(k) for k in range(NUM_KINDS)]
+        if h.drawn[o] is not None:
+            h.drawn[o] = mine[-1] if mine else None
+    return other
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_strong_decision_ignores_hidden_information(variant):
+    t = Table.new(variant, 11, dealer=0)
+    rng = random.Random(3)
+    checked = 0
+    for step in range(120):
+        if t.phase != "play" and t.hand.phase not in ("play", "claim", "rob"):
+            break
+        s = t.awaited()[0]
+        la = t.legal_actions(s)
+        a = choose(t.view(s), s, la, "strong")
+        if len(la) > 1 and step % 3 == 0:
+            other = _reshuffled(t, s, rng)
+            assert choose(other.view(s), s, other.legal_actions(s), "strong") == a
+            assert evaluate(other.view(s), s) == evaluate(t.view(s), s)
+            assert choose(t, s, la, "strong") == a  # a Table reads the same
+            checked += 1
+        t.apply(a)
+    assert checked >= 5
+
+
+def _fuzz_table(variant: str, i: int) -> Table:
+    """A cheap random state: a seeded deal played forward a random number of steps by easy and normal AIs (when the
+    hand ends sooner, the same deal replayed to a random step before its end)."""
+    rng = random.Random(f"{variant}:{i}")
+    t = Table.new(variant, f"fuzz:{i}")
+    target = rng.randrange(0, 70)
+    acts: list[Action] = []
+    while len(acts) < target and t.hand.phase in ("play", "claim", "rob"):
+        s = t.awaited()[0]
+        la = t.legal_actions(s)
+        a = la[0] if len(la) == 1 else choose(t, s, la, rng.choice(("easy", "normal")), rng)
+        t.apply(a)
+        acts.append(a)
+    if t.hand.phase not in ("play", "claim", "rob"):
+        t = Table.new(variant, f"fuzz:{i}")
+        for a in acts[: rng.randrange(0, len(acts))]:
+            t.apply(a)
+    return t
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_strong_decisions_are_legal_in_fuzzed_hands(variant):
+    for i in range(1000):
+        t = _fuzz_table(variant, i)
+        assert t.hand.phase in ("play", "claim", "rob")
+        s = t.awaited()[0]
+        la = t.legal_actions(s)
+        a = choose(t.view(s), s, la, "strong")
+        assert a in la
+        t.apply(a)  # the table takes it
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_strong_is_deterministic(variant):
+    a = simulate(variant, 3, seed=5, difficulty=["strong", "normal", "strong", "normal"])
+    b = simulate(variant, 3, seed=5, difficulty=["strong", "normal", "strong", "normal"])
+    assert a == b and a["hands"] == 3 and a["zero_sum"] and a["tiles_conserved"]
+
+
+def _view(variant, hand, melds=(), rivers=None, alarms=None, wall=60):
+    t = Table.new(variant, 1, dealer=0)
+    v = t.view(0)
+    kinds = list(parse_hand(hand).concealed)
+    v["hand"] = kinds
+    v["melds"] = melds or [[], [], [], []]
+    v["rivers"] = rivers or [[], [], [], []]
+    seen = [0] * 34
+    for ms in v["melds"]:
+        for m in ms:
+            for k in m["tiles"]:
+                seen[k] += 1
+    for r in v["rivers"]:
+        for x in r:
+            seen[x["tile"]] += 1
+    v["seen"] = seen
+    v["alarms"] = alarms or [[], [], [], []]
+    v["wall_count"] = wall
+    v["last_discard"] = None
+    v["legal"] = [Action("discard", 0, k).to_json() for k in sorted(set(kinds))]
+    return v
+
+
+def test_wuhu_strong_aims_at_a_one_suit_hand():
+    # ten 万 and three lone 条/筒 tiles, early: the 清一色 (a direct 交, ten times a plain win) is worth chasing,
+    # so a lone off-suit tile goes, never a 万
+    v = _view("wuhu", "1235689m1299m5p9s+7m".replace("+", ""))
+    ev = evaluate(v, 0)
+    best = ev.best
+    assert best.action.tile is not None and best.action.tile >= 9
+    assert best.plan == "flush"
+
+
+def _pung(k, fed):
+    return {"kind": "pung", "tile": k, "tiles": [k] * 3, "fed_by": fed, "claimed": k, "added": False}
+
+
+def test_wuhu_strong_folds_against_an_alarm():
+    # seat 1 shows three 筒 pungs (清一色三对报警): dealing in pays for all three (包). A far hand keeps its 筒.
+    p = parse_hand
+    melds = [[], [_pung(p("2p").concealed[0], 2), _pung(p("5p").concealed[0], 3), _pung(p("8p").concealed[0], 2)],
+             [], []]
+    v = _view("wuhu", "13579m2468s7p3p1s9s", melds=melds, alarms=[[], ["alarm_three_pure"], [], []], wall=30)
+    best = evaluate(v, 0).best
+    assert best.action.tile is not None and not 9 <= best.action.tile < 18
+    worst_p = min((o for o in evaluate(v, 0).options if o.action.tile in (parse_hand("7p").concealed[0],)),
+                  key=lambda o: o.ev)
+    assert worst_p.threat == 1
