@@ -65,13 +65,23 @@ def _rowcount(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
-class PostgresConnection:
-    """:class:`bot.store.backend.Connection` over one asyncpg connection."""
+async def _connect(url: str) -> asyncpg.Connection:
+    return await asyncpg.connect(url, timeout=CONNECT_TIMEOUT, server_settings={"application_name": "mjbot"})
 
-    def __init__(self, raw: asyncpg.Connection) -> None:
+
+class PostgresConnection:
+    """:class:`bot.store.backend.Connection` over one asyncpg connection.
+
+    A connection the server dropped (a restart, a fail-over, an idle timeout) fails the transaction it was in (the
+    caller is told, nothing half-written); the next transaction connects again."""
+
+    def __init__(self, raw: asyncpg.Connection, url: str) -> None:
         self.raw = raw
+        self.url = url
 
     async def begin(self, write: bool, durable: bool) -> None:
+        if self.raw.is_closed():
+            self.raw = await _connect(self.url)
         if not write:
             await self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         elif durable:
@@ -150,9 +160,8 @@ class PostgresBackend:
     name = "postgresql"
 
     def __init__(self, raw: asyncpg.Connection, url: str, schema_version: int) -> None:
-        self.raw = raw
         self.url = url
-        self.conn: Any = PostgresConnection(raw)
+        self.conn: Any = PostgresConnection(raw, url)
         self.path: Path | str = shown(url)
         self.schema_version = schema_version
 
@@ -163,8 +172,7 @@ class PostgresBackend:
         password hidden) and the problem."""
         migrations = load_migrations(Path(migrations_dir) if migrations_dir else PG_MIGRATIONS_DIR)
         try:
-            raw = await asyncpg.connect(url, timeout=CONNECT_TIMEOUT,
-                                        server_settings={"application_name": "mjbot"})
+            raw = await _connect(url)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError, ValueError) as e:
             raise _cannot(url, e) from None
         try:
@@ -182,6 +190,18 @@ class PostgresBackend:
             raise
         return cls(raw, url, version)
 
+    @property
+    def raw(self) -> asyncpg.Connection:
+        """The connection in use (a new one after the server dropped the last)."""
+        return self._pg.raw
+
+    @property
+    def _pg(self) -> PostgresConnection:
+        conn = self.conn
+        while not isinstance(conn, PostgresConnection):  # a test's wrapper (tests/harness/faults.py)
+            conn = conn._conn
+        return conn
+
     async def close(self) -> None:
         await self.raw.close()
 
@@ -189,10 +209,11 @@ class PostgresBackend:
         self.raw.terminate()  # the server rolls back whatever was open
 
     async def probe_write(self) -> None:
-        tx = self.raw.transaction()
+        raw = self.raw
+        tx = raw.transaction()
         await tx.start()
         try:
-            await self.raw.execute("CREATE TABLE mjbot_check_probe (x INTEGER)")
-            await self.raw.execute("INSERT INTO mjbot_check_probe VALUES (1)")
+            await raw.execute("CREATE TABLE mjbot_check_probe (x INTEGER)")
+            await raw.execute("INSERT INTO mjbot_check_probe VALUES (1)")
         finally:
             await tx.rollback()

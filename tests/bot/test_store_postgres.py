@@ -81,3 +81,32 @@ def test_an_empty_postgresql_database_is_migrated_and_a_newer_one_refused(pg_ser
         asyncio.run(scenario())
     finally:
         pg_server.drop_database(url)
+
+
+def test_a_connection_the_server_drops_fails_one_call_and_the_next_connects_again(pg_server):
+    """A restart or fail-over of the server: the call in flight fails as a database failure the player is told to
+    retry (nothing half-written), and the store connects again at its next transaction."""
+    from bot.store.failures import failure_kind
+    from tests.harness.db import connect
+
+    url = pg_server.create_database()
+
+    async def scenario() -> None:
+        store = await Store.open(url)
+        try:
+            await store.upsert_player(1, "before")
+            pid = (await store.backend.raw.fetchval("SELECT pg_backend_pid()"))  # type: ignore[union-attr]
+            with connect("postgresql://postgres@/postgres?" + url.split("?")[1]) as admin:
+                assert admin.execute("SELECT pg_terminate_backend(?)", (pid,)).fetchone() == (True,)
+            with pytest.raises(Exception) as e:
+                await store.upsert_player(1, "lost")
+            assert failure_kind(e.value) == "unavailable"
+            await store.upsert_player(1, "after")
+            assert await store.display_name(1) == "after"
+        finally:
+            await store.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        pg_server.drop_database(url)
