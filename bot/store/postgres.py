@@ -117,8 +117,10 @@ class PostgresConnection:
 
 
 def _cannot(url: str, exc: BaseException) -> StoreError:
-    text = str(exc).strip() or type(exc).__name__
-    return StoreError("db_pg_unavailable", path=shown(url), error=text.splitlines()[0])
+    text = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+    if isinstance(exc, OSError | TimeoutError):  # nothing answered at that address
+        text += " (no PostgreSQL server answers there: is it running, and are the host and port right?)"
+    return StoreError("db_pg_unavailable", path=shown(url), error=text)
 
 
 async def _schema_version(raw: asyncpg.Connection) -> int:
