@@ -95,7 +95,8 @@ def test_a_connection_the_server_drops_fails_one_call_and_the_next_connects_agai
         store = await Store.open(url)
         try:
             await store.upsert_player(1, "before")
-            pid = (await store.backend.raw.fetchval("SELECT pg_backend_pid()"))  # type: ignore[union-attr]
+            async with store.transaction(write=False) as conn:
+                pid = (await conn.one("SELECT pg_backend_pid()"))[0]
             with connect("postgresql://postgres@/postgres?" + url.split("?")[1]) as admin:
                 assert admin.execute("SELECT pg_terminate_backend(?)", (pid,)).fetchone() == (True,)
             with pytest.raises(Exception) as e:
