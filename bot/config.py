@@ -85,7 +85,8 @@ class Config:
         guild_text = (env.get("MJBOT_DEV_GUILD") or "").strip()
         dev_guild = None
         if guild_text:
-            if not guild_text.isdigit():
+            # a Discord id: 1 .. 2^64 - 1, ASCII digits only (``²`` passes ``isdigit`` and ``int()`` refuses it)
+            if not (guild_text.isascii() and guild_text.isdigit()) or not 0 < int(guild_text) < 2**64:
                 raise ConfigError(f"MJBOT_DEV_GUILD must be a server id (digits), not {guild_text!r}")
             dev_guild = int(guild_text)
         level = (env.get("MJBOT_LOG_LEVEL") or "INFO").strip().upper()

@@ -301,9 +301,10 @@ class Local:
 
     def read(self, raw: str, menu: Sequence[tuple[int, Action]]) -> Action | str:
         """The action ``raw`` names (a number of ``menu``, or a tile), or the one line that says why it names none."""
-        if raw.isdigit():
+        if raw.isdigit():  # (``²`` is a digit that int() refuses; 5,000 digits are past int()'s limit)
+            number = int(raw.lstrip("0") or "0") if raw.isdecimal() and len(raw.lstrip("0")) <= 4 else None
             for n, a in menu:
-                if n == int(raw):
+                if n == number:
                     return a
             return self.pick_line(menu)
         try:

@@ -24,8 +24,20 @@ _warned: set[str] = set()
 
 @functools.cache
 def known_zones() -> frozenset[str]:
-    """Every IANA zone name of this host (read once)."""
-    return frozenset(zoneinfo.available_timezones())
+    """The IANA zone names of the ``tzdata`` package (a dependency: every host has them; read once). The host's
+    own list (``zoneinfo.available_timezones()``) also holds ``localtime`` where /usr/share/zoneinfo has that link:
+    the host's clock, not a zone a server chooses, and unknown to a host with only the package.
+
+    >>> "Asia/Shanghai" in known_zones(), "localtime" in known_zones()
+    (True, False)
+    """
+    try:
+        from importlib.resources import files
+
+        names = files("tzdata").joinpath("zones").read_text(encoding="utf-8").split()
+    except (ImportError, OSError):  # no tzdata package: the host's names, less its own clock
+        names = list(zoneinfo.available_timezones())
+    return frozenset(names) - {"localtime"}
 
 
 def known_zone(name: object) -> bool:

@@ -57,6 +57,8 @@ def message_for(error: BaseException, lang: str) -> tuple[str, bool]:
     key = transient(original)
     if key is not None:
         return t(key, lang), True
+    if isinstance(original, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
+        return t("error.command_outdated", lang), True  # Discord's client still shows an older version's command
     if isinstance(original, app_commands.MissingPermissions):
         return t("error.no_permission", lang), True
     if isinstance(original, app_commands.NoPrivateMessage):

@@ -33,6 +33,7 @@ from discord.ext import commands
 from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, t, variant_name
 from bot.ids import parse_id, require_id
+from bot.options import typed_text
 from bot.store import group as gstore
 from cogs.leaderboard import (
     VARIANT_CHOICES,
@@ -159,7 +160,7 @@ async def hand_autocomplete(interaction: discord.Interaction, current: str) -> l
     settings = await store.guild_settings(interaction.guild_id)
     lang = lang_for(interaction, settings.language)
     tz = await server_tz(bot, interaction.guild_id)
-    typed = current.strip().lstrip("#")
+    typed = typed_text(current).strip().lstrip("#")
     hand_id = parse_id(typed) if typed else None
     if typed and hand_id is None:  # not a hand number the database can hold: no hand matches
         return []

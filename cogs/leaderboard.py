@@ -44,6 +44,7 @@ from discord.ext import commands
 from bot.errors import UserError
 from bot.i18n import lang_for, locale_str, normalise, t, variant_name
 from bot.ids import parse_id
+from bot.options import typed_text
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
 from cogs.settings import guild_settings
@@ -158,7 +159,7 @@ async def season_autocomplete(interaction: discord.Interaction, current: str) ->
     options = [Choice(name=t("season.all_time", lang), value="all")]
     for s in await gstore.seasons(store, interaction.guild_id):
         options.append(Choice(name=season_label(s, lang, tz)[:100], value=str(s.number)))
-    typed = current.strip().lower()
+    typed = typed_text(current).strip().lower()
     return [c for c in options if not typed or typed in c.name.lower() or typed == c.value][:25]
 
 

@@ -27,6 +27,7 @@ from discord.ext import commands
 
 from bot.errors import UserError
 from bot.i18n import item_name, lang_for, locale_str, rule_value, t, variant_name
+from bot.options import typed_text
 from bot.settings import (
     CLAIM_SECONDS,
     LANGUAGES,
@@ -465,17 +466,17 @@ REPORT_PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, 
 
 @functools.cache
 def _zone_names() -> tuple[str, ...]:
-    """Every IANA zone name (read once), the usual ones for our players first."""
-    import zoneinfo
+    """Every IANA zone name a server may choose (read once), the usual ones for our players first."""
+    from bot.zones import known_zones
 
     common = ["Asia/Shanghai", "Asia/Hong_Kong", "Asia/Taipei", "Asia/Singapore", "Asia/Tokyo", "Europe/London",
               "Europe/Paris", "America/New_York", "America/Los_Angeles", "Australia/Sydney", "UTC"]
-    return tuple(common + sorted(n for n in zoneinfo.available_timezones() if n not in common))
+    return tuple(common + sorted(n for n in known_zones() if n not in common))
 
 
 async def timezone_autocomplete(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
     """IANA zone names containing what was typed."""
-    typed = current.strip().lower().replace(" ", "_")
+    typed = typed_text(current).strip().lower().replace(" ", "_")
     return [app_commands.Choice(name=n, value=n) for n in _zone_names() if typed in n.lower()][:25]
 
 

@@ -176,9 +176,26 @@ class KeptMessages:
             self.call(lt, lambda: self._send_lobby(lt))
 
     async def _send_lobby(self, lt: LiveTable) -> None:
-        p = self._lobby_latest.pop(id(lt), None)
-        if p is None or lt.state is not State.LOBBY:
-            return
+        """Show the lobby's latest state. It is forgotten only once shown (a write tried again after a 5xx shows
+        it, not nothing), or when Discord refuses it (the lobby's next change is shown by a new write)."""
+        from .publisher import _retryable
+
+        while True:
+            p = self._lobby_latest.get(id(lt))
+            if p is None or lt.state is not State.LOBBY:
+                self._lobby_latest.pop(id(lt), None)
+                return
+            try:
+                await self._show_lobby(lt, p)
+            except Exception as e:
+                if not _retryable(e):
+                    self._lobby_latest.pop(id(lt), None)
+                raise
+            if self._lobby_latest.get(id(lt)) is p:  # else a newer state came meanwhile: shown next
+                del self._lobby_latest[id(lt)]
+                return
+
+    async def _show_lobby(self, lt: LiveTable, p: LobbyPayload) -> None:
         ch = self._channel(lt.channel_id)
         if lt.lobby_message_id is not None:
             try:

@@ -239,11 +239,15 @@ def test_run_without_a_token_explains_and_exits_2(tmp_path):
         assert absent not in p.stderr, absent
 
 
-def test_bad_config_is_a_clear_error_not_a_traceback(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"} | {"MJBOT_DEV_GUILD": "abc"}
-    p = subprocess.run([sys.executable, "-m", "bot", "run"], cwd=tmp_path, env=env, capture_output=True, text=True,
+@pytest.mark.parametrize("guild", ["abc", "²", "0", "9" * 30])
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_bad_config_is_a_clear_error_not_a_traceback(tmp_path, command, guild):
+    """A server id that is not one (``²`` passed ``str.isdigit`` and made ``int()`` raise: a traceback and exit 1,
+    so systemd restarted it; 0 and 30 digits were taken as ids) is a configuration error: exit 2, for both."""
+    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"} | {"MJBOT_DEV_GUILD": guild}
+    p = subprocess.run([sys.executable, "-m", "bot", command], cwd=tmp_path, env=env, capture_output=True, text=True,
                        timeout=60)
-    assert p.returncode == 2 and "MJBOT_DEV_GUILD" in p.stderr and "Traceback" not in p.stderr
+    assert p.returncode == 2 and "MJBOT_DEV_GUILD" in p.stderr + p.stdout and "Traceback" not in p.stderr
 
 
 def test_score_help_explains_the_notation_without_pointing_into_the_source_tree(capsys):

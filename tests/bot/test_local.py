@@ -335,6 +335,16 @@ def test_a_bad_input_is_answered_in_one_line_not_with_the_board(monkeypatch, cap
     assert out.count("你的手牌") <= 1 and "现在没有关于 北 的操作" in out
 
 
+def test_digits_that_are_not_a_menu_number_are_answered_in_one_line(monkeypatch, capsys):
+    """``²`` (a digit to ``str.isdigit``, not to ``int``) and a number of 5,000 digits (past ``int``'s limit) ended
+    the game with a traceback: they name no action, as any other bad input."""
+    rc, out, _ = play(monkeypatch, capsys, ["--variant", "hefei", "--seed", "3", "--lang", "en"],
+                      ["²", "9" * 5000, "0" * 30 + "1", "q"])
+    assert rc == 0
+    picks = [x for x in out.splitlines() if "type a tile (e.g. 5m) or one of the numbers" in x]
+    assert len(picks) == 2 and out.count("Your hand: ") <= 2  # "000…01" is number 1: an action was taken
+
+
 def test_the_river_marks_are_explained_and_question_mark_helps(monkeypatch, capsys):
     for lang, marks in (("en", ("claimed", "won on", "laid aside")), ("zh", ("被吃碰杠", "被和", "放下")),
                         ("zh-TW", ("被吃碰槓", "被和", "放下"))):

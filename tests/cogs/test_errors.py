@@ -73,3 +73,41 @@ async def test_a_refusal_from_any_cog_is_one_user_error_class(harness: Harness, 
         r = await harness.send(data, rec)
     assert r.reply.ephemeral and "機器人" in r.reply.content
     assert not [rec for rec in caplog.records if rec.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize(("locale", "words"), [("en-US", "has changed"), ("zh-CN", "已更新"), ("zh-TW", "已更新")])
+async def test_a_command_discord_still_shows_from_an_older_version_is_answered_plainly(harness: Harness, caplog,
+                                                                                        locale: str, words: str):
+    """After an upgrade Discord's client may still offer a command or subcommand the bot no longer has (a global
+    sync takes a while to reach every client); such a payload raised CommandNotFound: the member got "something
+    went wrong" and an ERROR with a traceback was logged. They are told the command changed, and to try again."""
+    h = harness
+    for build in ("subcommand", "command"):
+        caplog.clear()
+        data, rec = h.slash_payload("table new", variant="hefei", locale=locale)
+        if build == "subcommand":
+            data["data"]["options"][0]["name"] = "teleport"
+        else:
+            data["data"]["name"] = "teleport"
+        r = await h.send(data, rec)
+        assert r.reply.ephemeral and words in r.reply.content, (build, r.reply.content)
+        assert "went wrong" not in r.reply.content and "出了点问题" not in r.reply.content
+        assert not [x for x in caplog.records if x.levelno >= logging.ERROR], [x.getMessage() for x in caplog.records]
+        assert h.bot.tables.by_channel == {}
+
+
+async def test_a_payload_without_a_required_option_is_answered_plainly(harness: Harness, caplog):
+    """A required option missing from the payload (an older version's command in Discord's client, or a forged
+    payload: discord.py raises CommandSignatureMismatch) got the generic apology and an ERROR; it is answered as an
+    outdated command."""
+    from tests.harness import ADMIN_PERMISSIONS
+    from tests.harness.db import dump
+
+    h = harness
+    before = dump(h)
+    data, rec = h.slash_payload("correct void", permissions=ADMIN_PERMISSIONS, hand=1, reason="x")
+    data["data"]["options"][0]["options"] = [o for o in data["data"]["options"][0]["options"] if o["name"] != "hand"]
+    r = await h.send(data, rec)
+    assert r.reply.ephemeral and "has changed" in r.reply.content, r.reply.content
+    assert not [x for x in caplog.records if x.levelno >= logging.ERROR], [x.getMessage() for x in caplog.records]
+    assert dump(h) == before

@@ -160,3 +160,134 @@ async def test_a_forged_control_naming_huge_ids_is_refused_plainly(harness: Harn
     assert texts and all("went wrong" not in x for x in texts), texts
     assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
     assert dump(h) == before
+
+
+@pytest.mark.parametrize(("path", "option", "kw"), [
+    ("correct void", "hand", {"hand": 1, "reason": "x"}), ("leaderboard", "season", {}), ("stats", "season", {}),
+    ("settings", "timezone", {})])
+async def test_an_autocomplete_with_a_typed_value_that_is_not_text_offers_choices_and_logs_no_error(
+        harness: Harness, caplog, path: str, option: str, kw: dict):
+    """Discord sends what a member types into an option with a picker as text; a raw payload sending a number, a
+    list or a boolean made the picker raise (an ERROR with a traceback per keystroke). It is read as text."""
+    from tests.cogs.test_group import autocomplete
+
+    h = harness
+    for typed in (10**30, 2**63, 12, 1.5, True, [1], {"a": 1}):
+        caplog.clear()
+        data, rec = h.slash_payload(path, permissions=ADMIN_PERMISSIONS, **kw)
+        got = await autocomplete(h, path, option, "", permissions=ADMIN_PERMISSIONS, **kw)  # the real picker works
+        assert isinstance(got, list)
+        real = h.fake._callback
+        answered: list[dict] = []
+
+        def callback(interaction_id, token, payload, files, rec=rec, answered=answered, real=real):
+            if payload.get("type") == 8 and token == rec.token:
+                answered.append(payload)
+                return {"interaction": {"id": str(rec.id), "type": 4}, "resource": {"type": 8}}
+            return real(interaction_id, token, payload, files)
+
+        data["type"] = 4
+        opts = data["data"]["options"]
+        while opts and opts[0].get("type") in (1, 2):
+            opts = opts[0]["options"]
+        opts[:] = [o for o in opts if o["name"] != option] + [{"name": option, "type": 3, "value": typed,
+                                                               "focused": True}]
+        h.fake._callback = callback  # type: ignore[method-assign]
+        try:
+            await h.send(data, rec)
+        finally:
+            h.fake._callback = real  # type: ignore[method-assign]
+        assert answered, (path, typed)  # the member's picker got an answer (maybe empty), not silence
+        assert not [x for x in caplog.records if x.levelno >= 40], (path, typed, [x.getMessage() for x in caplog.records])
+
+
+def _user_cases() -> list[tuple[str, str]]:
+    """(command path, option) for every option naming a member."""
+    import asyncio
+
+    async def collect() -> list[tuple[str, str]]:
+        from pathlib import Path
+        from tempfile import TemporaryDirectory
+
+        with TemporaryDirectory() as d:
+            h = await Harness.boot(Path(d) / "bot.db")
+            try:
+                return [(c.qualified_name, p.name) for c in h.bot.tree.walk_commands()
+                        if isinstance(c, app_commands.Command) for p in c.parameters
+                        if p.type in (discord.AppCommandOptionType.user, discord.AppCommandOptionType.mentionable)]
+            finally:
+                await h.close()
+
+    return asyncio.run(collect())
+
+
+@pytest.mark.parametrize(("path", "option"), _user_cases())
+async def test_a_forged_member_option_is_refused_and_changes_nothing(harness: Harness, caplog, path: str,
+                                                                      option: str):
+    """A member option naming an id Discord did not resolve (discord.py hands the command a bare ``Object``: the
+    command raised AttributeError), or a member with an id past the database's integers (OverflowError): the member
+    got the generic apology and an ERROR was logged. The option is refused in the member's language."""
+    h = harness
+    if path.startswith("table"):  # a table to act on, opened as a player would
+        await h.slash("table new", variant="hefei")
+    for value, resolve in ((USER_ID + 99, False), (10**30, True), (2**63, True)):
+        for locale, words in REFUSED.items():
+            caplog.clear()
+            before = dump(h)
+            data, rec = forged_payload(h, path, option, str(value), locale)
+            if resolve:  # a forged payload may carry its own "resolved" member too
+                resolved = data["data"].setdefault("resolved", {})
+                resolved.setdefault("users", {})[str(value)] = h.fake.add_user(value)
+            r = await h.send(data, rec)
+            text = r.reply.content
+            assert r.reply.ephemeral and any(w in text for w in words), (path, option, value, locale, text)
+            assert "went wrong" not in text and "出错" not in text
+            assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+            assert dump(h) == before
+
+
+@pytest.mark.parametrize("value", ["abc", "", "1" * 25, "٣", 12, [1], None])
+async def test_a_member_option_whose_id_is_not_a_number_is_refused(harness: Harness, caplog, value):
+    """discord.py reads a member option's id with int() before any check of ours: ``player: "abc"`` in a raw
+    payload raised there, the member got no answer at all and an ERROR was logged. It is refused plainly."""
+    h = harness
+    for path, option in (("stats", "player"), ("history", "player"), ("correct adjust", "payer")):
+        caplog.clear()
+        before = dump(h)
+        r = await h.send(*forged_payload(h, path, option, value))
+        assert r.reply is not None and r.reply.ephemeral and "cannot be" in r.reply.content, (path, value)
+        assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+        assert dump(h) == before
+
+
+def _guild_only_commands() -> list[str]:
+    import asyncio
+
+    async def collect() -> list[str]:
+        from pathlib import Path
+        from tempfile import TemporaryDirectory
+
+        with TemporaryDirectory() as d:
+            h = await Harness.boot(Path(d) / "bot.db")
+            try:
+                return [c.qualified_name for c in h.bot.tree.walk_commands() if isinstance(c, app_commands.Command)
+                        and (c.guild_only or getattr(c.root_parent, "guild_only", False))]
+            finally:
+                await h.close()
+
+    return asyncio.run(collect())
+
+
+@pytest.mark.parametrize("path", _guild_only_commands())
+async def test_a_server_command_sent_from_a_dm_is_refused_and_changes_nothing(harness: Harness, caplog, path: str):
+    """``guild_only`` only hides a command from DMs; a payload sent from one anyway ran it: /table new opened a lobby
+    in the DM, /table kick, replace, restore and /correct adjust answered the generic apology with an ERROR."""
+    h = harness
+    cmd = h.find_command(path)
+    good = {p.name: _filler(p) for p in cmd.parameters if p.required}
+    before = dump(h)
+    caplog.clear()
+    r = await h.slash(path, guild=False, permissions=ADMIN_PERMISSIONS, **good)
+    assert r.reply.ephemeral and "only in a server" in r.reply.content, (path, r.reply.content)
+    assert not [x for x in caplog.records if x.levelno >= 40], [x.getMessage() for x in caplog.records]
+    assert dump(h) == before and h.bot.tables.by_channel == {} and h.bot.tables.by_id == {}

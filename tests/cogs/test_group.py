@@ -810,14 +810,19 @@ async def test_numbers_typed_in_pickers_and_season_options_past_the_database(h: 
     assert dump(h) == before
 
 
-@pytest.mark.parametrize("name", ["posix/Asia/Shanghai", "right/UTC", "posixrules", "Asia/../Asia/Shanghai"])
+@pytest.mark.parametrize("name", ["posix/Asia/Shanghai", "right/UTC", "posixrules", "Asia/../Asia/Shanghai",
+                                  "localtime"])
 async def test_a_host_only_time_zone_name_is_refused(h: Harness, name):
-    """Names that only some hosts have as files (``posix/``, ``right/``, ``posixrules``) were accepted, and a host
-    with only the tzdata package then failed /leaderboard and /history for the whole server."""
+    """Names that only some hosts have as files (``posix/``, ``right/``, ``posixrules``, ``localtime``: the host's
+    own clock, which ``zoneinfo.available_timezones()`` lists on a host with /usr/share/zoneinfo/localtime) were
+    accepted, and a host with only the tzdata package then failed /leaderboard and /history for the whole server.
+    The picker does not offer them either."""
     before = dump(h)
     r = await admin(h, "settings", timezone=name)
     assert r.reply.ephemeral and "not a time zone" in r.reply.content and r.reply.embeds == []
     assert dump(h) == before
+    offered = await autocomplete(h, "settings", "timezone", name.split("/")[-1], permissions=ADMIN_PERMISSIONS)
+    assert name not in [c["value"] for c in offered]
 
 
 async def test_a_stored_zone_this_host_does_not_know_falls_back_with_one_warning(h: Harness, caplog):

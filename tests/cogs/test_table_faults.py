@@ -583,3 +583,21 @@ async def test_a_stop_during_a_5xx_storm_does_not_hang_and_says_what_was_given_u
         await asyncio.wait_for(h.close(), 30)  # (a bound for a hang, not a speed goal)
     given_up = [r.getMessage() for r in caplog.records if "given up" in r.getMessage()]
     assert given_up and all("shutting down" in m for m in given_up)
+
+
+async def test_a_5xx_on_a_lobby_update_is_retried_and_the_lobby_shows_who_joined(harness: Harness, caplog):
+    """A 503 on the edit that shows a new player in the lobby: the first try took the lobby's latest state with it,
+    so the retry found nothing to send and counted as done; the lobby kept showing an empty seat. The update is
+    tried again with its state, and the lobby shows the player who joined."""
+    h = harness
+    prep(h)
+    fast(h)
+    lobby = await lobby_of(h)
+    await h.bot.tables.wait_idle()
+    fault = h.fake.fail(f"^/channels/{h.channel_id}/messages/{lobby.id}$", method="PATCH", status=503, times=1)
+    await h.click(lobby, custom_id=button_id(lobby, ":join"), user=P2)
+    with caplog.at_level(logging.WARNING, logger="bot.tables.publisher"):
+        await h.bot.tables.wait_idle()
+    assert fault.hits == 1
+    seats = "\n".join(f["value"] for e in h.fake.find_message(lobby.id).embeds for f in e.get("fields", []))
+    assert f"<@{P2}>" in seats, seats
