@@ -44,10 +44,10 @@ async def bench(path: Path, hands: int, players: int, voids: int, reps: int) -> 
     await conn.close()
     bulk_load(path, hands * 2, players, rng)
     store = await Store.open(path)
-    async with store._tx(write=False) as conn:
-        ids = [r[0] for r in await conn.execute_fetchall(
+    async with store.transaction(write=False) as conn:
+        ids = [r[0] for r in await conn.all(
             "SELECT DISTINCT hand_id FROM ledger WHERE guild_id = 1 AND variant = 'wuhu'")]
-        last = (await conn.execute_fetchall("SELECT MAX(at) FROM ledger"))[0][0]
+        last = (await conn.all("SELECT MAX(at) FROM ledger"))[0][0]
     for hid in rng.sample(ids, voids):
         await gstore.void_hand(store, 1, 9, hid, "bench")
     for _ in range(voids):

@@ -131,13 +131,11 @@ async def bench_board(path: Path, hands: int, players: int, reps: int) -> dict[s
             h = await store.start_hand(m, n, n, None, at=T0)
             await store.finish_hand(h, random_rows(rng), at=T0 + timedelta(days=rng.randrange(365)))
         await store.finish_match(m, at=T0)
-    async with store._tx(write=False) as conn, conn.execute(
-        "SELECT COUNT(DISTINCT hand_id) FROM ledger WHERE guild_id = 1"
-    ) as cur:
-        guild_hands = (await cur.fetchone())[0]
+    async with store.transaction(write=False) as conn:
+        guild_hands = (await conn.all("SELECT COUNT(DISTINCT hand_id) FROM ledger WHERE guild_id = 1"))[0][0]
     out = {"guild_hands": guild_hands}
-    async with store._tx(write=False) as conn, conn.execute("SELECT MAX(at) FROM ledger") as cur:
-        now = datetime.fromtimestamp((await cur.fetchone())[0] / 1000, UTC)
+    async with store.transaction(write=False) as conn:
+        now = datetime.fromtimestamp((await conn.all("SELECT MAX(at) FROM ledger"))[0][0] / 1000, UTC)
     periods = (
         ("all", None),
         ("month", period_start("month", now)),

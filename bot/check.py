@@ -80,32 +80,31 @@ def check_token(config: Config) -> Outcome:
 
 
 async def check_database(config: Config) -> Outcome:
-    """Open (creating the folder and file), migrate, then write and roll back a probe row."""
-    from .store import Store, StoreError, dialect
+    """Open (creating the folder and file, or connecting to PostgreSQL), migrate, then write and roll back a probe
+    table. ``MJBOT_DB`` of an unknown kind (``mysql://...``) is refused in one line."""
+    from .store import Store, StoreError
     from .store.migrate import load_migrations
+    from .store.paths import shown
 
-    path = Path(config.db_path)
+    target = config.db_path
+    where = shown(target)
     try:
         known = len(load_migrations())
-        store = await Store.open(path)
-        version = store.schema_version
-        await store.close()
-        conn = await dialect.connect(str(path))
+        store = await Store.open(target)
         try:
-            await conn.execute(dialect.BEGIN_WRITE)
-            await conn.execute("CREATE TABLE mjbot_check_probe (x INTEGER)")
-            await conn.execute("INSERT INTO mjbot_check_probe VALUES (1)")
+            version = store.schema_version
+            assert store.backend is not None
+            await store.backend.probe_write()
         finally:
-            if conn.in_transaction:
-                await conn.rollback()
-            await conn.close()
-    except StoreError as e:
-        return Outcome(False, "database", f"{path}: {e}")
-    except Exception as e:  # sqlite3.Error, OSError (a folder that cannot be made), ...
-        return Outcome(False, "database", f"{path}: {type(e).__name__}: {e}")
+            await store.close()
+    except StoreError as e:  # its message names the database already, or says it lacked the name
+        text = str(e)
+        return Outcome(False, "database", text if where in text else f"{where}: {text}")
+    except Exception as e:  # sqlite3.Error, asyncpg's errors, OSError (a folder that cannot be made), ...
+        return Outcome(False, "database", f"{where}: {type(e).__name__}: {e}")
     if version != known:
-        return Outcome(False, "database", f"{path}: schema at version {version}, this mjbot knows {known}")
-    return Outcome(True, "database", f"{path} opens, is migrated (schema version {version}) and is writable")
+        return Outcome(False, "database", f"{where}: schema at version {version}, this mjbot knows {known}")
+    return Outcome(True, "database", f"{where} opens, is migrated (schema version {version}) and is writable")
 
 
 def check_images() -> Outcome:

@@ -125,7 +125,6 @@ def _build_parser() -> argparse.ArgumentParser:
                         "tiles_conserved, hands_per_s, ...)")
     m.set_defaults(subparser=m)
 
-
     d = sub.add_parser("duel", help="duplicate 1v3: how much one AI difficulty wins against another, in 子 a hand",
                        description="Every deal (a seeded wall and dealer, one hand with the default rules) is played "
                                    "four times, the tested difficulty in each chair and the base one in the others. "
@@ -140,6 +139,14 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="worker processes (default 1; the same figures, the timing aside)")
     d.add_argument("--json", action="store_true", help="one JSON object on the last line")
     d.set_defaults(subparser=d)
+
+    db = sub.add_parser("db", help="the database: copy it between SQLite and PostgreSQL")
+    dbsub = db.add_subparsers(dest="db_command", required=True)
+    cp = dbsub.add_parser("copy", help="copy a whole database (a file, sqlite:///path or postgresql://...) and verify "
+                                       "the copy: row counts, every server's ledger sums, every match replayed")
+    cp.add_argument("source")
+    cp.add_argument("destination")
+    cp.add_argument("--force", action="store_true", help="replace the destination's data if it has any")
 
     loc = sub.add_parser("local", help="play a table in the terminal against three AI players",
                          description="A whole match in this terminal, you and three AI players; nothing connects "
@@ -197,6 +204,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                          difficulty=args.difficulty)
     if command == "check":
         return _check(args)
+    if command == "db":
+        from .store.copy import copy_main
+
+        return copy_main(args.source, args.destination, force=args.force)
     return _run()
 
 

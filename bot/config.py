@@ -2,7 +2,8 @@
 
 ========================  ==============================================================
 ``DISCORD_TOKEN``         the bot token (never logged or printed)
-``MJBOT_DB``              the SQLite database file (default: under the user's data folder)
+``MJBOT_DB``              the database: a SQLite file (default: under the user's data folder), ``sqlite:///path``
+                          or ``postgresql://user:password@host/dbname``
 ``MJBOT_DEV_GUILD``       a server id: commands sync to that server only, instantly
 ``MJBOT_LOG_LEVEL``       DEBUG, INFO (default), WARNING, ERROR
 ========================  ==============================================================
@@ -27,11 +28,11 @@ log = logging.getLogger(__name__)
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
-def _default_db_path() -> Path:
+def _default_db_path() -> Path | str:
     """The store's default (``bot.store.default_db_path``: under the user's data folder)."""
     from bot.store import default_db_path
 
-    return Path(default_db_path())
+    return default_db_path()
 
 
 def _data_dir_db_path() -> Path:
@@ -43,6 +44,12 @@ def _data_dir_db_path() -> Path:
     return Path(user_data_dir(APP_NAME, appauthor=False)) / "mjbot.sqlite3"
 
 
+def _db_target(text: str) -> Path | str:
+    from bot.store.paths import db_target
+
+    return db_target(text)
+
+
 class ConfigError(ValueError):
     """A setting has a value the bot cannot use; the message says which and why."""
 
@@ -50,13 +57,15 @@ class ConfigError(ValueError):
 @dataclass
 class Config:
     token: str | None = field(default=None, repr=False)
-    db_path: Path = field(default_factory=_default_db_path)
+    db_path: Path | str = field(default_factory=_default_db_path)  # a file, or a URL (bot.store.paths)
     dev_guild: int | None = None
     log_level: str = "INFO"
 
     def __repr__(self) -> str:  # the token never appears in logs or tracebacks
         token = "set" if self.token else "missing"
-        return f"Config(token={token}, db_path={str(self.db_path)!r}, dev_guild={self.dev_guild}, log_level={self.log_level!r})"
+        from bot.store.paths import shown
+
+        return f"Config(token={token}, db_path={shown(self.db_path)!r}, dev_guild={self.dev_guild}, log_level={self.log_level!r})"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, *, dotenv: bool | str | Path = True) -> Config:
@@ -85,7 +94,7 @@ class Config:
             raise ConfigError(f"MJBOT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
         return cls(
             token=token,
-            db_path=Path(db).expanduser() if db else (_default_db_path() if environ is None else _data_dir_db_path()),
+            db_path=_db_target(db) if db else (_default_db_path() if environ is None else _data_dir_db_path()),
             dev_guild=dev_guild,
             log_level=level,
         )

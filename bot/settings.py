@@ -27,13 +27,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from engine.variants import VARIANT_KEYS, HouseRule, Variant, get_variant
-
-if TYPE_CHECKING:
-    from bot.store.models import GuildSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +122,7 @@ def _check_channels(value: Any) -> None:
 
 def check_setting(field: str, value: Any) -> None:
     """Refuse (:class:`InvalidSetting`) a value outside the declared range or choice set of ``field`` (a key of
-    ``bot.store.models.SETTING_DEFAULTS``); ``KeyError`` for a field that does not exist."""
+    :data:`SETTING_DEFAULTS`); ``KeyError`` for a field that does not exist."""
     if field == "default_variant":
         if not _one_of(value, VARIANT_KEYS):
             raise InvalidSetting(field, value, "/".join(VARIANT_KEYS))
@@ -152,6 +150,37 @@ def check_setting(field: str, value: Any) -> None:
         raise KeyError(field)
 
 
+#: Settings fields a server may change, with their defaults (the same as the schema's column defaults).
+SETTING_DEFAULTS: dict[str, Any] = {
+    "default_variant": "wuhu",
+    "wuhu_mode": 315,
+    "house_rules": {},
+    "turn_seconds": 60,
+    "claim_seconds": 15,
+    "language": "zh",
+    "allowed_channels": [],
+    "hints": True,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    guild_id: int
+    default_variant: str = "wuhu"
+    wuhu_mode: int = 315
+    house_rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # {variant: {rule: value}}
+    turn_seconds: int = 60
+    claim_seconds: int = 15
+    language: str = "zh"
+    allowed_channels: list[int] = field(default_factory=list)  # empty = every channel
+    hints: bool = True
+    updated_at: datetime | None = None  # None = never changed (all defaults)
+
+    def rules_for(self, variant: str) -> dict[str, Any]:
+        """This server's house-rule overrides for ``variant`` (pass to ``Variant.rules``)."""
+        return dict(self.house_rules.get(variant, {}))
+
+
 _DIGITS = re.compile(r"[0-9０-９]{1,6}")
 
 
@@ -172,8 +201,6 @@ def parse_whole_number(text: str | None) -> int | None:
 
 async def guild_settings(bot: object, guild_id: int | None) -> GuildSettings:
     """This server's settings; the defaults in DMs or when the store is not open."""
-    from bot.store.models import GuildSettings
-
     store = getattr(bot, "store", None)
     if guild_id is None or store is None:
         return GuildSettings(guild_id=guild_id or 0)

@@ -12,7 +12,6 @@ call :func:`report` from an ``on_error``.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from typing import Any, cast
 
 import discord
@@ -24,6 +23,7 @@ from bot.errors import UserError
 from bot.i18n import t
 from bot.settings import server_language
 from bot.store.errors import StoreError
+from bot.store.failures import failure_kind
 from engine.errors import EngineError
 from text.lang import lang_for
 
@@ -43,13 +43,9 @@ def transient(error: BaseException) -> str | None:
     >>> transient(sqlite3.OperationalError("disk I/O error")), transient(sqlite3.OperationalError("no such table: x"))
     ('error.store_unavailable', None)
     """
-    if isinstance(error, sqlite3.OperationalError):
-        name = getattr(error, "sqlite_errorname", "") or ""
-        if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(error) or "busy" in str(error):
-            return "error.store_busy"
-        if name.startswith(("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_READONLY", "SQLITE_CANTOPEN")) or any(
-                w in str(error) for w in ("disk I/O error", "disk is full", "readonly database", "unable to open")):
-            return "error.store_unavailable"
+    kind = failure_kind(error)  # SQLite's and PostgreSQL's failures alike (bot.store.failures)
+    if kind is not None:
+        return f"error.store_{kind}"
     if isinstance(error, discord.DiscordServerError):
         return "error.discord_unavailable"
     return None

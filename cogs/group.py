@@ -123,13 +123,13 @@ async def post_final_board(bot: MjBot, season: gstore.Season, lang: str,
     twice; when the post fails in passing the claim is given back and the scheduler posts it on its next round.
     True when it was posted here."""
     text, file = await final_board(bot, season, lang)  # read first: a failure here leaves nothing claimed
-    if not await gstore.mark_season_announced(bot.store, season.season_id, at):
+    if not await gstore.mark_season_announced(bot.open_store, season.season_id, at):
         return False
     try:
         await send(text, file)
     except Exception as e:
         if passing(e):
-            await gstore.unmark_season_announced(bot.store, season.season_id)
+            await gstore.unmark_season_announced(bot.open_store, season.season_id)
             log.warning("guild %s: final board of season %s not posted, will retry: %s", season.guild_id,
                         season.number, e)
         else:
@@ -243,7 +243,7 @@ class Group(commands.Cog):
         _settings, lang = await self._manager(interaction)
         tz = await server_tz(self.bot, interaction.guild_id)
         ends_at = day_end(parse_day(ends), tz) if ends else None
-        new, ended = await gstore.start_season(self.bot.store, interaction.guild_id, interaction.user.id, title,
+        new, ended = await gstore.start_season(self.bot.open_store, guild_of(interaction), interaction.user.id, title,
                                                ends_at=ends_at, channel_id=interaction.channel_id)
         log.info("guild %s: user %s started season %s", interaction.guild_id, interaction.user.id, new.number)
         text = t("season.started", lang, label=safe(season_label(new, lang, tz)))
@@ -281,7 +281,7 @@ class Group(commands.Cog):
                            reason: app_commands.Range[str, 1, 200]) -> None:
         _settings, lang = await self._manager(interaction)
         require_id(hand, "store.unknown_hand", hand_id=str(hand)[:40])  # past the database's integers: no such hand
-        c = await gstore.void_hand(self.bot.store, interaction.guild_id, interaction.user.id, hand, reason)
+        c = await gstore.void_hand(self.bot.open_store, guild_of(interaction), interaction.user.id, hand, reason)
         log.info("guild %s: user %s voided hand %s", interaction.guild_id, interaction.user.id, hand)
         tz = await server_tz(self.bot, interaction.guild_id)
         local = c.at.astimezone(tz)
@@ -310,7 +310,7 @@ class Group(commands.Cog):
             if m.bot:
                 raise UserError("correct.bot_member", name=safe(m.display_name))
         key = variant or settings.default_variant
-        c = await gstore.adjust(self.bot.store, interaction.guild_id, interaction.user.id, payer.id, payee.id, amount,
+        c = await gstore.adjust(self.bot.open_store, guild_of(interaction), interaction.user.id, payer.id, payee.id, amount,
                                 key, reason, names={payer.id: payer.display_name, payee.id: payee.display_name})
         log.info("guild %s: user %s adjusted %s from %s to %s", interaction.guild_id, interaction.user.id, amount,
                  payer.id, payee.id)
@@ -337,7 +337,7 @@ class Group(commands.Cog):
             return
         seasons = await gstore.seasons(self.bot.open_store, guild_of(interaction))
         data = csv_bytes(rows, tz, seasons)
-        await gstore.audit_export(self.bot.store, interaction.guild_id, interaction.user.id,
+        await gstore.audit_export(self.bot.open_store, guild_of(interaction), interaction.user.id,
                                   f"season {scope.season.number}" if scope.season else "all", len(rows))
         name = f"mjbot-ledger-{interaction.guild_id}" + (f"-season{scope.season.number}" if scope.season else "")
         await interaction.response.send_message(t("export.done", lang, scope=what, rows=len(rows)),

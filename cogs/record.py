@@ -31,7 +31,6 @@ import dataclasses
 import io
 import logging
 import re
-import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -46,6 +45,7 @@ from bot.ids import require_id
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, guild_settings, variant_rules
 from bot.store import records as rstore
 from bot.store.errors import StoreError
+from bot.store.failures import DATABASE_ERRORS
 from cogs import settings_registry
 from cogs.checks import guild_of
 from cogs.choices import MODE_CHOICES, SITUATION_CHOICES, SITUATIONS, variant_choices
@@ -64,6 +64,9 @@ from engine.tiles import Hand, format_tiles, parse_hand, tile_name
 from engine.variants import ScoreResult, Situation, get_variant, variant_keys
 from text.lang import lang_for
 
+# what a write of a record may fail with and still leave the record whole: the database, or the store refusing
+RECORD_WRITE_ERRORS: tuple[type[BaseException], ...] = (*DATABASE_ERRORS, StoreError)
+
 log = logging.getLogger(__name__)
 
 TICK_SECONDS = 60
@@ -80,7 +83,7 @@ def _in_a_server(interaction: discord.Interaction[MjBot]) -> bool:
     return True
 
 
-def _db_failed(error: sqlite3.Error, what: str, *args: Any) -> None:
+def _db_failed(error: BaseException, what: str, *args: Any) -> None:
     """Log a database failure the player is told about: one that passes by itself (the database busy or locked,
     :func:`cogs.errors.transient`) is a warning without a traceback, as every other command logs it; anything else
     (a bug) keeps its traceback."""
@@ -425,7 +428,7 @@ class Recorder(commands.Cog):
         try:
             dup = await rstore.pending_duplicate(self.store, guild_id=guild_of(interaction), variant=key,
                                                  hand_text=hand, situation=sit_json, players=ids, at=self.clock())
-        except sqlite3.Error as e:
+        except DATABASE_ERRORS as e:
             _db_failed(e, "record: the database failed to read the pending records")
             raise UserError("record.db_failed_propose") from None
         if dup is not None:  # told privately; two proposals at once are told apart again under the store's lock
@@ -433,11 +436,11 @@ class Recorder(commands.Cog):
         await interaction.response.defer(thinking=True)
         try:
             rec = await rstore.propose(
-                self.store, guild_id=interaction.guild_id, channel_id=interaction.channel_id,
+                self.store, guild_id=guild_of(interaction), channel_id=interaction.channel_id or 0,
                 proposer_id=interaction.user.id, hand_text="".join(hand.split()), variant=key, rules=rules,
                 situation=sit_json, hand_value=int(result.payments[sit.winner]), lang=lang, seats=seats,
                 at=self.clock())
-        except sqlite3.Error as e:  # one transaction: nothing of the record was kept
+        except DATABASE_ERRORS as e:  # one transaction: nothing of the record was kept
             _db_failed(e, "record: the database failed to store a proposal")
             raise UserError("record.db_failed_propose") from None
         except StoreError as e:
@@ -465,7 +468,7 @@ class Recorder(commands.Cog):
             raise UserError("record.post_failed") from None
         try:
             await rstore.set_message(self.store, rec.guild_id, rec.record_id, msg.id)
-        except (sqlite3.Error, StoreError) as e:  # the record and its card work: the first press stores the id
+        except RECORD_WRITE_ERRORS as e:  # the record and its card work: the first press stores the id
             log.warning("record %s: its card's id could not be stored (%s)", rec.record_id, e)
 
     # ---- the buttons
@@ -489,7 +492,7 @@ class Recorder(commands.Cog):
             if e.code == "unknown_record":
                 raise UserError("record.unknown") from None
             raise
-        except sqlite3.Error as e:
+        except DATABASE_ERRORS as e:
             _db_failed(e, "record %s: %s by %s failed in the database", item.record, item.op, user)
             raise UserError("record.db_failed") from None
         rec = out.record
@@ -521,7 +524,7 @@ class Recorder(commands.Cog):
         try:
             await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=rec,
                                    message_id=message_id)
-        except (sqlite3.Error, StoreError) as e:  # the card is right; the next tick only draws it once more
+        except RECORD_WRITE_ERRORS as e:  # the card is right; the next tick only draws it once more
             log.warning("record %s: could not note its card as drawn (%s)", rec.record_id, e)
 
     # ---- the scheduler
@@ -558,7 +561,7 @@ async def apply_expiry_option(bot: MjBot, interaction: discord.Interaction[MjBot
         raise UserError("record.bad_expiry", low=RECORD_EXPIRY_HOURS.low, high=RECORD_EXPIRY_HOURS.high,
                         value=str(hours)[:20])
     before = await rstore.record_expiry_hours(bot.open_store, guild_of(interaction))
-    now = await rstore.set_record_expiry_hours(bot.store, interaction.guild_id, interaction.user.id, hours)
+    now = await rstore.set_record_expiry_hours(bot.open_store, guild_of(interaction), interaction.user.id, hours)
     key = "settings.changed" if now != before else "settings.unchanged"
     return t(key, lang, field=t("record.setting_expiry", lang), value=t("record.hours", lang, n=now))
 

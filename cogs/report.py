@@ -163,7 +163,7 @@ class Report(commands.Cog):
         """Post an ended season's final board in the channel where it was started (:func:`post_final_board`: never
         twice, retried after a failure in passing)."""
         if season.channel_id is None:  # nowhere to post it
-            await gstore.mark_season_announced(self.bot.store, season.season_id, now)
+            await gstore.mark_season_announced(self.bot.open_store, season.season_id, now)
             return
         channel = self.bot.get_partial_messageable(season.channel_id)
 

@@ -353,7 +353,7 @@ async def set_house_rule(bot: MjBot, interaction: discord.Interaction[MjBot], se
         new_settings, key = settings, "settings.unchanged"
     else:
         overrides = {**settings.rules_for(variant.key), rule.key: value}
-        new_settings = await bot.open_store.set_house_rules(interaction.guild_id, interaction.user.id, variant.key,
+        new_settings = await bot.open_store.set_house_rules(guild_of(interaction), interaction.user.id, variant.key,
                                                        overrides)
         key = "settings.changed"
         log.info("guild %s: user %s set %s rule %s to %r", interaction.guild_id, interaction.user.id, variant.key,
@@ -369,7 +369,7 @@ async def apply_change(bot: MjBot, interaction: discord.Interaction[MjBot], sett
     """Write one audited change and redraw the panel (or answer, when the change came from a form or a prompt)."""
     lang = lang_for(interaction, settings.language)
     old = getattr(settings, field)
-    new_settings = await bot.open_store.update_guild_settings(interaction.guild_id, interaction.user.id, {field: value})
+    new_settings = await bot.open_store.update_guild_settings(guild_of(interaction), interaction.user.id, {field: value})
     lang = lang_for(interaction, new_settings.language)
     label = t(f"settings.field.{field}", lang)
     shown = shown or describe_change(field, value, lang)
@@ -406,7 +406,7 @@ class TimersModal(SafeModal):
                 raise UserError("settings.bad_number", field=t(f"settings.field.{field}", lang), low=allowed.low,
                                 high=allowed.high, value=_shown((text or "").strip()))
             changes[field] = number
-        new = await self.bot.open_store.update_guild_settings(interaction.guild_id, interaction.user.id, changes)
+        new = await self.bot.open_store.update_guild_settings(guild_of(interaction), interaction.user.id, changes)
         shown = t("settings.timers", lang, turn=new.turn_seconds, claim=new.claim_seconds)
         note = t("settings.changed", lang, field=t("settings.field.turn_seconds", lang), value=shown)
         audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)

@@ -1,4 +1,98 @@
 """Every test sees the engine's messages in words, as the bot and the CLI do: the string catalogue's module registers
-the engine's translator on import (the engine itself holds no text)."""
+the engine's translator on import (the engine itself holds no text).
+
+The database fixtures: ``db_target`` (a fresh database for the test) and ``new_db_target`` (a factory of them) are
+SQLite files, or in a module marked ``pytestmark = pytest.mark.both_backends`` each test runs twice, on SQLite and on
+PostgreSQL (one throw-away server per session, ``tests/harness/pg.py``; a database per test copied from a migrated
+template). Without a server the PostgreSQL half is skipped, except under CI (``CI`` set), where it fails."""
+
+import logging
+import os
+from pathlib import Path
+
+import pytest
 
 from text import catalog as catalog  # noqa: F401
+
+# ---------------------------------------------------------------------------------------------------------------
+# the database every test's store opens: SQLite, or PostgreSQL in the modules marked ``both_backends``
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "both_backends: run the module's tests that open a database (``db_target``, ``harness``) on "
+                   "SQLite and on PostgreSQL (a throw-away server: tests/harness/pg.py)")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "db_backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends"):
+        metafunc.parametrize("db_backend", BACKENDS, indirect=True)
+
+
+@pytest.fixture
+def db_backend(request: pytest.FixtureRequest) -> str:
+    """``sqlite`` (every test), or each of :data:`BACKENDS` in a module marked ``both_backends``."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One PostgreSQL server for the whole session, or a skip (locally) / a failure (under CI: ``CI`` set) when none
+    can be started here."""
+    from tests.harness.pg import PgServer, PgUnavailable
+
+    try:
+        server = PgServer.start()
+    except PgUnavailable as e:
+        if os.environ.get("CI"):
+            pytest.fail(f"the PostgreSQL tests must run under CI, and no server could be started: {e}")
+        pytest.skip(f"no PostgreSQL server here: {e}")
+    try:
+        server.make_template()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def new_db_target(db_backend: str, tmp_path: Path, request: pytest.FixtureRequest):
+    """A factory of fresh, empty-of-data databases: ``new_db_target(name)`` -> a SQLite file path under
+    ``tmp_path/name`` or the URL of a new PostgreSQL database (migrated; dropped after the test)."""
+    made: list[str] = []
+    server = request.getfixturevalue("pg_server") if db_backend == "postgresql" else None
+
+    def make(name: str = "db") -> Path | str:
+        if server is None:
+            folder = tmp_path / name
+            folder.mkdir(parents=True, exist_ok=True)
+            return folder / "bot.db"
+        url = server.create_database()
+        made.append(url)
+        return url
+
+    yield make
+    for url in made:
+        assert server is not None
+        server.drop_database(url)
+
+
+@pytest.fixture
+def db_target(new_db_target) -> Path | str:
+    """The test's database: ``tmp_path/db/bot.db`` (SQLite) or a fresh PostgreSQL database."""
+    return new_db_target()
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_restored():
+    """A test that starts the bot the way ``mjbot run`` does installs discord.py's log handler on the root logger,
+    bound to that test's captured stderr; removed afterwards, so that a later test's log lines never go to a closed
+    stream (a "--- Logging error ---" traceback in that test's output)."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in root.handlers[:]:
+        if handler not in handlers:
+            root.removeHandler(handler)
+    root.setLevel(level)

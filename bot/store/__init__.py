@@ -1,8 +1,9 @@
-"""Persistence: server settings, players, matches, hands, actions and the 子 ledger (SQLite via aiosqlite).
+"""Persistence: server settings, players, matches, hands, actions and the 子 ledger (SQLite or PostgreSQL).
 
 Opening and closing (the bot's ``setup_hook`` / ``close``)::
 
-    store = await Store.open(config.db_path or default_db_path())   # folder + file created, WAL, migrations
+    store = await Store.open(config.db_path or default_db_path())   # a file (folder + file created, WAL) or a
+                                                                    # postgresql:// URL; migrations applied
     ...
     await store.close()
 
@@ -60,7 +61,7 @@ from .models import (
 )
 from .paths import default_db_path
 from .resume import Aborted, Resumed, ResumeReport, resume_all
-from .sqlite import Store
+from .store import Store
 from .tables import TableRecorder, ledger_rows, players_for, rebuild_table
 
 __all__ = [

@@ -1,9 +1,9 @@
-"""Everything SQLite-specific the store needs, in one place.
+"""Everything SQLite-specific the SQLite backend (:mod:`bot.store.sqlite`) needs, in one place.
 
-The rest of the store speaks standard SQL with ``?`` placeholders (``INSERT ... ON CONFLICT ... DO NOTHING`` and
-``DO UPDATE`` are understood by SQLite >= 3.24 and PostgreSQL alike). A PostgreSQL backend would provide its own
-version of these few functions (``BEGIN`` instead of ``BEGIN IMMEDIATE``, a ``schema_version`` table instead of
-``PRAGMA user_version``, ``$n`` placeholders) and reuse the queries and the migrations' DDL.
+The rest of the store speaks one SQL with ``?`` placeholders (``INSERT ... ON CONFLICT ... DO NOTHING`` and
+``DO UPDATE`` are understood by SQLite >= 3.24 and PostgreSQL alike). PostgreSQL's counterparts (``BEGIN`` instead of
+``BEGIN IMMEDIATE``, a ``schema_version`` row instead of ``PRAGMA user_version``, ``$n`` placeholders) are in
+:mod:`bot.store.postgres`.
 """
 
 from __future__ import annotations

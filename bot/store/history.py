@@ -16,11 +16,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from bot.settings import REPLAYS_SHOW_ALL_HANDS_DEFAULT
 from engine.replay import HandReplay, encode_code
 
+from .database import completes
 from .errors import StoreError
 from .models import MatchInfo, from_ms, to_ms
-from .sqlite import Store, _completes
+from .sql import audit
+from .store import Store
 from .tables import engine_settings, players_for
 
 
@@ -125,26 +128,24 @@ async def player_hands(store: Store, guild_id: int, player_id: int, limit: int =
     """``player_id``'s history on ``guild_id``, newest first (``limit`` from ``offset``): their settled hands
     (:class:`HistoryRow`, with ``voided`` set on a hand a correction cancelled) and the adjustments that moved 子
     to or from them (:class:`AdjustmentRow`)."""
-    async with store._tx(write=False) as conn:
-        cur = await conn.execute(
-            f"SELECT * FROM ({_HANDS} UNION ALL {_ADJUSTMENTS}) ORDER BY 6 DESC, 1 DESC, 2 DESC LIMIT ? OFFSET ?",
-            (guild_id, player_id, guild_id, player_id, limit, offset))
-        rows = await cur.fetchall()
+    async with store.transaction(write=False) as conn:
+        rows = await conn.all(
+            f"SELECT * FROM ({_HANDS} UNION ALL {_ADJUSTMENTS}) AS entries ORDER BY 6 DESC, 1 DESC, 2 DESC "
+            "LIMIT ? OFFSET ?", (guild_id, player_id, guild_id, player_id, limit, offset))
     return [_entry(r) for r in rows]
 
 
 async def history_counts(store: Store, guild_id: int, player_id: int) -> HistoryCount:
     """How many hands (and voided hands) and adjustments ``player_id`` has on ``guild_id``."""
-    async with store._tx(write=False) as conn:
-        cur = await conn.execute(
+    async with store.transaction(write=False) as conn:
+        hands = await conn.one(
             "SELECT COUNT(*), COUNT(c.id) FROM ledger l LEFT JOIN corrections c ON c.hand_id = l.hand_id "
             "WHERE l.guild_id = ? AND l.player_id = ?", (guild_id, player_id))
-        hands = await cur.fetchone()
-        cur = await conn.execute(
+        adjustments = await conn.one(
             "SELECT COUNT(*) FROM correction_rows r JOIN corrections c ON c.id = r.correction_id "
             "WHERE c.kind = 'adjust' AND r.guild_id = ? AND r.player_id = ?", (guild_id, player_id))
-        adjustments = await cur.fetchone()
-    return HistoryCount(int(hands[0]), int(hands[1]), int(adjustments[0]))  # type: ignore[index]
+    assert hands is not None and adjustments is not None  # COUNT(*) always answers one row
+    return HistoryCount(int(hands[0]), int(hands[1]), int(adjustments[0]))
 
 
 async def count_player_hands(store: Store, guild_id: int, player_id: int) -> int:
@@ -154,11 +155,10 @@ async def count_player_hands(store: Store, guild_id: int, player_id: int) -> int
 
 async def hand_voided(store: Store, match_id: int, hand_no: int) -> Voided | None:
     """The correction that voided hand ``hand_no`` of a match, if one did (a replay says so)."""
-    async with store._tx(write=False) as conn:
-        cur = await conn.execute(
+    async with store.transaction(write=False) as conn:
+        row = await conn.one(
             "SELECT c.id, c.reason, c.user_id, c.posted_at FROM corrections c JOIN hands h ON h.id = c.hand_id "
             "WHERE h.match_id = ? AND h.number = ?", (match_id, hand_no))
-        row = await cur.fetchone()
     return None if row is None else Voided(row[0], row[1], row[2], from_ms(row[3]))  # type: ignore[arg-type]
 
 
@@ -197,16 +197,12 @@ async def load_hand(store: Store, guild_id: int, match_id: int, hand_no: int, co
 
 async def replays_show_all_hands(store: Store, guild_id: int) -> bool:
     """``replays_show_all_hands`` of the server (the declared default when never set)."""
-    from bot.settings import REPLAYS_SHOW_ALL_HANDS_DEFAULT
-
-    async with store._tx(write=False) as conn:
-        cur = await conn.execute("SELECT replays_show_all_hands FROM memory_settings WHERE guild_id = ?",
-                                 (guild_id,))
-        row = await cur.fetchone()
+    async with store.transaction(write=False) as conn:
+        row = await conn.one("SELECT replays_show_all_hands FROM memory_settings WHERE guild_id = ?", (guild_id,))
     return REPLAYS_SHOW_ALL_HANDS_DEFAULT if row is None else bool(row[0])
 
 
-@_completes
+@completes
 async def set_replays_show_all_hands(store: Store, guild_id: int, user_id: int, value: bool,
                                      at: datetime | None = None) -> bool:
     """Set ``replays_show_all_hands``; one ``settings_audit`` row when it changes. Returns the value in force."""
@@ -228,14 +224,12 @@ async def write_memory_setting(store: Store, guild_id: int, user_id: int, column
     """Store one ``memory_settings`` value of a server (the other columns keep theirs, or their defaults) with its
     ``settings_audit`` row, in one transaction. ``column`` is one of :data:`_MEMORY_COLUMNS`; the caller checked
     ``value``."""
-    from .group import _audit
-
     if column not in _MEMORY_COLUMNS:
         raise ValueError(column)
     ms = to_ms(at)
-    async with store._tx() as conn:
+    async with store.transaction() as conn:
         await conn.execute(
             f"INSERT INTO memory_settings (guild_id, {column}, updated_at) VALUES (?, ?, ?) "
             f"ON CONFLICT (guild_id) DO UPDATE SET {column} = excluded.{column}, updated_at = excluded.updated_at",
             (guild_id, int(value), ms))
-        await _audit(conn, guild_id, user_id, column, old, value, ms)
+        await audit(conn, guild_id, user_id, column, old, value, ms)

@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from .database import completes
 from .models import to_ms
-from .sqlite import Store, _completes, _dumps
+from .sql import dumps
+from .store import Store
 
 
 async def write_lobby(conn: Any, guild_id: int, channel_id: int, state: Mapping[str, Any] | None,
@@ -27,43 +29,43 @@ async def write_lobby(conn: Any, guild_id: int, channel_id: int, state: Mapping[
         "INSERT INTO lobbies (channel_id, guild_id, state, updated_at) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (channel_id) DO UPDATE SET guild_id = excluded.guild_id, state = excluded.state, "
         "updated_at = excluded.updated_at",
-        (channel_id, guild_id, _dumps(dict(state)), to_ms(at)))
+        (channel_id, guild_id, dumps(dict(state)), to_ms(at)))
 
 
-@_completes
+@completes
 async def save_lobby(store: Store, guild_id: int, channel_id: int, state: Mapping[str, Any],
                      at: datetime | None = None) -> None:
     """Store (or replace) the lobby of ``channel_id``."""
-    async with store._tx() as conn:
+    async with store.transaction() as conn:
         await write_lobby(conn, guild_id, channel_id, state, at)
 
 
-@_completes
+@completes
 async def delete_lobby(store: Store, channel_id: int) -> None:
     """Forget the lobby of ``channel_id`` (it started or closed). Deleting a lobby that is not stored is fine."""
-    async with store._tx() as conn:
+    async with store.transaction() as conn:
         await write_lobby(conn, 0, channel_id, None)
 
 
 async def lobbies(store: Store) -> list[tuple[int, int, dict[str, Any]]]:
     """Every stored lobby: ``(guild_id, channel_id, state)``, oldest first."""
-    async with store._tx(write=False) as conn:
-        rows = await store._all(conn, "SELECT guild_id, channel_id, state FROM lobbies ORDER BY updated_at, channel_id")
+    async with store.transaction(write=False) as conn:
+        rows = await conn.all("SELECT guild_id, channel_id, state FROM lobbies ORDER BY updated_at, channel_id")
     return [(int(g), int(c), json.loads(s)) for g, c, s in rows]
 
 
-@_completes
+@completes
 async def save_vote(store: Store, match_id: int, held: int, vote: Mapping[str, Any] | None) -> None:
     """Store a match's vote count and its open vote (``None``: no vote is open)."""
-    async with store._tx() as conn:
+    async with store.transaction() as conn:
         await conn.execute(
             "INSERT INTO match_votes (match_id, held, vote) VALUES (?, ?, ?) "
             "ON CONFLICT (match_id) DO UPDATE SET held = excluded.held, vote = excluded.vote",
-            (match_id, held, None if vote is None else _dumps(dict(vote))))
+            (match_id, held, None if vote is None else dumps(dict(vote))))
 
 
 async def open_votes(store: Store) -> dict[int, tuple[int, dict[str, Any] | None]]:
     """``match id -> (votes held, the open vote or None)`` of every match with a stored vote."""
-    async with store._tx(write=False) as conn:
-        rows = await store._all(conn, "SELECT match_id, held, vote FROM match_votes")
+    async with store.transaction(write=False) as conn:
+        rows = await conn.all("SELECT match_id, held, vote FROM match_votes")
     return {int(m): (int(h), json.loads(v) if v is not None else None) for m, h, v in rows}

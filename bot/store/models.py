@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-#: Settings fields a server may change, with their defaults (the same as the schema's column defaults).
-SETTING_DEFAULTS: dict[str, Any] = {
-    "default_variant": "wuhu",
-    "wuhu_mode": 315,
-    "house_rules": {},
-    "turn_seconds": 60,
-    "claim_seconds": 15,
-    "language": "zh",
-    "allowed_channels": [],
-    "hints": True,
-}
-
+# declared with the settings they hold (bot.settings, which imports nothing of the store); re-exported here
+from bot.settings import SETTING_DEFAULTS as SETTING_DEFAULTS
+from bot.settings import GuildSettings as GuildSettings
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
@@ -60,24 +51,6 @@ def period_start(period: str, now: datetime) -> datetime | None:
     if period == "week":
         return midnight - timedelta(days=midnight.weekday())
     raise ValueError(f"unknown period {period!r} (all, month, week)")
-
-
-@dataclass(frozen=True, slots=True)
-class GuildSettings:
-    guild_id: int
-    default_variant: str = "wuhu"
-    wuhu_mode: int = 315
-    house_rules: dict[str, dict[str, Any]] = field(default_factory=dict)  # {variant: {rule: value}}
-    turn_seconds: int = 60
-    claim_seconds: int = 15
-    language: str = "zh"
-    allowed_channels: list[int] = field(default_factory=list)  # empty = every channel
-    hints: bool = True
-    updated_at: datetime | None = None  # None = never changed (all defaults)
-
-    def rules_for(self, variant: str) -> dict[str, Any]:
-        """This server's house-rule overrides for ``variant`` (pass to ``Variant.rules``)."""
-        return dict(self.house_rules.get(variant, {}))
 
 
 @dataclass(frozen=True, slots=True)

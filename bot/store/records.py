@@ -28,16 +28,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-import aiosqlite
-
+from bot.settings import RECORD_EXPIRY_HOURS, RECORD_EXPIRY_HOURS_DEFAULT
 from engine.errors import EngineError
 from engine.tiles import format_tiles, parse_hand, tile_name
 
+from .backend import Connection
+from .database import completes
 from .errors import StoreError
-from .group import _audit
 from .history import write_memory_setting
 from .models import LedgerRow, from_ms, to_ms
-from .sqlite import Store, _completes, _dumps
+from .sql import add_to_boards, audit, dumps, upsert_player
+from .store import Store
 
 #: Ledger sources (``ledger.source``) and the filter values of ``/leaderboard`` and ``/stats``.
 SOURCES = ("played", "in_person")
@@ -136,13 +137,13 @@ _COLS = ("id, guild_id, channel_id, message_id, proposer_id, hand_text, variant,
          "status, created_at, expires_at, decided_at, decided_by, match_id, hand_id")
 
 
-async def _load(conn: aiosqlite.Connection, guild_id: int, record_id: int) -> Record:
-    rows = await conn.execute_fetchall(f"SELECT {_COLS} FROM records WHERE id = ? AND guild_id = ?",
+async def _load(conn: Connection, guild_id: int, record_id: int) -> Record:
+    rows = await conn.all(f"SELECT {_COLS} FROM records WHERE id = ? AND guild_id = ?",
                                        (record_id, guild_id))
     if not rows:
         raise StoreError("unknown_record", record_id=record_id)
     r = list(rows)[0]
-    seats = await conn.execute_fetchall(
+    seats = await conn.all(
         "SELECT seat, player_id, display_name, amount, stack_amount, jiao_amount, confirmed_by, confirmed_at "
         "FROM record_seats WHERE record_id = ? ORDER BY seat", (record_id,))
     return Record(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), json.loads(r[8]), r[9], r[10], r[11],
@@ -156,21 +157,17 @@ async def _load(conn: aiosqlite.Connection, guild_id: int, record_id: int) -> Re
 
 async def record_expiry_hours(store: Store, guild_id: int) -> int:
     """How many hours a record of this server waits for its confirmations (the declared default when never set)."""
-    from bot.settings import RECORD_EXPIRY_HOURS_DEFAULT
-
-    async with store._tx(write=False) as conn:
-        rows = list(await conn.execute_fetchall(
+    async with store.transaction(write=False) as conn:
+        rows = list(await conn.all(
             "SELECT record_expiry_hours FROM memory_settings WHERE guild_id = ?", (guild_id,)))
     return RECORD_EXPIRY_HOURS_DEFAULT if not rows else int(rows[0][0])
 
 
-@_completes
+@completes
 async def set_record_expiry_hours(store: Store, guild_id: int, user_id: int, hours: int,
                                   at: datetime | None = None) -> int:
     """Set ``record_expiry_hours`` (checked against :data:`bot.settings.RECORD_EXPIRY_HOURS`); one audit row when it
     changes. Returns the value in force. Records already proposed keep their expiry."""
-    from bot.settings import RECORD_EXPIRY_HOURS
-
     if hours not in RECORD_EXPIRY_HOURS:
         raise StoreError("bad_setting_value", field="record_expiry_hours", value=hours,
                          allowed=str(RECORD_EXPIRY_HOURS))
@@ -200,19 +197,19 @@ def hand_key(text: str) -> str:
     return format_tiles(hand.concealed) + "".join(m.notation() for m in hand.melds) + "+" + tile_name(hand.win_tile)
 
 
-async def _pending_duplicate(conn: aiosqlite.Connection, guild_id: int, variant: str, hand_text: str,
+async def _pending_duplicate(conn: Connection, guild_id: int, variant: str, hand_text: str,
                              situation: dict[str, Any], players: Sequence[int], ms: int) -> int | None:
     """A record of this server still waiting for confirmations of the same hand: the same variant, players in the
     same seats, hand, winner, discarder and situation (two players recording the hand they just played, a form
     sent twice). Its id, or None."""
-    rows = await conn.execute_fetchall(
+    rows = await conn.all(
         "SELECT id, hand_text, situation FROM records WHERE guild_id = ? AND status = 'pending' AND expires_at > ? "
         "AND variant = ? ORDER BY id", (guild_id, ms, variant))
     key = hand_key(hand_text)
     for rid, text, sit in rows:
-        if json.loads(sit) != json.loads(_dumps(situation)) or hand_key(text) != key:
+        if json.loads(sit) != json.loads(dumps(situation)) or hand_key(text) != key:
             continue
-        seated = await conn.execute_fetchall("SELECT player_id FROM record_seats WHERE record_id = ? ORDER BY seat",
+        seated = await conn.all("SELECT player_id FROM record_seats WHERE record_id = ? ORDER BY seat",
                                              (rid,))
         if [p for (p,) in seated] == list(players):
             return int(rid)
@@ -222,11 +219,11 @@ async def _pending_duplicate(conn: aiosqlite.Connection, guild_id: int, variant:
 async def pending_duplicate(store: Store, *, guild_id: int, variant: str, hand_text: str, situation: dict[str, Any],
                             players: Sequence[int], at: datetime | None = None) -> int | None:
     """The id of a record of this server still waiting for confirmations of the same hand (see :func:`propose`)."""
-    async with store._tx(write=False) as conn:
+    async with store.transaction(write=False) as conn:
         return await _pending_duplicate(conn, guild_id, variant, hand_text, situation, players, to_ms(at))
 
 
-@_completes
+@completes
 async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: int, hand_text: str, variant: str,
                   rules: dict[str, Any], situation: dict[str, Any], hand_value: int, lang: str,
                   seats: Sequence[SeatProposal], at: datetime | None = None) -> Record:
@@ -247,44 +244,43 @@ async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: 
     ms = to_ms(at)
     hours = await record_expiry_hours(store, guild_id)
     expires = ms + int(timedelta(hours=hours).total_seconds() * 1000)
-    async with store._tx() as conn:
+    async with store.transaction() as conn:
         dup = await _pending_duplicate(conn, guild_id, variant, hand_text, situation, [s.player_id for s in seats], ms)
         if dup is not None:
             raise StoreError("record_duplicate", record_id=dup)
-        cur = await conn.execute(
+        rid = await conn.insert(
             "INSERT INTO records (guild_id, channel_id, proposer_id, hand_text, variant, rules, situation, hand_value, "
             "lang, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
-            (guild_id, channel_id, proposer_id, hand_text, variant, _dumps(rules), _dumps(situation), hand_value,
+            (guild_id, channel_id, proposer_id, hand_text, variant, dumps(rules), dumps(situation), hand_value,
              lang, ms, expires))
-        rid = int(cur.lastrowid)  # type: ignore[arg-type]
         await conn.executemany(
             "INSERT INTO record_seats (record_id, seat, player_id, display_name, amount, stack_amount, jiao_amount, "
             "confirmed_by, confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
             [(rid, i, s.player_id, s.display_name, s.amount, s.stack_amount, s.jiao_amount)
              for i, s in enumerate(seats)])
         amounts = " ".join(f"<@{s.player_id}> {s.amount:+d}" for s in seats)
-        await _audit(conn, guild_id, proposer_id, "record", None, f"#{rid} {variant} {hand_text}: {amounts}", ms)
+        await audit(conn, guild_id, proposer_id, "record", None, f"#{rid} {variant} {hand_text}: {amounts}", ms)
         return await _load(conn, guild_id, rid)
 
 
-@_completes
+@completes
 async def set_message(store: Store, guild_id: int, record_id: int, message_id: int) -> None:
     """Remember the public card of a record (its buttons are edited away when it closes)."""
-    async with store._tx(durable=False) as conn:
+    async with store.transaction(durable=False) as conn:
         await conn.execute("UPDATE records SET message_id = ? WHERE id = ? AND guild_id = ?",
                            (message_id, record_id, guild_id))
 
 
 async def get(store: Store, guild_id: int, record_id: int) -> Record:
     """A record of this server (``StoreError('unknown_record')`` for anything else)."""
-    async with store._tx(write=False) as conn:
+    async with store.transaction(write=False) as conn:
         return await _load(conn, guild_id, record_id)
 
 
 async def for_match(store: Store, match_id: int) -> Record | None:
     """The confirmed record that wrote ``match_id`` (None: a match played on Discord)."""
-    async with store._tx(write=False) as conn:
-        rows = list(await conn.execute_fetchall("SELECT guild_id, id FROM records WHERE match_id = ?", (match_id,)))
+    async with store.transaction(write=False) as conn:
+        rows = list(await conn.all("SELECT guild_id, id FROM records WHERE match_id = ?", (match_id,)))
         return await _load(conn, rows[0][0], rows[0][1]) if rows else None
 
 
@@ -296,14 +292,14 @@ def _closed(rec: Record, ms: int) -> bool:
     return rec.status != "pending" or to_ms(rec.expires_at) <= ms
 
 
-@_completes
+@completes
 async def confirm(store: Store, guild_id: int, record_id: int, user_id: int, *, manager: bool,
                   at: datetime | None = None) -> Outcome:
     """A press of Confirm. A paying player confirms their own payment; a Manage Server member confirms every
     payment still waiting. The press that completes the confirmations writes the hand to the ledger in the same
     transaction (all or nothing: a failure leaves the record pending, as it was before the press)."""
     ms = to_ms(at)
-    async with store._tx() as conn:
+    async with store.transaction() as conn:
         rec = await _load(conn, guild_id, record_id)
         if _closed(rec, ms):
             return Outcome("closed", rec)
@@ -319,7 +315,7 @@ async def confirm(store: Store, guild_id: int, record_id: int, user_id: int, *, 
                                "AND seat = ? AND confirmed_at IS NULL", (user_id, ms, record_id, seat))
             player = rec.seats[seat].player_id
             how = "self" if player == user_id else "for"
-            await _audit(conn, guild_id, user_id, "record_confirm", None, f"#{record_id} seat {seat} <@{player}> "
+            await audit(conn, guild_id, user_id, "record_confirm", None, f"#{record_id} seat {seat} <@{player}> "
                                                                             f"({how})", ms)
         await conn.execute("UPDATE records SET card_stale = 1 WHERE id = ?", (record_id,))  # see mark_card
         rec = await _load(conn, guild_id, record_id)
@@ -329,25 +325,23 @@ async def confirm(store: Store, guild_id: int, record_id: int, user_id: int, *, 
         return Outcome("settled", await _load(conn, guild_id, record_id), tuple(seats))
 
 
-async def _settle(store: Store, conn: aiosqlite.Connection, rec: Record, user_id: int, ms: int) -> None:
+async def _settle(store: Store, conn: Connection, rec: Record, user_id: int, ms: int) -> None:
     """Write the confirmed record as a finished match of one hand with its ledger rows (source ``in_person``)."""
     at = to_ms(rec.created_at)  # the hand counts when it was played (proposed), like a played hand at its end
     for s in rec.seats:
-        await store._upsert_player(conn, s.player_id, s.display_name, ms)
-    cur = await conn.execute(
+        await upsert_player(conn, s.player_id, s.display_name, ms)
+    match_id = await conn.insert(
         "INSERT INTO matches (guild_id, channel_id, variant, settings, seed, status, started_at, ended_at) "
         "VALUES (?, ?, ?, ?, ?, 'finished', ?, ?)",
-        (rec.guild_id, rec.channel_id, rec.variant, _dumps({"in_person": rec.record_id, "rules": rec.rules}),
+        (rec.guild_id, rec.channel_id, rec.variant, dumps({"in_person": rec.record_id, "rules": rec.rules}),
          f"in-person:{rec.record_id}", at, at))
-    match_id = int(cur.lastrowid)  # type: ignore[arg-type]
     await conn.executemany(
         "INSERT INTO match_seats (match_id, seat, player_id, ai, total, stack_total, jiao_total) "
         "VALUES (?, ?, ?, NULL, ?, ?, ?)",
         [(match_id, s.seat, s.player_id, s.amount, s.stack_amount, s.jiao_amount) for s in rec.seats])
-    cur = await conn.execute(
+    hand_id = await conn.insert(
         "INSERT INTO hands (match_id, number, seed, status, started_at, ended_at) VALUES (?, 0, ?, 'finished', ?, ?)",
         (match_id, f"in-person:{rec.record_id}", at, at))
-    hand_id = int(cur.lastrowid)  # type: ignore[arg-type]
     rows = [LedgerRow(seat=s.seat, amount=s.amount, stack_amount=s.stack_amount, jiao_amount=s.jiao_amount,
                       won=s.seat == rec.winner, self_draw=s.seat == rec.winner and rec.discarder is None,
                       deal_in=s.seat == rec.discarder, drawn=False,
@@ -359,24 +353,24 @@ async def _settle(store: Store, conn: aiosqlite.Connection, rec: Record, user_id
         [(hand_id, r.seat, match_id, rec.guild_id, rec.variant, rec.seats[r.seat].player_id, r.amount,
           r.stack_amount, r.jiao_amount, int(r.won), int(r.self_draw), int(r.deal_in), int(r.drawn), r.hand_value,
           at) for r in rows])
-    await store._add_to_boards(conn, rec.guild_id, rec.variant, at,
+    await add_to_boards(conn, rec.guild_id, rec.variant, at,
                                [(rec.seats[r.seat].player_id, r) for r in rows])
-    cur = await conn.execute(
+    changed = await conn.execute(
         "UPDATE records SET status = 'confirmed', decided_at = ?, decided_by = ?, match_id = ?, hand_id = ? "
         "WHERE id = ? AND status = 'pending'", (ms, user_id, match_id, hand_id, rec.record_id))
-    if cur.rowcount != 1:  # cannot happen under the store's lock; never write a hand twice
+    if changed != 1:  # cannot happen under the store's lock; never write a hand twice
         raise StoreError("record_closed", record_id=rec.record_id)
-    await _audit(conn, rec.guild_id, user_id, "record_confirm", None,
+    await audit(conn, rec.guild_id, user_id, "record_confirm", None,
                  f"#{rec.record_id} confirmed: hand #{hand_id} (match {match_id}) in the ledger", ms)
 
 
-@_completes
+@completes
 async def reject(store: Store, guild_id: int, record_id: int, user_id: int, *, manager: bool,
                  at: datetime | None = None) -> Outcome:
     """A press of Reject by one of the four players (or a Manage Server member): the record closes, nothing is
     written to the ledger."""
     ms = to_ms(at)
-    async with store._tx() as conn:
+    async with store.transaction() as conn:
         rec = await _load(conn, guild_id, record_id)
         if _closed(rec, ms):
             return Outcome("closed", rec)
@@ -384,26 +378,26 @@ async def reject(store: Store, guild_id: int, record_id: int, user_id: int, *, m
             return Outcome("not_involved", rec)
         await conn.execute("UPDATE records SET status = 'rejected', decided_at = ?, decided_by = ?, card_stale = 1 "
                            "WHERE id = ? AND status = 'pending'", (ms, user_id, record_id))
-        await _audit(conn, guild_id, user_id, "record_reject", None, f"#{record_id} rejected", ms)
+        await audit(conn, guild_id, user_id, "record_reject", None, f"#{record_id} rejected", ms)
         return Outcome("rejected", await _load(conn, guild_id, record_id))
 
 
-@_completes
+@completes
 async def expire_due(store: Store, at: datetime | None = None) -> list[Record]:
     """Close every pending record whose time is up (status ``expired``, audited as by the bot); returns them."""
     ms = to_ms(at)
-    async with store._tx(write=False) as conn:  # the common case, nothing due, takes no write lock
-        if not list(await conn.execute_fetchall(
+    async with store.transaction(write=False) as conn:  # the common case, nothing due, takes no write lock
+        if not list(await conn.all(
                 "SELECT 1 FROM records WHERE status = 'pending' AND expires_at <= ? LIMIT 1", (ms,))):
             return []
-    async with store._tx() as conn:
-        due = list(await conn.execute_fetchall(
+    async with store.transaction() as conn:
+        due = list(await conn.all(
             "SELECT guild_id, id FROM records WHERE status = 'pending' AND expires_at <= ? ORDER BY id", (ms,)))
         out = []
         for guild_id, rid in due:
             await conn.execute("UPDATE records SET status = 'expired', decided_at = ?, card_stale = 1 WHERE id = ?",
                                (ms, rid))
-            await _audit(conn, guild_id, SYSTEM_USER, "record_expire", None, f"#{rid} expired", ms)
+            await audit(conn, guild_id, SYSTEM_USER, "record_expire", None, f"#{rid} expired", ms)
             out.append(await _load(conn, guild_id, rid))
         return out
 
@@ -414,7 +408,7 @@ def card_state(rec: Record) -> tuple[str, tuple[bool, ...]]:
     return rec.status, tuple(s.confirmed for s in rec.seats)
 
 
-@_completes
+@completes
 async def mark_card(store: Store, guild_id: int, record_id: int, *, stale: bool, shown: Record | None = None,
                     message_id: int | None = None) -> None:
     """Remember whether a record's card shows an older state (``stale``: the scheduler redraws it).
@@ -425,7 +419,7 @@ async def mark_card(store: Store, guild_id: int, record_id: int, *, stale: bool,
     applied after a newer one (two presses at once, a press racing the scheduler) leaves the card to the next
     tick. ``message_id``: the card's message, remembered if the record has none yet (its id could not be stored
     when it was posted)."""
-    async with store._tx(durable=False) as conn:
+    async with store.transaction(durable=False) as conn:
         if not stale and shown is not None:
             stale = card_state(await _load(conn, guild_id, record_id)) != card_state(shown)
         await conn.execute("UPDATE records SET card_stale = ?, message_id = COALESCE(message_id, ?) "
@@ -434,7 +428,7 @@ async def mark_card(store: Store, guild_id: int, record_id: int, *, stale: bool,
 
 async def stale_cards(store: Store) -> list[Record]:
     """Records whose card shows an older state, oldest first."""
-    async with store._tx(write=False) as conn:
-        rows = list(await conn.execute_fetchall(
+    async with store.transaction(write=False) as conn:
+        rows = list(await conn.all(
             "SELECT guild_id, id FROM records WHERE card_stale = 1 AND message_id IS NOT NULL ORDER BY id"))
         return [await _load(conn, g, r) for g, r in rows]

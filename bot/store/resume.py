@@ -9,18 +9,18 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import sqlite3
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from .failures import TRANSIENT_ERRORS
 from .models import UnfinishedGame
 
 log = logging.getLogger(__name__)
 
 #: Errors that say "try again later" rather than "this game is wrong".
-TRANSIENT: tuple[type[BaseException], ...] = (sqlite3.OperationalError, OSError, TimeoutError)
+TRANSIENT: tuple[type[BaseException], ...] = TRANSIENT_ERRORS
 #: Seconds between tries of a store call that failed transiently (the last delay repeats).
 BACKOFF: tuple[float, ...] = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 

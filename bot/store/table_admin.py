@@ -16,12 +16,14 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from .database import completes
 from .lobbies import write_lobby
 from .models import to_ms
-from .sqlite import Store, _completes, _dumps
+from .sql import dumps
+from .store import Store
 
 
-@_completes
+@completes
 async def record_table_action(store: Store, guild_id: int, user_id: int, action: str, *, match_id: int | None,
                               detail: Mapping[str, Any], meta: Mapping[str, Any] | None = None,
                               at: datetime | None = None,
@@ -30,15 +32,15 @@ async def record_table_action(store: Store, guild_id: int, user_id: int, action:
     store its new ``meta`` in the same transaction; ``lobby``: ``(channel, state or None)`` of a lobby changed by
     the action (stored or deleted in the same transaction, see :mod:`bot.store.lobbies`)."""
     ms = to_ms(at)
-    async with store._tx() as conn:
+    async with store.transaction() as conn:
         if lobby is not None:
             await write_lobby(conn, guild_id, lobby[0], lobby[1], at)
         if match_id is not None and meta is not None:
             await conn.execute(
                 "INSERT INTO match_meta (match_id, meta) VALUES (?, ?) "
                 "ON CONFLICT (match_id) DO UPDATE SET meta = excluded.meta",
-                (match_id, _dumps(dict(meta))))
+                (match_id, dumps(dict(meta))))
         await conn.execute(
             "INSERT INTO settings_audit (guild_id, user_id, field, old_value, new_value, changed_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            (guild_id, user_id, f"table.{action}", None, _dumps({"match": match_id, **dict(detail)}), ms))
+            (guild_id, user_id, f"table.{action}", None, dumps({"match": match_id, **dict(detail)}), ms))

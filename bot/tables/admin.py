@@ -236,6 +236,7 @@ class Admin:
 
     async def _keep_vote(self, lt: LiveTable, vote: Vote | None, held: int | None = None) -> None:
         """Store the match's open vote (None: none is open); Refusal ``tables.not_recorded`` when the store fails."""
+        assert lt.match_id is not None, "a vote belongs to a match"
         try:
             await save_vote(self.store, lt.match_id, lt.votes if held is None else held,
                             None if vote is None else vote.to_json())
@@ -261,6 +262,7 @@ class Admin:
 
     async def _keep_vote_now(self, lt: LiveTable) -> None:
         async with lt.lock:
+            assert lt.match_id is not None, "a vote belongs to a match"
             await save_vote(self.store, lt.match_id, lt.votes, None if lt.vote is None else lt.vote.to_json())
 
     async def restore_vote(self, lt: LiveTable, held: int, stored: dict[str, Any] | None) -> None:

@@ -342,8 +342,10 @@ class TableManager(Admin, Output):
         if lt.rec is None:
             return
         if lt.table is not None and lt.table.phase != "over":
+            mid = lt.match_id
+            assert mid is not None, "a recorded table has its match"
             try:  # a few quick tries here; a store down for longer is retried in the background
-                await retrying(lambda: self.store.abort_match(lt.match_id, reason), "aborting a match",
+                await retrying(lambda: self.store.abort_match(mid, reason), "aborting a match",
                                self.store_backoff, tries=3)
             except Exception:
                 self._spawn(self._abort_in_store(lt, reason))
@@ -354,8 +356,10 @@ class TableManager(Admin, Output):
             self.publisher.strip_dm(lt, c)
 
     async def _abort_in_store(self, lt: LiveTable, reason: str) -> None:
+        mid = lt.match_id
+        assert mid is not None, "a recorded table has its match"
         try:
-            await retrying(lambda: self.store.abort_match(lt.match_id, reason), f"aborting match {lt.match_id}",
+            await retrying(lambda: self.store.abort_match(mid, reason), f"aborting match {mid}",
                            self.store_backoff)
         except Exception:
             log.exception("table %s: could not abort the match in the store", lt.id)

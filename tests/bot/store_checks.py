@@ -6,21 +6,22 @@ Used by the crash test after every kill and by the concurrency tests.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
 from bot.store import Store, resume_all
 from bot.store.tables import ledger_rows, players_for, rebuild_table
 from engine.table import Table
+from tests.harness.db import SqliteReader, connect
 
 
 def check_sql(path: str | Path) -> dict[str, int]:
     """Integrity, ledger completeness and zero-sum, action sequences, totals and roll-ups, from SQL alone."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = connect(path)
     try:
-        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+        if isinstance(db, SqliteReader):  # PostgreSQL checks its pages and foreign keys itself
+            assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            assert db.execute("PRAGMA foreign_key_check").fetchall() == []
         # every finished hand: exactly seats 0-3, each column zero-sum; no ledger for other hands
         hands = db.execute("SELECT id, status FROM hands").fetchall()
         rows = defaultdict(list)

@@ -46,6 +46,8 @@ PROBLEMS = {
     "read_only_folder": "folder of the database",
     "newer_schema": "newer than this program knows",
     "locked": "locked by another process",
+    "unknown_scheme": "unknown kind of database",  # MJBOT_DB=mysql://...: refused, no folder named 'mysql:'
+    "postgresql_unreachable": "Cannot use the PostgreSQL database",
 }
 
 
@@ -73,11 +75,15 @@ async def _good_database(path: Path) -> None:
     await store.close()
 
 
-def make_bad(kind: str, tmp_path: Path) -> tuple[Path, subprocess.Popen[str] | None]:
-    """The database path for ``kind`` (and the process holding it locked, for ``locked``)."""
+def make_bad(kind: str, tmp_path: Path) -> tuple[Path | str, subprocess.Popen[str] | None]:
+    """The database path (or URL) for ``kind`` (and the process holding it locked, for ``locked``)."""
     folder = tmp_path / "data"
     folder.mkdir()
     path = folder / "mjbot.sqlite3"
+    if kind == "unknown_scheme":
+        return "mysql://root@localhost/mjbot", None
+    if kind == "postgresql_unreachable":  # a server's socket folder with no server in it
+        return f"postgresql://mjbot@/mjbot?host={folder}", None
     if kind == "random_bytes":
         path.write_bytes(os.urandom(16 * 1024))
         return path, None

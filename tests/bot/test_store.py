@@ -35,9 +35,12 @@ T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 SEATS = [SeatSpec.human(11, "Ann"), SeatSpec.human(12, "Bo"), SeatSpec.bot("normal"), SeatSpec.human(13, "Cy")]
 
 
+pytestmark = pytest.mark.both_backends
+
+
 @pytest.fixture
-async def store(tmp_path: Path):
-    s = await Store.open(tmp_path / "mj.db")
+async def store(db_target: Path | str):
+    s = await Store.open(db_target)
     yield s
     await s.close()
 
@@ -226,14 +229,12 @@ async def test_resume_rebuilds_good_games_and_closes_bad_ones(store: Store) -> N
     hashes = {r.match_id: r.table.state_hash() for r in recs}
     # corrupt the last game's history behind the store's back: a discard of a different tile
     bad = recs[3].match_id
-    db = __import__("sqlite3").connect(store.path)
-    acts = db.execute("SELECT seq, action FROM actions WHERE match_id = ? ORDER BY seq", (bad,)).fetchall()
-    seq, text = next((s, a) for s, a in acts if json.loads(a)["type"] == "discard")
-    a = json.loads(text)
-    a["tile"] = "1z" if a["tile"] != "1z" else "2z"
-    db.execute("UPDATE actions SET action = ? WHERE match_id = ? AND seq = ?", (json.dumps(a), bad, seq))
-    db.commit()
-    db.close()
+    async with store.transaction() as db:
+        acts = await db.all("SELECT seq, action FROM actions WHERE match_id = ? ORDER BY seq", (bad,))
+        seq, text = next((s, a) for s, a in acts if json.loads(a)["type"] == "discard")
+        a = json.loads(text)
+        a["tile"] = "1z" if a["tile"] != "1z" else "2z"
+        await db.execute("UPDATE actions SET action = ? WHERE match_id = ? AND seq = ?", (json.dumps(a), bad, seq))
     ledger_before = {h.hand_id: await store.hand_ledger(h.hand_id) for h in await store.hands(bad)}
     report = await resume_all(store, rebuild_table, at=T0)
     assert sorted(r.game.match_id for r in report.resumed) == sorted(hashes)[:3]

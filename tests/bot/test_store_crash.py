@@ -18,6 +18,8 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -49,11 +51,10 @@ class ForkServer:
         self.proc.stdin.write((text + "\n").encode())  # type: ignore[union-attr]
 
 
-async def lane(db: Path, seed: int) -> dict[str, int]:
+async def lane(db: Path | str, seed: int) -> dict[str, int]:
     rng = random.Random(seed)
     replays = Replays(GUILD_ID)
     totals = {"kills": 0, "kills_before_ready": 0, "settle_lag": 0, "max_unfinished": 0}
-    db.parent.mkdir(parents=True, exist_ok=True)
     proc = await asyncio.create_subprocess_exec(
         sys.executable, str(WORKER), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=str(ROOT),
     )
@@ -92,8 +93,11 @@ async def lane(db: Path, seed: int) -> dict[str, int]:
     return totals
 
 
-async def test_killing_the_bot_at_random_points_loses_and_duplicates_nothing(tmp_path: Path) -> None:
-    results = await asyncio.gather(*(lane(tmp_path / f"lane{k}" / "mj.db", 7 + k) for k in range(LANES)))
+pytestmark = pytest.mark.both_backends
+
+
+async def test_killing_the_bot_at_random_points_loses_and_duplicates_nothing(new_db_target) -> None:
+    results = await asyncio.gather(*(lane(new_db_target(f"lane{k}"), 7 + k) for k in range(LANES)))
     kills = sum(r["kills"] for r in results)
     assert kills >= 200
     # the games really progressed across the kills: hands were settled, matches stayed open across kills

@@ -4,7 +4,6 @@ confirmation writes one hand whatever the concurrency, and every reader's ``sour
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from bot.store import LedgerRow, SeatSpec, Store, StoreError
 from bot.store import group as gstore
 from bot.store import records as rstore
+from tests.harness.db import connect, dump_target
 
 G, CH = 10, 20
 A, B, C, D = 1, 2, 3, 4
@@ -30,17 +30,13 @@ async def propose(store: Store, amounts: list[int], *, winner: int = 1, discarde
                                 lang="en", seats=seats(amounts), at=at)
 
 
-def dump(path: Path) -> list[str]:
-    db = sqlite3.connect(path)
-    try:
-        return list(db.iterdump())
-    finally:
-        db.close()
+pytestmark = pytest.mark.both_backends
+dump = dump_target
 
 
 @pytest.fixture
-async def store(tmp_path: Path):
-    s = await Store.open(tmp_path / "s.db")
+async def store(db_target: Path | str):
+    s = await Store.open(db_target)
     try:
         yield s
     finally:
@@ -70,7 +66,7 @@ async def test_concurrent_confirmations_write_one_hand(store: Store):
                                   for p in (A, C, D, A, C, D) * 3])
     kinds = [o.outcome for o in outs]
     assert kinds.count("settled") == 1
-    db = sqlite3.connect(store.path)
+    db = connect(store.path)
     assert db.execute("SELECT COUNT(*) FROM ledger").fetchone() == (4,)
     assert db.execute("SELECT SUM(amount), COUNT(DISTINCT hand_id) FROM ledger").fetchone() == (0, 1)
     assert db.execute("SELECT net, hands FROM board_totals WHERE player_id = ?", (B,)).fetchone() == (9, 1)

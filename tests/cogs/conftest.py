@@ -15,8 +15,8 @@ from tests.harness import Harness  # noqa: E402
 
 
 @pytest.fixture
-async def harness(tmp_path: Path):
-    h = await Harness.boot(tmp_path / "bot.db")
+async def harness(db_target: Path | str):
+    h = await Harness.boot(db_target)
     try:
         yield h
     finally:

@@ -21,6 +21,8 @@ from tests.harness.db import dump, sql
 from tests.harness.fake import user_payload
 from tests.harness.faults import FlakyConnection
 
+pytestmark = pytest.mark.both_backends
+
 A, B, C, D, E = USER_ID, USER_ID + 1, USER_ID + 2, USER_ID + 3, USER_ID + 4
 NAMES = {A: "小明", B: "Bob", C: "張三", D: "Dee", E: "Eve"}
 OTHER_GUILD = GUILD_ID + 7
@@ -31,8 +33,8 @@ CHIZHOU = "123m456p789s5z(7777z)+5z"  # N self-draws: E -1, S -1, W -1, N +3
 
 
 @pytest.fixture
-async def h(tmp_path: Path):
-    db = tmp_path / "bot.db"
+async def h(db_target: Path | str):
+    db = db_target
     store = await Store.open(db)
     # one hand played on Discord, so that filtering by source has something on each side: B deals in to A for 8
     seats = [SeatSpec.human(p, NAMES[p]) for p in (A, B, C, D)]
@@ -861,7 +863,7 @@ async def test_a_stored_hand_the_engine_no_longer_scores(h: Harness):
     other = await last(h)
     await record(h, winner=C, discarder=B)
     third = await last(h)
-    async with h.bot.store._tx() as conn:  # as an earlier engine accepted them
+    async with h.bot.store.transaction() as conn:  # as an earlier engine accepted them
         await conn.execute("UPDATE records SET hand_text = '123m456p789s5z(7777z)+5z' WHERE id IN (?, ?)",
                            (old.record_id, third.record_id))
     r = await press(h, third, "Confirm", B)

@@ -189,9 +189,9 @@ async def test_a_value_left_invalid_in_the_database_never_reaches_a_table(harnes
     back to the rule's default for that value, in /rules, /score and every new table."""
     store = harness.bot.store
     await store.set_house_rules(harness.guild_id, 1, "wuhu", {"di_per_match": 3})
-    conn = store._conn
-    await conn.execute("UPDATE guild_settings SET house_rules = ? WHERE guild_id = ?",
-                       (json.dumps({"wuhu": {"di_per_match": 999, "dianpao_bao_san": "yes"}}), harness.guild_id))
+    async with store.transaction() as conn:
+        await conn.execute("UPDATE guild_settings SET house_rules = ? WHERE guild_id = ?",
+                           (json.dumps({"wuhu": {"di_per_match": 999, "dianpao_bao_san": "yes"}}), harness.guild_id))
     from bot.settings import variant_rules
 
     rules = variant_rules(await store.guild_settings(harness.guild_id), get_variant("wuhu"))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bot.i18n import t
 from tests.cogs.test_table_faults import OTHER_GUILD
 from tests.cogs.test_tables import (
@@ -25,6 +27,8 @@ from tests.cogs.test_tables import (
 )
 from tests.harness import ADMIN_PERMISSIONS, Harness
 from tests.harness.faults import FlakyConnection
+
+pytestmark = pytest.mark.both_backends
 
 STRANGER = 7099
 OUTSIDER_BOT = 7098

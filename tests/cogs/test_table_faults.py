@@ -29,6 +29,8 @@ from tests.harness.faults import FlakyConnection
 
 OTHER_GUILD = 1_200_000_000_000_009_900
 
+pytestmark = pytest.mark.both_backends  # the same faults on SQLite and on PostgreSQL
+
 
 def fast(h: Harness) -> None:
     """Retries and recoveries in milliseconds instead of seconds."""
@@ -227,24 +229,25 @@ async def test_store_failing_before_the_action_is_recorded_says_nothing_changed(
 
 
 async def test_resume_waits_for_a_locked_database(harness: Harness, monkeypatch):
-    from bot.store import sqlite as store_sqlite
+    from bot.store import Store
 
     h = harness
     prep(h)
     await open_table(h, "wuhu", humans=(P1,))
     lt = live(h)
     match_id, state = lt.match_id, lt.table.state_hash()
-    real_connect = store_sqlite.dialect.connect
+    real_open = Store.open.__func__  # type: ignore[attr-defined]
     flakies = []
 
-    async def locked_connect(path):
-        conn = FlakyConnection(await real_connect(path))
+    async def locked_open(cls, path, **kwargs):
+        store = await real_open(cls, path, **kwargs)
+        conn = FlakyConnection.install(store)
         # the unfinished games cannot be read for a while: the first 3 reads (of the start-up's 4 tries) fail
         conn.fail("WHERE status = 'active'", times=3)
         flakies.append(conn)
-        return conn
+        return store
 
-    monkeypatch.setattr(store_sqlite.dialect, "connect", locked_connect)
+    monkeypatch.setattr(Store, "open", classmethod(locked_open))
     h.bot.tables.store_backoff = (0.05, 0.1, 0.2)
     await h.close()
     from tests.harness import Harness as H

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from bot.store.lobbies import lobbies, open_votes
 from tests.cogs.test_table_admin import said, vote_message
 from tests.cogs.test_tables import (
@@ -23,6 +25,8 @@ from tests.cogs.test_tables import (
 )
 from tests.harness import Harness
 from tests.harness.faults import FlakyConnection
+
+pytestmark = pytest.mark.both_backends  # lobbies and votes kept across a restart, on SQLite and on PostgreSQL
 
 
 def lobby_seats(msg) -> str:

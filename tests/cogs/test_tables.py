@@ -413,10 +413,9 @@ async def test_a_table_that_cannot_be_restored_is_closed_with_a_message(harness:
     prep(h)
     await open_table(h, "hefei")
     lt = live(h)
-    conn = h.bot.store._conn
-    await conn.execute("UPDATE actions SET state_hash = 'corrupt' WHERE match_id = ?", (lt.match_id,))
-    await conn.execute("UPDATE matches SET start_hash = 'corrupt' WHERE id = ?", (lt.match_id,))
-    await conn.commit()
+    async with h.bot.store.transaction() as conn:
+        await conn.execute("UPDATE actions SET state_hash = 'corrupt' WHERE match_id = ?", (lt.match_id,))
+        await conn.execute("UPDATE matches SET start_hash = 'corrupt' WHERE id = ?", (lt.match_id,))
     h2 = await h.restart()
     try:
         assert h2.channel_id not in h2.bot.tables.by_channel

@@ -28,6 +28,8 @@ from discord import app_commands
 
 from bot.app import MjBot, create_bot
 from bot.config import Config
+from bot.store.database import WRITE_TASK_PREFIX
+from bot.store.paths import db_target
 from tests.harness import internals
 from tests.harness.fake import (
     CH_DM,
@@ -178,7 +180,7 @@ class Harness:
         """``create_bot(config)`` with ``db_path``, the setup hooks, and a fake Discord under both transports
         (``fake``: an existing one, so that what the bot does while starting lands in the same Discord).
         ``prepare(bot)`` runs before the setup hooks (e.g. to inject the clocks that a start-up already reads)."""
-        config = config or Config(token=None, db_path=Path(db_path))
+        config = config or Config(token=None, db_path=db_target(db_path) if isinstance(db_path, str) else Path(db_path))
         bot = create_bot(config)
         if prepare is not None:
             prepare(bot)
@@ -228,9 +230,7 @@ class Harness:
             t.cancel()
         await asyncio.gather(*doomed, return_exceptions=True)
         self.killed = True
-        conn, self.bot.store._conn = self.bot.store._conn, None  # the process is gone: its connection with it
-        if conn is not None:
-            await conn.close()
+        await self.bot.store.kill()  # the process is gone: its connection with it
         new = await Harness.boot(self.bot.config.db_path, config=self.bot.config, fake=self.fake, prepare=prepare)
         new.fake.channels, new.fake.dm_by_user, new.fake.users = self.fake.channels, self.fake.dm_by_user, self.fake.users
         new.fake.closed_dms, new.fake.requests = self.fake.closed_dms, self.fake.requests
@@ -274,7 +274,7 @@ class Harness:
             await asyncio.wait(pending, timeout=left)
             for task in pending:
                 qual = getattr(task.get_coro(), "__qualname__", "")
-                if qual.startswith(self.AWAITED_BY_CALLER):
+                if qual.startswith(self.AWAITED_BY_CALLER) or task.get_name().startswith(WRITE_TASK_PREFIX):
                     continue  # the store's write tasks: their error goes to the coroutine awaiting them
                 if task.done() and not task.cancelled() and task.exception() is not None:
                     raise task.exception()  # type: ignore[misc]

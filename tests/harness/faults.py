@@ -1,18 +1,21 @@
-"""Faults of the disk for the real store: an aiosqlite connection that fails the statements you name.
+"""Faults of the database for the real store: the store's connection, wrapped so that the statements you name fail.
 
-    flaky = FlakyConnection.install(bot.store)              # wraps store._conn; everything else passes through
+    flaky = FlakyConnection.install(bot.store)              # wraps the store's connection; the rest passes through
     flaky.fail("INSERT INTO actions", times=2, skip=1)      # the 2nd and 3rd matching statements raise
     flaky.fail("FROM matches WHERE status", seconds=2.0)    # every matching statement for 2 s raises
     flaky.hits                                               # how many statements were failed
 
-A failing statement raises ``sqlite3.OperationalError('database is locked')`` as SQLite does when another process
-holds the write lock; the store's transaction rolls back as it would.
+A failing statement raises what the database says when another process holds the lock it needs: SQLite's
+``sqlite3.OperationalError('database is locked')``, PostgreSQL's ``LockNotAvailableError`` (another ``error`` text:
+SQLite's error with that text; PostgreSQL's I/O error for "disk I/O error"). The store's transaction rolls back as
+it would.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,35 +42,32 @@ class Rule:
         return False
 
 
-class _Raising:
-    """An aiosqlite result that fails, awaited or entered."""
+def _error(dialect: str, text: str) -> Exception:
+    if dialect == "postgresql":
+        import asyncpg
 
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
-
-    def __await__(self) -> Any:
-        raise self.error
-        yield  # pragma: no cover - makes this a generator
-
-    async def __aenter__(self) -> Any:
-        raise self.error
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
+        if "locked" in text:
+            return asyncpg.exceptions.LockNotAvailableError(text)
+        if "disk" in text or "I/O" in text:
+            return asyncpg.exceptions.PostgresIOError(text)
+        return asyncpg.exceptions.InternalServerError(text)
+    return sqlite3.OperationalError(text)
 
 
 class FlakyConnection:
-    """Stands in for the store's aiosqlite connection and fails the statements a test names."""
+    """Stands in for the store's connection (:class:`bot.store.backend.Connection`) and fails the statements a
+    test names."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, dialect: str = "sqlite") -> None:
         self._conn = conn
+        self.dialect = dialect
         self.rules: list[Rule] = []
         self.hits = 0
 
     @classmethod
     def install(cls, store: Any) -> FlakyConnection:
-        flaky = cls(store._conn)
-        store._conn = flaky
+        flaky = cls(store.backend.conn, store.dialect)
+        store.backend.conn = flaky
         return flaky
 
     def fail(self, text: str, *, times: int | None = 1, skip: int = 0, seconds: float | None = None,
@@ -81,23 +81,27 @@ class FlakyConnection:
         for r in self.rules:
             if r.hit(sql):
                 self.hits += 1
-                raise sqlite3.OperationalError(r.error)
+                raise _error(self.dialect, r.error)
 
-    def execute(self, sql: str, params: Any = ()) -> Any:
-        """Like aiosqlite's: the result may be awaited or used with ``async with``."""
-        try:
-            self._check(sql)
-        except sqlite3.OperationalError as e:
-            return _Raising(e)
-        return self._conn.execute(sql, params)
-
-    async def execute_fetchall(self, sql: str, params: Any = ()) -> Any:
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         self._check(sql)
-        return await self._conn.execute_fetchall(sql, params)
+        return await self._conn.execute(sql, params)
 
-    async def executemany(self, sql: str, params: Any) -> Any:
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         self._check(sql)
-        return await self._conn.executemany(sql, params)
+        await self._conn.executemany(sql, rows)
+
+    async def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
+        self._check(sql)
+        return await self._conn.insert(sql, params)
+
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        self._check(sql)
+        return await self._conn.one(sql, params)
+
+    async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        self._check(sql)
+        return await self._conn.all(sql, params)
 
     async def commit(self) -> None:
         self._check("COMMIT")

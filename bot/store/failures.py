@@ -1,0 +1,58 @@
+"""Failures of the database itself (not refusals of the store): which ones pass by themselves.
+
+A cog answers ``busy`` ("try again in a moment") or ``unavailable`` ("the bot's storage is failing") and logs a
+warning without a traceback; such a failure changed nothing (the store's transaction rolled back). The same words
+for SQLite and PostgreSQL.
+
+>>> import sqlite3
+>>> failure_kind(sqlite3.OperationalError("database is locked")), failure_kind(ValueError("x"))
+('busy', None)
+>>> failure_kind(sqlite3.OperationalError("disk I/O error")), failure_kind(sqlite3.OperationalError("no such table: x"))
+('unavailable', None)
+>>> import asyncpg
+>>> failure_kind(asyncpg.exceptions.LockNotAvailableError("lock timeout"))
+'busy'
+>>> failure_kind(asyncpg.exceptions.AdminShutdownError("shutting down"))
+'unavailable'
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import asyncpg
+
+#: what a database call may raise when the database fails (catch these, never ``Exception``)
+DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError)
+
+#: PostgreSQL's "try again": a lock not granted, a deadlock or a serialisation failure, too many connections
+_PG_BUSY = (asyncpg.exceptions.LockNotAvailableError, asyncpg.exceptions.DeadlockDetectedError,
+            asyncpg.exceptions.SerializationError, asyncpg.exceptions.TooManyConnectionsError,
+            asyncpg.exceptions.QueryCanceledError)
+#: PostgreSQL's "the storage is failing": the server going away, out of disk, I/O errors, a read-only server
+_PG_UNAVAILABLE = (asyncpg.exceptions.OperatorInterventionError, asyncpg.exceptions.InsufficientResourcesError,
+                   asyncpg.exceptions.PostgresSystemError, asyncpg.exceptions.PostgresConnectionError,
+                   asyncpg.exceptions.ReadOnlySQLTransactionError, asyncpg.InterfaceError)
+
+#: what a retry may cure: SQLite's operational errors (locked, busy, I/O), PostgreSQL's busy and unavailable ones,
+#: the network and time-outs
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (sqlite3.OperationalError, *_PG_BUSY, *_PG_UNAVAILABLE, OSError,
+                                                     TimeoutError)
+
+
+def failure_kind(error: BaseException) -> str | None:
+    """``busy`` (another writer holds the database), ``unavailable`` (disk, permissions, the server gone) or None
+    (anything else: a bug, logged with its traceback)."""
+    if isinstance(error, sqlite3.OperationalError):
+        name = getattr(error, "sqlite_errorname", "") or ""
+        if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(error) or "busy" in str(error):
+            return "busy"
+        if name.startswith(("SQLITE_IOERR", "SQLITE_FULL", "SQLITE_READONLY", "SQLITE_CANTOPEN")) or any(
+                w in str(error) for w in ("disk I/O error", "disk is full", "readonly database", "unable to open")):
+            return "unavailable"
+        return None
+    if isinstance(error, _PG_BUSY):
+        return "busy"
+    if isinstance(error, _PG_UNAVAILABLE):
+        return "unavailable"
+    return None

@@ -1,0 +1,110 @@
+"""``mjbot db copy``: a database with every kind of row copied SQLite -> PostgreSQL -> SQLite comes back identical,
+verified; a destination with data is refused unless forced; a table still in play resumes from the copy."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.store import Store, StoreError, group, resume_all
+from bot.store import lobbies as lstore
+from bot.store import records as rstore
+from bot.store.copy import TABLES, copy_database
+from bot.store.tables import TableRecorder, rebuild_table
+from tests.bot.test_store import SEATS, T0, play
+from tests.harness.db import dump_target
+
+
+async def fill(path: Path) -> dict[int, str]:
+    """Finished and unfinished matches of three variants, corrections, a record, a lobby, a vote, settings and
+    seasons; the unfinished tables' state hashes."""
+    rng = random.Random(5)
+    store = await Store.open(path)
+    live = {}
+    try:
+        for i, variant in enumerate(("wuhu", "hefei", "chizhou", "wuhu")):
+            rec = await TableRecorder.start(store, guild_id=5, channel_id=i, variant=variant, seed=40 + i,
+                                            settings={}, seats=SEATS, at=T0)
+            await play(rec, 400 if i < 3 else 60, rng, T0 + timedelta(hours=i))
+            if not rec.over:
+                live[rec.match_id] = rec.table.state_hash()
+        await store.update_guild_settings(5, 11, {"turn_seconds": 90, "allowed_channels": [1, 2]}, at=T0)
+        await store.set_house_rules(5, 11, "hefei", {"quan_per_match": 1}, at=T0)
+        await group.set_timezone(store, 5, 11, "Europe/Paris", at=T0)
+        await group.start_season(store, 5, 11, "Spring", ends_at=None, channel_id=1, at=T0)
+        hand = (await group.recent_hands(store, 5, 1))[0]
+        await group.void_hand(store, 5, 11, hand.hand_id, "misclick", at=T0 + timedelta(days=1))
+        await group.adjust(store, 5, 11, 12, 13, 7, "wuhu", "side bet", at=T0 + timedelta(days=1))
+        rec = await rstore.propose(store, guild_id=5, channel_id=1, proposer_id=11, hand_text="x", variant="hefei",
+                                   rules={}, situation={"winner": 0, "discarder": 1}, hand_value=8, lang="en",
+                                   seats=[rstore.SeatProposal(11, "Ann", 8), rstore.SeatProposal(12, "Bo", -8),
+                                          rstore.SeatProposal(13, "Cy", 0), rstore.SeatProposal(14, "Di", 0)],
+                                   at=T0)
+        await rstore.confirm(store, 5, rec.record_id, 12, manager=False, at=T0)
+        await lstore.save_lobby(store, 5, 77, {"host": 11, "seats": [11, None, None, None]}, at=T0)
+        await lstore.save_vote(store, next(iter(live)), 1, {"yes": [11], "deadline": 5})
+    finally:
+        await store.close()
+    return live
+
+
+async def test_a_database_copied_to_postgresql_and_back_is_the_same_and_resumes(tmp_path: Path, pg_server):
+    src, back = tmp_path / "src.db", tmp_path / "back.db"
+    live = await fill(src)
+    url = pg_server.create_database(empty=True)
+    try:
+        there = await copy_database(src, url)
+        assert there.ok, there.lines()
+        assert there.rows["ledger"] > 0 and there.rows["actions"] > 0 and set(there.rows) == set(TABLES)
+        assert there.matches_replayed == 4 and there.servers == 1 and not there.stale_in_source
+        # the copy plays on: every unfinished table resumes to its hash on PostgreSQL, and new ids do not collide
+        store = await Store.open(url)
+        try:
+            report = await resume_all(store, rebuild_table, at=T0)
+            assert {r.game.match_id: r.table.state_hash() for r in report.resumed} == live and not report.aborted
+            r = report.resumed[0]
+            rec = await TableRecorder.resume(store, r.game, r.table, at=T0)
+            await play(rec, 30, random.Random(1))
+            mid = await store.start_match(5, 9, "hefei", {}, 1, SEATS, at=T0)
+            assert mid > max(live)
+        finally:
+            await store.close()
+        more = await copy_database(url, back)
+        assert more.ok, more.lines()
+        await copy_database(src, url, force=True)  # the copy as it was taken, to compare with the source
+        await copy_database(url, back, force=True)
+        assert sorted(dump_target(back)) == sorted(dump_target(src))  # the same rows (in another rowid order)
+    finally:
+        pg_server.drop_database(url)
+
+
+async def test_a_destination_with_data_is_refused_unless_forced(tmp_path: Path):
+    src, dst = tmp_path / "a.db", tmp_path / "b.db"
+    await fill(src)
+    store = await Store.open(dst)
+    await store.upsert_player(1, "someone")
+    await store.close()
+    before = dump_target(dst)
+    with pytest.raises(StoreError) as e:
+        await copy_database(src, dst)
+    assert e.value.code == "copy_not_empty" and "players" in e.value.message("en")
+    assert dump_target(dst) == before
+    assert (await copy_database(src, dst, force=True)).ok
+    assert sorted(dump_target(dst)) == sorted(dump_target(src))
+
+
+def test_the_cli_copies_and_says_so(tmp_path: Path, capsys):
+    import asyncio
+
+    src, dst = tmp_path / "a.db", tmp_path / "b.db"
+    asyncio.run(fill(src))
+    assert main(["db", "copy", str(src), f"sqlite:///{dst}"]) == 0
+    out = capsys.readouterr().out
+    assert "✓ row counts equal" in out and "✓ ledger sums of 1 servers equal" in out and "matches rebuilt" in out
+    assert main(["db", "copy", str(src), str(dst)]) == 2
+    err = capsys.readouterr().err
+    assert "already holds data" in err and len(err.strip().splitlines()) == 1
