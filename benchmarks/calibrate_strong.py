@@ -4,7 +4,7 @@
 
 Four normal AIs play N hands per variant (seeds ``cal:0`` ...). For every discard it records
 
-- the discarding seat's distance to a legal win after it (``engine.ai_common._Seat.key``: shanten, 八支, the 花 gate)
+- the discarding seat's distance to a legal win after it (``engine.ai_common.SeatReader.key``: shanten, 八支, the 花 gate)
   and its own draws left, and whether that seat went on to win the hand: the chance to win from a distance with
   so many draws left (:data:`WIN`);
 - the winners' gains: what a win is worth on average (:data:`MEAN_VALUE`);
@@ -26,7 +26,7 @@ import multiprocessing
 import random
 from typing import Any
 
-from engine.ai import _Seat, choose
+from engine.ai import SeatReader, choose
 from engine.strong.evaluator import danger_features as features
 from engine.table import Table
 
@@ -55,7 +55,7 @@ def collect(variant: str, hands: int) -> tuple[dict[tuple[int, int], list[int]],
             a = la[0] if len(la) == 1 else choose(t, s, la, "normal", rng)
             if a.type == "discard" and a.tile is not None:
                 v = t.view(s)
-                me = _Seat(v, s)
+                me = SeatReader(v, s)
                 c = list(me.counts)
                 c[a.tile] -= 1
                 key = me.key(c, me.n_melds, me.meld_suits, me.meld_hua)

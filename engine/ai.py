@@ -25,7 +25,16 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .ai_common import _best_discard, _claim, _claim_key, _kong_key, _Seat, _tile
+from .ai_common import (
+    SeatReader,
+    action_tile,
+    best_discard,
+    claim_choice,
+    claim_key,
+    forced,
+    kong_key,
+    plain_actions,
+)
 from .errors import EngineError
 from .table.actions import Action
 from .tiles import HONOR
@@ -48,14 +57,11 @@ def choose(
         return strong_choose(view_or_table if isinstance(view_or_table, Mapping) else view_or_table.view(seat),
                              seat, legal_actions)
     rng = rng or random.Random(0)
-    acts = [a if isinstance(a, Action) else Action.from_json(a) for a in legal_actions]
-    acts = [a for a in acts if a.type != "timeout"]
-    if len(acts) == 1:
-        return acts[0]
-    for a in acts:
-        if a.type in ("win", "next_hand"):
-            return a
-    me = _Seat(view_or_table, seat)
+    acts = plain_actions(legal_actions)
+    obvious = forced(acts)
+    if obvious is not None:
+        return obvious
+    me = SeatReader(view_or_table, seat)
     types = {a.type for a in acts}
     pass_act = next((a for a in acts if a.type == "pass"), None)
     if "discard" not in types:
@@ -64,27 +70,27 @@ def choose(
             return acts[0]
         if difficulty == "easy":
             return _easy_claim(me, acts, pass_act)
-        return _claim(me, acts, pass_act)
+        return claim_choice(me, acts, pass_act)
     discards = [a for a in acts if a.type == "discard"]
     if difficulty == "easy":
         return _easy_play(me, acts, discards, rng)
-    choice, key = _best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)
+    choice, key = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)
     for a in acts:
         if a.type == "kong":
-            k2 = _kong_key(me, a)
+            k2 = kong_key(me, a)
             # the 花 gate: a kong that adds 花 is worth a step of shape when the distance to a legal win holds
             if k2 <= key or (me.ai.hua_gate and k2[0] <= key[0]):
                 return a
     return choice
 
 
-def _easy_play(me: _Seat, acts: Sequence[Action], discards: Sequence[Action], rng: random.Random) -> Action:
+def _easy_play(me: SeatReader, acts: Sequence[Action], discards: Sequence[Action], rng: random.Random) -> Action:
     """Easy: the discards that leave the hand nearest a legal win (八支, the 花 gate), one of them at random; in
     Chizhou a kong that adds 花 without setting the hand back."""
     keys = []
     for a in discards:
         c = list(me.counts)
-        c[_tile(a)] -= 1
+        c[action_tile(a)] -= 1
         k = me.key(c, me.n_melds, me.meld_suits, me.meld_hua)[0]
         # 八支 reached (8 tiles of a suit or more): of discards as near, one that keeps it
         most = max(sum(c[s * 9 : s * 9 + 9]) + me.meld_suits[s] for s in range(3)) if me.ai.bazhi else 0
@@ -92,19 +98,19 @@ def _easy_play(me: _Seat, acts: Sequence[Action], discards: Sequence[Action], rn
     best = min(k for k, _ in keys)
     if me.ai.hua_gate:
         for a in acts:
-            if a.type == "kong" and _kong_key(me, a)[0] <= best[0]:
+            if a.type == "kong" and kong_key(me, a)[0] <= best[0]:
                 return a
     return rng.choice([a for k, a in keys if k == best])
 
 
-def _easy_claim(me: _Seat, acts: Sequence[Action], pass_act: Action) -> Action:
+def _easy_claim(me: SeatReader, acts: Sequence[Action], pass_act: Action) -> Action:
     """Easy claims only what builds 花 (Chizhou: an honour pung or kong, a kong) and only when it costs nothing."""
     if not me.ai.hua_gate:
         return pass_act
     now = me.key(me.counts, me.n_melds, me.meld_suits, me.meld_hua)
     for a in acts:
-        if a.type in ("pung", "kong") and (a.type == "kong" or _tile(a) >= HONOR):
-            after = _claim_key(me, a)
+        if a.type in ("pung", "kong") and (a.type == "kong" or action_tile(a) >= HONOR):
+            after = claim_key(me, a)
             if after is not None and after[0] <= now[0]:
                 return a
     return pass_act

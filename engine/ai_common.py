@@ -1,6 +1,6 @@
 """What the normal and the strong AI share (:mod:`engine.ai`, :mod:`engine.strong`): a seat's model of its own
-hand and of the unseen tiles (:class:`_Seat`: the effective distance to a legal win, 八支 and the 花 gate), and the
-normal AI's choice of a discard (:func:`_best_discard`), a kong and a claim (:func:`_claim`). A module of its own so
+hand and of the unseen tiles (:class:`SeatReader`: the effective distance to a legal win, 八支 and the 花 gate), and the
+normal AI's choice of a discard (:func:`best_discard`), a kong and a claim (:func:`claim_choice`). A module of its own so
 that ``engine.ai``, which hands the strong difficulty to ``engine.strong``, and ``engine.strong``, which builds on
 these, do not import each other.
 """
@@ -25,7 +25,20 @@ from .tiles import HONOR, NUM_KINDS, MeldKind
 from .variants import get_variant
 
 
-def _near(c: Sequence[int]) -> list[int]:
+def plain_actions(legal: Sequence[Action | Mapping[str, Any]]) -> list[Action]:
+    """The legal actions as :class:`Action` objects, without the timeout an AI never chooses."""
+    acts = [a if isinstance(a, Action) else Action.from_json(a) for a in legal]
+    return [a for a in acts if a.type != "timeout"]
+
+
+def forced(acts: Sequence[Action]) -> Action | None:
+    """The action every difficulty takes without thinking: the only one, a win, or the next hand; else None."""
+    if len(acts) == 1:
+        return acts[0]
+    return next((a for a in acts if a.type in ("win", "next_hand")), None)
+
+
+def near_kinds(c: Sequence[int]) -> list[int]:
     """Kinds that could complete or improve a hand: held, or within two of a held suited tile."""
     out = []
     for k in range(NUM_KINDS):
@@ -39,25 +52,25 @@ def _near(c: Sequence[int]) -> list[int]:
     return out
 
 
-def _gate_distance(sh: int, hua: int) -> int:
+def gate_distance(sh: int, hua: int) -> int:
     """Chizhou: steps to a legal win from the shanten and the tiles still needed for 2 花. Often one tile serves
     both (an honour pair's pung), so the larger counts; but a hand short of both is a step further than either.
 
-    >>> _gate_distance(0, 2), _gate_distance(2, 0), _gate_distance(1, 2)
+    >>> gate_distance(0, 2), gate_distance(2, 0), gate_distance(1, 2)
     (2, 2, 3)
     """
     return max(sh, hua) + 1 if sh > 0 and hua > 0 else max(sh, hua)
 
 
 @cache
-def _hua_tiles(honours: tuple[int, ...], firm: int, suited_triplets: int, upgrades: int = 0, pairs: int = 0) -> int:
+def hua_tiles(honours: tuple[int, ...], firm: int, suited_triplets: int, upgrades: int = 0, pairs: int = 0) -> int:
     """Tiles needed to reach 2 花: an honour pair needs 1 (a pung: 1 花), a single honour 2, a suited concealed
     triplet 1 (a concealed kong: 2 花), a shown pung 1 (an added kong: +1 花), a suited pair 2 (pung, then kong:
     1 花); 3 per missing 花 beyond those.
 
-    >>> _hua_tiles((2, 0, 0, 0, 0, 0, 0), 0, 0)  # an honour pair: one tile to a pung, then 3 for a second 花
+    >>> hua_tiles((2, 0, 0, 0, 0, 0, 0), 0, 0)  # an honour pair: one tile to a pung, then 3 for a second 花
     4
-    >>> _hua_tiles((2, 0, 0, 0, 0, 0, 0), 0, 0, upgrades=1)  # and a shown pung one tile from a kong
+    >>> hua_tiles((2, 0, 0, 0, 0, 0, 0), 0, 0, upgrades=1)  # and a shown pung one tile from a kong
     2
     """
     costs: list[tuple[int, int]] = [(1, 2)] * suited_triplets + [(1, 1)] * upgrades + [(2, 1)] * pairs
@@ -80,7 +93,7 @@ def _hua_tiles(honours: tuple[int, ...], firm: int, suited_triplets: int, upgrad
     return tiles
 
 
-class _Seat:
+class SeatReader:
     """What the AI knows, all of it visible to its seat: own tiles and melds, public melds and rivers, the rules."""
 
     def __init__(self, view: Any, seat: int) -> None:
@@ -119,7 +132,7 @@ class _Seat:
                 self.meld_hua += (3 if conc else 2) if size == 4 else 1
             elif size == 4:
                 self.meld_hua += 2 if conc else 1
-        total = _totals(self.variant, rules)
+        total = tile_totals(self.variant, rules)
         c = self.counts
         self.remaining = [max(0, total[k] - seen[k] - c[k]) for k in range(NUM_KINDS)]
         # shown pungs whose fourth tile is unseen or held: one tile from an added kong (+1 花)
@@ -141,7 +154,7 @@ class _Seat:
         suited = c[0:27]
         trip = suited.count(3) + suited.count(4)
         u = self.upg if upg is None else upg
-        return _gate_distance(sh, _hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2), u, min(suited.count(2), 2))), sh
+        return gate_distance(sh, hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2), u, min(suited.count(2), 2))), sh
 
     def main_suit(self, c: Sequence[int]) -> int:
         tot = [sum(c[s * 9 : s * 9 + 9]) + self.meld_suits[s] for s in range(3)]
@@ -195,13 +208,13 @@ class _Seat:
 _TOTALS: dict[tuple[Any, ...], tuple[int, ...]] = {}
 
 
-def _tile(a: Action) -> int:
+def action_tile(a: Action) -> int:
     """The tile of a discard, kong or claim (always set for those)."""
     assert a.tile is not None
     return a.tile
 
 
-def _totals(variant: str, rules: Mapping[str, Any]) -> tuple[int, ...]:
+def tile_totals(variant: str, rules: Mapping[str, Any]) -> tuple[int, ...]:
     key = (variant, tuple(rules.values()))  # rules come from VARIANT.rules: a fixed key order
     got = _TOTALS.get(key)
     if got is None:
@@ -209,10 +222,10 @@ def _totals(variant: str, rules: Mapping[str, Any]) -> tuple[int, ...]:
     return got
 
 
-def _kong_key(me: _Seat, a: Action) -> tuple[int, ...]:
+def kong_key(me: SeatReader, a: Action) -> tuple[int, ...]:
     """The key after a concealed or added kong in one's own turn."""
     c = list(me.counts)
-    kt = _tile(a)
+    kt = action_tile(a)
     ms = list(me.meld_suits)
     if c[kt] == 4:
         c[kt] = 0
@@ -225,7 +238,7 @@ def _kong_key(me: _Seat, a: Action) -> tuple[int, ...]:
     return me.key(c, me.n_melds, ms, me.meld_hua + 1, max(0, me.upg - 1))
 
 
-def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int,
+def best_discard(me: SeatReader, counts: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int,
                   discards: Sequence[Action]) -> tuple[Action, tuple[int, int]]:
     main = me.main_suit(counts)
     scored = []
@@ -272,7 +285,7 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
                     pr += 1
                 elif n == 2:
                     pr -= 1
-            k = (_gate_distance(sh, _hua_tiles(h, meld_hua, min(tr, 2), upg, min(pr, 2))), sh)
+            k = (gate_distance(sh, hua_tiles(h, meld_hua, min(tr, 2), upg, min(pr, 2))), sh)
         c[t] += 1
         scored.append((k, t, a))
     best_key = min(x[0] for x in scored)
@@ -286,7 +299,7 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
             c[x[2]] -= 1
             if best_key[0] == 0:  # ready: count the unseen winning tiles
                 n = 0
-                for k in _near(c):
+                for k in near_kinds(c):
                     if me.remaining[k]:
                         c[k] += 1
                         if is_complete(c) or (sp and is_seven_pairs(c)):
@@ -299,9 +312,9 @@ def _best_discard(me: _Seat, counts: Sequence[int], n_melds: int, meld_suits: Se
     return top[0][3], best_key
 
 
-def _claim_key(me: _Seat, a: Action) -> tuple[int, ...] | None:
+def claim_key(me: SeatReader, a: Action) -> tuple[int, ...] | None:
     """The key after claiming with ``a`` (pung, kong or chi); None when the claim would leave no tile to discard."""
-    at = _tile(a)
+    at = action_tile(a)
     tile = me.last_tile if me.last_tile is not None else at
     c = list(me.counts)
     ms = list(me.meld_suits)
@@ -329,17 +342,17 @@ def _claim_key(me: _Seat, a: Action) -> tuple[int, ...] | None:
     return me.key(c, me.n_melds + 1, ms, hua, upg)
 
 
-def _claim(me: _Seat, acts: Sequence[Action], pass_act: Action) -> Action:
+def claim_choice(me: SeatReader, acts: Sequence[Action], pass_act: Action) -> Action:
     now = me.key(me.counts, me.n_melds, me.meld_suits, me.meld_hua)
     goals = me.ai
     best: tuple[tuple[int, ...], Action] | None = None
     for a in acts:
         if a.type not in ("pung", "kong", "chi"):
             continue
-        after = _claim_key(me, a)
+        after = claim_key(me, a)
         if after is None:
             continue
-        at = _tile(a)
+        at = action_tile(a)
         if a.type == "kong":
             ok = after <= now
             if ok and goals.hua_gate:

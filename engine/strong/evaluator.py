@@ -3,7 +3,7 @@
 For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to draw) and estimates
 
 - **the chance to win** before the hand ends: the steps to a *legal* win (shanten, 八支, the 花 gate: the normal AI's
-  distance, :class:`engine.ai_common._Seat`) and the unseen tiles that shorten it, turned into a probability over the
+  distance, :class:`engine.ai_common.SeatReader`) and the unseen tiles that shorten it, turned into a probability over the
   seat's draws still to come (and the others' discards, where a discard may be won on) with a small per-turn chance
   that someone else wins first;
 - **the value of winning**: when ready, every winning tile is scored by the variant's own scorer (self-drawn and on
@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from ..ai_common import _best_discard, _claim, _near, _Seat
+from ..ai_common import SeatReader, best_discard, claim_choice, forced, near_kinds, plain_actions
 from ..analysis import (
     combine_groups,
     group_of,
@@ -179,7 +179,7 @@ class Know:
         self.V = get_variant(self.variant)
         self.rules: dict[str, Any] = dict(view["rules"])
         self.rules_key = tuple(sorted(self.rules.items()))
-        self.me = _Seat(view, seat)
+        self.me = SeatReader(view, seat)
         self.dealer: int = view["dealer"]
         self.wind = (seat - self.dealer) % 4
         self.unseen = list(self.me.remaining)
@@ -252,7 +252,7 @@ class Know:
         """Unseen tiles that lower the shanten of a 3n+1 hand."""
         groups = shanten_groups(c)
         out = 0
-        for k in _near(c):
+        for k in near_kinds(c):
             if not self.unseen[k]:
                 continue
             c[k] += 1
@@ -580,9 +580,9 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     pass_act = next((a for a in acts if a.type == "pass"), None)
     pick: Action | None = None
     if discards:
-        pick = _best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[0]
+        pick = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[0]
     elif pass_act is not None and any(a.type in ("pung", "chi", "kong") for a in acts):
-        pick = _claim(me, acts, pass_act)
+        pick = claim_choice(me, acts, pass_act)
     if pick is not None:
         out = [replace(o, ev=o.ev + PRIOR * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
     return Evaluation(seat, kn.variant, tuple(out))
@@ -590,11 +590,5 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
 
 def choose(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mapping[str, Any]]) -> Action:
     """The strong AI's action: a win whenever one is legal, otherwise the option of the highest expected 子."""
-    acts = [a if isinstance(a, Action) else Action.from_json(a) for a in legal]
-    acts = [a for a in acts if a.type != "timeout"]
-    if len(acts) == 1:
-        return acts[0]
-    for a in acts:
-        if a.type in ("win", "next_hand"):
-            return a
-    return evaluate(view, seat, acts).best.action
+    acts = plain_actions(legal)
+    return forced(acts) or evaluate(view, seat, acts).best.action
