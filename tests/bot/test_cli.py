@@ -460,3 +460,20 @@ def test_every_example_in_the_score_help_scores(capsys):
     for argv in examples:
         code, out, err = run(capsys, *argv)
         assert code == 0, (argv, out, err)
+
+
+def test_local_takes_every_difficulty_and_refuses_others(capsys, monkeypatch):
+    """`mjbot local --difficulty strong` plays against the strong AI (here: quits at the first prompt); an unknown
+    difficulty is a wrong option (exit 2)."""
+    def quit_at_once(prompt: str = "") -> str:
+        raise EOFError
+
+    monkeypatch.setattr("builtins.input", quit_at_once)
+    assert "strong" in DIFFICULTIES
+    for d in DIFFICULTIES:
+        assert main(["local", "--variant", "wuhu", "--seed", "3", "--difficulty", d]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as e:
+        main(["local", "--variant", "wuhu", "--difficulty", "grandmaster"])
+    assert e.value.code == 2
+    assert "grandmaster" in capsys.readouterr().err
