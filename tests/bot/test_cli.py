@@ -1,5 +1,6 @@
 """The `mjbot` command line as docs/interfaces.md states it."""
 
+import io
 import json
 import os
 import subprocess
@@ -465,10 +466,7 @@ def test_every_example_in_the_score_help_scores(capsys):
 def test_local_takes_every_difficulty_and_refuses_others(capsys, monkeypatch):
     """`mjbot local --difficulty strong` plays against the strong AI (here: quits at the first prompt); an unknown
     difficulty is a wrong option (exit 2)."""
-    def quit_at_once(prompt: str = "") -> str:
-        raise EOFError
-
-    monkeypatch.setattr("builtins.input", quit_at_once)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # the terminal closes at the first prompt
     assert "strong" in DIFFICULTIES
     for d in DIFFICULTIES:
         assert main(["local", "--variant", "wuhu", "--seed", "3", "--difficulty", d]) == 0
