@@ -48,6 +48,7 @@ async def connect(path: str) -> aiosqlite.Connection:
 async def schema_version(conn: aiosqlite.Connection) -> int:
     async with conn.execute("PRAGMA user_version") as cur:
         row = await cur.fetchone()
+    assert row is not None, "PRAGMA user_version always answers one row"
     return int(row[0])
 
 

@@ -117,9 +117,9 @@ _ADJUSTMENTS = ("SELECT 1, c.id, NULL, NULL, c.variant, c.at, r.seat, r.amount, 
 
 def _entry(r: Any) -> HistoryEntry:
     if r[0] == 1:
-        return AdjustmentRow(r[1], r[4], from_ms(r[5]), r[7], r[17], r[14], r[15])  # type: ignore[arg-type]
-    voided = Voided(r[13], r[14], r[15], from_ms(r[16])) if r[13] is not None else None  # type: ignore[arg-type]
-    return HistoryRow(r[1], r[2], r[3], r[4], from_ms(r[5]), r[6], r[7], bool(r[8]), bool(r[9]), bool(r[10]),  # type: ignore[arg-type]
+        return AdjustmentRow(r[1], r[4], from_ms(r[5]), r[7], r[17], r[14], r[15])
+    voided = Voided(r[13], r[14], r[15], from_ms(r[16])) if r[13] is not None else None
+    return HistoryRow(r[1], r[2], r[3], r[4], from_ms(r[5]), r[6], r[7], bool(r[8]), bool(r[9]), bool(r[10]),
                       bool(r[11]), r[12], source=r[18], voided=voided)
 
 
@@ -159,7 +159,7 @@ async def hand_voided(store: Store, match_id: int, hand_no: int) -> Voided | Non
         row = await conn.one(
             "SELECT c.id, c.reason, c.user_id, c.posted_at FROM corrections c JOIN hands h ON h.id = c.hand_id "
             "WHERE h.match_id = ? AND h.number = ?", (match_id, hand_no))
-    return None if row is None else Voided(row[0], row[1], row[2], from_ms(row[3]))  # type: ignore[arg-type]
+    return None if row is None else Voided(row[0], row[1], row[2], from_ms(row[3]))
 
 
 def is_in_person(match: MatchInfo) -> bool:

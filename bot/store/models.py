@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, overload
 
 # declared with the settings they hold (bot.settings, which imports nothing of the store); re-exported here
 from bot.settings import SETTING_DEFAULTS as SETTING_DEFAULTS
@@ -28,7 +28,14 @@ def to_ms(at: datetime | None) -> int:
     return (at - _EPOCH) // _MS  # exact integer arithmetic, truncated to the millisecond
 
 
+@overload
+def from_ms(ms: int) -> datetime: ...
+@overload
+def from_ms(ms: None) -> None: ...
+@overload
+def from_ms(ms: int | None) -> datetime | None: ...
 def from_ms(ms: int | None) -> datetime | None:
+    """A stored millisecond time as a UTC datetime; a NULL column stays None."""
     if ms is None:
         return None
     return _EPOCH + timedelta(milliseconds=int(ms))

@@ -147,7 +147,7 @@ async def _load(conn: Connection, guild_id: int, record_id: int) -> Record:
         "SELECT seat, player_id, display_name, amount, stack_amount, jiao_amount, confirmed_by, confirmed_at "
         "FROM record_seats WHERE record_id = ? ORDER BY seat", (record_id,))
     return Record(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), json.loads(r[8]), r[9], r[10], r[11],
-                  from_ms(r[12]), from_ms(r[13]), from_ms(r[14]), r[15], r[16], r[17],  # type: ignore[arg-type]
+                  from_ms(r[12]), from_ms(r[13]), from_ms(r[14]), r[15], r[16], r[17],
                   tuple(RecordSeat(s[0], s[1], s[2], s[3], s[4], s[5], s[6], from_ms(s[7])) for s in seats))
 
 

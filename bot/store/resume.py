@@ -7,6 +7,7 @@ backoff: a match is aborted only when its replay really does not give the stored
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
@@ -100,7 +101,7 @@ async def resume_all(store: Any, rebuild: Rebuild, at: datetime | None = None, *
                 continue
             where = f"after action {game.hash_seq}" if game.hash_seq is not None else "at the start"
             reason = f"state hash mismatch {where}: stored {game.state_hash}, replay gives {got}"
-        await retrying(lambda g=game, r=reason: store.abort_match(g.match_id, r[:500], at),
+        await retrying(functools.partial(store.abort_match, game.match_id, reason[:500], at),
                        f"aborting match {game.match_id}", backoff)
         report.aborted.append(Aborted(game, reason))
     return report

@@ -57,7 +57,7 @@ def ledger_rows(table: Table) -> list[LedgerRow]:
     pay = [int(x) for x in res["payments"]]
     jiao = [int(x) for x in res.get("jiao", [0, 0, 0, 0])]
     winners = {int(w["seat"]): w for w in res["winners"]}
-    feeders = {int(w["from"]) for w in res["winners"] if w.get("from") is not None}
+    feeders = {int(f) for w in res["winners"] if (f := w.get("from")) is not None}
     rows = []
     for c in range(4):
         w = winners.get(c)
