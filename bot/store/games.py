@@ -16,7 +16,7 @@ from typing import Any
 from .backend import Connection
 from .database import Database, completes
 from .errors import StoreError
-from .models import LedgerRow, SeatSpec, to_ms
+from .models import LedgerRow, SeatSpec, splits_jiao, to_ms
 from .sql import add_to_boards, dumps, ensure_player, upsert_player
 
 
@@ -236,7 +236,7 @@ class GameTopic(Database):
                     raise StoreError("ledger_conflict", hand_id=hand_id)
                 raise StoreError("hand_not_active", hand_id=hand_id, status=status)
             _, guild_id, variant = await active_match(conn, match_id)
-            if variant == "wuhu":
+            if splits_jiao(variant):
                 for r in rows:
                     if r.amount != r.stack_amount + r.jiao_amount:
                         raise StoreError(

@@ -9,9 +9,24 @@ from typing import Any, overload
 # declared with the settings they hold (bot.settings, which imports nothing of the store); re-exported here
 from bot.settings import SETTING_DEFAULTS as SETTING_DEFAULTS
 from bot.settings import GuildSettings as GuildSettings
+from engine.errors import EngineError
+from engine.variants import get_variant
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MS = timedelta(milliseconds=1)
+
+
+def splits_jiao(variant: str) -> bool:
+    """Whether the variant's ledger rows split each amount into a stack part and a 交 part (Wuhu), as the variant
+    itself says (``Variant.splits_jiao``); a variant this version does not know splits nothing.
+
+    >>> splits_jiao("wuhu"), splits_jiao("hefei"), splits_jiao("nowhere")
+    (True, False, False)
+    """
+    try:
+        return get_variant(variant).splits_jiao
+    except EngineError:
+        return False
 
 
 def to_ms(at: datetime | None) -> int:

@@ -36,7 +36,7 @@ from .backend import Connection
 from .database import completes
 from .errors import StoreError
 from .history import write_memory_setting
-from .models import LedgerRow, from_ms, to_ms
+from .models import LedgerRow, from_ms, splits_jiao, to_ms
 from .sql import add_to_boards, audit, dumps, upsert_player
 from .store import Store
 
@@ -239,7 +239,7 @@ async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: 
         values = [getattr(s, column) for s in seats]
         if sum(values) != 0:
             raise StoreError("not_zero_sum", column=column, values=values)
-    if variant == "wuhu" and any(s.amount != s.stack_amount + s.jiao_amount for s in seats):
+    if splits_jiao(variant) and any(s.amount != s.stack_amount + s.jiao_amount for s in seats):
         raise StoreError("wuhu_split", seat=0, amount=0, stack=0, jiao=0)
     ms = to_ms(at)
     hours = await record_expiry_hours(store, guild_id)

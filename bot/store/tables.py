@@ -29,7 +29,7 @@ from typing import Any
 
 from engine.table import Action, Event, IllegalAction, Table
 
-from .models import LedgerRow, SeatSpec, SeatTotals, UnfinishedGame
+from .models import LedgerRow, SeatSpec, SeatTotals, UnfinishedGame, splits_jiao
 
 _PLAYING = ("play", "claim", "rob")
 
@@ -61,7 +61,7 @@ def ledger_rows(table: Table) -> list[LedgerRow]:
     rows = []
     for c in range(4):
         w = winners.get(c)
-        stack, jiao_c = (pay[c] - jiao[c], jiao[c]) if table.variant == "wuhu" else (0, 0)
+        stack, jiao_c = (pay[c] - jiao[c], jiao[c]) if splits_jiao(table.variant) else (0, 0)
         rows.append(
             LedgerRow(
                 seat=c,
