@@ -81,6 +81,21 @@ def _strip(text: str) -> str:
     return text.rstrip(".,:;)'`\"")
 
 
+def _missing_paths(pattern: re.Pattern[str], text: str) -> list[tuple[str, str]]:
+    """Each repository path ``pattern`` finds in ``text`` (placeholders such as ``<version>`` left out) that does not
+    exist, with what is wrong: ``(token, problem)``."""
+    out = []
+    for m in pattern.finditer(text):
+        token = _strip(m.group(1))
+        if PLACEHOLDER.search(text[m.start(): m.end() + 2]):
+            continue
+        target, _, fragment = token.partition("#")
+        missing = _exists(ROOT / target, fragment)
+        if missing:
+            out.append((token, missing))
+    return out
+
+
 def problems_in(doc: Path) -> list[str]:
     text = doc.read_text(encoding="utf-8")
     out = []
@@ -96,14 +111,7 @@ def problems_in(doc: Path) -> list[str]:
         if missing:
             out.append(f"{_rel(doc)}: link {link!r}: {missing}")
     prose = LINK.sub(" ", text)
-    for m in PATH.finditer(prose):
-        token = _strip(m.group(1))
-        if PLACEHOLDER.search(prose[m.start(): m.end() + 2]):
-            continue
-        target, _, fragment = token.partition("#")
-        missing = _exists(ROOT / target, fragment)
-        if missing:
-            out.append(f"{_rel(doc)}: path {token!r}: {missing}")
+    out += [f"{_rel(doc)}: path {token!r}: {missing}" for token, missing in _missing_paths(PATH, prose)]
     for name in TOP_FILES:
         if f"`{name}`" in prose and not (ROOT / name).exists():
             out.append(f"{_rel(doc)}: file {name!r}: no such file")
@@ -118,16 +126,7 @@ def test_every_link_anchor_and_path_in_the_docs_exists(doc: Path) -> None:
 @pytest.mark.parametrize("source", CATALOGUES + CODE, ids=_rel)
 def test_every_citation_into_docs_from_strings_and_code_exists(source: Path) -> None:
     text = source.read_text(encoding="utf-8")
-    bad = []
-    for m in DOC_PATH.finditer(text):
-        token = _strip(m.group(1))
-        if PLACEHOLDER.search(text[m.start(): m.end() + 2]):
-            continue
-        target, _, fragment = token.partition("#")
-        missing = _exists(ROOT / target, fragment)
-        if missing:
-            bad.append(f"{token!r}: {missing}")
-    assert bad == []
+    assert [f"{token!r}: {missing}" for token, missing in _missing_paths(DOC_PATH, text)] == []
 
 
 @pytest.mark.parametrize("source", DOCS + CATALOGUES + [p for p in CODE if "tests" not in p.parts],
