@@ -198,6 +198,9 @@ class Harness:
         # the table message is written as soon as Discord answers (tests read it right after settle(); the pacing
         # of the product, 1 edit per second and 5 channel writes per 5 s, is tested where a test turns it on)
         bot.tables.publisher.min_interval, bot.tables.publisher.channel_limit = 0.0, None
+        # AI seats decide inline (the same decisions as the product's worker processes, without starting two
+        # processes per test); the pool's own tests (tests/cogs/test_ai_pool.py) and the benchmarks turn it off
+        bot.tables.ai.inline = True
         h = cls(bot, fake)
         bot.observers.attach(h.seen)
         h._baseline_tasks = set(asyncio.all_tasks())
