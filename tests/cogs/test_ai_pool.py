@@ -100,3 +100,30 @@ async def test_a_killed_worker_does_not_stop_the_table(harness: Harness, caplog)
     assert pool.fallbacks == 0
     assert await _check_replay(h, lt.match_id, "normal") > 5
     await h.bot.tables.close()
+
+
+async def test_a_pool_that_cannot_start_falls_back_to_a_thread(harness: Harness, caplog):
+    """No worker process can be started at all (here: the interpreter to spawn is missing): each decision tries a
+    new pool once more, then is decided in a thread; the log says so and the hand plays on with the AI's own
+    decisions."""
+    from multiprocessing import spawn
+
+    h = harness
+    prep(h)
+    pool = h.bot.tables.ai
+    pool.inline = False
+    caplog.set_level(logging.WARNING, logger="bot.tables.aipool")
+    python = spawn.get_executable()
+    spawn.set_executable("/nonexistent/python")
+    try:
+        lt = await _bot_table(h, P1, h.channel_id, "wuhu", "normal")
+        await play_until_hand_ends(h, [P1], lt)
+    finally:
+        spawn.set_executable(python)
+    assert lt.table.hand.phase in ("ended", "over")
+    assert pool.fallbacks > 5 and pool.pooled == 0
+    text = [r.getMessage() for r in caplog.records]
+    assert any("starting a new pool and deciding again" in m for m in text)
+    assert any("deciding this one in a thread" in m for m in text)
+    assert await _check_replay(h, lt.match_id, "normal") > 5
+    await h.bot.tables.close()
