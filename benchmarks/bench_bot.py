@@ -15,7 +15,8 @@ while the clicks run; a late wake-up is the loop held by something that did not 
 the engine inside a table's lock, building messages ...). ``loop_block_max_ms`` is the longest such block,
 ``loop_block_p99_ms`` the 99th percentile of the wake-ups' lateness. On a shared machine a wake-up is also late when
 the process waits for a core: ``loop_cpu_block_max_ms`` / ``_p99_ms`` count only the loop thread's own CPU time
-over each wait (``time.thread_time``), the work that really held the loop. The AI seats decide in the AI pool's worker
+over each wait (``time.thread_time``), the work that really held the loop; ``gc_full_max_ms`` is the longest full
+(generation 2) garbage collection over the same time (CPU ms), ``gc_full_collections`` how many ran. The AI seats decide in the AI pool's worker
 processes, as in the product (``--inline-ai``: on the loop, to compare).
 
 Last line with ``--json``: {"tables", "clicks", "p50_ms", "p99_ms", "max_ms", "kb_per_table", "memory_tables",
@@ -146,6 +147,16 @@ async def main(args: argparse.Namespace) -> dict:
             # CPU is the process waiting for a core on a busy machine, or for the GIL, not the loop held by work)
             cpu.append((time.thread_time() - c0) * 1000)
 
+    gc_pauses: list[float] = []
+    gc_t0 = [0.0]
+
+    def on_gc(phase: str, info: dict) -> None:  # the garbage collector's pauses, also on the loop thread
+        if phase == "start":
+            gc_t0[0] = time.thread_time()
+        elif info.get("generation") == 2:
+            gc_pauses.append((time.thread_time() - gc_t0[0]) * 1000)
+
+    gc.callbacks.append(on_gc)
     prober = asyncio.get_running_loop().create_task(probe(), name="bench-loop-probe")
     h.ignored_task_names.add("bench-loop-probe")
     clicks = 0
@@ -186,6 +197,7 @@ async def main(args: argparse.Namespace) -> dict:
     await h.settle(timeout=120)
     probing = False
     await prober
+    gc.callbacks.remove(on_gc)
     latencies: list[float] = []
     for u, times in clicked.items():
         reqs = requests_of[u]
@@ -210,6 +222,8 @@ async def main(args: argparse.Namespace) -> dict:
         "loop_block_p99_ms": round(sorted(lags)[min(len(lags) - 1, int(len(lags) * 0.99))], 2) if lags else None,
         "loop_cpu_block_max_ms": round(max(cpu), 2) if cpu else None,
         "loop_cpu_block_p99_ms": round(sorted(cpu)[min(len(cpu) - 1, int(len(cpu) * 0.99))], 2) if cpu else None,
+        "gc_full_collections": len(gc_pauses),
+        "gc_full_max_ms": round(max(gc_pauses), 2) if gc_pauses else None,
         "ai_inline": args.inline_ai,
         "ai_pooled": mgr.ai.pooled,
         "ai_fallbacks": mgr.ai.fallbacks,

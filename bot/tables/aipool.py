@@ -13,8 +13,10 @@ and comes back with the action; the table's generator takes that state, so it is
 would have left it. Inline, in a worker, after a fallback: the same seed and actions give the same game, and a
 replay reproduces every AI action (``tests/cogs/test_ai_pool.py``).
 
-- The pool starts on the first decision (a bot without AI seats never starts a process), with ``workers``
-  processes (default 2) started by ``spawn`` (never ``fork`` a process that runs threads and a loop).
+- The pool starts when a table with AI seats starts (:meth:`warm`) or on the first decision (a bot without AI
+  seats never starts a process), with ``workers`` processes (default 2) started by ``spawn`` (never ``fork`` a
+  process that runs threads and a loop); the submits that start processes run in a thread (a process takes tens
+  of milliseconds to start).
 - ``inline=True`` decides in the calling thread instead (the test harness's default: tests that only need the
   decisions, not the processes; the pool's own tests turn it off).
 - **A broken pool** (a worker killed, or one that cannot start): logged, the pool is replaced and the decision is
@@ -36,6 +38,7 @@ import random
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from typing import Any
 
 from engine.ai import choose
@@ -86,12 +89,13 @@ class AiPool:
         """Start the worker processes now and wait until each has imported the engine (a table with AI seats
         starting), so that the first decision does not wait for a process to start. Never raises: a pool that
         fails here is replaced on the first decision."""
-        if self.inline:
+        if self.inline or self._pool is not None:
             return
         try:
             pool = self._executor()
-            loop = asyncio.get_running_loop()
-            await asyncio.gather(*(loop.run_in_executor(pool, _warm) for _ in range(self.workers)))
+            # starting a process costs tens of milliseconds: the submits that start them run in a thread
+            futs = await asyncio.to_thread(lambda: [pool.submit(_warm) for _ in range(self.workers)])
+            await asyncio.gather(*map(asyncio.wrap_future, futs))
         except Exception as e:
             log.warning("AI pool: the workers did not start (%r); the first decision tries again", e)
 
@@ -107,8 +111,13 @@ class AiPool:
         for attempt in (1, 2):
             pool = None
             try:
+                fresh = self._pool is None
                 pool = self._executor()
-                fut = asyncio.get_running_loop().run_in_executor(pool, decide, *args)
+                if fresh:  # its processes start with this submit: in a thread, not on the loop
+                    submitted = await asyncio.to_thread(partial(pool.submit, decide, *args))
+                    fut = asyncio.wrap_future(submitted)
+                else:
+                    fut = asyncio.get_running_loop().run_in_executor(pool, decide, *args)
                 out, state = await asyncio.wait_for(fut, self.timeout)
             except (BrokenProcessPool, TimeoutError, OSError) as e:
                 what = "did not answer in time" if isinstance(e, TimeoutError) else f"is broken ({e!r})"
