@@ -12,12 +12,13 @@ AI's evaluator, from the player's own view at each decision):
 - the loss of each hand as a small bar chart.
 
 ``match_review_summary`` is the one-line text sent with the card. Drawn 480 px wide like the hand's review card, so
-it reads on a ~400 px phone screen.
+it reads on a ~400 px phone screen. ``python -m render.match_review docs/images`` writes the example cards.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -177,3 +178,31 @@ def render_match_review(review: MatchReview, variant: str, theme: str | Theme = 
                         names: Sequence[str] | None = None) -> bytes:
     """PNG bytes of :func:`draw_match_review`."""
     return encode(draw_match_review(review, variant, theme, lang, names), theme)
+
+
+def _examples(out: str) -> None:
+    """``python -m render.match_review OUTDIR``: the example cards of docs/replay.md (six hands of AI play, seat 0
+    the easy AI so the review has something to say)."""
+    import random
+    from pathlib import Path
+
+    from engine.replay import HandReplay
+    from engine.review import review_match
+    from engine.selfplay import play_match
+    from engine.table import Table
+
+    names = ("小明", "Alice", "王大锤", "Bob the Builder")
+    t = Table.new("wuhu", "img")
+    acts: list[Any] = []
+    play_match(t, ["easy", "normal", "normal", "normal"], random.Random("img"), max_hands=6, record=acts)
+    mr = review_match(HandReplay.each("wuhu", "img", {}, acts), 0)
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "match-review.png").write_bytes(render_match_review(mr, "wuhu", "dark", "zh", names))
+    (d / "match-review-light-en.png").write_bytes(render_match_review(mr, "wuhu", "light", "en", names))
+
+
+if __name__ == "__main__":
+    import sys
+
+    _examples(sys.argv[1] if len(sys.argv) > 1 else "docs/images")

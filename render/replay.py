@@ -657,16 +657,6 @@ def _examples(out: str) -> None:
     (d / "replay-review.png").write_bytes(render_review(rv, r, "dark", "zh", names=names))
     (d / "replay-review-light-en.png").write_bytes(render_review(rv, r, "light", "en", names=names))
     (d / "replay-animation.gif").write_bytes(render_replay_animation(r, 0, theme="dark", lang="zh", **kw))
-    # the match review: six hands of the same kind of play
-    from engine.review import review_match
-
-    from .match_review import render_match_review
-
-    t, acts = Table.new("wuhu", "img"), []
-    play_match(t, ["easy", "normal", "normal", "normal"], random.Random("img"), max_hands=6, record=acts)
-    mr = review_match(HandReplay.each("wuhu", "img", {}, acts), 0)
-    (d / "match-review.png").write_bytes(render_match_review(mr, "wuhu", "dark", "zh", names))
-    (d / "match-review-light-en.png").write_bytes(render_match_review(mr, "wuhu", "light", "en", names))
 
 
 if __name__ == "__main__":

@@ -125,16 +125,16 @@ class AiPool:
                 if attempt == 1:
                     log.warning("AI pool: the worker pool %s; starting a new pool and deciding again "
                                 "(seat %d, %s)", what, seat, difficulty)
-                    continue
-                log.warning("AI pool: the new pool %s too; deciding this one in a thread (seat %d, %s)",
-                            what, seat, difficulty)
-                self.fallbacks += 1
-                return await asyncio.to_thread(choose, view, seat, legal, difficulty, rng)
+                else:
+                    log.warning("AI pool: the new pool %s too; deciding this one in a thread (seat %d, %s)",
+                                what, seat, difficulty)
+                continue
             self.pooled += 1
             if rng is not None and state is not None:
                 rng.setstate(state)
             return Action.from_json(out)
-        raise AssertionError("unreachable")  # pragma: no cover
+        self.fallbacks += 1
+        return await asyncio.to_thread(choose, view, seat, legal, difficulty, rng)
 
     def _retire(self, pool: ProcessPoolExecutor | None) -> None:
         """A pool that failed is dropped (only if it is still the current one: when a worker dies, every table
