@@ -16,11 +16,14 @@ the engine inside a table's lock, building messages ...). ``loop_block_max_ms`` 
 ``loop_block_p99_ms`` the 99th percentile of the wake-ups' lateness. On a shared machine a wake-up is also late when
 the process waits for a core: ``loop_cpu_block_max_ms`` / ``_p99_ms`` count only the loop thread's own CPU time
 over each wait (``time.thread_time``), the work that really held the loop; ``gc_full_max_ms`` is the longest full
-(generation 2) garbage collection over the same time (CPU ms), ``gc_full_collections`` how many ran. The AI seats decide in the AI pool's worker
+(generation 2) garbage collection over the same time (CPU ms), ``gc_full_collections`` how many ran;
+``ai_loop_max_ms`` the longest stretch one pooled AI decision ran on the loop (handing the view to a worker, taking
+the answer back), over the whole run. The AI seats decide in the AI pool's worker
 processes, as in the product (``--inline-ai``: on the loop, to compare).
 
 Last line with ``--json``: {"tables", "clicks", "p50_ms", "p99_ms", "max_ms", "kb_per_table", "memory_tables",
-"loop_block_max_ms", "loop_block_p99_ms", "loop_cpu_block_max_ms", "loop_cpu_block_p99_ms", "ai_pooled", "ai_fallbacks", ...}.
+"loop_block_max_ms", "loop_block_p99_ms", "loop_cpu_block_max_ms", "loop_cpu_block_p99_ms", "gc_full_max_ms",
+"ai_pooled", "ai_fallbacks", "ai_loop_max_ms", ...}.
 """
 
 from __future__ import annotations
@@ -227,6 +230,7 @@ async def main(args: argparse.Namespace) -> dict:
         "ai_inline": args.inline_ai,
         "ai_pooled": mgr.ai.pooled,
         "ai_fallbacks": mgr.ai.fallbacks,
+        "ai_loop_max_ms": round(mgr.ai.loop_ms_max, 3),
         "memory_tables": len(sample),
         "rate_per_s": args.rate,
         "db_dir": str(tmp),

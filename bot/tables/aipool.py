@@ -35,6 +35,7 @@ import contextlib
 import logging
 import multiprocessing
 import random
+import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -78,6 +79,7 @@ class AiPool:
         self._pool: ProcessPoolExecutor | None = None
         self.pooled = 0  # decisions made in the workers (tests check the path was taken)
         self.fallbacks = 0  # decisions made in a thread because the pool failed twice
+        self.loop_ms_max = 0.0  # the longest stretch a pooled decision ran on the event loop (benchmarks read it)
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -106,6 +108,7 @@ class AiPool:
             return legal[0]
         if self.inline:
             return choose(view, seat, legal, difficulty, rng)
+        t0 = time.perf_counter()
         args = (dict(view), seat, [a.to_json() for a in legal], difficulty,
                 rng.getstate() if rng is not None else None)
         for attempt in (1, 2):
@@ -118,7 +121,9 @@ class AiPool:
                     fut = asyncio.wrap_future(submitted)
                 else:
                     fut = asyncio.get_running_loop().run_in_executor(pool, decide, *args)
+                    self._on_loop(t0)
                 out, state = await asyncio.wait_for(fut, self.timeout)
+                t0 = time.perf_counter()
             except (BrokenProcessPool, TimeoutError, OSError) as e:
                 what = "did not answer in time" if isinstance(e, TimeoutError) else f"is broken ({e!r})"
                 self._retire(pool)
@@ -132,9 +137,14 @@ class AiPool:
             self.pooled += 1
             if rng is not None and state is not None:
                 rng.setstate(state)
-            return Action.from_json(out)
+            act = Action.from_json(out)
+            self._on_loop(t0)
+            return act
         self.fallbacks += 1
         return await asyncio.to_thread(choose, view, seat, legal, difficulty, rng)
+
+    def _on_loop(self, since: float) -> None:
+        self.loop_ms_max = max(self.loop_ms_max, (time.perf_counter() - since) * 1000)
 
     def _retire(self, pool: ProcessPoolExecutor | None) -> None:
         """A pool that failed is dropped (only if it is still the current one: when a worker dies, every table
