@@ -18,12 +18,13 @@ the process waits for a core: ``loop_cpu_block_max_ms`` / ``_p99_ms`` count only
 over each wait (``time.thread_time``), the work that really held the loop; ``gc_full_max_ms`` is the longest full
 (generation 2) garbage collection over the same time (CPU ms), ``gc_full_collections`` how many ran;
 ``ai_loop_max_ms`` the longest stretch one pooled AI decision ran on the loop (handing the view to a worker, taking
-the answer back), over the whole run. The AI seats decide in the AI pool's worker
+the answer back), over the whole run; ``ai_answer_p50_ms`` / ``_p99_ms`` the time from asking the pool for a
+decision to its answer (queue included: compare it with the claim window, 15 s by default). The AI seats decide in the AI pool's worker
 processes, as in the product (``--inline-ai``: on the loop, to compare).
 
 Last line with ``--json``: {"tables", "clicks", "p50_ms", "p99_ms", "max_ms", "kb_per_table", "memory_tables",
 "loop_block_max_ms", "loop_block_p99_ms", "loop_cpu_block_max_ms", "loop_cpu_block_p99_ms", "gc_full_max_ms",
-"ai_pooled", "ai_fallbacks", "ai_loop_max_ms", ...}.
+"ai_pooled", "ai_fallbacks", "ai_loop_max_ms", "ai_answer_p50_ms", "ai_answer_p99_ms", ...}.
 """
 
 from __future__ import annotations
@@ -231,6 +232,9 @@ async def main(args: argparse.Namespace) -> dict:
         "ai_pooled": mgr.ai.pooled,
         "ai_fallbacks": mgr.ai.fallbacks,
         "ai_loop_max_ms": round(mgr.ai.loop_ms_max, 3),
+        "ai_answer_p50_ms": round(statistics.median(mgr.ai.answer_ms), 2) if mgr.ai.answer_ms else None,
+        "ai_answer_p99_ms": (round(sorted(mgr.ai.answer_ms)[int(len(mgr.ai.answer_ms) * 0.99)], 2)
+                             if mgr.ai.answer_ms else None),
         "memory_tables": len(sample),
         "rate_per_s": args.rate,
         "db_dir": str(tmp),

@@ -36,6 +36,7 @@ import logging
 import multiprocessing
 import random
 import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -80,6 +81,7 @@ class AiPool:
         self.pooled = 0  # decisions made in the workers (tests check the path was taken)
         self.fallbacks = 0  # decisions made in a thread because the pool failed twice
         self.loop_ms_max = 0.0  # the longest stretch a pooled decision ran on the event loop (benchmarks read it)
+        self.answer_ms: deque[float] = deque(maxlen=10_000)  # the latest decisions' time from asking to the answer
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -123,6 +125,7 @@ class AiPool:
                     fut = asyncio.get_running_loop().run_in_executor(pool, decide, *args)
                     self._on_loop(t0)
                 out, state = await asyncio.wait_for(fut, self.timeout)
+                self.answer_ms.append((time.perf_counter() - t0) * 1000)
                 t0 = time.perf_counter()
             except (BrokenProcessPool, TimeoutError, OSError) as e:
                 what = "did not answer in time" if isinstance(e, TimeoutError) else f"is broken ({e!r})"
