@@ -17,8 +17,8 @@ the engine inside a table's lock, building messages ...). ``loop_block_max_ms`` 
 the process waits for a core: ``loop_cpu_block_max_ms`` / ``_p99_ms`` count only the loop thread's own CPU time
 over each wait (``time.thread_time``), the work that really held the loop; ``gc_full_max_ms`` is the longest full
 (generation 2) garbage collection over the same time (CPU ms), ``gc_full_collections`` how many ran;
-``ai_loop_max_ms`` the most CPU time one pooled AI decision took on the loop's thread (handing the view to a
-worker, taking the answer back), over the whole run; ``ai_answer_p50_ms`` / ``_p99_ms`` the time from asking the pool for a
+``ai_loop_max_ms`` the most CPU time one AI decision took on the loop's thread over the whole run (pooled: handing
+the view to a worker and taking the answer back; with ``--inline-ai``: the whole decision); ``ai_answer_p50_ms`` / ``_p99_ms`` the time from asking the pool for a
 decision to its answer (queue included: compare it with the claim window, 15 s by default). The AI seats decide in the AI pool's worker
 processes, as in the product (``--inline-ai``: on the loop, to compare).
 
