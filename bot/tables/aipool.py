@@ -23,7 +23,8 @@ replay reproduces every AI action (``tests/cogs/test_ai_pool.py``).
   tried once more in the new one; if that fails too, it is decided in a thread (``asyncio.to_thread``: the loop
   still runs between the thread's slices) and the next decision starts a new pool. A worker that does not answer
   within ``timeout`` seconds (hung) is treated the same way. The table goes on either way and the log says which.
-- :meth:`close` shuts the processes down (the manager's close).
+- :meth:`close` shuts the processes down (the manager's close); a worker whose bot process was killed ends by
+  itself within a second.
 - ``pooled`` / ``fallbacks`` count the decisions made in the workers / by a fallback (tests and benchmarks read
   them).
 """
@@ -34,7 +35,9 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import os
 import random
+import threading
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -65,10 +68,22 @@ def decide(view: Mapping[str, Any], seat: int, legal: Sequence[Mapping[str, Any]
     return act.to_json(), (rng.getstate() if rng is not None else None)
 
 
-def _warm() -> int:
-    """Run in each worker as it starts: import the engine (and its caches) before the first real decision."""
+def _start_worker(parent: int) -> None:
+    """Run in each worker as it starts: import the engine (and its caches) before the first real decision, and
+    end the worker when the bot's process is gone (killed: nothing else would end it, as a worker holds both ends of
+    its queue and never sees it close)."""
     import engine.strong  # noqa: F401
 
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="mjbot-ai-parent-watch", daemon=True).start()
+
+
+def _warm() -> int:
+    """A no-op task: the worker that runs it has started (warm)."""
     return 0
 
 
@@ -86,7 +101,8 @@ class AiPool:
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers,
-                                             mp_context=multiprocessing.get_context("spawn"), initializer=_warm)
+                                             mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_start_worker, initargs=(os.getpid(),))
         return self._pool
 
     async def warm(self) -> None:

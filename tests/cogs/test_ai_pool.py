@@ -4,10 +4,12 @@ seeded generator included), and a killed worker does not stop a table."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +129,48 @@ async def test_a_pool_that_cannot_start_falls_back_to_a_thread(harness: Harness,
     assert any("deciding this one in a thread" in m for m in text)
     assert await _check_replay(h, lt.match_id, "normal") > 5
     await h.bot.tables.close()
+
+
+def test_the_workers_of_a_killed_bot_end_by_themselves(tmp_path):
+    """The bot's process is killed (SIGKILL: no close): its AI workers notice their parent is gone and end, instead of
+    staying behind for ever."""
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import asyncio, sys\n"
+        "from bot.tables.aipool import AiPool\n"
+        "pool = AiPool()\n"
+        "async def main():\n"
+        "    await pool.warm()\n"
+        "    print(' '.join(str(p) for p in pool._pool._processes), flush=True)\n"
+        "    await asyncio.sleep(3600)\n"
+        "asyncio.run(main())\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            cwd=str(Path(__file__).resolve().parents[2]))
+    try:
+        line = proc.stdout.readline()
+        workers = [int(p) for p in line.split()]
+        assert len(workers) == 2, line
+    finally:
+        proc.kill()
+        proc.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        # a zombie waiting for init to reap it counts as ended
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
+                return False
+        return True
+
+    for _ in range(300):  # a generous bound, not a timing assertion: each worker checks its parent every second
+        if not any(alive(p) for p in workers):
+            break
+        time.sleep(0.1)
+    assert not any(alive(p) for p in workers)

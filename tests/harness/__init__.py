@@ -182,6 +182,10 @@ class Harness:
         ``prepare(bot)`` runs before the setup hooks (e.g. to inject the clocks that a start-up already reads)."""
         config = config or Config(token=None, db_path=db_target(db_path) if isinstance(db_path, str) else Path(db_path))
         bot = create_bot(config)
+        # AI seats decide inline (the same decisions as the product's worker processes, without starting two
+        # processes per test), from the start: tables resumed during the boot included; the pool's own tests
+        # (tests/cogs/test_ai_pool.py) and the benchmarks turn it off
+        bot.tables.ai.inline = True
         if prepare is not None:
             prepare(bot)
         fake = fake or FakeDiscord(APPLICATION_ID, user_payload(APPLICATION_ID, "mjbot", bot=True))
@@ -198,9 +202,6 @@ class Harness:
         # the table message is written as soon as Discord answers (tests read it right after settle(); the pacing
         # of the product, 1 edit per second and 5 channel writes per 5 s, is tested where a test turns it on)
         bot.tables.publisher.min_interval, bot.tables.publisher.channel_limit = 0.0, None
-        # AI seats decide inline (the same decisions as the product's worker processes, without starting two
-        # processes per test); the pool's own tests (tests/cogs/test_ai_pool.py) and the benchmarks turn it off
-        bot.tables.ai.inline = True
         h = cls(bot, fake)
         bot.observers.attach(h.seen)
         h._baseline_tasks = set(asyncio.all_tasks())
