@@ -25,8 +25,9 @@ replay reproduces every AI action (``tests/cogs/test_ai_pool.py``).
   within ``timeout`` seconds (hung) is treated the same way. The table goes on either way and the log says which.
 - :meth:`close` shuts the processes down (the manager's close); a worker whose bot process was killed ends by
   itself within a second.
-- ``pooled`` / ``fallbacks`` count the decisions made in the workers / by a fallback (tests and benchmarks read
-  them).
+- ``pooled`` / ``fallbacks`` count the decisions made in the workers / by a fallback; ``loop_ms_max`` is the most
+  CPU one decision took on the loop's thread, ``answer_ms`` the latest decisions' time from asking to the answer
+  (tests and ``benchmarks/bench_bot.py`` read them).
 """
 
 from __future__ import annotations
