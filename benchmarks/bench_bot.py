@@ -1,6 +1,6 @@
 """The bot under load: many tables in play in one process, driven through the test harness (run by hand).
 
-    python benchmarks/bench_bot.py [--tables 200] [--clicks 10] [--images] [--ai strong] [--json]
+    python benchmarks/bench_bot.py [--tables 200] [--clicks 10] [--images] [--ai strong] [--inline-ai] [--json]
 
 Each table has one human and three AI seats (the human's clicks make the AI seats play too, as in a real game).
 In waves, every table's human presses their current control at about the same moment; for each click we measure
@@ -10,7 +10,21 @@ announcements, DMs, the interaction callback), all on one event loop. PNG drawin
 allocations after opening and starting the first ``--memory-tables`` tables (30), divided by their number; the
 other tables are opened and every click is timed with tracing off, so that tracing does not slow what is timed.
 
-Last line with ``--json``: {"tables", "clicks", "p50_ms", "p99_ms", "max_ms", "kb_per_table", "memory_tables", ...}.
+Loop lag: a probe task on the same loop asks to wake every ``--probe-ms`` (1 ms) and records how late it wakes
+while the clicks run; a late wake-up is the loop held by something that did not await (an AI decision made inline,
+the engine inside a table's lock, building messages ...). ``loop_block_max_ms`` is the longest such block,
+``loop_block_p99_ms`` the 99th percentile of the wake-ups' lateness. On a shared machine a wake-up is also late when
+the process waits for a core: ``loop_cpu_block_max_ms`` / ``_p99_ms`` count only the loop thread's own CPU time
+over each wait (``time.thread_time``), the work that really held the loop; ``gc_full_max_ms`` is the longest full
+(generation 2) garbage collection over the same time (CPU ms), ``gc_full_collections`` how many ran;
+``ai_loop_max_ms`` the most CPU time one AI decision took on the loop's thread over the whole run (pooled: handing
+the view to a worker and taking the answer back; with ``--inline-ai``: the whole decision); ``ai_answer_p50_ms`` / ``_p99_ms`` the time from asking the pool for a
+decision to its answer (queue included: compare it with the claim window, 15 s by default). The AI seats decide in the AI pool's worker
+processes, as in the product (``--inline-ai``: on the loop, to compare).
+
+Last line with ``--json``: {"tables", "clicks", "p50_ms", "p99_ms", "max_ms", "kb_per_table", "memory_tables",
+"loop_block_max_ms", "loop_block_p99_ms", "loop_cpu_block_max_ms", "loop_cpu_block_p99_ms", "gc_full_max_ms",
+"ai_pooled", "ai_fallbacks", "ai_loop_max_ms", "ai_answer_p50_ms", "ai_answer_p99_ms", ...}.
 """
 
 from __future__ import annotations
@@ -59,6 +73,7 @@ async def main(args: argparse.Namespace) -> dict:
     h.ignored_task_names.add(TIMER_TASK_NAME)
     mgr = h.bot.tables
     mgr.render_images = args.images
+    mgr.ai.inline = args.inline_ai  # the harness decides inline by default; the product uses the worker processes
     h.bot.observers.detach(h.seen)  # keep no scenes: memory per table is measured
     mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 3600.0  # nobody times out during the run
     channels = [h.add_channel() for _ in range(args.tables)]
@@ -72,6 +87,7 @@ async def main(args: argparse.Namespace) -> dict:
         await h.slash("table addbot", user=warm_u, channel=warm_ch, difficulty=args.ai)
     start = next(c["custom_id"] for c in r.reply.buttons() if c["custom_id"].endswith(":start"))
     await h.click(h.fake.find_message(r.reply.id), custom_id=start, user=warm_u)
+    await mgr.ai.warm()  # the AI pool's worker processes are started once, not timed
     gc.collect()
 
     async def open_and_start(ch: int, u: int) -> None:
@@ -119,6 +135,34 @@ async def main(args: argparse.Namespace) -> dict:
             requests_of[who].append(time.perf_counter())
 
     h.fake.on_request.append(on_request)
+    lags: list[float] = []
+    cpu: list[float] = []
+    probing = True
+
+    async def probe() -> None:
+        """How late the loop wakes a task that asked to sleep ``--probe-ms``: the time the loop was held."""
+        want = args.probe_ms / 1000
+        while probing:
+            t0, c0 = time.perf_counter(), time.thread_time()
+            await asyncio.sleep(want)
+            late = max(0.0, time.perf_counter() - t0 - want) * 1000
+            lags.append(late)
+            # the loop thread's own CPU time over the same wait: work done on the loop (a late wake-up with little
+            # CPU is the process waiting for a core on a busy machine, or for the GIL, not the loop held by work)
+            cpu.append((time.thread_time() - c0) * 1000)
+
+    gc_pauses: list[float] = []
+    gc_t0 = [0.0]
+
+    def on_gc(phase: str, info: dict) -> None:  # the garbage collector's pauses, also on the loop thread
+        if phase == "start":
+            gc_t0[0] = time.thread_time()
+        elif info.get("generation") == 2:
+            gc_pauses.append((time.thread_time() - gc_t0[0]) * 1000)
+
+    gc.callbacks.append(on_gc)
+    prober = asyncio.get_running_loop().create_task(probe(), name="bench-loop-probe")
+    h.ignored_task_names.add("bench-loop-probe")
     clicks = 0
     clicked: dict[int, list[float]] = {u: [] for u in users}
     running: dict[int, str] = {}  # user -> custom id of the click still being handled
@@ -155,6 +199,9 @@ async def main(args: argparse.Namespace) -> dict:
         clicks += 1
         await asyncio.sleep(gap)
     await h.settle(timeout=120)
+    probing = False
+    await prober
+    gc.callbacks.remove(on_gc)
     latencies: list[float] = []
     for u, times in clicked.items():
         reqs = requests_of[u]
@@ -175,6 +222,19 @@ async def main(args: argparse.Namespace) -> dict:
         "p99_ms": round(lat[min(len(lat) - 1, int(len(lat) * 0.99))], 2) if lat else None,
         "max_ms": round(lat[-1], 2) if lat else None,
         "kb_per_table": round(grown / 1024 / len(sample), 1),
+        "loop_block_max_ms": round(max(lags), 2) if lags else None,
+        "loop_block_p99_ms": round(sorted(lags)[min(len(lags) - 1, int(len(lags) * 0.99))], 2) if lags else None,
+        "loop_cpu_block_max_ms": round(max(cpu), 2) if cpu else None,
+        "loop_cpu_block_p99_ms": round(sorted(cpu)[min(len(cpu) - 1, int(len(cpu) * 0.99))], 2) if cpu else None,
+        "gc_full_collections": len(gc_pauses),
+        "gc_full_max_ms": round(max(gc_pauses), 2) if gc_pauses else None,
+        "ai_inline": args.inline_ai,
+        "ai_pooled": mgr.ai.pooled,
+        "ai_fallbacks": mgr.ai.fallbacks,
+        "ai_loop_max_ms": round(mgr.ai.loop_ms_max, 3),
+        "ai_answer_p50_ms": round(statistics.median(mgr.ai.answer_ms), 2) if mgr.ai.answer_ms else None,
+        "ai_answer_p99_ms": (round(sorted(mgr.ai.answer_ms)[int(len(mgr.ai.answer_ms) * 0.99)], 2)
+                             if mgr.ai.answer_ms else None),
         "memory_tables": len(sample),
         "rate_per_s": args.rate,
         "db_dir": str(tmp),
@@ -194,7 +254,10 @@ if __name__ == "__main__":
     ap.add_argument("--variant", default="hefei", choices=["wuhu", "hefei", "chizhou"])
     ap.add_argument("--images", action="store_true", help="draw and encode the real PNGs")
     ap.add_argument("--ai", default="normal", choices=["easy", "normal", "strong"],
-                    help="the AI seats' difficulty (strong: decided in the AI pool's worker processes)")
+                    help="the AI seats' difficulty")
+    ap.add_argument("--inline-ai", action="store_true", help="decide the AI seats on the event loop (the tests' "
+                    "way) instead of in the AI pool's worker processes")
+    ap.add_argument("--probe-ms", type=float, default=1.0, help="the loop-lag probe's sleep")
     ap.add_argument("--db-dir", default=None, help="folder for the database file (default: the system temp folder)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()

@@ -13,9 +13,13 @@ Times are wall-clock milliseconds (``*_cpu_ms``: CPU time of this process, stead
 - ``animation_ms`` / ``animation_bytes``: the GIF of the whole hand for one viewer with every hand shown (the
   larger case); ``apng_bytes``: the same as APNG, for the record of why GIF was chosen; ``frames``.
 - ``review_ms``: ``review_hand`` of one seat over the hand.
+- ``match_review_ms`` (``_cpu_ms``): the match review of seat 0 over a whole match of ``--match-hands`` hands (every
+  hand replayed in one pass, ``HandReplay.each``, and reviewed, ``review_match``), what the Match review button
+  computes; ``match_hands``, ``match_decisions``, ``match_review_per_hand_ms`` (the mean per hand) and
+  ``match_card_ms`` (drawing and encoding its card).
 
 With ``--json`` the last line of stdout is one JSON object: the maxima over the variants at the top level
-(``step_ms``, ``animation_ms``, ``animation_bytes``, ``review_ms``) and ``variants`` with each variant's figures.
+(``step_ms``, ``animation_ms``, ``animation_bytes``, ``review_ms``, ``match_review_ms``) and ``variants`` with each variant's figures.
 """
 
 from __future__ import annotations
@@ -31,9 +35,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.replay import HandReplay  # noqa: E402
-from engine.review import review_hand  # noqa: E402
+from engine.review import review_hand, review_match  # noqa: E402
 from engine.selfplay import play_match  # noqa: E402
 from engine.table import Table  # noqa: E402
+from render.match_review import render_match_review  # noqa: E402
 from render.replay import MAX_UPLOAD, render_replay_animation, render_replay_step  # noqa: E402
 
 NAMES = ("小明", "Alice", "王大锤", "Bob the Builder")
@@ -60,7 +65,7 @@ def longest(variant: str, hands: int) -> tuple[str, list, int]:
     return best[1], best[2], best[3]
 
 
-def bench_variant(variant: str, repeat: int, hands: int) -> dict:
+def bench_variant(variant: str, repeat: int, hands: int, match_hands: int = 8) -> dict:
     seed, acts, h = longest(variant, hands)
     r = HandReplay.build(variant, seed, {}, acts, h)
     rv = review_hand(r, 0)
@@ -84,6 +89,18 @@ def bench_variant(variant: str, repeat: int, hands: int) -> dict:
     anim_ms = (time.perf_counter() - t) * 1000
     anim_cpu = (time.process_time() - c) * 1000
     apng = render_replay_animation(r, 0, names=NAMES, review=rv, show_all=True, fmt="png")
+    # a whole match: what the Match review button computes (the store's actions replayed once, every hand reviewed)
+    mt = Table.new(variant, "bench-match")
+    macts: list = []
+    play_match(mt, ["easy", "normal", "normal", "normal"], random.Random(1), max_hands=match_hands, record=macts)
+    mjson = [a.to_json() for a in macts]
+    t, c = time.perf_counter(), time.process_time()
+    mr = review_match(HandReplay.each(variant, "bench-match", {}, mjson), 0)
+    match_ms = (time.perf_counter() - t) * 1000
+    match_cpu = (time.process_time() - c) * 1000
+    t = time.perf_counter()
+    render_match_review(mr, variant, "dark", "zh", NAMES)
+    card_ms = (time.perf_counter() - t) * 1000
     return {
         "steps": r.n,
         "frames": len(r.visible_steps(0, show_all=True)),
@@ -97,6 +114,12 @@ def bench_variant(variant: str, repeat: int, hands: int) -> dict:
         "under_upload_limit": len(gif) < MAX_UPLOAD,
         "review_ms": round(statistics.median(rtimes) * 1000, 1),
         "decisions": len(rv.decisions),
+        "match_review_ms": round(match_ms, 1),
+        "match_review_cpu_ms": round(match_cpu, 1),
+        "match_hands": len(mr.hands),
+        "match_decisions": mr.decisions,
+        "match_review_per_hand_ms": round(match_ms / max(1, len(mr.hands)), 1),
+        "match_card_ms": round(card_ms, 1),
     }
 
 
@@ -105,10 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--hands", type=int, default=12, help="hands played per variant to pick the longest")
+    ap.add_argument("--match-hands", type=int, default=8, help="hands of the match whose match review is timed")
     args = ap.parse_args(argv)
-    per = {v: bench_variant(v, args.repeat, args.hands) for v in ("wuhu", "hefei", "chizhou")}
+    per = {v: bench_variant(v, args.repeat, args.hands, args.match_hands) for v in ("wuhu", "hefei", "chizhou")}
     res = {k: max(p[k] for p in per.values()) for k in ("step_ms", "step_cpu_ms", "animation_ms",
-                                                          "animation_cpu_ms", "animation_bytes", "review_ms")}
+                                                          "animation_cpu_ms", "animation_bytes", "review_ms",
+                                                          "match_review_ms", "match_review_cpu_ms")}
     res["variants"] = per
     if args.json:
         print(json.dumps(res, ensure_ascii=False))
@@ -116,7 +141,9 @@ def main(argv: list[str] | None = None) -> int:
         for v, p in per.items():
             print(f"{v:8s} {p['steps']} steps: step {p['step_ms']} ms ({p['step_bytes']} B), animation "
                   f"{p['animation_ms']} ms {p['animation_bytes'] / 1e6:.2f} MB GIF ({p['apng_bytes'] / 1e6:.2f} MB "
-                  f"as APNG, {p['frames']} frames), review {p['review_ms']} ms ({p['decisions']} decisions)")
+                  f"as APNG, {p['frames']} frames), review {p['review_ms']} ms ({p['decisions']} decisions); match "
+                  f"review {p['match_review_ms']} ms ({p['match_hands']} hands, {p['match_decisions']} decisions), "
+                  f"card {p['match_card_ms']} ms")
     return 0
 
 

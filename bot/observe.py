@@ -15,7 +15,9 @@ Events (``what``: the data):
   (the player a private image is for, else None), before the table's image is drawn;
 * ``score_card`` / ``record_card``: ``scene``, before ``/score``'s or ``/record``'s card is drawn;
 * ``replay_step``: ``code``, ``step``, ``ms``, ``viewer``, ``scene``, after a replay step image was drawn;
-* ``replay_animation``: ``code``, ``ms``, ``size`` (bytes), after a replay's animated file was made.
+* ``replay_animation``: ``code``, ``ms``, ``size`` (bytes), after a replay's animated file was made;
+* ``match_review``: ``code``, ``viewer``, ``review`` (:class:`engine.review.MatchReview`), ``lang``, ``ms`` (drawing
+  the card), after a match review card was drawn.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ from bot.store.history import (
     hand_voided,
     history_counts,
     load_hand,
+    load_match_actions,
     player_hands,
     replays_show_all_hands,
 )
@@ -52,7 +53,8 @@ from cogs.leaderboard import day_text, safe, server_tz, signed
 from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
 from engine.replay import HandReplay, decode_code, encode_code
-from engine.review import Review, review_hand
+from engine.review import MatchReview, Review, review_hand, review_match
+from render.match_review import match_review_summary, render_match_review
 from render.replay import render_replay, render_replay_animation, render_review, replay_scene, review_summary
 from text.lang import lang_for
 
@@ -186,13 +188,14 @@ class HistorySelect(discord.ui.DynamicItem[discord.ui.Select], template=r"mjhs:(
             await report(interaction, e, where="history select")
 
 
-REPLAY_OPS = ("s", "p", "n", "e", "pd", "nd", "rv", "gif", "th", "mine")
+REPLAY_OPS = ("s", "p", "n", "e", "pd", "nd", "rv", "mrv", "gif", "th", "mine")
 
 
 class ReplayButton(discord.ui.DynamicItem[discord.ui.Button],
                    template=r"mjr:(?P<g>\d+):(?P<code>[0-9A-Z]+):(?P<v>\d+):(?P<k>\d+):(?P<th>[dl]):(?P<op>[a-z]+)"):
     """A replay control: ``op`` s / p / n / e (start, previous, next, end), pd / nd (the viewer's previous / next
-    decision), rv (review card), gif (animated file), th (other theme), mine (open my own)."""
+    decision), rv (review card), mrv (the match review card: every finished hand of the match), gif (animated
+    file), th (other theme), mine (open my own)."""
 
     def __init__(self, guild: int, code: str, viewer: int, step: int, theme: str, op: str, label: str = "",
                  disabled: bool = False, row: int | None = None,
@@ -224,6 +227,7 @@ class Memory(commands.Cog):
         self.page_size = PAGE
         self._replays: OrderedDict[tuple[int, int], tuple[MatchInfo, HandReplay]] = OrderedDict()
         self._reviews: dict[tuple[int, int, int], Review] = {}
+        self._match_reviews: OrderedDict[tuple[int, int, frozenset[int]], MatchReview] = OrderedDict()
 
     async def _lang(self, interaction: discord.Interaction[MjBot]) -> str:
         settings = await guild_settings(self.bot, interaction.guild_id)
@@ -334,6 +338,19 @@ class Memory(commands.Cog):
             self._reviews[key] = review
         return self._reviews[key]
 
+    async def _match_review(self, match: MatchInfo, seat: int) -> MatchReview:
+        """The seat's review over every finished hand of the match (each hand as its own review card has it; a
+        second or two of work for a long match, done in a thread), cached until another hand of it finishes."""
+        data = await load_match_actions(self.bot.open_store, match)
+        key = (match.match_id, seat, data.finished)
+        hit = self._match_reviews.get(key)
+        if hit is None:
+            hit = await asyncio.to_thread(lambda: review_match(data.hands(match), seat))
+            self._match_reviews[key] = hit
+            while len(self._match_reviews) > _CACHE:
+                self._match_reviews.popitem(last=False)
+        return hit
+
     async def _show_all(self, guild: int) -> bool:
         return await replays_show_all_hands(self.bot.open_store, guild)
 
@@ -396,6 +413,7 @@ class Memory(commands.Cog):
             b("pd", t("memory.prev_decision", lang), disabled=rp.prev_decision(step, seat) is None, row=1)
             b("nd", t("memory.next_decision", lang), disabled=rp.next_decision(step, seat) is None, row=1)
             b("rv", t("memory.review", lang), row=2)
+            b("mrv", t("memory.match_review", lang), row=2)
         b("gif", t("memory.animation", lang), row=2)
         b("th", t("memory.theme_light" if theme == "dark" else "memory.theme_dark", lang), row=2)
         return v
@@ -420,6 +438,20 @@ class Memory(commands.Cog):
             png = await asyncio.to_thread(render_review, review, rp, item.theme, lang, "", names_of(match))
             await interaction.followup.send(review_summary(review, lang), ephemeral=True,
                                             file=discord.File(io.BytesIO(png), filename=f"review-{code}.png"))
+            return
+        if op == "mrv":
+            if seat is None:
+                raise UserError("memory.not_seated")
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            mr = await self._match_review(match, seat)
+            if not mr.hands:
+                raise UserError("memory.match_review_none")
+            t0 = time.perf_counter()
+            png = await asyncio.to_thread(render_match_review, mr, match.variant, item.theme, lang, names_of(match))
+            self.bot.observers.emit("match_review", code=code, viewer=interaction.user.id, review=mr, lang=lang,
+                                    ms=round((time.perf_counter() - t0) * 1000))
+            await interaction.followup.send(match_review_summary(mr, lang), ephemeral=True,
+                                            file=discord.File(io.BytesIO(png), filename=f"match-review-{code}.png"))
             return
         if op == "gif":
             await interaction.response.defer(ephemeral=True, thinking=True)

@@ -196,6 +196,50 @@ class HandReplay:
             steps.append(Step(len(steps) + 1, a.seat, eff, a.type == "timeout", window, len(legal) > 1, tuple(ev)))
         return cls(start, steps, hand_no, final=t)
 
+    @classmethod
+    def each(
+        cls,
+        variant: str,
+        seed: int | str,
+        settings: Mapping[str, Any] | None,
+        actions: Sequence[Action | Mapping[str, Any]],
+        players: Sequence[str] = ("AI",) * 4,
+        *,
+        wall: Sequence[int | str] | None = None,
+        dealer: int | None = None,
+    ) -> Iterator[HandReplay]:
+        """Every ended hand of the match in order, in ONE pass over the actions: for each, what ``build`` gives for
+        its number (a match review reads them all without replaying the match once per hand). Stops before a hand
+        still in play (or one the actions break off in) and at the match's end."""
+        t = Table.new(variant, seed, settings, players, wall=wall, dealer=dealer)
+        acts = [a if isinstance(a, Action) else Action.from_json(a) for a in actions]
+        i = 0
+        while True:
+            if t.phase == "ended":  # the hand before has ended: the next action starts the next one
+                if i >= len(acts):
+                    return
+                t.apply(acts[i])
+                i += 1
+            if t.phase not in ("play", "claim", "rob"):
+                return
+            hand_no = t.hand_no
+            start = copy.deepcopy(t)
+            steps: list[Step] = []
+            while t.hand_no == hand_no:
+                if i >= len(acts):
+                    return  # in play
+                a = acts[i]
+                i += 1
+                legal = t.legal_actions(a.seat)
+                window = t.phase in ("claim", "rob")
+                ev = t.apply(a)
+                eff = a
+                if a.type == "timeout":
+                    eff = next((Action.from_json(e.data["as"]) for e in ev if e.type == "timeout"), a)
+                steps.append(Step(len(steps) + 1, a.seat, eff, a.type == "timeout", window, len(legal) > 1,
+                                  tuple(ev)))
+            yield cls(start, steps, hand_no, final=copy.deepcopy(t))
+
     # ---------------------------------------------------------------------------------------------- stepping
 
     @property

@@ -44,7 +44,7 @@ disagreement is the one that cost most, the earliest on a tie; :attr:`Review.cos
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -285,4 +285,66 @@ def review_hand(replay: HandReplay, seat: int) -> Review:
     return Review(seat, tuple(out), replay.n)
 
 
-__all__ = ["Choice", "Decision", "Review", "review_decision", "review_hand", "tile_name"]
+# ------------------------------------------------------------------------------------------------ the match
+
+KINDS = ("safer", "faster", "bigger", "shape")
+"""The kinds of loss a match review sums, in the words of :attr:`Decision.reason`: pushing into danger (the AI's
+choice was safer), a slower hand, missed value (a bigger hand), a weaker shape."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandReview:
+    """One hand of a match review: its number (0-based), the seat's winds in it (0 = E = the dealer) and the
+    review of the seat's decisions in it."""
+
+    hand_no: int
+    winds: tuple[int, ...]
+    review: Review
+
+
+@dataclass(frozen=True, slots=True)
+class MatchReview:
+    """The review of one seat over the ended hands of a match: each hand's review, and the sums a player reads at
+    the end of a match (what their decisions cost in all, the costliest ones, what kind of loss it was)."""
+
+    seat: int
+    hands: tuple[HandReview, ...]
+
+    @property
+    def decisions(self) -> int:
+        return sum(len(h.review.decisions) for h in self.hands)
+
+    @property
+    def disagreements(self) -> int:
+        return sum(h.review.disagreements for h in self.hands)
+
+    @property
+    def cost(self) -> float:
+        """The 子 the player's decisions gave up over the match: the sum of every decision's loss (to 0.1)."""
+        return round(sum(d.cost for h in self.hands for d in h.review.decisions), 1)
+
+    def costliest(self, n: int = 5) -> list[tuple[HandReview, Decision]]:
+        """The ``n`` decisions that cost most (the earliest on a tie), costliest first; only those that cost 子
+        (a disagreement worth the same to 0.1 子 is no loss)."""
+        differ = [(h, d) for h in self.hands for d in h.review.decisions if not d.agrees and d.cost > 0]
+        return sorted(differ, key=lambda hd: (-hd[1].cost, hd[0].hand_no, hd[1].step))[:n]
+
+    def kinds(self) -> list[tuple[str, int, float]]:
+        """(kind, disagreements, 子 lost) for each kind of :data:`KINDS` the player's choices fell short by, the
+        costliest first; the kinds' 子 add up to :attr:`cost` (up to rounding)."""
+        out = []
+        for kind in KINDS:
+            ds = [d for h in self.hands for d in h.review.decisions if not d.agrees and d.reason == kind]
+            if ds:
+                out.append((kind, len(ds), round(sum(d.cost for d in ds), 1)))
+        return sorted(out, key=lambda k: (-k[2], KINDS.index(k[0])))
+
+
+def review_match(replays: Iterable[HandReplay], seat: int) -> MatchReview:
+    """The seat's review over the given hands of a match (:meth:`engine.replay.HandReplay.each`): each hand
+    reviewed exactly as :func:`review_hand` does, from the seat's own view at each decision."""
+    return MatchReview(seat, tuple(HandReview(r.hand_no, tuple(r.winds), review_hand(r, seat)) for r in replays))
+
+
+__all__ = ["KINDS", "Choice", "Decision", "HandReview", "MatchReview", "Review", "review_decision", "review_hand",
+           "review_match", "tile_name"]

@@ -191,6 +191,30 @@ async def load_hand(store: Store, guild_id: int, match_id: int, hand_no: int, co
     return match, replay
 
 
+@dataclass(frozen=True)
+class MatchActions:
+    """What a match review replays: the match's engine settings, players, actions and the numbers of its finished
+    hands (a hand still in play or aborted is left out)."""
+
+    settings: dict[str, Any]
+    players: tuple[str, ...]
+    actions: list[Any]
+    finished: frozenset[int]
+
+    def hands(self, match: MatchInfo) -> list[HandReplay]:
+        """The finished hands, replayed in one pass (CPU work: call it in a thread)."""
+        return [r for r in HandReplay.each(match.variant, match.seed, self.settings, self.actions, self.players)
+                if r.hand_no in self.finished]
+
+
+async def load_match_actions(store: Store, match: MatchInfo) -> MatchActions:
+    """The stored actions of ``match`` (checked by the caller: its server, not played in person) for a review."""
+    finished = frozenset(h.number for h in await store.hands(match.match_id) if h.status == "finished")
+    settings, legacy = engine_settings(match.settings)
+    actions = [json.loads(a.action) for a in await store.actions(match.match_id)]
+    return MatchActions(settings, tuple(legacy or players_for(match.seats)), actions, finished)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # the replay setting (migration 0005): audited in settings_audit like every other setting
 

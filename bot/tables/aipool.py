@@ -1,29 +1,50 @@
-"""AI decisions off the event loop: strong decisions run in a small pool of worker processes.
+"""AI decisions off the event loop: every AI decision runs in a small pool of worker processes.
 
-A strong decision (:mod:`engine.strong`) takes milliseconds to tens of milliseconds of pure Python; at many tables
-that would hold the event loop (every click, every Discord event) behind it. So the table manager asks this pool:
-a strong decision is sent to a worker process (``loop.run_in_executor`` on a ``ProcessPoolExecutor``), the loop
-awaits it and serves everything else meanwhile. The decision is a pure function of the seat's view (a plain dict)
-and the legal actions, so it is the same in a worker as inline, and a replay reproduces it.
+An AI decision is pure Python: a strong one (:mod:`engine.strong`) takes milliseconds to tens of milliseconds, a
+normal one measured up to ~120 ms on a loaded machine. At many tables that would hold the event loop (every click,
+every Discord event) behind it. So the table manager asks this pool: the decision is sent to a worker process
+(``loop.run_in_executor`` on a ``ProcessPoolExecutor``), the loop awaits it and serves everything else meanwhile.
+What stays on the loop is the view (a plain dict) and the legal actions crossing to the worker, well under a
+millisecond.
 
-- The pool starts on the first strong decision (a bot without strong seats never starts a process), with
-  ``workers`` processes (default 2) started by ``spawn`` (never ``fork`` a process that runs threads and a loop).
-- ``inline=True`` decides in the calling thread instead (tests that only need the decisions, not the processes).
-- Easy and normal decisions are fast (well under a millisecond on average) and the easy AI draws from the table's
-  seeded generator: they are decided inline, as before.
-- A broken pool (a worker killed) is replaced on the next decision; that one decision is made inline.
-- :meth:`close` shuts the processes down (the manager's close).
+**The same decisions wherever they run.** A decision is a pure function of the seat's view, the legal actions and,
+for the easy AI, the table's seeded generator (``lt.rng``). The generator's state goes to the worker with the view
+and comes back with the action; the table's generator takes that state, so it is exactly where an inline decision
+would have left it. Inline, in a worker, after a fallback: the same seed and actions give the same game, and a
+replay reproduces every AI action (``tests/cogs/test_ai_pool.py``).
+
+- The pool starts when a table with AI seats starts (:meth:`warm`) or on the first decision (a bot without AI
+  seats never starts a process), with ``workers`` processes (default 2) started by ``spawn`` (never ``fork`` a
+  process that runs threads and a loop); the submits that start processes run in a thread (a process takes tens
+  of milliseconds to start).
+- ``inline=True`` decides in the calling thread instead (the test harness's default: tests that only need the
+  decisions, not the processes; the pool's own tests turn it off).
+- **A broken pool** (a worker killed, or one that cannot start): logged, the pool is replaced and the decision is
+  tried once more in the new one; if that fails too, it is decided in a thread (``asyncio.to_thread``: the loop
+  still runs between the thread's slices) and the next decision starts a new pool. A worker that does not answer
+  within ``timeout`` seconds (hung) is treated the same way. The table goes on either way and the log says which.
+- :meth:`close` shuts the processes down (the manager's close); a worker whose bot process was killed ends by
+  itself within a second.
+- ``pooled`` / ``fallbacks`` count the decisions made in the workers / by a fallback; ``loop_ms_max`` is the most
+  CPU one decision took on the loop's thread, ``answer_ms`` the latest decisions' time from asking to the answer
+  (tests and ``benchmarks/bench_bot.py`` read them).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
+import os
 import random
+import threading
+import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from typing import Any
 
 from engine.ai import choose
@@ -31,59 +52,138 @@ from engine.table import Action
 
 log = logging.getLogger(__name__)
 
-POOLED = frozenset({"strong"})
-"""Difficulties decided in the worker processes."""
+TIMEOUT = 30.0
+"""Seconds one decision may wait for a worker (queue included) before the pool is taken for hung; a decision takes
+milliseconds, so only a stuck worker gets near it."""
 
 
-def decide(view: Mapping[str, Any], seat: int, legal: Sequence[Mapping[str, Any]], difficulty: str
-           ) -> dict[str, Any]:
-    """One decision in a worker: plain data in, plain data out (an action as JSON)."""
-    return choose(view, seat, [Action.from_json(a) for a in legal], difficulty).to_json()
+def decide(view: Mapping[str, Any], seat: int, legal: Sequence[Mapping[str, Any]], difficulty: str,
+           rng_state: Any = None) -> tuple[dict[str, Any], Any]:
+    """One decision in a worker: plain data in, plain data out (an action as JSON, and the generator's state after
+    the decision when one was given)."""
+    rng = None
+    if rng_state is not None:
+        rng = random.Random()
+        rng.setstate(rng_state)
+    act = choose(view, seat, [Action.from_json(a) for a in legal], difficulty, rng)
+    return act.to_json(), (rng.getstate() if rng is not None else None)
+
+
+def _start_worker(parent: int) -> None:
+    """Run in each worker as it starts: import the engine (and its caches) before the first real decision, and
+    end the worker when the bot's process is gone (killed: nothing else would end it, as a worker holds both ends of
+    its queue and never sees it close)."""
+    import engine.strong  # noqa: F401
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="mjbot-ai-parent-watch", daemon=True).start()
 
 
 def _warm() -> int:
-    """Run in each worker as it starts: import the engine (and its caches) before the first real decision."""
-    import engine.strong  # noqa: F401
-
+    """A no-op task: the worker that runs it has started (warm)."""
     return 0
 
 
 class AiPool:
-    def __init__(self, workers: int = 2, *, inline: bool = False) -> None:
+    def __init__(self, workers: int = 2, *, inline: bool = False, timeout: float = TIMEOUT) -> None:
         self.workers = workers
         self.inline = inline
+        self.timeout = timeout
         self._pool: ProcessPoolExecutor | None = None
         self.pooled = 0  # decisions made in the workers (tests check the path was taken)
+        self.fallbacks = 0  # decisions made in a thread because the pool failed twice
+        self.loop_ms_max = 0.0  # the most CPU one decision took on the event loop's thread (benchmarks read it)
+        self.answer_ms: deque[float] = deque(maxlen=10_000)  # the latest decisions' time from asking to the answer
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=self.workers,
-                                             mp_context=multiprocessing.get_context("spawn"), initializer=_warm)
+                                             mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_start_worker, initargs=(os.getpid(),))
         return self._pool
+
+    async def warm(self) -> None:
+        """Start the worker processes now and wait until each has imported the engine (a table with AI seats
+        starting), so that the first decision does not wait for a process to start. Never raises: a pool that
+        fails here is replaced on the first decision."""
+        if self.inline or self._pool is not None:
+            return
+        try:
+            pool = self._executor()
+            # starting a process costs tens of milliseconds: the submits that start them run in a thread
+            futs = await asyncio.to_thread(lambda: [pool.submit(_warm) for _ in range(self.workers)])
+            await asyncio.gather(*map(asyncio.wrap_future, futs))
+        except Exception as e:
+            log.warning("AI pool: the workers did not start (%r); the first decision tries again", e)
 
     async def choose(self, view: Mapping[str, Any], seat: int, legal: Sequence[Action], difficulty: str,
                      rng: random.Random | None = None) -> Action:
-        """The AI's action for ``seat`` from its view: strong in a worker process, the others inline."""
+        """The AI's action for ``seat`` from its view, decided in a worker process (see the module docstring)."""
         if len(legal) == 1:
             return legal[0]
-        if self.inline or difficulty not in POOLED:
-            return choose(view, seat, legal, difficulty, rng)
-        loop = asyncio.get_running_loop()
-        try:
-            out = await loop.run_in_executor(self._executor(), decide, dict(view), seat,
-                                             [a.to_json() for a in legal], difficulty)
-        except BrokenProcessPool:
-            log.warning("AI pool: a worker died; starting a new pool, deciding this one inline")
-            self._shutdown()
-            return choose(view, seat, legal, difficulty, rng)
-        self.pooled += 1
-        return Action.from_json(out)
+        if self.inline:
+            t0 = time.thread_time()
+            act = choose(view, seat, legal, difficulty, rng)
+            self._on_loop(t0)  # all of it on the loop
+            return act
+        t0 = time.thread_time()  # CPU time of the loop's thread: what the decision costs the loop, not the wait
+        w0 = time.perf_counter()
+        args = (dict(view), seat, [a.to_json() for a in legal], difficulty,
+                rng.getstate() if rng is not None else None)
+        for attempt in (1, 2):
+            pool = None
+            try:
+                fresh = self._pool is None
+                pool = self._executor()
+                if fresh:  # its processes start with this submit: in a thread, not on the loop
+                    submitted = await asyncio.to_thread(partial(pool.submit, decide, *args))
+                    fut = asyncio.wrap_future(submitted)
+                else:
+                    fut = asyncio.get_running_loop().run_in_executor(pool, decide, *args)
+                    self._on_loop(t0)
+                out, state = await asyncio.wait_for(fut, self.timeout)
+                self.answer_ms.append((time.perf_counter() - w0) * 1000)
+                t0 = time.thread_time()
+            except (BrokenProcessPool, TimeoutError, OSError) as e:
+                what = "did not answer in time" if isinstance(e, TimeoutError) else f"is broken ({e!r})"
+                self._retire(pool)
+                if attempt == 1:
+                    log.warning("AI pool: the worker pool %s; starting a new pool and deciding again "
+                                "(seat %d, %s)", what, seat, difficulty)
+                else:
+                    log.warning("AI pool: the new pool %s too; deciding this one in a thread (seat %d, %s)",
+                                what, seat, difficulty)
+                continue
+            self.pooled += 1
+            if rng is not None and state is not None:
+                rng.setstate(state)
+            act = Action.from_json(out)
+            self._on_loop(t0)
+            return act
+        self.fallbacks += 1
+        return await asyncio.to_thread(choose, view, seat, legal, difficulty, rng)
 
-    def _shutdown(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+    def _on_loop(self, since: float) -> None:
+        self.loop_ms_max = max(self.loop_ms_max, (time.thread_time() - since) * 1000)
+
+    def _retire(self, pool: ProcessPoolExecutor | None) -> None:
+        """A pool that failed is dropped (only if it is still the current one: when a worker dies, every table
+        waiting on that pool gets here, and the first one may already have started a new pool) and its processes
+        are ended, not waited for."""
+        if pool is None or self._pool is not pool:
+            return
+        self._pool = None
+        for p in list((getattr(pool, "_processes", None) or {}).values()):
+            with contextlib.suppress(Exception):  # already gone
+                p.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         """Stop the worker processes (started again by a later decision)."""
-        self._shutdown()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)

@@ -105,7 +105,7 @@ class TableManager(Admin, Output):
         self.publisher = Publisher(bot, self._dm_failed)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()
-        self.ai = AiPool()  # strong decisions in worker processes (tests may set ``ai.inline``)
+        self.ai = AiPool()  # AI decisions in worker processes (tests may set ``ai.inline``)
 
     @property
     def store(self) -> Store:
@@ -316,6 +316,8 @@ class TableManager(Admin, Output):
             except Exception as e:
                 log.warning("table %s: its lobby stays stored until the next start-up: %s", lt.id, e)
             events = list(lt.rec.table.start_events)
+            if any(s.ai for s in lt.seats if s is not None) and not self.ai.inline:
+                self._spawn(self.ai.warm(), name="mjbot-ai-warm")  # the AI pool's processes start meanwhile
             if lt.rec.behind is not None:
                 self._stalled(lt)
             await self._play_on(lt, events, fresh=True)
@@ -388,8 +390,9 @@ class TableManager(Admin, Output):
         return events
 
     async def _auto_action(self, lt: LiveTable, seat: int) -> Action:
-        """An AI (or away) seat's action, from its own view: a strong decision runs in the AI pool's worker
-        processes, so the event loop keeps serving the other tables meanwhile (the table's lock is held)."""
+        """An AI (or away) seat's action, from its own view: decided in the AI pool's worker processes, so the event
+        loop keeps serving the other tables meanwhile (the table's lock is held; the easy AI's generator state goes
+        to the worker and back, so the decisions are those of an inline run)."""
         tb = lt.table
         assert tb is not None
         legal = tb.legal_actions(seat)

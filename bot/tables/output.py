@@ -117,6 +117,11 @@ class Output:
         unit = t("tables.unit", lt.lang)
         text = t("tables.summary", lt.lang, lines=" · ".join(f"{shown_name(names[c])} {totals[c]:+d} {unit}"
                                                            for c in range(4)))
+        if lt.deltas and lt.humans():  # where each player finds the AI's review of their decisions in the match
+            from engine.replay import encode_code
+
+            text += "\n" + t("tables.summary_review", lt.lang, cmd="/" + t("replay.name", lt.lang),
+                             code=encode_code(lt.id, len(lt.deltas) - 1), button=t("memory.match_review", lt.lang))
         files = []
         if lt.deltas:
             from render.scene import MatchScene

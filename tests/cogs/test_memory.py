@@ -504,3 +504,65 @@ async def test_review_card_prices_decisions_in_three_languages(h: Harness, local
     assert f"{review.cost:.1f} 子" in r2.reply.text  # the engine's review of the stored hand, priced the same
     name, data = next(iter(r2.reply.files.items()))
     assert name.startswith("review-") and Image.open(io.BytesIO(data)).width == REVIEW_W
+
+
+@pytest.mark.parametrize("locale, label, words", [("zh-CN", "整场复盘", ("局", "次决策", "子")),
+                                                  ("zh-TW", "整場復盤", ("局", "次決策", "子")),
+                                                  ("en-US", "Match review", ("hands", "decisions", "子"))])
+async def test_match_review_prices_every_decision_of_the_match_in_three_languages(
+        h: Harness, locale: str, label: str, words: tuple[str, ...]) -> None:
+    """Match review (a button of /replay) sums the player's decisions over every finished hand of the match. The
+    test replays the stored match on its own and prices each of B's decisions with the strong AI's evaluator: the
+    card's total is the sum of those losses, its costliest decisions and its kinds are those decisions, in the
+    clicker's language."""
+    import io
+    import json
+
+    from PIL import Image
+
+    from bot.store.tables import players_for
+    from engine.strong import evaluate
+    from engine.table import Action, Table
+    from render.match_review import match_review_head, match_review_kinds, match_review_rows
+    from render.replay import REVIEW_W
+
+    mid = h.recs[0].match_id  # type: ignore[attr-defined]  # hefei, 2 hands settled, A in chair 0, B in chair 2
+    user, seat = B, 2
+    # every decision of the seat, priced by the evaluator the strong AI plays with, from the seat's own view
+    m = await h.bot.store.match(mid)
+    t = Table.new(m.variant, m.seed, m.settings, players_for(m.seats))
+    losses: list[tuple[int, float, str]] = []  # (hand number, loss, reason kind unknown here: "")
+    for a in [json.loads(x.action) for x in await h.bot.store.actions(mid)]:
+        act = Action.from_json(a)
+        if t.phase in ("play", "claim", "rob") and act.seat == seat and len(t.legal_actions(seat)) > 1:
+            ev = evaluate(t.view(seat), seat)
+            lost = 0.0 if ev.best.action == act else round(max(0.0, ev.best.ev - ev.of(act).ev), 1)
+            losses.append((t.hand_no, lost, ""))
+        t.apply(act)
+    assert len({n for n, _, _ in losses}) == 2 and sum(1 for _, x, _ in losses if x > 0) >= 2
+    total = round(sum(x for _, x, _ in losses), 1)
+
+    code = encode_code(mid, 1)
+    r = await h.slash("replay", user=user, code=code, locale=locale)
+    r2 = await h.click(r.reply, label=label, user=user, locale=locale)
+    assert r2.reply.ephemeral and r2.reply.images
+    assert all(w in r2.reply.text for w in words), r2.reply.text
+    assert f"{total:.1f} 子" in r2.reply.text  # the summary's total: the sum of the per-decision losses
+    name, data = next(iter(r2.reply.files.items()))
+    assert name.startswith("match-review-") and Image.open(io.BytesIO(data)).width == REVIEW_W
+    seen = h.seen.of("match_review")[-1]
+    mr = seen["review"]
+    assert seen["viewer"] == user and mr.seat == seat and [x.hand_no for x in mr.hands] == [0, 1]
+    assert mr.decisions == len(losses) and mr.cost == total
+    assert sorted(d.cost for x in mr.hands for d in x.review.decisions) == sorted(x for _, x, _ in losses)
+    # what the card says: its head, its kinds (adding up to the total) and its costliest decisions
+    lang = seen["lang"]
+    _title, cost_line, counts, note = match_review_head(mr, m.variant, lang)
+    assert f"{total:.1f}" in cost_line and str(len(losses)) in counts and note
+    kinds = mr.kinds()
+    assert abs(sum(c for _, _, c in kinds) - total) <= 0.05 * len(kinds)
+    assert [f"{c:.1f} 子" in figures for (_, figures), (_, _, c) in zip(match_review_kinds(mr, lang), kinds,
+                                                                        strict=True)] == [True] * len(kinds)
+    rows = match_review_rows(mr, lang)
+    top = sorted((x for _, x, _ in losses if x > 0), reverse=True)[:len(rows)]
+    assert [row[2] for row in rows] == [f"-{x:.1f} 子" for x in top]

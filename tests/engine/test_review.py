@@ -260,3 +260,31 @@ def test_review_refuses_a_public_view():
 
 def test_tile_names_used_in_messages():
     assert tile_name(_kinds("5m")[0]) == "5m"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_match_review_is_the_sum_of_its_hands_reviews(variant):
+    """One pass over a match gives every ended hand exactly as ``HandReplay.build`` does; the match review of a seat
+    holds each hand's own review, its total is the sum of every decision's loss, its kinds share that total, and its
+    costliest decisions are the costliest of all the hands."""
+    from engine.review import KINDS, review_match
+
+    _kw, acts = played(variant, "m1", 4)
+    every = list(HandReplay.each(variant, "m1", {}, acts))
+    assert len(every) >= 3 and [r.hand_no for r in every] == list(range(len(every)))
+    for r in every:
+        b = HandReplay.build(variant, "m1", {}, acts, r.hand_no)
+        assert r.steps == b.steps and r.winds == b.winds and r.result == b.result
+    assert list(HandReplay.each(variant, "m1", {}, acts[:-3]))[-1].hand_no == every[-1].hand_no - 1  # in play: left out
+    mr = review_match(every, 0)
+    assert [h.review for h in mr.hands] == [review_hand(r, 0) for r in every]
+    losses = [d.cost for h in mr.hands for d in h.review.decisions]
+    assert mr.cost == round(sum(losses), 1) and mr.cost > 0  # the easy AI in chair 0 errs
+    assert mr.decisions == len(losses)
+    kinds = mr.kinds()
+    assert {k for k, _, _ in kinds} <= set(KINDS)
+    assert sum(n for _, n, _ in kinds) == mr.disagreements
+    assert abs(sum(c for _, _, c in kinds) - mr.cost) <= 0.05 * len(kinds) + 1e-9
+    top = mr.costliest(3)
+    assert [d.cost for _, d in top] == sorted((x for x in losses if x > 0), reverse=True)[:3]
+    assert review_match([], 0).cost == 0.0 and review_match([], 0).costliest() == []

@@ -182,6 +182,10 @@ class Harness:
         ``prepare(bot)`` runs before the setup hooks (e.g. to inject the clocks that a start-up already reads)."""
         config = config or Config(token=None, db_path=db_target(db_path) if isinstance(db_path, str) else Path(db_path))
         bot = create_bot(config)
+        # AI seats decide inline (the same decisions as the product's worker processes, without starting two
+        # processes per test), from the start: tables resumed during the boot included; the pool's own tests
+        # (tests/cogs/test_ai_pool.py) and the benchmarks turn it off
+        bot.tables.ai.inline = True
         if prepare is not None:
             prepare(bot)
         fake = fake or FakeDiscord(APPLICATION_ID, user_payload(APPLICATION_ID, "mjbot", bot=True))

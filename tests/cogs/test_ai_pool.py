@@ -1,0 +1,176 @@
+"""AI seats decide in the AI pool's worker processes (bot/tables/aipool.py), through the real dispatch: the same
+seed and the same clicks give the same game inline and through the pool, for every difficulty (the easy AI's
+seeded generator included), and a killed worker does not stop a table."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from bot.store.tables import players_for
+from engine.ai import choose
+from engine.table import Action, Table
+from tests.cogs.test_tables import P1, P2, button_id, play_until_hand_ends, prep
+from tests.harness import Harness
+
+
+async def _bot_table(h: Harness, user: int, channel: int, variant: str, difficulty: str):
+    r = await h.slash("table new", variant=variant, user=user, channel=channel)
+    for _ in range(3):
+        await h.slash("table addbot", user=user, channel=channel, difficulty=difficulty)
+    await h.click(h.fake.find_message(r.reply.id), custom_id=button_id(r.reply, ":start"), user=user)
+    lt = h.bot.tables.by_channel[channel]
+    assert [s.ai for s in lt.seats if s is not None and s.ai] == [difficulty] * 3
+    return lt
+
+
+async def _stored(h: Harness, match_id: int) -> list[dict]:
+    return [json.loads(a.action) for a in await h.bot.store.actions(match_id)]
+
+
+async def _check_replay(h: Harness, match_id: int, difficulty: str) -> int:
+    """Every stored AI decision of a normal or strong seat is what the AI decides from that seat's view."""
+    m = await h.bot.store.match(match_id)
+    t = Table.new(m.variant, m.seed, m.settings, players_for(m.seats))
+    checked = 0
+    for a in await _stored(h, match_id):
+        act = Action.from_json(a)
+        if t.hand.phase in ("play", "claim", "rob") and act.seat != 0 and act.type != "timeout":
+            la = t.legal_actions(act.seat)
+            if len(la) > 1:
+                assert choose(t.view(act.seat), act.seat, la, difficulty) == act
+                checked += 1
+        t.apply(act)
+    return checked
+
+
+@pytest.mark.parametrize("difficulty, variant", [("easy", "wuhu"), ("normal", "hefei"), ("strong", "chizhou")])
+async def test_the_same_game_inline_and_in_the_pool(harness: Harness, difficulty: str, variant: str):
+    """Two tables with the same seed, one human clicking the same way: AI seats decided inline at the first and in
+    the worker processes at the second play exactly the same actions (the easy AI's generator goes to the worker
+    and back with each decision)."""
+    h = harness
+    pool = h.bot.tables.ai
+    games = []
+    for inline, user in ((True, P1), (False, P2)):
+        prep(h, seed=7)  # both matches get the same seed
+        pool.inline = inline
+        before = pool.pooled
+        lt = await _bot_table(h, user, h.add_channel(), variant, difficulty)
+        await play_until_hand_ends(h, [user], lt)
+        assert lt.table.hand.phase in ("ended", "over")
+        games.append(await _stored(h, lt.match_id))
+        if difficulty != "easy":
+            assert await _check_replay(h, lt.match_id, difficulty) > 5
+        if inline:
+            assert pool.pooled == before
+        else:
+            assert pool.pooled - before > 5  # the decisions were made in the worker processes
+    inline_game, pooled_game = games
+    assert len(inline_game) > 20
+    assert pooled_game == inline_game
+    await h.bot.tables.close()
+    assert pool._pool is None  # the workers are shut down with the manager
+
+
+async def test_a_killed_worker_does_not_stop_the_table(harness: Harness, caplog):
+    """A worker process dies (killed) between two clicks: the next AI decision finds the pool broken, the log says
+    so, a new pool decides it, and the hand plays on to its end with the AI's own decisions."""
+    h = harness
+    prep(h)
+    pool = h.bot.tables.ai
+    pool.inline = False
+    lt = await _bot_table(h, P1, h.channel_id, "hefei", "normal")
+    first = pool._pool
+    assert first is not None and pool.pooled > 0  # the seats before the host's first turn (or none: the host deals)
+    procs = list(first._processes.values())
+    assert procs
+    os.kill(procs[0].pid, signal.SIGKILL)
+    procs[0].join(10)
+    assert not procs[0].is_alive()
+    caplog.set_level(logging.WARNING, logger="bot.tables.aipool")
+    await play_until_hand_ends(h, [P1], lt)
+    assert lt.table.hand.phase in ("ended", "over")
+    assert any("AI pool: the worker pool is broken" in r.getMessage() for r in caplog.records)
+    assert pool._pool is not None and pool._pool is not first  # a new pool took over
+    assert pool.fallbacks == 0
+    assert await _check_replay(h, lt.match_id, "normal") > 5
+    await h.bot.tables.close()
+
+
+async def test_a_pool_that_cannot_start_falls_back_to_a_thread(harness: Harness, caplog):
+    """No worker process can be started at all (here: the interpreter to spawn is missing): each decision tries a
+    new pool once more, then is decided in a thread; the log says so and the hand plays on with the AI's own
+    decisions."""
+    from multiprocessing import spawn
+
+    h = harness
+    prep(h)
+    pool = h.bot.tables.ai
+    pool.inline = False
+    caplog.set_level(logging.WARNING, logger="bot.tables.aipool")
+    python = spawn.get_executable()
+    spawn.set_executable("/nonexistent/python")
+    try:
+        lt = await _bot_table(h, P1, h.channel_id, "wuhu", "normal")
+        await play_until_hand_ends(h, [P1], lt)
+    finally:
+        spawn.set_executable(python)
+    assert lt.table.hand.phase in ("ended", "over")
+    assert pool.fallbacks > 5 and pool.pooled == 0
+    text = [r.getMessage() for r in caplog.records]
+    assert any("starting a new pool and deciding again" in m for m in text)
+    assert any("deciding this one in a thread" in m for m in text)
+    assert await _check_replay(h, lt.match_id, "normal") > 5
+    await h.bot.tables.close()
+
+
+def test_the_workers_of_a_killed_bot_end_by_themselves(tmp_path):
+    """The bot's process is killed (SIGKILL: no close): its AI workers notice their parent is gone and end, instead of
+    staying behind for ever."""
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import asyncio, sys\n"
+        "from bot.tables.aipool import AiPool\n"
+        "pool = AiPool()\n"
+        "async def main():\n"
+        "    await pool.warm()\n"
+        "    print(' '.join(str(p) for p in pool._pool._processes), flush=True)\n"
+        "    await asyncio.sleep(3600)\n"
+        "asyncio.run(main())\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            cwd=str(Path(__file__).resolve().parents[2]))
+    try:
+        line = proc.stdout.readline()
+        workers = [int(p) for p in line.split()]
+        assert len(workers) == 2, line
+    finally:
+        proc.kill()
+        proc.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        # a zombie waiting for init to reap it counts as ended
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
+                return False
+        return True
+
+    for _ in range(300):  # a generous bound, not a timing assertion: each worker checks its parent every second
+        if not any(alive(p) for p in workers):
+            break
+        time.sleep(0.1)
+    assert not any(alive(p) for p in workers)
