@@ -87,8 +87,8 @@ def extension_names() -> list[str]:
 NO_PINGS = discord.AllowedMentions(everyone=False, roles=False, users=False, replied_user=False)
 
 
-class MjBot(commands.Bot):
-    """The mahjong bot. ``bot.store`` is the open store after ``setup_hook`` (None before and after); ``bot.tables``
+class MjBot(commands.AutoShardedBot):
+    """The mahjong bot, running the shards of ``config.shards`` (every one by default: bot.shards). ``bot.store`` is the open store after ``setup_hook`` (None before and after); ``bot.tables``
     every live table (:class:`~bot.tables.TableManager`); ``bot.config`` its configuration."""
 
     def __init__(self, config: Config, **options: Any) -> None:
@@ -100,6 +100,7 @@ class MjBot(commands.Bot):
             help_command=None,
             intents=intents(),
             allowed_mentions=NO_PINGS,  # a message pings only the members it names in its own allowed_mentions
+            **config.shard_plan.discord_options(),
             **options,
         )
         self.config = config
