@@ -23,6 +23,7 @@ import aiohttp
 import discord
 from discord.ext import commands
 
+from .cluster import Cluster, ClusterError, dispatch_routed, keep_raw_interactions
 from .config import Config
 from .i18n import Translator
 from .observe import Observers
@@ -105,6 +106,8 @@ class MjBot(commands.AutoShardedBot):
         )
         self.config = config
         self.store: Store | None = None
+        self.cluster: Cluster | None = None  # leases and routed clicks on PostgreSQL (bot.cluster)
+        keep_raw_interactions(self._connection)
         self.observers = Observers()  # what tests and benchmarks watch (bot.observe)
         self.tables: TableManager = TableManager(self)
         self.connecting_for_real = False
@@ -133,9 +136,12 @@ class MjBot(commands.AutoShardedBot):
         from bot.store import Store
 
         self.store = await Store.open(self.config.db_path)  # creates the folder; StoreError if unusable
+        await self.open_cluster()
         await self.tree.set_translator(Translator())
         for name in extension_names():
-            await self.load_extension(name)
+            await self.load_extension(name)  # cogs.tables resumes the tables of the shards this process holds
+        if self.cluster is not None:
+            self.cluster.start()
         from bot import options
 
         options.install(self.tree)  # every option a raw payload sends is checked as Discord's client would
@@ -146,6 +152,19 @@ class MjBot(commands.AutoShardedBot):
                 print(f"Invite the bot to a server with: {url}", flush=True)
                 log.info("invite URL: %s", url)
             await self.sync_commands()
+
+    async def open_cluster(self) -> None:
+        """On PostgreSQL: take the leases of this process's shards (bot.cluster) before any table is resumed; the
+        tables follow the leases (taken later: resumed; lost: dropped), and clicks routed here are applied."""
+        store = self.store
+        if store is None or store.backend is None or store.backend.name != "postgresql":
+            return
+        url = getattr(store.backend, "url", None)
+        assert isinstance(url, str)
+        self.cluster = cluster = await Cluster.open(url, self.config.shard_plan)
+        cluster.on_gain = self.tables.shards_gained
+        cluster.on_lose = self.tables.shards_lost
+        cluster.deliver = lambda data: dispatch_routed(self, data)
 
     async def sync_commands(self) -> list[discord.app_commands.AppCommand]:
         """Global sync by default (Discord may take a while to show changes); one server instantly with
@@ -168,6 +187,9 @@ class MjBot(commands.AutoShardedBot):
         try:
             await super().close()
         finally:
+            cluster, self.cluster = self.cluster, None
+            if cluster is not None:
+                await cluster.close()  # the leases go back: another process may take the shards at once
             store, self.store = self.store, None
             if store is not None:
                 await store.close()
@@ -210,6 +232,9 @@ def run(config: Config) -> int:
             return 1
         except discord.LoginFailure:  # a setting to fix: exit status 2, which the service does not restart on
             log.error("Discord refused the token (DISCORD_TOKEN): create a new one on the Bot page of your application")
+            return 2
+        except ClusterError as e:  # a setting to fix (another process runs another shard count)
+            log.error("%s", e)
             return 2
         except discord.PrivilegedIntentsRequired:
             log.error("Discord asks for a privileged intent; this bot uses none: please report this")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from .config import ConfigError
 
@@ -78,9 +79,9 @@ class ShardPlan:
             return f"all {self.count} shards in this process"
         return f"shard{'s' if len(self.ids) > 1 else ''} {', '.join(map(str, self.ids))} of {self.count}"
 
-    def discord_options(self) -> dict[str, object]:
+    def discord_options(self) -> dict[str, Any]:
         """The ``AutoShardedBot`` keyword arguments."""
-        out: dict[str, object] = {}
+        out: dict[str, Any] = {}
         if self.count is not None:
             out["shard_count"] = self.count
         if self.ids is not None:
