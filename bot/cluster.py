@@ -94,6 +94,13 @@ class Cluster:
     ``on_gain(shards)`` is awaited after shards are taken (resume their tables), ``on_lose(shards)`` after shards
     are lost (drop their tables), ``deliver(payload)`` for each routed click taken (apply it)."""
 
+    #: seconds between lease checks and queue polls
+    tick = 2.0
+    #: seconds a routed click waits to be taken before "the table is moving"
+    route_timeout = 10.0
+    #: seconds a start waits for a lease still held (a killed predecessor's session may still be closing)
+    lease_wait = 3.0
+
     def __init__(self, url: str, plan: ShardPlan) -> None:
         self.url = url
         self.plan = plan
@@ -102,9 +109,6 @@ class Cluster:
         self.conn: asyncpg.Connection | None = None
         self.backend_pid: int | None = None
         self.me = f"{socket.gethostname()}:{os.getpid()}"
-        self.tick = 2.0  # seconds between lease checks and queue polls
-        self.route_timeout = 10.0  # seconds a routed click waits to be taken before "the table is moving"
-        self.lease_wait = 3.0  # seconds a start waits for a lease still held (a killed predecessor's session)
         self.on_gain: Callable[[set[int]], Awaitable[None]] | None = None
         self.on_lose: Callable[[set[int]], Awaitable[None]] | None = None
         self.deliver: Callable[[dict[str, Any]], None] | None = None
