@@ -162,9 +162,16 @@ class MjBot(commands.AutoShardedBot):
         url = getattr(store.backend, "url", None)
         assert isinstance(url, str)
         self.cluster = cluster = await Cluster.open(url, self.config.shard_plan)
-        cluster.on_gain = self.tables.shards_gained
+        cluster.on_gain = self._shards_gained
         cluster.on_lose = self.tables.shards_lost
         cluster.deliver = lambda data: dispatch_routed(self, data)
+
+    async def _shards_gained(self, shards: set[int]) -> None:
+        """This process took more shards' leases (their owner stopped): their tables resume here."""
+        from .tables import resume_tables
+
+        if not self.tables.closing:
+            await resume_tables(self.tables)
 
     async def sync_commands(self) -> list[discord.app_commands.AppCommand]:
         """Global sync by default (Discord may take a while to show changes); one server instantly with

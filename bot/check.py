@@ -187,7 +187,7 @@ async def check_commands(config: Config) -> Outcome:
 def check_shards(config: Config) -> Outcome:
     """The shards this process runs, and whether the database can hold several processes (a subset of the shards
     needs PostgreSQL)."""
-    from .cli import shard_problem
+    from .shards import shard_problem
 
     plan = config.shard_plan
     problem = shard_problem(config)

@@ -224,36 +224,27 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def with_shard_flags(config: Any, ids: str | None, count: str | None) -> Any:
     """``config`` with the shards of ``--shard-ids`` / ``--shard-count`` (each flag given wins over its variable).
-    Raises :class:`~bot.config.ConfigError` (a :class:`~bot.shards.ShardError`) naming the setting at fault."""
+    Raises :class:`~bot.config.ConfigError` naming the setting at fault."""
     import dataclasses
     import os
 
+    from .config import ConfigError
     from .shards import COUNT_ENV, COUNT_FLAG, IDS_ENV, IDS_FLAG, ShardError, parse_shards
 
     if ids is None and count is None:
         return config
     for flag, value in ((IDS_FLAG, ids), (COUNT_FLAG, count)):
         if value is not None and not value.strip():
-            raise ShardError(f"{flag} is empty: give a value, or leave the flag out")
+            raise ConfigError(f"{flag} is empty: give a value, or leave the flag out")
     ids_text, ids_name = (ids, IDS_FLAG) if ids is not None else (os.environ.get(IDS_ENV), IDS_ENV)
     count_text, count_name = (count, COUNT_FLAG) if count is not None else (os.environ.get(COUNT_ENV), COUNT_ENV)
     if not (count_text or "").strip():
         count_name = COUNT_FLAG  # given nowhere: the flag is what to add
-    plan = parse_shards(ids_text, count_text, ids_name=ids_name, count_name=count_name)
-    return dataclasses.replace(config, shards=plan)
-
-
-def shard_problem(config: Any) -> str | None:
-    """Why the configured shards cannot run on the configured database (a subset of the shards on SQLite), or
-    None."""
-    from .shards import database_refusal
-    from .store.paths import parse_target
-
     try:
-        kind, _ = parse_target(config.db_path)
-    except Exception:  # an unusable MJBOT_DB is reported by the database check, in its own words
-        return None
-    return database_refusal(config.shard_plan, kind)
+        plan = parse_shards(ids_text, count_text, ids_name=ids_name, count_name=count_name)
+    except ShardError as e:
+        raise ConfigError(str(e)) from None
+    return dataclasses.replace(config, shards=plan)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -280,6 +271,8 @@ def _run(shard_ids: str | None = None, shard_count: str | None = None) -> int:
     except ConfigError as e:
         print(f"mjbot: {e}", file=sys.stderr)
         return SETTING_TO_FIX
+    from .shards import shard_problem
+
     refused = shard_problem(config)
     if refused is not None:
         print(f"mjbot: {refused}", file=sys.stderr)

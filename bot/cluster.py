@@ -140,10 +140,14 @@ class Cluster:
         await self._connect()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.lease_wait
-        await self._take_free()
-        while set(self.shards) - self.held and loop.time() < deadline:
-            await asyncio.sleep(0.05)
+        try:
             await self._take_free()
+            while set(self.shards) - self.held and loop.time() < deadline:
+                await asyncio.sleep(0.05)
+                await self._take_free()
+        except BaseException:
+            await self.close()
+            raise
         missing = sorted(set(self.shards) - self.held)
         if missing:
             log.warning("shards %s of %d are held by another process: waiting for them (standby)", missing,

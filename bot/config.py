@@ -106,9 +106,12 @@ class Config:
         level = (env.get("MJBOT_LOG_LEVEL") or "INFO").strip().upper()
         if level not in LOG_LEVELS:
             raise ConfigError(f"MJBOT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
-        from .shards import COUNT_ENV, IDS_ENV, parse_shards
+        from .shards import COUNT_ENV, IDS_ENV, ShardError, parse_shards
 
-        shards = parse_shards(env.get(IDS_ENV), env.get(COUNT_ENV), ids_name=IDS_ENV, count_name=COUNT_ENV)
+        try:
+            shards = parse_shards(env.get(IDS_ENV), env.get(COUNT_ENV), ids_name=IDS_ENV, count_name=COUNT_ENV)
+        except ShardError as e:
+            raise ConfigError(str(e)) from None
         return cls(
             token=token,
             db_path=_db_target(db) if db else (_default_db_path() if environ is None else _data_dir_db_path()),

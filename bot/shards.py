@@ -16,6 +16,8 @@ recommended count. The tables of a server belong to the process that runs its sh
 Traceback (most recent call last):
 ...
 bot.shards.ShardError: --shard-ids needs --shard-count (how many shards the bot has in all)
+>>> database_refusal(ShardPlan((0,), 2), "postgresql") is None, database_refusal(ShardPlan((0, 1), 2), "sqlite")
+(True, None)
 """
 
 from __future__ import annotations
@@ -23,8 +25,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
-
-from .config import ConfigError
 
 IDS_FLAG, COUNT_FLAG = "--shard-ids", "--shard-count"
 IDS_ENV, COUNT_ENV = "MJBOT_SHARD_IDS", "MJBOT_SHARD_COUNT"
@@ -34,8 +34,9 @@ MAX_SHARDS = 65536
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
 
 
-class ShardError(ConfigError):
-    """A shard setting the bot cannot use; the message says which and why (a configuration error, exit 2)."""
+class ShardError(ValueError):
+    """A shard setting the bot cannot use; the message says which and why (``bot.config`` raises it as a
+    ``ConfigError``: exit 2)."""
 
 
 def shard_of(guild_id: int, count: int) -> int:
@@ -135,3 +136,15 @@ def database_refusal(plan: ShardPlan, backend: str) -> str | None:
                 f"the database, and SQLite is one file for one process; use PostgreSQL "
                 f"(MJBOT_DB=postgresql://...) or run every shard here (leave out {IDS_FLAG})")
     return None
+
+
+def shard_problem(config: Any) -> str | None:
+    """Why the configured shards cannot run on the configured database (a subset of the shards on SQLite), or
+    None (``mjbot run`` and ``mjbot check``)."""
+    from .store.paths import parse_target
+
+    try:
+        kind, _ = parse_target(config.db_path)
+    except Exception:  # an unusable MJBOT_DB is reported by the database check, in its own words
+        return None
+    return database_refusal(config.shard_plan, kind)

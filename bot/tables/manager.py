@@ -128,13 +128,6 @@ class TableManager(Admin, Output):
         cluster = getattr(self.bot, "cluster", None)
         return cluster is None or cluster.owns_guild(guild_id)
 
-    async def shards_gained(self, shards: set[int]) -> None:
-        """This process took more shards' leases (their owner stopped): their tables resume here."""
-        from .resume import resume_tables
-
-        if not self.closing:
-            await resume_tables(self)
-
     async def shards_lost(self, shards: set[int]) -> None:
         """This process lost shards' leases: their tables stop here at once (nothing is written: the store has
         them, and the process that takes the shards resumes them)."""
