@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -116,7 +115,6 @@ async def node(args: argparse.Namespace) -> None:
             requests_of[who].append(now)
 
     h.fake.on_request.append(on_request)
-    prepared: dict[str, dict[str, Any]] = {}
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[str] = asyncio.Queue()
 
