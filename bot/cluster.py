@@ -51,6 +51,8 @@ LEASE_CLASS = 0x6D6A6C73
 #: the key (LEASE_CLASS, 0) serialises taking leases: no count is 0, so no lease has it
 _SETUP_KEY = 0
 CHANNEL = "mjbot_clicks"
+#: advisory locks are per database, but pg_locks lists every database's: only this one's are ours
+_THIS_DB = "database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 #: rows older than this are deleted (an interaction's token lives 15 minutes)
 KEEP_ROWS_MS = 30 * 60 * 1000
 
@@ -181,7 +183,7 @@ class Cluster:
     async def _other_counts(self, conn: asyncpg.Connection) -> list[int]:
         rows = await conn.fetch(
             "SELECT DISTINCT (objid::bigint / $2) AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 "
-            "AND objsubid = 2 AND granted AND pid <> pg_backend_pid() AND objid::bigint >= $2",
+            f"AND objsubid = 2 AND granted AND pid <> pg_backend_pid() AND objid::bigint >= $2 AND {_THIS_DB}",
             LEASE_CLASS, MAX_SHARDS)
         return [int(r["n"]) for r in rows if int(r["n"]) != self.count]
 
@@ -288,7 +290,7 @@ class Cluster:
                 return False
             return bool(await conn.fetchval(
                 "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 "
-                "AND objsubid = 2 AND granted)", LEASE_CLASS, lease_key(self.count, shard)))
+                f"AND objsubid = 2 AND granted AND {_THIS_DB})", LEASE_CLASS, lease_key(self.count, shard)))
 
     async def route(self, interaction: discord.Interaction[Any], match_id: int,
                     on_dropped: Callable[[], Awaitable[Any]]) -> str:

@@ -136,7 +136,8 @@ async def test_three_processes_dm_clicks_routed_exactly_once_and_a_killed_proces
 
     def lease_held(shard: int) -> bool:
         return bool(db.execute("SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = ? "
-                               "AND objid = ? AND objsubid = 2 AND granted",
+                               "AND objid = ? AND objsubid = 2 AND granted AND database = "
+                               "(SELECT oid FROM pg_database WHERE datname = current_database())",
                                (LEASE_CLASS, lease_key(COUNT, shard)))[0][0])
 
     async def refresh(t: Table) -> bool:
