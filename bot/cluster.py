@@ -102,6 +102,8 @@ class Cluster:
     route_timeout = 10.0
     #: seconds a start waits for a lease still held (a killed predecessor's session may still be closing)
     lease_wait = 3.0
+    #: seconds the lease check waits for the server's answer before the shards are given up
+    check_timeout = 10.0
 
     def __init__(self, url: str, plan: ShardPlan) -> None:
         self.url = url
@@ -218,7 +220,7 @@ class Cluster:
                 return set()
             rows = await conn.fetch(
                 "SELECT objid::bigint AS k FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 "
-                "AND objsubid = 2 AND granted AND pid = pg_backend_pid()", LEASE_CLASS)
+                "AND objsubid = 2 AND granted AND pid = pg_backend_pid()", LEASE_CLASS, timeout=self.check_timeout)
             have = {int(r["k"]) - self.count * MAX_SHARDS for r in rows}
             lost = self.held - have
             self.held -= lost
@@ -253,7 +255,15 @@ class Cluster:
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
                 log.warning("cannot reach PostgreSQL for the leases: %s", e)
                 return
-        lost = await self._check_held()
+        try:
+            lost = await self._check_held()
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
+            # no answer from the server: the session (and its locks) may be gone already; stop driving at once
+            log.error("the lease check got no answer (%s): the shards are dropped until it answers again", e)
+            if self.conn is not None:
+                self.conn.terminate()
+            self.conn = None
+            lost, self.held = set(self.held), set()
         if lost:
             log.error("the leases of shards %s are gone: their tables stop here", sorted(lost))
             if self.on_lose is not None:

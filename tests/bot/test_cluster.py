@@ -320,3 +320,40 @@ async def test_leases_are_per_database(pg_server, url):
             await h.close()
     finally:
         pg_server.drop_database(other)
+
+
+async def test_a_lease_check_without_answer_gives_the_shards_up_at_once(url):
+    """The server stops answering the lease connection (a machine or a network lost): the process cannot know
+    whether its session lives on, so it stops driving its tables rather than risk playing them twice; once the
+    server answers again it takes the lease back and the table resumes."""
+    fake = fresh_fake()
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    cluster = p1.bot.cluster
+    conn = cluster.conn
+
+    class Unanswered:
+        """asyncpg's connection as a dead network leaves it: every query times out."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(conn, name)
+
+        async def fetch(self, *args: Any, **kwargs: Any) -> Any:
+            raise TimeoutError
+
+    cluster.conn = Unanswered()
+    await cluster.step()
+    await p1.settle()
+    assert cluster.held == set() and not p1.bot.tables.by_id and conn.is_closed()
+    await until(cluster_step_takes(cluster), "the lease taken back")
+    await p1.settle()
+    assert set(p1.bot.tables.by_id) == {t1}
+    await p1.close()
+
+
+def cluster_step_takes(cluster: Cluster) -> Callable[[], Any]:
+    async def step() -> bool:
+        await cluster.step()
+        return cluster.held == {1}
+
+    return step
