@@ -23,6 +23,7 @@ import aiohttp
 import discord
 from discord.ext import commands
 
+from .cluster import Cluster, ClusterError, dispatch_routed, keep_raw_interactions
 from .config import Config
 from .i18n import Translator
 from .observe import Observers
@@ -87,8 +88,8 @@ def extension_names() -> list[str]:
 NO_PINGS = discord.AllowedMentions(everyone=False, roles=False, users=False, replied_user=False)
 
 
-class MjBot(commands.Bot):
-    """The mahjong bot. ``bot.store`` is the open store after ``setup_hook`` (None before and after); ``bot.tables``
+class MjBot(commands.AutoShardedBot):
+    """The mahjong bot, running the shards of ``config.shards`` (every one by default: bot.shards). ``bot.store`` is the open store after ``setup_hook`` (None before and after); ``bot.tables``
     every live table (:class:`~bot.tables.TableManager`); ``bot.config`` its configuration."""
 
     def __init__(self, config: Config, **options: Any) -> None:
@@ -100,10 +101,13 @@ class MjBot(commands.Bot):
             help_command=None,
             intents=intents(),
             allowed_mentions=NO_PINGS,  # a message pings only the members it names in its own allowed_mentions
+            **config.shard_plan.discord_options(),
             **options,
         )
         self.config = config
         self.store: Store | None = None
+        self.cluster: Cluster | None = None  # leases and routed clicks on PostgreSQL (bot.cluster)
+        keep_raw_interactions(self._connection)
         self.observers = Observers()  # what tests and benchmarks watch (bot.observe)
         self.tables: TableManager = TableManager(self)
         self.connecting_for_real = False
@@ -132,9 +136,12 @@ class MjBot(commands.Bot):
         from bot.store import Store
 
         self.store = await Store.open(self.config.db_path)  # creates the folder; StoreError if unusable
+        await self.open_cluster()
         await self.tree.set_translator(Translator())
         for name in extension_names():
-            await self.load_extension(name)
+            await self.load_extension(name)  # cogs.tables resumes the tables of the shards this process holds
+        if self.cluster is not None:
+            self.cluster.start()
         from bot import options
 
         options.install(self.tree)  # every option a raw payload sends is checked as Discord's client would
@@ -145,6 +152,26 @@ class MjBot(commands.Bot):
                 print(f"Invite the bot to a server with: {url}", flush=True)
                 log.info("invite URL: %s", url)
             await self.sync_commands()
+
+    async def open_cluster(self) -> None:
+        """On PostgreSQL: take the leases of this process's shards (bot.cluster) before any table is resumed; the
+        tables follow the leases (taken later: resumed; lost: dropped), and clicks routed here are applied."""
+        store = self.store
+        if store is None or store.backend is None or store.backend.name != "postgresql":
+            return
+        url = getattr(store.backend, "url", None)
+        assert isinstance(url, str)
+        self.cluster = cluster = await Cluster.open(url, self.config.shard_plan)
+        cluster.on_gain = self._shards_gained
+        cluster.on_lose = self.tables.shards_lost
+        cluster.deliver = lambda data: dispatch_routed(self, data)
+
+    async def _shards_gained(self, shards: set[int]) -> None:
+        """This process took more shards' leases (their owner stopped): their tables resume here."""
+        from .tables import resume_tables
+
+        if not self.tables.closing:
+            await resume_tables(self.tables)
 
     async def sync_commands(self) -> list[discord.app_commands.AppCommand]:
         """Global sync by default (Discord may take a while to show changes); one server instantly with
@@ -167,6 +194,9 @@ class MjBot(commands.Bot):
         try:
             await super().close()
         finally:
+            cluster, self.cluster = self.cluster, None
+            if cluster is not None:
+                await cluster.close()  # the leases go back: another process may take the shards at once
             store, self.store = self.store, None
             if store is not None:
                 await store.close()
@@ -209,6 +239,9 @@ def run(config: Config) -> int:
             return 1
         except discord.LoginFailure:  # a setting to fix: exit status 2, which the service does not restart on
             log.error("Discord refused the token (DISCORD_TOKEN): create a new one on the Bot page of your application")
+            return 2
+        except ClusterError as e:  # a setting to fix (another process runs another shard count)
+            log.error("%s", e)
             return 2
         except discord.PrivilegedIntentsRequired:
             log.error("Discord asks for a privileged intent; this bot uses none: please report this")

@@ -1,7 +1,8 @@
 """``mjbot check``: the pre-flight check a server owner runs before going live.
 
 One line per check, ``✓`` or ``✗``, in this order: the token is configured (never printed, not even in part), the
-database opens, migrates and is writable, the fonts load and an image renders, which slash commands will be synced
+database opens, migrates and is writable, the fonts load and an image renders, the shards this process runs
+(a subset needs PostgreSQL), which slash commands will be synced
 and where, and the invite link with its exact permissions. The exit status is 0 only when every check passed.
 
 Nothing here talks to Discord: the command list comes from the real command tree of :func:`bot.app.create_bot`
@@ -183,6 +184,21 @@ async def check_commands(config: Config) -> Outcome:
                                      + ", ".join(commands))
 
 
+def check_shards(config: Config) -> Outcome:
+    """The shards this process runs, and whether the database can hold several processes (a subset of the shards
+    needs PostgreSQL)."""
+    from .shards import shard_problem
+
+    plan = config.shard_plan
+    problem = shard_problem(config)
+    if problem is not None:
+        return Outcome(False, "shards", problem)
+    if plan.everything:
+        return Outcome(True, "shards", f"{plan.describe()}: this process plays every table")
+    return Outcome(True, "shards", f"{plan.describe()} in this process: it plays the tables of those shards' "
+                                   f"servers; the other shards need their own processes on the same database")
+
+
 def check_invite(config: Config, application_id: int | None) -> Outcome:
     from .app import invite_permissions, invite_url
 
@@ -208,6 +224,7 @@ async def run_checks(config: Config, application_id: int | None = None,
     report(check_token(config))
     report(await check_database(config))
     report(await asyncio.to_thread(check_images))
+    report(check_shards(config))
     report(await check_commands(config))
     report(check_invite(config, application_id))
     failed = [o.name for o in outcomes if not o.ok]

@@ -79,13 +79,24 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = p.add_subparsers(dest="command")
 
-    sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)")
+    r = sub.add_parser("run", help="run the Discord bot (needs DISCORD_TOKEN)",
+                       description="Run the bot. Without --shard-ids and --shard-count one process runs every shard "
+                                   "(Discord's recommended count). Several processes, each running some of the "
+                                   "shards, share one PostgreSQL database; each plays the tables of its own shards' "
+                                   "servers.")
+    r.add_argument("--shard-ids", default=None, metavar="A-B|A,B,...",
+                   help="the shards this process runs, e.g. 0-3 or 0,2,5 (default: MJBOT_SHARD_IDS, else every one)")
+    r.add_argument("--shard-count", default=None, metavar="N",
+                   help="how many shards the bot has in all (default: MJBOT_SHARD_COUNT, else Discord's "
+                        "recommended count)")
 
     c = sub.add_parser("check", help="check the set-up before going live (token, database, images, commands, invite)",
                        description="One line per check with ✓ or ✗; exit status 0 only when all pass. The token is "
                                    "never printed.")
     c.add_argument("--application-id", type=int, default=None, metavar="ID",
                    help="the application id for the invite link (default: read from the token)")
+    c.add_argument("--shard-ids", default=None, metavar="A-B|A,B,...", help="as for mjbot run")
+    c.add_argument("--shard-count", default=None, metavar="N", help="as for mjbot run")
 
     s = sub.add_parser("score", help="score a winning hand", epilog=NOTATION,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -208,7 +219,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .store.copy import copy_main
 
         return copy_main(args.source, args.destination, force=args.force)
-    return _run()
+    return _run(getattr(args, "shard_ids", None), getattr(args, "shard_count", None))
+
+
+def with_shard_flags(config: Any, ids: str | None, count: str | None) -> Any:
+    """``config`` with the shards of ``--shard-ids`` / ``--shard-count`` (each flag given wins over its variable).
+    Raises :class:`~bot.config.ConfigError` naming the setting at fault."""
+    import dataclasses
+    import os
+
+    from .config import ConfigError
+    from .shards import COUNT_ENV, COUNT_FLAG, IDS_ENV, IDS_FLAG, ShardError, parse_shards
+
+    if ids is None and count is None:
+        return config
+    for flag, value in ((IDS_FLAG, ids), (COUNT_FLAG, count)):
+        if value is not None and not value.strip():
+            raise ConfigError(f"{flag} is empty: give a value, or leave the flag out")
+    ids_text, ids_name = (ids, IDS_FLAG) if ids is not None else (os.environ.get(IDS_ENV), IDS_ENV)
+    count_text, count_name = (count, COUNT_FLAG) if count is not None else (os.environ.get(COUNT_ENV), COUNT_ENV)
+    if not (count_text or "").strip():
+        count_name = COUNT_FLAG  # given nowhere: the flag is what to add
+    try:
+        plan = parse_shards(ids_text, count_text, ids_name=ids_name, count_name=count_name)
+    except ShardError as e:
+        raise ConfigError(str(e)) from None
+    return dataclasses.replace(config, shards=plan)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -218,7 +254,7 @@ def _check(args: argparse.Namespace) -> int:
     from .config import Config, ConfigError
 
     try:
-        config = Config.from_env()
+        config = with_shard_flags(Config.from_env(), args.shard_ids, args.shard_count)
     except ConfigError as e:
         print(f"✗ configuration: {e}")
         return SETTING_TO_FIX
@@ -226,14 +262,20 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if ok else SETTING_TO_FIX
 
 
-def _run() -> int:
+def _run(shard_ids: str | None = None, shard_count: str | None = None) -> int:
     from .check import check_token
     from .config import Config, ConfigError
 
     try:
-        config = Config.from_env()
+        config = with_shard_flags(Config.from_env(), shard_ids, shard_count)
     except ConfigError as e:
         print(f"mjbot: {e}", file=sys.stderr)
+        return SETTING_TO_FIX
+    from .shards import shard_problem
+
+    refused = shard_problem(config)
+    if refused is not None:
+        print(f"mjbot: {refused}", file=sys.stderr)
         return SETTING_TO_FIX
     if not config.token:
         print(NO_TOKEN, file=sys.stderr)

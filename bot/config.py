@@ -6,6 +6,9 @@
                           or ``postgresql://user:password@host/dbname``
 ``MJBOT_DEV_GUILD``       a server id: commands sync to that server only, instantly
 ``MJBOT_LOG_LEVEL``       DEBUG, INFO (default), WARNING, ERROR
+``MJBOT_SHARD_IDS``       the Discord shards this process runs: ``0-3`` or ``0,2,5`` (needs ``MJBOT_SHARD_COUNT``;
+                          default: every shard)
+``MJBOT_SHARD_COUNT``     how many shards the bot has in all (default: Discord's recommended count)
 ========================  ==============================================================
 
 >>> c = Config.from_env({"DISCORD_TOKEN": "abc", "MJBOT_DB": "/tmp/x.db", "MJBOT_DEV_GUILD": "42"}, dotenv=False)
@@ -22,6 +25,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .shards import ShardPlan
 
 log = logging.getLogger(__name__)
 
@@ -60,12 +67,19 @@ class Config:
     db_path: Path | str = field(default_factory=_default_db_path)  # a file, or a URL (bot.store.paths)
     dev_guild: int | None = None
     log_level: str = "INFO"
+    shards: ShardPlan | None = None  # None: every shard in this process (bot.shards)
+
+    @property
+    def shard_plan(self) -> ShardPlan:
+        from .shards import ShardPlan
+
+        return self.shards or ShardPlan()
 
     def __repr__(self) -> str:  # the token never appears in logs or tracebacks
         token = "set" if self.token else "missing"
         from bot.store.paths import shown
 
-        return f"Config(token={token}, db_path={shown(self.db_path)!r}, dev_guild={self.dev_guild}, log_level={self.log_level!r})"
+        return f"Config(token={token}, db_path={shown(self.db_path)!r}, dev_guild={self.dev_guild}, log_level={self.log_level!r}, shards={self.shard_plan.describe()!r})"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, *, dotenv: bool | str | Path = True) -> Config:
@@ -92,9 +106,16 @@ class Config:
         level = (env.get("MJBOT_LOG_LEVEL") or "INFO").strip().upper()
         if level not in LOG_LEVELS:
             raise ConfigError(f"MJBOT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+        from .shards import COUNT_ENV, IDS_ENV, ShardError, parse_shards
+
+        try:
+            shards = parse_shards(env.get(IDS_ENV), env.get(COUNT_ENV), ids_name=IDS_ENV, count_name=COUNT_ENV)
+        except ShardError as e:
+            raise ConfigError(str(e)) from None
         return cls(
             token=token,
             db_path=_db_target(db) if db else (_default_db_path() if environ is None else _data_dir_db_path()),
             dev_guild=dev_guild,
             log_level=level,
+            shards=shards,
         )

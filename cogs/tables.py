@@ -510,6 +510,14 @@ class Tables(commands.Cog):
             lt = self.manager.by_id.get(table_id)
             if lt is not None:  # controls pressed in a server act only on that channel's table
                 self.manager.check_place(lt, interaction.guild_id, interaction.channel_id)
+            elif interaction.guild_id is None and self.bot.cluster is not None:
+                # a DM click reaches shard 0's process: the table may be another process's (bot.cluster)
+                how = await self.bot.cluster.route(interaction, table_id,
+                                                   lambda: _say(interaction, t("tables.moving", lang)))
+                if how == "moving":
+                    raise Refusal("tables.moving")
+                if how != "here":
+                    return
             if op == "hand":
                 await self._my_hand(interaction, table_id, lang)
                 return

@@ -75,7 +75,8 @@ class ResumeReport:
 
 
 async def resume_all(store: Any, rebuild: Rebuild, at: datetime | None = None, *,
-                     backoff: tuple[float, ...] | None = None) -> ResumeReport:
+                     backoff: tuple[float, ...] | None = None,
+                     keep: Callable[[UnfinishedGame], bool] | None = None) -> ResumeReport:
     """Rebuild every unfinished game with ``rebuild(game)`` (sync or async; typically
     ``Table.replay(game.variant, game.seed, game.settings, [Action.from_json(a) for a in game.action_json()])``)
     and compare its ``state_hash()`` with the stored one.
@@ -83,11 +84,14 @@ async def resume_all(store: Any, rebuild: Rebuild, at: datetime | None = None, *
     A game whose rebuild raises or whose hash differs is closed with :meth:`Store.abort_match` (status
     ``aborted`` with the reason; the ledger is not touched) and listed in ``report.aborted``; the others are in
     ``report.resumed`` with the rebuilt table, ready to continue. Store calls failing with a :data:`TRANSIENT`
-    error are retried with ``backoff`` until they succeed.
+    error are retried with ``backoff`` until they succeed. ``keep(game)`` False leaves a game alone (not rebuilt,
+    not reported): another process's table.
     """
     report = ResumeReport()
     games = await retrying(store.unfinished_games, "reading unfinished games", backoff)
     for game in games:
+        if keep is not None and not keep(game):
+            continue
         try:
             table = rebuild(game)
             if inspect.isawaitable(table):

@@ -62,7 +62,7 @@ class ClickAnswers:
             self.hold(lt, me)
         work = asyncio.ensure_future(_outcome(move))
         done, _ = await asyncio.wait([work], timeout=within)
-        if not done:
+        if not done and not interaction.response.is_done():  # a routed click comes deferred (bot.cluster)
             await interaction.response.defer()
         outcome, error = await work
         if error is not None:

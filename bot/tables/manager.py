@@ -120,6 +120,32 @@ class TableManager(Admin, Output):
         task.add_done_callback(self._tasks.discard)
         return task
 
+    # ---------------------------------------------------------------------------------------------- ownership
+
+    def owns(self, guild_id: int) -> bool:
+        """Whether this process drives the server's tables: always with one process; with several (bot.cluster)
+        only while it holds the lease of the server's shard."""
+        cluster = getattr(self.bot, "cluster", None)
+        return cluster is None or cluster.owns_guild(guild_id)
+
+    async def shards_lost(self, shards: set[int]) -> None:
+        """This process lost shards' leases: their tables stop here at once (nothing is written: the store has
+        them, and the process that takes the shards resumes them)."""
+        for lt in list(self.by_channel.values()):
+            if self.owns(lt.guild_id):
+                continue
+            async with lt.lock:
+                if lt.timer is not None:
+                    lt.timer.cancel()
+                    lt.timer = None
+                if lt.vote is not None and lt.vote.timer is not None:
+                    lt.vote.timer.cancel()
+                self._forget(lt)
+                if not lt.closed:
+                    lt.move(State.ABORTED)  # closed in this process only: the store's match plays on elsewhere
+            log.warning("table %s in %s: its shard's lease is lost, the table stops in this process", lt.id,
+                        lt.channel_id)
+
     # ---------------------------------------------------------------------------------------------- lookups
 
     def table_in(self, channel_id: int) -> LiveTable:
@@ -151,6 +177,8 @@ class TableManager(Admin, Output):
                          variant: str, rules: dict[str, Any], settings: Any) -> LiveTable:
         """A new lobby in the channel, stored before anyone sees it (Refusal ``tables.not_recorded`` when the store
         fails: no lobby then)."""
+        if not self.owns(guild_id):  # another process holds the server's shard (or nobody does, for a moment)
+            raise Refusal("tables.moving")
         if channel_id in self.by_channel and not self.by_channel[channel_id].closed:
             raise Refusal("tables.busy_channel")
         self._check_free(host_id)

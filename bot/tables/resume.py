@@ -62,7 +62,9 @@ def _live_table(game: Any, meta: dict[str, Any], rec: TableRecorder) -> LiveTabl
 async def resume_tables(mgr: TableManager) -> None:
     """Rebuild every unfinished match from the store; close the ones that cannot be rebuilt, with a message."""
     store = mgr.store
-    report = await resume_all(store, rebuild_table, backoff=mgr.store_backoff)
+    # only the tables of this process's shards (bot.cluster), and only those not already playing here
+    report = await resume_all(store, rebuild_table, backoff=mgr.store_backoff,
+                              keep=lambda g: mgr.owns(g.match.guild_id) and g.match_id not in mgr.by_id)
     for a in report.aborted:
         log.warning("match %s aborted on resume: %s", a.game.match_id, a.reason)
         meta, _ = await _meta(mgr, a.game.match_id)
@@ -80,16 +82,16 @@ async def resume_tables(mgr: TableManager) -> None:
                            mgr.store_backoff)
             continue
         await _take_over(mgr, lt, messages)
-    await _restore_votes(mgr)
+    await _restore_votes(mgr, {r.game.match_id for r in report.resumed})
     await _restore_lobbies(mgr)
 
 
-async def _restore_votes(mgr: TableManager) -> None:
+async def _restore_votes(mgr: TableManager, resumed: set[int]) -> None:
     """Each resumed match's open dissolve vote, with the deadline it had (lapsed while down: it ends now)."""
     votes = await retrying(lambda: open_votes(mgr.store), "reading the votes", mgr.store_backoff)
     for match_id, (held, vote) in votes.items():
         lt = mgr.by_id.get(match_id)
-        if lt is None:
+        if lt is None or match_id not in resumed:
             continue
         try:
             await mgr.restore_vote(lt, held, vote)
@@ -102,6 +104,8 @@ async def _restore_lobbies(mgr: TableManager) -> None:
     name the channel, so they work as before). A lobby whose channel has a match in play was started: forgotten."""
     stored = await retrying(lambda: lobbies(mgr.store), "reading the lobbies", mgr.store_backoff)
     for guild_id, channel_id, state in stored:
+        if not mgr.owns(guild_id) or channel_id in mgr.by_channel and mgr.by_channel[channel_id].state is State.LOBBY:
+            continue  # another process's server, or a lobby open here already
         try:
             if channel_id in mgr.by_channel:
                 raise ValueError("the channel has a match in play")

@@ -284,7 +284,7 @@ def fake_token(app_id: int = APP_ID) -> str:
 def owner_env(tmp_path, monkeypatch):
     """A server owner's shell: an empty folder (no .env), the database in it, no token unless a test sets one."""
     monkeypatch.chdir(tmp_path)
-    for var in ("DISCORD_TOKEN", "MJBOT_DEV_GUILD", "MJBOT_DB", "MJBOT_LOG_LEVEL"):
+    for var in ("DISCORD_TOKEN", "MJBOT_DEV_GUILD", "MJBOT_DB", "MJBOT_LOG_LEVEL", "MJBOT_SHARD_IDS", "MJBOT_SHARD_COUNT"):
         monkeypatch.setenv(var, "")  # recorded, so that what .env loads into os.environ is undone afterwards
         monkeypatch.delenv(var)
     monkeypatch.setenv("MJBOT_DB", str(tmp_path / "state" / "mjbot.sqlite3"))
@@ -323,9 +323,9 @@ def test_check_passes_on_a_good_setup_and_never_prints_the_token(capsys, owner_e
     owner_env.setenv("DISCORD_TOKEN", token)
     code, lines, out = check(capsys)
     assert code == 0, out
-    assert list(lines) == ["token", "database", "images", "commands", "invite"]
+    assert list(lines) == ["token", "database", "images", "shards", "commands", "invite"]
     assert all(line.startswith("✓") for line in lines.values())
-    assert out.strip().splitlines()[-1] == "all 5 checks passed"
+    assert out.strip().splitlines()[-1] == "all 6 checks passed"
     for i in range(len(token) - 5):  # not even a piece of it
         assert token[i:i + 6] not in out
     # the database was created, migrated and left without the probe
@@ -364,7 +364,7 @@ def test_check_without_a_token_fails_the_token_and_the_invite_only(capsys, owner
     assert lines["token"].startswith("✗") and "DISCORD_TOKEN is not set" in lines["token"]
     assert lines["invite"].startswith("✗") and "--application-id" in lines["invite"]
     assert all(lines[k].startswith("✓") for k in ("database", "images", "commands"))
-    assert "2 of 5 checks failed: token, invite" in out
+    assert "2 of 6 checks failed: token, invite" in out
     # with the application id given, the link can be built even before the token is set
     code, lines, _ = check(capsys, "--application-id", "777777777777777777")
     assert code == 2 and "client_id=777777777777777777" in lines["invite"] and lines["invite"].startswith("✓")

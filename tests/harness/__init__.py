@@ -152,6 +152,24 @@ class Seen:
         return [(d["code"], d["ms"], d["size"]) for d in self.of("replay_animation")]
 
 
+async def session_gone(url: object, pid: int | None, timeout: float = 30.0) -> None:
+    """Wait until the PostgreSQL server has ended the session ``pid`` (a killed process's: its locks are free)."""
+    import asyncpg
+
+    if pid is None:
+        return
+    conn = await asyncpg.connect(str(url))
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while await conn.fetchval("SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1)", pid):
+            if loop.time() > deadline:
+                raise TimeoutError(f"the PostgreSQL session {pid} is still there after {timeout} s")
+            await asyncio.sleep(0.01)
+    finally:
+        await conn.close()
+
+
 class Harness:
     """The bot, booted, plus its fake Discord. One per test (see the ``harness`` fixture in tests/cogs)."""
 
@@ -235,6 +253,10 @@ class Harness:
         await asyncio.gather(*doomed, return_exceptions=True)
         self.killed = True
         await self.bot.store.kill()  # the process is gone: its connection with it
+        if self.bot.cluster is not None:  # and its lease session (PostgreSQL frees its shards' locks)
+            pid = self.bot.cluster.backend_pid
+            self.bot.cluster.kill()
+            await session_gone(self.bot.config.db_path, pid)
         new = await Harness.boot(self.bot.config.db_path, config=self.bot.config, fake=self.fake, prepare=prepare)
         new.fake.channels, new.fake.dm_by_user, new.fake.users = self.fake.channels, self.fake.dm_by_user, self.fake.users
         new.fake.closed_dms, new.fake.requests = self.fake.closed_dms, self.fake.requests

@@ -1,0 +1,444 @@
+"""Several bot processes over one PostgreSQL database: which process drives which table, and DM clicks routed to it.
+
+A table belongs to the process that runs its server's shard (:mod:`bot.shards`). Ownership is a **lease**: a
+session-level advisory lock per shard, ``pg_try_advisory_lock(LEASE_CLASS, count * 16384 + shard)``, held on a
+connection of its own (not the store's). PostgreSQL releases a session's locks when the session ends, so a process
+that stops, crashes or is killed with ``kill -9`` frees its shards at once (the server sees the socket close), and a
+process whose connection the server drops has lost them. Only the holder of a shard's lock resumes, opens and plays
+that shard's tables; a second process started with an overlapping shard set holds nothing of what is taken and
+waits (a standby), taking each shard the moment it is free, and resuming its tables from the store.
+
+Every step of the lease is checked by the connection that holds it (:meth:`Cluster.step`, every ``tick`` seconds):
+a dead connection, or a lock that is no longer there, drops the tables of those shards from memory at once (no
+write: the store has them), then the process tries to take them again. The store's own guarantee fences what is
+left: an action is recorded once per (match, seq), so even a process that has not yet noticed its loss cannot add
+a second history to a table.
+
+DM clicks: Discord delivers every DM event to shard 0's process. For a click on a table it does not drive, that
+process defers the interaction (within Discord's 3 seconds), writes the click to ``routed_clicks`` (the interaction
+id is the key: a duplicate delivery is written once) and ``NOTIFY``\\ s the owners. The owner ``LISTEN``\\ s, takes
+the row (``queued`` -> ``taken`` in one statement: exactly one taker) and feeds the click to its own discord.py as an
+already deferred interaction, so the move is applied by the usual code and answered through the interaction's
+token (webhook edits and follow-ups). A NOTIFY lost while the owner restarts is made good by the queue: every
+owner also polls it each ``tick`` and when it takes a shard. A click whose table's owner is down (no one holds the
+lease), or that no owner took within ``route_timeout`` seconds (then it is ``dropped`` in one statement, so it is
+either applied or dropped, never both), is answered "the table is moving, try again in a moment" and changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any
+
+import asyncpg
+import discord
+
+from .shards import MAX_SHARDS, ShardPlan, shard_of
+
+log = logging.getLogger(__name__)
+
+#: the first key of every lease lock ("mjls"); the second is ``count * MAX_SHARDS + shard``
+LEASE_CLASS = 0x6D6A6C73
+#: the key (LEASE_CLASS, 0) serialises taking leases: no count is 0, so no lease has it
+_SETUP_KEY = 0
+CHANNEL = "mjbot_clicks"
+#: advisory locks are per database, but pg_locks lists every database's: only this one's are ours
+_THIS_DB = "database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+#: rows older than this are deleted (an interaction's token lives 15 minutes)
+KEEP_ROWS_MS = 30 * 60 * 1000
+
+
+#: the raw INTERACTION_CREATE payload being dispatched (the tasks discord.py starts for it see it): what a routed
+#: click carries to its owner, exactly as Discord sent it
+RAW_INTERACTION: ContextVar[dict[str, Any] | None] = ContextVar("mjbot_raw_interaction", default=None)
+
+
+def keep_raw_interactions(state: Any) -> None:
+    """Wrap the connection state's ``parse_interaction_create`` (the gateway's parser and the attribute the test
+    harness calls alike) so that the work it starts can read its raw payload (:data:`RAW_INTERACTION`)."""
+    original = state.parse_interaction_create
+
+    def parse_interaction_create(data: Any) -> None:
+        token = RAW_INTERACTION.set(data)
+        try:
+            original(data)
+        finally:
+            RAW_INTERACTION.reset(token)
+
+    state.parse_interaction_create = parse_interaction_create
+    state.parsers["INTERACTION_CREATE"] = parse_interaction_create
+
+
+class ClusterError(Exception):
+    """A process that must not run as configured (the message says why): exit status 2."""
+
+
+def lease_key(count: int, shard: int) -> int:
+    return count * MAX_SHARDS + shard
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Cluster:
+    """One process's leases and routed clicks. ``owns_guild`` says whether a server's tables are this process's.
+
+    ``on_gain(shards)`` is awaited after shards are taken (resume their tables), ``on_lose(shards)`` after shards
+    are lost (drop their tables), ``deliver(payload)`` for each routed click taken (apply it)."""
+
+    #: seconds between lease checks and queue polls
+    tick = 2.0
+    #: seconds a routed click waits to be taken before "the table is moving"
+    route_timeout = 10.0
+    #: seconds a start waits for a lease still held (a killed predecessor's session may still be closing)
+    lease_wait = 3.0
+    #: seconds the lease check waits for the server's answer before the shards are given up
+    check_timeout = 10.0
+
+    def __init__(self, url: str, plan: ShardPlan) -> None:
+        self.url = url
+        self.plan = plan
+        self.count, self.shards = plan.lease_keys()
+        self.held: set[int] = set()
+        self.conn: asyncpg.Connection | None = None
+        self.backend_pid: int | None = None
+        self.me = f"{socket.gethostname()}:{os.getpid()}"
+        self.on_gain: Callable[[set[int]], Awaitable[None]] | None = None
+        self.on_lose: Callable[[set[int]], Awaitable[None]] | None = None
+        self.deliver: Callable[[dict[str, Any]], None] | None = None
+        self.closing = False
+        self._lock = asyncio.Lock()  # one statement at a time on the connection
+        self._loop_task: asyncio.Task[None] | None = None
+        self._drain_task: asyncio.Task[None] | None = None
+        self._drain_again = False
+        self._guilds: dict[int, int | None] = {}  # match id -> server id (never changes)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._steps = 0
+
+    # ------------------------------------------------------------------------------------------- ownership
+
+    def shard_of(self, guild_id: int) -> int:
+        return shard_of(guild_id, self.count)
+
+    def owns_guild(self, guild_id: int) -> bool:
+        """Whether this process holds the lease of the server's shard now."""
+        return self.shard_of(guild_id) in self.held
+
+    @classmethod
+    async def open(cls, url: str, plan: ShardPlan, **settings: Any) -> Cluster:
+        """Connect, take every lease of ``plan`` that is free (waiting up to ``lease_wait`` for one still held),
+        and listen for routed clicks. :class:`ClusterError` when another process runs another shard count."""
+        self = cls(url, plan)
+        for k, v in settings.items():
+            setattr(self, k, v)
+        await self._connect()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.lease_wait
+        try:
+            await self._take_free()
+            while set(self.shards) - self.held and loop.time() < deadline:
+                await asyncio.sleep(0.05)
+                await self._take_free()
+        except BaseException:
+            await self.close()
+            raise
+        missing = sorted(set(self.shards) - self.held)
+        if missing:
+            log.warning("shards %s of %d are held by another process: waiting for them (standby)", missing,
+                        self.count)
+        log.info("holding the leases of shards %s of %d", sorted(self.held), self.count)
+        return self
+
+    async def _connect(self) -> None:
+        conn = await asyncpg.connect(self.url, timeout=10, server_settings={
+            "application_name": "mjbot-lease",
+            # a peer that vanished without closing (a machine lost) is noticed within about a minute
+            "tcp_keepalives_idle": "20", "tcp_keepalives_interval": "5", "tcp_keepalives_count": "4"})
+        self.conn = conn
+        self.backend_pid = int(await conn.fetchval("SELECT pg_backend_pid()"))
+        conn.add_termination_listener(self._terminated)
+        await conn.add_listener(CHANNEL, self._notified)
+
+    def _terminated(self, conn: Any) -> None:
+        if conn is self.conn and not self.closing:
+            self._spawn(self._lost_connection())
+
+    async def _lost_connection(self) -> None:
+        async with self._lock:
+            self.conn = None
+            lost, self.held = set(self.held), set()
+        if lost:
+            log.error("the lease connection is gone: shards %s are no longer this process's", sorted(lost))
+            if self.on_lose is not None:
+                await self.on_lose(lost)
+
+    async def _other_counts(self, conn: asyncpg.Connection) -> list[int]:
+        rows = await conn.fetch(
+            "SELECT DISTINCT (objid::bigint / $2) AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 "
+            f"AND objsubid = 2 AND granted AND pid <> pg_backend_pid() AND objid::bigint >= $2 AND {_THIS_DB}",
+            LEASE_CLASS, MAX_SHARDS)
+        return [int(r["n"]) for r in rows if int(r["n"]) != self.count]
+
+    async def _take_free(self) -> set[int]:
+        """Take every lease of ours that is free; the newly taken shards."""
+        gained: set[int] = set()
+        async with self._lock:
+            conn = self.conn
+            if conn is None or conn.is_closed():
+                return gained
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock($1, $2)", LEASE_CLASS, _SETUP_KEY)
+                others = await self._other_counts(conn)
+                if others:
+                    raise ClusterError(
+                        f"another process runs this bot with shard count {others[0]} on this database, and this "
+                        f"one with {self.count}: every process must use the same --shard-count")
+                for shard in self.shards:
+                    if shard in self.held:
+                        continue
+                    if await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", LEASE_CLASS,
+                                           lease_key(self.count, shard)):
+                        self.held.add(shard)
+                        gained.add(shard)
+        return gained
+
+    async def _check_held(self) -> set[int]:
+        """The shards whose lock this session no longer holds (lost)."""
+        async with self._lock:
+            conn = self.conn
+            if conn is None or conn.is_closed():
+                return set()
+            rows = await conn.fetch(
+                "SELECT objid::bigint AS k FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 "
+                "AND objsubid = 2 AND granted AND pid = pg_backend_pid()", LEASE_CLASS, timeout=self.check_timeout)
+            have = {int(r["k"]) - self.count * MAX_SHARDS for r in rows}
+            lost = self.held - have
+            self.held -= lost
+        return lost
+
+    def start(self) -> None:
+        """Start the background work: lease checks and retries, and the queue poll (the first at once)."""
+        if self._loop_task is None:
+            self._loop_task = asyncio.get_running_loop().create_task(self._run(), name="mjbot-cluster")
+            self._kick_drain()
+
+    async def _run(self) -> None:
+        while not self.closing:
+            await asyncio.sleep(self.tick)
+            try:
+                await self.step()
+            except ClusterError as e:
+                log.error("%s", e)
+            except Exception:
+                log.exception("lease check failed")
+
+    async def step(self) -> None:
+        """One round: reconnect if needed, drop lost shards, take free ones, poll the queue."""
+        if self.closing:
+            return
+        if self.conn is None or self.conn.is_closed():
+            lost, self.held = set(self.held), set()
+            if lost and self.on_lose is not None:
+                await self.on_lose(lost)
+            try:
+                await self._connect()
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
+                log.warning("cannot reach PostgreSQL for the leases: %s", e)
+                return
+        try:
+            lost = await self._check_held()
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
+            # no answer from the server: the session (and its locks) may be gone already; stop driving at once
+            log.error("the lease check got no answer (%s): the shards are dropped until it answers again", e)
+            if self.conn is not None:
+                self.conn.terminate()
+            self.conn = None
+            lost, self.held = set(self.held), set()
+        if lost:
+            log.error("the leases of shards %s are gone: their tables stop here", sorted(lost))
+            if self.on_lose is not None:
+                await self.on_lose(lost)
+        gained = await self._take_free()
+        if gained:
+            log.info("took the leases of shards %s of %d", sorted(gained), self.count)
+            if self.on_gain is not None:
+                await self.on_gain(gained)
+        self._steps += 1
+        if self._steps % 100 == 0:
+            async with self._lock:
+                if self.conn is not None and not self.conn.is_closed():
+                    await self.conn.execute("DELETE FROM routed_clicks WHERE queued_at < $1",
+                                            _now_ms() - KEEP_ROWS_MS)
+        self._kick_drain()
+
+    # ------------------------------------------------------------------------------------------- routing
+
+    async def guild_of(self, match_id: int) -> int | None:
+        if match_id not in self._guilds:
+            async with self._lock:
+                conn = self.conn
+                if conn is None or conn.is_closed():
+                    return None
+                found = await conn.fetchval("SELECT guild_id FROM matches WHERE id = $1", match_id)
+            self._guilds[match_id] = None if found is None else int(found)
+        return self._guilds[match_id]
+
+    async def owner_alive(self, shard: int) -> bool:
+        async with self._lock:
+            conn = self.conn
+            if conn is None or conn.is_closed():
+                return False
+            return bool(await conn.fetchval(
+                "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 "
+                f"AND objsubid = 2 AND granted AND {_THIS_DB})", LEASE_CLASS, lease_key(self.count, shard)))
+
+    async def route(self, interaction: discord.Interaction[Any], match_id: int,
+                    on_dropped: Callable[[], Awaitable[Any]]) -> str:
+        """What to do with a DM click on the table ``match_id`` that this process does not drive:
+
+        - ``"here"``: the table is this process's own (or unknown): handle it here as usual;
+        - ``"moving"``: no process holds the table's shard: answer "the table is moving" (nothing changes);
+        - ``"routed"``: deferred and queued for the owner, which answers it (``on_dropped()`` is awaited if no
+          owner takes it within ``route_timeout``: answer "the table is moving" then);
+        - ``"ignored"``: a duplicate delivery, or an interaction Discord would not let us acknowledge (forged or
+          expired): nothing is queued.
+        """
+        if interaction.extras.get("routed"):
+            return "here"  # delivered by the queue already: never routed twice
+        guild = await self.guild_of(match_id)
+        if guild is None:
+            return "here"
+        shard = self.shard_of(guild)
+        if shard in self.held:
+            return "here"
+        if not await self.owner_alive(shard):
+            return "moving"
+        try:
+            await interaction.response.defer()
+        except (discord.HTTPException, discord.InteractionResponded) as e:
+            log.info("routed click %s not acknowledged (%s): not queued", interaction.id, e)
+            return "ignored"
+        data = RAW_INTERACTION.get()
+        if not data or str(data.get("id")) != str(interaction.id):
+            log.warning("routed click %s: its payload is not known here: not queued", interaction.id)
+            return "ignored"
+        async with self._lock:
+            conn = self.conn
+            if conn is None or conn.is_closed():
+                queued = False
+            else:
+                async with conn.transaction():
+                    status = await conn.execute(
+                        "INSERT INTO routed_clicks (interaction_id, shard_count, shard, match_id, payload, queued_at) "
+                        "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (interaction_id) DO NOTHING",
+                        int(interaction.id), self.count, shard, match_id, json.dumps(data), _now_ms())
+                    queued = status.endswith(" 1")
+                    if queued:
+                        await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{self.count}:{shard}")
+        if not queued:
+            return "ignored"
+        self._spawn(self._watch(int(interaction.id), on_dropped), name="mjbot-route-watch")
+        return "routed"
+
+    async def _watch(self, interaction_id: int, on_dropped: Callable[[], Awaitable[Any]]) -> None:
+        await asyncio.sleep(self.route_timeout)
+        async with self._lock:
+            conn = self.conn
+            if conn is None or conn.is_closed():
+                return
+            dropped = await conn.fetchval(
+                "UPDATE routed_clicks SET state = 'dropped', payload = '' WHERE interaction_id = $1 "
+                "AND state = 'queued' RETURNING 1", interaction_id)
+        if dropped:
+            log.warning("routed click %s was not taken in %.0f s: dropped", interaction_id, self.route_timeout)
+            with contextlib.suppress(discord.HTTPException):
+                await on_dropped()
+
+    def _notified(self, conn: Any, pid: int, channel: str, payload: str) -> None:
+        count, _, shard = payload.partition(":")
+        if count == str(self.count) and shard.isdigit() and int(shard) in self.held:
+            self._kick_drain()
+
+    def _kick_drain(self) -> None:
+        if self.closing or not self.held:
+            return
+        if self._drain_task is None or self._drain_task.done():
+            self._drain_task = self._spawn(self._drain(), name="mjbot-cluster-drain")
+        else:
+            self._drain_again = True
+
+    async def _drain(self) -> None:
+        while not self.closing:
+            self._drain_again = False
+            taken = await self._take_clicks()
+            for payload in taken:
+                if self.deliver is not None:
+                    try:
+                        self.deliver(payload)
+                    except Exception:
+                        log.exception("a routed click could not be applied")
+            if not taken and not self._drain_again:
+                return
+
+    async def _take_clicks(self) -> list[dict[str, Any]]:
+        async with self._lock:
+            conn = self.conn
+            if conn is None or conn.is_closed() or not self.held:
+                return []
+            rows = await conn.fetch(
+                "UPDATE routed_clicks r SET state = 'taken', taken_at = $3, taken_by = $4, payload = '' "
+                "FROM (SELECT interaction_id, payload FROM routed_clicks WHERE state = 'queued' AND shard_count = $1 "
+                "AND shard = ANY($2::int[]) ORDER BY queued_at LIMIT 100 FOR UPDATE SKIP LOCKED) old "
+                "WHERE r.interaction_id = old.interaction_id RETURNING old.payload",
+                self.count, sorted(self.held), _now_ms(), self.me)
+        return [json.loads(r["payload"]) for r in rows]
+
+    # ------------------------------------------------------------------------------------------- end
+
+    def _spawn(self, coro: Any, name: str | None = None) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def close(self) -> None:
+        """Stop, and give the leases back (closing the session releases its locks)."""
+        self.closing = True
+        tasks = [t for t in (self._loop_task, *self._tasks) if t is not None]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        conn, self.conn = self.conn, None
+        self.held = set()
+        if conn is not None and not conn.is_closed():
+            with contextlib.suppress(Exception):
+                await conn.close(timeout=5)
+
+    def kill(self) -> None:
+        """As ``kill -9``: the session is dropped, nothing else runs (tests)."""
+        self.closing = True
+        for t in [t for t in (self._loop_task, *self._tasks) if t is not None]:
+            t.cancel()
+        if self.conn is not None:
+            self.conn.terminate()
+
+
+def dispatch_routed(bot: Any, data: dict[str, Any]) -> None:
+    """Feed a routed click to this process's discord.py as Discord would, but already acknowledged (the routing
+    process deferred it): the control's callback runs as usual and answers through the interaction's token."""
+    state = bot._connection
+    interaction: discord.Interaction[Any] = discord.Interaction(data=data, state=state)  # type: ignore[arg-type]
+    interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
+    interaction.extras["routed"] = True
+    inner = data["data"]
+    state._view_store.dispatch_view(inner["component_type"], inner["custom_id"], interaction)

@@ -1,0 +1,359 @@
+"""Several bot processes over one PostgreSQL database (bot.cluster), booted side by side in this test's event loop,
+each the real bot under the harness, answering one shared fake Discord (as one bot application's processes do):
+
+- a table is driven only by the process holding its server's shard lease: start-up resumes only its own shards'
+  tables, a second process with an overlapping shard set plays nothing of them (a standby), and takes them over when
+  the owner stops; a process that loses its lease stops driving those tables at once;
+- a DM click on another process's table is deferred by the process that got it, routed through the queue and
+  applied exactly once by the owner, which answers through the interaction's token; duplicates and forged ones are
+  not applied; a click whose table has no owner gets "the table is moving" and changes nothing; a queued click whose
+  NOTIFY was lost is taken by the owner's poll; one that no owner takes in time is dropped, never applied later.
+
+The same with real subprocesses and a SIGKILL: tests/bot/test_cluster_processes.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from bot.cluster import CHANNEL, Cluster, ClusterError
+from bot.config import Config
+from bot.shards import ShardPlan, shard_of
+from bot.tables import Timers
+from tests.harness import Harness, Message
+from tests.harness.db import sql
+from tests.harness.fake import FakeDiscord, user_payload
+
+APP = 1_200_000_000_000_000_001
+COUNT = 2
+BASE = 1_210_000_000_000_000_000
+
+
+def guild_on(shard: int, n: int = 0) -> int:
+    """A server id on ``shard`` of COUNT."""
+    g = ((BASE >> 22) + n * COUNT) << 22
+    while shard_of(g, COUNT) != shard:
+        g += 1 << 22
+    return g
+
+
+G0, G1 = guild_on(0), guild_on(1)
+CH0, CH1 = 1_220_000_000_000_000_000, 1_220_000_000_000_000_001
+U0, U1 = 1_230_000_000_000_000_000, 1_230_000_000_000_000_001
+
+
+@pytest.fixture
+def url(pg_server):
+    u = pg_server.create_database()
+    yield u
+    pg_server.drop_database(u)
+
+
+@pytest.fixture(autouse=True)
+def _no_background_ticks(monkeypatch):
+    """The lease checks and queue polls run when a test calls ``cluster.step()``, not on a timer."""
+    monkeypatch.setattr(Cluster, "tick", 3600.0)
+    monkeypatch.setattr(Cluster, "lease_wait", 0.0)
+
+
+def _slow_timers(bot: Any) -> None:
+    bot.tables.timers = Timers(turn=3600, claim=3600, next_hand=3600)
+
+
+async def boot(url: str, ids: tuple[int, ...] | None, fake: FakeDiscord) -> Harness:
+    config = Config(token=None, db_path=url, shards=ShardPlan(ids, COUNT if ids is not None else None))
+    return await Harness.boot(url, config=config, fake=fake, prepare=_slow_timers)
+
+
+async def until(cond: Callable[[], Any], what: str, timeout: float = 30.0) -> None:
+    """Poll ``cond`` (sync or async) until it is true (a generous limit: only a broken bot ever reaches it)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        got = cond()
+        if asyncio.iscoroutine(got):
+            got = await got
+        if got:
+            return
+        if loop.time() > deadline:
+            raise AssertionError(f"still not {what} after {timeout} s")
+        await asyncio.sleep(0.01)
+
+
+async def open_table(h: Harness, guild: int, channel: int, user: int) -> int:
+    h.add_channel(channel, guild_id=guild)
+    await h.slash("table new", variant="wuhu", user=user, guild=guild, channel=channel)
+    for _ in range(3):
+        await h.slash("table addbot", user=user, guild=guild, channel=channel)
+    await h.slash("table start", user=user, guild=guild, channel=channel)
+    lt = h.bot.tables.by_channel[channel]
+    return lt.id
+
+
+def controls(fake: FakeDiscord, user: int) -> tuple[Message, str]:
+    """The player's DM with live play controls, and the control to press (a discard, else pass, else any)."""
+    for m in reversed(fake.dm_messages(user)):
+        cids = [c["custom_id"] for c in m.buttons() if c.get("custom_id", "").startswith("mjt:")
+                and not c.get("disabled")]
+        if cids:
+            by_op = {cid.split(":")[4]: cid for cid in cids}
+            return m, by_op.get("d") or by_op.get("x") or cids[0]
+    raise AssertionError(f"player {user} has no DM with controls")
+
+
+def human_moves(h: Harness, match_id: int, seat: int = 0) -> int:
+    rows = sql(h, "SELECT action FROM actions WHERE match_id = ?", (match_id,))
+    acts = [json.loads(r[0]) for r in rows]
+    return sum(1 for a in acts if a.get("seat") == seat and a["type"] not in ("timeout", "next_hand"))
+
+
+def fresh_fake() -> FakeDiscord:
+    return FakeDiscord(APP, user_payload(APP, "mjbot", bot=True))
+
+
+async def test_start_up_resumes_only_its_own_shards_and_an_overlapping_process_plays_nothing(url):
+    fake = fresh_fake()
+    both = await boot(url, (0, 1), fake)
+    t0 = await open_table(both, G0, CH0, U0)
+    t1 = await open_table(both, G1, CH1, U1)
+    await both.close()  # its leases go back with its session
+
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    assert set(p0.bot.tables.by_id) == {t0} and set(p1.bot.tables.by_id) == {t1}
+    assert p0.bot.cluster.held == {0} and p1.bot.cluster.held == {1}
+
+    # a second process for shard 1 while its owner runs: it holds nothing, resumes nothing, opens nothing
+    before = sql(p1, "SELECT COUNT(*) FROM matches")[0][0]
+    dup = await boot(url, (1,), fake)
+    assert dup.bot.cluster.held == set() and not dup.bot.tables.by_id and not dup.bot.tables.by_channel
+    r = await dup.slash("table new", variant="wuhu", user=U1 + 7, guild=G1, channel=CH1 + 7)
+    assert "moving" in r.reply.content and r.reply.ephemeral
+    await dup.bot.cluster.step()  # still held by the owner: it takes nothing
+    assert dup.bot.cluster.held == set() and not dup.bot.tables.by_id
+    assert sql(p1, "SELECT COUNT(*) FROM matches")[0][0] == before
+
+    # the owner stops: the standby takes shard 1 at its next check and the table resumes there
+    await p1.close()
+    await dup.bot.cluster.step()
+    await dup.settle()
+    assert dup.bot.cluster.held == {1} and set(dup.bot.tables.by_id) == {t1}
+    moves = human_moves(dup, t1)
+    m, cid = controls(fake, U1)
+    await dup.click(m, custom_id=cid)
+    assert human_moves(dup, t1) == moves + 1
+    for h in (p0, dup):
+        await h.close()
+
+
+async def test_another_shard_count_on_the_same_database_is_refused(url):
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    config = Config(token=None, db_path=url, shards=ShardPlan((0,), 3))
+    with pytest.raises(ClusterError, match="same --shard-count"):
+        await Harness.boot(url, config=config, fake=fake)
+    await p0.close()
+
+
+async def test_a_dm_click_is_routed_to_the_owner_and_applied_once(url):
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    m, cid = controls(fake, U1)
+
+    data, rec = p0.click_payload(m, custom_id=cid)
+    p0.bot._connection.parse_interaction_create(data)  # Discord delivers DM clicks to shard 0's process
+    await until(lambda: human_moves(p1, t1) == moves + 1, "applied by the owner")
+    await p1.settle()
+    await p0.settle()
+    assert rec.callback_type == 6  # shard 0's process acknowledged it (a deferred update) within the 3 s
+    answers = [r for r in fake.requests if r.path.startswith(f"/webhooks/{APP}/{rec.token}")]
+    assert answers and all(r.status == 200 for r in answers)  # the owner answered through the token
+    assert rec.original is not None and rec.original.id == m.id and rec.original.edits >= 1
+    state = sql(p0, "SELECT state, payload FROM routed_clicks WHERE interaction_id = ?", (rec.id,))
+    assert state == [("taken", "")]
+
+    # the same delivery again (Discord retrying, or a replay): not acknowledged twice, not queued, not applied
+    p0.bot._connection.parse_interaction_create(data)
+    await p0.settle()
+    await p1.bot.cluster.step()
+    await p1.settle()
+    assert human_moves(p1, t1) == moves + 1
+    assert sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 1
+
+    # a forged click (a token Discord never issued): the acknowledgement fails, nothing is queued or applied
+    m, cid = controls(fake, U1)
+    forged, frec = p0.click_payload(m, custom_id=cid)
+    del fake.interactions[frec.token]
+    p0.bot._connection.parse_interaction_create(forged)
+    await p0.settle()
+    await p1.bot.cluster.step()
+    await p1.settle()
+    assert human_moves(p1, t1) == moves + 1 and not frec.callbacks
+    assert sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 1
+
+    # the next real click plays
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid)
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: human_moves(p1, t1) == moves + 2, "the next click applied")
+    for h in (p0, p1):
+        await h.close()
+
+
+async def test_a_click_whose_owner_is_down_is_told_the_table_is_moving_and_changes_nothing(url):
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    await p1.close()
+    moves = human_moves(p0, t1)
+    m, cid = controls(fake, U1)
+    for locale, text in (("en-US", "The table is moving"), ("zh-CN", "这一桌正在转移"), ("zh-TW", "這一桌正在轉移")):
+        r = await p0.click(m, custom_id=cid, locale=locale)
+        assert text in r.reply.content and r.reply.ephemeral
+    assert human_moves(p0, t1) == moves and sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 0
+
+    # its shard comes back: the table resumes in the new process and the next click plays
+    p1 = await boot(url, (1,), fake)
+    assert set(p1.bot.tables.by_id) == {t1}
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid)
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: human_moves(p1, t1) == moves + 1, "applied after the restart")
+    for h in (p0, p1):
+        await h.close()
+
+
+async def test_a_queued_click_whose_notify_was_lost_is_taken_by_the_owners_poll(url):
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the NOTIFY never arrives
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid)
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: sql(p0, "SELECT state FROM routed_clicks") == [("queued",)], "queued")
+    assert human_moves(p1, t1) == moves
+    await p1.bot.cluster.step()  # the poll every tick
+    await until(lambda: human_moves(p1, t1) == moves + 1, "applied from the queue")
+    for h in (p0, p1):
+        await h.close()
+
+
+async def test_a_click_no_owner_takes_in_time_is_dropped_and_never_applied_later(url, monkeypatch):
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)
+    p0.bot.cluster.route_timeout = 0.05
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: any("The table is moving" in f.content for f in rec.followups), "told it is moving")
+    assert sql(p0, "SELECT state FROM routed_clicks") == [("dropped",)]
+    await p1.bot.cluster.step()
+    await p1.settle()
+    assert human_moves(p1, t1) == moves
+    for h in (p0, p1):
+        await h.close()
+
+
+async def test_a_process_that_loses_its_lease_stops_driving_those_tables_then_takes_them_back(url, pg_server):
+    fake = fresh_fake()
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    cluster = p1.bot.cluster
+    # the server drops the lease session (a restart, a fail-over, a network cut)
+    pg_server.psql(f"SELECT pg_terminate_backend({cluster.backend_pid})")
+    await until(lambda: not cluster.held, "noticed")
+    await until(lambda: not p1.bot.tables.by_id, "its tables dropped")
+    assert not p1.bot.tables.by_channel
+    moves = human_moves(p1, t1)
+    m, cid = controls(fake, U1)
+    r = await p1.click(m, custom_id=cid)  # its old controls no longer play here
+    assert human_moves(p1, t1) == moves and r.reply.ephemeral
+    await cluster.step()  # reconnects and takes the lease again: the table resumes from the store
+    await p1.settle()
+    assert cluster.held == {1} and set(p1.bot.tables.by_id) == {t1}
+    m, cid = controls(fake, U1)
+    await p1.click(m, custom_id=cid)
+    assert human_moves(p1, t1) == moves + 1
+    await p1.close()
+
+
+async def test_leases_are_per_database(pg_server, url):
+    """Two bots' databases on one PostgreSQL server: another database's leases neither block nor stand in for this
+    one's (PostgreSQL lists every database's advisory locks together)."""
+    other = pg_server.create_database()
+    try:
+        fake, fake_b = fresh_fake(), fresh_fake()
+        p0 = await boot(url, (0,), fake)
+        p1 = await boot(url, (1,), fake)
+        t1 = await open_table(p1, G1, CH1, U1)
+        await p1.close()
+        # the other bot runs another shard count: no conflict with this database's processes
+        b3 = await Harness.boot(other, config=Config(token=None, db_path=other, shards=ShardPlan((2,), 3)),
+                                fake=fresh_fake())
+        assert b3.bot.cluster.held == {2}
+        await b3.close()
+        # and holds shard 1 of 2 there: not this database's shard 1
+        b1 = await boot(other, (1,), fake_b)
+        assert b1.bot.cluster.held == {1}
+        moves = human_moves(p0, t1)
+        m, cid = controls(fake, U1)
+        r = await p0.click(m, custom_id=cid)  # nobody holds shard 1 in this database: moving, not routed
+        assert "moving" in r.reply.content and human_moves(p0, t1) == moves
+        assert sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 0
+        for h in (p0, b1):
+            await h.close()
+    finally:
+        pg_server.drop_database(other)
+
+
+async def test_a_lease_check_without_answer_gives_the_shards_up_at_once(url):
+    """The server stops answering the lease connection (a machine or a network lost): the process cannot know
+    whether its session lives on, so it stops driving its tables rather than risk playing them twice; once the
+    server answers again it takes the lease back and the table resumes."""
+    fake = fresh_fake()
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    cluster = p1.bot.cluster
+    conn = cluster.conn
+
+    class Unanswered:
+        """asyncpg's connection as a dead network leaves it: every query times out."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(conn, name)
+
+        async def fetch(self, *args: Any, **kwargs: Any) -> Any:
+            raise TimeoutError
+
+    cluster.conn = Unanswered()
+    await cluster.step()
+    await p1.settle()
+    assert cluster.held == set() and not p1.bot.tables.by_id and conn.is_closed()
+    await until(cluster_step_takes(cluster), "the lease taken back")
+    await p1.settle()
+    assert set(p1.bot.tables.by_id) == {t1}
+    await p1.close()
+
+
+def cluster_step_takes(cluster: Cluster) -> Callable[[], Any]:
+    async def step() -> bool:
+        await cluster.step()
+        return cluster.held == {1}
+
+    return step
