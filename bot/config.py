@@ -6,6 +6,9 @@
                           or ``postgresql://user:password@host/dbname``
 ``MJBOT_DEV_GUILD``       a server id: commands sync to that server only, instantly
 ``MJBOT_LOG_LEVEL``       DEBUG, INFO (default), WARNING, ERROR
+``MJBOT_DB_POOL``         PostgreSQL only: the most connections this process opens (default 10)
+``MJBOT_GLOBAL_RATE``     this process's share of Discord's global limit, requests per second (default: 50, or
+                          50 x its shards / the shard count when the bot runs in several processes)
 ========================  ==============================================================
 
 >>> c = Config.from_env({"DISCORD_TOKEN": "abc", "MJBOT_DB": "/tmp/x.db", "MJBOT_DEV_GUILD": "42"}, dotenv=False)
@@ -22,6 +25,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +54,21 @@ def _db_target(text: str) -> Path | str:
     return db_target(text)
 
 
+def _positive(env: Mapping[str, str], name: str, kind: type[int] | type[float], most: float) -> Any:
+    """``env[name]`` as a number above 0 and at most ``most``, or None when unset; :class:`ConfigError` otherwise."""
+    text = (env.get(name) or "").strip()
+    if not text:
+        return None
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value <= most or value != value:
+        what = "a whole number" if kind is int else "a number"
+        raise ConfigError(f"{name} must be {what} above 0 and at most {most:g}, not {text!r}")
+    return value
+
+
 class ConfigError(ValueError):
     """A setting has a value the bot cannot use; the message says which and why."""
 
@@ -60,6 +79,8 @@ class Config:
     db_path: Path | str = field(default_factory=_default_db_path)  # a file, or a URL (bot.store.paths)
     dev_guild: int | None = None
     log_level: str = "INFO"
+    db_pool: int | None = None  # None: bot.store.postgres.DEFAULT_POOL
+    global_rate: float | None = None  # None: bot.ratelimit.share(...) of Discord's 50 requests/s
 
     def __repr__(self) -> str:  # the token never appears in logs or tracebacks
         token = "set" if self.token else "missing"
@@ -92,9 +113,13 @@ class Config:
         level = (env.get("MJBOT_LOG_LEVEL") or "INFO").strip().upper()
         if level not in LOG_LEVELS:
             raise ConfigError(f"MJBOT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+        db_pool = _positive(env, "MJBOT_DB_POOL", int, 1000)
+        global_rate = _positive(env, "MJBOT_GLOBAL_RATE", float, 50.0)
         return cls(
             token=token,
             db_path=_db_target(db) if db else (_default_db_path() if environ is None else _data_dir_db_path()),
             dev_guild=dev_guild,
             log_level=level,
+            db_pool=db_pool,
+            global_rate=global_rate,
         )
