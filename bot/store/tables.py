@@ -29,6 +29,7 @@ from typing import Any
 
 from engine.table import Action, Event, IllegalAction, Table
 
+from .database import WRITE_TASK_PREFIX
 from .models import LedgerRow, SeatSpec, SeatTotals, UnfinishedGame, splits_jiao
 
 _PLAYING = ("play", "claim", "rob")
@@ -201,6 +202,7 @@ class TableRecorder:
                     hand_id=self.hand_id if in_hand else None,
                     state_hash=self.table.state_hash(),
                 ))
+                write.set_name(f"{WRITE_TASK_PREFIX}TableRecorder.apply")  # its error goes to this apply (or the next)
                 self._writing = (write, data)
                 await asyncio.shield(write)  # cancelled here: the write goes on, and the next apply waits for it
                 self._writing = None
