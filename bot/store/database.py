@@ -102,14 +102,15 @@ class Database:
         """``await method(*args, **kwargs)``, run again after a collision with another transaction (the backend's
         ``conflicts``), a few milliseconds later each time, at most :data:`ATTEMPTS` times in all."""
         conflicts = () if self.backend is None else self.backend.conflicts
-        for attempt in range(1, ATTEMPTS + 1):
+        attempt = 1
+        while True:
             try:
                 return await method(*args, **kwargs)
             except conflicts:
-                if attempt == ATTEMPTS:
+                if attempt >= ATTEMPTS:
                     raise  # "busy": the caller says try again (bot.store.failures)
             await asyncio.sleep(random.uniform(0, min(0.002 * 2 ** attempt, 0.2)))
-        raise AssertionError("unreachable")
+            attempt += 1
 
     @property
     def closed(self) -> bool:
