@@ -1,6 +1,7 @@
 """Discord requests per move: plays hands through the test harness under a simulated clock (run by hand).
 
-    python benchmarks/bench_discord.py [--hands 2] [--rates 1,3,10] [--variant hefei] [--seed 1] [--kinds] [--json]
+    python benchmarks/bench_discord.py [--hands 2] [--rates 1,3,10] [--variant hefei] [--seed 1] [--kinds]
+                                       [--share 50] [--json]
 
 Two tables are played with real images: four humans (every click of every human is a move) and one human with
 three AI seats (a move is the human's click; the AI's moves ride on it). Each request the bot makes is captured at
@@ -14,7 +15,10 @@ Last line with ``--json``: the keys of docs/interfaces.md (``counted_per_move_4h
 ``counted_per_click_1h``, ``exempt_per_move_4h``, ``peak_channel_writes_5s``, ``upload_bytes_per_move_4h``) plus
 per-rate counts and peaks, the table channel's and the busiest DM channel's apart (``peak_table_channel_5s_at_R``,
 ``peak_dm_channel_5s_at_R``), ``reupload_bytes_per_move_4h`` (pictures sent again to a channel that already had
-exactly that picture) and, with ``--kinds``, the requests and the bytes uploaded by route and file. Deals are known
+exactly that picture), Discord's global limit (bot/ratelimit.py, on the simulated clock, at this process's
+``--share``, default the whole 50 requests/s): ``global_share``, ``peak_counted_per_s`` (the most counted requests
+Discord received in any one second, at the fastest rate; per rate ``peak_counted_per_s_at_R``) and
+``limiter_waits`` (counted requests that waited for a slot) and, with ``--kinds``, the requests and the bytes uploaded by route and file. Deals are known
 (``--seed``), so two runs of the same code play the same hands.
 """
 
@@ -34,6 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bot.ratelimit import GLOBAL_LIMIT  # noqa: E402
 from bot.tables import TIMER_TASK_NAME  # noqa: E402
 from bot.tables.publisher import CHANNEL_WRITES, TABLE_EDIT_INTERVAL  # noqa: E402
 from tests.harness import Harness  # noqa: E402
@@ -86,6 +91,21 @@ def _pick(cids: list[str]) -> str:
     return ds[-1] if ds else ops["x"]
 
 
+def peak_per_second(times: list[float]) -> int:
+    """The most of ``times`` in any one second ``[t, t + 1)``.
+
+    >>> peak_per_second([0.0, 0.5, 0.99, 1.0, 1.2])
+    3
+    """
+    ts = sorted(times)
+    best, j = 0, 0
+    for i, t in enumerate(ts):
+        while ts[j] <= t - 1.0:
+            j += 1
+        best = max(best, i - j + 1)
+    return best
+
+
 def peak_writes(writes: list[tuple[float, int]], window: float = WINDOW) -> int:
     """The most writes to one channel within any ``window`` seconds (inclusive of both ends).
 
@@ -106,7 +126,8 @@ def peak_writes(writes: list[tuple[float, int]], window: float = WINDOW) -> int:
     return best
 
 
-async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str | None, seed: int = 1) -> dict[str, Any]:
+async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str | None, seed: int = 1,
+               share: float = GLOBAL_LIMIT) -> dict[str, Any]:
     tmp = Path(tempfile.mkdtemp(dir=db_dir))
     h = await Harness.boot(tmp / "bench.db")
     h.ignored_task_names.add(TIMER_TASK_NAME)
@@ -117,6 +138,8 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     # the product's pacing (the harness turns it off for tests)
     mgr.publisher.min_interval, mgr.publisher.channel_limit = TABLE_EDIT_INTERVAL, CHANNEL_WRITES
     mgr.render_images = True
+    limiter = h.bot.limiter  # Discord's global limit, this process's share (the harness turns it off for tests)
+    limiter.clock, limiter.sleep, limiter.rate = clock.time, clock.sleep, share
     h.bot.observers.detach(h.seen)  # keep no scenes (the harness's listener is for tests)
     mgr.timers.turn = mgr.timers.claim = mgr.timers.next_hand = 3600.0  # nobody times out during the run
     ch = h.add_channel()
@@ -136,6 +159,7 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     writes: list[tuple[float, int]] = []
     dm_writes: list[tuple[float, int]] = []
     table_writes: list[tuple[float, int]] = []
+    counted_at: list[float] = []  # when Discord received each counted request (a 429 refused is not counted)
     kinds: dict[str, int] = {}
     upload_by: dict[str, int] = {}  # bytes uploaded by route and file name
     reupload_by: dict[str, int] = {}  # the same, of pictures the channel already had
@@ -145,6 +169,8 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
             stats["exempt"] += 1
         else:
             stats["counted"] += 1
+            if req.status != 429:
+                counted_at.append(clock.now)
         stats["upload"] += sum(len(a.data) for a in req.files)
         seg = req.path.strip("/").split("/")
         key = f"{req.method} {seg[0]}{'/dm' if seg[0] == 'channels' and int(seg[1]) in dm_user else ''}"
@@ -204,7 +230,8 @@ async def play(humans: int, rate: float, hands: int, variant: str, db_dir: str |
     await h.close()
     return {"moves": moves, "counted": stats["counted"], "exempt": stats["exempt"], "upload": stats["upload"], "reupload": stats["reupload"],
             "peak_5s": peak_writes(writes), "peak_table_5s": peak_writes(table_writes),
-            "peak_dm_5s": peak_writes(dm_writes), "kinds": kinds, "upload_by": upload_by, "reupload_by": reupload_by}
+            "peak_dm_5s": peak_writes(dm_writes), "peak_counted_1s": peak_per_second(counted_at),
+            "limiter_waits": limiter.delayed, "kinds": kinds, "upload_by": upload_by, "reupload_by": reupload_by}
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
@@ -212,8 +239,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     four: dict[float, dict[str, Any]] = {}
     for rate in rates:
-        four[rate] = await play(4, rate, args.hands, args.variant, args.db_dir, args.seed)
-    one = await play(1, rates[0], args.hands, args.variant, args.db_dir, args.seed)
+        four[rate] = await play(4, rate, args.hands, args.variant, args.db_dir, args.seed, args.share)
+    one = await play(1, rates[0], args.hands, args.variant, args.db_dir, args.seed, args.share)
     base = four[rates[0]]
     out["counted_per_move_4h"] = round(base["counted"] / max(1, base["moves"]), 3)
     out["counted_per_click_1h"] = round(one["counted"] / max(1, one["moves"]), 3)
@@ -228,6 +255,11 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         out[f"peak_table_channel_5s_at_{r:g}"] = four[r]["peak_table_5s"]
         out[f"peak_dm_channel_5s_at_{r:g}"] = four[r]["peak_dm_5s"]
         out[f"counted_per_move_4h_at_{r:g}"] = round(four[r]["counted"] / max(1, four[r]["moves"]), 3)
+    out["global_share"] = args.share
+    out["peak_counted_per_s"] = max(four[r]["peak_counted_1s"] for r in rates[-1:])
+    out["limiter_waits"] = sum(four[r]["limiter_waits"] for r in rates) + one["limiter_waits"]
+    for r in rates:
+        out[f"peak_counted_per_s_at_{r:g}"] = four[r]["peak_counted_1s"]
     out["peak_channel_writes_5s_1h"] = one["peak_5s"]
     out["moves_4h"] = base["moves"]
     out["clicks_1h"] = one["moves"]
@@ -249,6 +281,8 @@ if __name__ == "__main__":
     ap.add_argument("--db-dir", default=None)
     ap.add_argument("--seed", type=int, default=1, help="the match seed (the same deals every run)")
     ap.add_argument("--kinds", action="store_true", help="also list the requests by method and route")
+    ap.add_argument("--share", type=float, default=GLOBAL_LIMIT,
+                    help="this process's share of Discord's global limit, requests/s (bot.ratelimit.share)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     res = asyncio.run(main(a))

@@ -27,6 +27,7 @@ from .cluster import Cluster, ClusterError, dispatch_routed, keep_raw_interactio
 from .config import Config
 from .i18n import Translator
 from .observe import Observers
+from .ratelimit import GlobalLimiter, share
 from .store import Store
 from .tables import TableManager
 
@@ -111,6 +112,13 @@ class MjBot(commands.AutoShardedBot):
         self.observers = Observers()  # what tests and benchmarks watch (bot.observe)
         self.tables: TableManager = TableManager(self)
         self.connecting_for_real = False
+        # this process's share of Discord's global limit (bot.ratelimit): the configured one, else 50 x its shards /
+        # the shard count (AutoShardedBot's shard_ids / shard_count), else the whole 50
+        ids = getattr(self, "shard_ids", None)
+        rate = config.global_rate if config.global_rate is not None else share(
+            len(ids) if ids else None, self.shard_count if ids else None)
+        self.limiter = GlobalLimiter(rate)
+        self.limiter.install(self.http)
 
     @property
     def open_store(self) -> Store:
@@ -135,7 +143,8 @@ class MjBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         from bot.store import Store
 
-        self.store = await Store.open(self.config.db_path)  # creates the folder; StoreError if unusable
+        # creates the folder; StoreError if unusable
+        self.store = await Store.open(self.config.db_path, pool=self.config.db_pool)
         await self.open_cluster()
         await self.tree.set_translator(Translator())
         for name in extension_names():

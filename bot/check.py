@@ -91,7 +91,7 @@ async def check_database(config: Config) -> Outcome:
     where = shown(target)
     try:
         known = len(load_migrations())
-        store = await Store.open(target)
+        store = await Store.open(target, pool=config.db_pool)
         try:
             version = store.schema_version
             assert store.backend is not None

@@ -9,6 +9,9 @@
 ``MJBOT_SHARD_IDS``       the Discord shards this process runs: ``0-3`` or ``0,2,5`` (needs ``MJBOT_SHARD_COUNT``;
                           default: every shard)
 ``MJBOT_SHARD_COUNT``     how many shards the bot has in all (default: Discord's recommended count)
+``MJBOT_DB_POOL``         PostgreSQL only: the most connections this process opens (default 10)
+``MJBOT_GLOBAL_RATE``     this process's share of Discord's global limit, requests per second (default: 50, or
+                          50 x its shards / the shard count when the bot runs in several processes)
 ========================  ==============================================================
 
 >>> c = Config.from_env({"DISCORD_TOKEN": "abc", "MJBOT_DB": "/tmp/x.db", "MJBOT_DEV_GUILD": "42"}, dotenv=False)
@@ -25,7 +28,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .shards import ShardPlan
@@ -57,6 +60,21 @@ def _db_target(text: str) -> Path | str:
     return db_target(text)
 
 
+def _positive(env: Mapping[str, str], name: str, kind: type[int] | type[float], most: float) -> Any:
+    """``env[name]`` as a number above 0 and at most ``most``, or None when unset; :class:`ConfigError` otherwise."""
+    text = (env.get(name) or "").strip()
+    if not text:
+        return None
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value <= most or value != value:
+        what = "a whole number" if kind is int else "a number"
+        raise ConfigError(f"{name} must be {what} above 0 and at most {most:g}, not {text!r}")
+    return value
+
+
 class ConfigError(ValueError):
     """A setting has a value the bot cannot use; the message says which and why."""
 
@@ -74,6 +92,8 @@ class Config:
         from .shards import ShardPlan
 
         return self.shards or ShardPlan()
+    db_pool: int | None = None  # None: bot.store.postgres.DEFAULT_POOL
+    global_rate: float | None = None  # None: bot.ratelimit.share(...) of Discord's 50 requests/s
 
     def __repr__(self) -> str:  # the token never appears in logs or tracebacks
         token = "set" if self.token else "missing"
@@ -112,10 +132,14 @@ class Config:
             shards = parse_shards(env.get(IDS_ENV), env.get(COUNT_ENV), ids_name=IDS_ENV, count_name=COUNT_ENV)
         except ShardError as e:
             raise ConfigError(str(e)) from None
+        db_pool = _positive(env, "MJBOT_DB_POOL", int, 1000)
+        global_rate = _positive(env, "MJBOT_GLOBAL_RATE", float, 50.0)
         return cls(
             token=token,
             db_path=_db_target(db) if db else (_default_db_path() if environ is None else _data_dir_db_path()),
             dev_guild=dev_guild,
             log_level=level,
             shards=shards,
+            db_pool=db_pool,
+            global_rate=global_rate,
         )

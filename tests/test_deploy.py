@@ -88,3 +88,34 @@ def test_systemd_rates_the_sandbox_ok(tmp_path):
         pytest.skip(f"this systemd-analyze cannot rate a unit file offline: {p.stderr.strip()[:200]}")
     assert m is not None, p.stdout + p.stderr
     assert float(m.group(1)) <= 2.0, p.stdout  # systemd calls up to 2.0 "OK" (9.6 is an unhardened service)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# deploy/mjbot@.service: the template for several processes over PostgreSQL (docs/deploy.md)
+
+TEMPLATE = ROOT / "deploy" / "mjbot@.service"
+T = settings(TEMPLATE.read_text(encoding="utf-8"))
+
+
+def test_the_template_runs_its_instances_shard_range_with_the_same_service_settings():
+    assert re.fullmatch(r"/\S+/mjbot run --shard-ids %i", T["ExecStart"][-1])
+    assert T["EnvironmentFile"][-1] == S["EnvironmentFile"][-1]  # one file: token, MJBOT_DB, MJBOT_SHARD_COUNT
+    assert T["DynamicUser"] == ["yes"] and T["User"] == ["mjbot"]  # one role name for PostgreSQL's peer login
+    assert not any(v.startswith("MJBOT_DB=") for v in T.get("Environment", []))  # the URL comes from the file
+    for key in ("Restart", "RestartPreventExitStatus", "KillSignal", "TimeoutStopSec", "StartLimitBurst"):
+        assert T[key] == S[key], key
+    hardening = {k: v for k, v in S.items() if k.startswith(("Protect", "Private", "Restrict", "SystemCall",
+                                                              "Capability", "NoNewPrivileges", "Lock"))}
+    assert {k: T.get(k) for k in hardening} == hardening
+
+
+@pytest.mark.skipif(SYSTEMD_ANALYZE is None, reason="systemd-analyze is not installed")
+def test_systemd_analyze_verify_finds_nothing_in_an_instance_of_the_template(tmp_path):
+    exe = Path(sys.executable).with_name("mjbot")
+    if not exe.is_file():
+        pytest.skip(f"no mjbot console script beside {sys.executable}")
+    (tmp_path / "mjbot@.service").write_text(
+        TEMPLATE.read_text(encoding="utf-8").replace("/opt/mjbot/bin/mjbot", str(exe)), encoding="utf-8")
+    p = subprocess.run([SYSTEMD_ANALYZE, "verify", str(tmp_path / "mjbot@0-3.service")], capture_output=True,
+                       text=True, timeout=60, cwd=tmp_path)
+    assert p.returncode == 0 and not p.stdout.strip() and not p.stderr.strip(), p.stdout + p.stderr

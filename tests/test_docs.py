@@ -24,7 +24,7 @@ CODE = sorted(p for d in ("engine", "bot", "cogs", "render", "benchmarks", "tool
 TOP = ("engine", "bot", "cogs", "render", "data", "tests", "benchmarks", "docs", "tools", "deploy", ".ci")
 TOP_FILES = ("README.md", "CONTRIBUTING.md", "constraints.txt", "pyproject.toml", "LICENSE", "MANIFEST.in",
              ".env.example")
-PATH = re.compile(r"(?<![\w./~$%{-])((?:" + "|".join(re.escape(t) for t in TOP) + r")/[\w./*-]*(?:#[\w-]+)?)")
+PATH = re.compile(r"(?<![\w./~$%{-])((?:" + "|".join(re.escape(t) for t in TOP) + r")/[\w./*@-]*(?:#[\w-]+)?)")
 DOC_PATH = re.compile(r"(?<![\w./~$%{-])(docs/[\w./*-]*(?:#[\w-]+)?)")
 LINK = re.compile(r"!?\[(?:[^\]\[]|\[[^\]]*\])*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 PLACEHOLDER = re.compile(r"<|>|NNNN|…|\.\.\.|\{|XX")

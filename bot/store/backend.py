@@ -5,17 +5,21 @@ through :class:`Connection`; a backend translates it for its database (PostgreSQ
 transactions the store asks for, and knows how to open, migrate and probe its database.
 
     backend = await open_backend("mjbot.sqlite3")                  # bot.store.store; or "postgresql://..."
-    await backend.conn.begin(write=True, durable=True)
-    await backend.conn.execute("UPDATE ... WHERE id = ?", (1,))     # -> rows changed
-    new_id = await backend.conn.insert("INSERT INTO ... VALUES (?)", (x,))   # -> the new row's ``id``
-    await backend.conn.commit()                                     # or rollback()
+    async with backend.lend() as conn:                              # a connection for one transaction
+        await conn.begin(write=True, durable=True)
+        await conn.execute("UPDATE ... WHERE id = ?", (1,))         # -> rows changed
+        new_id = await conn.insert("INSERT INTO ... VALUES (?)", (x,))   # -> the new row's ``id``
+        await conn.commit()                                         # or rollback()
 
-The store runs one transaction at a time on a backend (under its lock): a backend holds one connection.
+SQLite has one connection (``concurrency`` 1): the store runs one transaction at a time on it, under its lock.
+PostgreSQL lends the connections of a pool (``concurrency`` = the pool's size): the store's transactions run at
+once, up to that many, and the server keeps them apart.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -27,9 +31,10 @@ Row = Any
 class Connection(Protocol):
     """What the store asks of a database connection. SQL uses ``?`` placeholders; ids come back from ``insert``."""
 
-    async def begin(self, write: bool, durable: bool) -> None:
+    async def begin(self, write: bool, durable: bool, keyed: bool = False) -> None:
         """Start a transaction: ``write`` takes the write lock at once; ``durable=False`` lets the commit return
-        before the disk has it (safe against a killed process, not against a power cut)."""
+        before the disk has it (safe against a killed process, not against a power cut); ``keyed``: a write whose
+        checks its rows and keys guard (PostgreSQL: ``REPEATABLE READ`` rather than ``SERIALIZABLE``)."""
 
     async def commit(self) -> None: ...
 
@@ -51,21 +56,30 @@ class Connection(Protocol):
 
 
 class Backend(Protocol):
-    """An open database: its connection, what it is called in messages, and its schema version."""
+    """An open database: the connections it lends, what it is called in messages, and its schema version."""
 
     #: ``sqlite`` or ``postgresql``
     name: str
-    #: the connection the store's transactions run on (a test may wrap it: ``tests/harness/faults.py``)
-    conn: Connection
+    #: how many transactions may run at once: 1 (SQLite: the store serialises them under its lock) or the size of
+    #: PostgreSQL's pool
+    concurrency: int
+    #: what a write transaction raises when it collided with another one running at once (PostgreSQL's
+    #: serialisation failure and deadlock; none for SQLite): nothing was written, and the whole call runs again
+    conflicts: tuple[type[BaseException], ...]
+    #: applied to every connection lent (a test's faults: ``tests/harness/faults.py``); None in the bot
+    wrap: Callable[[Connection], Connection] | None
     #: what the operator configured: the SQLite file, or the PostgreSQL URL (password hidden)
     path: Path | str
     schema_version: int
 
+    def lend(self) -> AbstractAsyncContextManager[Connection]:
+        """A connection for one transaction (``async with``); back to the backend at the end."""
+
     async def close(self) -> None:
-        """Close the connection (the store has waited for its writes)."""
+        """Close the connections (the store has waited for its writes)."""
 
     async def kill(self) -> None:
-        """Drop the connection as a killed process would: an open transaction is rolled back by the database."""
+        """Drop the connections as a killed process would: an open transaction is rolled back by the database."""
 
     async def probe_write(self) -> None:
         """Create a table and insert a row in a transaction that is rolled back (``mjbot check``)."""

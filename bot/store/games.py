@@ -121,7 +121,7 @@ class GameTopic(Database):
     async def set_matches_messages(self, by_match: Mapping[int, Mapping[str, Any]]) -> None:
         """:meth:`set_match_messages` for many matches in one transaction. Not synced to disk on its own (losing
         the latest ids costs a stale button after a power cut, never a game)."""
-        async with self.transaction(durable=False) as conn:
+        async with self.transaction(durable=False, keyed=True) as conn:
             await conn.executemany(
                 "INSERT INTO match_meta (match_id, messages) VALUES (?, ?) "
                 "ON CONFLICT (match_id) DO UPDATE SET messages = excluded.messages",
@@ -177,7 +177,7 @@ class GameTopic(Database):
         """
         text = action if isinstance(action, str) else dumps(dict(action))
         ms = to_ms(at)
-        async with self.transaction(durable=False) as conn:
+        async with self.transaction(durable=False, keyed=True) as conn:
             row = await conn.one(
                 "SELECT status, (SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE match_id = ?), "
                 "(SELECT match_id FROM hands WHERE id = ?) FROM matches WHERE id = ?",
@@ -197,10 +197,17 @@ class GameTopic(Database):
                 raise StoreError("seq_gap", match_id=match_id, seq=seq, expected=expected)
             if hand_id is not None and hand_match != match_id:
                 raise StoreError("hand_not_in_match", hand_id=hand_id, match_id=match_id)
-            await conn.execute(
-                "INSERT INTO actions (match_id, seq, hand_id, action, state_hash, at) VALUES (?, ?, ?, ?, ?, ?)",
+            # PostgreSQL: another transaction may have taken ``seq`` since the read above (many run at once); the key
+            # refuses the second copy, and what is there decides as above
+            if not await conn.execute(
+                "INSERT INTO actions (match_id, seq, hand_id, action, state_hash, at) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (match_id, seq) DO NOTHING",
                 (match_id, seq, hand_id, text, state_hash, ms),
-            )
+            ):
+                old = await conn.one("SELECT action FROM actions WHERE match_id = ? AND seq = ?", (match_id, seq))
+                if old is not None and old[0] == text:
+                    return False
+                raise StoreError("seq_conflict", match_id=match_id, seq=seq)
         return True
 
     @completes

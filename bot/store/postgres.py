@@ -2,10 +2,21 @@
 
 The same store over PostgreSQL: the queries of the topic modules unchanged (``?`` placeholders become ``$1, $2
 ...`` here), the migrations of ``bot/migrations/postgresql`` (the SQLite ones with ``BIGINT`` ids and times and
-identity columns), and the same guarantees: one transaction per store call under the store's lock, primary keys
-that refuse a second copy of an action or a ledger row, settlements in one transaction.
+identity columns), and the same guarantees: one transaction per store call, primary keys that refuse a second copy
+of an action or a ledger row, settlements in one transaction.
 
-- A write is ``BEGIN`` (read committed); one that may wait for the disk (``durable=False``) also sets
+- Transactions run on a pool of connections (``asyncpg.create_pool``; at most ``MJBOT_DB_POOL`` of them, default
+  :data:`DEFAULT_POOL`, opened as needed): many tables' writes run at once, each in its own transaction (a table's
+  own writes stay in order: its recorder awaits each, even one whose caller was cancelled). A connection the server
+  dropped fails the call that was using it (a database failure, "try again"); the pool replaces it at the next
+  transaction.
+- A write is ``BEGIN ISOLATION LEVEL SERIALIZABLE``: the outcome is always one the store's calls would have had one
+  after the other (as on SQLite, where they are). The writes of every move (``transaction(keyed=True)``: an action,
+  the tables' message ids), whose checks the rows they change and the keys guard, run at ``REPEATABLE READ``: a row
+  another transaction changed since they began fails them, without the false collisions of ``SERIALIZABLE``'s
+  predicate locks between tables (the recent actions of every table share index pages). A write that collided with
+  another (a serialisation failure, a deadlock) is rolled back whole and the store runs the call again
+  (:func:`bot.store.database.completes`). One that may wait for the disk (``durable=False``) also sets
   ``synchronous_commit = off`` for its own transaction: PostgreSQL's equivalent of SQLite's ``synchronous=NORMAL``
   (a crash of the server may lose the last such commits, never corrupts, and a later durable commit flushes them).
 - A read is ``BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY``: one snapshot, as SQLite's read transaction.
@@ -19,13 +30,14 @@ import contextlib
 import functools
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 
-from .backend import Row
+from .backend import Connection, Row
 from .errors import StoreError
 from .migrate import MIGRATIONS_DIR, Migration, load_migrations
 from .paths import shown
@@ -34,6 +46,9 @@ from .paths import shown
 PG_MIGRATIONS_DIR = MIGRATIONS_DIR.joinpath("postgresql")
 #: how long opening waits for the server (seconds)
 CONNECT_TIMEOUT = 10
+#: the most connections one process keeps to the server (``MJBOT_DB_POOL``): several processes of one bot each have
+#: their own pool, so processes x pool must stay under the server's ``max_connections`` (100 by default)
+DEFAULT_POOL = 10
 #: the advisory lock key migrations hold (any constant: "mjbot" in ASCII)
 _MIGRATION_LOCK = 0x6D6A626F74
 
@@ -65,29 +80,31 @@ def _rowcount(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
+_SERVER_SETTINGS = {"application_name": "mjbot"}
+
+
 async def _connect(url: str) -> asyncpg.Connection:
-    return await asyncpg.connect(url, timeout=CONNECT_TIMEOUT, server_settings={"application_name": "mjbot"})
+    return await asyncpg.connect(url, timeout=CONNECT_TIMEOUT, server_settings=_SERVER_SETTINGS)
 
 
 class PostgresConnection:
-    """:class:`bot.store.backend.Connection` over one asyncpg connection.
+    """:class:`bot.store.backend.Connection` over one asyncpg connection, lent by the pool for one transaction.
 
     A connection the server dropped (a restart, a fail-over, an idle timeout) fails the transaction it was in (the
-    caller is told, nothing half-written); the next transaction connects again."""
+    caller is told, nothing half-written); the pool connects again for a later transaction."""
 
-    def __init__(self, raw: asyncpg.Connection, url: str) -> None:
+    def __init__(self, raw: asyncpg.Connection) -> None:
         self.raw = raw
-        self.url = url
 
-    async def begin(self, write: bool, durable: bool) -> None:
-        if self.raw.is_closed():
-            self.raw = await _connect(self.url)
+    async def begin(self, write: bool, durable: bool, keyed: bool = False) -> None:
         if not write:
             await self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        elif durable:
-            await self.raw.execute("BEGIN")
+            return
+        level = "REPEATABLE READ" if keyed else "SERIALIZABLE"
+        if durable:
+            await self.raw.execute(f"BEGIN ISOLATION LEVEL {level}")
         else:
-            await self.raw.execute("BEGIN; SET LOCAL synchronous_commit = off")
+            await self.raw.execute(f"BEGIN ISOLATION LEVEL {level}; SET LOCAL synchronous_commit = off")
 
     async def commit(self) -> None:
         await self.raw.execute("COMMIT")
@@ -157,22 +174,31 @@ async def migrate_pg(raw: asyncpg.Connection, migrations: list[Migration], url: 
 
 
 class PostgresBackend:
-    """A PostgreSQL database, connected, migrated and probed."""
+    """A PostgreSQL database, migrated and probed, and the pool of connections the store's transactions run on."""
 
     name = "postgresql"
+    conflicts: tuple[type[BaseException], ...] = (asyncpg.exceptions.SerializationError,
+                                                  asyncpg.exceptions.DeadlockDetectedError)
 
-    def __init__(self, raw: asyncpg.Connection, url: str, schema_version: int) -> None:
+    def __init__(self, pool: asyncpg.Pool, url: str, schema_version: int) -> None:
+        self.pool = pool
         self.url = url
-        self.conn: Any = PostgresConnection(raw, url)
         self.path: Path | str = shown(url)
         self.schema_version = schema_version
+        self.concurrency = pool.get_max_size()
+        self.wrap: Callable[[Connection], Connection] | None = None
 
     @classmethod
-    async def open(cls, url: str, *, migrations_dir: str | os.PathLike[str] | None = None) -> PostgresBackend:
-        """Connect, bring the schema up to date and check a write commits (a read-only server or a missing
-        privilege is found here, at start-up). Every failure is a :class:`StoreError` naming the database (its
-        password hidden) and the problem."""
+    async def open(cls, url: str, *, migrations_dir: str | os.PathLike[str] | None = None,
+                   pool: int | None = None) -> PostgresBackend:
+        """Connect, bring the schema up to date, check a write commits (a read-only server or a missing privilege
+        is found here, at start-up), then open the pool of at most ``pool`` connections (default
+        :data:`DEFAULT_POOL`). Every failure is a :class:`StoreError` naming the database (its password hidden)
+        and the problem."""
         migrations = load_migrations(Path(migrations_dir) if migrations_dir else PG_MIGRATIONS_DIR)
+        size = DEFAULT_POOL if pool is None else pool
+        if size < 1:
+            raise ValueError(f"a pool needs at least one connection, not {size}")
         try:
             raw = await _connect(url)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError, ValueError) as e:
@@ -190,32 +216,34 @@ class PostgresBackend:
         except BaseException:
             raw.terminate()
             raise
-        return cls(raw, url, version)
+        await raw.close()
+        try:
+            conns = await asyncpg.create_pool(url, min_size=1, max_size=size, timeout=CONNECT_TIMEOUT,
+                                              server_settings=_SERVER_SETTINGS)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
+            raise _cannot(url, e) from None
+        return cls(conns, url, version)
 
-    @property
-    def raw(self) -> asyncpg.Connection:
-        """The connection in use (a new one after the server dropped the last)."""
-        return self._pg.raw
-
-    @property
-    def _pg(self) -> PostgresConnection:
-        conn = self.conn
-        while not isinstance(conn, PostgresConnection):  # a test's wrapper (tests/harness/faults.py)
-            conn = conn._conn
-        return conn
+    @asynccontextmanager
+    async def lend(self) -> AsyncIterator[Connection]:
+        """A connection of the pool for one transaction (waiting while all are lent); back to the pool after (a
+        transaction left open is rolled back there; a dropped connection is replaced)."""
+        async with self.pool.acquire() as raw:
+            conn: Connection = PostgresConnection(raw)
+            yield conn if self.wrap is None else self.wrap(conn)
 
     async def close(self) -> None:
-        await self.raw.close()
+        await self.pool.close()
 
     async def kill(self) -> None:
-        self.raw.terminate()  # the server rolls back whatever was open
+        self.pool.terminate()  # every connection dropped: the server rolls back whatever was open
 
     async def probe_write(self) -> None:
-        raw = self.raw
-        tx = raw.transaction()
-        await tx.start()
-        try:
-            await raw.execute("CREATE TABLE mjbot_check_probe (x INTEGER)")
-            await raw.execute("INSERT INTO mjbot_check_probe VALUES (1)")
-        finally:
-            await tx.rollback()
+        async with self.pool.acquire() as raw:
+            tx = raw.transaction()
+            await tx.start()
+            try:
+                await raw.execute("CREATE TABLE mjbot_check_probe (x INTEGER)")
+                await raw.execute("INSERT INTO mjbot_check_probe VALUES (1)")
+            finally:
+                await tx.rollback()

@@ -358,7 +358,7 @@ async def _settle(store: Store, conn: Connection, rec: Record, user_id: int, ms:
     changed = await conn.execute(
         "UPDATE records SET status = 'confirmed', decided_at = ?, decided_by = ?, match_id = ?, hand_id = ? "
         "WHERE id = ? AND status = 'pending'", (ms, user_id, match_id, hand_id, rec.record_id))
-    if changed != 1:  # cannot happen under the store's lock; never write a hand twice
+    if changed != 1:  # cannot happen (one writer at a time, or SERIALIZABLE); never write a hand twice
         raise StoreError("record_closed", record_id=rec.record_id)
     await audit(conn, rec.guild_id, user_id, "record_confirm", None,
                  f"#{rec.record_id} confirmed: hand #{hand_id} (match {match_id}) in the ledger", ms)

@@ -119,13 +119,15 @@ async def ensure_player(conn: Connection, user_id: int, ms: int) -> None:
 
 async def add_to_boards(conn: Connection, guild_id: int, variant: str, ms: int,
                         rows: Sequence[tuple[int | None, LedgerRow]]) -> None:
-    """Add the human seats' results to the leaderboard roll-ups (all time, and the UTC day of ``ms``)."""
-    stats = [
+    """Add the human seats' results to the leaderboard roll-ups (all time, and the UTC day of ``ms``). The rows are
+    taken in the order of the players' ids, so two settlements sharing players (PostgreSQL runs them at once) lock
+    those rows in the same order and never wait on each other in a circle."""
+    stats = sorted(
         (player, 1, int(r.won), int(r.self_draw), int(r.deal_in), int(r.drawn), r.hand_value if r.won else 0,
          r.amount)
         for player, r in rows
         if player is not None
-    ]
+    )
     add = (
         "hands = {t}.hands + excluded.hands, wins = {t}.wins + excluded.wins, "
         "self_draws = {t}.self_draws + excluded.self_draws, deal_ins = {t}.deal_ins + excluded.deal_ins, "

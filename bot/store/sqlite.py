@@ -10,14 +10,15 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
 from . import dialect
-from .backend import Row
+from .backend import Connection, Row
 from .errors import StoreError
 from .migrate import MIGRATIONS_DIR, Migration, load_migrations, migrate
 
@@ -119,7 +120,7 @@ class SqliteConnection:
         # the connection's ``synchronous`` level: False = FULL (dialect.PRAGMAS), True = NORMAL, None = not known
         self._relaxed: bool | None = False
 
-    async def begin(self, write: bool, durable: bool) -> None:
+    async def begin(self, write: bool, durable: bool, keyed: bool = False) -> None:
         if write and self._relaxed is not (not durable):
             self._relaxed = None  # unknown until the pragma has surely run (an await may be cancelled)
             await self.raw.execute(dialect.RELAXED if not durable else dialect.DURABLE)
@@ -153,15 +154,24 @@ class SqliteConnection:
 
 
 class SqliteBackend:
-    """An SQLite file, open, migrated and probed."""
+    """An SQLite file, open, migrated and probed: one connection, one transaction at a time (SQLite has one writer;
+    the store's lock orders its transactions)."""
 
     name = "sqlite"
+    concurrency = 1
+    conflicts: tuple[type[BaseException], ...] = ()
 
     def __init__(self, raw: aiosqlite.Connection, path: Path, schema_version: int) -> None:
         self.raw = raw
-        self.conn: Any = SqliteConnection(raw)
+        self.conn: Connection = SqliteConnection(raw)
         self.path: Path | str = path
         self.schema_version = schema_version
+        self.wrap: Callable[[Connection], Connection] | None = None
+
+    @asynccontextmanager
+    async def lend(self) -> AsyncIterator[Connection]:
+        """The one connection (the caller holds the store's lock)."""
+        yield self.conn if self.wrap is None else self.wrap(self.conn)
 
     @classmethod
     async def open(cls, path: Path, *, migrations_dir: str | os.PathLike[str] | None = None) -> SqliteBackend:

@@ -29,6 +29,7 @@ from typing import Any
 
 from engine.table import Action, Event, IllegalAction, Table
 
+from .database import WRITE_TASK_PREFIX
 from .models import LedgerRow, SeatSpec, SeatTotals, UnfinishedGame, splits_jiao
 
 _PLAYING = ("play", "claim", "rob")
@@ -116,6 +117,9 @@ class TableRecorder:
         self.hand_active = False
         self.behind: BaseException | None = None  # the error that left steps 3-5 undone (None: in step)
         self._lock = asyncio.Lock()
+        # the last action's write: one whose caller was cancelled goes on by itself (the store's ``completes``), and
+        # the next write waits for it (PostgreSQL runs transactions side by side: it would find a gap before it)
+        self._writing: tuple[asyncio.Future[Any], dict[str, Any]] | None = None
 
     @classmethod
     async def start(
@@ -173,6 +177,7 @@ class TableRecorder:
         if not isinstance(action, Action):
             action = Action.from_json(action)
         async with self._lock:
+            await self._written()
             if self.behind is not None:
                 try:
                     await self._catch_up(at)
@@ -189,15 +194,20 @@ class TableRecorder:
                 raise
             data = action.to_json()
             try:
-                await self.store.record_action(
+                write = asyncio.ensure_future(self.store.record_action(
                     self.match_id,
                     seq,
                     json.dumps(data, sort_keys=True, separators=(",", ":")),
                     at,
                     hand_id=self.hand_id if in_hand else None,
                     state_hash=self.table.state_hash(),
-                )
+                ))
+                write.set_name(f"{WRITE_TASK_PREFIX}TableRecorder.apply")  # its error goes to this apply (or the next)
+                self._writing = (write, data)
+                await asyncio.shield(write)  # cancelled here: the write goes on, and the next apply waits for it
+                self._writing = None
             except Exception as exc:
+                self._writing = None
                 self.rollback()
                 raise NotRecorded(str(exc)) from exc
             self.actions.append(data)
@@ -206,6 +216,22 @@ class TableRecorder:
             except Exception as exc:
                 self.behind = exc
         return events
+
+    async def _written(self) -> None:
+        """An apply cancelled while its action was being written left the write going on by itself: wait for it,
+        then count the action as recorded, or put the table back to what is recorded if the write failed."""
+        if self._writing is None:
+            return
+        (write, data), self._writing = self._writing, None
+        await asyncio.wait([write])
+        if write.cancelled() or write.exception() is not None:
+            self.rollback()
+            return
+        self.actions.append(data)
+        try:
+            await self._sync(None)  # what that apply would have written next (a settlement, the next hand ...)
+        except Exception as exc:
+            self.behind = exc
 
     def rollback(self) -> None:
         """Rebuild the table in memory from the recorded actions (after a failed write or engine error)."""
@@ -218,6 +244,7 @@ class TableRecorder:
         ``behind``)."""
         async with self._lock:
             try:
+                await self._written()
                 await self._catch_up(at)
             except Exception:
                 if raise_:

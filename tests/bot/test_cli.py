@@ -284,7 +284,8 @@ def fake_token(app_id: int = APP_ID) -> str:
 def owner_env(tmp_path, monkeypatch):
     """A server owner's shell: an empty folder (no .env), the database in it, no token unless a test sets one."""
     monkeypatch.chdir(tmp_path)
-    for var in ("DISCORD_TOKEN", "MJBOT_DEV_GUILD", "MJBOT_DB", "MJBOT_LOG_LEVEL", "MJBOT_SHARD_IDS", "MJBOT_SHARD_COUNT"):
+    for var in ("DISCORD_TOKEN", "MJBOT_DEV_GUILD", "MJBOT_DB", "MJBOT_LOG_LEVEL", "MJBOT_SHARD_IDS", "MJBOT_SHARD_COUNT",
+                "MJBOT_DB_POOL", "MJBOT_GLOBAL_RATE"):
         monkeypatch.setenv(var, "")  # recorded, so that what .env loads into os.environ is undone afterwards
         monkeypatch.delenv(var)
     monkeypatch.setenv("MJBOT_DB", str(tmp_path / "state" / "mjbot.sqlite3"))

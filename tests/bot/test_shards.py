@@ -138,6 +138,15 @@ def test_the_bot_runs_the_shards_it_is_given(tmp_path):
     assert some.shard_count == 8 and some.shard_ids == [2, 3]
 
 
+def test_a_process_keeps_to_its_shards_share_of_the_global_limit(tmp_path):
+    """Discord's 50 requests/s is the whole bot's: a process with 2 of 8 shards keeps to 12.5, the configured share wins."""
+    assert create_bot(Config(token=None, db_path=tmp_path / "a.db")).limiter.rate == 50
+    some = create_bot(Config(token=None, db_path=tmp_path / "b.db", shards=ShardPlan((2, 3), 8)))
+    assert some.limiter.rate == 12.5
+    told = create_bot(Config(token=None, db_path=tmp_path / "c.db", shards=ShardPlan((2, 3), 8), global_rate=20.0))
+    assert told.limiter.rate == 20
+
+
 def test_mjbot_run_help_lists_the_shard_flags():
     p = subprocess.run([sys.executable, "-m", "bot", "run", "--help"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "--shard-ids" in p.stdout and "--shard-count" in p.stdout

@@ -485,6 +485,9 @@ async def test_a_cancelled_caller_does_not_break_or_half_write(store: Store) -> 
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+    # the write goes on by itself (close() waits for such writes); PostgreSQL's transactions run side by side, so a
+    # read started while it is still in flight need not see it yet: wait for it as close() would
+    await asyncio.gather(*store.pending)
     reader = asyncio.ensure_future(store.actions(mid))
     await asyncio.sleep(0)
     reader.cancel()
@@ -502,6 +505,57 @@ async def test_a_cancelled_caller_does_not_break_or_half_write(store: Store) -> 
         assert [s.total for s in (await reopened.match(mid)).seats] == [3, -1, -1, -1]
     finally:
         await reopened.close()
+
+
+async def test_a_move_cancelled_while_it_is_written_is_never_overtaken_by_the_next(store: Store) -> None:
+    """A table's move whose caller is cancelled while its action is being written (the write goes on by itself), then
+    the table's next move: it waits for that write (PostgreSQL runs transactions side by side, and would find a gap
+    before it), both actions are recorded in order, and the table in memory agrees with its record."""
+    rec = await TableRecorder.start(store, guild_id=5, channel_id=77, variant="hefei", seed=3, settings={},
+                                    seats=[SeatSpec.human(2000 + s, f"p{s}") for s in range(4)], at=T0)
+    r = random.Random(4)
+    first = next_action(rec.table, r)
+    text = json.dumps(first.to_json(), sort_keys=True, separators=(",", ":"))
+    go, held, other = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    def over(conn):
+        class View:
+            def __getattr__(self, name):
+                return getattr(conn, name)
+
+            async def execute(self, sql, params=()):
+                if "INSERT INTO actions" in sql and text in params:
+                    held.set()
+                    await go.wait()  # the first move's write, held in the middle of its transaction
+                return await conn.execute(sql, params)
+
+            async def one(self, sql, params=()):
+                if "MAX(seq)" in sql and held.is_set() and not go.is_set():
+                    other.set()  # the next move's write started while the first is still held
+                return await conn.one(sql, params)
+
+        return View()
+
+    store.backend.wrap = over
+    moving = asyncio.ensure_future(rec.apply(first, T0))
+    await held.wait()
+    moving.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await moving
+    after = asyncio.ensure_future(rec.apply(next_action(rec.table, r), T0))
+    # until the next move either waits for the first's write, or writes beside it (a bound for a hang only)
+    for _ in range(100_000):
+        if other.is_set() or after.done() or getattr(rec, "_writing", "") is None:
+            break
+        await asyncio.sleep(0)
+    go.set()
+    await after
+    stored = await store.actions(rec.match_id)
+    assert [a.seq for a in stored] == [0, 1]
+    assert [json.loads(a.action) for a in stored] == rec.actions
+    t = rec.table
+    replayed = Table.replay(t.variant, t.seed, t.settings, [json.loads(a.action) for a in stored], players=t.players)
+    assert replayed.state_hash() == t.state_hash() == stored[-1].state_hash
 
 
 async def test_house_rule_changes_of_two_admins_at_once_both_stay(store: Store) -> None:

@@ -111,3 +111,143 @@ def test_a_connection_the_server_drops_fails_one_call_and_the_next_connects_agai
         asyncio.run(scenario())
     finally:
         pg_server.drop_database(url)
+
+
+# ---------------------------------------------------------------------------------------------- the pool
+
+
+class Held:
+    """Wraps every connection the store lends: a statement containing ``text`` (and, if given, with ``param`` among
+    its parameters) waits, in the middle of its transaction, until :meth:`release`. ``entered`` counts the waiting
+    ones; ``pids`` are their server processes."""
+
+    def __init__(self, text: str, param: object = None) -> None:
+        self.text, self.param = text, param
+        self.waiting = 0
+        self.arrived = asyncio.Event()
+        self.go = asyncio.Event()
+        self.pids: list[int] = []
+
+    def over(self, conn):
+        held = self
+
+        class View:
+            def __getattr__(self, name):
+                return getattr(conn, name)
+
+            async def execute(self, sql, params=()):
+                if held.text in sql and (held.param is None or held.param in params):
+                    held.pids.append((await conn.one("SELECT pg_backend_pid()"))[0])
+                    held.waiting += 1
+                    held.arrived.set()
+                    await held.go.wait()
+                return await conn.execute(sql, params)
+
+        return View()
+
+    async def until(self, n: int) -> None:
+        while self.waiting < n:
+            self.arrived.clear()
+            await self.arrived.wait()
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    url = pg_server.create_database()
+    yield url
+    pg_server.drop_database(url)
+
+
+
+async def _match(store: Store, guild: int) -> int:
+    from bot.store import SeatSpec
+
+    seats = [SeatSpec.human(guild * 10 + s, f"p{s}") for s in range(4)]
+    return await store.start_match(guild, guild, "hefei", {}, 7, seats)
+
+
+async def test_two_tables_write_at_once_one_never_waits_for_the_others_transaction(pg_url: str):
+    """One table's action is held in the middle of its transaction (after its checks, before its insert); another
+    table's action, settlement and next hand are written and read back meanwhile. Then the first completes too."""
+    from bot.store import LedgerRow
+
+    store = await Store.open(pg_url, pool=4)
+    try:
+        first, second = await _match(store, 1), await _match(store, 2)
+        h1 = await store.start_hand(first, 0, "7#0", None)
+        h2 = await store.start_hand(second, 0, "7#0", None)
+        held = Held("INSERT INTO actions", first)
+        store.backend.wrap = held.over
+        slow = asyncio.ensure_future(store.record_action(first, 0, {"type": "pass", "seat": 0}, hand_id=h1))
+        await held.until(1)
+
+        async def other_table() -> None:
+            assert await store.record_action(second, 0, {"type": "pass", "seat": 1}, hand_id=h2)
+            assert await store.finish_hand(h2, [LedgerRow(s, a) for s, a in enumerate([3, -1, -1, -1])])
+            assert await store.start_hand(second, 1, "7#1", None)
+            assert [a.seq for a in await store.actions(second)] == [0]
+
+        await asyncio.wait_for(other_table(), 120)  # (only so that a store serialising them fails, not hangs)
+        assert await store.actions(first) == [] and not slow.done()  # still open: nothing of it is seen
+        held.go.set()
+        assert await slow is True
+        assert [a.seq for a in await store.actions(first)] == [0]
+    finally:
+        await store.close()
+
+
+async def test_the_pool_has_the_configured_size_and_writes_collide_safely(pg_url: str):
+    """``pool`` connections at most; many writes to the same rows at once (a server's settings, one match's next
+    action) end as if they ran one after the other: every change kept, one action per seq."""
+    store = await Store.open(pg_url, pool=3)
+    try:
+        assert store.backend.concurrency == 3
+        rules = [{"wuhu": {"di_per_match": 2}}, {"hefei": {"quan_per_match": 1}}]
+        await asyncio.gather(*(store.set_house_rules(5, 1, v, r[v]) for r in rules for v in r))
+        assert (await store.guild_settings(5)).house_rules == {"wuhu": {"di_per_match": 2},
+                                                                "hefei": {"quan_per_match": 1}}
+        mid = await _match(store, 6)
+        outs = await asyncio.gather(*(store.record_action(mid, 0, {"type": "pass", "seat": s}) for s in range(4)),
+                                    return_exceptions=True)
+        assert outs.count(True) == 1 and all(isinstance(o, StoreError) for o in outs if o is not True)
+    finally:
+        await store.close()
+
+
+async def test_connections_the_server_drops_fail_the_calls_in_flight_and_the_pool_connects_again(pg_url: str):
+    """Two tables' writes are in flight on two connections of the pool when the server drops both (a restart): both
+    calls fail as "storage unavailable" with nothing written, and the next writes of both tables go through."""
+    from bot.store.failures import failure_kind
+    from tests.harness.db import connect
+
+    store = await Store.open(pg_url, pool=4)
+    try:
+        first, second = await _match(store, 1), await _match(store, 2)
+        held = Held("INSERT INTO actions")
+        store.backend.wrap = held.over
+        calls = [asyncio.ensure_future(store.record_action(m, 0, {"type": "pass", "seat": 0})) for m in (first, second)]
+        await held.until(2)
+        assert len(set(held.pids)) == 2  # two connections at once
+        with connect("postgresql://postgres@/postgres?" + pg_url.split("?")[1]) as admin:
+            for pid in held.pids:
+                assert admin.execute("SELECT pg_terminate_backend(?)", (pid,)).fetchone() == (True,)
+        held.go.set()
+        for out in await asyncio.gather(*calls, return_exceptions=True):
+            assert isinstance(out, Exception) and failure_kind(out) == "unavailable"
+        store.backend.wrap = None
+        assert await store.actions(first) == [] and await store.actions(second) == []
+        assert await asyncio.gather(*(store.record_action(m, 0, {"type": "pass", "seat": 1}) for m in (first, second)))
+        assert [len(await store.actions(m)) for m in (first, second)] == [1, 1]
+    finally:
+        await store.close()
+
+
+def test_the_pool_size_comes_from_mjbot_db_pool_and_a_bad_one_is_refused_in_one_line():
+    from bot.config import Config, ConfigError
+
+    assert Config.from_env({"MJBOT_DB_POOL": "4"}, dotenv=False).db_pool == 4
+    assert Config.from_env({}, dotenv=False).db_pool is None
+    for bad in ("0", "-1", "ten", "2.5"):
+        with pytest.raises(ConfigError) as e:
+            Config.from_env({"MJBOT_DB_POOL": bad}, dotenv=False)
+        assert "MJBOT_DB_POOL" in str(e.value) and bad in str(e.value)

@@ -212,6 +212,7 @@ class Harness:
         http.token = "harness.token"
         await bot._async_setup_hook()
         internals.open_global_gate(http)
+        bot.limiter.rate = None  # Discord's global limit is kept where a test turns it on (test_global_limit.py)
         await bot.setup_hook()
         state = bot._connection
         state.user = discord.ClientUser(state=state, data=fake.bot_user)

@@ -1,6 +1,6 @@
 """Faults of the database for the real store: the store's connection, wrapped so that the statements you name fail.
 
-    flaky = FlakyConnection.install(bot.store)              # wraps the store's connection; the rest passes through
+    flaky = FlakyConnection.install(bot.store)              # wraps every connection the store's backend lends
     flaky.fail("INSERT INTO actions", times=2, skip=1)      # the 2nd and 3rd matching statements raise
     flaky.fail("FROM matches WHERE status", seconds=2.0)    # every matching statement for 2 s raises
     flaky.hits                                               # how many statements were failed
@@ -66,9 +66,18 @@ class FlakyConnection:
 
     @classmethod
     def install(cls, store: Any) -> FlakyConnection:
-        flaky = cls(store.backend.conn, store.dialect)
-        store.backend.conn = flaky
+        """The rules, applied to every connection the store's backend lends from now on (SQLite's one connection,
+        each of PostgreSQL's pool)."""
+        flaky = cls(None, store.dialect)
+        store.backend.wrap = flaky.over
         return flaky
+
+    def over(self, conn: Any) -> FlakyConnection:
+        """``conn`` with this object's rules (and its count of hits)."""
+        view = FlakyConnection(conn, self.dialect)
+        view.rules = self.rules
+        view._owner = self
+        return view
 
     def fail(self, text: str, *, times: int | None = 1, skip: int = 0, seconds: float | None = None,
              error: str = "database is locked") -> Rule:
@@ -77,10 +86,12 @@ class FlakyConnection:
         self.rules.append(rule)
         return rule
 
+    _owner: FlakyConnection | None = None
+
     def _check(self, sql: str) -> None:
         for r in self.rules:
             if r.hit(sql):
-                self.hits += 1
+                (self._owner or self).hits += 1
                 raise _error(self.dialect, r.error)
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
