@@ -375,11 +375,16 @@ class Know:
 
     def mean_value(self, plan: str, is_open: bool) -> float:
         """子 a win of the plan is worth: the scorer's typical hands (self-drawn and on a discard, 1 : 1.2), scaled
-        so that a plain win is worth what a plain win is measured to be worth (:data:`MEAN_VALUE`)."""
+        so that a plain win, concealed and open alike, is worth on average what a plain win is measured to be worth
+        (:data:`MEAN_VALUE`): the scale is one for both, so what the scorer pays for a concealed hand (Hefei's 门清 10)
+        stays in the value."""
         vs, vr = self.plan_value(plan, is_open)
         v = vs if vr is None else (vs + vr * 1.2) / 2.2
-        ps, pr = self.plan_value("", is_open)
-        plain = ps if pr is None else (ps + pr * 1.2) / 2.2
+        plains = []
+        for o in (False, True):
+            ps, pr = self.plan_value("", o)
+            plains.append(ps if pr is None else (ps + pr * 1.2) / 2.2)
+        plain = (plains[0] + plains[1]) / 2
         want = MEAN_VALUE.get(self.variant)
         return v * (want / plain) if want and plain > 0 else v
 
