@@ -146,6 +146,54 @@ def danger_features(view: Mapping[str, Any], o: int, tile: int) -> tuple[int, in
     return m, rl, inriv, rel, dshare, edge, bool(view["alarms"][o])
 
 
+PASSED_SAFE = frozenset({"wuhu", "hefei"})
+"""Variants whose danger reads :func:`passed_since`: a tile another seat let go by since its own last discard does
+not win for it now (it did not wait on it, or it passed a win and 漏胡 bars it from any discard win until it draws)."""
+
+
+def passed_since(view: Mapping[str, Any]) -> list[frozenset[int]] | None:
+    """Per seat, the tiles the other seats discarded since that seat's own last discard (each of them was offered
+    to it and it did not win), from the public rivers and melds: the discards are put back in the order they were
+    made (the dealer first, then the next seat, or the claimer after a claimed tile). None when the rivers cannot
+    be ordered so (then nothing is known)."""
+    rivers = view["rivers"]
+    idx = [0, 0, 0, 0]
+    used: set[tuple[int, int]] = set()
+    cur = int(view["dealer"])
+    seq: list[tuple[int, int, str]] = []
+    total = sum(len(r) for r in rivers)
+    while len(seq) < total:
+        r = rivers[cur]
+        if idx[cur] >= len(r):
+            return None
+        e = r[idx[cur]]
+        idx[cur] += 1
+        k, st = int(e["tile"]), str(e["status"])
+        seq.append((cur, k, st))
+        if st == "claimed":
+            claimer = None
+            for c in range(4):
+                for j, m in enumerate(view["melds"][c]):
+                    if (c, j) in used or m.get("fed_by") != cur:
+                        continue
+                    if int(m.get("claimed") if m.get("claimed") is not None else m["tile"]) == k:
+                        claimer = c
+                        used.add((c, j))
+                        break
+                if claimer is not None:
+                    break
+            if claimer is None:
+                return None
+            cur = claimer
+        else:
+            cur = (cur + 1) % 4
+    out: list[frozenset[int]] = []
+    for o in range(4):
+        last = max((i for i, x in enumerate(seq) if x[0] == o), default=-1)
+        out.append(frozenset(k for s, k, st in seq[last + 1:] if s != o and st != "dead"))
+    return out
+
+
 # ------------------------------------------------------------------------------------------------ the seat's view
 
 
@@ -196,6 +244,7 @@ class Know:
         self._main = self.me.main_suit(self.me.counts)
         self.threats = [self._threat(o) for o in range(4)]
         self.win_table = WIN.get(self.variant)
+        self.passed = passed_since(view) if self.variant in PASSED_SAFE else None
 
     # -------------------------------------------------------------- values
     def rep(self, plan: str, is_open: bool, winner: int, discarder: int | None) -> tuple[int, int, int, int] | None:
@@ -300,6 +349,8 @@ class Know:
         base = DANGER_BASE.get(self.variant)
         if base is None:
             return 0.0
+        if self.passed is not None and k in self.passed[o]:
+            return 0.0  # let go by o since its last discard: no discard win on it now
         m, rl, inriv, rel, dshare, edge, alarm = danger_features(self.view, o, k)
         p = base[m][rl]
         fac = DANGER_FACTOR[self.variant]
