@@ -196,3 +196,23 @@ def test_hefei_strong_keeps_off_a_tile_only_the_threat_may_win_on():
     ev = evaluate(v, 0)
     four = ev.of(Action("discard", 0, k("4p")))
     assert four is not None and four.deal_in < min(o.deal_in for o in ev.options if o.action.tile != k("4p"))
+
+
+def test_wuhu_strong_does_not_chase_one_suit_from_half_a_hand():
+    # seven 筒 and six 条, one step from a plain win, 2p offered: a 清一色 would need every 条 drawn over, so no
+    # option is priced as a one-suit plan (before, the pung was taken "for" a 筒 清一色 three steps away)
+    k = parse_hand("2p").concealed[0]
+    v = _view("wuhu", "2223479p233478s")
+    v["last_discard"] = {"seat": 1, "tile": k}
+    ev = evaluate(v, 0, [Action("pung", 0, k), Action("kong", 0, k), Action("pass", 0)])
+    assert all(o.plan == "" for o in ev.options)
+    assert ev.best.distance == 1
+
+
+def test_wuhu_strong_keeps_the_nearer_hand():
+    # 478m: discarding 4m keeps 78m, a step nearer than 47m; a farther hand is never priced as the likelier win
+    v = _view("wuhu", "478m11557p235899s", wall=42)
+    ev = evaluate(v, 0)
+    d = {o.action.tile: o.distance for o in ev.options}
+    assert d[parse_hand("4m").concealed[0]] < d[parse_hand("8m").concealed[0]]
+    assert ev.best.distance == min(d.values())
