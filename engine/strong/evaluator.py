@@ -54,6 +54,7 @@ from ..variants.base import Situation
 from ..variants.chizhou import shown_hua
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
+from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
@@ -542,7 +543,10 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             out.append(Option(a, v, 1.0, v, 0.0, 0.0, "", -1, None))
         elif a.type == "discard" and t is not None:
             hv, p, cost, threat = _after_discard(kn, c, n, ms, mh, me.upg, melds, t)
-            out.append(_discard_option(a, hv, p, cost, threat, kn.shape(c, t)))
+            feed = 0.0
+            if me.ai.hua_gate and t >= HONOR and kn.unseen[t] >= 2:  # Chizhou: a live honour may feed a pung (花)
+                feed = CHIZHOU_FEED_COST * (kn.unseen[t] - 1) / 2
+            out.append(_discard_option(a, hv, p, cost, threat, kn.shape(c, t) - feed))
         elif a.type == "pass":
             if sum(c) % 3 == 2:  # the last four: the drawn tile is laid aside
                 d = view.get("drawn")

@@ -181,3 +181,13 @@ def test_chizhou_strong_aims_at_all_pungs():
     best = evaluate(v, 0).best
     assert best.plan == "pungs"
     assert parse_hand("11m55m22p88p33s7z").concealed.count(best.action.tile) < 2
+
+
+def test_chizhou_strong_keeps_a_live_honour_an_opponent_could_pung():
+    # a lone 东 with its three other copies unseen: the normal AI throws it first, but whoever holds a pair of 东
+    # pungs it, and an honour pung is 1 花, what every Chizhou win is short of; the strong AI throws a 条 instead
+    v = _view("chizhou", "123m456p789s1z22m359s")
+    east = parse_hand("1z").concealed[0]
+    assert choose(v, 0, v["legal"], "normal").tile == east
+    best = evaluate(v, 0).best
+    assert best.action.type == "discard" and best.action.tile != east
