@@ -184,10 +184,10 @@ def test_chizhou_strong_aims_at_all_pungs():
 
 
 def test_chizhou_strong_keeps_a_live_honour_an_opponent_could_pung():
-    # a lone 东 with its three other copies unseen: the normal AI throws it first, but whoever holds a pair of 东
+    # a lone 发 with its three other copies unseen: the normal AI throws it first, but whoever holds a pair of 发
     # pungs it, and an honour pung is 1 花, what every Chizhou win is short of; the strong AI throws a 条 instead
-    v = _view("chizhou", "123m456p789s1z22m359s")
-    east = parse_hand("1z").concealed[0]
-    assert choose(v, 0, v["legal"], "normal").tile == east
+    v = _view("chizhou", "234567m456p3477s6z")
+    fa = parse_hand("6z").concealed[0]
+    assert choose(v, 0, v["legal"], "normal").tile == fa
     best = evaluate(v, 0).best
-    assert best.action.type == "discard" and best.action.tile != east
+    assert best.action.type == "discard" and best.action.tile != fa
