@@ -28,7 +28,15 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from ..ai_common import SeatReader, best_discard, claim_choice, forced, near_kinds, plain_actions
+from ..ai_common import (
+    SeatReader,
+    best_discard,
+    claim_choice,
+    forced,
+    gate_distance,
+    near_kinds,
+    plain_actions,
+)
 from ..analysis import (
     combine_groups,
     group_of,
@@ -43,7 +51,10 @@ from ..table.actions import Action
 from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind, parse_hand
 from ..variants import get_variant
 from ..variants.base import Situation
+from ..variants.chizhou import shown_hua
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
+from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
+from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
@@ -53,7 +64,8 @@ _REPS: dict[str, dict[str, tuple[str, str]]] = {
     "hefei": {"": ("11134567899m56p+7p", "34567899m56p[111m]+7p"),
               "flush": ("1112344567899m+9m", "2344567899m[111m]+9m")},
     "chizhou": {"": ("123m456p1z[555z][666z]+1z", "123m456p1z[555z][666z]+1z"),
-                "flush": ("123m456m1z[555z][666z]+1z", "123m456m1z[555z][666z]+1z")},
+                "flush": ("123m456m1z[555z][666z]+1z", "123m456m1z[555z][666z]+1z"),
+                "pungs": ("111m999p1z[555z][666z]+1z", "111m999p1z[555z][666z]+1z")},
 }
 _FLUSH_HONOURS = {"wuhu": False, "hefei": False, "chizhou": True}
 PRIOR = 0.3
@@ -62,6 +74,18 @@ FLUSH_RATE = 700
 """A one-suit plan's chance: this share (/1000) of the measured chance one step further (only one suit serves)."""
 PLAN_ITEMS = {"wuhu": "qing_yi_se", "hefei": "qingyise", "chizhou": "qingyise"}
 """The scorer's item a "flush" plan aims at, per variant (the review names it)."""
+PUNGS_ITEMS = {"chizhou": "duiduihu"}
+"""The scorer's item a "pungs" plan (all pungs: Chizhou's 对对胡, a 蜡子 whose pungs are also its 花) aims at."""
+PUNGS_RATE = 1200
+"""An all-pungs plan's chance: this share (/1000) of the measured chance at its distance (only pairs serve, but
+they may be claimed from any seat)."""
+
+
+def plan_item(variant: str, plan: str) -> str:
+    """The scorer's item the plan aims at ("" for the plain plan)."""
+    if plan == "pungs":
+        return PUNGS_ITEMS.get(variant, "")
+    return PLAN_ITEMS.get(variant, "") if plan else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,15 +383,13 @@ class Know:
             return 0.0  # let go by o since its last discard: no discard win on it now
         m, rl, inriv, rel, dshare, edge, alarm = danger_features(self.view, o, k)
         p = base[m][rl]
+        if self.me.ai.hua_gate:  # Chizhou: a discard win needs 3 花 (C5), so the 花 the seat shows decide
+            p = CHIZHOU_DANGER_BY_HUA[min(shown_hua(self.wind_melds[(o - self.dealer) % 4]), 3)][rl]
         fac = DANGER_FACTOR[self.variant]
         for name, val in (("inriv", inriv), ("rel", rel), ("dshare", dshare), ("edge", edge), ("alarm", alarm)):
             p *= fac.get(name, {}).get(val, 1.0)
         if k >= HONOR and self.unseen[k] == 0:
             p = 0.0  # every copy in sight: nobody waits on it
-        if self.me.ai.hua_gate:  # a discard needs 3 花 (C5): a seat showing none rarely has them
-            hua = sum((2 if len(x["tiles"]) == 4 else 1) if int(x["tile"]) >= HONOR else (1 if len(x["tiles"]) == 4
-                      else 0) for x in self.melds[o])
-            p *= (0.6, 0.9, 1.2)[min(hua, 2)]
         return min(0.35, p)
 
     def danger(self, k: int) -> tuple[float, float, int | None]:
@@ -438,7 +460,26 @@ class Know:
         fl = self._flush(c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open)
         if fl is not None and fl.ev > best.ev:
             best = fl
+        pu = self._pungs(c, n_melds, meld_hua, upg, melds, turns, is_open)
+        if pu is not None and pu.ev > best.ev:
+            best = pu
         return best
+
+    def _pungs(self, c: list[int], n_melds: int, meld_hua: int, upg: int, melds: tuple[Meld, ...], turns: int,
+               is_open: bool) -> HandValue | None:
+        """Chizhou's all-pungs plan (对对胡, a 蜡子): no chi shown; the distance counts concealed triplets and pairs
+        (pairs beyond the sets still missing count as the pair), with the 花 gate as for any win."""
+        if "pungs" not in _REPS.get(self.variant, {}) or any(m.kind is MeldKind.CHI for m in melds):
+            return None
+        s = 4 - n_melds
+        t = min(sum(1 for k in range(NUM_KINDS) if c[k] >= 3), s)
+        pairs = min(sum(1 for k in range(NUM_KINDS) if c[k] == 2), s - t + 1)
+        sh = max(0, 2 * s - 2 * t - pairs)
+        if sh > 4:
+            return None
+        d = gate_distance(sh, self.me.hua_need(c, meld_hua, upg))
+        p = self.chance(max(d, 1), turns) * PUNGS_RATE / 1000
+        return HandValue(p, self.mean_value("pungs", is_open), "pungs", d)
 
     def mean_value(self, plan: str, is_open: bool) -> float:
         """子 a win of the plan is worth: the scorer's typical hands (self-drawn and on a discard, 1 : 1.2), scaled
@@ -578,7 +619,10 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             out.append(Option(a, v, 1.0, v, 0.0, 0.0, "", -1, None))
         elif a.type == "discard" and t is not None:
             hv, p, cost, threat = _after_discard(kn, c, n, ms, mh, me.upg, melds, t)
-            out.append(_discard_option(a, hv, p, cost, threat, kn.shape(c, t)))
+            feed = 0.0
+            if me.ai.hua_gate and t >= HONOR and kn.unseen[t] >= 2:  # Chizhou: a live honour may feed a pung (花)
+                feed = CHIZHOU_FEED_COST * (kn.unseen[t] - 1) / 2
+            out.append(_discard_option(a, hv, p, cost, threat, kn.shape(c, t) - feed))
         elif a.type == "pass":
             if sum(c) % 3 == 2:  # the last four: the drawn tile is laid aside
                 d = view.get("drawn")

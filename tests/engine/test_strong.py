@@ -216,3 +216,42 @@ def test_wuhu_strong_keeps_the_nearer_hand():
     d = {o.action.tile: o.distance for o in ev.options}
     assert d[parse_hand("4m").concealed[0]] < d[parse_hand("8m").concealed[0]]
     assert ev.best.distance == min(d.values())
+
+
+def _river(tiles):
+    return [{"tile": parse_hand(t).concealed[0]} for t in tiles]
+
+
+def test_chizhou_strong_danger_follows_the_hua_a_seat_shows():
+    # a win on a discard needs 3 花 (C5): seat 1 shows three honour pungs (3 花), seat 2 three suited pungs (none).
+    # Late in the hand the same tile is a real danger against seat 1 and none against seat 2.
+    from engine.strong.evaluator import Know
+
+    p = parse_hand
+    melds = [[], [_pung(p(x).concealed[0], 3) for x in ("1z", "2z", "3z")],
+             [_pung(p(x).concealed[0], 3) for x in ("2m", "5p", "8s")], []]
+    late = ["9m", "1p", "9p", "1s", "9s", "4z", "5z", "6z", "7z", "1m", "8m", "2p", "8p", "2s", "8s"]
+    v = _view("chizhou", "123m456p789s345m5p", melds=melds, rivers=[[], _river(late), _river(late), []], wall=20)
+    kn = Know(v, 0)
+    tile = p("5p").concealed[0]
+    assert kn.deal_in_chance(1, tile) > 0.01
+    assert kn.deal_in_chance(2, tile) == 0.0
+
+
+def test_chizhou_strong_aims_at_all_pungs():
+    # five pairs and four lone tiles, early: 对对胡 (a 蜡子, three times a plain win, its pungs also the 花 the gate
+    # needs) is the plan, so a lone tile goes and every pair stays
+    v = _view("chizhou", "11m55m22p88p33s7z4m6p9s")
+    best = evaluate(v, 0).best
+    assert best.plan == "pungs"
+    assert parse_hand("11m55m22p88p33s7z").concealed.count(best.action.tile) < 2
+
+
+def test_chizhou_strong_keeps_a_live_honour_an_opponent_could_pung():
+    # a lone 发 with its three other copies unseen: the normal AI throws it first, but whoever holds a pair of 发
+    # pungs it, and an honour pung is 1 花, what every Chizhou win is short of; the strong AI throws a 条 instead
+    v = _view("chizhou", "234567m456p3477s6z")
+    fa = parse_hand("6z").concealed[0]
+    assert choose(v, 0, v["legal"], "normal").tile == fa
+    best = evaluate(v, 0).best
+    assert best.action.type == "discard" and best.action.tile != fa
