@@ -8,11 +8,42 @@ template). Without a server the PostgreSQL half is skipped, except under CI (``C
 
 import logging
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from text import catalog as catalog  # noqa: F401
+
+
+def _temporary_files_in_memory() -> None:
+    """Every temporary file of the session (``tmp_path``, the test databases, the PostgreSQL server's folder, the
+    subprocesses' scratch files) in RAM when the machine has a RAM file system: a SQLite database is made durable
+    with several fsyncs, which cost tens of milliseconds on a disk and nothing in RAM, and there are thousands of
+    databases in a session. A ``TMPDIR`` set by whoever runs the tests is kept."""
+    shm = Path("/dev/shm")
+    if "TMPDIR" not in os.environ and shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
+        os.environ["TMPDIR"] = str(shm)  # subprocesses too
+        tempfile.tempdir = None  # looked up again from TMPDIR
+
+
+_temporary_files_in_memory()
+
+# ---------------------------------------------------------------------------------------------------------------
+# how many processes run the tests (``-n auto`` in pyproject.toml: pytest-xdist)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """One worker per core (xdist's own choice: None), except for a run that starting workers would only slow down
+    or get in the way of: only single tests named (``file.py::test``), output not captured (``-s``) or a debugger
+    (``--pdb``, ``--trace``); those run in this process (0)."""
+    args = [a for a in config.args if not a.startswith("-")]
+    if args and all("::" in a for a in args):
+        return 0
+    if config.getoption("capture") == "no" or config.getoption("usepdb") or config.getoption("trace"):
+        return 0
+    return None
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # the database every test's store opens: SQLite, or PostgreSQL in the modules marked ``both_backends``

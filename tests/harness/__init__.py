@@ -30,7 +30,7 @@ from bot.app import MjBot, create_bot
 from bot.config import Config
 from bot.store.database import WRITE_TASK_PREFIX
 from bot.store.paths import db_target
-from tests.harness import internals
+from tests.harness import codecache, internals
 from tests.harness.fake import (
     CH_DM,
     CH_TEXT,
@@ -43,6 +43,8 @@ from tests.harness.fake import (
     snowflake,
     user_payload,
 )
+
+codecache.install()  # every boot executes the cogs' modules afresh: compile each source once per process
 
 __all__ = [
     "APPLICATION_ID",
