@@ -135,9 +135,10 @@ class MjBot(commands.Bot):
         await self.tree.set_translator(Translator())
         for name in extension_names():
             await self.load_extension(name)
-        from bot import options
+        from bot import interactions, options
 
         options.install(self.tree)  # every option a raw payload sends is checked as Discord's client would
+        interactions.install(self.tree)  # a command's language is worked out as it arrives, once (bot.interactions)
         log.info("loaded %d extensions", len(self.extensions))
         if self.connecting_for_real:
             if self.application_id is not None:

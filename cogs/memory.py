@@ -32,7 +32,7 @@ from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
 from bot.ids import db_id
-from bot.settings import guild_settings
+from bot.interactions import lang_of
 from bot.store.history import (
     AdjustmentRow,
     HandUnavailable,
@@ -54,7 +54,6 @@ from engine.errors import EngineError
 from engine.replay import HandReplay, decode_code, encode_code
 from engine.review import Review, review_hand
 from render.replay import render_replay, render_replay_animation, render_review, replay_scene, review_summary
-from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 
@@ -226,8 +225,7 @@ class Memory(commands.Cog):
         self._reviews: dict[tuple[int, int, int], Review] = {}
 
     async def _lang(self, interaction: discord.Interaction[MjBot]) -> str:
-        settings = await guild_settings(self.bot, interaction.guild_id)
-        return lang_for(interaction, settings.language)
+        return await lang_of(interaction)
 
     # ---- /history
 
