@@ -45,6 +45,29 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return None
 
 
+#: Tests that take seconds each (wheels built, a bot SIGKILLed hundreds of times, AI games, a 5 s database lock),
+#: run first: with several workers, none is left running one of them alone at the end. Node id prefixes.
+RUN_FIRST = (
+    "tests/test_upgrade.py",
+    "tests/bot/test_store_crash.py",
+    "tests/engine/test_strong.py::test_strong_decisions_are_legal_in_fuzzed_hands",
+    "tests/engine/test_table_invariants.py",
+    "tests/engine/test_ai.py::test_four_ais_of_any_difficulty_win_hands_in_every_variant",
+    "tests/bot/test_startup_db.py",
+    "tests/engine/test_review.py",
+    "tests/cogs/test_table_requests.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The slowest tests (:data:`RUN_FIRST`) first, the rest in their usual order (the sort is stable; every worker
+    sorts alike, as xdist requires)."""
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, prefix in enumerate(RUN_FIRST) if item.nodeid.startswith(prefix)), len(RUN_FIRST))
+
+    items.sort(key=rank)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # the database every test's store opens: SQLite, or PostgreSQL in the modules marked ``both_backends``
 
