@@ -33,12 +33,14 @@ _temporary_files_in_memory()
 # how many processes run the tests (``-n auto`` in pyproject.toml: pytest-xdist)
 
 
+@pytest.hookimpl(optionalhook=True)  # (pytest-xdist's hook)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """One worker per core (xdist's own choice: None), except for a run that starting workers would only slow down
-    or get in the way of: only single tests named (``file.py::test``), output not captured (``-s``) or a debugger
-    (``--pdb``, ``--trace``); those run in this process (0)."""
-    args = [a for a in config.args if not a.startswith("-")]
-    if args and all("::" in a for a in args):
+    """One worker per core (xdist's own choice: None) for the whole suite or a folder, except for a run that
+    starting workers (a second or so each) would only slow down or get in the way of: files or single tests named
+    (``file.py``, ``file.py::test``), output not captured (``-s``) or a debugger (``--pdb``, ``--trace``); those run
+    in this process (0). ``-n 2`` spreads a file's tests all the same."""
+    args = [a.split("::")[0] for a in config.args if not a.startswith("-")]
+    if args and not any(Path(a).is_dir() for a in args):
         return 0
     if config.getoption("capture") == "no" or config.getoption("usepdb") or config.getoption("trace"):
         return 0
