@@ -165,6 +165,7 @@ class Harness:
     # again whether they are parked (seconds: a polling interval, not a deadline)
     WORKER_PREFIXES = ("mjbot-outbox-",)
     RECHECK = 0.005
+    WORKER_TURNS = 200  # turns of the event loop settle() watches writers for before it waits RECHECK again
 
     def __init__(self, bot: MjBot, fake: FakeDiscord) -> None:
         self.bot = bot
@@ -261,13 +262,17 @@ class Harness:
             out.append(task)
         return out
 
+    def _is_worker(self, task: asyncio.Task[Any]) -> bool:
+        return task.get_name().startswith(self.WORKER_PREFIXES)
+
     async def settle(self, timeout: float = 10.0, *, raise_on_timeout: bool = True) -> None:
         """Wait until every task started since boot (command handlers, view callbacks, events) has finished or is
         parked on a timer, an event or a queue (see ``_idle``); image rendering in threads is waited for.
 
         A task found working is waited for until it finishes, except the table writers (:attr:`WORKER_PREFIXES`):
         they live as long as their table and, while Discord fails, sleep between tries, so they are looked at again
-        every :attr:`RECHECK` seconds and count as settled once they are parked."""
+        (at every turn of the event loop for a while, then every :attr:`RECHECK` seconds) and count as settled once
+        they are parked."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         working: set[asyncio.Task[Any]] = set()  # found working: waited for until done
@@ -276,6 +281,13 @@ class Harness:
                 await asyncio.sleep(0)
             working = {t for t in working if not t.done()}
             pending = list(working.union(self._pending()))
+            # only table writers at work: they park often (between tries), so look at every turn of the loop for a
+            # while rather than at the pace of RECHECK, which a writer's own pace could keep in step with
+            turns = 0
+            while pending and turns < self.WORKER_TURNS and all(self._is_worker(t) for t in pending):
+                await asyncio.sleep(0)
+                turns += 1
+                pending = self._pending()
             if not pending:
                 return
             left = deadline - loop.time()
@@ -283,12 +295,12 @@ class Harness:
                 if raise_on_timeout:
                     raise TimeoutError(f"tasks still running after {timeout} s: {pending}")
                 return
-            if any(t.get_name().startswith(self.WORKER_PREFIXES) for t in pending):
+            if any(self._is_worker(t) for t in pending):
                 done, _ = await asyncio.wait(pending, timeout=min(left, self.RECHECK),
                                              return_when=asyncio.FIRST_COMPLETED)
             else:
                 done, _ = await asyncio.wait(pending, timeout=left)
-            working.update(t for t in pending if not t.get_name().startswith(self.WORKER_PREFIXES))
+            working.update(t for t in pending if not self._is_worker(t))
             for task in done:
                 qual = getattr(task.get_coro(), "__qualname__", "")
                 if qual.startswith(self.AWAITED_BY_CALLER) or task.get_name().startswith(WRITE_TASK_PREFIX):
