@@ -3,8 +3,12 @@ the engine's translator on import (the engine itself holds no text).
 
 The database fixtures: ``db_target`` (a fresh database for the test) and ``new_db_target`` (a factory of them) are
 SQLite files, or in a module marked ``pytestmark = pytest.mark.both_backends`` each test runs twice, on SQLite and on
-PostgreSQL (one throw-away server per session, ``tests/harness/pg.py``; a database per test copied from a migrated
-template). Without a server the PostgreSQL half is skipped, except under CI (``CI`` set), where it fails."""
+PostgreSQL (one throw-away server per session and xdist worker, ``tests/harness/pg.py``; a database per test copied
+from a migrated template). Without a server the PostgreSQL half is skipped, except under CI (``CI`` set), where it
+fails.
+
+Also here: the temporary files in RAM, how many xdist workers run, and which tests run first (see
+docs/architecture.md, "How the suite runs")."""
 
 import logging
 import os
