@@ -23,6 +23,9 @@ Pace (:func:`frame_ms`): 0.9 s a step, 1.6 s for a claim or a kong, 2.5 s for th
 
 Over 600 lines on purpose: the step image, the review card and the animated hand share one scene adapter and one
 layout; they change together.
+
+Over 600 lines on purpose: the still, the animation and the review card draw the same scene from the same replay
+and are read together.
 """
 
 from __future__ import annotations

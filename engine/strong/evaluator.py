@@ -19,6 +19,9 @@ For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to
 ``ev = (1 - deal_in) * win * value - deal_in * cost``. Claims and kongs are priced by the hand they leave (a pung's
 by its best discard). Everything read comes from the view (``Table.view(seat)``): the seat's own tiles, melds,
 rivers, alarms, the wall's count and the rules; never another seat's tiles or the wall. No randomness, no clock.
+
+Over 600 lines on purpose: the three parts of one price (chance, value, danger) are tuned against each other and
+read together; the variant-specific pieces that stand alone live beside it (``engine/strong/chizhou.py``).
 """
 
 from __future__ import annotations
