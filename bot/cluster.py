@@ -55,6 +55,8 @@ CHANNEL = "mjbot_clicks"
 _THIS_DB = "database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 #: rows older than this are deleted (an interaction's token lives 15 minutes)
 KEEP_ROWS_MS = 30 * 60 * 1000
+#: the database server's clock in Unix ms: the one clock every process's queue times are read against
+_DB_NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
 
 #: the raw INTERACTION_CREATE payload being dispatched (the tasks discord.py starts for it see it): what a routed
@@ -340,8 +342,8 @@ class Cluster:
                 async with conn.transaction():
                     status = await conn.execute(
                         "INSERT INTO routed_clicks (interaction_id, shard_count, shard, match_id, payload, queued_at) "
-                        "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (interaction_id) DO NOTHING",
-                        int(interaction.id), self.count, shard, match_id, json.dumps(data), _now_ms())
+                        f"VALUES ($1, $2, $3, $4, $5, {_DB_NOW_MS}) ON CONFLICT (interaction_id) DO NOTHING",
+                        int(interaction.id), self.count, shard, match_id, json.dumps(data))
                     queued = status.endswith(" 1")
                     if queued:
                         await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{self.count}:{shard}")
@@ -395,11 +397,17 @@ class Cluster:
             conn = self.conn
             if conn is None or conn.is_closed() or not self.held:
                 return []
+            # a click queued longer ago than a router waits (its router died before it could drop it, and no
+            # owner ran meanwhile) is dropped, never played late: the player has long been waiting on nothing
+            oldest = f"{_DB_NOW_MS} - {int(self.route_timeout * 1000)}"
+            await conn.execute(
+                "UPDATE routed_clicks SET state = 'dropped', payload = '' WHERE state = 'queued' AND shard_count = $1 "
+                f"AND shard = ANY($2::int[]) AND queued_at < {oldest}", self.count, sorted(self.held))
             rows = await conn.fetch(
                 "UPDATE routed_clicks r SET state = 'taken', taken_at = $3, taken_by = $4, payload = '' "
                 "FROM (SELECT interaction_id, payload FROM routed_clicks WHERE state = 'queued' AND shard_count = $1 "
-                "AND shard = ANY($2::int[]) ORDER BY queued_at LIMIT 100 FOR UPDATE SKIP LOCKED) old "
-                "WHERE r.interaction_id = old.interaction_id RETURNING old.payload",
+                f"AND shard = ANY($2::int[]) AND queued_at >= {oldest} ORDER BY queued_at LIMIT 100 "
+                "FOR UPDATE SKIP LOCKED) old WHERE r.interaction_id = old.interaction_id RETURNING old.payload",
                 self.count, sorted(self.held), _now_ms(), self.me)
         return [json.loads(r["payload"]) for r in rows]
 

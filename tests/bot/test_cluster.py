@@ -357,3 +357,33 @@ def cluster_step_takes(cluster: Cluster) -> Callable[[], Any]:
         return cluster.held == {1}
 
     return step
+
+
+async def test_a_queued_click_whose_router_died_is_never_applied_late_by_the_next_owner(url, monkeypatch):
+    """The process that queued a click is killed before it could drop it (its ``route_timeout`` watch dies with
+    it), and the owner stops before taking it: the row stays queued. The next owner of the shard starts minutes
+    later: the player's old click must not be played by surprise (their token has long expired, nobody would be
+    told); it is dropped."""
+    monkeypatch.setattr(Cluster, "route_timeout", 0.2)
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p0.bot.cluster.route_timeout = 3600.0  # its watch is killed with it, below, before it would ever fire
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the NOTIFY never arrives
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid)
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: sql(p0, "SELECT state FROM routed_clicks") == [("queued",)], "queued")
+    p0.bot.cluster.kill()  # the router is gone, and its watch with it
+    await p1.close()  # the owner stops before its next poll
+    await asyncio.sleep(0.3)  # the shard's next owner starts later than a routed click may wait (0.2 s here)
+    p1 = await boot(url, (1,), fake)
+    await p1.bot.cluster.step()
+    await p1.settle()
+    assert set(p1.bot.tables.by_id) == {t1}
+    assert human_moves(p1, t1) == moves
+    assert sql(p1, "SELECT state FROM routed_clicks") == [("dropped",)]
+    await p1.close()
+    await p0.close()
