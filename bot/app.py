@@ -173,7 +173,7 @@ class MjBot(commands.AutoShardedBot):
         self.cluster = cluster = await Cluster.open(url, self.config.shard_plan)
         cluster.on_gain = self._shards_gained
         cluster.on_lose = self.tables.shards_lost
-        cluster.deliver = lambda data: dispatch_routed(self, data)
+        cluster.deliver = lambda data, shard: dispatch_routed(self, data, shard)
 
     async def _shards_gained(self, shards: set[int]) -> None:
         """This process took more shards' leases (their owner stopped): their tables resume here."""

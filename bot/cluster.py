@@ -96,7 +96,7 @@ class Cluster:
     """One process's leases and routed clicks. ``owns_guild`` says whether a server's tables are this process's.
 
     ``on_gain(shards)`` is awaited after shards are taken (resume their tables), ``on_lose(shards)`` after shards
-    are lost (drop their tables), ``deliver(payload)`` for each routed click taken (apply it)."""
+    are lost (drop their tables), ``deliver(payload, shard)`` for each routed click taken (apply it)."""
 
     #: seconds between lease checks and queue polls
     tick = 2.0
@@ -117,7 +117,7 @@ class Cluster:
         self.me = f"{socket.gethostname()}:{os.getpid()}"
         self.on_gain: Callable[[set[int]], Awaitable[None]] | None = None
         self.on_lose: Callable[[set[int]], Awaitable[None]] | None = None
-        self.deliver: Callable[[dict[str, Any]], None] | None = None
+        self.deliver: Callable[[dict[str, Any], int], None] | None = None
         self.closing = False
         self._lock = asyncio.Lock()  # one statement at a time on the connection
         self._loop_task: asyncio.Task[None] | None = None
@@ -315,8 +315,12 @@ class Cluster:
         - ``"ignored"``: a duplicate delivery, or an interaction Discord would not let us acknowledge (forged or
           expired): nothing is queued.
         """
-        if interaction.extras.get("routed"):
-            return "here"  # delivered by the queue already: never routed twice
+        if "routed" in interaction.extras:  # delivered by the queue already: never routed twice
+            # its table stays here unless this process lost the shard since it took the click (then it plays on
+            # once another process takes the shard: the player tries again)
+            return "here" if interaction.extras["routed"] in self.held else "moving"
+        if self.conn is None or self.conn.is_closed():
+            return "moving"  # the database is out of reach for a moment: nothing can be routed, nor known lost
         guild = await self.guild_of(match_id)
         if guild is None:
             return "here"
@@ -383,16 +387,16 @@ class Cluster:
         while not self.closing:
             self._drain_again = False
             taken = await self._take_clicks()
-            for payload in taken:
+            for shard, payload in taken:
                 if self.deliver is not None:
                     try:
-                        self.deliver(payload)
+                        self.deliver(payload, shard)
                     except Exception:
                         log.exception("a routed click could not be applied")
             if not taken and not self._drain_again:
                 return
 
-    async def _take_clicks(self) -> list[dict[str, Any]]:
+    async def _take_clicks(self) -> list[tuple[int, dict[str, Any]]]:
         async with self._lock:
             conn = self.conn
             if conn is None or conn.is_closed() or not self.held:
@@ -407,9 +411,9 @@ class Cluster:
                 "UPDATE routed_clicks r SET state = 'taken', taken_at = $3, taken_by = $4, payload = '' "
                 "FROM (SELECT interaction_id, payload FROM routed_clicks WHERE state = 'queued' AND shard_count = $1 "
                 f"AND shard = ANY($2::int[]) AND queued_at >= {oldest} ORDER BY queued_at LIMIT 100 "
-                "FOR UPDATE SKIP LOCKED) old WHERE r.interaction_id = old.interaction_id RETURNING old.payload",
+                "FOR UPDATE SKIP LOCKED) old WHERE r.interaction_id = old.interaction_id RETURNING r.shard, old.payload",
                 self.count, sorted(self.held), _now_ms(), self.me)
-        return [json.loads(r["payload"]) for r in rows]
+        return [(int(r["shard"]), json.loads(r["payload"])) for r in rows]
 
     # ------------------------------------------------------------------------------------------- end
 
@@ -441,12 +445,13 @@ class Cluster:
             self.conn.terminate()
 
 
-def dispatch_routed(bot: Any, data: dict[str, Any]) -> None:
+def dispatch_routed(bot: Any, data: dict[str, Any], shard: int) -> None:
     """Feed a routed click to this process's discord.py as Discord would, but already acknowledged (the routing
-    process deferred it): the control's callback runs as usual and answers through the interaction's token."""
+    process deferred it): the control's callback runs as usual and answers through the interaction's token.
+    ``shard``: its table's shard (``interaction.extras["routed"]``)."""
     state = bot._connection
     interaction: discord.Interaction[Any] = discord.Interaction(data=data, state=state)  # type: ignore[arg-type]
     interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
-    interaction.extras["routed"] = True
+    interaction.extras["routed"] = shard
     inner = data["data"]
     state._view_store.dispatch_view(inner["component_type"], inner["custom_id"], interaction)

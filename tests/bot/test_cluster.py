@@ -387,3 +387,57 @@ async def test_a_queued_click_whose_router_died_is_never_applied_late_by_the_nex
     assert sql(p1, "SELECT state FROM routed_clicks") == [("dropped",)]
     await p1.close()
     await p0.close()
+
+
+async def test_a_dm_click_while_shard_0s_lease_connection_is_down_is_told_moving_not_over(url, pg_server):
+    """The database fails over: shard 0's process has lost its lease connection and not yet reconnected. A DM click
+    on another process's table cannot be routed for that moment: the player reads that the table is moving (try
+    again), not that it is over."""
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    pg_server.psql(f"SELECT pg_terminate_backend({p0.bot.cluster.backend_pid})")
+    await until(lambda: not p0.bot.cluster.held, "noticed")
+    m, cid = controls(fake, U1)
+    r = await p0.click(m, custom_id=cid, locale="en-US")
+    assert "The table is moving" in r.reply.content and r.reply.ephemeral
+    assert "over" not in r.reply.content
+    assert human_moves(p1, t1) == moves
+    for h in (p0, p1):
+        await h.close()
+
+
+async def test_a_routed_click_reaching_an_owner_that_just_lost_the_table_is_told_moving(url, pg_server):
+    """The owner takes a routed click, and loses its lease before the click is applied (the server dropped its
+    session): the table has stopped there, the click is not played, and the player reads that the table is moving
+    (it plays on once another process takes the shard), not that it is over."""
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    cluster = p1.bot.cluster
+    deliver = cluster.deliver
+
+    def late(payload: dict[str, Any], shard: int) -> None:  # the lease is lost between the take and the apply
+        async def then() -> None:
+            await until(lambda: cluster._drain_task.done(), "the take finished")
+            pg_server.psql(f"SELECT pg_terminate_backend({cluster.backend_pid})")
+            await until(lambda: not p1.bot.tables.by_id, "its tables dropped")
+            deliver(payload, shard)
+
+        asyncio.get_running_loop().create_task(then())
+
+    cluster.deliver = late
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: rec.followups, "answered")
+    await p1.settle()
+    texts = [f.content for f in rec.followups]
+    assert any("The table is moving" in x for x in texts) and not any("over" in x for x in texts), texts
+    assert human_moves(p0, t1) == moves
+    for h in (p0, p1):
+        await h.close()
