@@ -365,10 +365,34 @@ class Cluster:
             dropped = await conn.fetchval(
                 "UPDATE routed_clicks SET state = 'dropped', payload = '' WHERE interaction_id = $1 "
                 "AND state = 'queued' RETURNING 1", interaction_id)
-        if dropped:
-            log.warning("routed click %s was not taken in %.0f s: dropped", interaction_id, self.route_timeout)
+            # taken, not answered yet, by a process whose lease session has ended since (killed, or its connection
+            # lost, before it could apply the click): nobody will answer it
+            orphaned = not dropped and await conn.fetchval(
+                "SELECT NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.classid = $2 "
+                "AND l.objid::bigint = r.shard_count::bigint * $3 + r.shard AND l.objsubid = 2 AND l.granted "
+                f"AND l.pid = split_part(r.taken_by, '@', 2)::int AND l.{_THIS_DB}) "
+                f"FROM routed_clicks r WHERE r.interaction_id = $1 AND r.state = 'taken' AND r.payload = '' "
+                "AND r.taken_by LIKE '%@%'", interaction_id, LEASE_CLASS, MAX_SHARDS)
+        if orphaned:
+            log.warning("routed click %s: the process that took it is gone: told to try again", interaction_id)
+        if dropped or orphaned:
+            if dropped:
+                log.warning("routed click %s was not taken in %.0f s: dropped", interaction_id, self.route_timeout)
             with contextlib.suppress(discord.HTTPException):
                 await on_dropped()
+
+    async def answered(self, interaction_id: int) -> None:
+        """A routed click taken here has been handled (applied or refused, and answered): its router has nothing
+        to make good (the taken row's payload reads ``answered``). Never fails: at worst the router, seeing this
+        process gone too, tells the player to try again."""
+        try:
+            async with self._lock:
+                conn = self.conn
+                if conn is not None and not conn.is_closed():
+                    await conn.execute("UPDATE routed_clicks SET payload = 'answered' WHERE interaction_id = $1 "
+                                       "AND state = 'taken'", interaction_id)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
+            log.info("routed click %s: its answer could not be noted: %s", interaction_id, e)
 
     def _notified(self, conn: Any, pid: int, channel: str, payload: str) -> None:
         count, _, shard = payload.partition(":")
@@ -412,7 +436,7 @@ class Cluster:
                 "FROM (SELECT interaction_id, payload FROM routed_clicks WHERE state = 'queued' AND shard_count = $1 "
                 f"AND shard = ANY($2::int[]) AND queued_at >= {oldest} ORDER BY queued_at LIMIT 100 "
                 "FOR UPDATE SKIP LOCKED) old WHERE r.interaction_id = old.interaction_id RETURNING r.shard, old.payload",
-                self.count, sorted(self.held), _now_ms(), self.me)
+                self.count, sorted(self.held), _now_ms(), f"{self.me}@{self.backend_pid}")
         return [(int(r["shard"]), json.loads(r["payload"])) for r in rows]
 
     # ------------------------------------------------------------------------------------------- end

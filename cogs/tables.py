@@ -505,6 +505,14 @@ class Tables(commands.Cog):
 
     async def play_click(self, interaction: discord.Interaction[MjBot], table_id: int, seat: int, seq: int, op: str,
                          arg: str | None) -> None:
+        try:
+            await self._play_click(interaction, table_id, seat, seq, op, arg)
+        finally:
+            if "routed" in interaction.extras and self.bot.cluster is not None:  # its router need not answer it
+                await self.bot.cluster.answered(interaction.id)
+
+    async def _play_click(self, interaction: discord.Interaction[MjBot], table_id: int, seat: int, seq: int, op: str,
+                          arg: str | None) -> None:
         lang = _lang(interaction)
         try:
             lt = self.manager.by_id.get(table_id)

@@ -178,7 +178,7 @@ async def test_a_dm_click_is_routed_to_the_owner_and_applied_once(url):
     assert answers and all(r.status == 200 for r in answers)  # the owner answered through the token
     assert rec.original is not None and rec.original.id == m.id and rec.original.edits >= 1
     state = sql(p0, "SELECT state, payload FROM routed_clicks WHERE interaction_id = ?", (rec.id,))
-    assert state == [("taken", "")]
+    assert state == [("taken", "answered")]  # emptied when taken, marked once handled
 
     # the same delivery again (Discord retrying, or a replay): not acknowledged twice, not queued, not applied
     p0.bot._connection.parse_interaction_create(data)
@@ -439,5 +439,54 @@ async def test_a_routed_click_reaching_an_owner_that_just_lost_the_table_is_told
     texts = [f.content for f in rec.followups]
     assert any("The table is moving" in x for x in texts) and not any("over" in x for x in texts), texts
     assert human_moves(p0, t1) == moves
+    for h in (p0, p1):
+        await h.close()
+
+
+async def test_a_routed_click_whose_owner_died_before_applying_it_is_told_moving(url):
+    """The owner takes a routed click from the queue and is killed before it applies it: the click is not played,
+    and the player is not left waiting on nothing: once the router's wait is over it sees that the process that
+    took the click is gone, and tells the player the table is moving (they press again once it has moved)."""
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p0.bot.cluster.route_timeout = 2.0
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    cluster = p1.bot.cluster
+    taken: list[dict[str, Any]] = []
+    cluster.deliver = lambda payload, shard: taken.append(payload)  # the process dies right after its take
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: taken, "taken by the owner")
+    cluster.kill()  # its lease session ends with it
+    await until(lambda: rec.followups, "answered")
+    assert any("The table is moving" in f.content for f in rec.followups)
+    assert human_moves(p0, t1) == moves
+    assert sql(p0, "SELECT state FROM routed_clicks") == [("taken",)]
+    for h in (p0, p1):
+        await h.close()
+
+
+async def test_a_routed_click_applied_before_its_owner_died_is_not_told_to_try_again(url):
+    """The owner applies a routed click and answers it, then is killed while the router still waits: the router
+    must not tell the player that nothing was played."""
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p0.bot.cluster.route_timeout = 1.0
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: human_moves(p1, t1) == moves + 1, "applied by the owner")
+    await until(lambda: sql(p0, "SELECT payload FROM routed_clicks") == [("answered",)], "handled")
+    p1.bot.cluster.kill()
+    watches = [t for t in p0.bot.cluster._tasks if t.get_name() == "mjbot-route-watch"]
+    assert watches
+    await asyncio.gather(*watches)
+    assert not any("moving" in f.content for f in rec.followups)
     for h in (p0, p1):
         await h.close()
