@@ -526,6 +526,13 @@ class Tables(commands.Cog):
                     raise Refusal("tables.moving")
                 if how != "here":
                     return
+            elif (interaction.guild_id is not None and self.bot.cluster is not None
+                  and not self.manager.owns(interaction.guild_id)):
+                # a server's click reaching a process that does not hold its shard (a standby running the same
+                # shards during a restart): the owner gets the same event and answers it; with no owner, moving
+                if await self.bot.cluster.owner_alive(self.bot.cluster.shard_of(interaction.guild_id)):
+                    return
+                raise Refusal("tables.moving")
             if op == "hand":
                 await self._my_hand(interaction, table_id, lang)
                 return

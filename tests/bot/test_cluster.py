@@ -490,3 +490,37 @@ async def test_a_routed_click_applied_before_its_owner_died_is_not_told_to_try_a
     assert not any("moving" in f.content for f in rec.followups)
     for h in (p0, p1):
         await h.close()
+
+
+def channel_control(fake: FakeDiscord, channel: int) -> tuple[Message, str]:
+    """The table's message in its server channel with a play control (My hand)."""
+    for m in reversed(fake.channel_messages(channel)):
+        cids = [c["custom_id"] for c in m.buttons() if c.get("custom_id", "").startswith("mjt:")]
+        if cids:
+            return m, cids[0]
+    raise AssertionError(f"no play control in channel {channel}")
+
+
+async def test_a_server_channel_click_reaching_a_process_that_does_not_own_the_shard(url, pg_server):
+    """Discord delivers a server's events to every connection running its shard: during a restart's overlap the
+    standby gets a copy of each click in that server. It leaves the answer to the owner (it says nothing that could
+    win the race against the owner's answer); and when no process holds the shard, the player reads that the table
+    is moving, not that it is over."""
+    fake = fresh_fake()
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    dup = await boot(url, (1,), fake)
+    assert dup.bot.cluster.held == set()
+    m, cid = channel_control(fake, CH1)
+    r = await dup.click(m, custom_id=cid, user=U1, locale="en-US")
+    assert not r.responded  # the owner's copy of the event answers it
+    r = await p1.click(m, custom_id=cid, user=U1, locale="en-US")
+    assert r.responded and "over" not in r.reply.content
+
+    await p1.close()  # nobody holds shard 1 now (the standby takes it at its next check)
+    r = await dup.click(m, custom_id=cid, user=U1, locale="en-US")
+    assert "The table is moving" in r.reply.content and r.reply.ephemeral
+    await dup.bot.cluster.step()
+    await dup.settle()
+    assert set(dup.bot.tables.by_id) == {t1}
+    await dup.close()
