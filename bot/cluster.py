@@ -80,6 +80,32 @@ def keep_raw_interactions(state: Any) -> None:
     state.parsers["INTERACTION_CREATE"] = parse_interaction_create
 
 
+def leave_to_owners(state: Any, cluster: Cluster) -> None:
+    """Wrap the connection state's ``parse_interaction_create`` (as :func:`keep_raw_interactions`) so that a
+    server's interaction reaching a process that runs the server's shard but does not hold its lease (a standby:
+    Discord delivers a shard's events to every connection running it) is left to the process that holds it, which
+    gets the same event and answers it: an answer from here could win the race and leave the owner's unsent. Only
+    while no process holds the shard is it handled here (the usual code answers "the table is moving")."""
+    original = state.parse_interaction_create
+
+    def parse_interaction_create(data: Any) -> None:
+        guild = data.get("guild_id") if isinstance(data, dict) else None
+        if guild is None or cluster.owns_guild(int(guild)) or cluster.shard_of(int(guild)) not in cluster.shards:
+            original(data)
+            return
+
+        async def decide() -> None:
+            if await cluster.owner_alive(cluster.shard_of(int(guild))):
+                log.debug("interaction %s of server %s: left to the owner of its shard", data.get("id"), guild)
+                return
+            original(data)
+
+        cluster._spawn(decide(), name="mjbot-standby-interaction")
+
+    state.parse_interaction_create = parse_interaction_create
+    state.parsers["INTERACTION_CREATE"] = parse_interaction_create
+
+
 class ClusterError(Exception):
     """A process that must not run as configured (the message says why): exit status 2."""
 
