@@ -84,19 +84,22 @@ def leave_to_owners(state: Any, cluster: Cluster) -> None:
     """Wrap the connection state's ``parse_interaction_create`` (as :func:`keep_raw_interactions`) so that a
     server's interaction reaching a process that runs the server's shard but does not hold its lease (a standby:
     Discord delivers a shard's events to every connection running it) is left to the process that holds it, which
-    gets the same event and answers it: an answer from here could win the race and leave the owner's unsent. Only
-    while no process holds the shard is it handled here (the usual code answers "the table is moving")."""
+    gets the same event and answers it: an answer from here could win the race and leave the owner's unsent. The
+    same for a DM's interaction (Discord delivers every DM event to shard 0): a standby of shard 0 leaves it to the
+    holder of shard 0, which plays or routes it. Only while no process holds the shard is it handled here (the usual
+    code answers "the table is moving")."""
     original = state.parse_interaction_create
 
     def parse_interaction_create(data: Any) -> None:
         guild = data.get("guild_id") if isinstance(data, dict) else None
-        if guild is None or cluster.owns_guild(int(guild)) or cluster.shard_of(int(guild)) not in cluster.shards:
+        shard = 0 if guild is None else cluster.shard_of(int(guild))
+        if shard in cluster.held or shard not in cluster.shards:
             original(data)
             return
 
         async def decide() -> None:
-            if await cluster.owner_alive(cluster.shard_of(int(guild))):
-                log.debug("interaction %s of server %s: left to the owner of its shard", data.get("id"), guild)
+            if await cluster.owner_alive(shard):
+                log.debug("interaction %s (server %s): left to the owner of shard %s", data.get("id"), guild, shard)
                 return
             original(data)
 

@@ -526,3 +526,27 @@ async def test_a_server_channel_click_reaching_a_process_that_does_not_own_the_s
     await dup.settle()
     assert set(dup.bot.tables.by_id) == {t1}
     await dup.close()
+
+
+async def test_a_dm_click_reaching_a_standby_of_shard_0_is_left_to_shard_0s_owner(url):
+    """Two processes run shard 0 (a restart's overlap, or a unit file's mistake): Discord delivers every DM event
+    to both. The one that does not hold shard 0's lease leaves the click to the one that does, which routes it:
+    it is acknowledged once, queued once and applied once."""
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    dup = await boot(url, (0,), fake)
+    assert dup.bot.cluster.held == set()
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid)
+    dup.bot._connection.parse_interaction_create(data)  # the standby's copy first
+    await dup.settle()
+    assert not rec.responded and sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 0
+    p0.bot._connection.parse_interaction_create(data)  # the owner's copy
+    await until(lambda: human_moves(p1, t1) == moves + 1, "applied by the owner")
+    await p1.settle()
+    assert rec.callback_type == 6 and sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 1
+    for h in (dup, p0, p1):
+        await h.close()
