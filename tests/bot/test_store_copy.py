@@ -4,6 +4,7 @@ verified; a destination with data is refused unless forced; a table still in pla
 from __future__ import annotations
 
 import random
+import sqlite3
 from datetime import timedelta
 from pathlib import Path
 
@@ -145,7 +146,5 @@ async def test_routed_clicks_are_neither_copied_nor_counted(tmp_path: Path, pg_s
 
 
 def sql_count(path: Path, table: str) -> int:
-    import sqlite3
-
     with sqlite3.connect(path) as db:
         return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
