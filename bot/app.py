@@ -151,9 +151,10 @@ class MjBot(commands.AutoShardedBot):
             await self.load_extension(name)  # cogs.tables resumes the tables of the shards this process holds
         if self.cluster is not None:
             self.cluster.start()
-        from bot import options
+        from bot import interactions, options
 
         options.install(self.tree)  # every option a raw payload sends is checked as Discord's client would
+        interactions.install(self.tree)  # a command's language is worked out as it arrives, once (bot.interactions)
         log.info("loaded %d extensions", len(self.extensions))
         if self.connecting_for_real:
             if self.application_id is not None:

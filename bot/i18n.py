@@ -6,8 +6,9 @@ Two halves:
   description is a ``locale_str`` whose ``key`` extra names a catalogue key; Discord shows each player the names in
   their own client language.
 - :func:`t` for messages: ``t("score.bad_hand", "zh", error=...)``. The language of a reply is worked out once per
-  interaction by :func:`text.lang.lang_for` (the player's Discord locale first when we speak it, the server's chosen
-  language second, :data:`text.lang.DEFAULT` last); languages are resolved only in :mod:`text.lang`.
+  interaction by :mod:`bot.interactions` with :func:`text.lang.lang_for` (the player's Discord locale first when we
+  speak it, the server's chosen language second, :data:`text.lang.DEFAULT` last); languages are resolved only in
+  :mod:`text.lang`.
 
 Every text lives in the string catalogue (``data/locale/*/LC_MESSAGES/mjbot.po``, read by :mod:`text.catalog`;
 see docs/translating.md). :data:`COMMANDS` and :data:`MESSAGES` are only a landing place for strings code still

@@ -8,7 +8,7 @@ from discord import app_commands
 
 from bot.app import MjBot
 from bot.errors import UserError
-from bot.settings import guild_settings
+from bot.interactions import settings_of
 from bot.store import GuildSettings
 
 
@@ -25,4 +25,4 @@ async def check_manager(bot: MjBot, interaction: discord.Interaction[MjBot]) -> 
         raise app_commands.NoPrivateMessage()
     if not interaction.permissions.manage_guild:
         raise UserError("error.no_permission")
-    return await guild_settings(bot, interaction.guild_id)
+    return await settings_of(interaction)  # read once per interaction (bot.interactions)

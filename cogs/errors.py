@@ -21,7 +21,7 @@ from discord.ext import commands
 from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import t
-from bot.settings import server_language
+from bot.interactions import lang_of
 from bot.store.errors import StoreError
 from bot.store.failures import failure_kind
 from engine.errors import EngineError
@@ -103,12 +103,10 @@ async def report(interaction: discord.Interaction[MjBot], error: BaseException, 
         # the interaction expired (too slow, or a restart): there is nobody left to answer
         log.warning("interaction %s expired in %s: %s", interaction.id, where or _describe(interaction), original)
         return
-    server_lang = None
     try:
-        server_lang = await server_language(interaction.client, interaction.guild_id)
+        lang = await lang_of(interaction)  # worked out once per interaction (bot.interactions)
     except Exception:  # the settings may be the very thing that failed
-        server_lang = None
-    lang = lang_for(interaction, server_lang)
+        lang = lang_for(interaction, None)
     text, expected = message_for(error, lang)
     if transient(original) is not None:
         log.warning("%s failed for user %s, told to try again: %r", where or _describe(interaction),

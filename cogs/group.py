@@ -34,6 +34,7 @@ from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
 from bot.ids import parse_id, require_id
+from bot.interactions import lang_of
 from bot.options import typed_text
 from bot.store import group as gstore
 from cogs.checks import check_manager, guild_of
@@ -51,7 +52,6 @@ from cogs.leaderboard import (
     variant_board,
 )
 from engine.variants import VARIANT_KEYS
-from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 
@@ -159,8 +159,7 @@ async def hand_autocomplete(interaction: discord.Interaction[MjBot], current: st
     store = getattr(bot, "store", None)
     if interaction.guild_id is None or store is None or not interaction.permissions.manage_guild:
         return []
-    settings = await store.guild_settings(interaction.guild_id)
-    lang = lang_for(interaction, settings.language)
+    lang = await lang_of(interaction)
     tz = await server_tz(bot, interaction.guild_id)
     typed = typed_text(current).strip().lstrip("#")
     hand_id = parse_id(typed) if typed else None
@@ -231,7 +230,7 @@ class Group(commands.Cog):
 
     async def _manager(self, interaction: discord.Interaction[MjBot]) -> tuple[Any, str]:
         settings = await check_manager(self.bot, interaction)
-        return settings, lang_for(interaction, settings.language)
+        return settings, await lang_of(interaction)
 
     # ---- seasons
 

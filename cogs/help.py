@@ -22,10 +22,10 @@ from discord.ext import commands
 
 from bot.app import MjBot
 from bot.i18n import locale_str, t
-from bot.settings import guild_settings
+from bot.interactions import lang_of
 from bot.store import group as gstore
 from cogs.errors import SafeView
-from text.lang import lang_for, lang_of_locale
+from text.lang import lang_of_locale
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,7 @@ class HelpView(SafeView):
     async def turn(self, interaction: discord.Interaction[Any]) -> None:
         values = cast(dict[str, Any], interaction.data or {}).get("values") or ["about"]
         page = values[0] if values[0] in PAGES else "about"
-        lang = lang_for(interaction, (await guild_settings(interaction.client, interaction.guild_id)).language
-                        if interaction.guild_id else None)
+        lang = await lang_of(interaction)
         await interaction.response.edit_message(embed=help_embed(page, lang), view=HelpView(lang, page))
 
 
@@ -73,8 +72,7 @@ class Help(commands.Cog):
 
     @app_commands.command(name=locale_str("help.name"), description=locale_str("help.desc"))
     async def help(self, interaction: discord.Interaction[MjBot]) -> None:
-        settings = await guild_settings(self.bot, interaction.guild_id)
-        lang = lang_for(interaction, settings.language if interaction.guild_id else None)
+        lang = await lang_of(interaction)
         await interaction.response.send_message(embed=help_embed("about", lang), view=HelpView(lang),
                                                 ephemeral=True)
 

@@ -45,13 +45,13 @@ from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
 from bot.ids import parse_id
+from bot.interactions import lang_of, settings_of
 from bot.options import typed_text
-from bot.settings import guild_settings
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
 from cogs.checks import guild_of
 from cogs.choices import variant_choices
-from text.lang import lang_for, resolve
+from text.lang import resolve
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +156,7 @@ async def season_autocomplete(interaction: discord.Interaction[MjBot], current: 
     store = getattr(bot, "store", None)
     if interaction.guild_id is None or store is None:
         return []
-    lang = lang_for(interaction, (await guild_settings(bot, interaction.guild_id)).language)
+    lang = await lang_of(interaction)
     tz = await server_tz(bot, interaction.guild_id)
     options = [Choice(name=t("season.all_time", lang), value="all")]
     for s in await gstore.seasons(store, interaction.guild_id):
@@ -307,8 +307,8 @@ class Leaderboard(commands.Cog):
     async def _context(self, interaction: discord.Interaction[MjBot], period: str | None,
                        season: str | None = None) -> tuple[Any, Any, str, Scope]:
         """(store, settings, lang, scope); refuses DMs, a closed store and an unknown season."""
-        settings = await guild_settings(self.bot, interaction.guild_id)
-        lang = lang_for(interaction, settings.language if interaction.guild_id else None)
+        settings = await settings_of(interaction)
+        lang = await lang_of(interaction)
         if interaction.guild_id is None:
             raise UserError("error.guild_only")
         store = getattr(self.bot, "store", None)

@@ -32,7 +32,7 @@ from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
 from bot.ids import db_id
-from bot.settings import guild_settings
+from bot.interactions import lang_of
 from bot.store.history import (
     AdjustmentRow,
     HandUnavailable,
@@ -56,7 +56,6 @@ from engine.replay import HandReplay, decode_code, encode_code
 from engine.review import MatchReview, Review, review_hand, review_match
 from render.match_review import match_review_summary, render_match_review
 from render.replay import render_replay, render_replay_animation, render_review, replay_scene, review_summary
-from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 
@@ -230,8 +229,7 @@ class Memory(commands.Cog):
         self._match_reviews: OrderedDict[tuple[int, int, frozenset[int]], MatchReview] = OrderedDict()
 
     async def _lang(self, interaction: discord.Interaction[MjBot]) -> str:
-        settings = await guild_settings(self.bot, interaction.guild_id)
-        return lang_for(interaction, settings.language)
+        return await lang_of(interaction)
 
     # ---- /history
 

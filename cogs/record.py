@@ -42,7 +42,8 @@ from discord.ext import commands, tasks
 from bot.app import MjBot
 from bot.i18n import locale_str, seat_name, t, variant_name
 from bot.ids import require_id
-from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, guild_settings, variant_rules
+from bot.interactions import lang_of, settings_of
+from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, variant_rules
 from bot.store import records as rstore
 from bot.store.errors import StoreError
 from bot.store.failures import DATABASE_ERRORS
@@ -62,7 +63,6 @@ from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
 from engine.tiles import Hand, format_tiles, parse_hand, tile_name
 from engine.variants import ScoreResult, Situation, get_variant, variant_keys
-from text.lang import lang_for
 
 # what a write of a record may fail with and still leave the record whole: the database, or the store refusing
 RECORD_WRITE_ERRORS: tuple[type[BaseException], ...] = (*DATABASE_ERRORS, StoreError)
@@ -266,8 +266,7 @@ class RecordHandButton(discord.ui.DynamicItem[discord.ui.Button],
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         try:
-            settings = await guild_settings(interaction.client, interaction.guild_id)
-            lang = lang_for(interaction, settings.language)
+            lang = await lang_of(interaction)
             if interaction.guild_id is None:
                 raise UserError("error.guild_only")
             await interaction.response.send_modal(RecordModal(self, lang))
@@ -293,8 +292,8 @@ class RecordModal(SafeModal):
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.cog(Recorder)
-        settings = await guild_settings(interaction.client, interaction.guild_id)
-        lang = lang_for(interaction, settings.language)
+        settings = await settings_of(interaction)
+        lang = await lang_of(interaction)
         players = [sel.values[0] if sel.values else None for sel in self.selects]
         if any(p is None for p in players):
             raise UserError("record.form_incomplete")
@@ -365,8 +364,8 @@ class Recorder(commands.Cog):
         variant: str | None = None,
         mode: int | None = None,
     ) -> None:
-        settings = await guild_settings(self.bot, interaction.guild_id)
-        lang = lang_for(interaction, settings.language)
+        settings = await settings_of(interaction)
+        lang = await lang_of(interaction)
         check_options(lang, hand=hand, variant=variant, win=None, winner=None, discarder=None, situation=situation,
                       mode=mode, dealer_streak=dealer_streak)
         await self.propose(interaction, settings, lang, hand=hand, players=[east, south, west, north], winner=winner,
@@ -474,8 +473,7 @@ class Recorder(commands.Cog):
     # ---- the buttons
 
     async def press(self, interaction: discord.Interaction[MjBot], item: RecordButton) -> None:
-        settings = await guild_settings(self.bot, interaction.guild_id)
-        lang = lang_for(interaction, settings.language)
+        lang = await lang_of(interaction)
         if interaction.guild_id is None:
             raise app_commands.NoPrivateMessage()
         if interaction.guild_id != item.guild:

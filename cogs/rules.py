@@ -10,11 +10,11 @@ from discord.ext import commands
 
 from bot.app import MjBot
 from bot.i18n import item_name, locale_str, rule_value, t, variant_name
-from bot.settings import guild_settings, variant_rules
+from bot.interactions import lang_of, settings_of
+from bot.settings import variant_rules
 from cogs.choices import variant_choices
 from engine.variants import get_variant
 from text.catalog import has
-from text.lang import lang_for
 
 
 def sections(variant_key: str) -> int:
@@ -64,8 +64,8 @@ class Rules(commands.Cog):
     @app_commands.describe(variant=locale_str("rules.variant.desc"))
     @app_commands.choices(variant=variant_choices())
     async def rules(self, interaction: discord.Interaction[MjBot], variant: str | None = None) -> None:
-        settings = await guild_settings(self.bot, interaction.guild_id)
-        lang = lang_for(interaction, settings.language if interaction.guild_id else None)
+        settings = await settings_of(interaction)
+        lang = await lang_of(interaction)
         key = variant or settings.default_variant
         rules = variant_rules(settings, get_variant(key))
         await interaction.response.send_message(embed=rules_embed(key, rules, lang), ephemeral=True)

@@ -19,7 +19,8 @@ from discord.ext import commands
 
 from bot.app import MjBot
 from bot.i18n import locale_str, t, variant_name
-from bot.settings import DEALER_STREAK, HAND_LENGTH, guild_settings, variant_rules
+from bot.interactions import lang_of, settings_of
+from bot.settings import DEALER_STREAK, HAND_LENGTH, variant_rules
 from cogs.choices import MODE_CHOICES, SEAT_CHOICES, SITUATION_CHOICES, WIN_CHOICES, variant_choices
 from cogs.errors import SafeView
 from cogs.scoring import (
@@ -35,7 +36,6 @@ from cogs.scoring import (
 from engine.errors import EngineError
 from engine.tiles import parse_hand
 from engine.variants import get_variant
-from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ class HelpButton(discord.ui.Button["HelpView"]):
                          custom_id=HELP_CUSTOM_ID)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        lang = lang_for(interaction, None)
+        lang = await lang_of(interaction)
         await interaction.response.send_message(t("score.help", lang), ephemeral=True)
 
 
@@ -102,8 +102,8 @@ class Score(commands.Cog):
         mode: int | None = None,
         dealer_streak: app_commands.Range[int, DEALER_STREAK.low, DEALER_STREAK.high] | None = None,
     ) -> None:
-        settings = await guild_settings(self.bot, interaction.guild_id)
-        lang = lang_for(interaction, settings.language if interaction.guild_id else None)
+        settings = await settings_of(interaction)
+        lang = await lang_of(interaction)
         check_options(lang, hand=hand, variant=variant, win=win, winner=winner, discarder=discarder,
                       situation=situation, mode=mode, dealer_streak=dealer_streak)
         key = variant or settings.default_variant

@@ -28,6 +28,7 @@ from discord.ext import commands
 from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import item_name, locale_str, rule_value, t, variant_name
+from bot.interactions import lang_of, settings_changed
 from bot.options import typed_text
 from bot.settings import (
     CLAIM_SECONDS,
@@ -50,7 +51,6 @@ from cogs.errors import SafeModal, SafeView
 from cogs.report import latest_report_day
 from engine.errors import EngineError
 from engine.variants import VARIANT_KEYS, get_variant
-from text.lang import lang_for
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +283,7 @@ class SettingsView(SafeView):
 
     async def handle(self, interaction: discord.Interaction[MjBot], what: str, values: list[str]) -> None:
         settings = await check_manager(self.bot, interaction)
-        lang = lang_for(interaction, settings.language)
+        lang = await lang_of(interaction)
         if what == "timers":
             await interaction.response.send_modal(TimersModal(self.bot, settings, lang))
             return
@@ -347,7 +347,7 @@ async def set_house_rule(bot: MjBot, interaction: discord.Interaction[MjBot], se
                          rule: Any, value: Any) -> None:
     """Set one house rule of ``variant`` (any variant, not only the default one) through the store's audited
     ``set_house_rules``, and show that variant's house rules. A value already in force writes nothing."""
-    lang = lang_for(interaction, settings.language)
+    lang = await lang_of(interaction)
     shown = f"{variant_name(variant.key, lang)}: {item_name(rule.zh, rule.en, lang)} = {rule_value(value, lang)}"
     if variant_rules(settings, variant).get(rule.key) == value:
         new_settings, key = settings, "settings.unchanged"
@@ -358,7 +358,8 @@ async def set_house_rule(bot: MjBot, interaction: discord.Interaction[MjBot], se
         key = "settings.changed"
         log.info("guild %s: user %s set %s rule %s to %r", interaction.guild_id, interaction.user.id, variant.key,
                  rule.key, value)
-    lang = lang_for(interaction, new_settings.language)
+        settings_changed(interaction, new_settings)
+    lang = await lang_of(interaction)
     note = t(key, lang, field=t("settings.field.house_rules", lang), value=shown)
     audit = await bot.open_store.settings_audit(guild_of(interaction), limit=5)
     await _show(bot, interaction, new_settings, audit, lang, note, variant.key)
@@ -367,10 +368,10 @@ async def set_house_rule(bot: MjBot, interaction: discord.Interaction[MjBot], se
 async def apply_change(bot: MjBot, interaction: discord.Interaction[MjBot], settings: GuildSettings, field: str, value: Any,
                        *, shown: str | None = None, viewing: str | None = None) -> None:
     """Write one audited change and redraw the panel (or answer, when the change came from a form or a prompt)."""
-    lang = lang_for(interaction, settings.language)
     old = getattr(settings, field)
     new_settings = await bot.open_store.update_guild_settings(guild_of(interaction), interaction.user.id, {field: value})
-    lang = lang_for(interaction, new_settings.language)
+    settings_changed(interaction, new_settings)  # a new language: the answer speaks it
+    lang = await lang_of(interaction)
     label = t(f"settings.field.{field}", lang)
     shown = shown or describe_change(field, value, lang)
     key = "settings.changed" if old != getattr(new_settings, field) else "settings.unchanged"
@@ -395,8 +396,8 @@ class TimersModal(SafeModal):
         self.add_item(self.claim)
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
-        settings = await check_manager(self.bot, interaction)
-        lang = lang_for(interaction, settings.language)
+        await check_manager(self.bot, interaction)
+        lang = await lang_of(interaction)
         changes = {}
         allowed: Range
         for field, text, allowed in (("turn_seconds", self.turn.value, TURN_SECONDS),
@@ -407,6 +408,7 @@ class TimersModal(SafeModal):
                                 high=allowed.high, value=_shown((text or "").strip()))
             changes[field] = number
         new = await self.bot.open_store.update_guild_settings(guild_of(interaction), interaction.user.id, changes)
+        settings_changed(interaction, new)
         shown = t("settings.timers", lang, turn=new.turn_seconds, claim=new.claim_seconds)
         note = t("settings.changed", lang, field=t("settings.field.turn_seconds", lang), value=shown)
         audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
@@ -562,7 +564,7 @@ class Settings(commands.Cog):
                        record_expiry_hours: app_commands.Range[int, RECORD_EXPIRY_HOURS.low,
                                                                RECORD_EXPIRY_HOURS.high] | None = None) -> None:
         settings = await check_manager(self.bot, interaction)
-        lang = lang_for(interaction, settings.language)
+        lang = await lang_of(interaction)
         if record_expiry_hours is not None and record_expiry_hours not in RECORD_EXPIRY_HOURS:  # before any write
             raise UserError("record.bad_expiry", low=RECORD_EXPIRY_HOURS.low, high=RECORD_EXPIRY_HOURS.high,
                             value=str(record_expiry_hours)[:20])

@@ -21,7 +21,8 @@ from discord.ext import commands
 
 from bot.app import MjBot
 from bot.i18n import item_name, locale_str, rule_value
-from bot.settings import SERVER_LANGUAGE, guild_settings, server_language, table_allowed_in, variant_rules
+from bot.interactions import lang_of, settings_of
+from bot.settings import SERVER_LANGUAGE, table_allowed_in, variant_rules
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables, tile_label
 from bot.tables.strings import t  # display names in its messages are escaped (no pings, no markdown)
 from cogs.choices import MODE_CHOICES, variant_choices
@@ -38,8 +39,13 @@ AUTOPLAY_CHOICES = [Choice(name=locale_str(f"choice.autoplay.{v}"), value=v) for
 DIFFICULTY_CHOICES = [Choice(name=locale_str(f"choice.difficulty.{d}"), value=d) for d in ("easy", "normal", "strong")]
 
 
-def _lang(interaction: discord.Interaction[MjBot], server: str | None = None) -> str:
-    return lang_for(interaction, server)
+async def _lang(interaction: discord.Interaction[MjBot]) -> str:
+    """The reply's language (worked out once per interaction: bot.interactions); where the settings cannot be read
+    (a click answered in any case, an error being answered), the player's own language or the default."""
+    try:
+        return await lang_of(interaction)
+    except Exception:
+        return lang_for(interaction, None)
 
 
 def _player_lang(interaction: discord.Interaction[MjBot], server: str | None) -> str:
@@ -242,10 +248,13 @@ class Tables(commands.Cog):
     # ---- helpers ------------------------------------------------------------------------------------------
 
     async def _server_lang(self, interaction: discord.Interaction[MjBot]) -> str:
-        return await server_language(self.bot, interaction.guild_id) or SERVER_LANGUAGE
+        """The server's language (read once per interaction); :data:`SERVER_LANGUAGE` outside a server."""
+        if interaction.guild_id is None:
+            return SERVER_LANGUAGE
+        return (await settings_of(interaction)).language or SERVER_LANGUAGE
 
     async def _refuse(self, interaction: discord.Interaction[MjBot], r: Refusal) -> None:
-        lang = _lang(interaction, await self._server_lang(interaction))
+        lang = await lang_of(interaction)
         await _say(interaction, t(r.key, lang, **r.params))
 
     def lobby_embed(self, lt: LiveTable) -> discord.Embed:
@@ -258,10 +267,10 @@ class Tables(commands.Cog):
     @app_commands.describe(variant=locale_str("table.variant.desc"), mode=locale_str("table.mode.desc"))
     @app_commands.choices(variant=variant_choices(), mode=MODE_CHOICES)
     async def new(self, interaction: discord.Interaction[MjBot], variant: str | None = None, mode: int | None = None) -> None:
-        settings = await guild_settings(self.bot, interaction.guild_id)
+        settings = await settings_of(interaction)
         if not table_allowed_in(settings, interaction.channel or discord.Object(interaction.channel_id or 0)):
             where = " ".join(f"<#{c}>" for c in settings.allowed_channels)
-            await _say(interaction, t("tables.not_here", _lang(interaction, settings.language), channels=where))
+            await _say(interaction, t("tables.not_here", await lang_of(interaction), channels=where))
             return
         key = variant or settings.default_variant
         V = get_variant(key)
@@ -290,7 +299,7 @@ class Tables(commands.Cog):
     async def _lobby_op(self, interaction: discord.Interaction[MjBot], channel_id: int, op: str,
                         difficulty: str = "normal") -> None:
         server = await self._server_lang(interaction)
-        lang = _lang(interaction, server)
+        lang = await lang_of(interaction)
         component = interaction.type == discord.InteractionType.component
         try:
             lt = self.manager.by_channel.get(channel_id)
@@ -341,7 +350,7 @@ class Tables(commands.Cog):
             await self._lobby_op(interaction, channel_id, op)
         except Exception:
             log.exception("lobby click %s failed", op)
-            await _say(interaction, t("tables.unknown", _lang(interaction)))
+            await _say(interaction, t("tables.unknown", await _lang(interaction)))
 
     @table.command(name=locale_str("table.join.name"), description=locale_str("table.join.desc"))
     async def join(self, interaction: discord.Interaction[MjBot]) -> None:
@@ -364,7 +373,7 @@ class Tables(commands.Cog):
 
     @table.command(name=locale_str("table.end.name"), description=locale_str("table.end.desc"))
     async def end(self, interaction: discord.Interaction[MjBot]) -> None:
-        lang = _lang(interaction, await self._server_lang(interaction))
+        lang = await lang_of(interaction)
         try:
             lt = self.manager.table_in(interaction.channel_id or 0)
             perms = interaction.permissions
@@ -382,7 +391,7 @@ class Tables(commands.Cog):
 
     @table.command(name=locale_str("table.show.name"), description=locale_str("table.show.desc"))
     async def show(self, interaction: discord.Interaction[MjBot]) -> None:
-        lang = _lang(interaction, await self._server_lang(interaction))
+        lang = await lang_of(interaction)
         try:
             lt = self.manager.table_in(interaction.channel_id or 0)
         except Refusal as r:
@@ -406,7 +415,7 @@ class Tables(commands.Cog):
     @app_commands.describe(on=locale_str("table.autoplay.on.desc"))
     @app_commands.choices(on=AUTOPLAY_CHOICES)
     async def autoplay(self, interaction: discord.Interaction[MjBot], on: str) -> None:
-        lang = _lang(interaction, await self._server_lang(interaction))
+        lang = await lang_of(interaction)
         try:
             lt = self.manager.table_in(interaction.channel_id or 0)
             await interaction.response.defer(ephemeral=True)
@@ -418,7 +427,7 @@ class Tables(commands.Cog):
 
     async def _seat_admin(self, interaction: discord.Interaction[MjBot], member: discord.Member | discord.User,
                           op: str) -> None:
-        lang = _lang(interaction, await self._server_lang(interaction))
+        lang = await lang_of(interaction)
         try:
             lt = self.manager.table_in(interaction.channel_id or 0)
             perms = interaction.permissions
@@ -460,7 +469,7 @@ class Tables(commands.Cog):
 
     @table.command(name=locale_str("table.dissolve.name"), description=locale_str("table.dissolve.desc"))
     async def dissolve(self, interaction: discord.Interaction[MjBot]) -> None:
-        lang = _lang(interaction, await self._server_lang(interaction))
+        lang = await lang_of(interaction)
         try:
             lt = self.manager.table_in(interaction.channel_id or 0)
             await self._propose(interaction, lt.id, lang)
@@ -486,7 +495,7 @@ class Tables(commands.Cog):
         await mgr.vote_posted(lt, vote, msg.channel.id, msg.id, text)
 
     async def vote_click(self, interaction: discord.Interaction[MjBot], table_id: int, number: int, yes: bool) -> None:
-        lang = _lang(interaction)
+        lang = await _lang(interaction)
         try:
             lt = self.manager.by_id.get(table_id)
             if lt is not None:  # a vote button acts only in its own table's channel (a forged id elsewhere: refused)
@@ -513,7 +522,7 @@ class Tables(commands.Cog):
 
     async def _play_click(self, interaction: discord.Interaction[MjBot], table_id: int, seat: int, seq: int, op: str,
                           arg: str | None) -> None:
-        lang = _lang(interaction)
+        lang = await _lang(interaction)
         try:
             lt = self.manager.by_id.get(table_id)
             if lt is not None:  # controls pressed in a server act only on that channel's table

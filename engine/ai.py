@@ -12,8 +12,11 @@ the seat's own tiles, every meld and every river tile.
   one suit dominates), claims pung / kong / chi only when they bring the hand closer (Hefei: one claim per hand,
   so only a good one), takes kongs that cost nothing. The variant's goals come from its ``Variant.ai`` profile
   (:class:`engine.variants.base.AiProfile`); the AI never branches on a variant's name. Chizhou: the 花 still missing count honour pairs and singles,
-  suited triplets (a concealed kong), shown pungs with a live fourth tile (an added kong) and suited pairs; a
-  claimable kong beats the pung of the same tile, and a kong that adds 花 is taken when the distance holds.
+  suited triplets (a concealed kong), shown pungs with a live fourth tile (an added kong) and suited pairs, each only
+  while the tiles it needs are still unseen; a ready hand is at distance 0 only when some unseen tile wins it with
+  the 花 it needs (an honour pair's self-drawn third adds one), and of ready discards the one with the most legal
+  winning tiles is kept (a tile that may also be won on a discard, with 3 花, counts double); a claimable kong beats
+  the pung of the same tile, and a kong that adds 花 is taken when the distance holds.
 - ``easy``: takes every win; discards to the same effective distance (八支, the 花 gate) but with random ties, only
   keeping 八支 once reached; claims and kongs only what builds 花 (Chizhou: honour pungs, kongs) and only when that
   costs no distance. It knows each variant's gates, so four easy AIs win hands everywhere and a match ends.

@@ -24,6 +24,10 @@ from .table.actions import Action
 from .tiles import HONOR, NUM_KINDS, MeldKind
 from .variants import get_variant
 
+CHIZHOU_RON_WEIGHT = 2
+"""Chizhou, choosing among ready discards: a winning tile that may also be won on a discard (3 花) counts this much
+more than one that may only be self-drawn (2 花): three other players discard it."""
+
 
 def plain_actions(legal: Sequence[Action | Mapping[str, Any]]) -> list[Action]:
     """The legal actions as :class:`Action` objects, without the timeout an AI never chooses."""
@@ -151,10 +155,66 @@ class SeatReader:
         if not self.ai.hua_gate:
             return sh, sh
         # the 花 gate (2 花 to self-draw): tiles still needed to reach it
-        suited = c[0:27]
-        trip = suited.count(3) + suited.count(4)
         u = self.upg if upg is None else upg
-        return gate_distance(sh, hua_tiles(tuple(c[27:34]), meld_hua, min(trip, 2), u, min(suited.count(2), 2))), sh
+        need = self.hua_need(c, meld_hua, u)
+        return gate_distance(sh, self.ready_need(c, meld_hua, need) if sh == 0 else need), sh
+
+    def ready_need(self, c: Sequence[int], meld_hua: int, need: int) -> int:
+        """Chizhou, a ready hand: 0 when some unseen tile wins it with 2 花 (an honour pair's third tile adds one),
+        else at least 1: a ready shape no tile can make legal is still a step from a legal win."""
+        hua = meld_hua + sum(1 for n in c[HONOR:NUM_KINDS] if n >= 3)
+        if hua >= 2:
+            return 0
+        if hua == 1:  # only a self-drawn third tile of an honour pair adds the missing 花
+            cc = list(c)
+            for k in range(HONOR, NUM_KINDS):
+                if cc[k] == 2 and self.remaining[k]:
+                    cc[k] += 1
+                    ok = is_complete(cc)
+                    cc[k] -= 1
+                    if ok:
+                        return 0
+        return max(need, 1)
+
+    def legal_outs(self, c: Sequence[int], meld_hua: int) -> tuple[int, int]:
+        """Chizhou, a ready (3n+1) hand: the unseen tiles that win it self-drawn (2 花) and on a discard (3 花)."""
+        cc = list(c)
+        hua = meld_hua + sum(1 for k in range(HONOR, NUM_KINDS) if cc[k] >= 3)
+        own = own_ron = 0
+        for k in near_kinds(cc):
+            r = self.remaining[k]
+            if not r:
+                continue
+            cc[k] += 1
+            if is_complete(cc):
+                h = hua + (1 if k >= HONOR and cc[k] == 3 else 0)
+                if h >= 2:
+                    own += r
+                if h >= 3:
+                    own_ron += r
+            cc[k] -= 1
+        return own, own_ron
+
+    def hua_need(self, c: Sequence[int], meld_hua: int, upg: int) -> int:
+        """Chizhou: tiles still needed for 2 花 (:func:`hua_tiles`), counting only the sources that can still grow:
+        an honour pair with a copy unseen, an honour single with two, a suited triplet with its fourth unseen (a
+        kong), a suited pair with two unseen. A pair whose other copies are all in sight is no step to a pung."""
+        hon, trip, pairs = self.hua_parts(c)
+        return hua_tiles(hon, meld_hua, min(trip, 2), upg, min(pairs, 2))
+
+    def hua_parts(self, c: Sequence[int]) -> tuple[tuple[int, ...], int, int]:
+        """The live 花 sources of :meth:`hua_need`: the honours (a dead pair or single as 0), the suited triplets and
+        the suited pairs."""
+        rem = self.remaining
+        hon = tuple(n if n >= 3 or r >= 3 - n else 0 for n, r in zip(c[HONOR:NUM_KINDS], rem[HONOR:], strict=True))
+        trip = pairs = 0
+        for n, r in zip(c[:HONOR], rem[:HONOR], strict=True):
+            if n >= 2:
+                if n == 4 or (n == 3 and r):
+                    trip += 1
+                elif n == 2 and r >= 2:
+                    pairs += 1
+        return hon, trip, pairs
 
     def main_suit(self, c: Sequence[int]) -> int:
         tot = [sum(c[s * 9 : s * 9 + 9]) + self.meld_suits[s] for s in range(3)]
@@ -248,11 +308,10 @@ def best_discard(me: SeatReader, counts: Sequence[int], n_melds: int, meld_suits
     bazhi = me.ai.bazhi
     hua_gate = me.ai.hua_gate
     tot = [sum(counts[0:9]) + meld_suits[0], sum(counts[9:18]) + meld_suits[1], sum(counts[18:27]) + meld_suits[2]]
-    hon = tuple(counts[27:34])
-    suited = counts[0:27]
-    trip = suited.count(3) + suited.count(4)
-    pairs = suited.count(2)
     upg = me.upg
+    if hua_gate:
+        rem = me.remaining
+        hon0, tr0, pr0 = me.hua_parts(counts)
     for a in discards:
         t = a.tile
         assert t is not None
@@ -276,27 +335,36 @@ def best_discard(me: SeatReader, counts: Sequence[int], n_melds: int, meld_suits
         elif not hua_gate:
             k = (sh, sh)
         else:
-            h = tuple(c[27:34]) if s == 3 else hon
-            tr, pr = trip, pairs
-            if s < 3:
-                n = counts[t]
-                if n == 3:
-                    tr -= 1
-                    pr += 1
-                elif n == 2:
-                    pr -= 1
-            k = (gate_distance(sh, hua_tiles(h, meld_hua, min(tr, 2), upg, min(pr, 2))), sh)
+            # me.hua_need(c, meld_hua, upg), from the sources of the whole hand: only kind t changed
+            n0 = counts[t]
+            n1 = n0 - 1
+            h, tr, pr = hon0, tr0, pr0
+            if s == 3:
+                hl = list(hon0)
+                hl[t - HONOR] = n1 if n1 >= 3 or rem[t] >= 3 - n1 else 0
+                h = tuple(hl)
+            else:
+                r = rem[t]
+                tr += (n1 == 4 or (n1 == 3 and r > 0)) - (n0 == 4 or (n0 == 3 and r > 0))
+                pr += (n1 == 2 and r >= 2) - (n0 == 2 and r >= 2)
+            need = hua_tiles(h, meld_hua, min(tr, 2), upg, min(pr, 2))
+            k = (gate_distance(sh, me.ready_need(c, meld_hua, need) if sh == 0 else need), sh)
         c[t] += 1
         scored.append((k, t, a))
     best_key = min(x[0] for x in scored)
     top = sorted(((k, -me.waste(counts, t, main), t, a) for k, t, a in scored if k == best_key),
-                 key=lambda x: (x[1], x[2]))[:2]
+                 key=lambda x: (x[1], x[2]))
+    # Chizhou, ready: every ready discard is counted (few waits are legal: the counts decide), else the best two
+    top = top if hua_gate and best_key[0] == 0 else top[:2]
     # ties: the count of unseen useful tiles decides when ready, or at one step from ready when the cheap
     # heuristic cannot separate the two best
     if len(top) > 1 and (best_key[0] == 0 or (best_key[0] == 1 and top[1][1] - top[0][1] < 0.5)):
         def ukeire(x: tuple[tuple[int, int], float, int, Action]) -> int:
             c = list(counts)
             c[x[2]] -= 1
+            if best_key[0] == 0 and hua_gate:  # Chizhou: the tiles that win legally; with 3 花 a discard wins too
+                own, ron = me.legal_outs(c, meld_hua)
+                return own + CHIZHOU_RON_WEIGHT * ron
             if best_key[0] == 0:  # ready: count the unseen winning tiles
                 n = 0
                 for k in near_kinds(c):

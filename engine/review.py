@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from .analysis import shanten
 from .strong import evaluate
-from .strong.evaluator import PLAN_ITEMS, Option
+from .strong.evaluator import Option, plan_item
 from .table import Action
 from .tiles import HONOR, NUM_KINDS, tile_name
 from .variants import get_variant
@@ -251,7 +251,7 @@ def _reason(variant: str, played: Choice, ai: Choice) -> tuple[str, str]:
     if played.threat is not None and safer > 0 and safer >= 0.5 * gain:
         return "safer", ""
     if ai.plan and ai.plan != played.plan:
-        return "bigger", PLAN_ITEMS.get(variant, "")
+        return "bigger", plan_item(variant, ai.plan)
     if ai.value > 1.25 * played.value and ai.win <= played.win:
         return "bigger", ""
     if round(100 * ai.win) > round(100 * played.win):

@@ -177,9 +177,9 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
 
 
 def _variant_of_item(item: str) -> str:
-    from engine.strong.evaluator import PLAN_ITEMS
+    from engine.strong.evaluator import PLAN_ITEMS, PUNGS_ITEMS
 
-    return next((v for v, code in PLAN_ITEMS.items() if code == item), "wuhu")
+    return next((v for items in (PLAN_ITEMS, PUNGS_ITEMS) for v, code in items.items() if code == item), "wuhu")
 
 
 def _action_words(a: Action, lang: str) -> str:

@@ -3,16 +3,76 @@ the engine's translator on import (the engine itself holds no text).
 
 The database fixtures: ``db_target`` (a fresh database for the test) and ``new_db_target`` (a factory of them) are
 SQLite files, or in a module marked ``pytestmark = pytest.mark.both_backends`` each test runs twice, on SQLite and on
-PostgreSQL (one throw-away server per session, ``tests/harness/pg.py``; a database per test copied from a migrated
-template). Without a server the PostgreSQL half is skipped, except under CI (``CI`` set), where it fails."""
+PostgreSQL (one throw-away server per session and xdist worker, ``tests/harness/pg.py``; a database per test copied
+from a migrated template). Without a server the PostgreSQL half is skipped, except under CI (``CI`` set), where it
+fails.
+
+Also here: the temporary files in RAM, how many xdist workers run, and which tests run first (see
+docs/architecture.md, "How the suite runs")."""
 
 import logging
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from text import catalog as catalog  # noqa: F401
+
+
+def _temporary_files_in_memory() -> None:
+    """Every temporary file of the session (``tmp_path``, the test databases, the PostgreSQL server's folder, the
+    subprocesses' scratch files) in RAM when the machine has a RAM file system: a SQLite database is made durable
+    with several fsyncs, which cost tens of milliseconds on a disk and nothing in RAM, and there are thousands of
+    databases in a session. A ``TMPDIR`` set by whoever runs the tests is kept."""
+    shm = Path("/dev/shm")
+    if "TMPDIR" not in os.environ and shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
+        os.environ["TMPDIR"] = str(shm)  # subprocesses too
+        tempfile.tempdir = None  # looked up again from TMPDIR
+
+
+_temporary_files_in_memory()
+
+# ---------------------------------------------------------------------------------------------------------------
+# how many processes run the tests (``-n auto`` in pyproject.toml: pytest-xdist)
+
+
+@pytest.hookimpl(optionalhook=True)  # (pytest-xdist's hook)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """One worker per core (xdist's own choice: None) for the whole suite or a folder, except for a run that
+    starting workers (a second or so each) would only slow down or get in the way of: files or single tests named
+    (``file.py``, ``file.py::test``), output not captured (``-s``) or a debugger (``--pdb``, ``--trace``); those run
+    in this process (0). ``-n 2`` spreads a file's tests all the same."""
+    args = [a.split("::")[0] for a in config.args if not a.startswith("-")]
+    if args and not any(Path(a).is_dir() for a in args):
+        return 0
+    if config.getoption("capture") == "no" or config.getoption("usepdb") or config.getoption("trace"):
+        return 0
+    return None
+
+
+#: Tests that take seconds each (wheels built, a bot SIGKILLed hundreds of times, AI games, a 5 s database lock),
+#: run first: with several workers, none is left running one of them alone at the end. Node id prefixes.
+RUN_FIRST = (
+    "tests/test_upgrade.py",
+    "tests/bot/test_store_crash.py",
+    "tests/engine/test_strong.py::test_strong_decisions_are_legal_in_fuzzed_hands",
+    "tests/engine/test_table_invariants.py",
+    "tests/engine/test_ai.py::test_four_ais_of_any_difficulty_win_hands_in_every_variant",
+    "tests/bot/test_startup_db.py",
+    "tests/engine/test_review.py",
+    "tests/cogs/test_table_requests.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The slowest tests (:data:`RUN_FIRST`) first, the rest in their usual order (the sort is stable; every worker
+    sorts alike, as xdist requires)."""
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, prefix in enumerate(RUN_FIRST) if item.nodeid.startswith(prefix)), len(RUN_FIRST))
+
+    items.sort(key=rank)
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # the database every test's store opens: SQLite, or PostgreSQL in the modules marked ``both_backends``

@@ -155,3 +155,14 @@ def test_discord_md_uses_the_readmes_service_set_up() -> None:
     text = (ROOT / "docs" / "discord.md").read_text(encoding="utf-8")
     assert "mjbot check" in text and "deploy/mjbot.service" in text
     assert not re.search(r"(?<!Dynamic)User=", text) and "pip install -e" not in text
+
+
+def test_the_architecture_names_every_package_and_the_stores_backends() -> None:
+    """docs/architecture.md describes the code as it is: every package of the project (a folder with an
+    ``__init__.py``) is named by its path, and so are the store's front door, its seam and both backends."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    packages = sorted(str(p.parent.relative_to(ROOT)) + "/" for top in ("engine", "text", "render", "bot", "cogs")
+                      for p in (ROOT / top).rglob("__init__.py") if "migrations" not in p.parts)
+    store = ["bot/store/database.py", "bot/store/backend.py", "bot/store/sqlite.py", "bot/store/postgres.py"]
+    missing = [name for name in [*packages, *store, "bot/interactions.py", "tests/harness/"] if f"`{name}" not in text]
+    assert not missing, f"docs/architecture.md does not name: {missing}"

@@ -3,7 +3,8 @@
 
 There is one default, :data:`DEFAULT` (English), for a missing or unknown language, wherever it is asked for: the
 catalogue (:func:`text.catalog.text`), the engine's messages (``EngineError.message``), the store's, the images'.
-A reply's language is worked out once per interaction with :func:`lang_for` and then handed down as a :data:`Lang`;
+A reply's language is worked out once per interaction with :func:`lang_for` (by ``bot.interactions``, which keeps
+it on the interaction) and then handed down as a :data:`Lang`;
 :func:`resolve` on a value that already is one returns it at once.
 
 >>> resolve("zh-CN"), resolve("zh-TW"), resolve("en-US"), resolve(None), resolve("fr")

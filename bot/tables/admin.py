@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.seams import TableUI
@@ -65,6 +65,7 @@ class Admin:
         async def _pause(self, lt: LiveTable, exc: BaseException) -> None: ...
     store_backoff: tuple[float, ...]
     wall: Callable[[], float]  # Unix time (a vote's deadline outlives the process)
+    vote_sleep: Callable[[float], Awaitable[Any]]  # how a vote waits for its deadline
 
     # ------------------------------------------------------------------------------------------- recording
 
@@ -315,7 +316,7 @@ class Admin:
             return False
 
     async def _vote_timer(self, lt: LiveTable, vote: Vote) -> None:
-        await asyncio.sleep(max(0.0, vote.deadline - self.wall()))
+        await self.vote_sleep(max(0.0, vote.deadline - self.wall()))
         async with lt.lock:
             if lt.vote is vote and not lt.closed:
                 self._drop_vote(lt, "tables.vote_expired")

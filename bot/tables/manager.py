@@ -26,7 +26,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +102,8 @@ class TableManager(Admin, Output):
         self.store_backoff: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0, 5.0, 10.0)  # recovery from a failing store
         self.closing = False
         self.wall: Callable[[], float] = time.time  # Unix time: what a restart keeps (a dissolve vote's deadline)
+        # how a dissolve vote waits for its deadline on that clock (tests inject a sleeper they end themselves)
+        self.vote_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self.publisher = Publisher(bot, self._dm_failed)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()

@@ -12,9 +12,9 @@ For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to
   value of a typical such hand, cached; the best plan counts;
 - **the risk and cost of dealing in** (a discard only): for each other seat, how likely it is ready (its melds, its
   river's length, its 报警 alarms, the 花 it shows), which suit it collects (its melds, the suits it stopped
-  discarding), how safe the tile is against it (its own river, tiles three apart), and what dealing in would cost
-  (the scorer's payment from this seat, with Wuhu's 包 after an alarm and the 点炮包三家 house rule), plus the
-  chance of winning it gives up.
+  discarding), how safe the tile is against it (its own river, tiles three apart, tiles it let go by since its last
+  discard, in Wuhu and Hefei), and what dealing in would cost (the scorer's payment from this seat, with Wuhu's 包
+  after an alarm and the 点炮包三家 house rule), plus the chance of winning it gives up.
 
 ``ev = (1 - deal_in) * win * value - deal_in * cost``. Claims and kongs are priced by the hand they leave (a pung's
 by its best discard). Everything read comes from the view (``Table.view(seat)``): the seat's own tiles, melds,
@@ -28,7 +28,15 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from ..ai_common import SeatReader, best_discard, claim_choice, forced, near_kinds, plain_actions
+from ..ai_common import (
+    SeatReader,
+    best_discard,
+    claim_choice,
+    forced,
+    gate_distance,
+    near_kinds,
+    plain_actions,
+)
 from ..analysis import (
     combine_groups,
     group_of,
@@ -43,7 +51,10 @@ from ..table.actions import Action
 from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind, parse_hand
 from ..variants import get_variant
 from ..variants.base import Situation
+from ..variants.chizhou import shown_hua
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
+from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
+from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
@@ -53,7 +64,8 @@ _REPS: dict[str, dict[str, tuple[str, str]]] = {
     "hefei": {"": ("11134567899m56p+7p", "34567899m56p[111m]+7p"),
               "flush": ("1112344567899m+9m", "2344567899m[111m]+9m")},
     "chizhou": {"": ("123m456p1z[555z][666z]+1z", "123m456p1z[555z][666z]+1z"),
-                "flush": ("123m456m1z[555z][666z]+1z", "123m456m1z[555z][666z]+1z")},
+                "flush": ("123m456m1z[555z][666z]+1z", "123m456m1z[555z][666z]+1z"),
+                "pungs": ("111m999p1z[555z][666z]+1z", "111m999p1z[555z][666z]+1z")},
 }
 _FLUSH_HONOURS = {"wuhu": False, "hefei": False, "chizhou": True}
 PRIOR = 0.3
@@ -62,6 +74,18 @@ FLUSH_RATE = 700
 """A one-suit plan's chance: this share (/1000) of the measured chance one step further (only one suit serves)."""
 PLAN_ITEMS = {"wuhu": "qing_yi_se", "hefei": "qingyise", "chizhou": "qingyise"}
 """The scorer's item a "flush" plan aims at, per variant (the review names it)."""
+PUNGS_ITEMS = {"chizhou": "duiduihu"}
+"""The scorer's item a "pungs" plan (all pungs: Chizhou's 对对胡, a 蜡子 whose pungs are also its 花) aims at."""
+PUNGS_RATE = 1200
+"""An all-pungs plan's chance: this share (/1000) of the measured chance at its distance (only pairs serve, but
+they may be claimed from any seat)."""
+
+
+def plan_item(variant: str, plan: str) -> str:
+    """The scorer's item the plan aims at ("" for the plain plan)."""
+    if plan == "pungs":
+        return PUNGS_ITEMS.get(variant, "")
+    return PLAN_ITEMS.get(variant, "") if plan else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +170,60 @@ def danger_features(view: Mapping[str, Any], o: int, tile: int) -> tuple[int, in
     return m, rl, inriv, rel, dshare, edge, bool(view["alarms"][o])
 
 
+STEP_CAP: dict[str, float] = {"wuhu": 0.65}
+"""Per variant: a step further from a legal win keeps at most this share of the chance (beyond two steps, where the
+measured cells are few and borrow from each other)."""
+FLUSH_OFF = frozenset({"wuhu"})
+"""Variants whose one-suit plan counts the concealed tiles of other suits as steps (each must be drawn over): in
+Wuhu the plan was taken in two hands of three and came off in none (200 deals, seed 0)."""
+PASSED_SAFE = frozenset({"wuhu", "hefei"})
+"""Variants whose danger reads :func:`passed_since`: a tile another seat let go by since its own last discard does
+not win for it now (it did not wait on it, or it passed a win and 漏胡 bars it from any discard win until it draws)."""
+
+
+def passed_since(view: Mapping[str, Any]) -> list[frozenset[int]] | None:
+    """Per seat, the tiles the other seats discarded since that seat's own last discard (each of them was offered
+    to it and it did not win), from the public rivers and melds: the discards are put back in the order they were
+    made (the dealer first, then the next seat, or the claimer after a claimed tile). None when the rivers cannot
+    be ordered so (then nothing is known)."""
+    rivers = view["rivers"]
+    idx = [0, 0, 0, 0]
+    used: set[tuple[int, int]] = set()
+    cur = int(view["dealer"])
+    seq: list[tuple[int, int, str]] = []
+    total = sum(len(r) for r in rivers)
+    while len(seq) < total:
+        r = rivers[cur]
+        if idx[cur] >= len(r):
+            return None
+        e = r[idx[cur]]
+        idx[cur] += 1
+        k, st = int(e["tile"]), str(e["status"])
+        seq.append((cur, k, st))
+        if st == "claimed":
+            claimer = None
+            for c in range(4):
+                for j, m in enumerate(view["melds"][c]):
+                    if (c, j) in used or m.get("fed_by") != cur:
+                        continue
+                    if int(m.get("claimed") if m.get("claimed") is not None else m["tile"]) == k:
+                        claimer = c
+                        used.add((c, j))
+                        break
+                if claimer is not None:
+                    break
+            if claimer is None:
+                return None
+            cur = claimer
+        else:
+            cur = (cur + 1) % 4
+    out: list[frozenset[int]] = []
+    for o in range(4):
+        last = max((i for i, x in enumerate(seq) if x[0] == o), default=-1)
+        out.append(frozenset(k for s, k, st in seq[last + 1:] if s != o and st != "dead"))
+    return out
+
+
 # ------------------------------------------------------------------------------------------------ the seat's view
 
 
@@ -196,6 +274,7 @@ class Know:
         self._main = self.me.main_suit(self.me.counts)
         self.threats = [self._threat(o) for o in range(4)]
         self.win_table = WIN.get(self.variant)
+        self.passed = passed_since(view) if self.variant in PASSED_SAFE else None
 
     # -------------------------------------------------------------- values
     def rep(self, plan: str, is_open: bool, winner: int, discarder: int | None) -> tuple[int, int, int, int] | None:
@@ -300,17 +379,17 @@ class Know:
         base = DANGER_BASE.get(self.variant)
         if base is None:
             return 0.0
+        if self.passed is not None and k in self.passed[o]:
+            return 0.0  # let go by o since its last discard: no discard win on it now
         m, rl, inriv, rel, dshare, edge, alarm = danger_features(self.view, o, k)
         p = base[m][rl]
+        if self.me.ai.hua_gate:  # Chizhou: a discard win needs 3 花 (C5), so the 花 the seat shows decide
+            p = CHIZHOU_DANGER_BY_HUA[min(shown_hua(self.wind_melds[(o - self.dealer) % 4]), 3)][rl]
         fac = DANGER_FACTOR[self.variant]
         for name, val in (("inriv", inriv), ("rel", rel), ("dshare", dshare), ("edge", edge), ("alarm", alarm)):
             p *= fac.get(name, {}).get(val, 1.0)
         if k >= HONOR and self.unseen[k] == 0:
             p = 0.0  # every copy in sight: nobody waits on it
-        if self.me.ai.hua_gate:  # a discard needs 3 花 (C5): a seat showing none rarely has them
-            hua = sum((2 if len(x["tiles"]) == 4 else 1) if int(x["tile"]) >= HONOR else (1 if len(x["tiles"]) == 4
-                      else 0) for x in self.melds[o])
-            p *= (0.6, 0.9, 1.2)[min(hua, 2)]
         return min(0.35, p)
 
     def danger(self, k: int) -> tuple[float, float, int | None]:
@@ -338,7 +417,17 @@ class Know:
         tab = self.win_table
         if tab is None:
             return 0.5 ** (d + 1)
-        return tab[min(max(d, 0), len(tab) - 1)][min(max(turns, 0), len(tab[0]) - 1)]
+        t = min(max(turns, 0), len(tab[0]) - 1)
+        d = max(d, 0)
+        step = STEP_CAP.get(self.variant)
+        if step is None:
+            return tab[min(d, len(tab) - 1)][t]
+        # few hands are that far: the measured cells beyond two steps borrow from each other, so each step further
+        # keeps at most ``step`` of the chance one step nearer (a farther hand is never as likely to win)
+        p = tab[0][t]
+        for i in range(1, d + 1):
+            p = min(tab[min(i, len(tab) - 1)][t], p * step) if i >= 3 else tab[i][t]
+        return p
 
     def hand_value(self, c: list[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int, upg: int,
                    melds: tuple[Meld, ...], extra_draw: bool = False) -> HandValue:
@@ -371,15 +460,39 @@ class Know:
         fl = self._flush(c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open)
         if fl is not None and fl.ev > best.ev:
             best = fl
+        pu = self._pungs(c, n_melds, meld_hua, upg, melds, turns, is_open)
+        if pu is not None and pu.ev > best.ev:
+            best = pu
         return best
+
+    def _pungs(self, c: list[int], n_melds: int, meld_hua: int, upg: int, melds: tuple[Meld, ...], turns: int,
+               is_open: bool) -> HandValue | None:
+        """Chizhou's all-pungs plan (对对胡, a 蜡子): no chi shown; the distance counts concealed triplets and pairs
+        (pairs beyond the sets still missing count as the pair), with the 花 gate as for any win."""
+        if "pungs" not in _REPS.get(self.variant, {}) or any(m.kind is MeldKind.CHI for m in melds):
+            return None
+        s = 4 - n_melds
+        t = min(sum(1 for k in range(NUM_KINDS) if c[k] >= 3), s)
+        pairs = min(sum(1 for k in range(NUM_KINDS) if c[k] == 2), s - t + 1)
+        sh = max(0, 2 * s - 2 * t - pairs)
+        if sh > 4:
+            return None
+        d = gate_distance(sh, self.me.hua_need(c, meld_hua, upg))
+        p = self.chance(max(d, 1), turns) * PUNGS_RATE / 1000
+        return HandValue(p, self.mean_value("pungs", is_open), "pungs", d)
 
     def mean_value(self, plan: str, is_open: bool) -> float:
         """子 a win of the plan is worth: the scorer's typical hands (self-drawn and on a discard, 1 : 1.2), scaled
-        so that a plain win is worth what a plain win is measured to be worth (:data:`MEAN_VALUE`)."""
+        so that a plain win, concealed and open alike, is worth on average what a plain win is measured to be worth
+        (:data:`MEAN_VALUE`): the scale is one for both, so what the scorer pays for a concealed hand (Hefei's 门清 10)
+        stays in the value."""
         vs, vr = self.plan_value(plan, is_open)
         v = vs if vr is None else (vs + vr * 1.2) / 2.2
-        ps, pr = self.plan_value("", is_open)
-        plain = ps if pr is None else (ps + pr * 1.2) / 2.2
+        plains = []
+        for o in (False, True):
+            ps, pr = self.plan_value("", o)
+            plains.append(ps if pr is None else (ps + pr * 1.2) / 2.2)
+        plain = (plains[0] + plains[1]) / 2
         want = MEAN_VALUE.get(self.variant)
         return v * (want / plain) if want and plain > 0 else v
 
@@ -407,6 +520,10 @@ class Know:
         sh = shanten(rc, n_melds)
         key = self.me.key(rc, n_melds, meld_suits, meld_hua, upg)
         d = max(key[0], sh)
+        if self.variant in FLUSH_OFF:
+            # every concealed tile of another suit (or an honour) must go, one a turn, and a tile of the suit come
+            # in for each: the distance is at least their count
+            d = max(d, sum(c) - sum(rc))
         # one suit's tiles only: a step further than the same distance to any win, and fewer tiles serve it
         p = self.chance(d + 1, turns) * FLUSH_RATE / 1000
         return HandValue(p, self.mean_value("flush", is_open), "flush", d)
@@ -502,7 +619,10 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             out.append(Option(a, v, 1.0, v, 0.0, 0.0, "", -1, None))
         elif a.type == "discard" and t is not None:
             hv, p, cost, threat = _after_discard(kn, c, n, ms, mh, me.upg, melds, t)
-            out.append(_discard_option(a, hv, p, cost, threat, kn.shape(c, t)))
+            feed = 0.0
+            if me.ai.hua_gate and t >= HONOR and kn.unseen[t] >= 2:  # Chizhou: a live honour may feed a pung (花)
+                feed = CHIZHOU_FEED_COST * (kn.unseen[t] - 1) / 2
+            out.append(_discard_option(a, hv, p, cost, threat, kn.shape(c, t) - feed))
         elif a.type == "pass":
             if sum(c) % 3 == 2:  # the last four: the drawn tile is laid aside
                 d = view.get("drawn")

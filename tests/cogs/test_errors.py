@@ -36,7 +36,7 @@ async def test_unexpected_error_in_a_command_gets_a_generic_private_reply(harnes
 
 async def test_unexpected_error_in_a_button_gets_a_generic_private_reply(harness: Harness, monkeypatch):
     r = await harness.slash("score", hand="bad", variant="wuhu")
-    monkeypatch.setattr(harness.bot.extensions["cogs.score"], "lang_for", boom)
+    monkeypatch.setattr(harness.bot.extensions["cogs.score"], "lang_of", boom)  # the button works out its language first
     click = await harness.click(r.reply, label="Notation help", locale="en-US")
     assert click.reply.ephemeral and "Something went wrong" in click.reply.content
     assert SECRET not in click.reply.content

@@ -5,6 +5,7 @@ These drive the real bot's discord.py client (channel sends, DMs) through the fa
 
 from __future__ import annotations
 
+import asyncio
 import io
 
 import discord
@@ -212,3 +213,25 @@ async def test_commands_in_a_thread(harness: Harness):
 
 
 EXAMPLE = "1234678922m345s+5m"
+
+
+async def test_settle_does_not_wait_for_a_table_writer_that_keeps_retrying(harness: Harness):
+    """A table's writer (bot/tables/publisher.py) retrying through a long 5xx storm lives on and sleeps between its
+    tries: settle() returns once it finds it parked, instead of waiting for it to finish (it never does) until
+    settle's timeout whenever it first found it between two sleeps."""
+    rounds = 0
+
+    async def writer() -> None:
+        nonlocal rounds
+        while True:
+            rounds += 1
+            for _ in range(20):  # a try: working
+                await asyncio.sleep(0)
+            await asyncio.sleep(0.005)  # parked until the next try
+
+    task = asyncio.get_running_loop().create_task(writer(), name="mjbot-outbox-test")
+    try:
+        await harness.settle()
+        assert rounds < 50  # a few of its tries, not the thousands of a 10 s timeout
+    finally:
+        task.cancel()

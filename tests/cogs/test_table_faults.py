@@ -469,11 +469,24 @@ async def test_table_message_updates_coalesce_latest_wins(harness: Harness):
     lt = live(h)
     pub = h.bot.tables.publisher
     pub.min_interval = 0.05  # at most one table-message write per 50 ms per table
+    # the publisher's clock stands still and its waits end when the test says so: which states come during a slot
+    # does not depend on how fast the machine is (three commands at once may all come before the first is written)
+    now = [pub.clock() + 1000.0]
+    slot_over = asyncio.Event()
+
+    async def wait(seconds: float) -> None:
+        await slot_over.wait()
+        now[0] += seconds
+
+    pub.clock, pub.sleep = (lambda: now[0]), wait
     posts = len(h.fake.requests_to(f"^/channels/{h.channel_id}/messages$", "POST"))
-    # three /table show at once: three table states queued while the first waits for its slot
-    for _ in range(3):
+    await h.slash("table show", user=P1)  # written at once: no write in the last 50 ms
+    assert len(h.fake.requests_to(f"^/channels/{h.channel_id}/messages$", "POST")[posts:]) == 1
+    # two /table show at once during its slot: two table states queued while the table waits for its next slot
+    for _ in range(2):
         h.bot._connection.parse_interaction_create(h.slash_payload("table show", user=P1)[0])
     await h.settle()
+    slot_over.set()
     await h.bot.tables.wait_idle()
     sent = h.fake.requests_to(f"^/channels/{h.channel_id}/messages$", "POST")[posts:]
     assert len(sent) == 2  # the first at once; the two that came during its 50 ms slot became one (latest wins)

@@ -155,8 +155,17 @@ async def test_a_vote_keeps_its_deadline_across_a_restart(harness: Harness):
     deadline = now[0] + 60
     now[0] = deadline - 0.05  # the bot was down for 59.95 s of the vote's minute
 
+    waits: list[float] = []
+    over = asyncio.Event()
+
+    async def vote_sleep(seconds: float) -> None:  # the wall clock moves on when the test says so
+        waits.append(seconds)
+        await over.wait()
+        now[0] += seconds
+
     def frozen_wall(bot) -> None:
         bot.tables.wall = lambda: now[0]
+        bot.tables.vote_sleep = vote_sleep
 
     h2 = await h.kill(prepare=frozen_wall)
     try:
@@ -165,8 +174,11 @@ async def test_a_vote_keeps_its_deadline_across_a_restart(harness: Harness):
         lt = h2.bot.tables.by_channel[h2.channel_id]
         assert lt.vote is not None and lt.vote.deadline == deadline  # still open: its deadline is the stored one
         assert not h2.fake.find_message(vm.id).content.count("过期")
-        # the timer runs out 0.05 s of the wall clock later (a bound for a hang only, the new minute would be 60 s)
-        await asyncio.wait_for(asyncio.shield(lt.vote.timer), 30)
+        # the timer waits 0.05 s of the wall clock (the new minute would be 60 s), then runs out
+        await h2.settle()
+        assert waits == [pytest.approx(0.05)]
+        over.set()
+        await asyncio.wait_for(asyncio.shield(lt.vote.timer), 30)  # (a bound for a hang only)
         await h2.bot.tables.wait_idle()
         assert lt.vote is None and not lt.closed
         msg = h2.fake.find_message(vm.id)

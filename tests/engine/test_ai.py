@@ -142,3 +142,46 @@ def test_easy_keeps_honour_pairs_for_hua_and_the_bazhi_suit():
     v, acts = _fake_view("wuhu", "12345678m11p456p9s")
     for i in range(20):
         assert tile_name(choose(v, 0, acts, "easy", random.Random(i)).tile)[-1] != "m"
+
+
+def _meld(code, kind="pung"):
+    k = parse_hand(code).concealed[0]
+    return {"kind": kind, "tile": k, "tiles": [k] * 3, "fed_by": 2, "claimed": k, "added": False}
+
+
+def test_chizhou_distance_knows_which_ready_waits_can_win():
+    # 东 pung shown (1 花), a 9s pung whose fourth tile is in sight. 55z 77p 345s waits on 白 (self-drawn: a concealed
+    # honour triplet, the second 花) or 7p: ready for a legal win (distance 0). 55z 78p 345s waits on 6p/9p, more
+    # tiles, none of which can ever win (1 花): a step from a legal win, and the normal AI keeps the first.
+    from engine.ai_common import SeatReader
+
+    seen = [0] * 34
+    for code in ("1z", "9s"):
+        seen[parse_hand(code).concealed[0]] += 3
+    seen[parse_hand("9s").concealed[0]] += 1
+    seen[parse_hand("1z").concealed[0]] += 1  # no added kong in sight either
+    v, acts = _fake_view("chizhou", "55z77p345s8p", melds=[_meld("1z"), _meld("9s")], seen=seen)
+    me = SeatReader(v, 0)
+
+    def dist(hand):
+        c = [0] * 34
+        for k in parse_hand(hand).concealed:
+            c[k] += 1
+        return me.key(c, me.n_melds, me.meld_suits, me.meld_hua)[0]
+
+    assert dist("55z77p345s") == 0
+    assert dist("55z78p345s") == 1
+    assert tile_name(choose(v, 0, acts, "normal").tile) == "8p"
+
+
+@pytest.mark.parametrize("variant, expected", [
+    ("wuhu", {"wins": 50, "self_draws": 17, "draws": 0, "won_by_seat": [24, 6, 12, 8],
+              "points_by_seat": [251, -89, -47, -115]}),
+    ("hefei", {"wins": 48, "self_draws": 10, "draws": 2, "won_by_seat": [14, 10, 15, 9],
+               "points_by_seat": [73, -134, 161, -100]}),
+])
+def test_chizhou_ai_work_leaves_wuhu_and_hefei_decisions_as_they_were(variant, expected):
+    # the 花 gate logic is Chizhou's alone: self-play of the other variants plays the very same games
+    r = simulate(variant, 50, seed=1)
+    got = {k: r[k] for k in ("wins", "self_draws", "draws", "won_by_seat", "points_by_seat")}
+    assert got == expected

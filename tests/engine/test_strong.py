@@ -152,3 +152,106 @@ def test_wuhu_strong_folds_against_an_alarm():
     worst_p = min((o for o in evaluate(v, 0).options if o.action.tile in (parse_hand("7p").concealed[0],)),
                   key=lambda o: o.ev)
     assert worst_p.threat == 1
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_passed_since_puts_the_rivers_back_in_order(variant):
+    # at every discard of real play (claims and kongs included), the tiles each seat let go by since its own last
+    # discard, read from the view alone, are those the table really saw discarded in that time
+    from engine.strong.evaluator import passed_since
+
+    checked = 0
+    for deal in range(12):
+        t = Table.new(variant, f"passed:{deal}")
+        rng = random.Random(deal)
+        order: list[tuple[int, int, str]] = []
+        while t.hand.phase in ("play", "claim", "rob"):
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            a = la[0] if len(la) == 1 else choose(t, s, la, "normal", rng)
+            if any(x.type == "discard" for x in la):
+                truth = []
+                for o in range(4):
+                    last = max((i for i, x in enumerate(order) if x[0] == o), default=-1)
+                    truth.append(frozenset(k for q, k, st in order[last + 1 :] if q != o and st != "dead"))
+                assert passed_since(t.view(s)) == truth
+                checked += 1
+            t.apply(a)
+            if a.type == "discard":
+                order.append((s, a.tile, t.hand.rivers[s][-1][1]))
+    assert checked > 300
+
+
+def test_hefei_strong_keeps_off_a_tile_only_the_threat_may_win_on():
+    # Hefei: seat 1 discarded 9s and 1s; then seats 2 and 3 let 4p go by (so 4p cannot win for seat 1 now), and seat
+    # 0, far from ready late, must let one tile go: 4p is safe against seat 1, so a fold discards it
+    k = lambda s: parse_hand(s).concealed[0]  # noqa: E731
+    r = lambda *ts: [{"tile": k(x), "status": ""} for x in ts]  # noqa: E731
+    rivers = [r("9m", "1m", "2s", "8s", "1p", "5m", "7s", "3s"), r("9s", "1s", "9p", "2m", "6m", "3m", "8m", "4s"),
+              r("1p", "9m", "2p", "8p", "7s", "1s", "5s", "4p"), r("9s", "1m", "7p", "3p", "6s", "2s", "6p", "4p")]
+    v = _view("hefei", "1479m258p3669s4p5p7s", rivers=rivers, wall=14)
+    from engine.strong.evaluator import passed_since
+
+    assert k("4p") in passed_since(v)[1]
+    ev = evaluate(v, 0)
+    four = ev.of(Action("discard", 0, k("4p")))
+    assert four is not None and four.deal_in < min(o.deal_in for o in ev.options if o.action.tile != k("4p"))
+
+
+def test_wuhu_strong_does_not_chase_one_suit_from_half_a_hand():
+    # seven 筒 and six 条, one step from a plain win, 2p offered: a 清一色 would need every 条 drawn over, so no
+    # option is priced as a one-suit plan (before, the pung was taken "for" a 筒 清一色 three steps away)
+    k = parse_hand("2p").concealed[0]
+    v = _view("wuhu", "2223479p233478s")
+    v["last_discard"] = {"seat": 1, "tile": k}
+    ev = evaluate(v, 0, [Action("pung", 0, k), Action("kong", 0, k), Action("pass", 0)])
+    assert all(o.plan == "" for o in ev.options)
+    assert ev.best.distance == 1
+
+
+def test_wuhu_strong_keeps_the_nearer_hand():
+    # 478m: discarding 4m keeps 78m, a step nearer than 47m; a farther hand is never priced as the likelier win
+    v = _view("wuhu", "478m11557p235899s", wall=42)
+    ev = evaluate(v, 0)
+    d = {o.action.tile: o.distance for o in ev.options}
+    assert d[parse_hand("4m").concealed[0]] < d[parse_hand("8m").concealed[0]]
+    assert ev.best.distance == min(d.values())
+
+
+def _river(tiles):
+    return [{"tile": parse_hand(t).concealed[0]} for t in tiles]
+
+
+def test_chizhou_strong_danger_follows_the_hua_a_seat_shows():
+    # a win on a discard needs 3 花 (C5): seat 1 shows three honour pungs (3 花), seat 2 three suited pungs (none).
+    # Late in the hand the same tile is a real danger against seat 1 and none against seat 2.
+    from engine.strong.evaluator import Know
+
+    p = parse_hand
+    melds = [[], [_pung(p(x).concealed[0], 3) for x in ("1z", "2z", "3z")],
+             [_pung(p(x).concealed[0], 3) for x in ("2m", "5p", "8s")], []]
+    late = ["9m", "1p", "9p", "1s", "9s", "4z", "5z", "6z", "7z", "1m", "8m", "2p", "8p", "2s", "8s"]
+    v = _view("chizhou", "123m456p789s345m5p", melds=melds, rivers=[[], _river(late), _river(late), []], wall=20)
+    kn = Know(v, 0)
+    tile = p("5p").concealed[0]
+    assert kn.deal_in_chance(1, tile) > 0.01
+    assert kn.deal_in_chance(2, tile) == 0.0
+
+
+def test_chizhou_strong_aims_at_all_pungs():
+    # five pairs and four lone tiles, early: 对对胡 (a 蜡子, three times a plain win, its pungs also the 花 the gate
+    # needs) is the plan, so a lone tile goes and every pair stays
+    v = _view("chizhou", "11m55m22p88p33s7z4m6p9s")
+    best = evaluate(v, 0).best
+    assert best.plan == "pungs"
+    assert parse_hand("11m55m22p88p33s7z").concealed.count(best.action.tile) < 2
+
+
+def test_chizhou_strong_keeps_a_live_honour_an_opponent_could_pung():
+    # a lone 发 with its three other copies unseen: the normal AI throws it first, but whoever holds a pair of 发
+    # pungs it, and an honour pung is 1 花, what every Chizhou win is short of; the strong AI throws a 条 instead
+    v = _view("chizhou", "234567m456p3477s6z")
+    fa = parse_hand("6z").concealed[0]
+    assert choose(v, 0, v["legal"], "normal").tile == fa
+    best = evaluate(v, 0).best
+    assert best.action.type == "discard" and best.action.tile != fa

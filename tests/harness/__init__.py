@@ -30,7 +30,7 @@ from bot.app import MjBot, create_bot
 from bot.config import Config
 from bot.store.database import WRITE_TASK_PREFIX
 from bot.store.paths import db_target
-from tests.harness import internals
+from tests.harness import codecache, internals
 from tests.harness.fake import (
     CH_DM,
     CH_TEXT,
@@ -43,6 +43,8 @@ from tests.harness.fake import (
     snowflake,
     user_payload,
 )
+
+codecache.install()  # every boot executes the cogs' modules afresh: compile each source once per process
 
 __all__ = [
     "APPLICATION_ID",
@@ -177,6 +179,11 @@ class Harness:
     IGNORED_TASK_MARKERS = internals.VIEW_TIMEOUT_TASK_MARKERS
     # tasks whose exception is re-raised in whoever awaits them (settle() does not raise it a second time)
     AWAITED_BY_CALLER = ("Store.",)
+    # the table writers (bot/tables/publisher.py), which settle() does not wait to finish, and how often it looks
+    # again whether they are parked (seconds: a polling interval, not a deadline)
+    WORKER_PREFIXES = ("mjbot-outbox-",)
+    RECHECK = 0.005
+    WORKER_TURNS = 200  # turns of the event loop settle() watches writers for before it waits RECHECK again
 
     def __init__(self, bot: MjBot, fake: FakeDiscord) -> None:
         self.bot = bot
@@ -282,15 +289,32 @@ class Harness:
             out.append(task)
         return out
 
+    def _is_worker(self, task: asyncio.Task[Any]) -> bool:
+        return task.get_name().startswith(self.WORKER_PREFIXES)
+
     async def settle(self, timeout: float = 10.0, *, raise_on_timeout: bool = True) -> None:
         """Wait until every task started since boot (command handlers, view callbacks, events) has finished or is
-        parked on a timer, an event or a queue (see ``_idle``); image rendering in threads is waited for."""
+        parked on a timer, an event or a queue (see ``_idle``); image rendering in threads is waited for.
+
+        A task found working is waited for until it finishes, except the table writers (:attr:`WORKER_PREFIXES`):
+        they live as long as their table and, while Discord fails, sleep between tries, so they are looked at again
+        (at every turn of the event loop for a while, then every :attr:`RECHECK` seconds) and count as settled once
+        they are parked."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        working: set[asyncio.Task[Any]] = set()  # found working: waited for until done
         while True:
             for _ in range(3):
                 await asyncio.sleep(0)
-            pending = self._pending()
+            working = {t for t in working if not t.done()}
+            pending = list(working.union(self._pending()))
+            # only table writers at work: they park often (between tries), so look at every turn of the loop for a
+            # while rather than at the pace of RECHECK, which a writer's own pace could keep in step with
+            turns = 0
+            while pending and turns < self.WORKER_TURNS and all(self._is_worker(t) for t in pending):
+                await asyncio.sleep(0)
+                turns += 1
+                pending = self._pending()
             if not pending:
                 return
             left = deadline - loop.time()
@@ -298,12 +322,17 @@ class Harness:
                 if raise_on_timeout:
                     raise TimeoutError(f"tasks still running after {timeout} s: {pending}")
                 return
-            await asyncio.wait(pending, timeout=left)
-            for task in pending:
+            if any(self._is_worker(t) for t in pending):
+                done, _ = await asyncio.wait(pending, timeout=min(left, self.RECHECK),
+                                             return_when=asyncio.FIRST_COMPLETED)
+            else:
+                done, _ = await asyncio.wait(pending, timeout=left)
+            working.update(t for t in pending if not self._is_worker(t))
+            for task in done:
                 qual = getattr(task.get_coro(), "__qualname__", "")
                 if qual.startswith(self.AWAITED_BY_CALLER) or task.get_name().startswith(WRITE_TASK_PREFIX):
                     continue  # the store's write tasks: their error goes to the coroutine awaiting them
-                if task.done() and not task.cancelled() and task.exception() is not None:
+                if not task.cancelled() and task.exception() is not None:
                     raise task.exception()  # type: ignore[misc]
 
     # ---- people and places -------------------------------------------------------------------------------------
