@@ -23,7 +23,7 @@ import aiohttp
 import discord
 from discord.ext import commands
 
-from .cluster import Cluster, ClusterError, dispatch_routed, keep_raw_interactions
+from .cluster import Cluster, ClusterError, dispatch_routed, keep_raw_interactions, leave_to_owners
 from .config import Config
 from .i18n import Translator
 from .observe import Observers
@@ -174,7 +174,8 @@ class MjBot(commands.AutoShardedBot):
         self.cluster = cluster = await Cluster.open(url, self.config.shard_plan)
         cluster.on_gain = self._shards_gained
         cluster.on_lose = self.tables.shards_lost
-        cluster.deliver = lambda data: dispatch_routed(self, data)
+        cluster.deliver = lambda data, shard: dispatch_routed(self, data, shard)
+        leave_to_owners(self._connection, cluster)
 
     async def _shards_gained(self, shards: set[int]) -> None:
         """This process took more shards' leases (their owner stopped): their tables resume here."""

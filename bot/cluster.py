@@ -55,6 +55,8 @@ CHANNEL = "mjbot_clicks"
 _THIS_DB = "database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 #: rows older than this are deleted (an interaction's token lives 15 minutes)
 KEEP_ROWS_MS = 30 * 60 * 1000
+#: the database server's clock in Unix ms: the one clock every process's queue times are read against
+_DB_NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
 
 #: the raw INTERACTION_CREATE payload being dispatched (the tasks discord.py starts for it see it): what a routed
@@ -78,6 +80,35 @@ def keep_raw_interactions(state: Any) -> None:
     state.parsers["INTERACTION_CREATE"] = parse_interaction_create
 
 
+def leave_to_owners(state: Any, cluster: Cluster) -> None:
+    """Wrap the connection state's ``parse_interaction_create`` (as :func:`keep_raw_interactions`) so that a
+    server's interaction reaching a process that runs the server's shard but does not hold its lease (a standby:
+    Discord delivers a shard's events to every connection running it) is left to the process that holds it, which
+    gets the same event and answers it: an answer from here could win the race and leave the owner's unsent. The
+    same for a DM's interaction (Discord delivers every DM event to shard 0): a standby of shard 0 leaves it to the
+    holder of shard 0, which plays or routes it. Only while no process holds the shard is it handled here (the usual
+    code answers "the table is moving")."""
+    original = state.parse_interaction_create
+
+    def parse_interaction_create(data: Any) -> None:
+        guild = data.get("guild_id") if isinstance(data, dict) else None
+        shard = 0 if guild is None else cluster.shard_of(int(guild))
+        if shard in cluster.held or shard not in cluster.shards:
+            original(data)
+            return
+
+        async def decide() -> None:
+            if await cluster.owner_alive(shard):
+                log.debug("interaction %s (server %s): left to the owner of shard %s", data.get("id"), guild, shard)
+                return
+            original(data)
+
+        cluster._spawn(decide(), name="mjbot-standby-interaction")
+
+    state.parse_interaction_create = parse_interaction_create
+    state.parsers["INTERACTION_CREATE"] = parse_interaction_create
+
+
 class ClusterError(Exception):
     """A process that must not run as configured (the message says why): exit status 2."""
 
@@ -94,7 +125,7 @@ class Cluster:
     """One process's leases and routed clicks. ``owns_guild`` says whether a server's tables are this process's.
 
     ``on_gain(shards)`` is awaited after shards are taken (resume their tables), ``on_lose(shards)`` after shards
-    are lost (drop their tables), ``deliver(payload)`` for each routed click taken (apply it)."""
+    are lost (drop their tables), ``deliver(payload, shard)`` for each routed click taken (apply it)."""
 
     #: seconds between lease checks and queue polls
     tick = 2.0
@@ -115,7 +146,7 @@ class Cluster:
         self.me = f"{socket.gethostname()}:{os.getpid()}"
         self.on_gain: Callable[[set[int]], Awaitable[None]] | None = None
         self.on_lose: Callable[[set[int]], Awaitable[None]] | None = None
-        self.deliver: Callable[[dict[str, Any]], None] | None = None
+        self.deliver: Callable[[dict[str, Any], int], None] | None = None
         self.closing = False
         self._lock = asyncio.Lock()  # one statement at a time on the connection
         self._loop_task: asyncio.Task[None] | None = None
@@ -313,8 +344,12 @@ class Cluster:
         - ``"ignored"``: a duplicate delivery, or an interaction Discord would not let us acknowledge (forged or
           expired): nothing is queued.
         """
-        if interaction.extras.get("routed"):
-            return "here"  # delivered by the queue already: never routed twice
+        if "routed" in interaction.extras:  # delivered by the queue already: never routed twice
+            # its table stays here unless this process lost the shard since it took the click (then it plays on
+            # once another process takes the shard: the player tries again)
+            return "here" if interaction.extras["routed"] in self.held else "moving"
+        if self.conn is None or self.conn.is_closed():
+            return "moving"  # the database is out of reach for a moment: nothing can be routed, nor known lost
         guild = await self.guild_of(match_id)
         if guild is None:
             return "here"
@@ -340,8 +375,8 @@ class Cluster:
                 async with conn.transaction():
                     status = await conn.execute(
                         "INSERT INTO routed_clicks (interaction_id, shard_count, shard, match_id, payload, queued_at) "
-                        "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (interaction_id) DO NOTHING",
-                        int(interaction.id), self.count, shard, match_id, json.dumps(data), _now_ms())
+                        f"VALUES ($1, $2, $3, $4, $5, {_DB_NOW_MS}) ON CONFLICT (interaction_id) DO NOTHING",
+                        int(interaction.id), self.count, shard, match_id, json.dumps(data))
                     queued = status.endswith(" 1")
                     if queued:
                         await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{self.count}:{shard}")
@@ -359,10 +394,34 @@ class Cluster:
             dropped = await conn.fetchval(
                 "UPDATE routed_clicks SET state = 'dropped', payload = '' WHERE interaction_id = $1 "
                 "AND state = 'queued' RETURNING 1", interaction_id)
-        if dropped:
-            log.warning("routed click %s was not taken in %.0f s: dropped", interaction_id, self.route_timeout)
+            # taken, not answered yet, by a process whose lease session has ended since (killed, or its connection
+            # lost, before it could apply the click): nobody will answer it
+            orphaned = not dropped and await conn.fetchval(
+                "SELECT NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.classid = $2 "
+                "AND l.objid::bigint = r.shard_count::bigint * $3 + r.shard AND l.objsubid = 2 AND l.granted "
+                f"AND l.pid = split_part(r.taken_by, '@', 2)::int AND l.{_THIS_DB}) "
+                f"FROM routed_clicks r WHERE r.interaction_id = $1 AND r.state = 'taken' AND r.payload = '' "
+                "AND r.taken_by LIKE '%@%'", interaction_id, LEASE_CLASS, MAX_SHARDS)
+        if orphaned:
+            log.warning("routed click %s: the process that took it is gone: told to try again", interaction_id)
+        if dropped or orphaned:
+            if dropped:
+                log.warning("routed click %s was not taken in %.0f s: dropped", interaction_id, self.route_timeout)
             with contextlib.suppress(discord.HTTPException):
                 await on_dropped()
+
+    async def answered(self, interaction_id: int) -> None:
+        """A routed click taken here has been handled (applied or refused, and answered): its router has nothing
+        to make good (the taken row's payload reads ``answered``). Never fails: at worst the router, seeing this
+        process gone too, tells the player to try again."""
+        try:
+            async with self._lock:
+                conn = self.conn
+                if conn is not None and not conn.is_closed():
+                    await conn.execute("UPDATE routed_clicks SET payload = 'answered' WHERE interaction_id = $1 "
+                                       "AND state = 'taken'", interaction_id)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
+            log.info("routed click %s: its answer could not be noted: %s", interaction_id, e)
 
     def _notified(self, conn: Any, pid: int, channel: str, payload: str) -> None:
         count, _, shard = payload.partition(":")
@@ -381,27 +440,33 @@ class Cluster:
         while not self.closing:
             self._drain_again = False
             taken = await self._take_clicks()
-            for payload in taken:
+            for shard, payload in taken:
                 if self.deliver is not None:
                     try:
-                        self.deliver(payload)
+                        self.deliver(payload, shard)
                     except Exception:
                         log.exception("a routed click could not be applied")
             if not taken and not self._drain_again:
                 return
 
-    async def _take_clicks(self) -> list[dict[str, Any]]:
+    async def _take_clicks(self) -> list[tuple[int, dict[str, Any]]]:
         async with self._lock:
             conn = self.conn
             if conn is None or conn.is_closed() or not self.held:
                 return []
+            # a click queued longer ago than a router waits (its router died before it could drop it, and no
+            # owner ran meanwhile) is dropped, never played late: the player has long been waiting on nothing
+            oldest = f"{_DB_NOW_MS} - {int(self.route_timeout * 1000)}"
+            await conn.execute(
+                "UPDATE routed_clicks SET state = 'dropped', payload = '' WHERE state = 'queued' AND shard_count = $1 "
+                f"AND shard = ANY($2::int[]) AND queued_at < {oldest}", self.count, sorted(self.held))
             rows = await conn.fetch(
                 "UPDATE routed_clicks r SET state = 'taken', taken_at = $3, taken_by = $4, payload = '' "
                 "FROM (SELECT interaction_id, payload FROM routed_clicks WHERE state = 'queued' AND shard_count = $1 "
-                "AND shard = ANY($2::int[]) ORDER BY queued_at LIMIT 100 FOR UPDATE SKIP LOCKED) old "
-                "WHERE r.interaction_id = old.interaction_id RETURNING old.payload",
-                self.count, sorted(self.held), _now_ms(), self.me)
-        return [json.loads(r["payload"]) for r in rows]
+                f"AND shard = ANY($2::int[]) AND queued_at >= {oldest} ORDER BY queued_at LIMIT 100 "
+                "FOR UPDATE SKIP LOCKED) old WHERE r.interaction_id = old.interaction_id RETURNING r.shard, old.payload",
+                self.count, sorted(self.held), _now_ms(), f"{self.me}@{self.backend_pid}")
+        return [(int(r["shard"]), json.loads(r["payload"])) for r in rows]
 
     # ------------------------------------------------------------------------------------------- end
 
@@ -433,12 +498,13 @@ class Cluster:
             self.conn.terminate()
 
 
-def dispatch_routed(bot: Any, data: dict[str, Any]) -> None:
+def dispatch_routed(bot: Any, data: dict[str, Any], shard: int) -> None:
     """Feed a routed click to this process's discord.py as Discord would, but already acknowledged (the routing
-    process deferred it): the control's callback runs as usual and answers through the interaction's token."""
+    process deferred it): the control's callback runs as usual and answers through the interaction's token.
+    ``shard``: its table's shard (``interaction.extras["routed"]``)."""
     state = bot._connection
     interaction: discord.Interaction[Any] = discord.Interaction(data=data, state=state)  # type: ignore[arg-type]
     interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
-    interaction.extras["routed"] = True
+    interaction.extras["routed"] = shard
     inner = data["data"]
     state._view_store.dispatch_view(inner["component_type"], inner["custom_id"], interaction)

@@ -514,6 +514,14 @@ class Tables(commands.Cog):
 
     async def play_click(self, interaction: discord.Interaction[MjBot], table_id: int, seat: int, seq: int, op: str,
                          arg: str | None) -> None:
+        try:
+            await self._play_click(interaction, table_id, seat, seq, op, arg)
+        finally:
+            if "routed" in interaction.extras and self.bot.cluster is not None:  # its router need not answer it
+                await self.bot.cluster.answered(interaction.id)
+
+    async def _play_click(self, interaction: discord.Interaction[MjBot], table_id: int, seat: int, seq: int, op: str,
+                          arg: str | None) -> None:
         lang = await _lang(interaction)
         try:
             lt = self.manager.by_id.get(table_id)
@@ -527,6 +535,13 @@ class Tables(commands.Cog):
                     raise Refusal("tables.moving")
                 if how != "here":
                     return
+            elif (interaction.guild_id is not None and self.bot.cluster is not None
+                  and not self.manager.owns(interaction.guild_id)):
+                # a server's click reaching a process that does not hold its shard (a standby running the same
+                # shards during a restart): the owner gets the same event and answers it; with no owner, moving
+                if await self.bot.cluster.owner_alive(self.bot.cluster.shard_of(interaction.guild_id)):
+                    return
+                raise Refusal("tables.moving")
             if op == "hand":
                 await self._my_hand(interaction, table_id, lang)
                 return

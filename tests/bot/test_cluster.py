@@ -133,7 +133,7 @@ async def test_start_up_resumes_only_its_own_shards_and_an_overlapping_process_p
     dup = await boot(url, (1,), fake)
     assert dup.bot.cluster.held == set() and not dup.bot.tables.by_id and not dup.bot.tables.by_channel
     r = await dup.slash("table new", variant="wuhu", user=U1 + 7, guild=G1, channel=CH1 + 7)
-    assert "moving" in r.reply.content and r.reply.ephemeral
+    assert not r.responded  # Discord delivers it to the owner too, which answers it
     await dup.bot.cluster.step()  # still held by the owner: it takes nothing
     assert dup.bot.cluster.held == set() and not dup.bot.tables.by_id
     assert sql(p1, "SELECT COUNT(*) FROM matches")[0][0] == before
@@ -178,7 +178,7 @@ async def test_a_dm_click_is_routed_to_the_owner_and_applied_once(url):
     assert answers and all(r.status == 200 for r in answers)  # the owner answered through the token
     assert rec.original is not None and rec.original.id == m.id and rec.original.edits >= 1
     state = sql(p0, "SELECT state, payload FROM routed_clicks WHERE interaction_id = ?", (rec.id,))
-    assert state == [("taken", "")]
+    assert state == [("taken", "answered")]  # emptied when taken, marked once handled
 
     # the same delivery again (Discord retrying, or a replay): not acknowledged twice, not queued, not applied
     p0.bot._connection.parse_interaction_create(data)
@@ -357,3 +357,196 @@ def cluster_step_takes(cluster: Cluster) -> Callable[[], Any]:
         return cluster.held == {1}
 
     return step
+
+
+async def test_a_queued_click_whose_router_died_is_never_applied_late_by_the_next_owner(url, monkeypatch):
+    """The process that queued a click is killed before it could drop it (its ``route_timeout`` watch dies with
+    it), and the owner stops before taking it: the row stays queued. The next owner of the shard starts minutes
+    later: the player's old click must not be played by surprise (their token has long expired, nobody would be
+    told); it is dropped."""
+    monkeypatch.setattr(Cluster, "route_timeout", 0.2)
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p0.bot.cluster.route_timeout = 3600.0  # its watch is killed with it, below, before it would ever fire
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the NOTIFY never arrives
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid)
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: sql(p0, "SELECT state FROM routed_clicks") == [("queued",)], "queued")
+    p0.bot.cluster.kill()  # the router is gone, and its watch with it
+    await p1.close()  # the owner stops before its next poll
+    await asyncio.sleep(0.3)  # the shard's next owner starts later than a routed click may wait (0.2 s here)
+    p1 = await boot(url, (1,), fake)
+    await p1.bot.cluster.step()
+    await p1.settle()
+    assert set(p1.bot.tables.by_id) == {t1}
+    assert human_moves(p1, t1) == moves
+    assert sql(p1, "SELECT state FROM routed_clicks") == [("dropped",)]
+    await p1.close()
+    await p0.close()
+
+
+async def test_a_dm_click_while_shard_0s_lease_connection_is_down_is_told_moving_not_over(url, pg_server):
+    """The database fails over: shard 0's process has lost its lease connection and not yet reconnected. A DM click
+    on another process's table cannot be routed for that moment: the player reads that the table is moving (try
+    again), not that it is over."""
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    pg_server.psql(f"SELECT pg_terminate_backend({p0.bot.cluster.backend_pid})")
+    await until(lambda: not p0.bot.cluster.held, "noticed")
+    m, cid = controls(fake, U1)
+    r = await p0.click(m, custom_id=cid, locale="en-US")
+    assert "The table is moving" in r.reply.content and r.reply.ephemeral
+    assert "over" not in r.reply.content
+    assert human_moves(p1, t1) == moves
+    for h in (p0, p1):
+        await h.close()
+
+
+async def test_a_routed_click_reaching_an_owner_that_just_lost_the_table_is_told_moving(url, pg_server):
+    """The owner takes a routed click, and loses its lease before the click is applied (the server dropped its
+    session): the table has stopped there, the click is not played, and the player reads that the table is moving
+    (it plays on once another process takes the shard), not that it is over."""
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    cluster = p1.bot.cluster
+    deliver = cluster.deliver
+
+    def late(payload: dict[str, Any], shard: int) -> None:  # the lease is lost between the take and the apply
+        async def then() -> None:
+            await until(lambda: cluster._drain_task.done(), "the take finished")
+            pg_server.psql(f"SELECT pg_terminate_backend({cluster.backend_pid})")
+            await until(lambda: not p1.bot.tables.by_id, "its tables dropped")
+            deliver(payload, shard)
+
+        asyncio.get_running_loop().create_task(then())
+
+    cluster.deliver = late
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: rec.followups, "answered")
+    await p1.settle()
+    texts = [f.content for f in rec.followups]
+    assert any("The table is moving" in x for x in texts) and not any("over" in x for x in texts), texts
+    assert human_moves(p0, t1) == moves
+    for h in (p0, p1):
+        await h.close()
+
+
+async def test_a_routed_click_whose_owner_died_before_applying_it_is_told_moving(url):
+    """The owner takes a routed click from the queue and is killed before it applies it: the click is not played,
+    and the player is not left waiting on nothing: once the router's wait is over it sees that the process that
+    took the click is gone, and tells the player the table is moving (they press again once it has moved)."""
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p0.bot.cluster.route_timeout = 2.0
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    cluster = p1.bot.cluster
+    taken: list[dict[str, Any]] = []
+    cluster.deliver = lambda payload, shard: taken.append(payload)  # the process dies right after its take
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: taken, "taken by the owner")
+    cluster.kill()  # its lease session ends with it
+    await until(lambda: rec.followups, "answered")
+    assert any("The table is moving" in f.content for f in rec.followups)
+    assert human_moves(p0, t1) == moves
+    assert sql(p0, "SELECT state FROM routed_clicks") == [("taken",)]
+    for h in (p0, p1):
+        await h.close()
+
+
+async def test_a_routed_click_applied_before_its_owner_died_is_not_told_to_try_again(url):
+    """The owner applies a routed click and answers it, then is killed while the router still waits: the router
+    must not tell the player that nothing was played."""
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p0.bot.cluster.route_timeout = 1.0
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: human_moves(p1, t1) == moves + 1, "applied by the owner")
+    await until(lambda: sql(p0, "SELECT payload FROM routed_clicks") == [("answered",)], "handled")
+    p1.bot.cluster.kill()
+    watches = [t for t in p0.bot.cluster._tasks if t.get_name() == "mjbot-route-watch"]
+    assert watches
+    await asyncio.gather(*watches)
+    assert not any("moving" in f.content for f in rec.followups)
+    for h in (p0, p1):
+        await h.close()
+
+
+def channel_control(fake: FakeDiscord, channel: int) -> tuple[Message, str]:
+    """The table's message in its server channel with a play control (My hand)."""
+    for m in reversed(fake.channel_messages(channel)):
+        cids = [c["custom_id"] for c in m.buttons() if c.get("custom_id", "").startswith("mjt:")]
+        if cids:
+            return m, cids[0]
+    raise AssertionError(f"no play control in channel {channel}")
+
+
+async def test_a_server_channel_click_reaching_a_process_that_does_not_own_the_shard(url, pg_server):
+    """Discord delivers a server's events to every connection running its shard: during a restart's overlap the
+    standby gets a copy of each click in that server. It leaves the answer to the owner (it says nothing that could
+    win the race against the owner's answer); and when no process holds the shard, the player reads that the table
+    is moving, not that it is over."""
+    fake = fresh_fake()
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    dup = await boot(url, (1,), fake)
+    assert dup.bot.cluster.held == set()
+    m, cid = channel_control(fake, CH1)
+    r = await dup.click(m, custom_id=cid, user=U1, locale="en-US")
+    assert not r.responded  # the owner's copy of the event answers it
+    r = await p1.click(m, custom_id=cid, user=U1, locale="en-US")
+    assert r.responded and "over" not in r.reply.content
+
+    await p1.close()  # nobody holds shard 1 now (the standby takes it at its next check)
+    r = await dup.click(m, custom_id=cid, user=U1, locale="en-US")
+    assert "The table is moving" in r.reply.content and r.reply.ephemeral
+    r = await dup.slash("table new", variant="wuhu", user=U1 + 7, guild=G1, channel=CH1 + 7, locale="en-US")
+    assert "The table is moving" in r.reply.content and r.reply.ephemeral
+    await dup.bot.cluster.step()
+    await dup.settle()
+    assert set(dup.bot.tables.by_id) == {t1}
+    await dup.close()
+
+
+async def test_a_dm_click_reaching_a_standby_of_shard_0_is_left_to_shard_0s_owner(url):
+    """Two processes run shard 0 (a restart's overlap, or a unit file's mistake): Discord delivers every DM event
+    to both. The one that does not hold shard 0's lease leaves the click to the one that does, which routes it:
+    it is acknowledged once, queued once and applied once."""
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    dup = await boot(url, (0,), fake)
+    assert dup.bot.cluster.held == set()
+    t1 = await open_table(p1, G1, CH1, U1)
+    moves = human_moves(p1, t1)
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid)
+    dup.bot._connection.parse_interaction_create(data)  # the standby's copy first
+    await dup.settle()
+    assert not rec.responded and sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 0
+    p0.bot._connection.parse_interaction_create(data)  # the owner's copy
+    await until(lambda: human_moves(p1, t1) == moves + 1, "applied by the owner")
+    await p1.settle()
+    assert rec.callback_type == 6 and sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 1
+    for h in (dup, p0, p1):
+        await h.close()

@@ -4,6 +4,7 @@ verified; a destination with data is refused unless forced; a table still in pla
 from __future__ import annotations
 
 import random
+import sqlite3
 from datetime import timedelta
 from pathlib import Path
 
@@ -108,3 +109,42 @@ def test_the_cli_copies_and_says_so(tmp_path: Path, capsys):
     assert main(["db", "copy", str(src), str(dst)]) == 2
     err = capsys.readouterr().err
     assert "already holds data" in err and len(err.strip().splitlines()) == 1
+
+
+async def test_routed_clicks_are_neither_copied_nor_counted(tmp_path: Path, pg_server):
+    """A PostgreSQL database of a sharded bot holds clicks routed between its processes (docs/sharding.md): the
+    copy to SQLite leaves them out, verifies, and the copy's destination's own are emptied."""
+    src, back = tmp_path / "src.db", tmp_path / "back.db"
+    await fill(src)
+    url = pg_server.create_database(empty=True)
+    try:
+        assert (await copy_database(src, url)).ok
+        store = await Store.open(url)
+        try:
+            async with store.transaction() as conn:
+                for i, state in enumerate(("queued", "taken", "dropped")):
+                    await conn.execute(
+                        "INSERT INTO routed_clicks (interaction_id, shard_count, shard, match_id, payload, state, "
+                        "queued_at) VALUES (?, 2, 1, 1, '{}', ?, 0)", (900 + i, state))
+        finally:
+            await store.close()
+        report = await copy_database(url, back)
+        assert report.ok, report.lines()
+        assert "routed_clicks" not in report.rows
+        assert sql_count(back, "routed_clicks") == 0
+        # and back onto a database with routed rows: forced, they are emptied too
+        again = await copy_database(back, url, force=True)
+        assert again.ok, again.lines()
+        store = await Store.open(url)
+        try:
+            async with store.transaction(write=False) as conn:
+                assert (await conn.one("SELECT COUNT(*) FROM routed_clicks", ()))[0] == 0
+        finally:
+            await store.close()
+    finally:
+        pg_server.drop_database(url)
+
+
+def sql_count(path: Path, table: str) -> int:
+    with sqlite3.connect(path) as db:
+        return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
