@@ -152,7 +152,8 @@ class Cluster:
         self._loop_task: asyncio.Task[None] | None = None
         self._drain_task: asyncio.Task[None] | None = None
         self._drain_again = False
-        self._guilds: dict[int, int | None] = {}  # match id -> server id (never changes)
+        self._guilds: dict[int, int] = {}  # match id -> server id of the matches found (never changes; an id that
+        # names no match is not kept, so forged ids cannot grow it)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._steps = 0
 
@@ -321,7 +322,9 @@ class Cluster:
                 if conn is None or conn.is_closed():
                     return None
                 found = await conn.fetchval("SELECT guild_id FROM matches WHERE id = $1", match_id)
-            self._guilds[match_id] = None if found is None else int(found)
+            if found is None:
+                return None
+            self._guilds[match_id] = int(found)
         return self._guilds[match_id]
 
     async def owner_alive(self, shard: int) -> bool:

@@ -60,8 +60,10 @@ def _db_target(text: str) -> Path | str:
     return db_target(text)
 
 
-def _positive(env: Mapping[str, str], name: str, kind: type[int] | type[float], most: float) -> Any:
-    """``env[name]`` as a number above 0 and at most ``most``, or None when unset; :class:`ConfigError` otherwise."""
+def _positive(env: Mapping[str, str], name: str, kind: type[int] | type[float], most: float,
+              least: float = 0.0) -> Any:
+    """``env[name]`` as a number above 0 (and at least ``least``) and at most ``most``, or None when unset;
+    :class:`ConfigError` otherwise."""
     text = (env.get(name) or "").strip()
     if not text:
         return None
@@ -69,9 +71,10 @@ def _positive(env: Mapping[str, str], name: str, kind: type[int] | type[float], 
         value = kind(text)
     except ValueError:
         value = None
-    if value is None or not 0 < value <= most or value != value:
+    if value is None or not 0 < value <= most or value != value or value < least:
         what = "a whole number" if kind is int else "a number"
-        raise ConfigError(f"{name} must be {what} above 0 and at most {most:g}, not {text!r}")
+        low = f"at least {least:g}" if least else "above 0"
+        raise ConfigError(f"{name} must be {what} {low} and at most {most:g}, not {text!r}")
     return value
 
 
@@ -133,7 +136,7 @@ class Config:
         except ShardError as e:
             raise ConfigError(str(e)) from None
         db_pool = _positive(env, "MJBOT_DB_POOL", int, 1000)
-        global_rate = _positive(env, "MJBOT_GLOBAL_RATE", float, 50.0)
+        global_rate = _positive(env, "MJBOT_GLOBAL_RATE", float, 50.0, least=0.1)  # 0.1: a request every 10 s
         return cls(
             token=token,
             db_path=_db_target(db) if db else (_default_db_path() if environ is None else _data_dir_db_path()),

@@ -199,6 +199,18 @@ async def test_a_dm_click_is_routed_to_the_owner_and_applied_once(url):
     assert human_moves(p1, t1) == moves + 1 and not frec.callbacks
     assert sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 1
 
+    # a click naming a match that does not exist (a forged control): answered, nothing queued, and not remembered
+    # (forged ids must not grow the process's memory of which server a match belongs to)
+    m, cid = controls(fake, U1)
+    parts = cid.split(":")
+    parts[1] = "987654321"
+    ghost, grec = p0.click_payload(m, custom_id=cid)
+    ghost["data"]["custom_id"] = ":".join(parts)  # a client sends whatever custom_id it likes, on a copy of the
+    ghost["message"] = json.loads(json.dumps(ghost["message"]).replace(cid, ":".join(parts)))  # message holding it
+    r = await p0.send(ghost, grec)
+    assert r.messages and sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 1
+    assert 987654321 not in p0.bot.cluster._guilds and human_moves(p1, t1) == moves + 1
+
     # the next real click plays
     m, cid = controls(fake, U1)
     data, rec = p0.click_payload(m, custom_id=cid)

@@ -155,7 +155,7 @@ def test_the_configured_share_wins_and_a_bad_one_is_refused():
 
     assert create_bot(Config(token=None, db_path="x.db")).limiter.rate == GLOBAL_LIMIT
     assert create_bot(Config.from_env({"MJBOT_GLOBAL_RATE": "12.5"}, dotenv=False)).limiter.rate == 12.5
-    for bad in ("0", "-3", "fast", "51", "nan"):
+    for bad in ("0", "-3", "fast", "51", "nan", "inf", "1e-300", "0.05"):
         with pytest.raises(ConfigError) as e:
             Config.from_env({"MJBOT_GLOBAL_RATE": bad}, dotenv=False)
         assert "MJBOT_GLOBAL_RATE" in str(e.value)
