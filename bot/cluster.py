@@ -336,6 +336,23 @@ class Cluster:
                 "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 "
                 f"AND objsubid = 2 AND granted AND {_THIS_DB})", LEASE_CLASS, lease_key(self.count, shard)))
 
+    async def place(self, interaction: discord.Interaction[Any], match_id: int, owns: Callable[[int], bool],
+                    on_dropped: Callable[[], Awaitable[Any]]) -> str:
+        """Where a click on the table ``match_id``, which this process does not drive, is handled:
+
+        - a DM click reaches shard 0's process only: :meth:`route` (``"here"``, ``"moving"``, ``"routed"`` or
+          ``"ignored"``);
+        - a server's click reaching a process that does not hold the server's shard (a standby running the same shards
+          during a restart): the owner gets the same event and answers it (``"elsewhere"``); with no owner,
+          ``"moving"``;
+        - otherwise ``"here"``.
+        """
+        if interaction.guild_id is None:
+            return await self.route(interaction, match_id, on_dropped)
+        if owns(interaction.guild_id):
+            return "here"
+        return "elsewhere" if await self.owner_alive(self.shard_of(interaction.guild_id)) else "moving"
+
     async def route(self, interaction: discord.Interaction[Any], match_id: int,
                     on_dropped: Callable[[], Awaitable[Any]]) -> str:
         """What to do with a DM click on the table ``match_id`` that this process does not drive:

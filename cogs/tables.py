@@ -23,7 +23,7 @@ from bot.app import MjBot
 from bot.i18n import item_name, locale_str, rule_value
 from bot.interactions import lang_of, settings_of
 from bot.settings import SERVER_LANGUAGE, table_allowed_in, variant_rules
-from bot.tables import LiveTable, Refusal, TableManager, resume_tables, tile_label
+from bot.tables import LiveTable, Refusal, TableManager, discard_label, resume_tables, tile_label
 from bot.tables.strings import t  # display names in its messages are escaped (no pings, no markdown)
 from cogs.choices import MODE_CHOICES, variant_choices
 from cogs.errors import reply_ephemeral
@@ -53,13 +53,6 @@ def _player_lang(interaction: discord.Interaction[MjBot], server: str | None) ->
 
 
 ANSWER_WITHIN = 2.0  # seconds a click waits for its decision before deferring (Discord allows 3)
-
-
-
-def discard_label(number: int | None, kind: int, lang: str) -> str:
-    """A discard button's label: the number under the tile in the hand image, then the tile (``3 · 五万``,
-    ``3 · 5m``): short enough for five buttons to a row on a phone."""
-    return tile_label(kind, lang) if number is None else f"{number} · {tile_label(kind, lang)}"
 
 
 _say = reply_ephemeral  # one ephemeral answer for every cog (cogs.errors), whether or not the interaction was deferred
@@ -527,21 +520,13 @@ class Tables(commands.Cog):
             lt = self.manager.by_id.get(table_id)
             if lt is not None:  # controls pressed in a server act only on that channel's table
                 self.manager.check_place(lt, interaction.guild_id, interaction.channel_id)
-            elif interaction.guild_id is None and self.bot.cluster is not None:
-                # a DM click reaches shard 0's process: the table may be another process's (bot.cluster)
-                how = await self.bot.cluster.route(interaction, table_id,
+            elif self.bot.cluster is not None:  # the table may be another process's (bot.cluster.Cluster.place)
+                how = await self.bot.cluster.place(interaction, table_id, self.manager.owns,
                                                    lambda: _say(interaction, t("tables.moving", lang)))
                 if how == "moving":
                     raise Refusal("tables.moving")
                 if how != "here":
                     return
-            elif (interaction.guild_id is not None and self.bot.cluster is not None
-                  and not self.manager.owns(interaction.guild_id)):
-                # a server's click reaching a process that does not hold its shard (a standby running the same
-                # shards during a restart): the owner gets the same event and answers it; with no owner, moving
-                if await self.bot.cluster.owner_alive(self.bot.cluster.shard_of(interaction.guild_id)):
-                    return
-                raise Refusal("tables.moving")
             if op == "hand":
                 await self._my_hand(interaction, table_id, lang)
                 return

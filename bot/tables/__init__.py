@@ -42,7 +42,7 @@ from .manager import TIMER_TASK_NAME, Outcome, TableManager, action_of
 from .resume import resume_tables
 from .scenes import hand_scene, hint, score_scenes, table_scene
 from .state import LiveTable, Refusal, Seat, State, Timers
-from .strings import tile_label, wind_label
+from .strings import discard_label, tile_label, wind_label
 
 __all__ = [
     "TIMER_TASK_NAME",
@@ -59,6 +59,7 @@ __all__ = [
     "resume_tables",
     "score_scenes",
     "table_scene",
+    "discard_label",
     "tile_label",
     "wind_label",
 ]

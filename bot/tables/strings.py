@@ -43,6 +43,12 @@ def tile_label(k: int, lang: str) -> str:
     return tile_name(k) if lang == "en" else (tile_zh(k) if lang == "zh" else hant(tile_zh(k)))
 
 
+def discard_label(number: int | None, kind: int, lang: str) -> str:
+    """A discard button's label: the number under the tile in the hand image, then the tile (``3 · 五万``,
+    ``3 · 5m``): short enough for five buttons to a row on a phone."""
+    return tile_label(kind, lang) if number is None else f"{number} · {tile_label(kind, lang)}"
+
+
 def wind_label(w: int, lang: str) -> str:
     return t(f"common.seat.{'ESWN'[w]}", lang)
 
