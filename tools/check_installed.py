@@ -218,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         env["DISCORD_TOKEN"] = base64.b64encode(b"1234567890123456789").decode().rstrip("=") + ".GhQ1xY.Zk9s3Ty_wQ"
         p = mjbot("check", env=env)
         assert env["DISCORD_TOKEN"] not in p.stdout + p.stderr, "the token was printed"
-        assert p.stdout.count("✓") == 5, p.stdout
+        checks = [line for line in p.stdout.splitlines() if line.startswith(("✓", "✗"))]
+        assert p.returncode == 0 and len(checks) >= 6 and all(c.startswith("✓") for c in checks), p.stdout
         return p.stdout.strip().splitlines()[-1]
 
     os.chdir(start)
