@@ -185,15 +185,8 @@ class HandReplay:
         while t.hand_no == hand_no:
             if i >= len(acts):
                 raise EngineError("hand_in_play", hand=hand_no + 1)
-            a = acts[i]
+            steps.append(_play(t, acts[i], len(steps) + 1))
             i += 1
-            legal = t.legal_actions(a.seat)
-            window = t.phase in ("claim", "rob")
-            ev = t.apply(a)
-            eff = a
-            if a.type == "timeout":
-                eff = next((Action.from_json(e.data["as"]) for e in ev if e.type == "timeout"), a)
-            steps.append(Step(len(steps) + 1, a.seat, eff, a.type == "timeout", window, len(legal) > 1, tuple(ev)))
         return cls(start, steps, hand_no, final=t)
 
     @classmethod
@@ -228,16 +221,8 @@ class HandReplay:
             while t.hand_no == hand_no:
                 if i >= len(acts):
                     return  # in play
-                a = acts[i]
+                steps.append(_play(t, acts[i], len(steps) + 1))
                 i += 1
-                legal = t.legal_actions(a.seat)
-                window = t.phase in ("claim", "rob")
-                ev = t.apply(a)
-                eff = a
-                if a.type == "timeout":
-                    eff = next((Action.from_json(e.data["as"]) for e in ev if e.type == "timeout"), a)
-                steps.append(Step(len(steps) + 1, a.seat, eff, a.type == "timeout", window, len(legal) > 1,
-                                  tuple(ev)))
             yield cls(start, steps, hand_no, final=copy.deepcopy(t))
 
     # ---------------------------------------------------------------------------------------------- stepping
@@ -353,3 +338,14 @@ def hand_count(variant: str, seed: int | str, settings: Mapping[str, Any] | None
     """How many hands of the stored game have ended (the ones that can be replayed)."""
     t = Table.replay(variant, seed, settings, actions, players)
     return t.hand_no
+
+
+def _play(t: Table, a: Action, number: int) -> Step:
+    """Apply ``a`` to ``t`` and describe it as step ``number`` (a timeout shows as what it played)."""
+    legal = t.legal_actions(a.seat)
+    window = t.phase in ("claim", "rob")
+    ev = t.apply(a)
+    eff = a
+    if a.type == "timeout":
+        eff = next((Action.from_json(e.data["as"]) for e in ev if e.type == "timeout"), a)
+    return Step(number, a.seat, eff, a.type == "timeout", window, len(legal) > 1, tuple(ev))
