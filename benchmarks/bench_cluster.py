@@ -81,6 +81,10 @@ async def node(args: argparse.Namespace) -> None:
     h.ignored_task_names.add(TIMER_TASK_NAME)
     h.bot.observers.detach(h.seen)
     h.bot.tables.publisher.min_interval, h.bot.tables.publisher.channel_limit = 0.0, None
+    if args.limited:  # this process's share of Discord's global limit, as a real run keeps it (bot.ratelimit)
+        from bot.ratelimit import share
+
+        h.bot.limiter.rate = share(len(plan.ids), plan.count) if plan.ids and plan.count else share()
     mgr = h.bot.tables
     tables = json.loads(args.tables_json)  # [[guild, channel, user], ...]
     for g, ch, u in tables:
@@ -304,6 +308,8 @@ async def run_config(name: str, db: str, processes: int, sharded: bool, route: b
             argv += ["--ids", str(k), "--count", str(count)]
         if route and k != 0:
             argv.append("--route")
+        if args.limited:
+            argv.append("--limited")
         with (log_dir / f"{name}-{k}.log").open("wb") as err:
             proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE,
                                                         stdout=asyncio.subprocess.PIPE, stderr=err, cwd=str(ROOT),
@@ -383,6 +389,8 @@ if __name__ == "__main__":
     ap.add_argument("--processes", type=int, nargs="+", default=[1, 2, 4])
     ap.add_argument("--no-routed", dest="routed", action="store_false", help="skip the routed run")
     ap.add_argument("--skip-sqlite", action="store_true")
+    ap.add_argument("--limited", action="store_true",
+                    help="each process keeps to its share of Discord's 50 requests/s (the harness runs without it)")
     ap.add_argument("--json", action="store_true")
     # one process of a run (started by this script)
     ap.add_argument("--node", action="store_true", help=argparse.SUPPRESS)
