@@ -79,6 +79,14 @@ async def test_the_same_game_inline_and_in_the_pool(harness: Harness, difficulty
     assert pool._pool is None  # the workers are shut down with the manager
 
 
+def _dead(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
 async def test_a_killed_worker_does_not_stop_the_table(harness: Harness, caplog):
     """A worker process dies (killed) between two clicks: the next AI decision finds the pool broken, the log says
     so, a new pool decides it, and the hand plays on to its end with the AI's own decisions."""
@@ -93,7 +101,9 @@ async def test_a_killed_worker_does_not_stop_the_table(harness: Harness, caplog)
     assert procs
     os.kill(procs[0].pid, signal.SIGKILL)
     procs[0].join(10)
-    assert not procs[0].is_alive()
+    # dead: is_alive() alone may still say True when the pool's own thread reaped the process first (the poll then
+    # cannot wait for it), so its state is read where the kernel keeps it (gone, or a zombie)
+    assert not procs[0].is_alive() or _dead(procs[0].pid)
     caplog.set_level(logging.WARNING, logger="bot.tables.aipool")
     await play_until_hand_ends(h, [P1], lt)
     assert lt.table.hand.phase in ("ended", "over")
