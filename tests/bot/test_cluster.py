@@ -27,7 +27,7 @@ from bot.shards import ShardPlan, shard_of
 from bot.tables import Timers
 from tests.harness import Harness, Message
 from tests.harness.db import sql
-from tests.harness.fake import FakeDiscord, user_payload
+from tests.harness.fake import FakeDiscord, InteractionRecord, user_payload
 
 APP = 1_200_000_000_000_000_001
 COUNT = 2
@@ -110,6 +110,14 @@ def human_moves(h: Harness, match_id: int, seat: int = 0) -> int:
     rows = sql(h, "SELECT action FROM actions WHERE match_id = ?", (match_id,))
     acts = [json.loads(r[0]) for r in rows]
     return sum(1 for a in acts if a.get("seat") == seat and a["type"] not in ("timeout", "next_hand"))
+
+
+def dm_press(fake: FakeDiscord, user: int, to: Harness) -> InteractionRecord:
+    """The player presses their live control in the DM; Discord delivers the click to ``to`` (shard 0's process)."""
+    m, cid = controls(fake, user)
+    data, rec = to.click_payload(m, custom_id=cid)
+    to.bot._connection.parse_interaction_create(data)
+    return rec
 
 
 def fresh_fake() -> FakeDiscord:
@@ -212,9 +220,7 @@ async def test_a_dm_click_is_routed_to_the_owner_and_applied_once(url):
     assert 987654321 not in p0.bot.cluster._guilds and human_moves(p1, t1) == moves + 1
 
     # the next real click plays
-    m, cid = controls(fake, U1)
-    data, rec = p0.click_payload(m, custom_id=cid)
-    p0.bot._connection.parse_interaction_create(data)
+    dm_press(fake, U1, p0)
     await until(lambda: human_moves(p1, t1) == moves + 2, "the next click applied")
     for h in (p0, p1):
         await h.close()
@@ -236,9 +242,7 @@ async def test_a_click_whose_owner_is_down_is_told_the_table_is_moving_and_chang
     # its shard comes back: the table resumes in the new process and the next click plays
     p1 = await boot(url, (1,), fake)
     assert set(p1.bot.tables.by_id) == {t1}
-    m, cid = controls(fake, U1)
-    data, rec = p0.click_payload(m, custom_id=cid)
-    p0.bot._connection.parse_interaction_create(data)
+    dm_press(fake, U1, p0)
     await until(lambda: human_moves(p1, t1) == moves + 1, "applied after the restart")
     for h in (p0, p1):
         await h.close()
@@ -251,9 +255,7 @@ async def test_a_queued_click_whose_notify_was_lost_is_taken_by_the_owners_poll(
     t1 = await open_table(p1, G1, CH1, U1)
     moves = human_moves(p1, t1)
     await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the NOTIFY never arrives
-    m, cid = controls(fake, U1)
-    data, rec = p0.click_payload(m, custom_id=cid)
-    p0.bot._connection.parse_interaction_create(data)
+    dm_press(fake, U1, p0)
     await until(lambda: sql(p0, "SELECT state FROM routed_clicks") == [("queued",)], "queued")
     assert human_moves(p1, t1) == moves
     await p1.bot.cluster.step()  # the poll every tick
@@ -384,9 +386,7 @@ async def test_a_queued_click_whose_router_died_is_never_applied_late_by_the_nex
     t1 = await open_table(p1, G1, CH1, U1)
     moves = human_moves(p1, t1)
     await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the NOTIFY never arrives
-    m, cid = controls(fake, U1)
-    data, rec = p0.click_payload(m, custom_id=cid)
-    p0.bot._connection.parse_interaction_create(data)
+    dm_press(fake, U1, p0)
     await until(lambda: sql(p0, "SELECT state FROM routed_clicks") == [("queued",)], "queued")
     p0.bot.cluster.kill()  # the router is gone, and its watch with it
     await p1.close()  # the owner stops before its next poll
