@@ -96,6 +96,8 @@ def flush_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> 
 
 FLUSH_SCALE = 1.0
 """A share of the measured chance the evaluator counts (tuned by duel)."""
+FLUSH_MAX_D = 6
+"""The plan is not counted farther than this from a ready 清一色."""
 
 
 def flush_chance(c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_tiles: Sequence[int],
@@ -106,6 +108,8 @@ def flush_chance(c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld
     if any(t >= HONOR or t // 9 != suit for t in meld_tiles):
         return None
     d, _sh, _off = flush_distance(c, n_melds, suit)
+    if d > FLUSH_MAX_D:
+        return None
     tab = FLUSH_WIN
     row = tab[min(d, len(tab) - 1)]
     return row[min(max(turns, 0), len(row) - 1)] * FLUSH_SCALE, d
