@@ -60,6 +60,7 @@ from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_choice as wuhu_flush_choice
+from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
@@ -710,6 +711,7 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     discards = [a for a in acts if a.type == "discard"]
     pass_act = next((a for a in acts if a.type == "pass"), None)
     pick: Action | None = None
+    prior = PRIOR
     if discards:
         pick = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[0]
     elif pass_act is not None and any(a.type in ("pung", "chi", "kong") for a in acts):
@@ -720,8 +722,9 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         fo = next((o for o in out if o.action == fl), None)
         if fo is not None and fo.plan == "flush":
             pick = fl
+            prior = WUHU_FLUSH_PRIOR
     if pick is not None:
-        out = [replace(o, ev=o.ev + PRIOR * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
+        out = [replace(o, ev=o.ev + prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
     return Evaluation(seat, kn.variant, tuple(out))
 
 

@@ -96,7 +96,9 @@ def flush_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> 
 
 FLUSH_SCALE = 1.0
 """A share of the measured chance the evaluator counts (tuned by duel)."""
-FLUSH_MAX_D = 6
+FLUSH_PRIOR = 0.3
+"""The margin the one-suit play keeps when the plan is worth most (the normal AI's choice keeps ``PRIOR``)."""
+FLUSH_MAX_D = 3
 """The plan is not counted farther than this from a ready 清一色."""
 
 
