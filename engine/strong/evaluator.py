@@ -58,9 +58,9 @@ from ..variants.chizhou import shown_hua
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
+from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_choice as wuhu_flush_choice
-from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).

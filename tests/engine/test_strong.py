@@ -274,9 +274,9 @@ def test_wuhu_strong_prices_a_one_suit_hand_as_the_flush_it_aims_at():
 
 
 def test_wuhu_strong_pungs_toward_a_flush():
-    # ten 万 with a pair of 2m, 2m offered early: the pung is a step nearer the 清一色 and taken as that plan
+    # eleven 万 with a pair of 2m, 2m offered early: the pung is a step nearer the 清一色 and taken as that plan
     k = parse_hand("2m").concealed[0]
-    v = _view("wuhu", "2245789m1p5p7s9s9s", wall=70)
+    v = _view("wuhu", "12245678999m5p7s", wall=70)
     v["last_discard"] = {"seat": 1, "tile": k}
     ev = evaluate(v, 0, [Action("pung", 0, k), Action("pass", 0)])
     assert ev.best.action.type == "pung" and ev.best.plan == "flush"
@@ -287,7 +287,7 @@ def test_wuhu_flush_chance_is_measured_and_ordered():
     from engine.strong.calibration_wuhu import FLUSH_WIN
 
     for d, row in enumerate(FLUSH_WIN):
-        assert all(a <= b for a, b in zip(row, row[1:]))
+        assert all(a <= b for a, b in zip(row, row[1:], strict=False))
         if d:
-            assert all(x <= y for x, y in zip(row, FLUSH_WIN[d - 1]))
+            assert all(x <= y for x, y in zip(row, FLUSH_WIN[d - 1], strict=True))
     assert FLUSH_WIN[0][10] > 0.3 and FLUSH_WIN[4][12] < 0.1
