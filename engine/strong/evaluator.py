@@ -58,6 +58,9 @@ from ..variants.chizhou import shown_hua
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
+from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
+from .wuhu import flush_chance as wuhu_flush_chance
+from .wuhu import flush_choice as wuhu_flush_choice
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
@@ -503,6 +506,12 @@ class Know:
                melds: tuple[Meld, ...], turns: int, is_open: bool) -> HandValue | None:
         if "flush" not in _REPS.get(self.variant, {}):
             return None
+        if self.variant == "wuhu":  # the plan's chance measured on play that goes for it (engine/strong/wuhu.py)
+            got = wuhu_flush_chance(c, n_melds, meld_suits, [m.tile for m in melds], turns)
+            if got is None:
+                return None
+            vs, vr = self.plan_value("flush", is_open)  # a 交 is paid uncapped: the scorer's amount as it is
+            return HandValue(got[0], vs if vr is None else (vs + vr * 1.2) / 2.2, "flush", got[1])
         tot = [sum(c[s * 9 : s * 9 + 9]) + meld_suits[s] for s in range(3)]
         s = max(range(3), key=lambda x: tot[x])
         off = sum(tot) - tot[s]
@@ -702,12 +711,20 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     discards = [a for a in acts if a.type == "discard"]
     pass_act = next((a for a in acts if a.type == "pass"), None)
     pick: Action | None = None
+    prior = PRIOR
     if discards:
         pick = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[0]
     elif pass_act is not None and any(a.type in ("pung", "chi", "kong") for a in acts):
         pick = claim_choice(me, acts, pass_act)
+    if kn.variant == "wuhu" and (discards or pick is not None):
+        # Wuhu: when the hand the one-suit play leaves is worth most as a 清一色, that play keeps the margin
+        fl = wuhu_flush_choice(view, seat, acts)
+        fo = next((o for o in out if o.action == fl), None)
+        if fo is not None and fo.plan == "flush":
+            pick = fl
+            prior = WUHU_FLUSH_PRIOR
     if pick is not None:
-        out = [replace(o, ev=o.ev + PRIOR * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
+        out = [replace(o, ev=o.ev + prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
     return Evaluation(seat, kn.variant, tuple(out))
 
 

@@ -255,3 +255,39 @@ def test_chizhou_strong_keeps_a_live_honour_an_opponent_could_pung():
     assert choose(v, 0, v["legal"], "normal").tile == fa
     best = evaluate(v, 0).best
     assert best.action.type == "discard" and best.action.tile != fa
+
+
+def test_wuhu_strong_lets_the_off_suit_tiles_go_for_a_flush():
+    # thirteen 万 and a lone 7s, early: the 清一色 (a 交: 90 子 and more) is near, so the 7s goes and the option is
+    # priced as that plan (before, the one-suit plan was priced off the normal AI's play and a 1m went)
+    v = _view("wuhu", "12356678999m23m7s", wall=70)
+    best = evaluate(v, 0).best
+    assert best.action.tile == parse_hand("7s").concealed[0]
+    assert best.plan == "flush" and best.value > 80
+
+
+def test_wuhu_strong_prices_a_one_suit_hand_as_the_flush_it_aims_at():
+    # fourteen 万, two steps from ready: whatever wins it is a 清一色, so the hand is worth a 交, not a plain win
+    v = _view("wuhu", "1134678m12399m", wall=70)
+    ev = evaluate(v, 0)
+    assert all(o.plan == "flush" and o.value > 80 for o in ev.options)
+
+
+def test_wuhu_strong_pungs_toward_a_flush():
+    # eleven 万 with a pair of 2m, 2m offered early: the pung is a step nearer the 清一色 and taken as that plan
+    k = parse_hand("2m").concealed[0]
+    v = _view("wuhu", "12245678999m5p7s", wall=70)
+    v["last_discard"] = {"seat": 1, "tile": k}
+    ev = evaluate(v, 0, [Action("pung", 0, k), Action("pass", 0)])
+    assert ev.best.action.type == "pung" and ev.best.plan == "flush"
+
+
+def test_wuhu_flush_chance_is_measured_and_ordered():
+    # the measured chance of the 清一色 plan: a nearer hand or more draws left never makes it less likely
+    from engine.strong.calibration_wuhu import FLUSH_WIN
+
+    for d, row in enumerate(FLUSH_WIN):
+        assert all(a <= b for a, b in zip(row, row[1:], strict=False))
+        if d:
+            assert all(x <= y for x, y in zip(row, FLUSH_WIN[d - 1], strict=True))
+    assert FLUSH_WIN[0][10] > 0.3 and FLUSH_WIN[4][12] < 0.1
