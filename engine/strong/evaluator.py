@@ -149,10 +149,6 @@ class Evaluation:
 # ------------------------------------------------------------------------------------------------ chance model
 
 
-REL_POWER = 0.5
-"""How much a hand's useful tiles against a typical hand's at its distance move its chance: (own / typical) ** this."""
-REL_CAP = 1.6
-"""... with own / typical kept between 0.3 and this."""
 _TYPICAL = (6, 20, 36, 50, 62, 72, 80, 86, 90)
 """Typical count of unseen useful tiles of a hand at shanten 0 (its winning tiles), 1, 2 ...: a hand's own count
 against this says how good it is at its distance; the steps after the first go at the typical rate."""
@@ -469,7 +465,7 @@ class Know:
         if best is None:
             d = max(1, key[0])
             u = max(self.ukeire(c, n_melds, sh, sp), 1) if sh > 0 else _TYPICAL[0]
-            rel = min(REL_CAP, max(0.3, u / _TYPICAL[min(max(sh, 0), len(_TYPICAL) - 1)])) ** REL_POWER
+            rel = min(1.6, max(0.3, u / _TYPICAL[min(max(sh, 0), len(_TYPICAL) - 1)])) ** 0.5
             p = self.chance(d, turns) * rel
             best = HandValue(p, self.mean_value("", is_open), "", key[0])
         # the one-suit plan
