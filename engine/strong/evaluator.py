@@ -114,7 +114,9 @@ class HandValue:
 class Option:
     """One legal action, priced. ``ev``: expected 子 of the hand after it. ``win``/``value``: the chance and the
     value of winning it leaves; ``deal_in``: the chance this discard deals in now; ``cost``: 子 lost if it does;
-    ``threat``: the seat that tile is most dangerous against (None: no danger); ``plan``: "" or "flush"."""
+    ``threat``: the seat that tile is most dangerous against (None: no danger); ``plan``: "" or "flush".
+    ``margin``: what the decision adds to ``ev`` when it ranks the options (the trust the normal AI's choice, or
+    the one-suit play, keeps: :data:`PRIOR`), not 子: ``ev`` stays the price the review shows."""
 
     action: Action
     ev: float
@@ -125,6 +127,7 @@ class Option:
     plan: str
     distance: int
     threat: int | None
+    margin: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,13 +138,14 @@ class Evaluation:
 
     @property
     def best(self) -> Option:
-        """The option the strong AI takes: a win whenever one is legal, otherwise the first of the highest ev."""
+        """The option the strong AI takes: a win whenever one is legal, otherwise the first of the highest ev with
+        its margin."""
         for o in self.options:
             if o.action.type in ("win", "next_hand"):
                 return o
         best = self.options[0]
         for o in self.options[1:]:
-            if o.ev > best.ev + 1e-9:
+            if o.ev + o.margin > best.ev + best.margin + 1e-9:
                 best = o
         return best
 
@@ -732,13 +736,14 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         if fo is not None and fo.plan == "flush":
             pick = fl
             prior = WUHU_FLUSH_PRIOR
-    if pick is not None:
-        out = [replace(o, ev=o.ev + prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
+    if pick is not None:  # the margin ranks the options; the price (ev) stays chance x value
+        out = [replace(o, margin=prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
     if kn.variant in READY_PUNG_ONLY and pass_act is not None:
         # one claimed meld a hand (H2): a pung that leaves the hand short of ready is priced below passing
-        ev_pass = next(o.ev for o in out if o.action == pass_act)
-        out = [replace(o, ev=min(o.ev, ev_pass - 0.01)) if o.action.type == "pung" and o.distance > 0 else o
-               for o in out]
+        po = next(o for o in out if o.action == pass_act)
+        out = [replace(o, ev=min(o.ev, po.ev - 0.01),
+                       margin=min(o.ev + o.margin, po.ev + po.margin - 0.01) - min(o.ev, po.ev - 0.01))
+               if o.action.type == "pung" and o.distance > 0 else o for o in out]
     return Evaluation(seat, kn.variant, tuple(out))
 
 

@@ -324,3 +324,28 @@ def test_hefei_strong_pungs_only_to_get_ready():
     assert ev.best.action == pass_
     assert ev.of(pung).ev < ev.of(pass_).ev
     assert choose(v, 0, [pung, pass_], "strong") == pass_
+
+
+def _price(v, o):
+    """An option's price as the module docstring writes it: (1 - deal_in) x (win x value + the discard's shape) -
+    deal_in x cost (the shape: the normal AI's sense of the discarded tile, in 子)."""
+    from engine.strong.evaluator import Know
+
+    kn = Know(v, 0)
+    shape = kn.shape(list(kn.me.counts), o.action.tile)
+    return (1 - o.deal_in) * (o.win * o.value + shape) - o.deal_in * o.cost
+
+
+def test_wuhu_strong_price_is_chance_times_value_without_the_decision_margin():
+    # Wuhu, late enough that the 清一色 plan (a 交: ~100 子) is a long shot: the strong AI still plays for it (3s,
+    # the one-suit play keeps the margin), but the prices are chance x value: 1m (a plain hand, 79% to win) is priced
+    # above 3s. Before, the margin (30% of the plan's ev) was added to the price: 3s showed 14.3 子 for 11.0, above 1m
+    # (13.6), and the review charged a player who kept the plain hand a loss for it
+    v = _view("wuhu", "14455667888m123s", wall=42)
+    ev = evaluate(v, 0)
+    assert ev.best.action.tile == parse_hand("3s").concealed[0] and ev.best.plan == "flush"
+    for o in ev.options:
+        assert o.ev == pytest.approx(_price(v, o), abs=1e-9)
+    one_m = ev.of(Action("discard", 0, parse_hand("1m").concealed[0]))
+    assert one_m is not None and one_m.plan == "" and one_m.ev > ev.best.ev
+    assert choose(v, 0, v["legal"], "strong") == ev.best.action  # the decision is the margin's, as before
