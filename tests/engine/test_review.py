@@ -321,3 +321,30 @@ def test_the_loss_of_a_plain_play_against_the_flush_plan_is_the_prices_differenc
     assert d.played.ev == pytest.approx(price(d.played), abs=1e-9)
     assert d.ai.ev == pytest.approx(price(d.ai), abs=1e-9)
     assert d.cost == round(price(d.ai) - price(d.played), 1) == 3.9
+
+
+def test_a_hefei_pung_short_of_ready_is_explained_by_the_menqing_it_gives_up():
+    # Hefei (H2: one claimed meld a hand; H4: 门清 10): the strong AI pungs only to get ready. A player who pungs and
+    # is still not ready is told so in words, in three languages (before: "bigger hand: worth 26.8 子 against 12.4",
+    # with nothing on the pung or 门清)
+    from render.replay import describe_reason, review_rows
+
+    kw, acts = played("hefei", "pung0", 1, ("normal",) * 4)
+    r = HandReplay.build("hefei", "pung0", {}, acts, 0)
+    rv = review_hand(r, 3)
+    d = rv.at(10)
+    assert d is not None and d.played.action.type == "pung" and d.ai.action.type == "pass"
+    assert d.played.shanten > 0 and (d.reason, d.item) == ("bigger", "menqing")
+    assert d.ai.value > d.played.value and d.cost > 0
+    assert describe_reason(d, "en") == ("keeps the concealed hand (门清, 10): a pung short of ready gives it up, "
+                                        f"worth {d.ai.value:.1f} 子 against {d.played.value:.1f} when won")
+    assert describe_reason(d, "zh").startswith("保住门清（10）：碰后仍未听牌")
+    assert describe_reason(d, "zh-TW").startswith("保住門清（10）：碰後仍未聽牌")
+    assert any(row[0] == 10 and row[4] == describe_reason(d, "en", None, r.winds) for row in review_rows(rv, "en"))
+    # a pung whose hand would be worth more when won: the words say what the pass keeps, without the figures
+    kw, acts = played("hefei", "pung6", 1, ("normal",) * 4)
+    d = review_hand(HandReplay.build("hefei", "pung6", {}, acts, 0), 3).at(26)
+    assert d is not None and (d.reason, d.item) == ("bigger", "menqing") and d.ai.value < d.played.value
+    assert describe_reason(d, "en") == ("keeps the concealed hand (门清, 10) and its one claim: a pung short of ready gives "
+                                        "both up")
+    assert describe_reason(d, "zh-TW") == "保住門清（10）和本局唯一一次碰：碰後仍未聽牌，兩樣都丟了"
