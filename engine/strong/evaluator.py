@@ -56,6 +56,7 @@ from ..variants import get_variant
 from ..variants.base import Situation
 from ..variants.chizhou import shown_hua
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
+from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 from .hefei import WAYS_FACTOR as HEFEI_WAYS_FACTOR
@@ -484,6 +485,19 @@ class Know:
             best = pu
         return best
 
+    def _live_wait(self, c: list[int], has_melds: bool) -> bool:
+        """Whether a ready 3n+1 hand waits on a tile this seat has not seen all copies of."""
+        sp = self.V.seven_pairs and not has_melds
+        for k in range(NUM_KINDS):
+            if not self.unseen[k]:
+                continue
+            c[k] += 1
+            ok = is_complete(c) or (sp and is_seven_pairs(c))
+            c[k] -= 1
+            if ok:
+                return True
+        return False
+
     def _pungs(self, c: list[int], n_melds: int, meld_hua: int, upg: int, melds: tuple[Meld, ...], turns: int,
                is_open: bool) -> HandValue | None:
         """Chizhou's all-pungs plan (对对胡, a 蜡子): no chi shown; the distance counts concealed triplets and pairs
@@ -523,6 +537,10 @@ class Know:
             got = wuhu_flush_chance(c, n_melds, meld_suits, [m.tile for m in melds], turns)
             if got is None:
                 return None
+            if got[1] == 0 and not self._live_wait(c, bool(melds)):
+                # ready, but every tile it waits on is in sight: the wait must change first, a step from ready
+                row = WUHU_FLUSH_WIN[1]
+                got = (row[min(max(turns, 0), len(row) - 1)], 1)
             vs, vr = self.plan_value("flush", is_open)  # a 交 is paid uncapped: the scorer's amount as it is
             return HandValue(got[0], vs if vr is None else (vs + vr * 1.2) / 2.2, "flush", got[1])
         tot = [sum(c[s * 9 : s * 9 + 9]) + meld_suits[s] for s in range(3)]

@@ -349,3 +349,20 @@ def test_wuhu_strong_price_is_chance_times_value_without_the_decision_margin():
     one_m = ev.of(Action("discard", 0, parse_hand("1m").concealed[0]))
     assert one_m is not None and one_m.plan == "" and one_m.ev > ev.best.ev
     assert choose(v, 0, v["legal"], "strong") == ev.best.action  # the decision is the margin's, as before
+
+
+def test_wuhu_strong_does_not_price_a_dead_flush_wait_as_a_likely_win():
+    # Wuhu: letting 7s go leaves 1112345567899m, a ready 清一色 on 5m and 9m; every 5m and 9m is in sight (the rivers
+    # and the hand). Nothing wins it until its wait changes, so it is a step from ready, priced like the other
+    # one-suit hands a step away (before: a 48% chance to win, 49.8 子, shown so by the review)
+    k = lambda s: parse_hand(s).concealed[0]  # noqa: E731
+    r = lambda *ts: [{"tile": k(x), "status": ""} for x in ts]  # noqa: E731
+    v = _view("wuhu", "1112345678995m7s", rivers=[[], r("5m", "9m"), r("5m", "9m"), r("5m", "2s")], wall=40)
+    ev = evaluate(v, 0)
+    dead = ev.of(Action("discard", 0, k("7s")))
+    step = ev.of(Action("discard", 0, k("9m")))
+    assert dead is not None and step is not None and step.distance == 1
+    assert dead.plan == "flush" and dead.distance == 1 and dead.win == pytest.approx(step.win)
+    # with the waits live, the same hand is ready and priced so
+    live = evaluate(_view("wuhu", "1112345678995m7s", wall=40), 0).of(Action("discard", 0, k("7s")))
+    assert live is not None and live.distance == 0 and live.win > 0.4
