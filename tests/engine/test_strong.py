@@ -366,3 +366,45 @@ def test_wuhu_strong_does_not_price_a_dead_flush_wait_as_a_likely_win():
     # with the waits live, the same hand is ready and priced so
     live = evaluate(_view("wuhu", "1112345678995m7s", wall=40), 0).of(Action("discard", 0, k("7s")))
     assert live is not None and live.distance == 0 and live.win > 0.4
+
+
+def _positions(variant: str, want, n: int, limit: int = 400):
+    """Up to ``n`` tables (with the awaited seat) of games of strong and normal AIs where ``want(table, seat, legal,
+    evaluation)`` holds, from the seeds ``pos:0``, ``pos:1`` ... (at most ``limit`` games)."""
+    out = []
+    for i in range(limit):
+        t = Table.new(variant, f"pos:{i}")
+        rng = random.Random(i)
+        while t.hand.phase in ("play", "claim", "rob") and len(out) < n:
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            if len(la) > 1 and want(t, s, la, evaluate(t.view(s), s)):
+                out.append((copy.deepcopy(t), s))
+                break  # one position a game: they differ more
+            t.apply(la[0] if len(la) == 1 else choose(t, s, la, ("strong", "normal")[s % 2], rng))
+        if len(out) >= n:
+            break
+    return out
+
+
+@pytest.mark.parametrize("variant, what", [
+    ("wuhu", "one-suit"),  # the 清一色 plan prices an option (engine/strong/wuhu.py)
+    ("hefei", "pung"),  # a pung offer: priced below passing unless it makes the hand ready
+    ("hefei", "late"),  # a late discard: the danger by the ways to wait on it (engine/strong/hefei.py)
+])
+def test_strong_new_plans_ignore_hidden_information(variant, what):
+    want = {
+        "one-suit": lambda t, s, la, ev: any(o.plan == "flush" for o in ev.options),
+        "pung": lambda t, s, la, ev: any(a.type == "pung" for a in la),
+        "late": lambda t, s, la, ev: t.view(s)["wall_count"] < 24 and any(o.deal_in > 0 for o in ev.options),
+    }[what]
+    found = _positions(variant, want, 12)
+    assert len(found) >= 10, len(found)
+    rng = random.Random(5)
+    for t, s in found:
+        a = choose(t.view(s), s, t.legal_actions(s), "strong")
+        for _ in range(2):
+            other = _reshuffled(t, s, rng)
+            assert other.hand.counts[s] == t.hand.counts[s] and other.hand.wall != t.hand.wall
+            assert evaluate(other.view(s), s) == evaluate(t.view(s), s)
+            assert choose(other.view(s), s, other.legal_actions(s), "strong") == a
