@@ -408,3 +408,4 @@ def test_strong_new_plans_ignore_hidden_information(variant, what):
             assert other.hand.counts[s] == t.hand.counts[s] and other.hand.wall != t.hand.wall
             assert evaluate(other.view(s), s) == evaluate(t.view(s), s)
             assert choose(other.view(s), s, other.legal_actions(s), "strong") == a
+            assert choose(other, s, other.legal_actions(s), "strong") == a  # a Table reads the same
