@@ -336,15 +336,13 @@ def test_a_hefei_pung_short_of_ready_is_explained_by_the_menqing_it_gives_up():
     assert d is not None and d.played.action.type == "pung" and d.ai.action.type == "pass"
     assert d.played.shanten > 0 and (d.reason, d.item) == ("bigger", "menqing")
     assert d.ai.value > d.played.value and d.cost > 0
-    assert describe_reason(d, "en") == ("keeps the concealed hand (门清, 10): a pung short of ready gives it up, "
-                                        f"worth {d.ai.value:.1f} 子 against {d.played.value:.1f} when won")
-    assert describe_reason(d, "zh").startswith("保住门清（10）：碰后仍未听牌")
-    assert describe_reason(d, "zh-TW").startswith("保住門清（10）：碰後仍未聽牌")
+    assert describe_reason(d, "en") == f"keeps concealed (门清 10): {d.ai.value:.1f} 子 vs {d.played.value:.1f} when won"
+    assert describe_reason(d, "zh") == f"不碰保住门清（10）：和了值 {d.ai.value:.1f} 子 对 {d.played.value:.1f} 子"
+    assert describe_reason(d, "zh-TW").startswith("不碰保住門清（10）：和了值")
     assert any(row[0] == 10 and row[4] == describe_reason(d, "en", None, r.winds) for row in review_rows(rv, "en"))
     # a pung whose hand would be worth more when won: the words say what the pass keeps, without the figures
     kw, acts = played("hefei", "pung6", 1, ("normal",) * 4)
     d = review_hand(HandReplay.build("hefei", "pung6", {}, acts, 0), 3).at(26)
     assert d is not None and (d.reason, d.item) == ("bigger", "menqing") and d.ai.value < d.played.value
-    assert describe_reason(d, "en") == ("keeps the concealed hand (门清, 10) and its one claim: a pung short of ready gives "
-                                        "both up")
-    assert describe_reason(d, "zh-TW") == "保住門清（10）和本局唯一一次碰：碰後仍未聽牌，兩樣都丟了"
+    assert describe_reason(d, "en") == "a pung short of ready gives up concealed (门清 10)"
+    assert describe_reason(d, "zh-TW") == "碰後仍未聽牌，丟了門清（10）和唯一一次碰"
