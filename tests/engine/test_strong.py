@@ -291,3 +291,43 @@ def test_wuhu_flush_chance_is_measured_and_ordered():
         if d:
             assert all(x <= y for x, y in zip(row, FLUSH_WIN[d - 1], strict=True))
     assert FLUSH_WIN[0][10] > 0.3 and FLUSH_WIN[4][12] < 0.1
+
+
+def test_wuhu_strong_plays_one_suit_pungs_for_a_jiao():
+    # four pairs and a pung of 万 with 红中, late: the 清一色 is three steps off (the 红中 and two lone tiles must go),
+    # all pungs of 万 and 红中 (对对胡 + 混一色: two 嘴子 = 1 交) two: a lone off-suit tile goes, priced as that plan
+    v = _view("wuhu", "11m33m55m777m99m7z4p8s", wall=40)
+    best = evaluate(v, 0).best
+    assert best.plan == "pungs" and best.value > 80
+    assert best.action.tile in (parse_hand("4p").concealed[0], parse_hand("8s").concealed[0])
+
+
+def test_wuhu_strong_pungs_toward_one_suit_pungs():
+    # 万 pairs, 3m offered: the pung is a step nearer the all-pungs 交, taken as that plan
+    k = parse_hand("3m").concealed[0]
+    v = _view("wuhu", "1133m55m777m99m4p8s", wall=40)
+    v["last_discard"] = {"seat": 1, "tile": k}
+    ev = evaluate(v, 0, [Action("pung", 0, k), Action("pass", 0)])
+    assert ev.best.action.type == "pung" and ev.best.plan == "pungs"
+
+
+def test_wuhu_pung_distance_counts_only_live_pairs():
+    # a pair whose two other copies are both seen can never become a pung: it is no nearer than a lone tile
+    from engine.strong.wuhu import pung_distance
+
+    c = [0] * NUM_KINDS
+    for k in parse_hand("11m33m55m777m99m7z4p").concealed:
+        c[k] += 1
+    live = [4] * NUM_KINDS
+    dead = list(live)
+    dead[parse_hand("9m").concealed[0]] = 0
+    assert pung_distance(c, 0, 0, live)[0] < pung_distance(c, 0, 0, dead)[0]
+
+
+def test_wuhu_pungs_chance_is_measured_and_ordered():
+    from engine.strong.calibration_wuhu_pungs import PUNGS_WIN
+
+    for d, row in enumerate(PUNGS_WIN):
+        assert all(a <= b for a, b in zip(row, row[1:], strict=False))
+        if d:
+            assert all(x <= y for x, y in zip(row, PUNGS_WIN[d - 1], strict=True))
