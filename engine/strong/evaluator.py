@@ -55,6 +55,7 @@ from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind, parse_hand
 from ..variants import get_variant
 from ..variants.base import Situation
 from ..variants.chizhou import shown_hua
+from . import wuhu as _wuhu
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
@@ -732,7 +733,7 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         if fo is not None and fo.plan == "flush":
             pick = fl
             prior = WUHU_FLUSH_PRIOR
-        else:  # the same for the one-suit all-pungs play
+        elif _wuhu.PUNG_PICK:  # the same for the one-suit all-pungs play
             pl = wuhu_pung_choice(view, seat, acts)
             po = next((o for o in out if o.action == pl), None)
             if po is not None and po.plan == "pungs":

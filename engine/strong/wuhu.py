@@ -209,6 +209,10 @@ def pung_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> A
 
 PUNG_MAX_D = 2
 """The pung plan is counted only this near a ready hand."""
+PUNG_PICK = 1.0
+"""Whether the pung play keeps the margin when the pung plan is worth most (0: only the prices see the plan)."""
+PUNG_SCALE = 1.0
+"""The measured chance of the pung plan is taken times this (tried: 1.5)."""
 
 
 def pung_chance(c: Sequence[int], n_melds: int, meld_tiles: Sequence[int], turns: int,
@@ -222,4 +226,4 @@ def pung_chance(c: Sequence[int], n_melds: int, meld_tiles: Sequence[int], turns
     if d > PUNG_MAX_D:
         return None
     row = PUNGS_WIN[min(d, len(PUNGS_WIN) - 1)]
-    return row[min(max(turns, 0), len(row) - 1)], d
+    return min(1.0, row[min(max(turns, 0), len(row) - 1)] * PUNG_SCALE), d
