@@ -55,22 +55,18 @@ from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind, parse_hand
 from ..variants import get_variant
 from ..variants.base import Situation
 from ..variants.chizhou import shown_hua
-from . import wuhu as _wuhu
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_choice as wuhu_flush_choice
-from .wuhu import pung_chance as wuhu_pung_chance
-from .wuhu import pung_choice as wuhu_pung_choice
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
 _REPS: dict[str, dict[str, tuple[str, str]]] = {
     "wuhu": {"": ("23456799m345p67s+8s", "23456799m345p67s+8s"),
-             "flush": ("1112344567899m+9m", "2344567899m[111m]+9m"),
-             "pungs": ("11133355599m77z+7z", "33355599m77z[111m]+7z")},
+             "flush": ("1112344567899m+9m", "2344567899m[111m]+9m")},
     "hefei": {"": ("11134567899m56p+7p", "34567899m56p[111m]+7p"),
               "flush": ("1112344567899m+9m", "2344567899m[111m]+9m")},
     "chizhou": {"": ("123m456p1z[555z][666z]+1z", "123m456p1z[555z][666z]+1z"),
@@ -84,7 +80,7 @@ FLUSH_RATE = 700
 """A one-suit plan's chance: this share (/1000) of the measured chance one step further (only one suit serves)."""
 PLAN_ITEMS = {"wuhu": "qing_yi_se", "hefei": "qingyise", "chizhou": "qingyise"}
 """The scorer's item a "flush" plan aims at, per variant (the review names it)."""
-PUNGS_ITEMS = {"chizhou": "duiduihu", "wuhu": "dui_dui_hu"}
+PUNGS_ITEMS = {"chizhou": "duiduihu"}
 """The scorer's item a "pungs" plan (all pungs: Chizhou's 对对胡, a 蜡子 whose pungs are also its 花) aims at."""
 PUNGS_RATE = 1200
 """An all-pungs plan's chance: this share (/1000) of the measured chance at its distance (only pairs serve, but
@@ -481,12 +477,6 @@ class Know:
         (pairs beyond the sets still missing count as the pair), with the 花 gate as for any win."""
         if "pungs" not in _REPS.get(self.variant, {}) or any(m.kind is MeldKind.CHI for m in melds):
             return None
-        if self.variant == "wuhu":  # one suit and 红中, all pungs: a 交 (engine/strong/wuhu.py), measured chance
-            got = wuhu_pung_chance(c, n_melds, [m.tile for m in melds], turns, self.unseen)
-            if got is None:
-                return None
-            vs, vr = self.plan_value("pungs", is_open)
-            return HandValue(got[0], vs if vr is None else (vs + vr * 1.2) / 2.2, "pungs", got[1])
         s = 4 - n_melds
         t = min(sum(1 for k in range(NUM_KINDS) if c[k] >= 3), s)
         pairs = min(sum(1 for k in range(NUM_KINDS) if c[k] == 2), s - t + 1)
@@ -733,12 +723,6 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         if fo is not None and fo.plan == "flush":
             pick = fl
             prior = WUHU_FLUSH_PRIOR
-        elif _wuhu.PUNG_PICK:  # the same for the one-suit all-pungs play
-            pl = wuhu_pung_choice(view, seat, acts)
-            po = next((o for o in out if o.action == pl), None)
-            if po is not None and po.plan == "pungs":
-                pick = pl
-                prior = WUHU_FLUSH_PRIOR
     if pick is not None:
         out = [replace(o, ev=o.ev + prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
     return Evaluation(seat, kn.variant, tuple(out))

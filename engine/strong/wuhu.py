@@ -20,7 +20,6 @@ from ..analysis import shanten
 from ..table.actions import Action
 from ..tiles import HONOR, NUM_KINDS
 from .calibration_wuhu import FLUSH_WIN
-from .calibration_wuhu_pungs import PUNGS_WIN
 
 
 def flush_suit(c: Sequence[int], meld_suits: Sequence[int]) -> int:
@@ -122,9 +121,11 @@ def flush_chance(c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld
     return row[min(max(turns, 0), len(row) - 1)], d
 
 
-# ------------------------------------------------------------------------------------------------ the pung plan
-# 对对胡 (a 嘴子, W6) of one suit and 红中: with 混一色 (one suit + 红中) two 嘴子 = 1 交, with 清一色 a 交 and an extra
-# 嘴子 (W8). Wuhu has no chi and a pung may be claimed from any seat, so a pair is half a pung.
+# ------------------------------------------------------------------------------------------------ the pung play
+# 对对胡 (a 嘴子, W6) of one suit and 红中: with 混一色 (one suit + 红中) two 嘴子 = 1 交, with 清一色 a 交 and an
+# extra 嘴子 (W8). Wuhu has no chi and a pung may be claimed from any seat, so a pair is half a pung. Measured by
+# ``benchmarks/calibrate_wuhu_flush.py --plan pungs`` (engine/strong/calibration_wuhu_pungs.py); priced beside the
+# 清一色 plan it gained nothing in the duel (docs/strong-ai.md), so the evaluator does not use it.
 
 RED = HONOR + 6
 """红中 (7z), the one honour of Wuhu's tiles."""
@@ -206,24 +207,3 @@ def pung_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> A
         return next(a for a in discards if a.tile == k)
     return next((a for a in acts if a.type == "pass"), acts[0])
 
-
-PUNG_MAX_D = 2
-"""The pung plan is counted only this near a ready hand."""
-PUNG_PICK = 1.0
-"""Whether the pung play keeps the margin when the pung plan is worth most (0: only the prices see the plan)."""
-PUNG_SCALE = 1.0
-"""The measured chance of the pung plan is taken times this (tried: 1.5)."""
-
-
-def pung_chance(c: Sequence[int], n_melds: int, meld_tiles: Sequence[int], turns: int,
-                unseen: Sequence[int]) -> tuple[float, int] | None:
-    """(the measured chance to complete a one-suit all-pungs hand, its distance) of a 3n+1 hand with ``turns`` own
-    draws left; None when a meld outside the plan rules it out or the hand is farther than :data:`PUNG_MAX_D`."""
-    suit = pung_suit(c, meld_tiles)
-    if any(not _in_plan(t, suit) for t in meld_tiles):
-        return None
-    d = pung_distance(c, n_melds, suit, unseen)[0]
-    if d > PUNG_MAX_D:
-        return None
-    row = PUNGS_WIN[min(d, len(PUNGS_WIN) - 1)]
-    return min(1.0, row[min(max(turns, 0), len(row) - 1)] * PUNG_SCALE), d

@@ -293,23 +293,19 @@ def test_wuhu_flush_chance_is_measured_and_ordered():
     assert FLUSH_WIN[0][10] > 0.3 and FLUSH_WIN[4][12] < 0.1
 
 
-def test_wuhu_strong_plays_one_suit_pungs_for_a_jiao():
-    # four pairs and a pung of 万 with 红中, late: the 清一色 is three steps off (the 红中 and two lone tiles must go),
-    # all pungs of 万 and 红中 (对对胡 + 混一色: two 嘴子 = 1 交) two: a lone off-suit tile goes, priced as that plan
+
+def test_wuhu_pung_play_lets_the_off_tiles_go_and_pungs_its_suit():
+    # the measured one-suit all-pungs play (benchmarks/calibrate_wuhu_flush.py --plan pungs): a lone 筒 or 条 goes
+    # before any 万 or the 红中, and a 万 it holds a pair of is punged
+    from engine.strong.wuhu import pung_choice
+
     v = _view("wuhu", "11m33m55m777m99m7z4p8s", wall=40)
-    best = evaluate(v, 0).best
-    assert best.plan == "pungs" and best.value > 80
-    assert best.action.tile in (parse_hand("4p").concealed[0], parse_hand("8s").concealed[0])
-
-
-def test_wuhu_strong_pungs_toward_one_suit_pungs():
-    # 万 pairs, 3m offered: the pung is a step nearer the all-pungs 交, taken as that plan
+    a = pung_choice(v, 0, [Action.from_json(x) for x in v["legal"]])
+    assert a.tile in (parse_hand("4p").concealed[0], parse_hand("8s").concealed[0])
     k = parse_hand("3m").concealed[0]
     v = _view("wuhu", "1133m55m777m99m4p8s", wall=40)
     v["last_discard"] = {"seat": 1, "tile": k}
-    ev = evaluate(v, 0, [Action("pung", 0, k), Action("pass", 0)])
-    assert ev.best.action.type == "pung" and ev.best.plan == "pungs"
-
+    assert pung_choice(v, 0, [Action("pung", 0, k), Action("pass", 0)]).type == "pung"
 
 def test_wuhu_pung_distance_counts_only_live_pairs():
     # a pair whose two other copies are both seen can never become a pung: it is no nearer than a lone tile
