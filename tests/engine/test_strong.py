@@ -327,3 +327,36 @@ def test_wuhu_pungs_chance_is_measured_and_ordered():
         assert all(a <= b for a, b in zip(row, row[1:], strict=False))
         if d:
             assert all(x <= y for x, y in zip(row, PUNGS_WIN[d - 1], strict=True))
+
+
+def test_hefei_strong_danger_counts_the_ways_to_wait_on_a_tile():
+    # Hefei: every 4s and 6s is in sight (three in the rivers, one in the hand), so another seat can wait on 5s only
+    # through a pair or a lone copy of it; on 5p through every run around it too. The rivers show as many 条 as 筒,
+    # so only those ways tell the two apart: 5s is priced less than half as likely to deal in (before, both were
+    # "middle tiles" and priced alike)
+    k = lambda s: parse_hand(s).concealed[0]  # noqa: E731
+    r = lambda *ts: [{"tile": k(x), "status": ""} for x in ts]  # noqa: E731
+    rivers = [[], r("4s", "6s", "1p", "9p"), r("4s", "6s", "1p", "9p"), r("4s", "6s", "2p", "8p")]
+    v = _view("hefei", "1234567899m46s5s5p", rivers=rivers, wall=30)
+    ev = evaluate(v, 0)
+    five_s = ev.of(Action("discard", 0, k("5s")))
+    five_p = ev.of(Action("discard", 0, k("5p")))
+    assert five_s is not None and five_p is not None
+    assert 0 < five_s.deal_in < five_p.deal_in / 2
+
+
+def test_hefei_strong_pungs_only_to_get_ready():
+    # Hefei, one claimed meld a hand (H2) and 门清 10 for none: 8p offered, the pung would leave the hand one step
+    # from ready, so the strong AI passes (before, it priced the pung above passing and took it); the pung is priced
+    # below the pass, so the review says the same
+    k = lambda s: parse_hand(s).concealed[0]  # noqa: E731
+    r = lambda *ts: [{"tile": k(x), "status": ""} for x in ts]  # noqa: E731
+    rivers = [r("3p", "3s", "9p", "6p"), r("9p", "9s", "1p", "8p"), r("1p", "2m", "1m"), r("4s", "7s", "1p", "9p")]
+    v = _view("hefei", "34777899m34488p", rivers=rivers, wall=41)
+    v["last_discard"] = {"seat": 1, "tile": k("8p")}
+    pung, pass_ = Action("pung", 0, k("8p")), Action("pass", 0)
+    ev = evaluate(v, 0, [pung, pass_])
+    assert ev.of(pung).distance == 1
+    assert ev.best.action == pass_
+    assert ev.of(pung).ev < ev.of(pass_).ev
+    assert choose(v, 0, [pung, pass_], "strong") == pass_
