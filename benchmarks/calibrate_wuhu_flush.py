@@ -1,6 +1,12 @@
-"""Measure the chance of Wuhu's 清一色 plan (run by hand, niced; a minute or two).
+"""Measure the chance of Wuhu's 清一色 plan, or of its one-suit all-pungs plan (run by hand, niced; a few minutes).
 
-``python -m benchmarks.calibrate_wuhu_flush [--hands N] [--write]``
+``python -m benchmarks.calibrate_wuhu_flush [--hands N] [--plan flush|pungs] [--write]``
+
+``--plan pungs``: the seat plays :func:`engine.strong.wuhu.pung_choice` instead (对对胡 of one suit and 红中: with
+混一色 or 清一色 a 交), the distance is :func:`engine.strong.wuhu.pung_distance`, ``--write`` rewrites
+``engine/strong/calibration_wuhu_pungs.py``. Both also print, per bucket of the plan suit's tiles still unseen from the
+seat, the 交 made from discards within ``UNSEEN_D`` steps over what the table expects (1.0: the unseen count adds
+nothing to the distance and the draws left).
 
 In hand i the seat i % 4 plays :func:`engine.strong.wuhu.flush_choice` (for 清一色 of its longest suit, from the
 first discard) against three normal AIs (seeds ``flush:i``). At each of its discards it records the distance to a
