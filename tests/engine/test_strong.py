@@ -293,6 +293,42 @@ def test_wuhu_flush_chance_is_measured_and_ordered():
     assert FLUSH_WIN[0][10] > 0.3 and FLUSH_WIN[4][12] < 0.1
 
 
+
+def test_wuhu_pung_play_lets_the_off_tiles_go_and_pungs_its_suit():
+    # the measured one-suit all-pungs play (benchmarks/calibrate_wuhu_flush.py --plan pungs): a lone 筒 or 条 goes
+    # before any 万 or the 红中, and a 万 it holds a pair of is punged
+    from engine.strong.wuhu import pung_choice
+
+    v = _view("wuhu", "11m33m55m777m99m7z4p8s", wall=40)
+    a = pung_choice(v, 0, [Action.from_json(x) for x in v["legal"]])
+    assert a.tile in (parse_hand("4p").concealed[0], parse_hand("8s").concealed[0])
+    k = parse_hand("3m").concealed[0]
+    v = _view("wuhu", "1133m55m777m99m4p8s", wall=40)
+    v["last_discard"] = {"seat": 1, "tile": k}
+    assert pung_choice(v, 0, [Action("pung", 0, k), Action("pass", 0)]).type == "pung"
+
+def test_wuhu_pung_distance_counts_only_live_pairs():
+    # a pair whose two other copies are both seen can never become a pung: it is no nearer than a lone tile
+    from engine.strong.wuhu import pung_distance
+
+    c = [0] * NUM_KINDS
+    for k in parse_hand("11m33m55m777m99m7z4p").concealed:
+        c[k] += 1
+    live = [4] * NUM_KINDS
+    dead = list(live)
+    dead[parse_hand("9m").concealed[0]] = 0
+    assert pung_distance(c, 0, 0, live)[0] < pung_distance(c, 0, 0, dead)[0]
+
+
+def test_wuhu_pungs_chance_is_measured_and_ordered():
+    from engine.strong.calibration_wuhu_pungs import PUNGS_WIN
+
+    for d, row in enumerate(PUNGS_WIN):
+        assert all(a <= b for a, b in zip(row, row[1:], strict=False))
+        if d:
+            assert all(x <= y for x, y in zip(row, PUNGS_WIN[d - 1], strict=True))
+
+
 def test_hefei_strong_danger_counts_the_ways_to_wait_on_a_tile():
     # Hefei: every 4s and 6s is in sight (three in the rivers, one in the hand), so another seat can wait on 5s only
     # through a pair or a lone copy of it; on 5p through every run around it too. The rivers show as many 条 as 筒,
