@@ -186,6 +186,10 @@ def test_chizhou_normal_too_far_from_the_hua_gate_late_lets_go_of_what_gives_oth
     v, acts = _fake_view("chizhou", "123m456m789p22p15s9s")
     v["wall_count"] = 20
     assert tile_name(choose(v, 0, acts, "normal").tile) in ("1s", "5s", "9s")
+    # easy too: its random ties would keep the 北 most of the time
+    v, acts = _fake_view("chizhou", "123m456m789p22p15s4z")
+    v["wall_count"] = 20
+    assert {tile_name(choose(v, 0, acts, "easy", random.Random(i)).tile) for i in range(10)} == {"4z"}
     # 东 pung shown and a 白 pair: one tile short of 2 花 with the same wall, still its own game (the pair stays)
     v, acts = _fake_view("chizhou", "123m456m22p55z9s", melds=[_meld("1z")])
     v["wall_count"] = 20
