@@ -4,8 +4,9 @@
 A win on a discard needs 3 花 (C5, ``docs/rules/chizhou.md#c5``), so who can deal in to whom is decided above all by
 the 花 a seat shows (shown melds and concealed kongs: :func:`engine.variants.chizhou.shown_hua`): a seat showing none
 would need three concealed honour triplets. Measured with ``benchmarks/calibrate_chizhou_danger.py`` (four normal AIs,
-2,000 one-hand deals ``duel:0:N``, about 460,000 discards seen by an opponent): a discard dealt in to a seat showing
-0 花 never, 1 花 about 1 in 5,000, 2 花 1 in 300, 3 花 or more 1 in 25 late in the hand.
+2,000 one-hand deals ``duel:0:N``, about 460,000 discards seen by an opponent; measured again after the normal AI
+learnt to let go late, :func:`engine.ai_common.feed_discard`): a discard dealt in to a seat showing 0 花 never, 1 花
+about 1 in 3,000, 2 花 1 in 300, 3 花 or more 1 in 20 late in the hand.
 """
 
 from __future__ import annotations
