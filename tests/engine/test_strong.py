@@ -250,7 +250,7 @@ def test_chizhou_strong_aims_at_all_pungs():
 def test_chizhou_strong_keeps_a_live_honour_an_opponent_could_pung():
     # a lone 发 with its three other copies unseen: the normal AI throws it first, but whoever holds a pair of 发
     # pungs it, and an honour pung is 1 花, what every Chizhou win is short of; the strong AI throws a 条 instead
-    v = _view("chizhou", "234567m456p3477s6z")
+    v = _view("chizhou", "234567m456p3477s6z", wall=80)
     fa = parse_hand("6z").concealed[0]
     assert choose(v, 0, v["legal"], "normal").tile == fa
     best = evaluate(v, 0).best
@@ -360,3 +360,12 @@ def test_hefei_strong_pungs_only_to_get_ready():
     assert ev.best.action == pass_
     assert ev.of(pung).ev < ev.of(pass_).ev
     assert choose(v, 0, [pung, pass_], "strong") == pass_
+
+
+def test_chizhou_strong_lets_go_late_of_the_honour_its_hand_cannot_use():
+    # the same hand with 20 tiles left in the wall: five tiles short of 2 花, it will not win this hand, and the 发
+    # it keeps from the others is no use to it; four strong AIs that hold on to such tiles draw most hands
+    v = _view("chizhou", "234567m456p3477s6z", wall=20)
+    fa = parse_hand("6z").concealed[0]
+    assert choose(v, 0, v["legal"], "strong").tile == fa
+    assert evaluate(v, 0).best.action.tile == fa
