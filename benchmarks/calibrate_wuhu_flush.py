@@ -1,6 +1,12 @@
-"""Measure the chance of Wuhu's 清一色 plan (run by hand, niced; a minute or two).
+"""Measure the chance of Wuhu's 清一色 plan, or of its one-suit all-pungs plan (run by hand, niced; a few minutes).
 
-``python -m benchmarks.calibrate_wuhu_flush [--hands N] [--write]``
+``python -m benchmarks.calibrate_wuhu_flush [--hands N] [--plan flush|pungs] [--write]``
+
+``--plan pungs``: the seat plays :func:`engine.strong.wuhu.pung_choice` instead (对对胡 of one suit and 红中: with
+混一色 or 清一色 a 交), the distance is :func:`engine.strong.wuhu.pung_distance`, ``--write`` rewrites
+``engine/strong/calibration_wuhu_pungs.py``. Both also print, per bucket of the plan suit's tiles still unseen from the
+seat, the 交 made from discards within ``UNSEEN_D`` steps over what the table expects (1.0: the unseen count adds
+nothing to the distance and the draws left).
 
 In hand i the seat i % 4 plays :func:`engine.strong.wuhu.flush_choice` (for 清一色 of its longest suit, from the
 first discard) against three normal AIs (seeds ``flush:i``). At each of its discards it records the distance to a
@@ -14,25 +20,44 @@ distance never helps) and the plain wins the seat still made; ``--write`` rewrit
 from __future__ import annotations
 
 import argparse
+import bisect
 import collections
 import pathlib
 import random
 
 from engine.ai import SeatReader, choose
-from engine.strong.wuhu import flush_choice, flush_distance, flush_suit
+from engine.strong.wuhu import (
+    flush_choice,
+    flush_distance,
+    flush_suit,
+    pung_choice,
+    pung_distance,
+    pung_suit,
+)
 from engine.table import Table
 
 D_MAX, T_MAX = 6, 20
+UNSEEN_EDGES = (12, 15, 18, 21)
+"""Buckets of the plan suit's tiles still unseen from the seat (fewer than 12, 12-14, ..., 21 or more)."""
+UNSEEN_D = 3
+"""The unseen-tile factors are measured on discards this near a ready hand."""
 
 
-def collect(hands: int, first: int = 0) -> tuple[dict[tuple[int, int], list[int]], list[int]]:
+def unseen_bucket(unseen: int) -> int:
+    """The bucket of the suit's tiles still unseen from the seat (:data:`UNSEEN_EDGES`)."""
+    return bisect.bisect_right(UNSEEN_EDGES, unseen)
+
+
+def collect(hands: int, first: int = 0, plan: str = "flush") -> tuple[dict[tuple[int, int], list[int]], list[int],
+                                                  list[tuple[int, int, int, int]]]:
     win: dict[tuple[int, int], list[int]] = collections.defaultdict(lambda: [0, 0])
+    rows: list[tuple[int, int, int, int]] = []  # (distance, draws left, unseen bucket, 交) of every discard
     tally = [0, 0, 0, 0]  # hands, 交 wins, plain wins, 子 of the seat
     for i in range(first, first + hands):
         t = Table.new("wuhu", f"flush:{i}")
         rng = random.Random(i)
         me_seat = i % 4
-        recs: list[tuple[int, int]] = []
+        recs: list[tuple[int, int, int]] = []
         while t.hand.phase in ("play", "claim", "rob"):
             s = t.awaited()[0]
             la = t.legal_actions(s)
@@ -40,7 +65,7 @@ def collect(hands: int, first: int = 0) -> tuple[dict[tuple[int, int], list[int]
                 a = la[0]
             elif s == me_seat:
                 v = t.view(s)
-                a = flush_choice(v, s, la)
+                a = (pung_choice if plan == "pungs" else flush_choice)(v, s, la)
             else:
                 a = choose(t, s, la, "normal", rng)
             if s == me_seat and a.type == "discard" and a.tile is not None:
@@ -48,9 +73,14 @@ def collect(hands: int, first: int = 0) -> tuple[dict[tuple[int, int], list[int]
                 me = SeatReader(v, s)
                 c = list(me.counts)
                 c[a.tile] -= 1
-                d, _sh, _off = flush_distance(c, me.n_melds, flush_suit(c, me.meld_suits))
+                if plan == "pungs":
+                    suit = pung_suit(c, [int(m["tile"]) for m in v["melds"][s]])
+                    d = pung_distance(c, me.n_melds, suit, me.remaining)[0]
+                else:
+                    suit = flush_suit(c, me.meld_suits)
+                    d = flush_distance(c, me.n_melds, suit)[0]
                 turns = max(0, v["wall_count"] - t.V.reserve) // 4
-                recs.append((min(d, D_MAX), min(turns, T_MAX)))
+                recs.append((min(d, D_MAX), min(turns, T_MAX), unseen_bucket(sum(me.remaining[suit * 9 : suit * 9 + 9]))))
             t.apply(a)
         result = t.match.last_result or {}
         winners = {w["seat"] for w in result.get("winners", [])}
@@ -59,11 +89,12 @@ def collect(hands: int, first: int = 0) -> tuple[dict[tuple[int, int], list[int]
         tally[1] += jiao
         tally[2] += me_seat in winners and not jiao
         tally[3] += result["payments"][me_seat]
-        for key in recs:
-            x = win[key]
+        for d, tt, b in recs:
+            x = win[(d, tt)]
             x[0] += 1
             x[1] += jiao
-    return win, tally
+            rows.append((d, tt, b, int(jiao)))
+    return win, tally, rows
 
 
 def smooth(win: dict[tuple[int, int], list[int]]) -> list[list[float]]:
@@ -92,9 +123,23 @@ def smooth(win: dict[tuple[int, int], list[int]]) -> list[list[float]]:
     return [[round(x, 4) for x in row] for row in table]
 
 
-def _one(args: tuple[int, int]) -> tuple[dict[tuple[int, int], list[int]], list[int]]:
-    w, tl = collect(*args)
-    return dict(w), tl
+def unseen_factors(table: list[list[float]], rows: list[tuple[int, int, int, int]]) -> list[float]:
+    """Per bucket of the suit's unseen tiles: the 交 made from discards within ``UNSEEN_D`` steps of a ready 清一色
+    over what the distance-and-draws table expects them to make (1.0 for a bucket with fewer than 40 samples)."""
+    got = [0.0] * (len(UNSEEN_EDGES) + 1)
+    exp = [0.0] * (len(UNSEEN_EDGES) + 1)
+    n = [0] * (len(UNSEEN_EDGES) + 1)
+    for d, t, b, j in rows:
+        if d <= UNSEEN_D:
+            got[b] += j
+            exp[b] += table[d][t]
+            n[b] += 1
+    return [round(g / e, 3) if e >= 5 and x >= 40 else 1.0 for g, e, x in zip(got, exp, n, strict=True)]
+
+
+def _one(args: tuple[int, int, str]) -> tuple[dict[tuple[int, int], list[int]], list[int], list[tuple[int, int, int, int]]]:
+    w, tl, rows = collect(*args)
+    return dict(w), tl, rows
 
 
 def main() -> None:
@@ -104,13 +149,17 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=4000)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--plan", choices=("flush", "pungs"), default="flush",
+                    help="flush: 清一色 (calibration_wuhu.py); pungs: one-suit all pungs (calibration_wuhu_pungs.py)")
     args = ap.parse_args()
     per = args.hands // args.jobs
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        parts = pool.map(_one, [(per, j * per) for j in range(args.jobs)])
+        parts = pool.map(_one, [(per, j * per, args.plan) for j in range(args.jobs)])
     win: dict[tuple[int, int], list[int]] = collections.defaultdict(lambda: [0, 0])
     tally = [0, 0, 0, 0]
-    for w, tl in parts:
+    rows: list[tuple[int, int, int, int]] = []
+    for w, tl, r in parts:
+        rows += r
         for k, x in w.items():
             win[k][0] += x[0]
             win[k][1] += x[1]
@@ -122,7 +171,19 @@ def main() -> None:
     table = smooth(win)
     for d, row in enumerate(table):
         print(d, row)
-    if args.write:
+    factors = unseen_factors(table, rows)
+    print("unseen edges", UNSEEN_EDGES, "samples", [sum(1 for r in rows if r[0] <= UNSEEN_D and r[2] == b)
+                                                    for b in range(len(factors))], "factors", factors)
+    if args.write and args.plan == "pungs":
+        path = pathlib.Path(__file__).resolve().parent.parent / "engine" / "strong" / "calibration_wuhu_pungs.py"
+        path.write_text(
+            '"""Wuhu\'s one-suit all-pungs plan (对对胡 with 混一色 or 清一色), measured (generated by '
+            '``benchmarks/calibrate_wuhu_flush.py --plan pungs``; do not edit by hand)."""'
+            f"\n\nHANDS = {tally[0]}\n\"\"\"Hands of play its figures come from.\"\"\"\n\nPUNGS_WIN: list[list[float]] = "
+            f"{table!r}\n\"\"\"[distance to a ready one-suit all-pungs hand 0..{D_MAX}][own draws left 0..{T_MAX}]: the "
+            "chance a seat playing for it completes a 交.\"\"\"\n", encoding="utf-8")
+        print(f"wrote {path}")
+    elif args.write:
         path = pathlib.Path(__file__).resolve().parent.parent / "engine" / "strong" / "calibration_wuhu.py"
         path.write_text(
             '"""Wuhu\'s 清一色 plan, measured (generated by ``benchmarks/calibrate_wuhu_flush.py``; do not edit by hand)."""'

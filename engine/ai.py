@@ -16,10 +16,12 @@ the seat's own tiles, every meld and every river tile.
   while the tiles it needs are still unseen; a ready hand is at distance 0 only when some unseen tile wins it with
   the 花 it needs (an honour pair's self-drawn third adds one), and of ready discards the one with the most legal
   winning tiles is kept (a tile that may also be won on a discard, with 3 花, counts double); a claimable kong beats
-  the pung of the same tile, and a kong that adds 花 is taken when the distance holds.
+  the pung of the same tile, and a kong that adds 花 is taken when the distance holds; a hand still two or more
+  tiles short of 2 花 late in the wall (it will not win this hand) lets go of the tiles that give the others 花: an
+  honour with two copies unseen, a suited tile whose other three copies are unseen (:func:`feed_discard`).
 - ``easy``: takes every win; discards to the same effective distance (八支, the 花 gate) but with random ties, only
   keeping 八支 once reached; claims and kongs only what builds 花 (Chizhou: honour pungs, kongs) and only when that
-  costs no distance. It knows each variant's gates, so four easy AIs win hands everywhere and a match ends.
+  costs no distance; late and far from 2 花 it lets go of the same tiles as normal. It knows each variant's gates, so four easy AIs win hands everywhere and a match ends.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from .ai_common import (
     best_discard,
     claim_choice,
     claim_key,
+    feed_discard,
     forced,
     kong_key,
     plain_actions,
@@ -84,7 +87,7 @@ def choose(
             # the 花 gate: a kong that adds 花 is worth a step of shape when the distance to a legal win holds
             if k2 <= key or (me.ai.hua_gate and k2[0] <= key[0]):
                 return a
-    return choice
+    return feed_discard(me, discards) or choice
 
 
 def _easy_play(me: SeatReader, acts: Sequence[Action], discards: Sequence[Action], rng: random.Random) -> Action:
@@ -103,7 +106,7 @@ def _easy_play(me: SeatReader, acts: Sequence[Action], discards: Sequence[Action
         for a in acts:
             if a.type == "kong" and kong_key(me, a)[0] <= best[0]:
                 return a
-    return rng.choice([a for k, a in keys if k == best])
+    return feed_discard(me, discards) or rng.choice([a for k, a in keys if k == best])
 
 
 def _easy_claim(me: SeatReader, acts: Sequence[Action], pass_act: Action) -> Action:

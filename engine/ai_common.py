@@ -28,6 +28,12 @@ CHIZHOU_RON_WEIGHT = 2
 """Chizhou, choosing among ready discards: a winning tile that may also be won on a discard (3 花) counts this much
 more than one that may only be self-drawn (2 花): three other players discard it."""
 
+CHIZHOU_FEED_WALL = (30, 10)
+"""Chizhou: a hand still :data:`CHIZHOU_FEED_NEED` or more tiles short of 2 花 when the wall is down to ``base + step x
+(tiles short - CHIZHOU_FEED_NEED)`` will not win this hand (:func:`feed_discard`)."""
+
+CHIZHOU_FEED_NEED = 2
+
 
 def plain_actions(legal: Sequence[Action | Mapping[str, Any]]) -> list[Action]:
     """The legal actions as :class:`Action` objects, without the timeout an AI never chooses."""
@@ -113,6 +119,7 @@ class SeatReader:
                 self.counts[k] += 1
             ld = view.get("last_discard")
             self.last_tile = ld["tile"] if ld else None
+            self.wall = int(view["wall_count"])
         else:  # a Table: read only this seat's own tiles and public information (its declared state)
             h, m_state = view.hand, view.match
             self.variant = m_state.variant
@@ -123,6 +130,7 @@ class SeatReader:
             seen = h.seen
             rules = m_state.rules
             self.last_tile = h.last_discard[1] if h.last_discard else None
+            self.wall = h.live
         V = get_variant(self.variant)
         self.ai = V.ai  # the variant's goals: 八支, the 花 gate, how honours and suits are weighed
         self.seven_pairs = V.seven_pairs
@@ -378,6 +386,32 @@ def best_discard(me: SeatReader, counts: Sequence[int], n_melds: int, meld_suits
 
         top.sort(key=lambda x: (-ukeire(x), x[1], x[2]))
     return top[0][3], best_key
+
+
+def feed_discard(me: SeatReader, discards: Sequence[Action]) -> Action | None:
+    """Chizhou, the normal AI: a hand too far from 2 花 for the wall that is left lets go of the tiles that give the
+    others 花, or None. An honour with two or more copies unseen (a pair holder pungs it: 1 花), else a suited tile
+    held alone with its three other copies unseen (a concealed triplet's 明杠: 1 花); most copies unseen first.
+    Measured (four normal AIs, 2,000 one-hand deals, seeds 0 and 1): drawn hands 44.7% / 43.6% -> 38.8% / 40.2%;
+    letting go of them earlier (the wall at 70 for a hand 4 tiles short) drew more hands (43%), and so did giving up
+    honours with no regard to the wall (59%): an honour let go early is dead before anyone holds its pair."""
+    if not me.ai.hua_gate:
+        return None
+    base, step = CHIZHOU_FEED_WALL
+    if me.wall > base + step * 3:
+        return None
+    need = me.hua_need(me.counts, me.meld_hua, me.upg)
+    if need < CHIZHOU_FEED_NEED or me.wall > base + step * (need - CHIZHOU_FEED_NEED):
+        return None
+    rem, c = me.remaining, me.counts
+    feeds = [a for a in discards if (t := action_tile(a)) >= HONOR and rem[t] >= 2]
+    if not feeds:
+        feeds = [a for a in discards if (t := action_tile(a)) < HONOR and rem[t] >= 3 and c[t] == 1]
+    if not feeds:
+        return None
+    main = me.main_suit(c)
+    # most copies unseen, then what the hand needs least
+    return min(feeds, key=lambda a: (-rem[action_tile(a)], -me.waste(c, action_tile(a), main), action_tile(a)))
 
 
 def claim_key(me: SeatReader, a: Action) -> tuple[int, ...] | None:

@@ -35,6 +35,7 @@ from ..ai_common import (
     SeatReader,
     best_discard,
     claim_choice,
+    feed_discard,
     forced,
     gate_distance,
     near_kinds,
@@ -59,6 +60,7 @@ from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
+from .chizhou import LET_GO as CHIZHOU_LET_GO
 from .hefei import WAYS_FACTOR as HEFEI_WAYS_FACTOR
 from .hefei import ways_bucket as hefei_ways_bucket
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
@@ -655,6 +657,8 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     offered = int(ld["tile"]) if ld else None
     fed = None if ld is None else (int(ld["seat"]) - kn.dealer) % 4
     now: HandValue | None = None
+    # Chizhou: a hand too far from 2 花 for the wall left lets go of what gives the others 花 (the normal AI's rule)
+    let_go = feed_discard(me, [a for a in acts if a.type == "discard"]) if me.ai.hua_gate else None
     for a in acts:
         t = a.tile
         if a.type in ("win", "next_hand"):
@@ -665,6 +669,8 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             feed = 0.0
             if me.ai.hua_gate and t >= HONOR and kn.unseen[t] >= 2:  # Chizhou: a live honour may feed a pung (花)
                 feed = CHIZHOU_FEED_COST * (kn.unseen[t] - 1) / 2
+            if a == let_go:
+                feed = -CHIZHOU_LET_GO
             out.append(_discard_option(a, hv, p, cost, threat, kn.shape(c, t) - feed))
         elif a.type == "pass":
             if sum(c) % 3 == 2:  # the last four: the drawn tile is laid aside

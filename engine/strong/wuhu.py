@@ -109,7 +109,8 @@ and 3 alike on 2,000 deals (seed 0: +0.33 and +0.38, each ± 0.2)."""
 def flush_chance(c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_tiles: Sequence[int],
                  turns: int) -> tuple[float, int] | None:
     """(the measured chance to complete a 清一色, its distance) of a 3n+1 hand with ``turns`` own draws left; None
-    when a meld of another suit or of 红中 rules it out."""
+    when a meld of another suit or of 红中 rules it out. (How many of the suit's tiles are still unseen changes
+    nothing measurable once the distance and draws are known: ``calibrate_wuhu_flush.py`` prints the factors.)"""
     suit = flush_suit(c, meld_suits)
     if any(t >= HONOR or t // 9 != suit for t in meld_tiles):
         return None
@@ -118,3 +119,91 @@ def flush_chance(c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld
         return None
     row = FLUSH_WIN[min(d, len(FLUSH_WIN) - 1)]
     return row[min(max(turns, 0), len(row) - 1)], d
+
+
+# ------------------------------------------------------------------------------------------------ the pung play
+# 对对胡 (a 嘴子, W6) of one suit and 红中: with 混一色 (one suit + 红中) two 嘴子 = 1 交, with 清一色 a 交 and an
+# extra 嘴子 (W8). Wuhu has no chi and a pung may be claimed from any seat, so a pair is half a pung. Measured by
+# ``benchmarks/calibrate_wuhu_flush.py --plan pungs`` (engine/strong/calibration_wuhu_pungs.py); priced beside the
+# 清一色 plan it gained nothing in the duel (docs/strong-ai.md), so the evaluator does not use it.
+
+RED = HONOR + 6
+"""红中 (7z), the one honour of Wuhu's tiles."""
+
+
+def _in_plan(k: int, suit: int) -> bool:
+    return k == RED or (k < HONOR and k // 9 == suit)
+
+
+def pung_suit(c: Sequence[int], meld_tiles: Sequence[int]) -> int:
+    """The suit an all-pungs one-suit hand would be of: the one with most tiles in pairs or better (then most tiles),
+    melds counting three each."""
+    def score(s: int) -> tuple[int, int]:
+        own = c[s * 9 : s * 9 + 9]
+        m = sum(3 for t in meld_tiles if t < HONOR and t // 9 == s)
+        return (m + sum(x for x in own if x >= 2), m + sum(own))
+    return max(range(3), key=score)
+
+
+def pung_distance(c: Sequence[int], n_melds: int, suit: int, remaining: Sequence[int]) -> tuple[int, int, int]:
+    """(distance, pung shanten of the plan's tiles, tiles outside the plan still held) of a 3n+1 hand to a ready
+    all-pungs hand of ``suit`` and 红中: a pair counts only while a copy of it is unseen (it must be punged or drawn),
+    and every tile outside the plan must be drawn over."""
+    s = 4 - n_melds
+    trip = pairs = off = 0
+    for k in range(NUM_KINDS):
+        x = c[k]
+        if not x:
+            continue
+        if not _in_plan(k, suit):
+            off += x
+        elif x >= 3:
+            trip += 1
+        elif x == 2 and remaining[k]:
+            pairs += 1
+    trip = min(trip, s)
+    pairs = min(pairs, s - trip + 1)
+    sh = max(0, 2 * (s - trip) - pairs)
+    return max(sh, off), sh, off
+
+
+def pung_discard(me: SeatReader, c: Sequence[int], suit: int, tiles: Sequence[int]) -> int:
+    """The discard of a seat playing for one-suit all pungs: a tile outside the plan (the least useful first), else a
+    plan tile that leaves the nearest hand, the one with fewest unseen copies first."""
+    off = [k for k in tiles if not _in_plan(k, suit)]
+    if off:
+        return min(off, key=lambda k: (_off_waste(c, k), -k))
+    cc = list(c)
+    best: tuple[tuple[int, int, int], int] | None = None
+    for k in sorted(set(tiles)):
+        cc[k] -= 1
+        d = pung_distance(cc, me.n_melds, suit, me.remaining)[0]
+        cc[k] += 1
+        key = (d, me.remaining[k] + (2 if c[k] >= 2 else 0), -k)
+        if best is None or key < best[0]:
+            best = (key, k)
+    assert best is not None
+    return best[1]
+
+
+def pung_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> Action:
+    """A plain policy that plays for one-suit all pungs only (used to measure the plan's chance): wins are taken,
+    tiles of the suit and 红中 punged and konged, everything else let go first."""
+    win = next((a for a in acts if a.type in ("win", "next_hand")), None)
+    if win is not None:
+        return win
+    me = SeatReader(view, seat)
+    c = list(me.counts)
+    suit = pung_suit(c, [int(m["tile"]) for m in view["melds"][seat]])
+    for a in acts:
+        if a.type == "kong" and a.tile is not None and _in_plan(a.tile, suit):
+            return a
+    pungs = [a for a in acts if a.type == "pung" and a.tile is not None and _in_plan(a.tile, suit)]
+    if pungs:
+        return pungs[0]
+    discards = [a for a in acts if a.type == "discard" and a.tile is not None]
+    if discards:
+        k = pung_discard(me, c, suit, [int(a.tile) for a in discards if a.tile is not None])
+        return next(a for a in discards if a.tile == k)
+    return next((a for a in acts if a.type == "pass"), acts[0])
+

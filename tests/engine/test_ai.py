@@ -174,6 +174,28 @@ def test_chizhou_distance_knows_which_ready_waits_can_win():
     assert tile_name(choose(v, 0, acts, "normal").tile) == "8p"
 
 
+def test_chizhou_normal_too_far_from_the_hua_gate_late_lets_go_of_what_gives_others_hua():
+    # no 花 and no honour pair: five tiles short of 2 花. With 20 tiles left in the wall this hand will not win; the
+    # lone 北 (three copies unseen: whoever holds a pair pungs it, 1 花) goes, though its own shape would keep it
+    v, acts = _fake_view("chizhou", "123m456m789p22p15s4z")
+    v["wall_count"] = 80
+    early = tile_name(choose(v, 0, acts, "normal").tile)
+    v["wall_count"] = 20
+    assert early != "4z" and tile_name(choose(v, 0, acts, "normal").tile) == "4z"
+    # no honour: a suited tile held alone with its three other copies unseen (a concealed triplet's kong)
+    v, acts = _fake_view("chizhou", "123m456m789p22p15s9s")
+    v["wall_count"] = 20
+    assert tile_name(choose(v, 0, acts, "normal").tile) in ("1s", "5s", "9s")
+    # easy too: its random ties would keep the 北 most of the time
+    v, acts = _fake_view("chizhou", "123m456m789p22p15s4z")
+    v["wall_count"] = 20
+    assert {tile_name(choose(v, 0, acts, "easy", random.Random(i)).tile) for i in range(10)} == {"4z"}
+    # 东 pung shown and a 白 pair: one tile short of 2 花 with the same wall, still its own game (the pair stays)
+    v, acts = _fake_view("chizhou", "123m456m22p55z9s", melds=[_meld("1z")])
+    v["wall_count"] = 20
+    assert tile_name(choose(v, 0, acts, "normal").tile) == "9s"
+
+
 @pytest.mark.parametrize("variant, expected", [
     ("wuhu", {"wins": 50, "self_draws": 17, "draws": 0, "won_by_seat": [24, 6, 12, 8],
               "points_by_seat": [251, -89, -47, -115]}),

@@ -250,7 +250,7 @@ def test_chizhou_strong_aims_at_all_pungs():
 def test_chizhou_strong_keeps_a_live_honour_an_opponent_could_pung():
     # a lone 发 with its three other copies unseen: the normal AI throws it first, but whoever holds a pair of 发
     # pungs it, and an honour pung is 1 花, what every Chizhou win is short of; the strong AI throws a 条 instead
-    v = _view("chizhou", "234567m456p3477s6z")
+    v = _view("chizhou", "234567m456p3477s6z", wall=80)
     fa = parse_hand("6z").concealed[0]
     assert choose(v, 0, v["legal"], "normal").tile == fa
     best = evaluate(v, 0).best
@@ -291,6 +291,42 @@ def test_wuhu_flush_chance_is_measured_and_ordered():
         if d:
             assert all(x <= y for x, y in zip(row, FLUSH_WIN[d - 1], strict=True))
     assert FLUSH_WIN[0][10] > 0.3 and FLUSH_WIN[4][12] < 0.1
+
+
+
+def test_wuhu_pung_play_lets_the_off_tiles_go_and_pungs_its_suit():
+    # the measured one-suit all-pungs play (benchmarks/calibrate_wuhu_flush.py --plan pungs): a lone 筒 or 条 goes
+    # before any 万 or the 红中, and a 万 it holds a pair of is punged
+    from engine.strong.wuhu import pung_choice
+
+    v = _view("wuhu", "11m33m55m777m99m7z4p8s", wall=40)
+    a = pung_choice(v, 0, [Action.from_json(x) for x in v["legal"]])
+    assert a.tile in (parse_hand("4p").concealed[0], parse_hand("8s").concealed[0])
+    k = parse_hand("3m").concealed[0]
+    v = _view("wuhu", "1133m55m777m99m4p8s", wall=40)
+    v["last_discard"] = {"seat": 1, "tile": k}
+    assert pung_choice(v, 0, [Action("pung", 0, k), Action("pass", 0)]).type == "pung"
+
+def test_wuhu_pung_distance_counts_only_live_pairs():
+    # a pair whose two other copies are both seen can never become a pung: it is no nearer than a lone tile
+    from engine.strong.wuhu import pung_distance
+
+    c = [0] * NUM_KINDS
+    for k in parse_hand("11m33m55m777m99m7z4p").concealed:
+        c[k] += 1
+    live = [4] * NUM_KINDS
+    dead = list(live)
+    dead[parse_hand("9m").concealed[0]] = 0
+    assert pung_distance(c, 0, 0, live)[0] < pung_distance(c, 0, 0, dead)[0]
+
+
+def test_wuhu_pungs_chance_is_measured_and_ordered():
+    from engine.strong.calibration_wuhu_pungs import PUNGS_WIN
+
+    for d, row in enumerate(PUNGS_WIN):
+        assert all(a <= b for a, b in zip(row, row[1:], strict=False))
+        if d:
+            assert all(x <= y for x, y in zip(row, PUNGS_WIN[d - 1], strict=True))
 
 
 def test_hefei_strong_danger_counts_the_ways_to_wait_on_a_tile():
@@ -409,3 +445,12 @@ def test_strong_new_plans_ignore_hidden_information(variant, what):
             assert evaluate(other.view(s), s) == evaluate(t.view(s), s)
             assert choose(other.view(s), s, other.legal_actions(s), "strong") == a
             assert choose(other, s, other.legal_actions(s), "strong") == a  # a Table reads the same
+
+
+def test_chizhou_strong_lets_go_late_of_the_honour_its_hand_cannot_use():
+    # the same hand with 20 tiles left in the wall: five tiles short of 2 花, it will not win this hand, and the 发
+    # it keeps from the others is no use to it; four strong AIs that hold on to such tiles draw most hands
+    v = _view("chizhou", "234567m456p3477s6z", wall=20)
+    fa = parse_hand("6z").concealed[0]
+    assert choose(v, 0, v["legal"], "strong").tile == fa
+    assert evaluate(v, 0).best.action.tile == fa
