@@ -28,8 +28,9 @@ What a choice leaves:
 
 Unseen = the variant's copies of the kind - the copies in every river and meld - the seat's own copies.
 
-:attr:`Decision.cost` is the 子 the player's choice gave up against the best (never negative); "the biggest"
-disagreement is the one that cost most, the earliest on a tie; :attr:`Review.cost` sums a hand's.
+:attr:`Decision.cost` is the 子 the player's choice gave up against the best (never negative): the difference of the
+two prices, without the margin the AI's own choice keeps when it decides (:attr:`engine.strong.evaluator.Option.margin`),
+so a play the AI would not make but prices as high costs nothing; "the biggest" disagreement is the one that cost most, the earliest on a tie; :attr:`Review.cost` sums a hand's.
 
 >>> from engine.table import Table
 >>> from engine.replay import HandReplay
@@ -50,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from .analysis import shanten
 from .strong import evaluate
-from .strong.evaluator import Option, plan_item
+from .strong.evaluator import READY_PUNG_ONLY, Option, plan_item
 from .table import Action
 from .tiles import HONOR, NUM_KINDS, tile_name
 from .variants import get_variant
@@ -88,7 +89,7 @@ class Decision:
     ai: Choice
     timeout: bool = False
     reason: str = ""  # why the AI's choice is better: "faster", "bigger", "safer", "shape" ("" when they agree)
-    item: str = ""  # "bigger": the scorer's item the AI's hand aims at (e.g. qing_yi_se)
+    item: str = ""  # "bigger": the scorer's item the AI's hand aims at (e.g. qing_yi_se) or keeps ("menqing")
 
     @property
     def agrees(self) -> bool:
@@ -265,11 +266,15 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     me = _Hand(view)
     ev = evaluate(view, me.seat)
     best = ev.best
-    p = _priced(me.measure(played), ev.of(played))
+    po = ev.of(played)
+    p = _priced(me.measure(played), po)
     a = _priced(me.measure(best.action), best)
     if p.action == a.action:
         return Decision(step, me.seat, p, a, timeout)
     reason, item = _reason(ev.variant, p, a)
+    if (ev.variant in READY_PUNG_ONLY and played.type == "pung" and best.action.type == "pass" and po is not None
+            and po.distance > 0 and not item):
+        reason, item = "bigger", "menqing"  # Hefei: a pung short of ready spends the one claim and 门清 (10)
     return Decision(step, me.seat, p, a, timeout, reason, item)
 
 

@@ -168,6 +168,10 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
             who = f"{who} {names[p.threat]}"
         return txt("render.review.why_safer", lang, who=who, you=_pct(p.deal_in), ai=_pct(a.deal_in))
     if d.reason == "bigger":
+        if d.item == "menqing":  # Hefei: the pass keeps 门清, a pung short of ready gives it up
+            if a.value > p.value:
+                return txt("render.review.why_menqing", lang, ai=_zi(a.value), you=_zi(p.value))
+            return txt("render.review.why_menqing_plain", lang)
         if d.item:
             item = txt(f"render.review.item.{_variant_of_item(d.item)}", lang)
             return txt("render.review.why_bigger", lang, item=item, ai=_zi(a.value), you=_zi(p.value))

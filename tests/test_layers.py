@@ -120,6 +120,14 @@ def test_the_lower_layers_use_no_discord_nor_pillow():
     assert not bad
 
 
+def test_no_layer_imports_the_benchmarks_nor_the_tools():
+    """``benchmarks/`` holds measuring tools that read what a seat may not see (``analyse_departures --oracle`` reads
+    the other hands to bound perfect defence): nothing the bot runs may reach them."""
+    _, tops = graph()
+    assert not {m: sorted(t & {"benchmarks", "tools", "tests"}) for m, t in tops.items() if t & {"benchmarks", "tools",
+                                                                                                  "tests"}}
+
+
 def test_the_walker_sees_imports_inside_functions_and_finds_cycles_and_upward_imports(tmp_path):
     for package in LAYERS:
         (tmp_path / package).mkdir()

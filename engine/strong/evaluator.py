@@ -57,6 +57,7 @@ from ..variants import get_variant
 from ..variants.base import Situation
 from ..variants.chizhou import shown_hua
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
+from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 from .chizhou import LET_GO as CHIZHOU_LET_GO
@@ -116,7 +117,9 @@ class HandValue:
 class Option:
     """One legal action, priced. ``ev``: expected 子 of the hand after it. ``win``/``value``: the chance and the
     value of winning it leaves; ``deal_in``: the chance this discard deals in now; ``cost``: 子 lost if it does;
-    ``threat``: the seat that tile is most dangerous against (None: no danger); ``plan``: "" or "flush"."""
+    ``threat``: the seat that tile is most dangerous against (None: no danger); ``plan``: "" or "flush".
+    ``margin``: what the decision adds to ``ev`` when it ranks the options (the trust the normal AI's choice, or
+    the one-suit play, keeps: :data:`PRIOR`), not 子: ``ev`` stays the price the review shows."""
 
     action: Action
     ev: float
@@ -127,6 +130,7 @@ class Option:
     plan: str
     distance: int
     threat: int | None
+    margin: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,13 +141,14 @@ class Evaluation:
 
     @property
     def best(self) -> Option:
-        """The option the strong AI takes: a win whenever one is legal, otherwise the first of the highest ev."""
+        """The option the strong AI takes: a win whenever one is legal, otherwise the first of the highest ev with
+        its margin."""
         for o in self.options:
             if o.action.type in ("win", "next_hand"):
                 return o
         best = self.options[0]
         for o in self.options[1:]:
-            if o.ev > best.ev + 1e-9:
+            if o.ev + o.margin > best.ev + best.margin + 1e-9:
                 best = o
         return best
 
@@ -482,6 +487,19 @@ class Know:
             best = pu
         return best
 
+    def _live_wait(self, c: list[int], has_melds: bool) -> bool:
+        """Whether a ready 3n+1 hand waits on a tile this seat has not seen all copies of."""
+        sp = self.V.seven_pairs and not has_melds
+        for k in range(NUM_KINDS):
+            if not self.unseen[k]:
+                continue
+            c[k] += 1
+            ok = is_complete(c) or (sp and is_seven_pairs(c))
+            c[k] -= 1
+            if ok:
+                return True
+        return False
+
     def _pungs(self, c: list[int], n_melds: int, meld_hua: int, upg: int, melds: tuple[Meld, ...], turns: int,
                is_open: bool) -> HandValue | None:
         """Chizhou's all-pungs plan (对对胡, a 蜡子): no chi shown; the distance counts concealed triplets and pairs
@@ -521,6 +539,10 @@ class Know:
             got = wuhu_flush_chance(c, n_melds, meld_suits, [m.tile for m in melds], turns)
             if got is None:
                 return None
+            if got[1] == 0 and not self._live_wait(c, bool(melds)):
+                # ready, but every tile it waits on is in sight: the wait must change first, a step from ready
+                row = WUHU_FLUSH_WIN[1]
+                got = (row[min(max(turns, 0), len(row) - 1)], 1)
             vs, vr = self.plan_value("flush", is_open)  # a 交 is paid uncapped: the scorer's amount as it is
             return HandValue(got[0], vs if vr is None else (vs + vr * 1.2) / 2.2, "flush", got[1])
         tot = [sum(c[s * 9 : s * 9 + 9]) + meld_suits[s] for s in range(3)]
@@ -738,13 +760,14 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         if fo is not None and fo.plan == "flush":
             pick = fl
             prior = WUHU_FLUSH_PRIOR
-    if pick is not None:
-        out = [replace(o, ev=o.ev + prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
+    if pick is not None:  # the margin ranks the options; the price (ev) stays chance x value
+        out = [replace(o, margin=prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
     if kn.variant in READY_PUNG_ONLY and pass_act is not None:
         # one claimed meld a hand (H2): a pung that leaves the hand short of ready is priced below passing
-        ev_pass = next(o.ev for o in out if o.action == pass_act)
-        out = [replace(o, ev=min(o.ev, ev_pass - 0.01)) if o.action.type == "pung" and o.distance > 0 else o
-               for o in out]
+        po = next(o for o in out if o.action == pass_act)
+        out = [replace(o, ev=min(o.ev, po.ev - 0.01),
+                       margin=min(o.ev + o.margin, po.ev + po.margin - 0.01) - min(o.ev, po.ev - 0.01))
+               if o.action.type == "pung" and o.distance > 0 else o for o in out]
     return Evaluation(seat, kn.variant, tuple(out))
 
 

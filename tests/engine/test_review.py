@@ -288,3 +288,61 @@ def test_a_match_review_is_the_sum_of_its_hands_reviews(variant):
     top = mr.costliest(3)
     assert [d.cost for _, d in top] == sorted((x for x in losses if x > 0), reverse=True)[:3]
     assert review_match([], 0).cost == 0.0 and review_match([], 0).costliest() == []
+
+
+def _wuhu_dealer(hand: str) -> Table:
+    """A Wuhu table whose dealer (chair 0) holds ``hand`` (14 tiles) at the deal; the others get the rest."""
+    mine = _kinds(hand)
+    counts = list(get_variant("wuhu").tile_counts({}))
+    for k in mine:
+        counts[k] -= 1
+    rest = [k for k in range(34) for _ in range(counts[k])]
+    random.Random(7).shuffle(rest)
+    return Table.new("wuhu", "script", wall=arrange([mine, rest[:13], rest[13:26], rest[26:39]], [], rest[39:]),
+                     dealer=0)
+
+
+def test_the_loss_of_a_plain_play_against_the_flush_plan_is_the_prices_difference():
+    # Wuhu: thirteen 万 tiles and 123s at the deal. The strong AI lets 3s go for the 清一色 (a 交); a player who lets
+    # 1m go keeps a plain hand. The card's loss is the difference of the two prices (chance x value, less the
+    # danger), not of the prices with the margin the AI's choice keeps when it decides (before: 10.0 子 for 3.9)
+    from engine.strong.evaluator import Know
+
+    t = _wuhu_dealer("14455667888m123s")
+    v = t.view(0)
+    d = review_decision(v, Action("discard", 0, _kinds("1m")[0]))
+    assert d.ai.action == Action("discard", 0, _kinds("3s")[0]) and d.reason == "bigger" and d.item == "qing_yi_se"
+    kn = Know(v, 0)
+
+    def price(c: Choice) -> float:
+        shape = kn.shape(list(kn.me.counts), c.action.tile)
+        return (1 - c.deal_in) * (c.win * c.value + shape) - c.danger
+
+    assert d.played.ev == pytest.approx(price(d.played), abs=1e-9)
+    assert d.ai.ev == pytest.approx(price(d.ai), abs=1e-9)
+    assert d.cost == round(price(d.ai) - price(d.played), 1) == 3.9
+
+
+def test_a_hefei_pung_short_of_ready_is_explained_by_the_menqing_it_gives_up():
+    # Hefei (H2: one claimed meld a hand; H4: 门清 10): the strong AI pungs only to get ready. A player who pungs and
+    # is still not ready is told so in words, in three languages (before: "bigger hand: worth 26.8 子 against 12.4",
+    # with nothing on the pung or 门清)
+    from render.replay import describe_reason, review_rows
+
+    kw, acts = played("hefei", "pung0", 1, ("normal",) * 4)
+    r = HandReplay.build("hefei", "pung0", {}, acts, 0)
+    rv = review_hand(r, 3)
+    d = rv.at(10)
+    assert d is not None and d.played.action.type == "pung" and d.ai.action.type == "pass"
+    assert d.played.shanten > 0 and (d.reason, d.item) == ("bigger", "menqing")
+    assert d.ai.value > d.played.value and d.cost > 0
+    assert describe_reason(d, "en") == f"keeps concealed (门清 10): {d.ai.value:.1f} 子 vs {d.played.value:.1f} when won"
+    assert describe_reason(d, "zh") == f"不碰保住门清（10）：和了值 {d.ai.value:.1f} 子 对 {d.played.value:.1f} 子"
+    assert describe_reason(d, "zh-TW").startswith("不碰保住門清（10）：和了值")
+    assert any(row[0] == 10 and row[4] == describe_reason(d, "en", None, r.winds) for row in review_rows(rv, "en"))
+    # a pung whose hand would be worth more when won: the words say what the pass keeps, without the figures
+    kw, acts = played("hefei", "pung6", 1, ("normal",) * 4)
+    d = review_hand(HandReplay.build("hefei", "pung6", {}, acts, 0), 3).at(26)
+    assert d is not None and (d.reason, d.item) == ("bigger", "menqing") and d.ai.value < d.played.value
+    assert describe_reason(d, "en") == "a pung short of ready gives up concealed (门清 10)"
+    assert describe_reason(d, "zh-TW") == "碰後仍未聽牌，丟了門清（10）和唯一一次碰"

@@ -362,6 +362,91 @@ def test_hefei_strong_pungs_only_to_get_ready():
     assert choose(v, 0, [pung, pass_], "strong") == pass_
 
 
+def _price(v, o):
+    """An option's price as the module docstring writes it: (1 - deal_in) x (win x value + the discard's shape) -
+    deal_in x cost (the shape: the normal AI's sense of the discarded tile, in 子)."""
+    from engine.strong.evaluator import Know
+
+    kn = Know(v, 0)
+    shape = kn.shape(list(kn.me.counts), o.action.tile)
+    return (1 - o.deal_in) * (o.win * o.value + shape) - o.deal_in * o.cost
+
+
+def test_wuhu_strong_price_is_chance_times_value_without_the_decision_margin():
+    # Wuhu, late enough that the 清一色 plan (a 交: ~100 子) is a long shot: the strong AI still plays for it (3s,
+    # the one-suit play keeps the margin), but the prices are chance x value: 1m (a plain hand, 79% to win) is priced
+    # above 3s. Before, the margin (30% of the plan's ev) was added to the price: 3s showed 14.3 子 for 11.0, above 1m
+    # (13.6), and the review charged a player who kept the plain hand a loss for it
+    v = _view("wuhu", "14455667888m123s", wall=42)
+    ev = evaluate(v, 0)
+    assert ev.best.action.tile == parse_hand("3s").concealed[0] and ev.best.plan == "flush"
+    for o in ev.options:
+        assert o.ev == pytest.approx(_price(v, o), abs=1e-9)
+    one_m = ev.of(Action("discard", 0, parse_hand("1m").concealed[0]))
+    assert one_m is not None and one_m.plan == "" and one_m.ev > ev.best.ev
+    assert choose(v, 0, v["legal"], "strong") == ev.best.action  # the decision is the margin's, as before
+
+
+def test_wuhu_strong_does_not_price_a_dead_flush_wait_as_a_likely_win():
+    # Wuhu: letting 7s go leaves 1112345567899m, a ready 清一色 on 5m and 9m; every 5m and 9m is in sight (the rivers
+    # and the hand). Nothing wins it until its wait changes, so it is a step from ready, priced like the other
+    # one-suit hands a step away (before: a 48% chance to win, 49.8 子, shown so by the review)
+    k = lambda s: parse_hand(s).concealed[0]  # noqa: E731
+    r = lambda *ts: [{"tile": k(x), "status": ""} for x in ts]  # noqa: E731
+    v = _view("wuhu", "1112345678995m7s", rivers=[[], r("5m", "9m"), r("5m", "9m"), r("5m", "2s")], wall=40)
+    ev = evaluate(v, 0)
+    dead = ev.of(Action("discard", 0, k("7s")))
+    step = ev.of(Action("discard", 0, k("9m")))
+    assert dead is not None and step is not None and step.distance == 1
+    assert dead.plan == "flush" and dead.distance == 1 and dead.win == pytest.approx(step.win)
+    # with the waits live, the same hand is ready and priced so
+    live = evaluate(_view("wuhu", "1112345678995m7s", wall=40), 0).of(Action("discard", 0, k("7s")))
+    assert live is not None and live.distance == 0 and live.win > 0.4
+
+
+def _positions(variant: str, want, n: int, limit: int = 400):
+    """Up to ``n`` tables (with the awaited seat) of games of strong and normal AIs where ``want(table, seat, legal,
+    evaluation)`` holds, from the seeds ``pos:0``, ``pos:1`` ... (at most ``limit`` games)."""
+    out = []
+    for i in range(limit):
+        t = Table.new(variant, f"pos:{i}")
+        rng = random.Random(i)
+        while t.hand.phase in ("play", "claim", "rob") and len(out) < n:
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            if len(la) > 1 and want(t, s, la, evaluate(t.view(s), s)):
+                out.append((copy.deepcopy(t), s))
+                break  # one position a game: they differ more
+            t.apply(la[0] if len(la) == 1 else choose(t, s, la, ("strong", "normal")[s % 2], rng))
+        if len(out) >= n:
+            break
+    return out
+
+
+@pytest.mark.parametrize("variant, what", [
+    ("wuhu", "one-suit"),  # the 清一色 plan prices an option (engine/strong/wuhu.py)
+    ("hefei", "pung"),  # a pung offer: priced below passing unless it makes the hand ready
+    ("hefei", "late"),  # a late discard: the danger by the ways to wait on it (engine/strong/hefei.py)
+])
+def test_strong_new_plans_ignore_hidden_information(variant, what):
+    want = {
+        "one-suit": lambda t, s, la, ev: any(o.plan == "flush" for o in ev.options),
+        "pung": lambda t, s, la, ev: any(a.type == "pung" for a in la),
+        "late": lambda t, s, la, ev: t.view(s)["wall_count"] < 24 and any(o.deal_in > 0 for o in ev.options),
+    }[what]
+    found = _positions(variant, want, 12)
+    assert len(found) >= 10, len(found)
+    rng = random.Random(5)
+    for t, s in found:
+        a = choose(t.view(s), s, t.legal_actions(s), "strong")
+        for _ in range(2):
+            other = _reshuffled(t, s, rng)
+            assert other.hand.counts[s] == t.hand.counts[s] and other.hand.wall != t.hand.wall
+            assert evaluate(other.view(s), s) == evaluate(t.view(s), s)
+            assert choose(other.view(s), s, other.legal_actions(s), "strong") == a
+            assert choose(other, s, other.legal_actions(s), "strong") == a  # a Table reads the same
+
+
 def test_chizhou_strong_lets_go_late_of_the_honour_its_hand_cannot_use():
     # the same hand with 20 tiles left in the wall: five tiles short of 2 花, it will not win this hand, and the 发
     # it keeps from the others is no use to it; four strong AIs that hold on to such tiles draw most hands
