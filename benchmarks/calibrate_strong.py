@@ -85,30 +85,34 @@ def collect(variant: str, hands: int) -> tuple[dict[tuple[int, int], list[int]],
     return win, dng, sum(gains) / max(1, len(gains))
 
 
-def _smooth_win(win: dict[tuple[int, int], list[int]]) -> list[list[float]]:
-    table = [[0.0] * (T_MAX + 1) for _ in range(D_MAX + 1)]
-    for d in range(D_MAX + 1):
-        for t in range(T_MAX + 1):
+def smooth_win(win: dict[tuple[int, int], list[int]], d_max: int = D_MAX, t_max: int = T_MAX, window: int = 6,
+               digits: int = 3) -> list[list[float]]:
+    """The chance table [distance 0..d_max][own draws left 0..t_max] from ``win`` ((distance, draws left) -> [seen,
+    won]): each cell pools its neighbours in draws left (up to ``window`` either side) until it has 40 samples; a cell
+    with none is half the one a step nearer; more draws never hurt, a longer distance never helps."""
+    table = [[0.0] * (t_max + 1) for _ in range(d_max + 1)]
+    for d in range(d_max + 1):
+        for t in range(t_max + 1):
             n = w = 0
-            for dt in range(0, 6):  # widen the window in turns until the cell has a sample
+            for dt in range(0, window):  # widen the window in turns until the cell has a sample
                 for tt in {t - dt, t + dt}:
-                    if 0 <= tt <= T_MAX and (d, tt) in win:
+                    if 0 <= tt <= t_max and (d, tt) in win:
                         n += win[(d, tt)][0]
                         w += win[(d, tt)][1]
                 if n >= 40:
                     break
             table[d][t] = w / n if n else -1.0
-    for d in range(D_MAX + 1):  # no sample: one step worse than the distance before, at the same turns
-        for t in range(T_MAX + 1):
+    for d in range(d_max + 1):  # no sample: one step worse than the distance before, at the same turns
+        for t in range(t_max + 1):
             if table[d][t] < 0:
                 table[d][t] = table[d - 1][t] * 0.5 if d else 0.0
-    for d in range(D_MAX + 1):  # more draws never hurt, a longer distance never helps
-        for t in range(1, T_MAX + 1):
+    for d in range(d_max + 1):  # more draws never hurt, a longer distance never helps
+        for t in range(1, t_max + 1):
             table[d][t] = max(table[d][t], table[d][t - 1])
         if d:
-            for t in range(T_MAX + 1):
+            for t in range(t_max + 1):
                 table[d][t] = min(table[d][t], table[d - 1][t])
-    return [[round(x, 3) for x in row] for row in table]
+    return [[round(x, digits) for x in row] for row in table]
 
 
 def _danger(dng: dict[tuple[Any, ...], list[int]]) -> tuple[list[list[float]], dict[str, dict[Any, float]]]:
@@ -142,7 +146,7 @@ def _danger(dng: dict[tuple[Any, ...], list[int]]) -> tuple[list[list[float]], d
 def _one(variant: str, hands: int) -> tuple[Any, Any, Any, float]:
     win, dng, value = collect(variant, hands)
     base, factor = _danger(dng)
-    return _smooth_win(win), base, factor, round(value, 2)
+    return smooth_win(win), base, factor, round(value, 2)
 
 
 def _table(name: str, kind: str, table: dict[str, Any], doc: str) -> str:

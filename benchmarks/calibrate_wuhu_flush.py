@@ -25,6 +25,7 @@ import collections
 import pathlib
 import random
 
+from benchmarks.calibrate_strong import smooth_win
 from engine.ai import SeatReader, choose
 from engine.strong.wuhu import (
     flush_choice,
@@ -98,29 +99,8 @@ def collect(hands: int, first: int = 0, plan: str = "flush") -> tuple[dict[tuple
 
 
 def smooth(win: dict[tuple[int, int], list[int]]) -> list[list[float]]:
-    table = [[0.0] * (T_MAX + 1) for _ in range(D_MAX + 1)]
-    for d in range(D_MAX + 1):
-        for t in range(T_MAX + 1):
-            n = w = 0
-            for dt in range(0, 8):
-                for tt in {t - dt, t + dt}:
-                    if 0 <= tt <= T_MAX and (d, tt) in win:
-                        n += win[(d, tt)][0]
-                        w += win[(d, tt)][1]
-                if n >= 40:
-                    break
-            table[d][t] = w / n if n else -1.0
-    for d in range(D_MAX + 1):
-        for t in range(T_MAX + 1):
-            if table[d][t] < 0:
-                table[d][t] = table[d - 1][t] * 0.5 if d else 0.0
-    for d in range(D_MAX + 1):
-        for t in range(1, T_MAX + 1):
-            table[d][t] = max(table[d][t], table[d][t - 1])
-        if d:
-            for t in range(T_MAX + 1):
-                table[d][t] = min(table[d][t], table[d - 1][t])
-    return [[round(x, 4) for x in row] for row in table]
+    """The measured 清一色 table: the strong AI's smoothing (a wider window: the plan's hands are fewer)."""
+    return smooth_win(win, D_MAX, T_MAX, window=8, digits=4)
 
 
 def unseen_factors(table: list[list[float]], rows: list[tuple[int, int, int, int]]) -> list[float]:
