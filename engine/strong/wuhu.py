@@ -12,7 +12,7 @@ margin the normal AI's choice has otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..ai_common import SeatReader, near_kinds
@@ -48,16 +48,29 @@ def _off_waste(c: Sequence[int], k: int) -> tuple[int, int]:
     return (c[k], near)
 
 
-def flush_discard(me: SeatReader, c: Sequence[int], n_melds: int, suit: int, tiles: Sequence[int]) -> int:
-    """The discard of a seat playing for 清一色 of ``suit`` among ``tiles``: an off-suit tile (the least useful first),
-    else the suit's tile that leaves the lowest shanten with the most unseen useful tiles."""
-    off = [k for k in tiles if k // 9 != suit or k >= HONOR]
+def _plan_discard(c: Sequence[int], tiles: Sequence[int], in_plan: Callable[[int], bool],
+                  key: Callable[[list[int], int], tuple[int, int]]) -> int:
+    """The discard of a seat playing for a plan: a tile outside it (the least useful first), else the plan's tile whose
+    hand after it (``key`` of the counts without it, and the tile) is best, the highest kind on a tie."""
+    off = [k for k in tiles if not in_plan(k)]
     if off:
         return min(off, key=lambda k: (_off_waste(c, k), -k))
     cc = list(c)
-    best: tuple[tuple[int, int, int], int] | None = None
-    for k in sorted(set(tiles)):
+
+    def after(k: int) -> tuple[int, int, int]:
         cc[k] -= 1
+        out = (*key(cc, k), -k)
+        cc[k] += 1
+        return out
+
+    return min(sorted(set(tiles)), key=after)
+
+
+def flush_discard(me: SeatReader, c: Sequence[int], n_melds: int, suit: int, tiles: Sequence[int]) -> int:
+    """The discard of a seat playing for 清一色 of ``suit`` among ``tiles``: an off-suit tile (the least useful first),
+    else the suit's tile that leaves the lowest shanten with the most unseen useful tiles."""
+
+    def key(cc: list[int], _k: int) -> tuple[int, int]:
         sh = shanten(cc, n_melds)
         useful = 0
         for j in near_kinds(cc):
@@ -67,12 +80,9 @@ def flush_discard(me: SeatReader, c: Sequence[int], n_melds: int, suit: int, til
             if shanten(cc, n_melds) < sh:
                 useful += me.remaining[j]
             cc[j] -= 1
-        cc[k] += 1
-        key = (sh, -useful, -k)
-        if best is None or key < best[0]:
-            best = (key, k)
-    assert best is not None
-    return best[1]
+        return sh, -useful
+
+    return _plan_discard(c, tiles, lambda k: k // 9 == suit and k < HONOR, key)
 
 
 def flush_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> Action:
@@ -170,20 +180,11 @@ def pung_distance(c: Sequence[int], n_melds: int, suit: int, remaining: Sequence
 def pung_discard(me: SeatReader, c: Sequence[int], suit: int, tiles: Sequence[int]) -> int:
     """The discard of a seat playing for one-suit all pungs: a tile outside the plan (the least useful first), else a
     plan tile that leaves the nearest hand, the one with fewest unseen copies first."""
-    off = [k for k in tiles if not _in_plan(k, suit)]
-    if off:
-        return min(off, key=lambda k: (_off_waste(c, k), -k))
-    cc = list(c)
-    best: tuple[tuple[int, int, int], int] | None = None
-    for k in sorted(set(tiles)):
-        cc[k] -= 1
-        d = pung_distance(cc, me.n_melds, suit, me.remaining)[0]
-        cc[k] += 1
-        key = (d, me.remaining[k] + (2 if c[k] >= 2 else 0), -k)
-        if best is None or key < best[0]:
-            best = (key, k)
-    assert best is not None
-    return best[1]
+
+    def key(cc: list[int], k: int) -> tuple[int, int]:
+        return pung_distance(cc, me.n_melds, suit, me.remaining)[0], me.remaining[k] + (2 if c[k] >= 2 else 0)
+
+    return _plan_discard(c, tiles, lambda k: _in_plan(k, suit), key)
 
 
 def pung_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> Action:
