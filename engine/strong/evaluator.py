@@ -26,7 +26,7 @@ read together; the variant-specific pieces that stand alone live beside it (``en
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -319,15 +319,7 @@ class Know:
         w = self.wind
         ns = nr = 0
         vs = vr = 0.0
-        sp = self.V.seven_pairs and not melds
-        for k in range(NUM_KINDS):
-            if not self.unseen[k]:
-                continue
-            cc[k] += 1
-            ok = is_complete(cc) or (sp and is_seven_pairs(cc))
-            cc[k] -= 1
-            if not ok:
-                continue
+        for k in self._live_waits(cc, bool(melds)):
             hand = Hand(concealed, melds, k)
             for disc in (None, (w + 1) % 4, (w + 2) % 4):
                 try:
@@ -487,8 +479,9 @@ class Know:
             best = pu
         return best
 
-    def _live_wait(self, c: list[int], has_melds: bool) -> bool:
-        """Whether a ready 3n+1 hand waits on a tile this seat has not seen all copies of."""
+    def _live_waits(self, c: list[int], has_melds: bool) -> Iterator[int]:
+        """The kinds a ready 3n+1 hand waits on that this seat has not seen all copies of (seven pairs only when the
+        variant has them and the hand shows no meld)."""
         sp = self.V.seven_pairs and not has_melds
         for k in range(NUM_KINDS):
             if not self.unseen[k]:
@@ -497,8 +490,7 @@ class Know:
             ok = is_complete(c) or (sp and is_seven_pairs(c))
             c[k] -= 1
             if ok:
-                return True
-        return False
+                yield k
 
     def _pungs(self, c: list[int], n_melds: int, meld_hua: int, upg: int, melds: tuple[Meld, ...], turns: int,
                is_open: bool) -> HandValue | None:
@@ -539,7 +531,7 @@ class Know:
             got = wuhu_flush_chance(c, n_melds, meld_suits, [m.tile for m in melds], turns)
             if got is None:
                 return None
-            if got[1] == 0 and not self._live_wait(c, bool(melds)):
+            if got[1] == 0 and next(self._live_waits(c, bool(melds)), None) is None:
                 # ready, but every tile it waits on is in sight: the wait must change first, a step from ready
                 row = WUHU_FLUSH_WIN[1]
                 got = (row[min(max(turns, 0), len(row) - 1)], 1)
