@@ -15,6 +15,7 @@ The same with real subprocesses and a SIGKILL: tests/bot/test_cluster_processes.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -63,6 +64,8 @@ def _no_background_ticks(monkeypatch):
 
 def _slow_timers(bot: Any) -> None:
     bot.tables.timers = Timers(turn=3600, claim=3600, next_hand=3600)
+    seeds = itertools.count()
+    bot.tables.new_seed = lambda: f"cluster:{next(seeds)}"  # the same deals every run (a random one could end first)
 
 
 async def boot(url: str, ids: tuple[int, ...] | None, fake: FakeDiscord) -> Harness:
@@ -92,7 +95,17 @@ async def open_table(h: Harness, guild: int, channel: int, user: int) -> int:
         await h.slash("table addbot", user=user, guild=guild, channel=channel)
     await h.slash("table start", user=user, guild=guild, channel=channel)
     lt = h.bot.tables.by_channel[channel]
+    # the AI seats play up to the player's turn: the tests start from the player holding live controls in a DM
+    await until(lambda: _has_controls(h.fake, user), "the player's DM with controls")
     return lt.id
+
+
+def _has_controls(fake: FakeDiscord, user: int) -> bool:
+    try:
+        controls(fake, user)
+    except AssertionError:
+        return False
+    return True
 
 
 def controls(fake: FakeDiscord, user: int) -> tuple[Message, str]:
