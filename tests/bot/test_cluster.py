@@ -100,6 +100,19 @@ async def open_table(h: Harness, guild: int, channel: int, user: int) -> int:
     return lt.id
 
 
+async def router_and_owner(url: str) -> tuple[FakeDiscord, Harness, Harness, int]:
+    """One Discord, process 0 (shard 0: it receives the DM clicks) and process 1 driving a table of guild 1."""
+    fake = fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    return fake, p0, p1, await open_table(p1, G1, CH1, U1)
+
+
+async def close_all(*hs: Harness) -> None:
+    for h in hs:
+        await h.close()
+
+
 def _has_controls(fake: FakeDiscord, user: int) -> bool:
     try:
         controls(fake, user)
@@ -182,10 +195,7 @@ async def test_another_shard_count_on_the_same_database_is_refused(url):
 
 
 async def test_a_dm_click_is_routed_to_the_owner_and_applied_once(url):
-    fake = fresh_fake()
-    p0 = await boot(url, (0,), fake)
-    p1 = await boot(url, (1,), fake)
-    t1 = await open_table(p1, G1, CH1, U1)
+    fake, p0, p1, t1 = await router_and_owner(url)
     moves = human_moves(p1, t1)
     m, cid = controls(fake, U1)
 
@@ -235,15 +245,11 @@ async def test_a_dm_click_is_routed_to_the_owner_and_applied_once(url):
     # the next real click plays
     dm_press(fake, U1, p0)
     await until(lambda: human_moves(p1, t1) == moves + 2, "the next click applied")
-    for h in (p0, p1):
-        await h.close()
+    await close_all(p0, p1)
 
 
 async def test_a_click_whose_owner_is_down_is_told_the_table_is_moving_and_changes_nothing(url):
-    fake = fresh_fake()
-    p0 = await boot(url, (0,), fake)
-    p1 = await boot(url, (1,), fake)
-    t1 = await open_table(p1, G1, CH1, U1)
+    fake, p0, p1, t1 = await router_and_owner(url)
     await p1.close()
     moves = human_moves(p0, t1)
     m, cid = controls(fake, U1)
@@ -257,15 +263,11 @@ async def test_a_click_whose_owner_is_down_is_told_the_table_is_moving_and_chang
     assert set(p1.bot.tables.by_id) == {t1}
     dm_press(fake, U1, p0)
     await until(lambda: human_moves(p1, t1) == moves + 1, "applied after the restart")
-    for h in (p0, p1):
-        await h.close()
+    await close_all(p0, p1)
 
 
 async def test_a_queued_click_whose_notify_was_lost_is_taken_by_the_owners_poll(url):
-    fake = fresh_fake()
-    p0 = await boot(url, (0,), fake)
-    p1 = await boot(url, (1,), fake)
-    t1 = await open_table(p1, G1, CH1, U1)
+    fake, p0, p1, t1 = await router_and_owner(url)
     moves = human_moves(p1, t1)
     await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the NOTIFY never arrives
     dm_press(fake, U1, p0)
@@ -273,15 +275,11 @@ async def test_a_queued_click_whose_notify_was_lost_is_taken_by_the_owners_poll(
     assert human_moves(p1, t1) == moves
     await p1.bot.cluster.step()  # the poll every tick
     await until(lambda: human_moves(p1, t1) == moves + 1, "applied from the queue")
-    for h in (p0, p1):
-        await h.close()
+    await close_all(p0, p1)
 
 
 async def test_a_click_no_owner_takes_in_time_is_dropped_and_never_applied_later(url, monkeypatch):
-    fake = fresh_fake()
-    p0 = await boot(url, (0,), fake)
-    p1 = await boot(url, (1,), fake)
-    t1 = await open_table(p1, G1, CH1, U1)
+    fake, p0, p1, t1 = await router_and_owner(url)
     moves = human_moves(p1, t1)
     await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)
     p0.bot.cluster.route_timeout = 0.05
@@ -293,8 +291,7 @@ async def test_a_click_no_owner_takes_in_time_is_dropped_and_never_applied_later
     await p1.bot.cluster.step()
     await p1.settle()
     assert human_moves(p1, t1) == moves
-    for h in (p0, p1):
-        await h.close()
+    await close_all(p0, p1)
 
 
 async def test_a_process_that_loses_its_lease_stops_driving_those_tables_then_takes_them_back(url, pg_server):
@@ -418,10 +415,7 @@ async def test_a_dm_click_while_shard_0s_lease_connection_is_down_is_told_moving
     """The database fails over: shard 0's process has lost its lease connection and not yet reconnected. A DM click
     on another process's table cannot be routed for that moment: the player reads that the table is moving (try
     again), not that it is over."""
-    fake = fresh_fake()
-    p0 = await boot(url, (0,), fake)
-    p1 = await boot(url, (1,), fake)
-    t1 = await open_table(p1, G1, CH1, U1)
+    fake, p0, p1, t1 = await router_and_owner(url)
     moves = human_moves(p1, t1)
     pg_server.psql(f"SELECT pg_terminate_backend({p0.bot.cluster.backend_pid})")
     await until(lambda: not p0.bot.cluster.held, "noticed")
@@ -430,18 +424,14 @@ async def test_a_dm_click_while_shard_0s_lease_connection_is_down_is_told_moving
     assert "The table is moving" in r.reply.content and r.reply.ephemeral
     assert "over" not in r.reply.content
     assert human_moves(p1, t1) == moves
-    for h in (p0, p1):
-        await h.close()
+    await close_all(p0, p1)
 
 
 async def test_a_routed_click_reaching_an_owner_that_just_lost_the_table_is_told_moving(url, pg_server):
     """The owner takes a routed click, and loses its lease before the click is applied (the server dropped its
     session): the table has stopped there, the click is not played, and the player reads that the table is moving
     (it plays on once another process takes the shard), not that it is over."""
-    fake = fresh_fake()
-    p0 = await boot(url, (0,), fake)
-    p1 = await boot(url, (1,), fake)
-    t1 = await open_table(p1, G1, CH1, U1)
+    fake, p0, p1, t1 = await router_and_owner(url)
     moves = human_moves(p1, t1)
     cluster = p1.bot.cluster
     deliver = cluster.deliver
@@ -464,8 +454,7 @@ async def test_a_routed_click_reaching_an_owner_that_just_lost_the_table_is_told
     texts = [f.content for f in rec.followups]
     assert any("The table is moving" in x for x in texts) and not any("over" in x for x in texts), texts
     assert human_moves(p0, t1) == moves
-    for h in (p0, p1):
-        await h.close()
+    await close_all(p0, p1)
 
 
 async def test_a_routed_click_whose_owner_died_before_applying_it_is_told_moving(url):
@@ -490,8 +479,7 @@ async def test_a_routed_click_whose_owner_died_before_applying_it_is_told_moving
     assert any("The table is moving" in f.content for f in rec.followups)
     assert human_moves(p0, t1) == moves
     assert sql(p0, "SELECT state FROM routed_clicks") == [("taken",)]
-    for h in (p0, p1):
-        await h.close()
+    await close_all(p0, p1)
 
 
 async def test_a_routed_click_applied_before_its_owner_died_is_not_told_to_try_again(url):
@@ -513,8 +501,7 @@ async def test_a_routed_click_applied_before_its_owner_died_is_not_told_to_try_a
     assert watches
     await asyncio.gather(*watches)
     assert not any("moving" in f.content for f in rec.followups)
-    for h in (p0, p1):
-        await h.close()
+    await close_all(p0, p1)
 
 
 def channel_control(fake: FakeDiscord, channel: int) -> tuple[Message, str]:
