@@ -8,7 +8,7 @@ import re
 import pytest
 
 from engine.replay import decode_code
-from tests.cogs.test_tables import P1, button_id, live, open_table, play_until_hand_ends, prep
+from tests.cogs.test_tables import P1, live, open_table, play_until_match_ends, prep
 from tests.harness import Harness
 
 
@@ -25,13 +25,7 @@ async def test_the_end_of_a_match_leads_to_its_review(harness: Harness, locale: 
     await h.bot.store.update_guild_settings(h.guild_id, P1, {"language": lang})  # the table speaks it
     await open_table(h, "hefei", locale=locale)
     lt = live(h)
-    for _ in range(40):
-        await play_until_hand_ends(h, [P1], lt)
-        await h.bot.tables.wait_idle()
-        if lt.closed:
-            break
-        table_msg = h.fake.find_message(lt.message_id)
-        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
+    await play_until_match_ends(h, [P1], lt)
     assert lt.closed
     hands = len(lt.deltas)
     assert hands >= 4

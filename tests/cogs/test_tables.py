@@ -96,6 +96,18 @@ async def play_until_hand_ends(h: Harness, humans, lt=None, max_clicks: int = 40
     raise AssertionError("the hand did not end")
 
 
+async def play_until_match_ends(h: Harness, humans, lt, max_hands: int = 40) -> None:
+    """Play hand after hand (the humans' clicks), pressing the table's next-hand button as ``humans[0]``, until the
+    table closes or ``max_hands`` hands were played."""
+    for _ in range(max_hands):
+        await play_until_hand_ends(h, humans, lt)
+        await h.bot.tables.wait_idle()
+        if lt.closed:
+            return
+        table_msg = h.fake.find_message(lt.message_id)
+        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=humans[0])
+
+
 async def replay_from_store(h: Harness, match_id: int, upto: int | None = None) -> Table:
     store = h.bot.store
     m = await store.match(match_id)
