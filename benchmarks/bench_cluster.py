@@ -53,7 +53,6 @@ def say(obj: dict[str, Any]) -> None:
 async def node(args: argparse.Namespace) -> None:
     """One bot process: boots, opens its tables, then clicks when told, and reports."""
     import itertools
-    import threading
 
     import tests.harness.fake as fake_module
     from bot.cluster import Cluster
@@ -61,7 +60,7 @@ async def node(args: argparse.Namespace) -> None:
     from bot.shards import parse_shards
     from bot.store.paths import db_target
     from bot.tables import TIMER_TASK_NAME, Timers
-    from tests.harness import APPLICATION_ID, Harness
+    from tests.harness import APPLICATION_ID, Harness, stdin_lines
     from tests.harness.fake import CH_DM, Channel, FakeDiscord, InteractionRecord, Message, user_payload
 
     fake_module._snowflakes = itertools.count(args.base)
@@ -119,15 +118,7 @@ async def node(args: argparse.Namespace) -> None:
             requests_of[who].append(now)
 
     h.fake.on_request.append(on_request)
-    loop = asyncio.get_running_loop()
-    lines: asyncio.Queue[str] = asyncio.Queue()
-
-    def read() -> None:
-        for line in sys.stdin:
-            loop.call_soon_threadsafe(lines.put_nowait, line)
-        loop.call_soon_threadsafe(lines.put_nowait, "")
-
-    threading.Thread(target=read, daemon=True).start()
+    lines = stdin_lines()
 
     def install(payload: dict[str, Any], user: int) -> Message:
         cid, mid = int(payload["channel_id"]), int(payload["id"])
@@ -165,7 +156,7 @@ async def node(args: argparse.Namespace) -> None:
                 return
 
     go, stop = asyncio.Event(), asyncio.Event()
-    feed_task = loop.create_task(feeder())
+    feed_task = asyncio.get_running_loop().create_task(feeder())
     say({"ready": True, "tables": len(tables)})
     await go.wait()
 

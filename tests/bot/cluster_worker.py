@@ -33,7 +33,6 @@ import itertools
 import json
 import os
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +43,7 @@ from bot.cluster import Cluster  # noqa: E402
 from bot.config import Config  # noqa: E402
 from bot.shards import parse_shards  # noqa: E402
 from bot.tables import Timers  # noqa: E402
-from tests.harness import APPLICATION_ID, Harness  # noqa: E402
+from tests.harness import APPLICATION_ID, Harness, stdin_lines  # noqa: E402
 from tests.harness.fake import CH_DM, Channel, FakeDiscord, InteractionRecord, Message, user_payload  # noqa: E402
 
 
@@ -161,15 +160,7 @@ async def main(url: str, ids: str, count: str, base: int, channels: str = "") ->
     await h.settle()
     worker = Worker(h)
     say({"ready": True, "held": sorted(h.bot.cluster.held), "tables": sorted(h.bot.tables.by_id)})
-    loop = asyncio.get_running_loop()
-    lines: asyncio.Queue[str] = asyncio.Queue()
-
-    def read() -> None:
-        for line in sys.stdin:
-            loop.call_soon_threadsafe(lines.put_nowait, line)
-        loop.call_soon_threadsafe(lines.put_nowait, "")
-
-    threading.Thread(target=read, daemon=True).start()
+    lines = stdin_lines()
     while True:
         line = await lines.get()
         if not line:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import sys
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -572,3 +574,18 @@ class Harness:
 
 
 __all__ += ["CH_DM", "CH_TEXT", "snowflake", "user_payload"]
+
+
+def stdin_lines() -> asyncio.Queue[str]:
+    """Standard input's lines, read in a thread, as a queue on the running loop ("" once input ends): how a bot
+    process driven by another (``tests/bot/cluster_worker.py``, ``benchmarks/bench_cluster.py``) takes commands."""
+    loop = asyncio.get_running_loop()
+    lines: asyncio.Queue[str] = asyncio.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            loop.call_soon_threadsafe(lines.put_nowait, line)
+        loop.call_soon_threadsafe(lines.put_nowait, "")
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
