@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import heapq
-import itertools
 import json
 import re
 import sys
@@ -42,40 +40,10 @@ from bot.ratelimit import GLOBAL_LIMIT  # noqa: E402
 from bot.tables import TIMER_TASK_NAME  # noqa: E402
 from bot.tables.publisher import CHANNEL_WRITES, TABLE_EDIT_INTERVAL  # noqa: E402
 from tests.harness import Harness  # noqa: E402
+from tests.harness.simclock import SimClock  # noqa: E402
 
 USERS = [8_100_001, 8_100_002, 8_100_003, 8_100_004]
 WINDOW = 5.0  # seconds: Discord's per-channel write limit is about 5 per 5 s
-
-
-class SimClock:
-    """Simulated time for the publisher: ``sleep`` parks on an Event (the harness sees it as idle) until
-    :meth:`advance` passes its deadline."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self._heap: list[tuple[float, int, asyncio.Event]] = []
-        self._n = itertools.count()
-
-    def time(self) -> float:
-        return self.now
-
-    async def sleep(self, delay: float) -> None:
-        if delay <= 0:
-            await asyncio.sleep(0)
-            return
-        ev = asyncio.Event()
-        heapq.heappush(self._heap, (self.now + delay, next(self._n), ev))
-        await ev.wait()
-
-    async def advance(self, dt: float, settle: Any) -> None:
-        """Move time on by ``dt``, waking each sleeper at its deadline and letting the bot settle after it."""
-        target = self.now + dt
-        while self._heap and self._heap[0][0] <= target:
-            when, _, ev = heapq.heappop(self._heap)
-            self.now = max(self.now, when)
-            ev.set()
-            await settle()
-        self.now = target
 
 
 def _controls(msg: Any) -> list[str]:

@@ -5,9 +5,6 @@ injectable clock and sleep): nothing here depends on the machine's speed."""
 
 from __future__ import annotations
 
-import asyncio
-import heapq
-import itertools
 from typing import Any
 
 import pytest
@@ -24,36 +21,7 @@ from tests.cogs.test_tables import (
     prep,
 )
 from tests.harness import Harness
-
-
-class SimClock:
-    """Simulated seconds: ``sleep`` parks on an Event (the harness sees an idle task) until :meth:`advance`."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self._heap: list[tuple[float, int, asyncio.Event]] = []
-        self._n = itertools.count()
-
-    def time(self) -> float:
-        return self.now
-
-    @property
-    def sleepers(self) -> int:
-        return len(self._heap)
-
-    async def sleep(self, delay: float) -> None:
-        ev = asyncio.Event()
-        heapq.heappush(self._heap, (self.now + delay, next(self._n), ev))
-        await ev.wait()
-
-    async def advance(self, dt: float, h: Harness) -> None:
-        target = self.now + dt
-        while self._heap and self._heap[0][0] <= target:
-            when, _, ev = heapq.heappop(self._heap)
-            self.now = max(self.now, when)
-            ev.set()
-            await h.settle()
-        self.now = target
+from tests.harness.simclock import SimClock
 
 
 def limited(h: Harness, rate: float) -> tuple[SimClock, list[tuple[float, Any]]]:
@@ -77,7 +45,7 @@ async def drain(clock: SimClock, h: Harness) -> None:
     for _ in range(2000):  # a bound for a hang only: simulated time, each step settles the bot
         if not clock.sleepers:
             return
-        await clock.advance(0.25, h)
+        await clock.advance(0.25, h.settle)
     raise AssertionError("requests still waiting for the limiter")
 
 
