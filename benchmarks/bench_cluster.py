@@ -61,7 +61,7 @@ async def node(args: argparse.Namespace) -> None:
     from bot.store.paths import db_target
     from bot.tables import TIMER_TASK_NAME, Timers
     from tests.harness import APPLICATION_ID, Harness, stdin_lines
-    from tests.harness.fake import CH_DM, Channel, FakeDiscord, InteractionRecord, Message, user_payload
+    from tests.harness.fake import FakeDiscord, InteractionRecord, user_payload
 
     fake_module._snowflakes = itertools.count(args.base)
     Cluster.tick = 1.0
@@ -120,21 +120,6 @@ async def node(args: argparse.Namespace) -> None:
     h.fake.on_request.append(on_request)
     lines = stdin_lines()
 
-    def install(payload: dict[str, Any], user: int) -> Message:
-        cid, mid = int(payload["channel_id"]), int(payload["id"])
-        ch = fake.channels.get(cid)
-        if ch is None:
-            ch = fake.channels[cid] = Channel(id=cid, type=CH_DM, recipient=fake.add_user(user))
-            fake.dm_by_user[user] = cid
-        for m in ch.messages:
-            if m.id == mid:
-                m.components = payload.get("components") or []
-                return m
-        m = Message(id=mid, channel_id=cid, guild_id=None, author=payload["author"],
-                    content=payload.get("content", ""), components=payload.get("components") or [])
-        ch.messages.append(m)
-        return m
-
     async def feeder() -> None:
         """Clicks another process's players made, delivered here (shard 0): fed as Discord would."""
         while True:
@@ -143,7 +128,7 @@ async def node(args: argparse.Namespace) -> None:
                 return
             cmd = json.loads(line)
             if cmd.get("op") == "route":
-                m = install(cmd["message"], cmd["user"])
+                m = fake.adopt_dm(cmd["message"], cmd["user"])
                 rec = InteractionRecord(id=int(cmd["data"]["id"]), token=cmd["data"]["token"], type=3,
                                         channel_id=m.channel_id, guild_id=None, user_id=cmd["user"],
                                         message_id=m.id)

@@ -44,30 +44,11 @@ from bot.config import Config  # noqa: E402
 from bot.shards import parse_shards  # noqa: E402
 from bot.tables import Timers  # noqa: E402
 from tests.harness import APPLICATION_ID, Harness, stdin_lines  # noqa: E402
-from tests.harness.fake import CH_DM, Channel, FakeDiscord, InteractionRecord, Message, user_payload  # noqa: E402
+from tests.harness.fake import FakeDiscord, InteractionRecord, user_payload  # noqa: E402
 
 
 def say(obj: dict[str, Any]) -> None:
     os.write(1, (json.dumps(obj) + "\n").encode())
-
-
-def install(fake: FakeDiscord, payload: dict[str, Any], user: int) -> Message:
-    """The DM message ``payload`` in this process's Discord (found, or put there with its channel)."""
-    cid, mid = int(payload["channel_id"]), int(payload["id"])
-    ch = fake.channels.get(cid)
-    if ch is None:
-        ch = fake.channels[cid] = Channel(id=cid, type=CH_DM, recipient=fake.add_user(user))
-        fake.dm_by_user[user] = cid
-    for m in ch.messages:
-        if m.id == mid:  # as Discord shows it now (another process edited it since this one saw it)
-            m.content, m.embeds = payload.get("content", ""), payload.get("embeds") or []
-            m.components = payload.get("components") or []
-            return m
-    m = Message(id=mid, channel_id=cid, guild_id=None, author=payload["author"], content=payload.get("content", ""),
-                embeds=payload.get("embeds") or [], components=payload.get("components") or [],
-                flags=int(payload.get("flags") or 0))
-    ch.messages.append(m)
-    return m
 
 
 class Worker:
@@ -109,14 +90,14 @@ class Worker:
             return {"pressed": False}
         if op == "expect":
             u = int(cmd["user"])
-            m = install(h.fake, cmd["message"], u)
+            m = h.fake.adopt_dm(cmd["message"], u)
             rec = InteractionRecord(id=int(cmd["id"]), token=cmd["token"], type=3, channel_id=m.channel_id,
                                     guild_id=None, user_id=u, message_id=m.id, callbacks=[{"type": 6}], original=m)
             h.fake.interactions[rec.token] = rec
             return {}
         if op == "prepare":
             u = int(cmd["user"])
-            m = install(h.fake, cmd["message"], u)
+            m = h.fake.adopt_dm(cmd["message"], u)
             data, rec = h.click_payload(m, custom_id=cmd["custom_id"], user=u, locale="en-US")
             self.prepared[rec.token], self.records[rec.token] = data, rec
             return {"token": rec.token, "id": str(rec.id)}

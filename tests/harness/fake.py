@@ -469,6 +469,25 @@ class FakeDiscord:
                     return m
         raise LookupError(f"no message {message_id}")
 
+    def adopt_dm(self, payload: dict[str, Any], user: int) -> Message:
+        """The DM message ``payload`` (as another bot process's Discord shows it) in this Discord: found and brought
+        up to date (another process may have edited it since), or put there with its channel."""
+        cid, mid = int(payload["channel_id"]), int(payload["id"])
+        ch = self.channels.get(cid)
+        if ch is None:
+            ch = self.channels[cid] = Channel(id=cid, type=CH_DM, recipient=self.add_user(user))
+            self.dm_by_user[user] = cid
+        for m in ch.messages:
+            if m.id == mid:
+                m.content, m.embeds = payload.get("content", ""), payload.get("embeds") or []
+                m.components = payload.get("components") or []
+                return m
+        m = Message(id=mid, channel_id=cid, guild_id=None, author=payload["author"], content=payload.get("content", ""),
+                    embeds=payload.get("embeds") or [], components=payload.get("components") or [],
+                    flags=int(payload.get("flags") or 0))
+        ch.messages.append(m)
+        return m
+
     def requests_to(self, pattern: str, method: str | None = None) -> list[Request]:
         rx = re.compile(pattern)
         return [r for r in self.requests if rx.search(r.path) and (method is None or r.method == method)]
