@@ -100,10 +100,13 @@ async def open_table(h: Harness, guild: int, channel: int, user: int) -> int:
     return lt.id
 
 
-async def router_and_owner(url: str) -> tuple[FakeDiscord, Harness, Harness, int]:
-    """One Discord, process 0 (shard 0: it receives the DM clicks) and process 1 driving a table of guild 1."""
+async def router_and_owner(url: str, route_timeout: float | None = None) -> tuple[FakeDiscord, Harness, Harness, int]:
+    """One Discord, process 0 (shard 0: it receives the DM clicks; ``route_timeout``: how long it waits for the
+    owner) and process 1 driving a table of guild 1."""
     fake = fresh_fake()
     p0 = await boot(url, (0,), fake)
+    if route_timeout is not None:
+        p0.bot.cluster.route_timeout = route_timeout
     p1 = await boot(url, (1,), fake)
     return fake, p0, p1, await open_table(p1, G1, CH1, U1)
 
@@ -389,11 +392,8 @@ async def test_a_queued_click_whose_router_died_is_never_applied_late_by_the_nex
     later: the player's old click must not be played by surprise (their token has long expired, nobody would be
     told); it is dropped."""
     monkeypatch.setattr(Cluster, "route_timeout", 0.2)
-    fake = fresh_fake()
-    p0 = await boot(url, (0,), fake)
-    p0.bot.cluster.route_timeout = 3600.0  # its watch is killed with it, below, before it would ever fire
-    p1 = await boot(url, (1,), fake)
-    t1 = await open_table(p1, G1, CH1, U1)
+    # process 0's watch is killed with it, below, before it would ever fire
+    fake, p0, p1, t1 = await router_and_owner(url, route_timeout=3600.0)
     moves = human_moves(p1, t1)
     await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the NOTIFY never arrives
     dm_press(fake, U1, p0)
@@ -461,11 +461,7 @@ async def test_a_routed_click_whose_owner_died_before_applying_it_is_told_moving
     """The owner takes a routed click from the queue and is killed before it applies it: the click is not played,
     and the player is not left waiting on nothing: once the router's wait is over it sees that the process that
     took the click is gone, and tells the player the table is moving (they press again once it has moved)."""
-    fake = fresh_fake()
-    p0 = await boot(url, (0,), fake)
-    p0.bot.cluster.route_timeout = 2.0
-    p1 = await boot(url, (1,), fake)
-    t1 = await open_table(p1, G1, CH1, U1)
+    fake, p0, p1, t1 = await router_and_owner(url, route_timeout=2.0)
     moves = human_moves(p1, t1)
     cluster = p1.bot.cluster
     taken: list[dict[str, Any]] = []
@@ -485,11 +481,7 @@ async def test_a_routed_click_whose_owner_died_before_applying_it_is_told_moving
 async def test_a_routed_click_applied_before_its_owner_died_is_not_told_to_try_again(url):
     """The owner applies a routed click and answers it, then is killed while the router still waits: the router
     must not tell the player that nothing was played."""
-    fake = fresh_fake()
-    p0 = await boot(url, (0,), fake)
-    p0.bot.cluster.route_timeout = 1.0
-    p1 = await boot(url, (1,), fake)
-    t1 = await open_table(p1, G1, CH1, U1)
+    fake, p0, p1, t1 = await router_and_owner(url, route_timeout=1.0)
     moves = human_moves(p1, t1)
     m, cid = controls(fake, U1)
     data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
