@@ -21,7 +21,8 @@ the seat's own tiles, every meld and every river tile.
   honour with two copies unseen, a suited tile whose other three copies are unseen (:func:`feed_discard`).
 - ``easy``: takes every win; discards to the same effective distance (八支, the 花 gate) but with random ties, only
   keeping 八支 once reached; claims and kongs only what builds 花 (Chizhou: honour pungs, kongs) and only when that
-  costs no distance; late and far from 2 花 it lets go of the same tiles as normal. It knows each variant's gates, so four easy AIs win hands everywhere and a match ends.
+  costs no distance; late and far from 2 花 it lets go of the same tiles as normal. It knows each variant's gates,
+  so four easy AIs win hands everywhere and a match ends.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ from .hefei import WAYS_FACTOR as HEFEI_WAYS_FACTOR
 from .hefei import ways_bucket as hefei_ways_bucket
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import flush_chance as wuhu_flush_chance
-from .wuhu import flush_choice as wuhu_flush_choice
+from .wuhu import flush_play as wuhu_flush_play
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
@@ -188,9 +188,6 @@ def danger_features(view: Mapping[str, Any], o: int, tile: int) -> tuple[int, in
 STEP_CAP: dict[str, float] = {"wuhu": 0.65}
 """Per variant: a step further from a legal win keeps at most this share of the chance (beyond two steps, where the
 measured cells are few and borrow from each other)."""
-FLUSH_OFF = frozenset({"wuhu"})
-"""Variants whose one-suit plan counts the concealed tiles of other suits as steps (each must be drawn over): in
-Wuhu the plan was taken in two hands of three and came off in none (200 deals, seed 0)."""
 READY_PUNG_ONLY = frozenset({"hefei"})
 """Variants whose strong AI pungs only to get ready (each of its pungs short of ready is priced below passing): Hefei,
 where the one claimed meld of a hand (H2) also costs 门清 10. Measured on 2,000 deals (seed 0) against the strong AI
@@ -557,10 +554,6 @@ class Know:
         sh = shanten(rc, n_melds)
         key = self.me.key(rc, n_melds, meld_suits, meld_hua, upg)
         d = max(key[0], sh)
-        if self.variant in FLUSH_OFF:
-            # every concealed tile of another suit (or an honour) must go, one a turn, and a tile of the suit come
-            # in for each: the distance is at least their count
-            d = max(d, sum(c) - sum(rc))
         # one suit's tiles only: a step further than the same distance to any win, and fewer tiles serve it
         p = self.chance(d + 1, turns) * FLUSH_RATE / 1000
         return HandValue(p, self.mean_value("flush", is_open), "flush", d)
@@ -747,7 +740,7 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         pick = claim_choice(me, acts, pass_act)
     if kn.variant == "wuhu" and (discards or pick is not None):
         # Wuhu: when the hand the one-suit play leaves is worth most as a 清一色, that play keeps the margin
-        fl = wuhu_flush_choice(view, seat, acts)
+        fl = wuhu_flush_play(me, acts)
         fo = next((o for o in out if o.action == fl), None)
         if fo is not None and fo.plan == "flush":
             pick = fl

@@ -88,10 +88,14 @@ def flush_discard(me: SeatReader, c: Sequence[int], n_melds: int, suit: int, til
 def flush_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> Action:
     """A plain policy that plays for 清一色 only (used to measure the plan's chance): wins are taken, tiles of the
     suit punged and konged, everything else let go first."""
+    return flush_play(SeatReader(view, seat), acts)
+
+
+def flush_play(me: SeatReader, acts: Sequence[Action]) -> Action:
+    """:func:`flush_choice` from the seat's reading of its view (the strong AI has it already)."""
     win = next((a for a in acts if a.type in ("win", "next_hand")), None)
     if win is not None:
         return win
-    me = SeatReader(view, seat)
     c = list(me.counts)
     suit = flush_suit(c, me.meld_suits)
     for a in acts:
