@@ -29,8 +29,9 @@ What a choice leaves:
 Unseen = the variant's copies of the kind - the copies in every river and meld - the seat's own copies.
 
 :attr:`Decision.cost` is the 子 the player's choice gave up against the best (never negative): the difference of the
-two prices, without the margin the AI's own choice keeps when it decides (:attr:`engine.strong.evaluator.Option.margin`),
-so a play the AI would not make but prices as high costs nothing; "the biggest" disagreement is the one that cost most, the earliest on a tie; :attr:`Review.cost` sums a hand's.
+two prices, without the margin the AI's own choice keeps when it decides
+(:attr:`engine.strong.evaluator.Option.margin`), so a play the AI would not make but prices as high costs nothing;
+"the biggest" disagreement is the one that cost most, the earliest on a tie; :attr:`Review.cost` sums a hand's.
 
 >>> from engine.table import Table
 >>> from engine.replay import HandReplay
