@@ -1,4 +1,4 @@
-"""A one-ply look-ahead over the seat's own next draw (Hefei): two discards of the same distance told apart by how
+"""A one-ply look-ahead over the seat's own next draw (Hefei, Wuhu): two discards of the same distance told apart by how
 well the hand they leave improves.
 
 The evaluator prices a hand by the measured chance at its distance and draws left, scaled by its useful tiles against
@@ -16,24 +16,23 @@ follow-up:
 plus, for a ready hand, the chance of winning on a discard before that draw. The look-ahead is only run for the
 discards that leave the hand within :data:`MAX_D` steps of ready (a ready hand's winning tiles, a hand a step away's
 ready hands are priced by the scorer, tile by tile): further away the chance model is all there is to see. Everything
-is read from the seat's view (the evaluator's :class:`~engine.strong.evaluator.Know`); no randomness.
+is read from the seat's view (the evaluator's ``Know``, passed in: this module does not import the evaluator); no
+randomness. Hefei and Wuhu (:data:`VARIANTS`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Any
 
+from ..ai_common import SeatReader
 from ..analysis import combine_groups, group_of, seven_pairs_shanten, shanten_groups
 from ..errors import EngineError
 from ..tiles import HONOR, NUM_KINDS, Hand, Meld
 from ..variants.base import Situation
 
-if TYPE_CHECKING:
-    from .evaluator import Know, Option
-
-VARIANTS: frozenset[str] = frozenset({"hefei"})
+VARIANTS: frozenset[str] = frozenset({"hefei", "wuhu"})
 """The variants whose discards are priced with the look-ahead."""
 MAX_D = 1
 """The look-ahead prices a discard that leaves the hand at most this many steps from ready."""
@@ -53,9 +52,10 @@ class LookAhead:
     """The look-ahead of one decision: its caches are shared by every discard priced (the hands after a draw and a
     discard repeat between them)."""
 
-    def __init__(self, kn: Know, n_melds: int, meld_suits: Sequence[int], meld_hua: int, upg: int,
+    def __init__(self, kn: Any, n_melds: int, meld_suits: Sequence[int], meld_hua: int, upg: int,
                  melds: tuple[Meld, ...]) -> None:
         self.kn = kn
+        self.me: SeatReader = kn.me
         self.n = n_melds
         self.ms = meld_suits
         self.mh = meld_hua
@@ -66,7 +66,7 @@ class LookAhead:
         self._pay: dict[tuple[tuple[int, ...], int], float | None] = {}
 
     def key(self, c: Sequence[int]) -> tuple[int, ...]:
-        return self.kn.me.key(c, self.n, self.ms, self.mh, self.upg)
+        return self.me.key(c, self.n, self.ms, self.mh, self.upg)
 
     def hv(self, c: list[int]) -> tuple[float, float]:
         """The evaluator's (chance to win, ev) of a 3n+1 hand with one own draw fewer."""
@@ -183,8 +183,8 @@ class LookAhead:
         return ron + (1 - ron) * draw_win, ron * vr + (1 - ron) * draw
 
 
-def refine(kn: Know, options: list[Option], c: list[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int,
-           upg: int, melds: tuple[Meld, ...]) -> list[Option]:
+def refine(kn: Any, options: list[Any], c: list[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int,
+           upg: int, melds: tuple[Meld, ...]) -> list[Any]:
     """The discard options that leave the hand within :data:`MAX_D` steps of ready, priced with the look-ahead
     (their danger and shape as before); the other options as they are."""
     la: LookAhead | None = None
