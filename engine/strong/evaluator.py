@@ -67,6 +67,7 @@ from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_play as wuhu_flush_play
 from .wuhu import hun_chance as wuhu_hun_chance
+from .wuhu import sihe_count as wuhu_sihe_count
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
@@ -86,6 +87,8 @@ FLUSH_RATE = 700
 """A one-suit plan's chance: this share (/1000) of the measured chance one step further (only one suit serves)."""
 WUHU_HUN = True
 """Wuhu: the 混一色 play (one suit and 红中, :func:`engine.strong.wuhu.hun_chance`) is priced beside the 清一色."""
+WUHU_SIHE = 0.0
+"""Wuhu: 子 a 四核 in the making (:func:`engine.strong.wuhu.sihe_count`) adds to a plain win before ready."""
 PLAN_ITEMS = {"wuhu": "qing_yi_se", "hefei": "qingyise", "chizhou": "qingyise"}
 """The scorer's item a "flush" plan aims at, per variant (the review names it)."""
 PUNGS_ITEMS = {"chizhou": "duiduihu"}
@@ -477,6 +480,11 @@ class Know:
         pu = self._pungs(c, n_melds, meld_hua, upg, melds, turns, is_open)
         if pu is not None and pu.ev > best.ev:
             best = pu
+        if self.variant == "wuhu" and WUHU_SIHE and best.plan == "" and best.distance > 0:
+            # Wuhu: a 四核 in the making (W6) adds its 嘴子 to a plain win (a ready hand's scorer sees it itself)
+            n = wuhu_sihe_count(c, [m.tile for m in melds if m.kind is MeldKind.PUNG])
+            if n:
+                best = replace(best, value=best.value + WUHU_SIHE * n)
         return best
 
     def _live_waits(self, c: list[int], has_melds: bool) -> Iterator[int]:

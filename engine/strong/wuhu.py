@@ -100,6 +100,22 @@ def flush_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> 
     return flush_play(SeatReader(view, seat), acts)
 
 
+KEEP_SIHE = True
+"""The one-suit plays keep a fourth copy that may sit in a sequence (四核, a 嘴子: with 混一色 a 交, with 清一色 an
+extra 嘴子, W6-W8) instead of a kong (a claimed fourth copy is punged, the held one kept). Measured with
+``calibrate_wuhu_flush.py`` (4,000 hands each, the same deals): 清一色 play 70 交 instead of 57 and -2.51 子 a hand
+instead of -2.95; 混一色 play 82 instead of 67, -2.43 instead of -2.96."""
+
+
+def sihe_room(c: Sequence[int], k: int) -> bool:
+    """Whether a fourth copy of suited ``k`` may go into a sequence beside its triplet (四核): a tile of its suit
+    within two ranks is held."""
+    if k >= HONOR:
+        return False
+    r = k % 9
+    return any(0 <= r + d < 9 and c[k + d] for d in (-2, -1, 1, 2))
+
+
 def flush_play(me: SeatReader, acts: Sequence[Action], red: bool = False) -> Action:
     """:func:`flush_choice` from the seat's reading of its view (the strong AI has it already); ``red``: the 混一色
     play (:func:`hun_choice`)."""
@@ -113,7 +129,7 @@ def flush_play(me: SeatReader, acts: Sequence[Action], red: bool = False) -> Act
         return k is not None and ((k < HONOR and k // 9 == suit) or (red and k == RED))
 
     for a in acts:
-        if a.type == "kong" and in_plan(a.tile):
+        if a.type == "kong" and a.tile is not None and in_plan(a.tile) and not (KEEP_SIHE and sihe_room(c, a.tile)):
             return a
     pungs = [a for a in acts if a.type == "pung" and in_plan(a.tile)]
     if pungs:
@@ -274,3 +290,9 @@ def hun_chance(c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_t
     if p <= 0:
         return None
     return p, HUN_EV[d][t] / p, d
+
+
+def sihe_count(c: Sequence[int], pung_tiles: Sequence[int]) -> int:
+    """The 四核 a 3n+1 hand holds in the making: four copies of a suited tile (all held, or a shown pung and the
+    fourth held) with room for one of them in a sequence (:func:`sihe_room`)."""
+    return sum(1 for k in range(HONOR) if (c[k] == 4 or (c[k] and k in pung_tiles)) and sihe_room(c, k))
