@@ -68,6 +68,7 @@ from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_play as wuhu_flush_play
 from .wuhu import hun_chance as wuhu_hun_chance
 from .wuhu import sihe_count as wuhu_sihe_count
+from .wuhu import sihe_room as wuhu_sihe_room
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
@@ -87,6 +88,8 @@ FLUSH_RATE = 700
 """A one-suit plan's chance: this share (/1000) of the measured chance one step further (only one suit serves)."""
 WUHU_HUN = True
 """Wuhu: the 混一色 play (one suit and 红中, :func:`engine.strong.wuhu.hun_chance`) is priced beside the 清一色."""
+WUHU_KEEP_SIHE = False
+"""Wuhu: a kong (one's own turn) that spends a fourth copy able to join a run (四核) is priced below the best discard."""
 WUHU_SIHE = 0.0
 """Wuhu: 子 a 四核 in the making (:func:`engine.strong.wuhu.sihe_count`) adds to a plain win before ready."""
 PLAN_ITEMS = {"wuhu": "qing_yi_se", "hefei": "qingyise", "chizhou": "qingyise"}
@@ -98,10 +101,16 @@ PUNGS_RATE = 1200
 they may be claimed from any seat)."""
 
 
+HUN_ITEMS = {"wuhu": "hun_yi_se"}
+"""The scorer's item a "hun" plan (Wuhu: one suit and 红中, :func:`engine.strong.wuhu.hun_chance`) aims at."""
+
+
 def plan_item(variant: str, plan: str) -> str:
     """The scorer's item the plan aims at ("" for the plain plan)."""
     if plan == "pungs":
         return PUNGS_ITEMS.get(variant, "")
+    if plan == "hun":
+        return HUN_ITEMS.get(variant, "")
     return PLAN_ITEMS.get(variant, "") if plan else ""
 
 
@@ -763,6 +772,13 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
                 break
     if pick is not None:  # the margin ranks the options; the price (ev) stays chance x value
         out = [replace(o, margin=prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
+    if kn.variant == "wuhu" and WUHU_KEEP_SIHE and discards:
+        # Wuhu: a kong that spends a fourth copy able to join a run (四核, a 嘴子: W6) is priced below the best discard
+        rest = max((o.ev + o.margin for o in out if o.action.type != "kong"), default=None)
+        if rest is not None:
+            out = [replace(o, ev=min(o.ev, rest - 0.01), margin=0.0)
+                   if o.action.type == "kong" and o.action.tile is not None and wuhu_sihe_room(c, o.action.tile)
+                   else o for o in out]
     if kn.variant in READY_PUNG_ONLY and pass_act is not None:
         # one claimed meld a hand (H2): a pung that leaves the hand short of ready is priced below passing
         po = next(o for o in out if o.action == pass_act)
