@@ -1,6 +1,13 @@
-"""Measure the chance of Wuhu's 清一色 plan, or of its one-suit all-pungs plan (run by hand, niced; a few minutes).
+"""Measure the chance of Wuhu's 清一色 plan, of its one-suit all-pungs plan or of its 混一色 play (run by hand, niced; a
+few minutes).
 
-``python -m benchmarks.calibrate_wuhu_flush [--hands N] [--plan flush|pungs] [--write]``
+``python -m benchmarks.calibrate_wuhu_flush [--hands N] [--plan flush|pungs|hun] [--keep-sihe] [--write]``
+
+``--plan hun``: the seat plays :func:`engine.strong.wuhu.hun_choice` (one suit and 红中: 混一色, with a 四核, 对对胡 or
+通天 a 交, else 清一色), the distance is :func:`engine.strong.wuhu.hun_distance`, and the table is the chance of any
+win of the seat with, beside it, the 子 its wins bring per discard; ``--write`` rewrites
+``engine/strong/calibration_wuhu_hun.py``. ``--keep-sihe``: the play keeps a fourth copy that can join a run (四核)
+rather than kong it (:data:`engine.strong.wuhu.KEEP_SIHE`; measured only, never written).
 
 ``--plan pungs``: the seat plays :func:`engine.strong.wuhu.pung_choice` instead (对对胡 of one suit and 红中: with
 混一色 or 清一色 a 交), the distance is :func:`engine.strong.wuhu.pung_distance`, ``--write`` rewrites
@@ -27,6 +34,7 @@ import random
 
 from benchmarks.calibrate_strong import smooth_win
 from engine.ai import SeatReader, choose
+from engine.strong import wuhu
 from engine.strong.wuhu import (
     flush_choice,
     flush_distance,
@@ -51,10 +59,11 @@ def unseen_bucket(unseen: int) -> int:
     return bisect.bisect_right(UNSEEN_EDGES, unseen)
 
 
-def collect(hands: int, first: int = 0, plan: str = "flush") -> tuple[dict[tuple[int, int], list[int]], list[int],
-                                                  list[tuple[int, int, int, int]]]:
+def collect(hands: int, first: int = 0, plan: str = "flush", keep_sihe: bool = False
+            ) -> tuple[dict[tuple[int, int], list[int]], list[int], list[tuple[int, int, int, int]]]:
     """(distance, draws left) -> [discards, 交 (``hun``: any win of the seat), 子 its wins brought], the tally, the
-    rows of the unseen-tile factors."""
+    rows of the unseen-tile factors. ``keep_sihe``: the play keeps 四核 rather than kong (``wuhu.KEEP_SIHE``)."""
+    wuhu.KEEP_SIHE = keep_sihe
     win: dict[tuple[int, int], list[int]] = collections.defaultdict(lambda: [0, 0, 0])
     rows: list[tuple[int, int, int, int]] = []  # (distance, draws left, unseen bucket, 交) of every discard
     tally = [0, 0, 0, 0]  # hands, 交 wins, plain wins, 子 of the seat
@@ -124,7 +133,8 @@ def unseen_factors(table: list[list[float]], rows: list[tuple[int, int, int, int
     return [round(g / e, 3) if e >= 5 and x >= 40 else 1.0 for g, e, x in zip(got, exp, n, strict=True)]
 
 
-def _one(args: tuple[int, int, str]) -> tuple[dict[tuple[int, int], list[int]], list[int], list[tuple[int, int, int, int]]]:
+def _one(args: tuple[int, int, str, bool]
+         ) -> tuple[dict[tuple[int, int], list[int]], list[int], list[tuple[int, int, int, int]]]:
     w, tl, rows = collect(*args)
     return dict(w), tl, rows
 
@@ -139,10 +149,14 @@ def main() -> None:
     ap.add_argument("--plan", choices=("flush", "pungs", "hun"), default="flush",
                     help="flush: 清一色 (calibration_wuhu.py); pungs: one-suit all pungs (calibration_wuhu_pungs.py); "
                          "hun: one suit and 红中, any win and its 子 (calibration_wuhu_hun.py)")
+    ap.add_argument("--keep-sihe", action="store_true",
+                    help="the play keeps a fourth copy that can join a run (四核) rather than kong it (not with --write)")
     args = ap.parse_args()
+    if args.keep_sihe and args.write:
+        ap.error("--keep-sihe measures the play that keeps 四核; the tables are those of the play the strong AI uses")
     per = args.hands // args.jobs
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        parts = pool.map(_one, [(per, j * per, args.plan) for j in range(args.jobs)])
+        parts = pool.map(_one, [(per, j * per, args.plan, args.keep_sihe) for j in range(args.jobs)])
     win: dict[tuple[int, int], list[int]] = collections.defaultdict(lambda: [0, 0, 0])
     tally = [0, 0, 0, 0]
     rows: list[tuple[int, int, int, int]] = []

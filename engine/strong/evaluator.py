@@ -67,8 +67,6 @@ from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_play as wuhu_flush_play
 from .wuhu import hun_chance as wuhu_hun_chance
-from .wuhu import sihe_count as wuhu_sihe_count
-from .wuhu import sihe_room as wuhu_sihe_room
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
@@ -86,12 +84,9 @@ PRIOR = 0.3
 """The normal AI's choice keeps the decision unless another option is worth this much more (a share of its ev)."""
 FLUSH_RATE = 700
 """A one-suit plan's chance: this share (/1000) of the measured chance one step further (only one suit serves)."""
-WUHU_HUN = True
-"""Wuhu: the 混一色 play (one suit and 红中, :func:`engine.strong.wuhu.hun_chance`) is priced beside the 清一色."""
-WUHU_KEEP_SIHE = False
-"""Wuhu: a kong (one's own turn) that spends a fourth copy able to join a run (四核) is priced below the best discard."""
-WUHU_SIHE = 0.0
-"""Wuhu: 子 a 四核 in the making (:func:`engine.strong.wuhu.sihe_count`) adds to a plain win before ready."""
+WUHU_HUN = False
+"""Wuhu: price the 混一色 play (one suit and 红中, :func:`engine.strong.wuhu.hun_chance`) beside the 清一色, its play
+keeping the margin when it is worth most. Measured and not kept (docs/strong-ai.md: as many 子 as without it)."""
 PLAN_ITEMS = {"wuhu": "qing_yi_se", "hefei": "qingyise", "chizhou": "qingyise"}
 """The scorer's item a "flush" plan aims at, per variant (the review names it)."""
 PUNGS_ITEMS = {"chizhou": "duiduihu"}
@@ -489,11 +484,6 @@ class Know:
         pu = self._pungs(c, n_melds, meld_hua, upg, melds, turns, is_open)
         if pu is not None and pu.ev > best.ev:
             best = pu
-        if self.variant == "wuhu" and WUHU_SIHE and best.plan == "" and best.distance > 0:
-            # Wuhu: a 四核 in the making (W6) adds its 嘴子 to a plain win (a ready hand's scorer sees it itself)
-            n = wuhu_sihe_count(c, [m.tile for m in melds if m.kind is MeldKind.PUNG])
-            if n:
-                best = replace(best, value=best.value + WUHU_SIHE * n)
         return best
 
     def _live_waits(self, c: list[int], has_melds: bool) -> Iterator[int]:
@@ -772,13 +762,6 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
                 break
     if pick is not None:  # the margin ranks the options; the price (ev) stays chance x value
         out = [replace(o, margin=prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
-    if kn.variant == "wuhu" and WUHU_KEEP_SIHE and discards:
-        # Wuhu: a kong that spends a fourth copy able to join a run (四核, a 嘴子: W6) is priced below the best discard
-        rest = max((o.ev + o.margin for o in out if o.action.type != "kong"), default=None)
-        if rest is not None:
-            out = [replace(o, ev=min(o.ev, rest - 0.01), margin=0.0)
-                   if o.action.type == "kong" and o.action.tile is not None and wuhu_sihe_room(c, o.action.tile)
-                   else o for o in out]
     if kn.variant in READY_PUNG_ONLY and pass_act is not None:
         # one claimed meld a hand (H2): a pung that leaves the hand short of ready is priced below passing
         po = next(o for o in out if o.action == pass_act)

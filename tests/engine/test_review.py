@@ -302,11 +302,15 @@ def _wuhu_dealer(hand: str) -> Table:
                      dealer=0)
 
 
-def test_a_tile_of_the_suit_let_go_from_one_suit_and_red_is_a_bigger_hand_missed():
-    # Wuhu: eight 万, three 红中 and three lone tiles at the deal. The strong AI plays for one suit and 红中 (混一色:
-    # with a 四核 or 对对胡 beside it a 交, measured by ``calibrate_wuhu_flush.py --plan hun``) and lets a lone 筒 or
-    # 条 go; a player who lets a 万 go keeps a plain hand, and the card names the hand missed in the player's language
+def test_a_tile_of_the_suit_let_go_from_one_suit_and_red_is_a_bigger_hand_missed(monkeypatch):
+    # Wuhu: eight 万, three 红中 and three lone tiles at the deal. A strong AI that plays for one suit and 红中
+    # (混一色: with a 四核 or 对对胡 beside it a 交, measured by ``calibrate_wuhu_flush.py --plan hun``; ``WUHU_HUN``, not
+    # kept) lets a lone 筒 or 条 go; a player who lets a 万 go keeps a plain hand, and the card names the hand missed
+    # in the player's language
+    from engine.strong import evaluator
     from render.replay import describe_reason
+
+    monkeypatch.setattr(evaluator, "WUHU_HUN", True)
 
     t = _wuhu_dealer("123456m99m777z4p8s5s")
     d = review_decision(t.view(0), Action("discard", 0, _kinds("1m")[0]))
@@ -335,8 +339,7 @@ def test_the_loss_of_a_plain_play_against_the_flush_plan_is_the_prices_differenc
 
     assert d.played.ev == pytest.approx(price(d.played), abs=1e-9)
     assert d.ai.ev == pytest.approx(price(d.ai), abs=1e-9)
-    # 9.5 since the 清一色 table was measured on play that keeps 四核 (more often a 交; 3.9 before)
-    assert d.cost == round(price(d.ai) - price(d.played), 1) == 9.5
+    assert d.cost == round(price(d.ai) - price(d.played), 1) == 3.9
 
 
 def test_a_hefei_pung_short_of_ready_is_explained_by_the_menqing_it_gives_up():

@@ -307,11 +307,18 @@ def test_wuhu_pung_play_lets_the_off_tiles_go_and_pungs_its_suit():
     v["last_discard"] = {"seat": 1, "tile": k}
     assert pung_choice(v, 0, [Action("pung", 0, k), Action("pass", 0)]).type == "pung"
 
-def test_wuhu_one_suit_plays_keep_a_sihe_rather_than_kong():
-    # four 4m beside 5m-8m: the fourth 4m can sit in a run (四核, a 嘴子: with 混一色 a 交), so the one-suit plays do
-    # not kong it (measured: more 交 and fewer 子 lost); four 1m with no 2m or 3m held have no run to join: kong
+def test_wuhu_one_suit_plays_keep_a_sihe_rather_than_kong(monkeypatch):
+    # four 4m beside 5m-8m: the fourth 4m can sit in a run (四核, a 嘴子: with 混一色 a 交), so the one-suit plays that
+    # keep 四核 (measured: more 交 and fewer 子 lost, not kept: no gain in the duel) do not kong it; four 1m with no
+    # 2m or 3m held have no run to join: kong. The plays the strong AI uses kong both.
+    from engine.strong import wuhu
     from engine.strong.wuhu import flush_choice, hun_choice
 
+    v = _view("wuhu", "44445678m123999m", wall=60)
+    k = parse_hand("4m").concealed[0]
+    acts = [Action.from_json(x) for x in v["legal"]] + [Action("kong", 0, k)]
+    assert flush_choice(v, 0, acts) == Action("kong", 0, k)
+    monkeypatch.setattr(wuhu, "KEEP_SIHE", True)
     for play in (flush_choice, hun_choice):
         v = _view("wuhu", "44445678m123999m", wall=60)
         k = parse_hand("4m").concealed[0]
@@ -337,9 +344,13 @@ def test_wuhu_hun_play_keeps_the_red_dragon():
     assert hun_distance(c, 0, 0)[0] < flush_distance(c, 0, 0)[0]
 
 
-def test_wuhu_strong_aims_at_one_suit_and_red():
+def test_wuhu_strong_aims_at_one_suit_and_red(monkeypatch):
     # nine 万 and three 红中 with two lone tiles, early: the hand is a step from a ready hand of 万 and 红中, measured
-    # (``calibrate_wuhu_flush.py --plan hun``) to win a 交 often; the plan is priced and a lone 筒 or 条 goes
+    # (``calibrate_wuhu_flush.py --plan hun``) to win a 交 often; with the plan priced (``WUHU_HUN``: measured, not
+    # kept) a lone 筒 or 条 goes
+    from engine.strong import evaluator
+
+    monkeypatch.setattr(evaluator, "WUHU_HUN", True)
     v = _view("wuhu", "2345678m99m777z4p8s", wall=60)
     best = evaluate(v, 0).best
     assert best.plan == "hun" and best.value > 40
@@ -427,9 +438,8 @@ def test_wuhu_strong_price_is_chance_times_value_without_the_decision_margin():
     # Wuhu, late enough that the 清一色 plan (a 交: ~100 子) is a long shot: the strong AI still plays for it (3s,
     # the one-suit play keeps the margin), but the prices are chance x value: 1m (a plain hand, 79% to win) is priced
     # above 3s. Before, the margin (30% of the plan's ev) was added to the price: 3s showed 14.3 子 for 11.0, above 1m
-    # (13.6), and the review charged a player who kept the plain hand a loss for it (wall 42 then; 38 since the
-    # 清一色 table was measured on play that keeps 四核, more often a 交)
-    v = _view("wuhu", "14455667888m123s", wall=38)
+    # (13.6), and the review charged a player who kept the plain hand a loss for it
+    v = _view("wuhu", "14455667888m123s", wall=42)
     ev = evaluate(v, 0)
     assert ev.best.action.tile == parse_hand("3s").concealed[0] and ev.best.plan == "flush"
     for o in ev.options:
