@@ -316,7 +316,7 @@ def test_a_tile_of_the_suit_let_go_from_one_suit_and_red_is_a_bigger_hand_missed
     d = review_decision(t.view(0), Action("discard", 0, _kinds("1m")[0]))
     assert d.ai.plan == "hun" and d.played.plan == "" and d.reason == "bigger" and d.item == "hun_yi_se"
     assert d.ai.action.tile in _kinds("4p8s5s")
-    assert describe_reason(d, "en").startswith("bigger hand: one suit and 红中 (混一色: with another 嘴子 a 交)")
+    assert describe_reason(d, "en").startswith("bigger hand: one suit and Red Dragons (half flush, 混一色: with another 嘴子 a 交)")
     assert describe_reason(d, "zh").startswith("更大的牌：混一色（再配一个嘴子成交）")
     assert describe_reason(d, "zh-TW").startswith("更大的牌：混一色（再配一個嘴子成交）")
 
