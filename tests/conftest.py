@@ -70,6 +70,7 @@ RUN_FIRST = (
     "tests/bot/test_startup_db.py",
     "tests/engine/test_review.py",
     "tests/cogs/test_table_requests.py",
+    "tests/test_suite_hangs.py",
 )
 
 
