@@ -127,7 +127,10 @@ def _write_hang_report(nodeid: str) -> None:
         f.write(out.getvalue())
         f.flush()
         faulthandler.dump_traceback(file=f, all_threads=True)
-    sys.__stderr__.write(f"{nodeid}: about to time out; what it was doing: {path}\n")
+    # (run without workers, this process ends before its summary: the tasks go to the terminal too; pytest-timeout
+    # prints the threads)
+    sys.__stderr__.write(out.getvalue() + f"(also in {path})\n")
+    sys.__stderr__.flush()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
