@@ -1,6 +1,13 @@
-"""Measure the chance of Wuhu's 清一色 plan, or of its one-suit all-pungs plan (run by hand, niced; a few minutes).
+"""Measure the chance of Wuhu's 清一色 plan, of its one-suit all-pungs plan or of its 混一色 play (run by hand, niced; a
+few minutes).
 
-``python -m benchmarks.calibrate_wuhu_flush [--hands N] [--plan flush|pungs] [--write]``
+``python -m benchmarks.calibrate_wuhu_flush [--hands N] [--plan flush|pungs|hun] [--keep-sihe] [--write]``
+
+``--plan hun``: the seat plays :func:`engine.strong.wuhu.hun_choice` (one suit and 红中: 混一色, with a 四核, 对对胡 or
+通天 a 交, else 清一色), the distance is :func:`engine.strong.wuhu.hun_distance`, and the table is the chance of any
+win of the seat with, beside it, the 子 its wins bring per discard; ``--write`` rewrites
+``engine/strong/calibration_wuhu_hun.py``. ``--keep-sihe``: the play keeps a fourth copy that can join a run (四核)
+rather than kong it (:data:`engine.strong.wuhu.KEEP_SIHE`; measured only, never written).
 
 ``--plan pungs``: the seat plays :func:`engine.strong.wuhu.pung_choice` instead (对对胡 of one suit and 红中: with
 混一色 or 清一色 a 交), the distance is :func:`engine.strong.wuhu.pung_distance`, ``--write`` rewrites
@@ -27,10 +34,13 @@ import random
 
 from benchmarks.calibrate_strong import smooth_win
 from engine.ai import SeatReader, choose
+from engine.strong import wuhu
 from engine.strong.wuhu import (
     flush_choice,
     flush_distance,
     flush_suit,
+    hun_choice,
+    hun_distance,
     pung_choice,
     pung_distance,
     pung_suit,
@@ -49,9 +59,12 @@ def unseen_bucket(unseen: int) -> int:
     return bisect.bisect_right(UNSEEN_EDGES, unseen)
 
 
-def collect(hands: int, first: int = 0, plan: str = "flush") -> tuple[dict[tuple[int, int], list[int]], list[int],
-                                                  list[tuple[int, int, int, int]]]:
-    win: dict[tuple[int, int], list[int]] = collections.defaultdict(lambda: [0, 0])
+def collect(hands: int, first: int = 0, plan: str = "flush", keep_sihe: bool = False
+            ) -> tuple[dict[tuple[int, int], list[int]], list[int], list[tuple[int, int, int, int]]]:
+    """(distance, draws left) -> [discards, 交 (``hun``: any win of the seat), 子 its wins brought], the tally, the
+    rows of the unseen-tile factors. ``keep_sihe``: the play keeps 四核 rather than kong (``wuhu.KEEP_SIHE``)."""
+    wuhu.KEEP_SIHE = keep_sihe
+    win: dict[tuple[int, int], list[int]] = collections.defaultdict(lambda: [0, 0, 0])
     rows: list[tuple[int, int, int, int]] = []  # (distance, draws left, unseen bucket, 交) of every discard
     tally = [0, 0, 0, 0]  # hands, 交 wins, plain wins, 子 of the seat
     for i in range(first, first + hands):
@@ -66,7 +79,7 @@ def collect(hands: int, first: int = 0, plan: str = "flush") -> tuple[dict[tuple
                 a = la[0]
             elif s == me_seat:
                 v = t.view(s)
-                a = (pung_choice if plan == "pungs" else flush_choice)(v, s, la)
+                a = {"pungs": pung_choice, "hun": hun_choice}.get(plan, flush_choice)(v, s, la)
             else:
                 a = choose(t, s, la, "normal", rng)
             if s == me_seat and a.type == "discard" and a.tile is not None:
@@ -79,7 +92,7 @@ def collect(hands: int, first: int = 0, plan: str = "flush") -> tuple[dict[tuple
                     d = pung_distance(c, me.n_melds, suit, me.remaining)[0]
                 else:
                     suit = flush_suit(c, me.meld_suits)
-                    d = flush_distance(c, me.n_melds, suit)[0]
+                    d = (hun_distance if plan == "hun" else flush_distance)(c, me.n_melds, suit)[0]
                 turns = max(0, v["wall_count"] - t.V.reserve) // 4
                 recs.append((min(d, D_MAX), min(turns, T_MAX), unseen_bucket(sum(me.remaining[suit * 9 : suit * 9 + 9]))))
             t.apply(a)
@@ -90,10 +103,13 @@ def collect(hands: int, first: int = 0, plan: str = "flush") -> tuple[dict[tuple
         tally[1] += jiao
         tally[2] += me_seat in winners and not jiao
         tally[3] += result["payments"][me_seat]
+        won = me_seat in winners
+        gain = result["payments"][me_seat] if won else 0
         for d, tt, b in recs:
             x = win[(d, tt)]
             x[0] += 1
-            x[1] += jiao
+            x[1] += won if plan == "hun" else jiao
+            x[2] += gain
             rows.append((d, tt, b, int(jiao)))
     return win, tally, rows
 
@@ -117,7 +133,8 @@ def unseen_factors(table: list[list[float]], rows: list[tuple[int, int, int, int
     return [round(g / e, 3) if e >= 5 and x >= 40 else 1.0 for g, e, x in zip(got, exp, n, strict=True)]
 
 
-def _one(args: tuple[int, int, str]) -> tuple[dict[tuple[int, int], list[int]], list[int], list[tuple[int, int, int, int]]]:
+def _one(args: tuple[int, int, str, bool]
+         ) -> tuple[dict[tuple[int, int], list[int]], list[int], list[tuple[int, int, int, int]]]:
     w, tl, rows = collect(*args)
     return dict(w), tl, rows
 
@@ -129,20 +146,25 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=4000)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--write", action="store_true")
-    ap.add_argument("--plan", choices=("flush", "pungs"), default="flush",
-                    help="flush: 清一色 (calibration_wuhu.py); pungs: one-suit all pungs (calibration_wuhu_pungs.py)")
+    ap.add_argument("--plan", choices=("flush", "pungs", "hun"), default="flush",
+                    help="flush: 清一色 (calibration_wuhu.py); pungs: one-suit all pungs (calibration_wuhu_pungs.py); "
+                         "hun: one suit and 红中, any win and its 子 (calibration_wuhu_hun.py)")
+    ap.add_argument("--keep-sihe", action="store_true",
+                    help="the play keeps a fourth copy that can join a run (四核) rather than kong it (not with --write)")
     args = ap.parse_args()
+    if args.keep_sihe and args.write:
+        ap.error("--keep-sihe measures the play that keeps 四核; the tables are those of the play the strong AI uses")
     per = args.hands // args.jobs
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        parts = pool.map(_one, [(per, j * per, args.plan) for j in range(args.jobs)])
-    win: dict[tuple[int, int], list[int]] = collections.defaultdict(lambda: [0, 0])
+        parts = pool.map(_one, [(per, j * per, args.plan, args.keep_sihe) for j in range(args.jobs)])
+    win: dict[tuple[int, int], list[int]] = collections.defaultdict(lambda: [0, 0, 0])
     tally = [0, 0, 0, 0]
     rows: list[tuple[int, int, int, int]] = []
     for w, tl, r in parts:
         rows += r
         for k, x in w.items():
-            win[k][0] += x[0]
-            win[k][1] += x[1]
+            for i in range(3):
+                win[k][i] += x[i]
         tally = [a + b for a, b in zip(tally, tl, strict=True)]
     print(f"hands {tally[0]}: 交 {tally[1]} ({tally[1] / tally[0]:.1%}), plain wins {tally[2]}, "
           f"子/hand {tally[3] / tally[0]:+.2f}")
@@ -154,7 +176,22 @@ def main() -> None:
     factors = unseen_factors(table, rows)
     print("unseen edges", UNSEEN_EDGES, "samples", [sum(1 for r in rows if r[0] <= UNSEEN_D and r[2] == b)
                                                     for b in range(len(factors))], "factors", factors)
-    if args.write and args.plan == "pungs":
+    if args.plan == "hun":
+        ev = smooth_win({k: [x[0], x[2]] for k, x in win.items()}, D_MAX, T_MAX, window=8, digits=3)
+        print("子 won per discard")
+        for d, row in enumerate(ev):
+            print(d, row)
+    if args.write and args.plan == "hun":
+        path = pathlib.Path(__file__).resolve().parent.parent / "engine" / "strong" / "calibration_wuhu_hun.py"
+        path.write_text(
+            '"""Wuhu\'s one-suit-and-红中 play (混一色; 清一色, 四核, 对对胡 ...), measured (generated by '
+            '``benchmarks/calibrate_wuhu_flush.py --plan hun``; do not edit by hand)."""'
+            f"\n\nHANDS = {tally[0]}\n\"\"\"Hands of play its figures come from.\"\"\"\n\nHUN_WIN: list[list[float]] = "
+            f"{table!r}\n\"\"\"[distance to a ready hand of one suit and 红中 0..{D_MAX}][own draws left 0..{T_MAX}]: the "
+            "chance a seat playing for it wins.\"\"\"\n\nHUN_EV: list[list[float]] = "
+            f"{ev!r}\n\"\"\"The same cells: the 子 its wins bring, per discard.\"\"\"\n", encoding="utf-8")
+        print(f"wrote {path}")
+    elif args.write and args.plan == "pungs":
         path = pathlib.Path(__file__).resolve().parent.parent / "engine" / "strong" / "calibration_wuhu_pungs.py"
         path.write_text(
             '"""Wuhu\'s one-suit all-pungs plan (对对胡 with 混一色 or 清一色), measured (generated by '

@@ -184,8 +184,10 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
 
 
 def _variant_of_item(item: str) -> str:
-    from engine.strong.evaluator import PLAN_ITEMS, PUNGS_ITEMS
+    from engine.strong.evaluator import HUN_ITEMS, PLAN_ITEMS, PUNGS_ITEMS
 
+    if item in HUN_ITEMS.values():  # Wuhu's one suit and 红中 (混一色): render.review.item.wuhu_hun
+        return next(f"{v}_hun" for v, code in HUN_ITEMS.items() if code == item)
     return next((v for items in (PLAN_ITEMS, PUNGS_ITEMS) for v, code in items.items() if code == item), "wuhu")
 
 

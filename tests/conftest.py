@@ -10,9 +10,17 @@ fails.
 Also here: the temporary files in RAM, how many xdist workers run, and which tests run first (see
 docs/architecture.md, "How the suite runs")."""
 
+import asyncio
+import faulthandler
+import gc
+import io
 import logging
 import os
+import shutil
+import sys
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,6 +70,7 @@ RUN_FIRST = (
     "tests/bot/test_startup_db.py",
     "tests/engine/test_review.py",
     "tests/cogs/test_table_requests.py",
+    "tests/test_suite_hangs.py",
 )
 
 
@@ -72,6 +81,86 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return next((i for i, prefix in enumerate(RUN_FIRST) if item.nodeid.startswith(prefix)), len(RUN_FIRST))
 
     items.sort(key=rank)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# a hang says where it hangs: pytest-timeout (``timeout`` in pyproject.toml) prints every thread's stack and ends the
+# worker; for a test on an event loop that is only the loop's ``select``, so the tasks' own stacks are printed first
+
+
+def _timeout_of(item: pytest.Item) -> float:
+    marker = item.get_closest_marker("timeout")
+    if marker is not None and marker.args:
+        return float(marker.args[0])
+    try:
+        return float(item.config.getini("timeout") or 0)
+    except (ValueError, KeyError):
+        return 0.0
+
+
+#: where a worker about to time out writes what it was doing (the controller prints it at the end: an xdist worker's
+#: own stderr reaches no one)
+HANG_DIR = "MJBOT_TEST_HANG_DIR"
+
+
+def _write_hang_report(nodeid: str) -> None:
+    """Every thread's stack and every unfinished task of every open event loop of this process, with its stack, to
+    a file of :data:`HANG_DIR`."""
+    out = io.StringIO()
+    loops = [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop) and not o.is_closed()]
+    print(f"+++ {nodeid} is about to time out in process {os.getpid()}: "
+          f"the asyncio tasks of its {len(loops)} open event loop(s) +++", file=out)
+    for loop in loops:
+        tasks: list[asyncio.Task[object]] = []
+        for _ in range(10):  # the loop's thread may change the set of tasks meanwhile
+            try:
+                tasks = list(asyncio.all_tasks(loop))
+                break
+            except RuntimeError:
+                continue
+        for task in tasks:
+            task.print_stack(limit=25, file=out)
+    print("+++ every thread +++", file=out)
+    folder = Path(os.environ.get(HANG_DIR) or tempfile.gettempdir())
+    path = folder / f"hang-{os.getpid()}-{threading.get_ident()}.txt"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(out.getvalue())
+        f.flush()
+        faulthandler.dump_traceback(file=f, all_threads=True)
+    # (run without workers, this process ends before its summary: the tasks go to the terminal too; pytest-timeout
+    # prints the threads)
+    sys.__stderr__.write(out.getvalue() + f"(also in {path})\n")
+    sys.__stderr__.flush()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput") and not os.environ.get(HANG_DIR):  # the controller, before workers
+        os.environ[HANG_DIR] = tempfile.mkdtemp(prefix="mjbot-test-hangs-")
+        session.config.add_cleanup(lambda: shutil.rmtree(os.environ.pop(HANG_DIR), ignore_errors=True))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    folder = os.environ.get(HANG_DIR)
+    if hasattr(terminalreporter.config, "workerinput") or not folder or not Path(folder).is_dir():
+        return
+    for report in sorted(Path(folder).glob("hang-*.txt")):
+        terminalreporter.section(f"a test that timed out: {report.name}")
+        terminalreporter.write(report.read_text(encoding="utf-8", errors="replace"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    timeout = _timeout_of(item)
+    timer = None
+    if timeout > 0:
+        timer = threading.Timer(max(timeout - 10.0, timeout * 0.9), _write_hang_report, args=(item.nodeid,))
+        timer.daemon = True
+        timer.start()
+    try:
+        yield
+    finally:
+        if timer is not None:
+            timer.cancel()
 
 
 # ---------------------------------------------------------------------------------------------------------------

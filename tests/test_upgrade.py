@@ -31,9 +31,13 @@ def _block_after(heading: str, marker: str) -> list[str]:
 def _run(lines: list[str], cwd: Path, opt: Path) -> None:
     script = "set -euo pipefail\n" + "\n".join(ln.replace("/opt/mjbot", str(opt)) for ln in lines)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "MJBOT_", "VIRTUAL_ENV"))}
-    env["HOME"] = str(cwd.parent)  # nothing written to the real user's folders
+    real_home = Path.home()
+    env["HOME"] = str(cwd.parent)  # nothing written to the real user's folders, but pip's configuration and cache,
+    # as a server owner running these lines has them (the package index CI's own install used, the wheels it fetched)
+    env.setdefault("XDG_CONFIG_HOME", str(real_home / ".config"))
+    env.setdefault("XDG_CACHE_HOME", str(real_home / ".cache"))
     env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '')}"  # python3 = the Python the suite runs on
-    p = subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    p = subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, f"{script}\n--- stdout\n{p.stdout[-3000:]}\n--- stderr\n{p.stderr[-3000:]}"
 
 
@@ -57,6 +61,7 @@ def _checkout(dest: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="needs a git checkout")
+@pytest.mark.timeout(1500)  # two runs of pip of at most 600 s each (the package index may be slow)
 def test_the_readme_upgrade_lines_install_the_newer_code(tmp_path):
     src, opt = tmp_path / "mjbot", tmp_path / "opt"
     src.mkdir()

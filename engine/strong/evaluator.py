@@ -69,6 +69,7 @@ from .lookahead import refine as lookahead_refine
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_play as wuhu_flush_play
+from .wuhu import hun_chance as wuhu_hun_chance
 
 # The shapes a hand may aim at, as typical hands the variant's scorer prices (concealed, with a claimed meld).
 # plan "" = any legal win; "flush" = one suit (``honours``: whether honours may stay: 混一色 counts in Chizhou).
@@ -86,6 +87,9 @@ PRIOR = 0.3
 """The normal AI's choice keeps the decision unless another option is worth this much more (a share of its ev)."""
 FLUSH_RATE = 700
 """A one-suit plan's chance: this share (/1000) of the measured chance one step further (only one suit serves)."""
+WUHU_HUN = False
+"""Wuhu: price the 混一色 play (one suit and 红中, :func:`engine.strong.wuhu.hun_chance`) beside the 清一色, its play
+keeping the margin when it is worth most. Measured and not kept (docs/strong-ai.md: as many 子 as without it)."""
 PLAN_ITEMS = {"wuhu": "qing_yi_se", "hefei": "qingyise", "chizhou": "qingyise"}
 """The scorer's item a "flush" plan aims at, per variant (the review names it)."""
 PUNGS_ITEMS = {"chizhou": "duiduihu"}
@@ -95,10 +99,16 @@ PUNGS_RATE = 1200
 they may be claimed from any seat)."""
 
 
+HUN_ITEMS = {"wuhu": "hun_yi_se"}
+"""The scorer's item a "hun" plan (Wuhu: one suit and 红中, :func:`engine.strong.wuhu.hun_chance`) aims at."""
+
+
 def plan_item(variant: str, plan: str) -> str:
     """The scorer's item the plan aims at ("" for the plain plan)."""
     if plan == "pungs":
         return PUNGS_ITEMS.get(variant, "")
+    if plan == "hun":
+        return HUN_ITEMS.get(variant, "")
     return PLAN_ITEMS.get(variant, "") if plan else ""
 
 
@@ -529,14 +539,17 @@ class Know:
             return None
         if self.variant == "wuhu":  # the plan's chance measured on play that goes for it (engine/strong/wuhu.py)
             got = wuhu_flush_chance(c, n_melds, meld_suits, [m.tile for m in melds], turns)
+            hun = wuhu_hun_chance(c, n_melds, meld_suits, [m.tile for m in melds], turns) if WUHU_HUN else None
+            hv = None if hun is None else HandValue(hun[0], hun[1], "hun", hun[2])  # one suit and 红中 (混一色)
             if got is None:
-                return None
+                return hv
             if got[1] == 0 and next(self._live_waits(c, bool(melds)), None) is None:
                 # ready, but every tile it waits on is in sight: the wait must change first, a step from ready
                 row = WUHU_FLUSH_WIN[1]
                 got = (row[min(max(turns, 0), len(row) - 1)], 1)
             vs, vr = self.plan_value("flush", is_open)  # a 交 is paid uncapped: the scorer's amount as it is
-            return HandValue(got[0], vs if vr is None else (vs + vr * 1.2) / 2.2, "flush", got[1])
+            fl = HandValue(got[0], vs if vr is None else (vs + vr * 1.2) / 2.2, "flush", got[1])
+            return hv if hv is not None and hv.ev > fl.ev else fl
         tot = [sum(c[s * 9 : s * 9 + 9]) + meld_suits[s] for s in range(3)]
         s = max(range(3), key=lambda x: tot[x])
         off = sum(tot) - tot[s]
@@ -745,11 +758,13 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         pick = claim_choice(me, acts, pass_act)
     if kn.variant == "wuhu" and (discards or pick is not None):
         # Wuhu: when the hand the one-suit play leaves is worth most as a 清一色, that play keeps the margin
-        fl = wuhu_flush_play(me, acts)
-        fo = next((o for o in out if o.action == fl), None)
-        if fo is not None and fo.plan == "flush":
-            pick = fl
-            prior = WUHU_FLUSH_PRIOR
+        for red in (False, True) if WUHU_HUN else (False,):  # 清一色, then one suit and 红中 (混一色)
+            fl = wuhu_flush_play(me, acts, red)
+            fo = next((o for o in out if o.action == fl), None)
+            if fo is not None and fo.plan == ("hun" if red else "flush"):
+                pick = fl
+                prior = WUHU_FLUSH_PRIOR
+                break
     if pick is not None:  # the margin ranks the options; the price (ev) stays chance x value
         out = [replace(o, margin=prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
     if kn.variant in READY_PUNG_ONLY and pass_act is not None:

@@ -8,6 +8,11 @@ its suit punged or konged) completes the 清一色 from a given distance with so
 normal AIs (``benchmarks/calibrate_wuhu_flush.py``). The evaluator (:mod:`engine.strong.evaluator`) calls
 :func:`flush_chance` for the plan's chance and, when the plan is worth most, gives :func:`flush_choice`'s action the
 margin the normal AI's choice has otherwise.
+
+Beside it the **混一色 play** (:func:`hun_choice`: one suit and 红中; 混一色 alone is a 嘴子, with a 四核, 对对胡 or 通天
+a 交, W8; without 红中 a 清一色), priced by what it is measured to win (:data:`HUN_WIN`, :data:`HUN_EV`: the chance and
+the 子 of its wins, whatever the scorer finds in them). Both plays keep a fourth copy that can join a run (四核,
+:func:`sihe_room`) rather than kong it (:data:`KEEP_SIHE`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ from ..analysis import shanten
 from ..table.actions import Action
 from ..tiles import HONOR, NUM_KINDS
 from .calibration_wuhu import FLUSH_WIN
+from .calibration_wuhu_hun import HUN_EV, HUN_WIN
+
+RED = HONOR + 6
+"""红中 (7z), the one honour of Wuhu's tiles."""
 
 
 def flush_suit(c: Sequence[int], meld_suits: Sequence[int]) -> int:
@@ -66,15 +75,20 @@ def _plan_discard(c: Sequence[int], tiles: Sequence[int], in_plan: Callable[[int
     return min(sorted(set(tiles)), key=after)
 
 
-def flush_discard(me: SeatReader, c: Sequence[int], n_melds: int, suit: int, tiles: Sequence[int]) -> int:
-    """The discard of a seat playing for 清一色 of ``suit`` among ``tiles``: an off-suit tile (the least useful first),
-    else the suit's tile that leaves the lowest shanten with the most unseen useful tiles."""
+def flush_discard(me: SeatReader, c: Sequence[int], n_melds: int, suit: int, tiles: Sequence[int],
+                  red: bool = False) -> int:
+    """The discard of a seat playing for 清一色 of ``suit`` (``red``: 混一色, 红中 kept too) among ``tiles``: a tile
+    outside the plan (the least useful first), else the plan's tile that leaves the lowest shanten with the most unseen
+    useful tiles."""
+
+    def in_plan(k: int) -> bool:
+        return (k < HONOR and k // 9 == suit) or (red and k == RED)
 
     def key(cc: list[int], _k: int) -> tuple[int, int]:
         sh = shanten(cc, n_melds)
         useful = 0
         for j in near_kinds(cc):
-            if j // 9 != suit or j >= HONOR or not me.remaining[j]:
+            if not in_plan(j) or not me.remaining[j]:
                 continue
             cc[j] += 1
             if shanten(cc, n_melds) < sh:
@@ -82,7 +96,7 @@ def flush_discard(me: SeatReader, c: Sequence[int], n_melds: int, suit: int, til
             cc[j] -= 1
         return sh, -useful
 
-    return _plan_discard(c, tiles, lambda k: k // 9 == suit and k < HONOR, key)
+    return _plan_discard(c, tiles, in_plan, key)
 
 
 def flush_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> Action:
@@ -91,24 +105,63 @@ def flush_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> 
     return flush_play(SeatReader(view, seat), acts)
 
 
-def flush_play(me: SeatReader, acts: Sequence[Action]) -> Action:
-    """:func:`flush_choice` from the seat's reading of its view (the strong AI has it already)."""
+KEEP_SIHE = False
+"""The one-suit plays keep a fourth copy that may sit in a run (四核, a 嘴子: with 混一色 a 交, with 清一色 an extra
+嘴子, W6-W8) instead of a kong (a claimed fourth copy is punged, the held one kept). A better play on its own
+(``calibrate_wuhu_flush.py --keep-sihe``: the 清一色 play makes a 交 in 1.8% of hands instead of 1.3% and loses 2.36 子 a
+hand instead of 3.1, 20,000 hands), but the strong AI with it and its table won no more in the duel (docs/strong-ai.md):
+off, so the tables are those of the play that kongs."""
+
+
+def sihe_room(c: Sequence[int], k: int) -> bool:
+    """Whether a fourth copy of suited ``k`` may go into a sequence beside its triplet (四核): a tile of its suit
+    within two ranks is held."""
+    if k >= HONOR:
+        return False
+    r = k % 9
+    return any(0 <= r + d < 9 and c[k + d] for d in (-2, -1, 1, 2))
+
+
+def flush_play(me: SeatReader, acts: Sequence[Action], red: bool = False) -> Action:
+    """:func:`flush_choice` from the seat's reading of its view (the strong AI has it already); ``red``: the 混一色
+    play (:func:`hun_choice`)."""
     win = next((a for a in acts if a.type in ("win", "next_hand")), None)
     if win is not None:
         return win
     c = list(me.counts)
     suit = flush_suit(c, me.meld_suits)
+
+    def in_plan(k: int | None) -> bool:
+        return k is not None and ((k < HONOR and k // 9 == suit) or (red and k == RED))
+
     for a in acts:
-        if a.type == "kong" and a.tile is not None and a.tile // 9 == suit and a.tile < HONOR:
+        if a.type == "kong" and a.tile is not None and in_plan(a.tile) and not (KEEP_SIHE and sihe_room(c, a.tile)):
             return a
-    pungs = [a for a in acts if a.type == "pung" and a.tile is not None and a.tile // 9 == suit and a.tile < HONOR]
+    pungs = [a for a in acts if a.type == "pung" and in_plan(a.tile)]
     if pungs:
         return pungs[0]
     discards = [a for a in acts if a.type == "discard" and a.tile is not None]
     if discards:
-        k = flush_discard(me, c, me.n_melds, suit, [int(a.tile) for a in discards if a.tile is not None])
+        k = flush_discard(me, c, me.n_melds, suit, [int(a.tile) for a in discards if a.tile is not None], red)
         return next(a for a in discards if a.tile == k)
     return next((a for a in acts if a.type == "pass"), acts[0])
+
+
+def hun_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> Action:
+    """A plain policy that plays for one suit and 红中 (混一色, a 嘴子; with 四核, 对对胡 or 通天 beside it a 交, W8;
+    清一色 when no 红中 comes): wins taken, tiles of the suit and 红中 punged and konged, everything else let go first."""
+    return flush_play(SeatReader(view, seat), acts, red=True)
+
+
+def hun_distance(c: Sequence[int], n_melds: int, suit: int) -> tuple[int, int, int]:
+    """(distance, shanten of the suit's tiles and 红中, other tiles still held) of a 3n+1 hand to a ready hand of
+    ``suit`` and 红中 (:func:`flush_distance` with 红中 in the plan)."""
+    rc = [0] * NUM_KINDS
+    rc[suit * 9 : suit * 9 + 9] = c[suit * 9 : suit * 9 + 9]
+    rc[RED] = c[RED]
+    off = sum(c) - sum(rc)
+    sh = shanten(rc, n_melds)
+    return max(sh, off), sh, off
 
 
 FLUSH_PRIOR = 0.3
@@ -140,9 +193,6 @@ def flush_chance(c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld
 # extra 嘴子 (W8). Wuhu has no chi and a pung may be claimed from any seat, so a pair is half a pung. Measured by
 # ``benchmarks/calibrate_wuhu_flush.py --plan pungs`` (engine/strong/calibration_wuhu_pungs.py); priced beside the
 # 清一色 plan it gained nothing in the duel (docs/strong-ai.md), so the evaluator does not use it.
-
-RED = HONOR + 6
-"""红中 (7z), the one honour of Wuhu's tiles."""
 
 
 def _in_plan(k: int, suit: int) -> bool:
@@ -211,4 +261,39 @@ def pung_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> A
         k = pung_discard(me, c, suit, [int(a.tile) for a in discards if a.tile is not None])
         return next(a for a in discards if a.tile == k)
     return next((a for a in acts if a.type == "pass"), acts[0])
+
+
+
+# ------------------------------------------------------------------------------------------------ the 混一色 play
+# One suit and 红中 (:func:`hun_choice`): 混一色 alone is a 嘴子, with 四核, 对对胡 or 通天 beside it a 交 (W8), without
+# 红中 a 清一色. Its worth is measured on play that goes for it (``calibrate_wuhu_flush.py --plan hun``): the chance
+# to win and the 子 the wins bring, whatever the scorer finds in them.
+
+HUN_MAX_D = 2
+"""The 混一色 play is counted only this near a ready hand of one suit and 红中 (1 or 2 steps: a ready hand is priced
+by the scorer, wait by wait)."""
+
+
+HUN_NEED_RED = True
+"""The 混一色 play is priced only for a hand holding or showing 红中 (else the 清一色 plan prices the one-suit hand)."""
+
+
+def hun_chance(c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_tiles: Sequence[int],
+               turns: int) -> tuple[float, float, int] | None:
+    """(the measured chance to win playing for one suit and 红中, the 子 a win brings on average, the distance) of a
+    3n+1 hand with ``turns`` own draws left; None when a meld of another suit rules it out, when the hand holds no
+    红中 (the 清一色 plan prices it) or is ready or farther than :data:`HUN_MAX_D`."""
+    suit = flush_suit(c, meld_suits)
+    if any(t != RED and (t >= HONOR or t // 9 != suit) for t in meld_tiles):
+        return None
+    if HUN_NEED_RED and not c[RED] and RED not in meld_tiles:
+        return None
+    d = hun_distance(c, n_melds, suit)[0]
+    if d == 0 or d > HUN_MAX_D:
+        return None
+    t = min(max(turns, 0), len(HUN_WIN[0]) - 1)
+    p = HUN_WIN[d][t]
+    if p <= 0:
+        return None
+    return p, HUN_EV[d][t] / p, d
 

@@ -13,6 +13,8 @@ lines never interleave.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import os
 import random
 import signal
@@ -116,27 +118,47 @@ async def child(db: str, seed: int, tables: int) -> None:
             await one_move(h, ch, rng)
 
 
+def _die_with(parent: int) -> None:
+    """This child is killed when the fork server ends, however it ends (Linux: PR_SET_PDEATHSIG)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it ended before that was set
+        os._exit(1)
+
+
 def main() -> int:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     from bot.app import extension_names
 
     extension_names()  # import every cog once here, not in each life of the bot
-    for line in sys.stdin:
-        words = line.split()
-        if not words:
-            continue
-        if words[0] == "go":
-            pid = os.fork()
-            if pid == 0:
-                try:
-                    say(f"pid {os.getpid()}")
-                    asyncio.run(child(words[1], int(words[2]), int(words[3])))
-                finally:
-                    os._exit(1)
-            continue
-        if words[0] == "wait":
-            _, status = os.waitpid(int(words[1]), 0)
-            say(f"dead {words[1]} {os.WTERMSIG(status) if os.WIFSIGNALED(status) else -os.WEXITSTATUS(status)}")
+    server = os.getpid()
+    alive: set[int] = set()
+    try:
+        for line in sys.stdin:
+            words = line.split()
+            if not words:
+                continue
+            if words[0] == "go":
+                pid = os.fork()
+                if pid == 0:
+                    try:
+                        _die_with(server)
+                        say(f"pid {os.getpid()}")
+                        asyncio.run(child(words[1], int(words[2]), int(words[3])))
+                    finally:
+                        os._exit(1)
+                alive.add(pid)
+                continue
+            if words[0] == "wait":
+                pid = int(words[1])
+                _, status = os.waitpid(pid, 0)
+                alive.discard(pid)
+                say(f"dead {pid} {os.WTERMSIG(status) if os.WIFSIGNALED(status) else -os.WEXITSTATUS(status)}")
+    finally:
+        # the test stopped early (a failure): a bot still playing would hold the test's pipe open for ever
+        for pid in alive:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
     return 0
 
 

@@ -84,7 +84,8 @@ class Proc:
 
     async def kill(self) -> None:
         os.kill(self.proc.pid, signal.SIGKILL)
-        assert await self.proc.wait() == -signal.SIGKILL
+        # (a bounded wait: on Python 3.11 it also waits for whatever still holds the process's stdout)
+        assert await asyncio.wait_for(self.proc.wait(), timeout=60) == -signal.SIGKILL
 
     async def quit(self) -> None:
         if self.proc.returncode is None:

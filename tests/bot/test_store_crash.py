@@ -87,8 +87,12 @@ async def lane(db: Path | str, seed: int) -> dict[str, int]:
             totals["settle_lag"] += r["settle_lag"]
             totals["max_unfinished"] = max(totals["max_unfinished"], r["unfinished"])
     finally:
-        proc.stdin.close()  # type: ignore[union-attr]
-        await proc.wait()
+        proc.stdin.close()  # type: ignore[union-attr]  # the fork server kills a child still playing, then ends
+        try:
+            await asyncio.wait_for(proc.wait(), timeout=60)
+        except TimeoutError:
+            proc.kill()
+            raise
     totals.update(check_sql(db))
     return totals
 

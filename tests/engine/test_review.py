@@ -302,6 +302,25 @@ def _wuhu_dealer(hand: str) -> Table:
                      dealer=0)
 
 
+def test_a_tile_of_the_suit_let_go_from_one_suit_and_red_is_a_bigger_hand_missed(monkeypatch):
+    # Wuhu: eight 万, three 红中 and three lone tiles at the deal. A strong AI that plays for one suit and 红中
+    # (混一色: with a 四核 or 对对胡 beside it a 交, measured by ``calibrate_wuhu_flush.py --plan hun``; ``WUHU_HUN``, not
+    # kept) lets a lone 筒 or 条 go; a player who lets a 万 go keeps a plain hand, and the card names the hand missed
+    # in the player's language
+    from engine.strong import evaluator
+    from render.replay import describe_reason
+
+    monkeypatch.setattr(evaluator, "WUHU_HUN", True)
+
+    t = _wuhu_dealer("123456m99m777z4p8s5s")
+    d = review_decision(t.view(0), Action("discard", 0, _kinds("1m")[0]))
+    assert d.ai.plan == "hun" and d.played.plan == "" and d.reason == "bigger" and d.item == "hun_yi_se"
+    assert d.ai.action.tile in _kinds("4p8s5s")
+    assert describe_reason(d, "en").startswith("bigger hand: one suit and Red Dragons (half flush, 混一色: with another 嘴子 a 交)")
+    assert describe_reason(d, "zh").startswith("更大的牌：混一色（再配一个嘴子成交）")
+    assert describe_reason(d, "zh-TW").startswith("更大的牌：混一色（再配一個嘴子成交）")
+
+
 def test_the_loss_of_a_plain_play_against_the_flush_plan_is_the_prices_difference():
     # Wuhu: thirteen 万 tiles and 123s at the deal. The strong AI lets 3s go for the 清一色 (a 交); a player who lets
     # 1m go keeps a plain hand. The card's loss is the difference of the two prices (chance x value, less the

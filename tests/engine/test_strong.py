@@ -307,6 +307,68 @@ def test_wuhu_pung_play_lets_the_off_tiles_go_and_pungs_its_suit():
     v["last_discard"] = {"seat": 1, "tile": k}
     assert pung_choice(v, 0, [Action("pung", 0, k), Action("pass", 0)]).type == "pung"
 
+def test_wuhu_one_suit_plays_keep_a_sihe_rather_than_kong(monkeypatch):
+    # four 4m beside 5m-8m: the fourth 4m can sit in a run (四核, a 嘴子: with 混一色 a 交), so the one-suit plays that
+    # keep 四核 (measured: more 交 and fewer 子 lost, not kept: no gain in the duel) do not kong it; four 1m with no
+    # 2m or 3m held have no run to join: kong. The plays the strong AI uses kong both.
+    from engine.strong import wuhu
+    from engine.strong.wuhu import flush_choice, hun_choice
+
+    v = _view("wuhu", "44445678m123999m", wall=60)
+    k = parse_hand("4m").concealed[0]
+    acts = [Action.from_json(x) for x in v["legal"]] + [Action("kong", 0, k)]
+    assert flush_choice(v, 0, acts) == Action("kong", 0, k)
+    monkeypatch.setattr(wuhu, "KEEP_SIHE", True)
+    for play in (flush_choice, hun_choice):
+        v = _view("wuhu", "44445678m123999m", wall=60)
+        k = parse_hand("4m").concealed[0]
+        acts = [Action.from_json(x) for x in v["legal"]] + [Action("kong", 0, k)]
+        assert play(v, 0, acts).type == "discard"
+        v = _view("wuhu", "1111m56789m999m55p", wall=60)
+        k = parse_hand("1m").concealed[0]
+        acts = [Action.from_json(x) for x in v["legal"]] + [Action("kong", 0, k)]
+        assert play(v, 0, acts) == Action("kong", 0, k)
+
+
+def test_wuhu_hun_play_keeps_the_red_dragon():
+    # one suit and 红中 (混一色; with a 四核 or 对对胡 beside it a 交): the 混一色 play lets the 筒 and 条 go and keeps
+    # the pair of 红中, which counts as a step of its distance, not of the 清一色's
+    from engine.strong.wuhu import flush_distance, hun_choice, hun_distance
+
+    v = _view("wuhu", "2345678m99m77z4p8s5s", wall=60)
+    acts = [Action.from_json(x) for x in v["legal"]]
+    assert hun_choice(v, 0, acts).tile in parse_hand("4p8s5s").concealed
+    c = [0] * NUM_KINDS
+    for k in parse_hand("2345678m99m77z").concealed:
+        c[k] += 1
+    assert hun_distance(c, 0, 0)[0] < flush_distance(c, 0, 0)[0]
+
+
+def test_wuhu_strong_aims_at_one_suit_and_red(monkeypatch):
+    # nine 万 and three 红中 with two lone tiles, early: the hand is a step from a ready hand of 万 and 红中, measured
+    # (``calibrate_wuhu_flush.py --plan hun``) to win a 交 often; with the plan priced (``WUHU_HUN``: measured, not
+    # kept) a lone 筒 or 条 goes
+    from engine.strong import evaluator
+
+    monkeypatch.setattr(evaluator, "WUHU_HUN", True)
+    v = _view("wuhu", "2345678m99m777z4p8s", wall=60)
+    best = evaluate(v, 0).best
+    assert best.plan == "hun" and best.value > 40
+    assert best.action.tile in parse_hand("4p8s").concealed
+
+
+def test_wuhu_hun_tables_are_measured_and_ordered():
+    from engine.strong.calibration_wuhu_hun import HUN_EV, HUN_WIN
+
+    for tab in (HUN_WIN, HUN_EV):
+        for d, row in enumerate(tab):
+            assert all(a <= b for a, b in zip(row, row[1:], strict=False))
+            if d:
+                assert all(x <= y for x, y in zip(row, tab[d - 1], strict=True))
+    # a win of the play is worth more than a plain win (~18 子): many are 交
+    assert HUN_EV[1][10] / HUN_WIN[1][10] > 30
+
+
 def test_wuhu_pung_distance_counts_only_live_pairs():
     # a pair whose two other copies are both seen can never become a pung: it is no nearer than a lone tile
     from engine.strong.wuhu import pung_distance
