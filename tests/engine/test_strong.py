@@ -353,7 +353,9 @@ def test_wuhu_strong_aims_at_one_suit_and_red(monkeypatch):
     monkeypatch.setattr(evaluator, "WUHU_HUN", True)
     v = _view("wuhu", "2345678m99m777z4p8s", wall=60)
     best = evaluate(v, 0).best
-    assert best.plan == "hun" and best.value > 40
+    # priced with a 交 in it (the look-ahead averages it with the plain wins of the draws that miss): well above a
+    # plain win's ~14
+    assert best.plan == "hun" and best.value > 30
     assert best.action.tile in parse_hand("4p8s").concealed
 
 
