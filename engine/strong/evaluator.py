@@ -63,6 +63,9 @@ from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 from .chizhou import LET_GO as CHIZHOU_LET_GO
 from .hefei import WAYS_FACTOR as HEFEI_WAYS_FACTOR
 from .hefei import ways_bucket as hefei_ways_bucket
+from .lookahead import PRIOR as LOOKAHEAD_PRIOR
+from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
+from .lookahead import refine as lookahead_refine
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_play as wuhu_flush_play
@@ -741,12 +744,14 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             out.append(Option(a, 0.0, 0.0, 0.0, 0.0, 0.0, "", 99, None))
     if not out:
         out = [Option(a, 0.0, 0.0, 0.0, 0.0, 0.0, "", 99, None) for a in acts[:1]]
+    if kn.variant in LOOKAHEAD_VARIANTS:  # the discards near ready priced over the next own draw (lookahead.py)
+        out = lookahead_refine(kn, out, c, n, ms, mh, me.upg, melds)
     # the normal AI's choice (shape: shanten, 八支, 花, 进张, the main suit) is trusted unless another option is
     # clearly worth more: it carries a margin of PRIOR of its own value
     discards = [a for a in acts if a.type == "discard"]
     pass_act = next((a for a in acts if a.type == "pass"), None)
     pick: Action | None = None
-    prior = PRIOR
+    prior = LOOKAHEAD_PRIOR.get(kn.variant, PRIOR) if kn.variant in LOOKAHEAD_VARIANTS else PRIOR
     if discards:
         pick = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[0]
     elif pass_act is not None and any(a.type in ("pung", "chi", "kong") for a in acts):
