@@ -55,6 +55,9 @@ log = logging.getLogger(__name__)
 TIMEOUT = 30.0
 """Seconds one decision may wait for a worker (queue included) before the pool is taken for hung; a decision takes
 milliseconds, so only a stuck worker gets near it."""
+WORKER_NICE = 10
+"""The workers run this much nicer than the bot: on a machine with no core to spare (two cores, both workers busy
+with strong AI seats) the event loop, which answers the players' clicks, gets the CPU first and the AI waits."""
 
 
 def decide(view: Mapping[str, Any], seat: int, legal: Sequence[Mapping[str, Any]], difficulty: str,
@@ -74,6 +77,9 @@ def _start_worker(parent: int) -> None:
     end the worker when the bot's process is gone (killed: nothing else would end it, as a worker holds both ends of
     its queue and never sees it close)."""
     import engine.strong  # noqa: F401
+
+    with contextlib.suppress(OSError, AttributeError):  # (AttributeError: no os.nice on Windows)
+        os.nice(WORKER_NICE)
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -184,3 +184,20 @@ def test_the_workers_of_a_killed_bot_end_by_themselves(tmp_path):
             break
         time.sleep(0.1)
     assert not any(alive(p) for p in workers)
+
+
+async def test_the_workers_run_nicer_than_the_bot():
+    """On a machine with no core to spare the bot's event loop (the players' clicks) gets the CPU before the AI's
+    worker processes: they run ``WORKER_NICE`` nicer than the bot (as far as the system allows)."""
+    from bot.tables.aipool import WORKER_NICE, AiPool
+
+    pool = AiPool()
+    try:
+        await pool.warm()
+        assert pool._pool is not None
+        pids = list(pool._pool._processes)
+        assert len(pids) == 2
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert all(os.getpriority(os.PRIO_PROCESS, p) == min(19, mine + WORKER_NICE) for p in pids)
+    finally:
+        pool.close()
