@@ -744,8 +744,6 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             out.append(Option(a, 0.0, 0.0, 0.0, 0.0, 0.0, "", 99, None))
     if not out:
         out = [Option(a, 0.0, 0.0, 0.0, 0.0, 0.0, "", 99, None) for a in acts[:1]]
-    if kn.variant in LOOKAHEAD_VARIANTS:  # the discards near ready priced over the next own draw (lookahead.py)
-        out = lookahead_refine(kn, out, c, n, ms, mh, me.upg, melds)
     # the normal AI's choice (shape: shanten, 八支, 花, 进张, the main suit) is trusted unless another option is
     # clearly worth more: it carries a margin of PRIOR of its own value
     discards = [a for a in acts if a.type == "discard"]
@@ -756,6 +754,8 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         pick = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[0]
     elif pass_act is not None and any(a.type in ("pung", "chi", "kong") for a in acts):
         pick = claim_choice(me, acts, pass_act)
+    if kn.variant in LOOKAHEAD_VARIANTS:  # the discards near ready priced over the next own draw (lookahead.py)
+        out = lookahead_refine(kn, out, c, n, ms, mh, me.upg, melds, keep=pick)
     if kn.variant == "wuhu" and (discards or pick is not None):
         # Wuhu: when the hand the one-suit play leaves is worth most as a 清一色, that play keeps the margin
         for red in (False, True) if WUHU_HUN else (False,):  # 清一色, then one suit and 红中 (混一色)

@@ -36,6 +36,8 @@ VARIANTS: frozenset[str] = frozenset({"hefei", "wuhu"})
 """The variants whose discards are priced with the look-ahead."""
 MAX_D = 1
 """The look-ahead prices a discard that leaves the hand at most this many steps from ready."""
+TOP: int | None = 3
+"""Look ahead for this many discards only (the dearest by the price before) and the normal AI's choice; None: all."""
 PRIOR: dict[str, float] = {"hefei": 0.15}
 """Per variant: the margin the normal AI's choice keeps (a share of its ev, in place of the evaluator's ``PRIOR``
 0.3): with the look-ahead telling the discards near ready apart, the strong AI may depart from the normal AI more
@@ -180,19 +182,24 @@ class LookAhead:
 
 
 def refine(kn: Any, options: list[Any], c: list[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int,
-           upg: int, melds: tuple[Meld, ...]) -> list[Any]:
+           upg: int, melds: tuple[Meld, ...], keep: Any = None) -> list[Any]:
     """The discard options that leave the hand within :data:`MAX_D` steps of ready, priced with the look-ahead
-    (their danger and shape as before); the other options as they are."""
+    (their danger and shape as before): the :data:`TOP` dearest of them by the price before, and ``keep`` (the
+    normal AI's choice, which keeps a margin); the other options as they are."""
     la: LookAhead | None = None
     got: dict[int, tuple[float, float]] = {}
-    for i, o in enumerate(options):
-        t = o.action.tile
-        if o.action.type == "discard" and t is not None and 0 <= o.distance <= MAX_D:
-            if la is None:
-                la = LookAhead(kn, n_melds, meld_suits, meld_hua, upg, melds)
-            c[t] -= 1
-            got[i] = la.value(c)
-            c[t] += 1
+    near = [i for i, o in enumerate(options)
+            if o.action.type == "discard" and o.action.tile is not None and 0 <= o.distance <= MAX_D]
+    if TOP is not None:
+        near = sorted(near, key=lambda i: -options[i].ev)[:TOP] + [i for i in near if options[i].action == keep]
+    for i in dict.fromkeys(near):
+        t = options[i].action.tile
+        assert t is not None
+        if la is None:
+            la = LookAhead(kn, n_melds, meld_suits, meld_hua, upg, melds)
+        c[t] -= 1
+        got[i] = la.value(c)
+        c[t] += 1
     if not got:
         return options
     out = list(options)

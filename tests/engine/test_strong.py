@@ -448,6 +448,31 @@ def test_hefei_strong_looks_ahead_to_the_ready_hands_a_discard_leads_to(monkeypa
     assert choose(v, 0, v["legal"], "strong") == eight_s.action
 
 
+def test_the_look_ahead_prices_the_dearest_discards_and_the_normal_ais_choice(monkeypatch):
+    # the look-ahead is run for the TOP dearest discards near ready (by the chance model) and for the normal AI's
+    # choice, which keeps the margin: here with TOP 1, the dearest and 8s (the normal AI's) are looked ahead, as with
+    # no limit; every other discard keeps the chance model's price
+    import engine.strong.evaluator as evaluator
+    from engine.strong import lookahead
+
+    v = _view("hefei", "111p34p1s22s3s44s5s78s", wall=45)
+    normal = choose(v, 0, v["legal"], "normal")
+    monkeypatch.setattr(lookahead, "TOP", None)
+    full = evaluate(v, 0)
+    monkeypatch.setattr(lookahead, "TOP", 1)
+    top = evaluate(v, 0)
+    monkeypatch.setattr(evaluator, "LOOKAHEAD_VARIANTS", frozenset())
+    plain = evaluate(v, 0)
+    near = [o for o in plain.options if o.action.type == "discard" and o.distance <= 1]
+    assert len(near) > 3
+    looked = {max(near, key=lambda o: o.ev).action, normal}
+    assert len(looked) == 2
+    for o in top.options:
+        want = full if o.action in looked else plain
+        assert o.ev == pytest.approx(want.of(o.action).ev, abs=1e-9), o.action
+    assert sum(1 for o in near if full.of(o.action).ev != pytest.approx(o.ev)) > 2  # (the others would change)
+
+
 def _price(v, o):
     """An option's price as the module docstring writes it: (1 - deal_in) x (win x value + the discard's shape) -
     deal_in x cost (the shape: the normal AI's sense of the discarded tile, in 子)."""
