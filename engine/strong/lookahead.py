@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..ai_common import SeatReader
+from ..ai_common import SeatReader, near_kinds
 from ..analysis import combine_groups, group_of, seven_pairs_shanten, shanten_groups
 from ..errors import EngineError
-from ..tiles import HONOR, NUM_KINDS, Hand, Meld
+from ..tiles import NUM_KINDS, Hand, Meld
 from ..variants.base import Situation
 
 VARIANTS: frozenset[str] = frozenset({"hefei", "wuhu"})
@@ -111,14 +111,8 @@ class LookAhead:
         groups = shanten_groups(c)
         sp = me.seven_pairs and self.n == 0
         out = []
-        for k in range(NUM_KINDS):
+        for k in near_kinds(c):
             if not unseen[k]:
-                continue
-            if k < HONOR:
-                base = k - k % 9
-                if not any(c[j] for j in range(max(base, k - 2), min(base + 9, k + 3))):
-                    continue
-            elif not c[k]:
                 continue
             c[k] += 1
             gs = list(groups)
