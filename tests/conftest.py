@@ -20,8 +20,8 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,16 +88,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # worker; for a test on an event loop that is only the loop's ``select``, so the tasks' own stacks are printed first
 
 
-def _timeout_of(item: pytest.Item) -> float:
-    marker = item.get_closest_marker("timeout")
-    if marker is not None and marker.args:
-        return float(marker.args[0])
-    try:
-        return float(item.config.getini("timeout") or 0)
-    except (ValueError, KeyError):
-        return 0.0
-
-
 #: where a worker about to time out writes what it was doing (the controller prints it at the end: an xdist worker's
 #: own stderr reaches no one)
 HANG_DIR = "MJBOT_TEST_HANG_DIR"
@@ -148,19 +138,26 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write(report.read_text(encoding="utf-8", errors="replace"))
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    timeout = _timeout_of(item)
-    timer = None
-    if timeout > 0:
-        timer = threading.Timer(max(timeout - 10.0, timeout * 0.9), _write_hang_report, args=(item.nodeid,))
-        timer.daemon = True
-        timer.start()
-    try:
-        yield
-    finally:
-        if timer is not None:
-            timer.cancel()
+_HANG_TIMER = pytest.StashKey[threading.Timer]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> None:
+    """pytest-timeout's hook, with the test's resolved limit (marker, ini or ``--timeout``): the hang report is
+    written shortly before that limit; pytest-timeout's own timer is set after this (None: not handled here)."""
+    timer = threading.Timer(max(settings.timeout - 10.0, settings.timeout * 0.9), _write_hang_report,
+                            args=(item.nodeid,))
+    timer.daemon = True
+    timer.start()
+    item.stash[_HANG_TIMER] = timer
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_timeout_cancel_timer(item: pytest.Item) -> None:
+    timer = item.stash.get(_HANG_TIMER, None)
+    if timer is not None:
+        timer.cancel()
+        del item.stash[_HANG_TIMER]
 
 
 # ---------------------------------------------------------------------------------------------------------------
