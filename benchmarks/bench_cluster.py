@@ -318,7 +318,7 @@ async def run_config(name: str, db: str, processes: int, sharded: bool, route: b
     peak = 0
     j = 0
     for i, c in enumerate(counted):  # most counted requests in any 1 s window, all processes together
-        while counted[j] < c - 1.0:
+        while counted[j] <= c - 1.0:  # the window (c - 1, c]: one second, as the limiter counts it
             j += 1
         peak = max(peak, i - j + 1)
     return {

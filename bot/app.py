@@ -97,7 +97,11 @@ class MjBot(commands.AutoShardedBot):
         # no voice: do not warn at every start that the voice libraries are missing
         discord.VoiceClient.warn_nacl = False
         discord.VoiceClient.warn_dave = False
+        # Discord's global limit (bot.ratelimit): every request on the bot's token takes a slot as it is sent; the
+        # rate (this process's share) is set below, once the shards are known
+        self.limiter = GlobalLimiter(None)
         super().__init__(
+            http_trace=self.limiter.trace_config(),
             command_prefix=commands.when_mentioned,  # no prefix commands are defined; slash commands only
             help_command=None,
             intents=intents(),
@@ -117,8 +121,7 @@ class MjBot(commands.AutoShardedBot):
         ids = getattr(self, "shard_ids", None)
         rate = config.global_rate if config.global_rate is not None else share(
             len(ids) if ids else None, self.shard_count if ids else None)
-        self.limiter = GlobalLimiter(rate)
-        self.limiter.install(self.http)
+        self.limiter.rate = rate
 
     @property
     def open_store(self) -> Store:

@@ -7,28 +7,36 @@ keeps at most :func:`share` requests in any one second, so that the processes to
 
     rate = share(shards=4, shard_count=8)          # 25.0: this process runs half the shards
     limiter = GlobalLimiter(rate)                   # clock and sleep injectable (tests, benchmarks)
-    limiter.install(bot.http)                       # every request of discord.py's HTTPClient takes a slot first
+    bot = commands.Bot(..., http_trace=limiter.trace_config())  # every request on the bot's token takes a slot
 
 Why a configured share rather than a limiter in PostgreSQL: a slot taken in the database would cost a round trip on
 every request (more than the requests themselves at 50 per second), the processes of one bot run the shards Discord
 spreads its servers over evenly, and a share is plain to check (``MJBOT_GLOBAL_RATE`` overrides it for a process
 whose servers are busier than the others').
 
-The limiter counts what discord.py's ``HTTPClient.request`` sends: everything on the bot's token. Interaction
-responses and follow-ups go through discord.py's webhook adapter, on the interaction's token, and never wait here
-(nor would a route carrying a webhook or interaction token). A request takes its slot before discord.py's own
-per-route wait; a 429 from Discord (per route, or ``global: true``) is still discord.py's to wait out and retry.
+The limiter counts what Discord counts: every request sent on the bot's token (the ``Authorization: Bot ...``
+header), each try of it (discord.py tries a request again after a 429 or a 5xx), at the moment it is sent. It sits in
+the aiohttp session's ``on_request_start`` signal (a ``TraceConfig``, discord.py's public ``http_trace`` option),
+which aiohttp awaits just before each request goes out: after discord.py's own per-route and global waits, so a
+request held there does not spend a slot it is not using. Interaction responses and follow-ups (on the
+interaction's token, no ``Authorization`` header), webhooks used by their token, the gateway's connection and the
+CDN never wait here. A 429 from Discord (per route, or ``global: true``) is still discord.py's to wait out and retry.
+
+A slot is counted when the request really goes, not when it was planned: a waiter the event loop wakes late (a busy
+loop) takes its slot at that later time, and the requests behind it wait from there, so that no second of the
+requests as sent holds more than the rate.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import functools
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
+
+import aiohttp
 
 log = logging.getLogger(__name__)
 
@@ -50,19 +58,31 @@ def share(shards: int | None = None, shard_count: int | None = None, *, limit: f
     return limit * shards / shard_count
 
 
+class _Waiter:
+    """A request waiting for its slot: woken when it is granted one, or when it comes first in the queue."""
+
+    __slots__ = ("granted", "woken")
+
+    def __init__(self) -> None:
+        self.granted = False
+        self.woken = asyncio.Event()
+
+
 class GlobalLimiter:
     """At most ``rate`` counted requests in any window of one second (with ``rate`` below 1: one request per
     ``1 / rate`` seconds), in the order they asked. ``rate = None``: no limit (tests that are not about it).
 
-    Each request reserves the earliest time that keeps every window within the rate (at least one second after the
-    request ``rate`` places before it) and sleeps until then: no lock, a waiter parked on the injected ``sleep``.
-    A cancelled waiter's slot stays taken (a little slower, never over)."""
+    The times the last ``rate`` requests went out are kept; a request goes when the one ``rate`` places before it is
+    a second old. Requests that must wait queue up; the first of them sleeps (on the injected ``sleep``) until a
+    slot is free, then takes it and gives every free slot to those behind it in order, in the same turn of the
+    event loop; the next one left becomes the first. A waiter cancelled before its turn takes no slot."""
 
     def __init__(self, rate: float | None, *, clock: Callable[[], float] | None = None,
                  sleep: Callable[[float], Awaitable[Any]] | None = None) -> None:
         self.clock: Callable[[], float] = clock or (lambda: asyncio.get_running_loop().time())
         self.sleep: Callable[[float], Awaitable[Any]] = sleep or asyncio.sleep
-        self._slots: collections.deque[float] = collections.deque()
+        self._sent: collections.deque[float] = collections.deque()
+        self._queue: collections.deque[_Waiter] = collections.deque()
         self.rate = rate
         #: counted requests so far, and how many of them waited for a slot
         self.counted = 0
@@ -83,43 +103,75 @@ class GlobalLimiter:
             self._per, self._window = math.floor(rate), 1.0
         else:
             self._per, self._window = 1, 1.0 / rate
-        self._slots = collections.deque(self._slots, maxlen=self._per or None)
+        self._sent = collections.deque(self._sent, maxlen=self._per or None)
 
-    def reserve(self) -> float:
-        """Take the next slot: how long to wait for it (0: now)."""
-        self.counted += 1
-        if not self._per:
-            return 0.0
-        now = self.clock()
-        slots = self._slots
-        at = now if len(slots) < self._per else max(now, slots[0] + self._window)
-        slots.append(at)  # the deque keeps the last ``per`` slots: slots[0] is the one ``per`` places back
-        return at - now
+    def _wait(self) -> float:
+        """How long the next request must still wait (0 or less: it may go now)."""
+        sent = self._sent
+        return -1.0 if len(sent) < self._per else sent[0] + self._window - self.clock()
 
     async def acquire(self) -> None:
-        """Wait for a slot."""
-        wait = self.reserve()
-        if wait > 0:
-            self.delayed += 1
-            await self.sleep(wait)
+        """Wait for a slot, and take it."""
+        self.counted += 1
+        if not self._per:
+            return
+        if not self._queue and self._wait() <= 0:
+            self._sent.append(self.clock())
+            return
+        me = _Waiter()
+        self._queue.append(me)
+        self.delayed += 1
+        try:
+            while not me.granted:
+                if self._queue[0] is me:
+                    wait = self._wait()
+                    if wait > 0:
+                        await self.sleep(wait)
+                        continue
+                    self._grant()  # this one first, then those behind it while slots are free
+                else:
+                    await me.woken.wait()
+                    me.woken.clear()
+        except asyncio.CancelledError:
+            if not me.granted:
+                first = self._queue[0] is me
+                self._queue.remove(me)
+                if first and self._queue:
+                    self._queue[0].woken.set()
+            raise
 
-    def install(self, http: Any) -> None:
-        """Make every request of discord.py's ``HTTPClient`` (``http.request``: the bot's token) take a slot first,
-        except a route on a webhook's or an interaction's token."""
-        original = http.request
+    def _grant(self) -> None:
+        """Give the free slots to the waiters in order (the time each goes: now), and wake the new first one."""
+        queue = self._queue
+        while queue and self._wait() <= 0:
+            w = queue.popleft()
+            w.granted = True
+            self._sent.append(self.clock())
+            w.woken.set()
+        if queue:
+            queue[0].woken.set()
 
-        @functools.wraps(original)
-        async def request(route: Any, **kwargs: Any) -> Any:
-            if not exempt(route):
+    def trace_config(self) -> aiohttp.TraceConfig:
+        """An aiohttp ``TraceConfig`` for discord.py's ``http_trace`` option: every request on the bot's token takes
+        a slot just before it is sent."""
+        trace = aiohttp.TraceConfig()
+
+        async def on_request_start(_session: Any, _ctx: Any, params: aiohttp.TraceRequestStartParams) -> None:
+            if counted(params.headers, params.url.path):
                 await self.acquire()
-            return await original(route, **kwargs)
 
-        http.request = request
-        http.global_limiter = self
+        trace.on_request_start.append(on_request_start)
+        return trace
 
 
-def exempt(route: Any) -> bool:
-    """Whether a discord.py ``Route`` is authorised by a token of its own (a webhook's or an interaction's): not
-    counted against the bot's global limit."""
-    return getattr(route, "webhook_token", None) is not None or str(getattr(route, "path", "")).startswith(
-        ("/interactions/", "/webhooks/{webhook_id}/{webhook_token}"))
+def counted(headers: Mapping[str, str], path: str = "") -> bool:
+    """Whether a request counts against the bot's global limit: it is sent on the bot's token and is not an
+    interaction endpoint. Interaction responses, follow-ups and webhooks used by their token carry no
+    ``Authorization`` header.
+
+    >>> counted({"Authorization": "Bot abc"}, "/api/v10/channels/1/messages"), counted({"User-Agent": "x"})
+    (True, False)
+    >>> counted({"Authorization": "Bot abc"}, "/api/v10/interactions/1/tok/callback")
+    False
+    """
+    return str(headers.get("Authorization", "")).startswith("Bot ") and "/interactions/" not in path

@@ -98,7 +98,7 @@ async def test_setup_hook_syncs_and_prints_the_invite_only_when_connecting(tmp_p
 
     bot = create_bot(Config(token=None, db_path=tmp_path / "b.db"))
     fake = FakeDiscord(APPLICATION_ID, user_payload(APPLICATION_ID, "mjbot", bot=True))
-    bot.http._HTTPClient__session = fake.session
+    bot.http._HTTPClient__session = fake.session_for(bot.http)
     bot.http.token = "t"
     await bot._async_setup_hook()
     import asyncio

@@ -90,6 +90,9 @@ _IDLE_AWAITS = {
     ("asyncio.queues", "get"),
     ("asyncio.tasks", "wait_for"),
     ("asyncio.timeouts", "__aexit__"),
+    # discord.py's per-route bucket (``Ratelimit.acquire``): queued behind a request of the same route, which is
+    # itself working (waited for) or parked (a retry's sleep, the global limiter's slot)
+    ("discord.http", "acquire"),
 }
 
 
@@ -217,7 +220,7 @@ class Harness:
             prepare(bot)
         fake = fake or FakeDiscord(APPLICATION_ID, user_payload(APPLICATION_ID, "mjbot", bot=True))
         http = bot.http
-        internals.install_session(http, fake.session)
+        internals.install_session(http, fake.session_for(http))
         http.token = "harness.token"
         await bot._async_setup_hook()
         internals.open_global_gate(http)

@@ -15,13 +15,15 @@ import asyncio
 import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
+from multidict import CIMultiDict
+from yarl import URL
 
 from tests.harness import internals
 
@@ -323,26 +325,36 @@ class FakeResponse:
 
 
 class _RequestContext:
-    def __init__(self, fake: FakeDiscord, method: str, url: str, kwargs: dict[str, Any]) -> None:
-        self.fake, self.method, self.url, self.kwargs = fake, method, url, kwargs
+    def __init__(self, session: FakeSession, method: str, url: str, kwargs: dict[str, Any]) -> None:
+        self.session, self.method, self.url, self.kwargs = session, method, url, kwargs
 
     async def __aenter__(self) -> FakeResponse:
+        # as aiohttp does just before a request goes out: the session's trace configs hear of it (the bot's share of
+        # Discord's global limit waits there, bot.ratelimit)
+        for trace in self.session.trace_configs:
+            params = aiohttp.TraceRequestStartParams(self.method, URL(self.url),
+                                                     CIMultiDict(self.kwargs.get("headers") or {}))
+            await trace.on_request_start.send(self.session, trace.trace_config_ctx(), params)
         await asyncio.sleep(0)  # a network round trip yields to the loop
-        return self.fake.handle(self.method, self.url, self.kwargs)
+        return self.session.fake.handle(self.method, self.url, self.kwargs)
 
     async def __aexit__(self, *exc: object) -> None:
         return None
 
 
 class FakeSession:
-    """Stands in for ``aiohttp.ClientSession``: only ``request`` and ``close`` are used by the transports."""
+    """Stands in for ``aiohttp.ClientSession``: only ``request`` and ``close`` are used by the transports; its
+    ``trace_configs`` (discord.py's ``http_trace``) hear of every request as it starts, as aiohttp's do."""
 
-    def __init__(self, fake: FakeDiscord) -> None:
+    def __init__(self, fake: FakeDiscord, trace_configs: Sequence[aiohttp.TraceConfig] = ()) -> None:
         self.fake = fake
         self.closed = False
+        self.trace_configs = list(trace_configs)
+        for trace in self.trace_configs:
+            trace.freeze()  # as aiohttp.ClientSession does
 
     def request(self, method: str, url: str, **kwargs: Any) -> _RequestContext:
-        return _RequestContext(self.fake, method, str(url), kwargs)
+        return _RequestContext(self, method, str(url), kwargs)
 
     async def close(self) -> None:
         self.closed = True
@@ -396,8 +408,13 @@ class FakeDiscord:
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # synced commands by guild (None = global)
         self.unknown_routes: list[Request] = []
         self.expired_tokens: set[str] = set()
-        self.session = FakeSession(self)
+        self.session = FakeSession(self)  # no trace configs; a booted bot gets its own (session_for)
         self.on_request: list[Callable[[Request], None]] = []
+
+    def session_for(self, http: Any) -> FakeSession:
+        """A session for one bot's ``HTTPClient``, with its ``http_trace`` as aiohttp would have it."""
+        trace = getattr(http, "http_trace", None)
+        return FakeSession(self, [trace] if trace is not None else [])
 
     # ---- configuration -----------------------------------------------------------------------------------------
 
