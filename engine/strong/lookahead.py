@@ -18,6 +18,11 @@ discards that leave the hand within :data:`MAX_D` steps of ready (a ready hand's
 ready hands are priced by the scorer, tile by tile): further away the chance model is all there is to see. Everything
 is read from the seat's view (the evaluator's ``Know``, passed in: this module does not import the evaluator); no
 randomness. Hefei and Wuhu (:data:`VARIANTS`).
+
+Two things keep it cheap without changing a price: a ready hand's winning tiles, each priced by the scorer, are kept
+per process (:func:`wait_payments`, bounded, keyed by exactly what the scorer reads: the same ready hands come back
+decision after decision), and the shanten of a hand one tile away from another is counted by the changed group
+against the other groups' sums (:func:`rest_sums`, :func:`combine_one`) and the seven pairs by the pairs count.
 """
 
 from __future__ import annotations
