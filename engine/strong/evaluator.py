@@ -42,11 +42,9 @@ from ..ai_common import (
     plain_actions,
 )
 from ..analysis import (
-    combine_groups,
     group_of,
     is_complete,
     is_seven_pairs,
-    seven_pairs_shanten,
     shanten,
     shanten_groups,
 )
@@ -65,7 +63,10 @@ from .hefei import WAYS_FACTOR as HEFEI_WAYS_FACTOR
 from .hefei import ways_bucket as hefei_ways_bucket
 from .lookahead import PRIOR as LOOKAHEAD_PRIOR
 from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
+from .lookahead import Rest as LookAheadRest
+from .lookahead import combine_one as lookahead_combine_one
 from .lookahead import refine as lookahead_refine
+from .lookahead import wait_payments as lookahead_wait_payments
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_play as wuhu_flush_play
@@ -324,43 +325,37 @@ class Know:
         got = self._tenpai_cache.get(key)
         if got is not None:
             return got
-        cc = list(c)
-        concealed = tuple(k for k in range(NUM_KINDS) for _ in range(cc[k]))
-        w = self.wind
         ns = nr = 0
         vs = vr = 0.0
-        for k in self._live_waits(cc, bool(melds)):
-            hand = Hand(concealed, melds, k)
-            for disc in (None, (w + 1) % 4, (w + 2) % 4):
-                try:
-                    res = self.V.score(hand, Situation(winner=w, discarder=disc, melds_by_seat=self.wind_melds,
-                                                       kong_draw=kong_draw and disc is None),
-                                       self.rules)
-                except EngineError:
-                    continue
-                if disc is None:
-                    ns += self.unseen[k]
-                    vs += self.unseen[k] * res.payments[w]
-                else:
-                    nr += self.unseen[k]
-                    vr += self.unseen[k] * res.payments[w]
+        # every winning kind's payments, kept per process (engine/strong/lookahead.py); a kind counts when unseen
+        for k, ps, r1, r2 in lookahead_wait_payments(self, c, melds, kong_draw):
+            u = self.unseen[k]
+            if not u:
+                continue
+            if ps is not None:
+                ns += u
+                vs += u * ps
+            for r in (r1, r2):
+                if r is not None:
+                    nr += u
+                    vr += u * r
         out = (ns / self.U, vs / ns if ns else 0.0, nr / 2 / self.U, vr / nr if nr else 0.0)
         self._tenpai_cache[key] = out
         return out
 
     def ukeire(self, c: list[int], n_melds: int, sh: int, sp: bool) -> int:
         """Unseen tiles that lower the shanten of a 3n+1 hand."""
-        groups = shanten_groups(c)
+        rest = LookAheadRest(shanten_groups(c))  # the other suits' sums, once per suit (lookahead.py)
+        pairs = sum(n // 2 for n in c) if sp else 0  # seven pairs: a drawn copy of an odd count makes a pair
         out = 0
         for k in near_kinds(c):
             if not self.unseen[k]:
                 continue
+            if sp and 6 - min(pairs + (c[k] & 1), 7) < sh:
+                out += self.unseen[k]
+                continue
             c[k] += 1
-            gs = list(groups)
-            gs[k // 9] = group_of(k, c)
-            s2 = combine_groups(gs, n_melds)
-            if sp:
-                s2 = min(s2, seven_pairs_shanten(c))
+            s2 = lookahead_combine_one(group_of(k, c), rest[k // 9], n_melds)
             if s2 < sh:
                 out += self.unseen[k]
             c[k] -= 1

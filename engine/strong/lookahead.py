@@ -18,18 +18,25 @@ discards that leave the hand within :data:`MAX_D` steps of ready (a ready hand's
 ready hands are priced by the scorer, tile by tile): further away the chance model is all there is to see. Everything
 is read from the seat's view (the evaluator's ``Know``, passed in: this module does not import the evaluator); no
 randomness. Hefei and Wuhu (:data:`VARIANTS`).
+
+Two things keep it cheap without changing a price: a ready hand's winning tiles, each priced by the scorer, are kept
+per process (:func:`wait_payments`, bounded, keyed by exactly what the scorer reads: the same ready hands come back
+decision after decision), and the shanten of a hand one tile away from another is counted by the changed group
+against the other groups' sums (:func:`rest_sums`, :func:`combine_one`) and the seven pairs by the pairs count.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from ..ai_common import SeatReader, near_kinds
-from ..analysis import combine_groups, group_of, seven_pairs_shanten, shanten_groups
+from ..analysis import Group, group_of, is_complete, is_seven_pairs, shanten_groups
 from ..errors import EngineError
 from ..tiles import NUM_KINDS, Hand, Meld
+from ..variants import get_variant
 from ..variants.base import Situation
 
 VARIANTS: frozenset[str] = frozenset({"hefei", "wuhu"})
@@ -44,6 +51,109 @@ PRIOR: dict[str, float] = {"hefei": 0.15}
 often. Measured in Hefei on 300 deals (seed 0, paired): the look-ahead with 0.3 +0.14 子 a hand over the version
 before it, with 0.15 +0.63 (0.1: +0.56, 0.05: +0.22); 0.15 without the look-ahead -0.34. Wuhu keeps 0.3 (300 deals:
 +0.46 with 0.3, +0.39 with 0.15, and 交 fell from 1.2% of its wins to 0.3%)."""
+
+
+SCORER_READS_SEATS: frozenset[str] = frozenset({"chizhou"})
+"""The variants whose scorer reads the other seats' melds (``Situation.melds_by_seat``: Chizhou's 反包); the others'
+payments depend only on the hand, the winner, the discarder, the kong draw and the rules."""
+WAITS_CACHE = 4096
+"""How many ready hands' priced winning tiles one process keeps (:func:`wait_payments`, least recently used first
+out): the same ready hands come back decision after decision (the seat's own next draws, the discards near ready)."""
+CACHE = True
+"""Whether :func:`wait_payments` keeps its answers (off: every call scores, with the other seats' melds as the table
+gives them; tests turn it off to check that the cache and its key change no price)."""
+
+
+def _wait_payments(variant: str, rules_key: tuple[tuple[str, Any], ...], counts: tuple[int, ...],
+                   melds: tuple[Meld, ...], wind: int, kong_draw: bool,
+                   seats: tuple[tuple[Meld, ...], ...] | None) -> tuple[tuple[int, int | None, int | None,
+                                                                                  int | None], ...]:
+    V = get_variant(variant)
+    rules = dict(rules_key)
+    c = list(counts)
+    concealed = tuple(k for k in range(NUM_KINDS) for _ in range(c[k]))
+    sp = V.seven_pairs and not melds
+    out = []
+    for k in range(NUM_KINDS):
+        c[k] += 1
+        ok = is_complete(c) or (sp and is_seven_pairs(c))
+        c[k] -= 1
+        if not ok:
+            continue
+        hand = Hand(concealed, melds, k)
+        pays: list[int | None] = []
+        for disc in (None, (wind + 1) % 4, (wind + 2) % 4):
+            try:
+                res = V.score(hand, Situation(winner=wind, discarder=disc, melds_by_seat=seats,
+                                              kong_draw=kong_draw and disc is None), rules)
+                pays.append(res.payments[wind])
+            except EngineError:
+                pays.append(None)
+        out.append((k, pays[0], pays[1], pays[2]))
+    return tuple(out)
+
+
+_cached_wait_payments = lru_cache(maxsize=WAITS_CACHE)(_wait_payments)
+
+
+def wait_payments(kn: Any, counts: Sequence[int], melds: tuple[Meld, ...], kong_draw: bool = False
+                  ) -> tuple[tuple[int, int | None, int | None, int | None], ...]:
+    """The winning kinds of the ready 3n+1 hand ``counts`` (with ``melds``) of the seat ``kn`` reads for, every
+    kind whether or not a copy is unseen, each with the scorer's payment to the seat: (kind, self-drawn, on a
+    discard of the next seat, on a discard of the seat across); None where the scorer refuses the win. The scorer
+    is a pure function of the hand, the situation and the rules, so the answer is keyed by exactly what it is given
+    (the other seats' melds only where the scorer reads them) and kept per process (:data:`WAITS_CACHE`)."""
+    if not CACHE:
+        return _wait_payments(kn.variant, kn.rules_key, tuple(counts), melds, kn.wind, kong_draw, kn.wind_melds)
+    seats = kn.wind_melds if kn.variant in SCORER_READS_SEATS else None
+    return _cached_wait_payments(kn.variant, kn.rules_key, tuple(counts), melds, kn.wind, kong_draw, seats)
+
+
+def rest_sums(groups: Sequence[Group], s: int) -> tuple[tuple[int, int, int], ...]:
+    """The (sets, partial sets, head) sums the groups other than ``s`` can make (at most one head): with
+    :func:`combine_one`, the shanten of the hand for any options of group ``s``, as ``combine_groups`` computes it
+    over all four (its result depends only on the sums), without going over the other three again."""
+    sums = {(0, 0, 0)}
+    for i, g in enumerate(groups):
+        if i != s:
+            sums = {(m + a, t + b, h + e) for m, t, h in sums for a, b, e in g if h + e <= 1}
+    return tuple(sums)
+
+
+def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int) -> int:
+    """``combine_groups`` of group options ``g`` with the other groups' :func:`rest_sums`: the same shanten."""
+    best = 8
+    for m0, t0, h0 in g:
+        for mr, tr, hr in rest:
+            h = h0 + hr
+            if h > 1:
+                continue
+            m = melds + m0 + mr
+            if m > 4:
+                m = 4
+            t = t0 + tr
+            if t > 4 - m:
+                t = 4 - m
+            sh = 8 - 2 * m - t - h
+            if sh < best:
+                best = sh
+    return best
+
+
+class Rest:
+    """The :func:`rest_sums` of one hand's groups, per group, computed when first asked for."""
+
+    __slots__ = ("groups", "_rest")
+
+    def __init__(self, groups: Sequence[Group]) -> None:
+        self.groups = groups
+        self._rest: list[tuple[tuple[int, int, int], ...] | None] = [None, None, None, None]
+
+    def __getitem__(self, s: int) -> tuple[tuple[int, int, int], ...]:
+        got = self._rest[s]
+        if got is None:
+            got = self._rest[s] = rest_sums(self.groups, s)
+        return got
 
 
 class LookAhead:
@@ -61,7 +171,6 @@ class LookAhead:
         self.melds = melds
         self._hv: dict[tuple[int, ...], tuple[float, float]] = {}
         self._danger: dict[int, tuple[float, float]] = {}
-        self._pay: dict[tuple[tuple[int, ...], int], float | None] = {}
 
     def key(self, c: Sequence[int]) -> tuple[int, ...]:
         return self.me.key(c, self.n, self.ms, self.mh, self.upg)
@@ -90,36 +199,34 @@ class LookAhead:
 
     def self_drawn(self, c: list[int], k: int) -> float | None:
         """The scorer's payment to this seat of a self-drawn win on k (None: not a legal win)."""
-        t = (tuple(c), k)
-        if t in self._pay:
-            return self._pay[t]
-        kn = self.kn
+        for w, pay, _, _ in wait_payments(self.kn, c, self.melds):
+            if w == k:
+                return None if pay is None else float(pay)
+        kn = self.kn  # not a winning shape: the scorer decides (it refuses)
         concealed = tuple(x for x in range(NUM_KINDS) for _ in range(c[x]))
         try:
             res = kn.V.score(Hand(concealed, self.melds, k),
                              Situation(winner=kn.wind, discarder=None, melds_by_seat=kn.wind_melds), kn.rules)
-            got: float | None = float(res.payments[kn.wind])
         except EngineError:
-            got = None
-        self._pay[t] = got
-        return got
+            return None
+        return float(res.payments[kn.wind])
 
     def useful(self, c: list[int], key: tuple[int, ...]) -> list[int]:
         """The unseen kinds whose draw shortens the distance of the 3n+1 hand c (a ready hand: its winning kinds)."""
         me = self.kn.me
         unseen = self.kn.unseen
-        groups = shanten_groups(c)
+        rest = Rest(shanten_groups(c))
         sp = me.seven_pairs and self.n == 0
+        pairs = sum(x // 2 for x in c) if sp else 0  # seven pairs: a drawn copy of an odd count makes a pair
         out = []
         for k in near_kinds(c):
             if not unseen[k]:
                 continue
+            odd = c[k] & 1
             c[k] += 1
-            gs = list(groups)
-            gs[k // 9] = group_of(k, c)
-            sh = combine_groups(gs, self.n)
+            sh = combine_one(group_of(k, c), rest[k // 9], self.n)
             if sp:
-                sh = min(sh, seven_pairs_shanten(c))
+                sh = min(sh, 6 - min(pairs + odd, 7))
             if (sh < key[1] or key[0] > key[1]) and me.key_sh(c, sh, self.ms, self.mh, self.upg) < key:
                 out.append(k)
             c[k] -= 1
@@ -148,17 +255,17 @@ class LookAhead:
                 best = (1.0, pay) if pay is not None else stay
             else:
                 best = stay
+                pairs = (sum(x // 2 for x in c) + (c[k] & 1)) if sp else 0
                 c[k] += 1
-                groups = shanten_groups(c)
+                rest = Rest(shanten_groups(c))
                 for d2 in range(NUM_KINDS):
                     if not c[d2] or d2 == k:
                         continue
+                    even = 1 - (c[d2] & 1)  # a copy let go of an even count breaks a pair
                     c[d2] -= 1
-                    gs = list(groups)
-                    gs[d2 // 9] = group_of(d2, c)
-                    sh = combine_groups(gs, self.n)
+                    sh = combine_one(group_of(d2, c), rest[d2 // 9], self.n)
                     if sp:
-                        sh = min(sh, seven_pairs_shanten(c))
+                        sh = min(sh, 6 - min(pairs - even, 7))
                     if me.key_sh(c, sh, self.ms, self.mh, self.upg) < key:
                         p, cost = self.danger(d2)
                         win, ev = self.hv(c)

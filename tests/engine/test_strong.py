@@ -569,3 +569,72 @@ def test_chizhou_strong_lets_go_late_of_the_honour_its_hand_cannot_use():
     fa = parse_hand("6z").concealed[0]
     assert choose(v, 0, v["legal"], "strong").tile == fa
     assert evaluate(v, 0).best.action.tile == fa
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_kept_wait_payments_change_no_decision(variant, monkeypatch):
+    # the winning tiles' payments are kept per process (engine/strong/lookahead.py: wait_payments), keyed by what the
+    # scorer reads; every decision of strong and normal AIs' games is priced the same with them as with every win
+    # scored afresh with the whole table's melds, and the kept answers stay within their bound
+    from engine.strong import lookahead
+
+    monkeypatch.setattr(lookahead, "_cached_wait_payments",
+                        __import__("functools").lru_cache(maxsize=64)(lookahead._wait_payments))
+    checked = ready = 0
+    for i in range(6):
+        t = Table.new(variant, f"cache:{i}")
+        rng = random.Random(i)
+        while t.hand.phase in ("play", "claim", "rob"):
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            if len(la) > 1:
+                v = t.view(s)
+                monkeypatch.setattr(lookahead, "CACHE", True)
+                kept, again = evaluate(v, s), evaluate(v, s)
+                monkeypatch.setattr(lookahead, "CACHE", False)
+                assert evaluate(v, s) == kept == again
+                checked += 1
+                ready += any(o.distance == 0 for o in kept.options)
+            t.apply(la[0] if len(la) == 1 else choose(t, s, la, ("strong", "normal")[s % 2], rng))
+    assert checked > 100 and ready > 10
+    info = lookahead._cached_wait_payments.cache_info()
+    assert info.hits > 0 and info.currsize <= 64
+
+
+def test_the_look_ahead_shanten_by_parts_is_the_whole_hands():
+    # the look-ahead and the useful tiles count the shanten of a hand one tile away from another by the changed
+    # group against the other groups' sums (lookahead.rest_sums / combine_one) and the seven pairs by the pairs
+    # count: the same as the shanten of the whole hand
+    from engine.analysis import combine_groups, group_of, shanten, shanten_groups
+    from engine.strong import lookahead
+    from engine.strong.evaluator import Know
+
+    rng = random.Random(7)
+    for _ in range(400):
+        n_melds = rng.choice((0, 0, 1, 2))
+        wall = [k for k in range(NUM_KINDS) for _ in range(4)]
+        rng.shuffle(wall)
+        c = [0] * NUM_KINDS
+        for k in wall[: 13 - 3 * n_melds]:
+            c[k] += 1
+        rest = lookahead.Rest(shanten_groups(c))
+        for k in range(NUM_KINDS):
+            if c[k] == 4:
+                continue
+            c[k] += 1
+            want = combine_groups(shanten_groups(c), n_melds)
+            assert lookahead.combine_one(group_of(k, c), rest[k // 9], n_melds) == want
+            c[k] -= 1
+    v = _view("hefei", "1122m3344p5566s7z")  # seven pairs count in Hefei (H3)
+    kn = Know(v, 0)
+    for _ in range(300):
+        wall = [k for k in range(NUM_KINDS) for _ in range(4)]
+        rng.shuffle(wall)
+        c = [0] * NUM_KINDS
+        for k in wall[:13]:
+            c[k] += 1
+        for sp in (False, True):
+            sh = shanten(c, 0, seven_pairs=sp)
+            want = sum(kn.unseen[k] for k in range(NUM_KINDS) if kn.unseen[k]
+                       and shanten([x + (j == k) for j, x in enumerate(c)], 0, seven_pairs=sp) < sh)
+            assert kn.ukeire(list(c), 0, sh, sp) == want
