@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import importlib.util
 import logging
@@ -159,6 +160,7 @@ class MjBot(commands.AutoShardedBot):
         options.install(self.tree)  # every option a raw payload sends is checked as Discord's client would
         interactions.install(self.tree)  # a command's language is worked out as it arrives, once (bot.interactions)
         log.info("loaded %d extensions", len(self.extensions))
+        freeze_startup()
         if self.connecting_for_real:
             if self.application_id is not None:
                 url = invite_url(self.application_id)
@@ -215,6 +217,18 @@ class MjBot(commands.AutoShardedBot):
             if store is not None:
                 await store.close()
                 log.info("database closed")
+
+
+def freeze_startup() -> None:
+    """The objects of the start-up (modules, the cogs, the resumed tables: most of what a process holds) stay for
+    its whole life: collected once more, then moved out of the garbage collector's generations (``gc.freeze``), so
+    that a full collection no longer walks them each time. A full collection holds the event loop (every click
+    waits for it): at 200 tables in play it walks 46,000 objects instead of 113,000 and takes a third of the time
+    (docs/benchmarks.md, "AI seats off the event loop"). What is frozen is still freed when nothing refers to it;
+    only a reference cycle among frozen objects (say a resumed table that ends) is never collected: a bounded cost,
+    paid once per start."""
+    gc.collect()
+    gc.freeze()
 
 
 def create_bot(config: Config) -> MjBot:

@@ -97,6 +97,7 @@ def _write_hang_report(nodeid: str) -> None:
     """Every thread's stack and every unfinished task of every open event loop of this process, with its stack, to
     a file of :data:`HANG_DIR`."""
     out = io.StringIO()
+    gc.unfreeze()  # a bot's start-up froze its objects (bot.app.freeze_startup): the loop among them, out of sight
     loops = [o for o in gc.get_objects() if isinstance(o, asyncio.AbstractEventLoop) and not o.is_closed()]
     print(f"+++ {nodeid} is about to time out in process {os.getpid()}: "
           f"the asyncio tasks of its {len(loops)} open event loop(s) +++", file=out)

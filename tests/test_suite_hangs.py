@@ -14,8 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 HANGING = '''
 import asyncio
+import gc
 
 async def test_waits_for_ever():
+    gc.freeze()  # as a bot's start-up does (bot.app.freeze_startup): the event loop too
     async def parked_here():
         await asyncio.Event().wait()
     await asyncio.create_task(parked_here(), name="the-parked-task")
