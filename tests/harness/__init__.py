@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import itertools
 import sys
 import threading
@@ -243,6 +244,9 @@ class Harness:
             return  # killed (:meth:`kill`): there is nothing left to shut down
         await self.settle(raise_on_timeout=False)
         await self.bot.close()
+        # the bot's start-up froze what it held out of the garbage collector (bot.app.freeze_startup): a process ends
+        # with its bot, but a test process boots thousands, so what this one froze becomes collectable again
+        gc.unfreeze()
 
     async def restart(self) -> Harness:
         """Close this bot and boot a new one on the same database and the same Discord (channels, messages)."""
@@ -270,6 +274,7 @@ class Harness:
             pid = self.bot.cluster.backend_pid
             self.bot.cluster.kill()
             await session_gone(self.bot.config.db_path, pid)
+        gc.unfreeze()  # what the killed bot froze at its start is garbage now (see close)
         new = await Harness.boot(self.bot.config.db_path, config=self.bot.config, fake=self.fake, prepare=prepare)
         new.fake.channels, new.fake.dm_by_user, new.fake.users = self.fake.channels, self.fake.dm_by_user, self.fake.users
         new.fake.closed_dms, new.fake.requests = self.fake.closed_dms, self.fake.requests
