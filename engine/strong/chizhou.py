@@ -35,3 +35,10 @@ LET_GO = 0.5
 The hand will not win; holding on to them keeps the others from 花 too, and four strong AIs then drew 82% of the
 hands (``FEED_COST`` 0.6, 300 deals) against 50% letting go. It costs the strong AI about 0.07 子 a hand against
 three normal AIs (600 deals, seed 0: +0.25 without, +0.18 with): the price of fewer drawn hands at its tables."""
+
+FLUSH_RATE = 300
+"""The one-suit plan's chance (清一色 / 混一色, a 蜡子), as a share (/1000) of the measured chance one step further
+(the other variants: :data:`engine.strong.evaluator.FLUSH_RATE`, 700). The strong AI's departures for the one-suit
+plan at 700 lost about 0.2 子 each (``benchmarks/analyse_departures.py --variant chizhou``, 400 deals: 124 of them,
+-0.21 ± 0.41); against three normal AIs on the same 600 deals (seed 0, paired): 1100 -> -0.035 ± 0.049 子 a hand,
+300 -> +0.037 ± 0.044, 0 (no one-suit plan) -> +0.028 ± 0.048, against 700."""

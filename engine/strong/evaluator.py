@@ -58,6 +58,7 @@ from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
+from .chizhou import FLUSH_RATE as CHIZHOU_FLUSH_RATE
 from .chizhou import LET_GO as CHIZHOU_LET_GO
 from .hefei import WAYS_FACTOR as HEFEI_WAYS_FACTOR
 from .hefei import ways_bucket as hefei_ways_bucket
@@ -566,7 +567,7 @@ class Know:
         key = self.me.key(rc, n_melds, meld_suits, meld_hua, upg)
         d = max(key[0], sh)
         # one suit's tiles only: a step further than the same distance to any win, and fewer tiles serve it
-        p = self.chance(d + 1, turns) * FLUSH_RATE / 1000
+        p = self.chance(d + 1, turns) * (CHIZHOU_FLUSH_RATE if self.me.ai.hua_gate else FLUSH_RATE) / 1000
         return HandValue(p, self.mean_value("flush", is_open), "flush", d)
 
 

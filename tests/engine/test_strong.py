@@ -247,6 +247,16 @@ def test_chizhou_strong_aims_at_all_pungs():
     assert parse_hand("11m55m22p88p33s7z").concealed.count(best.action.tile) < 2
 
 
+def test_chizhou_strong_builds_the_hand_rather_than_chase_a_far_one_suit_hand():
+    # seven 万, a 456条 run, three lone 筒 and a 东, early: a one-suit hand (清一色 / 混一色, a 蜡子) is a suit away;
+    # going for it lost (``engine/strong/chizhou.py`` FLUSH_RATE), so the strong AI discards what the normal AI does
+    # (9m), not a 筒 for the one-suit plan
+    v = _view("chizhou", "1m2m2m4m5m6m9m1p7p9p4s5s6s1z")
+    best = evaluate(v, 0).best
+    assert best.action == choose(v, 0, v["legal"], "normal") == Action("discard", 0, parse_hand("9m").concealed[0])
+    assert best.plan != "flush"
+
+
 def test_chizhou_strong_keeps_a_live_honour_an_opponent_could_pung():
     # a lone 发 with its three other copies unseen: the normal AI throws it first, but whoever holds a pair of 发
     # pungs it, and an honour pung is 1 花, what every Chizhou win is short of; the strong AI throws a 条 instead
