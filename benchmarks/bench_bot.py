@@ -236,6 +236,7 @@ async def main(args: argparse.Namespace) -> dict:
             inside = [r for r in reqs if t0 <= r < t1]
             latencies.append(((max(inside) if inside else t0) - t0) * 1000)
     active = sum(1 for ch in by_channel if (lt := mgr.by_channel.get(ch)) is not None and lt.table is not None)
+    frozen = gc.get_freeze_count()  # before the harness closes the bot (and unfreezes what it froze)
     await h.close()
     lat = sorted(latencies)
     out = {
@@ -254,7 +255,7 @@ async def main(args: argparse.Namespace) -> dict:
         "loop_cpu_block_p99_ms": round(sorted(cpu)[min(len(cpu) - 1, int(len(cpu) * 0.99))], 2) if cpu else None,
         "gc_full_collections": len(gc_pauses),
         "gc_full_max_ms": round(max(gc_pauses), 2) if gc_pauses else None,
-        "gc_frozen": gc.get_freeze_count(),
+        "gc_frozen": frozen,
         "harness_requests_dropped": dropped[0],
         "harness_requests_refused": refused[0] + sum(1 for r in h.fake.requests if r.status >= 400),
         "ai_inline": args.inline_ai,
