@@ -31,6 +31,12 @@ RED = HONOR + 6
 """红中 (7z), the one honour of Wuhu's tiles."""
 
 
+def _in_plan(k: int, suit: int, red: bool = True) -> bool:
+    """Whether tile kind ``k`` belongs to a one-suit hand of ``suit`` (``red``: 红中 too, as 混一色 and the all-pungs
+    play keep it)."""
+    return (red and k == RED) or (k < HONOR and k // 9 == suit)
+
+
 def flush_suit(c: Sequence[int], meld_suits: Sequence[int]) -> int:
     """The suit a one-suit hand would be of: the one holding most tiles (concealed and in melds)."""
     tot = [sum(c[s * 9 : s * 9 + 9]) + meld_suits[s] for s in range(3)]
@@ -81,14 +87,11 @@ def flush_discard(me: SeatReader, c: Sequence[int], n_melds: int, suit: int, til
     outside the plan (the least useful first), else the plan's tile that leaves the lowest shanten with the most unseen
     useful tiles."""
 
-    def in_plan(k: int) -> bool:
-        return (k < HONOR and k // 9 == suit) or (red and k == RED)
-
     def key(cc: list[int], _k: int) -> tuple[int, int]:
         sh = shanten(cc, n_melds)
         useful = 0
         for j in near_kinds(cc):
-            if not in_plan(j) or not me.remaining[j]:
+            if not _in_plan(j, suit, red) or not me.remaining[j]:
                 continue
             cc[j] += 1
             if shanten(cc, n_melds) < sh:
@@ -96,7 +99,7 @@ def flush_discard(me: SeatReader, c: Sequence[int], n_melds: int, suit: int, til
             cc[j] -= 1
         return sh, -useful
 
-    return _plan_discard(c, tiles, in_plan, key)
+    return _plan_discard(c, tiles, lambda k: _in_plan(k, suit, red), key)
 
 
 def flush_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> Action:
@@ -125,24 +128,29 @@ def sihe_room(c: Sequence[int], k: int) -> bool:
 def flush_play(me: SeatReader, acts: Sequence[Action], red: bool = False) -> Action:
     """:func:`flush_choice` from the seat's reading of its view (the strong AI has it already); ``red``: the 混一色
     play (:func:`hun_choice`)."""
+    c = list(me.counts)
+    suit = flush_suit(c, me.meld_suits)
+    return _plan_play(acts, c, lambda k: _in_plan(k, suit, red),
+                      lambda tiles: flush_discard(me, c, me.n_melds, suit, tiles, red), KEEP_SIHE)
+
+
+def _plan_play(acts: Sequence[Action], c: Sequence[int], in_plan: Callable[[int], bool],
+               discard: Callable[[list[int]], int], keep_sihe: bool = False) -> Action:
+    """The action of a plain plan policy: a win taken; a kong, else a pung, of a plan tile (a fourth copy that may
+    sit in a run kept, ``keep_sihe``: :func:`sihe_room`); else the plan's ``discard`` among the tiles it may let go;
+    else passing."""
     win = next((a for a in acts if a.type in ("win", "next_hand")), None)
     if win is not None:
         return win
-    c = list(me.counts)
-    suit = flush_suit(c, me.meld_suits)
-
-    def in_plan(k: int | None) -> bool:
-        return k is not None and ((k < HONOR and k // 9 == suit) or (red and k == RED))
-
     for a in acts:
-        if a.type == "kong" and a.tile is not None and in_plan(a.tile) and not (KEEP_SIHE and sihe_room(c, a.tile)):
+        if a.type == "kong" and a.tile is not None and in_plan(a.tile) and not (keep_sihe and sihe_room(c, a.tile)):
             return a
-    pungs = [a for a in acts if a.type == "pung" and in_plan(a.tile)]
+    pungs = [a for a in acts if a.type == "pung" and a.tile is not None and in_plan(a.tile)]
     if pungs:
         return pungs[0]
     discards = [a for a in acts if a.type == "discard" and a.tile is not None]
     if discards:
-        k = flush_discard(me, c, me.n_melds, suit, [int(a.tile) for a in discards if a.tile is not None], red)
+        k = discard([int(a.tile) for a in discards if a.tile is not None])
         return next(a for a in discards if a.tile == k)
     return next((a for a in acts if a.type == "pass"), acts[0])
 
@@ -195,9 +203,6 @@ def flush_chance(c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld
 # 清一色 plan it gained nothing in the duel (docs/strong-ai.md), so the evaluator does not use it.
 
 
-def _in_plan(k: int, suit: int) -> bool:
-    return k == RED or (k < HONOR and k // 9 == suit)
-
 
 def pung_suit(c: Sequence[int], meld_tiles: Sequence[int]) -> int:
     """The suit an all-pungs one-suit hand would be of: the one with most tiles in pairs or better (then most tiles),
@@ -244,24 +249,10 @@ def pung_discard(me: SeatReader, c: Sequence[int], suit: int, tiles: Sequence[in
 def pung_choice(view: Mapping[str, Any], seat: int, acts: Sequence[Action]) -> Action:
     """A plain policy that plays for one-suit all pungs only (used to measure the plan's chance): wins are taken,
     tiles of the suit and 红中 punged and konged, everything else let go first."""
-    win = next((a for a in acts if a.type in ("win", "next_hand")), None)
-    if win is not None:
-        return win
     me = SeatReader(view, seat)
     c = list(me.counts)
     suit = pung_suit(c, [int(m["tile"]) for m in view["melds"][seat]])
-    for a in acts:
-        if a.type == "kong" and a.tile is not None and _in_plan(a.tile, suit):
-            return a
-    pungs = [a for a in acts if a.type == "pung" and a.tile is not None and _in_plan(a.tile, suit)]
-    if pungs:
-        return pungs[0]
-    discards = [a for a in acts if a.type == "discard" and a.tile is not None]
-    if discards:
-        k = pung_discard(me, c, suit, [int(a.tile) for a in discards if a.tile is not None])
-        return next(a for a in discards if a.tile == k)
-    return next((a for a in acts if a.type == "pass"), acts[0])
-
+    return _plan_play(acts, c, lambda k: _in_plan(k, suit), lambda tiles: pung_discard(me, c, suit, tiles))
 
 
 # ------------------------------------------------------------------------------------------------ the 混一色 play
