@@ -42,7 +42,6 @@ from ..ai_common import (
     plain_actions,
 )
 from ..analysis import (
-    group_of,
     is_complete,
     is_seven_pairs,
     shanten,
@@ -65,7 +64,6 @@ from .hefei import ways_bucket as hefei_ways_bucket
 from .lookahead import PRIOR as LOOKAHEAD_PRIOR
 from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
 from .lookahead import Rest as LookAheadRest
-from .lookahead import combine_one as lookahead_combine_one
 from .lookahead import refine as lookahead_refine
 from .lookahead import wait_payments as lookahead_wait_payments
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
@@ -356,7 +354,7 @@ class Know:
                 out += self.unseen[k]
                 continue
             c[k] += 1
-            s2 = lookahead_combine_one(group_of(k, c), rest[k // 9], n_melds)
+            s2 = rest.shanten(c, k, n_melds)
             if s2 < sh:
                 out += self.unseen[k]
             c[k] -= 1

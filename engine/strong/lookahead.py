@@ -155,6 +155,11 @@ class Rest:
             got = self._rest[s] = rest_sums(self.groups, s)
         return got
 
+    def shanten(self, c: Sequence[int], k: int, melds: int) -> int:
+        """The regular-shape shanten of ``c``, a hand that differs from the one of these groups only in the group of
+        kind ``k`` (a tile of that kind drawn or let go), with ``melds`` declared sets."""
+        return combine_one(group_of(k, c), self[k // 9], melds)
+
 
 class LookAhead:
     """The look-ahead of one decision: its caches are shared by every discard priced (the hands after a draw and a
@@ -224,7 +229,7 @@ class LookAhead:
                 continue
             odd = c[k] & 1
             c[k] += 1
-            sh = combine_one(group_of(k, c), rest[k // 9], self.n)
+            sh = rest.shanten(c, k, self.n)
             if sp:
                 sh = min(sh, 6 - min(pairs + odd, 7))
             if (sh < key[1] or key[0] > key[1]) and me.key_sh(c, sh, self.ms, self.mh, self.upg) < key:
@@ -263,7 +268,7 @@ class LookAhead:
                         continue
                     even = 1 - (c[d2] & 1)  # a copy let go of an even count breaks a pair
                     c[d2] -= 1
-                    sh = combine_one(group_of(d2, c), rest[d2 // 9], self.n)
+                    sh = rest.shanten(c, d2, self.n)
                     if sp:
                         sh = min(sh, 6 - min(pairs - even, 7))
                     if me.key_sh(c, sh, self.ms, self.mh, self.upg) < key:
