@@ -408,7 +408,6 @@ class FakeDiscord:
         self.commands: dict[int | None, list[dict[str, Any]]] = {}  # synced commands by guild (None = global)
         self.unknown_routes: list[Request] = []
         self.expired_tokens: set[str] = set()
-        self.session = FakeSession(self)  # no trace configs; a booted bot gets its own (session_for)
         self.on_request: list[Callable[[Request], None]] = []
 
     def session_for(self, http: Any) -> FakeSession:
