@@ -16,7 +16,15 @@ happened, with the ways 196 for 195.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .calibration_hefei import DANGER_BIAS, DANGER_WEIGHTS
+
+LEARNED = True
+"""Hefei's danger of a discard is the learned model (:class:`DangerReader`, weights in
+:mod:`engine.strong.calibration_hefei`) instead of the product of measured factors with :data:`WAYS_FACTOR`."""
 
 WAYS_EDGES: tuple[int, ...] = (1, 4, 9, 16, 25, 36)
 """The bucket of :func:`wait_ways` is the number of these edges it reaches (0 .. 6)."""
@@ -45,3 +53,143 @@ def ways_bucket(unseen: Sequence[int], k: int) -> int:
     w = wait_ways(unseen, k)
     return sum(1 for e in WAYS_EDGES if w >= e)
 
+
+
+# ------------------------------------------------------------------------------------------------ the learned danger
+
+
+def discard_order(view: Mapping[str, Any]) -> list[tuple[int, int, str, int]] | None:
+    """The hand's discards in the order they were made, ``(seat, tile, status, claimer)`` (claimer -1: not
+    claimed), put back from the public rivers
+    and melds as :func:`engine.strong.evaluator.passed_since` does (the dealer first, then the next seat, or the
+    claimer after a claimed tile). None when the rivers cannot be ordered so."""
+    rivers = view["rivers"]
+    idx = [0, 0, 0, 0]
+    used: set[tuple[int, int]] = set()
+    cur = int(view["dealer"])
+    seq: list[tuple[int, int, str, int]] = []
+    total = sum(len(r) for r in rivers)
+    while len(seq) < total:
+        r = rivers[cur]
+        if idx[cur] >= len(r):
+            return None
+        e = r[idx[cur]]
+        idx[cur] += 1
+        k, st = int(e["tile"]), str(e["status"])
+        seq.append((cur, k, st, -1))
+        if st == "claimed":
+            claimer = None
+            for c in range(4):
+                for j, m in enumerate(view["melds"][c]):
+                    if (c, j) in used or m.get("fed_by") != cur:
+                        continue
+                    if int(m.get("claimed") if m.get("claimed") is not None else m["tile"]) == k:
+                        claimer = c
+                        used.add((c, j))
+                        break
+                if claimer is not None:
+                    break
+            if claimer is None:
+                return None
+            seq[-1] = (seq[-1][0], k, st, claimer)
+            cur = claimer
+        else:
+            cur = (cur + 1) % 4
+    return seq
+
+
+_NONE: dict[str, float] = {}
+
+
+def _bucket(x: int, edges: Sequence[int]) -> int:
+    return sum(1 for e in edges if x >= e)
+
+
+class DangerReader:
+    """The learned danger model's features of discarding tile ``k`` against seat ``o``, read from one seat's view
+    (its public rivers, melds and wall count, and the tiles it has not seen): :meth:`features` lists them as
+    ``(group, value)`` pairs (the fit, ``benchmarks/learn_hefei_danger.py``, and the play read the same list), and
+    :meth:`chance` is the logistic model of :mod:`engine.strong.calibration_hefei` over them. The seat's own part
+    (its melds, river length, the turns since its claimed meld, the character of its last discards, the wall) is
+    summed once per seat; a (seat, tile) chance is kept for the life of the reader (one decision)."""
+
+    def __init__(self, view: Mapping[str, Any], unseen: Sequence[int]) -> None:
+        self.view = view
+        self.unseen = unseen
+        seq = discard_order(view)
+        self.rivers = [[int(x["tile"]) for x in view["rivers"][o]] for o in range(4)]
+        # per seat: its discards in order, and how many of them it made since its claimed meld (None: no meld)
+        self.since_meld: list[int | None] = [None] * 4
+        self.prev_passed: list[frozenset[int]] = [frozenset()] * 4
+        if seq is not None:
+            own = [[i for i, x in enumerate(seq) if x[0] == o] for o in range(4)]
+            for i, x in enumerate(seq):
+                if x[3] >= 0:
+                    self.since_meld[x[3]] = sum(1 for j in own[x[3]] if j > i)
+            for o in range(4):
+                if len(own[o]) >= 2:  # the round before its last: tiles it let go by then
+                    a, b = own[o][-2], own[o][-1]
+                    self.prev_passed[o] = frozenset(x[1] for x in seq[a + 1 : b] if x[0] != o and x[2] != "dead")
+        self.wall = int(view["wall_count"])
+        self._seat: dict[int, float] = {}
+        self._p: dict[tuple[int, int], float] = {}
+
+    def seat_features(self, o: int) -> list[tuple[str, str]]:
+        river = self.rivers[o]
+        n = len(river)
+        m = min(len(self.view["melds"][o]), 3)
+        rl = min(n // 3, 5)
+        late = "L" if n >= 6 else "E"
+        last3 = river[-3:]
+        mid = sum(1 for x in last3 if 2 <= x % 9 <= 6)
+        sm = self.since_meld[o]
+        out = [("base", f"{m}{rl}"), ("wall", str(_bucket(self.wall, (8, 16, 24, 32, 40)))),
+               ("mid3", f"{mid}{late}"),
+               ("since_meld", "-" if sm is None else str(_bucket(sm, (2, 3, 5, 8))))]
+        return out
+
+    def tile_features(self, o: int, k: int) -> list[tuple[str, str]]:
+        river = self.rivers[o]
+        n = len(river)
+        late = "L" if n >= 6 else "E"
+        r = k % 9
+        suit = k // 9
+        base = k - r
+        recent = river[-3:]
+        inriv = "R" if k in recent else ("O" if k in river else "N")
+        melds = self.view["melds"][o]
+        ms = [int(x["tile"]) // 9 for x in melds]
+        rel = "none" if not ms else ("same" if suit in ms and len(set(ms)) == 1 else ("mixed" if suit in ms else
+                                                                                      "other"))
+        dsuit = sum(1 for x in river if x // 9 == suit)
+        dshare = min(dsuit * 3 // max(1, n), 2) if river else 0
+        rec_suit = min(sum(1 for x in river[-4:] if x // 9 == suit), 2)
+        lo = k - 3 if r >= 3 else None
+        hi = k + 3 if r <= 5 else None
+        sides = [x for x in (lo, hi) if x is not None]
+        got = sum(1 for x in sides if x in river)
+        suji = f"{len(sides)}{got}"
+        near = min(sum(1 for x in river if x != k and x // 9 == suit and abs(x - k) <= 2), 2)
+        last = river[-1] if river else None
+        lastnear = "Y" if last is not None and last != k and last // 9 == suit and abs(last - k) <= 2 else "N"
+        ways = _bucket(wait_ways(self.unseen, k), (1, 4, 9, 16, 25, 36, 49))
+        fold = min(r, 8 - r)
+        return [("inriv", inriv), ("rel", rel), ("dshare", f"{dshare}{late}"), ("rec_suit", str(rec_suit)),
+                ("suji", suji), ("near", str(near)), ("lastnear", lastnear), ("ways", f"{ways}{late}"),
+                ("rank", str(fold)), ("unseen", str(self.unseen[base + r])),
+                ("prev", "Y" if k in self.prev_passed[o] else "N")]
+
+    def features(self, o: int, k: int) -> list[tuple[str, str]]:
+        return self.seat_features(o) + self.tile_features(o, k)
+
+    def chance(self, o: int, k: int) -> float:
+        """The learned chance that discarding ``k`` now deals in to seat ``o``."""
+        got = self._p.get((o, k))
+        if got is not None:
+            return got
+        s = self._seat.get(o)
+        if s is None:
+            s = self._seat[o] = DANGER_BIAS + sum(DANGER_WEIGHTS.get(g, _NONE).get(v, 0.0) for g, v in self.seat_features(o))
+        z = s + sum(DANGER_WEIGHTS.get(g, _NONE).get(v, 0.0) for g, v in self.tile_features(o, k))
+        p = self._p[(o, k)] = 1.0 / (1.0 + math.exp(-z))
+        return p
