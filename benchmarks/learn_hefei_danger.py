@@ -29,7 +29,9 @@ from engine.strong.evaluator import danger_features, passed_since
 from engine.strong.hefei import WAYS_FACTOR, DangerReader, ways_bucket
 from engine.table import Table
 
-Row = tuple[list[tuple[str, str]], float, bool]
+Feat = tuple[str, str]
+Agg = dict[tuple[tuple[int, ...], float], list[int]]
+"""(the features' numbers, today's chance) -> [exposures, deal-ins]: identical exposures counted together."""
 
 
 def today(view: dict[str, Any], o: int, k: int, unseen: list[int]) -> float:
@@ -39,36 +41,58 @@ def today(view: dict[str, Any], o: int, k: int, unseen: list[int]) -> float:
     p = DANGER_BASE["hefei"][m][rl]
     for name, val in (("inriv", inriv), ("rel", rel), ("dshare", dshare), ("alarm", alarm)):
         p *= fac.get(name, {}).get(val, 1.0)
-    return min(0.35, p * WAYS_FACTOR[ways_bucket(unseen, k)])
+    return round(min(0.35, p * WAYS_FACTOR[ways_bucket(unseen, k)]), 7)
 
 
-def collect(first: int, deals: int, seed: str) -> list[Row]:
-    rows: list[Row] = []
+def collect(first: int, deals: int, seed: str, names: dict[Feat, int], every: bool) -> tuple[Agg, Agg]:
+    """Both ways of labelling the same deals: (each discard made, labelled by a win on it; with ``every``, each
+    tile the discarder held, labelled by whether that seat could win on it then, read from the table, else empty).
+    A seat that let the tile go by since its own last discard, or the last four tiles, are no exposure."""
+    made: Agg = {}
+    held: Agg = {}
+
+    def row(rd: DangerReader, v: dict[str, Any], o: int, k: int, unseen: list[int]) -> tuple[tuple[int, ...], float]:
+        return tuple(sorted(names.setdefault(f, len(names) + 1) for f in rd.features(o, k))), today(v, o, k, unseen)
+
     for deal in range(first, first + deals):
         t = Table.new("hefei", f"duel:{seed}:{deal}")
         rng = random.Random(deal)
-        pending: list[tuple[int, list[tuple[str, str]], float]] = []
+        pending: list[tuple[int, tuple[tuple[int, ...], float]]] = []
         won: set[int] = set()
         while t.hand.phase not in ("ended", "over"):
             seat = t.awaited()[0]
             la = t.legal_actions(seat)
             a = la[0] if len(la) == 1 else choose(t, seat, la, "normal", rng)
             if a.type == "discard" and a.tile is not None:
-                rows += [(f, p, o in won) for o, f, p in pending]
+                for o, key in pending:
+                    cell = made.setdefault(key, [0, 0])
+                    cell[0] += 1
+                    cell[1] += o in won
                 pending, won = [], set()
                 v = t.view(seat)
-                unseen = SeatReader(v, seat).remaining
-                passed = passed_since(v)
-                rd = DangerReader(v, unseen)
-                for o in range(4):
-                    if o == seat or (passed is not None and a.tile in passed[o]):
-                        continue
-                    pending.append((o, rd.features(o, a.tile), today(v, o, a.tile, unseen)))
+                if not v.get("last_four"):
+                    unseen = SeatReader(v, seat).remaining
+                    passed = passed_since(v)
+                    rd = DangerReader(v, unseen)
+                    for o in range(4):
+                        if o == seat:
+                            continue
+                        for k in sorted(set(v["hand"])) if every else ():
+                            if passed is not None and k in passed[o]:
+                                continue
+                            cell = held.setdefault(row(rd, v, o, k, unseen), [0, 0])
+                            cell[0] += 1
+                            cell[1] += not t.hand.furiten[o] and t._can_win(o, k, seat)
+                        if passed is None or a.tile not in passed[o]:
+                            pending.append((o, row(rd, v, o, a.tile, unseen)))
             for e in t.apply(a):  # a win on the discard comes with the winner's own action, in the claim window
                 if e.type == "win" and e.data["from"] is not None and e.data["from"] != e.seat:
                     won.add(e.seat)
-        rows += [(f, p, o in won) for o, f, p in pending]
-    return rows
+        for o, key in pending:
+            cell = made.setdefault(key, [0, 0])
+            cell[0] += 1
+            cell[1] += o in won
+    return made, held
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
@@ -91,25 +115,24 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
     return x
 
 
-def fit(rows: list[Row], ridge: float, iters: int = 8) -> tuple[float, dict[tuple[str, str], float]]:
-    """A logistic regression on the one-hot features: Newton's method, the ridge on every weight but the bias."""
-    names = sorted({f for fs, _, _ in rows for f in fs})
-    ix = {f: i + 1 for i, f in enumerate(names)}
-    agg: dict[tuple[int, ...], list[int]] = {}  # identical feature rows together: [exposures, deal-ins]
-    for fs, _, y in rows:
-        cell = agg.setdefault(tuple(sorted(ix[f] for f in fs)), [0, 0])
-        cell[0] += 1
-        cell[1] += y
-    data = [((0,) + idx, nn, pp) for idx, (nn, pp) in agg.items()]
-    n = len(names) + 1
-    pos = sum(y for _, _, y in rows)
+def fit(agg: Agg, n: int, ridge: float, iters: int = 14) -> list[float]:
+    """A logistic regression on the one-hot features (numbers 1 .. n - 1; 0 is the bias): Newton's method, the
+    ridge on every weight but the bias."""
+    cells: dict[tuple[int, ...], list[int]] = {}
+    for (idx, _), (nn, pp) in agg.items():
+        cell = cells.setdefault((0,) + idx, [0, 0])
+        cell[0] += nn
+        cell[1] += pp
+    data = [(idx, nn, pp) for idx, (nn, pp) in cells.items()]
+    pos = sum(pp for _, _, pp in data)
+    tot = sum(nn for _, nn, _ in data)
     w = [0.0] * n
-    w[0] = math.log(pos / (len(rows) - pos))
+    w[0] = math.log(pos / (tot - pos))
     for it in range(iters):
         g = [0.0] * n
         h = [[0.0] * n for _ in range(n)]
         for idx, nn, pp in data:
-            z = sum(w[i] for i in idx)
+            z = max(-30.0, min(30.0, sum(w[i] for i in idx)))
             p = 1 / (1 + math.exp(-z))
             r = pp - nn * p
             q = nn * p * (1 - p)
@@ -122,36 +145,42 @@ def fit(rows: list[Row], ridge: float, iters: int = 8) -> tuple[float, dict[tupl
             g[i] -= ridge * w[i]
             h[i][i] += ridge
         step = _solve(h, g)
-        w = [a + b for a, b in zip(w, step, strict=True)]
         size = max(abs(s) for s in step)
+        damp = min(1.0, 1.0 / size)  # a Newton step of at most 1 on any weight (the start may be far)
+        w = [a + damp * b for a, b in zip(w, step, strict=True)]
         print(f"  iteration {it + 1}: largest step {size:.4f}", flush=True)
         if size < 1e-4:
             break
-    return w[0], {f: w[ix[f]] for f in names}
+    return w
 
 
-def learned(bias: float, wts: dict[tuple[str, str], float], fs: list[tuple[str, str]]) -> float:
-    z = bias + sum(wts.get(f, 0.0) for f in fs)
-    return 1 / (1 + math.exp(-z))
-
-
-def report(name: str, preds: list[float], ys: list[bool]) -> dict[str, float]:
-    ll = sum(math.log(max(1e-9, p)) if y else math.log(max(1e-9, 1 - p)) for p, y in zip(preds, ys, strict=True))
-    order = sorted(range(len(preds)), key=lambda i: -preds[i])
-    pos = sum(ys)
-    out = {"ll": ll / len(preds), "pred": sum(preds), "wins": pos}
+def report(name: str, agg: Agg, pred: Any) -> dict[str, float]:
+    """Log-likelihood per exposure of ``pred((features, today's chance))``, the chances' sum against the deal-ins,
+    and the share of the deal-ins among the most dangerous 10% / 20% of exposures (ties split in proportion)."""
+    rows = sorted(((pred(key), nn, pp) for key, (nn, pp) in agg.items()), key=lambda x: -x[0])
+    tot = sum(nn for _, nn, _ in rows)
+    pos = sum(pp for _, _, pp in rows)
+    ll = sum(pp * math.log(max(1e-9, p)) + (nn - pp) * math.log(max(1e-9, 1 - p)) for p, nn, pp in rows)
+    out = {"ll": ll / tot, "pred": sum(p * nn for p, nn, _ in rows), "wins": pos, "n": tot}
     for share in (0.1, 0.2):
-        top = order[: int(len(order) * share)]
-        out[f"top{int(share * 100)}"] = sum(1 for i in top if ys[i]) / max(1, pos)
+        room, got = share * tot, 0.0
+        for _, nn, pp in rows:
+            take = min(nn, room)
+            got += pp * take / nn
+            room -= take
+            if room <= 0:
+                break
+        out[f"top{int(share * 100)}"] = got / max(1, pos)
     print(f"{name:>8}: log-likelihood per exposure {out['ll']:.5f}, predicted {out['pred']:.0f} for {pos} deal-ins, "
-          f"caught in the dangerous 10% {out['top10']:.1%}, 20% {out['top20']:.1%}")
+          f"caught in the dangerous 10% {out['top10']:.1%}, 20% {out['top20']:.1%}", flush=True)
     return out
 
 
-def write(bias: float, wts: dict[tuple[str, str], float], info: str) -> None:
+def write(w: list[float], names: dict[Feat, int], info: str) -> None:
+    bias = w[0]
     groups: dict[str, dict[str, float]] = {}
-    for (g, v), x in sorted(wts.items()):
-        groups.setdefault(g, {})[v] = round(x, 4)
+    for (g, v), i in sorted(names.items()):
+        groups.setdefault(g, {})[v] = round(w[i], 4)
     lines = ['"""Hefei\'s learned danger model (generated by ``python -m benchmarks.learn_hefei_danger --write``; do '
              'not edit by hand).', "", info.strip(), '"""', "", "from __future__ import annotations", "",
              f"DANGER_BIAS: float = {bias:.4f}",
@@ -172,34 +201,52 @@ def main() -> None:
     ap.add_argument("--test", type=int, default=1000)
     ap.add_argument("--seed", default="cal")
     ap.add_argument("--ridge", type=float, default=2.0)
-    ap.add_argument("--cache", default="", help="a pickle file to keep the collected rows in between runs")
+    ap.add_argument("--every", action="store_true",
+                    help="fit on every tile the discarder held (could that seat win on it then) instead of the "
+                    "discards made")
+    ap.add_argument("--cache", default="", help="a pickle file to keep the collected exposures in between runs")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
     t0 = time.time()
     if args.cache and os.path.exists(args.cache):
         with open(args.cache, "rb") as f:
-            train, test = pickle.load(f)
+            names, train, test = pickle.load(f)
     else:
-        train = collect(0, args.deals, args.seed)
-        test = collect(args.deals, args.test, args.seed)
+        names = {}
+        train = collect(0, args.deals, args.seed, names, args.every)
+        test = collect(args.deals, args.test, args.seed, names, args.every)
         if args.cache:
             with open(args.cache, "wb") as f:
-                pickle.dump((train, test), f)
-    print(f"{len(train)} training exposures ({sum(y for _, _, y in train)} deal-ins), {len(test)} held out "
-          f"({sum(y for _, _, y in test)}), {time.time() - t0:.0f} s", flush=True)
-    bias, wts = fit(train, args.ridge)
-    ys = [y for _, _, y in test]
-    old = report("today", [p for _, p, _ in test], ys)
-    new = report("learned", [learned(bias, wts, fs) for fs, _, _ in test], ys)
-    report("(train)", [learned(bias, wts, fs) for fs, _, _ in train], [y for _, _, y in train])
+                pickle.dump((names, train, test), f)
+    which = 1 if args.every else 0
+    for label, agg in (("made", train[0]), ("held", train[1])):
+        if agg:
+            print(f"training, {label}: {sum(x[0] for x in agg.values())} exposures, "
+                  f"{sum(x[1] for x in agg.values())} deal-ins, {time.time() - t0:.0f} s", flush=True)
+    w = fit(train[which], len(names) + 1, args.ridge)
+
+    def new(key: tuple[tuple[int, ...], float]) -> float:
+        return 1 / (1 + math.exp(-max(-30.0, min(30.0, w[0] + sum(w[i] for i in key[0])))))
+
+    res = {}
+    for label, agg in (("made", test[0]), ("held", test[1])):
+        if agg:
+            print(f"held-out deals, {label}:")
+            res[label] = (report("today", agg, lambda key: key[1]), report("learned", agg, new))
+    old, got = res["made"]
     if args.write:
         info = (f"Fitted on {args.deals} one-hand deals of four normal AIs (``duel:{args.seed}:0`` ..), "
-                f"{len(train)} exposures, ridge {args.ridge}; on the {args.test} deals after them "
-                f"({len(test)} exposures, {sum(ys)} deal-ins) the log-likelihood per exposure is "
-                f"{new['ll']:.5f} against {old['ll']:.5f} for the product of measured factors, and the dangerous 10% / "
-                f"20% of exposures hold {new['top10']:.1%} / {new['top20']:.1%} of the deal-ins against "
-                f"{old['top10']:.1%} / {old['top20']:.1%}.")
-        write(bias, wts, "\n".join(_wrap(info)))
+                f"{'every tile the discarder held' if args.every else 'the discards made'}, ridge {args.ridge}; on "
+                f"the {args.test} deals after them ({got['n']} discards made, {got['wins']} deal-ins) the "
+                f"log-likelihood per exposure is {got['ll']:.5f} against {old['ll']:.5f} for the product of measured "
+                f"factors, and the dangerous 10% / 20% of exposures hold {got['top10']:.1%} / {got['top20']:.1%} of "
+                f"the deal-ins against {old['top10']:.1%} / {old['top20']:.1%}.")
+        if "held" in res:
+            old, got = res["held"]
+            info += (f" Over every tile the discarders held ({got['n']} exposures, {got['wins']} that would have "
+                     f"dealt in): {got['ll']:.5f} against {old['ll']:.5f}, {got['top10']:.1%} / {got['top20']:.1%} "
+                     f"against {old['top10']:.1%} / {old['top20']:.1%}.")
+        write(w, names, "\n".join(_wrap(info)))
 
 
 def _wrap(text: str, width: int = 116) -> list[str]:

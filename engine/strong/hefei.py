@@ -131,6 +131,11 @@ class DangerReader:
                     a, b = own[o][-2], own[o][-1]
                     self.prev_passed[o] = frozenset(x[1] for x in seq[a + 1 : b] if x[0] != o and x[2] != "dead")
         self.wall = int(view["wall_count"])
+        # per seat: its suits by how many of its discards each holds, fewest first (八支: a hand holds 8 of one suit)
+        self.suit_rank: list[list[int]] = []
+        for o in range(4):
+            n_suit = [sum(1 for x in self.rivers[o] if x // 9 == st) for st in range(3)]
+            self.suit_rank.append([sum(1 for y in n_suit if y < n_suit[st]) for st in range(3)])
         self._seat: dict[int, float] = {}
         self._p: dict[tuple[int, int], float] = {}
 
@@ -177,7 +182,7 @@ class DangerReader:
         return [("inriv", inriv), ("rel", rel), ("dshare", f"{dshare}{late}"), ("rec_suit", str(rec_suit)),
                 ("suji", suji), ("near", str(near)), ("lastnear", lastnear), ("ways", f"{ways}{late}"),
                 ("rank", str(fold)), ("unseen", str(self.unseen[base + r])),
-                ("prev", "Y" if k in self.prev_passed[o] else "N")]
+                ("prev", "Y" if k in self.prev_passed[o] else "N"), ("suit_rank", f"{self.suit_rank[o][suit]}{late}")]
 
     def features(self, o: int, k: int) -> list[tuple[str, str]]:
         return self.seat_features(o) + self.tile_features(o, k)
