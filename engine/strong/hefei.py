@@ -136,7 +136,8 @@ class DangerReader:
         for o in range(4):
             n_suit = [sum(1 for x in self.rivers[o] if x // 9 == st) for st in range(3)]
             self.suit_rank.append([sum(1 for y in n_suit if y < n_suit[st]) for st in range(3)])
-        self._seat: dict[int, float] = {}
+        self._seats: dict[int, tuple[float, list[float], str, list[int], list[int], int | None]] = {}
+        self._tile: dict[tuple[int, str], float] = {}
         self._p: dict[tuple[int, int], float] = {}
 
     def seat_features(self, o: int) -> list[tuple[str, str]]:
@@ -177,24 +178,66 @@ class DangerReader:
         near = min(sum(1 for x in river if x != k and x // 9 == suit and abs(x - k) <= 2), 2)
         last = river[-1] if river else None
         lastnear = "Y" if last is not None and last != k and last // 9 == suit and abs(last - k) <= 2 else "N"
-        ways = _bucket(wait_ways(self.unseen, k), (1, 4, 9, 16, 25, 36, 49))
+        ways = _bucket(wait_ways(self.unseen, k), _WAYS)
         fold = min(r, 8 - r)
         return [("inriv", inriv), ("rel", rel), ("dshare", f"{dshare}{late}"), ("rec_suit", str(rec_suit)),
                 ("suji", suji), ("near", str(near)), ("lastnear", lastnear), ("ways", f"{ways}{late}"),
                 ("rank", str(fold)), ("unseen", str(self.unseen[base + r])),
-                ("prev", "Y" if k in self.prev_passed[o] else "N"), ("suit_rank", f"{self.suit_rank[o][suit]}{late}")]
+                ("prev", "Y" if k in self.prev_passed[o] else "N"),
+                ("suit_rank", f"{self.suit_rank[o][suit]}{late}")]
 
     def features(self, o: int, k: int) -> list[tuple[str, str]]:
         return self.seat_features(o) + self.tile_features(o, k)
 
     def chance(self, o: int, k: int) -> float:
-        """The learned chance that discarding ``k`` now deals in to seat ``o``."""
+        """The learned chance that discarding ``k`` now deals in to seat ``o``: the logistic model over
+        :meth:`features`, its weights summed by parts (the seat's, the seat's for the tile's suit, the tile's own
+        for a river as long, the tile's against the seat's river) so that a decision pays for each part once."""
         got = self._p.get((o, k))
         if got is not None:
             return got
-        s = self._seat.get(o)
-        if s is None:
-            s = self._seat[o] = DANGER_BIAS + sum(DANGER_WEIGHTS.get(g, _NONE).get(v, 0.0) for g, v in self.seat_features(o))
-        z = s + sum(DANGER_WEIGHTS.get(g, _NONE).get(v, 0.0) for g, v in self.tile_features(o, k))
+        st = self._seats.get(o)
+        if st is None:
+            st = self._seats[o] = self._seat_part(o)
+        s, by_suit, late, river, recent, last = st
+        suit = k // 9
+        r = k % 9
+        tk = (k, late)
+        t = self._tile.get(tk)
+        if t is None:
+            w = DANGER_WEIGHTS
+            t = self._tile[tk] = (w.get("ways", _NONE).get(f"{_bucket(wait_ways(self.unseen, k), _WAYS)}{late}", 0.0)
+                                  + w.get("rank", _NONE).get(str(min(r, 8 - r)), 0.0)
+                                  + w.get("unseen", _NONE).get(str(self.unseen[k]), 0.0))
+        z = s + by_suit[suit] + t
+        z += _W_INRIV[0 if k in recent else (1 if k in river else 2)]
+        sides = (1 if r >= 3 else 0) + (1 if r <= 5 else 0)
+        z += _W_SUJI.get((sides, (1 if r >= 3 and k - 3 in river else 0) + (1 if r <= 5 and k + 3 in river else 0)),
+                         0.0)
+        z += _W_NEAR[min(sum(1 for x in river if x != k and x // 9 == suit and abs(x - k) <= 2), 2)]
+        z += _W_LASTNEAR[last is not None and last != k and last // 9 == suit and abs(last - k) <= 2]
+        z += _W_PREV[k in self.prev_passed[o]]
         p = self._p[(o, k)] = 1.0 / (1.0 + math.exp(-z))
         return p
+
+    def _seat_part(self, o: int) -> tuple[float, list[float], str, list[int], list[int], int | None]:
+        """Seat o's part of :meth:`chance`: (its features' weights with the bias, per suit the weights of its suit
+        features, its river's lateness, its river, its last three discards, its last discard)."""
+        w = DANGER_WEIGHTS
+        s = DANGER_BIAS + sum(w.get(g, _NONE).get(v, 0.0) for g, v in self.seat_features(o))
+        by_suit = []
+        for suit in range(3):
+            fs = dict(self.tile_features(o, suit * 9 + 4))
+            by_suit.append(sum(w.get(g, _NONE).get(fs[g], 0.0) for g in _SUIT_GROUPS))
+        river = self.rivers[o]
+        return s, by_suit, "L" if len(river) >= 6 else "E", river, river[-3:], river[-1] if river else None
+
+
+_WAYS = (1, 4, 9, 16, 25, 36, 49)
+_SUIT_GROUPS = ("rel", "dshare", "rec_suit", "suit_rank")
+"""The tile features that depend only on its suit (summed once per seat and suit)."""
+_W_INRIV = tuple(DANGER_WEIGHTS.get("inriv", _NONE).get(v, 0.0) for v in ("R", "O", "N"))
+_W_SUJI = {(int(v[0]), int(v[1])): x for v, x in DANGER_WEIGHTS.get("suji", _NONE).items()}
+_W_NEAR = tuple(DANGER_WEIGHTS.get("near", _NONE).get(str(v), 0.0) for v in range(3))
+_W_LASTNEAR = (DANGER_WEIGHTS.get("lastnear", _NONE).get("N", 0.0), DANGER_WEIGHTS.get("lastnear", _NONE).get("Y", 0.0))
+_W_PREV = (DANGER_WEIGHTS.get("prev", _NONE).get("N", 0.0), DANGER_WEIGHTS.get("prev", _NONE).get("Y", 0.0))
