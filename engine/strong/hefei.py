@@ -12,6 +12,15 @@ with many (36 or more) at 1.16 times it (:data:`WAYS_FACTOR`). It replaces the r
 because fewer runs hold it, which the ways count directly) and prices the strong AI's own discards as they deal in:
 over 300 duel deals (seed 0) the model with the rank factor gave its chosen discards 247 deal-ins for 175 that
 happened, with the ways 196 for 195.
+
+A learned danger model (:class:`DangerReader`, measured and off: :data:`LEARNED`) reads more of the discarder's view:
+the seat's melds and river, the turns since its claimed meld, the character of its last three discards, the wall
+left, and for the tile: in the seat's river recently or early, its suit's share of that river, its rank among the
+seat's suits (八支), the seat's recent discards of the suit, the tiles three apart (筋), the tiles within two in the
+river, the seat's last discard next to it, the ways to wait, its rank, its unseen copies, and whether the seat let it
+go by in the round before its last discard. A logistic regression over those one-hot features
+(``benchmarks/learn_hefei_danger.py``, the weights in :mod:`engine.strong.calibration_hefei`) is fitted on every tile
+the discarders of four normal AIs' deals held, labelled by whether that seat could have won on it then.
 """
 
 from __future__ import annotations
@@ -22,9 +31,12 @@ from typing import Any
 
 from .calibration_hefei import DANGER_BIAS, DANGER_WEIGHTS
 
-LEARNED = True
+LEARNED = False
 """Hefei's danger of a discard is the learned model (:class:`DangerReader`, weights in
-:mod:`engine.strong.calibration_hefei`) instead of the product of measured factors with :data:`WAYS_FACTOR`."""
+:mod:`engine.strong.calibration_hefei`) instead of the product of measured factors with :data:`WAYS_FACTOR`.
+Measured and off: it tells the tiles that deal in apart better on held-out deals, but the strong AI playing with it
+made -0.03 子 a hand (± 0.15, 2,000 duel deals of seed 0, paired): it dealt in less (14.3% of its hands against
+15.3%) and won less (27.2% against 27.6%); docs/strong-ai.md, Hefei's fifth round."""
 
 WAYS_EDGES: tuple[int, ...] = (1, 4, 9, 16, 25, 36)
 """The bucket of :func:`wait_ways` is the number of these edges it reaches (0 .. 6)."""

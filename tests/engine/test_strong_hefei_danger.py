@@ -1,11 +1,15 @@
 """Hefei's learned danger model (``engine/strong/hefei.py`` ``DangerReader``, weights in
 ``engine/strong/calibration_hefei.py``): every feature is read from the discarder's view as the table played it, and
-the strong AI prices a discard by it."""
+the strong AI, when it plays with the model (``engine.strong.hefei.LEARNED``, measured and off: docs/strong-ai.md),
+prices a discard by it and still reads nothing its seat cannot see."""
 
 from __future__ import annotations
 
+import copy
 import math
 import random
+
+import pytest
 
 from engine.ai import choose
 from engine.ai_common import SeatReader
@@ -14,7 +18,12 @@ from engine.strong.calibration_hefei import DANGER_BIAS, DANGER_WEIGHTS
 from engine.strong.evaluator import Know, passed_since
 from engine.strong.hefei import DangerReader, discard_order, wait_ways
 from engine.table import Action, Table
-from engine.tiles import parse_hand
+from engine.tiles import NUM_KINDS, parse_hand
+
+
+@pytest.fixture
+def learned(monkeypatch):
+    monkeypatch.setattr("engine.strong.evaluator.HEFEI_LEARNED", True)
 
 
 def k(s: str) -> int:
@@ -92,7 +101,7 @@ def test_the_danger_reader_reads_the_play_back_from_the_view():
     assert _play_and_check(12, check) > 300
 
 
-def test_the_learned_danger_is_the_logistic_model_of_the_features():
+def test_the_learned_danger_is_the_logistic_model_of_the_features(learned):
     # at every discard of real play, the strong AI's chance that a tile deals in to another seat is the learned
     # model over the features the reader lists (0 for a tile that seat let go by since its own last discard)
     def check(t, s, truth):
@@ -133,7 +142,7 @@ def test_the_danger_reader_reads_a_seats_river():
     assert five_s["ways"] == f"{2}L" and five_s["unseen"] == "3"
 
 
-def test_hefei_strong_prices_a_tile_let_go_by_in_the_round_before_as_safer():
+def test_hefei_strong_prices_a_tile_let_go_by_in_the_round_before_as_safer(learned):
     # the order of play: 5s (seat 0), 9s (seat 1), 5p (seat 2), 7m, 2m, 9p (seat 1), 3m, 4m, and seat 0 discards.
     # Seat 1 let 5p go by between its two discards (it may have changed its wait since, but mostly had not: the
     # learned weight); 5s came out before its first discard. The two are alike otherwise (one copy in sight each,
@@ -149,3 +158,45 @@ def test_hefei_strong_prices_a_tile_let_go_by_in_the_round_before_as_safer():
     ev = evaluate(v, 0)
     five_p, five_s = ev.of(Action("discard", 0, k("5p"))), ev.of(Action("discard", 0, k("5s")))
     assert five_p is not None and five_s is not None
+
+
+def _reshuffled(t: Table, seat: int, rng: random.Random) -> Table:
+    """A copy of ``t`` where every tile ``seat`` cannot see (the live wall, the other seats' concealed tiles) is
+    dealt again at random, keeping each hand's size (as in tests/engine/test_strong.py)."""
+    other = copy.deepcopy(t)
+    h = other.hand
+    pool = list(h.wall[h.head : h.tail])
+    sizes = {}
+    for o in range(4):
+        if o == seat:
+            continue
+        sizes[o] = sum(h.counts[o])
+        pool += [x for x in range(NUM_KINDS) for _ in range(h.counts[o][x])]
+    rng.shuffle(pool)
+    h.wall[h.head : h.tail] = pool[: h.tail - h.head]
+    rest = pool[h.tail - h.head :]
+    for o, n in sizes.items():
+        mine, rest = rest[:n], rest[n:]
+        h.counts[o] = [mine.count(x) for x in range(NUM_KINDS)]
+        if h.drawn[o] is not None:
+            h.drawn[o] = mine[-1] if mine else None
+    return other
+
+
+def test_the_strong_ai_with_the_learned_danger_ignores_hidden_information(learned):
+    # every hidden tile dealt again: the same decisions and the same prices of every option
+    rng = random.Random(5)
+    checked = 0
+    for deal in range(3):
+        t = Table.new("hefei", f"hidden:{deal}", dealer=0)
+        while t.hand.phase in ("play", "claim", "rob"):
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            a = choose(t.view(s), s, la, "strong")
+            if len(la) > 1 and any(x.type == "discard" for x in la):
+                other = _reshuffled(t, s, rng)
+                assert choose(other.view(s), s, other.legal_actions(s), "strong") == a
+                assert evaluate(other.view(s), s).options == evaluate(t.view(s), s).options
+                checked += 1
+            t.apply(a)
+    assert checked > 20
