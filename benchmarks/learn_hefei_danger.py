@@ -1,15 +1,18 @@
-"""Hefei: learn the danger of a discard from self-play (run by hand, niced; a few minutes).
+"""Hefei: learn the danger of a discard from self-play (run by hand, niced; about six minutes with ``--every``).
 
-``python -m benchmarks.learn_hefei_danger [--deals 4000] [--test 1000] [--seed cal] [--write]``: four normal AIs
-(the duel's opponents) play one-hand deals ``Table.new("hefei", "duel:S:N")`` (not the duel's own ``duel:0:N``);
-every discard is one exposure for each other seat that did not let the tile go by since its own last discard
-(those cannot win on it: ``engine.strong.evaluator.passed_since``), labelled by whether that seat won on it. Each
-exposure's features are read from the discarder's view only (``engine.strong.hefei.DangerReader.features``: public
-rivers, melds and wall, and the discarder's own unseen counts). A logistic regression on those one-hot features is
-fitted (Newton's method with a small ridge, pure Python) on the first ``--deals`` deals and compared on the next
-``--test`` deals with today's product of measured factors (``DANGER_BASE`` x ``DANGER_FACTOR`` x ``WAYS_FACTOR``):
-log-likelihood per exposure and the share of the deal-ins caught among the most dangerous 10% / 20% of exposures.
-``--write`` rewrites ``engine/strong/calibration_hefei.py`` with the fitted weights.
+``python -m benchmarks.learn_hefei_danger [--deals 2500] [--test 700] [--seed cal] [--every] [--write]``: four normal
+AIs (the duel's opponents) play one-hand deals ``Table.new("hefei", "duel:S:N")`` (not the duel's own ``duel:0:N``).
+Every discard is one exposure for each other seat that did not let the tile go by since its own last discard (those
+cannot win on it: ``engine.strong.evaluator.passed_since``), labelled by whether that seat won on it; with
+``--every``, every tile the discarder held is one (labelled by whether that seat could have won on it then, read from
+the table: the hidden hands serve only as labels). Each exposure's features are read from the discarder's view only
+(``engine.strong.hefei.DangerReader.features``: public rivers, melds and wall, and the discarder's own unseen counts).
+A logistic regression on those one-hot features is fitted (Newton's method with a small ridge, pure Python) on the
+first ``--deals`` deals and compared on the next ``--test`` deals with today's product of measured factors
+(``DANGER_BASE`` x ``DANGER_FACTOR`` x ``WAYS_FACTOR``): log-likelihood per exposure and the share of the deal-ins
+caught among the most dangerous 10% / 20% of exposures, over the discards made and (with ``--every``) over every
+tile held. ``--write`` rewrites ``engine/strong/calibration_hefei.py`` with the fitted weights (the module there was
+written by ``--every --write`` with the defaults).
 """
 
 from __future__ import annotations
@@ -197,8 +200,8 @@ def write(w: list[float], names: dict[Feat, int], info: str) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=4000)
-    ap.add_argument("--test", type=int, default=1000)
+    ap.add_argument("--deals", type=int, default=2500)
+    ap.add_argument("--test", type=int, default=700)
     ap.add_argument("--seed", default="cal")
     ap.add_argument("--ridge", type=float, default=2.0)
     ap.add_argument("--every", action="store_true",
