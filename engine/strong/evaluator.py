@@ -59,7 +59,9 @@ from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 from .chizhou import FLUSH_RATE as CHIZHOU_FLUSH_RATE
 from .chizhou import LET_GO as CHIZHOU_LET_GO
+from .hefei import LEARNED as HEFEI_LEARNED
 from .hefei import WAYS_FACTOR as HEFEI_WAYS_FACTOR
+from .hefei import DangerReader as HefeiDangerReader
 from .hefei import ways_bucket as hefei_ways_bucket
 from .lookahead import PRIOR as LOOKAHEAD_PRIOR
 from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
@@ -304,6 +306,7 @@ class Know:
         self.threats = [self._threat(o) for o in range(4)]
         self.win_table = WIN.get(self.variant)
         self.passed = passed_since(view) if self.variant in PASSED_SAFE else None
+        self._hefei_danger: HefeiDangerReader | None = None  # Hefei's learned danger, built at its first use
 
     # -------------------------------------------------------------- values
     def rep(self, plan: str, is_open: bool, winner: int, discarder: int | None) -> tuple[int, int, int, int] | None:
@@ -396,6 +399,10 @@ class Know:
             return 0.0
         if self.passed is not None and k in self.passed[o]:
             return 0.0  # let go by o since its last discard: no discard win on it now
+        if self.variant == "hefei" and HEFEI_LEARNED:  # Hefei: the learned model (engine/strong/hefei.py)
+            if self._hefei_danger is None:
+                self._hefei_danger = HefeiDangerReader(self.view, self.unseen)
+            return min(0.35, self._hefei_danger.chance(o, k))
         m, rl, inriv, rel, dshare, edge, alarm = danger_features(self.view, o, k)
         p = base[m][rl]
         if self.me.ai.hua_gate:  # Chizhou: a discard win needs 3 花 (C5), so the 花 the seat shows decide
