@@ -44,6 +44,7 @@ from ..ai_common import (
 from ..analysis import (
     is_complete,
     is_seven_pairs,
+    seven_pairs_shanten,
     shanten,
     shanten_groups,
 )
@@ -304,6 +305,7 @@ class Know:
         self.threats = [self._threat(o) for o in range(4)]
         self.win_table = WIN.get(self.variant)
         self.passed = passed_since(view) if self.variant in PASSED_SAFE else None
+        self._danger: dict[int, tuple[float, float, int | None]] = {}
 
     # -------------------------------------------------------------- values
     def rep(self, plan: str, is_open: bool, winner: int, discarder: int | None) -> tuple[int, int, int, int] | None:
@@ -411,7 +413,14 @@ class Know:
         return min(0.35, p)
 
     def danger(self, k: int) -> tuple[float, float, int | None]:
-        """(chance discarding k deals in now, expected 子 it costs, the seat it is most dangerous against)."""
+        """(chance discarding k deals in now, expected 子 it costs, the seat it is most dangerous against); kept
+        per kind for the decision (the discards priced and the look-ahead's follow-up discards ask again)."""
+        got = self._danger.get(k)
+        if got is None:
+            got = self._danger[k] = self._danger_now(k)
+        return got
+
+    def _danger_now(self, k: int) -> tuple[float, float, int | None]:
         if not self.ron_ok:
             return 0.0, 0.0, None
         p_tot = 0.0
@@ -455,7 +464,8 @@ class Know:
         me = self.me
         sp = me.seven_pairs and n_melds == 0
         sh = shanten(c, n_melds, seven_pairs=sp)
-        key = me.key(c, n_melds, meld_suits, meld_hua, upg)  # the normal AI's distance: shanten, 八支, the 花 gate
+        # the normal AI's distance (shanten, 八支, the 花 gate): me.key(c, ...), whose shanten is this one
+        key = me.key_sh(c, sh, meld_suits, meld_hua, upg)
         turns = self.turns + (1 if extra_draw else 0)
         is_open = any(m.kind is not MeldKind.CONCEALED_KONG for m in melds)
         best: HandValue | None = None
@@ -562,7 +572,9 @@ class Know:
         if self.honours_in_flush:
             rc[HONOR:] = c[HONOR:]
         sh = shanten(rc, n_melds)
-        key = self.me.key(rc, n_melds, meld_suits, meld_hua, upg)
+        # self.me.key(rc, ...): its shanten counts the seven pairs too where they may be won
+        sh_key = min(sh, seven_pairs_shanten(rc)) if self.me.seven_pairs and n_melds == 0 else sh
+        key = self.me.key_sh(rc, sh_key, meld_suits, meld_hua, upg)
         d = max(key[0], sh)
         # one suit's tiles only: a step further than the same distance to any win, and fewer tiles serve it
         p = self.chance(d + 1, turns) * (CHIZHOU_FLUSH_RATE if self.me.ai.hua_gate else FLUSH_RATE) / 1000
