@@ -428,7 +428,9 @@ class TableManager(Admin, Output):
         legal = tb.legal_actions(seat)
         s = lt.seats[seat]
         diff = (s.ai if s and s.ai else "normal")
-        return legal[0] if len(legal) == 1 else await self.ai.choose(tb.view(seat), seat, legal, diff, lt.rng)
+        if len(legal) == 1:
+            return legal[0]
+        return await self.ai.choose(tb.view(seat), seat, legal, diff, lt.rng, key=lt.channel_id)
 
     async def _run_automatic(self, lt: LiveTable) -> list[Event]:
         """Let AI (and away) seats act until a present human must decide, the hand ends or the store fails."""
