@@ -286,6 +286,7 @@ async def main(args: argparse.Namespace) -> dict:
                              if mgr.ai.answer_ms else None),
         # the AI workers' own CPU time over the clicks (user + system, from /proc: a loaded machine inflates it
         # little), per decision they made meanwhile: what the decisions cost, apart from the queue for a core
+        "ai_asked_ahead": mgr.asked_ahead,  # decisions asked while the action before them was being written
         "ai_worker_cpu_ms_per_decision": (round(sum(cpu1[p] - cpu0[p] for p in cpu1 if p in cpu0) * 1000
                                                 / (pooled1 - pooled0), 3) if cpu1 and pooled1 > pooled0 else None),
         "memory_tables": len(sample),

@@ -69,6 +69,9 @@ async def test_the_same_game_inline_and_in_the_pool(harness: Harness, difficulty
         games.append(await _stored(h, lt.match_id))
         if difficulty != "easy":
             assert await _check_replay(h, lt.match_id, difficulty) > 5
+        # the next AI seat's decision is asked while an action is written, except the easy AI's, whose generator
+        # must follow the decisions actually made (one asked ahead may be dropped)
+        assert (h.bot.tables.asked_ahead > 0) == (difficulty != "easy")
         if inline:
             assert pool.pooled == before
         else:
