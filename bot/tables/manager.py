@@ -447,10 +447,14 @@ class TableManager(Admin, Output):
                 return None
             seat = auto[0]
             s = lt.seats[seat]
-            if s is not None and s.ai == "easy":
+            diff = (s.ai if s and s.ai else "normal")
+            legal = tb.legal_actions(seat)
+            if diff == "easy" or len(legal) == 1:
                 return None
-            task = asyncio.get_running_loop().create_task(self._auto_action(lt, seat),
-                                                          name=f"mjbot-ai-ahead:{lt.channel_id}")
+            # the view and the legal actions of now (the table as the action left it), not of when the task runs
+            task = asyncio.get_running_loop().create_task(
+                self.ai.choose(tb.view(seat), seat, legal, diff, None, key=lt.channel_id),
+                name=f"mjbot-ai-ahead:{lt.channel_id}")
             return tb, tb.match.seq, seat, task
         except Exception:  # the decision is then asked the usual way, after the write
             log.exception("table %s: the next AI decision could not be asked ahead", lt.id)
