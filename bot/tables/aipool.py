@@ -131,6 +131,10 @@ class Workers:
                 return idle
         return i
 
+    def started(self, i: int) -> bool:
+        """Whether process ``i`` has started (its first submit starts it: tens of milliseconds)."""
+        return bool(getattr(self.executors[i], "_processes", None))
+
     def submit(self, i: int, fn: Any, *args: Any) -> Any:
         return self.executors[i].submit(fn, *args)
 
@@ -188,12 +192,12 @@ class AiPool:
             pool = None
             i = 0
             try:
-                fresh = self._pool is None
                 pool = self._executor()
                 i = pool.pick(key)
+                fresh = not pool.started(i)
                 pool.busy[i] += 1
                 try:
-                    if fresh:  # its processes start with this submit: in a thread, not on the loop
+                    if fresh:  # its process starts with this submit: in a thread, not on the loop
                         submitted = await asyncio.to_thread(partial(pool.submit, i, decide, *args))
                     else:
                         submitted = pool.submit(i, decide, *args)
