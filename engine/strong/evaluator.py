@@ -42,6 +42,7 @@ from ..ai_common import (
     plain_actions,
 )
 from ..analysis import (
+    group_of,
     is_complete,
     is_seven_pairs,
     seven_pairs_shanten,
@@ -64,8 +65,9 @@ from .hefei import WAYS_FACTOR as HEFEI_WAYS_FACTOR
 from .hefei import ways_bucket as hefei_ways_bucket
 from .lookahead import PRIOR as LOOKAHEAD_PRIOR
 from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
-from .lookahead import Rest as LookAheadRest
+from .lookahead import lowers as lookahead_lowers
 from .lookahead import refine as lookahead_refine
+from .lookahead import rest_sums as lookahead_rest_sums
 from .lookahead import wait_payments as lookahead_wait_payments
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import flush_chance as wuhu_flush_chance
@@ -346,20 +348,28 @@ class Know:
 
     def ukeire(self, c: list[int], n_melds: int, sh: int, sp: bool) -> int:
         """Unseen tiles that lower the shanten of a 3n+1 hand."""
-        rest = LookAheadRest(shanten_groups(c))  # the other suits' sums, once per suit (lookahead.py)
+        groups = shanten_groups(c)
+        # the other groups' sums, once per group, against which a changed group's options are combined (lookahead.py)
+        rests: list[tuple[tuple[int, int, int], ...] | None] = [None, None, None, None]
         pairs = sum(n // 2 for n in c) if sp else 0  # seven pairs: a drawn copy of an odd count makes a pair
+        unseen = self.unseen
         out = 0
         for k in near_kinds(c):
-            if not self.unseen[k]:
+            u = unseen[k]
+            if not u:
                 continue
             if sp and 6 - min(pairs + (c[k] & 1), 7) < sh:
-                out += self.unseen[k]
+                out += u
                 continue
+            s = k // 9
+            rest = rests[s]
+            if rest is None:
+                rest = rests[s] = lookahead_rest_sums(groups, s)
             c[k] += 1
-            s2 = rest.shanten(c, k, n_melds)
-            if s2 < sh:
-                out += self.unseen[k]
+            g = group_of(k, c)
             c[k] -= 1
+            if lookahead_lowers(g, rest, n_melds, sh):
+                out += u
         return out
 
     def shape(self, c: Sequence[int], k: int) -> float:
