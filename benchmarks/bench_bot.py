@@ -32,7 +32,8 @@ Last line with ``--json``: {"tables", "clicks", "p50_ms", "p99_ms", "max_ms", "k
 "loop_block_max_ms", "loop_block_p99_ms", "loop_cpu_block_max_ms", "loop_cpu_block_p99_ms", "gc_full_max_ms",
 "ai_pooled", "ai_fallbacks", "ai_loop_max_ms", "ai_answer_p50_ms", "ai_answer_p99_ms",
 "ai_worker_cpu_ms_per_decision", ...}. ``ai_worker_cpu_ms_per_decision``: the AI worker processes' CPU time over the
-clicks (user + system, Linux ``/proc``; None elsewhere) divided by the decisions they made meanwhile.
+clicks (user + system, Linux ``/proc``; None elsewhere) divided by the decisions they made meanwhile (compare it
+between runs of one pool design only: docs/benchmarks.md#ai-pool).
 """
 
 from __future__ import annotations
