@@ -30,7 +30,10 @@ of the start-up that ``setup_hook`` moved out of the collector's reach (``bot.ap
 
 Last line with ``--json``: {"tables", "clicks", "p50_ms", "p99_ms", "max_ms", "kb_per_table", "memory_tables",
 "loop_block_max_ms", "loop_block_p99_ms", "loop_cpu_block_max_ms", "loop_cpu_block_p99_ms", "gc_full_max_ms",
-"ai_pooled", "ai_fallbacks", "ai_loop_max_ms", "ai_answer_p50_ms", "ai_answer_p99_ms", ...}.
+"ai_pooled", "ai_fallbacks", "ai_loop_max_ms", "ai_answer_p50_ms", "ai_answer_p99_ms",
+"ai_worker_cpu_ms_per_decision", ...}. ``ai_worker_cpu_ms_per_decision``: the AI worker processes' CPU time over the
+clicks (user + system, Linux ``/proc``; None elsewhere) divided by the decisions they made meanwhile (compare it
+between runs of one pool design only: docs/benchmarks.md#ai-pool).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -66,6 +70,20 @@ def _pick(msg) -> str:
         return ops["w"]
     ds = [c["custom_id"] for c in cs if c["custom_id"].split(":")[4] == "d"]
     return ds[-1] if ds else ops["x"]
+
+
+def _workers_cpu(pool) -> dict[int, float]:
+    """CPU seconds (user + system) each AI worker process has used so far, by pid (Linux: /proc; else empty)."""
+    out: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for pid in list((getattr(pool._pool, "_processes", None) or {}) if pool._pool is not None else ()):
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            out[pid] = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
 
 
 def _busy(custom_id: str) -> bool:
@@ -179,6 +197,7 @@ async def main(args: argparse.Namespace) -> dict:
             gc_pauses.append((time.thread_time() - gc_t0[0]) * 1000)
 
     gc.callbacks.append(on_gc)
+    cpu0, pooled0 = _workers_cpu(mgr.ai), mgr.ai.pooled
     prober = asyncio.get_running_loop().create_task(probe(), name="bench-loop-probe")
     h.ignored_task_names.add("bench-loop-probe")
     clicks = 0
@@ -225,6 +244,7 @@ async def main(args: argparse.Namespace) -> dict:
         clicks += 1
         await asyncio.sleep(gap)
     await h.settle(timeout=120)
+    cpu1, pooled1 = _workers_cpu(mgr.ai), mgr.ai.pooled
     probing = False
     await prober
     gc.callbacks.remove(on_gc)
@@ -265,6 +285,11 @@ async def main(args: argparse.Namespace) -> dict:
         "ai_answer_p50_ms": round(statistics.median(mgr.ai.answer_ms), 2) if mgr.ai.answer_ms else None,
         "ai_answer_p99_ms": (round(sorted(mgr.ai.answer_ms)[int(len(mgr.ai.answer_ms) * 0.99)], 2)
                              if mgr.ai.answer_ms else None),
+        # the AI workers' own CPU time over the clicks (user + system, from /proc: a loaded machine inflates it
+        # little), per decision they made meanwhile: what the decisions cost, apart from the queue for a core
+        "ai_asked_ahead": mgr.asked_ahead,  # decisions asked while the action before them was being written
+        "ai_worker_cpu_ms_per_decision": (round(sum(cpu1[p] - cpu0[p] for p in cpu1 if p in cpu0) * 1000
+                                                / (pooled1 - pooled0), 3) if cpu1 and pooled1 > pooled0 else None),
         "memory_tables": len(sample),
         "rate_per_s": args.rate,
         "db_dir": str(tmp),

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -164,8 +164,14 @@ class TableRecorder:
     def over(self) -> bool:
         return self.table.phase == "over"
 
-    async def apply(self, action: Action | Mapping[str, Any], at: datetime | None = None) -> list[Event]:
+    async def apply(self, action: Action | Mapping[str, Any], at: datetime | None = None, *,
+                    applied: Callable[[], object] | None = None) -> list[Event]:
         """Apply ``action`` to the table and record it (and any hand / match transition it caused).
+
+        ``applied`` (it must not raise) is called once the table has taken the action in memory and its write has
+        started, before the write is awaited: the caller may prepare what comes next (the table manager asks the
+        next AI seat's decision meanwhile), but nothing that depends on the action being recorded: that is only
+        known when ``apply`` returns.
 
         Calls on one recorder are serialised. An illegal action raises the engine's ``IllegalAction`` before
         anything is written. A recorder that is ``behind`` catches up first (its error propagates: nothing new is
@@ -204,6 +210,8 @@ class TableRecorder:
                 ))
                 write.set_name(f"{WRITE_TASK_PREFIX}TableRecorder.apply")  # its error goes to this apply (or the next)
                 self._writing = (write, data)
+                if applied is not None:
+                    applied()
                 await asyncio.shield(write)  # cancelled here: the write goes on, and the next apply waits for it
                 self._writing = None
             except Exception as exc:

@@ -17,6 +17,9 @@ replay reproduces every AI action (``tests/cogs/test_ai_pool.py``).
   seats never starts a process), with ``workers`` processes (default 2) started by ``spawn`` (never ``fork`` a
   process that runs threads and a loop); the submits that start processes run in a thread (a process takes tens
   of milliseconds to start).
+- One table's decisions go to the same process while it is free, another process when it is busy and another is
+  idle (:class:`Workers`): a strong decision is cheaper where the table's earlier decisions were made (the scored
+  ready hands each process keeps come back), and no decision waits while a process is idle.
 - ``inline=True`` decides in the calling thread instead (the test harness's default: tests that only need the
   decisions, not the processes; the pool's own tests turn it off).
 - **A broken pool** (a worker killed, or one that cannot start): logged, the pool is replaced and the decision is
@@ -94,22 +97,66 @@ def _warm() -> int:
     return 0
 
 
+class Workers:
+    """The pool's worker processes, each with its own queue (a one-process ``ProcessPoolExecutor``), so that the
+    decisions of one table go to the same process while it is free: each process keeps what it has priced (the
+    strong AI's scored ready hands, :mod:`engine.strong.lookahead`), and the same table's next decisions find much
+    of it there. A decision goes to its table's process (``key`` modulo the count) unless that one is busy and
+    another is idle (then to the idle one), so no decision waits while a process has nothing to do. Broken as a whole:
+    when one process dies, the AI pool replaces them all."""
+
+    def __init__(self, workers: int, parent: int) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.executors = [ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_start_worker,
+                                              initargs=(parent,)) for _ in range(workers)]
+        self.busy = [0] * workers  # decisions submitted and not yet answered, per process (counted on the loop)
+
+    @property
+    def _processes(self) -> dict[int, Any]:
+        """Every worker process by pid (as ``ProcessPoolExecutor._processes``: started ones only)."""
+        out: dict[int, Any] = {}
+        for ex in self.executors:
+            out.update(getattr(ex, "_processes", None) or {})
+        return out
+
+    def pick(self, key: int | None) -> int:
+        """The process for a decision of table ``key`` (None: the least busy)."""
+        n = len(self.executors)
+        if key is None:
+            return min(range(n), key=lambda i: self.busy[i])
+        i = key % n
+        if self.busy[i]:
+            idle = next((j for j in range(n) if not self.busy[j]), None)
+            if idle is not None:
+                return idle
+        return i
+
+    def started(self, i: int) -> bool:
+        """Whether process ``i`` has started (its first submit starts it: tens of milliseconds)."""
+        return bool(getattr(self.executors[i], "_processes", None))
+
+    def submit(self, i: int, fn: Any, *args: Any) -> Any:
+        return self.executors[i].submit(fn, *args)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        for ex in self.executors:
+            ex.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
 class AiPool:
     def __init__(self, workers: int = 2, *, inline: bool = False, timeout: float = TIMEOUT) -> None:
         self.workers = workers
         self.inline = inline
         self.timeout = timeout
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: Workers | None = None
         self.pooled = 0  # decisions made in the workers (tests check the path was taken)
         self.fallbacks = 0  # decisions made in a thread because the pool failed twice
         self.loop_ms_max = 0.0  # the most CPU one decision took on the event loop's thread (benchmarks read it)
         self.answer_ms: deque[float] = deque(maxlen=10_000)  # the latest decisions' time from asking to the answer
 
-    def _executor(self) -> ProcessPoolExecutor:
+    def _executor(self) -> Workers:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers,
-                                             mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_start_worker, initargs=(os.getpid(),))
+            self._pool = Workers(self.workers, os.getpid())
         return self._pool
 
     async def warm(self) -> None:
@@ -121,14 +168,15 @@ class AiPool:
         try:
             pool = self._executor()
             # starting a process costs tens of milliseconds: the submits that start them run in a thread
-            futs = await asyncio.to_thread(lambda: [pool.submit(_warm) for _ in range(self.workers)])
+            futs = await asyncio.to_thread(lambda: [pool.submit(i, _warm) for i in range(self.workers)])
             await asyncio.gather(*map(asyncio.wrap_future, futs))
         except Exception as e:
             log.warning("AI pool: the workers did not start (%r); the first decision tries again", e)
 
     async def choose(self, view: Mapping[str, Any], seat: int, legal: Sequence[Action], difficulty: str,
-                     rng: random.Random | None = None) -> Action:
-        """The AI's action for ``seat`` from its view, decided in a worker process (see the module docstring)."""
+                     rng: random.Random | None = None, key: int | None = None) -> Action:
+        """The AI's action for ``seat`` from its view, decided in a worker process (see the module docstring);
+        ``key``: the table's, whose decisions go to the same process while it is free (:class:`Workers`)."""
         if len(legal) == 1:
             return legal[0]
         if self.inline:
@@ -142,16 +190,21 @@ class AiPool:
                 rng.getstate() if rng is not None else None)
         for attempt in (1, 2):
             pool = None
+            i = 0
             try:
-                fresh = self._pool is None
                 pool = self._executor()
-                if fresh:  # its processes start with this submit: in a thread, not on the loop
-                    submitted = await asyncio.to_thread(partial(pool.submit, decide, *args))
-                    fut = asyncio.wrap_future(submitted)
-                else:
-                    fut = asyncio.get_running_loop().run_in_executor(pool, decide, *args)
-                    self._on_loop(t0)
-                out, state = await asyncio.wait_for(fut, self.timeout)
+                i = pool.pick(key)
+                fresh = not pool.started(i)
+                pool.busy[i] += 1
+                try:
+                    if fresh:  # its process starts with this submit: in a thread, not on the loop
+                        submitted = await asyncio.to_thread(partial(pool.submit, i, decide, *args))
+                    else:
+                        submitted = pool.submit(i, decide, *args)
+                        self._on_loop(t0)
+                    out, state = await asyncio.wait_for(asyncio.wrap_future(submitted), self.timeout)
+                finally:
+                    pool.busy[i] -= 1
                 self.answer_ms.append((time.perf_counter() - w0) * 1000)
                 t0 = time.thread_time()
             except (BrokenProcessPool, TimeoutError, OSError) as e:
@@ -176,7 +229,7 @@ class AiPool:
     def _on_loop(self, since: float) -> None:
         self.loop_ms_max = max(self.loop_ms_max, (time.thread_time() - since) * 1000)
 
-    def _retire(self, pool: ProcessPoolExecutor | None) -> None:
+    def _retire(self, pool: Workers | None) -> None:
         """A pool that failed is dropped (only if it is still the current one: when a worker dies, every table
         waiting on that pool gets here, and the first one may already have started a new pool) and its processes
         are ended, not waited for."""

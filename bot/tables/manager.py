@@ -36,7 +36,7 @@ from bot.store.lobbies import delete_lobby, save_lobby
 from bot.store.resume import retrying
 from bot.store.tables import NotRecorded, TableRecorder
 from engine.errors import EngineError
-from engine.table import Action, Event, IllegalAction
+from engine.table import Action, Event, IllegalAction, Table
 
 from .admin import Admin
 from .aipool import AiPool
@@ -108,6 +108,7 @@ class TableManager(Admin, Output):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()
         self.ai = AiPool()  # AI decisions in worker processes (tests may set ``ai.inline``)
+        self.asked_ahead = 0  # AI decisions asked while the action before them was written, and taken
 
     @property
     def store(self) -> Store:
@@ -403,11 +404,12 @@ class TableManager(Admin, Output):
 
     # ---------------------------------------------------------------------------------------------- acting
 
-    async def _step(self, lt: LiveTable, action: Action) -> list[Event]:
-        """One action through the recorder (IllegalAction / NotRecorded: nothing changed)."""
+    async def _step(self, lt: LiveTable, action: Action, applied: Callable[[], object] | None = None) -> list[Event]:
+        """One action through the recorder (IllegalAction / NotRecorded: nothing changed); ``applied``: see
+        :meth:`TableRecorder.apply`."""
         rec = lt.rec
         assert rec is not None
-        events = await rec.apply(action)
+        events = await rec.apply(action, applied=applied)
         lt.update_since()
         for e in events:
             if e.type == "hand_end":
@@ -428,27 +430,86 @@ class TableManager(Admin, Output):
         legal = tb.legal_actions(seat)
         s = lt.seats[seat]
         diff = (s.ai if s and s.ai else "normal")
-        return legal[0] if len(legal) == 1 else await self.ai.choose(tb.view(seat), seat, legal, diff, lt.rng)
+        if len(legal) == 1:
+            return legal[0]
+        return await self.ai.choose(tb.view(seat), seat, legal, diff, lt.rng, key=lt.channel_id)
 
-    async def _run_automatic(self, lt: LiveTable) -> list[Event]:
-        """Let AI (and away) seats act until a present human must decide, the hand ends or the store fails."""
-        out: list[Event] = []
-        for _ in range(1000):
+    def _ask_ahead(self, lt: LiveTable) -> tuple[Table, int, int, asyncio.Task[Action]] | None:
+        """The next automatic seat's decision, asked now (the action before it is being written): (table, its seq,
+        the seat, the decision's task), or None when there is none to ask. Not for the easy AI, whose seeded
+        generator must follow the decisions actually made (a decision asked ahead may be dropped). Never raises."""
+        try:
             tb = lt.table
             if tb is None or tb.phase not in PLAYING or lt.stall is not None:
-                break
+                return None
             auto = [s for s in tb.awaited() if (p := lt.seats[s]) is not None and p.automatic]
             if not auto:
-                break
-            seq = tb.match.seq
-            action = await self._auto_action(lt, auto[0])
-            if lt.table is not tb or tb.match.seq != seq:
-                continue  # the table moved on while the AI decided (in a worker): decide again from where it is
-            try:
-                out += await self._step(lt, action)
-            except NotRecorded:
-                self._stalled(lt)
-                break
+                return None
+            seat = auto[0]
+            s = lt.seats[seat]
+            diff = (s.ai if s and s.ai else "normal")
+            legal = tb.legal_actions(seat)
+            if diff == "easy" or len(legal) == 1:
+                return None
+            # the view and the legal actions of now (the table as the action left it), not of when the task runs
+            task = asyncio.get_running_loop().create_task(
+                self.ai.choose(tb.view(seat), seat, legal, diff, None, key=lt.channel_id),
+                name=f"mjbot-ai-ahead:{lt.channel_id}")
+            return tb, tb.match.seq, seat, task
+        except Exception:  # the decision is then asked the usual way, after the write
+            log.exception("table %s: the next AI decision could not be asked ahead", lt.id)
+            return None
+
+    @staticmethod
+    def _drop_ahead(ahead: tuple[Table, int, int, asyncio.Task[Action]] | None) -> None:
+        if ahead is None:
+            return
+        task = ahead[3]
+        if task.done():
+            if not task.cancelled():
+                task.exception()  # retrieved: a dropped decision's error is not news
+        else:
+            task.cancel()
+
+    async def _run_automatic(self, lt: LiveTable) -> list[Event]:
+        """Let AI (and away) seats act until a present human must decide, the hand ends or the store fails.
+
+        While an AI seat's action is being written, the next AI seat's decision is already asked (from the table as
+        the action left it: :meth:`_ask_ahead`); it is taken only if the write succeeded and the table is still
+        where it was asked, and nothing is published before every action of the run is recorded."""
+        out: list[Event] = []
+        ahead: tuple[Table, int, int, asyncio.Task[Action]] | None = None
+
+        def applied() -> None:
+            nonlocal ahead
+            self._drop_ahead(ahead)
+            ahead = self._ask_ahead(lt)
+
+        try:
+            for _ in range(1000):
+                tb = lt.table
+                if tb is None or tb.phase not in PLAYING or lt.stall is not None:
+                    break
+                auto = [s for s in tb.awaited() if (p := lt.seats[s]) is not None and p.automatic]
+                if not auto:
+                    break
+                seq = tb.match.seq
+                got, ahead = ahead, None
+                if got is not None and got[0] is tb and got[1] == seq and got[2] == auto[0]:
+                    action = await got[3]
+                    self.asked_ahead += 1
+                else:
+                    self._drop_ahead(got)
+                    action = await self._auto_action(lt, auto[0])
+                if lt.table is not tb or tb.match.seq != seq:
+                    continue  # the table moved on while the AI decided (in a worker): decide again from where it is
+                try:
+                    out += await self._step(lt, action, applied)
+                except NotRecorded:
+                    self._stalled(lt)
+                    break
+        finally:
+            self._drop_ahead(ahead)
         return out
 
     async def _play_on(self, lt: LiveTable, events: list[Event], *, fresh: bool = False) -> None:

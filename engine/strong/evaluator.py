@@ -42,8 +42,10 @@ from ..ai_common import (
     plain_actions,
 )
 from ..analysis import (
+    group_of,
     is_complete,
     is_seven_pairs,
+    seven_pairs_shanten,
     shanten,
     shanten_groups,
 )
@@ -65,8 +67,9 @@ from .hefei import DangerReader as HefeiDangerReader
 from .hefei import ways_bucket as hefei_ways_bucket
 from .lookahead import PRIOR as LOOKAHEAD_PRIOR
 from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
-from .lookahead import Rest as LookAheadRest
+from .lookahead import lowers as lookahead_lowers
 from .lookahead import refine as lookahead_refine
+from .lookahead import rest_sums as lookahead_rest_sums
 from .lookahead import wait_payments as lookahead_wait_payments
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import flush_chance as wuhu_flush_chance
@@ -307,6 +310,7 @@ class Know:
         self.win_table = WIN.get(self.variant)
         self.passed = passed_since(view) if self.variant in PASSED_SAFE else None
         self._hefei_danger: HefeiDangerReader | None = None  # Hefei's learned danger, built at its first use
+        self._danger: dict[int, tuple[float, float, int | None]] = {}
 
     # -------------------------------------------------------------- values
     def rep(self, plan: str, is_open: bool, winner: int, discarder: int | None) -> tuple[int, int, int, int] | None:
@@ -347,20 +351,28 @@ class Know:
 
     def ukeire(self, c: list[int], n_melds: int, sh: int, sp: bool) -> int:
         """Unseen tiles that lower the shanten of a 3n+1 hand."""
-        rest = LookAheadRest(shanten_groups(c))  # the other suits' sums, once per suit (lookahead.py)
+        groups = shanten_groups(c)
+        # the other groups' sums, once per group, against which a changed group's options are combined (lookahead.py)
+        rests: list[tuple[tuple[int, int, int], ...] | None] = [None, None, None, None]
         pairs = sum(n // 2 for n in c) if sp else 0  # seven pairs: a drawn copy of an odd count makes a pair
+        unseen = self.unseen
         out = 0
         for k in near_kinds(c):
-            if not self.unseen[k]:
+            u = unseen[k]
+            if not u:
                 continue
             if sp and 6 - min(pairs + (c[k] & 1), 7) < sh:
-                out += self.unseen[k]
+                out += u
                 continue
+            s = k // 9
+            rest = rests[s]
+            if rest is None:
+                rest = rests[s] = lookahead_rest_sums(groups, s)
             c[k] += 1
-            s2 = rest.shanten(c, k, n_melds)
-            if s2 < sh:
-                out += self.unseen[k]
+            g = group_of(k, c)
             c[k] -= 1
+            if lookahead_lowers(g, rest, n_melds, sh):
+                out += u
         return out
 
     def shape(self, c: Sequence[int], k: int) -> float:
@@ -418,7 +430,14 @@ class Know:
         return min(0.35, p)
 
     def danger(self, k: int) -> tuple[float, float, int | None]:
-        """(chance discarding k deals in now, expected 子 it costs, the seat it is most dangerous against)."""
+        """(chance discarding k deals in now, expected 子 it costs, the seat it is most dangerous against); kept
+        per kind for the decision (the discards priced and the look-ahead's follow-up discards ask again)."""
+        got = self._danger.get(k)
+        if got is None:
+            got = self._danger[k] = self._danger_now(k)
+        return got
+
+    def _danger_now(self, k: int) -> tuple[float, float, int | None]:
         if not self.ron_ok:
             return 0.0, 0.0, None
         p_tot = 0.0
@@ -462,7 +481,8 @@ class Know:
         me = self.me
         sp = me.seven_pairs and n_melds == 0
         sh = shanten(c, n_melds, seven_pairs=sp)
-        key = me.key(c, n_melds, meld_suits, meld_hua, upg)  # the normal AI's distance: shanten, 八支, the 花 gate
+        # the normal AI's distance (shanten, 八支, the 花 gate): me.key(c, ...), whose shanten is this one
+        key = me.key_sh(c, sh, meld_suits, meld_hua, upg)
         turns = self.turns + (1 if extra_draw else 0)
         is_open = any(m.kind is not MeldKind.CONCEALED_KONG for m in melds)
         best: HandValue | None = None
@@ -569,7 +589,9 @@ class Know:
         if self.honours_in_flush:
             rc[HONOR:] = c[HONOR:]
         sh = shanten(rc, n_melds)
-        key = self.me.key(rc, n_melds, meld_suits, meld_hua, upg)
+        # self.me.key(rc, ...): its shanten counts the seven pairs too where they may be won
+        sh_key = min(sh, seven_pairs_shanten(rc)) if self.me.seven_pairs and n_melds == 0 else sh
+        key = self.me.key_sh(rc, sh_key, meld_suits, meld_hua, upg)
         d = max(key[0], sh)
         # one suit's tiles only: a step further than the same distance to any win, and fewer tiles serve it
         p = self.chance(d + 1, turns) * (CHIZHOU_FLUSH_RATE if self.me.ai.hua_gate else FLUSH_RATE) / 1000

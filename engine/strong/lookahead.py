@@ -140,6 +140,24 @@ def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int) -> i
     return best
 
 
+def lowers(g: Group, rest: Sequence[tuple[int, int, int]], melds: int, sh: int) -> bool:
+    """Whether :func:`combine_one` of ``g`` with ``rest`` is below ``sh`` (stops at the first combination that is)."""
+    for m0, t0, h0 in g:
+        for mr, tr, hr in rest:
+            h = h0 + hr
+            if h > 1:
+                continue
+            m = melds + m0 + mr
+            if m > 4:
+                m = 4
+            t = t0 + tr
+            if t > 4 - m:
+                t = 4 - m
+            if 8 - 2 * m - t - h < sh:
+                return True
+    return False
+
+
 class Rest:
     """The :func:`rest_sums` of one hand's groups, per group, computed when first asked for."""
 

@@ -22,6 +22,7 @@ robbed seat pays all three shares.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from ..analysis import SEQ, TRIPLET, Decomposition, decompositions, is_complete, is_seven_pairs, winning_kinds
@@ -216,8 +217,25 @@ def _item(code: str, value: int, kind: str = "add") -> Item:
     return Item(code, zh, en, value, kind)
 
 
+FIXED_ITEMS_CACHE = 4096
+"""How many hands' :func:`_fixed_items` one process keeps (least recently used first out). They read the hand and
+the deck only, never the situation: the strong AI scores each winning tile of a ready hand three times (self-drawn,
+on two seats' discards), and the 卡 test (:func:`waits`) goes over every kind each time."""
+
+
 def _fixed_items(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> list[Item]:
-    """Items that do not depend on the decomposition: 胡 门清 支 缺门 同 杠 卡."""
+    """Items that do not depend on the decomposition: 胡 门清 支 缺门 同 杠 卡 (nor on the situation: kept per hand
+    and deck, :data:`FIXED_ITEMS_CACHE`)."""
+    return list(_kept_fixed_items(hand, bool(rules.get("short_deck"))))
+
+
+@lru_cache(maxsize=FIXED_ITEMS_CACHE)
+def _kept_fixed_items(hand: Hand, short_deck: bool) -> tuple[Item, ...]:
+    return tuple(_hand_items(hand, {"short_deck": True} if short_deck else {}))
+
+
+def _hand_items(hand: Hand, rules: Mapping[str, Any]) -> list[Item]:
+    """:func:`_fixed_items` computed (``rules``: only the deck, :func:`tile_counts`, is read)."""
     counts = hand.all_counts
     totals = _suit_totals(counts)
     items = [_item("hu", 5)]
@@ -238,9 +256,16 @@ def _fixed_items(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> 
         items.append(_item("minggang", ming))
     if an:
         items.append(_item("angang", 2 * an))
-    if len(waits(Hand(hand.concealed, hand.melds), rules)) == 1:
+    if _one_wait(hand.concealed, hand.melds, bool(rules.get("short_deck"))):
         items.append(_item("ka", 1))
     return items
+
+
+@lru_cache(maxsize=FIXED_ITEMS_CACHE)
+def _one_wait(concealed: tuple[int, ...], melds: tuple[Meld, ...], short_deck: bool) -> bool:
+    """卡: the 13 tiles (the winning tile left out) wait on one kind only; the same for every winning tile of a
+    ready hand, kept like :func:`_kept_fixed_items`."""
+    return len(waits(Hand(concealed, melds), {"short_deck": True} if short_deck else {})) == 1
 
 
 def _reading_items(hand: Hand, d: Decomposition) -> list[Item]:
@@ -322,13 +347,20 @@ def readings(hand: Hand) -> list[Decomposition]:
     return decompositions(hand.closed_counts, seven_pairs=not hand.melds)
 
 
+@lru_cache(maxsize=FIXED_ITEMS_CACHE)
+def _kept_readings(hand: Hand) -> tuple[Decomposition, ...]:
+    """:func:`readings`, kept per hand like :func:`_kept_fixed_items` (the same hand is scored in several
+    situations)."""
+    return tuple(readings(hand))
+
+
 def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreResult:
     """The ``score_fn`` of :data:`VARIANT`: refuse hands that may not win, else score the best-paying reading.
 
     The common checks (14 tiles, tiles of the deck, no chi) are done by ``Variant.score`` before this is called.
     """
     _check(hand, situation, rules)
-    options = readings(hand)
+    options = _kept_readings(hand)
     if not options:
         raise HandError("not_complete", extra="")
     totals = _suit_totals(hand.all_counts)

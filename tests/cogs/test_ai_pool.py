@@ -69,6 +69,9 @@ async def test_the_same_game_inline_and_in_the_pool(harness: Harness, difficulty
         games.append(await _stored(h, lt.match_id))
         if difficulty != "easy":
             assert await _check_replay(h, lt.match_id, difficulty) > 5
+        # the next AI seat's decision is asked while an action is written, except the easy AI's, whose generator
+        # must follow the decisions actually made (one asked ahead may be dropped)
+        assert (h.bot.tables.asked_ahead > 0) == (difficulty != "easy")
         if inline:
             assert pool.pooled == before
         else:
@@ -205,5 +208,29 @@ async def test_the_workers_run_nicer_than_the_bot():
                 break
             await asyncio.sleep(0.01)
         assert [os.getpriority(os.PRIO_PROCESS, p) for p in pids] == [want, want]
+    finally:
+        pool.close()
+
+
+async def test_one_tables_decisions_go_to_one_worker_while_it_is_free():
+    """Each worker process keeps what it priced (the strong AI's scored ready hands), so one table's decisions go
+    to the same process; to another only when that one is busy and the other idle (no decision waits while a
+    process has nothing to do)."""
+    from bot.tables.aipool import AiPool
+
+    pool = AiPool()
+    try:
+        await pool.warm()
+        w = pool._pool
+        assert w is not None and len(w._processes) == 2
+        pids = set()
+        for _ in range(6):
+            i = w.pick(7)
+            pids.add(await asyncio.wrap_future(w.submit(i, os.getpid)))
+        assert len(pids) == 1 and w.pick(8) != w.pick(7)
+        w.busy[w.pick(7)] += 1  # the table's process is busy, the other idle: the other takes it
+        assert w.pick(7) == 8 % 2
+        w.busy[0] += 1  # both busy: the table's own
+        assert w.pick(7) == 7 % 2
     finally:
         pool.close()

@@ -54,6 +54,9 @@ async def test_strong_bots_play_a_hand_in_the_pool(harness: Harness, inline: boo
     await play_until_hand_ends(h, [P1], lt)
     assert lt.table.hand.phase in ("ended", "over")
     assert await _check_replay(h, lt) > 5
+    # an AI seat's decision is asked while the action before it is written, and it is the strong AI's own decision
+    # from the table as that action left it (the replay above)
+    assert h.bot.tables.asked_ahead > 3
     if inline:
         assert pool.pooled == 0
     else:

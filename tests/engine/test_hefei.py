@@ -7,7 +7,7 @@ Seats: 0 E (dealer), 1 S, 2 W, 3 N. ``payments`` is what each seat gains. In the
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from engine.analysis import decompositions
@@ -434,3 +434,32 @@ def test_can_win_agrees_with_score(hand, swap_to, swap_at, short_deck):
     except HandError:
         ok = False
     assert VARIANT.can_win(h, situation, rules) == ok
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(winning_hands())
+@example(parse_hand("23m55m777m888m345p+4m"))  # waits 1m and 4m: 卡 on the short deck only
+def test_the_kept_hand_items_change_no_score(hand):
+    # what does not depend on the situation (the fixed items, 卡 among them, and the readings) is kept per hand and
+    # deck (the strong AI scores a ready hand's winning tiles in three situations): every score, on the full deck and
+    # the short one (where 1 and 9 are missing, 卡 may differ) one after the other, equals one scored afresh
+    from engine.variants import hefei
+
+    kept = (hefei._kept_fixed_items, hefei._one_wait, hefei._kept_readings)
+    cases = [(sd, w, d) for sd in (False, True) for w, d in ((S, None), (S, W), (E, N))]
+
+    def once(short_deck, winner, discarder):
+        try:
+            return VARIANT.score(hand, Situation(winner=winner, discarder=discarder),
+                                 VARIANT.rules({"short_deck": short_deck}))
+        except HandError as e:
+            return e.code
+
+    fresh = {}
+    for case in cases:
+        for f in kept:
+            f.cache_clear()
+        fresh[case] = once(*case)
+    for case in cases + cases[::-1]:
+        assert once(*case) == fresh[case]
+    assert hefei._kept_readings.cache_info().hits > 0
