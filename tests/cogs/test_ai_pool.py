@@ -234,3 +234,39 @@ async def test_one_tables_decisions_go_to_one_worker_while_it_is_free():
         assert w.pick(7) == 7 % 2
     finally:
         pool.close()
+
+
+async def test_a_worker_killed_while_other_tables_wait_on_the_other_worker_stops_no_table():
+    """One worker process dies while decisions of other tables wait in the other process's queue: the pool is
+    replaced (its other process ended too) and every waiting decision is decided again in the new pool; none of them
+    is lost (a decision cancelled with the retired pool would end its table's run: the table would wait on nobody)."""
+    import time
+
+    from bot.tables.aipool import AiPool
+
+    t = Table.new("hefei", "0d1ce5eed0000001")
+    seat = t.awaited()[0]
+    legal = t.legal_actions(seat)
+    assert len(legal) > 1
+    want = choose(t.view(seat), seat, legal, "normal")
+    pool = AiPool()
+    try:
+        await pool.warm()
+        w = pool._pool
+        assert w is not None and all(w.started(i) for i in (0, 1))
+        # both processes busy with something long: the decisions below queue behind it
+        holds = [w.submit(i, time.sleep, 600) for i in (0, 1)]
+        a = asyncio.create_task(pool.choose(t.view(seat), seat, legal, "normal", key=0))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        others = [asyncio.create_task(pool.choose(t.view(seat), seat, legal, "normal", key=1)) for _ in range(5)]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert w.busy == [1, 5]  # table 0's decision waits on process 0, the other tables' on process 1
+        pid0 = next(iter(w.executors[0]._processes))
+        os.kill(pid0, signal.SIGKILL)
+        got = await asyncio.gather(a, *others, return_exceptions=True)
+        assert got == [want] * 6
+        assert pool._pool is not w and all(h.done() for h in holds)
+    finally:
+        pool.close()
