@@ -202,7 +202,15 @@ class AiPool:
                     else:
                         submitted = pool.submit(i, decide, *args)
                         self._on_loop(t0)
-                    out, state = await asyncio.wait_for(asyncio.wrap_future(submitted), self.timeout)
+                    try:
+                        out, state = await asyncio.wait_for(asyncio.wrap_future(submitted), self.timeout)
+                    except asyncio.CancelledError:
+                        task = asyncio.current_task()
+                        if task is None or task.cancelling():
+                            raise  # this decision is cancelled (e.g. one asked ahead and dropped)
+                        # the decision waited in the queue of a pool that another table retired (its other process
+                        # died or hung): that pool's shutdown cancelled it; decided again like a broken pool's
+                        raise BrokenProcessPool("the decision was cancelled with its retired pool") from None
                 finally:
                     pool.busy[i] -= 1
                 self.answer_ms.append((time.perf_counter() - w0) * 1000)
