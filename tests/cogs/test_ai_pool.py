@@ -270,3 +270,48 @@ async def test_a_worker_killed_while_other_tables_wait_on_the_other_worker_stops
         assert pool._pool is not w and all(h.done() for h in holds)
     finally:
         pool.close()
+
+
+@pytest.mark.parametrize("difficulty", ["normal", "strong"])
+async def test_ai_writes_failing_while_the_next_decision_is_asked_ahead_give_the_same_game(harness: Harness,
+                                                                                           difficulty: str):
+    """The AI seats' actions fail to be written now and then (a locked database) while the next AI seat's decision
+    is already asked (in the worker processes): each decision asked ahead of a failed write is dropped, the table
+    stalls and recovers by itself, and the game stored is the very one of a run without a fault (same seed, same
+    clicks), every AI action the AI's own from its view."""
+    from tests.cogs.test_table_faults import fast
+    from tests.cogs.test_tables import choose_click, latest_dm_controls
+    from tests.harness.faults import FlakyConnection
+
+    h = harness
+    pool = h.bot.tables.ai
+    pool.inline = False
+    fast(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    games, ahead = [], []
+    for faults, user in ((False, P1), (True, P2)):
+        prep(h, seed=11)
+        lt = await _bot_table(h, user, h.add_channel(), "hefei", difficulty)
+        n0, a0 = flaky.hits, h.bot.tables.asked_ahead
+        if faults:  # the AI seats' writes among them (the human makes one action in four at most)
+            for skip, times in ((1, 1), (4, 2), (9, 1), (14, 1), (20, 3)):
+                flaky.fail("INSERT INTO actions", skip=skip, times=times)
+        for _ in range(400):
+            await h.bot.tables.wait_idle()
+            await h.settle()
+            tb = lt.table
+            if tb.phase not in ("play", "claim", "rob"):
+                break
+            assert lt.stall is None and lt.seat_of(user) in tb.awaited(), "the table waits on nobody"
+            msg = latest_dm_controls(h, user)
+            await h.click(msg, custom_id=choose_click(msg))
+        assert lt.table.hand.phase in ("ended", "over")
+        games.append(await _stored(h, lt.match_id))
+        ahead.append(h.bot.tables.asked_ahead - a0)
+        assert (flaky.hits > n0) == faults
+        said = "\n".join(m.content for m in h.channel(lt.channel_id))
+        assert ("数据库没有响应" in said and "数据库恢复了" in said) == faults  # an AI seat's write failed: stalled, back
+        assert await _check_replay(h, lt.match_id, difficulty) > 5
+    assert len(games[0]) > 15 and games[1] == games[0]
+    assert ahead[0] > 3 and ahead[1] > 0
+    await h.bot.tables.close()
