@@ -315,3 +315,45 @@ async def test_ai_writes_failing_while_the_next_decision_is_asked_ahead_give_the
     assert len(games[0]) > 15 and games[1] == games[0]
     assert ahead[0] > 3 and ahead[1] > 0
     await h.bot.tables.close()
+
+
+async def test_a_table_of_easy_normal_and_strong_seats_plays_the_same_game_inline_and_in_the_pool(harness: Harness):
+    """Easy, normal and strong AI seats at one table: the normal and strong seats' decisions are asked ahead (while
+    the action before them is written), the easy seat's are not, so its seeded generator draws exactly as in a run
+    that asks nothing ahead: every easy decision stored is the one the table's generator gives, in order, and the
+    game is the same inline and in the worker processes."""
+    import random
+
+    h = harness
+    pool = h.bot.tables.ai
+    games = []
+    for inline, user in ((True, P1), (False, P2)):
+        prep(h, seed=5)
+        pool.inline = inline
+        channel = h.add_channel()
+        r = await h.slash("table new", variant="hefei", user=user, channel=channel)
+        for d in ("easy", "normal", "strong"):
+            await h.slash("table addbot", user=user, channel=channel, difficulty=d)
+        await h.click(h.fake.find_message(r.reply.id), custom_id=button_id(r.reply, ":start"), user=user)
+        lt = h.bot.tables.by_channel[channel]
+        diffs = [s.ai if s is not None else None for s in lt.seats]
+        assert sorted(d for d in diffs if d) == ["easy", "normal", "strong"]
+        await play_until_hand_ends(h, [user], lt)
+        games.append(await _stored(h, lt.match_id))
+        m = await h.bot.store.match(lt.match_id)
+        t = Table.new(m.variant, m.seed, m.settings, players_for(m.seats))
+        rng = random.Random(m.seed)
+        checked = {"easy": 0, "normal": 0, "strong": 0}
+        for a in games[-1]:
+            act = Action.from_json(a)
+            d = diffs[act.seat]
+            if d and t.hand.phase in ("play", "claim", "rob") and act.type != "timeout":
+                la = t.legal_actions(act.seat)
+                if len(la) > 1:
+                    assert choose(t.view(act.seat), act.seat, la, d, rng) == act
+                    checked[d] += 1
+            t.apply(act)
+        assert min(checked.values()) > 2, checked
+    assert h.bot.tables.asked_ahead > 3
+    assert games[1] == games[0]
+    await h.bot.tables.close()
