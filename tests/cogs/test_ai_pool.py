@@ -357,3 +357,26 @@ async def test_a_table_of_easy_normal_and_strong_seats_plays_the_same_game_inlin
     assert h.bot.tables.asked_ahead > 3
     assert games[1] == games[0]
     await h.bot.tables.close()
+
+
+async def test_a_pool_retired_while_a_decision_starts_its_process_decides_it_again():
+    """A decision starts its worker process (in a thread) while another table's decision retires that pool (it found
+    a process dead or hung): the decision is decided again in a new pool, whether its submit came before the retired
+    pool's shutdown (cancelled with it) or after (refused by it); it never ends its table's run with an error."""
+    from bot.tables.aipool import AiPool
+
+    t = Table.new("hefei", "0d1ce5eed0000001")
+    seat = t.awaited()[0]
+    legal = t.legal_actions(seat)
+    want = choose(t.view(seat), seat, legal, "normal")
+    for _ in range(3):
+        pool = AiPool()
+        try:
+            task = asyncio.create_task(pool.choose(t.view(seat), seat, legal, "normal", key=0))
+            await asyncio.sleep(0)  # its submit is on its way in a thread (the process starts)
+            first = pool._pool
+            assert first is not None and first.busy == [1, 0] and not first.started(0)
+            pool._retire(first)  # what another table's decision does when it finds the pool broken
+            assert await task == want and pool.fallbacks == 0
+        finally:
+            pool.close()
