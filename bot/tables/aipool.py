@@ -197,11 +197,17 @@ class AiPool:
                 fresh = not pool.started(i)
                 pool.busy[i] += 1
                 try:
-                    if fresh:  # its process starts with this submit: in a thread, not on the loop
-                        submitted = await asyncio.to_thread(partial(pool.submit, i, decide, *args))
-                    else:
-                        submitted = pool.submit(i, decide, *args)
-                        self._on_loop(t0)
+                    try:
+                        if fresh:  # its process starts with this submit: in a thread, not on the loop
+                            submitted = await asyncio.to_thread(partial(pool.submit, i, decide, *args))
+                        else:
+                            submitted = pool.submit(i, decide, *args)
+                            self._on_loop(t0)
+                    except RuntimeError as e:  # "cannot schedule new futures after shutdown"
+                        if self._pool is pool:
+                            raise
+                        # another table's decision retired the pool while this submit was on its way (in a thread)
+                        raise BrokenProcessPool(f"the pool was retired meanwhile ({e})") from e
                     try:
                         out, state = await asyncio.wait_for(asyncio.wrap_future(submitted), self.timeout)
                     except asyncio.CancelledError:
