@@ -110,6 +110,7 @@ class Workers:
         self.executors = [ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_start_worker,
                                               initargs=(parent,)) for _ in range(workers)]
         self.busy = [0] * workers  # decisions submitted and not yet answered, per process (counted on the loop)
+        self.retired = False  # dropped by the AI pool after a failure (not by its close): its decisions try again
 
     @property
     def _processes(self) -> dict[int, Any]:
@@ -204,7 +205,7 @@ class AiPool:
                             submitted = pool.submit(i, decide, *args)
                             self._on_loop(t0)
                     except RuntimeError as e:  # "cannot schedule new futures after shutdown"
-                        if self._pool is pool:
+                        if not pool.retired:
                             raise
                         # another table's decision retired the pool while this submit was on its way (in a thread)
                         raise BrokenProcessPool(f"the pool was retired meanwhile ({e})") from e
@@ -212,8 +213,8 @@ class AiPool:
                         out, state = await asyncio.wait_for(asyncio.wrap_future(submitted), self.timeout)
                     except asyncio.CancelledError:
                         task = asyncio.current_task()
-                        if task is None or task.cancelling():
-                            raise  # this decision is cancelled (e.g. one asked ahead and dropped)
+                        if task is None or task.cancelling() or not pool.retired:
+                            raise  # this decision is cancelled (one asked ahead and dropped), or the pool closed
                         # the decision waited in the queue of a pool that another table retired (its other process
                         # died or hung): that pool's shutdown cancelled it; decided again like a broken pool's
                         raise BrokenProcessPool("the decision was cancelled with its retired pool") from None
@@ -250,6 +251,7 @@ class AiPool:
         if pool is None or self._pool is not pool:
             return
         self._pool = None
+        pool.retired = True
         for p in list((getattr(pool, "_processes", None) or {}).values()):
             with contextlib.suppress(Exception):  # already gone
                 p.kill()
