@@ -110,6 +110,7 @@ class Workers:
         self.executors = [ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_start_worker,
                                               initargs=(parent,)) for _ in range(workers)]
         self.busy = [0] * workers  # decisions submitted and not yet answered, per process (counted on the loop)
+        self.retired = False  # dropped by the AI pool after a failure (not by its close): its decisions try again
 
     @property
     def _processes(self) -> dict[int, Any]:
@@ -197,12 +198,26 @@ class AiPool:
                 fresh = not pool.started(i)
                 pool.busy[i] += 1
                 try:
-                    if fresh:  # its process starts with this submit: in a thread, not on the loop
-                        submitted = await asyncio.to_thread(partial(pool.submit, i, decide, *args))
-                    else:
-                        submitted = pool.submit(i, decide, *args)
-                        self._on_loop(t0)
-                    out, state = await asyncio.wait_for(asyncio.wrap_future(submitted), self.timeout)
+                    try:
+                        if fresh:  # its process starts with this submit: in a thread, not on the loop
+                            submitted = await asyncio.to_thread(partial(pool.submit, i, decide, *args))
+                        else:
+                            submitted = pool.submit(i, decide, *args)
+                            self._on_loop(t0)
+                    except RuntimeError as e:  # "cannot schedule new futures after shutdown"
+                        if not pool.retired:
+                            raise
+                        # another table's decision retired the pool while this submit was on its way (in a thread)
+                        raise BrokenProcessPool(f"the pool was retired meanwhile ({e})") from e
+                    try:
+                        out, state = await asyncio.wait_for(asyncio.wrap_future(submitted), self.timeout)
+                    except asyncio.CancelledError:
+                        task = asyncio.current_task()
+                        if task is None or task.cancelling() or not pool.retired:
+                            raise  # this decision is cancelled (one asked ahead and dropped), or the pool closed
+                        # the decision waited in the queue of a pool that another table retired (its other process
+                        # died or hung): that pool's shutdown cancelled it; decided again like a broken pool's
+                        raise BrokenProcessPool("the decision was cancelled with its retired pool") from None
                 finally:
                     pool.busy[i] -= 1
                 self.answer_ms.append((time.perf_counter() - w0) * 1000)
@@ -236,6 +251,7 @@ class AiPool:
         if pool is None or self._pool is not pool:
             return
         self._pool = None
+        pool.retired = True
         for p in list((getattr(pool, "_processes", None) or {}).values()):
             with contextlib.suppress(Exception):  # already gone
                 p.kill()

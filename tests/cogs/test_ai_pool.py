@@ -234,3 +234,149 @@ async def test_one_tables_decisions_go_to_one_worker_while_it_is_free():
         assert w.pick(7) == 7 % 2
     finally:
         pool.close()
+
+
+async def test_a_worker_killed_while_other_tables_wait_on_the_other_worker_stops_no_table():
+    """One worker process dies while decisions of other tables wait in the other process's queue: the pool is
+    replaced (its other process ended too) and every waiting decision is decided again in the new pool; none of them
+    is lost (a decision cancelled with the retired pool would end its table's run: the table would wait on nobody)."""
+    import time
+
+    from bot.tables.aipool import AiPool
+
+    t = Table.new("hefei", "0d1ce5eed0000001")
+    seat = t.awaited()[0]
+    legal = t.legal_actions(seat)
+    assert len(legal) > 1
+    want = choose(t.view(seat), seat, legal, "normal")
+    pool = AiPool()
+    try:
+        await pool.warm()
+        w = pool._pool
+        assert w is not None and all(w.started(i) for i in (0, 1))
+        # both processes busy with something long: the decisions below queue behind it
+        holds = [w.submit(i, time.sleep, 600) for i in (0, 1)]
+        a = asyncio.create_task(pool.choose(t.view(seat), seat, legal, "normal", key=0))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        others = [asyncio.create_task(pool.choose(t.view(seat), seat, legal, "normal", key=1)) for _ in range(5)]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert w.busy == [1, 5]  # table 0's decision waits on process 0, the other tables' on process 1
+        pid0 = next(iter(w.executors[0]._processes))
+        os.kill(pid0, signal.SIGKILL)
+        got = await asyncio.gather(a, *others, return_exceptions=True)
+        assert got == [want] * 6
+        assert pool._pool is not w and all(h.done() for h in holds)
+    finally:
+        pool.close()
+
+
+@pytest.mark.parametrize("difficulty", ["normal", "strong"])
+async def test_ai_writes_failing_while_the_next_decision_is_asked_ahead_give_the_same_game(harness: Harness,
+                                                                                           difficulty: str):
+    """The AI seats' actions fail to be written now and then (a locked database) while the next AI seat's decision
+    is already asked (in the worker processes): each decision asked ahead of a failed write is dropped, the table
+    stalls and recovers by itself, and the game stored is the very one of a run without a fault (same seed, same
+    clicks), every AI action the AI's own from its view."""
+    from tests.cogs.test_table_faults import fast
+    from tests.cogs.test_tables import choose_click, latest_dm_controls
+    from tests.harness.faults import FlakyConnection
+
+    h = harness
+    pool = h.bot.tables.ai
+    pool.inline = False
+    fast(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    games, ahead = [], []
+    for faults, user in ((False, P1), (True, P2)):
+        prep(h, seed=11)
+        lt = await _bot_table(h, user, h.add_channel(), "hefei", difficulty)
+        n0, a0 = flaky.hits, h.bot.tables.asked_ahead
+        if faults:  # the AI seats' writes among them (the human makes one action in four at most)
+            for skip, times in ((1, 1), (4, 2), (9, 1), (14, 1), (20, 3)):
+                flaky.fail("INSERT INTO actions", skip=skip, times=times)
+        for _ in range(400):
+            await h.bot.tables.wait_idle()
+            await h.settle()
+            tb = lt.table
+            if tb.phase not in ("play", "claim", "rob"):
+                break
+            assert lt.stall is None and lt.seat_of(user) in tb.awaited(), "the table waits on nobody"
+            msg = latest_dm_controls(h, user)
+            await h.click(msg, custom_id=choose_click(msg))
+        assert lt.table.hand.phase in ("ended", "over")
+        games.append(await _stored(h, lt.match_id))
+        ahead.append(h.bot.tables.asked_ahead - a0)
+        assert (flaky.hits > n0) == faults
+        said = "\n".join(m.content for m in h.channel(lt.channel_id))
+        assert ("数据库没有响应" in said and "数据库恢复了" in said) == faults  # an AI seat's write failed: stalled, back
+        assert await _check_replay(h, lt.match_id, difficulty) > 5
+    assert len(games[0]) > 15 and games[1] == games[0]
+    assert ahead[0] > 3 and ahead[1] > 0
+    await h.bot.tables.close()
+
+
+async def test_a_table_of_easy_normal_and_strong_seats_plays_the_same_game_inline_and_in_the_pool(harness: Harness):
+    """Easy, normal and strong AI seats at one table: the normal and strong seats' decisions are asked ahead (while
+    the action before them is written), the easy seat's are not, so its seeded generator draws exactly as in a run
+    that asks nothing ahead: every easy decision stored is the one the table's generator gives, in order, and the
+    game is the same inline and in the worker processes."""
+    import random
+
+    h = harness
+    pool = h.bot.tables.ai
+    games = []
+    for inline, user in ((True, P1), (False, P2)):
+        prep(h, seed=5)
+        pool.inline = inline
+        channel = h.add_channel()
+        r = await h.slash("table new", variant="hefei", user=user, channel=channel)
+        for d in ("easy", "normal", "strong"):
+            await h.slash("table addbot", user=user, channel=channel, difficulty=d)
+        await h.click(h.fake.find_message(r.reply.id), custom_id=button_id(r.reply, ":start"), user=user)
+        lt = h.bot.tables.by_channel[channel]
+        diffs = [s.ai if s is not None else None for s in lt.seats]
+        assert sorted(d for d in diffs if d) == ["easy", "normal", "strong"]
+        await play_until_hand_ends(h, [user], lt)
+        games.append(await _stored(h, lt.match_id))
+        m = await h.bot.store.match(lt.match_id)
+        t = Table.new(m.variant, m.seed, m.settings, players_for(m.seats))
+        rng = random.Random(m.seed)
+        checked = {"easy": 0, "normal": 0, "strong": 0}
+        for a in games[-1]:
+            act = Action.from_json(a)
+            d = diffs[act.seat]
+            if d and t.hand.phase in ("play", "claim", "rob") and act.type != "timeout":
+                la = t.legal_actions(act.seat)
+                if len(la) > 1:
+                    assert choose(t.view(act.seat), act.seat, la, d, rng) == act
+                    checked[d] += 1
+            t.apply(act)
+        assert min(checked.values()) > 2, checked
+    assert h.bot.tables.asked_ahead > 3
+    assert games[1] == games[0]
+    await h.bot.tables.close()
+
+
+async def test_a_pool_retired_while_a_decision_starts_its_process_decides_it_again():
+    """A decision starts its worker process (in a thread) while another table's decision retires that pool (it found
+    a process dead or hung): the decision is decided again in a new pool, whether its submit came before the retired
+    pool's shutdown (cancelled with it) or after (refused by it); it never ends its table's run with an error."""
+    from bot.tables.aipool import AiPool
+
+    t = Table.new("hefei", "0d1ce5eed0000001")
+    seat = t.awaited()[0]
+    legal = t.legal_actions(seat)
+    want = choose(t.view(seat), seat, legal, "normal")
+    for _ in range(3):
+        pool = AiPool()
+        try:
+            task = asyncio.create_task(pool.choose(t.view(seat), seat, legal, "normal", key=0))
+            await asyncio.sleep(0)  # its submit is on its way in a thread (the process starts)
+            first = pool._pool
+            assert first is not None and first.busy == [1, 0]
+            pool._retire(first)  # what another table's decision does when it finds the pool broken
+            assert await task == want and pool.fallbacks == 0
+        finally:
+            pool.close()

@@ -463,3 +463,31 @@ def test_the_kept_hand_items_change_no_score(hand):
     for case in cases + cases[::-1]:
         assert once(*case) == fresh[case]
     assert hefei._kept_readings.cache_info().hits > 0
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(winning_hands(), winning_hands(), st.booleans())
+def test_the_kept_hand_items_of_one_hand_never_answer_for_another(a, b, short_deck):
+    # the scorer keeps what it found per hand and deck: two hands scored in turn (the same 13 tiles with another
+    # winning tile, or other melds of the same kinds, among them) each score as scored afresh
+    from engine.variants import hefei
+
+    rules = VARIANT.rules({"short_deck": short_deck})
+    variants = [a, b, Hand(a.concealed, a.melds, b.win_tile),
+                Hand(a.concealed, tuple(Meld(MeldKind.KONG if m.kind is MeldKind.PUNG else MeldKind.PUNG, m.tile)
+                                        for m in a.melds if m.kind is not MeldKind.CONCEALED_KONG), a.win_tile)]
+
+    def once(hand):
+        try:
+            return VARIANT.score(hand, Situation(winner=S, discarder=W), rules)
+        except Exception as e:  # a shape the variant refuses (or not 14 tiles): its refusal is the answer
+            return type(e).__name__, getattr(e, "code", None)
+
+    fresh = []
+    for hand in variants:
+        for f in (hefei._kept_fixed_items, hefei._one_wait, hefei._kept_readings):
+            f.cache_clear()
+        fresh.append(once(hand))
+    for _ in range(2):
+        assert [once(hand) for hand in variants] == fresh
+        assert [once(hand) for hand in reversed(variants)] == fresh[::-1]
