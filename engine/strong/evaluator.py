@@ -71,6 +71,7 @@ from .lookahead import lowers as lookahead_lowers
 from .lookahead import refine as lookahead_refine
 from .lookahead import rest_sums as lookahead_rest_sums
 from .lookahead import wait_payments as lookahead_wait_payments
+from .rivers import discard_order
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_play as wuhu_flush_play
@@ -220,41 +221,13 @@ def passed_since(view: Mapping[str, Any]) -> list[frozenset[int]] | None:
     to it and it did not win), from the public rivers and melds: the discards are put back in the order they were
     made (the dealer first, then the next seat, or the claimer after a claimed tile). None when the rivers cannot
     be ordered so (then nothing is known)."""
-    rivers = view["rivers"]
-    idx = [0, 0, 0, 0]
-    used: set[tuple[int, int]] = set()
-    cur = int(view["dealer"])
-    seq: list[tuple[int, int, str]] = []
-    total = sum(len(r) for r in rivers)
-    while len(seq) < total:
-        r = rivers[cur]
-        if idx[cur] >= len(r):
-            return None
-        e = r[idx[cur]]
-        idx[cur] += 1
-        k, st = int(e["tile"]), str(e["status"])
-        seq.append((cur, k, st))
-        if st == "claimed":
-            claimer = None
-            for c in range(4):
-                for j, m in enumerate(view["melds"][c]):
-                    if (c, j) in used or m.get("fed_by") != cur:
-                        continue
-                    if int(m.get("claimed") if m.get("claimed") is not None else m["tile"]) == k:
-                        claimer = c
-                        used.add((c, j))
-                        break
-                if claimer is not None:
-                    break
-            if claimer is None:
-                return None
-            cur = claimer
-        else:
-            cur = (cur + 1) % 4
+    seq = discard_order(view)
+    if seq is None:
+        return None
     out: list[frozenset[int]] = []
     for o in range(4):
         last = max((i for i, x in enumerate(seq) if x[0] == o), default=-1)
-        out.append(frozenset(k for s, k, st in seq[last + 1:] if s != o and st != "dead"))
+        out.append(frozenset(k for s, k, st, _ in seq[last + 1:] if s != o and st != "dead"))
     return out
 
 

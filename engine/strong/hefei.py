@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .calibration_hefei import DANGER_BIAS, DANGER_WEIGHTS
+from .rivers import discard_order
 
 LEARNED = False
 """Hefei's danger of a discard is the learned model (:class:`DangerReader`, weights in
@@ -66,48 +67,7 @@ def ways_bucket(unseen: Sequence[int], k: int) -> int:
     return sum(1 for e in WAYS_EDGES if w >= e)
 
 
-
 # ------------------------------------------------------------------------------------------------ the learned danger
-
-
-def discard_order(view: Mapping[str, Any]) -> list[tuple[int, int, str, int]] | None:
-    """The hand's discards in the order they were made, ``(seat, tile, status, claimer)`` (claimer -1: not
-    claimed), put back from the public rivers
-    and melds as :func:`engine.strong.evaluator.passed_since` does (the dealer first, then the next seat, or the
-    claimer after a claimed tile). None when the rivers cannot be ordered so."""
-    rivers = view["rivers"]
-    idx = [0, 0, 0, 0]
-    used: set[tuple[int, int]] = set()
-    cur = int(view["dealer"])
-    seq: list[tuple[int, int, str, int]] = []
-    total = sum(len(r) for r in rivers)
-    while len(seq) < total:
-        r = rivers[cur]
-        if idx[cur] >= len(r):
-            return None
-        e = r[idx[cur]]
-        idx[cur] += 1
-        k, st = int(e["tile"]), str(e["status"])
-        seq.append((cur, k, st, -1))
-        if st == "claimed":
-            claimer = None
-            for c in range(4):
-                for j, m in enumerate(view["melds"][c]):
-                    if (c, j) in used or m.get("fed_by") != cur:
-                        continue
-                    if int(m.get("claimed") if m.get("claimed") is not None else m["tile"]) == k:
-                        claimer = c
-                        used.add((c, j))
-                        break
-                if claimer is not None:
-                    break
-            if claimer is None:
-                return None
-            seq[-1] = (seq[-1][0], k, st, claimer)
-            cur = claimer
-        else:
-            cur = (cur + 1) % 4
-    return seq
 
 
 _NONE: dict[str, float] = {}

@@ -5,7 +5,6 @@ prices a discard by it and still reads nothing its seat cannot see."""
 
 from __future__ import annotations
 
-import copy
 import math
 import random
 
@@ -16,9 +15,12 @@ from engine.ai_common import SeatReader
 from engine.strong import evaluate
 from engine.strong.calibration_hefei import DANGER_BIAS, DANGER_WEIGHTS
 from engine.strong.evaluator import Know, passed_since
-from engine.strong.hefei import DangerReader, discard_order, wait_ways
+from engine.strong.hefei import DangerReader, wait_ways
+from engine.strong.rivers import discard_order
 from engine.table import Action, Table
-from engine.tiles import NUM_KINDS, parse_hand
+from engine.tiles import parse_hand
+
+from .test_strong import _reshuffled  # every tile the seat cannot see dealt again
 
 
 @pytest.fixture
@@ -158,29 +160,6 @@ def test_hefei_strong_prices_a_tile_let_go_by_in_the_round_before_as_safer(learn
     ev = evaluate(v, 0)
     five_p, five_s = ev.of(Action("discard", 0, k("5p"))), ev.of(Action("discard", 0, k("5s")))
     assert five_p is not None and five_s is not None
-
-
-def _reshuffled(t: Table, seat: int, rng: random.Random) -> Table:
-    """A copy of ``t`` where every tile ``seat`` cannot see (the live wall, the other seats' concealed tiles) is
-    dealt again at random, keeping each hand's size (as in tests/engine/test_strong.py)."""
-    other = copy.deepcopy(t)
-    h = other.hand
-    pool = list(h.wall[h.head : h.tail])
-    sizes = {}
-    for o in range(4):
-        if o == seat:
-            continue
-        sizes[o] = sum(h.counts[o])
-        pool += [x for x in range(NUM_KINDS) for _ in range(h.counts[o][x])]
-    rng.shuffle(pool)
-    h.wall[h.head : h.tail] = pool[: h.tail - h.head]
-    rest = pool[h.tail - h.head :]
-    for o, n in sizes.items():
-        mine, rest = rest[:n], rest[n:]
-        h.counts[o] = [mine.count(x) for x in range(NUM_KINDS)]
-        if h.drawn[o] is not None:
-            h.drawn[o] = mine[-1] if mine else None
-    return other
 
 
 def test_the_strong_ai_with_the_learned_danger_ignores_hidden_information(learned):
