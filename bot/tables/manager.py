@@ -428,26 +428,36 @@ class TableManager(Admin, Output):
         tb = lt.table
         assert tb is not None
         legal = tb.legal_actions(seat)
-        s = lt.seats[seat]
-        diff = (s.ai if s and s.ai else "normal")
         if len(legal) == 1:
             return legal[0]
-        return await self.ai.choose(tb.view(seat), seat, legal, diff, lt.rng, key=lt.channel_id)
+        return await self.ai.choose(tb.view(seat), seat, legal, self._difficulty(lt, seat), lt.rng, key=lt.channel_id)
+
+    @staticmethod
+    def _difficulty(lt: LiveTable, seat: int) -> str:
+        """How an automatic seat plays: its AI's difficulty (a seat played for an away player: normal)."""
+        s = lt.seats[seat]
+        return s.ai if s and s.ai else "normal"
+
+    @staticmethod
+    def _next_automatic(lt: LiveTable) -> tuple[Table, int] | None:
+        """The table in play and the automatic seat it waits on first, or None (no table in play, a stalled store,
+        or only present humans to wait on)."""
+        tb = lt.table
+        if tb is None or tb.phase not in PLAYING or lt.stall is not None:
+            return None
+        auto = [s for s in tb.awaited() if (p := lt.seats[s]) is not None and p.automatic]
+        return (tb, auto[0]) if auto else None
 
     def _ask_ahead(self, lt: LiveTable) -> tuple[Table, int, int, asyncio.Task[Action]] | None:
         """The next automatic seat's decision, asked now (the action before it is being written): (table, its seq,
         the seat, the decision's task), or None when there is none to ask. Not for the easy AI, whose seeded
         generator must follow the decisions actually made (a decision asked ahead may be dropped). Never raises."""
         try:
-            tb = lt.table
-            if tb is None or tb.phase not in PLAYING or lt.stall is not None:
+            nxt = self._next_automatic(lt)
+            if nxt is None:
                 return None
-            auto = [s for s in tb.awaited() if (p := lt.seats[s]) is not None and p.automatic]
-            if not auto:
-                return None
-            seat = auto[0]
-            s = lt.seats[seat]
-            diff = (s.ai if s and s.ai else "normal")
+            tb, seat = nxt
+            diff = self._difficulty(lt, seat)
             legal = tb.legal_actions(seat)
             if diff == "easy" or len(legal) == 1:
                 return None
@@ -487,20 +497,18 @@ class TableManager(Admin, Output):
 
         try:
             for _ in range(1000):
-                tb = lt.table
-                if tb is None or tb.phase not in PLAYING or lt.stall is not None:
+                nxt = self._next_automatic(lt)
+                if nxt is None:
                     break
-                auto = [s for s in tb.awaited() if (p := lt.seats[s]) is not None and p.automatic]
-                if not auto:
-                    break
+                tb, seat = nxt
                 seq = tb.match.seq
                 got, ahead = ahead, None
-                if got is not None and got[0] is tb and got[1] == seq and got[2] == auto[0]:
+                if got is not None and got[0] is tb and got[1] == seq and got[2] == seat:
                     action = await got[3]
                     self.asked_ahead += 1
                 else:
                     self._drop_ahead(got)
-                    action = await self._auto_action(lt, auto[0])
+                    action = await self._auto_action(lt, seat)
                 if lt.table is not tb or tb.match.seq != seq:
                     continue  # the table moved on while the AI decided (in a worker): decide again from where it is
                 try:
