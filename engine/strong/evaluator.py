@@ -67,9 +67,9 @@ from .hefei import DangerReader as HefeiDangerReader
 from .hefei import ways_bucket as hefei_ways_bucket
 from .lookahead import PRIOR as LOOKAHEAD_PRIOR
 from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
+from .lookahead import Rest as LookAheadRest
 from .lookahead import lowers as lookahead_lowers
 from .lookahead import refine as lookahead_refine
-from .lookahead import rest_sums as lookahead_rest_sums
 from .lookahead import wait_payments as lookahead_wait_payments
 from .rivers import discard_order
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
@@ -324,9 +324,7 @@ class Know:
 
     def ukeire(self, c: list[int], n_melds: int, sh: int, sp: bool) -> int:
         """Unseen tiles that lower the shanten of a 3n+1 hand."""
-        groups = shanten_groups(c)
-        # the other groups' sums, once per group, against which a changed group's options are combined (lookahead.py)
-        rests: list[tuple[tuple[int, int, int], ...] | None] = [None, None, None, None]
+        rest = LookAheadRest(shanten_groups(c))  # the other groups' sums, once per group (lookahead.py)
         pairs = sum(n // 2 for n in c) if sp else 0  # seven pairs: a drawn copy of an odd count makes a pair
         unseen = self.unseen
         out = 0
@@ -337,14 +335,10 @@ class Know:
             if sp and 6 - min(pairs + (c[k] & 1), 7) < sh:
                 out += u
                 continue
-            s = k // 9
-            rest = rests[s]
-            if rest is None:
-                rest = rests[s] = lookahead_rest_sums(groups, s)
             c[k] += 1
             g = group_of(k, c)
             c[k] -= 1
-            if lookahead_lowers(g, rest, n_melds, sh):
+            if lookahead_lowers(g, rest[k // 9], n_melds, sh):
                 out += u
         return out
 
