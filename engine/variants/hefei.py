@@ -229,9 +229,14 @@ def _fixed_items(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> 
     return list(_kept_fixed_items(hand, bool(rules.get("short_deck"))))
 
 
+def _deck_rules(short_deck: bool) -> dict[str, Any]:
+    """The one rule the kept items read: which deck (:func:`tile_counts`)."""
+    return {"short_deck": True} if short_deck else {}
+
+
 @lru_cache(maxsize=FIXED_ITEMS_CACHE)
 def _kept_fixed_items(hand: Hand, short_deck: bool) -> tuple[Item, ...]:
-    return tuple(_hand_items(hand, {"short_deck": True} if short_deck else {}))
+    return tuple(_hand_items(hand, _deck_rules(short_deck)))
 
 
 def _hand_items(hand: Hand, rules: Mapping[str, Any]) -> list[Item]:
@@ -265,7 +270,7 @@ def _hand_items(hand: Hand, rules: Mapping[str, Any]) -> list[Item]:
 def _one_wait(concealed: tuple[int, ...], melds: tuple[Meld, ...], short_deck: bool) -> bool:
     """卡: the 13 tiles (the winning tile left out) wait on one kind only; the same for every winning tile of a
     ready hand, kept like :func:`_kept_fixed_items`."""
-    return len(waits(Hand(concealed, melds), {"short_deck": True} if short_deck else {})) == 1
+    return len(waits(Hand(concealed, melds), _deck_rules(short_deck))) == 1
 
 
 def _reading_items(hand: Hand, d: Decomposition) -> list[Item]:
