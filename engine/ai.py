@@ -49,6 +49,17 @@ from .tiles import HONOR
 DIFFICULTIES = ("easy", "normal", "strong")
 
 
+def decision_rng(seed: int | str, seq: int, seat: int) -> random.Random:
+    """The generator of the easy AI's one decision for ``seat`` at a table whose match has ``seed``, when the table
+    has applied ``seq`` actions: a function of the game's own seed and position, so a game's decisions do not depend
+    on what happened to the process playing it (a decision dropped or asked again, a restart, a worker).
+
+    >>> decision_rng("s", 3, 1).random() == decision_rng("s", 3, 1).random() != decision_rng("s", 4, 1).random()
+    True
+    """
+    return random.Random(f"{seed}:{seq}:{seat}")
+
+
 def choose(
     view_or_table: Any,
     seat: int,

@@ -8,10 +8,10 @@ What stays on the loop is the view (a plain dict) and the legal actions crossing
 millisecond.
 
 **The same decisions wherever they run.** A decision is a pure function of the seat's view, the legal actions and,
-for the easy AI, the table's seeded generator (``lt.rng``). The generator's state goes to the worker with the view
-and comes back with the action; the table's generator takes that state, so it is exactly where an inline decision
-would have left it. Inline, in a worker, after a fallback: the same seed and actions give the same game, and a
-replay reproduces every AI action (``tests/cogs/test_ai_pool.py``).
+for the easy AI, a generator seeded by the match's seed and the table's position (:func:`engine.ai.decision_rng`),
+whose state goes to the worker with the view. Inline, in a worker, after a fallback, asked ahead or asked again
+after a failed write or a restart: the same seed and actions give the same game, and a replay reproduces every AI
+action (``tests/cogs/test_ai_pool.py``).
 
 - The pool starts when a table with AI seats starts (:meth:`warm`) or on the first decision (a bot without AI
   seats never starts a process), with ``workers`` processes (default 2) started by ``spawn`` (never ``fork`` a

@@ -35,6 +35,7 @@ from bot.store import SeatSpec, Store
 from bot.store.lobbies import delete_lobby, save_lobby
 from bot.store.resume import retrying
 from bot.store.tables import NotRecorded, TableRecorder
+from engine.ai import decision_rng
 from engine.errors import EngineError
 from engine.table import Action, Event, IllegalAction, Table
 
@@ -336,7 +337,6 @@ class TableManager(Admin, Output):
                 log.warning("table in %s: the match could not be recorded: %s", lt.channel_id, e)
                 lt.move(State.LOBBY)
                 raise Refusal("tables.not_recorded") from e
-            lt.rng = random.Random(seed)
             self.by_id[lt.rec.match_id] = lt
             lt.update_since()
             self.publisher.close_lobby(lt, t("tables.started", lt.lang))
@@ -430,7 +430,14 @@ class TableManager(Admin, Output):
         legal = tb.legal_actions(seat)
         if len(legal) == 1:
             return legal[0]
-        return await self.ai.choose(tb.view(seat), seat, legal, self._difficulty(lt, seat), lt.rng, key=lt.channel_id)
+        diff = self._difficulty(lt, seat)
+        return await self.ai.choose(tb.view(seat), seat, legal, diff, self._rng(tb, seat, diff), key=lt.channel_id)
+
+    @staticmethod
+    def _rng(tb: Table, seat: int, difficulty: str) -> random.Random | None:
+        """The easy AI's generator for this one decision (:func:`engine.ai.decision_rng`: from the match's seed and
+        the table's position, so the same game is played whatever happens to this process); None for the others."""
+        return decision_rng(tb.seed, tb.match.seq, seat) if difficulty == "easy" else None
 
     @staticmethod
     def _difficulty(lt: LiveTable, seat: int) -> str:
@@ -450,8 +457,7 @@ class TableManager(Admin, Output):
 
     def _ask_ahead(self, lt: LiveTable) -> tuple[Table, int, int, asyncio.Task[Action]] | None:
         """The next automatic seat's decision, asked now (the action before it is being written): (table, its seq,
-        the seat, the decision's task), or None when there is none to ask. Not for the easy AI, whose seeded
-        generator must follow the decisions actually made (a decision asked ahead may be dropped). Never raises."""
+        the seat, the decision's task), or None when there is none to ask. Never raises."""
         try:
             nxt = self._next_automatic(lt)
             if nxt is None:
@@ -459,11 +465,12 @@ class TableManager(Admin, Output):
             tb, seat = nxt
             diff = self._difficulty(lt, seat)
             legal = tb.legal_actions(seat)
-            if diff == "easy" or len(legal) == 1:
+            if len(legal) == 1:
                 return None
-            # the view and the legal actions of now (the table as the action left it), not of when the task runs
+            # the view, the legal actions and the easy AI's generator of now (the table as the action left it), not
+            # of when the task runs
             task = asyncio.get_running_loop().create_task(
-                self.ai.choose(tb.view(seat), seat, legal, diff, None, key=lt.channel_id),
+                self.ai.choose(tb.view(seat), seat, legal, diff, self._rng(tb, seat, diff), key=lt.channel_id),
                 name=f"mjbot-ai-ahead:{lt.channel_id}")
             return tb, tb.match.seq, seat, task
         except Exception:  # the decision is then asked the usual way, after the write

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import random
 from typing import TYPE_CHECKING, Any
 
 from bot.store import resume_all
@@ -55,7 +54,6 @@ def _live_table(game: Any, meta: dict[str, Any], rec: TableRecorder) -> LiveTabl
             if e.type == "hand_end":
                 lt.deltas.append(list(e.data["payments"]))
         lt.update_since(tb)
-    lt.rng = random.Random(f"{m.seed}:{tb.seq}")
     return lt
 
 

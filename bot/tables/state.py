@@ -15,7 +15,6 @@ internal error (``"error"``, paused until someone ends it).
 from __future__ import annotations
 
 import asyncio
-import random
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -188,7 +187,6 @@ class LiveTable:
     told_dm: set[int] = field(default_factory=set)
     vote: Vote | None = None  # an open dissolve vote
     votes: int = 0  # dissolve votes held so far (numbers the vote buttons)
-    rng: random.Random = field(default_factory=random.Random)
 
     # ---- the state machine
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.store.tables import players_for
-from engine.ai import choose
+from engine.ai import choose, decision_rng
 from engine.table import Action, Table
 from tests.cogs.test_tables import P1, P2, button_id, play_until_hand_ends, prep
 from tests.harness import Harness
@@ -35,17 +35,21 @@ async def _stored(h: Harness, match_id: int) -> list[dict]:
     return [json.loads(a.action) for a in await h.bot.store.actions(match_id)]
 
 
-async def _check_replay(h: Harness, match_id: int, difficulty: str) -> int:
-    """Every stored AI decision of a normal or strong seat is what the AI decides from that seat's view."""
+async def _check_replay(h: Harness, match_id: int, difficulty: str | list[str | None]) -> int:
+    """Every stored AI decision is what the AI decides from that seat's view (the easy AI with the generator of
+    that decision: the match's seed, the table's position, the seat). ``difficulty``: the AI seats', or each seat's
+    (None: a human)."""
     m = await h.bot.store.match(match_id)
     t = Table.new(m.variant, m.seed, m.settings, players_for(m.seats))
+    diffs = difficulty if isinstance(difficulty, list) else [None] + [difficulty] * 3
     checked = 0
     for a in await _stored(h, match_id):
         act = Action.from_json(a)
-        if t.hand.phase in ("play", "claim", "rob") and act.seat != 0 and act.type != "timeout":
+        d = diffs[act.seat]
+        if d and t.hand.phase in ("play", "claim", "rob") and act.type != "timeout":
             la = t.legal_actions(act.seat)
             if len(la) > 1:
-                assert choose(t.view(act.seat), act.seat, la, difficulty) == act
+                assert choose(t.view(act.seat), act.seat, la, d, decision_rng(m.seed, t.seq, act.seat)) == act
                 checked += 1
         t.apply(act)
     return checked
@@ -54,8 +58,8 @@ async def _check_replay(h: Harness, match_id: int, difficulty: str) -> int:
 @pytest.mark.parametrize("difficulty, variant", [("easy", "wuhu"), ("normal", "hefei"), ("strong", "chizhou")])
 async def test_the_same_game_inline_and_in_the_pool(harness: Harness, difficulty: str, variant: str):
     """Two tables with the same seed, one human clicking the same way: AI seats decided inline at the first and in
-    the worker processes at the second play exactly the same actions (the easy AI's generator goes to the worker
-    and back with each decision)."""
+    the worker processes at the second play exactly the same actions (the easy AI's generator state goes to the
+    worker with each decision)."""
     h = harness
     pool = h.bot.tables.ai
     games = []
@@ -67,11 +71,10 @@ async def test_the_same_game_inline_and_in_the_pool(harness: Harness, difficulty
         await play_until_hand_ends(h, [user], lt)
         assert lt.table.hand.phase in ("ended", "over")
         games.append(await _stored(h, lt.match_id))
-        if difficulty != "easy":
-            assert await _check_replay(h, lt.match_id, difficulty) > 5
-        # the next AI seat's decision is asked while an action is written, except the easy AI's, whose generator
-        # must follow the decisions actually made (one asked ahead may be dropped)
-        assert (h.bot.tables.asked_ahead > 0) == (difficulty != "easy")
+        assert await _check_replay(h, lt.match_id, difficulty) > 5
+        # the next AI seat's decision is asked while an action is written, the easy AI's too (its generator is
+        # that decision's own)
+        assert h.bot.tables.asked_ahead > 0
         if inline:
             assert pool.pooled == before
         else:
@@ -272,7 +275,7 @@ async def test_a_worker_killed_while_other_tables_wait_on_the_other_worker_stops
         pool.close()
 
 
-@pytest.mark.parametrize("difficulty", ["normal", "strong"])
+@pytest.mark.parametrize("difficulty", ["easy", "normal", "strong"])
 async def test_ai_writes_failing_while_the_next_decision_is_asked_ahead_give_the_same_game(harness: Harness,
                                                                                            difficulty: str):
     """The AI seats' actions fail to be written now and then (a locked database) while the next AI seat's decision
@@ -318,12 +321,9 @@ async def test_ai_writes_failing_while_the_next_decision_is_asked_ahead_give_the
 
 
 async def test_a_table_of_easy_normal_and_strong_seats_plays_the_same_game_inline_and_in_the_pool(harness: Harness):
-    """Easy, normal and strong AI seats at one table: the normal and strong seats' decisions are asked ahead (while
-    the action before them is written), the easy seat's are not, so its seeded generator draws exactly as in a run
-    that asks nothing ahead: every easy decision stored is the one the table's generator gives, in order, and the
-    game is the same inline and in the worker processes."""
-    import random
-
+    """Easy, normal and strong AI seats at one table, every seat's decision asked ahead (while the action before it
+    is written): every decision stored is the one its AI gives from the seat's view (the easy AI with that
+    decision's own generator), and the game is the same inline and in the worker processes."""
     h = harness
     pool = h.bot.tables.ai
     games = []
@@ -340,20 +340,8 @@ async def test_a_table_of_easy_normal_and_strong_seats_plays_the_same_game_inlin
         assert sorted(d for d in diffs if d) == ["easy", "normal", "strong"]
         await play_until_hand_ends(h, [user], lt)
         games.append(await _stored(h, lt.match_id))
-        m = await h.bot.store.match(lt.match_id)
-        t = Table.new(m.variant, m.seed, m.settings, players_for(m.seats))
-        rng = random.Random(m.seed)
-        checked = {"easy": 0, "normal": 0, "strong": 0}
-        for a in games[-1]:
-            act = Action.from_json(a)
-            d = diffs[act.seat]
-            if d and t.hand.phase in ("play", "claim", "rob") and act.type != "timeout":
-                la = t.legal_actions(act.seat)
-                if len(la) > 1:
-                    assert choose(t.view(act.seat), act.seat, la, d, rng) == act
-                    checked[d] += 1
-            t.apply(act)
-        assert min(checked.values()) > 2, checked
+        for d in ("easy", "normal", "strong"):
+            assert await _check_replay(h, lt.match_id, [x if x == d else None for x in diffs]) > 2, d
     assert h.bot.tables.asked_ahead > 3
     assert games[1] == games[0]
     await h.bot.tables.close()
@@ -380,3 +368,36 @@ async def test_a_pool_retired_while_a_decision_starts_its_process_decides_it_aga
             assert await task == want and pool.fallbacks == 0
         finally:
             pool.close()
+
+
+async def test_easy_seats_play_on_after_a_restart_as_if_none_happened(harness: Harness):
+    """Three easy AI seats, the bot restarted in the middle of the hand: the game stored is the very one of a run
+    without the restart (same seed, same clicks), because each easy decision's generator comes from the match's
+    seed and the table's position, not from one the old process carried."""
+    from tests.cogs.test_tables import choose_click, latest_dm_controls
+
+    h = harness
+    games = []
+    for restart, user in ((False, P1), (True, P2)):
+        prep(h, seed=21)
+        channel = h.add_channel()
+        lt = await _bot_table(h, user, channel, "wuhu", "easy")
+        clicks, restarted = 0, False
+        try:
+            while lt.table.phase in ("play", "claim", "rob"):
+                if restart and clicks == 3 and not restarted:
+                    h = await h.restart()
+                    prep(h)
+                    restarted = True
+                    lt = h.bot.tables.by_channel[channel]
+                msg = latest_dm_controls(h, user)
+                assert msg is not None
+                await h.click(msg, custom_id=choose_click(msg))
+                clicks += 1
+            assert restarted == restart and clicks > 3
+            games.append(await _stored(h, lt.match_id))
+            assert await _check_replay(h, lt.match_id, "easy") > 5
+        finally:
+            if restarted:
+                await h.close()
+    assert len(games[0]) > 20 and games[1] == games[0]
