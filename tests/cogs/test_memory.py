@@ -536,7 +536,8 @@ async def test_match_review_prices_every_decision_of_the_match_in_three_language
         act = Action.from_json(a)
         if t.phase in ("play", "claim", "rob") and act.seat == seat and len(t.legal_actions(seat)) > 1:
             ev = evaluate(t.view(seat), seat)
-            lost = 0.0 if ev.best.action == act else round(max(0.0, ev.best.ev - ev.of(act).ev), 1)
+            # the card's loss: the difference of the two prices as it shows them (each to 0.1 子)
+            lost = 0.0 if ev.best.action == act else round(max(0.0, round(ev.best.ev, 1) - round(ev.of(act).ev, 1)), 1)
             losses.append((t.hand_no, lost, ""))
         t.apply(act)
     # the fixture match: both hands, at least one costly decision (how many follows the evaluator's prices)

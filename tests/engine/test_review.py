@@ -108,13 +108,16 @@ def test_the_card_numbers_are_the_evaluators():
             played_opt, best = ev.of(d.played.action), ev.best
             assert played_opt is not None and best.action == d.ai.action
             assert d.played.ev == played_opt.ev and d.ai.ev == best.ev
-            assert d.cost == round(max(0.0, best.ev - played_opt.ev), 1)
-            if d.step not in rows:  # the card lists the costliest disagreements
+            # the loss is the difference of the two prices as the card shows them (each to 0.1 子)
+            assert d.cost == round(max(0.0, round(best.ev, 1) - round(played_opt.ev, 1)), 1)
+            if d.step not in rows:  # the card lists the costliest disagreements (those that cost 子)
+                assert d.cost == 0.0 or len(rows) == 8
                 continue
             _step, loss, you, ai, why = rows[d.step]
             assert you.endswith(f"{played_opt.ev + 0.0:.1f} 子 expected".replace("-0.0", "0.0"))
             assert ai.endswith(f"{best.ev:.1f} 子 expected".replace("-0.0", "0.0"))
-            assert loss == f"-{d.cost:.1f} 子" and why
+            shown = [float(x.split(" · ")[-1].split(" ")[0]) for x in (you, ai)]
+            assert loss == f"-{d.cost:.1f} 子" == f"-{shown[1] - shown[0]:.1f} 子" and d.cost > 0 and why
             checked += 1
         assert checked > 0, v
 
@@ -149,8 +152,8 @@ def test_summary_and_captions_in_three_languages():
     from render.replay import describe_priced, describe_reason, review_head
 
     assert describe_priced(d.ai, "zh-TW") == "打五筒 · 期望 3.3 子"
-    assert describe_reason(d, "en") == "faster hand: 30% to win against 20%"
-    assert describe_reason(d, "zh-TW") == "更快的牌：和牌機會 30% 對 20%"
+    assert describe_reason(d, "en") == "faster hand: 28 useful tiles against 20, 30% to win against 20%"
+    assert describe_reason(d, "zh-TW") == "更快的牌：進張 28 對 20，和牌機會 30% 對 20%"
     big = Decision(6, 0, Choice(Action("discard", 0, 4), 1, 20, ev=2.0, value=15.0),
                    Choice(Action("discard", 0, 13), 2, 28, ev=5.0, value=150.0, plan="flush"), reason="bigger",
                    item="qing_yi_se")
@@ -283,7 +286,7 @@ def test_a_match_review_is_the_sum_of_its_hands_reviews(variant):
     assert mr.decisions == len(losses)
     kinds = mr.kinds()
     assert {k for k, _, _ in kinds} <= set(KINDS)
-    assert sum(n for _, n, _ in kinds) == mr.disagreements
+    assert sum(n for _, n, _ in kinds) == mr.costly <= mr.disagreements  # a choice worth as much is no loss
     assert abs(sum(c for _, _, c in kinds) - mr.cost) <= 0.05 * len(kinds) + 1e-9
     top = mr.costliest(3)
     assert [d.cost for _, d in top] == sorted((x for x in losses if x > 0), reverse=True)[:3]
