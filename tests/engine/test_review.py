@@ -369,3 +369,122 @@ def test_a_hefei_pung_short_of_ready_is_explained_by_the_menqing_it_gives_up():
     assert d is not None and (d.reason, d.item) == ("bigger", "menqing") and d.ai.value < d.played.value
     assert describe_reason(d, "en") == "a pung short of ready gives up concealed (门清 10)"
     assert describe_reason(d, "zh-TW") == "碰後仍未聽牌，丟了門清（10）和唯一一次碰"
+
+
+# ------------------------------------------------------------------------------------------------ what the card says
+
+_STRONG_OTHERS = ("easy", "strong", "strong", "strong")
+
+
+def _reviewed(variant: str, seed: str, hand_no: int = 0, difficulties: tuple[str, ...] | None = None):
+    _kw, acts = played(variant, seed, hand_no + 1, *((difficulties,) if difficulties else ()))
+    r = HandReplay.build(variant, seed, {}, acts, hand_no)
+    return r, review_hand(r, 0)
+
+
+def test_a_choice_worth_as_much_as_the_ais_is_no_loss():
+    """Wuhu, step 7: the player lets 6p go where the AI (keeping the margin of the choice it trusts) lets 8m go, but
+    the evaluator prices the player's choice higher (4.0 子 against 3.7). The card listed it as a loss of "-0.0 子" with
+    "better shape" as the AI's reason, in red beside a higher figure; it is no loss: it is not listed, not the
+    costliest, not counted in the match's kinds, and the card's foot says the player's choice was no worse."""
+    from engine.review import review_match
+    from render.replay import describe_priced, review_foot, review_head, review_rows
+
+    r, rv = _reviewed("wuhu", "img")
+    d = rv.at(7)
+    assert d is not None and not d.agrees and d.played.ev > d.ai.ev
+    assert d.cost == 0.0 and not d.costly and rv.biggest is not None and rv.biggest.step != 7
+    for lang, foot in (("zh", "第 7、22 步：你和 AI 选得不同，但不比 AI 差"), ("zh-TW", "第 7、22 步：你和 AI 選得不同，但不比 AI 差"),
+                       ("en", "Steps 7, 22: not the AI's choices, but no worse")):
+        rows = review_rows(rv, lang)
+        assert 7 not in [row[0] for row in rows] and all(row[1] != "-0.0 子" for row in rows)
+        assert foot in review_foot(rv, lang)
+        assert str(rv.costly) in review_head(rv, lang)[1]  # "..., 3 at a loss"
+    assert review_head(rv, "en")[1].startswith(f"8 decisions, 5 where the AI disagrees, {rv.costly} at a loss")
+    mr = review_match([r], 0)
+    assert sum(n for _, n, _ in mr.kinds()) == rv.costly < rv.disagreements
+    # prices that show the same to 0.1 子 lose nothing: the card's loss is the difference of its two figures
+    same = Decision(3, 0, Choice(Action("discard", 0, 1), 1, 20, ev=2.26), Choice(Action("discard", 0, 9), 1, 20,
+                                                                                ev=2.34), reason="shape")
+    assert [describe_priced(c, "en") for c in (same.played, same.ai)] == ["discard 2m · 2.3 子 expected",
+                                                                          "discard 1p · 2.3 子 expected"]
+    assert same.cost == 0.0 and not same.costly
+
+
+def test_chizhous_all_pungs_plan_is_named_as_such():
+    """Chizhou: the AI lets 1s go to keep its pairs for 对对胡 (all pungs, 3 番); the card called it "清一色/混一色（蜡子）",
+    a one-suit hand the AI was not aiming at."""
+    from render.replay import describe_reason
+
+    _r, rv = _reviewed("chizhou", "weak")
+    d = rv.at(38)
+    assert d is not None and (d.reason, d.item, d.ai.plan) == ("bigger", "duiduihu", "pungs") and d.costly
+    zh, tw, en = (describe_reason(d, lang) for lang in ("zh", "zh-TW", "en"))
+    assert zh == f"更大的牌：对对胡（3 番），和了值 {d.ai.value:.1f} 子 对 {d.played.value:.1f} 子"
+    assert tw.startswith("更大的牌：對對胡（3 番）") and "清一色" not in zh + tw + en
+    assert en.startswith("bigger hand: all pungs (对对胡, 3 fan), worth")
+
+
+def test_a_discard_that_may_deal_in_is_called_unsafe_not_a_weaker_shape():
+    """Wuhu, step 37: the player's 8p deals in to North a third of the time (the AI's 1m: 1%), and that is most of
+    what it costs (the danger and the win a deal-in gives up); the card said "better shape: 24 useful tiles against 4"
+    (the AI's hand is a step further from ready), as the danger alone was under half the loss."""
+    from render.replay import describe_reason
+
+    r, rv = _reviewed("wuhu", "d2", 2, _STRONG_OTHERS)
+    d = rv.at(37)
+    assert d is not None and d.reason == "safer" and d.costly and d.played.threat is not None
+    assert d.ai.shanten > d.played.shanten and d.ai.useful > d.played.useful
+    assert r.winds[d.played.threat] == 3  # North
+    assert describe_reason(d, "zh", None, r.winds) == "更安全：防北，点炮机会 33% 对 1%，点炮约损失 0.9 子"
+    assert describe_reason(d, "zh-TW", None, r.winds) == "更安全：防北，放槍機會 33% 對 1%，放槍約損失 0.9 子"
+    assert describe_reason(d, "en", None, r.winds) == "safer against N: 33% to deal in against 1%; a deal-in costs " \
+                                                      "about 0.9 子"
+
+
+def test_a_deal_in_against_an_alarm_names_the_alarm_and_what_it_costs():
+    """Wuhu, step 32: West has alarmed (双四核): dealing in pays for all three (包). The card said whom the tile was
+    dangerous against and the chances, not why West was a threat nor what a deal-in costs; the figures are the
+    evaluator's (the chance and cost of the player's discard, from the seat's view at that step)."""
+    from engine.strong import evaluate
+    from render.replay import describe_reason
+
+    r, rv = _reviewed("wuhu", "img", 0, _STRONG_OTHERS)
+    d = rv.at(32)
+    assert d is not None and (d.reason, d.threat_why) == ("safer", "alarm") and d.cost == 17.7
+    o = evaluate(r.view(31, 0), 0).of(d.played.action)
+    assert o is not None and o.threat == d.played.threat and r.view(31, 0)["alarms"][o.threat]
+    cost = f"{o.cost:.1f}"
+    assert describe_reason(d, "zh", ["A", "B", "C", "D"], r.winds) == \
+        f"更安全：防西 C（已报警），点炮机会 27% 对 1%，点炮约损失 {cost} 子"
+    assert describe_reason(d, "zh-TW", ["A", "B", "C", "D"], r.winds) == \
+        f"更安全：防西 C（已報警），放槍機會 27% 對 1%，放槍約損失 {cost} 子"
+    assert describe_reason(d, "en", ["A", "B", "C", "D"], r.winds) == \
+        f"safer against W C (alarm, 报警): 27% to deal in against 1%; a deal-in costs about {cost} 子"
+
+
+def test_an_honour_that_feeds_another_seats_hua_is_said_so():
+    """Chizhou, step 3: the player lets 北 go with three more unseen (a pair holder pungs it: 1 花, what every Chizhou
+    win is short of); the evaluator charges that, and the card called it "better shape"."""
+    from render.replay import describe_reason
+
+    _r, rv = _reviewed("chizhou", "img")
+    d = rv.at(3)
+    assert d is not None and (d.reason, d.feed) == ("feed", 3) and d.costly and d.played.action.tile == 30
+    assert describe_reason(d, "zh") == "少喂花：北还有 3 张没见，别家碰了就多 1 花"
+    assert describe_reason(d, "zh-TW") == "少餵花：北還有 3 張沒見，別家碰了就多 1 花"
+    assert describe_reason(d, "en") == "gives no one a flower (花): 3 more 4z unseen, and a pung of it is 1 flower"
+
+
+def test_a_pung_that_makes_the_hand_ready_says_so():
+    """Hefei, step 20: passing the 8s that would have made the hand ready (the AI pungs it). The card said only
+    "faster hand: 68% to win against 13%"; it now says the pung was ready and the pass one from it."""
+    from render.replay import describe_reason
+
+    _r, rv = _reviewed("hefei", "r24")
+    d = rv.at(20)
+    assert d is not None and d.played.action.type == "pass" and d.ai.action.type == "pung"
+    assert (d.ai.shanten, d.played.shanten, d.reason) == (0, 1, "faster")
+    assert describe_reason(d, "en") == "faster hand: ready against 1 shanten, 68% to win against 13%"
+    assert describe_reason(d, "zh") == "更快的牌：听牌 对 1 向听，和牌机会 68% 对 13%"
+    assert describe_reason(d, "zh-TW") == "更快的牌：聽牌 對 1 向聽，和牌機會 68% 對 13%"

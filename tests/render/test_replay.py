@@ -310,3 +310,40 @@ def test_every_kind_of_step_is_described():
         "S B discards 1m (timed out) · the hand is drawn"
     assert say(Action("discard", 1, 0), [Event("hand_end", None, {"draw": True})], timeout=True) == \
         "南 B 打出 一万（超时） · 流局"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_line_of_the_review_cards_reads_on_a_phone(variant):
+    """Real hands (the easy AI in chair 0, long names): every line of the hand's card, the match's card and the review
+    lines of the step images is whole (wrapped, never cut with "…") and set at 15 px or more, inside the card. The
+    cards shrank a long reason to 11-12 px (9-10 px on a 400 px phone) and cut it ("worth 10.8 …"), and the step image
+    shrank its lines the same way."""
+    from engine.review import review_match
+    from render.match_review import match_review_layout, match_review_rows
+
+    _kw, acts = played(variant, "weak", 2)
+    hands = list(HandReplay.each(variant, "weak", {}, acts))
+    mr = review_match(hands, 0)
+
+    def readable(texts, width: int) -> None:
+        for t in texts:
+            w = fonts.text_width(t.text, fonts.text_font(t.text, t.size, t.bold))
+            assert t.size >= rr.LINE_MIN_SIZE and "…" not in t.text and t.x + w <= width - 20, (t, w)
+
+    for lang in LANGS:
+        for h, r in zip(mr.hands, hands, strict=True):
+            _height, texts, _frames = rr.review_layout(h.review, r, lang, names=NAMES)
+            readable(texts, rr.REVIEW_W)
+            drawn = _drawn(texts)
+            for row in rr.review_rows(h.review, lang, NAMES, r.winds):
+                assert all(part.replace(" ", "") in drawn for part in row[1:]), row
+            for d in h.review.decisions:
+                block, _h = rr.review_block(replay_scene(r, d.step, 0, review=h.review, lang=lang, names=NAMES).review)
+                readable(block, WIDTH)
+                if d.costly:
+                    why = rr.describe_reason(d, lang, NAMES, r.winds)
+                    assert why and why.replace(" ", "") in _drawn(block)
+        _height, texts, _frames, _bars, _chart = match_review_layout(mr, variant, lang, NAMES)
+        readable(texts, rr.REVIEW_W)
+        for row in match_review_rows(mr, lang, NAMES):
+            assert all(part.replace(" ", "") in _drawn(texts) for part in row), row
