@@ -90,7 +90,7 @@ class Decision:
     played: Choice
     ai: Choice
     timeout: bool = False
-    reason: str = ""  # why the AI's choice is better: "faster", "bigger", "safer", "feed", "shape" ("" = agree)
+    reason: str = ""  # why the AI's is better: "win", "faster", "bigger", "safer", "feed", "shape" ("" = agree)
     item: str = ""  # "bigger": the scorer's item the AI's hand aims at (e.g. qing_yi_se) or keeps ("menqing")
     threat_why: str = ""  # "safer": what shows the threat is near a win: "alarm" (报警), "flush" (a one-suit line)
     feed: int = 0  # "feed": the copies of the player's honour still unseen (a pair holder pungs it: 1 花)
@@ -327,6 +327,8 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     a = _priced(me.measure(best.action), best)
     if p.action == a.action:
         return Decision(step, me.seat, p, a, timeout)
+    if best.action.type == "win":  # a win the player let pass: the AI always takes it
+        return Decision(step, me.seat, p, a, timeout, "win")
     reason, item = _reason(ev.variant, p, a)
     if (ev.variant in READY_PUNG_ONLY and played.type == "pung" and best.action.type == "pass" and po is not None
             and po.distance > 0 and not item):
@@ -353,10 +355,10 @@ def review_hand(replay: HandReplay, seat: int) -> Review:
 
 # ------------------------------------------------------------------------------------------------ the match
 
-KINDS = ("safer", "faster", "bigger", "shape")
+KINDS = ("safer", "faster", "bigger", "shape", "win")
 """The kinds of loss a match review sums, in the words of :attr:`Decision.reason`: pushing into danger (the AI's
 choice was safer; in Chizhou also an honour that feeds another seat's 花, ``feed``), a slower hand, missed value (a
-bigger hand), a weaker shape."""
+bigger hand), a weaker shape, a win let pass."""
 _KIND_OF = {"feed": "safer"}
 
 

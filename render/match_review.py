@@ -90,7 +90,7 @@ def match_review_rows(review: MatchReview, lang: str = "zh", names: Sequence[str
         out.append((txt("render.match_review.hand", lang, hand=h.hand_no + 1),
                     txt("render.replay.step", lang, step=d.step),
                     txt("render.review.loss", lang, loss=_zi(d.cost)),
-                    txt("render.replay.you_prefix", lang) + describe_priced(d.played, lang),
+                    txt("render.replay.you_prefix", lang) + describe_priced(d.played, lang, d.timeout),
                     txt("render.replay.ai_prefix", lang) + describe_priced(d.ai, lang),
                     describe_reason(d, lang, names, h.winds)))
     return out

@@ -145,17 +145,23 @@ def _pct(x: float) -> str:
     return f"{round(100 * x)}"
 
 
-def describe_priced(c: Choice, lang: str = "zh") -> str:
-    """A choice with its expected 子 (the strong AI's evaluator), for the review card.
+def describe_priced(c: Choice, lang: str = "zh", timeout: bool = False) -> str:
+    """A choice with its expected 子 (the strong AI's evaluator), for the review card; ``timeout``: the table acted
+    for the player when their time ran out (said so).
 
     >>> from engine.table import Action
     >>> describe_priced(Choice(Action("discard", 0, 4), 1, 24, ev=3.21), "zh")
     '打五万 · 期望 3.2 子'
     >>> describe_priced(Choice(Action("pass", 0), 1, 24, ev=-0.5), "en")
     'pass · -0.5 子 expected'
+    >>> describe_priced(Choice(Action("discard", 0, 4), 1, 24, ev=3.21), "zh", timeout=True)
+    '打五万（超时） · 期望 3.2 子'
     """
     lang = lang_of(lang)
-    return txt("render.review.priced", lang, what=_action_words(c.action, lang), ev=_zi(c.ev))
+    what = _action_words(c.action, lang)
+    if timeout:
+        what = txt("render.replay.timed_out", lang, text=what)
+    return txt("render.review.priced", lang, what=what, ev=_zi(c.ev))
 
 
 def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None = None,
@@ -182,6 +188,8 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
     p, a = d.played, d.ai
     if d.agrees or not d.reason:
         return ""
+    if d.reason == "win":
+        return txt("render.review.why_win", lang, ai=_zi(a.value))
     if d.reason == "safer" and p.threat is not None:
         who = wind_name(winds[p.threat], lang) if winds is not None else seat_label(p.threat, lang)
         if names is not None:
@@ -346,9 +354,12 @@ def _review_lines(d: Decision, lang: str, names: Sequence[str] | None = None, wi
                 (ai, txt("render.replay.same_choice", lang), True))
     if not d.costly:  # a choice worth as much as the AI's
         return ((you, describe_choice(d.played, lang), None), (ai, describe_choice(d.ai, lang), True),
-                ("", txt("render.review.as_good_one", lang, steps=d.step), None))
+                ("", txt("render.review.no_worse", lang), None))
     why = txt("render.review.loss", lang, loss=_zi(d.cost)) + " · " + describe_reason(d, lang, names, winds)
-    return ((you, describe_choice(d.played, lang), False),
+    played = describe_choice(d.played, lang)
+    if d.timeout:
+        played = txt("render.replay.timed_out", lang, text=played)
+    return ((you, played, False),
             (ai, describe_choice(d.ai, lang), True),
             ("", why, None))
 
@@ -566,7 +577,7 @@ def review_rows(review: Review, lang: str = "zh", names: Sequence[str] | None = 
     out = []
     for dec in _listed(review):
         out.append((dec.step, txt("render.review.loss", lang, loss=_zi(dec.cost)),
-                    txt("render.replay.you_prefix", lang) + describe_priced(dec.played, lang),
+                    txt("render.replay.you_prefix", lang) + describe_priced(dec.played, lang, dec.timeout),
                     txt("render.replay.ai_prefix", lang) + describe_priced(dec.ai, lang),
                     describe_reason(dec, lang, names, winds)))
     return out

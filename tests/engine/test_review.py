@@ -488,3 +488,64 @@ def test_a_pung_that_makes_the_hand_ready_says_so():
     assert describe_reason(d, "en") == "faster hand: ready against 1 shanten, 68% to win against 13%"
     assert describe_reason(d, "zh") == "更快的牌：听牌 对 1 向听，和牌机会 68% 对 13%"
     assert describe_reason(d, "zh-TW") == "更快的牌：聽牌 對 1 向聽，和牌機會 68% 對 13%"
+
+
+def _one_hand(variant: str, seed: str, difficulty: str, act_for_seat0) -> HandReplay:
+    """One hand of AI play where chair 0 does ``act_for_seat0(n, legal)`` at its n-th decision (None: as the AI)."""
+    from engine.ai import choose
+
+    t, acts, rng, n = Table.new(variant, seed), [], random.Random(seed), 0
+    while t.hand.phase not in ("ended", "over"):
+        seat = t.awaited()[0]
+        la = t.legal_actions(seat)
+        a = None
+        if seat == 0 and len(la) > 1:
+            n += 1
+            a = act_for_seat0(n, la)
+        if a is None:
+            a = la[0] if len(la) == 1 else choose(t, seat, la, difficulty, rng)
+        acts.append(a)
+        t.apply(a)
+    return HandReplay.build(variant, seed, {}, acts, 0)
+
+
+def test_a_win_let_pass_is_called_a_missed_win():
+    """Wuhu: the player passes on a discard it could win on. The card said "faster hand: 100% to win against 54%";
+    it says the win was there and what it was worth, and the match review counts it as a win let pass."""
+    from engine.review import review_match
+    from render.match_review import match_review_kinds
+    from render.replay import describe_reason
+
+    passed: list[int] = []
+
+    def skip_first_win(n: int, la: list[Action]) -> Action | None:
+        if any(a.type == "win" for a in la) and not passed:
+            passed.append(n)
+            return next(a for a in la if a.type != "win")
+        return None
+
+    r = _one_hand("wuhu", "e5", "strong", skip_first_win)
+    rv = review_hand(r, 0)
+    d = next(x for x in rv.decisions if not x.agrees)
+    assert d.ai.action.type == "win" and d.played.action.type == "pass" and d.reason == "win" and d.costly
+    assert describe_reason(d, "en") == f"a win you let pass: worth {d.ai.value:.1f} 子"
+    assert describe_reason(d, "zh") == f"这里可以和牌：和了值 {d.ai.value:.1f} 子"
+    assert describe_reason(d, "zh-TW") == f"這裡可以和牌：和了值 {d.ai.value:.1f} 子"
+    kinds = review_match([r], 0).kinds()
+    assert [k for k, _, _ in kinds] == ["win"] and match_review_kinds(review_match([r], 0), "zh")[0][0] == "漏和"
+
+
+def test_a_timed_out_decision_is_marked_on_the_card():
+    """Hefei: the player's time runs out at two decisions and the table plays for them. The card charged the loss to
+    "You: discard 3m" as if chosen; it says the table played it, on the card and on the step image."""
+    from render.replay import replay_scene, review_rows
+
+    r = _one_hand("hefei", "to1", "normal", lambda n, la: Action("timeout", 0) if n in (3, 4) else None)
+    rv = review_hand(r, 0)
+    d = next(x for x in rv.decisions if x.timeout and x.costly)
+    for lang, mark in (("zh", "（超时）"), ("zh-TW", "（超時）"), ("en", " (timed out)")):
+        row = next(row for row in review_rows(rv, lang) if row[0] == d.step)
+        assert mark in row[2] and mark not in row[3]
+        you = replay_scene(r, d.step, 0, review=rv, lang=lang).review[0][1]
+        assert you.endswith(mark)
+    assert not any("超时" in row[2] for row in review_rows(rv, "zh") if not rv.at(row[0]).timeout)
