@@ -167,7 +167,7 @@ def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", nam
             out.append(CardText(x0, y + 60, loss, 18, "bad", False))
             block(y + 4, you, 20, "bad", full - col, x0 + col, max_lines=1)
             block(y + 32, ai, 20, "good", full - col, x0 + col, max_lines=1)
-            y = block(y + 60, why, WHY_SIZE, "sub", full - col, x0 + col, bold=False, gap=5)
+            y = block(y + 60, why, WHY_SIZE, "sub", full - col, x0 + col, bold=False, gap=5, max_lines=3)
             y = max(y + 14, top + ROW_H)
             if i == 0:
                 frames.append((x0 - 6, top - 2, x1 + 6, y - 6))

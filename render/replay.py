@@ -555,7 +555,7 @@ def render_replay_step(replay: HandReplay, step: int, viewer: int | None, *, the
 REVIEW_ROW_H = 96  # a disagreement: the player's choice, the AI's under it, a one-line reason under that
 REVIEW_W = 480  # the review card: lines of text, as wide as the score card (the replay image is the table's width)
 REVIEW_MAX_ROWS = 8  # the costliest disagreements listed (a phone screen or two); the rest summed on one line
-WHY_SIZE = 17  # the reason's text: 14 px on a ~400 px phone screen; wrapped over lines rather than shrunk
+WHY_SIZE = 17  # the reason's text: 14 px on a ~400 px phone screen; wrapped over up to three lines, not shrunk
 LINE_MIN_SIZE = 15  # no line of the card is set smaller (12.5 px on a phone); past two lines it wraps on
 STEP_W = 92  # the step and loss column of a row
 
@@ -776,7 +776,8 @@ def review_layout(review: Review, replay: HandReplay, lang: str = "zh", title: s
         out.append(CardText(x0, y + 33, loss, 18, "bad" if worse else "sub", False))
         block(y + 4, you, 20, "bad" if worse else "text", full - STEP_W, x0 + STEP_W, max_lines=1)
         block(y + 32, ai, 20, "good", full - STEP_W, x0 + STEP_W, max_lines=1)
-        y = block(y + 60, why, WHY_SIZE, "sub", full - STEP_W, x0 + STEP_W, bold=False, gap=5)
+        y = block(y + 60, why, WHY_SIZE, "sub", full - STEP_W, x0 + STEP_W, bold=False, gap=5,
+                  max_lines=3)
         y = max(y + 14, top + REVIEW_ROW_H)
         if big:
             frames.append((x0 - 6, top - 2, REVIEW_W - margin - pad + 6, y - 6))
