@@ -50,6 +50,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .ai_common import SeatReader, feed_discard
 from .analysis import shanten
 from .strong import evaluate
 from .strong.chizhou import FEED_COST
@@ -90,7 +91,7 @@ class Decision:
     played: Choice
     ai: Choice
     timeout: bool = False
-    reason: str = ""  # why the AI's is better: "win", "faster", "bigger", "safer", "feed", "shape" ("" = agree)
+    reason: str = ""  # "win", "faster", "bigger", "safer", "feed", "let_go", "shape": why the AI's (""= agree)
     item: str = ""  # "bigger": the scorer's item the AI's hand aims at (e.g. qing_yi_se) or keeps ("menqing")
     threat_why: str = ""  # "safer": what shows the threat is near a win: "alarm" (报警), "flush" (a one-suit line)
     feed: int = 0  # "feed": the copies of the player's honour still unseen (a pair holder pungs it: 1 花)
@@ -308,6 +309,16 @@ def _threat_why(view: Mapping[str, Any], seat: int | None) -> str:
     return "flush" if len(view["melds"][seat]) >= 2 and len(suits) == 1 else ""
 
 
+def _let_go(view: Mapping[str, Any], seat: int) -> Action | None:
+    """Chizhou: the discard the hand lets go of when it is too far from 2 花 for the wall that is left (the normal
+    AI's rule, :func:`engine.ai_common.feed_discard`, which the strong AI's evaluator credits), or None."""
+    if view["variant"] != "chizhou":
+        return None
+    discards = [a for a in (x if isinstance(x, Action) else Action.from_json(x) for x in view["legal"])
+                if a.type == "discard"]
+    return feed_discard(SeatReader(view, seat), discards) if discards else None
+
+
 def _fed(variant: str, me: _Hand, a: Action) -> float:
     """Chizhou: the 子 the strong AI charges a discarded honour a pair holder may pung (1 花), as its evaluator does
     (:data:`engine.strong.chizhou.FEED_COST` per unseen copy beyond the first, halved); 0 elsewhere."""
@@ -333,6 +344,10 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     if (ev.variant in READY_PUNG_ONLY and played.type == "pung" and best.action.type == "pass" and po is not None
             and po.distance > 0 and not item):
         reason, item = "bigger", "menqing"  # Hefei: a pung short of ready spends the one claim and 门清 (10)
+    if reason == "shape" and _let_go(view, me.seat) == best.action:
+        # Chizhou: a hand too far from 2 花 for the wall left; the AI lets go of what gives the others 花 (the
+        # evaluator credits that discard: engine.strong.chizhou.LET_GO), so that someone can win the hand
+        return Decision(step, me.seat, p, a, timeout, "let_go")
     fed = _fed(ev.variant, me, played) - _fed(ev.variant, me, best.action)
     if reason == "shape" and fed > 0 and fed >= 0.5 * _parts(p, a)["shape"]:
         # Chizhou: the player's honour may still be punged (1 花 to whoever holds its pair); the AI's tile may not
@@ -355,10 +370,11 @@ def review_hand(replay: HandReplay, seat: int) -> Review:
 
 # ------------------------------------------------------------------------------------------------ the match
 
-KINDS = ("safer", "faster", "bigger", "shape", "win")
+KINDS = ("safer", "faster", "bigger", "shape", "win", "let_go")
 """The kinds of loss a match review sums, in the words of :attr:`Decision.reason`: pushing into danger (the AI's
 choice was safer; in Chizhou also an honour that feeds another seat's 花, ``feed``), a slower hand, missed value (a
-bigger hand), a weaker shape, a win let pass."""
+bigger hand), a weaker shape, a win let pass, and in Chizhou a tile not let go when the hand could no longer reach
+2 花 (``let_go``: the strong AI's evaluator credits letting it go, see :data:`engine.strong.chizhou.LET_GO`)."""
 _KIND_OF = {"feed": "safer"}
 
 

@@ -198,6 +198,8 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
             who += txt(f"render.review.threat.{d.threat_why}", lang)
         cost = p.danger / p.deal_in if p.deal_in > 0 else 0.0
         return txt("render.review.why_safer", lang, who=who, you=_pct(p.deal_in), ai=_pct(a.deal_in), cost=_zi(cost))
+    if d.reason == "let_go" and a.action.tile is not None:
+        return txt("render.review.why_let_go", lang, tile=_tile(a.action.tile, lang))
     if d.reason == "feed" and p.action.tile is not None:
         return txt("render.review.why_feed", lang, tile=_tile(p.action.tile, lang), n=d.feed)
     if d.reason == "bigger":

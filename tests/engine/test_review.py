@@ -549,3 +549,24 @@ def test_a_timed_out_decision_is_marked_on_the_card():
         you = replay_scene(r, d.step, 0, review=rv, lang=lang).review[0][1]
         assert you.endswith(mark)
     assert not any("超时" in row[2] for row in review_rows(rv, "zh") if not rv.at(row[0]).timeout)
+
+
+def test_a_tile_the_ai_lets_go_late_in_chizhou_is_not_called_a_better_shape():
+    """Chizhou, hand 2, step 48: the hand is too far from 2 花 for the wall left (48 tiles) and will not win; the
+    AI lets 东 go (a pair holder pungs it), which its evaluator credits (engine.strong.chizhou.LET_GO: 0.5). A player
+    who keeps 东 and lets 9m go lost those 0.5 子 on the card with "better shape: the tiles it keeps work together
+    better"; the card says what the AI does and why, and the match review counts it apart."""
+    from engine.review import KINDS
+    from render.match_review import kind_label
+    from render.replay import describe_reason
+
+    _kw, acts = played("chizhou", "img", 4)
+    r = list(HandReplay.each("chizhou", "img", {}, acts))[1]
+    view = r.view(47, 0)
+    d = review_decision(view, Action("discard", 0, _kinds("9m")[0]), 48)
+    assert d.ai.action == Action("discard", 0, _kinds("1z")[0]) and d.ai.win < 0.01 and d.played.win < 0.01
+    assert (d.reason, d.cost) == ("let_go", 0.5)
+    assert describe_reason(d, "zh") == "这手牌已凑不够 2 花：AI 放掉别家用得上的东，让这手牌有人能和"
+    assert describe_reason(d, "zh-TW") == "這手牌已湊不夠 2 花：AI 放掉別家用得上的東，讓這手牌有人能和"
+    assert describe_reason(d, "en").startswith("this hand can no longer reach 2 flowers (花): the AI lets 1z go")
+    assert "let_go" in KINDS and kind_label("let_go", "zh") == "凑不成花时没放牌"
