@@ -108,6 +108,10 @@ def test_the_card_numbers_are_the_evaluators():
             played_opt, best = ev.of(d.played.action), ev.best
             assert played_opt is not None and best.action == d.ai.action
             assert d.played.ev == played_opt.ev and d.ai.ev == best.ev
+            # and so are the figures the reasons quote: the chances to win and to deal in, the values, the costs
+            for c, o in ((d.played, played_opt), (d.ai, best)):
+                assert (c.win, c.value, c.deal_in, c.threat) == (o.win, o.value, o.deal_in, o.threat)
+                assert c.danger == pytest.approx(o.deal_in * o.cost)
             # the loss is the difference of the two prices as the card shows them (each to 0.1 子)
             assert d.cost == round(max(0.0, round(best.ev, 1) - round(played_opt.ev, 1)), 1)
             if d.step not in rows:  # the card lists the costliest disagreements (those that cost 子)
