@@ -52,12 +52,14 @@ from typing import TYPE_CHECKING, Any
 
 from .ai_common import SeatReader, feed_discard
 from .analysis import shanten
+from .errors import EngineError
 from .strong import evaluate
 from .strong.chizhou import FEED_COST
-from .strong.evaluator import READY_PUNG_ONLY, Option, plan_item
+from .strong.evaluator import READY_PUNG_ONLY, Know, Option, plan_item
 from .table import Action
-from .tiles import HONOR, NUM_KINDS, tile_name
+from .tiles import HONOR, NUM_KINDS, Hand, tile_name
 from .variants import get_variant
+from .variants.base import Item, Situation
 
 if TYPE_CHECKING:
     from .replay import HandReplay
@@ -95,6 +97,7 @@ class Decision:
     item: str = ""  # "bigger": the scorer's item the AI's hand aims at (e.g. qing_yi_se) or keeps ("menqing")
     threat_why: str = ""  # "safer": what shows the threat is near a win: "alarm" (报警), "flush" (a one-suit line)
     feed: int = 0  # "feed": the copies of the player's honour still unseen (a pair holder pungs it: 1 花)
+    gains: tuple[Item, ...] = ()  # "bigger", both ready: the scorer's items the AI's best win has and the player's lack
 
     @property
     def agrees(self) -> bool:
@@ -319,6 +322,38 @@ def _let_go(view: Mapping[str, Any], seat: int) -> Action | None:
     return feed_discard(SeatReader(view, seat), discards) if discards else None
 
 
+def _gains(view: Mapping[str, Any], me: _Hand, played: Action, ai: Action) -> tuple[Item, ...]:
+    """Two discards that leave the hand ready: the scorer's items (not its info lines) of the AI's best-paying
+    self-drawn win that none of the player's wins has - what makes the AI's hand bigger (通天, 暗活 ...); () for
+    other choices, or when nothing tells them apart."""
+    if played.type != "discard" or ai.type != "discard":
+        return ()
+    kn = Know(view, me.seat)
+    sit = Situation(winner=kn.wind, discarder=None, rob_kong=False, melds_by_seat=kn.wind_melds, last_tiles=False)
+
+    def wins(a: Action) -> list[tuple[int, tuple[Item, ...]]]:
+        c = list(me.counts)
+        c[a.tile or 0] -= 1
+        concealed = tuple(k for k in range(NUM_KINDS) for _ in range(c[k]))
+        out = []
+        for k in range(NUM_KINDS):
+            if c[k] >= 4 or not me.unseen[k]:
+                continue
+            try:
+                res = kn.V.score(Hand(concealed, tuple(kn.own_melds), k), sit, kn.rules)
+            except EngineError:
+                continue
+            out.append((res.payments[kn.wind], res.items))
+        return out
+
+    mine, theirs = wins(played), wins(ai)
+    if not theirs:
+        return ()
+    have = {i.code for _, items in mine for i in items}
+    best = max(theirs, key=lambda w: w[0])[1]
+    return tuple(i for i in best if i.kind != "info" and i.code not in have)
+
+
 def _fed(variant: str, me: _Hand, a: Action) -> float:
     """Chizhou: the 子 the strong AI charges a discarded honour a pair holder may pung (1 花), as its evaluator does
     (:data:`engine.strong.chizhou.FEED_COST` per unseen copy beyond the first, halved); 0 elsewhere."""
@@ -353,7 +388,10 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
         # Chizhou: the player's honour may still be punged (1 花 to whoever holds its pair); the AI's tile may not
         return Decision(step, me.seat, p, a, timeout, "feed", feed=me.unseen[played.tile or 0])
     why = _threat_why(view, p.threat) if reason == "safer" else ""
-    return Decision(step, me.seat, p, a, timeout, reason, item, why)
+    gains: tuple[Item, ...] = ()
+    if reason == "bigger" and not item and p.shanten == a.shanten == 0:
+        gains = _gains(view, me, played, best.action)
+    return Decision(step, me.seat, p, a, timeout, reason, item, why, gains=gains)
 
 
 def review_hand(replay: HandReplay, seat: int) -> Review:

@@ -210,6 +210,9 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
         if d.item:
             item = txt(f"render.review.item.{_variant_of_item(d.item)}", lang)
             return txt("render.review.why_bigger", lang, item=item, ai=_zi(a.value), you=_zi(p.value))
+        if d.gains:  # two ready hands: what the AI's win scores that the player's does not
+            items = join_list((named(i.zh, i.en, lang) for i in d.gains), lang)
+            return txt("render.review.why_bigger", lang, item=items, ai=_zi(a.value), you=_zi(p.value))
         return txt("render.review.why_bigger_plain", lang, ai=_zi(a.value), you=_zi(p.value))
     if d.reason == "faster":
         if a.shanten != p.shanten and a.shanten >= 0 and p.shanten >= 0:

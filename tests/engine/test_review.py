@@ -574,3 +574,22 @@ def test_a_tile_the_ai_lets_go_late_in_chizhou_is_not_called_a_better_shape():
     assert describe_reason(d, "zh-TW") == "這手牌已湊不夠 2 花：AI 放掉別家用得上的東，讓這手牌有人能和"
     assert describe_reason(d, "en").startswith("this hand can no longer reach 2 flowers (花): the AI lets 1z go")
     assert "let_go" in KINDS and kind_label("let_go", "zh") == "凑不成花时没放牌"
+
+
+def test_a_bigger_ready_hand_names_what_its_win_scores():
+    """Wuhu, step 31: two discards that both leave the hand ready; the AI keeps 1p-9p whole, and its win scores 通天
+    (the straight, a 嘴子) that the player's does not. The card said only "bigger hand: worth 25.8 子 against 18.3
+    when won"; it names the item the scorer gives the AI's win (Hefei alike: 支 and 暗活)."""
+    from render.replay import describe_reason
+
+    _r, rv = _reviewed("wuhu", "r24")
+    d = rv.at(31)
+    assert d is not None and (d.reason, d.item, d.played.shanten, d.ai.shanten) == ("bigger", "", 0, 0)
+    assert [i.code for i in d.gains] == ["tong_tian"]
+    assert describe_reason(d, "zh") == "更大的牌：通天，和了值 25.8 子 对 18.3 子"
+    assert describe_reason(d, "zh-TW") == "更大的牌：通天，和了值 25.8 子 對 18.3 子"
+    assert describe_reason(d, "en") == "bigger hand: straight 1-9, worth 25.8 子 against 18.3 when won"
+    _r, rv = _reviewed("hefei", "d1", 0, _STRONG_OTHERS)
+    d = rv.at(31)
+    assert d is not None and [i.code for i in d.gains] == ["zhi", "anhuo"]
+    assert describe_reason(d, "zh").startswith("更大的牌：支、暗活，和了值")
