@@ -144,7 +144,10 @@ def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", nam
     y = block(margin + 10, title, 24, "title", gap=10, max_lines=1)
     y = block(y, cost, 21, "bad" if review.cost >= 0.05 else "good", gap=9, max_lines=1)
     y = block(y + 2, counts, 18, "sub", bold=False, gap=9)
-    y = block(y, note, 18, "sub", bold=False, gap=9) + 10
+    y = block(y, note, 18, "sub", bold=False, gap=9)
+    if review.costly:
+        y = block(y, txt("render.review.legend", lang), 15, "sub", bold=False, gap=6)
+    y += 10
     kinds = review.kinds()
     if kinds:
         y = block(y + 6, txt("render.match_review.kinds", lang), 20, "accent") + 8

@@ -598,6 +598,11 @@ def review_head(review: Review, lang: str = "zh") -> tuple[str, str, str]:
     return cost, review_summary(review, lang), txt("render.review.visible_only", lang)
 
 
+def review_rows_any(review: Review) -> bool:
+    """Whether the card lists a priced row (then it says what "expected" means)."""
+    return any(d.costly for d in review.decisions)
+
+
 def review_foot(review: Review, lang: str = "zh") -> list[str]:
     """The card's last lines: the smaller losses not listed (their count and 子), the steps where the player chose
     otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子), and the steps where the
@@ -770,6 +775,8 @@ def review_layout(review: Review, replay: HandReplay, lang: str = "zh", title: s
     y = block(y, cost, 21, "bad" if review.cost >= 0.05 else "good", gap=9, max_lines=1)
     y = block(y + 2, counts, 18, "sub", bold=False, gap=9)
     y = block(y, note, 18, "sub", bold=False, gap=9)
+    if review_rows_any(review):
+        y = block(y, txt("render.review.legend", lang), 15, "sub", bold=False, gap=6)
     y += 10
     biggest = review.biggest
     costs = {d.step: d.cost for d in review.decisions}

@@ -268,6 +268,7 @@ def test_the_review_card_lists_the_disagreements(lang, theme):
     foot = rr.review_foot(rv, lang)
     assert len(foot) == 1 + bool(rv.disagreements > rv.costly) + (rv.disagreements < len(rv.decisions))
     assert _drawn(texts).endswith("".join(foot).replace(" ", ""))
+    assert rr.txt("render.review.legend", lang).replace(" ", "") in _drawn(texts)  # what "expected" means
     # a seat played by the strong AI: nothing to list, one line saying so
     _kw, acts = played("chizhou", "self", 1, ("strong",) * 4)
     r2 = HandReplay.build("chizhou", "self", {}, acts, 0)
@@ -277,6 +278,7 @@ def test_the_review_card_lists_the_disagreements(lang, theme):
     assert _png(rr.render_review(rv2, r2, theme, lang)).height == h2 and not frames2
     assert rr.review_foot(rv2, lang) == [rr.txt("render.replay.ai_agrees_all", lang)]
     assert texts2[-1].text == rr.txt("render.replay.ai_agrees_all", lang)
+    assert rr.txt("render.review.legend", lang).replace(" ", "") not in _drawn(texts2)  # no price on it
 
 
 def _drawn(texts) -> str:
