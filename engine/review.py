@@ -3,11 +3,14 @@
 For each decision of the seat (:meth:`engine.replay.HandReplay.decisions`): what the player did and what the strong
 AI would have done in the same spot, each with its **expected 子** from the strong AI's own evaluator
 (:func:`engine.strong.evaluate`: the chance and value of winning the hand it leaves, less the risk and cost of
-dealing in), the **cost** of the player's choice (the best option's expected 子 less the player's, in 子) and the
-**reason** in a word: ``faster`` (a better chance to win), ``bigger`` (a bigger hand: the scorer's item aimed at,
-:data:`engine.strong.evaluator.PLAN_ITEMS`), ``safer`` (less risk of dealing in, against ``threat``) or ``shape``
-(the same chance to win on the model's two-digit figures, a better shape by the normal AI's sense of it). The review
-and the strong AI cannot disagree about a number: they are the same function of the same view.
+dealing in), the **cost** of the player's choice (the best option's expected 子 less the player's, each to 0.1 子 as the card shows
+them) and the **reason** in a word, the largest part of the difference (:func:`_parts`) the card can show figures
+for: ``win`` (a win let pass), ``faster`` (a better chance to win), ``bigger`` (a bigger hand: the scorer's item aimed
+at, :data:`engine.strong.evaluator.PLAN_ITEMS`, or the items a ready hand's win scores, :attr:`Decision.gains`),
+``safer`` (less risk of dealing in, against ``threat``, with what shows it: :attr:`Decision.threat_why`), in Chizhou
+``feed`` (an honour a pair holder pungs for 花) and ``let_go`` (the tile the AI lets go of when 2 花 is out of
+reach), or ``shape`` (the rest: a better shape by the normal AI's sense of it). The review and the strong AI cannot
+disagree about a number: they are the same function of the same view.
 
 Beside the price, each choice keeps the plain measures a player can check by hand: the **shanten** (向听: tiles away
 from ready; 0 = ready, -1 = won) and the **进张** (useful tiles: how many tiles still unseen from the seat's point of
@@ -30,8 +33,9 @@ Unseen = the variant's copies of the kind - the copies in every river and meld -
 
 :attr:`Decision.cost` is the 子 the player's choice gave up against the best (never negative): the difference of the
 two prices, without the margin the AI's own choice keeps when it decides
-(:attr:`engine.strong.evaluator.Option.margin`), so a play the AI would not make but prices as high costs nothing;
-"the biggest" disagreement is the one that cost most, the earliest on a tie; :attr:`Review.cost` sums a hand's.
+(:attr:`engine.strong.evaluator.Option.margin`), so a play the AI would not make but prices as high (to 0.1 子) costs
+nothing and is no loss (:attr:`Decision.costly`); "the biggest" disagreement is the one that cost most, the earliest
+on a tie; :attr:`Review.cost` sums a hand's.
 
 >>> from engine.table import Table
 >>> from engine.replay import HandReplay

@@ -9,7 +9,7 @@ adapter from the engine's per-seat views to the scene types lives here, so rende
 - a caption: step k/n and who did what (another seat's pass in a claim window is never described: the viewer
   never saw it, see ``HandReplay.visible_steps``);
 - with a :class:`engine.review.Review` of the viewer, at their decisions: their choice and the AI's, each with
-  its shanten and 进张; on the last step the review's summary.
+  its shanten and 进张, and the loss and why when they differ; on the last step the review's summary.
 
 ``render_replay_step`` gives PNG bytes. ``render_replay_animation`` gives an animated GIF of every step the viewer
 may see. GIF, not APNG: the frames are already mapped onto the theme's fixed 256-colour palette (``encode``) so GIF
@@ -24,8 +24,6 @@ Pace (:func:`frame_ms`): 0.9 s a step, 1.6 s for a claim or a kong, 2.5 s for th
 Over 600 lines on purpose: the step image, the review card and the animated hand share one scene adapter and one
 layout; they change together.
 
-Over 600 lines on purpose: the still, the animation and the review card draw the same scene from the same replay
-and are read together.
 """
 
 from __future__ import annotations
