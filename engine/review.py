@@ -3,11 +3,14 @@
 For each decision of the seat (:meth:`engine.replay.HandReplay.decisions`): what the player did and what the strong
 AI would have done in the same spot, each with its **expected 子** from the strong AI's own evaluator
 (:func:`engine.strong.evaluate`: the chance and value of winning the hand it leaves, less the risk and cost of
-dealing in), the **cost** of the player's choice (the best option's expected 子 less the player's, in 子) and the
-**reason** in a word: ``faster`` (a better chance to win), ``bigger`` (a bigger hand: the scorer's item aimed at,
-:data:`engine.strong.evaluator.PLAN_ITEMS`), ``safer`` (less risk of dealing in, against ``threat``) or ``shape``
-(the same chance to win on the model's two-digit figures, a better shape by the normal AI's sense of it). The review
-and the strong AI cannot disagree about a number: they are the same function of the same view.
+dealing in), the **cost** of the player's choice (the best option's expected 子 less the player's, each to 0.1 子 as the card shows
+them) and the **reason** in a word, the largest part of the difference (:func:`_parts`) the card can show figures
+for: ``win`` (a win let pass), ``faster`` (a better chance to win), ``bigger`` (a bigger hand: the scorer's item aimed
+at, :data:`engine.strong.evaluator.PLAN_ITEMS`, or the items a ready hand's win scores, :attr:`Decision.gains`),
+``safer`` (less risk of dealing in, against ``threat``, with what shows it: :attr:`Decision.threat_why`), in Chizhou
+``feed`` (an honour a pair holder pungs for 花) and ``let_go`` (the tile the AI lets go of when 2 花 is out of
+reach), or ``shape`` (the rest: a better shape by the normal AI's sense of it). The review and the strong AI cannot
+disagree about a number: they are the same function of the same view.
 
 Beside the price, each choice keeps the plain measures a player can check by hand: the **shanten** (向听: tiles away
 from ready; 0 = ready, -1 = won) and the **进张** (useful tiles: how many tiles still unseen from the seat's point of
@@ -30,8 +33,9 @@ Unseen = the variant's copies of the kind - the copies in every river and meld -
 
 :attr:`Decision.cost` is the 子 the player's choice gave up against the best (never negative): the difference of the
 two prices, without the margin the AI's own choice keeps when it decides
-(:attr:`engine.strong.evaluator.Option.margin`), so a play the AI would not make but prices as high costs nothing;
-"the biggest" disagreement is the one that cost most, the earliest on a tie; :attr:`Review.cost` sums a hand's.
+(:attr:`engine.strong.evaluator.Option.margin`), so a play the AI would not make but prices as high (to 0.1 子) costs
+nothing and is no loss (:attr:`Decision.costly`); "the biggest" disagreement is the one that cost most, the earliest
+on a tie; :attr:`Review.cost` sums a hand's.
 
 >>> from engine.table import Table
 >>> from engine.replay import HandReplay
@@ -50,12 +54,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .ai_common import SeatReader, feed_discard
 from .analysis import shanten
+from .errors import EngineError
 from .strong import evaluate
-from .strong.evaluator import READY_PUNG_ONLY, Option, plan_item
+from .strong.chizhou import FEED_COST
+from .strong.evaluator import READY_PUNG_ONLY, Know, Option, plan_item
 from .table import Action
-from .tiles import HONOR, NUM_KINDS, tile_name
+from .tiles import HONOR, NUM_KINDS, Hand, tile_name
 from .variants import get_variant
+from .variants.base import Item, Situation
 
 if TYPE_CHECKING:
     from .replay import HandReplay
@@ -89,8 +97,11 @@ class Decision:
     played: Choice
     ai: Choice
     timeout: bool = False
-    reason: str = ""  # why the AI's choice is better: "faster", "bigger", "safer", "shape" ("" when they agree)
+    reason: str = ""  # "win", "faster", "bigger", "safer", "feed", "let_go", "shape": why the AI's (""= agree)
     item: str = ""  # "bigger": the scorer's item the AI's hand aims at (e.g. qing_yi_se) or keeps ("menqing")
+    threat_why: str = ""  # "safer": what shows the threat is near a win: "alarm" (报警), "flush" (a one-suit line)
+    feed: int = 0  # "feed": the copies of the player's honour still unseen (a pair holder pungs it: 1 花)
+    gains: tuple[Item, ...] = ()  # "bigger", both ready: the scorer's items the AI's best win has and the player's lack
 
     @property
     def agrees(self) -> bool:
@@ -98,10 +109,17 @@ class Decision:
 
     @property
     def cost(self) -> float:
-        """Expected 子 the player's choice gave up against the AI's (0.0 when they agree), to 0.1."""
+        """Expected 子 the player's choice gave up against the AI's (0.0 when they agree), to 0.1: the difference of
+        the two prices as the card shows them (each to 0.1 子), so the card's loss is its two figures' difference."""
         if self.agrees:
             return 0.0
-        return round(max(0.0, self.ai.ev - self.played.ev), 1)
+        return round(max(0.0, round(self.ai.ev, 1) - round(self.played.ev, 1)), 1)
+
+    @property
+    def costly(self) -> bool:
+        """A disagreement that cost 子 (to 0.1). A choice the AI would not make but prices as high is no loss: the
+        card lists it apart, as worth as much."""
+        return not self.agrees and self.cost > 0
 
     @property
     def loss(self) -> tuple[int, int]:
@@ -122,16 +140,21 @@ class Review:
         return sum(1 for d in self.decisions if not d.agrees)
 
     @property
+    def costly(self) -> int:
+        """The disagreements that cost 子 (:attr:`Decision.costly`)."""
+        return sum(1 for d in self.decisions if d.costly)
+
+    @property
     def cost(self) -> float:
         """The 子 the player's decisions gave up in the hand, summed (to 0.1)."""
         return round(sum(d.cost for d in self.decisions), 1)
 
     @property
     def biggest(self) -> Decision | None:
-        """The disagreement that cost most, the earliest on a tie; None when they all agree."""
+        """The disagreement that cost most, the earliest on a tie; None when none cost 子."""
         best: Decision | None = None
         for d in self.decisions:
-            if not d.agrees and (best is None or d.cost > best.cost):
+            if d.costly and (best is None or d.cost > best.cost):
                 best = d
         return best
 
@@ -246,19 +269,101 @@ def _priced(c: Choice, o: Option | None) -> Choice:
                   o.threat)
 
 
-def _reason(variant: str, played: Choice, ai: Choice) -> tuple[str, str]:
-    """Why the AI's choice is worth more, in a word (and the item a bigger hand aims at)."""
+def _parts(played: Choice, ai: Choice) -> dict[str, float]:
+    """The AI's price less the player's, split the way the evaluator builds a price (``ev = (1 - deal_in) x (win x
+    value + shape) - danger``): ``safer`` (the danger and the win a deal-in gives up), ``faster`` (the chance to win),
+    ``bigger`` (the value when won) and ``shape`` (what is left: the shape the chance model misses, Chizhou's 花 fed or
+    let go, the look at the next draw)."""
     gain = ai.ev - played.ev
-    safer = played.danger - ai.danger
-    if played.threat is not None and safer > 0 and safer >= 0.5 * gain:
-        return "safer", ""
-    if ai.plan and ai.plan != played.plan:
-        return "bigger", plan_item(variant, ai.plan)
-    if ai.value > 1.25 * played.value and ai.win <= played.win:
-        return "bigger", ""
-    if round(100 * ai.win) > round(100 * played.win):
-        return "faster", ""
+    safer = (played.danger + played.deal_in * played.win * played.value) - (ai.danger + ai.deal_in * ai.win * ai.value)
+    # chance x value: each difference weighed at the mean of the other (neither counted first)
+    kept = 1 - ai.deal_in
+    faster = (ai.win - played.win) * (ai.value + played.value) / 2 * kept
+    bigger = (ai.value - played.value) * (ai.win + played.win) / 2 * kept
+    return {"safer": safer, "faster": faster, "bigger": bigger, "shape": gain - safer - faster - bigger}
+
+
+def _reason(variant: str, played: Choice, ai: Choice) -> tuple[str, str]:
+    """Why the AI's choice is worth more, in a word (and the item a bigger hand aims at): the largest part of the
+    difference (:func:`_parts`) whose figures the card can show (a faster hand shows two different chances to win,
+    a safer tile two different chances to deal in, a bigger hand two different values or the item aimed at)."""
+    parts = _parts(played, ai)
+    if played.threat is None:
+        parts["safer"] = 0.0
+    for kind in sorted(parts, key=lambda k: -parts[k]):  # ties: safer, faster, bigger, shape
+        if parts[kind] <= 0:
+            break
+        if kind == "safer" and round(100 * played.deal_in) > round(100 * ai.deal_in):
+            return "safer", ""
+        if kind == "faster" and round(100 * ai.win) > round(100 * played.win):
+            return "faster", ""
+        if kind == "bigger":
+            if ai.plan and ai.plan != played.plan:
+                return "bigger", plan_item(variant, ai.plan)
+            if round(ai.value, 1) > round(played.value, 1):
+                return "bigger", ""
     return "shape", ""
+
+
+def _threat_why(view: Mapping[str, Any], seat: int | None) -> str:
+    """What the seat shows that makes it a threat, as the strong AI reads it: an alarm (报警), else a line of melds
+    of one suit (two or more, the evaluator's "flush line"), else ""."""
+    if seat is None:
+        return ""
+    if view["alarms"][seat]:
+        return "alarm"
+    suits = {min(int(m["tile"]) // 9, 3) for m in view["melds"][seat] if int(m["tile"]) < HONOR}
+    return "flush" if len(view["melds"][seat]) >= 2 and len(suits) == 1 else ""
+
+
+def _let_go(view: Mapping[str, Any], seat: int) -> Action | None:
+    """Chizhou: the discard the hand lets go of when it is too far from 2 花 for the wall that is left (the normal
+    AI's rule, :func:`engine.ai_common.feed_discard`, which the strong AI's evaluator credits), or None."""
+    if view["variant"] != "chizhou":
+        return None
+    discards = [a for a in (x if isinstance(x, Action) else Action.from_json(x) for x in view["legal"])
+                if a.type == "discard"]
+    return feed_discard(SeatReader(view, seat), discards) if discards else None
+
+
+def _gains(view: Mapping[str, Any], me: _Hand, played: Action, ai: Action) -> tuple[Item, ...]:
+    """Two discards that leave the hand ready: the scorer's items (not its info lines) of the AI's best-paying
+    self-drawn win that none of the player's wins has - what makes the AI's hand bigger (通天, 暗活 ...); () for
+    other choices, or when nothing tells them apart."""
+    if played.type != "discard" or ai.type != "discard":
+        return ()
+    kn = Know(view, me.seat)
+    sit = Situation(winner=kn.wind, discarder=None, rob_kong=False, melds_by_seat=kn.wind_melds, last_tiles=False)
+
+    def wins(a: Action) -> list[tuple[int, tuple[Item, ...]]]:
+        c = list(me.counts)
+        c[a.tile or 0] -= 1
+        concealed = tuple(k for k in range(NUM_KINDS) for _ in range(c[k]))
+        out = []
+        for k in range(NUM_KINDS):
+            if c[k] >= 4 or not me.unseen[k]:
+                continue
+            try:
+                res = kn.V.score(Hand(concealed, tuple(kn.own_melds), k), sit, kn.rules)
+            except EngineError:
+                continue
+            out.append((res.payments[kn.wind], res.items))
+        return out
+
+    mine, theirs = wins(played), wins(ai)
+    if not theirs:
+        return ()
+    have = {i.code for _, items in mine for i in items}
+    best = max(theirs, key=lambda w: w[0])[1]
+    return tuple(i for i in best if i.kind != "info" and i.code not in have)
+
+
+def _fed(variant: str, me: _Hand, a: Action) -> float:
+    """Chizhou: the 子 the strong AI charges a discarded honour a pair holder may pung (1 花), as its evaluator does
+    (:data:`engine.strong.chizhou.FEED_COST` per unseen copy beyond the first, halved); 0 elsewhere."""
+    if variant != "chizhou" or a.type != "discard" or a.tile is None or a.tile < HONOR or me.unseen[a.tile] < 2:
+        return 0.0
+    return float(FEED_COST * (me.unseen[a.tile] - 1) / 2)
 
 
 def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, timeout: bool = False) -> Decision:
@@ -272,11 +377,25 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     a = _priced(me.measure(best.action), best)
     if p.action == a.action:
         return Decision(step, me.seat, p, a, timeout)
+    if best.action.type == "win":  # a win the player let pass: the AI always takes it
+        return Decision(step, me.seat, p, a, timeout, "win")
     reason, item = _reason(ev.variant, p, a)
     if (ev.variant in READY_PUNG_ONLY and played.type == "pung" and best.action.type == "pass" and po is not None
             and po.distance > 0 and not item):
         reason, item = "bigger", "menqing"  # Hefei: a pung short of ready spends the one claim and 门清 (10)
-    return Decision(step, me.seat, p, a, timeout, reason, item)
+    if reason == "shape" and _let_go(view, me.seat) == best.action:
+        # Chizhou: a hand too far from 2 花 for the wall left; the AI lets go of what gives the others 花 (the
+        # evaluator credits that discard: engine.strong.chizhou.LET_GO), so that someone can win the hand
+        return Decision(step, me.seat, p, a, timeout, "let_go")
+    fed = _fed(ev.variant, me, played) - _fed(ev.variant, me, best.action)
+    if reason == "shape" and fed > 0 and fed >= 0.5 * _parts(p, a)["shape"]:
+        # Chizhou: the player's honour may still be punged (1 花 to whoever holds its pair); the AI's tile may not
+        return Decision(step, me.seat, p, a, timeout, "feed", feed=me.unseen[played.tile or 0])
+    why = _threat_why(view, p.threat) if reason == "safer" else ""
+    gains: tuple[Item, ...] = ()
+    if reason == "bigger" and not item and p.shanten == a.shanten == 0:
+        gains = _gains(view, me, played, best.action)
+    return Decision(step, me.seat, p, a, timeout, reason, item, why, gains=gains)
 
 
 def review_hand(replay: HandReplay, seat: int) -> Review:
@@ -293,9 +412,12 @@ def review_hand(replay: HandReplay, seat: int) -> Review:
 
 # ------------------------------------------------------------------------------------------------ the match
 
-KINDS = ("safer", "faster", "bigger", "shape")
+KINDS = ("safer", "faster", "bigger", "shape", "win", "let_go")
 """The kinds of loss a match review sums, in the words of :attr:`Decision.reason`: pushing into danger (the AI's
-choice was safer), a slower hand, missed value (a bigger hand), a weaker shape."""
+choice was safer; in Chizhou also an honour that feeds another seat's 花, ``feed``), a slower hand, missed value (a
+bigger hand), a weaker shape, a win let pass, and in Chizhou a tile not let go when the hand could no longer reach
+2 花 (``let_go``: the strong AI's evaluator credits letting it go, see :data:`engine.strong.chizhou.LET_GO`)."""
+_KIND_OF = {"feed": "safer"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,15 +454,21 @@ class MatchReview:
     def costliest(self, n: int = 5) -> list[tuple[HandReview, Decision]]:
         """The ``n`` decisions that cost most (the earliest on a tie), costliest first; only those that cost 子
         (a disagreement worth the same to 0.1 子 is no loss)."""
-        differ = [(h, d) for h in self.hands for d in h.review.decisions if not d.agrees and d.cost > 0]
+        differ = [(h, d) for h in self.hands for d in h.review.decisions if d.costly]
         return sorted(differ, key=lambda hd: (-hd[1].cost, hd[0].hand_no, hd[1].step))[:n]
 
+    @property
+    def costly(self) -> int:
+        """The disagreements that cost 子 (:attr:`Decision.costly`)."""
+        return sum(h.review.costly for h in self.hands)
+
     def kinds(self) -> list[tuple[str, int, float]]:
-        """(kind, disagreements, 子 lost) for each kind of :data:`KINDS` the player's choices fell short by, the
-        costliest first; the kinds' 子 add up to :attr:`cost` (up to rounding)."""
+        """(kind, disagreements that cost 子, 子 lost) for each kind of :data:`KINDS` the player's choices fell short
+        by, the costliest first; the kinds' 子 add up to :attr:`cost` (up to rounding)."""
         out = []
         for kind in KINDS:
-            ds = [d for h in self.hands for d in h.review.decisions if not d.agrees and d.reason == kind]
+            ds = [d for h in self.hands for d in h.review.decisions
+                  if d.costly and _KIND_OF.get(d.reason, d.reason) == kind]
             if ds:
                 out.append((kind, len(ds), round(sum(d.cost for d in ds), 1)))
         return sorted(out, key=lambda k: (-k[2], KINDS.index(k[0])))

@@ -24,13 +24,24 @@ from PIL import Image, ImageDraw
 
 from engine.review import MatchReview
 
+from . import fonts
 from .common import Theme, draw_text, encode, lang_of, theme_of, txt
-from .replay import REVIEW_W, _variant, _zi, describe_priced, describe_reason
+from .replay import (
+    REVIEW_W,
+    WHY_SIZE,
+    CardText,
+    _variant,
+    _zi,
+    counts_line,
+    describe_priced,
+    describe_reason,
+    draw_card,
+    set_lines,
+)
 
 TOP = 5  # the costliest decisions listed
 ROW_H = 96  # a listed decision: the player's choice, the AI's under it, the reason under that
 KIND_H = 40  # a kind of loss: its label and figures, a bar under them
-HEAD_H = 150
 CHART_H = 86  # the loss of each hand
 
 
@@ -52,14 +63,13 @@ def match_review_summary(review: MatchReview, lang: str = "zh") -> str:
     ...              ev=2.75), reason="faster")
     >>> m = MatchReview(0, (HandReview(0, (0, 1, 2, 3), Review(0, ())), HandReview(1, (3, 0, 1, 2), Review(0, (d,)))))
     >>> match_review_summary(m, "en")
-    '2 hands: 1 decision, 1 where the AI disagrees; they cost about 1.2 子, the most in hand 2 at step 3 (1.2 子)'
+    '2 hands: 1 decision, 1 where the AI disagrees; they cost about 1.3 子, the most in hand 2 at step 3 (1.3 子)'
     >>> match_review_summary(m, "zh")
-    '2 局：共 1 次决策，AI 有 1 次选得不同，约损失 1.2 子，差别最大在第 2 局第 3 步（1.2 子）'
+    '2 局：共 1 次决策，AI 有 1 次选得不同，约损失 1.3 子，差别最大在第 2 局第 3 步（1.3 子）'
     """
     lang = lang_of(lang)
     n = len(review.hands)
-    counts = txt("render.review.summary_one" if review.decisions == 1 else "render.review.summary", lang,
-                 n=review.decisions, m=review.disagreements)
+    counts = counts_line(review.decisions, review.disagreements, review.costly, lang)
     out = txt("render.match_review.summary_one_hand" if n == 1 else "render.match_review.summary", lang, hands=n,
               counts=counts)
     top = review.costliest(1)
@@ -80,7 +90,7 @@ def match_review_rows(review: MatchReview, lang: str = "zh", names: Sequence[str
         out.append((txt("render.match_review.hand", lang, hand=h.hand_no + 1),
                     txt("render.replay.step", lang, step=d.step),
                     txt("render.review.loss", lang, loss=_zi(d.cost)),
-                    txt("render.replay.you_prefix", lang) + describe_priced(d.played, lang),
+                    txt("render.replay.you_prefix", lang) + describe_priced(d.played, lang, d.timeout),
                     txt("render.replay.ai_prefix", lang) + describe_priced(d.ai, lang),
                     describe_reason(d, lang, names, h.winds)))
     return out
@@ -99,68 +109,97 @@ def match_review_head(review: MatchReview, variant: str, lang: str = "zh") -> tu
     n = len(review.hands)
     title = txt("render.match_review.title_one" if n == 1 else "render.match_review.title", lang,
                 variant=_variant(variant, lang), n=n)
-    cost = (txt("render.match_review.cost", lang, cost=_zi(review.cost)) if review.disagreements
-            else txt("render.match_review.no_cost", lang))
-    counts = txt("render.review.summary_one" if review.decisions == 1 else "render.review.summary", lang,
-                 n=review.decisions, m=review.disagreements)
+    if review.cost >= 0.05:
+        cost = txt("render.match_review.cost", lang, cost=_zi(review.cost))
+    else:
+        cost = txt("render.match_review.no_loss" if review.disagreements else "render.match_review.no_cost", lang)
+    counts = counts_line(review.decisions, review.disagreements, review.costly, lang)
     return title, cost, counts, txt("render.review.visible_only", lang)
+
+
+def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", names: Sequence[str] | None = None
+                        ) -> tuple[int, list[CardText], list[tuple[int, int, int, int]], list[tuple[int, float, float]],
+                                   int]:
+    """The match review card as it is drawn: its height, every line of text (:class:`render.replay.CardText`), the
+    frame around the costliest decision, the kinds' bars (top y, the kind's 子, the largest kind's 子) and the top of
+    the chart of each hand's loss. Reasons are wrapped, never shortened (:func:`render.replay.set_lines`)."""
+    lang = lang_of(lang)
+    margin, pad = 12, 14
+    x0 = margin + pad
+    x1 = REVIEW_W - margin - pad
+    full = x1 - x0
+    out: list[CardText] = []
+    frames: list[tuple[int, int, int, int]] = []
+    bars: list[tuple[int, float, float]] = []
+
+    def block(y: int, text: str, size: int, role: str, width: int = full, x: int = x0, bold: bool = True,
+              gap: int = 6, max_lines: int = 2) -> int:
+        lines, sz = set_lines(text, size, width, bold=bold, max_lines=max_lines)
+        for line in lines:
+            out.append(CardText(x, y, line, sz, role, bold))
+            y += sz + gap
+        return y
+
+    title, cost, counts, note = match_review_head(review, variant, lang)
+    y = block(margin + 10, title, 24, "title", gap=10, max_lines=1)
+    y = block(y, cost, 21, "bad" if review.cost >= 0.05 else "good", gap=9, max_lines=1)
+    y = block(y + 2, counts, 18, "sub", bold=False, gap=9)
+    y = block(y, note, 18, "sub", bold=False, gap=9)
+    if review.costly:
+        y = block(y, txt("render.review.legend", lang), 15, "sub", bold=False, gap=6)
+    y += 10
+    kinds = review.kinds()
+    if kinds:
+        y = block(y + 6, txt("render.match_review.kinds", lang), 20, "accent") + 8
+        most = max(c for _, _, c in kinds) or 1.0
+        for (label, figures), (_, _, c) in zip(match_review_kinds(review, lang), kinds, strict=True):
+            lines, sz = set_lines(figures, 18, full, bold=False, max_lines=1)
+            w = round(fonts.text_width(lines[0], fonts.text_font(lines[0], sz, False)))
+            out.append(CardText(x1 - w, y + 2, lines[0], sz, "sub", False))
+            block(y, label, 19, "text", full - w - 12, max_lines=1)
+            bars.append((y + 27, c, most))
+            y += KIND_H
+    rows = match_review_rows(review, lang, names)
+    if rows:
+        y = block(y + 6, txt("render.match_review.costliest", lang), 20, "accent") + 8
+        col = 96
+        for i, (hand, step, loss, you, ai, why) in enumerate(rows):
+            top = y
+            out.append(CardText(x0, y + 5, hand, 19, "accent" if i == 0 else "sub"))
+            out.append(CardText(x0, y + 33, step, 18, "sub", False))
+            out.append(CardText(x0, y + 60, loss, 18, "bad", False))
+            block(y + 4, you, 20, "bad", full - col, x0 + col, max_lines=1)
+            block(y + 32, ai, 20, "good", full - col, x0 + col, max_lines=1)
+            y = block(y + 60, why, WHY_SIZE, "sub", full - col, x0 + col, bold=False, gap=5, max_lines=3)
+            y = max(y + 14, top + ROW_H)
+            if i == 0:
+                frames.append((x0 - 6, top - 2, x1 + 6, y - 6))
+    y = block(y + 6, txt("render.match_review.by_hand", lang), 20, "accent") + 8
+    chart = y
+    return chart + CHART_H + pad + margin, out, frames, bars, chart
 
 
 def draw_match_review(review: MatchReview, variant: str, theme: str | Theme = "dark", lang: str = "zh",
                       names: Sequence[str] | None = None) -> Image.Image:
+    """The match review card (:func:`match_review_layout`): its lines, the kinds' bars and each hand's loss."""
     th = theme_of(theme)
     lang = lang_of(lang)
     margin, pad = 12, 14
-    W = REVIEW_W
-    kinds = review.kinds()
-    kind_rows = match_review_kinds(review, lang)
-    rows = match_review_rows(review, lang, names)
-    sections = (40 + KIND_H * len(kinds) if kinds else 0) + (40 + ROW_H * len(rows) if rows else 0)
-    H = margin + HEAD_H + sections + 40 + CHART_H + pad + margin
-    img = Image.new("RGB", (W, H), th.bg)
-    d = ImageDraw.Draw(img)
-    d.rounded_rectangle((margin, margin, W - margin, H - margin), radius=12, fill=th.panel)
     x0 = margin + pad
-    x1 = W - margin - pad
+    x1 = REVIEW_W - margin - pad
     full = x1 - x0
-    title, cost, counts, note = match_review_head(review, variant, lang)
-    draw_text(img, (x0, margin + 10), title, 24, th.text, max_width=full)
-    draw_text(img, (x0, margin + 46), cost, 21, th.minus if review.cost >= 0.05 else th.plus, max_width=full)
-    draw_text(img, (x0, margin + 80), counts, 18, th.subtext, bold=False, max_width=full)
-    draw_text(img, (x0, margin + 108), note, 18, th.subtext, bold=False, max_width=full)
-    y = margin + HEAD_H
-    if kinds:
-        draw_text(img, (x0, y + 6), txt("render.match_review.kinds", lang), 20, th.accent, max_width=full)
-        y += 40
-        most = max(c for _, _, c in kinds) or 1.0
-        for (label, figures), (_, _, c) in zip(kind_rows, kinds, strict=True):
-            w = draw_text(img, (x1, y + 2), figures, 18, th.subtext, bold=False, anchor="ra")
-            draw_text(img, (x0, y), label, 19, th.text, max_width=full - w - 12)
-            d.rounded_rectangle((x0, y + 27, x1, y + 33), radius=3, fill=th.panel_hi)
-            if c >= 0.05:
-                d.rounded_rectangle((x0, y + 27, x0 + max(6, round(full * c / most)), y + 33), radius=3, fill=th.minus)
-            y += KIND_H
-    if rows:
-        draw_text(img, (x0, y + 6), txt("render.match_review.costliest", lang), 20, th.accent, max_width=full)
-        y += 40
-        col = 96
-        for i, (hand, step, loss, you, ai, why) in enumerate(rows):
-            if i == 0:
-                d.rounded_rectangle((x0 - 6, y - 2, x1 + 6, y + ROW_H - 6), radius=8, outline=th.accent, width=3)
-            draw_text(img, (x0, y + 5), hand, 19, th.accent if i == 0 else th.subtext, max_width=col - 6)
-            draw_text(img, (x0, y + 33), step, 18, th.subtext, bold=False, max_width=col - 6)
-            draw_text(img, (x0, y + 60), loss, 18, th.minus, bold=False, max_width=col - 6)
-            draw_text(img, (x0 + col, y + 4), you, 20, th.minus, max_width=full - col)
-            draw_text(img, (x0 + col, y + 32), ai, 20, th.plus, max_width=full - col)
-            draw_text(img, (x0 + col, y + 60), why, 17, th.subtext, bold=False, max_width=full - col)
-            y += ROW_H
+    H, texts, frames, bars, chart = match_review_layout(review, variant, lang, names)
+    img = draw_card(texts, frames, H, th)
+    d = ImageDraw.Draw(img)
+    for y, c, most in bars:
+        d.rounded_rectangle((x0, y, x1, y + 6), radius=3, fill=th.panel_hi)
+        if c >= 0.05:
+            d.rounded_rectangle((x0, y, x0 + max(6, round(full * c / most)), y + 6), radius=3, fill=th.minus)
     # the loss of each hand: one bar per hand, its number under it
-    draw_text(img, (x0, y + 6), txt("render.match_review.by_hand", lang), 20, th.accent, max_width=full)
-    y += 40
     n = max(1, len(review.hands))
     slot = full / n
     top_cost = max((h.review.cost for h in review.hands), default=0.0) or 1.0
-    base = y + CHART_H - 26
+    base = chart + CHART_H - 26
     d.line((x0, base, x1, base), fill=th.subtext, width=1)
     every = max(1, round(28 / slot))  # numbers at least 28 px apart
     for i, h in enumerate(review.hands):

@@ -9,7 +9,7 @@ adapter from the engine's per-seat views to the scene types lives here, so rende
 - a caption: step k/n and who did what (another seat's pass in a claim window is never described: the viewer
   never saw it, see ``HandReplay.visible_steps``);
 - with a :class:`engine.review.Review` of the viewer, at their decisions: their choice and the AI's, each with
-  its shanten and 进张; on the last step the review's summary.
+  its shanten and 进张, and the loss and why when they differ; on the last step the review's summary.
 
 ``render_replay_step`` gives PNG bytes. ``render_replay_animation`` gives an animated GIF of every step the viewer
 may see. GIF, not APNG: the frames are already mapped onto the theme's fixed 256-colour palette (``encode``) so GIF
@@ -24,8 +24,6 @@ Pace (:func:`frame_ms`): 0.9 s a step, 1.6 s for a claim or a kong, 2.5 s for th
 Over 600 lines on purpose: the step image, the review card and the animated hand share one scene adapter and one
 layout; they change together.
 
-Over 600 lines on purpose: the still, the animation and the review card draw the same scene from the same replay
-and are read together.
 """
 
 from __future__ import annotations
@@ -42,6 +40,7 @@ from engine.review import Choice, Decision, Review
 from engine.table import Action
 from engine.tiles import tile_name, tile_zh
 
+from . import fonts
 from .common import (
     Theme,
     draw_text,
@@ -106,16 +105,28 @@ def review_summary(review: Review, lang: str = "zh") -> str:
     >>> r = Review(0, (Decision(3, 0, Choice(Action("discard", 0, 1), 2, 20, ev=1.5),
     ...                          Choice(Action("discard", 0, 9), 1, 8, ev=2.75), reason="faster"),))
     >>> review_summary(r, "en")
-    '1 decision, 1 where the AI disagrees; they cost about 1.2 子, the most at step 3 (1.2 子)'
+    '1 decision, 1 where the AI disagrees; they cost about 1.3 子, the most at step 3 (1.3 子)'
     >>> review_summary(r, "zh"), review_summary(r, "zh-TW")
-    ('共 1 次决策，AI 有 1 次选得不同，约损失 1.2 子，差别最大在第 3 步（1.2 子）', '共 1 次決策，AI 有 1 次選得不同，約損失 1.2 子，差別最大在第 3 步（1.2 子）')
+    ('共 1 次决策，AI 有 1 次选得不同，约损失 1.3 子，差别最大在第 3 步（1.3 子）', '共 1 次決策，AI 有 1 次選得不同，約損失 1.3 子，差別最大在第 3 步（1.3 子）')
     """
     lang = lang_of(lang)
     n, m, b = len(review.decisions), review.disagreements, review.biggest
-    out = txt("render.review.summary_one" if n == 1 else "render.review.summary", lang, n=n, m=m)
+    out = counts_line(n, m, review.costly, lang)
     if b is None:
         return out
     return txt("render.review.biggest", lang, summary=out, cost=_zi(review.cost), step=b.step, loss=_zi(b.cost))
+
+
+def counts_line(n: int, m: int, k: int, lang: str = "zh") -> str:
+    """"N decisions, M where the AI disagrees" and, when some of those cost nothing, how many did ("K of them at a
+    loss").
+
+    >>> counts_line(17, 8, 5, "en"), counts_line(17, 8, 8, "zh")
+    ('17 decisions, 8 where the AI disagrees, 5 at a loss', '共 17 次决策，AI 有 8 次选得不同')
+    """
+    lang = lang_of(lang)
+    out = txt("render.review.summary_one" if n == 1 else "render.review.summary", lang, n=n, m=m)
+    return txt("render.review.summary_costly", lang, counts=out, k=k) if k < m else out
 
 
 def _zi(x: float) -> str:
@@ -132,41 +143,63 @@ def _pct(x: float) -> str:
     return f"{round(100 * x)}"
 
 
-def describe_priced(c: Choice, lang: str = "zh") -> str:
-    """A choice with its expected 子 (the strong AI's evaluator), for the review card.
+def describe_priced(c: Choice, lang: str = "zh", timeout: bool = False) -> str:
+    """A choice with its expected 子 (the strong AI's evaluator), for the review card; ``timeout``: the table acted
+    for the player when their time ran out (said so).
 
     >>> from engine.table import Action
     >>> describe_priced(Choice(Action("discard", 0, 4), 1, 24, ev=3.21), "zh")
     '打五万 · 期望 3.2 子'
     >>> describe_priced(Choice(Action("pass", 0), 1, 24, ev=-0.5), "en")
     'pass · -0.5 子 expected'
+    >>> describe_priced(Choice(Action("discard", 0, 4), 1, 24, ev=3.21), "zh", timeout=True)
+    '打五万（超时） · 期望 3.2 子'
     """
     lang = lang_of(lang)
-    return txt("render.review.priced", lang, what=_action_words(c.action, lang), ev=_zi(c.ev))
+    what = _action_words(c.action, lang)
+    if timeout:
+        what = txt("render.replay.timed_out", lang, text=what)
+    return txt("render.review.priced", lang, what=what, ev=_zi(c.ev))
 
 
 def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None = None,
                     winds: Sequence[int] | None = None) -> str:
-    """Why the AI's choice is worth more, in words: a faster hand (the chances to win), a bigger hand (the item it
-    aims at, the values when won) or a safer tile (against whom, the chances to deal in). "" when they agree.
+    """Why the AI's choice is worth more, in words: a faster hand (how far each is from ready when that differs, else
+    the useful tiles when the AI's leaves more; the chances to win), a bigger hand (the item it aims at, the values
+    when won), a safer tile (against whom and what shows the danger: an alarm, a line of one suit; the chances to
+    deal in and what a deal-in costs) or, in Chizhou, an honour that would feed another seat's 花. "" when they
+    agree.
 
     >>> from engine.table import Action
     >>> you = Choice(Action("discard", 0, 4), 1, 24, ev=1.0, win=0.2, deal_in=0.12, danger=2.0, threat=2)
     >>> ai = Choice(Action("discard", 0, 13), 1, 20, ev=2.5, win=0.25, deal_in=0.01, danger=0.1)
-    >>> describe_reason(Decision(4, 0, you, ai, reason="safer"), "en", ["A", "B", "C", "D"], [0, 1, 2, 3])
-    'safer against W C: 12% to deal in against 1%'
+    >>> describe_reason(Decision(4, 0, you, ai, reason="safer", threat_why="alarm"), "en", ["A", "B", "C", "D"],
+    ...                 [0, 1, 2, 3])
+    'safer against W C (alarm, 报警): 12% to deal in against 1%; a deal-in costs about 16.7 子'
     >>> describe_reason(Decision(4, 0, you, ai, reason="faster"), "zh")
     '更快的牌：和牌机会 25% 对 20%'
+    >>> ready = Choice(Action("discard", 0, 13), 0, 6, ev=2.5, win=0.25)
+    >>> describe_reason(Decision(4, 0, you, ready, reason="faster"), "zh")
+    '更快的牌：听牌 对 1 向听，和牌机会 25% 对 20%'
     """
     lang = lang_of(lang)
     p, a = d.played, d.ai
     if d.agrees or not d.reason:
         return ""
+    if d.reason == "win":
+        return txt("render.review.why_win", lang, ai=_zi(a.value))
     if d.reason == "safer" and p.threat is not None:
         who = wind_name(winds[p.threat], lang) if winds is not None else seat_label(p.threat, lang)
         if names is not None:
             who = f"{who} {names[p.threat]}"
-        return txt("render.review.why_safer", lang, who=who, you=_pct(p.deal_in), ai=_pct(a.deal_in))
+        if d.threat_why:
+            who += txt(f"render.review.threat.{d.threat_why}", lang)
+        cost = p.danger / p.deal_in if p.deal_in > 0 else 0.0
+        return txt("render.review.why_safer", lang, who=who, you=_pct(p.deal_in), ai=_pct(a.deal_in), cost=_zi(cost))
+    if d.reason == "let_go" and a.action.tile is not None:
+        return txt("render.review.why_let_go", lang, tile=_tile(a.action.tile, lang))
+    if d.reason == "feed" and p.action.tile is not None:
+        return txt("render.review.why_feed", lang, tile=_tile(p.action.tile, lang), n=d.feed)
     if d.reason == "bigger":
         if d.item == "menqing":  # Hefei: the pass keeps 门清, a pung short of ready gives it up
             if a.value > p.value:
@@ -175,12 +208,25 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
         if d.item:
             item = txt(f"render.review.item.{_variant_of_item(d.item)}", lang)
             return txt("render.review.why_bigger", lang, item=item, ai=_zi(a.value), you=_zi(p.value))
+        if d.gains:  # two ready hands: what the AI's win scores that the player's does not
+            items = join_list((named(i.zh, i.en, lang) for i in d.gains), lang)
+            return txt("render.review.why_bigger", lang, item=items, ai=_zi(a.value), you=_zi(p.value))
         return txt("render.review.why_bigger_plain", lang, ai=_zi(a.value), you=_zi(p.value))
     if d.reason == "faster":
+        if a.shanten != p.shanten and a.shanten >= 0 and p.shanten >= 0:
+            return txt("render.review.why_faster_shanten", lang, ai_sh=_shanten(a.shanten, lang),
+                       you_sh=_shanten(p.shanten, lang), ai=_pct(a.win), you=_pct(p.win))
+        if a.shanten == p.shanten and a.useful > p.useful:
+            return txt("render.review.why_faster_useful", lang, ai_u=a.useful, you_u=p.useful, ai=_pct(a.win),
+                       you=_pct(p.win))
         return txt("render.review.why_faster", lang, ai=_pct(a.win), you=_pct(p.win))
     if a.useful > p.useful:
         return txt("render.review.why_shape", lang, ai=a.useful, you=p.useful)
     return txt("render.review.why_shape_plain", lang)
+
+
+def _shanten(n: int, lang: str) -> str:
+    return txt("render.review.ready", lang) if n == 0 else txt("render.review.shanten", lang, n=n)
 
 
 def _variant_of_item(item: str) -> str:
@@ -188,7 +234,9 @@ def _variant_of_item(item: str) -> str:
 
     if item in HUN_ITEMS.values():  # Wuhu's one suit and 红中 (混一色): render.review.item.wuhu_hun
         return next(f"{v}_hun" for v, code in HUN_ITEMS.items() if code == item)
-    return next((v for items in (PLAN_ITEMS, PUNGS_ITEMS) for v, code in items.items() if code == item), "wuhu")
+    if item in PUNGS_ITEMS.values():  # Chizhou's all pungs (对对胡): render.review.item.chizhou_pungs
+        return next(f"{v}_pungs" for v, code in PUNGS_ITEMS.items() if code == item)
+    return next((v for v, code in PLAN_ITEMS.items() if code == item), "wuhu")
 
 
 def _action_words(a: Action, lang: str) -> str:
@@ -298,15 +346,25 @@ def _kind(name: str) -> int:
     return parse_tile(name)
 
 
-def _review_lines(d: Decision, lang: str) -> tuple[tuple[str, str, bool | None], ...]:
+def _review_lines(d: Decision, lang: str, names: Sequence[str] | None = None, winds: Sequence[int] | None = None
+                  ) -> tuple[tuple[str, str, bool | None], ...]:
+    """The review at the viewer's decision: their choice and the AI's (shanten and 进张), and under them, when the
+    choices differ, the loss and why (as the review card words it) or that the player's was no worse."""
     you = txt("render.replay.you", lang)
     ai = txt("render.replay.ai", lang)
     if d.agrees:
         return ((you, describe_choice(d.played, lang), None),
                 (ai, txt("render.replay.same_choice", lang), True))
-    worse = d.cost >= 0.05
-    return ((you, describe_choice(d.played, lang), False if worse else None),
-            (ai, describe_choice(d.ai, lang), True))
+    if not d.costly:  # a choice worth as much as the AI's
+        return ((you, describe_choice(d.played, lang), None), (ai, describe_choice(d.ai, lang), True),
+                ("", txt("render.review.no_worse", lang), None))
+    why = txt("render.review.loss", lang, loss=_zi(d.cost)) + " · " + describe_reason(d, lang, names, winds)
+    played = describe_choice(d.played, lang)
+    if d.timeout:
+        played = txt("render.replay.timed_out", lang, text=played)
+    return ((you, played, False),
+            (ai, describe_choice(d.ai, lang), True),
+            ("", why, None))
 
 
 # ------------------------------------------------------------------------------------------------ scenes
@@ -381,7 +439,7 @@ def replay_scene(
     caption = txt("render.replay.step_of", lang, step=step, n=replay.n) + " · " + caption
     lines: tuple[tuple[str, str, bool | None], ...] = ()
     if dec is not None:
-        lines = _review_lines(dec, lang)
+        lines = _review_lines(dec, lang, names_, winds)
     elif review is not None and step == replay.n and viewer is not None and review.seat == viewer:
         lines = ((txt("render.replay.review", lang), review_summary(review, lang), None),)
     return ReplayScene(table=tscene, hands=tuple(hands), title=title, caption=caption, step=step, n=replay.n,
@@ -401,9 +459,10 @@ TOP_H = 108  # the caption panel above the table (the table image brings its own
 
 
 def draw_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh", *,
-                table_height: int | None = None, review_rows: int | None = None) -> Image.Image:
-    """The replay image. ``table_height`` / ``review_rows``: reserve that much room (animations keep one layout for
-    every frame)."""
+                table_height: int | None = None, review_rows: int | None = None,
+                review_height: int | None = None) -> Image.Image:
+    """The replay image. ``table_height`` / ``review_rows`` (lines of one row each) / ``review_height``: reserve that
+    much room (animations keep one layout for every frame)."""
     th = theme_of(theme)
     lang = lang_of(lang)
     table_img = draw_table(scene.table, th, lang)
@@ -414,8 +473,10 @@ def draw_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh
     tab_h = max(table_img.height, table_height or 0)
     label_h = 30
     hands_h = sum(label_h + im.height + 6 for _, im in hand_imgs) + (10 if hand_imgs else 0)
-    rows = len(scene.review) if review_rows is None else max(review_rows, len(scene.review))
-    review_h = (16 + 34 * rows) if rows else 0
+    block, review_h = review_block(scene.review)
+    if review_rows:
+        review_h = max(review_h, 16 + 34 * review_rows)
+    review_h = max(review_h, review_height or 0)
     H = top_h + tab_h + hands_h + review_h + margin
     img = Image.new("RGB", (WIDTH, H), th.bg)
     d = ImageDraw.Draw(img)
@@ -445,14 +506,40 @@ def draw_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh
         y += 8
     if scene.review:  # (an animation frame without review lines keeps the room, empty)
         d.rounded_rectangle((margin, y, WIDTH - margin, y + review_h - 4), radius=10, fill=th.panel)
-        yy = y + 8
-        for label, text, good in scene.review:
-            colour = th.text if good is None else (th.plus if good else th.minus)
-            lw = draw_text(img, (margin + 14, yy + 4), label, 19, th.accent)
-            draw_text(img, (margin + 14 + max(lw, 40) + 12, yy + 4), text, 19, colour,
-                      max_width=WIDTH - 2 * margin - 40 - max(lw, 40))
-            yy += 34
+        colours = {"accent": th.accent, "text": th.text, "good": th.plus, "bad": th.minus, "sub": th.subtext}
+        for t in block:
+            draw_text(img, (t.x, y + t.y), t.text, t.size, colours[t.role], bold=t.bold)
     return img
+
+
+def review_block(lines: Sequence[tuple[str, str, bool | None]]) -> tuple[list[CardText], int]:
+    """The review lines of a replay image as drawn (y from the top of their panel) and the panel's height: a labelled
+    line ("You", "AI") has its text beside the label, shrunk to fit down to :data:`LINE_MIN_SIZE`, wrapped past
+    that; a line without a label (the reason of a costly choice) runs the image's width in smaller,
+    grey type."""
+    if not lines:
+        return [], 0
+    margin = 12
+    x0 = margin + 14
+    full = WIDTH - 2 * margin - 28
+    out: list[CardText] = []
+    y = 8
+    for label, text, good in lines:
+        if not label:
+            set_, size = set_lines(text, 17, full, bold=False, max_lines=3)
+            for i, line in enumerate(set_):
+                out.append(CardText(x0, y + 2 + i * 23, line, size, "sub", False))
+            y += 8 + 23 * len(set_)
+            continue
+        role = "text" if good is None else ("good" if good else "bad")
+        lw = round(fonts.text_width(label, fonts.text_font(label, 19)))
+        out.append(CardText(x0, y + 4, label, 19, "accent"))
+        x = x0 + max(lw, 40) + 12
+        set_, size = set_lines(text, 19, WIDTH - margin - 14 - x, max_lines=1)
+        for i, line in enumerate(set_):
+            out.append(CardText(x, y + 4 + i * 26, line, size, role))
+        y += 34 + 26 * (len(set_) - 1)
+    return out, y + 8
 
 
 def render_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:
@@ -468,31 +555,32 @@ def render_replay_step(replay: HandReplay, step: int, viewer: int | None, *, the
 
 # ------------------------------------------------------------------------------------------------ review card
 
-REVIEW_ROW_H = 96  # a disagreement: the player's choice, the AI's under it, the reason under that
+REVIEW_ROW_H = 96  # a disagreement: the player's choice, the AI's under it, a one-line reason under that
 REVIEW_W = 480  # the review card: lines of text, as wide as the score card (the replay image is the table's width)
-
-
-REVIEW_HEAD_H = 150  # the card's title, cost, counts and note
 REVIEW_MAX_ROWS = 8  # the costliest disagreements listed (a phone screen or two); the rest summed on one line
+WHY_SIZE = 17  # the reason's text: 14 px on a ~400 px phone screen; wrapped over up to three lines, not shrunk
+LINE_MIN_SIZE = 15  # no line of the card is set smaller (12.5 px on a phone); past two lines it wraps on
+STEP_W = 92  # the step and loss column of a row
 
 
 def _listed(review: Review) -> list[Decision]:
-    """The disagreements the card lists: the REVIEW_MAX_ROWS costliest (the earliest on a tie), in step order."""
-    differ = [d for d in review.decisions if not d.agrees]
+    """The disagreements the card lists: the REVIEW_MAX_ROWS costliest of those that cost 子 (the earliest on a
+    tie), in step order."""
+    differ = [d for d in review.decisions if d.costly]
     top = sorted(differ, key=lambda d: (-d.cost, d.step))[:REVIEW_MAX_ROWS]
     return sorted(top, key=lambda d: d.step)
 
 
 def review_rows(review: Review, lang: str = "zh", names: Sequence[str] | None = None,
                 winds: Sequence[int] | None = None) -> list[tuple[int, str, str, str, str]]:
-    """The rows of the review card, one per listed disagreement (the costliest, see :data:`REVIEW_MAX_ROWS`):
-    (step, the loss, the player's choice priced, the AI's choice priced, the reason in words). Exactly the text
-    :func:`draw_review` draws."""
+    """The rows of the review card, one per listed disagreement (the costliest that cost 子, see
+    :data:`REVIEW_MAX_ROWS`): (step, the loss, the player's choice priced, the AI's choice priced, the reason in
+    words). Exactly the text :func:`draw_review` draws."""
     lang = lang_of(lang)
     out = []
     for dec in _listed(review):
         out.append((dec.step, txt("render.review.loss", lang, loss=_zi(dec.cost)),
-                    txt("render.replay.you_prefix", lang) + describe_priced(dec.played, lang),
+                    txt("render.replay.you_prefix", lang) + describe_priced(dec.played, lang, dec.timeout),
                     txt("render.replay.ai_prefix", lang) + describe_priced(dec.ai, lang),
                     describe_reason(dec, lang, names, winds)))
     return out
@@ -501,68 +589,238 @@ def review_rows(review: Review, lang: str = "zh", names: Sequence[str] | None = 
 def review_head(review: Review, lang: str = "zh") -> tuple[str, str, str]:
     """The card's summary lines: what the decisions cost in 子, the counts, and what the review judges on."""
     lang = lang_of(lang)
-    cost = (txt("render.review.cost_line", lang, cost=_zi(review.cost)) if review.disagreements
-            else txt("render.review.no_cost", lang))
+    if review.cost >= 0.05:
+        cost = txt("render.review.cost_line", lang, cost=_zi(review.cost))
+    else:
+        cost = txt("render.review.no_loss" if review.disagreements else "render.review.no_cost", lang)
     return cost, review_summary(review, lang), txt("render.review.visible_only", lang)
+
+
+def review_rows_any(review: Review) -> bool:
+    """Whether the card lists a priced row (then it says what "expected" means)."""
+    return any(d.costly for d in review.decisions)
+
+
+def review_foot(review: Review, lang: str = "zh") -> list[str]:
+    """The card's last lines: the smaller losses not listed (their count and 子), the steps where the player chose
+    otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子), and the steps where the
+    AI chose the same."""
+    lang = lang_of(lang)
+    listed = {d.step for d in _listed(review)}
+    more = [d for d in review.decisions if d.costly and d.step not in listed]
+    equal = [d.step for d in review.decisions if not d.agrees and not d.costly]
+    agree = [d.step for d in review.decisions if d.agrees]
+    out = []
+    if more:
+        out.append(txt("render.review.more" if len(more) > 1 else "render.review.more_one", lang, n=len(more),
+                       cost=_zi(round(sum(d.cost for d in more), 1))))
+    if equal:
+        out.append(txt("render.review.as_good_many" if len(equal) > 1 else "render.review.as_good_one", lang,
+                       steps=join_list((str(k) for k in equal), lang)))
+    if agree and len(agree) == len(review.decisions):
+        out.append(txt("render.replay.ai_agrees_all", lang))
+    elif agree:
+        out.append(txt("render.replay.ai_agrees_many" if len(agree) > 1 else "render.replay.ai_agrees_one", lang,
+                       steps=join_list((str(k) for k in agree), lang)))
+    return out
+
+
+@dataclass(frozen=True)
+class CardText:
+    """One line of text on a card, as drawn: where, what (after wrapping; a line never ends in an ellipsis unless
+    the text itself did), its size in px, bold or not, and its role (the colour: ``title``, ``bad``, ``good``,
+    ``sub``, ``text``, ``accent``)."""
+
+    x: int
+    y: int
+    text: str
+    size: int
+    role: str
+    bold: bool = True
+
+
+def set_lines(text: str, size: int, width: int, *, bold: bool = True, max_lines: int = 2,
+              min_size: int = LINE_MIN_SIZE) -> tuple[list[str], int]:
+    """How a line of a card is set in ``width`` px: at the largest size from ``size`` down to ``min_size`` at which
+    it takes at most ``max_lines`` lines (wrapped at spaces, Chinese anywhere); else wrapped at ``min_size`` over as
+    many lines as it takes. Never shortened.
+
+    >>> set_lines("faster hand: ready against 1 shanten, 53% to win against 16%", 17, 336, bold=False)
+    (['faster hand: ready against 1 shanten, 53%', 'to win against 16%'], 17)
+    >>> set_lines("少喂花：中还有 3 张没见，别家碰了就多 1 花", 17, 336, bold=False)
+    (['少喂花：中还有 3 张没见，', '别家碰了就多 1 花'], 17)
+    """
+    text = fonts.clean(text)
+    for s in range(size, min_size - 1, -1):
+        lines = wrap(text, fonts.text_font(text, s, bold), width)
+        if len(lines) <= max_lines:
+            return lines, s
+    return wrap(text, fonts.text_font(text, min_size, bold), width), min_size
+
+
+_CLOSING = set("，。、：；）」』%!?,.:;)")
+
+
+_UNITS = ("向听", "向聽", "子", "张", "張", "花", "番", "步", "局", "次", "处", "處")
+_VERSUS = ("对", "對")
+
+
+def _atoms(text: str, cjk: bool) -> list[str]:
+    """The pieces a line may break between: words and spaces; in Chinese text (``cjk``) also each Chinese character,
+    except that a number keeps its unit ("10.8 子", "1 向听") and a comparison stays whole ("10% 对 2%"); closing
+    punctuation stays with what it closes."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if c == " ":
+            out.append(c)
+            i += 1
+            continue
+        if cjk and ord(c) >= 0x2E80:
+            j = i + 1
+        else:
+            j = i
+            while j < len(text) and text[j] != " " and (not cjk or ord(text[j]) < 0x2E80):
+                j += 1
+            if cjk and text[j - 1].isdigit() and text[j:j + 1] == " ":
+                unit = next((u for u in _UNITS if text.startswith(u, j + 1)), "")
+                j += 1 + len(unit) if unit else 0  # a number and its unit
+        while j < len(text) and text[j] in _CLOSING:
+            j += 1
+        out.append(text[i:j])
+        i = j
+    if cjk:  # "25% 对 13%": one piece
+        k = 0
+        while k + 4 < len(out):
+            if (out[k][-1:].isdigit() or out[k].endswith("%")) and out[k + 1] == " " and out[k + 2] in _VERSUS \
+                    and out[k + 3] == " " and out[k + 4][:1].isdigit():
+                out[k:k + 5] = ["".join(out[k:k + 5])]
+            else:
+                k += 1
+    return out
+
+
+_PAUSES = "，；："
+
+
+def wrap(text: str, font: Any, width: int) -> list[str]:
+    """Greedy wrap of a card's line: between words, and in Chinese text (more Chinese characters than Latin letters)
+    between characters too, after the last pause (，；：) of a line when it is past the line's middle, but never
+    inside a number and its unit nor before closing punctuation (:func:`_atoms`); a piece wider than the line is
+    broken anywhere.
+
+    >>> from render import fonts
+    >>> wrap("更快的牌：听牌 对 1 向听，和牌机会 53% 对 16%", fonts.text_font("听", 17), 300)
+    ['更快的牌：听牌 对 1 向听，', '和牌机会 53% 对 16%']
+    >>> wrap("safer against E Bob (alarm, 报警): 39% to deal in", fonts.text_font("a", 17), 300)
+    ['safer against E Bob (alarm, 报警):', '39% to deal in']
+    """
+    cjk = sum(ord(c) >= 0x2E80 for c in text) > sum(c.isascii() and c.isalpha() for c in text)
+    lines: list[str] = []
+    cur = ""
+    for a in _atoms(text, cjk):
+        cand = cur + a
+        if font.getlength(cand.rstrip()) <= width or not cur.strip():
+            cur = cand
+            continue
+        cut = max(cur.rfind(x) for x in _PAUSES) + 1 if cjk else 0
+        if cut > len(cur) / 2:
+            lines.append(cur[:cut].rstrip())
+            cur = cur[cut:].lstrip() + a
+        else:
+            lines.append(cur.rstrip())
+            cur = "" if a == " " else a
+        while font.getlength(cur) > width and len(cur) > 1:  # a piece wider than the line
+            k = len(cur)
+            while k > 1 and font.getlength(cur[:k]) > width:
+                k -= 1
+            lines.append(cur[:k])
+            cur = cur[k:]
+    if cur.strip():
+        lines.append(cur.rstrip())
+    return lines
+
+
+def review_layout(review: Review, replay: HandReplay, lang: str = "zh", title: str = "",
+                  names: Sequence[str] | None = None) -> tuple[int, list[CardText], list[tuple[int, int, int, int]]]:
+    """The review card as it is drawn: its height, every line of text (:class:`CardText`) and the frame around the
+    costliest row. The head: the title, what the decisions cost, the counts, the note that only what the player could
+    see is judged; a row per listed disagreement (:func:`review_rows`): the step and its loss, the player's choice
+    and the AI's with their expected 子 (red: the choice that lost 子), the reason (wrapped); the foot
+    (:func:`review_foot`)."""
+    lang = lang_of(lang)
+    margin, pad = 12, 14
+    x0 = margin + pad
+    full = REVIEW_W - 2 * (margin + pad)
+    out: list[CardText] = []
+    frames: list[tuple[int, int, int, int]] = []
+
+    def block(y: int, text: str, size: int, role: str, width: int = full, x: int = x0, bold: bool = True,
+              gap: int = 6, max_lines: int = 2) -> int:
+        lines, s = set_lines(text, size, width, bold=bold, max_lines=max_lines)
+        for line in lines:
+            out.append(CardText(x, y, line, s, role, bold))
+            y += s + gap
+        return y
+
+    head = title or (txt("render.replay.review", lang) + f" · {_variant(replay.variant, lang)} "
+                     + txt("render.replay.hand_no", lang, n=replay.hand_no + 1))
+    cost, _summary, note = review_head(review, lang)
+    n = len(review.decisions)
+    counts = counts_line(n, review.disagreements, review.costly, lang)
+    y = block(margin + 10, head, 24, "title", gap=10)
+    y = block(y, cost, 21, "bad" if review.cost >= 0.05 else "good", gap=9, max_lines=1)
+    y = block(y + 2, counts, 18, "sub", bold=False, gap=9)
+    y = block(y, note, 18, "sub", bold=False, gap=9)
+    if review_rows_any(review):
+        y = block(y, txt("render.review.legend", lang), 15, "sub", bold=False, gap=6)
+    y += 10
+    biggest = review.biggest
+    costs = {d.step: d.cost for d in review.decisions}
+    for step, loss, you, ai, why in review_rows(review, lang, names, replay.winds):
+        big = biggest is not None and step == biggest.step
+        top = y
+        out.append(CardText(x0, y + 5, txt("render.replay.step", lang, step=step), 19, "accent" if big else "sub"))
+        worse = costs.get(step, 0.0) >= 0.05
+        out.append(CardText(x0, y + 33, loss, 18, "bad" if worse else "sub", False))
+        block(y + 4, you, 20, "bad" if worse else "text", full - STEP_W, x0 + STEP_W, max_lines=1)
+        block(y + 32, ai, 20, "good", full - STEP_W, x0 + STEP_W, max_lines=1)
+        y = block(y + 60, why, WHY_SIZE, "sub", full - STEP_W, x0 + STEP_W, bold=False, gap=5,
+                  max_lines=3)
+        y = max(y + 14, top + REVIEW_ROW_H)
+        if big:
+            frames.append((x0 - 6, top - 2, REVIEW_W - margin - pad + 6, y - 6))
+    for line in review_foot(review, lang):
+        y = block(y + 6, line, 19, "sub", bold=False, gap=6) + 8
+    return y + pad + margin, out, frames
 
 
 def draw_review(review: Review, replay: HandReplay, theme: str | Theme = "dark", lang: str = "zh",
                 title: str = "", names: Sequence[str] | None = None) -> Image.Image:
-    """The review of one seat as a card: what the decisions cost (子, the strong AI's evaluator), the counts, the
-    note that only what the player could see is judged; then each decision where the AI disagrees (the step and
-    its loss, the player's choice and the AI's with their expected 子, the reason in words; the costliest framed,
-    a choice that lost 子 in red), and the steps where the AI agrees on one line."""
+    """The review of one seat as a card (:func:`review_layout`): what the decisions cost (子, the strong AI's
+    evaluator), the counts, the note that only what the player could see is judged; then each decision where the
+    player's choice lost 子 against the AI's (the step and its loss, the player's choice and the AI's with their
+    expected 子, the reason in words; the costliest framed, a choice that lost 子 in red); the smaller losses, the
+    choices worth as much as the AI's and the steps where the AI agrees, each on a line."""
     th = theme_of(theme)
-    lang = lang_of(lang)
-    margin, pad = 12, 14
-    biggest = review.biggest
-    rows = review_rows(review, lang, names, replay.winds)
-    costs = {d.step: d.cost for d in review.decisions}
-    agree = [d.step for d in review.decisions if d.agrees]
-    listed = {d.step for d in _listed(review)}
-    more = [d for d in review.decisions if not d.agrees and d.step not in listed]
-    head_h = REVIEW_HEAD_H
-    H = margin + head_h + REVIEW_ROW_H * len(rows) + (40 if more else 0) + (40 if agree else 0) + pad + margin
-    img = Image.new("RGB", (REVIEW_W, H), th.bg)
+    H, texts, frames = review_layout(review, replay, lang, title, names)
+    return draw_card(texts, frames, H, th)
+
+
+def draw_card(texts: Sequence[CardText], frames: Sequence[tuple[int, int, int, int]], height: int,
+              th: Theme) -> Image.Image:
+    """A card of :class:`CardText` lines on the theme's panel, the given rows framed."""
+    margin = 12
+    img = Image.new("RGB", (REVIEW_W, height), th.bg)
     d = ImageDraw.Draw(img)
-    d.rounded_rectangle((margin, margin, REVIEW_W - margin, H - margin), radius=12, fill=th.panel)
-    head = title or (txt("render.replay.review", lang) + f" · {_variant(replay.variant, lang)} "
-                     + txt("render.replay.hand_no", lang, n=replay.hand_no + 1))
-    x0 = margin + pad
-    full = REVIEW_W - 2 * (margin + pad)
-    cost, _summary, note = review_head(review, lang)
-    n = len(review.decisions)
-    counts = txt("render.review.summary_one" if n == 1 else "render.review.summary", lang, n=n,
-                 m=review.disagreements)
-    draw_text(img, (x0, margin + 10), head, 24, th.text, max_width=full)
-    draw_text(img, (x0, margin + 46), cost, 21, th.minus if review.cost >= 0.05 else th.plus, max_width=full)
-    draw_text(img, (x0, margin + 80), counts, 18, th.subtext, bold=False, max_width=full)
-    draw_text(img, (x0, margin + 108), note, 18, th.subtext, bold=False, max_width=full)
-    y = margin + head_h
-    step_w = 92
-    for step, loss, you, ai, why in rows:
-        big = biggest is not None and step == biggest.step
-        if big:
-            d.rounded_rectangle((x0 - 6, y - 2, REVIEW_W - margin - pad + 6, y + REVIEW_ROW_H - 6), radius=8,
-                                outline=th.accent, width=3)
-        draw_text(img, (x0, y + 5), txt("render.replay.step", lang, step=step), 19,
-                  th.accent if big else th.subtext)
-        worse = costs.get(step, 0.0) >= 0.05
-        draw_text(img, (x0, y + 33), loss, 18, th.minus if worse else th.subtext, bold=False)
-        draw_text(img, (x0 + step_w, y + 4), you, 20, th.minus if worse else th.text, max_width=full - step_w)
-        draw_text(img, (x0 + step_w, y + 32), ai, 20, th.plus, max_width=full - step_w)
-        draw_text(img, (x0 + step_w, y + 60), why, 17, th.subtext, bold=False, max_width=full - step_w)
-        y += REVIEW_ROW_H
-    if more:
-        draw_text(img, (x0, y + 6), txt("render.review.more", lang, n=len(more),
-                                        cost=_zi(round(sum(d.cost for d in more), 1))),
-                  19, th.subtext, bold=False, max_width=full)
-        y += 40
-    if agree:
-        steps = join_list((str(k) for k in agree), lang)
-        agrees = "render.replay.ai_agrees_many" if len(agree) > 1 else "render.replay.ai_agrees_one"
-        draw_text(img, (x0, y + 6), txt(agrees, lang, steps=steps),
-                  19, th.subtext, bold=False, max_width=full)
+    d.rounded_rectangle((margin, margin, REVIEW_W - margin, height - margin), radius=12, fill=th.panel)
+    for box in frames:
+        d.rounded_rectangle(box, radius=8, outline=th.accent, width=3)
+    colour = {"title": th.text, "text": th.text, "bad": th.minus, "good": th.plus, "sub": th.subtext,
+              "accent": th.accent}
+    for t in texts:
+        draw_text(img, (t.x, t.y), t.text, t.size, colour[t.role], bold=t.bold)
     return img
 
 
@@ -606,12 +864,12 @@ def render_replay_animation(replay: HandReplay, viewer: int | None, *, theme: st
     scenes = list(animation_scenes(replay, viewer, show_all=show_all, lang=lang, **kw))
     # one layout for all frames: the table grows (rivers, melds), so reserve its final height
     last = draw_table(scenes[-1].table, th, lang)
-    rows = max(len(s.review) for s in scenes)
+    review_h = max(review_block(s.review)[1] for s in scenes)
     pal = palette_for(th.key)
     frames: list[Image.Image] = []
     durations: list[int] = []
     for s in scenes:
-        im = draw_replay(s, th, lang, table_height=last.height, review_rows=rows)
+        im = draw_replay(s, th, lang, table_height=last.height, review_height=review_h)
         frames.append(im.quantize(palette=pal, dither=Image.Dither.NONE))
         durations.append(frame_ms(replay, s.step, s))
     # a hand image may grow during the hand (a meld's feeder label): every frame gets the tallest frame's height

@@ -536,7 +536,8 @@ async def test_match_review_prices_every_decision_of_the_match_in_three_language
         act = Action.from_json(a)
         if t.phase in ("play", "claim", "rob") and act.seat == seat and len(t.legal_actions(seat)) > 1:
             ev = evaluate(t.view(seat), seat)
-            lost = 0.0 if ev.best.action == act else round(max(0.0, ev.best.ev - ev.of(act).ev), 1)
+            # the card's loss: the difference of the two prices as it shows them (each to 0.1 子)
+            lost = 0.0 if ev.best.action == act else round(max(0.0, round(ev.best.ev, 1) - round(ev.of(act).ev, 1)), 1)
             losses.append((t.hand_no, lost, ""))
         t.apply(act)
     # the fixture match: both hands, at least one costly decision (how many follows the evaluator's prices)
@@ -567,3 +568,38 @@ async def test_match_review_prices_every_decision_of_the_match_in_three_language
     rows = match_review_rows(mr, lang)
     top = sorted((x for _, x, _ in losses if x > 0), reverse=True)[:len(rows)]
     assert [row[2] for row in rows] == [f"-{x:.1f} 子" for x in top]
+
+
+@pytest.mark.parametrize("locale, lang, label", [("zh-CN", "zh", "AI 复盘"), ("zh-TW", "zh-TW", "AI 復盤"),
+                                                 ("en-US", "en", "AI review")])
+async def test_review_card_lists_the_costly_choices_and_says_the_others_were_no_worse(
+        h: Harness, locale: str, lang: str, label: str) -> None:
+    """B's hand in the Wuhu match (chair 2, played by the normal AI): the strong AI chooses otherwise twice, once at a
+    loss. Through the AI review button, in the clicker's language: the message is the review's summary ("..., 1 at a
+    loss"), the card sent is the card of the engine's review of the stored hand, and on it the costly choice's row
+    (its loss, both prices, the reason) and the line saying the other choice was no worse, every line whole."""
+    from bot.store.history import load_hand
+    from cogs.memory import names_of
+    from engine.review import review_hand
+    from render.replay import render_review, review_foot, review_layout, review_rows, review_summary
+
+    mid = h.recs[1].match_id  # type: ignore[attr-defined]  # wuhu: hand 0 settled, the next one in play
+    code = encode_code(mid, 0)
+    match, rp = await load_hand(h.bot.store, GUILD_ID, mid, 0, code)
+    review = review_hand(rp, 2)
+    assert review.costly == 1 and review.disagreements == 2
+    r = await h.slash("replay", user=B, code=code, locale=locale)
+    r2 = await h.click(r.reply, label=label, user=B, locale=locale)
+    assert r2.reply.text == review_summary(review, lang)
+    assert ("1 at a loss" if lang == "en" else "其中 1 次有") in r2.reply.text
+    name, data = next(iter(r2.reply.files.items()))
+    names = names_of(match)
+    assert name == f"review-{code}.png" and data == render_review(review, rp, "dark", lang, "", names)
+    _height, texts, _frames = review_layout(review, rp, lang, "", names)
+    drawn = "".join(x.text for x in texts).replace(" ", "")
+    (row,) = review_rows(review, lang, names, rp.winds)
+    assert all(part.replace(" ", "") in drawn for part in row[1:]) and row[1].startswith("-")
+    no_worse = next(d.step for d in review.decisions if not d.agrees and not d.costly)
+    foot = review_foot(review, lang)
+    assert str(no_worse) in foot[0] and ("no worse" in foot[0] or "不比 AI 差" in foot[0])
+    assert "".join(foot).replace(" ", "") in drawn and not any("…" in x.text for x in texts)

@@ -108,13 +108,20 @@ def test_the_card_numbers_are_the_evaluators():
             played_opt, best = ev.of(d.played.action), ev.best
             assert played_opt is not None and best.action == d.ai.action
             assert d.played.ev == played_opt.ev and d.ai.ev == best.ev
-            assert d.cost == round(max(0.0, best.ev - played_opt.ev), 1)
-            if d.step not in rows:  # the card lists the costliest disagreements
+            # and so are the figures the reasons quote: the chances to win and to deal in, the values, the costs
+            for c, o in ((d.played, played_opt), (d.ai, best)):
+                assert (c.win, c.value, c.deal_in, c.threat) == (o.win, o.value, o.deal_in, o.threat)
+                assert c.danger == pytest.approx(o.deal_in * o.cost)
+            # the loss is the difference of the two prices as the card shows them (each to 0.1 子)
+            assert d.cost == round(max(0.0, round(best.ev, 1) - round(played_opt.ev, 1)), 1)
+            if d.step not in rows:  # the card lists the costliest disagreements (those that cost 子)
+                assert d.cost == 0.0 or len(rows) == 8
                 continue
             _step, loss, you, ai, why = rows[d.step]
             assert you.endswith(f"{played_opt.ev + 0.0:.1f} 子 expected".replace("-0.0", "0.0"))
             assert ai.endswith(f"{best.ev:.1f} 子 expected".replace("-0.0", "0.0"))
-            assert loss == f"-{d.cost:.1f} 子" and why
+            shown = [float(x.split(" · ")[-1].split(" ")[0]) for x in (you, ai)]
+            assert loss == f"-{d.cost:.1f} 子" == f"-{shown[1] - shown[0]:.1f} 子" and d.cost > 0 and why
             checked += 1
         assert checked > 0, v
 
@@ -149,8 +156,8 @@ def test_summary_and_captions_in_three_languages():
     from render.replay import describe_priced, describe_reason, review_head
 
     assert describe_priced(d.ai, "zh-TW") == "打五筒 · 期望 3.3 子"
-    assert describe_reason(d, "en") == "faster hand: 30% to win against 20%"
-    assert describe_reason(d, "zh-TW") == "更快的牌：和牌機會 30% 對 20%"
+    assert describe_reason(d, "en") == "faster hand: 28 useful tiles against 20, 30% to win against 20%"
+    assert describe_reason(d, "zh-TW") == "更快的牌：進張 28 對 20，和牌機會 30% 對 20%"
     big = Decision(6, 0, Choice(Action("discard", 0, 4), 1, 20, ev=2.0, value=15.0),
                    Choice(Action("discard", 0, 13), 2, 28, ev=5.0, value=150.0, plan="flush"), reason="bigger",
                    item="qing_yi_se")
@@ -283,7 +290,7 @@ def test_a_match_review_is_the_sum_of_its_hands_reviews(variant):
     assert mr.decisions == len(losses)
     kinds = mr.kinds()
     assert {k for k, _, _ in kinds} <= set(KINDS)
-    assert sum(n for _, n, _ in kinds) == mr.disagreements
+    assert sum(n for _, n, _ in kinds) == mr.costly <= mr.disagreements  # a choice worth as much is no loss
     assert abs(sum(c for _, _, c in kinds) - mr.cost) <= 0.05 * len(kinds) + 1e-9
     top = mr.costliest(3)
     assert [d.cost for _, d in top] == sorted((x for x in losses if x > 0), reverse=True)[:3]
@@ -366,3 +373,223 @@ def test_a_hefei_pung_short_of_ready_is_explained_by_the_menqing_it_gives_up():
     assert d is not None and (d.reason, d.item) == ("bigger", "menqing") and d.ai.value < d.played.value
     assert describe_reason(d, "en") == "a pung short of ready gives up concealed (门清 10)"
     assert describe_reason(d, "zh-TW") == "碰後仍未聽牌，丟了門清（10）和唯一一次碰"
+
+
+# ------------------------------------------------------------------------------------------------ what the card says
+
+_STRONG_OTHERS = ("easy", "strong", "strong", "strong")
+
+
+def _reviewed(variant: str, seed: str, hand_no: int = 0, difficulties: tuple[str, ...] | None = None):
+    _kw, acts = played(variant, seed, hand_no + 1, *((difficulties,) if difficulties else ()))
+    r = HandReplay.build(variant, seed, {}, acts, hand_no)
+    return r, review_hand(r, 0)
+
+
+def test_a_choice_worth_as_much_as_the_ais_is_no_loss():
+    """Wuhu, step 7: the player lets 6p go where the AI (keeping the margin of the choice it trusts) lets 8m go, but
+    the evaluator prices the player's choice higher (4.0 子 against 3.7). The card listed it as a loss of "-0.0 子" with
+    "better shape" as the AI's reason, in red beside a higher figure; it is no loss: it is not listed, not the
+    costliest, not counted in the match's kinds, and the card's foot says the player's choice was no worse."""
+    from engine.review import review_match
+    from render.replay import describe_priced, review_foot, review_head, review_rows
+
+    r, rv = _reviewed("wuhu", "img")
+    d = rv.at(7)
+    assert d is not None and not d.agrees and d.played.ev > d.ai.ev
+    assert d.cost == 0.0 and not d.costly and rv.biggest is not None and rv.biggest.step != 7
+    for lang, foot in (("zh", "第 7、22 步：你和 AI 选得不同，但不比 AI 差"), ("zh-TW", "第 7、22 步：你和 AI 選得不同，但不比 AI 差"),
+                       ("en", "Steps 7, 22: not the AI's choices, but no worse")):
+        rows = review_rows(rv, lang)
+        assert 7 not in [row[0] for row in rows] and all(row[1] != "-0.0 子" for row in rows)
+        assert foot in review_foot(rv, lang)
+        assert str(rv.costly) in review_head(rv, lang)[1]  # "..., 3 at a loss"
+    assert review_head(rv, "en")[1].startswith(f"8 decisions, 5 where the AI disagrees, {rv.costly} at a loss")
+    mr = review_match([r], 0)
+    assert sum(n for _, n, _ in mr.kinds()) == rv.costly < rv.disagreements
+    # prices that show the same to 0.1 子 lose nothing: the card's loss is the difference of its two figures
+    same = Decision(3, 0, Choice(Action("discard", 0, 1), 1, 20, ev=2.26), Choice(Action("discard", 0, 9), 1, 20,
+                                                                                ev=2.34), reason="shape")
+    assert [describe_priced(c, "en") for c in (same.played, same.ai)] == ["discard 2m · 2.3 子 expected",
+                                                                          "discard 1p · 2.3 子 expected"]
+    assert same.cost == 0.0 and not same.costly
+
+
+def test_chizhous_all_pungs_plan_is_named_as_such():
+    """Chizhou: the AI lets 1s go to keep its pairs for 对对胡 (all pungs, 3 番); the card called it "清一色/混一色（蜡子）",
+    a one-suit hand the AI was not aiming at."""
+    from render.replay import describe_reason
+
+    _r, rv = _reviewed("chizhou", "weak")
+    d = rv.at(38)
+    assert d is not None and (d.reason, d.item, d.ai.plan) == ("bigger", "duiduihu", "pungs") and d.costly
+    zh, tw, en = (describe_reason(d, lang) for lang in ("zh", "zh-TW", "en"))
+    assert zh == f"更大的牌：对对胡（3 番），和了值 {d.ai.value:.1f} 子 对 {d.played.value:.1f} 子"
+    assert tw.startswith("更大的牌：對對胡（3 番）") and "清一色" not in zh + tw + en
+    assert en.startswith("bigger hand: all pungs (对对胡, 3 fan), worth")
+
+
+def test_a_discard_that_may_deal_in_is_called_unsafe_not_a_weaker_shape():
+    """Wuhu, step 37: the player's 8p deals in to North a third of the time (the AI's 1m: 1%), and that is most of
+    what it costs (the danger and the win a deal-in gives up); the card said "better shape: 24 useful tiles against 4"
+    (the AI's hand is a step further from ready), as the danger alone was under half the loss."""
+    from render.replay import describe_reason
+
+    r, rv = _reviewed("wuhu", "d2", 2, _STRONG_OTHERS)
+    d = rv.at(37)
+    assert d is not None and d.reason == "safer" and d.costly and d.played.threat is not None
+    assert d.ai.shanten > d.played.shanten and d.ai.useful > d.played.useful
+    assert r.winds[d.played.threat] == 3  # North
+    assert describe_reason(d, "zh", None, r.winds) == "更安全：防北，点炮机会 33% 对 1%，点炮约损失 0.9 子"
+    assert describe_reason(d, "zh-TW", None, r.winds) == "更安全：防北，放槍機會 33% 對 1%，放槍約損失 0.9 子"
+    assert describe_reason(d, "en", None, r.winds) == "safer against N: 33% to deal in against 1%; a deal-in costs " \
+                                                      "about 0.9 子"
+
+
+def test_a_deal_in_against_an_alarm_names_the_alarm_and_what_it_costs():
+    """Wuhu, step 32: West has alarmed (双四核): dealing in pays for all three (包). The card said whom the tile was
+    dangerous against and the chances, not why West was a threat nor what a deal-in costs; the figures are the
+    evaluator's (the chance and cost of the player's discard, from the seat's view at that step)."""
+    from engine.strong import evaluate
+    from render.replay import describe_reason
+
+    r, rv = _reviewed("wuhu", "img", 0, _STRONG_OTHERS)
+    d = rv.at(32)
+    assert d is not None and (d.reason, d.threat_why) == ("safer", "alarm") and d.cost == 17.7
+    o = evaluate(r.view(31, 0), 0).of(d.played.action)
+    assert o is not None and o.threat == d.played.threat and r.view(31, 0)["alarms"][o.threat]
+    cost = f"{o.cost:.1f}"
+    assert describe_reason(d, "zh", ["A", "B", "C", "D"], r.winds) == \
+        f"更安全：防西 C（已报警），点炮机会 27% 对 1%，点炮约损失 {cost} 子"
+    assert describe_reason(d, "zh-TW", ["A", "B", "C", "D"], r.winds) == \
+        f"更安全：防西 C（已報警），放槍機會 27% 對 1%，放槍約損失 {cost} 子"
+    assert describe_reason(d, "en", ["A", "B", "C", "D"], r.winds) == \
+        f"safer against W C (alarm, 报警): 27% to deal in against 1%; a deal-in costs about {cost} 子"
+
+
+def test_an_honour_that_feeds_another_seats_hua_is_said_so():
+    """Chizhou, step 3: the player lets 北 go with three more unseen (a pair holder pungs it: 1 花, what every Chizhou
+    win is short of); the evaluator charges that, and the card called it "better shape"."""
+    from render.replay import describe_reason
+
+    _r, rv = _reviewed("chizhou", "img")
+    d = rv.at(3)
+    assert d is not None and (d.reason, d.feed) == ("feed", 3) and d.costly and d.played.action.tile == 30
+    assert describe_reason(d, "zh") == "少喂花：北还有 3 张没见，别家碰了就多 1 花"
+    assert describe_reason(d, "zh-TW") == "少餵花：北還有 3 張沒見，別家碰了就多 1 花"
+    assert describe_reason(d, "en") == "gives no one a flower (花): 3 more 4z unseen, and a pung of it is 1 flower"
+
+
+def test_a_pung_that_makes_the_hand_ready_says_so():
+    """Hefei, step 20: passing the 8s that would have made the hand ready (the AI pungs it). The card said only
+    "faster hand: 68% to win against 13%"; it now says the pung was ready and the pass one from it."""
+    from render.replay import describe_reason
+
+    _r, rv = _reviewed("hefei", "r24")
+    d = rv.at(20)
+    assert d is not None and d.played.action.type == "pass" and d.ai.action.type == "pung"
+    assert (d.ai.shanten, d.played.shanten, d.reason) == (0, 1, "faster")
+    assert describe_reason(d, "en") == "faster hand: ready against 1 shanten, 68% to win against 13%"
+    assert describe_reason(d, "zh") == "更快的牌：听牌 对 1 向听，和牌机会 68% 对 13%"
+    assert describe_reason(d, "zh-TW") == "更快的牌：聽牌 對 1 向聽，和牌機會 68% 對 13%"
+
+
+def _one_hand(variant: str, seed: str, difficulty: str, act_for_seat0) -> HandReplay:
+    """One hand of AI play where chair 0 does ``act_for_seat0(n, legal)`` at its n-th decision (None: as the AI)."""
+    from engine.ai import choose
+
+    t, acts, rng, n = Table.new(variant, seed), [], random.Random(seed), 0
+    while t.hand.phase not in ("ended", "over"):
+        seat = t.awaited()[0]
+        la = t.legal_actions(seat)
+        a = None
+        if seat == 0 and len(la) > 1:
+            n += 1
+            a = act_for_seat0(n, la)
+        if a is None:
+            a = la[0] if len(la) == 1 else choose(t, seat, la, difficulty, rng)
+        acts.append(a)
+        t.apply(a)
+    return HandReplay.build(variant, seed, {}, acts, 0)
+
+
+def test_a_win_let_pass_is_called_a_missed_win():
+    """Wuhu: the player passes on a discard it could win on. The card said "faster hand: 100% to win against 54%";
+    it says the win was there and what it was worth, and the match review counts it as a win let pass."""
+    from engine.review import review_match
+    from render.match_review import match_review_kinds
+    from render.replay import describe_reason
+
+    passed: list[int] = []
+
+    def skip_first_win(n: int, la: list[Action]) -> Action | None:
+        if any(a.type == "win" for a in la) and not passed:
+            passed.append(n)
+            return next(a for a in la if a.type != "win")
+        return None
+
+    r = _one_hand("wuhu", "e5", "strong", skip_first_win)
+    rv = review_hand(r, 0)
+    d = next(x for x in rv.decisions if not x.agrees)
+    assert d.ai.action.type == "win" and d.played.action.type == "pass" and d.reason == "win" and d.costly
+    assert describe_reason(d, "en") == f"a win you let pass: worth {d.ai.value:.1f} 子"
+    assert describe_reason(d, "zh") == f"这里可以和牌：和了值 {d.ai.value:.1f} 子"
+    assert describe_reason(d, "zh-TW") == f"這裡可以和牌：和了值 {d.ai.value:.1f} 子"
+    kinds = review_match([r], 0).kinds()
+    assert [k for k, _, _ in kinds] == ["win"] and match_review_kinds(review_match([r], 0), "zh")[0][0] == "漏和"
+
+
+def test_a_timed_out_decision_is_marked_on_the_card():
+    """Hefei: the player's time runs out at two decisions and the table plays for them. The card charged the loss to
+    "You: discard 3m" as if chosen; it says the table played it, on the card and on the step image."""
+    from render.replay import replay_scene, review_rows
+
+    r = _one_hand("hefei", "to1", "normal", lambda n, la: Action("timeout", 0) if n in (3, 4) else None)
+    rv = review_hand(r, 0)
+    d = next(x for x in rv.decisions if x.timeout and x.costly)
+    for lang, mark in (("zh", "（超时）"), ("zh-TW", "（超時）"), ("en", " (timed out)")):
+        row = next(row for row in review_rows(rv, lang) if row[0] == d.step)
+        assert mark in row[2] and mark not in row[3]
+        you = replay_scene(r, d.step, 0, review=rv, lang=lang).review[0][1]
+        assert you.endswith(mark)
+    assert not any("超时" in row[2] for row in review_rows(rv, "zh") if not rv.at(row[0]).timeout)
+
+
+def test_a_tile_the_ai_lets_go_late_in_chizhou_is_not_called_a_better_shape():
+    """Chizhou, hand 2, step 48: the hand is too far from 2 花 for the wall left (48 tiles) and will not win; the
+    AI lets 东 go (a pair holder pungs it), which its evaluator credits (engine.strong.chizhou.LET_GO: 0.5). A player
+    who keeps 东 and lets 9m go lost those 0.5 子 on the card with "better shape: the tiles it keeps work together
+    better"; the card says what the AI does and why, and the match review counts it apart."""
+    from engine.review import KINDS
+    from render.match_review import kind_label
+    from render.replay import describe_reason
+
+    _kw, acts = played("chizhou", "img", 4)
+    r = list(HandReplay.each("chizhou", "img", {}, acts))[1]
+    view = r.view(47, 0)
+    d = review_decision(view, Action("discard", 0, _kinds("9m")[0]), 48)
+    assert d.ai.action == Action("discard", 0, _kinds("1z")[0]) and d.ai.win < 0.01 and d.played.win < 0.01
+    assert (d.reason, d.cost) == ("let_go", 0.5)
+    assert describe_reason(d, "zh") == "这手牌已凑不够 2 花：AI 放掉别家用得上的东，让这手牌有人能和"
+    assert describe_reason(d, "zh-TW") == "這手牌已湊不夠 2 花：AI 放掉別家用得上的東，讓這手牌有人能和"
+    assert describe_reason(d, "en").startswith("this hand can no longer reach 2 flowers (花): the AI lets 1z go")
+    assert "let_go" in KINDS and kind_label("let_go", "zh") == "凑不成花时没放牌"
+
+
+def test_a_bigger_ready_hand_names_what_its_win_scores():
+    """Wuhu, step 31: two discards that both leave the hand ready; the AI keeps 1p-9p whole, and its win scores 通天
+    (the straight, a 嘴子) that the player's does not. The card said only "bigger hand: worth 25.8 子 against 18.3
+    when won"; it names the item the scorer gives the AI's win (Hefei alike: 支 and 暗活)."""
+    from render.replay import describe_reason
+
+    _r, rv = _reviewed("wuhu", "r24")
+    d = rv.at(31)
+    assert d is not None and (d.reason, d.item, d.played.shanten, d.ai.shanten) == ("bigger", "", 0, 0)
+    assert [i.code for i in d.gains] == ["tong_tian"]
+    assert describe_reason(d, "zh") == "更大的牌：通天，和了值 25.8 子 对 18.3 子"
+    assert describe_reason(d, "zh-TW") == "更大的牌：通天，和了值 25.8 子 對 18.3 子"
+    assert describe_reason(d, "en") == "bigger hand: straight 1-9, worth 25.8 子 against 18.3 when won"
+    _r, rv = _reviewed("hefei", "d1", 0, _STRONG_OTHERS)
+    d = rv.at(31)
+    assert d is not None and [i.code for i in d.gains] == ["zhi", "anhuo"]
+    assert describe_reason(d, "zh").startswith("更大的牌：支、暗活，和了值")

@@ -179,7 +179,7 @@ def test_the_viewers_decision_shows_their_choice_and_the_ais():
     d = next(x for x in rv.decisions if not x.agrees)
     for lang, you, ai in (("zh", "你", "AI"), ("en", "You", "AI"), ("zh-TW", "你", "AI")):
         sc = replay_scene(r, d.step, 0, review=rv, lang=lang)
-        assert [line[0] for line in sc.review] == [you, ai]
+        assert [line[0] for line in sc.review] == [you, ai, ""]
         from render.replay import describe_choice
 
         assert sc.review[0][1] == describe_choice(d.played, lang)
@@ -216,8 +216,8 @@ def test_the_animation_is_a_lossless_gif_at_a_readable_pace():
     assert min(durations) >= 900 and durations[-1] >= 5000
     # the last frame is exactly the replay image on the fixed palette: nothing blurred or dithered away
     last_table = rr.draw_table(scenes[-1].table, "dark", "en")
-    rows = max(len(s.review) for s in scenes)
-    ref = draw_replay(scenes[-1], "dark", "en", table_height=last_table.height, review_rows=rows)
+    review_h = max(rr.review_block(s.review)[1] for s in scenes)
+    ref = draw_replay(scenes[-1], "dark", "en", table_height=last_table.height, review_height=review_h)
     ref = ref.quantize(palette=palette_for("dark"), dither=Image.Dither.NONE).convert("RGB")
     im.seek(im.n_frames - 1)
     got = im.convert("RGB")
@@ -254,25 +254,36 @@ def test_a_long_hand_animates_under_discords_upload_limit(variant):
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("theme", ("dark", "light"))
 def test_the_review_card_lists_the_disagreements(lang, theme):
-    r = hand("chizhou")
+    r = hand("chizhou", "weak")
     rv = review_hand(r, 0)
     im = _png(rr.render_review(rv, r, theme, lang))
-    assert im.width == rr.REVIEW_W
-    # one row per listed disagreement (the costliest), one line for the rest, one line for the agreements
-    differ = rv.disagreements
-    agree = len(rv.decisions) - differ
-    rows = min(differ, rr.REVIEW_MAX_ROWS)
-    assert differ > rr.REVIEW_MAX_ROWS  # the easy AI errs often: the card lists the costliest only
-    assert im.height == 12 + rr.REVIEW_HEAD_H + rr.REVIEW_ROW_H * rows + 40 + (40 if agree else 0) + 14 + 12
+    height, texts, frames = rr.review_layout(rv, r, lang)
+    assert im.size == (rr.REVIEW_W, height)
+    # one row per listed disagreement (the costliest of those that cost 子), then the foot's lines
+    rows = min(rv.costly, rr.REVIEW_MAX_ROWS)
+    assert rv.costly > rr.REVIEW_MAX_ROWS  # the easy AI errs often: the card lists the costliest only
     listed = [row[0] for row in rr.review_rows(rv, lang)]
     assert listed == sorted(listed) and len(listed) == rows
-    assert rv.biggest is not None and rv.biggest.step in listed
-    # a seat played by the strong AI: nothing to list but the agreements
+    assert rv.biggest is not None and rv.biggest.step in listed and len(frames) == 1
+    foot = rr.review_foot(rv, lang)
+    assert len(foot) == 1 + bool(rv.disagreements > rv.costly) + (rv.disagreements < len(rv.decisions))
+    assert _drawn(texts).endswith("".join(foot).replace(" ", ""))
+    assert rr.txt("render.review.legend", lang).replace(" ", "") in _drawn(texts)  # what "expected" means
+    # a seat played by the strong AI: nothing to list, one line saying so
     _kw, acts = played("chizhou", "self", 1, ("strong",) * 4)
     r2 = HandReplay.build("chizhou", "self", {}, acts, 0)
     rv2 = review_hand(r2, 1)
     assert rv2.disagreements == 0
-    assert _png(rr.render_review(rv2, r2, theme, lang)).height == 12 + rr.REVIEW_HEAD_H + 40 + 14 + 12
+    h2, texts2, frames2 = rr.review_layout(rv2, r2, lang)
+    assert _png(rr.render_review(rv2, r2, theme, lang)).height == h2 and not frames2
+    assert rr.review_foot(rv2, lang) == [rr.txt("render.replay.ai_agrees_all", lang)]
+    assert texts2[-1].text == rr.txt("render.replay.ai_agrees_all", lang)
+    assert rr.txt("render.review.legend", lang).replace(" ", "") not in _drawn(texts2)  # no price on it
+
+
+def _drawn(texts) -> str:
+    """Every line of a card, joined, without spaces (a wrapped line loses the space it broke at)."""
+    return "".join(t.text for t in texts).replace(" ", "")
 
 
 def test_every_kind_of_step_is_described():
@@ -301,3 +312,40 @@ def test_every_kind_of_step_is_described():
         "S B discards 1m (timed out) · the hand is drawn"
     assert say(Action("discard", 1, 0), [Event("hand_end", None, {"draw": True})], timeout=True) == \
         "南 B 打出 一万（超时） · 流局"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_line_of_the_review_cards_reads_on_a_phone(variant):
+    """Real hands (the easy AI in chair 0, long names): every line of the hand's card, the match's card and the review
+    lines of the step images is whole (wrapped, never cut with "…") and set at 15 px or more, inside the card. The
+    cards shrank a long reason to 11-12 px (9-10 px on a 400 px phone) and cut it ("worth 10.8 …"), and the step image
+    shrank its lines the same way."""
+    from engine.review import review_match
+    from render.match_review import match_review_layout, match_review_rows
+
+    _kw, acts = played(variant, "weak", 2)
+    hands = list(HandReplay.each(variant, "weak", {}, acts))
+    mr = review_match(hands, 0)
+
+    def readable(texts, width: int) -> None:
+        for t in texts:
+            w = fonts.text_width(t.text, fonts.text_font(t.text, t.size, t.bold))
+            assert t.size >= rr.LINE_MIN_SIZE and "…" not in t.text and t.x + w <= width - 20, (t, w)
+
+    for lang in LANGS:
+        for h, r in zip(mr.hands, hands, strict=True):
+            _height, texts, _frames = rr.review_layout(h.review, r, lang, names=NAMES)
+            readable(texts, rr.REVIEW_W)
+            drawn = _drawn(texts)
+            for row in rr.review_rows(h.review, lang, NAMES, r.winds):
+                assert all(part.replace(" ", "") in drawn for part in row[1:]), row
+            for d in h.review.decisions:
+                block, _h = rr.review_block(replay_scene(r, d.step, 0, review=h.review, lang=lang, names=NAMES).review)
+                readable(block, WIDTH)
+                if d.costly:
+                    why = rr.describe_reason(d, lang, NAMES, r.winds)
+                    assert why and why.replace(" ", "") in _drawn(block)
+        _height, texts, _frames, _bars, _chart = match_review_layout(mr, variant, lang, NAMES)
+        readable(texts, rr.REVIEW_W)
+        for row in match_review_rows(mr, lang, NAMES):
+            assert all(part.replace(" ", "") in _drawn(texts) for part in row), row
