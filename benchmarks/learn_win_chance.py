@@ -1,0 +1,288 @@
+"""Learn the chance to win of a hand not ready from self-play (run by hand, niced; minutes).
+
+``python -m benchmarks.learn_win_chance --variant V [--deals 3000] [--test 1000] [--seed val] [--cache F]
+[--write]``: four normal AIs (the duel's opponents) play one-hand deals ``Table.new(V, "duel:S:N")`` (not the duel's
+own ``duel:0:N``). At every discard a seat makes that leaves its hand not ready (the normal AI's distance, as the
+strong AI reads it), the hand it leaves is one afterstate, labelled by whether that seat went on to win the hand.
+Its features are read from the seat's view only (``engine.strong.learned``: the hand's partial sets, isolated
+tiles, honours, blocks, 八支 slack, melds; the dealer, the other seats' melds and alarms; the table's chance
+``Know.far_chance`` as a logit). A logistic regression over them (``benchmarks/logistic.py``) is fitted on the first
+``--deals`` deals and compared on the next ``--test`` with the table's chance: the log-likelihood per afterstate,
+the chances against the wins by bands and by distance, and, within one decision (every discard of the seat priced,
+the test deals only), how often the two models' dearest discard differ, and when they do, which one the normal AI
+took and how that hand ended. ``--write`` rewrites the variant's entry of ``engine/strong/calibration_value.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import pickle
+import random
+import time
+from typing import Any
+
+from benchmarks.logistic import Row, fit_rows, log_likelihood, wrap
+from engine.ai import choose
+from engine.analysis import shanten
+from engine.strong.calibration_value import VALUE_WEIGHTS
+from engine.strong.evaluator import Know
+from engine.strong.learned import hand_features, logit, seat_features
+from engine.table import Table
+from engine.tiles import MeldKind
+
+Raw = tuple[Any, ...]
+"""One afterstate as the fit reads it: (the hand's features, the seat's features, the table's chance, its distance)."""
+
+
+def afterstate(kn: Know, c: list[int]) -> Raw | None:
+    """The afterstate ``c`` (a 3n+1 hand of the seat ``kn`` reads for) as the evaluator prices it, or None when it
+    is ready (the scorer prices those)."""
+    me = kn.me
+    n = me.n_melds
+    sp = me.seven_pairs and n == 0
+    sh = shanten(c, n, seven_pairs=sp)
+    key = me.key_sh(c, sh, me.meld_suits, me.meld_hua, me.upg)
+    if key[0] == 0 and sh == 0:
+        return None
+    d, u, typ, p0 = kn.far_chance(c, n, sh, key, kn.turns)
+    concealed = all(m.kind is MeldKind.CONCEALED_KONG for m in kn.own_melds)
+    hf = hand_features(c, n, me.meld_suits, concealed, sh, d, kn.turns, u, typ, me.ai.bazhi, sp)
+    return tuple(hf), tuple(seat_features(kn.view, kn.seat)), p0, d
+
+
+def collect(variant: str, first: int, deals: int, seed: str, decisions: bool
+            ) -> tuple[list[tuple[Raw, int]], list[tuple[list[tuple[int, Raw]], int, int]]]:
+    """(every afterstate of a discard made, with its label; with ``decisions``, every discard decision whose options
+    all leave the hand not ready: (tile, afterstate) per kind held, the tile taken, the label)."""
+    rows: list[tuple[Raw, int]] = []
+    decs: list[tuple[list[tuple[int, Raw]], int, int]] = []
+    for deal in range(first, first + deals):
+        t = Table.new(variant, f"duel:{seed}:{deal}")
+        rng = random.Random(deal)
+        made: list[tuple[int, Raw]] = []
+        seen: list[tuple[int, list[tuple[int, Raw]], int]] = []
+        while t.hand.phase in ("play", "claim", "rob"):
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            a = la[0] if len(la) == 1 else choose(t, s, la, "normal", rng)
+            if a.type == "discard" and a.tile is not None:
+                kn = Know(t.view(s), s)
+                c = list(kn.me.counts)
+                c[a.tile] -= 1
+                got = afterstate(kn, c)
+                c[a.tile] += 1
+                if got is not None:
+                    made.append((s, got))
+                    if decisions:
+                        opts: list[tuple[int, Raw]] = []
+                        for k in sorted({x.tile for x in la if x.type == "discard" and x.tile is not None}):
+                            if k == a.tile:
+                                opts.append((k, got))
+                                continue
+                            c[k] -= 1
+                            o = afterstate(kn, c)
+                            c[k] += 1
+                            if o is None:
+                                opts = []
+                                break
+                            opts.append((k, o))
+                        if len(opts) >= 2:
+                            seen.append((s, opts, a.tile))
+            t.apply(a)
+        result = t.match.last_result or {}
+        winners = {w["seat"] for w in result.get("winners", [])}
+        rows += [(r, int(s in winners)) for s, r in made]
+        decs += [(opts, tile, int(s in winners)) for s, opts, tile in seen]
+    return rows, decs
+
+
+class Model:
+    """The features' numbers (0: the bias, 1: the table's logit) and the fitted weights."""
+
+    def __init__(self) -> None:
+        self.names: dict[tuple[str, str], int] = {("bias", ""): 0, ("logp", ""): 1}
+        self.w: list[float] = []
+
+    def row(self, raw: Raw, grow: bool = True) -> tuple[tuple[int, float], ...]:
+        hf, sf, p0, _ = raw
+        out = [(0, 1.0), (1, round(logit(p0), 3))]
+        for f in hf + sf:
+            i = self.names.get(f)
+            if i is None:
+                if not grow:
+                    continue
+                i = self.names[f] = len(self.names)
+            out.append((i, 1.0))
+        return tuple(sorted(out))
+
+    def p(self, raw: Raw) -> float:
+        z = sum(self.w[i] * x for i, x in self.row(raw, grow=False) if i < len(self.w))
+        return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def rows_of(model: Model, data: list[tuple[Raw, int]]) -> list[Row]:
+    cells: dict[tuple[tuple[int, float], ...], list[int]] = {}
+    for raw, y in data:
+        cell = cells.setdefault(model.row(raw), [0, 0])
+        cell[0] += 1
+        cell[1] += y
+    return [(k, n, p) for k, (n, p) in cells.items()]
+
+
+BANDS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 1.01)
+
+
+def report(model: Model, test: list[tuple[Raw, int]], decs: list[tuple[list[tuple[int, Raw]], int, int]]
+           ) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    pairs = [(raw[2], model.p(raw), y, raw[3]) for raw, y in test]
+    for name, j in (("table", 0), ("learned", 1)):
+        ll, n, pos = log_likelihood((x[j], 1, x[2]) for x in pairs)
+        out[name] = ll / n
+        print(f"{name:>8}: log-likelihood per afterstate {ll / n:.5f}, predicted {sum(x[j] for x in pairs):.0f} wins "
+              f"for {pos} ({n} afterstates)")
+    base = sum(x[2] for x in pairs) / len(pairs)
+    out["base"] = base * math.log(base) + (1 - base) * math.log(1 - base)
+    print(f"    rate: log-likelihood per afterstate {out['base']:.5f} (one chance for all)")
+    print("calibration by bands (predicted chance: afterstates, mean predicted, won)")
+    for name, j in (("table", 0), ("learned", 1)):
+        cells = []
+        for lo, hi in zip(BANDS, BANDS[1:], strict=False):
+            xs = [x for x in pairs if lo <= x[j] < hi]
+            if xs:
+                cells.append(f"{lo:.2f}-{min(hi, 1):.2f}: {len(xs)} {sum(x[j] for x in xs) / len(xs):.3f} "
+                             f"{sum(x[2] for x in xs) / len(xs):.3f}")
+        print(f"  {name:>8}: " + "; ".join(cells))
+    print("by distance (afterstates, won, table, learned; log-likelihood table / learned)")
+    for d in sorted({x[3] for x in pairs}):
+        xs = [x for x in pairs if x[3] == d]
+        llt = log_likelihood((x[0], 1, x[2]) for x in xs)[0] / len(xs)
+        lll = log_likelihood((x[1], 1, x[2]) for x in xs)[0] / len(xs)
+        print(f"  d={d}: {len(xs)} {sum(x[2] for x in xs) / len(xs):.3f} {sum(x[0] for x in xs) / len(xs):.3f} "
+              f"{sum(x[1] for x in xs) / len(xs):.3f}; {llt:.5f} / {lll:.5f}")
+    # within one decision: the dearest discard by each model
+    n = differ = took_t = took_l = took_n = 0
+    won_t = won_l = won_n = 0
+    same_pairs = all_pairs = 0
+    near = 0
+    for opts, tile, y in decs:
+        pt = {k: raw[2] for k, raw in opts}
+        pl = {k: model.p(raw) for k, raw in opts}
+        bt = max(pt, key=lambda k: pt[k])
+        bl = max(pl, key=lambda k: pl[k])
+        n += 1
+        ks = list(pt)
+        for i in range(len(ks)):
+            for j in range(i + 1, len(ks)):
+                a, b = ks[i], ks[j]
+                if abs(pt[a] - pt[b]) > 1e-12:
+                    all_pairs += 1
+                    same_pairs += (pt[a] > pt[b]) == (pl[a] > pl[b])
+        if abs(pt[bt] - pt[bl]) < 1e-12:
+            continue
+        differ += 1
+        near += pt[bl] >= 0.9 * pt[bt]
+        if tile == bt:
+            took_t += 1
+            won_t += y
+        elif tile == bl:
+            took_l += 1
+            won_l += y
+        else:
+            took_n += 1
+            won_n += y
+    out["decisions"] = n
+    out["differ"] = differ
+    print(f"within a decision ({n} discard decisions, every option not ready): the dearest discard differs in {differ} "
+          f"({differ / max(1, n):.1%}; the learned pick within 10% of the table's best by the table in {near}); "
+          f"the pairs of options the table tells apart ranked the same way in {same_pairs / max(1, all_pairs):.1%}")
+    for name, took, won in (("the table's", took_t, won_t), ("the learned", took_l, won_l), ("neither", took_n, won_n)):
+        print(f"  the normal AI took {name} pick in {took} of them, and that seat won {won} ({won / max(1, took):.1%})")
+    out.update(took_t=took_t, won_t=won_t, took_l=took_l, won_l=won_l)
+    return out
+
+
+def write(variant: str, model: Model, info: str) -> None:
+    groups: dict[str, dict[str, float]] = {}
+    for (g, v), i in sorted(model.names.items()):
+        groups.setdefault(g, {})[v] = round(model.w[i], 4)
+    weights = dict(VALUE_WEIGHTS)
+    weights[variant] = groups
+    lines = ['"""The learned chance to win of a hand not ready (generated by ``python -m benchmarks.learn_win_chance '
+             '--write``; do', "not edit by hand).", ""]
+    for v in sorted(weights):
+        lines += [f"{v}: " + (info if v == variant else _INFO.get(v, "the table's own chance.")), ""]
+    lines[-1:] = ['"""', "", "from __future__ import annotations", "",
+                  "VALUE_WEIGHTS: dict[str, dict[str, dict[str, float]]] = {"]
+    for v in sorted(weights):
+        lines.append(f"    {v!r}: {{")
+        for g, vals in weights[v].items():
+            lines.append(f"        {g!r}: {vals!r},")
+        lines.append("    },")
+    lines += ["}", '"""variant -> feature group -> value -> weight on the logit (``engine.strong.learned``; ``bias`` and '
+              '``logp`` under', 'the value ""; a value not listed weighs 0)."""', ""]
+    path = os.path.join(os.path.dirname(__file__), "..", "engine", "strong", "calibration_value.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(x for x in lines))
+
+
+_INFO: dict[str, str] = {}
+
+
+def _read_info() -> None:
+    """The other variants' lines of the module's docstring, kept as they are."""
+    import engine.strong.calibration_value as cv
+
+    doc = cv.__doc__ or ""
+    for part in doc.split("\n\n")[1:]:
+        head, _, rest = part.partition(": ")
+        if head in VALUE_WEIGHTS:
+            _INFO[head] = rest.strip()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variant", required=True, choices=("hefei", "wuhu"))
+    ap.add_argument("--deals", type=int, default=3000)
+    ap.add_argument("--test", type=int, default=1000)
+    ap.add_argument("--seed", default="val")
+    ap.add_argument("--ridge", type=float, default=2.0)
+    ap.add_argument("--cache", default="", help="a pickle file to keep the collected afterstates in between runs")
+    ap.add_argument("--write", action="store_true")
+    args = ap.parse_args()
+    t0 = time.time()
+    if args.cache and os.path.exists(args.cache):
+        with open(args.cache, "rb") as f:
+            train, test, decs = pickle.load(f)
+    else:
+        train, _ = collect(args.variant, 0, args.deals, args.seed, False)
+        print(f"training: {len(train)} afterstates, {sum(y for _, y in train)} won, {time.time() - t0:.0f} s",
+              flush=True)
+        test, decs = collect(args.variant, args.deals, args.test, args.seed, True)
+        print(f"held out: {len(test)} afterstates, {len(decs)} decisions, {time.time() - t0:.0f} s", flush=True)
+        if args.cache:
+            with open(args.cache, "wb") as fw:
+                pickle.dump((train, test, decs), fw)
+    model = Model()
+    rows = rows_of(model, train)
+    start = [0.0] * len(model.names)
+    start[1] = 1.0
+    print(f"{len(rows)} distinct rows, {len(model.names)} features", flush=True)
+    model.w = fit_rows(rows, len(model.names), args.ridge, start=start)
+    print(f"fitted, {time.time() - t0:.0f} s")
+    res = report(model, test, decs)
+    if args.write:
+        _read_info()
+        info = (f"fitted on {args.deals} one-hand deals of four normal AIs (``duel:{args.seed}:0`` ..), "
+                f"{len(train)} afterstates of discards made while not ready, ridge {args.ridge}; on the {args.test} "
+                f"deals after them ({len(test)} afterstates) the log-likelihood per afterstate is "
+                f"{res['learned']:.5f} against {res['table']:.5f} for the table's chance ({res['base']:.5f} for one "
+                f"chance for all); the dearest discard of {res['differ']} of {res['decisions']} decisions differs.")
+        _INFO[args.variant] = "\n".join(wrap(info))
+        write(args.variant, model, _INFO[args.variant])
+
+
+if __name__ == "__main__":
+    main()
