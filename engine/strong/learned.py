@@ -30,6 +30,9 @@ VALUE_LEARNED: dict[str, bool] = {"hefei": False, "wuhu": False}
 table scaled by the useful tiles."""
 MIN_D = 1
 """The learned chance prices hands at least this many steps from a legal win (the normal AI's distance)."""
+SCALE = 1.0
+"""The learned chance times this (1: as fitted; less keeps the level of the table's chance and moves only which
+hand is likelier)."""
 
 _NONE: dict[str, float] = {}
 _TURNS = (3, 6, 9, 12, 15)
@@ -174,4 +177,4 @@ class Reader:
         for g, v in hand_features(c, n_melds, meld_suits, concealed, sh, d, turns, u, typical, self.bazhi,
                                   self.seven_pairs):
             z += w.get(g, _NONE).get(v, 0.0)
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return SCALE / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
