@@ -16,6 +16,7 @@ took and how that hand ended. ``--write`` rewrites the variant's entry of ``engi
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import os
 import pickle
@@ -98,12 +99,77 @@ def collect(variant: str, first: int, deals: int, seed: str, decisions: bool
     return rows, decs
 
 
+def _play_out(t: Table, rng: random.Random) -> set[int]:
+    """Play the hand of ``t`` to its end with four normal AIs: the winners' seats."""
+    while t.hand.phase in ("play", "claim", "rob"):
+        s = t.awaited()[0]
+        la = t.legal_actions(s)
+        t.apply(la[0] if len(la) == 1 else choose(t, s, la, "normal", rng))
+    result = t.match.last_result or {}
+    return {w["seat"] for w in result.get("winners", [])}
+
+
+def rollouts(variant: str, first: int, deals: int, seed: str, share: float
+             ) -> list[tuple[list[tuple[int, Raw]], int, list[int]]]:
+    """Counterfactual labels: at a ``share`` of the discard decisions whose options all leave the hand not ready
+    (drawn by the deal's own random numbers), every option is played out from the table as it is (the real wall and
+    hands, which serve only as the label) with four normal AIs, the same random numbers for every option: (the
+    options, the tile the normal AI took, per option whether the seat won)."""
+    out: list[tuple[list[tuple[int, Raw]], int, list[int]]] = []
+    for deal in range(first, first + deals):
+        t = Table.new(variant, f"duel:{seed}:{deal}")
+        rng = random.Random(deal)
+        pick = random.Random(f"pick:{deal}")
+        step = 0
+        while t.hand.phase in ("play", "claim", "rob"):
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            a = la[0] if len(la) == 1 else choose(t, s, la, "normal", rng)
+            step += 1
+            if a.type == "discard" and a.tile is not None and pick.random() < share:
+                kn = Know(t.view(s), s)
+                c = list(kn.me.counts)
+                opts: list[tuple[int, Raw]] = []
+                for k in sorted({x.tile for x in la if x.type == "discard" and x.tile is not None}):
+                    c[k] -= 1
+                    o = afterstate(kn, c)
+                    c[k] += 1
+                    if o is None:
+                        opts = []
+                        break
+                    opts.append((k, o))
+                if len(opts) >= 2:
+                    won = []
+                    for k, _ in opts:
+                        u = copy.deepcopy(t)
+                        u.apply(next(x for x in la if x.type == "discard" and x.tile == k))
+                        won.append(int(s in _play_out(u, random.Random(f"out:{deal}:{step}"))))
+                    out.append((opts, a.tile, won))
+            t.apply(a)
+    return out
+
+
 class Model:
     """The features' numbers (0: the bias, 1: the table's logit) and the fitted weights."""
 
     def __init__(self) -> None:
         self.names: dict[tuple[str, str], int] = {("bias", ""): 0, ("logp", ""): 1}
         self.w: list[float] = []
+        self.level: dict[str, float] = {}
+
+    def p_rank(self, raw: Raw) -> float:
+        """:meth:`p` at the table's level (``engine.strong.learned.RANK``)."""
+        return self.p(raw) * self.level.get(dict(raw[0])["dt"], 1.0)
+
+    def set_level(self, data: list[tuple[Raw, int]]) -> None:
+        """Per distance and own draws left (the ``dt`` feature): the table's mean chance over the learned one's."""
+        sums: dict[str, list[float]] = {}
+        for raw, _ in data:
+            dt = dict(raw[0])["dt"]
+            cell = sums.setdefault(dt, [0.0, 0.0])
+            cell[0] += raw[2]
+            cell[1] += self.p(raw)
+        self.level = {dt: round(a / b, 4) for dt, (a, b) in sorted(sums.items()) if b > 0}
 
     def row(self, raw: Raw, grow: bool = True) -> tuple[tuple[int, float], ...]:
         hf, sf, p0, _ = raw
@@ -132,6 +198,14 @@ def rows_of(model: Model, data: list[tuple[Raw, int]]) -> list[Row]:
 
 
 BANDS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.35, 1.01)
+
+
+def _fit(model: Model, data: list[tuple[Raw, int]], ridge: float) -> list[float]:
+    rows = rows_of(model, data)
+    start = [0.0] * len(model.names)
+    start[1] = 1.0  # from the table's chance
+    print(f"{len(rows)} distinct rows, {len(model.names)} features", flush=True)
+    return fit_rows(rows, len(model.names), ridge, start=start, quiet=True)
 
 
 def report(model: Model, test: list[tuple[Raw, int]], decs: list[tuple[list[tuple[int, Raw]], int, int]]
@@ -204,10 +278,42 @@ def report(model: Model, test: list[tuple[Raw, int]], decs: list[tuple[list[tupl
     return out
 
 
+def report_rollouts(models: dict[str, Any], decs: list[tuple[list[tuple[int, Raw]], int, list[int]]]
+                    ) -> dict[str, dict[str, float]]:
+    """Each model (name -> chance of an afterstate) over the played-out options of held-out decisions: the
+    log-likelihood per option, the pairs of options of one decision that ended differently ranked the right way
+    (ties count half), and the share of the decisions whose dearest option by the model won when played out (the
+    normal AI's own pick beside them)."""
+    out: dict[str, dict[str, float]] = {}
+    n_opts = sum(len(o) for o, _, _ in decs)
+    won_all = sum(sum(w) for _, _, w in decs)
+    took = sum(w[[k for k, _ in o].index(t)] for o, t, w in decs)
+    print(f"played out: {len(decs)} decisions, {n_opts} options, {won_all} won ({won_all / max(1, n_opts):.1%}); the "
+          f"normal AI's pick won in {took / max(1, len(decs)):.2%} of the decisions")
+    for name, f in models.items():
+        ll = 0.0
+        right = pairs = 0.0
+        best_won = 0
+        for opts, _, won in decs:
+            ps = [f(raw) for _, raw in opts]
+            ll += log_likelihood((p, 1, y) for p, y in zip(ps, won, strict=True))[0]
+            for i in range(len(ps)):
+                for j in range(len(ps)):
+                    if won[i] > won[j]:
+                        pairs += 1
+                        right += 1.0 if ps[i] > ps[j] + 1e-12 else (0.5 if abs(ps[i] - ps[j]) <= 1e-12 else 0.0)
+            best_won += won[max(range(len(ps)), key=lambda i: ps[i])]
+        out[name] = {"ll": ll / n_opts, "pairs": right / max(1, pairs), "best": best_won / max(1, len(decs))}
+        print(f"{name:>10}: log-likelihood per option {ll / n_opts:.5f}, pairs ranked right {right / max(1, pairs):.1%}"
+              f" of {pairs:.0f}, its dearest option won in {best_won / max(1, len(decs)):.2%} of the decisions")
+    return out
+
+
 def write(variant: str, model: Model, info: str) -> None:
     groups: dict[str, dict[str, float]] = {}
     for (g, v), i in sorted(model.names.items()):
         groups.setdefault(g, {})[v] = round(model.w[i], 4)
+    groups["level"] = model.level
     weights = dict(VALUE_WEIGHTS)
     weights[variant] = groups
     lines = ['"""The learned chance to win of a hand not ready (generated by ``python -m benchmarks.learn_win_chance '
@@ -250,6 +356,13 @@ def main() -> None:
     ap.add_argument("--seed", default="val")
     ap.add_argument("--ridge", type=float, default=2.0)
     ap.add_argument("--cache", default="", help="a pickle file to keep the collected afterstates in between runs")
+    ap.add_argument("--rollouts", type=int, default=0,
+                    help="deals whose decisions are played out option by option (counterfactual labels)")
+    ap.add_argument("--rollout-test", type=int, default=0, help="held-out deals played out so (after --deals)")
+    ap.add_argument("--share", type=float, default=0.25, help="the share of the decisions played out")
+    ap.add_argument("--rcache", default="", help="a pickle file to keep the played-out decisions in")
+    ap.add_argument("--with-natural", action="store_true", help="fit the played-out model on the discards made too")
+    ap.add_argument("--fit", choices=("natural", "played"), default="natural", help="the model reported and written")
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
     t0 = time.time()
@@ -265,14 +378,38 @@ def main() -> None:
         if args.cache:
             with open(args.cache, "wb") as fw:
                 pickle.dump((train, test, decs), fw)
-    model = Model()
-    rows = rows_of(model, train)
-    start = [0.0] * len(model.names)
-    start[1] = 1.0
-    print(f"{len(rows)} distinct rows, {len(model.names)} features", flush=True)
-    model.w = fit_rows(rows, len(model.names), args.ridge, start=start)
+    rtrain: list[tuple[list[tuple[int, Raw]], int, list[int]]] = []
+    rtest: list[tuple[list[tuple[int, Raw]], int, list[int]]] = []
+    if args.rollouts:
+        if args.rcache and os.path.exists(args.rcache):
+            with open(args.rcache, "rb") as f:
+                rtrain, rtest = pickle.load(f)
+        else:
+            rtrain = rollouts(args.variant, 0, args.rollouts, args.seed, args.share)
+            print(f"played out: {len(rtrain)} decisions, {time.time() - t0:.0f} s", flush=True)
+            rtest = rollouts(args.variant, args.deals, args.rollout_test, args.seed, args.share)
+            print(f"played out, held out: {len(rtest)} decisions, {time.time() - t0:.0f} s", flush=True)
+            if args.rcache:
+                with open(args.rcache, "wb") as fw:
+                    pickle.dump((rtrain, rtest), fw)
+    natural = Model()
+    natural.w = _fit(natural, train, args.ridge)
+    natural.set_level(train)
+    models: dict[str, Any] = {"table": lambda raw: raw[2], "learned": natural.p, "learned at level": natural.p_rank}
+    model = natural
+    if rtrain:
+        played = Model()
+        data = [(raw, y) for opts, _, won in rtrain for (_, raw), y in zip(opts, won, strict=True)]
+        played.w = _fit(played, data + (train if args.with_natural else []), args.ridge)
+        played.set_level(train)
+        models["played"] = played.p
+        models["played at level"] = played.p_rank
+        if args.fit == "played":
+            model = played
     print(f"fitted, {time.time() - t0:.0f} s")
     res = report(model, test, decs)
+    if rtest:
+        report_rollouts(models, rtest)
     if args.write:
         _read_info()
         info = (f"fitted on {args.deals} one-hand deals of four normal AIs (``duel:{args.seed}:0`` ..), "

@@ -31,8 +31,11 @@ table scaled by the useful tiles."""
 MIN_D = 1
 """The learned chance prices hands at least this many steps from a legal win (the normal AI's distance)."""
 SCALE = 1.0
-"""The learned chance times this (1: as fitted; less keeps the level of the table's chance and moves only which
-hand is likelier)."""
+"""The learned chance times this (1: as fitted)."""
+RANK = False
+"""Keep the table's level: the learned chance times the ratio of the table's mean chance to the learned one over the
+fit's afterstates of the same distance and own draws left (the weights' ``level``), so that only which hand of a
+distance is likelier changes, not how likely a hand of that distance is."""
 
 _NONE: dict[str, float] = {}
 _TURNS = (3, 6, 9, 12, 15)
@@ -174,7 +177,13 @@ class Reader:
         :func:`seat_features`, and the table's chance ``p0``)."""
         w = self.w
         z = self.seat_z + self.w_logp * logit(p0)
+        dt = ""
         for g, v in hand_features(c, n_melds, meld_suits, concealed, sh, d, turns, u, typical, self.bazhi,
                                   self.seven_pairs):
             z += w.get(g, _NONE).get(v, 0.0)
-        return SCALE / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+            if g == "dt":
+                dt = v
+        p = SCALE / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        if RANK:
+            p *= w.get("level", _NONE).get(dt, 1.0)
+        return p

@@ -50,16 +50,16 @@ def test_a_suit_is_read_as_its_best_partial_sets():
     assert suit_shape(suit("2345m")) == (0, 2, 0, 0, 0, 0)
     # 1 2 4 5 8: 12 and 45 and a lone 8, not 24 and 5
     assert suit_shape(suit("12458m")) == (0, 1, 1, 0, 0, 1)
-    assert suit_shape(suit("")) == (0, 0, 0, 0, 0, 0)
+    assert suit_shape((0,) * 9) == (0, 0, 0, 0, 0, 0)
 
 
 def test_the_hand_features_read_the_hand():
-    # 13 tiles, Hefei (八支, seven pairs): 23m two-sided, 57p middle, 11s pair, 9s lone edge, 5z lone honour,
-    # 345m a set, 6p lone... read: 2345m -> 234m + 5m? the reader keeps the best reading of each suit
+    # 13 tiles of Hefei (八支, seven pairs): 345m + 23m (a set and a two-sided wait), 57p (a middle wait), 11s (a
+    # pair), 9s alone at the edge, 55z a pair, 6z alone
     c = counts("23345m57p119s55z6z")
     sh = shanten(c, 0, seven_pairs=True)
     f = dict(hand_features(c, 0, [0, 0, 0], True, sh, 3, 7, 20, 36, True, True))
-    assert suit_shape(tuple(c[0:9])) == (1, 1, 0, 0, 0, 0)  # 345m and 23m... 2334 5: 345 + 23
+    assert suit_shape(tuple(c[0:9])) == (1, 1, 0, 0, 0, 0)
     assert suit_shape(tuple(c[9:18])) == (0, 0, 1, 0, 0, 0)  # 57p
     assert suit_shape(tuple(c[18:27])) == (0, 0, 0, 1, 0, 1)  # 11s and a lone 9s
     assert f["ryan"] == "1" and f["kan"] == "1" and f["pairs"] == "2"  # 11s and the 55z pair
