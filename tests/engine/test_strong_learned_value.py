@@ -156,3 +156,17 @@ def test_the_strong_ai_with_the_learned_chance_ignores_hidden_information(varian
                 checked += 1
             t.apply(a)
     assert checked > 10
+
+
+def test_at_the_tables_level_the_learned_chance_is_scaled_per_distance_and_draws(monkeypatch):
+    # RANK: the learned chance times the fit's level of its distance and own draws left (the table's mean chance
+    # over the learned one's there), so only which hand of a distance is likelier changes
+    t = Table.new("hefei", 3, dealer=0)
+    v = t.view(0)
+    c = counts("23345m157p1199s6s")
+    args = (c, 0, [0, 0, 0], True, 3, 3, 7, 20, 36, 0.1)
+    plain = Reader(v, 0, True, True).chance(*args)
+    monkeypatch.setattr("engine.strong.learned.RANK", True)
+    level = VALUE_WEIGHTS["hefei"]["level"]["32"]
+    assert level != 1.0
+    assert math.isclose(Reader(v, 0, True, True).chance(*args), plain * level)
