@@ -150,6 +150,49 @@ def rollouts(variant: str, first: int, deals: int, seed: str, share: float
     return out
 
 
+def strong_departures(variant: str, first: int, deals: int, seed: str, outs: int) -> list[tuple[float, float, int]]:
+    """The strong AI's discards with and without the learned chance (``VALUE_LEARNED``), at every discard decision of
+    four normal AIs' deals: where the two differ, each is played out ``outs`` times from the table as it is by four
+    normal AIs (the same random numbers for both): (the seat's mean 子 after the learned chance's discard less after
+    the table's, the same for its wins, the hand's distance after the table's discard)."""
+    from engine.strong import evaluate
+    from engine.strong.learned import VALUE_LEARNED
+
+    out: list[tuple[float, float, int]] = []
+    for deal in range(first, first + deals):
+        t = Table.new(variant, f"duel:{seed}:{deal}")
+        rng = random.Random(deal)
+        step = 0
+        while t.hand.phase in ("play", "claim", "rob"):
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            a = la[0] if len(la) == 1 else choose(t, s, la, "normal", rng)
+            step += 1
+            if a.type == "discard" and len(la) > 1:
+                v = t.view(s)
+                was = VALUE_LEARNED[variant]
+                try:
+                    VALUE_LEARNED[variant] = False
+                    off = evaluate(v, s).best
+                    VALUE_LEARNED[variant] = True
+                    on = evaluate(v, s).best.action
+                finally:
+                    VALUE_LEARNED[variant] = was
+                if off.action != on and off.action.type == "discard" and on.type == "discard":
+                    zi = [0.0, 0.0]
+                    won = [0.0, 0.0]
+                    for i, act in enumerate((off.action, on)):
+                        for r in range(outs):
+                            u = copy.deepcopy(t)
+                            u.apply(act)
+                            w = _play_out(u, random.Random(f"out:{deal}:{step}:{r}"))
+                            zi[i] += (u.match.last_result or {}).get("payments", [0] * 4)[s] / outs
+                            won[i] += (s in w) / outs
+                    out.append((zi[1] - zi[0], won[1] - won[0], off.distance))
+            t.apply(a)
+    return out
+
+
 class Model:
     """The features' numbers (0: the bias, 1: the table's logit) and the fitted weights."""
 
@@ -371,6 +414,9 @@ def main() -> None:
     ap.add_argument("--rcache", default="", help="a pickle file to keep the played-out decisions in")
     ap.add_argument("--with-natural", action="store_true", help="fit the played-out model on the discards made too")
     ap.add_argument("--fit", choices=("natural", "played"), default="natural", help="the model reported and written")
+    ap.add_argument("--strong", type=int, default=0,
+                    help="held-out deals whose strong AI discards with and without the learned chance are played out")
+    ap.add_argument("--outs", type=int, default=4, help="how many times each of those discards is played out")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--json", default="", help="with --write: write the weights to this JSON file instead")
     args = ap.parse_args()
@@ -401,6 +447,20 @@ def main() -> None:
             if args.rcache:
                 with open(args.rcache, "wb") as fw:
                     pickle.dump((rtrain, rtest), fw)
+    if args.strong:
+        got = strong_departures(args.variant, args.deals, args.strong, args.seed, args.outs)
+        n = len(got)
+        for name, j in (("子", 0), ("wins", 1)):
+            xs = [x[j] for x in got]
+            m = sum(xs) / max(1, n)
+            sd = math.sqrt(sum((x - m) ** 2 for x in xs) / max(1, n - 1))
+            print(f"the strong AI's discard with the learned chance against without it, {n} decisions of {args.strong} "
+                  f"deals where they differ, played out {args.outs} times each: {name} {m:+.4f} +- "
+                  f"{1.96 * sd / math.sqrt(max(1, n)):.4f} a decision")
+        for d in sorted({x[2] for x in got}):
+            xs = [x[0] for x in got if x[2] == d]
+            print(f"  the table's discard leaving distance {d}: {len(xs)} decisions, 子 {sum(xs) / len(xs):+.3f}")
+        return
     natural = Model()
     natural.w = _fit(natural, train, args.ridge)
     natural.set_level(train)
