@@ -10,7 +10,16 @@ tiles, honours, blocks, 八支 slack, melds; the dealer, the other seats' melds 
 ``--deals`` deals and compared on the next ``--test`` with the table's chance: the log-likelihood per afterstate,
 the chances against the wins by bands and by distance, and, within one decision (every discard of the seat priced,
 the test deals only), how often the two models' dearest discard differ, and when they do, which one the normal AI
-took and how that hand ended. ``--write`` rewrites the variant's entry of ``engine/strong/calibration_value.py``.
+took and how that hand ended. ``--write`` rewrites the variant's entry of ``engine/strong/calibration_value.py`` (the
+module there was written with the defaults, ``--variant hefei`` and ``--variant wuhu``).
+
+``--rollouts N --rollout-test M``: at a quarter of the decisions (``--share``) of N deals and of M held-out deals,
+every option is played out to the end of the hand from the table as it is (the real wall and hands serve only as
+the label) by four normal AIs, the same random numbers for every option; a model is fitted on those options too
+(``--with-natural``: and on the discards made), and every model is compared on the held-out decisions: the pairs of
+options that ended differently ranked the right way, and how often the option each prices dearest won (about ten
+minutes for 2,000 and 600 Hefei deals). ``--strong M``: at every discard of M held-out deals, the strong AI's choice
+with and without the learned chance; where they differ, both are played out ``--outs`` times, the same way.
 """
 
 from __future__ import annotations
