@@ -480,7 +480,7 @@ class Know:
                 best = HandValue(p, value, "", 0)
         if best is None:
             d, u, typ, p = self.far_chance(c, n_melds, sh, key, turns)
-            if VALUE_LEARNED.get(self.variant) and d >= learned_mod.MIN_D:  # learned from self-play (learned.py)
+            if VALUE_LEARNED.get(self.variant) and learned_mod.MIN_D <= d <= learned_mod.MAX_D:  # learned from self-play (learned.py)
                 if self._learned is None:
                     self._learned = LearnedReader(self.view, self.seat, me.ai.bazhi, sp or me.seven_pairs)
                 p = self._learned.chance(c, n_melds, meld_suits, not is_open, sh, d, turns, u, typ, p)

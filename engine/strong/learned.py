@@ -35,6 +35,8 @@ table scaled by the useful tiles. Off in both: on 1,000 duel deals (seed 0, pair
 Wuhu -0.09 (± 0.26)."""
 MIN_D = 1
 """The learned chance prices hands at least this many steps from a legal win (the normal AI's distance)."""
+MAX_D = 99
+"""... and at most this many."""
 SCALE = 1.0
 """The learned chance times this (1: as fitted)."""
 RANK = False
