@@ -480,7 +480,8 @@ class Know:
                 best = HandValue(p, value, "", 0)
         if best is None:
             d, u, typ, p = self.far_chance(c, n_melds, sh, key, turns)
-            if VALUE_LEARNED.get(self.variant) and learned_mod.MIN_D <= d <= learned_mod.MAX_D:  # learned from self-play (learned.py)
+            # the chance learned from self-play (learned.py; off: docs/strong-ai.md, the sixth round)
+            if VALUE_LEARNED.get(self.variant) and learned_mod.MIN_D <= d <= learned_mod.MAX_D:
                 if self._learned is None:
                     self._learned = LearnedReader(self.view, self.seat, me.ai.bazhi, sp or me.seven_pairs)
                 p = self._learned.chance(c, n_melds, meld_suits, not is_open, sh, d, turns, u, typ, p)
