@@ -25,6 +25,7 @@ import random
 import time
 from typing import Any
 
+from benchmarks.logistic import fit_rows, one_hot_rows, wrap
 from engine.ai import choose
 from engine.ai_common import SeatReader
 from engine.strong.calibration import DANGER_BASE, DANGER_FACTOR
@@ -98,63 +99,10 @@ def collect(first: int, deals: int, seed: str, names: dict[Feat, int], every: bo
     return made, held
 
 
-def _solve(a: list[list[float]], b: list[float]) -> list[float]:
-    """Gaussian elimination with partial pivoting (a is symmetric positive definite here)."""
-    n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
-    for c in range(n):
-        piv = max(range(c, n), key=lambda r: abs(m[r][c]))
-        m[c], m[piv] = m[piv], m[c]
-        d = m[c][c]
-        for r in range(c + 1, n):
-            f = m[r][c] / d
-            if f:
-                mr, mc = m[r], m[c]
-                for j in range(c, n + 1):
-                    mr[j] -= f * mc[j]
-    x = [0.0] * n
-    for c in range(n - 1, -1, -1):
-        x[c] = (m[c][n] - sum(m[c][j] * x[j] for j in range(c + 1, n))) / m[c][c]
-    return x
-
-
 def fit(agg: Agg, n: int, ridge: float, iters: int = 14) -> list[float]:
     """A logistic regression on the one-hot features (numbers 1 .. n - 1; 0 is the bias): Newton's method, the
-    ridge on every weight but the bias."""
-    cells: dict[tuple[int, ...], list[int]] = {}
-    for (idx, _), (nn, pp) in agg.items():
-        cell = cells.setdefault((0,) + idx, [0, 0])
-        cell[0] += nn
-        cell[1] += pp
-    data = [(idx, nn, pp) for idx, (nn, pp) in cells.items()]
-    pos = sum(pp for _, _, pp in data)
-    tot = sum(nn for _, nn, _ in data)
-    w = [0.0] * n
-    w[0] = math.log(pos / (tot - pos))
-    for it in range(iters):
-        g = [0.0] * n
-        h = [[0.0] * n for _ in range(n)]
-        for idx, nn, pp in data:
-            z = max(-30.0, min(30.0, sum(w[i] for i in idx)))
-            p = 1 / (1 + math.exp(-z))
-            r = pp - nn * p
-            q = nn * p * (1 - p)
-            for i in idx:
-                g[i] += r
-                hi = h[i]
-                for j in idx:
-                    hi[j] += q
-        for i in range(1, n):
-            g[i] -= ridge * w[i]
-            h[i][i] += ridge
-        step = _solve(h, g)
-        size = max(abs(s) for s in step)
-        damp = min(1.0, 1.0 / size)  # a Newton step of at most 1 on any weight (the start may be far)
-        w = [a + damp * b for a, b in zip(w, step, strict=True)]
-        print(f"  iteration {it + 1}: largest step {size:.4f}", flush=True)
-        if size < 1e-4:
-            break
-    return w
+    ridge on every weight but the bias (:func:`benchmarks.logistic.fit_rows`)."""
+    return fit_rows(one_hot_rows(agg), n, ridge, iters)
 
 
 def report(name: str, agg: Agg, pred: Any) -> dict[str, float]:
@@ -249,18 +197,7 @@ def main() -> None:
             info += (f" Over every tile the discarders held ({got['n']} exposures, {got['wins']} that would have "
                      f"dealt in): {got['ll']:.5f} against {old['ll']:.5f}, {got['top10']:.1%} / {got['top20']:.1%} "
                      f"against {old['top10']:.1%} / {old['top20']:.1%}.")
-        write(w, names, "\n".join(_wrap(info)))
-
-
-def _wrap(text: str, width: int = 116) -> list[str]:
-    out, cur = [], ""
-    for word in text.split():
-        if cur and len(cur) + 1 + len(word) > width:
-            out.append(cur)
-            cur = word
-        else:
-            cur = f"{cur} {word}" if cur else word
-    return out + [cur]
+        write(w, names, "\n".join(wrap(info)))
 
 
 if __name__ == "__main__":

@@ -55,6 +55,7 @@ from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind, parse_hand
 from ..variants import get_variant
 from ..variants.base import Situation
 from ..variants.chizhou import shown_hua
+from . import learned as learned_mod
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
@@ -65,6 +66,8 @@ from .hefei import LEARNED as HEFEI_LEARNED
 from .hefei import WAYS_FACTOR as HEFEI_WAYS_FACTOR
 from .hefei import DangerReader as HefeiDangerReader
 from .hefei import ways_bucket as hefei_ways_bucket
+from .learned import VALUE_LEARNED
+from .learned import Reader as LearnedReader
 from .lookahead import PRIOR as LOOKAHEAD_PRIOR
 from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
 from .lookahead import Rest as LookAheadRest
@@ -284,6 +287,7 @@ class Know:
         self.passed = passed_since(view) if self.variant in PASSED_SAFE else None
         self._hefei_danger: HefeiDangerReader | None = None  # Hefei's learned danger, built at its first use
         self._danger: dict[int, tuple[float, float, int | None]] = {}
+        self._learned: LearnedReader | None = None  # the learned chance to win (learned.py), built at its first use
 
     # -------------------------------------------------------------- values
     def rep(self, plan: str, is_open: bool, winner: int, discarder: int | None) -> tuple[int, int, int, int] | None:
@@ -440,6 +444,18 @@ class Know:
             p = min(tab[min(i, len(tab) - 1)][t], p * step) if i >= 3 else tab[i][t]
         return p
 
+    def far_chance(self, c: list[int], n_melds: int, sh: int, key: tuple[int, ...], turns: int
+                   ) -> tuple[int, int, int, float]:
+        """A hand not ready (shanten ``sh``, the normal AI's distance ``key``): (its distance, at least 1; its useful
+        tiles; a typical hand's at its shanten; the measured chance at its distance and ``turns`` own draws left,
+        scaled by the useful tiles against the typical count)."""
+        d = max(1, key[0])
+        sp = self.me.seven_pairs and n_melds == 0
+        u = max(self.ukeire(c, n_melds, sh, sp), 1) if sh > 0 else _TYPICAL[0]
+        typ = _TYPICAL[min(max(sh, 0), len(_TYPICAL) - 1)]
+        rel = min(1.6, max(0.3, u / typ)) ** 0.5
+        return d, u, typ, self.chance(d, turns) * rel
+
     def hand_value(self, c: list[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int, upg: int,
                    melds: tuple[Meld, ...], extra_draw: bool = False) -> HandValue:
         """The chance and value of winning a 3n+1 hand (counts ``c``) with these melds: the measured chance at its
@@ -463,10 +479,12 @@ class Know:
                 value = (qs * vs + q_ron * vr) / tot if tot else 0.0
                 best = HandValue(p, value, "", 0)
         if best is None:
-            d = max(1, key[0])
-            u = max(self.ukeire(c, n_melds, sh, sp), 1) if sh > 0 else _TYPICAL[0]
-            rel = min(1.6, max(0.3, u / _TYPICAL[min(max(sh, 0), len(_TYPICAL) - 1)])) ** 0.5
-            p = self.chance(d, turns) * rel
+            d, u, typ, p = self.far_chance(c, n_melds, sh, key, turns)
+            # the chance learned from self-play (learned.py; off: docs/strong-ai.md, the sixth round)
+            if VALUE_LEARNED.get(self.variant) and learned_mod.MIN_D <= d <= learned_mod.MAX_D:
+                if self._learned is None:
+                    self._learned = LearnedReader(self.view, self.seat, me.ai.bazhi, sp or me.seven_pairs)
+                p = self._learned.chance(c, n_melds, meld_suits, not is_open, sh, d, turns, u, typ, p)
             best = HandValue(p, self.mean_value("", is_open), "", key[0])
         # the one-suit plan
         fl = self._flush(c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open)
