@@ -43,10 +43,10 @@ SUIT_ZH = "万筒条"
 SUIT_EN = ("Characters", "Dots", "Bamboo")
 
 ALARM_NAMES: dict[str, tuple[str, str]] = {
-    "alarm_three_pure": ("清一色三对报警", "three pungs of one suit (清一色 alarm)"),
-    "alarm_three_mixed": ("混一色三对报警", "three pungs of one suit and Red Dragon (红中; 混一色 alarm)"),
-    "alarm_double_eight": ("双八支报警", "two kongs of one suit (双八支 alarm)"),
-    "alarm_double_sihe": ("双四核报警", "two exposed pungs of one suit one or two apart (双四核 alarm)"),
+    "alarm_three_pure": ("清一色三对报警", "3 pungs of one suit (清一色 alarm)"),
+    "alarm_three_mixed": ("混一色三对报警", "3 pungs of one suit + Red Dragon (红中; 混一色 alarm)"),
+    "alarm_double_eight": ("双八支报警", "2 kongs of one suit (双八支 alarm)"),
+    "alarm_double_sihe": ("双四核报警", "2 pungs of one suit, 1-2 ranks apart (双四核 alarm)"),
 }
 
 # 嘴子 and direct 交: code -> (zh, en)

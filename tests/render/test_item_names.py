@@ -164,3 +164,23 @@ def test_english_item_rule_and_alarm_names_are_english():
     assert not bare, bare
     fan = [it.en for it in variant_items() if it.code == "fan"]
     assert fan and all(name.startswith("fan (番)") for name in fan)
+
+
+@pytest.mark.parametrize("lang", ["zh", "zh-TW", "en"])
+def test_every_alarm_reads_whole_on_the_table_image(lang: str):
+    """The table image's alarm badge ("Alarm: ..." over a seat's melds) shows each alarm's whole name on a phone:
+    the English names were cut ("two exposed pungs of one suit one or two apart (双四核 ala…") at 11 px."""
+    from render.common import txt
+    from render.table import MARGIN, PAD, WIDTH
+    from render.views import alarm_names
+
+    width = WIDTH - 2 * MARGIN - 2 * PAD - 10  # the badge's text room (render.table._alarm)
+    cut = []
+    for key in VARIANT_KEYS:
+        codes = list(getattr(get_variant(key), "alarm_names", {}))
+        for name in alarm_names(key, codes, lang):
+            label = txt("render.table.alarm", lang) + ": " + name
+            shown, font = fonts.fit(label, 13, width, min_size=11)
+            if shown != fonts.clean(label) or font.size < 12:
+                cut.append((key, shown, font.size))
+    assert not cut, cut
