@@ -30,6 +30,7 @@ from .replay import (
     REVIEW_W,
     WHY_SIZE,
     CardText,
+    TextBlocks,
     _variant,
     _zi,
     counts_line,
@@ -132,13 +133,7 @@ def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", nam
     frames: list[tuple[int, int, int, int]] = []
     bars: list[tuple[int, float, float]] = []
 
-    def block(y: int, text: str, size: int, role: str, width: int = full, x: int = x0, bold: bool = True,
-              gap: int = 6, max_lines: int = 2) -> int:
-        lines, sz = set_lines(text, size, width, bold=bold, max_lines=max_lines)
-        for line in lines:
-            out.append(CardText(x, y, line, sz, role, bold))
-            y += sz + gap
-        return y
+    block = TextBlocks(out, full, x0)
 
     title, cost, counts, note = match_review_head(review, variant, lang)
     y = block(margin + 10, title, 24, "title", gap=10, max_lines=1)

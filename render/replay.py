@@ -658,6 +658,25 @@ def set_lines(text: str, size: int, width: int, *, bold: bool = True, max_lines:
     return wrap(text, fonts.text_font(text, min_size, bold), width), min_size
 
 
+@dataclass
+class TextBlocks:
+    """A card's text set block after block: a call wraps ``text`` into ``width`` px (:func:`set_lines`), adds its
+    lines to ``out`` from ``y`` down, ``gap`` px apart, and returns the y under them. ``width`` and ``x`` default to
+    the card's text column."""
+
+    out: list[CardText]
+    width: int
+    x: int
+
+    def __call__(self, y: int, text: str, size: int, role: str, width: int | None = None, x: int | None = None,
+                 bold: bool = True, gap: int = 6, max_lines: int = 2) -> int:
+        lines, s = set_lines(text, size, self.width if width is None else width, bold=bold, max_lines=max_lines)
+        for line in lines:
+            self.out.append(CardText(self.x if x is None else x, y, line, s, role, bold))
+            y += s + gap
+        return y
+
+
 _CLOSING = set("，。、：；）」』%!?,.:;)")
 
 
@@ -756,13 +775,7 @@ def review_layout(review: Review, replay: HandReplay, lang: str = "zh", title: s
     out: list[CardText] = []
     frames: list[tuple[int, int, int, int]] = []
 
-    def block(y: int, text: str, size: int, role: str, width: int = full, x: int = x0, bold: bool = True,
-              gap: int = 6, max_lines: int = 2) -> int:
-        lines, s = set_lines(text, size, width, bold=bold, max_lines=max_lines)
-        for line in lines:
-            out.append(CardText(x, y, line, s, role, bold))
-            y += s + gap
-        return y
+    block = TextBlocks(out, full, x0)
 
     head = title or (txt("render.replay.review", lang) + f" · {_variant(replay.variant, lang)} "
                      + txt("render.replay.hand_no", lang, n=replay.hand_no + 1))
