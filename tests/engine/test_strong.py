@@ -44,6 +44,26 @@ def _reshuffled(t: Table, seat: int, rng: random.Random) -> Table:
     return other
 
 
+def hidden_checked(variant: str, deals: int, seed: int) -> int:
+    """Play ``deals`` deals with four strong AIs; at each discard decision deal every hidden tile again
+    (:func:`_reshuffled`) and check the decision and every option's price stay the same. The decisions checked."""
+    rng = random.Random(seed)
+    checked = 0
+    for deal in range(deals):
+        t = Table.new(variant, f"hidden:{deal}", dealer=0)
+        while t.hand.phase in ("play", "claim", "rob"):
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            a = choose(t.view(s), s, la, "strong")
+            if len(la) > 1 and any(x.type == "discard" for x in la):
+                other = _reshuffled(t, s, rng)
+                assert choose(other.view(s), s, other.legal_actions(s), "strong") == a
+                assert evaluate(other.view(s), s).options == evaluate(t.view(s), s).options
+                checked += 1
+            t.apply(a)
+    return checked
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_strong_decision_ignores_hidden_information(variant):
     t = Table.new(variant, 11, dealer=0)

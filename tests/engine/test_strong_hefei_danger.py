@@ -20,7 +20,7 @@ from engine.strong.rivers import discard_order
 from engine.table import Action, Table
 from engine.tiles import parse_hand
 
-from .test_strong import _reshuffled  # every tile the seat cannot see dealt again
+from .test_strong import hidden_checked  # every tile the seat cannot see dealt again
 
 
 @pytest.fixture
@@ -164,18 +164,4 @@ def test_hefei_strong_prices_a_tile_let_go_by_in_the_round_before_as_safer(learn
 
 def test_the_strong_ai_with_the_learned_danger_ignores_hidden_information(learned):
     # every hidden tile dealt again: the same decisions and the same prices of every option
-    rng = random.Random(5)
-    checked = 0
-    for deal in range(3):
-        t = Table.new("hefei", f"hidden:{deal}", dealer=0)
-        while t.hand.phase in ("play", "claim", "rob"):
-            s = t.awaited()[0]
-            la = t.legal_actions(s)
-            a = choose(t.view(s), s, la, "strong")
-            if len(la) > 1 and any(x.type == "discard" for x in la):
-                other = _reshuffled(t, s, rng)
-                assert choose(other.view(s), s, other.legal_actions(s), "strong") == a
-                assert evaluate(other.view(s), s).options == evaluate(t.view(s), s).options
-                checked += 1
-            t.apply(a)
-    assert checked > 20
+    assert hidden_checked("hefei", 3, 5) > 20

@@ -12,14 +12,13 @@ import pytest
 
 from engine.ai import choose
 from engine.analysis import shanten
-from engine.strong import evaluate
 from engine.strong.calibration_value import VALUE_WEIGHTS
 from engine.strong.evaluator import Know
 from engine.strong.learned import VALUE_LEARNED, Reader, hand_features, logit, seat_features, suit_shape
 from engine.table import Table
 from engine.tiles import parse_hand
 
-from .test_strong import _reshuffled  # every tile the seat cannot see dealt again
+from .test_strong import hidden_checked  # every tile the seat cannot see dealt again
 
 
 @pytest.fixture
@@ -141,21 +140,7 @@ def test_the_learned_chance_is_off_by_default():
 @pytest.mark.parametrize("variant", ["hefei", "wuhu"])
 def test_the_strong_ai_with_the_learned_chance_ignores_hidden_information(variant, learned):
     # every hidden tile dealt again: the same decisions and the same prices of every option
-    rng = random.Random(7)
-    checked = 0
-    for deal in range(2):
-        t = Table.new(variant, f"hidden:{deal}", dealer=0)
-        while t.hand.phase in ("play", "claim", "rob"):
-            s = t.awaited()[0]
-            la = t.legal_actions(s)
-            a = choose(t.view(s), s, la, "strong")
-            if len(la) > 1 and any(x.type == "discard" for x in la):
-                other = _reshuffled(t, s, rng)
-                assert choose(other.view(s), s, other.legal_actions(s), "strong") == a
-                assert evaluate(other.view(s), s).options == evaluate(t.view(s), s).options
-                checked += 1
-            t.apply(a)
-    assert checked > 10
+    assert hidden_checked(variant, 2, 7) > 10
 
 
 def test_at_the_tables_level_the_learned_chance_is_scaled_per_distance_and_draws(monkeypatch):
