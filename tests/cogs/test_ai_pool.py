@@ -401,3 +401,44 @@ async def test_easy_seats_play_on_after_a_restart_as_if_none_happened(harness: H
             if restarted:
                 await h.close()
     assert len(games[0]) > 20 and games[1] == games[0]
+
+
+@pytest.mark.parametrize("spins", [0, 2, 8])
+async def test_easy_seats_play_on_after_a_kill_in_the_middle_of_their_turns(harness: Harness, spins: int):
+    """Three easy AI seats, the bot killed (as ``kill -9``) while a click's AI answers are being decided and
+    written (wherever the kill lands in them): the new bot plays on and the game stored is the very one of a run
+    without the kill (same seed, same clicks)."""
+    from tests.cogs.test_tables import choose_click, latest_dm_controls
+
+    h = harness
+    games = []
+    for kill, user in ((False, P1), (True, P2)):
+        prep(h, seed=23)
+        channel = h.add_channel()
+        lt = await _bot_table(h, user, channel, "wuhu", "easy")
+        clicks, killed = 0, False
+        try:
+            while lt.table is not None and lt.table.phase in ("play", "claim", "rob"):
+                msg = latest_dm_controls(h, user)
+                assert msg is not None
+                if kill and clicks == 4 and not killed:
+                    payload = h.click_payload(msg, custom_id=choose_click(msg), user=user)
+                    h.bot._connection.parse_interaction_create(payload[0])
+                    for _ in range(spins):
+                        await asyncio.sleep(0)
+                    h = await h.kill()
+                    prep(h)
+                    await h.settle()
+                    await h.bot.tables.wait_idle()
+                    killed = True
+                    lt = h.bot.tables.by_channel[channel]
+                    continue
+                await h.click(msg, custom_id=choose_click(msg))
+                clicks += 1
+            assert killed == kill and clicks > 4
+            games.append(await _stored(h, lt.match_id))
+            assert await _check_replay(h, lt.match_id, "easy") > 5
+        finally:
+            if killed:
+                await h.close()
+    assert len(games[0]) > 20 and games[1] == games[0]
