@@ -442,3 +442,41 @@ async def test_easy_seats_play_on_after_a_kill_in_the_middle_of_their_turns(harn
             if killed:
                 await h.close()
     assert len(games[0]) > 20 and games[1] == games[0]
+
+
+async def test_easy_seats_play_the_same_next_hand_after_the_write_that_ends_a_hand_failed(harness: Harness):
+    """Easy AI seats; the write of the very action that ends the first hand fails twice (a locked database): the
+    table stalls, recovers by itself, the next hand is started by the same click, and both hands stored are the
+    very ones of a run without the fault (each easy decision's generator is the position's own)."""
+    from tests.cogs.test_table_faults import fast
+    from tests.cogs.test_tables import play_until_hand_ends
+    from tests.harness.faults import FlakyConnection
+
+    h = harness
+    fast(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    games, ending = [], 0
+    for faults, user in ((False, P1), (True, P2)):
+        prep(h, seed=31)
+        lt = await _bot_table(h, user, h.add_channel(), "wuhu", "easy")
+        rule = flaky.fail("INSERT INTO actions", skip=ending - 1 if faults else 10**9, times=2 if faults else 0)
+        await play_until_hand_ends(h, [user], lt)
+        for _ in range(50):  # the stalled write is retried in the background until it lands
+            await h.bot.tables.wait_idle()
+            await h.settle()
+            if lt.stall is None and lt.rec.behind is None:
+                break
+        assert lt.table.hand.phase == "ended" and lt.stall is None
+        if not faults:
+            ending = 10**9 - rule.skip  # the writes of the first hand, the last one the action that ended it
+        else:  # both faults were spent on the first hand's last write (the one holding the action that ended it)
+            assert rule.skip == 0 and rule.times == 0
+            said = "\n".join(m.content for m in h.channel(lt.channel_id))
+            assert "数据库没有响应" in said and "数据库恢复了" in said
+        table_msg = h.fake.find_message(lt.message_id)
+        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=user)
+        await play_until_hand_ends(h, [user], lt)
+        games.append(await _stored(h, lt.match_id))
+        assert await _check_replay(h, lt.match_id, "easy") > 10
+    assert len(games[0]) > 40 and games[1] == games[0]
+    await h.bot.tables.close()
