@@ -609,3 +609,17 @@ def test_a_timed_out_decision_is_marked_on_the_step_image_even_when_it_cost_noth
         for lang, mark in (("zh", "（超时）"), ("zh-TW", "（超時）"), ("en", " (timed out)")):
             you = replay_scene(r, d.step, 0, review=rv, lang=lang).review[0][1]
             assert you.endswith(mark), (d.step, lang, you)
+
+
+def test_the_tile_being_robbed_is_not_counted_as_still_to_come():
+    """Hefei: chair 3 (23m456m789m 999p 55p, ready on 1m 4m 7m) may rob the 1m chair 2 adds to its pung. Passing
+    leaves it ready on 4m and 7m (three unseen copies each: 6 useful tiles); the card said 7, counting the 1m
+    being added to the kong, which everyone sees, as one still to come."""
+    from tests.engine.test_table_flow import ROB, _to_fourth_1m, do
+
+    t = _to_fourth_1m("hefei", ROB)
+    do(t, "kong", 2, "1m")
+    assert t.phase == "rob" and t.awaited() == [3]
+    d = review_decision(t.view(3), Action("pass", 3), 5)
+    assert d.reason == "win" and (d.played.shanten, d.played.useful) == (0, 6)
+    assert describe_choice(d.played, "en") == "pass · ready · 6 useful"
