@@ -187,6 +187,8 @@ class _Hand:
         ld = view.get("last_discard")
         rob = view.get("robbing")
         self.offered = rob["tile"] if rob else (ld["tile"] if ld else None)
+        if rob:  # the tile being added to a kong is shown to all, in no river or meld yet: not one still to come
+            self.unseen[rob["tile"]] = max(0, self.unseen[rob["tile"]] - 1)
 
     def sh(self, c: Sequence[int], melds: int) -> int:
         return shanten(c, melds, seven_pairs=self.seven_pairs and melds == 0)

@@ -352,16 +352,16 @@ def _review_lines(d: Decision, lang: str, names: Sequence[str] | None = None, wi
     choices differ, the loss and why (as the review card words it) or that the player's was no worse."""
     you = txt("render.replay.you", lang)
     ai = txt("render.replay.ai", lang)
+    played = describe_choice(d.played, lang)
+    if d.timeout:  # the table played it, whatever it cost
+        played = txt("render.replay.timed_out", lang, text=played)
     if d.agrees:
-        return ((you, describe_choice(d.played, lang), None),
+        return ((you, played, None),
                 (ai, txt("render.replay.same_choice", lang), True))
     if not d.costly:  # a choice worth as much as the AI's
-        return ((you, describe_choice(d.played, lang), None), (ai, describe_choice(d.ai, lang), True),
+        return ((you, played, None), (ai, describe_choice(d.ai, lang), True),
                 ("", txt("render.review.no_worse", lang), None))
     why = txt("render.review.loss", lang, loss=_zi(d.cost)) + " · " + describe_reason(d, lang, names, winds)
-    played = describe_choice(d.played, lang)
-    if d.timeout:
-        played = txt("render.replay.timed_out", lang, text=played)
     return ((you, played, False),
             (ai, describe_choice(d.ai, lang), True),
             ("", why, None))

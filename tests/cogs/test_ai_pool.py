@@ -401,3 +401,125 @@ async def test_easy_seats_play_on_after_a_restart_as_if_none_happened(harness: H
             if restarted:
                 await h.close()
     assert len(games[0]) > 20 and games[1] == games[0]
+
+
+@pytest.mark.parametrize("spins", [0, 2, 8])
+async def test_easy_seats_play_on_after_a_kill_in_the_middle_of_their_turns(harness: Harness, spins: int):
+    """Three easy AI seats, the bot killed (as ``kill -9``) while a click's AI answers are being decided and
+    written (wherever the kill lands in them): the new bot plays on and the game stored is the very one of a run
+    without the kill (same seed, same clicks)."""
+    from tests.cogs.test_tables import choose_click, latest_dm_controls
+
+    h = harness
+    games = []
+    for kill, user in ((False, P1), (True, P2)):
+        prep(h, seed=23)
+        channel = h.add_channel()
+        lt = await _bot_table(h, user, channel, "wuhu", "easy")
+        clicks, killed = 0, False
+        try:
+            while lt.table is not None and lt.table.phase in ("play", "claim", "rob"):
+                msg = latest_dm_controls(h, user)
+                assert msg is not None
+                if kill and clicks == 4 and not killed:
+                    payload = h.click_payload(msg, custom_id=choose_click(msg), user=user)
+                    h.bot._connection.parse_interaction_create(payload[0])
+                    for _ in range(spins):
+                        await asyncio.sleep(0)
+                    h = await h.kill()
+                    prep(h)
+                    await h.settle()
+                    await h.bot.tables.wait_idle()
+                    killed = True
+                    lt = h.bot.tables.by_channel[channel]
+                    continue
+                await h.click(msg, custom_id=choose_click(msg))
+                clicks += 1
+            assert killed == kill and clicks > 4
+            games.append(await _stored(h, lt.match_id))
+            assert await _check_replay(h, lt.match_id, "easy") > 5
+        finally:
+            if killed:
+                await h.close()
+    assert len(games[0]) > 20 and games[1] == games[0]
+
+
+async def test_easy_seats_play_the_same_next_hand_after_the_write_that_ends_a_hand_failed(harness: Harness):
+    """Easy AI seats; the write of the very action that ends the first hand fails twice (a locked database): the
+    table stalls, recovers by itself, the next hand is started by the same click, and both hands stored are the
+    very ones of a run without the fault (each easy decision's generator is the position's own)."""
+    from tests.cogs.test_table_faults import fast
+    from tests.cogs.test_tables import play_until_hand_ends
+    from tests.harness.faults import FlakyConnection
+
+    h = harness
+    fast(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    games, ending = [], 0
+    for faults, user in ((False, P1), (True, P2)):
+        prep(h, seed=31)
+        lt = await _bot_table(h, user, h.add_channel(), "wuhu", "easy")
+        rule = flaky.fail("INSERT INTO actions", skip=ending - 1 if faults else 10**9, times=2 if faults else 0)
+        await play_until_hand_ends(h, [user], lt)
+        for _ in range(50):  # the stalled write is retried in the background until it lands
+            await h.bot.tables.wait_idle()
+            await h.settle()
+            if lt.stall is None and lt.rec.behind is None:
+                break
+        assert lt.table.hand.phase == "ended" and lt.stall is None
+        if not faults:
+            ending = 10**9 - rule.skip  # the writes of the first hand, the last one the action that ended it
+        else:  # both faults were spent on the first hand's last write (the one holding the action that ended it)
+            assert rule.skip == 0 and rule.times == 0
+            said = "\n".join(m.content for m in h.channel(lt.channel_id))
+            assert "数据库没有响应" in said and "数据库恢复了" in said
+        table_msg = h.fake.find_message(lt.message_id)
+        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=user)
+        await play_until_hand_ends(h, [user], lt)
+        games.append(await _stored(h, lt.match_id))
+        assert await _check_replay(h, lt.match_id, "easy") > 10
+    assert len(games[0]) > 40 and games[1] == games[0]
+    await h.bot.tables.close()
+
+
+async def test_easy_seats_play_the_same_game_when_every_click_is_pressed_twice_at_once(harness: Harness):
+    """Easy AI seats deciding in the worker processes, their decisions asked ahead; the player presses every
+    control twice at the same moment (the second press arrives before the first is handled): one press acts, the
+    other is refused as out of date, and the game stored is the very one of a run of single presses."""
+    from tests.cogs.test_tables import choose_click, latest_dm_controls
+
+    h = harness
+    pool = h.bot.tables.ai
+    pool.inline = False
+    games = []
+    try:
+        for twice, user in ((False, P1), (True, P2)):
+            prep(h, seed=41)
+            lt = await _bot_table(h, user, h.add_channel(), "wuhu", "easy")
+            refused = 0
+            for _ in range(400):
+                await h.bot.tables.wait_idle()
+                await h.settle()
+                if lt.table.phase not in ("play", "claim", "rob"):
+                    break
+                msg = latest_dm_controls(h, user)
+                cid = choose_click(msg)
+                if not twice:
+                    await h.click(msg, custom_id=cid)
+                    continue
+                a = h.click_payload(msg, custom_id=cid, user=user)
+                b = h.click_payload(msg, custom_id=cid, user=user)
+                h.bot._connection.parse_interaction_create(a[0])
+                h.bot._connection.parse_interaction_create(b[0])
+                await h.settle()
+                await h.bot.tables.wait_idle()
+                refused += sum(1 for r in (a[1], b[1]) if r.messages)
+            assert lt.table.hand.phase in ("ended", "over")
+            games.append(await _stored(h, lt.match_id))
+            assert await _check_replay(h, lt.match_id, "easy") > 5
+            if twice:
+                assert refused > 5
+        assert h.bot.tables.asked_ahead > 3
+        assert len(games[0]) > 20 and games[1] == games[0]
+    finally:
+        await h.bot.tables.close()

@@ -593,3 +593,33 @@ def test_a_bigger_ready_hand_names_what_its_win_scores():
     d = rv.at(31)
     assert d is not None and [i.code for i in d.gains] == ["zhi", "anhuo"]
     assert describe_reason(d, "zh").startswith("更大的牌：支、暗活，和了值")
+
+
+def test_a_timed_out_decision_is_marked_on_the_step_image_even_when_it_cost_nothing():
+    """Hefei: the player's time runs out at every decision and the table plays for them. Where the table's play was
+    the AI's own choice, or worth as much, the step image said "You: discard 9m" (or "pass") as if the player had
+    chosen it; it says the table played it whatever the loss, as it does for a costly one."""
+    from render.replay import replay_scene
+
+    r = _one_hand("hefei", "to1", "normal", lambda n, la: Action("timeout", 0))
+    rv = review_hand(r, 0)
+    free = [d for d in rv.decisions if d.timeout and not d.costly]
+    assert any(d.agrees for d in free)
+    for d in free:
+        for lang, mark in (("zh", "（超时）"), ("zh-TW", "（超時）"), ("en", " (timed out)")):
+            you = replay_scene(r, d.step, 0, review=rv, lang=lang).review[0][1]
+            assert you.endswith(mark), (d.step, lang, you)
+
+
+def test_the_tile_being_robbed_is_not_counted_as_still_to_come():
+    """Hefei: chair 3 (23m456m789m 999p 55p, ready on 1m 4m 7m) may rob the 1m chair 2 adds to its pung. Passing
+    leaves it ready on 4m and 7m (three unseen copies each: 6 useful tiles); the card said 7, counting the 1m
+    being added to the kong, which everyone sees, as one still to come."""
+    from tests.engine.test_table_flow import ROB, _to_fourth_1m, do
+
+    t = _to_fourth_1m("hefei", ROB)
+    do(t, "kong", 2, "1m")
+    assert t.phase == "rob" and t.awaited() == [3]
+    d = review_decision(t.view(3), Action("pass", 3), 5)
+    assert d.reason == "win" and (d.played.shanten, d.played.useful) == (0, 6)
+    assert describe_choice(d.played, "en") == "pass · ready · 6 useful"
