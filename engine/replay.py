@@ -120,7 +120,8 @@ def decode_code(code: str) -> tuple[int, int]:
 class Step:
     """One action of the hand. ``index``: 1..n. ``action``: what was done (a timeout resolved to what the table did).
     ``window``: it answered a claim window (a pass there is private to the seat). ``choice``: the seat had more than
-    one legal action. ``events``: what the action caused (``Event.for_seat`` hides the private ones)."""
+    one legal action. ``events``: what the action caused (``Event.for_seat`` hides the private ones). ``by_ai``: the
+    AI decided it for a player's seat (away, 托管, replaced; stored with ``"ai": true``)."""
 
     index: int
     seat: int
@@ -129,6 +130,7 @@ class Step:
     window: bool
     choice: bool
     events: tuple[Event, ...]
+    by_ai: bool = False
 
     def private_to_seat(self) -> bool:
         """A pass in a claim window: only the seat knows it was offered something."""
@@ -167,6 +169,7 @@ class HandReplay:
             raise EngineError("no_such_hand", hand=hand_no)
         t = Table.new(variant, seed, settings, players, wall=wall, dealer=dealer)
         acts = [a if isinstance(a, Action) else Action.from_json(a) for a in actions]
+        by_ai = [isinstance(a, Mapping) and a.get("ai") is True for a in actions]
         i = 0
         while t.hand_no < hand_no and i < len(acts):
             t.apply(acts[i])
@@ -185,7 +188,7 @@ class HandReplay:
         while t.hand_no == hand_no:
             if i >= len(acts):
                 raise EngineError("hand_in_play", hand=hand_no + 1)
-            steps.append(_play(t, acts[i], len(steps) + 1))
+            steps.append(_play(t, acts[i], len(steps) + 1, by_ai[i]))
             i += 1
         return cls(start, steps, hand_no, final=t)
 
@@ -206,6 +209,7 @@ class HandReplay:
         still in play (or one the actions break off in) and at the match's end."""
         t = Table.new(variant, seed, settings, players, wall=wall, dealer=dealer)
         acts = [a if isinstance(a, Action) else Action.from_json(a) for a in actions]
+        by_ai = [isinstance(a, Mapping) and a.get("ai") is True for a in actions]
         i = 0
         while True:
             if t.phase == "ended":  # the hand before has ended: the next action starts the next one
@@ -221,7 +225,7 @@ class HandReplay:
             while t.hand_no == hand_no:
                 if i >= len(acts):
                     return  # in play
-                steps.append(_play(t, acts[i], len(steps) + 1))
+                steps.append(_play(t, acts[i], len(steps) + 1, by_ai[i]))
                 i += 1
             yield cls(start, steps, hand_no, final=copy.deepcopy(t))
 
@@ -340,7 +344,7 @@ def hand_count(variant: str, seed: int | str, settings: Mapping[str, Any] | None
     return t.hand_no
 
 
-def _play(t: Table, a: Action, number: int) -> Step:
+def _play(t: Table, a: Action, number: int, by_ai: bool = False) -> Step:
     """Apply ``a`` to ``t`` and describe it as step ``number`` (a timeout shows as what it played)."""
     legal = t.legal_actions(a.seat)
     window = t.phase in ("claim", "rob")
@@ -348,4 +352,4 @@ def _play(t: Table, a: Action, number: int) -> Step:
     eff = a
     if a.type == "timeout":
         eff = next((Action.from_json(e.data["as"]) for e in ev if e.type == "timeout"), a)
-    return Step(number, a.seat, eff, a.type == "timeout", window, len(legal) > 1, tuple(ev))
+    return Step(number, a.seat, eff, a.type == "timeout", window, len(legal) > 1, tuple(ev), by_ai)

@@ -134,6 +134,7 @@ class Review:
     seat: int
     decisions: tuple[Decision, ...]
     n_steps: int = 0
+    by_ai: int = 0  # the seat's decisions the AI made for the player (away, 托管, replaced): not reviewed
 
     @property
     def disagreements(self) -> int:
@@ -402,14 +403,19 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
 
 def review_hand(replay: HandReplay, seat: int) -> Review:
     """Every decision of ``seat`` in the hand (see the module docstring). Each is reviewed from ``seat``'s view just
-    before it acted: nothing hidden from the seat is read."""
+    before it acted: nothing hidden from the seat is read. The moves the AI made for the player (stored as the AI's:
+    away, 托管, replaced) are counted in ``by_ai``, not reviewed."""
     out = []
     before = {k - 1 for k in replay.decisions(seat)}
+    by_ai = 0
     for k, table in replay.walk():
         if k in before:
             s = replay.steps[k]
+            if s.by_ai:  # the AI's move for the player (away, 托管): not theirs to be judged on
+                by_ai += 1
+                continue
             out.append(review_decision(table.view(seat), s.action, k + 1, s.timeout))
-    return Review(seat, tuple(out), replay.n)
+    return Review(seat, tuple(out), replay.n, by_ai)
 
 
 # ------------------------------------------------------------------------------------------------ the match

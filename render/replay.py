@@ -112,9 +112,11 @@ def review_summary(review: Review, lang: str = "zh") -> str:
     lang = lang_of(lang)
     n, m, b = len(review.decisions), review.disagreements, review.biggest
     out = counts_line(n, m, review.costly, lang)
-    if b is None:
-        return out
-    return txt("render.review.biggest", lang, summary=out, cost=_zi(review.cost), step=b.step, loss=_zi(b.cost))
+    if b is not None:
+        out = txt("render.review.biggest", lang, summary=out, cost=_zi(review.cost), step=b.step, loss=_zi(b.cost))
+    if review.by_ai:  # the moves the AI made for the player (away, 托管), not reviewed
+        out += "\n" + txt("render.review.by_ai", lang, n=review.by_ai)
+    return out
 
 
 def counts_line(n: int, m: int, k: int, lang: str = "zh") -> str:
@@ -786,6 +788,8 @@ def review_layout(review: Review, replay: HandReplay, lang: str = "zh", title: s
     y = block(y, cost, 21, "bad" if review.cost >= 0.05 else "good", gap=9, max_lines=1)
     y = block(y + 2, counts, 18, "sub", bold=False, gap=9)
     y = block(y, note, 18, "sub", bold=False, gap=9)
+    if review.by_ai:  # the moves the AI made for the player (away, 托管) are not theirs to be judged on
+        y = block(y, txt("render.review.by_ai", lang, n=review.by_ai), 18, "sub", bold=False, gap=9)
     if review_rows_any(review):
         y = block(y, txt("render.review.legend", lang), 15, "sub", bold=False, gap=6)
     y += 10

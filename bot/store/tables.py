@@ -165,8 +165,12 @@ class TableRecorder:
         return self.table.phase == "over"
 
     async def apply(self, action: Action | Mapping[str, Any], at: datetime | None = None, *,
-                    applied: Callable[[], object] | None = None) -> list[Event]:
+                    applied: Callable[[], object] | None = None, by_ai: bool = False) -> list[Event]:
         """Apply ``action`` to the table and record it (and any hand / match transition it caused).
+
+        ``by_ai``: the AI decided it for a player's seat (away, 托管, or replaced): stored with ``"ai": true`` beside
+        the action (:meth:`Action.from_json` reads past it), so a replay and the AI's review know the move was not
+        the player's.
 
         ``applied`` (it must not raise) is called once the table has taken the action in memory and its write has
         started, before the write is awaited: the caller may prepare what comes next (the table manager asks the
@@ -199,6 +203,8 @@ class TableRecorder:
                 self.rollback()  # the engine failed half-way: back to what is recorded
                 raise
             data = action.to_json()
+            if by_ai:
+                data["ai"] = True
             try:
                 write = asyncio.ensure_future(self.store.record_action(
                     self.match_id,

@@ -404,12 +404,13 @@ class TableManager(Admin, Output):
 
     # ---------------------------------------------------------------------------------------------- acting
 
-    async def _step(self, lt: LiveTable, action: Action, applied: Callable[[], object] | None = None) -> list[Event]:
-        """One action through the recorder (IllegalAction / NotRecorded: nothing changed); ``applied``: see
+    async def _step(self, lt: LiveTable, action: Action, applied: Callable[[], object] | None = None,
+                    by_ai: bool = False) -> list[Event]:
+        """One action through the recorder (IllegalAction / NotRecorded: nothing changed); ``applied``, ``by_ai``: see
         :meth:`TableRecorder.apply`."""
         rec = lt.rec
         assert rec is not None
-        events = await rec.apply(action, applied=applied)
+        events = await rec.apply(action, applied=applied, by_ai=by_ai)
         lt.update_since()
         for e in events:
             if e.type == "hand_end":
@@ -518,8 +519,8 @@ class TableManager(Admin, Output):
                     action = await self._auto_action(lt, seat)
                 if lt.table is not tb or tb.match.seq != seq:
                     continue  # the table moved on while the AI decided (in a worker): decide again from where it is
-                try:
-                    out += await self._step(lt, action, applied)
+                try:  # a player's seat played by the AI (away, 托管, replaced): stored as the AI's move
+                    out += await self._step(lt, action, applied, by_ai=lt.occupant(seat).user_id is not None)
                 except NotRecorded:
                     self._stalled(lt)
                     break

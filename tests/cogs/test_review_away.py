@@ -1,23 +1,24 @@
 """The AI review of a hand the player left to the AI (托管), through the real dispatch."""
 from __future__ import annotations
 
-import pytest
+import json
 
 from bot.store.history import load_hand
+from cogs.memory import names_of
 from engine.replay import encode_code
 from engine.review import review_hand
 from render.common import txt
-from render.replay import describe_priced, review_rows
 from tests.cogs.test_tables import P1, button_id, live, open_table, prep
 from tests.harness import Harness
 
 
-@pytest.mark.xfail(strict=True, reason="the review reads the stored actions only: it cannot tell the moves the AI "
-                   "made for an away (托管) seat from the player's own, and charges them to the player")
 async def test_a_hand_played_by_the_ai_for_an_away_player_is_not_charged_to_them(harness: Harness):
-    """P1 hands the seat to the AI (托管) at the first turn and the hand plays out without them. Their AI review
-    of that hand listed the moves the AI made for them as "You: discard ..." with the 子 they cost; the moves the
-    table played for the player must be marked as such (as a timed-out move is), not charged as the player's."""
+    """P1 hands the seat to the AI (托管) at the first turn and the hand plays out without them. Their AI review of
+    that hand listed the moves the AI made for them as "You: discard ..." with the 子 they cost. The moves the table
+    played for the player are stored as the AI's ("ai": true) and the review leaves them out: the card the AI review
+    button sends says how many moves the AI made for them and charges none."""
+    from render.replay import render_review, review_layout
+
     h = harness
     prep(h)
     await open_table(h, "hefei", humans=(P1,))
@@ -26,15 +27,21 @@ async def test_a_hand_played_by_the_ai_for_an_away_player_is_not_charged_to_them
     table_msg = h.fake.find_message(lt.message_id)
     await h.click(table_msg, custom_id=button_id(table_msg, ":auto"), user=P1, locale="en-US")
     assert lt.table.phase in ("ended", "over")
+    stored = [json.loads(a.action) for a in await h.bot.store.actions(lt.match_id)]
+    mine = [a for a in stored if a["seat"] == seat and a["type"] != "next_hand"]
+    assert mine and all(a.get("ai") is True for a in mine)  # every move of P1's seat was the AI's
+    assert not any(a.get("ai") for a in stored if a["seat"] != seat)  # the AI seats' own moves carry no mark
     code = encode_code(lt.match_id, 0)
     r = await h.slash("replay", user=P1, code=code, locale="en-US")
     r2 = await h.click(r.reply, label="AI review", user=P1, locale="en-US")
-    assert r2.reply.files  # the card was sent
-    _match, rp = await load_hand(h.bot.store, h.guild_id, lt.match_id, 0, code)
+    match, rp = await load_hand(h.bot.store, h.guild_id, lt.match_id, 0, code)
     review = review_hand(rp, seat)
-    assert len(review.decisions) > 5
-    rows = review_rows(review, "en")
-    assert rows  # the AI's own moves, priced against the strong AI's
-    for step, _loss, you, _ai, _why in rows:
-        d = review.at(step)
-        assert you != txt("render.replay.you_prefix", "en") + describe_priced(d.played, "en")
+    assert review.decisions == () and review.cost == 0 and review.by_ai > 5
+    assert r2.reply.text.endswith(f"{review.by_ai} more moves were made for you by the AI (away, 托管): they are not "
+                                  "judged as yours")
+    name, data = next(iter(r2.reply.files.items()))
+    assert data == render_review(review, rp, "dark", "en", "", names_of(match))
+    _h, texts, _f = review_layout(review, rp, "en", "", names_of(match))
+    drawn = " ".join(x.text for x in texts)
+    assert f"{review.by_ai} more moves were made for you by the AI" in drawn
+    assert not any(x.text.startswith(txt("render.replay.you_prefix", "en")) for x in texts)
