@@ -593,6 +593,8 @@ def review_head(review: Review, lang: str = "zh") -> tuple[str, str, str]:
     lang = lang_of(lang)
     if review.cost >= 0.05:
         cost = txt("render.review.cost_line", lang, cost=_zi(review.cost))
+    elif not review.decisions and review.by_ai:  # the AI played the whole hand for the player (away, 托管)
+        cost = txt("render.review.all_by_ai", lang)
     else:
         cost = txt("render.review.no_loss" if review.disagreements else "render.review.no_cost", lang)
     return cost, review_summary(review, lang), txt("render.review.visible_only", lang)

@@ -44,4 +44,6 @@ async def test_a_hand_played_by_the_ai_for_an_away_player_is_not_charged_to_them
     _h, texts, _f = review_layout(review, rp, "en", "", names_of(match))
     drawn = " ".join(x.text for x in texts)
     assert f"{review.by_ai} more moves were made for you by the AI" in drawn
+    assert "The AI played this hand for you" in drawn  # not "your decisions matched the AI's"
+    assert "no loss" not in drawn
     assert not any(x.text.startswith(txt("render.replay.you_prefix", "en")) for x in texts)
