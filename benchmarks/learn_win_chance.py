@@ -32,6 +32,7 @@ import os
 import pickle
 import random
 import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchmarks.logistic import Row, fit_rows, log_likelihood, wrap
@@ -40,7 +41,7 @@ from engine.analysis import shanten
 from engine.strong.calibration_value import VALUE_WEIGHTS
 from engine.strong.evaluator import Know
 from engine.strong.learned import hand_features, logit, seat_features
-from engine.table import Table
+from engine.table import Action, Table
 from engine.tiles import MeldKind
 
 Raw = tuple[Any, ...]
@@ -61,6 +62,23 @@ def afterstate(kn: Know, c: list[int]) -> Raw | None:
     concealed = all(m.kind is MeldKind.CONCEALED_KONG for m in kn.own_melds)
     hf = hand_features(c, n, me.meld_suits, concealed, sh, d, kn.turns, u, typ, me.ai.bazhi, sp)
     return tuple(hf), tuple(seat_features(kn.view, kn.seat)), p0, d
+
+
+def options(kn: Know, c: list[int], la: Sequence[Action], known: Mapping[int, Raw] | None = None
+            ) -> list[tuple[int, Raw]]:
+    """(tile, afterstate) of every discard among ``la`` from the 3n+2 hand ``c`` (left as it was), by tile; [] when
+    one of them leaves the hand ready. ``known``: afterstates already read, by tile."""
+    out: list[tuple[int, Raw]] = []
+    for k in sorted({x.tile for x in la if x.type == "discard" and x.tile is not None}):
+        o = (known or {}).get(k)
+        if o is None:
+            c[k] -= 1
+            o = afterstate(kn, c)
+            c[k] += 1
+        if o is None:
+            return []
+        out.append((k, o))
+    return out
 
 
 def collect(variant: str, first: int, deals: int, seed: str, decisions: bool
@@ -87,18 +105,7 @@ def collect(variant: str, first: int, deals: int, seed: str, decisions: bool
                 if got is not None:
                     made.append((s, got))
                     if decisions:
-                        opts: list[tuple[int, Raw]] = []
-                        for k in sorted({x.tile for x in la if x.type == "discard" and x.tile is not None}):
-                            if k == a.tile:
-                                opts.append((k, got))
-                                continue
-                            c[k] -= 1
-                            o = afterstate(kn, c)
-                            c[k] += 1
-                            if o is None:
-                                opts = []
-                                break
-                            opts.append((k, o))
+                        opts = options(kn, c, la, {a.tile: got})
                         if len(opts) >= 2:
                             seen.append((s, opts, a.tile))
             t.apply(a)
@@ -138,16 +145,7 @@ def rollouts(variant: str, first: int, deals: int, seed: str, share: float
             step += 1
             if a.type == "discard" and a.tile is not None and pick.random() < share:
                 kn = Know(t.view(s), s)
-                c = list(kn.me.counts)
-                opts: list[tuple[int, Raw]] = []
-                for k in sorted({x.tile for x in la if x.type == "discard" and x.tile is not None}):
-                    c[k] -= 1
-                    o = afterstate(kn, c)
-                    c[k] += 1
-                    if o is None:
-                        opts = []
-                        break
-                    opts.append((k, o))
+                opts = options(kn, list(kn.me.counts), la)
                 if len(opts) >= 2:
                     won = []
                     for k, _ in opts:
