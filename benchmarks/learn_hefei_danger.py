@@ -20,12 +20,11 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import pickle
 import random
 import time
 from typing import Any
 
-from benchmarks.logistic import fit_rows, one_hot_rows, wrap
+from benchmarks.logistic import cached, fit_rows, one_hot_rows, wrap
 from engine.ai import choose
 from engine.ai_common import SeatReader
 from engine.strong.calibration import DANGER_BASE, DANGER_FACTOR
@@ -159,16 +158,13 @@ def main() -> None:
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()
     t0 = time.time()
-    if args.cache and os.path.exists(args.cache):
-        with open(args.cache, "rb") as f:
-            names, train, test = pickle.load(f)
-    else:
-        names = {}
-        train = collect(0, args.deals, args.seed, names, args.every)
-        test = collect(args.deals, args.test, args.seed, names, args.every)
-        if args.cache:
-            with open(args.cache, "wb") as f:
-                pickle.dump((names, train, test), f)
+
+    def played() -> tuple[dict[Feat, int], tuple[Agg, Agg], tuple[Agg, Agg]]:
+        names: dict[Feat, int] = {}
+        return (names, collect(0, args.deals, args.seed, names, args.every),
+                collect(args.deals, args.test, args.seed, names, args.every))
+
+    names, train, test = cached(args.cache, played)
     which = 1 if args.every else 0
     for label, agg in (("made", train[0]), ("held", train[1])):
         if agg:

@@ -29,13 +29,12 @@ import copy
 import json
 import math
 import os
-import pickle
 import random
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchmarks.logistic import Row, fit_rows, log_likelihood, wrap
+from benchmarks.logistic import Row, cached, fit_rows, log_likelihood, wrap
 from engine.ai import choose
 from engine.analysis import shanten
 from engine.strong.calibration_value import VALUE_WEIGHTS
@@ -428,32 +427,27 @@ def main() -> None:
     ap.add_argument("--json", default="", help="with --write: write the weights to this JSON file instead")
     args = ap.parse_args()
     t0 = time.time()
-    if args.cache and os.path.exists(args.cache):
-        with open(args.cache, "rb") as f:
-            train, test, decs = pickle.load(f)
-    else:
+
+    def played() -> tuple[Any, ...]:
         train, _ = collect(args.variant, 0, args.deals, args.seed, False)
         print(f"training: {len(train)} afterstates, {sum(y for _, y in train)} won, {time.time() - t0:.0f} s",
               flush=True)
         test, decs = collect(args.variant, args.deals, args.test, args.seed, True)
         print(f"held out: {len(test)} afterstates, {len(decs)} decisions, {time.time() - t0:.0f} s", flush=True)
-        if args.cache:
-            with open(args.cache, "wb") as fw:
-                pickle.dump((train, test, decs), fw)
+        return train, test, decs
+
+    def played_out() -> tuple[Any, ...]:
+        rtrain = rollouts(args.variant, 0, args.rollouts, args.seed, args.share)
+        print(f"played out: {len(rtrain)} decisions, {time.time() - t0:.0f} s", flush=True)
+        rtest = rollouts(args.variant, args.deals, args.rollout_test, args.seed, args.share)
+        print(f"played out, held out: {len(rtest)} decisions, {time.time() - t0:.0f} s", flush=True)
+        return rtrain, rtest
+
+    train, test, decs = cached(args.cache, played)
     rtrain: list[tuple[list[tuple[int, Raw]], int, list[int]]] = []
     rtest: list[tuple[list[tuple[int, Raw]], int, list[int]]] = []
     if args.rollouts:
-        if args.rcache and os.path.exists(args.rcache):
-            with open(args.rcache, "rb") as f:
-                rtrain, rtest = pickle.load(f)
-        else:
-            rtrain = rollouts(args.variant, 0, args.rollouts, args.seed, args.share)
-            print(f"played out: {len(rtrain)} decisions, {time.time() - t0:.0f} s", flush=True)
-            rtest = rollouts(args.variant, args.deals, args.rollout_test, args.seed, args.share)
-            print(f"played out, held out: {len(rtest)} decisions, {time.time() - t0:.0f} s", flush=True)
-            if args.rcache:
-                with open(args.rcache, "wb") as fw:
-                    pickle.dump((rtrain, rtest), fw)
+        rtrain, rtest = cached(args.rcache, played_out)
     if args.strong:
         got = strong_departures(args.variant, args.deals, args.strong, args.seed, args.outs)
         n = len(got)

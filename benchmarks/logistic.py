@@ -9,7 +9,10 @@ fit of a few hundred thousand observations to seconds.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+import os
+import pickle
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
 
 Row = tuple[tuple[tuple[int, float], ...], int, int]
 """((feature number, value), ...), seen, positive."""
@@ -108,3 +111,19 @@ def wrap(text: str, width: int = 116) -> list[str]:
         else:
             cur = f"{cur} {word}" if cur else word
     return out + [cur]
+
+
+T = TypeVar("T")
+
+def cached(path: str, build: Callable[[], T]) -> T:
+    """What ``build()`` gives, kept in the pickle file ``path`` between runs (read back when it exists; "" keeps
+    nothing): the fits' collected self-play, which takes minutes to play again."""
+    if path and os.path.exists(path):
+        with open(path, "rb") as f:
+            return pickle.load(f)
+    out = build()
+    if path:
+        with open(path, "wb") as f:
+            pickle.dump(out, f)
+    return out
+
