@@ -17,6 +17,8 @@ import argparse
 import collections
 import math
 import random
+from collections.abc import Callable
+from typing import TypeVar
 
 from engine.ai import choose
 from engine.ai_common import SeatReader
@@ -35,34 +37,50 @@ def _no_rank(view: dict, o: int, k: int) -> tuple[float, str]:
     return p, edge
 
 
-def measure(deals: int, seed: str) -> list[tuple[float, str, int, bool]]:
-    """One row per exposure: (the model's chance without the rank factor, the tile's rank, its ways bucket, won)."""
-    rows: list[tuple[float, str, int, bool]] = []
-    for deal in range(deals):
+R = TypeVar("R")
+
+
+def labelled(first: int, deals: int, seed: str, read: Callable[[Table, int, int], list[tuple[int, R]]]
+             ) -> list[tuple[R, bool]]:
+    """Four normal AIs' one-hand Hefei deals ``duel:{seed}:{first}`` ..: at each discard (tile ``k`` by ``seat``,
+    the table before it), ``read(t, seat, k)`` gives its exposures (another seat, a row), each labelled by whether
+    that seat won on that discard."""
+    rows: list[tuple[R, bool]] = []
+    for deal in range(first, first + deals):
         t = Table.new("hefei", f"duel:{seed}:{deal}")
         rng = random.Random(deal)
-        pending: list[tuple[int, float, str, int]] = []
+        pending: list[tuple[int, R]] = []
         won: set[int] = set()
         while t.hand.phase not in ("ended", "over"):
             seat = t.awaited()[0]
             la = t.legal_actions(seat)
             a = la[0] if len(la) == 1 else choose(t, seat, la, "normal", rng)
             if a.type == "discard" and a.tile is not None:
-                rows += [(p, edge, b, o in won) for o, p, edge, b in pending]
-                pending, won = [], set()
-                v = t.view(seat)
-                unseen = SeatReader(v, seat).remaining
-                passed = passed_since(v)
-                for o in range(4):
-                    if o == seat or (passed is not None and a.tile in passed[o]):
-                        continue
-                    p, edge = _no_rank(v, o, a.tile)
-                    pending.append((o, p, edge, ways_bucket(unseen, a.tile)))
+                rows += [(r, o in won) for o, r in pending]
+                pending, won = read(t, seat, a.tile), set()
             for e in t.apply(a):  # a win on the discard comes with the winner's own action, in the claim window
                 if e.type == "win" and e.data["from"] is not None and e.data["from"] != e.seat:
                     won.add(e.seat)
-        rows += [(p, edge, b, o in won) for o, p, edge, b in pending]
+        rows += [(r, o in won) for o, r in pending]
     return rows
+
+
+def measure(deals: int, seed: str) -> list[tuple[float, str, int, bool]]:
+    """One row per exposure: (the model's chance without the rank factor, the tile's rank, its ways bucket, won)."""
+
+    def read(t: Table, seat: int, k: int) -> list[tuple[int, tuple[float, str, int]]]:
+        v = t.view(seat)
+        unseen = SeatReader(v, seat).remaining
+        passed = passed_since(v)
+        out = []
+        for o in range(4):
+            if o == seat or (passed is not None and k in passed[o]):
+                continue
+            p, edge = _no_rank(v, o, k)
+            out.append((o, (p, edge, ways_bucket(unseen, k))))
+        return out
+
+    return [(p, edge, b, won) for (p, edge, b), won in labelled(0, deals, seed, read)]
 
 
 def main() -> None:

@@ -20,12 +20,11 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import random
 import time
 from typing import Any
 
+from benchmarks.calibrate_hefei_danger import labelled
 from benchmarks.logistic import cached, fit_rows, one_hot_rows, wrap
-from engine.ai import choose
 from engine.ai_common import SeatReader
 from engine.strong.calibration import DANGER_BASE, DANGER_FACTOR
 from engine.strong.evaluator import danger_features, passed_since
@@ -57,44 +56,31 @@ def collect(first: int, deals: int, seed: str, names: dict[Feat, int], every: bo
     def row(rd: DangerReader, v: dict[str, Any], o: int, k: int, unseen: list[int]) -> tuple[tuple[int, ...], float]:
         return tuple(sorted(names.setdefault(f, len(names) + 1) for f in rd.features(o, k))), today(v, o, k, unseen)
 
-    for deal in range(first, first + deals):
-        t = Table.new("hefei", f"duel:{seed}:{deal}")
-        rng = random.Random(deal)
-        pending: list[tuple[int, tuple[tuple[int, ...], float]]] = []
-        won: set[int] = set()
-        while t.hand.phase not in ("ended", "over"):
-            seat = t.awaited()[0]
-            la = t.legal_actions(seat)
-            a = la[0] if len(la) == 1 else choose(t, seat, la, "normal", rng)
-            if a.type == "discard" and a.tile is not None:
-                for o, key in pending:
-                    cell = made.setdefault(key, [0, 0])
-                    cell[0] += 1
-                    cell[1] += o in won
-                pending, won = [], set()
-                v = t.view(seat)
-                if not v.get("last_four"):
-                    unseen = SeatReader(v, seat).remaining
-                    passed = passed_since(v)
-                    rd = DangerReader(v, unseen)
-                    for o in range(4):
-                        if o == seat:
-                            continue
-                        for k in sorted(set(v["hand"])) if every else ():
-                            if passed is not None and k in passed[o]:
-                                continue
-                            cell = held.setdefault(row(rd, v, o, k, unseen), [0, 0])
-                            cell[0] += 1
-                            cell[1] += not t.hand.furiten[o] and t._can_win(o, k, seat)
-                        if passed is None or a.tile not in passed[o]:
-                            pending.append((o, row(rd, v, o, a.tile, unseen)))
-            for e in t.apply(a):  # a win on the discard comes with the winner's own action, in the claim window
-                if e.type == "win" and e.data["from"] is not None and e.data["from"] != e.seat:
-                    won.add(e.seat)
-        for o, key in pending:
-            cell = made.setdefault(key, [0, 0])
-            cell[0] += 1
-            cell[1] += o in won
+    def read(t: Table, seat: int, tile: int) -> list[tuple[int, tuple[tuple[int, ...], float]]]:
+        v = t.view(seat)
+        if v.get("last_four"):
+            return []
+        unseen = SeatReader(v, seat).remaining
+        passed = passed_since(v)
+        rd = DangerReader(v, unseen)
+        out = []
+        for o in range(4):
+            if o == seat:
+                continue
+            for k in sorted(set(v["hand"])) if every else ():
+                if passed is not None and k in passed[o]:
+                    continue
+                cell = held.setdefault(row(rd, v, o, k, unseen), [0, 0])
+                cell[0] += 1
+                cell[1] += not t.hand.furiten[o] and t._can_win(o, k, seat)
+            if passed is None or tile not in passed[o]:
+                out.append((o, row(rd, v, o, tile, unseen)))
+        return out
+
+    for key, won in labelled(first, deals, seed, read):
+        cell = made.setdefault(key, [0, 0])
+        cell[0] += 1
+        cell[1] += won
     return made, held
 
 
