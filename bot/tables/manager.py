@@ -26,7 +26,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -431,8 +431,13 @@ class TableManager(Admin, Output):
         legal = tb.legal_actions(seat)
         if len(legal) == 1:
             return legal[0]
+        return await self._decision(lt, tb, seat, legal)
+
+    def _decision(self, lt: LiveTable, tb: Table, seat: int, legal: list[Action]) -> Coroutine[Any, Any, Action]:
+        """The AI pool's decision for an automatic ``seat``, from the table as it is now: its view, its legal actions
+        and, for the easy AI, that decision's generator are read when this is called, not when it is awaited."""
         diff = self._difficulty(lt, seat)
-        return await self.ai.choose(tb.view(seat), seat, legal, diff, self._rng(tb, seat, diff), key=lt.channel_id)
+        return self.ai.choose(tb.view(seat), seat, legal, diff, self._rng(tb, seat, diff), key=lt.channel_id)
 
     @staticmethod
     def _rng(tb: Table, seat: int, difficulty: str) -> random.Random | None:
@@ -464,15 +469,12 @@ class TableManager(Admin, Output):
             if nxt is None:
                 return None
             tb, seat = nxt
-            diff = self._difficulty(lt, seat)
             legal = tb.legal_actions(seat)
             if len(legal) == 1:
                 return None
-            # the view, the legal actions and the easy AI's generator of now (the table as the action left it), not
-            # of when the task runs
-            task = asyncio.get_running_loop().create_task(
-                self.ai.choose(tb.view(seat), seat, legal, diff, self._rng(tb, seat, diff), key=lt.channel_id),
-                name=f"mjbot-ai-ahead:{lt.channel_id}")
+            # the decision from the table as the action left it, not as it is when the task runs
+            task = asyncio.get_running_loop().create_task(self._decision(lt, tb, seat, legal),
+                                                          name=f"mjbot-ai-ahead:{lt.channel_id}")
             return tb, tb.match.seq, seat, task
         except Exception:  # the decision is then asked the usual way, after the write
             log.exception("table %s: the next AI decision could not be asked ahead", lt.id)
