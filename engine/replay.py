@@ -168,8 +168,7 @@ class HandReplay:
         if not isinstance(hand_no, int) or hand_no < 0:
             raise EngineError("no_such_hand", hand=hand_no)
         t = Table.new(variant, seed, settings, players, wall=wall, dealer=dealer)
-        acts = [a if isinstance(a, Action) else Action.from_json(a) for a in actions]
-        by_ai = [isinstance(a, Mapping) and a.get("ai") is True for a in actions]
+        acts, by_ai = _parsed(actions)
         i = 0
         while t.hand_no < hand_no and i < len(acts):
             t.apply(acts[i])
@@ -208,8 +207,7 @@ class HandReplay:
         its number (a match review reads them all without replaying the match once per hand). Stops before a hand
         still in play (or one the actions break off in) and at the match's end."""
         t = Table.new(variant, seed, settings, players, wall=wall, dealer=dealer)
-        acts = [a if isinstance(a, Action) else Action.from_json(a) for a in actions]
-        by_ai = [isinstance(a, Mapping) and a.get("ai") is True for a in actions]
+        acts, by_ai = _parsed(actions)
         i = 0
         while True:
             if t.phase == "ended":  # the hand before has ended: the next action starts the next one
@@ -342,6 +340,13 @@ def hand_count(variant: str, seed: int | str, settings: Mapping[str, Any] | None
     """How many hands of the stored game have ended (the ones that can be replayed)."""
     t = Table.replay(variant, seed, settings, actions, players)
     return t.hand_no
+
+
+def _parsed(actions: Sequence[Action | Mapping[str, Any]]) -> tuple[list[Action], list[bool]]:
+    """The actions (Action objects or their JSON, as stored) and, for each, whether it is stored as the AI's move for
+    a player's seat (``"ai": true``)."""
+    return ([a if isinstance(a, Action) else Action.from_json(a) for a in actions],
+            [isinstance(a, Mapping) and a.get("ai") is True for a in actions])
 
 
 def _play(t: Table, a: Action, number: int, by_ai: bool = False) -> Step:
