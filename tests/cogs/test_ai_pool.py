@@ -10,7 +10,9 @@ import json
 import logging
 import os
 import signal
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -370,36 +372,47 @@ async def test_a_pool_retired_while_a_decision_starts_its_process_decides_it_aga
             pool.close()
 
 
+async def _easy_game(h: Harness, user: int, seed: int, at: int = 0,
+                     interrupt: Callable[[Harness, Any], Awaitable[Harness]] | None = None) -> list[dict]:
+    """A Wuhu table of ``user`` and three easy AI seats, ``user`` clicking as ``choose_click`` until the hand ends;
+    with ``interrupt``, before click ``at`` it is given the harness and that click's message and returns the bot that
+    plays on (a restarted or killed one, closed here at the end). The stored game; every easy decision in it is
+    checked against its own generator."""
+    from tests.cogs.test_tables import choose_click, latest_dm_controls
+
+    prep(h, seed=seed)
+    channel = h.add_channel()
+    lt = await _bot_table(h, user, channel, "wuhu", "easy")
+    clicks, replaced = 0, None
+    try:
+        while lt.table is not None and lt.table.phase in ("play", "claim", "rob"):
+            msg = latest_dm_controls(h, user)
+            assert msg is not None
+            if interrupt is not None and replaced is None and clicks == at:
+                h = replaced = await interrupt(h, msg)
+                lt = h.bot.tables.by_channel[channel]
+                continue
+            await h.click(msg, custom_id=choose_click(msg))
+            clicks += 1
+        assert (replaced is not None) == (interrupt is not None) and clicks > at
+        assert await _check_replay(h, lt.match_id, "easy") > 5
+        return await _stored(h, lt.match_id)
+    finally:
+        if replaced is not None:
+            await replaced.close()
+
+
 async def test_easy_seats_play_on_after_a_restart_as_if_none_happened(harness: Harness):
     """Three easy AI seats, the bot restarted in the middle of the hand: the game stored is the very one of a run
     without the restart (same seed, same clicks), because each easy decision's generator comes from the match's
     seed and the table's position, not from one the old process carried."""
-    from tests.cogs.test_tables import choose_click, latest_dm_controls
 
-    h = harness
-    games = []
-    for restart, user in ((False, P1), (True, P2)):
-        prep(h, seed=21)
-        channel = h.add_channel()
-        lt = await _bot_table(h, user, channel, "wuhu", "easy")
-        clicks, restarted = 0, False
-        try:
-            while lt.table.phase in ("play", "claim", "rob"):
-                if restart and clicks == 3 and not restarted:
-                    h = await h.restart()
-                    prep(h)
-                    restarted = True
-                    lt = h.bot.tables.by_channel[channel]
-                msg = latest_dm_controls(h, user)
-                assert msg is not None
-                await h.click(msg, custom_id=choose_click(msg))
-                clicks += 1
-            assert restarted == restart and clicks > 3
-            games.append(await _stored(h, lt.match_id))
-            assert await _check_replay(h, lt.match_id, "easy") > 5
-        finally:
-            if restarted:
-                await h.close()
+    async def restart(h: Harness, _msg: Any) -> Harness:
+        h = await h.restart()
+        prep(h)
+        return h
+
+    games = [await _easy_game(harness, P1, 21, 3), await _easy_game(harness, P2, 21, 3, restart)]
     assert len(games[0]) > 20 and games[1] == games[0]
 
 
@@ -408,39 +421,20 @@ async def test_easy_seats_play_on_after_a_kill_in_the_middle_of_their_turns(harn
     """Three easy AI seats, the bot killed (as ``kill -9``) while a click's AI answers are being decided and
     written (wherever the kill lands in them): the new bot plays on and the game stored is the very one of a run
     without the kill (same seed, same clicks)."""
-    from tests.cogs.test_tables import choose_click, latest_dm_controls
+    from tests.cogs.test_tables import choose_click
 
-    h = harness
-    games = []
-    for kill, user in ((False, P1), (True, P2)):
-        prep(h, seed=23)
-        channel = h.add_channel()
-        lt = await _bot_table(h, user, channel, "wuhu", "easy")
-        clicks, killed = 0, False
-        try:
-            while lt.table is not None and lt.table.phase in ("play", "claim", "rob"):
-                msg = latest_dm_controls(h, user)
-                assert msg is not None
-                if kill and clicks == 4 and not killed:
-                    payload = h.click_payload(msg, custom_id=choose_click(msg), user=user)
-                    h.bot._connection.parse_interaction_create(payload[0])
-                    for _ in range(spins):
-                        await asyncio.sleep(0)
-                    h = await h.kill()
-                    prep(h)
-                    await h.settle()
-                    await h.bot.tables.wait_idle()
-                    killed = True
-                    lt = h.bot.tables.by_channel[channel]
-                    continue
-                await h.click(msg, custom_id=choose_click(msg))
-                clicks += 1
-            assert killed == kill and clicks > 4
-            games.append(await _stored(h, lt.match_id))
-            assert await _check_replay(h, lt.match_id, "easy") > 5
-        finally:
-            if killed:
-                await h.close()
+    async def kill(h: Harness, msg: Any) -> Harness:
+        payload = h.click_payload(msg, custom_id=choose_click(msg), user=P2)
+        h.bot._connection.parse_interaction_create(payload[0])
+        for _ in range(spins):
+            await asyncio.sleep(0)
+        h = await h.kill()
+        prep(h)
+        await h.settle()
+        await h.bot.tables.wait_idle()
+        return h
+
+    games = [await _easy_game(harness, P1, 23, 4), await _easy_game(harness, P2, 23, 4, kill)]
     assert len(games[0]) > 20 and games[1] == games[0]
 
 
