@@ -31,7 +31,7 @@ import math
 import os
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from benchmarks.logistic import Row, cached, fit_rows, log_likelihood, wrap
@@ -88,13 +88,9 @@ def collect(variant: str, first: int, deals: int, seed: str, decisions: bool
     decs: list[tuple[list[tuple[int, Raw]], int, int]] = []
     for deal in range(first, first + deals):
         t = Table.new(variant, f"duel:{seed}:{deal}")
-        rng = random.Random(deal)
         made: list[tuple[int, Raw]] = []
         seen: list[tuple[int, list[tuple[int, Raw]], int]] = []
-        while t.hand.phase in ("play", "claim", "rob"):
-            s = t.awaited()[0]
-            la = t.legal_actions(s)
-            a = la[0] if len(la) == 1 else choose(t, s, la, "normal", rng)
+        for _step, s, la, a in normal_turns(t, random.Random(deal)):
             if a.type == "discard" and a.tile is not None:
                 kn = Know(t.view(s), s)
                 c = list(kn.me.counts)
@@ -107,7 +103,6 @@ def collect(variant: str, first: int, deals: int, seed: str, decisions: bool
                         opts = options(kn, c, la, {a.tile: got})
                         if len(opts) >= 2:
                             seen.append((s, opts, a.tile))
-            t.apply(a)
         result = t.match.last_result or {}
         winners = {w["seat"] for w in result.get("winners", [])}
         rows += [(r, int(s in winners)) for s, r in made]
@@ -115,12 +110,23 @@ def collect(variant: str, first: int, deals: int, seed: str, decisions: bool
     return rows, decs
 
 
-def _play_out(t: Table, rng: random.Random) -> set[int]:
-    """Play the hand of ``t`` to its end with four normal AIs: the winners' seats."""
+def normal_turns(t: Table, rng: random.Random) -> Iterator[tuple[int, int, list[Action], Action]]:
+    """The hand of ``t`` played to its end by four normal AIs: each turn (its number from 1, the seat, its legal
+    actions, the action chosen), given before the action is applied to ``t``."""
+    step = 0
     while t.hand.phase in ("play", "claim", "rob"):
         s = t.awaited()[0]
         la = t.legal_actions(s)
-        t.apply(la[0] if len(la) == 1 else choose(t, s, la, "normal", rng))
+        a = la[0] if len(la) == 1 else choose(t, s, la, "normal", rng)
+        step += 1
+        yield step, s, la, a
+        t.apply(a)
+
+
+def _play_out(t: Table, rng: random.Random) -> set[int]:
+    """Play the hand of ``t`` to its end with four normal AIs: the winners' seats."""
+    for _ in normal_turns(t, rng):
+        pass
     result = t.match.last_result or {}
     return {w["seat"] for w in result.get("winners", [])}
 
@@ -134,14 +140,8 @@ def rollouts(variant: str, first: int, deals: int, seed: str, share: float
     out: list[tuple[list[tuple[int, Raw]], int, list[int]]] = []
     for deal in range(first, first + deals):
         t = Table.new(variant, f"duel:{seed}:{deal}")
-        rng = random.Random(deal)
         pick = random.Random(f"pick:{deal}")
-        step = 0
-        while t.hand.phase in ("play", "claim", "rob"):
-            s = t.awaited()[0]
-            la = t.legal_actions(s)
-            a = la[0] if len(la) == 1 else choose(t, s, la, "normal", rng)
-            step += 1
+        for step, s, la, a in normal_turns(t, random.Random(deal)):
             if a.type == "discard" and a.tile is not None and pick.random() < share:
                 kn = Know(t.view(s), s)
                 opts = options(kn, list(kn.me.counts), la)
@@ -152,7 +152,6 @@ def rollouts(variant: str, first: int, deals: int, seed: str, share: float
                         u.apply(next(x for x in la if x.type == "discard" and x.tile == k))
                         won.append(int(s in _play_out(u, random.Random(f"out:{deal}:{step}"))))
                     out.append((opts, a.tile, won))
-            t.apply(a)
     return out
 
 
@@ -167,13 +166,7 @@ def strong_departures(variant: str, first: int, deals: int, seed: str, outs: int
     out: list[tuple[float, float, int]] = []
     for deal in range(first, first + deals):
         t = Table.new(variant, f"duel:{seed}:{deal}")
-        rng = random.Random(deal)
-        step = 0
-        while t.hand.phase in ("play", "claim", "rob"):
-            s = t.awaited()[0]
-            la = t.legal_actions(s)
-            a = la[0] if len(la) == 1 else choose(t, s, la, "normal", rng)
-            step += 1
+        for step, s, la, a in normal_turns(t, random.Random(deal)):
             if a.type == "discard" and len(la) > 1:
                 v = t.view(s)
                 was = VALUE_LEARNED[variant]
@@ -195,7 +188,6 @@ def strong_departures(variant: str, first: int, deals: int, seed: str, outs: int
                             zi[i] += (u.match.last_result or {}).get("payments", [0] * 4)[s] / outs
                             won[i] += (s in w) / outs
                     out.append((zi[1] - zi[0], won[1] - won[0], off.distance))
-            t.apply(a)
     return out
 
 
