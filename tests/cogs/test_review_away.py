@@ -8,7 +8,8 @@ from cogs.memory import names_of
 from engine.replay import encode_code
 from engine.review import review_hand
 from render.common import txt
-from tests.cogs.test_tables import P1, button_id, live, open_table, prep
+from tests.cogs.test_table_admin import hand_to_ai
+from tests.cogs.test_tables import P1
 from tests.harness import Harness
 
 
@@ -20,12 +21,7 @@ async def test_a_hand_played_by_the_ai_for_an_away_player_is_not_charged_to_them
     from render.replay import render_review, review_layout
 
     h = harness
-    prep(h)
-    await open_table(h, "hefei", humans=(P1,))
-    lt = live(h)
-    seat = lt.seat_of(P1)
-    table_msg = h.fake.find_message(lt.message_id)
-    await h.click(table_msg, custom_id=button_id(table_msg, ":auto"), user=P1, locale="en-US")
+    lt, seat, _r = await hand_to_ai(h)
     assert lt.table.phase in ("ended", "over")
     stored = [json.loads(a.action) for a in await h.bot.store.actions(lt.match_id)]
     mine = [a for a in stored if a["seat"] == seat and a["type"] != "next_hand"]

@@ -53,14 +53,20 @@ async def stored_away(h: Harness, match_id: int) -> list:
 # ------------------------------------------------------------------------------------------------ 托管
 
 
-async def test_autoplay_by_button_and_back_by_command(harness: Harness):
-    h = harness
+async def hand_to_ai(h: Harness):
+    """A Hefei table of P1 and three AI seats; P1 hands the seat to the AI (托管) with the table's button at the
+    first turn: (the live table, P1's seat, the button's response)."""
     prep(h)
     await open_table(h, "hefei", humans=(P1,))
     lt = live(h)
-    seat = lt.seat_of(P1)
     table_msg = h.fake.find_message(lt.message_id)
     r = await h.click(table_msg, custom_id=button_id(table_msg, ":auto"), user=P1, locale="en-US")
+    return lt, lt.seat_of(P1), r
+
+
+async def test_autoplay_by_button_and_back_by_command(harness: Harness):
+    h = harness
+    lt, seat, r = await hand_to_ai(h)
     assert "AI plays your seat" in said(r)
     assert lt.seats[seat].afk and lt.seats[seat].away == "autoplay"
     # the AI played the human's seat on: with every seat automatic the hand ran to its end without a click
