@@ -361,8 +361,10 @@ def _review_lines(d: Decision, lang: str, names: Sequence[str] | None = None, wi
         return ((you, played, None),
                 (ai, txt("render.replay.same_choice", lang), True))
     if not d.costly:  # a choice worth as much as the AI's
-        return ((you, played, None), (ai, describe_choice(d.ai, lang), True),
-                ("", txt("render.review.no_worse", lang), None))
+        note = txt("render.review.no_worse", lang)
+        if d.reason == "let_go":  # Chizhou: the AI lets a tile go for the table's sake, not for 子: said why
+            note = txt("render.review.no_loss_why", lang, why=describe_reason(d, lang, names, winds))
+        return ((you, played, None), (ai, describe_choice(d.ai, lang), True), ("", note, None))
     why = txt("render.review.loss", lang, loss=_zi(d.cost)) + " · " + describe_reason(d, lang, names, winds)
     return ((you, played, False),
             (ai, describe_choice(d.ai, lang), True),
@@ -607,12 +609,14 @@ def review_rows_any(review: Review) -> bool:
 
 def review_foot(review: Review, lang: str = "zh") -> list[str]:
     """The card's last lines: the smaller losses not listed (their count and 子), the steps where the player chose
-    otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子), and the steps where the
-    AI chose the same."""
+    otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子; in Chizhou a tile the AI
+    lets go of at no loss, each on a line with why), and the steps where the AI chose the same."""
     lang = lang_of(lang)
     listed = {d.step for d in _listed(review)}
     more = [d for d in review.decisions if d.costly and d.step not in listed]
-    equal = [d.step for d in review.decisions if not d.agrees and not d.costly]
+    equal = [d.step for d in review.decisions if not d.agrees and not d.costly and d.reason != "let_go"]
+    # Chizhou: a tile the AI lets go of so that someone can win (a credit that ranks, not 子): no loss, said why
+    let_go = [d for d in review.decisions if not d.agrees and not d.costly and d.reason == "let_go"]
     agree = [d.step for d in review.decisions if d.agrees]
     out = []
     if more:
@@ -621,6 +625,9 @@ def review_foot(review: Review, lang: str = "zh") -> list[str]:
     if equal:
         out.append(txt("render.review.as_good_many" if len(equal) > 1 else "render.review.as_good_one", lang,
                        steps=join_list((str(k) for k in equal), lang)))
+    for d in let_go:
+        out.append(txt("render.review.step_note", lang, step=d.step,
+                       text=txt("render.review.no_loss_why", lang, why=describe_reason(d, lang))))
     if agree and len(agree) == len(review.decisions):
         out.append(txt("render.replay.ai_agrees_all", lang))
     elif agree:

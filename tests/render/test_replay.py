@@ -254,7 +254,7 @@ def test_a_long_hand_animates_under_discords_upload_limit(variant):
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("theme", ("dark", "light"))
 def test_the_review_card_lists_the_disagreements(lang, theme):
-    r = hand("chizhou", "weak")
+    r = hand("chizhou", "errs")  # 12 of its decisions cost 子
     rv = review_hand(r, 0)
     im = _png(rr.render_review(rv, r, theme, lang))
     height, texts, frames = rr.review_layout(rv, r, lang)
