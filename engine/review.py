@@ -74,7 +74,8 @@ class Choice:
     """An action and what it left: ``shanten`` (-1 won, 0 ready) and ``useful`` (进张, unseen useful tiles); and
     its price by the strong AI's evaluator: ``ev`` (expected 子), ``win`` (the chance to win the hand it leaves),
     ``value`` (子 when won), ``deal_in`` (the chance this discard deals in now), ``danger`` (its expected cost, 子),
-    ``plan`` ("" or "flush") and ``threat`` (the seat the tile is most dangerous against)."""
+    ``plan`` ("" or "flush") and ``threat`` (the seat the tile is most dangerous against). ``rob``: the win robs a
+    kong (抢杠: the tile being added to another seat's pung)."""
 
     action: Action
     shanten: int
@@ -86,6 +87,7 @@ class Choice:
     danger: float = 0.0
     plan: str = ""
     threat: int | None = None
+    rob: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +190,7 @@ class _Hand:
         ld = view.get("last_discard")
         rob = view.get("robbing")
         self.offered = rob["tile"] if rob else (ld["tile"] if ld else None)
+        self.robbing = bool(rob)
         if rob:  # the tile being added to a kong is shown to all, in no river or meld yet: not one still to come
             self.unseen[rob["tile"]] = max(0, self.unseen[rob["tile"]] - 1)
 
@@ -236,7 +239,7 @@ class _Hand:
         c = list(self.counts)
         m = self.n_melds
         if a.type == "win":
-            return Choice(a, -1, 0)
+            return Choice(a, -1, 0, rob=self.robbing)
         if a.type == "discard" and a.tile is not None:
             c[a.tile] -= 1
             return Choice(a, *self.after13(c, m))
@@ -269,7 +272,7 @@ def _priced(c: Choice, o: Option | None) -> Choice:
     if o is None:
         return c
     return Choice(c.action, c.shanten, c.useful, o.ev, o.win, o.value, o.deal_in, o.deal_in * o.cost, o.plan,
-                  o.threat)
+                  o.threat, c.rob)
 
 
 def _parts(played: Choice, ai: Choice) -> dict[str, float]:

@@ -158,7 +158,7 @@ def describe_priced(c: Choice, lang: str = "zh", timeout: bool = False) -> str:
     '打五万（超时） · 期望 3.2 子'
     """
     lang = lang_of(lang)
-    what = _action_words(c.action, lang)
+    what = _action_words(c.action, lang, c.rob)
     if timeout:
         what = txt("render.replay.timed_out", lang, text=what)
     return txt("render.review.priced", lang, what=what, ev=_zi(c.ev))
@@ -188,8 +188,8 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
     p, a = d.played, d.ai
     if d.agrees or not d.reason:
         return ""
-    if d.reason == "win":
-        return txt("render.review.why_win", lang, ai=_zi(a.value))
+    if d.reason == "win":  # robbing a kong (抢杠) is said so
+        return txt("render.review.why_rob" if a.rob else "render.review.why_win", lang, ai=_zi(a.value))
     if d.reason == "safer" and p.threat is not None:
         who = wind_name(winds[p.threat], lang) if winds is not None else seat_label(p.threat, lang)
         if names is not None:
@@ -241,7 +241,9 @@ def _variant_of_item(item: str) -> str:
     return next((v for v, code in PLAN_ITEMS.items() if code == item), "wuhu")
 
 
-def _action_words(a: Action, lang: str) -> str:
+def _action_words(a: Action, lang: str, rob: bool = False) -> str:
+    if a.type == "win" and rob:  # the win robs a kong: 抢杠
+        return txt("render.review.rob", lang)
     if a.type == "chi" and a.tile is not None:
         tile = tile_name(a.tile) if lang == "en" else given(
             tile_zh(a.tile)[0] + tile_zh(a.tile + 1)[0] + tile_zh(a.tile + 2), lang)
@@ -263,7 +265,7 @@ def describe_choice(c: Choice, lang: str = "zh") -> str:
     '和牌'
     """
     lang = lang_of(lang)
-    what = _action_words(c.action, lang)
+    what = _action_words(c.action, lang, c.rob)
     if c.shanten < 0:
         return what
     sh = txt("render.review.ready", lang) if c.shanten == 0 else txt("render.review.shanten", lang, n=c.shanten)

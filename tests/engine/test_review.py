@@ -666,3 +666,64 @@ def test_the_tile_being_robbed_is_not_counted_as_still_to_come():
     d = review_decision(t.view(3), Action("pass", 3), 5)
     assert d.reason == "win" and (d.played.shanten, d.played.useful) == (0, 6)
     assert describe_choice(d.played, "en") == "pass · ready · 6 useful"
+
+
+def _rob_let_pass() -> HandReplay:
+    """Hefei: chair 3 (23m456m789m 999p 55p, ready on 1m 4m 7m) passes on robbing the 1m chair 2 adds to its pung;
+    the normal AI plays the hand out. A real stored hand (scripted wall), replayed."""
+    from engine.ai import choose
+    from tests.engine.test_table_flow import ROB, K, build
+
+    t, acts = build("hefei", ROB, draws="7p 7p 7p 1m"), []
+
+    def do(typ: str, seat: int, tile: str | int | None = None) -> None:
+        a = Action(typ, seat, K(tile) if isinstance(tile, str) else tile)
+        acts.append(a)
+        t.apply(a)
+
+    def pass_all() -> None:
+        while t.phase in ("claim", "rob"):
+            do("pass", t.awaited()[0])
+
+    do("discard", 0, "1m")
+    for s in [s for s in t.awaited() if s != 2]:
+        do("pass", s)
+    do("pung", 2, "1m")
+    do("discard", 2, "2p")
+    pass_all()
+    for s in (3, 0, 1):
+        do("discard", s, t.drawn[s])
+        pass_all()
+    do("kong", 2, "1m")
+    assert t.phase == "rob" and t.awaited() == [3]
+    do("pass", 3)
+    rng = random.Random(0)
+    while t.hand.phase not in ("ended", "over"):
+        seat = t.awaited()[0]
+        la = t.legal_actions(seat)
+        a = la[0] if len(la) == 1 else choose(t, seat, la, "normal", rng)
+        do(a.type, a.seat, a.tile)
+    return HandReplay.build("hefei", 1, None, acts, 0, wall=list(t.wall), dealer=0)
+
+
+def test_robbing_a_kong_is_called_so_on_the_card_and_the_step_image():
+    """Hefei: the player passes where it could rob chair 2's kong. The card and the step image said the AI would
+    "win" (和牌) and that "a win" was let pass; they say the AI robs the kong (抢杠 / 搶槓 / rob the kong)."""
+    from render.replay import replay_scene, review_rows
+
+    r = _rob_let_pass()
+    rv = review_hand(r, 3)
+    d = next(x for x in rv.decisions if x.ai.action.type == "win" and x.ai.rob)
+    assert d.played.action.type == "pass" and d.reason == "win" and d.costly
+    ev = f"{d.ai.ev:.1f}"
+    expect = {"zh": (f"AI：抢杠 · 期望 {ev} 子", f"这里可以抢杠和牌：和了值 {ev} 子", "抢杠"),
+              "zh-TW": (f"AI：搶槓 · 期望 {ev} 子", f"這裡可以搶槓和牌：和了值 {ev} 子", "搶槓"),
+              "en": (f"AI: rob the kong · {ev} 子 expected", f"a kong you could rob, a win you let pass: worth {ev} 子",
+                     "rob the kong")}
+    for lang, (ai, why, step_ai) in expect.items():
+        row = next(x for x in review_rows(rv, lang) if x[0] == d.step)
+        assert (row[3], row[4]) == (ai, why)
+        assert replay_scene(r, d.step, 3, review=rv, lang=lang).review[1][1] == step_ai
+    # a win on a discard is still a win (和牌)
+    other = next(x for x in rv.decisions if x.ai.action.type == "win" and not x.ai.rob)
+    assert replay_scene(r, other.step, 3, review=rv, lang="zh").review[1][1] == "和牌"
