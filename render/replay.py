@@ -288,7 +288,8 @@ def _who(names: Sequence[str], winds: Sequence[int], seat: int, lang: str) -> st
 
 
 def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: str = "zh") -> str:
-    """Who did what at ``step``, in the viewer's language (the caller leaves out what the viewer never saw).
+    """Who did what at ``step``, in the viewer's language (the caller leaves out what the viewer never saw); a move
+    the AI made for an away player (托管, away after timeouts, replaced: ``Step.by_ai``) is marked "（托管）".
 
     >>> from engine.table import Action
     >>> from engine.replay import Step
@@ -339,6 +340,8 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
         out = txt("render.replay.action", lang, who=who, what=a.describe(lang))
     if step.timeout:
         out = txt("render.replay.timed_out", lang, text=out)
+    if step.by_ai:
+        out = txt("render.replay.by_ai", lang, text=out)
     if "hand_end" in ev and ev["hand_end"].data.get("draw"):
         out = txt("render.replay.drawn", lang, text=out)
     return out
@@ -448,6 +451,9 @@ def replay_scene(
         lines = _review_lines(dec, lang, names_, winds)
     elif review is not None and step == replay.n and viewer is not None and review.seat == viewer:
         lines = ((txt("render.replay.review", lang), review_summary(review, lang), None),)
+    elif (review is not None and viewer is not None and review.seat == viewer and step > 0
+          and replay.steps[step - 1].by_ai and replay.steps[step - 1].seat == viewer):
+        lines = (("", txt("render.replay.by_ai_line", lang), None),)  # the AI's move for the player: not reviewed
     return ReplayScene(table=tscene, hands=tuple(hands), title=title, caption=caption, step=step, n=replay.n,
                        review=lines)
 
