@@ -279,6 +279,9 @@ class Know:
         self.dealer: int = view["dealer"]
         self.wind = (seat - self.dealer) % 4
         self.unseen = list(self.me.remaining)
+        rob = view.get("robbing")
+        if rob:  # the tile being added to a kong is shown to all, in no river or meld yet: not one still to come
+            self.unseen[int(rob["tile"])] = max(0, self.unseen[int(rob["tile"])] - 1)
         self.U = max(1, sum(self.unseen))
         self.turns = max(0, (int(view["wall_count"]) - self.V.reserve)) // 4
         self.melds = view["melds"]

@@ -668,6 +668,29 @@ def test_the_tile_being_robbed_is_not_counted_as_still_to_come():
     assert describe_choice(d.played, "en") == "pass · ready · 6 useful"
 
 
+def test_the_price_of_passing_a_rob_does_not_count_the_robbed_tile_as_still_to_come():
+    """The same spot: passing leaves the hand ready on 4m and 7m. The evaluator priced it counting the 1m being added
+    to the kong as a tile still to draw (a winning one): "You: pass · 27.6 子 expected". It prices the pass as it
+    prices the same hand once that 1m is shown in the kong: 27.5 子."""
+    import copy
+
+    from engine.strong.evaluator import evaluate
+    from render.replay import describe_priced
+    from tests.engine.test_table_flow import ROB, _to_fourth_1m, do
+
+    t = _to_fourth_1m("hefei", ROB)
+    do(t, "kong", 2, "1m")
+    view = t.view(3)
+    d = review_decision(view, Action("pass", 3), 5)
+    shown = copy.deepcopy(dict(view))  # the 1m counted as seen, as it is once the kong is made
+    shown["seen"][view["robbing"]["tile"]] += 1
+    shown["robbing"] = None
+    priced = evaluate(shown, 3).of(Action("pass", 3))
+    assert priced is not None and d.played.ev == pytest.approx(priced.ev) and d.played.win == pytest.approx(priced.win)
+    assert describe_priced(d.played, "en") == "pass · 27.5 子 expected"
+    assert describe_priced(d.played, "zh-TW") == "過 · 期望 27.5 子"
+
+
 def _rob_let_pass() -> HandReplay:
     """Hefei: chair 3 (23m456m789m 999p 55p, ready on 1m 4m 7m) passes on robbing the 1m chair 2 adds to its pung;
     the normal AI plays the hand out. A real stored hand (scripted wall), replayed."""
