@@ -33,7 +33,8 @@ Unseen = the variant's copies of the kind - the copies in every river and meld -
 
 :attr:`Decision.cost` is the 子 the player's choice gave up against the best (never negative): the difference of the
 two prices, without the margin the AI's own choice keeps when it decides
-(:attr:`engine.strong.evaluator.Option.margin`), so a play the AI would not make but prices as high (to 0.1 子) costs
+(:attr:`engine.strong.evaluator.Option.margin`, which also carries what only ranks: a kong's tie-break premium,
+Chizhou's credit for letting a tile go), so a play the AI would not make but prices as high (to 0.1 子) costs
 nothing and is no loss (:attr:`Decision.costly`); "the biggest" disagreement is the one that cost most, the earliest
 on a tie; :attr:`Review.cost` sums a hand's.
 
@@ -427,7 +428,8 @@ KINDS = ("safer", "faster", "bigger", "shape", "win", "let_go")
 """The kinds of loss a match review sums, in the words of :attr:`Decision.reason`: pushing into danger (the AI's
 choice was safer; in Chizhou also an honour that feeds another seat's 花, ``feed``), a slower hand, missed value (a
 bigger hand), a weaker shape, a win let pass, and in Chizhou a tile not let go when the hand could no longer reach
-2 花 (``let_go``: the strong AI's evaluator credits letting it go, see :data:`engine.strong.chizhou.LET_GO`)."""
+2 花 (``let_go``: the strong AI's evaluator credits letting it go, see :data:`engine.strong.chizhou.LET_GO`; the
+credit ranks, it is not charged: such a decision costs only what the two hands' prices differ by)."""
 _KIND_OF = {"feed": "safer"}
 
 
