@@ -33,7 +33,8 @@ Unseen = the variant's copies of the kind - the copies in every river and meld -
 
 :attr:`Decision.cost` is the 子 the player's choice gave up against the best (never negative): the difference of the
 two prices, without the margin the AI's own choice keeps when it decides
-(:attr:`engine.strong.evaluator.Option.margin`), so a play the AI would not make but prices as high (to 0.1 子) costs
+(:attr:`engine.strong.evaluator.Option.margin`, which also carries what only ranks: a kong's tie-break premium,
+Chizhou's credit for letting a tile go), so a play the AI would not make but prices as high (to 0.1 子) costs
 nothing and is no loss (:attr:`Decision.costly`); "the biggest" disagreement is the one that cost most, the earliest
 on a tie; :attr:`Review.cost` sums a hand's.
 
@@ -74,7 +75,8 @@ class Choice:
     """An action and what it left: ``shanten`` (-1 won, 0 ready) and ``useful`` (进张, unseen useful tiles); and
     its price by the strong AI's evaluator: ``ev`` (expected 子), ``win`` (the chance to win the hand it leaves),
     ``value`` (子 when won), ``deal_in`` (the chance this discard deals in now), ``danger`` (its expected cost, 子),
-    ``plan`` ("" or "flush") and ``threat`` (the seat the tile is most dangerous against)."""
+    ``plan`` ("" or "flush") and ``threat`` (the seat the tile is most dangerous against). ``rob``: the win robs a
+    kong (抢杠: the tile being added to another seat's pung)."""
 
     action: Action
     shanten: int
@@ -86,6 +88,7 @@ class Choice:
     danger: float = 0.0
     plan: str = ""
     threat: int | None = None
+    rob: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +191,7 @@ class _Hand:
         ld = view.get("last_discard")
         rob = view.get("robbing")
         self.offered = rob["tile"] if rob else (ld["tile"] if ld else None)
+        self.robbing = bool(rob)
         if rob:  # the tile being added to a kong is shown to all, in no river or meld yet: not one still to come
             self.unseen[rob["tile"]] = max(0, self.unseen[rob["tile"]] - 1)
 
@@ -236,7 +240,7 @@ class _Hand:
         c = list(self.counts)
         m = self.n_melds
         if a.type == "win":
-            return Choice(a, -1, 0)
+            return Choice(a, -1, 0, rob=self.robbing)
         if a.type == "discard" and a.tile is not None:
             c[a.tile] -= 1
             return Choice(a, *self.after13(c, m))
@@ -269,7 +273,7 @@ def _priced(c: Choice, o: Option | None) -> Choice:
     if o is None:
         return c
     return Choice(c.action, c.shanten, c.useful, o.ev, o.win, o.value, o.deal_in, o.deal_in * o.cost, o.plan,
-                  o.threat)
+                  o.threat, c.rob)
 
 
 def _parts(played: Choice, ai: Choice) -> dict[str, float]:
@@ -424,7 +428,8 @@ KINDS = ("safer", "faster", "bigger", "shape", "win", "let_go")
 """The kinds of loss a match review sums, in the words of :attr:`Decision.reason`: pushing into danger (the AI's
 choice was safer; in Chizhou also an honour that feeds another seat's 花, ``feed``), a slower hand, missed value (a
 bigger hand), a weaker shape, a win let pass, and in Chizhou a tile not let go when the hand could no longer reach
-2 花 (``let_go``: the strong AI's evaluator credits letting it go, see :data:`engine.strong.chizhou.LET_GO`)."""
+2 花 (``let_go``: the strong AI's evaluator credits letting it go, see :data:`engine.strong.chizhou.LET_GO`; the
+credit ranks, it is not charged: such a decision costs only what the two hands' prices differ by)."""
 _KIND_OF = {"feed": "safer"}
 
 

@@ -73,9 +73,20 @@ def clean(text: str) -> str:
     return "".join(out)
 
 
+def has_bold(text: str) -> bool:
+    """Whether the bold face has every character of ``text`` (else :func:`text_font` draws it regular). Lines set
+    side by side (a list of labels) ask it of all of them, so one line that the bold subset happens to cover is not
+    the only bold one among regular neighbours.
+
+    >>> has_bold("Wins let pass"), has_bold("漏和"), has_bold("牌速慢了")
+    (True, True, False)
+    """
+    return all(c in bold_charset() or c == " " for c in text)
+
+
 def text_font(text: str, size: int, bold_: bool = True) -> FreeTypeFont:
     """The bold face when asked and it has every character of ``text``, else the regular face."""
-    if bold_ and all(c in bold_charset() or c == " " for c in text):
+    if bold_ and has_bold(text):
         return bold(size)
     return regular(size)
 

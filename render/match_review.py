@@ -147,11 +147,15 @@ def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", nam
     if kinds:
         y = block(y + 6, txt("render.match_review.kinds", lang), 20, "accent") + 8
         most = max(c for _, _, c in kinds) or 1.0
-        for (label, figures), (_, _, c) in zip(match_review_kinds(review, lang), kinds, strict=True):
+        labels = match_review_kinds(review, lang)
+        # one weight for the list: bold only when the bold face has every label (in Chinese some fall back to the
+        # regular face, and a label it covers, 漏和, stood out bold among them)
+        bold = all(fonts.has_bold(label) for label, _ in labels)
+        for (label, figures), (_, _, c) in zip(labels, kinds, strict=True):
             lines, sz = set_lines(figures, 18, full, bold=False, max_lines=1)
             w = round(fonts.text_width(lines[0], fonts.text_font(lines[0], sz, False)))
             out.append(CardText(x1 - w, y + 2, lines[0], sz, "sub", False))
-            block(y, label, 19, "text", full - w - 12, max_lines=1)
+            block(y, label, 19, "text", full - w - 12, bold=bold, max_lines=1)
             bars.append((y + 27, c, most))
             y += KIND_H
     rows = match_review_rows(review, lang, names)

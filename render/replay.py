@@ -158,7 +158,7 @@ def describe_priced(c: Choice, lang: str = "zh", timeout: bool = False) -> str:
     '打五万（超时） · 期望 3.2 子'
     """
     lang = lang_of(lang)
-    what = _action_words(c.action, lang)
+    what = _action_words(c.action, lang, c.rob)
     if timeout:
         what = txt("render.replay.timed_out", lang, text=what)
     return txt("render.review.priced", lang, what=what, ev=_zi(c.ev))
@@ -188,8 +188,8 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
     p, a = d.played, d.ai
     if d.agrees or not d.reason:
         return ""
-    if d.reason == "win":
-        return txt("render.review.why_win", lang, ai=_zi(a.value))
+    if d.reason == "win":  # robbing a kong (抢杠) is said so
+        return txt("render.review.why_rob" if a.rob else "render.review.why_win", lang, ai=_zi(a.value))
     if d.reason == "safer" and p.threat is not None:
         who = wind_name(winds[p.threat], lang) if winds is not None else seat_label(p.threat, lang)
         if names is not None:
@@ -241,7 +241,9 @@ def _variant_of_item(item: str) -> str:
     return next((v for v, code in PLAN_ITEMS.items() if code == item), "wuhu")
 
 
-def _action_words(a: Action, lang: str) -> str:
+def _action_words(a: Action, lang: str, rob: bool = False) -> str:
+    if a.type == "win" and rob:  # the win robs a kong: 抢杠
+        return txt("render.review.rob", lang)
     if a.type == "chi" and a.tile is not None:
         tile = tile_name(a.tile) if lang == "en" else given(
             tile_zh(a.tile)[0] + tile_zh(a.tile + 1)[0] + tile_zh(a.tile + 2), lang)
@@ -263,7 +265,7 @@ def describe_choice(c: Choice, lang: str = "zh") -> str:
     '和牌'
     """
     lang = lang_of(lang)
-    what = _action_words(c.action, lang)
+    what = _action_words(c.action, lang, c.rob)
     if c.shanten < 0:
         return what
     sh = txt("render.review.ready", lang) if c.shanten == 0 else txt("render.review.shanten", lang, n=c.shanten)
@@ -286,7 +288,8 @@ def _who(names: Sequence[str], winds: Sequence[int], seat: int, lang: str) -> st
 
 
 def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: str = "zh") -> str:
-    """Who did what at ``step``, in the viewer's language (the caller leaves out what the viewer never saw).
+    """Who did what at ``step``, in the viewer's language (the caller leaves out what the viewer never saw); a move
+    the AI made for an away player (托管, away after timeouts, replaced: ``Step.by_ai``) is marked "（托管）".
 
     >>> from engine.table import Action
     >>> from engine.replay import Step
@@ -337,6 +340,8 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
         out = txt("render.replay.action", lang, who=who, what=a.describe(lang))
     if step.timeout:
         out = txt("render.replay.timed_out", lang, text=out)
+    if step.by_ai:
+        out = txt("render.replay.by_ai", lang, text=out)
     if "hand_end" in ev and ev["hand_end"].data.get("draw"):
         out = txt("render.replay.drawn", lang, text=out)
     return out
@@ -361,8 +366,10 @@ def _review_lines(d: Decision, lang: str, names: Sequence[str] | None = None, wi
         return ((you, played, None),
                 (ai, txt("render.replay.same_choice", lang), True))
     if not d.costly:  # a choice worth as much as the AI's
-        return ((you, played, None), (ai, describe_choice(d.ai, lang), True),
-                ("", txt("render.review.no_worse", lang), None))
+        note = txt("render.review.no_worse", lang)
+        if d.reason == "let_go":  # Chizhou: the AI lets a tile go for the table's sake, not for 子: said why
+            note = txt("render.review.no_loss_why", lang, why=describe_reason(d, lang, names, winds))
+        return ((you, played, None), (ai, describe_choice(d.ai, lang), True), ("", note, None))
     why = txt("render.review.loss", lang, loss=_zi(d.cost)) + " · " + describe_reason(d, lang, names, winds)
     return ((you, played, False),
             (ai, describe_choice(d.ai, lang), True),
@@ -444,6 +451,9 @@ def replay_scene(
         lines = _review_lines(dec, lang, names_, winds)
     elif review is not None and step == replay.n and viewer is not None and review.seat == viewer:
         lines = ((txt("render.replay.review", lang), review_summary(review, lang), None),)
+    elif (review is not None and viewer is not None and review.seat == viewer and step > 0
+          and replay.steps[step - 1].by_ai and replay.steps[step - 1].seat == viewer):
+        lines = (("", txt("render.replay.by_ai_line", lang), None),)  # the AI's move for the player: not reviewed
     return ReplayScene(table=tscene, hands=tuple(hands), title=title, caption=caption, step=step, n=replay.n,
                        review=lines)
 
@@ -607,12 +617,14 @@ def review_rows_any(review: Review) -> bool:
 
 def review_foot(review: Review, lang: str = "zh") -> list[str]:
     """The card's last lines: the smaller losses not listed (their count and 子), the steps where the player chose
-    otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子), and the steps where the
-    AI chose the same."""
+    otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子; in Chizhou a tile the AI
+    lets go of at no loss, each on a line with why), and the steps where the AI chose the same."""
     lang = lang_of(lang)
     listed = {d.step for d in _listed(review)}
     more = [d for d in review.decisions if d.costly and d.step not in listed]
-    equal = [d.step for d in review.decisions if not d.agrees and not d.costly]
+    equal = [d.step for d in review.decisions if not d.agrees and not d.costly and d.reason != "let_go"]
+    # Chizhou: a tile the AI lets go of so that someone can win (a credit that ranks, not 子): no loss, said why
+    let_go = [d for d in review.decisions if not d.agrees and not d.costly and d.reason == "let_go"]
     agree = [d.step for d in review.decisions if d.agrees]
     out = []
     if more:
@@ -621,6 +633,9 @@ def review_foot(review: Review, lang: str = "zh") -> list[str]:
     if equal:
         out.append(txt("render.review.as_good_many" if len(equal) > 1 else "render.review.as_good_one", lang,
                        steps=join_list((str(k) for k in equal), lang)))
+    for d in let_go:
+        out.append(txt("render.review.step_note", lang, step=d.step,
+                       text=txt("render.review.no_loss_why", lang, why=describe_reason(d, lang))))
     if agree and len(agree) == len(review.decisions):
         out.append(txt("render.replay.ai_agrees_all", lang))
     elif agree:

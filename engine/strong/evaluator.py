@@ -108,6 +108,12 @@ PUNGS_RATE = 1200
 they may be claimed from any seat)."""
 
 
+KONG_PREMIUM = (0.05, 0.02)
+"""A kong's tie-break premium over the hand it leaves: this much plus this share of the hand's value when won (a kong
+pays in every variant: 杠番, 花, 杠, which the hand's price does not count). It ranks (``Option.margin``), it is not
+charged as 子 by the review."""
+
+
 HUN_ITEMS = {"wuhu": "hun_yi_se"}
 """The scorer's item a "hun" plan (Wuhu: one suit and 红中, :func:`engine.strong.wuhu.hun_chance`) aims at."""
 
@@ -140,8 +146,10 @@ class Option:
     """One legal action, priced. ``ev``: expected 子 of the hand after it. ``win``/``value``: the chance and the
     value of winning it leaves; ``deal_in``: the chance this discard deals in now; ``cost``: 子 lost if it does;
     ``threat``: the seat that tile is most dangerous against (None: no danger); ``plan``: "" or "flush".
-    ``margin``: what the decision adds to ``ev`` when it ranks the options (the trust the normal AI's choice, or
-    the one-suit play, keeps: :data:`PRIOR`), not 子: ``ev`` stays the price the review shows."""
+    ``margin``: what the decision adds to ``ev`` when it ranks the options, not 子: the trust the normal AI's
+    choice, or the one-suit play, keeps (:data:`PRIOR`), a kong's tie-break premium (:data:`KONG_PREMIUM`) and
+    Chizhou's credit for letting go (:data:`engine.strong.chizhou.LET_GO`); ``ev`` stays the price the review
+    shows."""
 
     action: Action
     ev: float
@@ -271,6 +279,9 @@ class Know:
         self.dealer: int = view["dealer"]
         self.wind = (seat - self.dealer) % 4
         self.unseen = list(self.me.remaining)
+        rob = view.get("robbing")
+        if rob:  # the tile being added to a kong is shown to all, in no river or meld yet: not one still to come
+            self.unseen[int(rob["tile"])] = max(0, self.unseen[int(rob["tile"])] - 1)
         self.U = max(1, sum(self.unseen))
         self.turns = max(0, (int(view["wall_count"]) - self.V.reserve)) // 4
         self.melds = view["melds"]
@@ -666,6 +677,7 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     offered = int(ld["tile"]) if ld else None
     fed = None if ld is None else (int(ld["seat"]) - kn.dealer) % 4
     now: HandValue | None = None
+    real: dict[Action, float] = {}  # the price of an option whose ev below carries a credit that only ranks it
     # Chizhou: a hand too far from 2 花 for the wall left lets go of what gives the others 花 (the normal AI's rule)
     let_go = feed_discard(me, [a for a in acts if a.type == "discard"]) if me.ai.hua_gate else None
     for a in acts:
@@ -678,7 +690,8 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             feed = 0.0
             if me.ai.hua_gate and t >= HONOR and kn.unseen[t] >= 2:  # Chizhou: a live honour may feed a pung (花)
                 feed = CHIZHOU_FEED_COST * (kn.unseen[t] - 1) / 2
-            if a == let_go:
+            if a == let_go:  # the credit ranks it; its price is the discard's own (no 花 fed is charged either)
+                real[a] = _discard_option(a, hv, p, cost, threat, kn.shape(c, t)).ev
                 feed = -CHIZHOU_LET_GO
             out.append(_discard_option(a, hv, p, cost, threat, kn.shape(c, t) - feed))
         elif a.type == "pass":
@@ -746,7 +759,8 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
                 upg = max(0, me.upg - 1)
             hv = kn.hand_value(c2, nm, ms2, mh2, upg, m_list, extra_draw=True)
             # a kong pays in every variant (杠番, 花, 杠): a small premium keeps it ahead of an equal discard
-            ev = hv.ev + 0.05 + 0.02 * abs(hv.value)
+            ev = hv.ev + KONG_PREMIUM[0] + KONG_PREMIUM[1] * abs(hv.value)
+            real[a] = hv.ev
             out.append(Option(a, ev, hv.win, hv.value, 0.0, 0.0, hv.plan, hv.distance, None))
         else:
             out.append(Option(a, 0.0, 0.0, 0.0, 0.0, 0.0, "", 99, None))
@@ -781,6 +795,10 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         out = [replace(o, ev=min(o.ev, po.ev - 0.01),
                        margin=min(o.ev + o.margin, po.ev + po.margin - 0.01) - min(o.ev, po.ev - 0.01))
                if o.action.type == "pung" and o.distance > 0 else o for o in out]
+    # the credits (a kong's premium, Chizhou's let-go) move from the price to the margin: the ranking (ev + margin)
+    # is the one above, the price the review charges is the hand's own
+    out = [replace(o, ev=real[o.action], margin=o.margin + (o.ev - real[o.action])) if o.action in real else o
+           for o in out]
     return Evaluation(seat, kn.variant, tuple(out))
 
 

@@ -572,12 +572,14 @@ async def test_match_review_prices_every_decision_of_the_match_in_three_language
 
 @pytest.mark.parametrize("locale, lang, label", [("zh-CN", "zh", "AI 复盘"), ("zh-TW", "zh-TW", "AI 復盤"),
                                                  ("en-US", "en", "AI review")])
-async def test_review_card_lists_the_costly_choices_and_says_the_others_were_no_worse(
+async def test_review_card_lists_the_costly_choices_and_charges_no_kong_premium(
         h: Harness, locale: str, lang: str, label: str) -> None:
-    """B's hand in the Wuhu match (chair 2, played by the normal AI): the strong AI chooses otherwise twice, once at a
-    loss. Through the AI review button, in the clicker's language: the message is the review's summary ("..., 1 at a
-    loss"), the card sent is the card of the engine's review of the stored hand, and on it the costly choice's row
-    (its loss, both prices, the reason) and the line saying the other choice was no worse, every line whole."""
+    """B's hand in the Wuhu match (chair 2, played by the normal AI): the strong AI chooses otherwise twice. At step
+    40 B konged 7m where the AI discards 8p: the card said B's choice was "no worse", because the kong's price
+    carried the strong AI's tie-break premium (0.4 子, which only ranks its choices); priced as the hand it leaves, the
+    kong is 0.2 子 worse. Through the AI review button, in the clicker's language: the message is the review's summary,
+    the card sent is the card of the engine's review of the stored hand, and on it both costly choices' rows (the
+    loss, both prices, the reason), every line whole."""
     from bot.store.history import load_hand
     from cogs.memory import names_of
     from engine.review import review_hand
@@ -587,19 +589,23 @@ async def test_review_card_lists_the_costly_choices_and_says_the_others_were_no_
     code = encode_code(mid, 0)
     match, rp = await load_hand(h.bot.store, GUILD_ID, mid, 0, code)
     review = review_hand(rp, 2)
-    assert review.costly == 1 and review.disagreements == 2
+    assert review.costly == 2 and review.disagreements == 2
     r = await h.slash("replay", user=B, code=code, locale=locale)
     r2 = await h.click(r.reply, label=label, user=B, locale=locale)
     assert r2.reply.text == review_summary(review, lang)
-    assert ("1 at a loss" if lang == "en" else "其中 1 次有") in r2.reply.text
     name, data = next(iter(r2.reply.files.items()))
     names = names_of(match)
     assert name == f"review-{code}.png" and data == render_review(review, rp, "dark", lang, "", names)
     _height, texts, _frames = review_layout(review, rp, lang, "", names)
     drawn = "".join(x.text for x in texts).replace(" ", "")
-    (row,) = review_rows(review, lang, names, rp.winds)
-    assert all(part.replace(" ", "") in drawn for part in row[1:]) and row[1].startswith("-")
-    no_worse = next(d.step for d in review.decisions if not d.agrees and not d.costly)
+    rows = review_rows(review, lang, names, rp.winds)
+    assert [row[0] for row in rows] == [36, 40]
+    for row in rows:
+        assert all(part.replace(" ", "") in drawn for part in row[1:]) and row[1].startswith("-")
+    kong = {"zh": ("-0.2 子", "你：杠七万 · 期望 1.2 子", "AI：打八筒 · 期望 1.4 子"),
+            "zh-TW": ("-0.2 子", "你：槓七萬 · 期望 1.2 子", "AI：打八筒 · 期望 1.4 子"),
+            "en": ("-0.2 子", "You: kong 7m · 1.2 子 expected", "AI: discard 8p · 1.4 子 expected")}[lang]
+    assert rows[1][1:4] == kong
     foot = review_foot(review, lang)
-    assert str(no_worse) in foot[0] and ("no worse" in foot[0] or "不比 AI 差" in foot[0])
+    assert not any("no worse" in x or "不比 AI 差" in x for x in foot)
     assert "".join(foot).replace(" ", "") in drawn and not any("…" in x.text for x in texts)

@@ -43,3 +43,31 @@ async def test_a_hand_played_by_the_ai_for_an_away_player_is_not_charged_to_them
     assert "The AI played this hand for you" in drawn  # not "your decisions matched the AI's"
     assert "no loss" not in drawn
     assert not any(x.text.startswith(txt("render.replay.you_prefix", "en")) for x in texts)
+
+
+async def test_the_replay_marks_the_moves_the_ai_made_for_an_away_player(harness: Harness):
+    """P1 hands the seat to the AI (托管) and the hand plays out without them. Stepping through the replay, P1's
+    steps read "E P1 discards 9m" and the image showed no review under them, as if P1 had chosen them; the caption
+    marks them （托管） and the line under the hand says the AI played it for them (the review leaves those moves out),
+    in zh-CN, zh-TW and en. The AI seats' own moves carry no mark."""
+    h = harness
+    lt, seat, _r = await hand_to_ai(h)
+    code = encode_code(lt.match_id, 0)
+    _match, rp = await load_hand(h.bot.store, h.guild_id, lt.match_id, 0, code)
+    mine = next(k for k, s in enumerate(rp.steps, 1) if s.seat == seat and s.by_ai)
+    other = next(k for k, s in enumerate(rp.steps, 1) if s.seat != seat)
+    marks = {"en-US": (" (AI, 托管)",
+                       "The AI played this for you (away, 托管): not judged as your decision"),
+             "zh-CN": ("（托管）", "这一步是 AI 替你打的（托管）：不算作你的决策"),
+             "zh-TW": ("（託管）", "這一步是 AI 替你打的（託管）：不算作你的決策")}
+    for locale, (mark, line) in marks.items():
+        r = await h.slash("replay", user=P1, code=code, locale=locale)
+        seen: dict[int, object] = {}
+        for _ in range(max(mine, other)):
+            await h.click(r.reply, custom_id=next(b["custom_id"] for b in r.reply.buttons() if b.get("label") == "▶"),
+                          user=P1, locale=locale)
+            viewer, scene = h.seen.replay_images()[-1]
+            assert viewer == P1
+            seen[scene.step] = scene
+        assert seen[mine].caption.endswith(mark) and seen[mine].review == (("", line, None),)
+        assert "托管" not in seen[other].caption and "託管" not in seen[other].caption

@@ -559,21 +559,64 @@ def test_a_tile_the_ai_lets_go_late_in_chizhou_is_not_called_a_better_shape():
     """Chizhou, hand 2, step 48: the hand is too far from 2 花 for the wall left (48 tiles) and will not win; the
     AI lets 东 go (a pair holder pungs it), which its evaluator credits (engine.strong.chizhou.LET_GO: 0.5). A player
     who keeps 东 and lets 9m go lost those 0.5 子 on the card with "better shape: the tiles it keeps work together
-    better"; the card says what the AI does and why, and the match review counts it apart."""
-    from engine.review import KINDS
+    better"; the card says what the AI does and why, and the match review counts it apart. The credit only ranks
+    the AI's choice (``Option.margin``): it is not 子 the player lost, so the card charged "-0.5 子" for nothing; it
+    charges the real difference (none: both hands are worth 0.0 子) and still says why the AI lets 东 go."""
+    from engine.review import KINDS, Review
+    from engine.strong.evaluator import evaluate
     from render.match_review import kind_label
-    from render.replay import describe_reason
+    from render.replay import describe_reason, review_foot, review_rows
 
     _kw, acts = played("chizhou", "img", 4)
     r = list(HandReplay.each("chizhou", "img", {}, acts))[1]
     view = r.view(47, 0)
     d = review_decision(view, Action("discard", 0, _kinds("9m")[0]), 48)
     assert d.ai.action == Action("discard", 0, _kinds("1z")[0]) and d.ai.win < 0.01 and d.played.win < 0.01
-    assert (d.reason, d.cost) == ("let_go", 0.5)
+    assert evaluate(view, 0).best.action == d.ai.action  # the strong AI still lets it go
+    assert (d.reason, d.cost, d.costly) == ("let_go", 0.0, False)
+    assert (f"{d.played.ev:.1f}", f"{d.ai.ev:.1f}") == ("0.0", "0.0")
+    rv = Review(0, (d,), 60)
+    assert review_rows(rv, "zh") == []
+    assert review_foot(rv, "zh") == ["第 48 步：这手牌已凑不够 2 花：AI 放掉别家用得上的东，让这手牌有人能和（不算损失）"]
+    assert review_foot(rv, "zh-TW") == ["第 48 步：這手牌已湊不夠 2 花：AI 放掉別家用得上的東，讓這手牌有人能和（不算損失）"]
+    assert review_foot(rv, "en")[0].startswith("Step 48: this hand can no longer reach 2 flowers (花): the AI lets 1z go")
+    assert review_foot(rv, "en")[0].endswith("so that the hand can be won (no 子 lost)")
+    from render.replay import replay_scene
+
+    note = replay_scene(r, 48, 0, review=rv, lang="zh-TW").review[2][1]  # the step image, under the two choices
+    assert note == "這手牌已湊不夠 2 花：AI 放掉別家用得上的東，讓這手牌有人能和（不算損失）"
     assert describe_reason(d, "zh") == "这手牌已凑不够 2 花：AI 放掉别家用得上的东，让这手牌有人能和"
     assert describe_reason(d, "zh-TW") == "這手牌已湊不夠 2 花：AI 放掉別家用得上的東，讓這手牌有人能和"
     assert describe_reason(d, "en").startswith("this hand can no longer reach 2 flowers (花): the AI lets 1z go")
     assert "let_go" in KINDS and kind_label("let_go", "zh") == "凑不成花时没放牌"
+
+
+def test_a_declined_kong_is_charged_only_its_real_difference():
+    """Wuhu: the player, ready, passes on the third 3m it could kong. The strong AI kongs: the hand it leaves wins more
+    often (21% against 18%, 3.7 子 against 3.2), and a tie-break premium (0.05 + 0.02 x its value,
+    :data:`engine.strong.evaluator.KONG_PREMIUM`, 0.4 子 here) keeps a kong ahead of an equal choice. The card
+    charged that premium as 子 ("-0.9 子", the AI's kong "4.1 子 expected"); it ranks the AI's choice only (its
+    margin), and the card charges the real difference, the two figures it shows."""
+    from engine.strong.evaluator import KONG_PREMIUM, evaluate
+    from render.replay import replay_scene, review_rows
+
+    def decline(n: int, la: list[Action]) -> Action | None:
+        return next((a for a in la if a.type == "pass"), None) if any(a.type == "kong" for a in la) else None
+
+    r = _one_hand("wuhu", "k15", "normal", decline)
+    rv = review_hand(r, 0)
+    d = rv.at(37)
+    assert d is not None and d.ai.action == Action("kong", 0, _kinds("3m")[0]) and d.played.action.type == "pass"
+    best = evaluate(r.view(36, 0), 0).best  # the strong AI still kongs, and ranks the kong with its premium
+    assert best.action == d.ai.action and best.margin >= KONG_PREMIUM[0] + KONG_PREMIUM[1] * best.value - 1e-9
+    assert (d.cost, d.reason) == (0.5, "faster")
+    expect = {"zh": ("-0.5 子", "你：过 · 期望 3.2 子", "AI：杠三万 · 期望 3.7 子", "更快的牌：和牌机会 21% 对 18%"),
+              "zh-TW": ("-0.5 子", "你：過 · 期望 3.2 子", "AI：槓三萬 · 期望 3.7 子", "更快的牌：和牌機會 21% 對 18%"),
+              "en": ("-0.5 子", "You: pass · 3.2 子 expected", "AI: kong 3m · 3.7 子 expected",
+                     "faster hand: 21% to win against 18%")}
+    for lang, row in expect.items():
+        assert next(x[1:] for x in review_rows(rv, lang) if x[0] == 37) == row
+        assert replay_scene(r, 37, 0, review=rv, lang=lang).review[2][1].startswith("-0.5 子 · ")
 
 
 def test_a_bigger_ready_hand_names_what_its_win_scores():
@@ -623,3 +666,87 @@ def test_the_tile_being_robbed_is_not_counted_as_still_to_come():
     d = review_decision(t.view(3), Action("pass", 3), 5)
     assert d.reason == "win" and (d.played.shanten, d.played.useful) == (0, 6)
     assert describe_choice(d.played, "en") == "pass · ready · 6 useful"
+
+
+def test_the_price_of_passing_a_rob_does_not_count_the_robbed_tile_as_still_to_come():
+    """The same spot: passing leaves the hand ready on 4m and 7m. The evaluator priced it counting the 1m being added
+    to the kong as a tile still to draw (a winning one): "You: pass · 27.6 子 expected". It prices the pass as it
+    prices the same hand once that 1m is shown in the kong: 27.5 子."""
+    import copy
+
+    from engine.strong.evaluator import evaluate
+    from render.replay import describe_priced
+    from tests.engine.test_table_flow import ROB, _to_fourth_1m, do
+
+    t = _to_fourth_1m("hefei", ROB)
+    do(t, "kong", 2, "1m")
+    view = t.view(3)
+    d = review_decision(view, Action("pass", 3), 5)
+    shown = copy.deepcopy(dict(view))  # the 1m counted as seen, as it is once the kong is made
+    shown["seen"][view["robbing"]["tile"]] += 1
+    shown["robbing"] = None
+    priced = evaluate(shown, 3).of(Action("pass", 3))
+    assert priced is not None and d.played.ev == pytest.approx(priced.ev) and d.played.win == pytest.approx(priced.win)
+    assert describe_priced(d.played, "en") == "pass · 27.5 子 expected"
+    assert describe_priced(d.played, "zh-TW") == "過 · 期望 27.5 子"
+
+
+def _rob_let_pass() -> HandReplay:
+    """Hefei: chair 3 (23m456m789m 999p 55p, ready on 1m 4m 7m) passes on robbing the 1m chair 2 adds to its pung;
+    the normal AI plays the hand out. A real stored hand (scripted wall), replayed."""
+    from engine.ai import choose
+    from tests.engine.test_table_flow import ROB, K, build
+
+    t, acts = build("hefei", ROB, draws="7p 7p 7p 1m"), []
+
+    def do(typ: str, seat: int, tile: str | int | None = None) -> None:
+        a = Action(typ, seat, K(tile) if isinstance(tile, str) else tile)
+        acts.append(a)
+        t.apply(a)
+
+    def pass_all() -> None:
+        while t.phase in ("claim", "rob"):
+            do("pass", t.awaited()[0])
+
+    do("discard", 0, "1m")
+    for s in [s for s in t.awaited() if s != 2]:
+        do("pass", s)
+    do("pung", 2, "1m")
+    do("discard", 2, "2p")
+    pass_all()
+    for s in (3, 0, 1):
+        do("discard", s, t.drawn[s])
+        pass_all()
+    do("kong", 2, "1m")
+    assert t.phase == "rob" and t.awaited() == [3]
+    do("pass", 3)
+    rng = random.Random(0)
+    while t.hand.phase not in ("ended", "over"):
+        seat = t.awaited()[0]
+        la = t.legal_actions(seat)
+        a = la[0] if len(la) == 1 else choose(t, seat, la, "normal", rng)
+        do(a.type, a.seat, a.tile)
+    return HandReplay.build("hefei", 1, None, acts, 0, wall=list(t.wall), dealer=0)
+
+
+def test_robbing_a_kong_is_called_so_on_the_card_and_the_step_image():
+    """Hefei: the player passes where it could rob chair 2's kong. The card and the step image said the AI would
+    "win" (和牌) and that "a win" was let pass; they say the AI robs the kong (抢杠 / 搶槓 / rob the kong)."""
+    from render.replay import replay_scene, review_rows
+
+    r = _rob_let_pass()
+    rv = review_hand(r, 3)
+    d = next(x for x in rv.decisions if x.ai.action.type == "win" and x.ai.rob)
+    assert d.played.action.type == "pass" and d.reason == "win" and d.costly
+    ev = f"{d.ai.ev:.1f}"
+    expect = {"zh": (f"AI：抢杠 · 期望 {ev} 子", f"这里可以抢杠和牌：和了值 {ev} 子", "抢杠"),
+              "zh-TW": (f"AI：搶槓 · 期望 {ev} 子", f"這裡可以搶槓和牌：和了值 {ev} 子", "搶槓"),
+              "en": (f"AI: rob the kong · {ev} 子 expected", f"a kong you could rob, a win you let pass: worth {ev} 子",
+                     "rob the kong")}
+    for lang, (ai, why, step_ai) in expect.items():
+        row = next(x for x in review_rows(rv, lang) if x[0] == d.step)
+        assert (row[3], row[4]) == (ai, why)
+        assert replay_scene(r, d.step, 3, review=rv, lang=lang).review[1][1] == step_ai
+    # a win on a discard is still a win (和牌)
+    other = next(x for x in rv.decisions if x.ai.action.type == "win" and not x.ai.rob)
+    assert replay_scene(r, other.step, 3, review=rv, lang="zh").review[1][1] == "和牌"

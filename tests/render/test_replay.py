@@ -254,7 +254,7 @@ def test_a_long_hand_animates_under_discords_upload_limit(variant):
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("theme", ("dark", "light"))
 def test_the_review_card_lists_the_disagreements(lang, theme):
-    r = hand("chizhou", "weak")
+    r = hand("chizhou", "errs")  # 12 of its decisions cost 子
     rv = review_hand(r, 0)
     im = _png(rr.render_review(rv, r, theme, lang))
     height, texts, frames = rr.review_layout(rv, r, lang)
@@ -349,3 +349,29 @@ def test_every_line_of_the_review_cards_reads_on_a_phone(variant):
         readable(texts, rr.REVIEW_W)
         for row in match_review_rows(mr, lang, NAMES):
             assert all(part.replace(" ", "") in _drawn(texts) for part in row), row
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_match_reviews_kinds_of_loss_are_set_in_one_weight(lang):
+    """The match review's kinds of loss are a list of labels side by side. The bold face holds only some characters
+    (render/fonts.py), so most Chinese labels fell back to the regular face while 漏和 (wins let pass), which it
+    covers, stood out bold among them (zh-TW: 錯過更大的牌 regular, 漏和 bold; zh-CN: 错过更大的牌 bold too). Every
+    label is drawn in the same face: bold in English, regular where any label lacks a bold glyph."""
+    from engine.review import Choice, Decision, HandReview, MatchReview, Review
+    from engine.table import Action
+    from render.match_review import kind_label, match_review_layout
+
+    def dec(step: int, reason: str) -> Decision:
+        return Decision(step, 0, Choice(Action("pass", 0), 1, 10, ev=1.0), Choice(Action("discard", 0, step), 1, 20,
+                        ev=1.0 + step), reason=reason)
+
+    kinds = ("win", "faster", "bigger", "shape", "safer")
+    mr = MatchReview(0, (HandReview(0, (0, 1, 2, 3), Review(0, tuple(dec(k + 1, r) for k, r in enumerate(kinds)),
+                                                             20)),))
+    _h, texts, _f, _bars, _c = match_review_layout(mr, "wuhu", lang)
+    labels = {kind_label(k, lang) for k in kinds}
+    drawn = [t for t in texts if t.text in labels]
+    assert {t.text for t in drawn} == labels
+    faces = {fonts.text_font(t.text, t.size, t.bold).path for t in drawn}
+    assert len(faces) == 1, [(t.text, t.bold) for t in drawn]
+    assert (faces == {str(fonts.BOLD)}) == (lang == "en")
