@@ -593,7 +593,7 @@ async def test_review_card_lists_the_costly_choices_and_says_the_others_were_no_
     assert r2.reply.text == review_summary(review, lang)
     assert ("1 at a loss" if lang == "en" else "其中 1 次有") in r2.reply.text
     name, data = next(iter(r2.reply.files.items()))
-    names = names_of(match)
+    names = names_of(match, lang)
     assert name == f"review-{code}.png" and data == render_review(review, rp, "dark", lang, "", names)
     _height, texts, _frames = review_layout(review, rp, lang, "", names)
     drawn = "".join(x.text for x in texts).replace(" ", "")

@@ -1,0 +1,150 @@
+"""Normal and strong AI seats met by the faults players and admins meet, through the real dispatch: a kill -9 in the
+middle of the AI seats' turns, a restart, Discord failing while they play, a closed DM, a bad difficulty."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+from tests.cogs.test_ai_pool import _bot_table, _check_replay, _stored
+from tests.cogs.test_tables import P1, P2, choose_click, latest_dm_controls, prep
+from tests.harness import Harness
+
+
+async def _game(h: Harness, user: int, seed: int, variant: str, difficulty: str, *, pooled: bool, at: int = 0,
+                interrupt: Callable[[Harness, Any], Awaitable[Harness]] | None = None) -> list[dict]:
+    prep(h, seed=seed)
+    h.bot.tables.ai.inline = not pooled
+    channel = h.add_channel()
+    lt = await _bot_table(h, user, channel, variant, difficulty)
+    clicks, replaced = 0, None
+    try:
+        for _ in range(400):
+            await h.settle()
+            await h.bot.tables.wait_idle()
+            if lt.table is None or lt.table.phase not in ("play", "claim", "rob"):
+                break
+            msg = latest_dm_controls(h, user)
+            assert msg is not None, "the table waits on nobody"
+            if interrupt is not None and replaced is None and clicks == at:
+                h = replaced = await interrupt(h, msg)
+                h.bot.tables.ai.inline = not pooled
+                lt = h.bot.tables.by_channel[channel]
+                continue
+            await h.click(msg, custom_id=choose_click(msg))
+            clicks += 1
+        assert lt.table.hand.phase in ("ended", "over")
+        assert (replaced is not None) == (interrupt is not None) and clicks > at
+        assert await _check_replay(h, lt.match_id, difficulty) > 5
+        return await _stored(h, lt.match_id)
+    finally:
+        if replaced is not None:
+            await replaced.close()
+        else:
+            await h.bot.tables.close()
+
+
+@pytest.mark.parametrize("difficulty, variant", [("strong", "hefei"), ("strong", "wuhu"), ("strong", "chizhou"),
+                                                 ("normal", "hefei")])
+@pytest.mark.parametrize("spins", [0, 3, 12])
+async def test_ai_seats_play_on_after_a_kill_in_the_middle_of_their_turns(harness: Harness, difficulty: str,
+                                                                         variant: str, spins: int):
+    async def kill(h: Harness, msg: Any) -> Harness:
+        payload = h.click_payload(msg, custom_id=choose_click(msg), user=P2)
+        h.bot._connection.parse_interaction_create(payload[0])
+        for _ in range(spins):
+            await asyncio.sleep(0)
+        h = await h.kill()
+        prep(h)
+        await h.settle()
+        await h.bot.tables.wait_idle()
+        return h
+
+    a = await _game(harness, P1, 23, variant, difficulty, pooled=True)
+    b = await _game(harness, P2, 23, variant, difficulty, pooled=True, at=1, interrupt=kill)
+    assert len(a) > 10 and b == a
+
+
+async def _click_as_player(h: Harness, lt: Any, user: int) -> None:
+    """The player's next decision: from the DM's controls, or (DMs failing) from My hand."""
+    from tests.cogs.test_tables import button_id, controls
+
+    msg = latest_dm_controls(h, user)
+    if msg is None or lt.seats[lt.seat_of(user)].dm_failed:
+        table_msg = h.fake.find_message(lt.message_id)
+        r = await h.click(table_msg, custom_id=button_id(table_msg, ":hand"), user=user)
+        msg = r.reply
+        assert controls(msg), "the player is awaited but has no controls"
+    await h.click(msg, custom_id=choose_click(msg))
+
+
+@pytest.mark.parametrize("variant", ["wuhu", "hefei", "chizhou"])
+async def test_strong_seats_play_the_same_game_while_discord_fails_and_the_dm_closes(harness: Harness, variant: str):
+    from tests.cogs.test_table_faults import fast
+    from tests.cogs.test_tables import button_id
+
+    h = harness
+    fast(h)
+    games, said = [], []
+    for faults, user in ((False, P1), (True, P2)):
+        prep(h, seed=51)
+        h.bot.tables.ai.inline = False
+        channel = h.add_channel()
+        lt = await _bot_table(h, user, channel, variant, "strong")
+        clicks, hit, hands = 0, [], 0
+        for _ in range(800):
+            await h.settle()
+            await h.bot.tables.wait_idle()
+            if lt.table.phase == "ended" and hands == 0:
+                hands = 1
+                if faults:  # the next hand's DM cannot be sent: the player plays by My hand
+                    h.fake.close_dms(user)
+                table_msg = h.fake.find_message(lt.message_id)
+                await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=user)
+                continue
+            if lt.table.phase not in ("play", "claim", "rob"):
+                break
+            assert lt.seat_of(user) in lt.table.awaited(), "the table waits on nobody"
+            if faults and clicks == 1:
+                hit += [h.fake.fail(h.fake.dm_path(user), method="POST", status=503, times=3),
+                        h.fake.fail(f"^/channels/{channel}/messages", status=502, times=2)]
+                h.fake.rate_limit(h.fake.dm_path(user), times=2, retry_after=0.01)
+                h.fake.rate_limit(f"^/channels/{channel}/messages", times=2, retry_after=0.01)
+            await _click_as_player(h, lt, user)
+            clicks += 1
+        assert hands == 1 and lt.table.hand.phase in ("ended", "over")
+        assert lt.stall is None
+        assert lt.seats[lt.seat_of(user)].dm_failed == faults
+        games.append(await _stored(h, lt.match_id))
+        said.append("\n".join(m.content for m in h.channel(channel)))
+        assert await _check_replay(h, lt.match_id, "strong") > 5
+    await h.bot.tables.close()
+    assert len(games[0]) > 20 and games[1] == games[0]
+    assert "无法私信你" in said[1] and "无法私信你" not in said[0]
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+async def test_a_replay_names_the_ai_seats_as_the_table_did(harness: Harness, locale: str):
+    """The replay of a hand against three strong AI seats names each seat as the table did (电脑1, 电脑2, 电脑3), in
+    the steps and on the hands: they were all "AI (strong)", in English whatever the player's language, so a player
+    could not tell which AI claimed or won."""
+    from engine.replay import encode_code
+    from tests.cogs.test_tables import play_until_hand_ends
+
+    h = harness
+    prep(h, seed=7)
+    lt = await _bot_table(h, P1, h.channel_id, "hefei", "strong")
+    at_table = tuple(lt.occupant(i).name for i in range(4))
+    assert len(set(at_table)) == 4 and "电脑1" in at_table
+    await play_until_hand_ends(h, [P1], lt)
+    await h.bot.tables.wait_idle()
+    code = encode_code(lt.match_id, 0)
+    await h.slash("replay", user=P1, code=code.lower(), locale=locale)
+    _viewer, scene = h.seen.replay_images()[-1]
+    for title, hand in scene.hands:
+        assert hand.names == at_table
+        assert title.endswith(at_table[hand.seat])
+    assert not any("AI (" in title for title, _ in scene.hands)
