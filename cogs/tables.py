@@ -148,7 +148,8 @@ class UI:
             "tables.lobby_host", lang, host=host)
         seats = []
         for i, s in enumerate(lt.seats):
-            who = t("tables.seat_empty", lang) if s is None else (f"<@{s.user_id}>" if s.human else f"🤖 {s.name}")
+            who = t("tables.seat_empty", lang) if s is None else (f"<@{s.user_id}>" if s.human else t(
+                "tables.lobby_ai", lang, name=s.name, difficulty=t(f"choice.difficulty.{s.ai}", lang)))
             seats.append(f"{i + 1}. {who}")
         e.add_field(name=t("tables.lobby_seats", lang), value="\n".join(seats), inline=False)
         return e

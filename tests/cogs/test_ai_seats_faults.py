@@ -148,3 +148,31 @@ async def test_a_replay_names_the_ai_seats_as_the_table_did(harness: Harness, lo
         assert hand.names == at_table
         assert title.endswith(at_table[hand.seat])
     assert not any("AI (" in title for title, _ in scene.hands)
+
+
+@pytest.mark.parametrize("locale, words", [("zh-CN", ("强", "简单", "普通")), ("en-US", ("strong", "easy", "normal"))])
+async def test_the_lobby_says_how_each_ai_seat_plays(harness: Harness, locale: str, words: tuple[str, str, str]):
+    """``/table addbot difficulty:strong``: the lobby showed "🤖 电脑1" whatever the difficulty, so the players could not
+    see which seat was the strong AI (nor the host check that the right one was added). Each AI seat now says it."""
+    from tests.cogs.test_tables import button_id
+
+    h = harness
+    prep(h)
+    if locale == "en-US":  # the table speaks the server's language
+        from tests.cogs.test_settings import ADMIN, ADMIN_PERMISSIONS, open_panel
+
+        panel = await open_panel(h)
+        await h.click(panel, custom_id="mjbot:settings:language", values=["en"], user=ADMIN,
+                      permissions=ADMIN_PERMISSIONS)
+    r = await h.slash("table new", variant="hefei", user=P1, locale=locale)
+    await h.slash("table addbot", user=P1, difficulty="strong", locale=locale)
+    await h.slash("table addbot", user=P1, difficulty="easy", locale=locale)
+    lobby = h.fake.find_message(r.reply.id)
+    await h.click(lobby, custom_id=button_id(lobby, ":addbot"), user=P1, locale=locale)  # Add AI: a normal one
+    await h.settle()
+    seats = h.fake.find_message(r.reply.id).embeds[0]["fields"][0]["value"].splitlines()
+    assert [x.split(". ", 1)[0] for x in seats] == ["1", "2", "3", "4"]
+    ai_lines = [x for x in seats if "🤖" in x]
+    assert len(ai_lines) == 3
+    for line, word in zip(ai_lines, words, strict=True):
+        assert word in line, (line, word)
