@@ -126,6 +126,7 @@ async def test_strong_seats_play_the_same_game_while_discord_fails_and_the_dm_cl
     assert "无法私信你" in said[1] and "无法私信你" not in said[0]
 
 
+@pytest.mark.both_backends
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
 async def test_a_replay_names_the_ai_seats_as_the_table_did(harness: Harness, locale: str):
     """The replay of a hand against three strong AI seats names each seat as the table did (电脑1, 电脑2, 电脑3), in
@@ -176,3 +177,56 @@ async def test_the_lobby_says_how_each_ai_seat_plays(harness: Harness, locale: s
     assert len(ai_lines) == 3
     for line, word in zip(ai_lines, words, strict=True):
         assert word in line, (line, word)
+
+
+@pytest.mark.parametrize("kill_at", [1, 3])
+async def test_three_strong_tables_clicking_at_once_lose_nothing_when_a_worker_is_killed(harness: Harness, kill_at: int,
+                                                                                           caplog):
+    import logging
+    import os
+    import signal
+
+    h = harness
+    pool = h.bot.tables.ai
+    pool.inline = False
+    caplog.set_level(logging.WARNING, logger="bot.tables.aipool")
+
+    async def tables(seed: int, users: tuple[int, ...]) -> list[Any]:
+        prep(h, seed=seed)
+        return [await _bot_table(h, u, h.add_channel(), "hefei", "strong") for u in users]
+
+    async def play(users: tuple[int, ...], together: bool, kill: int | None) -> list[list[dict]]:
+        lts = await tables(61, users)
+        for rnd in range(400):
+            await h.settle()
+            await h.bot.tables.wait_idle()
+            live = [(u, lt) for u, lt in zip(users, lts, strict=True) if lt.table.phase in ("play", "claim", "rob")]
+            if not live:
+                break
+            if not together:
+                for u, _lt in live:
+                    msg = latest_dm_controls(h, u)
+                    await h.click(msg, custom_id=choose_click(msg))
+                continue
+            for u, lt in live:
+                assert lt.seat_of(u) in lt.table.awaited(), "the table waits on nobody"
+                msg = latest_dm_controls(h, u)
+                payload = h.click_payload(msg, custom_id=choose_click(msg), user=u)
+                h.bot._connection.parse_interaction_create(payload[0])
+            if rnd == kill:
+                for _ in range(6):
+                    await asyncio.sleep(0)
+                w = pool._pool
+                assert w is not None
+                pids = list(w._processes)
+                assert pids
+                os.kill(pids[0], signal.SIGKILL)
+        return [await _stored(h, lt.match_id) for lt in lts]
+
+    try:
+        want = await play((8001, 8002, 8003), False, None)
+        got = await play((8004, 8005, 8006), True, kill_at)
+    finally:
+        await h.bot.tables.close()
+    assert all(len(g) > 10 for g in want) and got == want
+    assert any("AI pool: the worker pool is broken" in r.getMessage() for r in caplog.records)
