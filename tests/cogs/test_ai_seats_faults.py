@@ -230,3 +230,78 @@ async def test_three_strong_tables_clicking_at_once_lose_nothing_when_a_worker_i
         await h.bot.tables.close()
     assert all(len(g) > 10 for g in want) and got == want
     assert any("AI pool: the worker pool is broken" in r.getMessage() for r in caplog.records)
+
+
+async def test_strong_seats_play_the_same_game_when_every_click_is_pressed_twice_at_once(harness: Harness):
+    """Strong AI seats deciding in the worker processes, their decisions asked ahead; every control pressed twice at
+    the same moment: one press acts, the other is refused as out of date, and the game is that of single presses."""
+    h = harness
+    games = []
+    for twice, user in ((False, P1), (True, P2)):
+        prep(h, seed=43)
+        h.bot.tables.ai.inline = False
+        lt = await _bot_table(h, user, h.add_channel(), "wuhu", "strong")
+        refused = 0
+        for _ in range(400):
+            await h.settle()
+            await h.bot.tables.wait_idle()
+            if lt.table.phase not in ("play", "claim", "rob"):
+                break
+            msg = latest_dm_controls(h, user)
+            cid = choose_click(msg)
+            if not twice:
+                await h.click(msg, custom_id=cid)
+                continue
+            a = h.click_payload(msg, custom_id=cid, user=user)
+            b = h.click_payload(msg, custom_id=cid, user=user)
+            h.bot._connection.parse_interaction_create(a[0])
+            h.bot._connection.parse_interaction_create(b[0])
+            await h.settle()
+            await h.bot.tables.wait_idle()
+            refused += sum(1 for r in (a[1], b[1]) if r.messages)
+        games.append(await _stored(h, lt.match_id))
+        assert await _check_replay(h, lt.match_id, "strong") > 5
+        if twice:
+            assert refused > 3
+    await h.bot.tables.close()
+    assert len(games[0]) > 20 and games[1] == games[0]
+
+
+async def test_an_ai_added_with_the_wrong_difficulty_can_be_taken_out_of_the_lobby(harness: Harness):
+    """The host meant a strong AI and pressed Add AI (a normal one): there was no way to take an AI out of a lobby
+    (Leave and /table kick are for players), so the lobby had to be ended and everyone gathered again. Remove AI takes
+    the AI added last out, the next one added takes its name, a restart keeps the lobby as it is, and it is refused
+    (saying why, nothing changed) to someone not seated and at a lobby without AI."""
+    from tests.cogs.test_tables import P3, button_id
+
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant="hefei", user=P1)
+    await h.slash("table join", user=P2)
+    await h.slash("table addbot", user=P1, difficulty="strong")
+    lobby = h.fake.find_message(r.reply.id)
+    await h.click(lobby, custom_id=button_id(lobby, ":addbot"), user=P2)
+
+    def seats() -> list[str]:
+        return h.fake.find_message(r.reply.id).embeds[0]["fields"][0]["value"].splitlines()
+
+    assert seats()[2:] == ["3. 🤖 电脑1（强）", "4. 🤖 电脑2（普通）"]
+    lobby = h.fake.find_message(r.reply.id)
+    refused = await h.click(lobby, custom_id=button_id(lobby, ":rmbot"), user=P3)
+    assert [m.content for m in refused.messages] == ["You do not sit at this table."]
+    assert seats()[2:] == ["3. 🤖 电脑1（强）", "4. 🤖 电脑2（普通）"]
+    await h.click(lobby, custom_id=button_id(lobby, ":rmbot"), user=P1)
+    assert seats()[2:] == ["3. 🤖 电脑1（强）", "4. （空）"]
+    h = await h.restart()
+    prep(h)
+    await h.slash("table addbot", user=P2, difficulty="strong")
+    assert seats()[2:] == ["3. 🤖 电脑1（强）", "4. 🤖 电脑2（强）"]
+    lobby = h.fake.find_message(r.reply.id)
+    for _ in range(2):
+        await h.click(h.fake.find_message(r.reply.id), custom_id=button_id(lobby, ":rmbot"), user=P2)
+    assert not any("🤖" in x for x in seats())
+    none = await h.click(h.fake.find_message(r.reply.id), custom_id=button_id(lobby, ":rmbot"), user=P2)
+    assert [m.content for m in none.messages] == ["There is no AI at this table to remove."]
+    lt = h.bot.tables.by_channel[h.channel_id]
+    assert [s.user_id for s in lt.seats if s is not None] == [P1, P2]
+    await h.close()
