@@ -305,3 +305,39 @@ async def test_an_ai_added_with_the_wrong_difficulty_can_be_taken_out_of_the_lob
     lt = h.bot.tables.by_channel[h.channel_id]
     assert [s.user_id for s in lt.seats if s is not None] == [P1, P2]
     await h.close()
+
+
+async def test_a_hung_worker_pool_is_replaced_and_the_decision_is_the_ais_own(caplog):
+    """Both worker processes hang (stuck on something else): a strong decision gets no answer within the pool's
+    timeout, the log says so, the hung processes are ended (not left running) and the decision is made anyway - in a
+    new pool, or in a thread if that one is slow too - and it is the strong AI's own."""
+    import logging
+    import time
+
+    from bot.tables.aipool import AiPool
+    from engine.ai import choose
+    from engine.table import Table
+
+    t = Table.new("wuhu", "0d1ce5eed0000002")
+    seat = t.awaited()[0]
+    legal = t.legal_actions(seat)
+    assert len(legal) > 1
+    want = choose(t.view(seat), seat, legal, "strong")
+    caplog.set_level(logging.WARNING, logger="bot.tables.aipool")
+    pool = AiPool(timeout=1.0)
+    try:
+        await pool.warm()
+        hung = pool._pool
+        assert hung is not None
+        procs = list(hung._processes.values())
+        for i in range(2):
+            hung.submit(i, time.sleep, 600)
+        got = await pool.choose(t.view(seat), seat, legal, "strong", key=0)
+        assert got == want
+        assert any("did not answer in time" in r.getMessage() for r in caplog.records)
+        assert pool._pool is not hung
+        for p in procs:
+            p.join(10)
+            assert not p.is_alive()
+    finally:
+        pool.close()
