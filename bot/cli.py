@@ -489,7 +489,9 @@ def _duel(args: argparse.Namespace) -> int:
         print(json.dumps(out, ensure_ascii=False))
     else:
         print(f"{args.variant}: {args.test} vs 3 x {args.base}, {out['deals']} deals ({out['hands']} hands)")
-        print(f"  子 a hand: {out['mean_per_hand']:+.2f}  (95% {out['ci95_low']:+.2f} .. {out['ci95_high']:+.2f})")
+        ci = (f"95% {out['ci95_low']:+.2f} .. {out['ci95_high']:+.2f}" if out["deals"] > 1  # one deal has no spread
+              else "95% interval: 2 deals or more")
+        print(f"  子 a hand: {out['mean_per_hand']:+.2f}  ({ci})")
         print(f"  win {out['win_rate']:.1%}  deal-in {out['deal_in_rate']:.1%}  drawn {out['draw_rate']:.1%}")
         if out["decision_ms_mean"] is not None:
             print(f"  decision ms: mean {out['decision_ms_mean']:.2f}  p99 {out['decision_ms_p99']:.2f}")

@@ -72,8 +72,17 @@ def seat_of(match: MatchInfo, user_id: int) -> int | None:
     return next((s.seat for s in match.seats if s.player_id == user_id), None)
 
 
-def names_of(match: MatchInfo) -> list[str]:
-    return [s.display_name or (str(s.player_id) if s.player_id is not None else f"AI ({s.ai})") for s in match.seats]
+def names_of(match: MatchInfo, lang: str) -> list[str]:
+    """The seats' names on a replay: the players', and the AI seats' as their table named them (``load_hand``), or
+    numbered as a table numbers them when the match kept no names."""
+    out, n = [], 0
+    for s in match.seats:
+        if s.player_id is None and not s.display_name:
+            n += 1
+            out.append(t("tables.ai_name", lang, n=n))
+        else:
+            out.append(s.display_name or str(s.player_id))
+    return out
 
 
 def result_text(r: HistoryRow, lang: str) -> str:
@@ -374,7 +383,7 @@ class Memory(commands.Cog):
             await interaction.response.defer(ephemeral=True, thinking=True)
         review = await self._review(match, rp, seat) if seat is not None else None
         t0 = time.perf_counter()
-        scene = replay_scene(rp, step, seat, lang=lang, names=names_of(match), show_all=show_all, review=review,
+        scene = replay_scene(rp, step, seat, lang=lang, names=names_of(match, lang), show_all=show_all, review=review,
                              code=code)
         png = await asyncio.to_thread(render_replay, scene, theme, lang)
         ms = round((time.perf_counter() - t0) * 1000)
@@ -433,7 +442,7 @@ class Memory(commands.Cog):
                 raise UserError("memory.not_seated")
             await interaction.response.defer(ephemeral=True, thinking=True)
             review = await self._review(match, rp, seat)
-            png = await asyncio.to_thread(render_review, review, rp, item.theme, lang, "", names_of(match))
+            png = await asyncio.to_thread(render_review, review, rp, item.theme, lang, "", names_of(match, lang))
             await interaction.followup.send(review_summary(review, lang), ephemeral=True,
                                             file=discord.File(io.BytesIO(png), filename=f"review-{code}.png"))
             return
@@ -445,7 +454,7 @@ class Memory(commands.Cog):
             if not mr.hands:
                 raise UserError("memory.match_review_none")
             t0 = time.perf_counter()
-            png = await asyncio.to_thread(render_match_review, mr, match.variant, item.theme, lang, names_of(match))
+            png = await asyncio.to_thread(render_match_review, mr, match.variant, item.theme, lang, names_of(match, lang))
             self.bot.observers.emit("match_review", code=code, viewer=interaction.user.id, review=mr, lang=lang,
                                     ms=round((time.perf_counter() - t0) * 1000))
             await interaction.followup.send(match_review_summary(mr, lang), ephemeral=True,
@@ -456,7 +465,7 @@ class Memory(commands.Cog):
             marks = await self._review(match, rp, seat) if seat is not None else None
             t0 = time.perf_counter()
             data = await asyncio.to_thread(render_replay_animation, rp, seat, theme=item.theme, lang=lang,
-                                           show_all=show_all, names=names_of(match), review=marks, code=code)
+                                           show_all=show_all, names=names_of(match, lang), review=marks, code=code)
             ms = round((time.perf_counter() - t0) * 1000)
             self.bot.observers.emit("replay_animation", code=code, ms=ms, size=len(data))
             log.info("replay %s: animation %d ms, %d bytes", code, ms, len(data))

@@ -61,8 +61,8 @@ _say = reply_ephemeral  # one ephemeral answer for every cog (cogs.errors), whet
 # ------------------------------------------------------------------------------------------------ controls
 
 
-class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjl:(?P<ch>\d+):(?P<op>join|leave|addbot|start)"):
-    """Join / Leave / Add AI / Start on a lobby message."""
+class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjl:(?P<ch>\d+):(?P<op>join|leave|addbot|rmbot|start)"):
+    """Join / Leave / Add AI / Remove AI / Start on a lobby message."""
 
     def __init__(self, channel_id: int, op: str, label: str = "", style: discord.ButtonStyle = discord.ButtonStyle.secondary):
         super().__init__(discord.ui.Button(label=label or op, style=style, custom_id=f"mjl:{channel_id}:{op}"))
@@ -148,7 +148,7 @@ class UI:
             "tables.lobby_host", lang, host=host)
         seats = []
         for i, s in enumerate(lt.seats):
-            who = t("tables.seat_empty", lang) if s is None else (f"<@{s.user_id}>" if s.human else f"🤖 {s.name}")
+            who = t("tables.seat_empty", lang) if s is None else s.lobby_line(lang)
             seats.append(f"{i + 1}. {who}")
         e.add_field(name=t("tables.lobby_seats", lang), value="\n".join(seats), inline=False)
         return e
@@ -163,6 +163,7 @@ class UI:
             LobbyButton(ch, "join", t("tables.btn_join", lang), discord.ButtonStyle.primary),
             LobbyButton(ch, "leave", t("tables.btn_leave", lang)),
             LobbyButton(ch, "addbot", t("tables.btn_addbot", lang)),
+            LobbyButton(ch, "rmbot", t("tables.btn_rmbot", lang)),  # the AI added last (a wrong difficulty)
             LobbyButton(ch, "start", t("tables.btn_start", lang), discord.ButtonStyle.success),
         ])
 
@@ -312,8 +313,8 @@ class Tables(commands.Cog):
                 if lt.closed:
                     await _say(interaction, t("tables.left", lang, name=user.display_name))
                     return
-            elif op == "addbot":
-                name = await self.manager.add_ai(lt, difficulty, user.id)
+            elif op in ("addbot", "rmbot"):
+                name = await (self.manager.add_ai(lt, difficulty, user.id) if op == "addbot" else self.manager.remove_ai(lt, user.id))
             elif op == "start":
                 perms = getattr(interaction, "permissions", None)
                 self.manager.may_manage(lt, user.id, bool(perms and perms.manage_guild))

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -184,11 +184,33 @@ async def load_hand(store: Store, guild_id: int, match_id: int, hand_no: int, co
         raise HandUnavailable("unknown", code)
     if hand.status != "finished":
         raise HandUnavailable("in_play", code)
+    match = await _ai_seats_named(store, match)
     settings, legacy = engine_settings(match.settings)
     actions = [json.loads(a.action) for a in await store.actions(match_id)]
     replay = HandReplay.build(match.variant, match.seed, settings, actions, hand_no,
                               legacy or players_for(match.seats))
     return match, replay
+
+
+async def _ai_seats_named(store: Store, match: MatchInfo) -> MatchInfo:
+    """``match`` with its AI seats named as its table named them (电脑1, 电脑2 ...: the match's metadata, stored when
+    it started), so that a replay tells them apart as the players did; as it was when nothing names them."""
+    if all(s.display_name is not None for s in match.seats if s.player_id is None):
+        return match
+    try:
+        meta, _ = await store.match_meta(match.match_id)
+    except StoreError:
+        return match
+    legacy = match.settings.get("bot")
+    meta = meta or (legacy if isinstance(legacy, dict) else {})
+    seats = meta.get("seats") or []
+    names = [sm.get("name") if isinstance(sm, dict) else None for sm in seats] if len(seats) == len(match.seats) \
+        else []
+    if not names:
+        return match
+    return replace(match, seats=tuple(
+        replace(s, display_name=str(names[i])) if s.player_id is None and s.display_name is None and names[i] else s
+        for i, s in enumerate(match.seats)))
 
 
 @dataclass(frozen=True)

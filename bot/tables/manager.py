@@ -300,6 +300,24 @@ class TableManager(Admin, Output):
             self.show_lobby(lt)
             return seat.name
 
+    async def remove_ai(self, lt: LiveTable, by_user: int) -> str:
+        """Take the AI added last out of a lobby (a seated player: one added with the wrong difficulty, or one seat
+        too many), so that the next one added takes its name. Returns its name."""
+        async with lt.lock:
+            self._lobby(lt)
+            if lt.seat_of(by_user) is None:
+                raise Refusal("tables.not_seated")
+            ais = [i for i, s in enumerate(lt.seats) if s is not None and s.ai]
+            if not ais:
+                raise Refusal("tables.no_ai")
+            last = t("tables.ai_name", lt.lang, n=len(ais))  # the names are 1..n in the order they were added
+            i = next((i for i in ais if lt.occupant(i).name == last), ais[-1])
+            seat = lt.occupant(i)
+            lt.seats[i] = None
+            await self._keep_lobby(lt, lambda: lt.seats.__setitem__(i, seat))
+            self.show_lobby(lt)
+            return seat.name
+
     def _forget(self, lt: LiveTable) -> None:
         if self.by_channel.get(lt.channel_id) is lt:
             del self.by_channel[lt.channel_id]

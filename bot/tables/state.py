@@ -92,6 +92,12 @@ class Seat:
         """Played by the AI now (an AI seat, or a human away)."""
         return self.ai is not None or self.afk
 
+    def lobby_line(self, lang: str) -> str:
+        """The seat on the lobby: a player by mention, an AI by name and how it plays (/table addbot difficulty)."""
+        if self.human:
+            return f"<@{self.user_id}>"
+        return t("tables.lobby_ai", lang, name=self.name, difficulty=t(f"choice.difficulty.{self.ai}", lang))
+
     def meta(self) -> dict[str, Any]:
         m: dict[str, Any] = {"user": self.user_id, "name": self.name, "ai": self.ai, "lang": self.lang}
         if self.afk and self.away in KEPT_AWAY:

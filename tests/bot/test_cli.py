@@ -476,3 +476,15 @@ def test_local_takes_every_difficulty_and_refuses_others(capsys, monkeypatch):
         main(["local", "--variant", "wuhu", "--difficulty", "grandmaster"])
     assert e.value.code == 2
     assert "grandmaster" in capsys.readouterr().err
+
+
+def test_duel_of_one_deal_claims_no_confidence_interval(capsys):
+    """One deal gives no spread between deals: the text said "95% +x .. +x" (a zero-width interval, as if the figure
+    were certain); it now says the interval needs two deals or more (``--json`` keeps its keys, as documented)."""
+    rc, out, _ = run(capsys, "duel", "--variant", "hefei", "--test", "normal", "--base", "easy", "--deals", "1")
+    assert rc == 0
+    line = next(x for x in out.splitlines() if "a hand" in x)
+    assert "95%" in line and ".." not in line and "2 deals or more" in line
+    rc, out, _ = run(capsys, "duel", "--variant", "hefei", "--test", "normal", "--base", "easy", "--deals", "1",
+                     "--json")
+    assert rc == 0 and {"ci95_low", "ci95_high"} <= set(last_json(out))

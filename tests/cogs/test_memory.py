@@ -594,7 +594,7 @@ async def test_review_card_lists_the_costly_choices_and_charges_no_kong_premium(
     r2 = await h.click(r.reply, label=label, user=B, locale=locale)
     assert r2.reply.text == review_summary(review, lang)
     name, data = next(iter(r2.reply.files.items()))
-    names = names_of(match)
+    names = names_of(match, lang)
     assert name == f"review-{code}.png" and data == render_review(review, rp, "dark", lang, "", names)
     _height, texts, _frames = review_layout(review, rp, lang, "", names)
     drawn = "".join(x.text for x in texts).replace(" ", "")
