@@ -69,6 +69,7 @@ from .hefei import DangerReader as HefeiDangerReader
 from .hefei import ways_bucket as hefei_ways_bucket
 from .learned import VALUE_LEARNED
 from .learned import Reader as LearnedReader
+from .lookahead import MAX_D as LOOKAHEAD_MAX_D
 from .lookahead import PRIOR as LOOKAHEAD_PRIOR
 from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
 from .lookahead import Rest as LookAheadRest
@@ -218,6 +219,12 @@ that pungs by its price: +0.15 子 a hand (paired, ± 0.21; +0.10 and +0.13 on 6
 DEAL_IN_COST: dict[str, float] = {}
 """Per variant: a multiplier on the 子 a deal-in costs (:meth:`Know.danger`, so the evaluator's and the look-ahead's
 prices alike); 1 where absent. A switch for measuring (docs/strong-ai.md, the seventh round)."""
+MARGIN_FLOOR = 0.02
+"""子 the normal AI's choice keeps besides its share :data:`PRIOR` of its ev (a hand of little ev still keeps some)."""
+PRIOR_FAR: dict[str, float] = {}
+"""Per variant: the margin the normal AI's choice keeps when it leaves the hand further from ready than the
+look-ahead looks (``lookahead.MAX_D``), in place of the variant's margin. A switch for measuring (docs/strong-ai.md,
+the seventh round); no variant uses it."""
 PRIOR_BY_DANGER: dict[str, tuple[float, float]] = {}
 """Per variant: (safer, riskier): the margin the normal AI's choice keeps against a discard less / more likely to
 deal in than it, in place of the one margin (:func:`_margin_by_danger`). A switch for measuring (docs/strong-ai.md,
@@ -801,7 +808,10 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
                 prior = WUHU_FLUSH_PRIOR
                 break
     if pick is not None:  # the margin ranks the options; the price (ev) stays chance x value
-        out = [replace(o, margin=prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
+        po = next((o for o in out if o.action == pick), None)
+        if kn.variant in PRIOR_FAR and po is not None and po.distance > LOOKAHEAD_MAX_D:
+            prior = PRIOR_FAR[kn.variant]  # a choice the look-ahead does not price
+        out = [replace(o, margin=prior * abs(o.ev) + MARGIN_FLOOR) if o.action == pick else o for o in out]
         if kn.variant in PRIOR_BY_DANGER:
             out = _margin_by_danger(out, pick, prior, *PRIOR_BY_DANGER[kn.variant])
     if kn.variant in READY_PUNG_ONLY and pass_act is not None:
