@@ -388,20 +388,24 @@ def best_discard(me: SeatReader, counts: Sequence[int], n_melds: int, meld_suits
     return top[0][3], best_key
 
 
-def feed_discard(me: SeatReader, discards: Sequence[Action]) -> Action | None:
+def feed_discard(me: SeatReader, discards: Sequence[Action], wall: tuple[int, int] | None = None,
+                 need: int | None = None) -> Action | None:
     """Chizhou, the normal AI: a hand too far from 2 花 for the wall that is left lets go of the tiles that give the
     others 花, or None. An honour with two or more copies unseen (a pair holder pungs it: 1 花), else a suited tile
     held alone with its three other copies unseen (a concealed triplet's 明杠: 1 花); most copies unseen first.
     Measured (four normal AIs, 2,000 one-hand deals, seeds 0 and 1): drawn hands 44.7% / 43.6% -> 38.8% / 40.2%;
     letting go of them earlier (the wall at 70 for a hand 4 tiles short) drew more hands (43%), and so did giving up
-    honours with no regard to the wall (59%): an honour let go early is dead before anyone holds its pair."""
+    honours with no regard to the wall (59%): an honour let go early is dead before anyone holds its pair.
+    ``wall`` and ``need`` (the strong AI's own switches, :mod:`engine.strong.chizhou`): other thresholds than
+    :data:`CHIZHOU_FEED_WALL` and :data:`CHIZHOU_FEED_NEED`; the easy and normal AIs pass none."""
     if not me.ai.hua_gate:
         return None
-    base, step = CHIZHOU_FEED_WALL
+    base, step = CHIZHOU_FEED_WALL if wall is None else wall
+    least = CHIZHOU_FEED_NEED if need is None else need
     if me.wall > base + step * 3:
         return None
-    need = me.hua_need(me.counts, me.meld_hua, me.upg)
-    if need < CHIZHOU_FEED_NEED or me.wall > base + step * (need - CHIZHOU_FEED_NEED):
+    short = me.hua_need(me.counts, me.meld_hua, me.upg)
+    if short < least or me.wall > base + step * (short - least):
         return None
     rem, c = me.remaining, me.counts
     feeds = [a for a in discards if (t := action_tile(a)) >= HONOR and rem[t] >= 2]

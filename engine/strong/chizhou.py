@@ -42,3 +42,16 @@ FLUSH_RATE = 300
 plan at 700 lost about 0.2 子 each (``benchmarks/analyse_departures.py --variant chizhou``, 400 deals: 124 of them,
 -0.21 ± 0.41); against three normal AIs on the same 600 deals (seed 0, paired): 1100 -> -0.035 ± 0.049 子 a hand,
 300 -> +0.037 ± 0.044, 0 (no one-suit plan) -> +0.028 ± 0.048, against 700."""
+
+LET_GO_WALL: tuple[int, int] | None = None
+"""The strong AI's own wall thresholds for letting go (``(base, step)``: a hand :data:`LET_GO_NEED` tiles short of
+2 花 lets go once the wall is down to ``base``, ``step`` more per tile short beyond that); None: the normal AI's
+(:data:`engine.ai_common.CHIZHOU_FEED_WALL`). A switch for measuring four strong AIs' drawn hands."""
+
+LET_GO_NEED: int | None = None
+"""The strong AI's own least tiles short of 2 花 for letting go; None: the normal AI's
+(:data:`engine.ai_common.CHIZHOU_FEED_NEED`)."""
+
+LET_GO_PICK = False
+"""Whether the discard the strong AI lets go of keeps the normal AI's margin (as the normal AI plays it outright) in
+place of the normal AI's shape choice (:func:`engine.ai_common.best_discard`)."""

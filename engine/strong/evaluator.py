@@ -55,6 +55,7 @@ from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind, parse_hand
 from ..variants import get_variant
 from ..variants.base import Situation
 from ..variants.chizhou import shown_hua
+from . import chizhou as chizhou_mod
 from . import learned as learned_mod
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
@@ -68,6 +69,7 @@ from .hefei import DangerReader as HefeiDangerReader
 from .hefei import ways_bucket as hefei_ways_bucket
 from .learned import VALUE_LEARNED
 from .learned import Reader as LearnedReader
+from .lookahead import MAX_D as LOOKAHEAD_MAX_D
 from .lookahead import PRIOR as LOOKAHEAD_PRIOR
 from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
 from .lookahead import Rest as LookAheadRest
@@ -222,6 +224,19 @@ READY_PUNG_ONLY = frozenset({"hefei"})
 """Variants whose strong AI pungs only to get ready (each of its pungs short of ready is priced below passing): Hefei,
 where the one claimed meld of a hand (H2) also costs 门清 10. Measured on 2,000 deals (seed 0) against the strong AI
 that pungs by its price: +0.15 子 a hand (paired, ± 0.21; +0.10 and +0.13 on 600 and 1,000 deals)."""
+DEAL_IN_COST: dict[str, float] = {}
+"""Per variant: a multiplier on the 子 a deal-in costs (:meth:`Know.danger`, so the evaluator's and the look-ahead's
+prices alike); 1 where absent. A switch for measuring (docs/strong-ai.md, the seventh round)."""
+MARGIN_FLOOR = 0.02
+"""子 the normal AI's choice keeps besides its share :data:`PRIOR` of its ev (a hand of little ev still keeps some)."""
+PRIOR_FAR: dict[str, float] = {}
+"""Per variant: the margin the normal AI's choice keeps when it leaves the hand further from ready than the
+look-ahead looks (``lookahead.MAX_D``), in place of the variant's margin. A switch for measuring (docs/strong-ai.md,
+the seventh round); no variant uses it."""
+PRIOR_BY_DANGER: dict[str, tuple[float, float]] = {}
+"""Per variant: (safer, riskier): the margin the normal AI's choice keeps against a discard less / more likely to
+deal in than it, in place of the one margin (:func:`_margin_by_danger`). A switch for measuring (docs/strong-ai.md,
+the seventh round); no variant uses it."""
 PASSED_SAFE = frozenset({"wuhu", "hefei"})
 """Variants whose danger reads :func:`passed_since`: a tile another seat let go by since its own last discard does
 not win for it now (it did not wait on it, or it passed a win and 漏胡 bars it from any discard win until it draws)."""
@@ -435,6 +450,7 @@ class Know:
             if worst is None or p * c > worst[0]:
                 worst = (p * c, o)
         p_tot = min(0.95, p_tot)
+        cost *= DEAL_IN_COST.get(self.variant, 1.0)
         return p_tot, (cost / p_tot if p_tot > 0 else 0.0), (worst[1] if worst and worst[0] > 0.05 else None)
 
     # -------------------------------------------------------------- the hand
@@ -613,6 +629,21 @@ def _discard_option(a: Action, hv: HandValue, p: float, cost: float, threat: int
     return Option(a, ev, hv.win, hv.value, p, cost, hv.plan, hv.distance, threat)
 
 
+def _margin_by_danger(out: list[Option], pick: Action, prior: float, safer: float, riskier: float) -> list[Option]:
+    """The discards safer than the normal AI's choice (a lower chance to deal in) depart from it at a margin of
+    ``safer`` of its ev, the riskier ones at ``riskier``, instead of ``prior`` (:data:`PRIOR_BY_DANGER`)."""
+    po = next(o for o in out if o.action == pick)
+    res = []
+    for o in out:
+        if o.action != pick and o.action.type == "discard":
+            if o.deal_in < po.deal_in - 1e-9:
+                o = replace(o, margin=o.margin + (prior - safer) * abs(po.ev))
+            elif o.deal_in > po.deal_in + 1e-9:
+                o = replace(o, margin=o.margin + (prior - riskier) * abs(po.ev))
+        res.append(o)
+    return res
+
+
 def _best_after_claim(kn: Know, c: list[int], n_melds: int, ms: Sequence[int], mh: int, upg: int,
                       melds: tuple[Meld, ...], seat: int) -> tuple[float, HandValue, float, float, int | None]:
     """A 3n+2 hand after a claim: the best of its discards (ev, hand value, deal-in, cost, threat)."""
@@ -679,7 +710,8 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     now: HandValue | None = None
     real: dict[Action, float] = {}  # the price of an option whose ev below carries a credit that only ranks it
     # Chizhou: a hand too far from 2 花 for the wall left lets go of what gives the others 花 (the normal AI's rule)
-    let_go = feed_discard(me, [a for a in acts if a.type == "discard"]) if me.ai.hua_gate else None
+    let_go = (feed_discard(me, [a for a in acts if a.type == "discard"], chizhou_mod.LET_GO_WALL,
+                           chizhou_mod.LET_GO_NEED) if me.ai.hua_gate else None)
     for a in acts:
         t = a.tile
         if a.type in ("win", "next_hand"):
@@ -774,6 +806,8 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     prior = LOOKAHEAD_PRIOR.get(kn.variant, PRIOR) if kn.variant in LOOKAHEAD_VARIANTS else PRIOR
     if discards:
         pick = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[0]
+        if let_go is not None and chizhou_mod.LET_GO_PICK:  # Chizhou: the letting go keeps the margin instead
+            pick = let_go
     elif pass_act is not None and any(a.type in ("pung", "chi", "kong") for a in acts):
         pick = claim_choice(me, acts, pass_act)
     if kn.variant in LOOKAHEAD_VARIANTS:  # the discards near ready priced over the next own draw (lookahead.py)
@@ -788,7 +822,12 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
                 prior = WUHU_FLUSH_PRIOR
                 break
     if pick is not None:  # the margin ranks the options; the price (ev) stays chance x value
-        out = [replace(o, margin=prior * abs(o.ev) + 0.02) if o.action == pick else o for o in out]
+        po = next((o for o in out if o.action == pick), None)
+        if kn.variant in PRIOR_FAR and po is not None and po.distance > LOOKAHEAD_MAX_D:
+            prior = PRIOR_FAR[kn.variant]  # a choice the look-ahead does not price
+        out = [replace(o, margin=prior * abs(o.ev) + MARGIN_FLOOR) if o.action == pick else o for o in out]
+        if kn.variant in PRIOR_BY_DANGER:
+            out = _margin_by_danger(out, pick, prior, *PRIOR_BY_DANGER[kn.variant])
     if kn.variant in READY_PUNG_ONLY and pass_act is not None:
         # one claimed meld a hand (H2): a pung that leaves the hand short of ready is priced below passing
         po = next(o for o in out if o.action == pass_act)

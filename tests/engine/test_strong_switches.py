@@ -1,0 +1,73 @@
+"""The strong AI's measuring switches (docs/strong-ai.md, the seventh round): off, they change nothing; on, they move
+the strong AI's prices only, never the normal AI's play (the baseline every figure is measured against)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.ai import choose
+from engine.replay import HandReplay
+from engine.strong import chizhou, evaluator
+from engine.table import Action
+from engine.tiles import parse_hand
+
+sys.path.insert(0, str(Path(__file__).parent))
+from replay_games import played  # noqa: E402
+
+
+def _late_chizhou_view() -> dict:
+    """Chizhou, hand 2 of the "img" game, before step 48: chair 0's hand is too far from 2 花 for the 48 tiles left,
+    and the normal AI lets 东 go (a pair holder pungs it: engine.ai_common.feed_discard)."""
+    _kw, acts = played("chizhou", "img", 4)
+    r = list(HandReplay.each("chizhou", "img", {}, acts))[1]
+    return dict(r.view(47, 0))
+
+
+def _rank(view: dict, tile: str) -> float:
+    """What the strong AI ranks discarding ``tile`` by (its price and its margin: the credit may be either)."""
+    o = evaluator.evaluate(view, 0).of(Action("discard", 0, parse_hand(tile).concealed[0]))
+    assert o is not None
+    return o.ev + o.margin
+
+
+def test_the_strong_ai_s_own_letting_go_thresholds_leave_the_normal_ai_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A strong-only switch (engine.strong.chizhou.LET_GO_WALL / LET_GO_NEED) takes the letting-go credit away from the
+    strong AI's discard of 东; the normal AI still lets 东 go."""
+    view = _late_chizhou_view()
+    east = Action("discard", 0, parse_hand("1z").concealed[0])
+    assert choose(view, 0, view["legal"], "normal") == east
+    credited = _rank(view, "1z")
+    monkeypatch.setattr(chizhou, "LET_GO_WALL", (0, 0))  # the strong AI alone lets go only once the wall is out
+    assert _rank(view, "1z") <= credited - chizhou.LET_GO + 1e-9  # the letting go is not credited
+    assert choose(view, 0, view["legal"], "normal") == east
+    monkeypatch.setattr(chizhou, "LET_GO_WALL", None)
+    monkeypatch.setattr(chizhou, "LET_GO_NEED", 99)  # no hand is that short of 2 花
+    assert _rank(view, "1z") <= credited - chizhou.LET_GO + 1e-9  # the letting go is not credited
+    assert choose(view, 0, view["legal"], "normal") == east
+
+
+def test_the_hefei_switches_at_their_neutral_values_change_no_price(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deal-in cost x1 and a margin split (15%, 15%) are today's prices and ranking, decision by decision."""
+    _kw, acts = played("hefei", "img", 4)
+    r = next(iter(HandReplay.each("hefei", "img", {}, acts)))
+    views = []
+    for k in range(8, r.n, 3):
+        t = r.table(k)
+        seat = t.awaited()[0]
+        v = dict(t.view(seat))
+        if sum(a["type"] == "discard" for a in v["legal"]) > 1:
+            views.append((seat, v))
+    assert len(views) > 5
+
+    def priced() -> list[list[tuple[float, float]]]:
+        return [[(o.ev, o.ev + o.margin) for o in evaluator.evaluate(v, seat).options] for seat, v in views]
+
+    before = priced()
+    monkeypatch.setitem(evaluator.DEAL_IN_COST, "hefei", 1.0)
+    monkeypatch.setitem(evaluator.PRIOR_BY_DANGER, "hefei", (0.15, 0.15))
+    assert priced() == before
+    monkeypatch.setitem(evaluator.DEAL_IN_COST, "hefei", 2.0)  # a dearer deal-in lowers some discard's price
+    assert priced() != before
