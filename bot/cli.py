@@ -461,13 +461,15 @@ def _sim(args: argparse.Namespace) -> int:
 
 def timed_duel(variant: str, test: str, base: str, deals: int, seed: int = 0, jobs: int = 1) -> dict[str, Any]:
     """The engine's (clock-free) duel with the tested difficulty's decisions timed by ``time.perf_counter``, the
-    deals spread over ``jobs`` processes (the same figures whatever ``jobs``, the timing aside), plus ``seconds``."""
+    deals spread over ``jobs`` processes (the same figures whatever ``jobs``, the timing aside; never more processes
+    than deals), plus ``seconds``."""
     import time
 
     from engine.duel import play_deal, summarise
 
     t0 = time.perf_counter()
     args = [(variant, test, base, d, seed, time.perf_counter) for d in range(deals)]
+    jobs = min(jobs, deals)  # a process with no deal to play is only started to be stopped
     if jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
 

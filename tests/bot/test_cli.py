@@ -227,6 +227,23 @@ def test_duel_json_contract_and_same_seed_same_figures(capsys):
     assert rc == 2 and "--deals" in err
 
 
+def test_duel_starts_no_more_worker_processes_than_deals(capsys, monkeypatch):
+    """``--jobs 64`` for 2 deals starts 2 processes, not 64 idle ones (the figures are the same either way)."""
+    import concurrent.futures
+
+    started = []
+
+    class Pool(concurrent.futures.ProcessPoolExecutor):
+        def __init__(self, max_workers=None, *a, **kw):
+            started.append(max_workers)
+            super().__init__(max_workers, *a, **kw)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Pool)
+    rc, out, _ = run(capsys, "duel", "--variant", "chizhou", "--test", "normal", "--base", "easy", "--deals", "2",
+                     "--jobs", "64", "--json")
+    assert rc == 0 and last_json(out)["deals"] == 2 and started == [2]
+
+
 def test_run_without_a_token_explains_and_exits_2(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
     # run from an empty folder so that no .env is found
