@@ -256,12 +256,14 @@ def test_the_pool_size_comes_from_mjbot_db_pool_and_a_bad_one_is_refused_in_one_
 def test_0009_on_a_postgresql_database_at_version_8_gives_its_servers_the_normal_ai_difficulty(pg_server):
     """Issue 19 on PostgreSQL: a server's row written at version 8 reads ``normal`` after the upgrade, keeps its
     other settings and takes the new setting (audited)."""
-    from bot.store.postgres import _connect, migrate_pg
+    import asyncpg
+
+    from bot.store.postgres import migrate_pg
 
     url = pg_server.create_database(empty=True)
 
     async def scenario() -> None:
-        raw = await _connect(url)
+        raw = await asyncpg.connect(url)
         try:
             assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=8) == 8
             await raw.execute("INSERT INTO guild_settings (guild_id, wuhu_mode, hints, language, updated_at) "
