@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from engine.ai import DIFFICULTIES
 from engine.variants import VARIANT_KEYS, HouseRule, Variant, get_variant
 
 
@@ -53,6 +54,8 @@ TURN_SECONDS = Range(15, 300)
 CLAIM_SECONDS = Range(5, 60)
 #: Languages a server may choose (Discord's zh-CN, zh-TW and English).
 LANGUAGES = ("zh", "zh-TW", "en")
+#: How the AIs a lobby's Add AI button (or ``/table addbot`` without a difficulty) adds play: the engine's levels.
+AI_DIFFICULTIES: tuple[str, ...] = tuple(DIFFICULTIES)
 #: A server's language until it chooses one (the store's default setting), and a table's outside a server. Not
 #: ``text.lang.DEFAULT``: that is the language of a text asked for in no language at all.
 SERVER_LANGUAGE = "zh"
@@ -139,6 +142,9 @@ def check_setting(field: str, value: Any) -> None:
     elif field == "hints":
         if type(value) is not bool:
             raise InvalidSetting(field, value, "on/off")
+    elif field == "ai_difficulty":
+        if not _one_of(value, AI_DIFFICULTIES):
+            raise InvalidSetting(field, value, "/".join(AI_DIFFICULTIES))
     elif field == "allowed_channels":
         _check_channels(value)
     elif field == "house_rules":
@@ -160,6 +166,7 @@ SETTING_DEFAULTS: dict[str, Any] = {
     "language": "zh",
     "allowed_channels": [],
     "hints": True,
+    "ai_difficulty": "normal",
 }
 
 
@@ -174,6 +181,7 @@ class GuildSettings:
     language: str = "zh"
     allowed_channels: list[int] = field(default_factory=list)  # empty = every channel
     hints: bool = True
+    ai_difficulty: str = "normal"  # the AIs added without a difficulty (the lobby's Add AI button)
     updated_at: datetime | None = None  # None = never changed (all defaults)
 
     def rules_for(self, variant: str) -> dict[str, Any]:

@@ -25,6 +25,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.ai_difficulty import AI_CHOICES, check_ai_difficulty, difficulty_name, set_ai_difficulty
 from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import item_name, locale_str, rule_value, t, variant_name
@@ -161,6 +162,8 @@ def describe_change(field: str, value: Any, lang: str) -> str:
         return variant_name(value, lang)
     if field == "language":
         return t(f"lang.{value}", lang)
+    if field == "ai_difficulty":
+        return difficulty_name(value, lang)
     if field == "allowed_channels":
         return ", ".join(f"<#{c}>" for c in value) if value else t("settings.channels_all", lang)
     if field == "house_rules":
@@ -202,6 +205,7 @@ def settings_embed(settings: GuildSettings, audit: list[Any], lang: str, viewing
     e.add_field(name=t("settings.field.turn_seconds", lang),
                 value=t("settings.timers", lang, turn=settings.turn_seconds, claim=settings.claim_seconds))
     e.add_field(name=t("settings.field.hints", lang), value=rule_value(settings.hints, lang))
+    e.add_field(name=t("settings.field.ai_difficulty", lang), value=difficulty_name(settings.ai_difficulty, lang))
     e.add_field(name=t("settings.field.allowed_channels", lang),
                 value=describe_change("allowed_channels", settings.allowed_channels, lang))
     v = get_variant(viewing or settings.default_variant)
@@ -455,12 +459,14 @@ GROUP_OPTION_NAMES = {"timezone": locale_str("settings.timezone.name"),
                       "report_channel": locale_str("settings.report_channel.name"),
                       "report_day": locale_str("settings.report_day.name"),
                       "replays_show_all_hands": locale_str("settings.replays_show_all_hands.name"),
-                      "record_expiry_hours": locale_str("settings.record_expiry_hours.name")}
+                      "record_expiry_hours": locale_str("settings.record_expiry_hours.name"),
+                      "ai_difficulty": locale_str("settings.ai_difficulty.name")}
 GROUP_OPTION_DESCS = {"timezone": locale_str("settings.timezone.desc"),
                       "report_channel": locale_str("settings.report_channel.desc"),
                       "report_day": locale_str("settings.report_day.desc"),
                       "replays_show_all_hands": locale_str("settings.replays_show_all_hands.desc"),
-                      "record_expiry_hours": locale_str("settings.record_expiry_hours.desc")}
+                      "record_expiry_hours": locale_str("settings.record_expiry_hours.desc"),
+                      "ai_difficulty": locale_str("settings.ai_difficulty.desc")}
 WEEKDAY_CHOICES = [app_commands.Choice(name=locale_str(f"choice.weekday.{d}"), value=str(d)) for d in range(7)] + [
     app_commands.Choice(name=locale_str("choice.weekday.off"), value="off")]
 #: What the bot needs in the weekly report's channel.
@@ -556,18 +562,20 @@ class Settings(commands.Cog):
     @app_commands.guild_only()
     @app_commands.rename(**GROUP_OPTION_NAMES)
     @app_commands.describe(**GROUP_OPTION_DESCS)
-    @app_commands.choices(report_day=WEEKDAY_CHOICES)
+    @app_commands.choices(report_day=WEEKDAY_CHOICES, ai_difficulty=AI_CHOICES)
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     async def settings(self, interaction: discord.Interaction[MjBot], timezone: str | None = None,
                        report_channel: app_commands.AppCommandChannel | None = None,
                        report_day: str | None = None, replays_show_all_hands: bool | None = None,
                        record_expiry_hours: app_commands.Range[int, RECORD_EXPIRY_HOURS.low,
-                                                               RECORD_EXPIRY_HOURS.high] | None = None) -> None:
+                                                               RECORD_EXPIRY_HOURS.high] | None = None,
+                       ai_difficulty: str | None = None) -> None:
         settings = await check_manager(self.bot, interaction)
         lang = await lang_of(interaction)
         if record_expiry_hours is not None and record_expiry_hours not in RECORD_EXPIRY_HOURS:  # before any write
             raise UserError("record.bad_expiry", low=RECORD_EXPIRY_HOURS.low, high=RECORD_EXPIRY_HOURS.high,
                             value=str(record_expiry_hours)[:20])
+        check_ai_difficulty(ai_difficulty, lang)  # a forged value: refused before any write
         note = await apply_group_options(self.bot, interaction, lang, timezone, report_channel, report_day)
         # the options other cogs own (cogs.settings_registry): each one set says so above the rest, each status line below
         owned = {"replays_show_all_hands": replays_show_all_hands, "record_expiry_hours": record_expiry_hours}
@@ -579,6 +587,10 @@ class Settings(commands.Cog):
             option = settings_registry.get(name)
             if option is not None and option.status is not None:
                 note += "\n" + await option.status(self.bot, interaction.guild_id, lang)
+        if ai_difficulty is not None:  # issue 19, a setting of its own: the panel below shows the new value
+            settings, said = await set_ai_difficulty(self.bot.open_store, guild_of(interaction), interaction.user.id,
+                                                     settings, ai_difficulty, lang)
+            note = said + "\n" + note
         audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
         await interaction.response.send_message(note, embed=settings_embed(settings, audit, lang),
                                                 view=SettingsView(self.bot, settings, lang), ephemeral=True)

@@ -291,7 +291,7 @@ class Tables(commands.Cog):
         await self.manager.lobby_posted(lt, msg.id)
 
     async def _lobby_op(self, interaction: discord.Interaction[MjBot], channel_id: int, op: str,
-                        difficulty: str = "normal") -> None:
+                        difficulty: str | None = None) -> None:
         server = await self._server_lang(interaction)
         lang = await lang_of(interaction)
         component = interaction.type == discord.InteractionType.component
@@ -359,7 +359,7 @@ class Tables(commands.Cog):
     @app_commands.describe(difficulty=locale_str("table.difficulty.desc"))
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES)
     async def addbot(self, interaction: discord.Interaction[MjBot], difficulty: str | None = None) -> None:
-        await self._lobby_op(interaction, interaction.channel_id or 0, "addbot", difficulty or "normal")
+        await self._lobby_op(interaction, interaction.channel_id or 0, "addbot", difficulty)
 
     @table.command(name=locale_str("table.start.name"), description=locale_str("table.start.desc"))
     async def start(self, interaction: discord.Interaction[MjBot]) -> None:

@@ -47,7 +47,7 @@ async def read_settings(conn: Connection, guild_id: int) -> GuildSettings:
     """A server's settings inside a transaction (defaults when it never changed any)."""
     row = await conn.one(
         "SELECT default_variant, wuhu_mode, house_rules, turn_seconds, claim_seconds, language, "
-        "allowed_channels, hints, updated_at FROM guild_settings WHERE guild_id = ?",
+        "allowed_channels, hints, updated_at, ai_difficulty FROM guild_settings WHERE guild_id = ?",
         (guild_id,),
     )
     if row is None:
@@ -63,6 +63,7 @@ async def read_settings(conn: Connection, guild_id: int) -> GuildSettings:
         allowed_channels=[int(c) for c in json.loads(row[6])],
         hints=bool(row[7]),
         updated_at=from_ms(row[8]),
+        ai_difficulty=row[9],
     )
 
 

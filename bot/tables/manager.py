@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.seams import Host, TableUI
+from bot.settings import AI_DIFFICULTIES, guild_settings
 from bot.store import SeatSpec, Store
 from bot.store.lobbies import delete_lobby, save_lobby
 from bot.store.resume import retrying
@@ -285,7 +286,14 @@ class TableManager(Admin, Output):
             assert seat is not None  # the leaver's own seat
             return seat.name
 
-    async def add_ai(self, lt: LiveTable, difficulty: str, by_user: int) -> str:
+    async def add_ai(self, lt: LiveTable, difficulty: str | None, by_user: int) -> str:
+        """Seat an AI of ``difficulty`` in the first free chair of a lobby; without one (the lobby's Add AI button,
+        ``/table addbot`` without a difficulty), of the server's ``ai_difficulty`` setting as it is now (an AI
+        already seated keeps its own). Returns its name."""
+        if difficulty is None:
+            difficulty = (await guild_settings(self.bot, lt.guild_id)).ai_difficulty
+        if difficulty not in AI_DIFFICULTIES:  # a forged option value: the command's default, as before
+            difficulty = "normal"
         async with lt.lock:
             self._lobby(lt)
             if lt.seat_of(by_user) is None:

@@ -91,8 +91,21 @@ async def test_settings_default_then_change_with_audit(store: Store) -> None:
     assert (await store.guild_settings(6)).wuhu_mode == 315  # other servers untouched
 
 
+async def test_the_ai_difficulty_is_a_server_setting_audited_like_the_others(store: Store) -> None:
+    """Issue 19: how the AIs added without a difficulty play; normal until the server changes it."""
+    assert (await store.guild_settings(5)).ai_difficulty == "normal"
+    s = await store.update_guild_settings(5, 900, {"ai_difficulty": "strong"}, at=T0)
+    assert s.ai_difficulty == "strong" and (await store.guild_settings(5)).ai_difficulty == "strong"
+    s = await store.update_guild_settings(5, 901, {"hints": False}, at=T0 + timedelta(minutes=1))
+    assert (s.ai_difficulty, s.hints) == ("strong", False)  # writing another field keeps it
+    assert [(a.field, a.old_value, a.new_value, a.user_id) for a in await store.settings_audit(5)] == [
+        ("hints", True, False, 901), ("ai_difficulty", "normal", "strong", 900)]
+    assert (await store.guild_settings(6)).ai_difficulty == "normal"  # other servers untouched
+
+
 async def test_bad_settings_change_nothing(store: Store) -> None:
-    for changes in ({"colour": "red"}, {"turn_seconds": "60"}, {"hints": 1}, {"wuhu_mode": True}):
+    for changes in ({"colour": "red"}, {"turn_seconds": "60"}, {"hints": 1}, {"wuhu_mode": True},
+                    {"ai_difficulty": "hard"}, {"ai_difficulty": None}):
         with pytest.raises(StoreError):
             await store.update_guild_settings(5, 900, {"turn_seconds": 30, **changes})
     assert (await store.guild_settings(5)).turn_seconds == 60

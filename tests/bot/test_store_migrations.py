@@ -207,3 +207,25 @@ def test_migration_numbers_must_not_have_gaps(tmp_path: Path) -> None:
     with pytest.raises(StoreError) as err:
         load_migrations(tmp_path)
     assert err.value.code == "bad_migration_name"
+
+
+async def test_0009_gives_every_server_the_normal_ai_difficulty_and_keeps_its_settings(tmp_path: Path) -> None:
+    """Issue 19: a server's row written at version 8 (no ``ai_difficulty`` yet) reads ``normal`` after the upgrade -
+    what Add AI added before - keeps its other settings, and takes the new setting (audited)."""
+    path = tmp_path / "v8.db"
+    await at_version(path, 8)
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("INSERT INTO guild_settings (guild_id, wuhu_mode, hints, language, updated_at) "
+                   "VALUES (5, 525, 0, 'en', 1)")
+    db.close()
+    store = await Store.open(path)
+    try:
+        s = await store.guild_settings(5)
+        assert (s.ai_difficulty, s.wuhu_mode, s.hints, s.language) == ("normal", 525, False, "en")
+        s = await store.update_guild_settings(5, 900, {"ai_difficulty": "strong"})
+        assert (s.ai_difficulty, s.wuhu_mode) == ("strong", 525)
+        [entry] = await store.settings_audit(5)
+        assert (entry.field, entry.old_value, entry.new_value) == ("ai_difficulty", "normal", "strong")
+    finally:
+        await store.close()

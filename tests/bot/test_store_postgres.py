@@ -251,3 +251,38 @@ def test_the_pool_size_comes_from_mjbot_db_pool_and_a_bad_one_is_refused_in_one_
         with pytest.raises(ConfigError) as e:
             Config.from_env({"MJBOT_DB_POOL": bad}, dotenv=False)
         assert "MJBOT_DB_POOL" in str(e.value) and bad in str(e.value)
+
+
+def test_0009_on_a_postgresql_database_at_version_8_gives_its_servers_the_normal_ai_difficulty(pg_server):
+    """Issue 19 on PostgreSQL: a server's row written at version 8 reads ``normal`` after the upgrade, keeps its
+    other settings and takes the new setting (audited)."""
+    import asyncpg
+
+    from bot.store.postgres import migrate_pg
+
+    url = pg_server.create_database(empty=True)
+
+    async def scenario() -> None:
+        raw = await asyncpg.connect(url)
+        try:
+            assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=8) == 8
+            await raw.execute("INSERT INTO guild_settings (guild_id, wuhu_mode, hints, language, updated_at) "
+                              "VALUES (5, 525, 0, 'en', 1)")
+        finally:
+            await raw.close()
+        store = await Store.open(url)
+        try:
+            assert store.schema_version == LATEST
+            s = await store.guild_settings(5)
+            assert (s.ai_difficulty, s.wuhu_mode, s.hints, s.language) == ("normal", 525, False, "en")
+            s = await store.update_guild_settings(5, 900, {"ai_difficulty": "strong"})
+            assert (s.ai_difficulty, s.wuhu_mode) == ("strong", 525)
+            [entry] = await store.settings_audit(5)
+            assert (entry.field, entry.old_value, entry.new_value) == ("ai_difficulty", "normal", "strong")
+        finally:
+            await store.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        pg_server.drop_database(url)
