@@ -40,6 +40,6 @@ async def set_ai_difficulty(store: Any, guild_id: int, user_id: int, before: Gui
     """Write the server's AI difficulty (audited when it changes); the new settings and the line saying so."""
     check_ai_difficulty(value, lang)
     new: GuildSettings = await store.update_guild_settings(guild_id, user_id, {"ai_difficulty": value})
-    key = "settings.changed" if new.ai_difficulty != before.ai_difficulty else "settings.unchanged"
+    key = "settings.ai_difficulty.changed" if new.ai_difficulty != before.ai_difficulty else "settings.unchanged"
     return new, t(key, lang, field=t("settings.field.ai_difficulty", lang),
                   value=difficulty_name(new.ai_difficulty, lang))

@@ -24,16 +24,18 @@ def _seats(h: Harness, lobby_id: int) -> list[str]:
     return h.fake.find_message(lobby_id).embeds[0]["fields"][0]["value"].splitlines()
 
 
-@pytest.mark.parametrize(("locale", "name", "shown", "saved"), [("en-US", "AI difficulty", "strong", "Saved"),
-                                                                 ("zh-CN", "电脑难度", "强", "已保存"),
-                                                                 ("zh-TW", "電腦難度", "強", "已儲存")])
+@pytest.mark.parametrize(("locale", "name", "shown", "saved", "next_ai"), [
+    ("en-US", "AI difficulty", "strong", "Saved", "The next AI added to a lobby"),
+    ("zh-CN", "电脑难度", "强", "已保存", "之后加入牌桌的电脑"),
+    ("zh-TW", "電腦難度", "強", "已儲存", "之後加入牌桌的電腦")])
 async def test_an_admin_sets_the_ai_difficulty_in_settings_audited_and_shown(harness: Harness, locale: str, name: str,
-                                                                             shown: str, saved: str):
+                                                                             shown: str, saved: str, next_ai: str):
     h = harness
     r = await _set(h, "strong", locale)
     panel = r.reply
     assert panel.ephemeral and panel.visible_to == ADMIN
     assert saved in panel.content and f"{name}" in panel.content and shown in panel.content, panel.content
+    assert next_ai in panel.content, "it says when it applies: to the next AI added, not to new tables"
     assert field(panel, name) == shown, "the panel shows the value now in force"
     assert (await h.bot.store.guild_settings(h.guild_id)).ai_difficulty == "strong"
     [entry] = await h.bot.store.settings_audit(h.guild_id)
