@@ -216,16 +216,26 @@ async def test_0009_gives_every_server_the_normal_ai_difficulty_and_keeps_its_se
     await at_version(path, 8)
     db = sqlite3.connect(path)
     with db:
-        db.execute("INSERT INTO guild_settings (guild_id, wuhu_mode, hints, language, updated_at) "
-                   "VALUES (5, 525, 0, 'en', 1)")
+        db.execute(V8_SERVER)
     db.close()
     store = await Store.open(path)
     try:
-        s = await store.guild_settings(5)
-        assert (s.ai_difficulty, s.wuhu_mode, s.hints, s.language) == ("normal", 525, False, "en")
-        s = await store.update_guild_settings(5, 900, {"ai_difficulty": "strong"})
-        assert (s.ai_difficulty, s.wuhu_mode) == ("strong", 525)
-        [entry] = await store.settings_audit(5)
-        assert (entry.field, entry.old_value, entry.new_value) == ("ai_difficulty", "normal", "strong")
+        await check_the_v8_server_after_0009(store)
     finally:
         await store.close()
+
+
+V8_SERVER = ("INSERT INTO guild_settings (guild_id, wuhu_mode, hints, language, updated_at) "
+             "VALUES (5, 525, 0, 'en', 1)")
+"""A server's row as version 8 wrote it (no ``ai_difficulty``): :func:`check_the_v8_server_after_0009` reads it."""
+
+
+async def check_the_v8_server_after_0009(store: Store) -> None:
+    """The server of :data:`V8_SERVER` after migration 0009 (SQLite or PostgreSQL): the normal AI difficulty, its
+    other settings kept, and the new setting taken and audited."""
+    s = await store.guild_settings(5)
+    assert (s.ai_difficulty, s.wuhu_mode, s.hints, s.language) == ("normal", 525, False, "en")
+    s = await store.update_guild_settings(5, 900, {"ai_difficulty": "strong"})
+    assert (s.ai_difficulty, s.wuhu_mode) == ("strong", 525)
+    [entry] = await store.settings_audit(5)
+    assert (entry.field, entry.old_value, entry.new_value) == ("ai_difficulty", "normal", "strong")

@@ -259,6 +259,7 @@ def test_0009_on_a_postgresql_database_at_version_8_gives_its_servers_the_normal
     import asyncpg
 
     from bot.store.postgres import migrate_pg
+    from tests.bot.test_store_migrations import V8_SERVER, check_the_v8_server_after_0009
 
     url = pg_server.create_database(empty=True)
 
@@ -266,19 +267,13 @@ def test_0009_on_a_postgresql_database_at_version_8_gives_its_servers_the_normal
         raw = await asyncpg.connect(url)
         try:
             assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=8) == 8
-            await raw.execute("INSERT INTO guild_settings (guild_id, wuhu_mode, hints, language, updated_at) "
-                              "VALUES (5, 525, 0, 'en', 1)")
+            await raw.execute(V8_SERVER)
         finally:
             await raw.close()
         store = await Store.open(url)
         try:
             assert store.schema_version == LATEST
-            s = await store.guild_settings(5)
-            assert (s.ai_difficulty, s.wuhu_mode, s.hints, s.language) == ("normal", 525, False, "en")
-            s = await store.update_guild_settings(5, 900, {"ai_difficulty": "strong"})
-            assert (s.ai_difficulty, s.wuhu_mode) == ("strong", 525)
-            [entry] = await store.settings_audit(5)
-            assert (entry.field, entry.old_value, entry.new_value) == ("ai_difficulty", "normal", "strong")
+            await check_the_v8_server_after_0009(store)
         finally:
             await store.close()
 
