@@ -313,8 +313,12 @@ class Tables(commands.Cog):
                 if lt.closed:
                     await _say(interaction, t("tables.left", lang, name=user.display_name))
                     return
-            elif op in ("addbot", "rmbot"):
-                name = await (self.manager.add_ai(lt, difficulty, user.id) if op == "addbot" else self.manager.remove_ai(lt, user.id))
+            elif op == "addbot":
+                if difficulty is None:  # the server's (bot.ai_difficulty), from this interaction's one read
+                    difficulty = (await settings_of(interaction)).ai_difficulty
+                name = await self.manager.add_ai(lt, difficulty, user.id)
+            elif op == "rmbot":
+                name = await self.manager.remove_ai(lt, user.id)
             elif op == "start":
                 perms = getattr(interaction, "permissions", None)
                 self.manager.may_manage(lt, user.id, bool(perms and perms.manage_guild))
