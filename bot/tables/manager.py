@@ -321,6 +321,7 @@ class TableManager(Admin, Output):
             if not ais:
                 raise Refusal("tables.no_ai")
             if seen is not None and seen != len(ais):
+                self.show_lobby(lt)  # the message as the lobby is now (a change it missed: a kill before its edit)
                 raise Refusal("tables.lobby_stale")
             last = t("tables.ai_name", lt.lang, n=len(ais))  # the names are 1..n in the order they were added
             i = next((i for i in ais if lt.occupant(i).name == last), ais[-1])
