@@ -1,6 +1,7 @@
 """The server's AI difficulty (issue 19): ``/settings ai_difficulty`` sets how the AIs a lobby's **Add AI** button and
-``/table addbot`` without a difficulty add play (:meth:`bot.tables.manager.TableManager.add_ai` reads it when the AI
-is added: an AI already seated keeps its own). Written through the store's audited ``update_guild_settings``.
+``/table addbot`` without a difficulty add play (read when the AI is added, from the click's own read of the
+server's settings, ``cogs.tables``; :meth:`bot.tables.manager.TableManager.add_ai` given none reads it itself: an AI
+already seated keeps its own). Written through the store's audited ``update_guild_settings``.
 
 >>> difficulty_name("strong", "zh"), difficulty_name("strong", "en")
 ('强', 'strong')

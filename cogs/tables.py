@@ -61,21 +61,28 @@ _say = reply_ephemeral  # one ephemeral answer for every cog (cogs.errors), whet
 # ------------------------------------------------------------------------------------------------ controls
 
 
-class LobbyButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjl:(?P<ch>\d+):(?P<op>join|leave|addbot|rmbot|start)"):
-    """Join / Leave / Add AI / Remove AI / Start on a lobby message."""
+class LobbyButton(discord.ui.DynamicItem[discord.ui.Button],
+                  template=r"mjl:(?P<ch>\d+):(?:(?P<seen>\d):)?(?P<op>join|leave|addbot|rmbot|start)"):
+    """Join / Leave / Add AI / Remove AI / Start on a lobby message. ``seen``: Remove AI's count of AIs on the lobby
+    it was drawn for (``mjl:<ch>:<n>:rmbot``), so that a second press of the same button (a double click, two players
+    at once) is refused as out of date instead of taking the next AI out too; None on a lobby drawn before it."""
 
-    def __init__(self, channel_id: int, op: str, label: str = "", style: discord.ButtonStyle = discord.ButtonStyle.secondary):
-        super().__init__(discord.ui.Button(label=label or op, style=style, custom_id=f"mjl:{channel_id}:{op}"))
+    def __init__(self, channel_id: int, op: str, label: str = "", style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 seen: int | None = None):
+        cid = f"mjl:{channel_id}:" + (f"{seen}:" if seen is not None else "") + op
+        super().__init__(discord.ui.Button(label=label or op, style=style, custom_id=cid))
         self.channel_id = channel_id
         self.op = op
+        self.seen = seen
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str]):  # type: ignore[override]  # discord.py hands over the component its template matched
-        return cls(int(match["ch"]), match["op"], item.label or "", item.style)
+        return cls(int(match["ch"]), match["op"], item.label or "", item.style,
+                   int(match["seen"]) if match["seen"] is not None else None)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.cog(Tables)
-        await cog.lobby_click(interaction, self.channel_id, self.op)
+        await cog.lobby_click(interaction, self.channel_id, self.op, self.seen)
 
 
 class PlayButton(discord.ui.DynamicItem[discord.ui.Button],
@@ -163,7 +170,8 @@ class UI:
             LobbyButton(ch, "join", t("tables.btn_join", lang), discord.ButtonStyle.primary),
             LobbyButton(ch, "leave", t("tables.btn_leave", lang)),
             LobbyButton(ch, "addbot", t("tables.btn_addbot", lang)),
-            LobbyButton(ch, "rmbot", t("tables.btn_rmbot", lang)),  # the AI added last (a wrong difficulty)
+            # the AI added last (a wrong difficulty), of the AIs this lobby shows
+            LobbyButton(ch, "rmbot", t("tables.btn_rmbot", lang), seen=sum(1 for s in lt.seats if s is not None and s.ai)),
             LobbyButton(ch, "start", t("tables.btn_start", lang), discord.ButtonStyle.success),
         ])
 
@@ -291,7 +299,7 @@ class Tables(commands.Cog):
         await self.manager.lobby_posted(lt, msg.id)
 
     async def _lobby_op(self, interaction: discord.Interaction[MjBot], channel_id: int, op: str,
-                        difficulty: str | None = None) -> None:
+                        difficulty: str | None = None, seen: int | None = None) -> None:
         server = await self._server_lang(interaction)
         lang = await lang_of(interaction)
         component = interaction.type == discord.InteractionType.component
@@ -313,8 +321,12 @@ class Tables(commands.Cog):
                 if lt.closed:
                     await _say(interaction, t("tables.left", lang, name=user.display_name))
                     return
-            elif op in ("addbot", "rmbot"):
-                name = await (self.manager.add_ai(lt, difficulty, user.id) if op == "addbot" else self.manager.remove_ai(lt, user.id))
+            elif op == "addbot":
+                if difficulty is None:  # the server's (bot.ai_difficulty), from this interaction's one read
+                    difficulty = (await settings_of(interaction)).ai_difficulty
+                name = await self.manager.add_ai(lt, difficulty, user.id)
+            elif op == "rmbot":
+                name = await self.manager.remove_ai(lt, user.id, seen)
             elif op == "start":
                 perms = getattr(interaction, "permissions", None)
                 self.manager.may_manage(lt, user.id, bool(perms and perms.manage_guild))
@@ -339,9 +351,10 @@ class Tables(commands.Cog):
             key = {"join": "tables.joined", "leave": "tables.left", "addbot": "tables.joined"}[op]
             await interaction.response.send_message(t(key, lang, name=name), ephemeral=True)
 
-    async def lobby_click(self, interaction: discord.Interaction[MjBot], channel_id: int, op: str) -> None:
+    async def lobby_click(self, interaction: discord.Interaction[MjBot], channel_id: int, op: str,
+                          seen: int | None = None) -> None:
         try:
-            await self._lobby_op(interaction, channel_id, op)
+            await self._lobby_op(interaction, channel_id, op, seen=seen)
         except Exception:
             log.exception("lobby click %s failed", op)
             await _say(interaction, t("tables.unknown", await _lang(interaction)))

@@ -308,9 +308,11 @@ class TableManager(Admin, Output):
             self.show_lobby(lt)
             return seat.name
 
-    async def remove_ai(self, lt: LiveTable, by_user: int) -> str:
+    async def remove_ai(self, lt: LiveTable, by_user: int, seen: int | None = None) -> str:
         """Take the AI added last out of a lobby (a seated player: one added with the wrong difficulty, or one seat
-        too many), so that the next one added takes its name. Returns its name."""
+        too many), so that the next one added takes its name. Returns its name. ``seen``: how many AIs the lobby
+        showed where the button was pressed; another count now (the same press twice, two players at once, a lobby
+        changed since) is refused as out of date, nothing changed."""
         async with lt.lock:
             self._lobby(lt)
             if lt.seat_of(by_user) is None:
@@ -318,6 +320,9 @@ class TableManager(Admin, Output):
             ais = [i for i, s in enumerate(lt.seats) if s is not None and s.ai]
             if not ais:
                 raise Refusal("tables.no_ai")
+            if seen is not None and seen != len(ais):
+                self.show_lobby(lt)  # the message as the lobby is now (a change it missed: a kill before its edit)
+                raise Refusal("tables.lobby_stale")
             last = t("tables.ai_name", lt.lang, n=len(ais))  # the names are 1..n in the order they were added
             i = next((i for i in ais if lt.occupant(i).name == last), ais[-1])
             seat = lt.occupant(i)

@@ -116,3 +116,26 @@ async def test_an_ai_already_in_the_lobby_keeps_its_difficulty_when_the_setting_
     lt = h.bot.tables.by_channel[h.channel_id]
     assert [s.ai for s in lt.seats if s is not None] == [None, "normal", "strong", "easy"]
     await h.close()
+
+
+@pytest.mark.parametrize("how", ["button", "slash"])
+async def test_add_ai_reads_the_servers_settings_once(harness: Harness, how: str):
+    """Add AI (the button, or ``/table addbot`` without a difficulty) read the server's settings twice: once for the
+    interaction (its language) and again in the table manager for the AI difficulty, where every other click reads
+    them at most once (``bot.interactions``). The second read was one more database round trip a click, and a store
+    failing it alone answered "That did not work" instead of the interaction's own answer. One read serves both."""
+    from tests.cogs.test_i18n import count_settings_reads
+
+    h = harness
+    prep(h)
+    await _set(h, "strong")
+    r = await h.slash("table new", variant="hefei", user=P1)
+    lobby = h.fake.find_message(r.reply.id)
+    reads = count_settings_reads(h)
+    if how == "button":
+        await h.click(lobby, custom_id=button_id(lobby, ":addbot"), user=P1, locale="fr")
+    else:
+        await h.slash("table addbot", user=P1, locale="fr")
+    await h.settle()
+    assert _seats(h, r.reply.id)[1] == "2. 🤖 电脑1（强）", "the server's difficulty"
+    assert reads == [h.guild_id], "one read of the server's settings for the click"

@@ -4,6 +4,7 @@ middle of the AI seats' turns, a restart, Discord failing while they play, a clo
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -350,3 +351,59 @@ async def test_a_hung_worker_pool_is_replaced_and_the_decision_is_the_ais_own(ca
             assert not p.is_alive()
     finally:
         pool.close()
+
+
+@pytest.mark.parametrize("second", [P2, "same"])
+async def test_remove_ai_pressed_twice_at_once_takes_out_one_ai(harness: Harness, second: Any):
+    """Remove AI pressed twice at the same moment (a double click, or two players who both saw the wrong AI) took two
+    AIs out of the lobby, the right one with the wrong one. The button names the lobby it was drawn for: one press
+    takes the AI out, the other is refused as out of date (saying so, nothing changed), and the lobby kept as it is
+    shown; a press on the lobby as it now is takes the next one."""
+    from tests.cogs.test_tables import button_id
+
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant="hefei", user=P1)
+    await h.slash("table join", user=P2)
+    await h.slash("table addbot", user=P1, difficulty="strong")
+    await h.slash("table addbot", user=P1, difficulty="easy")  # the wrong one
+    await h.settle()
+    lobby = h.fake.find_message(r.reply.id)
+    other = P1 if second == "same" else second
+    a = h.click_payload(lobby, custom_id=button_id(lobby, ":rmbot"), user=P1, locale="en-US")
+    b = h.click_payload(lobby, custom_id=button_id(lobby, ":rmbot"), user=other, locale="en-US")
+    h.bot._connection.parse_interaction_create(a[0])
+    h.bot._connection.parse_interaction_create(b[0])
+    await h.settle()
+    seats = h.fake.find_message(r.reply.id).embeds[0]["fields"][0]["value"].splitlines()
+    assert seats[2:] == ["3. 🤖 电脑1（强）", "4. （空）"], "one AI out: the one added last"
+    said = [m.content for rec in (a[1], b[1]) for m in rec.messages]
+    assert len(said) == 1 and "out of date" in said[0] and "nothing was changed" in said[0], said
+    lt = h.bot.tables.by_channel[h.channel_id]
+    assert [s.ai for s in lt.seats if s is not None] == [None, None, "strong"]
+    from bot.store.lobbies import lobbies
+
+    [(_, _, stored)] = await lobbies(h.bot.store)
+    assert [s and s.get("ai") for s in stored["seats"]] == [None, None, "strong", None]
+    # the lobby message missed a change (the bot killed before its edit landed): a press on it is refused, and the
+    # message is drawn again as the lobby is, so that the next press acts
+    for c in h.fake.find_message(r.reply.id).all_components():
+        if c.get("custom_id", "").endswith(":rmbot"):
+            c["custom_id"] = f"mjl:{h.channel_id}:2:rmbot"
+    stale = await h.click(h.fake.find_message(r.reply.id), custom_id=f"mjl:{h.channel_id}:2:rmbot", user=P1)
+    await h.settle()
+    assert "out of date" in stale.messages[0].content and [s.ai for s in lt.seats if s is not None] == [None, None,
+                                                                                                         "strong"]
+    fresh = h.fake.find_message(r.reply.id)  # the lobby as it now is: its button takes the next AI out
+    assert button_id(fresh, ":rmbot") == f"mjl:{h.channel_id}:1:rmbot"
+    await h.click(fresh, custom_id=button_id(fresh, ":rmbot"), user=P1)
+    assert [s.ai for s in lt.seats if s is not None] == [None, None]
+    await h.slash("table addbot", user=P1)
+    # a lobby message drawn before (its Remove AI button without a count) acts as then
+    old = copy.deepcopy(h.fake.find_message(r.reply.id))
+    for c in old.all_components():
+        if c.get("custom_id", "").endswith(":rmbot"):
+            c["custom_id"] = f"mjl:{h.channel_id}:rmbot"
+    await h.click(old, custom_id=f"mjl:{h.channel_id}:rmbot", user=P2)
+    assert [s.ai for s in lt.seats if s is not None] == [None, None]
+    await h.close()
