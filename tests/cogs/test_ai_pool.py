@@ -476,12 +476,37 @@ async def test_easy_seats_play_the_same_next_hand_after_the_write_that_ends_a_ha
     await h.bot.tables.close()
 
 
+async def play_the_hand(h: Harness, lt: Any, user: int, twice: bool) -> int:
+    """``user`` plays the hand of ``lt`` to its end by the DM controls (the first offered each time), pressing each
+    control once, or ``twice`` at the same moment (the second press arrives before the first is handled); returns
+    how many presses were refused."""
+    from tests.cogs.test_tables import choose_click, latest_dm_controls
+
+    refused = 0
+    for _ in range(400):
+        await h.settle()
+        await h.bot.tables.wait_idle()
+        if lt.table.phase not in ("play", "claim", "rob"):
+            break
+        msg = latest_dm_controls(h, user)
+        cid = choose_click(msg)
+        if not twice:
+            await h.click(msg, custom_id=cid)
+            continue
+        a = h.click_payload(msg, custom_id=cid, user=user)
+        b = h.click_payload(msg, custom_id=cid, user=user)
+        h.bot._connection.parse_interaction_create(a[0])
+        h.bot._connection.parse_interaction_create(b[0])
+        await h.settle()
+        await h.bot.tables.wait_idle()
+        refused += sum(1 for r in (a[1], b[1]) if r.messages)
+    return refused
+
+
 async def test_easy_seats_play_the_same_game_when_every_click_is_pressed_twice_at_once(harness: Harness):
     """Easy AI seats deciding in the worker processes, their decisions asked ahead; the player presses every
     control twice at the same moment (the second press arrives before the first is handled): one press acts, the
     other is refused as out of date, and the game stored is the very one of a run of single presses."""
-    from tests.cogs.test_tables import choose_click, latest_dm_controls
-
     h = harness
     pool = h.bot.tables.ai
     pool.inline = False
@@ -490,24 +515,7 @@ async def test_easy_seats_play_the_same_game_when_every_click_is_pressed_twice_a
         for twice, user in ((False, P1), (True, P2)):
             prep(h, seed=41)
             lt = await _bot_table(h, user, h.add_channel(), "wuhu", "easy")
-            refused = 0
-            for _ in range(400):
-                await h.bot.tables.wait_idle()
-                await h.settle()
-                if lt.table.phase not in ("play", "claim", "rob"):
-                    break
-                msg = latest_dm_controls(h, user)
-                cid = choose_click(msg)
-                if not twice:
-                    await h.click(msg, custom_id=cid)
-                    continue
-                a = h.click_payload(msg, custom_id=cid, user=user)
-                b = h.click_payload(msg, custom_id=cid, user=user)
-                h.bot._connection.parse_interaction_create(a[0])
-                h.bot._connection.parse_interaction_create(b[0])
-                await h.settle()
-                await h.bot.tables.wait_idle()
-                refused += sum(1 for r in (a[1], b[1]) if r.messages)
+            refused = await play_the_hand(h, lt, user, twice)
             assert lt.table.hand.phase in ("ended", "over")
             games.append(await _stored(h, lt.match_id))
             assert await _check_replay(h, lt.match_id, "easy") > 5

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.cogs.test_ai_pool import _bot_table, _check_replay, _stored
+from tests.cogs.test_ai_pool import _bot_table, _check_replay, _stored, play_the_hand
 from tests.cogs.test_tables import P1, P2, choose_click, latest_dm_controls, prep
 from tests.harness import Harness
 
@@ -251,24 +251,7 @@ async def test_strong_seats_play_the_same_game_when_every_click_is_pressed_twice
         prep(h, seed=43)
         h.bot.tables.ai.inline = False
         lt = await _bot_table(h, user, h.add_channel(), "wuhu", "strong")
-        refused = 0
-        for _ in range(400):
-            await h.settle()
-            await h.bot.tables.wait_idle()
-            if lt.table.phase not in ("play", "claim", "rob"):
-                break
-            msg = latest_dm_controls(h, user)
-            cid = choose_click(msg)
-            if not twice:
-                await h.click(msg, custom_id=cid)
-                continue
-            a = h.click_payload(msg, custom_id=cid, user=user)
-            b = h.click_payload(msg, custom_id=cid, user=user)
-            h.bot._connection.parse_interaction_create(a[0])
-            h.bot._connection.parse_interaction_create(b[0])
-            await h.settle()
-            await h.bot.tables.wait_idle()
-            refused += sum(1 for r in (a[1], b[1]) if r.messages)
+        refused = await play_the_hand(h, lt, user, twice)
         games.append(await _stored(h, lt.match_id))
         assert await _check_replay(h, lt.match_id, "strong") > 5
         if twice:
