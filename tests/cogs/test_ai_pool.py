@@ -416,14 +416,13 @@ async def test_easy_seats_play_on_after_a_restart_as_if_none_happened(harness: H
     assert len(games[0]) > 20 and games[1] == games[0]
 
 
-@pytest.mark.parametrize("spins", [0, 2, 8])
-async def test_easy_seats_play_on_after_a_kill_in_the_middle_of_their_turns(harness: Harness, spins: int):
-    """Three easy AI seats, the bot killed (as ``kill -9``) while a click's AI answers are being decided and
-    written (wherever the kill lands in them): the new bot plays on and the game stored is the very one of a run
-    without the kill (same seed, same clicks)."""
-    from tests.cogs.test_tables import choose_click
-
+def kill_after(spins: int) -> Callable[[Harness, Any], Awaitable[Harness]]:
+    """An interruption for a game helper: P2 presses the first control of ``msg`` and, ``spins`` steps of the event
+    loop into handling it (wherever that lands among the AI answers being decided and written), the bot is killed
+    (as ``kill -9``); returns the new bot once it has played on."""
     async def kill(h: Harness, msg: Any) -> Harness:
+        from tests.cogs.test_tables import choose_click
+
         payload = h.click_payload(msg, custom_id=choose_click(msg), user=P2)
         h.bot._connection.parse_interaction_create(payload[0])
         for _ in range(spins):
@@ -434,7 +433,15 @@ async def test_easy_seats_play_on_after_a_kill_in_the_middle_of_their_turns(harn
         await h.bot.tables.wait_idle()
         return h
 
-    games = [await _easy_game(harness, P1, 23, 4), await _easy_game(harness, P2, 23, 4, kill)]
+    return kill
+
+
+@pytest.mark.parametrize("spins", [0, 2, 8])
+async def test_easy_seats_play_on_after_a_kill_in_the_middle_of_their_turns(harness: Harness, spins: int):
+    """Three easy AI seats, the bot killed (as ``kill -9``) while a click's AI answers are being decided and
+    written (wherever the kill lands in them): the new bot plays on and the game stored is the very one of a run
+    without the kill (same seed, same clicks)."""
+    games = [await _easy_game(harness, P1, 23, 4), await _easy_game(harness, P2, 23, 4, kill_after(spins))]
     assert len(games[0]) > 20 and games[1] == games[0]
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.cogs.test_ai_pool import _bot_table, _check_replay, _stored, play_the_hand
+from tests.cogs.test_ai_pool import _bot_table, _check_replay, _stored, kill_after, play_the_hand
 from tests.cogs.test_tables import P1, P2, choose_click, latest_dm_controls, prep
 from tests.harness import Harness
 
@@ -56,19 +56,8 @@ async def test_ai_seats_play_on_after_a_kill_in_the_middle_of_their_turns(harnes
     """Strong (every variant) and normal AI seats deciding in the worker processes, the bot killed (as ``kill -9``)
     while a click's AI answers are being decided and written: the new bot plays on and the game stored is the very one
     of a run without the kill (same seed, same clicks)."""
-    async def kill(h: Harness, msg: Any) -> Harness:
-        payload = h.click_payload(msg, custom_id=choose_click(msg), user=P2)
-        h.bot._connection.parse_interaction_create(payload[0])
-        for _ in range(spins):
-            await asyncio.sleep(0)
-        h = await h.kill()
-        prep(h)
-        await h.settle()
-        await h.bot.tables.wait_idle()
-        return h
-
     a = await _game(harness, P1, 23, variant, difficulty, pooled=True)
-    b = await _game(harness, P2, 23, variant, difficulty, pooled=True, at=1, interrupt=kill)
+    b = await _game(harness, P2, 23, variant, difficulty, pooled=True, at=1, interrupt=kill_after(spins))
     assert len(a) > 10 and b == a
 
 
