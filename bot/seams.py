@@ -30,7 +30,7 @@ class Host(Protocol):
 
 
 class TableUI(Protocol):
-    """The controls of the tables' messages (``cogs.tables.UI``): the manager asks for them when it writes."""
+    """The controls of the tables' messages (``cogs.table_controls.UI``): the manager asks for them when it writes."""
 
     def lobby_message(self, lt: LiveTable) -> tuple[discord.Embed, discord.ui.View]:
         """A lobby's embed (seats, rules, host) and its buttons."""
