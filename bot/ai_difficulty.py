@@ -15,6 +15,7 @@ from discord import app_commands
 
 from bot.errors import UserError
 from bot.i18n import locale_str, t
+from bot.options import shown_value
 from bot.settings import AI_DIFFICULTIES, GuildSettings
 
 #: ``/settings ai_difficulty``'s choices, named as ``/table addbot``'s difficulty option names them
@@ -30,9 +31,7 @@ def check_ai_difficulty(value: Any, lang: str) -> None:
     """Refuse (a message saying what is allowed; nothing written) a value no client offers: a forged option (None:
     the option was not given)."""
     if value is not None and value not in AI_DIFFICULTIES:
-        text = str(value)
-        raise UserError("settings.bad_choice", field=t("settings.field.ai_difficulty", lang),
-                        value=text if len(text) <= 20 else text[:19] + "…",
+        raise UserError("settings.bad_choice", field=t("settings.field.ai_difficulty", lang), value=shown_value(value),
                         allowed="/".join(difficulty_name(d, lang) for d in AI_DIFFICULTIES))
 
 

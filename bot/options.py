@@ -34,7 +34,12 @@ def _text(s: Any, lang: str) -> str:
     return t(key, lang) if key else str(s)
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
+    """A value as a payload sent it, short enough to quote back in a reply (20 characters at most).
+
+    >>> shown_value("hard"), shown_value("x" * 30)
+    ('hard', 'xxxxxxxxxxxxxxxxxxx…')
+    """
     s = str(value)
     return s if len(s) <= 20 else s[:19] + "…"
 
@@ -50,7 +55,7 @@ class OptionRefused(UserError, app_commands.CheckFailure):
 
     def __init__(self, param: app_commands.Parameter, value: Any, problem: str) -> None:
         self.param, self.value, self.problem = param, value, problem
-        super().__init__("error.bad_option_value", option=param.display_name, value=_shown(value))
+        super().__init__("error.bad_option_value", option=param.display_name, value=shown_value(value))
 
     def message(self, lang: str | None = "en") -> str:
         lang = lang or "en"
@@ -58,18 +63,18 @@ class OptionRefused(UserError, app_commands.CheckFailure):
         option = _text(p.locale_name or p.display_name, lang)
         if self.problem == "choice":
             allowed = " / ".join(_text(c._locale_name or c.name, lang) for c in p.choices)
-            return t("score.bad_option", lang, option=option, value=_shown(self.value), allowed=allowed)
+            return t("score.bad_option", lang, option=option, value=shown_value(self.value), allowed=allowed)
         if self.problem == "length":
             return t("error.bad_option_length", lang, option=option, low=p.min_value or 0, high=p.max_value,
                      length=len(str(self.value)))
         own = RANGE_MESSAGES.get(getattr(p.locale_name, "extras", {}).get("key", ""))
         if own is not None and self.problem in ("range", "type") and not p.choices:
-            return t(own, lang, low=p.min_value, high=p.max_value, value=_shown(self.value))
+            return t(own, lang, low=p.min_value, high=p.max_value, value=shown_value(self.value))
         if self.problem == "range":
             low = "…" if p.min_value is None else p.min_value
             high = "…" if p.max_value is None else p.max_value
-            return t("error.bad_option_range", lang, option=option, low=low, high=high, value=_shown(self.value))
-        return t("error.bad_option_value", lang, option=option, value=_shown(self.value))
+            return t("error.bad_option_range", lang, option=option, low=low, high=high, value=shown_value(self.value))
+        return t("error.bad_option_value", lang, option=option, value=shown_value(self.value))
 
 
 def problem_of(p: app_commands.Parameter, value: Any) -> str | None:
@@ -145,7 +150,7 @@ class RawOptionRefused(UserError, app_commands.CheckFailure):
     an ERROR in the log)."""
 
     def __init__(self, option: str, value: Any) -> None:
-        super().__init__("error.bad_option_value", option=_shown(option), value=_shown(value))
+        super().__init__("error.bad_option_value", option=shown_value(option), value=shown_value(value))
 
 
 #: Raw option types whose value discord.py turns into a number: a member, channel, role, mentionable, attachment.

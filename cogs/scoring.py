@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.errors import UserError
 from bot.i18n import item_name, rule_value, seat_name, t, variant_name
+from bot.options import shown_value
 from bot.settings import DEALER_STREAK, HAND_LENGTH, WUHU_MODES
 from cogs.choices import SEATS, SITUATIONS, WINS
 from engine.tiles import Hand
@@ -35,11 +36,9 @@ def check_options(lang: str, *, hand: Any, variant: Any, win: Any, winner: Any, 
         if value is not None and not any(type(value) is type(c) and value == c for c in choices):
             allowed = " / ".join(t(f"choice.{names}.{c}", lang) for c in choices)
             name_key = f"score.{option}.name"
-            shown = str(value) if len(str(value)) <= 20 else str(value)[:19] + "…"
-            raise UserError("score.bad_option", option=t(name_key, lang), value=shown, allowed=allowed)
+            raise UserError("score.bad_option", option=t(name_key, lang), value=shown_value(value), allowed=allowed)
     if dealer_streak is not None and dealer_streak not in DEALER_STREAK:
-        shown = str(dealer_streak) if len(str(dealer_streak)) <= 20 else str(dealer_streak)[:19] + "…"
-        raise UserError("score.bad_streak", low=DEALER_STREAK.low, high=DEALER_STREAK.high, value=shown)
+        raise UserError("score.bad_streak", low=DEALER_STREAK.low, high=DEALER_STREAK.high, value=shown_value(dealer_streak))
     if not isinstance(hand, str) or len(hand) > HAND_LENGTH.high:
         raise UserError("score.bad_hand_length", high=HAND_LENGTH.high, length=len(str(hand)))
 

@@ -30,7 +30,7 @@ from bot.app import MjBot
 from bot.errors import UserError
 from bot.i18n import item_name, locale_str, rule_value, t, variant_name
 from bot.interactions import lang_of, settings_changed
-from bot.options import typed_text
+from bot.options import shown_value, typed_text
 from bot.settings import (
     CLAIM_SECONDS,
     LANGUAGES,
@@ -68,14 +68,8 @@ __all__ = ["guild_settings", "server_language", "variant_rules", "Settings", "Se
 # checking what a control or a form sent (Discord's client offers only valid values, but a payload can be forged)
 
 
-def _shown(value: Any) -> str:
-    """A value as sent, short enough to quote back in a reply."""
-    text = str(value)
-    return text if len(text) <= 20 else text[:19] + "…"
-
-
 def _refuse_choice(field: str, value: Any, allowed: str, lang: str) -> UserError:
-    return UserError("settings.bad_choice", field=t(f"settings.field.{field}", lang), value=_shown(value),
+    return UserError("settings.bad_choice", field=t(f"settings.field.{field}", lang), value=shown_value(value),
                      allowed=allowed)
 
 
@@ -102,7 +96,7 @@ def _parse_rule(raw_value: str, lang: str) -> tuple[Any, Any, Any]:
         check_house_rules(v.key, {rule.key: value})
     except (EngineError, InvalidSetting):
         raise UserError("settings.bad_choice", field=f"{variant_name(v.key, lang)}: {item_name(rule.zh, rule.en, lang)}",
-                        value=_shown(parts[2]), allowed=allowed) from None
+                        value=shown_value(parts[2]), allowed=allowed) from None
     return v, rule, value
 
 
@@ -409,7 +403,7 @@ class TimersModal(SafeModal):
             number = parse_whole_number(text)  # ASCII or full-width digits only: "²", "₆₀", "-5", "1e3" are not
             if number not in allowed:
                 raise UserError("settings.bad_number", field=t(f"settings.field.{field}", lang), low=allowed.low,
-                                high=allowed.high, value=_shown((text or "").strip()))
+                                high=allowed.high, value=shown_value((text or "").strip()))
             changes[field] = number
         new = await self.bot.open_store.update_guild_settings(guild_of(interaction), interaction.user.id, changes)
         settings_changed(interaction, new)
