@@ -24,7 +24,7 @@ from .errors import StoreError
 from .models import MatchInfo, from_ms, to_ms
 from .sql import audit
 from .store import Store
-from .tables import engine_settings, players_for
+from .tables import bot_meta, engine_settings, players_for
 
 
 class HandUnavailable(Exception):
@@ -201,9 +201,7 @@ async def _ai_seats_named(store: Store, match: MatchInfo) -> MatchInfo:
         meta, _ = await store.match_meta(match.match_id)
     except StoreError:
         return match
-    legacy = match.settings.get("bot")
-    meta = meta or (legacy if isinstance(legacy, dict) else {})
-    seats = meta.get("seats") or []
+    seats = bot_meta(meta, match.settings).get("seats") or []
     names = [sm.get("name") if isinstance(sm, dict) else None for sm in seats] if len(seats) == len(match.seats) \
         else []
     if not names:

@@ -88,6 +88,16 @@ def engine_settings(settings: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[
     return dict(settings), None
 
 
+def bot_meta(meta: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
+    """What the bot kept about a match when it started it (host, language, timers, its seats' names and ways): the
+    match's ``match_meta`` row, or for a match from before 0003 the ``bot`` part of its settings; ``{}`` when
+    neither says anything."""
+    if meta:
+        return dict(meta)
+    legacy = settings.get("bot")
+    return dict(legacy) if isinstance(legacy, dict) else {}
+
+
 def rebuild_table(game: UnfinishedGame) -> Table:
     """``Table.replay`` of an unfinished game from the store (pass to :func:`bot.store.resume_all`)."""
     settings, legacy_players = engine_settings(game.settings)

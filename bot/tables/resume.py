@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from bot.store import resume_all
 from bot.store.lobbies import delete_lobby, lobbies, open_votes
 from bot.store.resume import retrying
-from bot.store.tables import TableRecorder, engine_settings, rebuild_table
+from bot.store.tables import TableRecorder, bot_meta, engine_settings, rebuild_table
 from engine.table import Table
 from engine.variants import get_variant
 
@@ -32,8 +32,7 @@ log = logging.getLogger(__name__)
 
 def _live_table(game: Any, meta: dict[str, Any], rec: TableRecorder) -> LiveTable:
     m = game.match
-    legacy = m.settings.get("bot") if isinstance(m.settings.get("bot"), dict) else None
-    meta = meta or legacy or {}
+    meta = bot_meta(meta, m.settings)
     rules, _ = engine_settings(m.settings)
     lt = LiveTable(guild_id=m.guild_id, channel_id=m.channel_id, host_id=meta.get("host", 0), variant=m.variant,
                    rules=rules, lang=meta.get("lang", "zh"), turn_seconds=meta.get("turn", 60),
@@ -66,7 +65,7 @@ async def resume_tables(mgr: TableManager) -> None:
     for a in report.aborted:
         log.warning("match %s aborted on resume: %s", a.game.match_id, a.reason)
         meta, _ = await _meta(mgr, a.game.match_id)
-        lang = meta.get("lang") or (a.game.settings.get("bot") or {}).get("lang", "zh")
+        lang = bot_meta(meta, a.game.settings).get("lang") or "zh"
         await mgr.publisher.say_closed(a.game.match.channel_id, t("tables.unrestorable", lang))
     for r in report.resumed:
         try:
