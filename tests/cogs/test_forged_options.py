@@ -146,7 +146,7 @@ HUGE = 10**30
 @pytest.mark.parametrize("custom_id", [
     f"mjt:{HUGE}:0:{HUGE}:d:1m", f"mjt:{HUGE}:9:{HUGE}:hand", f"mjt:{HUGE}:9:1:back", f"mjt:{HUGE}:9:1:auto",
     f"mjt:{HUGE}:9:1:dissolve", f"mjt:{HUGE}:9:1:next", f"mjv:{HUGE}:{HUGE}:y", f"mjl:{HUGE}:join",
-    f"mjl:{HUGE}:start", f"mjrec:{HUGE}:{HUGE}:ok",
+    f"mjl:{HUGE}:start", f"mjl:{HUGE}:addbot", f"mjl:{HUGE}:rmbot", f"mjl:{HUGE}:9:rmbot", f"mjrec:{HUGE}:{HUGE}:ok",
 ])
 async def test_a_forged_control_naming_huge_ids_is_refused_plainly(harness: Harness, caplog, custom_id: str):
     """Every control whose custom id carries a number (table, seat, decision, vote, channel, record) answers a

@@ -57,7 +57,7 @@ async def test_a_forged_lobby_button_from_another_guild_or_channel_changes_nothi
     h = harness
     prep(h)
     lobby = await lobby_of(h, ai=2)
-    join, start = button_id(lobby, ":join"), button_id(lobby, ":start")
+    join, start, rmbot = button_id(lobby, ":join"), button_id(lobby, ":start"), button_id(lobby, ":rmbot")
     # the same custom ids pressed on a message of another guild's channel, and of another channel of this guild
     foreign = h.add_channel(guild_id=OTHER_GUILD)
     other = h.add_channel()
@@ -69,8 +69,11 @@ async def test_a_forged_lobby_button_from_another_guild_or_channel_changes_nothi
         assert r.reply.ephemeral and "somewhere else" in r.reply.content
         r = await h.click(fake_msg, custom_id=start, user=P3, permissions=ADMIN_PERMISSIONS, locale="en-US")
         assert r.reply.ephemeral and "somewhere else" in r.reply.content
+        r = await h.click(fake_msg, custom_id=rmbot, user=P1, locale="en-US")  # the host, seated: still elsewhere
+        assert r.reply.ephemeral and "somewhere else" in r.reply.content
     lt = live(h)
     assert lt.seat_of(P3) is None and lt.state is State.LOBBY and P3 not in h.bot.tables.by_player
+    assert sum(1 for s in lt.seats if s is not None and s.ai) == 2, "no AI was taken out from elsewhere"
     assert await h.bot.store.matches(h.guild_id) == []
 
 
