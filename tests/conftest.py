@@ -204,6 +204,28 @@ def pg_server():
 
 
 @pytest.fixture
+def pg_database(pg_server):
+    """A factory of throw-away PostgreSQL databases: ``pg_database()`` -> the URL of a new migrated one,
+    ``pg_database(empty=True)`` -> a new empty one (no schema); each is dropped after the test."""
+    made: list[str] = []
+
+    def make(*, empty: bool = False) -> str:
+        url = pg_server.create_database(empty=empty)
+        made.append(url)
+        return url
+
+    yield make
+    for url in made:
+        pg_server.drop_database(url)
+
+
+@pytest.fixture
+def pg_url(pg_database) -> str:
+    """The URL of a new migrated PostgreSQL database, dropped after the test."""
+    return pg_database()
+
+
+@pytest.fixture
 def new_db_target(db_backend: str, tmp_path: Path, request: pytest.FixtureRequest):
     """A factory of fresh, empty-of-data databases: ``new_db_target(name)`` -> a SQLite file path under
     ``tmp_path/name`` or the URL of a new PostgreSQL database (migrated; dropped after the test)."""

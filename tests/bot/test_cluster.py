@@ -49,10 +49,8 @@ U0, U1 = 1_230_000_000_000_000_000, 1_230_000_000_000_000_001
 
 
 @pytest.fixture
-def url(pg_server):
-    u = pg_server.create_database()
-    yield u
-    pg_server.drop_database(u)
+def url(pg_url):
+    return pg_url
 
 
 @pytest.fixture(autouse=True)
@@ -320,33 +318,30 @@ async def test_a_process_that_loses_its_lease_stops_driving_those_tables_then_ta
     await p1.close()
 
 
-async def test_leases_are_per_database(pg_server, url):
+async def test_leases_are_per_database(pg_database, url):
     """Two bots' databases on one PostgreSQL server: another database's leases neither block nor stand in for this
     one's (PostgreSQL lists every database's advisory locks together)."""
-    other = pg_server.create_database()
-    try:
-        fake, fake_b = fresh_fake(), fresh_fake()
-        p0 = await boot(url, (0,), fake)
-        p1 = await boot(url, (1,), fake)
-        t1 = await open_table(p1, G1, CH1, U1)
-        await p1.close()
-        # the other bot runs another shard count: no conflict with this database's processes
-        b3 = await Harness.boot(other, config=Config(token=None, db_path=other, shards=ShardPlan((2,), 3)),
-                                fake=fresh_fake())
-        assert b3.bot.cluster.held == {2}
-        await b3.close()
-        # and holds shard 1 of 2 there: not this database's shard 1
-        b1 = await boot(other, (1,), fake_b)
-        assert b1.bot.cluster.held == {1}
-        moves = human_moves(p0, t1)
-        m, cid = controls(fake, U1)
-        r = await p0.click(m, custom_id=cid)  # nobody holds shard 1 in this database: moving, not routed
-        assert "moving" in r.reply.content and human_moves(p0, t1) == moves
-        assert sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 0
-        for h in (p0, b1):
-            await h.close()
-    finally:
-        pg_server.drop_database(other)
+    other = pg_database()
+    fake, fake_b = fresh_fake(), fresh_fake()
+    p0 = await boot(url, (0,), fake)
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    await p1.close()
+    # the other bot runs another shard count: no conflict with this database's processes
+    b3 = await Harness.boot(other, config=Config(token=None, db_path=other, shards=ShardPlan((2,), 3)),
+                            fake=fresh_fake())
+    assert b3.bot.cluster.held == {2}
+    await b3.close()
+    # and holds shard 1 of 2 there: not this database's shard 1
+    b1 = await boot(other, (1,), fake_b)
+    assert b1.bot.cluster.held == {1}
+    moves = human_moves(p0, t1)
+    m, cid = controls(fake, U1)
+    r = await p0.click(m, custom_id=cid)  # nobody holds shard 1 in this database: moving, not routed
+    assert "moving" in r.reply.content and human_moves(p0, t1) == moves
+    assert sql(p0, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 0
+    for h in (p0, b1):
+        await h.close()
 
 
 async def test_a_lease_check_without_answer_gives_the_shards_up_at_once(url):

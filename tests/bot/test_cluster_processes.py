@@ -115,10 +115,8 @@ class Table:
 
 
 @pytest.fixture
-def url(pg_server):
-    u = pg_server.create_database()
-    yield u
-    pg_server.drop_database(u)
+def url(pg_url):
+    return pg_url
 
 
 async def test_three_processes_dm_clicks_routed_exactly_once_and_a_killed_process_loses_nothing(url, tmp_path):

@@ -53,34 +53,31 @@ async def fill(path: Path) -> dict[int, str]:
     return live
 
 
-async def test_a_database_copied_to_postgresql_and_back_is_the_same_and_resumes(tmp_path: Path, pg_server):
+async def test_a_database_copied_to_postgresql_and_back_is_the_same_and_resumes(tmp_path: Path, pg_database):
     src, back = tmp_path / "src.db", tmp_path / "back.db"
     live = await fill(src)
-    url = pg_server.create_database(empty=True)
+    url = pg_database(empty=True)
+    there = await copy_database(src, url)
+    assert there.ok, there.lines()
+    assert there.rows["ledger"] > 0 and there.rows["actions"] > 0 and set(there.rows) == set(TABLES)
+    assert there.matches_replayed == 4 and there.servers == 1 and not there.stale_in_source
+    # the copy plays on: every unfinished table resumes to its hash on PostgreSQL, and new ids do not collide
+    store = await Store.open(url)
     try:
-        there = await copy_database(src, url)
-        assert there.ok, there.lines()
-        assert there.rows["ledger"] > 0 and there.rows["actions"] > 0 and set(there.rows) == set(TABLES)
-        assert there.matches_replayed == 4 and there.servers == 1 and not there.stale_in_source
-        # the copy plays on: every unfinished table resumes to its hash on PostgreSQL, and new ids do not collide
-        store = await Store.open(url)
-        try:
-            report = await resume_all(store, rebuild_table, at=T0)
-            assert {r.game.match_id: r.table.state_hash() for r in report.resumed} == live and not report.aborted
-            r = report.resumed[0]
-            rec = await TableRecorder.resume(store, r.game, r.table, at=T0)
-            await play(rec, 30, random.Random(1))
-            mid = await store.start_match(5, 9, "hefei", {}, 1, SEATS, at=T0)
-            assert mid > max(live)
-        finally:
-            await store.close()
-        more = await copy_database(url, back)
-        assert more.ok, more.lines()
-        await copy_database(src, url, force=True)  # the copy as it was taken, to compare with the source
-        await copy_database(url, back, force=True)
-        assert sorted(dump_target(back)) == sorted(dump_target(src))  # the same rows (in another rowid order)
+        report = await resume_all(store, rebuild_table, at=T0)
+        assert {r.game.match_id: r.table.state_hash() for r in report.resumed} == live and not report.aborted
+        r = report.resumed[0]
+        rec = await TableRecorder.resume(store, r.game, r.table, at=T0)
+        await play(rec, 30, random.Random(1))
+        mid = await store.start_match(5, 9, "hefei", {}, 1, SEATS, at=T0)
+        assert mid > max(live)
     finally:
-        pg_server.drop_database(url)
+        await store.close()
+    more = await copy_database(url, back)
+    assert more.ok, more.lines()
+    await copy_database(src, url, force=True)  # the copy as it was taken, to compare with the source
+    await copy_database(url, back, force=True)
+    assert sorted(dump_target(back)) == sorted(dump_target(src))  # the same rows (in another rowid order)
 
 
 async def test_a_destination_with_data_is_refused_unless_forced(tmp_path: Path):
@@ -111,38 +108,35 @@ def test_the_cli_copies_and_says_so(tmp_path: Path, capsys):
     assert "already holds data" in err and len(err.strip().splitlines()) == 1
 
 
-async def test_routed_clicks_are_neither_copied_nor_counted(tmp_path: Path, pg_server):
+async def test_routed_clicks_are_neither_copied_nor_counted(tmp_path: Path, pg_database):
     """A PostgreSQL database of a sharded bot holds clicks routed between its processes (docs/sharding.md): the
     copy to SQLite leaves them out, verifies, and the copy's destination's own are emptied."""
     src, back = tmp_path / "src.db", tmp_path / "back.db"
     await fill(src)
-    url = pg_server.create_database(empty=True)
+    url = pg_database(empty=True)
+    assert (await copy_database(src, url)).ok
+    store = await Store.open(url)
     try:
-        assert (await copy_database(src, url)).ok
-        store = await Store.open(url)
-        try:
-            async with store.transaction() as conn:
-                for i, state in enumerate(("queued", "taken", "dropped")):
-                    await conn.execute(
-                        "INSERT INTO routed_clicks (interaction_id, shard_count, shard, match_id, payload, state, "
-                        "queued_at) VALUES (?, 2, 1, 1, '{}', ?, 0)", (900 + i, state))
-        finally:
-            await store.close()
-        report = await copy_database(url, back)
-        assert report.ok, report.lines()
-        assert "routed_clicks" not in report.rows
-        assert sql_count(back, "routed_clicks") == 0
-        # and back onto a database with routed rows: forced, they are emptied too
-        again = await copy_database(back, url, force=True)
-        assert again.ok, again.lines()
-        store = await Store.open(url)
-        try:
-            async with store.transaction(write=False) as conn:
-                assert (await conn.one("SELECT COUNT(*) FROM routed_clicks", ()))[0] == 0
-        finally:
-            await store.close()
+        async with store.transaction() as conn:
+            for i, state in enumerate(("queued", "taken", "dropped")):
+                await conn.execute(
+                    "INSERT INTO routed_clicks (interaction_id, shard_count, shard, match_id, payload, state, "
+                    "queued_at) VALUES (?, 2, 1, 1, '{}', ?, 0)", (900 + i, state))
     finally:
-        pg_server.drop_database(url)
+        await store.close()
+    report = await copy_database(url, back)
+    assert report.ok, report.lines()
+    assert "routed_clicks" not in report.rows
+    assert sql_count(back, "routed_clicks") == 0
+    # and back onto a database with routed rows: forced, they are emptied too
+    again = await copy_database(back, url, force=True)
+    assert again.ok, again.lines()
+    store = await Store.open(url)
+    try:
+        async with store.transaction(write=False) as conn:
+            assert (await conn.one("SELECT COUNT(*) FROM routed_clicks", ()))[0] == 0
+    finally:
+        await store.close()
 
 
 def sql_count(path: Path, table: str) -> int:

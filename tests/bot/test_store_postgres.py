@@ -49,68 +49,52 @@ def test_check_on_a_postgresql_url_without_a_server_fails_in_one_line_and_makes_
     assert not (tmp_path / "mysql:").exists()
 
 
-def test_check_passes_on_a_postgresql_database(capsys, owner_env, pg_server):  # noqa: F811
-    url = pg_server.create_database(empty=True)
-    try:
-        owner_env.setenv("DISCORD_TOKEN", fake_token())
-        owner_env.setenv("MJBOT_DB", url)
-        code, lines, out = check(capsys)
-        assert lines["database"].startswith("✓"), out
-        assert f"schema version {LATEST}" in lines["database"]
-    finally:
-        pg_server.drop_database(url)
+def test_check_passes_on_a_postgresql_database(capsys, owner_env, pg_database):  # noqa: F811
+    owner_env.setenv("DISCORD_TOKEN", fake_token())
+    owner_env.setenv("MJBOT_DB", pg_database(empty=True))
+    code, lines, out = check(capsys)
+    assert lines["database"].startswith("✓"), out
+    assert f"schema version {LATEST}" in lines["database"]
 
 
-def test_an_empty_postgresql_database_is_migrated_and_a_newer_one_refused(pg_server):
-    url = pg_server.create_database(empty=True)
+async def test_an_empty_postgresql_database_is_migrated_and_a_newer_one_refused(pg_database):
+    url = pg_database(empty=True)
 
-    async def scenario() -> None:
-        store = await Store.open(url)
-        assert store.schema_version == LATEST and store.dialect == "postgresql"
-        await store.close()
-        store = await Store.open(url)  # again: nothing to do
-        assert store.schema_version == LATEST
-        async with store.transaction() as conn:
-            await conn.execute("UPDATE schema_version SET version = ?", (LATEST + 1,))
-        await store.close()
-        with pytest.raises(StoreError) as e:
-            await Store.open(url)
-        assert e.value.code == "schema_too_new" and "postgresql://" in e.value.message("en")
-
-    try:
-        asyncio.run(scenario())
-    finally:
-        pg_server.drop_database(url)
+    store = await Store.open(url)
+    assert store.schema_version == LATEST and store.dialect == "postgresql"
+    await store.close()
+    store = await Store.open(url)  # again: nothing to do
+    assert store.schema_version == LATEST
+    async with store.transaction() as conn:
+        await conn.execute("UPDATE schema_version SET version = ?", (LATEST + 1,))
+    await store.close()
+    with pytest.raises(StoreError) as e:
+        await Store.open(url)
+    assert e.value.code == "schema_too_new" and "postgresql://" in e.value.message("en")
 
 
-def test_a_connection_the_server_drops_fails_one_call_and_the_next_connects_again(pg_server):
+async def test_a_connection_the_server_drops_fails_one_call_and_the_next_connects_again(pg_database):
     """A restart or fail-over of the server: the call in flight fails as a database failure the player is told to
     retry (nothing half-written), and the store connects again at its next transaction."""
     from bot.store.failures import failure_kind
     from tests.harness.db import connect
 
-    url = pg_server.create_database()
+    url = pg_database()
 
-    async def scenario() -> None:
-        store = await Store.open(url)
-        try:
-            await store.upsert_player(1, "before")
-            async with store.transaction(write=False) as conn:
-                pid = (await conn.one("SELECT pg_backend_pid()"))[0]
-            with connect("postgresql://postgres@/postgres?" + url.split("?")[1]) as admin:
-                assert admin.execute("SELECT pg_terminate_backend(?)", (pid,)).fetchone() == (True,)
-            with pytest.raises(Exception) as e:
-                await store.upsert_player(1, "lost")
-            assert failure_kind(e.value) == "unavailable"
-            await store.upsert_player(1, "after")
-            assert await store.display_name(1) == "after"
-        finally:
-            await store.close()
-
+    store = await Store.open(url)
     try:
-        asyncio.run(scenario())
+        await store.upsert_player(1, "before")
+        async with store.transaction(write=False) as conn:
+            pid = (await conn.one("SELECT pg_backend_pid()"))[0]
+        with connect("postgresql://postgres@/postgres?" + url.split("?")[1]) as admin:
+            assert admin.execute("SELECT pg_terminate_backend(?)", (pid,)).fetchone() == (True,)
+        with pytest.raises(Exception) as e:
+            await store.upsert_player(1, "lost")
+        assert failure_kind(e.value) == "unavailable"
+        await store.upsert_player(1, "after")
+        assert await store.display_name(1) == "after"
     finally:
-        pg_server.drop_database(url)
+        await store.close()
 
 
 # ---------------------------------------------------------------------------------------------- the pool
@@ -149,13 +133,6 @@ class Held:
         while self.waiting < n:
             self.arrived.clear()
             await self.arrived.wait()
-
-
-@pytest.fixture
-def pg_url(pg_server):
-    url = pg_server.create_database()
-    yield url
-    pg_server.drop_database(url)
 
 
 
@@ -253,7 +230,8 @@ def test_the_pool_size_comes_from_mjbot_db_pool_and_a_bad_one_is_refused_in_one_
         assert "MJBOT_DB_POOL" in str(e.value) and bad in str(e.value)
 
 
-def test_0009_on_a_postgresql_database_at_version_8_gives_its_servers_the_normal_ai_difficulty(pg_server):
+async def test_0009_on_a_postgresql_database_at_version_8_gives_its_servers_the_normal_ai_difficulty(
+        pg_database):
     """Issue 19 on PostgreSQL: a server's row written at version 8 reads ``normal`` after the upgrade, keeps its
     other settings and takes the new setting (audited)."""
     import asyncpg
@@ -261,23 +239,17 @@ def test_0009_on_a_postgresql_database_at_version_8_gives_its_servers_the_normal
     from bot.store.postgres import migrate_pg
     from tests.bot.test_store_migrations import V8_SERVER, check_the_v8_server_after_0009
 
-    url = pg_server.create_database(empty=True)
+    url = pg_database(empty=True)
 
-    async def scenario() -> None:
-        raw = await asyncpg.connect(url)
-        try:
-            assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=8) == 8
-            await raw.execute(V8_SERVER)
-        finally:
-            await raw.close()
-        store = await Store.open(url)
-        try:
-            assert store.schema_version == LATEST
-            await check_the_v8_server_after_0009(store)
-        finally:
-            await store.close()
-
+    raw = await asyncpg.connect(url)
     try:
-        asyncio.run(scenario())
+        assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=8) == 8
+        await raw.execute(V8_SERVER)
     finally:
-        pg_server.drop_database(url)
+        await raw.close()
+    store = await Store.open(url)
+    try:
+        assert store.schema_version == LATEST
+        await check_the_v8_server_after_0009(store)
+    finally:
+        await store.close()
