@@ -120,8 +120,10 @@ def rest_sums(groups: Sequence[Group], s: int) -> tuple[tuple[int, int, int], ..
     return tuple(sums)
 
 
-def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int) -> int:
-    """``combine_groups`` of group options ``g`` with the other groups' :func:`rest_sums`: the same shanten."""
+def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int, below: int = -1) -> int:
+    """``combine_groups`` of group options ``g`` with the other groups' :func:`rest_sums`: the same shanten. With
+    ``below``, it stops at the first combination whose shanten is under it (then some value under ``below``, not
+    necessarily the least: enough to tell whether the hand gets below it, :func:`lowers`)."""
     best = 8
     for m0, t0, h0 in g:
         for mr, tr, hr in rest:
@@ -137,25 +139,14 @@ def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int) -> i
             sh = 8 - 2 * m - t - h
             if sh < best:
                 best = sh
+                if sh < below:
+                    return sh
     return best
 
 
 def lowers(g: Group, rest: Sequence[tuple[int, int, int]], melds: int, sh: int) -> bool:
     """Whether :func:`combine_one` of ``g`` with ``rest`` is below ``sh`` (stops at the first combination that is)."""
-    for m0, t0, h0 in g:
-        for mr, tr, hr in rest:
-            h = h0 + hr
-            if h > 1:
-                continue
-            m = melds + m0 + mr
-            if m > 4:
-                m = 4
-            t = t0 + tr
-            if t > 4 - m:
-                t = 4 - m
-            if 8 - 2 * m - t - h < sh:
-                return True
-    return False
+    return combine_one(g, rest, melds, sh) < sh
 
 
 class Rest:
