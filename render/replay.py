@@ -188,6 +188,12 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
     p, a = d.played, d.ai
     if d.agrees or not d.reason:
         return ""
+    if d.reason == "win" and not d.costly:
+        # the player's choice priced as high as the win (Chizhou: 1 子 won on a discard against the all-pungs plan,
+        # 对对胡): the AI takes every win all the same; said plainly, with the prices, and not charged
+        item = txt(f"render.review.item.{_variant_of_item(d.item)}", lang) if d.item else ""
+        return txt("render.review.why_win_even" if item else "render.review.why_win_even_plain", lang, ai=_zi(a.ev),
+                   you=_zi(p.ev), item=item, chance=_pct(p.win), value=_zi(p.value))
     if d.reason == "win":  # robbing a kong (抢杠) is said so
         return txt("render.review.why_rob" if a.rob else "render.review.why_win", lang, ai=_zi(a.value))
     if d.reason == "safer" and p.threat is not None:
@@ -367,7 +373,7 @@ def _review_lines(d: Decision, lang: str, names: Sequence[str] | None = None, wi
                 (ai, txt("render.replay.same_choice", lang), True))
     if not d.costly:  # a choice worth as much as the AI's
         note = txt("render.review.no_worse", lang)
-        if d.reason == "let_go":  # Chizhou: the AI lets a tile go for the table's sake, not for 子: said why
+        if d.reason in EXPLAINED:  # the AI lets a tile go for the table's sake, or takes a win priced no higher
             note = txt("render.review.no_loss_why", lang, why=describe_reason(d, lang, names, winds))
         return ((you, played, None), (ai, describe_choice(d.ai, lang), True), ("", note, None))
     why = txt("render.review.loss", lang, loss=_zi(d.cost)) + " · " + describe_reason(d, lang, names, winds)
@@ -575,6 +581,13 @@ LINE_MIN_SIZE = 15  # no line of the card is set smaller (12.5 px on a phone); p
 STEP_W = 92  # the step and loss column of a row
 
 
+EXPLAINED = frozenset({"let_go", "win"})
+"""The reasons of a disagreement at no loss that the card explains on a line of its own instead of calling it "no
+worse": Chizhou's tile let go for the table's sake (a credit that ranks the AI's choice, not 子), and a win the AI
+takes where the player's choice is priced as high (the all-pungs plan against a 1 子 win on a discard: the AI takes
+every win, passing them measured about even in play)."""
+
+
 def _listed(review: Review) -> list[Decision]:
     """The disagreements the card lists: the REVIEW_MAX_ROWS costliest of those that cost 子 (the earliest on a
     tie), in step order."""
@@ -617,14 +630,16 @@ def review_rows_any(review: Review) -> bool:
 
 def review_foot(review: Review, lang: str = "zh") -> list[str]:
     """The card's last lines: the smaller losses not listed (their count and 子), the steps where the player chose
-    otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子; in Chizhou a tile the AI
-    lets go of at no loss, each on a line with why), and the steps where the AI chose the same."""
+    otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子; those of :data:`EXPLAINED`
+    each on a line with why: a tile the AI lets go of, a win it takes that the player's choice is priced as high as),
+    and the steps where the AI chose the same."""
     lang = lang_of(lang)
     listed = {d.step for d in _listed(review)}
     more = [d for d in review.decisions if d.costly and d.step not in listed]
-    equal = [d.step for d in review.decisions if not d.agrees and not d.costly and d.reason != "let_go"]
-    # Chizhou: a tile the AI lets go of so that someone can win (a credit that ranks, not 子): no loss, said why
-    let_go = [d for d in review.decisions if not d.agrees and not d.costly and d.reason == "let_go"]
+    equal = [d.step for d in review.decisions if not d.agrees and not d.costly and d.reason not in EXPLAINED]
+    # no loss, said why: a tile the AI lets go of so that someone can win (a credit that ranks, not 子), a win the
+    # AI takes where the player's choice is priced as high
+    let_go = [d for d in review.decisions if not d.agrees and not d.costly and d.reason in EXPLAINED]
     agree = [d.step for d in review.decisions if d.agrees]
     out = []
     if more:
