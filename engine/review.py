@@ -37,7 +37,9 @@ kong may be robbed, the tile being added to it: the evaluator's own count, read 
 two prices, without the margin the AI's own choice keeps when it decides
 (:attr:`engine.strong.evaluator.Option.margin`, which also carries what only ranks: a kong's tie-break premium,
 Chizhou's credit for letting a tile go), so a play the AI would not make but prices as high (to 0.1 子) costs
-nothing and is no loss (:attr:`Decision.costly`); "the biggest" disagreement is the one that cost most, the earliest
+nothing and is no loss (:attr:`Decision.costly`). That holds for a win too: the AI takes every win, but Chizhou's
+evaluator may price passing a 1 子 win for the all-pungs plan as high (:attr:`Decision.item` names the plan), and the
+card says so rather than charging it; "the biggest" disagreement is the one that cost most, the earliest
 on a tie; :attr:`Review.cost` sums a hand's.
 
 >>> from engine.table import Table
