@@ -575,7 +575,11 @@ def render_replay_step(replay: HandReplay, step: int, viewer: int | None, *, the
 
 REVIEW_ROW_H = 96  # a disagreement: the player's choice, the AI's under it, a one-line reason under that
 REVIEW_W = 480  # the review card: lines of text, as wide as the score card (the replay image is the table's width)
-REVIEW_MAX_ROWS = 8  # the costliest disagreements listed (a phone screen or two); the rest summed on one line
+REVIEW_MAX_ROWS = 5
+"""The costliest disagreements the hand's card lists, as the match review does (five): with eight, a card of long
+reasons was 1,410 px tall on the 480 px card (1,175 on a 400 px phone, two screens and more); with five the worst real
+cards stay near a screen. The rest are summed on one line (their total stays in the card's head) that names their
+steps and the replay button that shows each of them with the same words."""
 WHY_SIZE = 17  # the reason's text: 14 px on a ~400 px phone screen; wrapped over up to three lines, not shrunk
 LINE_MIN_SIZE = 15  # no line of the card is set smaller (12.5 px on a phone); past two lines it wraps on
 STEP_W = 92  # the step and loss column of a row
@@ -644,7 +648,9 @@ def review_foot(review: Review, lang: str = "zh") -> list[str]:
     out = []
     if more:
         out.append(txt("render.review.more" if len(more) > 1 else "render.review.more_one", lang, n=len(more),
-                       cost=_zi(round(sum(d.cost for d in more), 1))))
+                       cost=_zi(round(sum(d.cost for d in more), 1)), steps=join_list((str(d.step) for d in more), lang)))
+        # where to see them: the replay's "my decision ▶" steps through the player's decisions with the same words
+        out.append(txt("render.review.more_where", lang, button=txt("memory.next_decision", lang)))
     if equal:
         out.append(txt("render.review.as_good_many" if len(equal) > 1 else "render.review.as_good_one", lang,
                        steps=join_list((str(k) for k in equal), lang)))

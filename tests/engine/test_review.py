@@ -93,7 +93,7 @@ def test_the_card_numbers_are_the_evaluators():
     """Replaying a decision: the prices on the card (the review's rows) are the strong AI's evaluator's own figures
     for the player's choice and for the best one, from the seat's view at that step."""
     from engine.strong import evaluate
-    from render.replay import review_rows
+    from render.replay import REVIEW_MAX_ROWS, review_rows
 
     for v in VARIANTS:
         _kw, acts = played(v, "weak", 1)
@@ -115,7 +115,7 @@ def test_the_card_numbers_are_the_evaluators():
             # the loss is the difference of the two prices as the card shows them (each to 0.1 子)
             assert d.cost == round(max(0.0, round(best.ev, 1) - round(played_opt.ev, 1)), 1)
             if d.step not in rows:  # the card lists the costliest disagreements (those that cost 子)
-                assert d.cost == 0.0 or len(rows) == 8
+                assert d.cost == 0.0 or len(rows) == REVIEW_MAX_ROWS
                 continue
             _step, loss, you, ai, why = rows[d.step]
             assert you.endswith(f"{played_opt.ev + 0.0:.1f} 子 expected".replace("-0.0", "0.0"))
