@@ -93,6 +93,7 @@ class Choice:
     plan: str = ""
     threat: int | None = None
     rob: bool = False
+    distance: int = 0  # the evaluator's steps to a legal win (the shanten, or more when 八支 or 花 are short)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +111,9 @@ class Decision:
     threat_why: str = ""  # "safer": what shows the threat is near a win: "alarm" (报警), "flush" (a one-suit line)
     feed: int = 0  # "feed": the copies of the player's honour still unseen (a pair holder pungs it: 1 花)
     gains: tuple[Item, ...] = ()  # "bigger", both ready: the scorer's items the AI's best win has and the player's lack
+    # "faster": the player's hand is nearer ready by its shape than the AI's, but short of what the variant's win
+    # needs: "bazhi" (eight of a suit, 八支: Wuhu, Hefei) or "hua" (Chizhou's 花); "" otherwise
+    gate: str = ""
 
     @property
     def agrees(self) -> bool:
@@ -280,7 +284,7 @@ def _priced(c: Choice, o: Option | None) -> Choice:
     if o is None:
         return c
     return Choice(c.action, c.shanten, c.useful, o.ev, o.win, o.value, o.deal_in, o.deal_in * o.cost, o.plan,
-                  o.threat, c.rob)
+                  o.threat, c.rob, o.distance)
 
 
 def _parts(played: Choice, ai: Choice) -> dict[str, float]:
@@ -401,7 +405,12 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     gains: tuple[Item, ...] = ()
     if reason == "bigger" and not item and p.shanten == a.shanten == 0:
         gains = _gains(view, me, played, best.action)
-    return Decision(step, me.seat, p, a, timeout, reason, item, why, gains=gains)
+    gate = ""
+    if reason == "faster" and not p.plan and 0 <= p.shanten < min(p.distance, a.shanten):
+        # the player's shape looks nearer than the AI's, but the normal AI's distance, which the evaluator prices,
+        # counts what a legal win needs beyond the shape
+        gate = "hua" if get_variant(ev.variant).ai.hua_gate else "bazhi"
+    return Decision(step, me.seat, p, a, timeout, reason, item, why, gains=gains, gate=gate)
 
 
 def review_hand(replay: HandReplay, seat: int) -> Review:

@@ -221,9 +221,15 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
             return txt("render.review.why_bigger", lang, item=items, ai=_zi(a.value), you=_zi(p.value))
         return txt("render.review.why_bigger_plain", lang, ai=_zi(a.value), you=_zi(p.value))
     if d.reason == "faster":
-        if a.shanten != p.shanten and a.shanten >= 0 and p.shanten >= 0:
+        if d.gate:  # the player's shape is nearer, but short of what a legal win needs (八支, 花)
+            return txt(f"render.review.why_faster_{d.gate}", lang, you_sh=_shanten_mid(p.shanten, lang),
+                       ai=_pct(a.win), you=_pct(p.win))
+        if 0 <= a.shanten < p.shanten:
             return txt("render.review.why_faster_shanten", lang, ai_sh=_shanten(a.shanten, lang),
                        you_sh=_shanten(p.shanten, lang), ai=_pct(a.win), you=_pct(p.win))
+        if 0 <= p.shanten < a.shanten:  # the AI's hand is further from ready but has many more tiles to get there
+            return txt("render.review.why_faster_wider", lang, ai_sh=_shanten(a.shanten, lang), ai_u=a.useful,
+                       you_sh=_shanten_mid(p.shanten, lang), you_u=p.useful, ai=_pct(a.win), you=_pct(p.win))
         if a.shanten == p.shanten and a.useful > p.useful:
             return txt("render.review.why_faster_useful", lang, ai_u=a.useful, you_u=p.useful, ai=_pct(a.win),
                        you=_pct(p.win))
@@ -235,6 +241,12 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
 
 def _shanten(n: int, lang: str) -> str:
     return txt("render.review.ready", lang) if n == 0 else txt("render.review.shanten", lang, n=n)
+
+
+def _shanten_mid(n: int, lang: str) -> str:
+    """The shanten inside a Chinese sentence: a number set off by spaces ("你的牌形 1 向听，"), a word not ("你的牌形听牌，")."""
+    w = _shanten(n, lang)
+    return f" {w} " if lang != "en" and w[:1].isdigit() else w
 
 
 def _variant_of_item(item: str) -> str:
@@ -749,11 +761,12 @@ def _atoms(text: str, cjk: bool) -> list[str]:
             j += 1
         out.append(text[i:j])
         i = j
-    if cjk:  # "25% 对 13%": one piece
+    if cjk:  # "25% 对 13%", "26.8 子 对 12.4 子": one piece
         k = 0
         while k + 4 < len(out):
-            if (out[k][-1:].isdigit() or out[k].endswith("%")) and out[k + 1] == " " and out[k + 2] in _VERSUS \
-                    and out[k + 3] == " " and out[k + 4][:1].isdigit():
+            # a figure, a percentage or 子 ("26.8 子 对 12.4 子")
+            if (out[k][-1:].isdigit() or out[k].endswith(("%", " 子"))) and out[k + 1] == " " \
+                    and out[k + 2] in _VERSUS and out[k + 3] == " " and out[k + 4][:1].isdigit():
                 out[k:k + 5] = ["".join(out[k:k + 5])]
             else:
                 k += 1

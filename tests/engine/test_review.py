@@ -828,3 +828,26 @@ def test_a_win_passed_for_all_pungs_priced_as_high_is_said_plainly_and_not_charg
     r2, step2 = _w272(False)
     d2 = review_hand(r2, 0).at(step2)
     assert d2 is not None and d2.agrees and d2.played.action.type == "win" and d2.cost == 0.0
+
+
+def test_a_ready_shape_short_of_eight_of_a_suit_is_not_called_the_faster_hand():
+    """Hefei (seed f23, the normal AI in chair 0): at step 11 the player's discard of 7m leaves 123m 678m 22p 44s and
+    a pung of 3s, ready in shape but with six 万 and six 条: no win without eight of a suit (八支). The AI's 2p leaves
+    it a step from ready with 30 useful tiles and wins more often. The card said "faster hand: 1 shanten against
+    ready, 39% to win against 22%": the slower-looking hand called faster with no word of why. It says the player's
+    hand is short of 八支; and a Chinese line no longer breaks inside "26.8 子 对 12.4 子" (step 10)."""
+    from render.replay import describe_reason, review_layout
+
+    _kw, acts = played("hefei", "f23", 1, ("normal", "normal", "normal", "normal"))
+    r = HandReplay.build("hefei", "f23", {}, acts, 0)
+    rv = review_hand(r, 0)
+    d = rv.at(11)
+    assert d is not None and d.reason == "faster" and d.gate == "bazhi"
+    assert (d.played.shanten, d.ai.shanten, d.played.distance, d.ai.distance) == (0, 1, 1, 1)
+    assert describe_reason(d, "zh") == "更快的牌：你的牌形听牌，但凑不够八支，和牌机会 39% 对 22%"
+    assert describe_reason(d, "zh-TW") == "更快的牌：你的牌形聽牌，但湊不夠八支，和牌機會 39% 對 22%"
+    assert describe_reason(d, "en") == \
+        "faster hand: yours is ready in shape but short of eight of a suit (八支), 39% to win against 22%"
+    for lang in ("zh", "zh-TW"):
+        lines = [t.text for t in review_layout(rv, r, lang)[1]]
+        assert any(line.endswith("26.8 子 对 12.4 子") or line.endswith("26.8 子 對 12.4 子") for line in lines), lines
