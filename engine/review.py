@@ -29,13 +29,17 @@ What a choice leaves:
 - a kong: the 3n+1 hand with one more meld, before the replacement tile;
 - a win: shanten -1, 进张 0.
 
-Unseen = the variant's copies of the kind - the copies in every river and meld - the seat's own copies.
+Unseen = the variant's copies of the kind - the copies in every river and meld - the seat's own copies - while a
+kong may be robbed, the tile being added to it: the evaluator's own count, read from its evaluation
+(:func:`engine.strong.evaluator.still_to_come`), so the 进张 and the prices cannot count different tiles.
 
 :attr:`Decision.cost` is the 子 the player's choice gave up against the best (never negative): the difference of the
 two prices, without the margin the AI's own choice keeps when it decides
 (:attr:`engine.strong.evaluator.Option.margin`, which also carries what only ranks: a kong's tie-break premium,
 Chizhou's credit for letting a tile go), so a play the AI would not make but prices as high (to 0.1 子) costs
-nothing and is no loss (:attr:`Decision.costly`); "the biggest" disagreement is the one that cost most, the earliest
+nothing and is no loss (:attr:`Decision.costly`). That holds for a win too: the AI takes every win, but Chizhou's
+evaluator may price passing a 1 子 win for the all-pungs plan as high (:attr:`Decision.item` names the plan), and the
+card says so rather than charging it; "the biggest" disagreement is the one that cost most, the earliest
 on a tie; :attr:`Review.cost` sums a hand's.
 
 >>> from engine.table import Table
@@ -55,12 +59,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .ai_common import SeatReader, feed_discard
+from .ai_common import SeatReader
 from .analysis import shanten
 from .errors import EngineError
 from .strong import evaluate
 from .strong.chizhou import FEED_COST
-from .strong.evaluator import READY_PUNG_ONLY, Know, Option, plan_item
+from .strong.evaluator import READY_PUNG_ONLY, Know, Option, plan_item, still_to_come
 from .table import Action
 from .tiles import HONOR, NUM_KINDS, Hand, tile_name
 from .variants import get_variant
@@ -89,6 +93,7 @@ class Choice:
     plan: str = ""
     threat: int | None = None
     rob: bool = False
+    distance: int = 0  # the evaluator's steps to a legal win (the shanten, or more when 八支 or 花 are short)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +106,14 @@ class Decision:
     ai: Choice
     timeout: bool = False
     reason: str = ""  # "win", "faster", "bigger", "safer", "feed", "let_go", "shape": why the AI's (""= agree)
-    item: str = ""  # "bigger": the scorer's item the AI's hand aims at (e.g. qing_yi_se) or keeps ("menqing")
+    item: str = ""  # "bigger": the scorer's item the AI's hand aims at (e.g. qing_yi_se) or keeps ("menqing");
+    # "win": the item the player's choice aims at instead (a win let pass for 对对胡 and priced as high: no loss)
     threat_why: str = ""  # "safer": what shows the threat is near a win: "alarm" (报警), "flush" (a one-suit line)
     feed: int = 0  # "feed": the copies of the player's honour still unseen (a pair holder pungs it: 1 花)
     gains: tuple[Item, ...] = ()  # "bigger", both ready: the scorer's items the AI's best win has and the player's lack
+    # "faster": the player's hand is nearer ready by its shape than the AI's, but short of what the variant's win
+    # needs: "bazhi" (eight of a suit, 八支: Wuhu, Hefei) or "hua" (Chizhou's 花); "" otherwise
+    gate: str = ""
 
     @property
     def agrees(self) -> bool:
@@ -170,30 +179,32 @@ class Review:
 # ------------------------------------------------------------------------------------------------ measuring
 
 
+def _seat_of(view: Mapping[str, Any]) -> int:
+    seat = view["seat"]
+    if seat is None:
+        raise ValueError("a review needs a seat's own view, not the public one")
+    return int(seat)
+
+
 class _Hand:
     """The seat's tiles and what it knows, read from its view only."""
 
-    def __init__(self, view: Mapping[str, Any]) -> None:
-        seat = view["seat"]
-        if seat is None:
-            raise ValueError("a review needs a seat's own view, not the public one")
-        self.seat = int(seat)
+    def __init__(self, view: Mapping[str, Any], unseen: Sequence[int] | None = None) -> None:
+        self.seat = _seat_of(view)
         V = get_variant(view["variant"])
         self.counts = [0] * NUM_KINDS
         for k in view["hand"]:
             self.counts[k] += 1
         self.n_melds = len(view["melds"][self.seat])
         self.seven_pairs = bool(V.seven_pairs)
-        totals = V.tile_counts(view["rules"])
-        seen = view["seen"]
-        self.unseen = [max(0, totals[k] - seen[k] - self.counts[k]) for k in range(NUM_KINDS)]
+        # what the seat has not seen, as the evaluator counts it (the tile being robbed is not one still to come):
+        # its evaluation's, else the same function of the view
+        self.unseen = list(unseen) if unseen is not None else still_to_come(view, SeatReader(view, self.seat).remaining)
         self.drawn = view.get("drawn")
         ld = view.get("last_discard")
         rob = view.get("robbing")
         self.offered = rob["tile"] if rob else (ld["tile"] if ld else None)
         self.robbing = bool(rob)
-        if rob:  # the tile being added to a kong is shown to all, in no river or meld yet: not one still to come
-            self.unseen[rob["tile"]] = max(0, self.unseen[rob["tile"]] - 1)
 
     def sh(self, c: Sequence[int], melds: int) -> int:
         return shanten(c, melds, seven_pairs=self.seven_pairs and melds == 0)
@@ -273,7 +284,7 @@ def _priced(c: Choice, o: Option | None) -> Choice:
     if o is None:
         return c
     return Choice(c.action, c.shanten, c.useful, o.ev, o.win, o.value, o.deal_in, o.deal_in * o.cost, o.plan,
-                  o.threat, c.rob)
+                  o.threat, c.rob, o.distance)
 
 
 def _parts(played: Choice, ai: Choice) -> dict[str, float]:
@@ -323,16 +334,6 @@ def _threat_why(view: Mapping[str, Any], seat: int | None) -> str:
     return "flush" if len(view["melds"][seat]) >= 2 and len(suits) == 1 else ""
 
 
-def _let_go(view: Mapping[str, Any], seat: int) -> Action | None:
-    """Chizhou: the discard the hand lets go of when it is too far from 2 花 for the wall that is left (the normal
-    AI's rule, :func:`engine.ai_common.feed_discard`, which the strong AI's evaluator credits), or None."""
-    if view["variant"] != "chizhou":
-        return None
-    discards = [a for a in (x if isinstance(x, Action) else Action.from_json(x) for x in view["legal"])
-                if a.type == "discard"]
-    return feed_discard(SeatReader(view, seat), discards) if discards else None
-
-
 def _gains(view: Mapping[str, Any], me: _Hand, played: Action, ai: Action) -> tuple[Item, ...]:
     """Two discards that leave the hand ready: the scorer's items (not its info lines) of the AI's best-paying
     self-drawn win that none of the player's wins has - what makes the AI's hand bigger (通天, 暗活 ...); () for
@@ -376,8 +377,8 @@ def _fed(variant: str, me: _Hand, a: Action) -> float:
 def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, timeout: bool = False) -> Decision:
     """One decision, from the deciding seat's view at that moment (``Table.view(seat)`` before acting) and the action
     it took. The strong AI's evaluator prices the legal actions listed in that view."""
-    me = _Hand(view)
-    ev = evaluate(view, me.seat)
+    ev = evaluate(view, _seat_of(view))
+    me = _Hand(view, ev.unseen)
     best = ev.best
     po = ev.of(played)
     p = _priced(me.measure(played), po)
@@ -385,14 +386,16 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     if p.action == a.action:
         return Decision(step, me.seat, p, a, timeout)
     if best.action.type == "win":  # a win the player let pass: the AI always takes it
-        return Decision(step, me.seat, p, a, timeout, "win")
+        # the item the player's choice aims at, for a pass priced as high as the win (Chizhou's all pungs: no loss)
+        return Decision(step, me.seat, p, a, timeout, "win", plan_item(ev.variant, po.plan) if po is not None else "")
     reason, item = _reason(ev.variant, p, a)
     if (ev.variant in READY_PUNG_ONLY and played.type == "pung" and best.action.type == "pass" and po is not None
             and po.distance > 0 and not item):
         reason, item = "bigger", "menqing"  # Hefei: a pung short of ready spends the one claim and 门清 (10)
-    if reason == "shape" and _let_go(view, me.seat) == best.action:
+    if reason == "shape" and ev.let_go is not None and ev.let_go == best.action:
         # Chizhou: a hand too far from 2 花 for the wall left; the AI lets go of what gives the others 花 (the
-        # evaluator credits that discard: engine.strong.chizhou.LET_GO), so that someone can win the hand
+        # evaluator credits that discard, by its own thresholds: engine.strong.chizhou.LET_GO), so that someone can
+        # win the hand
         return Decision(step, me.seat, p, a, timeout, "let_go")
     fed = _fed(ev.variant, me, played) - _fed(ev.variant, me, best.action)
     if reason == "shape" and fed > 0 and fed >= 0.5 * _parts(p, a)["shape"]:
@@ -402,7 +405,12 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     gains: tuple[Item, ...] = ()
     if reason == "bigger" and not item and p.shanten == a.shanten == 0:
         gains = _gains(view, me, played, best.action)
-    return Decision(step, me.seat, p, a, timeout, reason, item, why, gains=gains)
+    gate = ""
+    if reason == "faster" and not p.plan and 0 <= p.shanten < min(p.distance, a.shanten):
+        # the player's shape looks nearer than the AI's, but the normal AI's distance, which the evaluator prices,
+        # counts what a legal win needs beyond the shape
+        gate = "hua" if get_variant(ev.variant).ai.hua_gate else "bazhi"
+    return Decision(step, me.seat, p, a, timeout, reason, item, why, gains=gains, gate=gate)
 
 
 def review_hand(replay: HandReplay, seat: int) -> Review:

@@ -40,7 +40,10 @@ from .replay import (
     set_lines,
 )
 
-TOP = 5  # the costliest decisions listed
+TOP = 4
+"""The costliest decisions listed. With five, a match of long reasons made a card 1,220 px tall (1,020 on a 400 px phone);
+with four it stays near a screen like the hand's card (:data:`render.replay.REVIEW_MAX_ROWS`); every decision is on
+its hand's card and the replay."""
 ROW_H = 96  # a listed decision: the player's choice, the AI's under it, the reason under that
 KIND_H = 40  # a kind of loss: its label and figures, a bar under them
 CHART_H = 86  # the loss of each hand

@@ -188,6 +188,12 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
     p, a = d.played, d.ai
     if d.agrees or not d.reason:
         return ""
+    if d.reason == "win" and not d.costly:
+        # the player's choice priced as high as the win (Chizhou: 1 子 won on a discard against the all-pungs plan,
+        # 对对胡): the AI takes every win all the same; said plainly, with the prices, and not charged
+        item = txt(f"render.review.item.{_variant_of_item(d.item)}", lang) if d.item else ""
+        return txt("render.review.why_win_even" if item else "render.review.why_win_even_plain", lang, ai=_zi(a.ev),
+                   you=_zi(p.ev), item=item, chance=_pct(p.win), value=_zi(p.value))
     if d.reason == "win":  # robbing a kong (抢杠) is said so
         return txt("render.review.why_rob" if a.rob else "render.review.why_win", lang, ai=_zi(a.value))
     if d.reason == "safer" and p.threat is not None:
@@ -215,9 +221,15 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
             return txt("render.review.why_bigger", lang, item=items, ai=_zi(a.value), you=_zi(p.value))
         return txt("render.review.why_bigger_plain", lang, ai=_zi(a.value), you=_zi(p.value))
     if d.reason == "faster":
-        if a.shanten != p.shanten and a.shanten >= 0 and p.shanten >= 0:
+        if d.gate:  # the player's shape is nearer, but short of what a legal win needs (八支, 花)
+            return txt(f"render.review.why_faster_{d.gate}", lang, you_sh=_shanten_mid(p.shanten, lang),
+                       ai=_pct(a.win), you=_pct(p.win))
+        if 0 <= a.shanten < p.shanten:
             return txt("render.review.why_faster_shanten", lang, ai_sh=_shanten(a.shanten, lang),
                        you_sh=_shanten(p.shanten, lang), ai=_pct(a.win), you=_pct(p.win))
+        if 0 <= p.shanten < a.shanten:  # the AI's hand is further from ready but has many more tiles to get there
+            return txt("render.review.why_faster_wider", lang, ai_sh=_shanten(a.shanten, lang), ai_u=a.useful,
+                       you_sh=_shanten_mid(p.shanten, lang), you_u=p.useful, ai=_pct(a.win), you=_pct(p.win))
         if a.shanten == p.shanten and a.useful > p.useful:
             return txt("render.review.why_faster_useful", lang, ai_u=a.useful, you_u=p.useful, ai=_pct(a.win),
                        you=_pct(p.win))
@@ -229,6 +241,12 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
 
 def _shanten(n: int, lang: str) -> str:
     return txt("render.review.ready", lang) if n == 0 else txt("render.review.shanten", lang, n=n)
+
+
+def _shanten_mid(n: int, lang: str) -> str:
+    """The shanten inside a Chinese sentence: a number set off by spaces ("你的牌形 1 向听，"), a word not ("你的牌形听牌，")."""
+    w = _shanten(n, lang)
+    return f" {w} " if lang != "en" and w[:1].isdigit() else w
 
 
 def _variant_of_item(item: str) -> str:
@@ -367,7 +385,7 @@ def _review_lines(d: Decision, lang: str, names: Sequence[str] | None = None, wi
                 (ai, txt("render.replay.same_choice", lang), True))
     if not d.costly:  # a choice worth as much as the AI's
         note = txt("render.review.no_worse", lang)
-        if d.reason == "let_go":  # Chizhou: the AI lets a tile go for the table's sake, not for 子: said why
+        if d.reason in EXPLAINED:  # the AI lets a tile go for the table's sake, or takes a win priced no higher
             note = txt("render.review.no_loss_why", lang, why=describe_reason(d, lang, names, winds))
         return ((you, played, None), (ai, describe_choice(d.ai, lang), True), ("", note, None))
     why = txt("render.review.loss", lang, loss=_zi(d.cost)) + " · " + describe_reason(d, lang, names, winds)
@@ -569,10 +587,21 @@ def render_replay_step(replay: HandReplay, step: int, viewer: int | None, *, the
 
 REVIEW_ROW_H = 96  # a disagreement: the player's choice, the AI's under it, a one-line reason under that
 REVIEW_W = 480  # the review card: lines of text, as wide as the score card (the replay image is the table's width)
-REVIEW_MAX_ROWS = 8  # the costliest disagreements listed (a phone screen or two); the rest summed on one line
+REVIEW_MAX_ROWS = 5
+"""The costliest disagreements the hand's card lists, as the match review does (five): with eight, a card of long
+reasons was 1,410 px tall on the 480 px card (1,175 on a 400 px phone, two screens and more); with five the worst real
+cards stay near a screen. The rest are summed on one line (their total stays in the card's head) that names their
+steps and the replay button that shows each of them with the same words."""
 WHY_SIZE = 17  # the reason's text: 14 px on a ~400 px phone screen; wrapped over up to three lines, not shrunk
 LINE_MIN_SIZE = 15  # no line of the card is set smaller (12.5 px on a phone); past two lines it wraps on
 STEP_W = 92  # the step and loss column of a row
+
+
+EXPLAINED = frozenset({"let_go", "win"})
+"""The reasons of a disagreement at no loss that the card explains on a line of its own instead of calling it "no
+worse": Chizhou's tile let go for the table's sake (a credit that ranks the AI's choice, not 子), and a win the AI
+takes where the player's choice is priced as high (the all-pungs plan against a 1 子 win on a discard: the AI takes
+every win, passing them measured about even in play)."""
 
 
 def _listed(review: Review) -> list[Decision]:
@@ -617,19 +646,23 @@ def review_rows_any(review: Review) -> bool:
 
 def review_foot(review: Review, lang: str = "zh") -> list[str]:
     """The card's last lines: the smaller losses not listed (their count and 子), the steps where the player chose
-    otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子; in Chizhou a tile the AI
-    lets go of at no loss, each on a line with why), and the steps where the AI chose the same."""
+    otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子; those of :data:`EXPLAINED`
+    each on a line with why: a tile the AI lets go of, a win it takes that the player's choice is priced as high as),
+    and the steps where the AI chose the same."""
     lang = lang_of(lang)
     listed = {d.step for d in _listed(review)}
     more = [d for d in review.decisions if d.costly and d.step not in listed]
-    equal = [d.step for d in review.decisions if not d.agrees and not d.costly and d.reason != "let_go"]
-    # Chizhou: a tile the AI lets go of so that someone can win (a credit that ranks, not 子): no loss, said why
-    let_go = [d for d in review.decisions if not d.agrees and not d.costly and d.reason == "let_go"]
+    equal = [d.step for d in review.decisions if not d.agrees and not d.costly and d.reason not in EXPLAINED]
+    # no loss, said why: a tile the AI lets go of so that someone can win (a credit that ranks, not 子), a win the
+    # AI takes where the player's choice is priced as high
+    let_go = [d for d in review.decisions if not d.agrees and not d.costly and d.reason in EXPLAINED]
     agree = [d.step for d in review.decisions if d.agrees]
     out = []
     if more:
         out.append(txt("render.review.more" if len(more) > 1 else "render.review.more_one", lang, n=len(more),
-                       cost=_zi(round(sum(d.cost for d in more), 1))))
+                       cost=_zi(round(sum(d.cost for d in more), 1)), steps=join_list((str(d.step) for d in more), lang)))
+        # where to see them: the replay's "my decision ▶" steps through the player's decisions with the same words
+        out.append(txt("render.review.more_where", lang, button=txt("memory.next_decision", lang)))
     if equal:
         out.append(txt("render.review.as_good_many" if len(equal) > 1 else "render.review.as_good_one", lang,
                        steps=join_list((str(k) for k in equal), lang)))
@@ -728,11 +761,12 @@ def _atoms(text: str, cjk: bool) -> list[str]:
             j += 1
         out.append(text[i:j])
         i = j
-    if cjk:  # "25% 对 13%": one piece
+    if cjk:  # "25% 对 13%", "26.8 子 对 12.4 子": one piece
         k = 0
         while k + 4 < len(out):
-            if (out[k][-1:].isdigit() or out[k].endswith("%")) and out[k + 1] == " " and out[k + 2] in _VERSUS \
-                    and out[k + 3] == " " and out[k + 4][:1].isdigit():
+            # a figure, a percentage or 子 ("26.8 子 对 12.4 子")
+            if (out[k][-1:].isdigit() or out[k].endswith(("%", " 子"))) and out[k + 1] == " " \
+                    and out[k + 2] in _VERSUS and out[k + 3] == " " and out[k + 4][:1].isdigit():
                 out[k:k + 5] = ["".join(out[k:k + 5])]
             else:
                 k += 1

@@ -170,6 +170,11 @@ class Evaluation:
     seat: int
     variant: str
     options: tuple[Option, ...]
+    unseen: tuple[int, ...] = ()
+    """The copies of each kind still to come from the seat's view, as the prices counted them (:func:`still_to_come`)."""
+    let_go: Action | None = None
+    """Chizhou: the discard credited for letting go (:data:`engine.strong.chizhou.LET_GO`, by the thresholds the
+    evaluator reads: :data:`engine.strong.chizhou.LET_GO_WALL`, :data:`engine.strong.chizhou.LET_GO_NEED`), or None."""
 
     @property
     def best(self) -> Option:
@@ -280,6 +285,20 @@ def _rep_payments(variant: str, rules_key: tuple[tuple[str, Any], ...], plan: st
         return None
 
 
+def still_to_come(view: Mapping[str, Any], remaining: Sequence[int]) -> list[int]:
+    """The copies of each kind the seat may still draw or be offered, from its view: ``remaining`` (the variant's
+    copies less every river and meld tile and the seat's own, :attr:`engine.ai_common.SeatReader.remaining`) less,
+    while a kong may be robbed, the tile being added to it (shown to all, in no river or meld yet: not one still to
+    come). The one count of what is unseen for the evaluator (:attr:`Know.unseen`) and the review, which reads it from
+    the evaluation (:attr:`Evaluation.unseen`)."""
+    out = list(remaining)
+    rob = view.get("robbing")
+    if rob:
+        k = int(rob["tile"])
+        out[k] = max(0, out[k] - 1)
+    return out
+
+
 class Know:
     """Everything the evaluator reads, all of it from the seat's view."""
 
@@ -293,10 +312,7 @@ class Know:
         self.me = SeatReader(view, seat)
         self.dealer: int = view["dealer"]
         self.wind = (seat - self.dealer) % 4
-        self.unseen = list(self.me.remaining)
-        rob = view.get("robbing")
-        if rob:  # the tile being added to a kong is shown to all, in no river or meld yet: not one still to come
-            self.unseen[int(rob["tile"])] = max(0, self.unseen[int(rob["tile"])] - 1)
+        self.unseen = still_to_come(view, self.me.remaining)
         self.U = max(1, sum(self.unseen))
         self.turns = max(0, (int(view["wall_count"]) - self.V.reserve)) // 4
         self.melds = view["melds"]
@@ -838,7 +854,7 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     # is the one above, the price the review charges is the hand's own
     out = [replace(o, ev=real[o.action], margin=o.margin + (o.ev - real[o.action])) if o.action in real else o
            for o in out]
-    return Evaluation(seat, kn.variant, tuple(out))
+    return Evaluation(seat, kn.variant, tuple(out), tuple(kn.unseen), let_go)
 
 
 def choose(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mapping[str, Any]]) -> Action:

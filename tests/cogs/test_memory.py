@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from bot.store import SeatSpec, Store
 from bot.store.tables import TableRecorder
 from engine.ai import choose
 from engine.replay import HandReplay, decode_code, encode_code
+from engine.table import Action
 from render.scene import HandScene
 from tests.harness import CHANNEL_ID, GUILD_ID, USER_ID, Harness
 from tests.harness.db import dump, sql
@@ -20,15 +22,17 @@ OTHER_GUILD = GUILD_ID + 5
 NAMES = {A: "小明", B: "Bob"}
 
 
-async def record_match(store: Store, guild: int, variant: str, seed: str, hands: int, *, leave_open: bool = False
-                       ) -> TableRecorder:
+async def record_match(store: Store, guild: int, variant: str, seed: str, hands: int, *, leave_open: bool = False,
+                       act: Callable[[int, int, list[Action]], Action | None] | None = None) -> TableRecorder:
     """A match of A, B and two AIs, every seat played by the normal AI, ``hands`` hands settled through the store's
-    recorder (the bot's one write path); ``leave_open``: the next hand is dealt and left in play."""
+    recorder (the bot's one write path); ``leave_open``: the next hand is dealt and left in play; ``act(seat, n,
+    legal)``: what a seat does at its n-th decision of the match (1, 2 ...; None: as the normal AI)."""
     seats = [SeatSpec.human(A, NAMES[A]), SeatSpec.bot("normal"), SeatSpec.human(B, NAMES[B]), SeatSpec.bot("normal")]
     rec = await TableRecorder.start(store, guild_id=guild, channel_id=CHANNEL_ID, variant=variant, seed=seed,
                                     settings={}, seats=seats)
     rng = random.Random(seed)
     ended = 0
+    made = [0, 0, 0, 0]
     while True:
         tb = rec.table
         if tb.phase == "over":
@@ -45,7 +49,12 @@ async def record_match(store: Store, guild: int, variant: str, seed: str, hands:
             continue
         seat = tb.awaited()[0]
         la = tb.legal_actions(seat)
-        a = la[0] if len(la) == 1 else choose(tb, seat, la, "normal", rng)
+        a = None
+        if act is not None and len(la) > 1:
+            made[seat] += 1
+            a = act(seat, made[seat], la)
+        if a is None:
+            a = la[0] if len(la) == 1 else choose(tb, seat, la, "normal", rng)
         await rec.apply(a)
         if rec.table.phase in ("ended", "over"):
             ended += 1
@@ -609,3 +618,53 @@ async def test_review_card_lists_the_costly_choices_and_charges_no_kong_premium(
     foot = review_foot(review, lang)
     assert not any("no worse" in x or "不比 AI 差" in x for x in foot)
     assert "".join(foot).replace(" ", "") in drawn and not any("…" in x.text for x in texts)
+
+
+@pytest.mark.parametrize("locale, lang, label", [("zh-CN", "zh", "AI 复盘"), ("zh-TW", "zh-TW", "AI 復盤"),
+                                                 ("en-US", "en", "AI review")])
+async def test_a_win_passed_for_a_hand_priced_as_high_is_explained_on_the_card_and_the_step(
+        h: Harness, locale: str, lang: str, label: str) -> None:
+    """Chizhou (seed w272): A, in chair 0, passes a 1 子 win on a discard at step 68 to go on for all pungs (对对胡),
+    which the strong AI's evaluator prices at 2.2 子; the AI takes every win. The card said "Step 68: not the AI's
+    choice, but no worse" and the step image "AI: win ... no worse": a card contradicting its AI. Through /replay and
+    its buttons, in the clicker's language: the card's foot and the step image say what was let pass, what the hand
+    is priced at and why the AI takes the win all the same, with no 子 charged."""
+    from bot.i18n import t
+    from bot.store.history import load_hand
+    from cogs.memory import names_of
+    from engine.review import review_hand
+    from render.replay import describe_reason, render_review, review_layout, txt
+
+    def pass_the_win(seat: int, n: int, la: list[Action]) -> Action | None:
+        if seat == 0 and n == 21:
+            assert any(a.type == "win" for a in la)
+            return Action("pass", 0)
+        return None
+
+    rec = await record_match(h.bot.store, GUILD_ID, "chizhou", "w272", 1, act=pass_the_win)
+    code = encode_code(rec.match_id, 0)
+    match, rp = await load_hand(h.bot.store, GUILD_ID, rec.match_id, 0, code)
+    review = review_hand(rp, 0)
+    d = review.at(68)
+    assert d is not None and (d.played.action.type, d.ai.action.type, d.cost) == ("pass", "win", 0.0)
+    why = txt("render.review.no_loss_why", lang, why=describe_reason(d, lang))
+    words = {"zh": ("放过 1.0 子的和", "估价 2.2 子", "AI 见和必和", "不算损失"),
+             "zh-TW": ("放過 1.0 子的和", "估價 2.2 子", "AI 見和必和", "不算損失"),
+             "en": ("let a 1.0 子 win pass", "priced at 2.2 子", "the AI takes every win", "no 子 lost")}[lang]
+    assert all(w in why for w in words), why
+    r = await h.slash("replay", user=A, code=code, locale=locale)
+    r2 = await h.click(r.reply, label=label, user=A, locale=locale)
+    name, data = next(iter(r2.reply.files.items()))
+    names = names_of(match, lang)
+    assert data == render_review(review, rp, "dark", lang, "", names)
+    _height, texts, _frames = review_layout(review, rp, lang, "", names)
+    drawn = "".join(x.text for x in texts).replace(" ", "")
+    assert txt("render.review.step_note", lang, step=68, text=why).replace(" ", "") in drawn
+    assert txt("render.review.as_good_one", lang, steps="68").replace(" ", "") not in drawn
+    # the step image at that decision: A's choice, the AI's win and, under them, the same words
+    for _ in range(len(rp.decisions(0))):
+        if h.seen.replay_images()[-1][1].step == 68:
+            break
+        await h.click(r.reply, label=t("memory.next_decision", lang), user=A, locale=locale)
+    scene = h.seen.replay_images()[-1][1]
+    assert scene.step == 68 and scene.review[2][1] == why

@@ -93,7 +93,7 @@ def test_the_card_numbers_are_the_evaluators():
     """Replaying a decision: the prices on the card (the review's rows) are the strong AI's evaluator's own figures
     for the player's choice and for the best one, from the seat's view at that step."""
     from engine.strong import evaluate
-    from render.replay import review_rows
+    from render.replay import REVIEW_MAX_ROWS, review_rows
 
     for v in VARIANTS:
         _kw, acts = played(v, "weak", 1)
@@ -115,7 +115,7 @@ def test_the_card_numbers_are_the_evaluators():
             # the loss is the difference of the two prices as the card shows them (each to 0.1 子)
             assert d.cost == round(max(0.0, round(best.ev, 1) - round(played_opt.ev, 1)), 1)
             if d.step not in rows:  # the card lists the costliest disagreements (those that cost 子)
-                assert d.cost == 0.0 or len(rows) == 8
+                assert d.cost == 0.0 or len(rows) == REVIEW_MAX_ROWS
                 continue
             _step, loss, you, ai, why = rows[d.step]
             assert you.endswith(f"{played_opt.ev + 0.0:.1f} 子 expected".replace("-0.0", "0.0"))
@@ -750,3 +750,104 @@ def test_robbing_a_kong_is_called_so_on_the_card_and_the_step_image():
     # a win on a discard is still a win (和牌)
     other = next(x for x in rv.decisions if x.ai.action.type == "win" and not x.ai.rob)
     assert replay_scene(r, other.step, 3, review=rv, lang="zh").review[1][1] == "和牌"
+
+
+def test_the_review_lets_go_by_the_thresholds_the_evaluator_reads(monkeypatch):
+    """Chizhou: the strong AI has its own switches for when a hand too far from 2 花 lets go
+    (``engine.strong.chizhou.LET_GO_WALL`` / ``LET_GO_NEED``; off, the normal AI's). The review named the reason
+    "let_go" by the normal AI's thresholds, whatever the evaluator used: with the switch set to let go from the
+    start, the AI let 6z go at step 16 for the table's sake and the card called it "a better shape". The review
+    reads the evaluator's own let-go (``Evaluation.let_go``), so the two cannot drift apart."""
+    from engine.strong import chizhou as chizhou_mod
+    from engine.strong.evaluator import evaluate
+
+    _kw, acts = played("chizhou", "img", 4)
+    r = list(HandReplay.each("chizhou", "img", {}, acts))[1]
+    view, played_action = r.view(15, 0), r.steps[15].action
+    assert review_decision(view, played_action, 16).reason == "shape"  # the switch off: 2 花 still within reach
+    monkeypatch.setattr(chizhou_mod, "LET_GO_WALL", (200, 0))
+    monkeypatch.setattr(chizhou_mod, "LET_GO_NEED", 1)
+    ev = evaluate(view, 0)
+    d = review_decision(view, played_action, 16)
+    assert ev.let_go is not None and d.ai.action == ev.best.action == ev.let_go
+    assert d.reason == "let_go" and not d.costly
+
+
+def _w272(pass_the_win: bool) -> tuple[HandReplay, int]:
+    """Chizhou, seed w272: at chair 0's 21st decision it may win on a discard (1 子) while its hand is on the way to
+    all pungs (对对胡), which the evaluator prices higher: passing 2.2 子 (20% to win 10.8). The hand, with chair 0
+    passing that win (``pass_the_win``) or taking it as the AI does, and the step of that decision."""
+    at: list[int] = []
+
+    def act(n: int, la: list[Action]) -> Action | None:
+        if n == 21:
+            assert any(a.type == "win" for a in la)
+            at.append(n)
+            return Action("pass", 0) if pass_the_win else None
+        return None
+
+    r = _one_hand("chizhou", "w272", "normal", act)
+    assert at
+    step = r.decisions(0)[20]
+    return r, step
+
+
+def test_a_win_passed_for_all_pungs_priced_as_high_is_said_plainly_and_not_charged():
+    """Chizhou: the strong AI takes every win, but its evaluator sometimes prices passing a 1 子 win on a discard
+    above taking it (the all-pungs plan). A player who passed such a win read "AI: win" on the step image and, on the
+    card, "Step 68: not the AI's choice, but no worse": the AI's choice looked like a mistake of the card. The card
+    and the step image say what the player gave up, what their hand is priced at and why the AI takes the win all
+    the same (passing such wins gained nothing measurable in play), not charged; a player who took the win agrees
+    with the AI."""
+    from render.replay import describe_reason, replay_scene, review_foot, review_rows
+
+    r, step = _w272(True)
+    rv = review_hand(r, 0)
+    d = rv.at(step)
+    assert d is not None and d.played.action.type == "pass" and d.ai.action.type == "win"
+    assert (d.reason, d.item, d.cost, d.costly) == ("win", "duiduihu", 0.0, False)
+    assert (f"{d.ai.ev:.1f}", f"{d.played.ev:.1f}", f"{d.played.win:.2f}", f"{d.played.value:.1f}") == \
+        ("1.0", "2.2", "0.20", "10.8")
+    why = {"zh": "你放过 1.0 子的和去做对对胡（3 番），估价 2.2 子（和牌机会 20%，和了 10.8 子）；AI 见和必和：实战中放过"
+                 "这种和并没有多得，两者相当",
+           "zh-TW": "你放過 1.0 子的和去做對對胡（3 番），估價 2.2 子（和牌機會 20%，和了 10.8 子）；AI 見和必和：實戰中"
+                    "放過這種和並沒有多得，兩者相當",
+           "en": "you let a 1.0 子 win pass for all pungs (对对胡, 3 fan), a hand priced at 2.2 子 (20% to win 10.8 子); "
+                 "the AI takes every win: letting such wins pass gained nothing measurable in play, about even"}
+    lost = {"zh": "（不算损失）", "zh-TW": "（不算損失）", "en": " (no 子 lost)"}
+    steps = {"zh": f"第 {step} 步：", "zh-TW": f"第 {step} 步：", "en": f"Step {step}: "}
+    for lang in ("zh", "zh-TW", "en"):
+        assert describe_reason(d, lang) == why[lang]
+        assert steps[lang] + why[lang] + lost[lang] in review_foot(rv, lang)
+        assert not any(str(step) in row_line and ("no worse" in row_line or "不比" in row_line)
+                       for row_line in review_foot(rv, lang))
+        assert step not in [row[0] for row in review_rows(rv, lang)]
+        lines = replay_scene(r, step, 0, review=rv, lang=lang).review
+        assert lines[2][1] == why[lang] + lost[lang]  # the step image, under the two choices
+    # the player who takes the win is never charged for it: the AI takes it too
+    r2, step2 = _w272(False)
+    d2 = review_hand(r2, 0).at(step2)
+    assert d2 is not None and d2.agrees and d2.played.action.type == "win" and d2.cost == 0.0
+
+
+def test_a_ready_shape_short_of_eight_of_a_suit_is_not_called_the_faster_hand():
+    """Hefei (seed f23, the normal AI in chair 0): at step 11 the player's discard of 7m leaves 123m 678m 22p 44s and
+    a pung of 3s, ready in shape but with six 万 and six 条: no win without eight of a suit (八支). The AI's 2p leaves
+    it a step from ready with 30 useful tiles and wins more often. The card said "faster hand: 1 shanten against
+    ready, 39% to win against 22%": the slower-looking hand called faster with no word of why. It says the player's
+    hand is short of 八支; and a Chinese line no longer breaks inside "26.8 子 对 12.4 子" (step 10)."""
+    from render.replay import describe_reason, review_layout
+
+    _kw, acts = played("hefei", "f23", 1, ("normal", "normal", "normal", "normal"))
+    r = HandReplay.build("hefei", "f23", {}, acts, 0)
+    rv = review_hand(r, 0)
+    d = rv.at(11)
+    assert d is not None and d.reason == "faster" and d.gate == "bazhi"
+    assert (d.played.shanten, d.ai.shanten, d.played.distance, d.ai.distance) == (0, 1, 1, 1)
+    assert describe_reason(d, "zh") == "更快的牌：你的牌形听牌，但凑不够八支，和牌机会 39% 对 22%"
+    assert describe_reason(d, "zh-TW") == "更快的牌：你的牌形聽牌，但湊不夠八支，和牌機會 39% 對 22%"
+    assert describe_reason(d, "en") == \
+        "faster hand: yours is ready in shape but short of eight of a suit (八支), 39% to win against 22%"
+    for lang in ("zh", "zh-TW"):
+        lines = [t.text for t in review_layout(rv, r, lang)[1]]
+        assert any(line.endswith("26.8 子 对 12.4 子") or line.endswith("26.8 子 對 12.4 子") for line in lines), lines

@@ -266,7 +266,8 @@ def test_the_review_card_lists_the_disagreements(lang, theme):
     assert listed == sorted(listed) and len(listed) == rows
     assert rv.biggest is not None and rv.biggest.step in listed and len(frames) == 1
     foot = rr.review_foot(rv, lang)
-    assert len(foot) == 1 + bool(rv.disagreements > rv.costly) + (rv.disagreements < len(rv.decisions))
+    # the smaller ones and where to see them, the ones worth as much, the steps where the AI agrees
+    assert len(foot) == 2 + bool(rv.disagreements > rv.costly) + (rv.disagreements < len(rv.decisions))
     assert _drawn(texts).endswith("".join(foot).replace(" ", ""))
     assert rr.txt("render.review.legend", lang).replace(" ", "") in _drawn(texts)  # what "expected" means
     # a seat played by the strong AI: nothing to list, one line saying so
@@ -375,3 +376,38 @@ def test_the_match_reviews_kinds_of_loss_are_set_in_one_weight(lang):
     faces = {fonts.text_font(t.text, t.size, t.bold).path for t in drawn}
     assert len(faces) == 1, [(t.text, t.bold) for t in drawn]
     assert (faces == {str(fonts.BOLD)}) == (lang == "en")
+
+
+PHONE_W = 400  # a phone's screen, CSS px, in portrait
+CARD_MAX_H = 1100  # 917 px on that phone: about one screen
+
+
+@pytest.mark.parametrize("lang", ("zh-TW", "en"))
+def test_the_worst_real_review_cards_fit_about_one_phone_screen(lang):
+    """The easy AI's hands with the most costly decisions and the longest reasons (Wuhu seed d: 12 of 17 decisions
+    cost 子, most of them "safer against E Bob the Builder (alarm, 报警) ..." over three lines). With eight rows the hand's
+    card was 1,411 px tall on its 480 px (1,176 on a 400 px phone: two screens and more to scroll through an image),
+    and the match's card with five rows 1,222. They list the costliest five and four, and fit 1,100 px (917 on the
+    phone); the hand's total is still every decision's loss, and the line under the rows names the steps not shown and
+    the replay button that shows each."""
+    from bot.i18n import t
+    from engine.review import review_match
+    from render.match_review import match_review_layout
+
+    for variant, seed in (("wuhu", "d"), ("chizhou", "errs")):
+        _kw, acts = played(variant, seed, 6)
+        hands = list(HandReplay.each(variant, seed, {}, acts))
+        r, rv = hands[0], review_hand(hands[0], 0)
+        height, texts, _frames = rr.review_layout(rv, r, lang, names=NAMES)
+        assert rv.costly > rr.REVIEW_MAX_ROWS and height <= CARD_MAX_H, (variant, height)
+        drawn = _drawn(texts)
+        assert rr.review_head(rv, lang)[0].replace(" ", "") in drawn
+        assert f"{sum(d.cost for d in rv.decisions):.1f}" in rr.review_head(rv, lang)[0]  # every decision's loss
+        listed = [row[0] for row in rr.review_rows(rv, lang, NAMES, r.winds)]
+        hidden = [d for d in rv.decisions if d.costly and d.step not in listed]
+        more = rr.txt("render.review.more", lang, n=len(hidden), cost=f"{round(sum(d.cost for d in hidden), 1):.1f}",
+                      steps=rr.join_list((str(d.step) for d in hidden), lang))
+        where = rr.txt("render.review.more_where", lang, button=t("memory.next_decision", lang))
+        assert more.replace(" ", "") in drawn and where.replace(" ", "") in drawn
+        mheight = match_review_layout(review_match(hands, 0), variant, lang, NAMES)[0]
+        assert mheight <= CARD_MAX_H, (variant, mheight)
