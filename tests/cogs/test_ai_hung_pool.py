@@ -204,3 +204,150 @@ async def test_a_hung_pool_while_an_ai_seat_decides_to_rob_the_players_kong(harn
     assert seen["after"][0] == 1 and seen["after"][1] >= 1 and seen["after"][2]
     assert len(one_warning(caplog)) == 1
     assert ended(seen["procs"])
+
+
+async def _click_policy(h: Harness, lt: Any, user: int, *, send: bool = True) -> tuple[Action, Any] | None:
+    """``user``'s next control by :func:`policy` (None: the player is not awaited); pressed and waited for, or only
+    fed (``send=False``: returns the action and the interaction's record)."""
+    tb = lt.table
+    me = lt.seat_of(user)
+    if tb.phase not in ("play", "claim", "rob") or me not in tb.awaited():
+        return None
+    msg = latest_dm_controls(h, user)
+    assert msg is not None
+    want = policy(tb.legal_actions(me))
+    cid = control_for(msg, want)
+    if send:
+        await h.click(msg, custom_id=cid, user=user)
+        return want, None
+    payload, rec = h.click_payload(msg, custom_id=cid, user=user)
+    h.bot._connection.parse_interaction_create(payload)
+    return want, rec
+
+
+async def _two_tables(h: Harness, users: tuple[int, int], hang_at: int | None
+                      ) -> tuple[list[list[dict]], dict[str, Any]]:
+    """Tables A and B of ``users``, each with three strong AI seats, their players taking turns to click; with
+    ``hang_at``, before A's discard number ``hang_at`` the worker process A's decisions go to is stopped, and B's
+    player clicks while A's AI decision waits on it."""
+    prep(h, seed=11)
+    pool = h.bot.tables.ai
+    pool.inline = False
+    deadlines = Deadlines(h)
+    ua, ub = users
+    a = await _bot_table(h, ua, h.add_channel(), "hefei", "strong")
+    b = await _bot_table(h, ub, h.add_channel(), "hefei", "strong")
+    seen: dict[str, Any] = {}
+    discards = 0
+    for _ in range(800):
+        await h.settle()
+        await h.bot.tables.wait_idle()
+        if all(lt.table.phase not in ("play", "claim", "rob") for lt in (a, b)):
+            break
+        tb = a.table
+        me = a.seat_of(ua)
+        mine = tb.phase in ("play", "claim", "rob") and me in tb.awaited()
+        if mine and policy(tb.legal_actions(me)).type == "discard":
+            discards += 1
+        if not (mine and discards == hang_at and not seen):
+            await _click_policy(h, a, ua)
+            await _click_policy(h, b, ub)
+            continue
+        w = pool._pool
+        assert w is not None and all(w.ready) and w.busy == [0, 0]
+        i = w.pick(a.channel_id)
+        hung = w._processes[next(iter(w.executors[i]._processes))]
+        stop([hung.pid])
+        deadlines.waiting.clear()
+        await _click_policy(h, a, ua, send=False)
+        await asyncio.wait_for(deadlines.waiting.wait(), HANG_BOUND)
+        # A's AI decision waits on the stopped process: B's player clicks meanwhile, and the harness waits for B only
+        held = {t.get_name() for t in asyncio.all_tasks() if not t.done()}
+        before = set(h.ignored_task_names)
+        h.ignored_task_names |= held
+        b_seq, pooled, threads = b.table.seq, pool.pooled, pool.fallbacks
+        b_click = await _click_policy(h, b, ub, send=False)
+        assert b_click is not None, "B's player was not awaited"
+        await h.settle()
+        h.ignored_task_names = before
+        b_me = b.seat_of(ub)
+        seen["b"] = (b.table.seq != b_seq and (b_me in b.table.awaited() or b.table.phase == "ended"),
+                     not b_click[1].messages, pool.pooled > pooled, pool.fallbacks == threads)
+        seen["a"] = (me in a.table.awaited(), pool.timeouts)
+        await deadlines.expire()
+        seen["after"] = (pool.timeouts, pool.fallbacks - threads, pool._pool is not w)
+        seen["hung"] = hung
+    games = [await _stored(h, lt.match_id) for lt in (a, b)]
+    for lt in (a, b):
+        assert lt.table.hand.phase in ("ended", "over")
+        assert await _check_replay(h, lt.match_id, "strong") > 5
+    return games, seen
+
+
+async def test_a_hung_worker_holds_no_other_table(harness: Harness, caplog):
+    """Two tables of strong AI seats; the worker process table A's decisions go to hangs just as A's player
+    discards. While A's AI decision waits on it, B's player clicks and B's AI seats answer (in the other process): B
+    is not held behind A. A's decision's deadline then passes once, it is made in a thread, both hands play on, and
+    both games are those of a run without the hang."""
+    h = harness
+    caplog.set_level(logging.INFO, logger="bot.tables.aipool")
+    want, _ = await _two_tables(h, (8101, 8102), None)
+    got, seen = await _two_tables(h, (8103, 8104), 3)
+    await h.bot.tables.close()
+    assert seen, "A's player made fewer than three discards"
+    assert all(len(g) > 15 for g in want) and got == want
+    # B moved on to its player's next prompt, the click answered, its AI seats deciding in the pool, while A waited
+    assert seen["b"] == (True, True, True, True)
+    assert seen["a"] == (False, 0)  # A still waiting on its AI seat, nothing timed out yet
+    assert seen["after"][0] == 1 and seen["after"][1] >= 1 and seen["after"][2]
+    warned = one_warning(caplog)
+    assert len(warned) == 1 and "did not answer in time" in warned[0], warned
+    assert ended([seen["hung"]])
+
+
+async def test_the_bot_stops_at_once_with_a_hung_worker(harness: Harness):
+    """The AI's worker processes hang (stopped) at a table of strong AI seats, and the bot stops (the table manager's
+    close, as at a restart): the hung processes are ended, not left for the exit to wait on."""
+    h = harness
+    prep(h)
+    h.bot.tables.ai.inline = False
+    await _bot_table(h, P1, h.channel_id, "hefei", "strong")
+    w = h.bot.tables.ai._pool
+    assert w is not None and all(w.ready)
+    procs = list(w._processes.values())
+    stop([p.pid for p in procs])
+    await h.bot.tables.close()
+    assert ended(procs)
+
+
+def test_a_hung_worker_does_not_hold_the_bots_exit():
+    """A bot process whose AI worker hangs (busy for an hour) and whose pool is closed, as the table manager's close
+    does at a stop, exits at once: the interpreter's exit joins the pool's threads, which waited for the hung worker
+    to finish (a restart waited for it)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = (
+        "import asyncio, time\n"
+        "from bot.tables.aipool import AiPool\n"
+        "async def main():\n"
+        "    pool = AiPool()\n"
+        "    await pool.warm()\n"
+        "    for i in range(2):\n"
+        "        pool._pool.submit(i, time.sleep, 3600)\n"
+        "    await asyncio.sleep(0.2)\n"
+        "    pool.close()\n"
+        "    print('closed', flush=True)\n"
+        "if __name__ == '__main__':\n"
+        "    asyncio.run(main())\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                            cwd=str(Path(__file__).resolve().parents[2]))
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "closed"
+        proc.wait(HANG_BOUND)  # (a bound for the hang only: the worker would sleep for an hour)
+        assert proc.returncode == 0
+    finally:
+        proc.kill()
+        proc.wait()
