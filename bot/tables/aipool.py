@@ -13,24 +13,40 @@ whose state goes to the worker with the view. Inline, in a worker, after a fallb
 after a failed write or a restart: the same seed and actions give the same game, and a replay reproduces every AI
 action (``tests/cogs/test_ai_pool.py``).
 
-- The pool starts when a table with AI seats starts (:meth:`warm`) or on the first decision (a bot without AI
+- The pool starts when a table with AI seats starts (:meth:`warm`) or with the first decision (a bot without AI
   seats never starts a process), with ``workers`` processes (default 2) started by ``spawn`` (never ``fork`` a
-  process that runs threads and a loop); the submits that start processes run in a thread (a process takes tens
-  of milliseconds to start).
+  process that runs threads and a loop), in the background: the submits that start them run in a thread (a process
+  takes tens of milliseconds to start) and each process is used once it has imported the engine (its ``_warm`` task
+  answered). **No decision waits for a process to start**: one asked while no process of the pool is ready is
+  decided in a thread at once (``asyncio.to_thread``: the loop still runs between the thread's slices). A start can
+  take seconds on a busy two-core machine (spawn, imports); it is not counted against the decision's bound, and one
+  that has not finished within ``start_timeout`` (60 s) is taken for broken.
 - One table's decisions go to the same process while it is free, another process when it is busy and another is
   idle (:class:`Workers`): a strong decision is cheaper where the table's earlier decisions were made (the scored
   ready hands each process keeps come back), and no decision waits while a process is idle.
 - ``inline=True`` decides in the calling thread instead (the test harness's default: tests that only need the
   decisions, not the processes; the pool's own tests turn it off).
-- **A broken pool** (a worker killed, or one that cannot start): logged, the pool is replaced and the decision is
-  tried once more in the new one; if that fails too, it is decided in a thread (``asyncio.to_thread``: the loop
-  still runs between the thread's slices) and the next decision starts a new pool. A worker that does not answer
-  within ``timeout`` seconds (hung) is treated the same way. The table goes on either way and the log says which.
-- :meth:`close` shuts the processes down (the manager's close); a worker whose bot process was killed ends by
-  itself within a second.
-- ``pooled`` / ``fallbacks`` count the decisions made in the workers / by a fallback; ``loop_ms_max`` is the most
-  CPU one decision took on the loop's thread, ``answer_ms`` the latest decisions' time from asking to the answer
-  (tests and ``benchmarks/bench_bot.py`` read them).
+- **A hung or broken pool never holds a table.** A decision waits at most ``timeout`` seconds for its worker's answer
+  (:data:`TIMEOUT`, 2.5 s, queueing in the pool included). Then, as when a worker died (killed, or it cannot start),
+  the pool is retired - its processes killed (a hung process would otherwise run on, and hold the bot's exit) - and
+  that decision is made at once in a thread; the next decision starts a new pool. One warning in the log says what
+  happened (the other decisions that were waiting on the same pool are decided in threads too, logged at INFO). An AI
+  seat thus answers within about 2.5 s even with a hung worker, well inside the shortest claim window a server may
+  set (5 s; 15 s by default), and the table goes on with the AI's own decision.
+- Why 2.5 s: a decision takes milliseconds (strong: ~2.4 ms mean, ~10 ms at the 99th percentile; the worst seen
+  ~260 ms on a loaded machine), and the answer, queue included, at 200 busy tables 12-15 ms at the 99th percentile
+  on a quiet machine, 523 ms with load averages of 16-20 on two cores (docs/benchmarks.md#ai-pool). 2.5 s is about
+  five times that loaded p99 and ten times the worst decision, so only a stuck worker gets there, and half the
+  shortest claim window, so the table still answers well inside it. A false alarm costs little: a pool restart
+  (each process's start in the background) and a few decisions in a thread meanwhile.
+- The deadline is awaited with ``sleep`` (``asyncio.sleep``; tests inject a clock they move on themselves).
+- :meth:`close` ends the processes (the manager's close), killing them: a hung one would not read its shutdown
+  sentinel and the interpreter's exit joins the pool's threads, so a restart would wait for it; a worker whose bot
+  process was killed ends by itself within a second.
+- ``pooled`` / ``fallbacks`` count the decisions made in the workers / in a thread (the pool broken, hung or still
+  starting), ``timeouts`` the decisions that got no answer within ``timeout``; ``loop_ms_max`` is the most CPU one
+  decision took on the loop's thread, ``answer_ms`` the latest decisions' time from asking to the answer (tests and
+  ``benchmarks/bench_bot.py`` read them).
 """
 
 from __future__ import annotations
@@ -44,7 +60,7 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
@@ -55,9 +71,12 @@ from engine.table import Action
 
 log = logging.getLogger(__name__)
 
-TIMEOUT = 30.0
-"""Seconds one decision may wait for a worker (queue included) before the pool is taken for hung; a decision takes
-milliseconds, so only a stuck worker gets near it."""
+TIMEOUT = 2.5
+"""Seconds one decision waits for its worker's answer (queueing in the pool included) before the pool is taken for
+hung and the decision is made in a thread: see the module docstring for why this number."""
+START_TIMEOUT = 60.0
+"""Seconds a pool's processes may take to start (spawn, imports) before the pool is taken for broken. Decisions do
+not wait for it (they are made in a thread meanwhile): it only bounds how long a start that never ends is waited for."""
 WORKER_NICE = 10
 """The workers run this much nicer than the bot: on a machine with no core to spare (two cores, both workers busy
 with strong AI seats) the event loop, which answers the players' clicks, gets the CPU first and the AI waits."""
@@ -102,15 +121,17 @@ class Workers:
     decisions of one table go to the same process while it is free: each process keeps what it has priced (the
     strong AI's scored ready hands, :mod:`engine.strong.lookahead`), and the same table's next decisions find much
     of it there. A decision goes to its table's process (``key`` modulo the count) unless that one is busy and
-    another is idle (then to the idle one), so no decision waits while a process has nothing to do. Broken as a whole:
-    when one process dies, the AI pool replaces them all."""
+    another is idle (then to the idle one), so no decision waits while a process has nothing to do; only processes
+    that have started (``ready``) are picked. Broken as a whole: when one process dies or hangs, the AI pool
+    replaces them all."""
 
     def __init__(self, workers: int, parent: int) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.executors = [ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_start_worker,
                                               initargs=(parent,)) for _ in range(workers)]
         self.busy = [0] * workers  # decisions submitted and not yet answered, per process (counted on the loop)
-        self.retired = False  # dropped by the AI pool after a failure (not by its close): its decisions try again
+        self.ready = [False] * workers  # the process has started and imported the engine (its _warm task answered)
+        self.retired = False  # dropped by the AI pool (a failure or its close): its decisions are made in a thread
 
     @property
     def _processes(self) -> dict[int, Any]:
@@ -120,24 +141,39 @@ class Workers:
             out.update(getattr(ex, "_processes", None) or {})
         return out
 
-    def pick(self, key: int | None) -> int:
-        """The process for a decision of table ``key`` (None: the least busy)."""
+    def pick(self, key: int | None) -> int | None:
+        """The process for a decision of table ``key`` (None: the least busy), among the ready ones; None when no
+        process is ready yet (the pool is starting)."""
         n = len(self.executors)
+        ready = [j for j in range(n) if self.ready[j]]
+        if not ready:
+            return None
         if key is None:
-            return min(range(n), key=lambda i: self.busy[i])
+            return min(ready, key=lambda j: self.busy[j])
         i = key % n
-        if self.busy[i]:
-            idle = next((j for j in range(n) if not self.busy[j]), None)
+        if not self.ready[i] or self.busy[i]:
+            idle = next((j for j in ready if not self.busy[j]), None)
             if idle is not None:
                 return idle
+            if not self.ready[i]:
+                return min(ready, key=lambda j: self.busy[j])
         return i
 
     def started(self, i: int) -> bool:
-        """Whether process ``i`` has started (its first submit starts it: tens of milliseconds)."""
+        """Whether process ``i`` has been started (its first submit starts it: tens of milliseconds)."""
         return bool(getattr(self.executors[i], "_processes", None))
 
     def submit(self, i: int, fn: Any, *args: Any) -> Any:
         return self.executors[i].submit(fn, *args)
+
+    def kill(self) -> None:
+        """End the processes now, hung or not (a hung one never reads a shutdown request), and shut the executors
+        down without waiting; the decisions still queued are cancelled."""
+        self.retired = True
+        for p in list(self._processes.values()):
+            with contextlib.suppress(Exception):  # already gone
+                p.kill()
+        self.shutdown(wait=False, cancel_futures=True)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         for ex in self.executors:
@@ -145,34 +181,67 @@ class Workers:
 
 
 class AiPool:
-    def __init__(self, workers: int = 2, *, inline: bool = False, timeout: float = TIMEOUT) -> None:
+    def __init__(self, workers: int = 2, *, inline: bool = False, timeout: float = TIMEOUT,
+                 start_timeout: float = START_TIMEOUT) -> None:
         self.workers = workers
         self.inline = inline
         self.timeout = timeout
+        self.start_timeout = start_timeout
+        # how a decision waits for its deadline (tests inject a clock they move on themselves)
+        self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self._pool: Workers | None = None
+        self._starting: asyncio.Task[None] | None = None  # the current pool's start, in the background
         self.pooled = 0  # decisions made in the workers (tests check the path was taken)
-        self.fallbacks = 0  # decisions made in a thread because the pool failed twice
+        self.fallbacks = 0  # decisions made in a thread: the pool broken, hung, or its processes still starting
+        self.timeouts = 0  # decisions that got no answer within ``timeout`` (each retired its pool)
         self.loop_ms_max = 0.0  # the most CPU one decision took on the event loop's thread (benchmarks read it)
         self.answer_ms: deque[float] = deque(maxlen=10_000)  # the latest decisions' time from asking to the answer
 
     def _executor(self) -> Workers:
+        """The current pool; a new one, its processes starting in the background, when there is none."""
         if self._pool is None:
-            self._pool = Workers(self.workers, os.getpid())
+            pool = self._pool = Workers(self.workers, os.getpid())
+            self._starting = asyncio.get_running_loop().create_task(self._start(pool), name="mjbot-ai-start")
         return self._pool
+
+    async def _start(self, pool: Workers) -> None:
+        """Start ``pool``'s processes and mark each ready once it has imported the engine. A start that fails, or
+        has not finished within ``start_timeout``, retires the pool (the next decision starts a new one)."""
+        try:
+            # starting a process costs tens of milliseconds: the submits that start them run in a thread
+            futs = await asyncio.to_thread(lambda: [pool.submit(i, _warm) for i in range(self.workers)])
+            waits = [asyncio.wrap_future(f) for f in futs]
+            for i, w in enumerate(waits):
+                w.add_done_callback(partial(_mark_ready, pool, i))
+            _done, pending = await asyncio.wait(waits, timeout=self.start_timeout)
+            if pending:
+                for w in pending:
+                    w.cancel()
+                raise TimeoutError(f"not started within {self.start_timeout:g} s")
+            for w in waits:
+                w.result()
+        except Exception as e:
+            if pool.retired:  # retired meanwhile (a decision found it broken, or the pool closed): nothing to say
+                return
+            log.warning("AI pool: the workers did not start (%r); decisions are made in a thread until a new pool "
+                        "has started", e)
+            self._retire(pool)
 
     async def warm(self) -> None:
         """Start the worker processes now and wait until each has imported the engine (a table with AI seats
-        starting), so that the first decision does not wait for a process to start. Never raises: a pool that
-        fails here is replaced on the first decision."""
-        if self.inline or self._pool is not None:
+        starting), so that the table's decisions find them ready. Never raises: a pool that fails here is
+        replaced on a later decision."""
+        if self.inline:
             return
         try:
-            pool = self._executor()
-            # starting a process costs tens of milliseconds: the submits that start them run in a thread
-            futs = await asyncio.to_thread(lambda: [pool.submit(i, _warm) for i in range(self.workers)])
-            await asyncio.gather(*map(asyncio.wrap_future, futs))
+            self._executor()
         except Exception as e:
-            log.warning("AI pool: the workers did not start (%r); the first decision tries again", e)
+            log.warning("AI pool: the workers did not start (%r); decisions are made in a thread until a new pool "
+                        "has started", e)
+            return
+        task = self._starting
+        if task is not None and not task.done():
+            await asyncio.shield(task)
 
     async def choose(self, view: Mapping[str, Any], seat: int, legal: Sequence[Action], difficulty: str,
                      rng: random.Random | None = None, key: int | None = None) -> Action:
@@ -187,59 +256,78 @@ class AiPool:
             return act
         t0 = time.thread_time()  # CPU time of the loop's thread: what the decision costs the loop, not the wait
         w0 = time.perf_counter()
-        args = (dict(view), seat, [a.to_json() for a in legal], difficulty,
-                rng.getstate() if rng is not None else None)
-        for attempt in (1, 2):
-            pool = None
-            i = 0
-            try:
-                pool = self._executor()
-                i = pool.pick(key)
-                fresh = not pool.started(i)
-                pool.busy[i] += 1
-                try:
-                    try:
-                        if fresh:  # its process starts with this submit: in a thread, not on the loop
-                            submitted = await asyncio.to_thread(partial(pool.submit, i, decide, *args))
-                        else:
-                            submitted = pool.submit(i, decide, *args)
-                            self._on_loop(t0)
-                    except RuntimeError as e:  # "cannot schedule new futures after shutdown"
-                        if not pool.retired:
-                            raise
-                        # another table's decision retired the pool while this submit was on its way (in a thread)
-                        raise BrokenProcessPool(f"the pool was retired meanwhile ({e})") from e
-                    try:
-                        out, state = await asyncio.wait_for(asyncio.wrap_future(submitted), self.timeout)
-                    except asyncio.CancelledError:
-                        task = asyncio.current_task()
-                        if task is None or task.cancelling() or not pool.retired:
-                            raise  # this decision is cancelled (one asked ahead and dropped), or the pool closed
-                        # the decision waited in the queue of a pool that another table retired (its other process
-                        # died or hung): that pool's shutdown cancelled it; decided again like a broken pool's
-                        raise BrokenProcessPool("the decision was cancelled with its retired pool") from None
-                finally:
-                    pool.busy[i] -= 1
-                self.answer_ms.append((time.perf_counter() - w0) * 1000)
-                t0 = time.thread_time()
-            except (BrokenProcessPool, TimeoutError, OSError) as e:
-                what = "did not answer in time" if isinstance(e, TimeoutError) else f"is broken ({e!r})"
-                self._retire(pool)
-                if attempt == 1:
-                    log.warning("AI pool: the worker pool %s; starting a new pool and deciding again "
-                                "(seat %d, %s)", what, seat, difficulty)
-                else:
-                    log.warning("AI pool: the new pool %s too; deciding this one in a thread (seat %d, %s)",
-                                what, seat, difficulty)
-                continue
-            self.pooled += 1
-            if rng is not None and state is not None:
-                rng.setstate(state)
-            act = Action.from_json(out)
+        pool = None
+        try:
+            pool = self._executor()
+            i = pool.pick(key)
+            if i is None:  # its processes are still starting: no decision waits for that
+                return await self._in_thread(view, seat, legal, difficulty, rng, w0)
+            args = (dict(view), seat, [a.to_json() for a in legal], difficulty,
+                    rng.getstate() if rng is not None else None)
+            out, state = await self._ask(pool, i, args, t0)
+        except (BrokenProcessPool, TimeoutError, OSError) as e:  # (an error of the AI itself is raised: a bug)
+            self._failed(pool, e, seat, difficulty)
+            return await self._in_thread(view, seat, legal, difficulty, rng, w0)
+        t0 = time.thread_time()
+        self.answer_ms.append((time.perf_counter() - w0) * 1000)
+        self.pooled += 1
+        if rng is not None and state is not None:
+            rng.setstate(state)
+        act = Action.from_json(out)
+        self._on_loop(t0)
+        return act
+
+    async def _ask(self, pool: Workers, i: int, args: tuple[Any, ...], t0: float) -> tuple[Any, Any]:
+        """One decision in process ``i`` of ``pool``, waited for at most ``timeout`` seconds (TimeoutError)."""
+        pool.busy[i] += 1
+        try:
+            answer = asyncio.wrap_future(pool.submit(i, decide, *args))
             self._on_loop(t0)
-            return act
+            deadline = asyncio.ensure_future(self.sleep(self.timeout))
+            try:
+                await asyncio.wait((answer, deadline), return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:  # this decision is dropped (asked ahead), or the bot stops
+                answer.cancel()
+                raise
+            finally:
+                deadline.cancel()
+            if not answer.done():
+                answer.cancel()
+                raise TimeoutError(f"no answer within {self.timeout:g} s")
+            if answer.cancelled():  # its pool was retired (by another table's decision) while it waited there
+                raise BrokenProcessPool("the decision was cancelled with its retired pool")
+            out, state = answer.result()
+            return out, state
+        finally:
+            pool.busy[i] -= 1
+
+    def _failed(self, pool: Workers | None, e: BaseException, seat: int, difficulty: str) -> None:
+        """Say why a decision is made in a thread, and retire its pool: one warning per failed pool (the other
+        decisions waiting on it are told at INFO)."""
+        timed_out = isinstance(e, TimeoutError)
+        if timed_out:
+            self.timeouts += 1
+        if pool is None:  # the pool could not even be made (no process to start: the system's limits)
+            log.warning("AI pool: the workers did not start (%r); deciding this one in a thread (seat %d, %s)",
+                        e, seat, difficulty)
+            return
+        if pool.retired:
+            log.info("AI pool: the pool was retired meanwhile (%r); deciding this one in a thread (seat %d, %s)",
+                     e, seat, difficulty)
+            return
+        what = f"did not answer in time ({self.timeout:g} s)" if timed_out else f"is broken ({e!r})"
+        log.warning("AI pool: the worker pool %s: its processes are ended and this decision is made in a thread; "
+                    "the next one starts a new pool (seat %d, %s)", what, seat, difficulty)
+        self._retire(pool)
+
+    async def _in_thread(self, view: Mapping[str, Any], seat: int, legal: Sequence[Action], difficulty: str,
+                         rng: random.Random | None, w0: float) -> Action:
+        """The decision in a thread (``asyncio.to_thread``: the loop runs between the thread's slices), the same as
+        in a worker."""
         self.fallbacks += 1
-        return await asyncio.to_thread(choose, view, seat, legal, difficulty, rng)
+        act = await asyncio.to_thread(choose, view, seat, legal, difficulty, rng)
+        self.answer_ms.append((time.perf_counter() - w0) * 1000)
+        return act
 
     def _on_loop(self, since: float) -> None:
         self.loop_ms_max = max(self.loop_ms_max, (time.thread_time() - since) * 1000)
@@ -247,18 +335,24 @@ class AiPool:
     def _retire(self, pool: Workers | None) -> None:
         """A pool that failed is dropped (only if it is still the current one: when a worker dies, every table
         waiting on that pool gets here, and the first one may already have started a new pool) and its processes
-        are ended, not waited for."""
+        are killed, not waited for."""
         if pool is None or self._pool is not pool:
             return
         self._pool = None
-        pool.retired = True
-        for p in list((getattr(pool, "_processes", None) or {}).values()):
-            with contextlib.suppress(Exception):  # already gone
-                p.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.kill()
 
     def close(self) -> None:
-        """Stop the worker processes (started again by a later decision)."""
+        """Stop the worker processes, killing them (a hung one would hold the bot's exit); started again by a later
+        decision."""
         pool, self._pool = self._pool, None
+        task, self._starting = self._starting, None
+        if task is not None and not task.done():
+            task.cancel()
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.kill()
+
+
+def _mark_ready(pool: Workers, i: int, fut: asyncio.Future[Any]) -> None:
+    """Process ``i`` of ``pool`` answered its ``_warm`` task: decisions may go to it."""
+    if not fut.cancelled() and fut.exception() is None and not pool.retired:
+        pool.ready[i] = True

@@ -98,14 +98,15 @@ def _dead(pid: int) -> bool:
 
 async def test_a_killed_worker_does_not_stop_the_table(harness: Harness, caplog):
     """A worker process dies (killed) between two clicks: the next AI decision finds the pool broken, the log says
-    so, a new pool decides it, and the hand plays on to its end with the AI's own decisions."""
+    so, that decision is made in a thread at once, the next ones in a new pool, and the hand plays on to its end with
+    the AI's own decisions."""
     h = harness
     prep(h)
     pool = h.bot.tables.ai
     pool.inline = False
     lt = await _bot_table(h, P1, h.channel_id, "hefei", "normal")
     first = pool._pool
-    assert first is not None and pool.pooled > 0  # the seats before the host's first turn (or none: the host deals)
+    assert first is not None and all(first.ready)  # started with the table (its first decisions: in a thread)
     procs = list(first._processes.values())
     assert procs
     os.kill(procs[0].pid, signal.SIGKILL)
@@ -114,18 +115,19 @@ async def test_a_killed_worker_does_not_stop_the_table(harness: Harness, caplog)
     # cannot wait for it), so its state is read where the kernel keeps it (gone, or a zombie)
     assert not procs[0].is_alive() or _dead(procs[0].pid)
     caplog.set_level(logging.WARNING, logger="bot.tables.aipool")
+    pooled, fallbacks = pool.pooled, pool.fallbacks
     await play_until_hand_ends(h, [P1], lt)
     assert lt.table.hand.phase in ("ended", "over")
     assert any("AI pool: the worker pool is broken" in r.getMessage() for r in caplog.records)
     assert pool._pool is not None and pool._pool is not first  # a new pool took over
-    assert pool.fallbacks == 0
+    assert pool.fallbacks > fallbacks and pool.pooled > pooled and pool.timeouts == 0
     assert await _check_replay(h, lt.match_id, "normal") > 5
     await h.bot.tables.close()
 
 
 async def test_a_pool_that_cannot_start_falls_back_to_a_thread(harness: Harness, caplog):
-    """No worker process can be started at all (here: the interpreter to spawn is missing): each decision tries a
-    new pool once more, then is decided in a thread; the log says so and the hand plays on with the AI's own
+    """No worker process can be started at all (here: the interpreter to spawn is missing): each decision is made
+    in a thread at once (it never waits for a start); the log says so and the hand plays on with the AI's own
     decisions."""
     from multiprocessing import spawn
 
@@ -144,8 +146,7 @@ async def test_a_pool_that_cannot_start_falls_back_to_a_thread(harness: Harness,
     assert lt.table.hand.phase in ("ended", "over")
     assert pool.fallbacks > 5 and pool.pooled == 0
     text = [r.getMessage() for r in caplog.records]
-    assert any("starting a new pool and deciding again" in m for m in text)
-    assert any("deciding this one in a thread" in m for m in text)
+    assert any("AI pool: the workers did not start" in m and "in a thread" in m for m in text)
     assert await _check_replay(h, lt.match_id, "normal") > 5
     await h.bot.tables.close()
 
@@ -349,27 +350,39 @@ async def test_a_table_of_easy_normal_and_strong_seats_plays_the_same_game_inlin
     await h.bot.tables.close()
 
 
-async def test_a_pool_retired_while_a_decision_starts_its_process_decides_it_again():
-    """A decision starts its worker process (in a thread) while another table's decision retires that pool (it found
-    a process dead or hung): the decision is decided again in a new pool, whether its submit came before the retired
-    pool's shutdown (cancelled with it) or after (refused by it); it never ends its table's run with an error."""
+async def test_a_decision_never_waits_for_the_pool_to_start():
+    """The pool's processes take a while to start (spawn, imports: seconds on a busy machine). A decision asked
+    meanwhile is made in a thread at once - it is the AI's own - and once the processes have started the decisions go
+    to them. A pool retired while it starts (another decision found it broken) ends its start without a word and the
+    next decision starts a new one."""
     from bot.tables.aipool import AiPool
 
     t = Table.new("hefei", "0d1ce5eed0000001")
     seat = t.awaited()[0]
     legal = t.legal_actions(seat)
     want = choose(t.view(seat), seat, legal, "normal")
-    for _ in range(3):
-        pool = AiPool()
-        try:
-            task = asyncio.create_task(pool.choose(t.view(seat), seat, legal, "normal", key=0))
-            await asyncio.sleep(0)  # its submit is on its way in a thread (the process starts)
-            first = pool._pool
-            assert first is not None and first.busy == [1, 0]
-            pool._retire(first)  # what another table's decision does when it finds the pool broken
-            assert await task == want and pool.fallbacks == 0
-        finally:
-            pool.close()
+    pool = AiPool()
+    try:
+        assert await pool.choose(t.view(seat), seat, legal, "normal", key=0) == want
+        first = pool._pool
+        assert first is not None and not any(first.ready)  # still starting: that decision was made in a thread
+        assert (pool.pooled, pool.fallbacks) == (0, 1)
+        await pool.warm()
+        assert pool._pool is first and all(first.ready)
+        assert await pool.choose(t.view(seat), seat, legal, "normal", key=0) == want
+        assert (pool.pooled, pool.fallbacks) == (1, 1)
+        pool.close()
+        assert await pool.choose(t.view(seat), seat, legal, "normal", key=0) == want  # a new pool starts
+        second = pool._pool
+        assert second is not None and second is not first
+        pool._retire(second)  # what another table's decision does when it finds the pool broken
+        await asyncio.gather(*[t for t in asyncio.all_tasks() if t.get_name() == "mjbot-ai-start"])
+        assert pool._pool is None and not any(second.ready)
+        assert await pool.choose(t.view(seat), seat, legal, "normal", key=0) == want
+        assert pool._pool is not None and pool._pool is not second
+        assert pool.fallbacks == 3 and pool.timeouts == 0
+    finally:
+        pool.close()
 
 
 async def _easy_game(h: Harness, user: int, seed: int, at: int = 0,

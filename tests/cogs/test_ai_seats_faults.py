@@ -291,14 +291,16 @@ async def test_an_ai_added_with_the_wrong_difficulty_can_be_taken_out_of_the_lob
 
 async def test_a_hung_worker_pool_is_replaced_and_the_decision_is_the_ais_own(caplog):
     """Both worker processes hang (stuck on something else): a strong decision gets no answer within the pool's
-    timeout, the log says so, the hung processes are ended (not left running) and the decision is made anyway - in a
-    new pool, or in a thread if that one is slow too - and it is the strong AI's own."""
+    timeout (on a clock the test moves), the log says so once, the hung processes are ended (not left running) and
+    the decision is made at once in a thread - not waited for again in a new pool - and it is the strong AI's own;
+    the next decision starts a new pool."""
     import logging
     import time
 
     from bot.tables.aipool import AiPool
     from engine.ai import choose
     from engine.table import Table
+    from tests.harness.simclock import SimClock
 
     t = Table.new("wuhu", "0d1ce5eed0000002")
     seat = t.awaited()[0]
@@ -306,7 +308,14 @@ async def test_a_hung_worker_pool_is_replaced_and_the_decision_is_the_ais_own(ca
     assert len(legal) > 1
     want = choose(t.view(seat), seat, legal, "strong")
     caplog.set_level(logging.WARNING, logger="bot.tables.aipool")
-    pool = AiPool(timeout=1.0)
+    pool = AiPool()
+    clock, waits = SimClock(), asyncio.Event()
+
+    async def sleep(seconds: float) -> None:
+        waits.set()
+        await clock.sleep(seconds)
+
+    pool.sleep = sleep
     try:
         await pool.warm()
         hung = pool._pool
@@ -314,13 +323,21 @@ async def test_a_hung_worker_pool_is_replaced_and_the_decision_is_the_ais_own(ca
         procs = list(hung._processes.values())
         for i in range(2):
             hung.submit(i, time.sleep, 600)
-        got = await pool.choose(t.view(seat), seat, legal, "strong", key=0)
+        task = asyncio.create_task(pool.choose(t.view(seat), seat, legal, "strong", key=0))
+        await asyncio.wait_for(waits.wait(), 120)  # (a bound for a broken test only)
+        assert not task.done()
+        await clock.advance(pool.timeout, lambda: asyncio.sleep(0))
+        got = await task
         assert got == want
-        assert any("did not answer in time" in r.getMessage() for r in caplog.records)
-        assert pool._pool is not hung
+        assert (pool.timeouts, pool.fallbacks, pool.pooled) == (1, 1, 0)  # ONE timeout, then a thread
+        warned = [r.getMessage() for r in caplog.records]
+        assert len(warned) == 1 and "did not answer in time" in warned[0]
+        assert pool._pool is None  # retired; no new pool was waited for
         for p in procs:
             p.join(10)
             assert not p.is_alive()
+        assert await pool.choose(t.view(seat), seat, legal, "strong", key=0) == want  # (starts a new pool)
+        assert pool._pool is not None and pool._pool is not hung
     finally:
         pool.close()
 
