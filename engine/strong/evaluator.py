@@ -13,8 +13,9 @@ For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to
 - **the risk and cost of dealing in** (a discard only): for each other seat, how likely it is ready (its melds, its
   river's length, its 报警 alarms, the 花 it shows), which suit it collects (its melds, the suits it stopped
   discarding), how safe the tile is against it (its own river, tiles three apart, tiles it let go by since its last
-  discard, in Wuhu and Hefei), and what dealing in would cost (the scorer's payment from this seat, with Wuhu's 包
-  after an alarm and the 点炮包三家 house rule), plus the chance of winning it gives up.
+  discard, in Wuhu and Hefei), and what dealing in would cost (the scorer's payment from this seat, with the
+  点炮包三家 house rule; against a Wuhu alarm a 交 with its 包 at the measured share of such deal-ins), plus the chance
+  of winning it gives up.
 
 ``ev = (1 - deal_in) * win * value - deal_in * cost``. Claims and kongs are priced by the hand they leave (a pung's
 by its best discard). Everything read comes from the view (``Table.view(seat)``): the seat's own tiles, melds,
