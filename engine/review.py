@@ -40,7 +40,8 @@ Chizhou's credit for letting a tile go), so a play the AI would not make but pri
 nothing and is no loss (:attr:`Decision.costly`). That holds for a win too: the AI takes every win, but Chizhou's
 evaluator may price passing a 1 子 win for the all-pungs plan as high (:attr:`Decision.item` names the plan), and the
 card says so rather than charging it; "the biggest" disagreement is the one that cost most, the earliest
-on a tie; :attr:`Review.cost` sums a hand's.
+on a tie; :attr:`Review.cost` sums a hand's, the risky choices against one seat adding up to at most what one deal-in
+to it costs (a hand ends at the first deal-in: :func:`one_deal_in`).
 
 >>> from engine.table import Table
 >>> from engine.replay import HandReplay
@@ -56,7 +57,7 @@ on a tie; :attr:`Review.cost` sums a hand's.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .ai_common import SeatReader
@@ -114,6 +115,9 @@ class Decision:
     # "faster": the player's hand is nearer ready by its shape than the AI's, but short of what the variant's win
     # needs: "bazhi" (eight of a suit, 八支: Wuhu, Hefei) or "hua" (Chizhou's 花); "" otherwise
     gate: str = ""
+    # "safer": what this decision adds to the hand's total when the risky choices against its seat in the hand cost
+    # more than one deal-in to it (:func:`one_deal_in`); None: its cost
+    capped: float | None = None
 
     @property
     def agrees(self) -> bool:
@@ -132,6 +136,12 @@ class Decision:
         """A disagreement that cost 子 (to 0.1). A choice the AI would not make but prices as high is no loss: the
         card lists it apart, as worth as much."""
         return not self.agrees and self.cost > 0
+
+    @property
+    def counted(self) -> float:
+        """What this decision adds to the hand's total (:attr:`Review.cost`): its :attr:`cost`, or less when the
+        risky choices against its seat in the hand add up to more than one deal-in to it (:attr:`capped`)."""
+        return self.cost if self.capped is None else self.capped
 
     @property
     def loss(self) -> tuple[int, int]:
@@ -159,8 +169,19 @@ class Review:
 
     @property
     def cost(self) -> float:
-        """The 子 the player's decisions gave up in the hand, summed (to 0.1)."""
-        return round(sum(d.cost for d in self.decisions), 1)
+        """The 子 the player's decisions gave up in the hand, summed (to 0.1), the risky choices against one seat
+        adding up to at most one deal-in to it (:func:`one_deal_in`)."""
+        return round(sum(d.counted for d in self.decisions), 1)
+
+    def capped(self) -> list[tuple[list[Decision], float, float]]:
+        """The risky choices against one seat that cost more than one deal-in to it, in step order: (the decisions,
+        their losses summed, what they count: that deal-in's cost) (:func:`one_deal_in`)."""
+        groups: dict[int | None, list[Decision]] = {}
+        for d in self.decisions:
+            if d.capped is not None:
+                groups.setdefault(d.played.threat, []).append(d)
+        return [(ds, round(sum(d.cost for d in ds), 1), round(sum(d.counted for d in ds), 1))
+                for ds in groups.values()]
 
     @property
     def biggest(self) -> Decision | None:
@@ -427,7 +448,38 @@ def review_hand(replay: HandReplay, seat: int) -> Review:
                 by_ai += 1
                 continue
             out.append(review_decision(table.view(seat), s.action, k + 1, s.timeout))
-    return Review(seat, tuple(out), replay.n, by_ai)
+    return Review(seat, one_deal_in(out), replay.n, by_ai)
+
+
+def deal_in_cost(c: Choice) -> float:
+    """What a deal-in on the choice's discard would take from the player, to 0.1 子: what it pays (its expected
+    cost over its chance, the card's "a deal-in costs about ...") and the hand it ends (the chance and value of
+    winning it, which a deal-in gives up: the evaluator's price counts both, :func:`_parts`)."""
+    return round(c.danger / c.deal_in + c.win * c.value, 1) if c.deal_in > 0 else 0.0
+
+
+def one_deal_in(decisions: Sequence[Decision]) -> tuple[Decision, ...]:
+    """The hand's risky choices against one seat (``safer`` against the same :attr:`Choice.threat`) add up to at
+    most what one deal-in to it takes (:func:`deal_in_cost`, the largest among them: the payment and the hand it
+    ends): each such loss charges a greater chance to deal in at that price, but a hand ends at the first deal-in,
+    so the player could have paid it once at most, and seven choices at 40% against 3% would add up to 2.6
+    deal-ins. Below that price the losses add up as they are (small risks taken several times do add up); above it,
+    they count in step order until the price is reached (:attr:`Decision.capped`), so the hand's total never
+    charges one seat more than a deal-in."""
+    groups: dict[int, list[Decision]] = {}
+    for d in decisions:
+        if d.costly and d.reason == "safer" and d.played.threat is not None:
+            groups.setdefault(d.played.threat, []).append(d)
+    capped: dict[int, float] = {}
+    for ds in groups.values():
+        price = max(deal_in_cost(d.played) for d in ds)
+        if round(sum(d.cost for d in ds), 1) <= price:
+            continue
+        left = price
+        for d in ds:
+            capped[d.step] = round(min(d.cost, left), 1)
+            left = round(left - capped[d.step], 1)
+    return tuple(replace(d, capped=capped[d.step]) if d.step in capped else d for d in decisions)
 
 
 # ------------------------------------------------------------------------------------------------ the match
@@ -469,8 +521,15 @@ class MatchReview:
 
     @property
     def cost(self) -> float:
-        """The 子 the player's decisions gave up over the match: the sum of every decision's loss (to 0.1)."""
-        return round(sum(d.cost for h in self.hands for d in h.review.decisions), 1)
+        """The 子 the player's decisions gave up over the match: the sum of every hand's (:attr:`Review.cost`, the
+        risky choices against one seat in a hand adding up to at most one deal-in to it), to 0.1."""
+        return round(sum(d.counted for h in self.hands for d in h.review.decisions), 1)
+
+    @property
+    def capped_off(self) -> float:
+        """The 子 the match's total does not charge because risky choices against one seat in a hand added up to
+        more than one deal-in to it (:func:`one_deal_in`)."""
+        return round(sum(d.cost - d.counted for h in self.hands for d in h.review.decisions), 1)
 
     def costliest(self, n: int = 5) -> list[tuple[HandReview, Decision]]:
         """The ``n`` decisions that cost most (the earliest on a tie), costliest first; only those that cost 子
@@ -485,13 +544,14 @@ class MatchReview:
 
     def kinds(self) -> list[tuple[str, int, float]]:
         """(kind, disagreements that cost 子, 子 lost) for each kind of :data:`KINDS` the player's choices fell short
-        by, the costliest first; the kinds' 子 add up to :attr:`cost` (up to rounding)."""
+        by, the costliest first; the kinds' 子 (as :attr:`Decision.counted`) add up to :attr:`cost` (up to
+        rounding)."""
         out = []
         for kind in KINDS:
             ds = [d for h in self.hands for d in h.review.decisions
                   if d.costly and _KIND_OF.get(d.reason, d.reason) == kind]
             if ds:
-                out.append((kind, len(ds), round(sum(d.cost for d in ds), 1)))
+                out.append((kind, len(ds), round(sum(d.counted for d in ds), 1)))
         return sorted(out, key=lambda k: (-k[2], KINDS.index(k[0])))
 
 
@@ -501,5 +561,5 @@ def review_match(replays: Iterable[HandReplay], seat: int) -> MatchReview:
     return MatchReview(seat, tuple(HandReview(r.hand_no, tuple(r.winds), review_hand(r, seat)) for r in replays))
 
 
-__all__ = ["KINDS", "Choice", "Decision", "HandReview", "MatchReview", "Review", "review_decision", "review_hand",
-           "review_match", "tile_name"]
+__all__ = ["KINDS", "Choice", "Decision", "HandReview", "MatchReview", "Review", "deal_in_cost", "one_deal_in",
+           "review_decision", "review_hand", "review_match", "tile_name"]

@@ -121,6 +121,13 @@ def match_review_head(review: MatchReview, variant: str, lang: str = "zh") -> tu
     return title, cost, counts, txt("render.review.visible_only", lang)
 
 
+def match_review_capped(review: MatchReview, lang: str = "zh") -> str:
+    """The line saying how much the total does not charge because risky choices against one seat in a hand added up
+    to more than one deal-in to it (:func:`engine.review.one_deal_in`); "" when nothing was."""
+    off = review.capped_off
+    return txt("render.match_review.capped", lang_of(lang), cost=_zi(off)) if off >= 0.05 else ""
+
+
 def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", names: Sequence[str] | None = None
                         ) -> tuple[int, list[CardText], list[tuple[int, int, int, int]], list[tuple[int, float, float]],
                                    int]:
@@ -143,6 +150,9 @@ def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", nam
     y = block(y, cost, 21, "bad" if review.cost >= 0.05 else "good", gap=9, max_lines=1)
     y = block(y + 2, counts, 18, "sub", bold=False, gap=9)
     y = block(y, note, 18, "sub", bold=False, gap=9)
+    capped = match_review_capped(review, lang)
+    if capped:
+        y = block(y, capped, 18, "sub", bold=False, gap=9)
     if review.costly:
         y = block(y, txt("render.review.legend", lang), 15, "sub", bold=False, gap=6)
     y += 10

@@ -164,6 +164,19 @@ def describe_priced(c: Choice, lang: str = "zh", timeout: bool = False) -> str:
     return txt("render.review.priced", lang, what=what, ev=_zi(c.ev))
 
 
+def threat_name(d: Decision, lang: str = "zh", names: Sequence[str] | None = None,
+                winds: Sequence[int] | None = None) -> str:
+    """The seat a risky choice deals in to, as the card names it: its wind (or seat), its player's name, what shows
+    the danger (an alarm, a line of one suit)."""
+    seat = d.played.threat or 0
+    who = wind_name(winds[seat], lang) if winds is not None else seat_label(seat, lang)
+    if names is not None:
+        who = f"{who} {names[seat]}"
+    if d.threat_why:
+        who += txt(f"render.review.threat.{d.threat_why}", lang)
+    return who
+
+
 def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None = None,
                     winds: Sequence[int] | None = None) -> str:
     """Why the AI's choice is worth more, in words: a faster hand (how far each is from ready when that differs, else
@@ -197,11 +210,7 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
     if d.reason == "win":  # robbing a kong (抢杠) is said so
         return txt("render.review.why_rob" if a.rob else "render.review.why_win", lang, ai=_zi(a.value))
     if d.reason == "safer" and p.threat is not None:
-        who = wind_name(winds[p.threat], lang) if winds is not None else seat_label(p.threat, lang)
-        if names is not None:
-            who = f"{who} {names[p.threat]}"
-        if d.threat_why:
-            who += txt(f"render.review.threat.{d.threat_why}", lang)
+        who = threat_name(d, lang, names, winds)
         cost = p.danger / p.deal_in if p.deal_in > 0 else 0.0
         return txt("render.review.why_safer", lang, who=who, you=_pct(p.deal_in), ai=_pct(a.deal_in), cost=_zi(cost))
     if d.reason == "let_go" and a.action.tile is not None:
@@ -644,8 +653,11 @@ def review_rows_any(review: Review) -> bool:
     return any(d.costly for d in review.decisions)
 
 
-def review_foot(review: Review, lang: str = "zh") -> list[str]:
-    """The card's last lines: the smaller losses not listed (their count and 子), the steps where the player chose
+def review_foot(review: Review, lang: str = "zh", names: Sequence[str] | None = None,
+                winds: Sequence[int] | None = None) -> list[str]:
+    """The card's last lines: the smaller losses not listed (their count and 子), the risky choices against one seat
+    that add up to more than one deal-in to it and count as one (:func:`engine.review.one_deal_in`), the steps where
+    the player chose
     otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子; those of :data:`EXPLAINED`
     each on a line with why: a tile the AI lets go of, a win it takes that the player's choice is priced as high as),
     and the steps where the AI chose the same."""
@@ -663,6 +675,9 @@ def review_foot(review: Review, lang: str = "zh") -> list[str]:
                        cost=_zi(round(sum(d.cost for d in more), 1)), steps=join_list((str(d.step) for d in more), lang)))
         # where to see them: the replay's "my decision ▶" steps through the player's decisions with the same words
         out.append(txt("render.review.more_where", lang, button=txt("memory.next_decision", lang)))
+    for ds, total, counted in review.capped():  # risky choices against one seat: one deal-in at most
+        out.append(txt("render.review.capped", lang, steps=join_list((str(d.step) for d in ds), lang),
+                       who=threat_name(ds[0], lang, names, winds), total=_zi(total), cost=_zi(counted)))
     if equal:
         out.append(txt("render.review.as_good_many" if len(equal) > 1 else "render.review.as_good_one", lang,
                        steps=join_list((str(k) for k in equal), lang)))
@@ -859,7 +874,7 @@ def review_layout(review: Review, replay: HandReplay, lang: str = "zh", title: s
         y = max(y + 14, top + REVIEW_ROW_H)
         if big:
             frames.append((x0 - 6, top - 2, REVIEW_W - margin - pad + 6, y - 6))
-    for line in review_foot(review, lang):
+    for line in review_foot(review, lang, names, replay.winds):
         y = block(y + 6, line, 19, "sub", bold=False, gap=6) + 8
     return y + pad + margin, out, frames
 

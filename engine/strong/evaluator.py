@@ -13,8 +13,9 @@ For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to
 - **the risk and cost of dealing in** (a discard only): for each other seat, how likely it is ready (its melds, its
   river's length, its 报警 alarms, the 花 it shows), which suit it collects (its melds, the suits it stopped
   discarding), how safe the tile is against it (its own river, tiles three apart, tiles it let go by since its last
-  discard, in Wuhu and Hefei), and what dealing in would cost (the scorer's payment from this seat, with Wuhu's 包
-  after an alarm and the 点炮包三家 house rule), plus the chance of winning it gives up.
+  discard, in Wuhu and Hefei), and what dealing in would cost (the scorer's payment from this seat, with the
+  点炮包三家 house rule; against a Wuhu alarm a 交 with its 包 at the measured share of such deal-ins), plus the chance
+  of winning it gives up.
 
 ``ev = (1 - deal_in) * win * value - deal_in * cost``. Claims and kongs are priced by the hand they leave (a pung's
 by its best discard). Everything read comes from the view (``Table.view(seat)``): the seat's own tiles, melds,
@@ -59,6 +60,8 @@ from . import chizhou as chizhou_mod
 from . import learned as learned_mod
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
+from .calibration_wuhu_alarm import ALARM_FACTOR as WUHU_ALARM_FACTOR
+from .calibration_wuhu_alarm import ALARM_JIAO as WUHU_ALARM_JIAO
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 from .chizhou import FLUSH_RATE as CHIZHOU_FLUSH_RATE
@@ -78,6 +81,7 @@ from .lookahead import refine as lookahead_refine
 from .lookahead import wait_payments as lookahead_wait_payments
 from .rivers import discard_order
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
+from .wuhu import alarm_bao, alarm_class, alarm_kind
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_play as wuhu_flush_play
 from .wuhu import hun_chance as wuhu_hun_chance
@@ -242,6 +246,13 @@ PRIOR_BY_DANGER: dict[str, tuple[float, float]] = {}
 """Per variant: (safer, riskier): the margin the normal AI's choice keeps against a discard less / more likely to
 deal in than it, in place of the one margin (:func:`_margin_by_danger`). A switch for measuring (docs/strong-ai.md,
 the seventh round); no variant uses it."""
+ALARM_FACTOR: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_FACTOR}
+"""Per variant with alarms: "alarm:class" -> the factor on the rest of the danger model of a discard against a seat
+showing that alarm (:func:`engine.strong.wuhu.alarm_kind`, :func:`engine.strong.wuhu.alarm_class`), in place of the
+marginal alarm factor of :data:`DANGER_FACTOR` (measured by ``benchmarks/calibrate_alarm_danger.py``)."""
+ALARM_JIAO: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_JIAO}
+"""Per variant with alarms: alarm -> the share of the deal-ins to a seat showing it that were a 交 (the rest were
+plain wins): what a deal-in to it costs mixes the two (:meth:`Know._threat`)."""
 PASSED_SAFE = frozenset({"wuhu", "hefei"})
 """Variants whose danger reads :func:`passed_since`: a tile another seat let go by since its own last discard does
 not win for it now (it did not wait on it, or it passed a win and 漏胡 bars it from any discard win until it draws)."""
@@ -397,50 +408,88 @@ class Know:
         return self._scale * self.me.waste(c, k, self._main)
 
     # -------------------------------------------------------------- threats
-    def _threat(self, o: int) -> tuple[float, float, bool]:
+    def _threat(self, o: int) -> tuple[float, bool, bool]:
         """(the cost of dealing in to seat o in 子: what this seat pays, less what it would pay anyway if o won by
         self-draw, plus the win this seat gives up, counted in :func:`_discard_option`), whether o shows a
         one-suit line, whether o has an alarm)."""
         if o == self.seat:
             return 0.0, False, False
+        pay_ron, pay_self = self.deal_in_pays(o)
+        return max(0.3, pay_ron - 0.35 * pay_self), self._flush_line(o), bool(self.view["alarms"][o])
+
+    def _flush_line(self, o: int) -> bool:
+        melds = self.melds[o]
+        return len(melds) >= 2 and len({min(int(x["tile"]) // 9, 3) for x in melds if int(x["tile"]) < HONOR}) == 1
+
+    def deal_in_pays(self, o: int) -> tuple[float, float]:
+        """(what this seat pays when it deals in to seat o, what it pays when o self-draws), by the scorer's typical
+        hands: a plain win, or a one-suit 交 when o shows a one-suit line or an alarm; in Wuhu, against an alarm,
+        the 交 (with its 包, :func:`engine.strong.wuhu.alarm_bao`) at the measured share of such seats' wins
+        (:data:`ALARM_JIAO`) and a plain win otherwise."""
         melds = self.melds[o]
         alarms = bool(self.view["alarms"][o])
         m = len(melds)
-        flush_line = m >= 2 and len({min(int(x["tile"]) // 9, 3) for x in melds if int(x["tile"]) < HONOR}) == 1
         ow = (o - self.dealer) % 4
-        plan = "flush" if (flush_line or alarms) else ""
-        r = self.rep(plan, m > 0, ow, self.wind)
-        s_ = self.rep(plan, m > 0, ow, None)
+        kind = alarm_kind(self.view["alarms"][o]) if alarms else ""
+        jiao = ALARM_JIAO.get(self.variant, {}).get(kind)
+        if jiao is not None:
+            pay_ron, pay_self = self._pays("flush", m > 0, ow, alarm_bao(kind, melds))
+            plain_ron, plain_self = self._pays("", m > 0, ow, False)
+            return jiao * pay_ron + (1 - jiao) * plain_ron, jiao * pay_self + (1 - jiao) * plain_self
+        return self._pays("flush" if (self._flush_line(o) or alarms) else "", m > 0, ow, alarms and self.me.ai.bazhi)
+
+    def _pays(self, plan: str, is_open: bool, ow: int, bao: bool) -> tuple[float, float]:
+        """(what this seat pays when seat wind ``ow`` wins the plan's typical hand on its discard (``bao``: for all
+        three, 包), what it pays when that seat self-draws it)."""
+        r = self.rep(plan, is_open, ow, self.wind)
+        s_ = self.rep(plan, is_open, ow, None)
         pay_ron = -float(r[self.wind]) if r else 0.0
-        if alarms and self.me.ai.bazhi and r:  # Wuhu: dealing into a 3对 alarm pays for all three (包)
+        if bao and r:  # dealing into it pays for all three (包)
             pay_ron = float(r[ow])
-        pay_self = -float(s_[self.wind]) if s_ else 0.0
-        return max(0.3, pay_ron - 0.35 * pay_self), flush_line, alarms
+        return pay_ron, (-float(s_[self.wind]) if s_ else 0.0)
 
     def deal_in_chance(self, o: int, k: int) -> float:
-        """The measured chance that discarding k now deals in to seat o (:mod:`engine.strong.calibration`)."""
-        base = DANGER_BASE.get(self.variant)
-        if base is None:
-            return 0.0
-        if self.passed is not None and k in self.passed[o]:
-            return 0.0  # let go by o since its last discard: no discard win on it now
-        if self.variant == "hefei" and HEFEI_LEARNED:  # Hefei: the learned model (engine/strong/hefei.py)
-            if self._hefei_danger is None:
+        """The measured chance that discarding k now deals in to seat o (:mod:`engine.strong.calibration`; against a
+        Wuhu seat showing an alarm, its factor by the alarm and the tile: :data:`ALARM_FACTOR`)."""
+        if self.variant == "hefei" and HEFEI_LEARNED and DANGER_BASE.get(self.variant) is not None:
+            if self.passed is not None and k in self.passed[o]:
+                return 0.0  # let go by o since its last discard: no discard win on it now
+            if self._hefei_danger is None:  # Hefei: the learned model (engine/strong/hefei.py)
                 self._hefei_danger = HefeiDangerReader(self.view, self.unseen)
             return min(0.35, self._hefei_danger.chance(o, k))
+        p, alarm = self.rest_chance(o, k)
+        if alarm:
+            kind = alarm_kind(self.view["alarms"][o])
+            by = ALARM_FACTOR.get(self.variant)
+            if by and kind:  # measured against the rest of the model (calibrate_alarm_danger.py)
+                p *= by.get(f"{kind}:{alarm_class(self.melds[o], k)}", 1.0)
+            else:
+                p *= DANGER_FACTOR[self.variant].get("alarm", {}).get(True, 1.0)
+        return min(0.35, p)
+
+    def rest_chance(self, o: int, k: int) -> tuple[float, bool]:
+        """(the product of the measured base and factors for discarding k against seat o, without the cap and
+        without the factor of its alarm; whether o shows an alarm). 0 when the tile cannot deal in to o now."""
+        base = DANGER_BASE.get(self.variant)
+        if base is None:
+            return 0.0, False
+        if self.passed is not None and k in self.passed[o]:
+            return 0.0, False  # let go by o since its last discard: no discard win on it now
         m, rl, inriv, rel, dshare, edge, alarm = danger_features(self.view, o, k)
         p = base[m][rl]
         if self.me.ai.hua_gate:  # Chizhou: a discard win needs 3 花 (C5), so the 花 the seat shows decide
             p = CHIZHOU_DANGER_BY_HUA[min(shown_hua(self.wind_melds[(o - self.dealer) % 4]), 3)][rl]
         fac = DANGER_FACTOR[self.variant]
-        for name, val in (("inriv", inriv), ("rel", rel), ("dshare", dshare), ("edge", edge), ("alarm", alarm)):
+        for name, val in (("inriv", inriv), ("rel", rel), ("dshare", dshare), ("edge", edge)):
             if name == "edge" and self.variant == "hefei":  # Hefei: the ways to wait on it (engine/strong/hefei.py)
                 p *= HEFEI_WAYS_FACTOR[hefei_ways_bucket(self.unseen, k)]
                 continue
             p *= fac.get(name, {}).get(val, 1.0)
+        if not alarm:
+            p *= fac.get("alarm", {}).get(False, 1.0)
         if k >= HONOR and self.unseen[k] == 0:
             p = 0.0  # every copy in sight: nobody waits on it
-        return min(0.35, p)
+        return p, alarm
 
     def danger(self, k: int) -> tuple[float, float, int | None]:
         """(chance discarding k deals in now, expected 子 it costs, the seat it is most dangerous against); kept

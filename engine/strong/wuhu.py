@@ -288,3 +288,36 @@ def hun_chance(c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld_t
         return None
     return p, HUN_EV[d][t] / p, d
 
+
+
+# ------------------------------------------------------------------------------------------------ alarms (报警, W12)
+
+ALARM_KINDS = ("alarm_three_pure", "alarm_three_mixed", "alarm_double_eight", "alarm_double_sihe")
+"""The alarms in the order a seat showing several is filed by (the 3对 alarms first: theirs is the 包 that bites)."""
+
+
+def alarm_kind(codes: Sequence[str]) -> str:
+    """The alarm a seat is priced by: the first of :data:`ALARM_KINDS` among its alarm codes ("" when none)."""
+    return next((k for k in ALARM_KINDS if k in codes), "")
+
+
+def alarm_class(melds: Sequence[Mapping[str, Any]], k: int) -> str:
+    """Tile ``k`` against a seat's alarm: ``suit`` (of the suit most of its shown suited melds are of: its alarm's),
+    ``other`` (another suit) or ``red`` (红中)."""
+    if k >= HONOR:
+        return "red"
+    suits = [int(m["tile"]) // 9 for m in melds if int(m["tile"]) < HONOR]
+    main = max(range(3), key=suits.count) if suits else None
+    return "suit" if k // 9 == main else "other"
+
+
+def alarm_bao(kind: str, melds: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a discarder who deals a 交 into this alarm pays for everyone (包, W12): a 3对 alarm always (the rule
+    of one feeder of all three aside), a 双八支 alarm when the seat shows a claimed pung or kong of another suit; a
+    双四核 alarm only on the tile of its own pungs (a fourth copy), not counted here."""
+    if kind in ("alarm_three_pure", "alarm_three_mixed"):
+        return True
+    if kind == "alarm_double_eight":
+        suits = {int(m["tile"]) // 9 for m in melds if int(m["tile"]) < HONOR and str(m["kind"]) in ("pung", "kong")}
+        return len(suits) >= 2
+    return False

@@ -447,24 +447,25 @@ def test_a_discard_that_may_deal_in_is_called_unsafe_not_a_weaker_shape():
 
 
 def test_a_deal_in_against_an_alarm_names_the_alarm_and_what_it_costs():
-    """Wuhu, step 32: West has alarmed (双四核): dealing in pays for all three (包). The card said whom the tile was
-    dangerous against and the chances, not why West was a threat nor what a deal-in costs; the figures are the
-    evaluator's (the chance and cost of the player's discard, from the seat's view at that step)."""
+    """Wuhu (seed al5), step 25: North has a 3对 alarm (混: two pungs of a suit and 红中; dealing a 交 into it pays for
+    all three, 包). The card said whom the tile was dangerous against and the chances, not why North was a threat
+    nor what a deal-in costs; the figures are the evaluator's (the chance and cost of the player's discard, from the
+    seat's view at that step)."""
     from engine.strong import evaluate
     from render.replay import describe_reason
 
-    r, rv = _reviewed("wuhu", "img", 0, _STRONG_OTHERS)
-    d = rv.at(32)
-    assert d is not None and (d.reason, d.threat_why) == ("safer", "alarm") and d.cost == 17.7
-    o = evaluate(r.view(31, 0), 0).of(d.played.action)
-    assert o is not None and o.threat == d.played.threat and r.view(31, 0)["alarms"][o.threat]
+    r, rv = _reviewed("wuhu", "al5", 0, _STRONG_OTHERS)
+    d = rv.at(25)
+    assert d is not None and (d.reason, d.threat_why) == ("safer", "alarm") and d.cost == 0.7
+    o = evaluate(r.view(24, 0), 0).of(d.played.action)
+    assert o is not None and o.threat == d.played.threat and r.view(24, 0)["alarms"][o.threat] == ["alarm_three_mixed"]
     cost = f"{o.cost:.1f}"
     assert describe_reason(d, "zh", ["A", "B", "C", "D"], r.winds) == \
-        f"更安全：防西 C（已报警），点炮机会 27% 对 1%，点炮约损失 {cost} 子"
+        f"更安全：防北 D（已报警），点炮机会 19% 对 2%，点炮约损失 {cost} 子"
     assert describe_reason(d, "zh-TW", ["A", "B", "C", "D"], r.winds) == \
-        f"更安全：防西 C（已報警），放槍機會 27% 對 1%，放槍約損失 {cost} 子"
+        f"更安全：防北 D（已報警），放槍機會 19% 對 2%，放槍約損失 {cost} 子"
     assert describe_reason(d, "en", ["A", "B", "C", "D"], r.winds) == \
-        f"safer against W C (alarm, 报警): 27% to deal in against 1%; a deal-in costs about {cost} 子"
+        f"safer against N D (alarm, 报警): 19% to deal in against 2%; a deal-in costs about {cost} 子"
 
 
 def test_an_honour_that_feeds_another_seats_hua_is_said_so():
@@ -851,3 +852,29 @@ def test_a_ready_shape_short_of_eight_of_a_suit_is_not_called_the_faster_hand():
     for lang in ("zh", "zh-TW"):
         lines = [t.text for t in review_layout(rv, r, lang)[1]]
         assert any(line.endswith("26.8 子 对 12.4 子") or line.endswith("26.8 子 對 12.4 子") for line in lines), lines
+
+
+def test_risky_choices_against_one_seat_add_up_to_one_deal_in_at_most():
+    """Seven discards into an alarmed seat at 40% to deal in where the AI's tile is at 3%, each charged 26 子 (a
+    deal-in costs 66 子): summed, 182 子, 2.6 deal-ins in a hand that ends at the first. They count up to one
+    deal-in (66 子), in step order; a risky choice against another seat, and small risks that stay under the price
+    of a deal-in, count in full."""
+    from engine.review import one_deal_in
+    from render.replay import review_foot
+
+    def push(step: int, threat: int, p: float, q: float, cost: float) -> Decision:
+        you = Choice(Action("discard", 0, step % 27), 1, 20, ev=-p * cost, deal_in=p, danger=p * cost, threat=threat)
+        ai = Choice(Action("discard", 0, (step + 1) % 27), 1, 20, ev=-q * cost, deal_in=q, danger=q * cost)
+        return Decision(step, 0, you, ai, reason="safer", threat_why="alarm")
+
+    pushes = [push(10 + 3 * i, 1, 0.4, 0.03, 66.0) for i in range(7)]
+    other = push(40, 2, 0.2, 0.0, 10.0)
+    rv = Review(0, one_deal_in([*pushes, other]))
+    assert [d.cost for d in rv.decisions] == [24.4] * 7 + [2.0]
+    assert [d.counted for d in rv.decisions] == [24.4, 24.4, 17.2, 0.0, 0.0, 0.0, 0.0, 2.0]
+    assert rv.cost == 68.0 and rv.capped() == [(list(rv.decisions[:7]), 170.8, 66.0)]
+    line = next(x for x in review_foot(rv, "en") if "risky" in x)
+    assert line.startswith("Steps 10, 13, 16, 19, 22, 25, 28: risky tiles against South (alarm, 报警), 170.8 子 in")
+    assert "170.8 子 in all, counted as 66.0 子, one deal-in and the hand it ends" in line
+    small = [push(10, 1, 0.1, 0.0, 5.0), push(12, 1, 0.1, 0.0, 5.0)]  # 0.5 + 0.5 under a 5 子 deal-in
+    assert Review(0, one_deal_in(small)).cost == 1.0 and one_deal_in(small) == tuple(small)

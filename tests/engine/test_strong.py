@@ -161,17 +161,46 @@ def _pung(k, fed):
     return {"kind": "pung", "tile": k, "tiles": [k] * 3, "fed_by": fed, "claimed": k, "added": False}
 
 
-def test_wuhu_strong_folds_against_an_alarm():
-    # seat 1 shows three 筒 pungs (清一色三对报警): dealing in pays for all three (包). A far hand keeps its 筒.
+def _alarmed(alarm, pungs):
+    """Wuhu, wall 30: seat 1 shows these pungs and this alarm and has let nine tiles of 万 and 条 go; seat 0 holds
+    five 万, six 条 and two 筒, far from ready."""
     p = parse_hand
-    melds = [[], [_pung(p("2p").concealed[0], 2), _pung(p("5p").concealed[0], 3), _pung(p("8p").concealed[0], 2)],
-             [], []]
-    v = _view("wuhu", "13579m2468s7p3p1s9s", melds=melds, alarms=[[], ["alarm_three_pure"], [], []], wall=30)
-    best = evaluate(v, 0).best
-    assert best.action.tile is not None and not 9 <= best.action.tile < 18
-    worst_p = min((o for o in evaluate(v, 0).options if o.action.tile in (parse_hand("7p").concealed[0],)),
-                  key=lambda o: o.ev)
+    melds = [[], [_pung(p(x).concealed[0], 2) for x in pungs], [], []]
+    rivers = [[], _river(["2m", "4m", "6m", "8m", "3s", "5s", "7s", "9m", "1m"]), [], []]
+    return _view("wuhu", "13579m2468s7p3p1s9s", melds=melds, rivers=rivers, alarms=[[], [alarm], [], []], wall=30)
+
+
+def test_wuhu_strong_folds_against_an_alarm():
+    # seat 1 shows three 筒 pungs (清一色三对报警): a 交 dealt into it pays for all three (包). A far hand keeps its 筒.
+    v = _alarmed("alarm_three_pure", ["2p", "5p", "8p"])
+    ev = evaluate(v, 0)
+    assert ev.best.action.tile is not None and not 9 <= ev.best.action.tile < 18
+    worst_p = min((o for o in ev.options if o.action.tile in (parse_hand("7p").concealed[0],)), key=lambda o: o.ev)
     assert worst_p.threat == 1
+
+
+def test_wuhu_an_alarm_is_priced_as_its_deal_ins_were_measured():
+    # What a deal-in to an alarmed seat pays: a 交 at the share of such deal-ins that were one
+    # (calibration_wuhu_alarm.ALARM_JIAO), with 包 where W12 gives it, a plain win otherwise. Before, every alarm was
+    # priced as a 交 with 包 (90 子 on every deal-in, where four normal AIs' deal-ins into alarms paid 7.5 on average)
+    # and its chance had the marginal alarm factor (x4.1) on a base that already counts the melds (5 times the
+    # deal-ins that happened, benchmarks/calibrate_alarm_danger.py).
+    from engine.strong.calibration_wuhu_alarm import ALARM_JIAO
+    from engine.strong.evaluator import Know
+    from engine.strong.wuhu import alarm_bao
+
+    three = Know(_alarmed("alarm_three_pure", ["2p", "5p", "8p"]), 0)
+    sihe = Know(_alarmed("alarm_double_sihe", ["2p", "3p"]), 0)
+    assert alarm_bao("alarm_three_pure", three.melds[1]) and not alarm_bao("alarm_double_sihe", sihe.melds[1])
+    jiao_bao, _ = three._pays("flush", True, 1, True)  # a 交 dealt into it: for all three
+    plain, _ = three._pays("", True, 1, False)
+    pay3 = three.deal_in_pays(1)[0]
+    assert pay3 == pytest.approx(ALARM_JIAO["alarm_three_pure"] * jiao_bao + (1 - ALARM_JIAO["alarm_three_pure"]) * plain)
+    assert plain < sihe.deal_in_pays(1)[0] < pay3 < jiao_bao / 3
+    # the alarm's suit is the dangerous one; a 筒 against three 筒 pungs stays well under the cap of 0.35
+    k7p, k1s = parse_hand("7p").concealed[0], parse_hand("1s").concealed[0]
+    p7, p1 = three.deal_in_chance(1, k7p), three.deal_in_chance(1, k1s)
+    assert 0.05 < p7 < 0.35 and p1 < p7 / 5
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

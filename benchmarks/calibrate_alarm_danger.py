@@ -1,0 +1,241 @@
+"""How dangerous is a discard against a seat that raised an alarm (报警), against what the strong AI predicts (run by
+hand, niced; about a minute per 10,000 hands of normal AIs, ten per 1,000 hands of strong AIs).
+
+``python -m benchmarks.calibrate_alarm_danger [--variant wuhu] [--hands N] [--ai normal|strong] [--seed alarm]
+[--threat alarm|flush] [--rows FILE [--load]] [--write]``
+
+Four AIs of one kind play N one-hand deals (``Table.new(variant, "{seed}:{i}")``). At every discard, for each other
+seat showing an alarm (``view["alarms"]``: only Wuhu has them, W12; ``--threat flush``: the seats showing a one-suit
+line and no alarm instead), the discarder's own evaluator (:class:`engine.strong.evaluator.Know`, from the
+discarder's view, as the strong AI and the review read it) gives
+
+- the predicted chance that the tile deals in to that seat (:meth:`Know.deal_in_chance`), the model's product
+  without an alarm's factor (:meth:`Know.rest_chance`) and the chance to deal in to anyone (:meth:`Know.danger`,
+  the figure the review card shows);
+- the predicted cost of dealing in to it (:meth:`Know._threat`) and the payment it reads for a deal-in
+  (:meth:`Know.deal_in_pays`, before the part of a self-draw's it takes off);
+
+and what happened: whether that seat won on the discard (and whether anyone did), then what the discarder paid (the
+win's ``payments``), whether the win was a 交 and whether the discarder paid for everyone (包 or 点炮包三家).
+
+Each exposure is filed by the predicted chance (bands 0-1%, 1-3%, 3-10%, 10-20%, 20-40%, 40%+), by the alarm
+(3对 pure / mixed, 双八支, 双四核; a seat with several by the first of those: :func:`engine.strong.wuhu.alarm_kind`)
+and by the tile's class against the alarm (:func:`engine.strong.wuhu.alarm_class`): ``suit`` (the suit of the
+alarm's melds), ``other`` (another suit), ``red`` (红中). Per cell: the exposures, the predicted deal-ins (the sum
+of the chances), the deal-ins that happened and their ratio. ``--write`` rewrites
+``engine/strong/calibration_wuhu_alarm.py`` from normal AIs' rows: per alarm and class the factor that makes the
+model's product without an alarm's factor match the deal-ins ((deal-ins + 2) / (predicted + 2), as
+``calibrate_hefei_danger`` does for the ways), and per alarm the share of its deal-ins that were a 交.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.ai import choose
+from engine.strong.evaluator import Know
+from engine.strong.wuhu import ALARM_KINDS as KIND_ORDER
+from engine.strong.wuhu import alarm_class, alarm_kind
+from engine.table import Table
+from engine.tiles import HONOR
+
+BANDS = (0.0, 0.01, 0.03, 0.10, 0.20, 0.40)
+BAND_NAMES = ("0-1%", "1-3%", "3-10%", "10-20%", "20-40%", "40%+")
+SHORT = {"flush_line": "one-suit line", "alarm_three_pure": "3对清", "alarm_three_mixed": "3对混", "alarm_double_eight": "双八支",
+         "alarm_double_sihe": "双四核"}
+
+
+def band(p: float) -> int:
+    return max(i for i, b in enumerate(BANDS) if p >= b)
+
+
+def flush_line(melds: Sequence[Mapping[str, Any]]) -> bool:
+    """The evaluator's one-suit line: two or more melds, the suited ones all of one suit."""
+    return len(melds) >= 2 and len({min(int(m["tile"]) // 9, 3) for m in melds if int(m["tile"]) < HONOR}) == 1
+
+
+def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat: str = "alarm"
+            ) -> list[dict[str, Any]]:
+    """One row per exposure of a discard to a seat showing an alarm (see the module docstring); ``threat="flush"``:
+    to a seat showing no alarm but a one-suit line (:func:`flush_line`) instead."""
+
+    def watched(v: Mapping[str, Any], o: int) -> bool:
+        if threat == "alarm":
+            return bool(v["alarms"][o])
+        return not v["alarms"][o] and flush_line(v["melds"][o])
+
+    rows: list[dict[str, Any]] = []
+    for i in range(first, first + hands):
+        t = Table.new(variant, f"{seed}:{i}")
+        rng = random.Random(i)
+        pending: list[dict[str, Any]] = []
+        while t.hand.phase in ("play", "claim", "rob"):
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            a = la[0] if len(la) == 1 else choose(t, s, la, ai, rng)
+            if a.type == "discard" and a.tile is not None:
+                rows += pending
+                pending = []
+                v = t.view(s)
+                if any(watched(v, o) for o in range(4) if o != s):
+                    kn = Know(v, s)
+                    p_tot, _, _ = kn.danger(a.tile)
+                    for o in range(4):
+                        if o == s or not watched(v, o):
+                            continue
+                        p = kn.deal_in_chance(o, a.tile)
+                        rest = kn.rest_chance(o, a.tile)[0]
+                        rows_p = {
+                            "hand": i, "seat": s, "o": o, "tile": a.tile,
+                            "kind": alarm_kind(v["alarms"][o]) or "flush_line", "alarms": list(v["alarms"][o]),
+                            "cls": alarm_class(v["melds"][o], a.tile), "p": p, "p_rest": rest, "p_tot": p_tot,
+                            "cost": kn._threat(o)[0], "pay_pred": kn.deal_in_pays(o)[0], "melds": len(v["melds"][o]),
+                            "wall": int(v["wall_count"]), "hit": False, "hit_any": False, "paid": 0, "jiao": False, "bao": False,
+                        }
+                        pending.append(rows_p)
+            for e in t.apply(a):
+                if e.type == "win" and e.data["from"] is not None and e.data["from"] != e.seat:
+                    for r_ in pending:
+                        r_["hit_any"] = True  # the discard dealt in (to whoever won on it)
+                        if r_["o"] == e.seat and r_["seat"] == e.data["from"]:
+                            pay_s = int(e.data["payments"][r_["seat"]])
+                            r_["hit"] = True
+                            r_["paid"] = -pay_s
+                            r_["bao"] = sum(1 for x in e.data["payments"] if x < 0) == 1
+                            r_["jiao"] = any(it["code"] == "jiao_count" for it in e.data["items"])
+        rows += pending
+    return rows
+
+
+def _line(name: str, rs: Sequence[Mapping[str, Any]], key: str = "p") -> str:
+    n = len(rs)
+    pred = sum(r[key] for r in rs)
+    hits = sum(1 for r in rs if r["hit_any" if key == "p_tot" else "hit"])
+    ratio = f"{pred / hits:5.2f}x" if hits else "   - "
+    mean_p = pred / n if n else 0.0
+    return (f"| {name} | {n} | {100 * mean_p:.1f}% | {pred:.1f} | {hits} | {100 * hits / max(1, n):.1f}% | "
+            f"{ratio} |")
+
+
+HEAD = "| cell | exposures | mean predicted | predicted deal-ins | deal-ins | rate | predicted / happened |\n" \
+       "|---|---|---|---|---|---|---|"
+
+
+def report(rows: Sequence[Mapping[str, Any]], key: str = "p") -> str:
+    what = ("the chance to deal in to anyone (p_tot, the card's figure) against a deal-in to anyone" if key == "p_tot"
+            else "the chance to deal in to the seat (p) against a deal-in to it")
+    out = [f"by {what}:", HEAD]
+    for b, name in enumerate(BAND_NAMES):
+        out.append(_line(name, [r for r in rows if band(r[key]) == b], key))
+    out.append(_line("all", rows, key))
+    out += ["", "by alarm:", HEAD]
+    for k in (*KIND_ORDER, "flush_line"):
+        out.append(_line(SHORT[k], [r for r in rows if r["kind"] == k], key))
+    out += ["", "by the tile's class (the alarm's suit, another suit, 红中):", HEAD]
+    for c in ("suit", "other", "red"):
+        out.append(_line(c, [r for r in rows if r["cls"] == c], key))
+    out += ["", "by alarm and class:", HEAD]
+    for k in KIND_ORDER:
+        for c in ("suit", "other", "red"):
+            rs = [r for r in rows if r["kind"] == k and r["cls"] == c]
+            if rs:
+                out.append(_line(f"{SHORT[k]} {c}", rs, key))
+    hits = [r for r in rows if r["hit"]]
+    out += ["", "the deal-ins: predicted cost against the payment",
+            "| alarm | deal-ins | predicted cost (mean) | predicted payment (mean) | paid (mean) | 交 | paid for all |",
+            "|---|---|---|---|---|---|---|"]
+    for k in (*KIND_ORDER, "flush_line", ""):
+        hs = [r for r in hits if not k or r["kind"] == k]
+        if hs:
+            n = len(hs)
+            out.append(f"| {SHORT.get(k, 'all')} | {n} | {sum(r['cost'] for r in hs) / n:.1f} | "
+                       f"{sum(r['pay_pred'] for r in hs) / n:.1f} | {sum(r['paid'] for r in hs) / n:.1f} | "
+                       f"{sum(r['jiao'] for r in hs)} | {sum(r['bao'] for r in hs)} |")
+    n = len(rows)
+    if n:
+        exp_cost = sum(r["p"] * r["cost"] for r in rows)
+        real = sum(r["paid"] for r in rows if r["hit"])
+        out.append(f"\ncharged in all (sum of chance x cost): {exp_cost:.1f} 子 over {n} exposures; paid on the "
+                   f"deal-ins: {real:.0f} 子")
+    return "\n".join(out)
+
+
+def residual(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Per "alarm:class": (wins + 2) / (the chances of the model without an alarm factor + 2) (a thin cell stays near
+    1)."""
+    out: dict[str, float] = {}
+    for k in KIND_ORDER:
+        for c in ("suit", "other", "red"):
+            rs = [r for r in rows if r["kind"] == k and r["cls"] == c]
+            pred = sum(min(0.35, r["p_rest"]) for r in rs)
+            hits = sum(1 for r in rs if r["hit"])
+            out[f"{k}:{c}"] = round((hits + 2) / (pred + 2), 3)
+    return out
+
+
+def jiao_share(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Per alarm: the share of the deal-ins to it that were a 交 ((交 + 1) / (deal-ins + 2): a thin cell stays off 0)."""
+    out: dict[str, float] = {}
+    for k in KIND_ORDER:
+        hs = [r for r in rows if r["kind"] == k and r["hit"]]
+        out[k] = round((sum(1 for r in hs if r["jiao"]) + 1) / (len(hs) + 2), 3)
+    return out
+
+
+def write(rows: Sequence[Mapping[str, Any]], hands: int) -> str:
+    """Rewrite ``engine/strong/calibration_wuhu_alarm.py`` from four normal AIs' rows."""
+    import pathlib
+
+    fac, jiao = residual(rows), jiao_share(rows)
+    path = pathlib.Path(__file__).resolve().parent.parent / "engine" / "strong" / "calibration_wuhu_alarm.py"
+    path.write_text(
+        '"""Wuhu: a discard against a seat showing an alarm (报警, W12), measured (generated by\n'
+        '``python -m benchmarks.calibrate_alarm_danger --write``; do not edit by hand)."""\n\n'
+        "from __future__ import annotations\n\n"
+        f"HANDS = {hands}\n"
+        '"""One-hand deals of four normal AIs its figures come from."""\n\n'
+        f"ALARM_FACTOR: dict[str, float] = {fac!r}\n"
+        '""""alarm:class" -> factor on the rest of the danger model (base and factors, without an alarm\'s)."""\n\n'
+        f"ALARM_JIAO: dict[str, float] = {jiao!r}\n"
+        '"""alarm -> the share of the deal-ins to a seat showing it that were a 交."""\n', encoding="utf-8")
+    return str(path)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variant", default="wuhu")
+    ap.add_argument("--hands", type=int, default=5000)
+    ap.add_argument("--first", type=int, default=0)
+    ap.add_argument("--ai", default="normal", choices=("normal", "strong"))
+    ap.add_argument("--seed", default="alarm")
+    ap.add_argument("--threat", default="alarm", choices=("alarm", "flush"),
+                    help="the seats watched: those with an alarm, or those with a one-suit line and no alarm")
+    ap.add_argument("--rows", help="write the rows here (JSON lines) / read them instead of playing with --load")
+    ap.add_argument("--load", action="store_true")
+    ap.add_argument("--residual", action="store_true")
+    ap.add_argument("--write", action="store_true", help="rewrite engine/strong/calibration_wuhu_alarm.py")
+    args = ap.parse_args()
+    if args.load:
+        with open(args.rows, encoding="utf-8") as f:
+            rows = [json.loads(x) for x in f]
+    else:
+        rows = collect(args.variant, args.hands, args.ai, args.seed, args.first, args.threat)
+        if args.rows:
+            with open(args.rows, "w", encoding="utf-8") as f:
+                f.writelines(json.dumps(r) + "\n" for r in rows)
+    print(f"{args.variant}, four {args.ai} AIs, {args.hands} hands: {len(rows)} discards against a seat with an alarm")
+    print(report(rows))
+    print()
+    print(report(rows, "p_tot"))
+    if args.residual or args.write:
+        print(residual(rows), jiao_share(rows))
+    if args.write:
+        print("wrote", write(rows, args.hands))
+
+
+if __name__ == "__main__":
+    main()
