@@ -59,6 +59,7 @@ from ..variants.chizhou import shown_hua
 from . import chizhou as chizhou_mod
 from . import learned as learned_mod
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
+from .calibration_hefei_melds import MELD_FACTOR as HEFEI_MELD_FACTOR
 from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .calibration_wuhu_alarm import ALARM_FACTOR as WUHU_ALARM_FACTOR
 from .calibration_wuhu_alarm import ALARM_JIAO as WUHU_ALARM_JIAO
@@ -69,6 +70,7 @@ from .chizhou import LET_GO as CHIZHOU_LET_GO
 from .hefei import LEARNED as HEFEI_LEARNED
 from .hefei import WAYS_FACTOR as HEFEI_WAYS_FACTOR
 from .hefei import DangerReader as HefeiDangerReader
+from .hefei import meld_cell as hefei_meld_cell
 from .hefei import ways_bucket as hefei_ways_bucket
 from .learned import VALUE_LEARNED
 from .learned import Reader as LearnedReader
@@ -253,6 +255,10 @@ marginal alarm factor of :data:`DANGER_FACTOR` (measured by ``benchmarks/calibra
 ALARM_JIAO: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_JIAO}
 """Per variant with alarms: alarm -> the share of the deal-ins to a seat showing it that were a 交 (the rest were
 plain wins): what a deal-in to it costs mixes the two (:meth:`Know._threat`)."""
+MELD_FACTOR: dict[str, dict[str, float]] = {"hefei": HEFEI_MELD_FACTOR}
+"""Per variant: the seat's melds and the wall left (:func:`engine.strong.hefei.meld_cell`) -> the factor on the rest
+of the danger model (its base and factors count the melds, and the factor of the melds' suit counts them again:
+measured by ``benchmarks/calibrate_alarm_danger.py --threat any``)."""
 PASSED_SAFE = frozenset({"wuhu", "hefei"})
 """Variants whose danger reads :func:`passed_since`: a tile another seat let go by since its own last discard does
 not win for it now (it did not wait on it, or it passed a win and 漏胡 bars it from any discard win until it draws)."""
@@ -326,6 +332,8 @@ class Know:
         self.unseen = still_to_come(view, self.me.remaining)
         self.U = max(1, sum(self.unseen))
         self.turns = max(0, (int(view["wall_count"]) - self.V.reserve)) // 4
+        self.full_wall = sum(self.V.tile_counts(self.rules)) - 53
+        """The wall at the first discard (the dealer's 14 and the others' 13 tiles dealt)."""
         self.melds = view["melds"]
         self.own_melds = [_wind_meld(m, self.dealer) for m in self.melds[seat]]
         self.wind_melds = tuple(tuple(_wind_meld(m, self.dealer) for m in self.melds[(self.dealer + w) % 4])
@@ -428,15 +436,16 @@ class Know:
         (:data:`ALARM_JIAO`) and a plain win otherwise."""
         melds = self.melds[o]
         alarms = bool(self.view["alarms"][o])
-        m = len(melds)
+        is_open = any(x["kind"] != "concealed_kong" for x in melds)  # concealed kongs keep it concealed (门清)
         ow = (o - self.dealer) % 4
         kind = alarm_kind(self.view["alarms"][o]) if alarms else ""
         jiao = ALARM_JIAO.get(self.variant, {}).get(kind)
         if jiao is not None:
-            pay_ron, pay_self = self._pays("flush", m > 0, ow, alarm_bao(kind, melds))
-            plain_ron, plain_self = self._pays("", m > 0, ow, False)
+            pay_ron, pay_self = self._pays("flush", is_open, ow, alarm_bao(kind, melds))
+            plain_ron, plain_self = self._pays("", is_open, ow, False)
             return jiao * pay_ron + (1 - jiao) * plain_ron, jiao * pay_self + (1 - jiao) * plain_self
-        return self._pays("flush" if (self._flush_line(o) or alarms) else "", m > 0, ow, alarms and self.me.ai.bazhi)
+        return self._pays("flush" if (self._flush_line(o) or alarms) else "", is_open, ow,
+                          alarms and self.me.ai.bazhi)
 
     def _pays(self, plan: str, is_open: bool, ow: int, bao: bool) -> tuple[float, float]:
         """(what this seat pays when seat wind ``ow`` wins the plan's typical hand on its discard (``bao``: for all
@@ -458,6 +467,9 @@ class Know:
                 self._hefei_danger = HefeiDangerReader(self.view, self.unseen)
             return min(0.35, self._hefei_danger.chance(o, k))
         p, alarm = self.rest_chance(o, k)
+        by_melds = MELD_FACTOR.get(self.variant)
+        if by_melds:  # measured against the rest of the model, by the seat's melds and the wall left
+            p *= by_melds.get(hefei_meld_cell(self.melds[o], int(self.view["wall_count"]), self.full_wall), 1.0)
         if alarm:
             kind = alarm_kind(self.view["alarms"][o])
             by = ALARM_FACTOR.get(self.variant)
