@@ -2,7 +2,7 @@
 hand, niced; about a minute per 10,000 hands of normal AIs, ten per 1,000 hands of strong AIs).
 
 ``python -m benchmarks.calibrate_alarm_danger [--variant wuhu] [--hands N] [--ai normal|strong] [--seed alarm]
-[--threat alarm|flush] [--rows FILE [--load]] [--write]``
+[--threat alarm|flush|any] [--rows FILE [--load]] [--write]``
 
 Four AIs of one kind play N one-hand deals (``Table.new(variant, "{seed}:{i}")``). At every discard, for each other
 seat showing an alarm (``view["alarms"]``: only Wuhu has them, W12; ``--threat flush``: the seats showing a one-suit
@@ -26,6 +26,14 @@ of the chances), the deal-ins that happened and their ratio. ``--write`` rewrite
 ``engine/strong/calibration_wuhu_alarm.py`` from normal AIs' rows: per alarm and class the factor that makes the
 model's product without an alarm's factor match the deal-ins ((deal-ins + 2) / (predicted + 2), as
 ``calibrate_hefei_danger`` does for the ways), and per alarm the share of its deal-ins that were a 交.
+
+``--threat any`` watches every other seat (any variant) and prints, against what happened, the chance and the price a
+deal-in is read at (the payment :meth:`Know.deal_in_pays` and the cost :meth:`Know._threat`, over the deal-ins that
+happened, against what the discarder paid) by the chance's band, by the seat's shown melds (none, concealed kongs only,
+one open meld, two or more) and the wall left in thirds (:func:`engine.strong.hefei.meld_cell`), and in Chizhou by the
+花 the seat shows. With ``--variant hefei --write`` it rewrites ``engine/strong/calibration_hefei_melds.py``: per
+cell of the seat's melds and the wall left, the factor that makes the model's chance match the deal-ins
+((deal-ins + 2) / (predicted without the cell's factor + 2)).
 """
 
 from __future__ import annotations

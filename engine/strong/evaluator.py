@@ -13,7 +13,7 @@ For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to
 - **the risk and cost of dealing in** (a discard only): for each other seat, how likely it is ready (its melds, its
   river's length, its 报警 alarms, the 花 it shows), which suit it collects (its melds, the suits it stopped
   discarding), how safe the tile is against it (its own river, tiles three apart, tiles it let go by since its last
-  discard, in Wuhu and Hefei), and what dealing in would cost (the scorer's payment from this seat, with the
+  discard, in Wuhu and Hefei; in Hefei its melds and the wall left, measured), and what dealing in would cost (the scorer's payment from this seat, with the
   点炮包三家 house rule; against a Wuhu alarm a 交 with its 包 at the measured share of such deal-ins), plus the chance
   of winning it gives up.
 
