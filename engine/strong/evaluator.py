@@ -64,6 +64,7 @@ from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .calibration_wuhu_alarm import ALARM_FACTOR as WUHU_ALARM_FACTOR
 from .calibration_wuhu_alarm import ALARM_JIAO as WUHU_ALARM_JIAO
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
+from .chizhou import DEAL_IN_PAYS as CHIZHOU_DEAL_IN_PAYS
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 from .chizhou import FLUSH_RATE as CHIZHOU_FLUSH_RATE
 from .chizhou import LET_GO as CHIZHOU_LET_GO
@@ -433,7 +434,8 @@ class Know:
         """(what this seat pays when it deals in to seat o, what it pays when o self-draws), by the scorer's typical
         hands: a plain win, or a one-suit 交 when o shows a one-suit line or an alarm; in Wuhu, against an alarm,
         the 交 (with its 包, :func:`engine.strong.wuhu.alarm_bao`) at the measured share of such seats' wins
-        (:data:`ALARM_JIAO`) and a plain win otherwise."""
+        (:data:`ALARM_JIAO`) and a plain win otherwise; in Chizhou a deal-in pays the measured mean
+        (:data:`engine.strong.chizhou.DEAL_IN_PAYS`)."""
         melds = self.melds[o]
         alarms = bool(self.view["alarms"][o])
         is_open = any(x["kind"] != "concealed_kong" for x in melds)  # concealed kongs keep it concealed (门清)
@@ -444,8 +446,11 @@ class Know:
             pay_ron, pay_self = self._pays("flush", is_open, ow, alarm_bao(kind, melds))
             plain_ron, plain_self = self._pays("", is_open, ow, False)
             return jiao * pay_ron + (1 - jiao) * plain_ron, jiao * pay_self + (1 - jiao) * plain_self
-        return self._pays("flush" if (self._flush_line(o) or alarms) else "", is_open, ow,
-                          alarms and self.me.ai.bazhi)
+        pay_ron, pay_self = self._pays("flush" if (self._flush_line(o) or alarms) else "", is_open, ow,
+                                       alarms and self.me.ai.bazhi)
+        if self.me.ai.hua_gate:  # Chizhou: the typical hands may not be won on a discard (C5); the measured payment
+            pay_ron = CHIZHOU_DEAL_IN_PAYS
+        return pay_ron, pay_self
 
     def _pays(self, plan: str, is_open: bool, ow: int, bao: bool) -> tuple[float, float]:
         """(what this seat pays when seat wind ``ow`` wins the plan's typical hand on its discard (``bao``: for all

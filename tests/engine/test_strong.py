@@ -311,6 +311,20 @@ def test_chizhou_strong_danger_follows_the_hua_a_seat_shows():
     assert kn.deal_in_chance(2, tile) == 0.0
 
 
+def test_chizhou_a_deal_in_is_priced_as_deal_ins_paid():
+    # Chizhou's typical hands the scorer prices may not be won on a discard (2 花, C5 needs 3): every deal-in read a
+    # payment of 0 and cost the floor of 0.3 子, where four normal AIs' deal-ins paid 1.8 on average (C8: f, 1 or 3)
+    from engine.strong.chizhou import DEAL_IN_PAYS
+    from engine.strong.evaluator import Know
+
+    p = parse_hand
+    melds = [[], [_pung(p(x).concealed[0], 3) for x in ("1z", "2z", "3z")], [], []]
+    kn = Know(_view("chizhou", "123m456p789s345m5p", melds=melds, wall=20), 0)
+    for o in (1, 2):
+        assert kn.deal_in_pays(o)[0] == DEAL_IN_PAYS == pytest.approx(1.8)
+        assert kn._threat(o)[0] > 1.0
+
+
 def test_chizhou_strong_aims_at_all_pungs():
     # five pairs and four lone tiles, early: 对对胡 (a 蜡子, three times a plain win, its pungs also the 花 the gate
     # needs) is the plan, so a lone tile goes and every pair stays
