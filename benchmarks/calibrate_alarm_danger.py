@@ -2,7 +2,7 @@
 hand, niced; about a minute per 10,000 hands of normal AIs, ten per 1,000 hands of strong AIs).
 
 ``python -m benchmarks.calibrate_alarm_danger [--variant wuhu] [--hands N] [--ai normal|strong] [--seed alarm]
-[--threat alarm|flush] [--rows FILE [--load]] [--write]``
+[--threat alarm|flush|any] [--rows FILE [--load]] [--write]``
 
 Four AIs of one kind play N one-hand deals (``Table.new(variant, "{seed}:{i}")``). At every discard, for each other
 seat showing an alarm (``view["alarms"]``: only Wuhu has them, W12; ``--threat flush``: the seats showing a one-suit
@@ -26,6 +26,14 @@ of the chances), the deal-ins that happened and their ratio. ``--write`` rewrite
 ``engine/strong/calibration_wuhu_alarm.py`` from normal AIs' rows: per alarm and class the factor that makes the
 model's product without an alarm's factor match the deal-ins ((deal-ins + 2) / (predicted + 2), as
 ``calibrate_hefei_danger`` does for the ways), and per alarm the share of its deal-ins that were a 交.
+
+``--threat any`` watches every other seat (any variant) and prints, against what happened, the chance and the price a
+deal-in is read at (the payment :meth:`Know.deal_in_pays` and the cost :meth:`Know._threat`, over the deal-ins that
+happened, against what the discarder paid) by the chance's band, by the seat's shown melds (none, concealed kongs only,
+one open meld, two or more) and the wall left in thirds (:func:`engine.strong.hefei.meld_cell`), and in Chizhou by the
+花 the seat shows. With ``--variant hefei --write`` it rewrites ``engine/strong/calibration_hefei_melds.py``: per
+cell of the seat's melds and the wall left, the factor that makes the model's chance match the deal-ins
+((deal-ins + 2) / (predicted without the cell's factor + 2)).
 """
 
 from __future__ import annotations
@@ -38,10 +46,12 @@ from typing import Any
 
 from engine.ai import choose
 from engine.strong.evaluator import Know
+from engine.strong.hefei import meld_cell
 from engine.strong.wuhu import ALARM_KINDS as KIND_ORDER
 from engine.strong.wuhu import alarm_class, alarm_kind
 from engine.table import Table
 from engine.tiles import HONOR
+from engine.variants.chizhou import shown_hua
 
 BANDS = (0.0, 0.01, 0.03, 0.10, 0.20, 0.40)
 BAND_NAMES = ("0-1%", "1-3%", "3-10%", "10-20%", "20-40%", "40%+")
@@ -64,6 +74,8 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
     to a seat showing no alarm but a one-suit line (:func:`flush_line`) instead."""
 
     def watched(v: Mapping[str, Any], o: int) -> bool:
+        if threat == "any":
+            return True
         if threat == "alarm":
             return bool(v["alarms"][o])
         return not v["alarms"][o] and flush_line(v["melds"][o])
@@ -73,6 +85,7 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
         t = Table.new(variant, f"{seed}:{i}")
         rng = random.Random(i)
         pending: list[dict[str, Any]] = []
+        wall0: int | None = None
         while t.hand.phase in ("play", "claim", "rob"):
             s = t.awaited()[0]
             la = t.legal_actions(s)
@@ -81,6 +94,8 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
                 rows += pending
                 pending = []
                 v = t.view(s)
+                if wall0 is None:
+                    wall0 = int(v["wall_count"])
                 if any(watched(v, o) for o in range(4) if o != s):
                     kn = Know(v, s)
                     p_tot, _, _ = kn.danger(a.tile)
@@ -89,12 +104,16 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
                             continue
                         p = kn.deal_in_chance(o, a.tile)
                         rest = kn.rest_chance(o, a.tile)[0]
+                        om = v["melds"][o]
                         rows_p = {
                             "hand": i, "seat": s, "o": o, "tile": a.tile,
                             "kind": alarm_kind(v["alarms"][o]) or "flush_line", "alarms": list(v["alarms"][o]),
                             "cls": alarm_class(v["melds"][o], a.tile), "p": p, "p_rest": rest, "p_tot": p_tot,
                             "cost": kn._threat(o)[0], "pay_pred": kn.deal_in_pays(o)[0], "melds": len(v["melds"][o]),
-                            "wall": int(v["wall_count"]), "hit": False, "hit_any": False, "paid": 0, "jiao": False, "bao": False,
+                            "wall": int(v["wall_count"]), "wall0": wall0, "full": kn.full_wall,
+                            "open": any(m["kind"] != "concealed_kong" for m in om), "flush_line": flush_line(om),
+                            "hua": shown_hua(kn.wind_melds[(o - kn.dealer) % 4]) if kn.me.ai.hua_gate else 0,
+                            "hit": False, "hit_any": False, "paid": 0, "jiao": False, "bao": False,
                         }
                         pending.append(rows_p)
             for e in t.apply(a):
@@ -164,6 +183,125 @@ def report(rows: Sequence[Mapping[str, Any]], key: str = "p") -> str:
     return "\n".join(out)
 
 
+def meld_class(r: Mapping[str, Any]) -> str:
+    """The seat's shown melds as the price reads them: none, concealed kongs only, one open meld, two or more."""
+    if not r["melds"]:
+        return "no meld"
+    if not r.get("open", True):
+        return "concealed kongs"
+    return "1 open meld" if r["melds"] == 1 else "2+ open melds"
+
+
+def row_cell(r: Mapping[str, Any]) -> str:
+    """The row's cell of :func:`engine.strong.hefei.meld_cell` (the seat's melds and the wall left), as the evaluator
+    reads it."""
+    kinds = ["concealed_kong" if not r.get("open", True) else "pung"] * int(r["melds"])
+    return meld_cell([{"kind": k} for k in kinds], int(r["wall"]), int(r.get("full") or r["wall0"]))
+
+
+def wall_third(r: Mapping[str, Any]) -> str:
+    """The wall left at the discard, in thirds of the wall at the first discard."""
+    return row_cell(r).split(":")[1]
+
+
+PRICE_HEAD = ("| cell | exposures | predicted deal-ins | deal-ins | chance pred / happened | price read (mean) | "
+              "cost read (mean) | paid (mean) | price read / paid | charged (sum p x price) / paid |\n"
+              "|---|---|---|---|---|---|---|---|---|---|")
+
+
+def _price_line(name: str, rs: Sequence[Mapping[str, Any]]) -> str:
+    n = len(rs)
+    pred = sum(r["p"] for r in rs)
+    hs = [r for r in rs if r["hit"]]
+    h = len(hs)
+    paid = sum(r["paid"] for r in hs)
+    charged = sum(r["p"] * r["pay_pred"] for r in rs)
+    if not h:
+        return f"| {name} | {n} | {pred:.1f} | 0 | - | - | - | - | - | - |"
+    pp = sum(r["pay_pred"] for r in hs) / h
+    cc = sum(r["cost"] for r in hs) / h
+    return (f"| {name} | {n} | {pred:.1f} | {h} | {pred / h:.2f}x | {pp:.1f} | {cc:.1f} | {paid / h:.1f} | "
+            f"{pp / max(1e-9, paid / h):.2f}x | {charged / max(1e-9, paid):.2f}x |")
+
+
+def report_any(rows: Sequence[Mapping[str, Any]], chizhou: bool = False) -> str:
+    """Every other seat watched (``--threat any``): the chance and the price a deal-in is read at, against what
+    happened, by the chance's band, by the seat's shown melds, by the wall left and (Chizhou) by the 花 it shows."""
+    out = ["the chance (p, to the seat) and the price of a deal-in to it (price read: deal_in_pays, cost read: "
+           "_threat, both over the deal-ins that happened) against what happened:", "", "by the chance's band:",
+           PRICE_HEAD]
+    for b, name in enumerate(BAND_NAMES):
+        out.append(_price_line(name, [r for r in rows if band(r["p"]) == b]))
+    out.append(_price_line("all", rows))
+    mcs = ("no meld", "concealed kongs", "1 open meld", "2+ open melds")
+    out += ["", "by the seat's shown melds:", PRICE_HEAD]
+    for mc in mcs:
+        out.append(_price_line(mc, [r for r in rows if meld_class(r) == mc]))
+    out.append(_price_line("one-suit line", [r for r in rows if r.get("flush_line")]))
+    out += ["", "by the seat's melds and the wall left (the cells of engine.strong.hefei.meld_cell):", PRICE_HEAD]
+    for m in ("none", "concealed", "open1", "open2"):
+        for w in ("early", "mid", "late"):
+            rs = [r for r in rows if row_cell(r) == f"{m}:{w}"]
+            if rs:
+                out.append(_price_line(f"{m}:{w}", rs))
+    out += ["", "by the wall left (thirds):", PRICE_HEAD]
+    for wt in ("early", "mid", "late"):
+        out.append(_price_line(wt, [r for r in rows if wall_third(r) == wt]))
+    out += ["", "by the seat's melds and the chance's band:", PRICE_HEAD]
+    for mc in mcs:
+        for b, name in enumerate(BAND_NAMES):
+            rs = [r for r in rows if meld_class(r) == mc and band(r["p"]) == b]
+            if rs:
+                out.append(_price_line(f"{mc}, {name}", rs))
+    if chizhou:
+        out += ["", "by the 花 the seat shows:", PRICE_HEAD]
+        for hu in range(4):
+            out.append(_price_line(f"{hu}{'+' if hu == 3 else ''} 花",
+                                   [r for r in rows if min(3, r.get("hua", 0)) == hu]))
+        out += ["", "by the 花 the seat shows and the chance's band:", PRICE_HEAD]
+        for hu in range(4):
+            for b, name in enumerate(BAND_NAMES):
+                rs = [r for r in rows if min(3, r.get("hua", 0)) == hu and band(r["p"]) == b]
+                if rs:
+                    out.append(_price_line(f"{hu}{'+' if hu == 3 else ''} 花, {name}", rs))
+    return "\n".join(out)
+
+
+def meld_residual(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Per cell of :func:`engine.strong.hefei.meld_cell`: (deal-ins + 2) / (the model's chances without the cell's
+    factor + 2) (a thin cell stays near 1)."""
+    from engine.strong.calibration_hefei_melds import MELD_FACTOR
+
+    out: dict[str, float] = {}
+    for m in ("none", "concealed", "open1", "open2"):
+        for w in ("early", "mid", "late"):
+            cell = f"{m}:{w}"
+            rs = [r for r in rows if row_cell(r) == cell]
+            pred = sum(r["p"] / MELD_FACTOR.get(cell, 1.0) for r in rs)
+            hits = sum(1 for r in rs if r["hit"])
+            out[cell] = round((hits + 2) / (pred + 2), 3)
+    return out
+
+
+def write_melds(rows: Sequence[Mapping[str, Any]], hands: int) -> str:
+    """Rewrite ``engine/strong/calibration_hefei_melds.py`` from four normal AIs' Hefei rows (``--threat any``)."""
+    import pathlib
+
+    fac = meld_residual(rows)
+    path = pathlib.Path(__file__).resolve().parent.parent / "engine" / "strong" / "calibration_hefei_melds.py"
+    path.write_text(
+        '"""Hefei: a discard against another seat by its shown melds and the wall left, measured (generated by\n'
+        '``python -m benchmarks.calibrate_alarm_danger --variant hefei --threat any --write``; do not edit by '
+        'hand)."""\n\n'
+        "from __future__ import annotations\n\n"
+        f"HANDS = {hands}\n"
+        '"""One-hand deals of four normal AIs its figures come from."""\n\n'
+        f"MELD_FACTOR: dict[str, float] = {fac!r}\n"
+        '""""melds:wall" (:func:`engine.strong.hefei.meld_cell`) -> factor on the rest of the danger model."""\n',
+        encoding="utf-8")
+    return str(path)
+
+
 def residual(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """Per "alarm:class": (wins + 2) / (the chances of the model without an alarm factor + 2) (a thin cell stays near
     1)."""
@@ -212,8 +350,9 @@ def main() -> None:
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--ai", default="normal", choices=("normal", "strong"))
     ap.add_argument("--seed", default="alarm")
-    ap.add_argument("--threat", default="alarm", choices=("alarm", "flush"),
-                    help="the seats watched: those with an alarm, or those with a one-suit line and no alarm")
+    ap.add_argument("--threat", default="alarm", choices=("alarm", "flush", "any"),
+                    help="the seats watched: those with an alarm, those with a one-suit line and no alarm, or every "
+                         "other seat (any: the price table by the seat's melds, the wall left and its 花)")
     ap.add_argument("--rows", help="write the rows here (JSON lines) / read them instead of playing with --load")
     ap.add_argument("--load", action="store_true")
     ap.add_argument("--residual", action="store_true")
@@ -227,6 +366,14 @@ def main() -> None:
         if args.rows:
             with open(args.rows, "w", encoding="utf-8") as f:
                 f.writelines(json.dumps(r) + "\n" for r in rows)
+    if args.threat == "any":
+        print(f"{args.variant}, four {args.ai} AIs, {args.hands} hands: {len(rows)} discards against another seat")
+        print(report_any(rows, args.variant == "chizhou"))
+        if args.residual or args.write:
+            print(meld_residual(rows))
+        if args.write and args.variant == "hefei":
+            print("wrote", write_melds(rows, args.hands))
+        return
     print(f"{args.variant}, four {args.ai} AIs, {args.hands} hands: {len(rows)} discards against a seat with an alarm")
     print(report(rows))
     print()

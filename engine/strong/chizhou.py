@@ -20,6 +20,13 @@ DANGER_BY_HUA: tuple[tuple[float, ...], ...] = (
 """[shown 花 0..3 (3: 3 or more)][the seat's river length // 3, 0..5]: the chance one discard deals in to that seat
 (before the tile's own factors: in its river, its suit, its rank)."""
 
+DEAL_IN_PAYS = 1.8
+"""子 the discarder pays on a deal-in (C8: the winner's 番 f, 1 or 3 (a 蜡子), 承包 aside), the mean of four normal AIs'
+1,526 deal-ins (6,000 one-hand deals ``cd:N``, ``python -m benchmarks.calibrate_alarm_danger --variant chizhou --threat
+any``: 899 paid 1, 588 paid 3; 1.77 into a seat showing a one-suit line, 1.84 otherwise). The scorer's typical hands
+(:data:`engine.strong.evaluator._REPS`) have 2 花 and may not be won on a discard (C5 needs 3), so before this the
+price of every deal-in read 0 and its cost the floor (0.3 子)."""
+
 FEED_COST = 0.3
 """子 charged for discarding an honour with two or more copies unseen, per unseen copy beyond the first, halved: an
 opponent holding a pair of it pungs it, and an honour pung is 1 花, the resource every Chizhou win is short of.

@@ -13,7 +13,7 @@ For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to
 - **the risk and cost of dealing in** (a discard only): for each other seat, how likely it is ready (its melds, its
   river's length, its 报警 alarms, the 花 it shows), which suit it collects (its melds, the suits it stopped
   discarding), how safe the tile is against it (its own river, tiles three apart, tiles it let go by since its last
-  discard, in Wuhu and Hefei), and what dealing in would cost (the scorer's payment from this seat, with the
+  discard, in Wuhu and Hefei; in Hefei its melds and the wall left, measured), and what dealing in would cost (the scorer's payment from this seat, with the
   点炮包三家 house rule; against a Wuhu alarm a 交 with its 包 at the measured share of such deal-ins), plus the chance
   of winning it gives up.
 
@@ -59,16 +59,19 @@ from ..variants.chizhou import shown_hua
 from . import chizhou as chizhou_mod
 from . import learned as learned_mod
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
+from .calibration_hefei_melds import MELD_FACTOR as HEFEI_MELD_FACTOR
 from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .calibration_wuhu_alarm import ALARM_FACTOR as WUHU_ALARM_FACTOR
 from .calibration_wuhu_alarm import ALARM_JIAO as WUHU_ALARM_JIAO
 from .chizhou import DANGER_BY_HUA as CHIZHOU_DANGER_BY_HUA
+from .chizhou import DEAL_IN_PAYS as CHIZHOU_DEAL_IN_PAYS
 from .chizhou import FEED_COST as CHIZHOU_FEED_COST
 from .chizhou import FLUSH_RATE as CHIZHOU_FLUSH_RATE
 from .chizhou import LET_GO as CHIZHOU_LET_GO
 from .hefei import LEARNED as HEFEI_LEARNED
 from .hefei import WAYS_FACTOR as HEFEI_WAYS_FACTOR
 from .hefei import DangerReader as HefeiDangerReader
+from .hefei import meld_cell as hefei_meld_cell
 from .hefei import ways_bucket as hefei_ways_bucket
 from .learned import VALUE_LEARNED
 from .learned import Reader as LearnedReader
@@ -253,6 +256,10 @@ marginal alarm factor of :data:`DANGER_FACTOR` (measured by ``benchmarks/calibra
 ALARM_JIAO: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_JIAO}
 """Per variant with alarms: alarm -> the share of the deal-ins to a seat showing it that were a 交 (the rest were
 plain wins): what a deal-in to it costs mixes the two (:meth:`Know._threat`)."""
+MELD_FACTOR: dict[str, dict[str, float]] = {"hefei": HEFEI_MELD_FACTOR}
+"""Per variant: the seat's melds and the wall left (:func:`engine.strong.hefei.meld_cell`) -> the factor on the rest
+of the danger model (its base and factors count the melds, and the factor of the melds' suit counts them again:
+measured by ``benchmarks/calibrate_alarm_danger.py --threat any``)."""
 PASSED_SAFE = frozenset({"wuhu", "hefei"})
 """Variants whose danger reads :func:`passed_since`: a tile another seat let go by since its own last discard does
 not win for it now (it did not wait on it, or it passed a win and 漏胡 bars it from any discard win until it draws)."""
@@ -326,6 +333,8 @@ class Know:
         self.unseen = still_to_come(view, self.me.remaining)
         self.U = max(1, sum(self.unseen))
         self.turns = max(0, (int(view["wall_count"]) - self.V.reserve)) // 4
+        self.full_wall = sum(self.V.tile_counts(self.rules)) - 53
+        """The wall at the first discard (the dealer's 14 and the others' 13 tiles dealt)."""
         self.melds = view["melds"]
         self.own_melds = [_wind_meld(m, self.dealer) for m in self.melds[seat]]
         self.wind_melds = tuple(tuple(_wind_meld(m, self.dealer) for m in self.melds[(self.dealer + w) % 4])
@@ -425,18 +434,23 @@ class Know:
         """(what this seat pays when it deals in to seat o, what it pays when o self-draws), by the scorer's typical
         hands: a plain win, or a one-suit 交 when o shows a one-suit line or an alarm; in Wuhu, against an alarm,
         the 交 (with its 包, :func:`engine.strong.wuhu.alarm_bao`) at the measured share of such seats' wins
-        (:data:`ALARM_JIAO`) and a plain win otherwise."""
+        (:data:`ALARM_JIAO`) and a plain win otherwise; in Chizhou a deal-in pays the measured mean
+        (:data:`engine.strong.chizhou.DEAL_IN_PAYS`)."""
         melds = self.melds[o]
         alarms = bool(self.view["alarms"][o])
-        m = len(melds)
+        is_open = any(x["kind"] != "concealed_kong" for x in melds)  # concealed kongs keep it concealed (门清)
         ow = (o - self.dealer) % 4
         kind = alarm_kind(self.view["alarms"][o]) if alarms else ""
         jiao = ALARM_JIAO.get(self.variant, {}).get(kind)
         if jiao is not None:
-            pay_ron, pay_self = self._pays("flush", m > 0, ow, alarm_bao(kind, melds))
-            plain_ron, plain_self = self._pays("", m > 0, ow, False)
+            pay_ron, pay_self = self._pays("flush", is_open, ow, alarm_bao(kind, melds))
+            plain_ron, plain_self = self._pays("", is_open, ow, False)
             return jiao * pay_ron + (1 - jiao) * plain_ron, jiao * pay_self + (1 - jiao) * plain_self
-        return self._pays("flush" if (self._flush_line(o) or alarms) else "", m > 0, ow, alarms and self.me.ai.bazhi)
+        pay_ron, pay_self = self._pays("flush" if (self._flush_line(o) or alarms) else "", is_open, ow,
+                                       alarms and self.me.ai.bazhi)
+        if self.me.ai.hua_gate:  # Chizhou: the typical hands may not be won on a discard (C5); the measured payment
+            pay_ron = CHIZHOU_DEAL_IN_PAYS
+        return pay_ron, pay_self
 
     def _pays(self, plan: str, is_open: bool, ow: int, bao: bool) -> tuple[float, float]:
         """(what this seat pays when seat wind ``ow`` wins the plan's typical hand on its discard (``bao``: for all
@@ -458,6 +472,9 @@ class Know:
                 self._hefei_danger = HefeiDangerReader(self.view, self.unseen)
             return min(0.35, self._hefei_danger.chance(o, k))
         p, alarm = self.rest_chance(o, k)
+        by_melds = MELD_FACTOR.get(self.variant)
+        if by_melds:  # measured against the rest of the model, by the seat's melds and the wall left
+            p *= by_melds.get(hefei_meld_cell(self.melds[o], int(self.view["wall_count"]), self.full_wall), 1.0)
         if alarm:
             kind = alarm_kind(self.view["alarms"][o])
             by = ALARM_FACTOR.get(self.variant)

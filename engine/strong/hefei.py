@@ -46,6 +46,20 @@ WAYS_FACTOR: tuple[float, ...] = (0.047, 0.255, 0.456, 0.715, 0.95, 1.044, 1.164
 """[bucket of :func:`wait_ways`]: factor on the deal-in chance of a tile (in place of the rank factor)."""
 
 
+def meld_cell(melds: Sequence[Mapping[str, Any]], wall: int, full: int) -> str:
+    """The cell of :data:`engine.strong.calibration_hefei_melds.MELD_FACTOR` of a seat: its shown melds ("none",
+    "concealed": concealed kongs only, still 门清; "open1": one meld and not concealed, "open2": two or more) and the
+    wall left in thirds of the wall at the first discard (``full``): "early", "mid", "late"."""
+    if not melds:
+        m = "none"
+    elif all(x["kind"] == "concealed_kong" for x in melds):
+        m = "concealed"
+    else:
+        m = "open1" if len(melds) == 1 else "open2"
+    f = wall / max(1, full)
+    return f"{m}:{'early' if f > 2 / 3 else ('mid' if f > 1 / 3 else 'late')}"
+
+
 def wait_ways(unseen: Sequence[int], k: int) -> int:
     """How many ways, made of tiles this seat has not seen, another seat can be waiting on suited tile ``k``: the
     runs missing it (both tiles of the run unseen: the product of their unseen copies), the pairs of it (pung

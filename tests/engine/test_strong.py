@@ -203,6 +203,30 @@ def test_wuhu_an_alarm_is_priced_as_its_deal_ins_were_measured():
     assert 0.05 < p7 < 0.35 and p1 < p7 / 5
 
 
+def test_hefei_danger_is_priced_by_the_seats_melds_as_measured():
+    # Hefei, mid-hand: seat 1 shows no meld, seat 2 one pung, seat 3 only a concealed kong (still 门清, H4). Four normal
+    # AIs' deal-ins (benchmarks/calibrate_alarm_danger.py --variant hefei --threat any) were twice the model's chance
+    # against a seat with no meld and two thirds of it against one with a pung early; a deal-in to a seat showing
+    # only concealed kongs paid 22 子 where it was priced as an open hand (9.5).
+    from engine.strong.calibration_hefei_melds import MELD_FACTOR
+    from engine.strong.evaluator import Know
+
+    p = parse_hand
+    ck = p("9s").concealed[0]
+    kong = {"kind": "concealed_kong", "tile": ck, "tiles": [ck] * 4, "fed_by": None, "claimed": None, "added": False}
+    melds = [[], [], [_pung(p("5p").concealed[0], 1)], [kong]]
+    river = _river(["1m", "9p", "2s", "8m", "1p", "7s", "9m"])
+    kn = Know(_view("hefei", "2345m67p12345s8p", melds=melds, rivers=[[], river, river, river], wall=30), 0)
+    tile = p("6p").concealed[0]
+    none, pung = kn.deal_in_chance(1, tile), kn.deal_in_chance(2, tile)
+    assert none == pytest.approx(kn.rest_chance(1, tile)[0] * MELD_FACTOR["none:mid"])
+    assert pung == pytest.approx(kn.rest_chance(2, tile)[0] * MELD_FACTOR["open1:mid"])
+    assert none > 1.5 * kn.rest_chance(1, tile)[0] and pung < 0.8 * kn.rest_chance(2, tile)[0]
+    # the price: a concealed kong keeps the seat's hand concealed, a pung does not
+    assert kn.deal_in_pays(3) == kn.deal_in_pays(1)
+    assert kn.deal_in_pays(3)[0] > 1.8 * kn.deal_in_pays(2)[0]
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_passed_since_puts_the_rivers_back_in_order(variant):
     # at every discard of real play (claims and kongs included), the tiles each seat let go by since its own last
@@ -285,6 +309,20 @@ def test_chizhou_strong_danger_follows_the_hua_a_seat_shows():
     tile = p("5p").concealed[0]
     assert kn.deal_in_chance(1, tile) > 0.01
     assert kn.deal_in_chance(2, tile) == 0.0
+
+
+def test_chizhou_a_deal_in_is_priced_as_deal_ins_paid():
+    # Chizhou's typical hands the scorer prices may not be won on a discard (2 花, C5 needs 3): every deal-in read a
+    # payment of 0 and cost the floor of 0.3 子, where four normal AIs' deal-ins paid 1.8 on average (C8: f, 1 or 3)
+    from engine.strong.chizhou import DEAL_IN_PAYS
+    from engine.strong.evaluator import Know
+
+    p = parse_hand
+    melds = [[], [_pung(p(x).concealed[0], 3) for x in ("1z", "2z", "3z")], [], []]
+    kn = Know(_view("chizhou", "123m456p789s345m5p", melds=melds, wall=20), 0)
+    for o in (1, 2):
+        assert kn.deal_in_pays(o)[0] == DEAL_IN_PAYS == pytest.approx(1.8)
+        assert kn._threat(o)[0] > 1.0
 
 
 def test_chizhou_strong_aims_at_all_pungs():
