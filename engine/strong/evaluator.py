@@ -430,7 +430,7 @@ class Know:
         alarms = bool(self.view["alarms"][o])
         m = len(melds)
         ow = (o - self.dealer) % 4
-        kind = alarm_kind(self.view["alarms"][o]) if alarms else ""
+        kind = alarm_kind(self.view["alarms"][o]) if alarms else ("flush_line" if self._flush_line(o) else "")
         jiao = ALARM_JIAO.get(self.variant, {}).get(kind)
         if jiao is not None:
             pay_ron, pay_self = self._pays("flush", m > 0, ow, alarm_bao(kind, melds))
@@ -458,13 +458,15 @@ class Know:
                 self._hefei_danger = HefeiDangerReader(self.view, self.unseen)
             return min(0.35, self._hefei_danger.chance(o, k))
         p, alarm = self.rest_chance(o, k)
+        by = ALARM_FACTOR.get(self.variant)
         if alarm:
             kind = alarm_kind(self.view["alarms"][o])
-            by = ALARM_FACTOR.get(self.variant)
             if by and kind:  # measured against the rest of the model (calibrate_alarm_danger.py)
                 p *= by.get(f"{kind}:{alarm_class(self.melds[o], k)}", 1.0)
             else:
                 p *= DANGER_FACTOR[self.variant].get("alarm", {}).get(True, 1.0)
+        elif by and self._flush_line(o):  # a one-suit line and no alarm: measured the same way
+            p *= by.get(f"flush_line:{alarm_class(self.melds[o], k)}", 1.0)
         return min(0.35, p)
 
     def rest_chance(self, o: int, k: int) -> tuple[float, bool]:
