@@ -81,7 +81,7 @@ from .lookahead import refine as lookahead_refine
 from .lookahead import wait_payments as lookahead_wait_payments
 from .rivers import discard_order
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
-from .wuhu import alarm_bao, alarm_class, alarm_kind
+from .wuhu import alarm_bao, alarm_class, alarm_kind, wall_third
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_play as wuhu_flush_play
 from .wuhu import hun_chance as wuhu_hun_chance
@@ -449,8 +449,10 @@ class Know:
         return pay_ron, (-float(s_[self.wind]) if s_ else 0.0)
 
     def deal_in_chance(self, o: int, k: int) -> float:
-        """The measured chance that discarding k now deals in to seat o (:mod:`engine.strong.calibration`; against a
-        Wuhu seat showing an alarm, its factor by the alarm and the tile: :data:`ALARM_FACTOR`)."""
+        """The measured chance that discarding k now deals in to seat o (:mod:`engine.strong.calibration`; in Wuhu,
+        the factor measured against the rest of the model (:data:`ALARM_FACTOR`): against a seat showing an alarm by
+        the alarm and the tile, against a one-suit line by the tile, against any other seat by its shown melds and the
+        third of the hand)."""
         if self.variant == "hefei" and HEFEI_LEARNED and DANGER_BASE.get(self.variant) is not None:
             if self.passed is not None and k in self.passed[o]:
                 return 0.0  # let go by o since its last discard: no discard win on it now
@@ -467,6 +469,8 @@ class Know:
                 p *= DANGER_FACTOR[self.variant].get("alarm", {}).get(True, 1.0)
         elif by and self._flush_line(o):  # a one-suit line and no alarm: measured the same way
             p *= by.get(f"flush_line:{alarm_class(self.melds[o], k)}", 1.0)
+        elif by:  # any other seat: by its shown melds and the third of the hand
+            p *= by.get(f"plain:{min(3, len(self.melds[o]))}:{wall_third(int(self.view['wall_count']))}", 1.0)
         return min(0.35, p)
 
     def rest_chance(self, o: int, k: int) -> tuple[float, bool]:

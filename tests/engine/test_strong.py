@@ -227,6 +227,29 @@ def test_wuhu_a_one_suit_line_is_priced_as_its_deal_ins_were_measured():
         assert kn.deal_in_chance(1, k) == pytest.approx(min(0.35, kn.rest_chance(1, k)[0] * ALARM_FACTOR[f"flush_line:{cls}"]))
 
 
+def test_wuhu_other_seats_danger_follows_their_melds_as_measured():
+    # A seat with no alarm and no one-suit line: the danger model's product, measured against what happened in four
+    # normal AIs' play by its shown melds and the third of the hand, was half the deal-ins with no meld shown and 1.7,
+    # 3.4 and 3.7 times them with one, two and three (benchmarks/calibrate_alarm_danger.py --threat plain): the
+    # measured factor now sets it right, so a seat showing nothing is no longer the safest to discard against.
+    from engine.strong.calibration_wuhu_alarm import ALARM_FACTOR
+    from engine.strong.evaluator import Know
+    from engine.strong.wuhu import wall_third
+
+    p = parse_hand
+    late = _river(["9m", "1p", "9p", "1s", "9s", "4z", "5z", "6z", "7z"])
+    melds = [[], [], [_pung(p("1m").concealed[0], 3), _pung(p("5s").concealed[0], 3)], [_pung(p("2p").concealed[0], 0)]]
+    v = _view("wuhu", "13579m2468s7p3p1s9s", melds=melds, rivers=[[], late, late, late], wall=30)
+    kn = Know(v, 0)
+    assert wall_third(30) == 1 and not any(kn._flush_line(o) for o in (1, 2, 3))
+    k = p("4p").concealed[0]
+    for o, m in ((1, 0), (2, 2), (3, 1)):
+        assert kn.deal_in_chance(o, k) == pytest.approx(min(0.35, kn.rest_chance(o, k)[0] * ALARM_FACTOR[f"plain:{m}:1"]))
+    assert ALARM_FACTOR["plain:0:1"] > 1.5 and ALARM_FACTOR["plain:2:1"] < 0.5 and ALARM_FACTOR["plain:3:1"] < 0.5
+    assert kn.deal_in_chance(1, k) > kn.rest_chance(1, k)[0] * 1.5
+    assert kn.deal_in_chance(2, k) < kn.rest_chance(2, k)[0] / 2
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_passed_since_puts_the_rivers_back_in_order(variant):
     # at every discard of real play (claims and kongs included), the tiles each seat let go by since its own last
