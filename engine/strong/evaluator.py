@@ -14,8 +14,8 @@ For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to
   river's length, its 报警 alarms, the 花 it shows), which suit it collects (its melds, the suits it stopped
   discarding), how safe the tile is against it (its own river, tiles three apart, tiles it let go by since its last
   discard, in Wuhu and Hefei), and what dealing in would cost (the scorer's payment from this seat, with the
-  点炮包三家 house rule; against a Wuhu alarm a 交 with its 包 at the measured share of such deal-ins), plus the chance
-  of winning it gives up.
+  点炮包三家 house rule; against a Wuhu alarm or one-suit line a 交, with its 包 where W12 gives it, at the measured
+  share of such deal-ins), plus the chance of winning it gives up.
 
 ``ev = (1 - deal_in) * win * value - deal_in * cost``. Claims and kongs are priced by the hand they leave (a pung's
 by its best discard). Everything read comes from the view (``Table.view(seat)``): the seat's own tiles, melds,
@@ -423,9 +423,9 @@ class Know:
 
     def deal_in_pays(self, o: int) -> tuple[float, float]:
         """(what this seat pays when it deals in to seat o, what it pays when o self-draws), by the scorer's typical
-        hands: a plain win, or a one-suit 交 when o shows a one-suit line or an alarm; in Wuhu, against an alarm,
-        the 交 (with its 包, :func:`engine.strong.wuhu.alarm_bao`) at the measured share of such seats' wins
-        (:data:`ALARM_JIAO`) and a plain win otherwise."""
+        hands: a plain win, or a one-suit 交 when o shows a one-suit line or an alarm; in Wuhu, against an alarm or
+        a one-suit line, the 交 (with its 包, :func:`engine.strong.wuhu.alarm_bao`) at the measured share of such
+        seats' wins (:data:`ALARM_JIAO`) and a plain win otherwise."""
         melds = self.melds[o]
         alarms = bool(self.view["alarms"][o])
         m = len(melds)
