@@ -26,8 +26,9 @@ of the chances), the deal-ins that happened and their ratio; then chance and pri
 payment read against the payment made) by band, by the seat's shown melds (0 / 1 / 2 / 3+) and by the wall left
 (thirds). ``--write`` rewrites ``engine/strong/calibration_wuhu_alarm.py`` from normal AIs' rows: per alarm (or
 one-suit line, ``--threat flush``) and class the factor that makes the model's product without an alarm's factor match
-the deal-ins ((deal-ins + 2) / (predicted + 2), as ``calibrate_hefei_danger`` does for the ways), and per alarm (or
-line) the share of its deal-ins that were a 交; the other threat's figures stay.
+the deal-ins ((deal-ins + 2) / (predicted + 2), as ``calibrate_hefei_danger`` does for the ways; ``--threat plain``:
+per shown melds 0-3 and third of the hand, :func:`engine.strong.wuhu.wall_third`), and per alarm (or line) the share
+of its deal-ins that were a 交; the other threats' figures stay.
 """
 
 from __future__ import annotations
