@@ -2,11 +2,11 @@
 hand, niced; about a minute per 10,000 hands of normal AIs, ten per 1,000 hands of strong AIs).
 
 ``python -m benchmarks.calibrate_alarm_danger [--variant wuhu] [--hands N] [--ai normal|strong] [--seed alarm]
-[--threat alarm|flush|any] [--rows FILE [--load]] [--write]``
+[--threat alarm|flush|plain|any] [--rows FILE [--load]] [--write]``
 
 Four AIs of one kind play N one-hand deals (``Table.new(variant, "{seed}:{i}")``). At every discard, for each other
 seat showing an alarm (``view["alarms"]``: only Wuhu has them, W12; ``--threat flush``: the seats showing a one-suit
-line and no alarm instead), the discarder's own evaluator (:class:`engine.strong.evaluator.Know`, from the
+line and no alarm instead; ``--threat plain``: every other seat, no alarm and no one-suit line), the discarder's own evaluator (:class:`engine.strong.evaluator.Know`, from the
 discarder's view, as the strong AI and the review read it) gives
 
 - the predicted chance that the tile deals in to that seat (:meth:`Know.deal_in_chance`), the model's product
@@ -22,10 +22,13 @@ Each exposure is filed by the predicted chance (bands 0-1%, 1-3%, 3-10%, 10-20%,
 (3对 pure / mixed, 双八支, 双四核; a seat with several by the first of those: :func:`engine.strong.wuhu.alarm_kind`)
 and by the tile's class against the alarm (:func:`engine.strong.wuhu.alarm_class`): ``suit`` (the suit of the
 alarm's melds), ``other`` (another suit), ``red`` (红中). Per cell: the exposures, the predicted deal-ins (the sum
-of the chances), the deal-ins that happened and their ratio. ``--write`` rewrites
-``engine/strong/calibration_wuhu_alarm.py`` from normal AIs' rows: per alarm and class the factor that makes the
-model's product without an alarm's factor match the deal-ins ((deal-ins + 2) / (predicted + 2), as
-``calibrate_hefei_danger`` does for the ways), and per alarm the share of its deal-ins that were a 交.
+of the chances), the deal-ins that happened and their ratio; then chance and price together (on the deal-ins, the
+payment read against the payment made) by band, by the seat's shown melds (0 / 1 / 2 / 3+) and by the wall left
+(thirds). ``--write`` rewrites ``engine/strong/calibration_wuhu_alarm.py`` from normal AIs' rows: per alarm (or
+one-suit line, ``--threat flush``) and class the factor that makes the model's product without an alarm's factor match
+the deal-ins ((deal-ins + 2) / (predicted + 2), as ``calibrate_hefei_danger`` does for the ways; ``--threat plain``:
+per shown melds 0-3 and third of the hand, :func:`engine.strong.wuhu.wall_third`), and per alarm (or line) the share
+of its deal-ins that were a 交; the other threats' figures stay.
 
 ``--threat any`` watches every other seat (any variant) and prints, against what happened, the chance and the price a
 deal-in is read at (the payment :meth:`Know.deal_in_pays` and the cost :meth:`Know._threat`, over the deal-ins that
@@ -48,7 +51,7 @@ from engine.ai import choose
 from engine.strong.evaluator import Know
 from engine.strong.hefei import meld_cell
 from engine.strong.wuhu import ALARM_KINDS as KIND_ORDER
-from engine.strong.wuhu import alarm_class, alarm_kind
+from engine.strong.wuhu import alarm_class, alarm_kind, wall_third
 from engine.table import Table
 from engine.tiles import HONOR
 from engine.variants.chizhou import shown_hua
@@ -56,7 +59,7 @@ from engine.variants.chizhou import shown_hua
 BANDS = (0.0, 0.01, 0.03, 0.10, 0.20, 0.40)
 BAND_NAMES = ("0-1%", "1-3%", "3-10%", "10-20%", "20-40%", "40%+")
 SHORT = {"flush_line": "one-suit line", "alarm_three_pure": "3对清", "alarm_three_mixed": "3对混", "alarm_double_eight": "双八支",
-         "alarm_double_sihe": "双四核"}
+         "alarm_double_sihe": "双四核", "plain": "no alarm, no one-suit line"}
 
 
 def band(p: float) -> int:
@@ -78,6 +81,8 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
             return True
         if threat == "alarm":
             return bool(v["alarms"][o])
+        if threat == "plain":
+            return not v["alarms"][o] and not flush_line(v["melds"][o])
         return not v["alarms"][o] and flush_line(v["melds"][o])
 
     rows: list[dict[str, Any]] = []
@@ -107,7 +112,8 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
                         om = v["melds"][o]
                         rows_p = {
                             "hand": i, "seat": s, "o": o, "tile": a.tile,
-                            "kind": alarm_kind(v["alarms"][o]) or "flush_line", "alarms": list(v["alarms"][o]),
+                            "kind": alarm_kind(v["alarms"][o]) or (
+                                "flush_line" if threat == "flush" else "plain"), "alarms": list(v["alarms"][o]),
                             "cls": alarm_class(v["melds"][o], a.tile), "p": p, "p_rest": rest, "p_tot": p_tot,
                             "cost": kn._threat(o)[0], "pay_pred": kn.deal_in_pays(o)[0], "melds": len(v["melds"][o]),
                             "wall": int(v["wall_count"]), "wall0": wall0, "full": kn.full_wall,
@@ -140,6 +146,27 @@ def _line(name: str, rs: Sequence[Mapping[str, Any]], key: str = "p") -> str:
             f"{ratio} |")
 
 
+def cells(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The chance and the price by band, by the seat's shown melds (0 / 1 / 2 / 3+) and by the wall left (thirds)."""
+    out = ["by the chance to deal in to the seat (band): chance and price", PRICE_HEAD]
+    for b, name in enumerate(BAND_NAMES):
+        out.append(_price_line(name, [r for r in rows if band(r["p"]) == b]))
+    out.append(_price_line("all", rows))
+    out += ["", "by the seat's shown melds:", PRICE_HEAD]
+    for m in range(4):
+        out.append(_price_line(f"{m}{'+' if m == 3 else ''} melds", [r for r in rows if min(3, r["melds"]) == m]))
+    out += ["", "by the wall left (thirds of the hand, engine.strong.wuhu.wall_third):", PRICE_HEAD]
+    for t, name in enumerate(("first third", "second third", "last third")):
+        out.append(_price_line(name, [r for r in rows if wall_third(r["wall"]) == t]))
+    out += ["", "by melds and band (cells with a deal-in):", PRICE_HEAD]
+    for m in range(4):
+        for b, name in enumerate(BAND_NAMES):
+            rs = [r for r in rows if min(3, r["melds"]) == m and band(r["p"]) == b]
+            if any(r["hit"] for r in rs):
+                out.append(_price_line(f"{m}{'+' if m == 3 else ''} melds, {name}", rs))
+    return "\n".join(out)
+
+
 HEAD = "| cell | exposures | mean predicted | predicted deal-ins | deal-ins | rate | predicted / happened |\n" \
        "|---|---|---|---|---|---|---|"
 
@@ -152,13 +179,13 @@ def report(rows: Sequence[Mapping[str, Any]], key: str = "p") -> str:
         out.append(_line(name, [r for r in rows if band(r[key]) == b], key))
     out.append(_line("all", rows, key))
     out += ["", "by alarm:", HEAD]
-    for k in (*KIND_ORDER, "flush_line"):
+    for k in (*KIND_ORDER, "flush_line", "plain"):
         out.append(_line(SHORT[k], [r for r in rows if r["kind"] == k], key))
     out += ["", "by the tile's class (the alarm's suit, another suit, 红中):", HEAD]
     for c in ("suit", "other", "red"):
         out.append(_line(c, [r for r in rows if r["cls"] == c], key))
     out += ["", "by alarm and class:", HEAD]
-    for k in KIND_ORDER:
+    for k in (*KIND_ORDER, "flush_line"):
         for c in ("suit", "other", "red"):
             rs = [r for r in rows if r["kind"] == k and r["cls"] == c]
             if rs:
@@ -167,7 +194,7 @@ def report(rows: Sequence[Mapping[str, Any]], key: str = "p") -> str:
     out += ["", "the deal-ins: predicted cost against the payment",
             "| alarm | deal-ins | predicted cost (mean) | predicted payment (mean) | paid (mean) | 交 | paid for all |",
             "|---|---|---|---|---|---|---|"]
-    for k in (*KIND_ORDER, "flush_line", ""):
+    for k in (*KIND_ORDER, "flush_line", "plain", ""):
         hs = [r for r in hits if not k or r["kind"] == k]
         if hs:
             n = len(hs)
@@ -199,7 +226,7 @@ def row_cell(r: Mapping[str, Any]) -> str:
     return meld_cell([{"kind": k} for k in kinds], int(r["wall"]), int(r.get("full") or r["wall0"]))
 
 
-def wall_third(r: Mapping[str, Any]) -> str:
+def row_third(r: Mapping[str, Any]) -> str:
     """The wall left at the discard, in thirds of the wall at the first discard."""
     return row_cell(r).split(":")[1]
 
@@ -246,7 +273,7 @@ def report_any(rows: Sequence[Mapping[str, Any]], chizhou: bool = False) -> str:
                 out.append(_price_line(f"{m}:{w}", rs))
     out += ["", "by the wall left (thirds):", PRICE_HEAD]
     for wt in ("early", "mid", "late"):
-        out.append(_price_line(wt, [r for r in rows if wall_third(r) == wt]))
+        out.append(_price_line(wt, [r for r in rows if row_third(r) == wt]))
     out += ["", "by the seat's melds and the chance's band:", PRICE_HEAD]
     for mc in mcs:
         for b, name in enumerate(BAND_NAMES):
@@ -302,11 +329,27 @@ def write_melds(rows: Sequence[Mapping[str, Any]], hands: int) -> str:
     return str(path)
 
 
+def _kinds(rows: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The threats the rows are of: the alarms (every one, a thin cell stays near 1), the one-suit lines or the other
+    seats."""
+    for k in ("flush_line", "plain"):
+        if rows and all(r["kind"] == k for r in rows):
+            return (k,)
+    return KIND_ORDER
+
+
 def residual(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """Per "alarm:class": (wins + 2) / (the chances of the model without an alarm factor + 2) (a thin cell stays near
-    1)."""
+    """Per "alarm:class" (or "flush_line:class", or for the other seats "plain:melds:third"): (wins + 2) / (the
+    chances of the model without an alarm factor + 2) (a thin cell stays near 1)."""
     out: dict[str, float] = {}
-    for k in KIND_ORDER:
+    if _kinds(rows) == ("plain",):  # the other seats: by shown melds (0 / 1 / 2 / 3+) and the third of the hand
+        for m in range(4):
+            for t in range(3):
+                rs = [r for r in rows if min(3, r["melds"]) == m and wall_third(r["wall"]) == t]
+                pred = sum(min(0.35, r["p_rest"]) for r in rs)
+                out[f"plain:{m}:{t}"] = round((sum(1 for r in rs if r["hit"]) + 2) / (pred + 2), 3)
+        return out
+    for k in _kinds(rows):
         for c in ("suit", "other", "red"):
             rs = [r for r in rows if r["kind"] == k and r["cls"] == c]
             pred = sum(min(0.35, r["p_rest"]) for r in rs)
@@ -316,30 +359,43 @@ def residual(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
 
 
 def jiao_share(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """Per alarm: the share of the deal-ins to it that were a 交 ((交 + 1) / (deal-ins + 2): a thin cell stays off 0)."""
+    """Per alarm (or one-suit line): the share of the deal-ins to it that were a 交 ((交 + 1) / (deal-ins + 2): a thin
+    cell stays off 0)."""
     out: dict[str, float] = {}
-    for k in KIND_ORDER:
+    for k in _kinds(rows):
+        if k == "plain":
+            continue  # priced as a plain win (measured: see the report)
         hs = [r for r in rows if r["kind"] == k and r["hit"]]
         out[k] = round((sum(1 for r in hs if r["jiao"]) + 1) / (len(hs) + 2), 3)
     return out
 
 
-def write(rows: Sequence[Mapping[str, Any]], hands: int) -> str:
-    """Rewrite ``engine/strong/calibration_wuhu_alarm.py`` from four normal AIs' rows."""
+def write(rows: Sequence[Mapping[str, Any]], hands: int, threat: str) -> str:
+    """Rewrite ``engine/strong/calibration_wuhu_alarm.py`` from four normal AIs' rows against one kind of threat
+    (``--threat``), keeping the other kinds' figures as they are."""
     import pathlib
 
-    fac, jiao = residual(rows), jiao_share(rows)
+    from engine.strong import calibration_wuhu_alarm as old
+
+    fac, jiao = dict(old.ALARM_FACTOR), dict(old.ALARM_JIAO)
+    fac.update(residual(rows))
+    jiao.update(jiao_share(rows))
+    was: Any = old.HANDS
+    n = {**(was if isinstance(was, dict) else {"alarm": was}), threat: hands}
     path = pathlib.Path(__file__).resolve().parent.parent / "engine" / "strong" / "calibration_wuhu_alarm.py"
     path.write_text(
-        '"""Wuhu: a discard against a seat showing an alarm (报警, W12), measured (generated by\n'
-        '``python -m benchmarks.calibrate_alarm_danger --write``; do not edit by hand)."""\n\n'
+        '"""Wuhu: a discard against a seat showing an alarm (报警, W12) or a one-suit line, measured (generated by\n'
+        '``python -m benchmarks.calibrate_alarm_danger --threat alarm|flush|plain --write``; do not edit by hand)."""\n\n'
         "from __future__ import annotations\n\n"
-        f"HANDS = {hands}\n"
-        '"""One-hand deals of four normal AIs its figures come from."""\n\n'
+        f"HANDS: dict[str, int] = {n!r}\n"
+        '"""Per threat (``--threat``): the one-hand deals of four normal AIs its figures come from."""\n\n'
         f"ALARM_FACTOR: dict[str, float] = {fac!r}\n"
-        '""""alarm:class" -> factor on the rest of the danger model (base and factors, without an alarm\'s)."""\n\n'
+        '""""alarm:class" (or "flush_line:class": a one-suit line and no alarm; "plain:melds:third": any other seat, by\n'
+        'its shown melds 0-3 and the third of the hand, engine.strong.wuhu.wall_third) -> factor on the rest of the\n'
+        'danger model (base and factors, without an alarm\'s)."""\n\n'
         f"ALARM_JIAO: dict[str, float] = {jiao!r}\n"
-        '"""alarm -> the share of the deal-ins to a seat showing it that were a 交."""\n', encoding="utf-8")
+        '"""alarm (or "flush_line") -> the share of the deal-ins to a seat showing it that were a 交."""\n',
+        encoding="utf-8")
     return str(path)
 
 
@@ -350,9 +406,10 @@ def main() -> None:
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--ai", default="normal", choices=("normal", "strong"))
     ap.add_argument("--seed", default="alarm")
-    ap.add_argument("--threat", default="alarm", choices=("alarm", "flush", "any"),
-                    help="the seats watched: those with an alarm, those with a one-suit line and no alarm, or every "
-                         "other seat (any: the price table by the seat's melds, the wall left and its 花)")
+    ap.add_argument("--threat", default="alarm", choices=("alarm", "flush", "plain", "any"),
+                    help="the seats watched: those with an alarm, those with a one-suit line and no alarm, every "
+                         "other seat with neither (plain), or every other seat (any: the price table by the seat's "
+                         "melds, the wall left and its 花)")
     ap.add_argument("--rows", help="write the rows here (JSON lines) / read them instead of playing with --load")
     ap.add_argument("--load", action="store_true")
     ap.add_argument("--residual", action="store_true")
@@ -378,10 +435,12 @@ def main() -> None:
     print(report(rows))
     print()
     print(report(rows, "p_tot"))
+    print()
+    print(cells(rows))
     if args.residual or args.write:
         print(residual(rows), jiao_share(rows))
     if args.write:
-        print("wrote", write(rows, args.hands))
+        print("wrote", write(rows, args.hands, args.threat))
 
 
 if __name__ == "__main__":

@@ -13,9 +13,10 @@ For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to
 - **the risk and cost of dealing in** (a discard only): for each other seat, how likely it is ready (its melds, its
   river's length, its 报警 alarms, the 花 it shows), which suit it collects (its melds, the suits it stopped
   discarding), how safe the tile is against it (its own river, tiles three apart, tiles it let go by since its last
-  discard, in Wuhu and Hefei; in Hefei its melds and the wall left, measured), and what dealing in would cost (the scorer's payment from this seat, with the
-  点炮包三家 house rule; against a Wuhu alarm a 交 with its 包 at the measured share of such deal-ins), plus the chance
-  of winning it gives up.
+  discard, in Wuhu and Hefei; in Hefei its melds and the wall left, in Wuhu its melds and the third of the hand,
+  measured), and what dealing in would cost (the scorer's payment from this seat, with the 点炮包三家 house rule;
+  against a Wuhu alarm or one-suit line a 交, with its 包 where W12 gives it, at the measured share of such
+  deal-ins), plus the chance of winning it gives up.
 
 ``ev = (1 - deal_in) * win * value - deal_in * cost``. Claims and kongs are priced by the hand they leave (a pung's
 by its best discard). Everything read comes from the view (``Table.view(seat)``): the seat's own tiles, melds,
@@ -84,7 +85,7 @@ from .lookahead import refine as lookahead_refine
 from .lookahead import wait_payments as lookahead_wait_payments
 from .rivers import discard_order
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
-from .wuhu import alarm_bao, alarm_class, alarm_kind
+from .wuhu import alarm_bao, alarm_class, alarm_kind, wall_third
 from .wuhu import flush_chance as wuhu_flush_chance
 from .wuhu import flush_play as wuhu_flush_play
 from .wuhu import hun_chance as wuhu_hun_chance
@@ -432,15 +433,15 @@ class Know:
 
     def deal_in_pays(self, o: int) -> tuple[float, float]:
         """(what this seat pays when it deals in to seat o, what it pays when o self-draws), by the scorer's typical
-        hands: a plain win, or a one-suit 交 when o shows a one-suit line or an alarm; in Wuhu, against an alarm,
-        the 交 (with its 包, :func:`engine.strong.wuhu.alarm_bao`) at the measured share of such seats' wins
-        (:data:`ALARM_JIAO`) and a plain win otherwise; in Chizhou a deal-in pays the measured mean
+        hands: a plain win, or a one-suit 交 when o shows a one-suit line or an alarm; in Wuhu, against an alarm or
+        a one-suit line, the 交 (with its 包, :func:`engine.strong.wuhu.alarm_bao`) at the measured share of such
+        seats' wins (:data:`ALARM_JIAO`) and a plain win otherwise; in Chizhou a deal-in pays the measured mean
         (:data:`engine.strong.chizhou.DEAL_IN_PAYS`)."""
         melds = self.melds[o]
         alarms = bool(self.view["alarms"][o])
         is_open = any(x["kind"] != "concealed_kong" for x in melds)  # concealed kongs keep it concealed (门清)
         ow = (o - self.dealer) % 4
-        kind = alarm_kind(self.view["alarms"][o]) if alarms else ""
+        kind = alarm_kind(self.view["alarms"][o]) if alarms else ("flush_line" if self._flush_line(o) else "")
         jiao = ALARM_JIAO.get(self.variant, {}).get(kind)
         if jiao is not None:
             pay_ron, pay_self = self._pays("flush", is_open, ow, alarm_bao(kind, melds))
@@ -463,8 +464,10 @@ class Know:
         return pay_ron, (-float(s_[self.wind]) if s_ else 0.0)
 
     def deal_in_chance(self, o: int, k: int) -> float:
-        """The measured chance that discarding k now deals in to seat o (:mod:`engine.strong.calibration`; against a
-        Wuhu seat showing an alarm, its factor by the alarm and the tile: :data:`ALARM_FACTOR`)."""
+        """The measured chance that discarding k now deals in to seat o (:mod:`engine.strong.calibration`; in Wuhu,
+        the factor measured against the rest of the model (:data:`ALARM_FACTOR`): against a seat showing an alarm by
+        the alarm and the tile, against a one-suit line by the tile, against any other seat by its shown melds and the
+        third of the hand)."""
         if self.variant == "hefei" and HEFEI_LEARNED and DANGER_BASE.get(self.variant) is not None:
             if self.passed is not None and k in self.passed[o]:
                 return 0.0  # let go by o since its last discard: no discard win on it now
@@ -475,13 +478,17 @@ class Know:
         by_melds = MELD_FACTOR.get(self.variant)
         if by_melds:  # measured against the rest of the model, by the seat's melds and the wall left
             p *= by_melds.get(hefei_meld_cell(self.melds[o], int(self.view["wall_count"]), self.full_wall), 1.0)
+        by = ALARM_FACTOR.get(self.variant)
         if alarm:
             kind = alarm_kind(self.view["alarms"][o])
-            by = ALARM_FACTOR.get(self.variant)
             if by and kind:  # measured against the rest of the model (calibrate_alarm_danger.py)
                 p *= by.get(f"{kind}:{alarm_class(self.melds[o], k)}", 1.0)
             else:
                 p *= DANGER_FACTOR[self.variant].get("alarm", {}).get(True, 1.0)
+        elif by and self._flush_line(o):  # a one-suit line and no alarm: measured the same way
+            p *= by.get(f"flush_line:{alarm_class(self.melds[o], k)}", 1.0)
+        elif by:  # any other seat: by its shown melds and the third of the hand
+            p *= by.get(f"plain:{min(3, len(self.melds[o]))}:{wall_third(int(self.view['wall_count']))}", 1.0)
         return min(0.35, p)
 
     def rest_chance(self, o: int, k: int) -> tuple[float, bool]:

@@ -321,3 +321,12 @@ def alarm_bao(kind: str, melds: Sequence[Mapping[str, Any]]) -> bool:
         suits = {int(m["tile"]) // 9 for m in melds if int(m["tile"]) < HONOR and str(m["kind"]) in ("pung", "kong")}
         return len(suits) >= 2
     return False
+
+
+WALL_THIRDS = (40, 20)
+"""The wall left at which a hand enters its second and its last third (a Wuhu hand's first discard sees 59)."""
+
+
+def wall_third(wall_count: int) -> int:
+    """0 (the first third of the hand, by the wall left), 1 or 2 (the last)."""
+    return sum(1 for w in WALL_THIRDS if wall_count < w)

@@ -162,12 +162,13 @@ def _pung(k, fed):
 
 
 def _alarmed(alarm, pungs):
-    """Wuhu, wall 30: seat 1 shows these pungs and this alarm and has let nine tiles of 万 and 条 go; seat 0 holds
-    five 万, six 条 and two 筒, far from ready."""
+    """Wuhu, wall 30: seat 1 shows these pungs and this alarm (none for "") and has let nine tiles of 万 and 条 go;
+    seat 0 holds five 万, six 条 and two 筒, far from ready."""
     p = parse_hand
     melds = [[], [_pung(p(x).concealed[0], 2) for x in pungs], [], []]
     rivers = [[], _river(["2m", "4m", "6m", "8m", "3s", "5s", "7s", "9m", "1m"]), [], []]
-    return _view("wuhu", "13579m2468s7p3p1s9s", melds=melds, rivers=rivers, alarms=[[], [alarm], [], []], wall=30)
+    return _view("wuhu", "13579m2468s7p3p1s9s", melds=melds, rivers=rivers, alarms=[[], [alarm] if alarm else [], [], []],
+                 wall=30)
 
 
 def test_wuhu_strong_folds_against_an_alarm():
@@ -225,6 +226,52 @@ def test_hefei_danger_is_priced_by_the_seats_melds_as_measured():
     # the price: a concealed kong keeps the seat's hand concealed, a pung does not
     assert kn.deal_in_pays(3) == kn.deal_in_pays(1)
     assert kn.deal_in_pays(3)[0] > 1.8 * kn.deal_in_pays(2)[0]
+
+
+def test_wuhu_a_one_suit_line_is_priced_as_its_deal_ins_were_measured():
+    # Seat 1 shows two 筒 pungs six ranks apart (a one-suit line, no alarm). A deal-in to it pays a 交 at the share
+    # of such deal-ins that were one (calibration_wuhu_alarm.ALARM_JIAO["flush_line"], no 包 without an alarm), a
+    # plain win otherwise; its chance has the measured factor by the tile's class. Before, every such deal-in was
+    # priced as a one-suit 交 (30 子 where four normal AIs' deal-ins into one-suit lines paid 5.4 on average) and its
+    # chance was twice the deal-ins that happened (benchmarks/calibrate_alarm_danger.py --threat flush).
+    from engine.strong.calibration_wuhu_alarm import ALARM_FACTOR, ALARM_JIAO
+    from engine.strong.evaluator import Know
+
+    kn = Know(_alarmed("", ["1p", "7p"]), 0)
+    assert kn._flush_line(1) and not kn.view["alarms"][1]
+    jiao, _ = kn._pays("flush", True, 1, False)
+    plain, _ = kn._pays("", True, 1, False)
+    share = ALARM_JIAO["flush_line"]
+    assert share < 0.1
+    assert kn.deal_in_pays(1)[0] == pytest.approx(share * jiao + (1 - share) * plain)
+    assert kn.deal_in_pays(1)[0] < plain + (jiao - plain) / 10
+    k4p, k4s = parse_hand("4p").concealed[0], parse_hand("4s").concealed[0]
+    for k, cls in ((k4p, "suit"), (k4s, "other")):
+        assert ALARM_FACTOR[f"flush_line:{cls}"] < 0.7
+        assert kn.deal_in_chance(1, k) == pytest.approx(min(0.35, kn.rest_chance(1, k)[0] * ALARM_FACTOR[f"flush_line:{cls}"]))
+
+
+def test_wuhu_other_seats_danger_follows_their_melds_as_measured():
+    # A seat with no alarm and no one-suit line: the danger model's product, measured against what happened in four
+    # normal AIs' play by its shown melds and the third of the hand, was half the deal-ins with no meld shown and 1.7,
+    # 3.4 and 3.7 times them with one, two and three (benchmarks/calibrate_alarm_danger.py --threat plain): the
+    # measured factor now sets it right, so a seat showing nothing is no longer the safest to discard against.
+    from engine.strong.calibration_wuhu_alarm import ALARM_FACTOR
+    from engine.strong.evaluator import Know
+    from engine.strong.wuhu import wall_third
+
+    p = parse_hand
+    late = _river(["9m", "1p", "9p", "1s", "9s", "4z", "5z", "6z", "7z"])
+    melds = [[], [], [_pung(p("1m").concealed[0], 3), _pung(p("5s").concealed[0], 3)], [_pung(p("2p").concealed[0], 0)]]
+    v = _view("wuhu", "13579m2468s7p3p1s9s", melds=melds, rivers=[[], late, late, late], wall=30)
+    kn = Know(v, 0)
+    assert wall_third(30) == 1 and not any(kn._flush_line(o) for o in (1, 2, 3))
+    k = p("4p").concealed[0]
+    for o, m in ((1, 0), (2, 2), (3, 1)):
+        assert kn.deal_in_chance(o, k) == pytest.approx(min(0.35, kn.rest_chance(o, k)[0] * ALARM_FACTOR[f"plain:{m}:1"]))
+    assert ALARM_FACTOR["plain:0:1"] > 1.5 and ALARM_FACTOR["plain:2:1"] < 0.5 and ALARM_FACTOR["plain:3:1"] < 0.5
+    assert kn.deal_in_chance(1, k) > kn.rest_chance(1, k)[0] * 1.5
+    assert kn.deal_in_chance(2, k) < kn.rest_chance(2, k)[0] / 2
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
