@@ -48,12 +48,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.ai import choose
-from engine.strong.evaluator import Know
+from engine.strong.evaluator import Know, flush_line
 from engine.strong.hefei import meld_cell
 from engine.strong.wuhu import ALARM_KINDS as KIND_ORDER
 from engine.strong.wuhu import alarm_class, alarm_kind, wall_third
 from engine.table import Table
-from engine.tiles import HONOR
 from engine.variants.chizhou import shown_hua
 
 BANDS = (0.0, 0.01, 0.03, 0.10, 0.20, 0.40)
@@ -64,11 +63,6 @@ SHORT = {"flush_line": "one-suit line", "alarm_three_pure": "3对清", "alarm_th
 
 def band(p: float) -> int:
     return max(i for i, b in enumerate(BANDS) if p >= b)
-
-
-def flush_line(melds: Sequence[Mapping[str, Any]]) -> bool:
-    """The evaluator's one-suit line: two or more melds, the suited ones all of one suit."""
-    return len(melds) >= 2 and len({min(int(m["tile"]) // 9, 3) for m in melds if int(m["tile"]) < HONOR}) == 1
 
 
 def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat: str = "alarm"

@@ -65,7 +65,7 @@ from .analysis import shanten
 from .errors import EngineError
 from .strong import evaluate
 from .strong.chizhou import FEED_COST
-from .strong.evaluator import READY_PUNG_ONLY, Know, Option, plan_item, still_to_come
+from .strong.evaluator import READY_PUNG_ONLY, Know, Option, flush_line, plan_item, still_to_come
 from .table import Action
 from .tiles import HONOR, NUM_KINDS, Hand, tile_name
 from .variants import get_variant
@@ -351,8 +351,7 @@ def _threat_why(view: Mapping[str, Any], seat: int | None) -> str:
         return ""
     if view["alarms"][seat]:
         return "alarm"
-    suits = {min(int(m["tile"]) // 9, 3) for m in view["melds"][seat] if int(m["tile"]) < HONOR}
-    return "flush" if len(view["melds"][seat]) >= 2 and len(suits) == 1 else ""
+    return "flush" if flush_line(view["melds"][seat]) else ""
 
 
 def _gains(view: Mapping[str, Any], me: _Hand, played: Action, ai: Action) -> tuple[Item, ...]:

@@ -304,6 +304,12 @@ def _rep_payments(variant: str, rules_key: tuple[tuple[str, Any], ...], plan: st
         return None
 
 
+def flush_line(melds: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a seat's shown melds are a one-suit line: two or more melds, the suited ones all of one suit (read
+    as a threat of a one-suit hand by the danger, the price of a deal-in and the review)."""
+    return len(melds) >= 2 and len({min(int(x["tile"]) // 9, 3) for x in melds if int(x["tile"]) < HONOR}) == 1
+
+
 def still_to_come(view: Mapping[str, Any], remaining: Sequence[int]) -> list[int]:
     """The copies of each kind the seat may still draw or be offered, from its view: ``remaining`` (the variant's
     copies less every river and meld tile and the seat's own, :attr:`engine.ai_common.SeatReader.remaining`) less,
@@ -350,6 +356,7 @@ class Know:
         self.passed = passed_since(view) if self.variant in PASSED_SAFE else None
         self._hefei_danger: HefeiDangerReader | None = None  # Hefei's learned danger, built at its first use
         self._danger: dict[int, tuple[float, float, int | None]] = {}
+        self._seat_fac: dict[int, tuple[float, str, float]] = {}  # _seat_factors, per seat
         self._learned: LearnedReader | None = None  # the learned chance to win (learned.py), built at its first use
 
     # -------------------------------------------------------------- values
@@ -428,8 +435,7 @@ class Know:
         return max(0.3, pay_ron - 0.35 * pay_self), self._flush_line(o), bool(self.view["alarms"][o])
 
     def _flush_line(self, o: int) -> bool:
-        melds = self.melds[o]
-        return len(melds) >= 2 and len({min(int(x["tile"]) // 9, 3) for x in melds if int(x["tile"]) < HONOR}) == 1
+        return flush_line(self.melds[o])
 
     def deal_in_pays(self, o: int) -> tuple[float, float]:
         """(what this seat pays when it deals in to seat o, what it pays when o self-draws), by the scorer's typical
@@ -474,22 +480,40 @@ class Know:
             if self._hefei_danger is None:  # Hefei: the learned model (engine/strong/hefei.py)
                 self._hefei_danger = HefeiDangerReader(self.view, self.unseen)
             return min(0.35, self._hefei_danger.chance(o, k))
-        p, alarm = self.rest_chance(o, k)
-        by_melds = MELD_FACTOR.get(self.variant)
-        if by_melds:  # measured against the rest of the model, by the seat's melds and the wall left
-            p *= by_melds.get(hefei_meld_cell(self.melds[o], int(self.view["wall_count"]), self.full_wall), 1.0)
-        by = ALARM_FACTOR.get(self.variant)
-        if alarm:
-            kind = alarm_kind(self.view["alarms"][o])
-            if by and kind:  # measured against the rest of the model (calibrate_alarm_danger.py)
-                p *= by.get(f"{kind}:{alarm_class(self.melds[o], k)}", 1.0)
-            else:
-                p *= DANGER_FACTOR[self.variant].get("alarm", {}).get(True, 1.0)
-        elif by and self._flush_line(o):  # a one-suit line and no alarm: measured the same way
-            p *= by.get(f"flush_line:{alarm_class(self.melds[o], k)}", 1.0)
-        elif by:  # any other seat: by its shown melds and the third of the hand
-            p *= by.get(f"plain:{min(3, len(self.melds[o]))}:{wall_third(int(self.view['wall_count']))}", 1.0)
+        p, _ = self.rest_chance(o, k)
+        by_melds, by_class, by_seat = self._seat_factors(o)
+        p *= by_melds
+        if by_class:  # an alarm or a one-suit line: the factor by the alarm (or line) and the tile's class
+            p *= ALARM_FACTOR[self.variant].get(f"{by_class}:{alarm_class(self.melds[o], k)}", 1.0)
+        else:
+            p *= by_seat
         return min(0.35, p)
+
+    def _seat_factors(self, o: int) -> tuple[float, str, float]:
+        """What the danger of any tile against seat o is multiplied by for what o shows, read once a decision:
+        (the factor by its melds and the wall left (Hefei), the alarm or "flush_line" whose factor goes by the tile's
+        class ("" none), the factor otherwise: an alarm's marginal one where none is measured by class, in Wuhu any
+        other seat's by its shown melds and the third of the hand)."""
+        got = self._seat_fac.get(o)
+        if got is None:
+            wall = int(self.view["wall_count"])
+            by_melds = MELD_FACTOR.get(self.variant)
+            # measured against the rest of the model, by the seat's melds and the wall left
+            f_melds = by_melds.get(hefei_meld_cell(self.melds[o], wall, self.full_wall), 1.0) if by_melds else 1.0
+            by = ALARM_FACTOR.get(self.variant)
+            cls, f_seat = "", 1.0
+            if self.view["alarms"][o]:
+                kind = alarm_kind(self.view["alarms"][o])
+                if by and kind:  # measured against the rest of the model (calibrate_alarm_danger.py)
+                    cls = kind
+                else:
+                    f_seat = DANGER_FACTOR[self.variant].get("alarm", {}).get(True, 1.0)
+            elif by and self._flush_line(o):  # a one-suit line and no alarm: measured the same way
+                cls = "flush_line"
+            elif by:  # any other seat: by its shown melds and the third of the hand
+                f_seat = by.get(f"plain:{min(3, len(self.melds[o]))}:{wall_third(wall)}", 1.0)
+            got = self._seat_fac[o] = (f_melds, cls, f_seat)
+        return got
 
     def rest_chance(self, o: int, k: int) -> tuple[float, bool]:
         """(the product of the measured base and factors for discarding k against seat o, without the cap and
