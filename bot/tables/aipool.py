@@ -223,9 +223,15 @@ class AiPool:
         except Exception as e:
             if pool.retired:  # retired meanwhile (a decision found it broken, or the pool closed): nothing to say
                 return
-            log.warning("AI pool: the workers did not start (%r); decisions are made in a thread until a new pool "
-                        "has started", e)
+            self._not_started(e)
             self._retire(pool)
+
+    @staticmethod
+    def _not_started(e: BaseException) -> None:
+        """Say that a pool's processes could not be started (its start failed or timed out, or no process could be
+        made), and what happens meanwhile."""
+        log.warning("AI pool: the workers did not start (%r); decisions are made in a thread until a new pool "
+                    "has started", e)
 
     async def warm(self) -> None:
         """Start the worker processes now and wait until each has imported the engine (a table with AI seats
@@ -236,8 +242,7 @@ class AiPool:
         try:
             self._executor()
         except Exception as e:
-            log.warning("AI pool: the workers did not start (%r); decisions are made in a thread until a new pool "
-                        "has started", e)
+            self._not_started(e)
             return
         task = self._starting
         if task is not None and not task.done():
