@@ -61,6 +61,7 @@ from . import chizhou as chizhou_mod
 from . import learned as learned_mod
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .calibration_hefei_melds import MELD_FACTOR as HEFEI_MELD_FACTOR
+from .calibration_self_share import SELF_SHARE as MEASURED_SELF_SHARE
 from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .calibration_wuhu_alarm import ALARM_FACTOR as WUHU_ALARM_FACTOR
 from .calibration_wuhu_alarm import ALARM_JIAO as WUHU_ALARM_JIAO
@@ -261,6 +262,10 @@ MELD_FACTOR: dict[str, dict[str, float]] = {"hefei": HEFEI_MELD_FACTOR}
 """Per variant: the seat's melds and the wall left (:func:`engine.strong.hefei.meld_cell`) -> the factor on the rest
 of the danger model (its base and factors count the melds, and the factor of the melds' suit counts them again:
 measured by ``benchmarks/calibrate_alarm_danger.py --threat any``)."""
+SELF_SHARE: dict[str, float] = MEASURED_SELF_SHARE
+"""Per variant: the share of what this seat would pay if the other seat self-drew that a deal-in's cost takes off
+(:meth:`Know._threat`: a deal-in ends the hand, and this seat would have paid about that much to the wins still to
+come), measured (``benchmarks/calibrate_alarm_danger.py --threat any --after``); 0.35 where absent."""
 PASSED_SAFE = frozenset({"wuhu", "hefei"})
 """Variants whose danger reads :func:`passed_since`: a tile another seat let go by since its own last discard does
 not win for it now (it did not wait on it, or it passed a win and 漏胡 bars it from any discard win until it draws)."""
@@ -432,7 +437,8 @@ class Know:
         if o == self.seat:
             return 0.0, False, False
         pay_ron, pay_self = self.deal_in_pays(o)
-        return max(0.3, pay_ron - 0.35 * pay_self), self._flush_line(o), bool(self.view["alarms"][o])
+        share = SELF_SHARE.get(self.variant, 0.35)
+        return max(0.3, pay_ron - share * pay_self), self._flush_line(o), bool(self.view["alarms"][o])
 
     def _flush_line(self, o: int) -> bool:
         return flush_line(self.melds[o])
