@@ -91,6 +91,9 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
             return not v["alarms"][o] and not flush_line(v["melds"][o])
         return not v["alarms"][o] and flush_line(v["melds"][o])
 
+    # what a one-suit deal-in is: Wuhu's 交; Hefei's 清一色 (x3, its one-suit lines are priced as one, the share
+    # of such deal-ins that were one: engine.strong.evaluator.HEFEI_FLUSH_JIAO)
+    jiao_codes = ("jiao_count", "qingyise") if variant == "hefei" else ("jiao_count",)
     rows: list[dict[str, Any]] = []
     for i in range(first, first + hands):
         t = Table.new(variant, f"{seed}:{i}")
@@ -153,7 +156,7 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
                             r_["hit"] = True
                             r_["paid"] = -pay_s
                             r_["bao"] = sum(1 for x in e.data["payments"] if x < 0) == 1
-                            r_["jiao"] = any(it["code"] == "jiao_count" for it in e.data["items"])
+                            r_["jiao"] = any(it["code"] in jiao_codes for it in e.data["items"])
         rows += pending
     return rows
 

@@ -255,9 +255,13 @@ ALARM_FACTOR: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_FACTOR}
 """Per variant with alarms: "alarm:class" -> the factor on the rest of the danger model of a discard against a seat
 showing that alarm (:func:`engine.strong.wuhu.alarm_kind`, :func:`engine.strong.wuhu.alarm_class`), in place of the
 marginal alarm factor of :data:`DANGER_FACTOR` (measured by ``benchmarks/calibrate_alarm_danger.py``)."""
-ALARM_JIAO: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_JIAO}
-"""Per variant with alarms: alarm -> the share of the deal-ins to a seat showing it that were a 交 (the rest were
-plain wins): what a deal-in to it costs mixes the two (:meth:`Know._threat`)."""
+HEFEI_FLUSH_JIAO = {"flush_line": 0.111}
+"""Hefei: the share of the deal-ins to a seat showing a one-suit line that were a 清一色 ((清一色 + 1) / (deal-ins +
+2): 1 of 16 on 6,000 one-hand deals of four normal AIs, ``calibrate_alarm_danger --variant hefei --threat any
+--after``, seeds ``sd:N``; priced as a 清一色 each, 39.9 子 read where 14.6 were paid)."""
+ALARM_JIAO: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_JIAO, "hefei": HEFEI_FLUSH_JIAO}
+"""Per variant: alarm (or "flush_line") -> the share of the deal-ins to a seat showing it that were a 交 (Hefei: a
+清一色; the rest were plain wins): what a deal-in to it costs mixes the two (:meth:`Know._threat`)."""
 MELD_FACTOR: dict[str, dict[str, float]] = {"hefei": HEFEI_MELD_FACTOR}
 """Per variant: the seat's melds and the wall left (:func:`engine.strong.hefei.meld_cell`) -> the factor on the rest
 of the danger model (its base and factors count the melds, and the factor of the melds' suit counts them again:
@@ -447,7 +451,8 @@ class Know:
         """(what this seat pays when it deals in to seat o, what it pays when o self-draws), by the scorer's typical
         hands: a plain win, or a one-suit 交 when o shows a one-suit line or an alarm; in Wuhu, against an alarm or
         a one-suit line, the 交 (with its 包, :func:`engine.strong.wuhu.alarm_bao`) at the measured share of such
-        seats' wins (:data:`ALARM_JIAO`) and a plain win otherwise; in Chizhou a deal-in pays the measured mean
+        seats' wins (:data:`ALARM_JIAO`) and a plain win otherwise (in Hefei, against a one-suit line, its 清一色 the
+        same way: :data:`HEFEI_FLUSH_JIAO`); in Chizhou a deal-in pays the measured mean
         (:data:`engine.strong.chizhou.DEAL_IN_PAYS`)."""
         melds = self.melds[o]
         alarms = bool(self.view["alarms"][o])
