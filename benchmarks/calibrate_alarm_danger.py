@@ -34,7 +34,11 @@ of its deal-ins that were a 交; the other threats' figures stay.
 deal-in is read at (the payment :meth:`Know.deal_in_pays` and the cost :meth:`Know._threat`, over the deal-ins that
 happened, against what the discarder paid) by the chance's band, by the seat's shown melds (none, concealed kongs only,
 one open meld, two or more) and the wall left in thirds (:func:`engine.strong.hefei.meld_cell`), and in Chizhou by the
-花 the seat shows. With ``--variant hefei --write`` it rewrites ``engine/strong/calibration_hefei_melds.py``: per
+花 the seat shows. ``--after`` also follows, after each discard that did not deal in to a seat ready to win on it,
+what the discarder paid later in the hand (to that seat's self-draw, to any win of it, to anyone's win) against the
+self-draw payment it reads: with ``--write`` it rewrites that variant's share in
+``engine/strong/calibration_self_share.py`` (what a deal-in's cost takes off, :meth:`Know._threat`). With
+``--variant hefei --write`` (without ``--after``) it rewrites ``engine/strong/calibration_hefei_melds.py``: per
 cell of the seat's melds and the wall left, the factor that makes the model's chance match the deal-ins
 ((deal-ins + 2) / (predicted without the cell's factor + 2)).
 """
