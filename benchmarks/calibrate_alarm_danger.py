@@ -34,7 +34,11 @@ of its deal-ins that were a 交; the other threats' figures stay.
 deal-in is read at (the payment :meth:`Know.deal_in_pays` and the cost :meth:`Know._threat`, over the deal-ins that
 happened, against what the discarder paid) by the chance's band, by the seat's shown melds (none, concealed kongs only,
 one open meld, two or more) and the wall left in thirds (:func:`engine.strong.hefei.meld_cell`), and in Chizhou by the
-花 the seat shows. With ``--variant hefei --write`` it rewrites ``engine/strong/calibration_hefei_melds.py``: per
+花 the seat shows. ``--after`` also follows, after each discard that did not deal in to a seat ready to win on it,
+what the discarder paid later in the hand (to that seat's self-draw, to any win of it, to anyone's win) against the
+self-draw payment it reads: with ``--write`` it rewrites that variant's share in
+``engine/strong/calibration_self_share.py`` (what a deal-in's cost takes off, :meth:`Know._threat`). With
+``--variant hefei --write`` (without ``--after``) it rewrites ``engine/strong/calibration_hefei_melds.py``: per
 cell of the seat's melds and the wall left, the factor that makes the model's chance match the deal-ins
 ((deal-ins + 2) / (predicted without the cell's factor + 2)).
 """
@@ -48,6 +52,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.ai import choose
+from engine.analysis import winning_kinds
 from engine.strong.evaluator import Know, flush_line
 from engine.strong.hefei import meld_cell
 from engine.strong.wuhu import ALARM_KINDS as KIND_ORDER
@@ -65,10 +70,21 @@ def band(p: float) -> int:
     return max(i for i, b in enumerate(BANDS) if p >= b)
 
 
-def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat: str = "alarm"
-            ) -> list[dict[str, Any]]:
+def ready_on_discard(t: Table, o: int, s: int) -> bool:
+    """Whether seat o's hidden hand could win now on some discard of seat s (what a deal-in needs; read from the
+    whole table: a measurement, never the AI)."""
+    c = t.hand.counts[o]
+    sp = bool(t.V.seven_pairs and not t.hand.melds[o])
+    return any(t._can_win(o, k, s) for k in winning_kinds(c, seven_pairs=sp))
+
+
+def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat: str = "alarm",
+            after: bool = False) -> list[dict[str, Any]]:
     """One row per exposure of a discard to a seat showing an alarm (see the module docstring); ``threat="flush"``:
-    to a seat showing no alarm but a one-suit line (:func:`flush_line`) instead."""
+    to a seat showing no alarm but a one-suit line (:func:`flush_line`) instead. ``after``: each row also says
+    whether the seat was ready to win on the discarder's discard (``ready``), the payment a self-draw of it is read
+    at (``pay_self_pred``) and what the discarder paid later in the hand: to that seat's self-draw (``later_self``),
+    to any later win of it (``later_o``), to any later win of anyone (``later_all``)."""
 
     def watched(v: Mapping[str, Any], o: int) -> bool:
         if threat == "any":
@@ -79,11 +95,15 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
             return not v["alarms"][o] and not flush_line(v["melds"][o])
         return not v["alarms"][o] and flush_line(v["melds"][o])
 
+    # what a one-suit deal-in is: Wuhu's 交; Hefei's 清一色 (x3, its one-suit lines are priced as one, the share
+    # of such deal-ins that were one: engine.strong.evaluator.HEFEI_FLUSH_JIAO)
+    jiao_codes = ("jiao_count", "qingyise") if variant == "hefei" else ("jiao_count",)
     rows: list[dict[str, Any]] = []
     for i in range(first, first + hands):
         t = Table.new(variant, f"{seed}:{i}")
         rng = random.Random(i)
         pending: list[dict[str, Any]] = []
+        done: list[dict[str, Any]] = []  # this hand's rows whose discard did not deal in (``after``)
         wall0: int | None = None
         while t.hand.phase in ("play", "claim", "rob"):
             s = t.awaited()[0]
@@ -91,6 +111,7 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
             a = la[0] if len(la) == 1 else choose(t, s, la, ai, rng)
             if a.type == "discard" and a.tile is not None:
                 rows += pending
+                done += pending
                 pending = []
                 v = t.view(s)
                 if wall0 is None:
@@ -115,8 +136,22 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
                             "hua": shown_hua(kn.wind_melds[(o - kn.dealer) % 4]) if kn.me.ai.hua_gate else 0,
                             "hit": False, "hit_any": False, "paid": 0, "jiao": False, "bao": False,
                         }
+                        if after:
+                            rows_p.update(ready=ready_on_discard(t, o, s), pay_self_pred=kn.deal_in_pays(o)[1],
+                                          later_self=0, later_o=0, later_all=0)
                         pending.append(rows_p)
             for e in t.apply(a):
+                if after and e.type == "win":  # what the discarders of the earlier rows paid for it
+                    on_it = e.data["from"] is not None and not e.data.get("rob_kong")
+                    for r_ in done + pending:
+                        pay_l = -int(e.data["payments"][r_["seat"]])
+                        if r_["seat"] == e.seat or (r_ in pending and on_it and e.data["from"] == r_["seat"]):
+                            continue  # its own win, or a win on the watched discard itself
+                        r_["later_all"] += pay_l
+                        if r_["o"] == e.seat:
+                            r_["later_o"] += pay_l
+                            if e.data["from"] is None:
+                                r_["later_self"] += pay_l
                 if e.type == "win" and e.data["from"] is not None and e.data["from"] != e.seat:
                     for r_ in pending:
                         r_["hit_any"] = True  # the discard dealt in (to whoever won on it)
@@ -125,7 +160,7 @@ def collect(variant: str, hands: int, ai: str, seed: str, first: int = 0, threat
                             r_["hit"] = True
                             r_["paid"] = -pay_s
                             r_["bao"] = sum(1 for x in e.data["payments"] if x < 0) == 1
-                            r_["jiao"] = any(it["code"] == "jiao_count" for it in e.data["items"])
+                            r_["jiao"] = any(it["code"] in jiao_codes for it in e.data["items"])
         rows += pending
     return rows
 
@@ -288,6 +323,62 @@ def report_any(rows: Sequence[Mapping[str, Any]], chizhou: bool = False) -> str:
     return "\n".join(out)
 
 
+def after_cells(rows: Sequence[Mapping[str, Any]]) -> dict[str, tuple[int, float, float, float, float, float]]:
+    """Over the exposures to a seat ready to win on the discard that did not deal in (``collect(after=True)``), per
+    third of the wall and all: (exposures, the share of them the seat went on to self-draw, what the discarder later
+    paid to its self-draw, to any later win of it, to any later win of anyone, and the self-draw payment read: each a
+    mean per exposure)."""
+    out: dict[str, tuple[int, float, float, float, float, float]] = {}
+    for wt in ("early", "mid", "late", "all"):
+        rs = [r for r in rows if r.get("ready") and not r["hit_any"] and (wt == "all" or row_third(r) == wt)]
+        n = max(1, len(rs))
+        out[wt] = (len(rs), sum(1 for r in rs if r["later_self"] > 0) / n, sum(r["later_self"] for r in rs) / n,
+                   sum(r["later_o"] for r in rs) / n, sum(r["later_all"] for r in rs) / n,
+                   sum(r["pay_self_pred"] for r in rs) / n)
+    return out
+
+
+def report_after(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The part of a self-draw's payment a deal-in's cost takes off (:meth:`Know._threat`), against what happened:
+    at the exposures to a seat ready to win on the discard that did not deal in, what the discarder went on to pay
+    (to that seat's self-draw, to any win of it, to anyone's win) against the self-draw payment read."""
+    out = ["after a discard that did not deal in to a seat ready to win on it: what the discarder paid later in the "
+           "hand (means per exposure) against the self-draw payment read (share = paid / read)",
+           "| wall left | exposures | seat self-drew | paid to its self-draw | to any win of it | to anyone's win | "
+           "self-draw read | share (its self-draw) | share (anyone's win) |", "|---|---|---|---|---|---|---|---|---|"]
+    for wt, (n, q, ls, lo, la, ps) in after_cells(rows).items():
+        out.append(f"| {wt} | {n} | {100 * q:.1f}% | {ls:.2f} | {lo:.2f} | {la:.2f} | {ps:.2f} | "
+                   f"{ls / max(1e-9, ps):.3f} | {la / max(1e-9, ps):.3f} |")
+    return "\n".join(out)
+
+
+def write_share(rows: Sequence[Mapping[str, Any]], variant: str, hands: int) -> str:
+    """Rewrite ``engine/strong/calibration_self_share.py`` from four normal AIs' rows (``--threat any --after``): for
+    this variant, the share of the self-draw payment read that the discarder went on to pay anyway (to anyone's win)
+    after a discard that did not deal in to a seat ready to win on it; the other variants' figures stay."""
+    import pathlib
+
+    from engine.strong import calibration_self_share as old
+
+    share = dict(old.SELF_SHARE)
+    n, _, _, _, la, ps = after_cells(rows)["all"]
+    share[variant] = round(la / max(1e-9, ps), 3)
+    was = {**old.HANDS, variant: hands}
+    path = pathlib.Path(__file__).resolve().parent.parent / "engine" / "strong" / "calibration_self_share.py"
+    path.write_text(
+        '"""What a deal-in\'s cost takes off, measured per variant (generated by ``python -m\n'
+        'benchmarks.calibrate_alarm_danger --variant V --threat any --after --write``; do not edit by hand)."""\n\n'
+        "from __future__ import annotations\n\n"
+        f"HANDS: dict[str, int] = {was!r}\n"
+        '"""Per variant: the one-hand deals of four normal AIs its figure comes from."""\n\n'
+        f"SELF_SHARE: dict[str, float] = {share!r}\n"
+        '"""Per variant: what the discarder went on to pay to anyone\'s win in the rest of the hand, after a discard that\n'
+        'did not deal in to a seat ready to win on it, as a share of what it reads it would pay that seat\'s self-draw\n'
+        '(:meth:`engine.strong.evaluator.Know.deal_in_pays`): a deal-in ends the hand and spares that."""\n',
+        encoding="utf-8")
+    return str(path)
+
+
 def meld_residual(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """Per cell of :func:`engine.strong.hefei.meld_cell`: (deal-ins + 2) / (the model's chances without the cell's
     factor + 2) (a thin cell stays near 1)."""
@@ -406,6 +497,8 @@ def main() -> None:
                          "melds, the wall left and its 花)")
     ap.add_argument("--rows", help="write the rows here (JSON lines) / read them instead of playing with --load")
     ap.add_argument("--load", action="store_true")
+    ap.add_argument("--after", action="store_true",
+                    help="also what the discarder paid later in the hand (the self-draw share of a deal-in's cost)")
     ap.add_argument("--residual", action="store_true")
     ap.add_argument("--write", action="store_true", help="rewrite engine/strong/calibration_wuhu_alarm.py")
     args = ap.parse_args()
@@ -413,16 +506,21 @@ def main() -> None:
         with open(args.rows, encoding="utf-8") as f:
             rows = [json.loads(x) for x in f]
     else:
-        rows = collect(args.variant, args.hands, args.ai, args.seed, args.first, args.threat)
+        rows = collect(args.variant, args.hands, args.ai, args.seed, args.first, args.threat, args.after)
         if args.rows:
             with open(args.rows, "w", encoding="utf-8") as f:
                 f.writelines(json.dumps(r) + "\n" for r in rows)
     if args.threat == "any":
         print(f"{args.variant}, four {args.ai} AIs, {args.hands} hands: {len(rows)} discards against another seat")
         print(report_any(rows, args.variant == "chizhou"))
+        if rows and "ready" in rows[0]:
+            print()
+            print(report_after(rows))
         if args.residual or args.write:
             print(meld_residual(rows))
-        if args.write and args.variant == "hefei":
+        if args.write and rows and "ready" in rows[0]:
+            print("wrote", write_share(rows, args.variant, args.hands))
+        elif args.write and args.variant == "hefei":
             print("wrote", write_melds(rows, args.hands))
         return
     print(f"{args.variant}, four {args.ai} AIs, {args.hands} hands: {len(rows)} discards against a seat with an alarm")

@@ -61,6 +61,7 @@ from . import chizhou as chizhou_mod
 from . import learned as learned_mod
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .calibration_hefei_melds import MELD_FACTOR as HEFEI_MELD_FACTOR
+from .calibration_self_share import SELF_SHARE as MEASURED_SELF_SHARE
 from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .calibration_wuhu_alarm import ALARM_FACTOR as WUHU_ALARM_FACTOR
 from .calibration_wuhu_alarm import ALARM_JIAO as WUHU_ALARM_JIAO
@@ -254,13 +255,21 @@ ALARM_FACTOR: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_FACTOR}
 """Per variant with alarms: "alarm:class" -> the factor on the rest of the danger model of a discard against a seat
 showing that alarm (:func:`engine.strong.wuhu.alarm_kind`, :func:`engine.strong.wuhu.alarm_class`), in place of the
 marginal alarm factor of :data:`DANGER_FACTOR` (measured by ``benchmarks/calibrate_alarm_danger.py``)."""
-ALARM_JIAO: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_JIAO}
-"""Per variant with alarms: alarm -> the share of the deal-ins to a seat showing it that were a 交 (the rest were
-plain wins): what a deal-in to it costs mixes the two (:meth:`Know._threat`)."""
+HEFEI_FLUSH_JIAO = {"flush_line": 0.111}
+"""Hefei: the share of the deal-ins to a seat showing a one-suit line that were a 清一色 ((清一色 + 1) / (deal-ins +
+2): 1 of 16 on 6,000 one-hand deals of four normal AIs, ``calibrate_alarm_danger --variant hefei --threat any
+--after``, seeds ``sd:N``; priced as a 清一色 each, 39.9 子 read where 14.6 were paid)."""
+ALARM_JIAO: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_JIAO, "hefei": HEFEI_FLUSH_JIAO}
+"""Per variant: alarm (or "flush_line") -> the share of the deal-ins to a seat showing it that were a 交 (Hefei: a
+清一色; the rest were plain wins): what a deal-in to it costs mixes the two (:meth:`Know._threat`)."""
 MELD_FACTOR: dict[str, dict[str, float]] = {"hefei": HEFEI_MELD_FACTOR}
 """Per variant: the seat's melds and the wall left (:func:`engine.strong.hefei.meld_cell`) -> the factor on the rest
 of the danger model (its base and factors count the melds, and the factor of the melds' suit counts them again:
 measured by ``benchmarks/calibrate_alarm_danger.py --threat any``)."""
+SELF_SHARE: dict[str, float] = MEASURED_SELF_SHARE
+"""Per variant: the share of what this seat would pay if the other seat self-drew that a deal-in's cost takes off
+(:meth:`Know._threat`: a deal-in ends the hand, and this seat would have paid about that much to the wins still to
+come), measured (``benchmarks/calibrate_alarm_danger.py --threat any --after``); 0.35 where absent."""
 PASSED_SAFE = frozenset({"wuhu", "hefei"})
 """Variants whose danger reads :func:`passed_since`: a tile another seat let go by since its own last discard does
 not win for it now (it did not wait on it, or it passed a win and 漏胡 bars it from any discard win until it draws)."""
@@ -432,7 +441,8 @@ class Know:
         if o == self.seat:
             return 0.0, False, False
         pay_ron, pay_self = self.deal_in_pays(o)
-        return max(0.3, pay_ron - 0.35 * pay_self), self._flush_line(o), bool(self.view["alarms"][o])
+        share = SELF_SHARE.get(self.variant, 0.35)
+        return max(0.3, pay_ron - share * pay_self), self._flush_line(o), bool(self.view["alarms"][o])
 
     def _flush_line(self, o: int) -> bool:
         return flush_line(self.melds[o])
@@ -441,7 +451,8 @@ class Know:
         """(what this seat pays when it deals in to seat o, what it pays when o self-draws), by the scorer's typical
         hands: a plain win, or a one-suit 交 when o shows a one-suit line or an alarm; in Wuhu, against an alarm or
         a one-suit line, the 交 (with its 包, :func:`engine.strong.wuhu.alarm_bao`) at the measured share of such
-        seats' wins (:data:`ALARM_JIAO`) and a plain win otherwise; in Chizhou a deal-in pays the measured mean
+        seats' wins (:data:`ALARM_JIAO`) and a plain win otherwise (in Hefei, against a one-suit line, its 清一色 the
+        same way: :data:`HEFEI_FLUSH_JIAO`); in Chizhou a deal-in pays the measured mean
         (:data:`engine.strong.chizhou.DEAL_IN_PAYS`)."""
         melds = self.melds[o]
         alarms = bool(self.view["alarms"][o])

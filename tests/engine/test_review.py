@@ -430,43 +430,47 @@ def test_chizhous_all_pungs_plan_is_named_as_such():
 
 
 def test_a_discard_that_may_deal_in_is_called_unsafe_not_a_weaker_shape():
-    """Wuhu, step 64: the player's 8s deals in to West 13% of the time (the AI's 4s: 1%), and that is most of what it
-    costs (the danger and the win a deal-in gives up); the card said "better shape: 24 useful tiles against 5" (the
-    AI's hand is a step further from ready), as the danger alone was under half the loss. (Until the tenth round of
-    docs/strong-ai.md this was seed d2's hand 2, step 37: the strong seats now play that hand differently.)"""
+    """Wuhu, step 57: the player's discard deals in to East (alarmed) 14% of the time (the AI's: 3%), and that is most
+    of what it costs (the danger and the win a deal-in gives up); the card said "better shape: 14 useful tiles against
+    5" (the AI's hand is a step further from ready), as the danger alone was under half the loss. (Until the tenth
+    round of docs/strong-ai.md this was seed d2's hand 2, step 37, then seed d37's hand 2, step 64, until the round
+    "Danger prices, second pass": a deal-in to an ordinary Wuhu seat now costs about what the rest of the hand would
+    have cost anyway, and that discard is called a bigger loss than its danger.)"""
     from render.replay import describe_reason
 
-    r, rv = _reviewed("wuhu", "d37", 2, _STRONG_OTHERS)
-    d = rv.at(64)
+    r, rv = _reviewed("wuhu", "d89", 2, _STRONG_OTHERS)
+    d = rv.at(57)
     assert d is not None and d.reason == "safer" and d.costly and d.played.threat is not None
     assert d.ai.shanten > d.played.shanten and d.ai.useful > d.played.useful
-    assert r.winds[d.played.threat] == 2  # West
-    assert describe_reason(d, "zh", None, r.winds) == "更安全：防西，点炮机会 13% 对 1%，点炮约损失 1.0 子"
-    assert describe_reason(d, "zh-TW", None, r.winds) == "更安全：防西，放槍機會 13% 對 1%，放槍約損失 1.0 子"
-    assert describe_reason(d, "en", None, r.winds) == "safer against W: 13% to deal in against 1%; a deal-in costs " \
-                                                      "about 1.0 子"
+    assert r.winds[d.played.threat] == 0  # East
+    assert describe_reason(d, "zh", None, r.winds) == "更安全：防东（已报警），点炮机会 14% 对 3%，点炮约损失 10.2 子"
+    assert describe_reason(d, "zh-TW", None, r.winds) == "更安全：防東（已報警），放槍機會 14% 對 3%，放槍約損失 10.2 子"
+    assert describe_reason(d, "en", None, r.winds) == "safer against E (alarm, 报警): 14% to deal in against 3%; a " \
+                                                      "deal-in costs about 10.2 子"
 
 
 def test_a_deal_in_against_an_alarm_names_the_alarm_and_what_it_costs():
-    """Wuhu (seed al5), step 25: North has a 3对 alarm (混: two pungs of a suit and 红中; dealing a 交 into it pays for
-    all three, 包). The card said whom the tile was dangerous against and the chances, not why North was a threat
-    nor what a deal-in costs; the figures are the evaluator's (the chance and cost of the player's discard, from the
-    seat's view at that step)."""
+    """Wuhu (seed d89, hand 2), step 57: East has a 3对 alarm (清, and a 双四核; dealing a 交 into it pays for all
+    three, 包). The card said whom the tile was dangerous against and the chances, not why East was a threat nor
+    what a deal-in costs; the figures are the evaluator's (the chance and cost of the player's discard, from the
+    seat's view at that step). (Seed al5's step 25 until the round "Danger prices, second pass" of
+    docs/strong-ai.md: its deal-in now costs what the rest of the hand would have cost anyway, a shape loss.)"""
     from engine.strong import evaluate
     from render.replay import describe_reason
 
-    r, rv = _reviewed("wuhu", "al5", 0, _STRONG_OTHERS)
-    d = rv.at(25)
-    assert d is not None and (d.reason, d.threat_why) == ("safer", "alarm") and d.cost == 0.7
-    o = evaluate(r.view(24, 0), 0).of(d.played.action)
-    assert o is not None and o.threat == d.played.threat and r.view(24, 0)["alarms"][o.threat] == ["alarm_three_mixed"]
+    r, rv = _reviewed("wuhu", "d89", 2, _STRONG_OTHERS)
+    d = rv.at(57)
+    assert d is not None and (d.reason, d.threat_why) == ("safer", "alarm") and d.cost == 1.3
+    o = evaluate(r.view(56, 0), 0).of(d.played.action)
+    assert o is not None and o.threat == d.played.threat
+    assert r.view(56, 0)["alarms"][o.threat] == ["alarm_three_pure", "alarm_double_sihe"]
     cost = f"{o.cost:.1f}"
     assert describe_reason(d, "zh", ["A", "B", "C", "D"], r.winds) == \
-        f"更安全：防北 D（已报警），点炮机会 18% 对 1%，点炮约损失 {cost} 子"
+        f"更安全：防东 B（已报警），点炮机会 14% 对 3%，点炮约损失 {cost} 子"
     assert describe_reason(d, "zh-TW", ["A", "B", "C", "D"], r.winds) == \
-        f"更安全：防北 D（已報警），放槍機會 18% 對 1%，放槍約損失 {cost} 子"
+        f"更安全：防東 B（已報警），放槍機會 14% 對 3%，放槍約損失 {cost} 子"
     assert describe_reason(d, "en", ["A", "B", "C", "D"], r.winds) == \
-        f"safer against N D (alarm, 报警): 18% to deal in against 1%; a deal-in costs about {cost} 子"
+        f"safer against E B (alarm, 报警): 14% to deal in against 3%; a deal-in costs about {cost} 子"
 
 
 def test_an_honour_that_feeds_another_seats_hua_is_said_so():

@@ -274,6 +274,44 @@ def test_wuhu_other_seats_danger_follows_their_melds_as_measured():
     assert kn.deal_in_chance(2, k) < kn.rest_chance(2, k)[0] / 2
 
 
+def test_wuhu_deal_in_cost_takes_off_what_the_rest_of_the_hand_would_cost_as_measured():
+    # Every Wuhu win is paid by all three (W10): after a discard that did not deal in to a seat ready to win on it,
+    # the discarder went on to pay 62% of the self-draw payment it reads for that seat to the wins still to come
+    # (benchmarks/calibrate_alarm_danger.py --threat any --after; the cost took off 35%). A deal-in to an ordinary
+    # seat ends the hand for about what the hand would have cost anyway: its cost is the floor, while a 3对 alarm
+    # that makes the discarder pay for all three (包) still costs most of its payment.
+    from engine.strong.calibration_self_share import SELF_SHARE
+    from engine.strong.evaluator import Know
+
+    assert 0.55 < SELF_SHARE["wuhu"] < 0.7
+    plain = Know(_alarmed("", ["2p", "5p"]), 0)
+    pay_ron, pay_self = plain.deal_in_pays(1)
+    assert pay_ron - 0.35 * pay_self > 0.5  # the old share left a cost above the floor
+    assert plain._threat(1)[0] == pytest.approx(max(0.3, pay_ron - SELF_SHARE["wuhu"] * pay_self)) == 0.3
+    three = Know(_alarmed("alarm_three_pure", ["2p", "5p", "8p"]), 0)
+    pay_ron, pay_self = three.deal_in_pays(1)
+    assert three._threat(1)[0] == pytest.approx(pay_ron - SELF_SHARE["wuhu"] * pay_self) and three._threat(1)[0] > 5
+
+
+def test_hefei_one_suit_line_is_priced_a_qingyise_only_at_the_measured_share():
+    # Hefei: a seat showing two melds of one suit was priced as a 清一色 on every deal-in (39.9 子 read where 14.6
+    # were paid: 1 of 16 deal-ins was one, calibrate_alarm_danger --variant hefei --threat any --after); the price
+    # now mixes the 清一色 and a plain win at the measured share
+    from engine.strong.evaluator import HEFEI_FLUSH_JIAO, Know
+
+    p = parse_hand
+    melds = [[], [_pung(p(x).concealed[0], 2) for x in ("2p", "5p")], [], []]
+    kn = Know(_view("hefei", "13579m2468s7p3p1s9s", melds=melds, wall=40), 0)
+    assert kn._flush_line(1)
+    share = HEFEI_FLUSH_JIAO["flush_line"]
+    assert 0.05 < share < 0.2
+    flush, plain = kn._pays("flush", True, 1, False), kn._pays("", True, 1, False)
+    pay_ron, pay_self = kn.deal_in_pays(1)
+    assert pay_ron == pytest.approx(share * flush[0] + (1 - share) * plain[0])
+    assert pay_self == pytest.approx(share * flush[1] + (1 - share) * plain[1])
+    assert pay_ron < flush[0] / 2
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_passed_since_puts_the_rivers_back_in_order(variant):
     # at every discard of real play (claims and kongs included), the tiles each seat let go by since its own last
