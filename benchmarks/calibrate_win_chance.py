@@ -180,23 +180,8 @@ def ready_factors(rows: list[dict[str, Any]], old: Sequence[float] | None) -> li
     return [round(base[i] * (w + 2) / (p + 2), 3) for i, (p, w) in enumerate(cells)]
 
 
-def far_factors(rows: list[dict[str, Any]], old: Sequence[Sequence[float]] | None) -> list[list[float]]:
-    """Per distance 1, 2, 3+ and band of own draws left: the same for the chosen options not ready (plain plan)."""
-    cells = [[[0.0, 0.0] for _ in TURNS] for _ in range(3)]
-    for r in rows:
-        c = r["chosen"]
-        if c["d"] <= 0 or c["plan"]:
-            continue
-        cell = cells[min(c["d"], 3) - 1][turns_band(r["turns"])]
-        cell[0] += c["win"]
-        cell[1] += 1 if r["won"] else 0
-    base = [list(x) for x in old] if old else [[1.0] * len(TURNS) for _ in range(3)]
-    return [[round(base[d][i] * (w + 2) / (p + 2), 3) for i, (p, w) in enumerate(row)] for d, row in enumerate(cells)]
-
-
-def write(variant: str, rows: list[dict[str, Any]], hands: int, far: bool = False) -> str:
-    """Rewrite ``engine/strong/calibration_win.py`` with the variant's ready factors (with ``far``, its factors of
-    the hands not ready too; the others' stay)."""
+def write(variant: str, rows: list[dict[str, Any]], hands: int) -> str:
+    """Rewrite ``engine/strong/calibration_win.py`` with the variant's ready factors (the others' stay)."""
     import pathlib
 
     from engine.strong import calibration_win as cw
@@ -204,20 +189,15 @@ def write(variant: str, rows: list[dict[str, Any]], hands: int, far: bool = Fals
     got = ready_factors(rows, cw.READY_FACTOR.get(variant))
     hands_by = {**cw.HANDS, variant: hands}
     ready = {**cw.READY_FACTOR, variant: got}
-    far_by = dict(cw.FAR_FACTOR)
-    if far:
-        far_by[variant] = far_factors(rows, cw.FAR_FACTOR.get(variant))
     path = pathlib.Path(__file__).resolve().parent.parent / "engine" / "strong" / "calibration_win.py"
     text = path.read_text()
     head = text[: text.index("HANDS: dict")]
     body = (f"HANDS: dict[str, int] = {{{', '.join(f'{k!r}: {v}' for k, v in sorted(hands_by.items()))}}}\n"
             + text[text.index('"""variant -> the one-hand'): text.index("READY_FACTOR: dict")]
             + f"READY_FACTOR: dict[str, list[float]] = {{{', '.join(f'{k!r}: {v}' for k, v in sorted(ready.items()))}}}\n"
-            + text[text.index('"""variant -> [own draws'): text.index("FAR_FACTOR: dict")]
-            + f"FAR_FACTOR: dict[str, list[list[float]]] = {{{', '.join(f'{k!r}: {v}' for k, v in sorted(far_by.items()))}}}\n"
-            + text[text.index('"""variant -> [distance 1'):])
+            + text[text.index('"""variant -> [own draws'):])
     path.write_text(head + body)
-    return f"{variant}: ready {got}, far {far_by.get(variant)}"
+    return f"{variant}: ready {got}"
 
 
 def factors(rows: list[dict[str, Any]]) -> dict[str, float]:
@@ -243,7 +223,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--load", action="store_true")
     ap.add_argument("--factors", action="store_true", help="print the factor table by distance x draws left")
     ap.add_argument("--write", action="store_true", help="rewrite engine/strong/calibration_win.py (this variant)")
-    ap.add_argument("--far", action="store_true", help="with --write: the factors of the hands not ready too")
     args = ap.parse_args(argv)
     if args.load:
         with open(args.rows) as f:
@@ -258,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.factors:
         print(json.dumps(factors(rows), indent=1))
     if args.write:
-        print(write(args.variant, rows, len({r["hand"] for r in rows}), args.far))
+        print(write(args.variant, rows, len({r["hand"] for r in rows})))
 
 
 if __name__ == "__main__":
