@@ -62,6 +62,7 @@ from . import learned as learned_mod
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .calibration_hefei_melds import MELD_FACTOR as HEFEI_MELD_FACTOR
 from .calibration_self_share import SELF_SHARE as MEASURED_SELF_SHARE
+from .calibration_win import READY_FACTOR
 from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .calibration_wuhu_alarm import ALARM_FACTOR as WUHU_ALARM_FACTOR
 from .calibration_wuhu_alarm import ALARM_JIAO as WUHU_ALARM_JIAO
@@ -270,6 +271,32 @@ SELF_SHARE: dict[str, float] = MEASURED_SELF_SHARE
 """Per variant: the share of what this seat would pay if the other seat self-drew that a deal-in's cost takes off
 (:meth:`Know._threat`: a deal-in ends the hand, and this seat would have paid about that much to the wins still to
 come), measured (``benchmarks/calibrate_alarm_danger.py --threat any --after``); 0.35 where absent."""
+READY_WIN: dict[str, list[float]] = READY_FACTOR
+"""Per variant: [own draws left 0-2, 3-5, 6-8, 9-11, 12+] (:func:`ready_turns_band`) -> the factor on the chance to win
+of an option that leaves the hand ready (plain plan; after the look-ahead, as the option is priced), measured on the
+strong AI's own play against what happened (``benchmarks/calibrate_win_chance.py``, the twelfth round); 1 where
+absent."""
+READY_TURNS = (0, 3, 6, 9, 12)
+"""The bands of own draws left of :data:`READY_WIN`."""
+
+
+def ready_turns_band(turns: int) -> int:
+    """The band of ``turns`` own draws left (:data:`READY_TURNS`)."""
+    return max(i for i, b in enumerate(READY_TURNS) if turns >= b)
+
+
+def _ready_win(out: list[Option], factors: Sequence[float], turns: int) -> list[Option]:
+    """The options that leave the hand ready on the plain plan with their chance to win times the measured factor of
+    the draws left (a kong's hand draws one more), their ev moved by the same share of chance x value (:data:`READY_WIN`)."""
+    res = []
+    for o in out:
+        if o.distance == 0 and not o.plan and o.action.type not in ("win", "next_hand") and o.win > 0:
+            f = factors[ready_turns_band(turns + (1 if o.action.type == "kong" else 0))]
+            o = replace(o, win=o.win * f, ev=o.ev + (1 - o.deal_in) * (f - 1) * o.win * o.value)
+        res.append(o)
+    return res
+
+
 PASSED_SAFE = frozenset({"wuhu", "hefei"})
 """Variants whose danger reads :func:`passed_since`: a tile another seat let go by since its own last discard does
 not win for it now (it did not wait on it, or it passed a win and 漏胡 bars it from any discard win until it draws)."""
@@ -936,6 +963,13 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         pick = claim_choice(me, acts, pass_act)
     if kn.variant in LOOKAHEAD_VARIANTS:  # the discards near ready priced over the next own draw (lookahead.py)
         out = lookahead_refine(kn, out, c, n, ms, mh, me.upg, melds, keep=pick)
+    ready_f = READY_WIN.get(kn.variant)
+    if ready_f:  # a ready hand's chance as measured on the strong AI's own play
+        new = _ready_win(out, ready_f, kn.turns)
+        for o, o2 in zip(out, new, strict=True):
+            if o.action in real:  # a kong's price without its premium moves as its ev does
+                real[o.action] += o2.ev - o.ev
+        out = new
     if kn.variant == "wuhu" and (discards or pick is not None):
         # Wuhu: when the hand the one-suit play leaves is worth most as a 清一色, that play keeps the margin
         for red in (False, True) if WUHU_HUN else (False,):  # 清一色, then one suit and 红中 (混一色)

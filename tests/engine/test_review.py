@@ -332,7 +332,8 @@ def test_the_loss_of_a_plain_play_against_the_flush_plan_is_the_prices_differenc
     # Wuhu: thirteen 万 tiles and 123s at the deal. The strong AI lets 3s go for the 清一色 (a 交); a player who lets
     # 1m go keeps a plain hand. The card's loss is the difference of the two prices (chance x value, less the
     # danger), not of the prices with the margin the AI's choice keeps when it decides (before: 10.0 子 for 3.9; 4.4
-    # since the ready plain hand and the 清一色 a step away are priced over the next draw, engine/strong/lookahead.py)
+    # since the ready plain hand and the 清一色 a step away are priced over the next draw, engine/strong/lookahead.py;
+    # 7.6 since a ready hand's chance is the one measured on the strong AI's play, engine/strong/calibration_win.py)
     from engine.strong.evaluator import Know
 
     t = _wuhu_dealer("14455667888m123s")
@@ -347,7 +348,7 @@ def test_the_loss_of_a_plain_play_against_the_flush_plan_is_the_prices_differenc
 
     assert d.played.ev == pytest.approx(price(d.played), abs=1e-9)
     assert d.ai.ev == pytest.approx(price(d.ai), abs=1e-9)
-    assert d.cost == round(price(d.ai) - price(d.played), 1) == 4.4
+    assert d.cost == round(price(d.ai) - price(d.played), 1) == 7.6
 
 
 def test_a_hefei_pung_short_of_ready_is_explained_by_the_menqing_it_gives_up():
@@ -488,16 +489,17 @@ def test_an_honour_that_feeds_another_seats_hua_is_said_so():
 
 def test_a_pung_that_makes_the_hand_ready_says_so():
     """Hefei, step 20: passing the 8s that would have made the hand ready (the AI pungs it). The card said only
-    "faster hand: 68% to win against 13%"; it now says the pung was ready and the pass one from it."""
+    "faster hand: 68% to win against 13%"; it now says the pung was ready and the pass one from it (55%: a ready hand's
+    chance as measured on the strong AI's own play, engine/strong/calibration_win.py)."""
     from render.replay import describe_reason
 
     _r, rv = _reviewed("hefei", "r24")
     d = rv.at(20)
     assert d is not None and d.played.action.type == "pass" and d.ai.action.type == "pung"
     assert (d.ai.shanten, d.played.shanten, d.reason) == (0, 1, "faster")
-    assert describe_reason(d, "en") == "faster hand: ready against 1 shanten, 68% to win against 13%"
-    assert describe_reason(d, "zh") == "更快的牌：听牌 对 1 向听，和牌机会 68% 对 13%"
-    assert describe_reason(d, "zh-TW") == "更快的牌：聽牌 對 1 向聽，和牌機會 68% 對 13%"
+    assert describe_reason(d, "en") == "faster hand: ready against 1 shanten, 55% to win against 13%"
+    assert describe_reason(d, "zh") == "更快的牌：听牌 对 1 向听，和牌机会 55% 对 13%"
+    assert describe_reason(d, "zh-TW") == "更快的牌：聽牌 對 1 向聽，和牌機會 55% 對 13%"
 
 
 def _one_hand(variant: str, seed: str, difficulty: str, act_for_seat0) -> HandReplay:
@@ -677,7 +679,8 @@ def test_the_tile_being_robbed_is_not_counted_as_still_to_come():
 def test_the_price_of_passing_a_rob_does_not_count_the_robbed_tile_as_still_to_come():
     """The same spot: passing leaves the hand ready on 4m and 7m. The evaluator priced it counting the 1m being added
     to the kong as a tile still to draw (a winning one): "You: pass · 27.6 子 expected". It prices the pass as it
-    prices the same hand once that 1m is shown in the kong: 27.5 子."""
+    prices the same hand once that 1m is shown in the kong: 27.5 子 (22.9 since a ready hand's chance is the one
+    measured on the strong AI's own play, engine/strong/calibration_win.py)."""
     import copy
 
     from engine.strong.evaluator import evaluate
@@ -693,8 +696,8 @@ def test_the_price_of_passing_a_rob_does_not_count_the_robbed_tile_as_still_to_c
     shown["robbing"] = None
     priced = evaluate(shown, 3).of(Action("pass", 3))
     assert priced is not None and d.played.ev == pytest.approx(priced.ev) and d.played.win == pytest.approx(priced.win)
-    assert describe_priced(d.played, "en") == "pass · 27.5 子 expected"
-    assert describe_priced(d.played, "zh-TW") == "過 · 期望 27.5 子"
+    assert describe_priced(d.played, "en") == "pass · 22.9 子 expected"
+    assert describe_priced(d.played, "zh-TW") == "過 · 期望 22.9 子"
 
 
 def _rob_let_pass() -> HandReplay:

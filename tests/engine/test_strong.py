@@ -820,3 +820,27 @@ def test_the_look_ahead_shanten_by_parts_is_the_whole_hands():
             want = sum(kn.unseen[k] for k in range(NUM_KINDS) if kn.unseen[k]
                        and shanten([x + (j == k) for j, x in enumerate(c)], 0, seven_pairs=sp) < sh)
             assert kn.ukeire(list(c), 0, sh, sp) == want
+
+
+def test_a_ready_hands_chance_is_the_one_measured_on_the_strong_ais_play(monkeypatch):
+    # benchmarks/calibrate_win_chance.py: the strong AI's own ready hands (one strong AI, three normal AIs) won 0.8
+    # times as often as its evaluator said; the option that leaves the hand ready carries the measured factor of its
+    # draws left (engine/strong/calibration_win.py), its ev the same share of chance x value; a hand further away
+    # keeps its chance where no factor of its distance is measured (Hefei)
+    from engine.strong import evaluator as ev_mod
+    from engine.strong.calibration_win import READY_FACTOR
+
+    v = _view("hefei", "123456789m1235p9s", wall=60)
+    tile_9s, tile_1p = parse_hand("9s").concealed[0], parse_hand("1p").concealed[0]
+    kn = ev_mod.Know(v, 0)
+    f = READY_FACTOR["hefei"][ev_mod.ready_turns_band(kn.turns)]
+    assert f < 0.9
+    got = evaluate(v, 0)
+    monkeypatch.setattr(ev_mod, "READY_WIN", {})
+    before = evaluate(v, 0)
+    ready, ready0 = got.of(Action("discard", 0, tile_9s)), before.of(Action("discard", 0, tile_9s))
+    assert ready is not None and ready0 is not None and ready.distance == 0
+    assert ready.win == pytest.approx(ready0.win * f)
+    assert ready.ev == pytest.approx(ready0.ev - (1 - ready0.deal_in) * (1 - f) * ready0.win * ready0.value)
+    far, far0 = got.of(Action("discard", 0, tile_1p)), before.of(Action("discard", 0, tile_1p))
+    assert far is not None and far0 is not None and far.distance > 0 and far.win == far0.win
