@@ -251,7 +251,12 @@ class SeatReader:
         public view only, and only when asked (:func:`ron_feed_discard`)."""
         from .strong.evaluator import _wind_meld, passed_since
         from .variants.chizhou import shown_hua
-        v = self.source if isinstance(self.source, Mapping) else self.source.view(self.seat)
+        src = self.source
+        # a Table: its seat's view is built only when some other seat shows 3 花 (rare)
+        if not isinstance(src, Mapping) and all(o == self.seat or shown_hua(ms) < 3
+                                                 for o, ms in enumerate(src.hand.melds)):
+            return []
+        v = src if isinstance(src, Mapping) else src.view(self.seat)
         out = []
         passed = None
         for o in range(4):
