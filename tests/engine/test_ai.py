@@ -207,3 +207,26 @@ def test_chizhou_ai_work_leaves_wuhu_and_hefei_decisions_as_they_were(variant, e
     r = simulate(variant, 50, seed=1)
     got = {k: r[k] for k in ("wins", "self_draws", "draws", "won_by_seat", "points_by_seat")}
     assert got == expected
+
+
+def test_chizhou_normal_too_far_from_the_hua_gate_late_feeds_a_seat_showing_three_hua(monkeypatch):
+    # the hand of the test above, five tiles short of 2 花 with 20 tiles left, lets its 北 go; but chair 2 shows 3 花
+    # (东 and 南 pungs, a claimed 7s kong) and may win on a discard: the tile it most likely waits on goes instead,
+    # a 条 of the middle ranks it has not discarded (engine.ai_common.ron_feed_discard)
+    from engine import ai_common
+
+    kong = parse_hand("7s").concealed[0]
+    threat = [_meld("1z"), _meld("2z"), {"kind": "kong", "tile": kong, "tiles": [kong] * 4, "fed_by": 1,
+                                          "claimed": kong, "added": False}]
+    v, acts = _fake_view("chizhou", "123m456m789p22p15s4z")
+    v["wall_count"] = 20
+    v["melds"][2] = threat
+    assert tile_name(choose(v, 0, acts, "normal").tile) == "5s"
+    v["rivers"][2] = [{"tile": parse_hand("5s").concealed[0], "status": ""}]  # 5s cannot win for it now
+    assert tile_name(choose(v, 0, acts, "normal").tile) not in ("5s", "4z")
+    v["rivers"][2] = []
+    v["wall_count"] = 80  # early: its own game
+    assert tile_name(choose(v, 0, acts, "normal").tile) != "5s"
+    v["wall_count"] = 20
+    monkeypatch.setattr(ai_common, "CHIZHOU_FEED_RON", None)  # without the rule: the 北 is let go, as before
+    assert tile_name(choose(v, 0, acts, "normal").tile) == "4z"
