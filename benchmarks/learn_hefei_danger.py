@@ -3,7 +3,7 @@
 ``python -m benchmarks.learn_hefei_danger [--deals 2500] [--test 700] [--seed cal] [--every] [--write]``: four normal
 AIs (the duel's opponents) play one-hand deals ``Table.new("hefei", "duel:S:N")`` (not the duel's own ``duel:0:N``).
 Every discard is one exposure for each other seat that did not let the tile go by since its own last discard (those
-cannot win on it: ``engine.strong.evaluator.passed_since``), labelled by whether that seat won on it; with
+cannot win on it: ``engine.rivers.passed_since``), labelled by whether that seat won on it; with
 ``--every``, every tile the discarder held is one (labelled by whether that seat could have won on it then, read from
 the table: the hidden hands serve only as labels). Each exposure's features are read from the discarder's view only
 (``engine.strong.hefei.DangerReader.features``: public rivers, melds and wall, and the discarder's own unseen counts).

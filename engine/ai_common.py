@@ -20,6 +20,7 @@ from .analysis import (
     shanten,
     shanten_groups,
 )
+from .rivers import passed_since, wind_meld
 from .table.actions import Action
 from .tiles import HONOR, NUM_KINDS, MeldKind
 from .variants import get_variant
@@ -247,9 +248,8 @@ class SeatReader:
     def shown_threats(self) -> list[tuple[set[int], set[int]]]:
         """Chizhou: per other seat showing 3 花 or more in its declared melds (:func:`engine.variants.chizhou.
         shown_hua`): the suits of its suited melds and the kinds it may not win on a discard now (those in its river
-        and those let go by since its own last discard, :func:`engine.strong.evaluator.passed_since`). Read from the
+        and those let go by since its own last discard, :func:`engine.rivers.passed_since`). Read from the
         public view only, and only when asked (:func:`ron_feed_discard`)."""
-        from .strong.evaluator import _wind_meld, passed_since
         from .variants.chizhou import shown_hua
         src = self.source
         # a Table: its seat's view is built only when some other seat shows 3 花 (rare)
@@ -261,7 +261,7 @@ class SeatReader:
         passed = None
         for o in range(4):
             ms = v["melds"][o]
-            if o == self.seat or not ms or shown_hua([_wind_meld(m, 0) for m in ms]) < 3:
+            if o == self.seat or not ms or shown_hua([wind_meld(m, 0) for m in ms]) < 3:
                 continue
             if passed is None:
                 passed = passed_since(v) or [frozenset()] * 4

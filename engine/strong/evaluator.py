@@ -52,6 +52,8 @@ from ..analysis import (
     shanten_groups,
 )
 from ..errors import EngineError
+from ..rivers import passed_since
+from ..rivers import wind_meld as _wind_meld
 from ..table.actions import Action
 from ..tiles import HONOR, NUM_KINDS, Hand, Meld, MeldKind, parse_hand
 from ..variants import get_variant
@@ -85,7 +87,6 @@ from .lookahead import Rest as LookAheadRest
 from .lookahead import lowers as lookahead_lowers
 from .lookahead import refine as lookahead_refine
 from .lookahead import wait_payments as lookahead_wait_payments
-from .rivers import discard_order
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import alarm_bao, alarm_class, alarm_kind, wall_third
 from .wuhu import flush_chance as wuhu_flush_chance
@@ -302,28 +303,10 @@ PASSED_SAFE = frozenset({"wuhu", "hefei"})
 not win for it now (it did not wait on it, or it passed a win and 漏胡 bars it from any discard win until it draws)."""
 
 
-def passed_since(view: Mapping[str, Any]) -> list[frozenset[int]] | None:
-    """Per seat, the tiles the other seats discarded since that seat's own last discard (each of them was offered
-    to it and it did not win), from the public rivers and melds: the discards are put back in the order they were
-    made (the dealer first, then the next seat, or the claimer after a claimed tile). None when the rivers cannot
-    be ordered so (then nothing is known)."""
-    seq = discard_order(view)
-    if seq is None:
-        return None
-    out: list[frozenset[int]] = []
-    for o in range(4):
-        last = max((i for i, x in enumerate(seq) if x[0] == o), default=-1)
-        out.append(frozenset(k for s, k, st, _ in seq[last + 1:] if s != o and st != "dead"))
-    return out
 
 
 # ------------------------------------------------------------------------------------------------ the seat's view
 
-
-def _wind_meld(m: Mapping[str, Any], dealer: int) -> Meld:
-    fed = m.get("fed_by")
-    return Meld(MeldKind(m["kind"]), int(m["tile"]), None if fed is None else (int(fed) - dealer) % 4,
-                m.get("claimed"), bool(m.get("added")))
 
 
 @cache

@@ -29,8 +29,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..rivers import discard_order
 from .calibration_hefei import DANGER_BIAS, DANGER_WEIGHTS
-from .rivers import discard_order
 
 LEARNED = False
 """Hefei's danger of a discard is the learned model (:class:`DangerReader`, weights in

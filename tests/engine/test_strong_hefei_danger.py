@@ -12,11 +12,11 @@ import pytest
 
 from engine.ai import choose
 from engine.ai_common import SeatReader
+from engine.rivers import discard_order
 from engine.strong import evaluate
 from engine.strong.calibration_hefei import DANGER_BIAS, DANGER_WEIGHTS
 from engine.strong.evaluator import Know, passed_since
 from engine.strong.hefei import DangerReader, wait_ways
-from engine.strong.rivers import discard_order
 from engine.table import Action, Table
 from engine.tiles import parse_hand
 
