@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.cogs.test_ai_pool import _bot_table, _check_replay, _stored, kill_after, play_the_hand
+from tests.cogs.test_ai_pool import _bot_table, _check_replay, _dead, _stored, kill_after, play_the_hand
 from tests.cogs.test_tables import P1, P2, choose_click, latest_dm_controls, prep
 from tests.harness import Harness
 
@@ -335,7 +335,9 @@ async def test_a_hung_worker_pool_is_replaced_and_the_decision_is_the_ais_own(ca
         assert pool._pool is None  # retired; no new pool was waited for
         for p in procs:
             p.join(10)
-            assert not p.is_alive()
+            # is_alive() alone may still say True when the executor's own thread reaped the killed process first
+            # (seen on a loaded machine): its state is read where the kernel keeps it (gone, or a zombie)
+            assert not p.is_alive() or _dead(p.pid)
         assert await pool.choose(t.view(seat), seat, legal, "strong", key=0) == want  # (starts a new pool)
         assert pool._pool is not None and pool._pool is not hung
     finally:
