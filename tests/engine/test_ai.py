@@ -230,3 +230,26 @@ def test_chizhou_normal_too_far_from_the_hua_gate_late_feeds_a_seat_showing_thre
     v["wall_count"] = 20
     monkeypatch.setattr(ai_common, "CHIZHOU_FEED_RON", None)  # without the rule: the 北 is let go, as before
     assert tile_name(choose(v, 0, acts, "normal").tile) == "4z"
+
+
+def test_chizhou_feed_rule_in_a_claim_window_has_no_discard_to_pick_and_every_ai_still_decides():
+    # the position of the test above (five tiles short of 2 花, 20 tiles left, chair 2 showing 3 花), but chair 3
+    # has just discarded a 2p that this hand could pung: a claim window, no discard among the choices. The strong
+    # AI's letting-go credit asks the feeding rule for a discard among none: it answers none, and every AI decides.
+    from engine import ai_common
+
+    kong = parse_hand("7s").concealed[0]
+    threat = [_meld("1z"), _meld("2z"), {"kind": "kong", "tile": kong, "tiles": [kong] * 4, "fed_by": 1,
+                                          "claimed": kong, "added": False}]
+    v, _ = _fake_view("chizhou", "123m456m789p22p15s4z")
+    v["hand"] = v["hand"][:-1]  # 13 tiles: it is not this seat's turn
+    v["wall_count"] = 20
+    v["melds"][2] = threat
+    p2 = parse_hand("2p").concealed[0]
+    v["rivers"][3] = [{"tile": p2, "status": ""}]
+    v["last_discard"] = {"seat": 3, "tile": p2}
+    acts = [Action("pass", 0), Action("pung", 0, p2)]
+    me = ai_common.SeatReader(v, 0)
+    assert me.shown_threats()  # a seat shows 3 花: the rule is live, with no discard to choose from
+    for difficulty in ("easy", "normal", "strong"):
+        assert choose(v, 0, acts, difficulty, random.Random(0)) in acts
