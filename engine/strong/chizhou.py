@@ -62,3 +62,10 @@ LET_GO_NEED: int | None = None
 LET_GO_PICK = False
 """Whether the discard the strong AI lets go of keeps the normal AI's margin (as the normal AI plays it outright) in
 place of the normal AI's shape choice (:func:`engine.ai_common.best_discard`)."""
+
+KONG_FIRST = True
+"""Whether a kong the normal AI takes in its own turn (:func:`engine.ai.choose`: it plays the kong before it lets go)
+is the choice that keeps the normal AI's margin, with no letting-go credit (:data:`LET_GO`) for a discard beside it.
+Without it the credit (0.5 子) outranked such a kong: four strong AIs passed 32 of the 104 added suited kongs offered
+in 150 deals (the normal AI none). Four strong AIs, duel deals 0..1199 of seed 0, paired: drawn hands 42.67% ->
+41.00% (-1.67 ± 1.13 points; deals 600..1199 -2.33 ± 1.59); docs/strong-ai.md, "Chizhou, drawn hands, 2026-12-03"."""

@@ -40,6 +40,7 @@ from ..ai_common import (
     feed_discard,
     forced,
     gate_distance,
+    kong_key,
     near_kinds,
     plain_actions,
 )
@@ -825,6 +826,21 @@ def _win_value(kn: Know, a: Action) -> float:
     return float(res.payments[w])
 
 
+def _normal_kong(me: SeatReader, acts: Sequence[Action]) -> Action | None:
+    """The kong the normal AI takes in its own turn (:func:`engine.ai.choose`: one that leaves the distance to a legal
+    win no longer than its best discard), or None."""
+    discards = [a for a in acts if a.type == "discard"]
+    if not discards or not any(a.type == "kong" for a in acts):
+        return None
+    key = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[1]
+    for a in acts:
+        if a.type == "kong":
+            k2 = kong_key(me, a)
+            if k2 <= key or (me.ai.hua_gate and k2[0] <= key[0]):
+                return a
+    return None
+
+
 def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mapping[str, Any]] | None = None
              ) -> Evaluation:
     """Price every legal action of ``seat`` (``legal``: default the view's own list) from its view alone."""
@@ -846,6 +862,11 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     # Chizhou: a hand too far from 2 花 for the wall left lets go of what gives the others 花 (the normal AI's rule)
     let_go = (feed_discard(me, [a for a in acts if a.type == "discard"], chizhou_mod.LET_GO_WALL,
                            chizhou_mod.LET_GO_NEED) if me.ai.hua_gate else None)
+    # Chizhou: a kong the normal AI takes comes before its letting go (it plays the kong first), so the credit
+    # does not outrank it (engine.strong.chizhou.KONG_FIRST)
+    kong_first = _normal_kong(me, acts) if me.ai.hua_gate and chizhou_mod.KONG_FIRST else None
+    if kong_first is not None:
+        let_go = None
     for a in acts:
         t = a.tile
         if a.type in ("win", "next_hand"):
@@ -940,6 +961,8 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     prior = LOOKAHEAD_PRIOR.get(kn.variant, PRIOR) if kn.variant in LOOKAHEAD_VARIANTS else PRIOR
     if discards:
         pick = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[0]
+        if kong_first is not None:
+            pick = kong_first
         if let_go is not None and chizhou_mod.LET_GO_PICK:  # Chizhou: the letting go keeps the margin instead
             pick = let_go
     elif pass_act is not None and any(a.type in ("pung", "chi", "kong") for a in acts):

@@ -71,3 +71,24 @@ def test_the_hefei_switches_at_their_neutral_values_change_no_price(monkeypatch:
     assert priced() == before
     monkeypatch.setitem(evaluator.DEAL_IN_COST, "hefei", 2.0)  # a dearer deal-in lowers some discard's price
     assert priced() != before
+
+
+def test_the_strong_ai_takes_the_kong_the_normal_ai_takes_before_letting_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chizhou, four strong AIs, duel deal 12 of seed 0, 29 tiles left: chair 0 (pungs of 2s and 9p, no 花, too far
+    from 2 花 for the wall) may add the fourth 2s to its pung (+1 花). The normal AI takes the kong (it lets go only
+    after its kongs); without engine.strong.chizhou.KONG_FIRST the letting-go credit made the strong AI throw 6z instead."""
+    from engine.table import Table
+
+    monkeypatch.setattr(chizhou, "KONG_FIRST", False)
+    t = Table.new("chizhou", "duel:0:12")
+    while True:
+        seat = t.awaited()[0]
+        la = t.legal_actions(seat)
+        if seat == 0 and t.hand.live == 29 and any(x.type == "kong" for x in la):
+            break
+        t.apply(la[0] if len(la) == 1 else choose(t, seat, la, "strong"))
+    kong = Action("kong", 0, parse_hand("2s").concealed[0])
+    assert choose(t, 0, la, "normal") == kong
+    assert choose(t, 0, la, "strong") == Action("discard", 0, parse_hand("6z").concealed[0])
+    monkeypatch.setattr(chizhou, "KONG_FIRST", True)
+    assert choose(t, 0, la, "strong") == kong
