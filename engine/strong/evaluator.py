@@ -278,6 +278,11 @@ READY_WIN: dict[str, list[float]] = READY_FACTOR
 of an option that leaves the hand ready (plain plan; after the look-ahead, as the option is priced), measured on the
 strong AI's own play against what happened (``benchmarks/calibrate_win_chance.py``, the twelfth round); 1 where
 absent."""
+FAR_VALUE: dict[str, float] = {}
+"""Per variant: the factor on the value of a win of a hand not ready on the plain plan (:meth:`Know.hand_value`), the
+same for every distance, so that the level of such hands against a deal-in's cost moves and their ranking among
+themselves does not; 1 where absent. A switch for measuring (docs/strong-ai.md, the thirteenth round: Wuhu at the
+measured 1.45 lost); no variant uses it."""
 READY_TURNS = (0, 3, 6, 9, 12)
 """The bands of own draws left of :data:`READY_WIN`."""
 
@@ -647,7 +652,7 @@ class Know:
                 if self._learned is None:
                     self._learned = LearnedReader(self.view, self.seat, me.ai.bazhi, sp or me.seven_pairs)
                 p = self._learned.chance(c, n_melds, meld_suits, not is_open, sh, d, turns, u, typ, p)
-            best = HandValue(p, self.mean_value("", is_open), "", key[0])
+            best = HandValue(p, self.mean_value("", is_open) * FAR_VALUE.get(self.variant, 1.0), "", key[0])
         # the one-suit plan
         fl = self._flush(c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open)
         if fl is not None and fl.ev > best.ev:

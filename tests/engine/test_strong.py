@@ -844,3 +844,23 @@ def test_a_ready_hands_chance_is_the_one_measured_on_the_strong_ais_play(monkeyp
     assert ready.ev == pytest.approx(ready0.ev - (1 - ready0.deal_in) * (1 - f) * ready0.win * ready0.value)
     far, far0 = got.of(Action("discard", 0, tile_1p)), before.of(Action("discard", 0, tile_1p))
     assert far is not None and far0 is not None and far.distance > 0 and far.win == far0.win
+
+
+def test_the_far_value_switch_scales_only_the_value_of_a_hand_not_ready(monkeypatch):
+    # docs/strong-ai.md, the thirteenth round: FAR_VALUE (a measuring switch, no variant uses it) multiplies the value
+    # of a win of a hand not ready on the plain plan, the same at every distance; a ready hand's price and every
+    # chance stay, and a discard's danger is charged as before
+    from engine.strong import evaluator as ev_mod
+
+    assert "wuhu" not in ev_mod.FAR_VALUE
+    v = _view("wuhu", "1234567m1358p19s", wall=60)
+    base = evaluate(v, 0)
+    monkeypatch.setitem(ev_mod.FAR_VALUE, "wuhu", 1.0)
+    assert [(o.ev, o.win, o.value) for o in evaluate(v, 0).options] == [(o.ev, o.win, o.value) for o in base.options]
+    monkeypatch.setitem(ev_mod.FAR_VALUE, "wuhu", 1.5)
+    got = evaluate(v, 0)
+    far = [(o, got.of(o.action)) for o in base.options if o.distance > ev_mod.LOOKAHEAD_MAX_D and not o.plan]
+    assert far
+    for o, o2 in far:
+        assert o2 is not None and o2.win == o.win and o2.deal_in == o.deal_in
+        assert o2.value == pytest.approx(o.value * 1.5)
