@@ -552,7 +552,7 @@ def main() -> None:
         if rows and "ready" in rows[0]:
             print()
             print(report_after(rows))
-        if args.residual or args.write:
+        if args.residual or (args.write and not args.after):  # the factors the rows' own pricing leaves
             print(hua_residual(rows) if args.variant == "chizhou" else meld_residual(rows))
         if args.write and args.after and rows and "ready" in rows[0]:
             print("wrote", write_share(rows, args.variant, args.hands))

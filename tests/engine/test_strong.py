@@ -437,6 +437,24 @@ def test_chizhou_a_deal_in_is_priced_as_deal_ins_paid():
         assert kn._threat(o)[0] > 1.0
 
 
+def test_chizhou_deal_in_cost_takes_off_the_measured_share_of_a_self_draw():
+    # After a discard that did not deal in to a seat ready to win on it, four normal AIs went on to pay 0.29 of the
+    # self-draw payment they read for that seat to the wins still to come (4,000 deals sd:N; 0.32 on 2,000 held-out
+    # sdB:N; calibrate_alarm_danger --variant chizhou --threat any --after): the cost takes off that share, not 0.35
+    from engine.strong.calibration_self_share import SELF_SHARE
+    from engine.strong.chizhou import DEAL_IN_PAYS
+    from engine.strong.evaluator import Know
+
+    assert 0.25 < SELF_SHARE["chizhou"] < 0.33
+    p = parse_hand
+    melds = [[], [_pung(p(x).concealed[0], 3) for x in ("1z", "2z", "3z")], [], []]
+    kn = Know(_view("chizhou", "123m456p789s345m5p", melds=melds, wall=20), 0)
+    pay_ron, pay_self = kn.deal_in_pays(1)
+    assert pay_ron == DEAL_IN_PAYS and pay_self >= 1
+    assert kn._threat(1)[0] == pytest.approx(pay_ron - SELF_SHARE["chizhou"] * pay_self)
+    assert kn._threat(1)[0] > pay_ron - 0.35 * pay_self + 0.05 * pay_self
+
+
 def test_chizhou_strong_aims_at_all_pungs():
     # five pairs and four lone tiles, early: 对对胡 (a 蜡子, three times a plain win, its pungs also the 花 the gate
     # needs) is the plan, so a lone tile goes and every pair stays
