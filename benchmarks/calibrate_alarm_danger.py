@@ -40,7 +40,9 @@ self-draw payment it reads: with ``--write`` it rewrites that variant's share in
 ``engine/strong/calibration_self_share.py`` (what a deal-in's cost takes off, :meth:`Know._threat`). With
 ``--variant hefei --write`` (without ``--after``) it rewrites ``engine/strong/calibration_hefei_melds.py``: per
 cell of the seat's melds and the wall left, the factor that makes the model's chance match the deal-ins
-((deal-ins + 2) / (predicted without the cell's factor + 2)).
+((deal-ins + 2) / (predicted without the cell's factor + 2)); with ``--variant chizhou --write`` (without
+``--after``) ``engine/strong/calibration_chizhou_hua.py``: the same factor per 花 the seat shows (1, 2, 3 or more).
+The share is written only with ``--after`` (with ``--load``, rows collected with ``--after`` serve both).
 """
 
 from __future__ import annotations
@@ -414,6 +416,40 @@ def write_melds(rows: Sequence[Mapping[str, Any]], hands: int) -> str:
     return str(path)
 
 
+def hua_residual(rows: Sequence[Mapping[str, Any]]) -> dict[int, float]:
+    """Chizhou, per 花 the seat shows (1, 2, 3: 3 or more): (deal-ins + 2) / (the model's chances without the factor
+    by 花 + 2) (a seat showing none is never read as a danger: its base is 0)."""
+    from engine.strong.evaluator import CHIZHOU_HUA_FACTOR
+
+    out: dict[int, float] = {}
+    for hu in (1, 2, 3):
+        rs = [r for r in rows if min(3, r.get("hua", 0)) == hu]
+        pred = sum(r["p"] / CHIZHOU_HUA_FACTOR.get(hu, 1.0) for r in rs)
+        hits = sum(1 for r in rs if r["hit"])
+        out[hu] = round((hits + 2) / (pred + 2), 3)
+    return out
+
+
+def write_hua(rows: Sequence[Mapping[str, Any]], hands: int) -> str:
+    """Rewrite ``engine/strong/calibration_chizhou_hua.py`` from four normal AIs' Chizhou rows (``--threat any``)."""
+    import pathlib
+
+    fac = hua_residual(rows)
+    path = pathlib.Path(__file__).resolve().parent.parent / "engine" / "strong" / "calibration_chizhou_hua.py"
+    path.write_text(
+        '"""Chizhou: a discard against another seat by the 花 it shows, measured against the rest of the danger model '
+        '(generated\nby ``python -m benchmarks.calibrate_alarm_danger --variant chizhou --threat any --write``; do not '
+        'edit by hand)."""\n\n'
+        "from __future__ import annotations\n\n"
+        f"HANDS = {hands}\n"
+        '"""One-hand deals of four normal AIs its figures come from."""\n\n'
+        f"HUA_FACTOR: dict[int, float] = {fac!r}\n"
+        '"""The 花 the seat shows (1, 2, 3: 3 or more) -> the factor on the rest of the danger model\n'
+        '(:data:`engine.strong.chizhou.DANGER_BY_HUA` and the tile\'s factors)."""\n',
+        encoding="utf-8")
+    return str(path)
+
+
 def _kinds(rows: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
     """The threats the rows are of: the alarms (every one, a thin cell stays near 1), the one-suit lines or the other
     seats."""
@@ -516,12 +552,14 @@ def main() -> None:
         if rows and "ready" in rows[0]:
             print()
             print(report_after(rows))
-        if args.residual or args.write:
-            print(meld_residual(rows))
-        if args.write and rows and "ready" in rows[0]:
+        if args.residual or (args.write and not args.after):  # the factors the rows' own pricing leaves
+            print(hua_residual(rows) if args.variant == "chizhou" else meld_residual(rows))
+        if args.write and args.after and rows and "ready" in rows[0]:
             print("wrote", write_share(rows, args.variant, args.hands))
         elif args.write and args.variant == "hefei":
             print("wrote", write_melds(rows, args.hands))
+        elif args.write and args.variant == "chizhou":
+            print("wrote", write_hua(rows, args.hands))
         return
     print(f"{args.variant}, four {args.ai} AIs, {args.hands} hands: {len(rows)} discards against a seat with an alarm")
     print(report(rows))

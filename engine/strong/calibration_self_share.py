@@ -3,10 +3,10 @@ benchmarks.calibrate_alarm_danger --variant V --threat any --after --write``; do
 
 from __future__ import annotations
 
-HANDS: dict[str, int] = {'wuhu': 6000}
+HANDS: dict[str, int] = {'wuhu': 6000, 'chizhou': 4000}
 """Per variant: the one-hand deals of four normal AIs its figure comes from."""
 
-SELF_SHARE: dict[str, float] = {'wuhu': 0.622}
+SELF_SHARE: dict[str, float] = {'wuhu': 0.622, 'chizhou': 0.29}
 """Per variant: what the discarder went on to pay to anyone's win in the rest of the hand, after a discard that
 did not deal in to a seat ready to win on it, as a share of what it reads it would pay that seat's self-draw
 (:meth:`engine.strong.evaluator.Know.deal_in_pays`): a deal-in ends the hand and spares that."""

@@ -63,6 +63,7 @@ from ..variants.chizhou import shown_hua
 from . import chizhou as chizhou_mod
 from . import learned as learned_mod
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
+from .calibration_chizhou_hua import HUA_FACTOR as CHIZHOU_MEASURED_HUA_FACTOR
 from .calibration_hefei_melds import MELD_FACTOR as HEFEI_MELD_FACTOR
 from .calibration_self_share import SELF_SHARE as MEASURED_SELF_SHARE
 from .calibration_win import READY_FACTOR
@@ -269,6 +270,11 @@ MELD_FACTOR: dict[str, dict[str, float]] = {"hefei": HEFEI_MELD_FACTOR}
 """Per variant: the seat's melds and the wall left (:func:`engine.strong.hefei.meld_cell`) -> the factor on the rest
 of the danger model (its base and factors count the melds, and the factor of the melds' suit counts them again:
 measured by ``benchmarks/calibrate_alarm_danger.py --threat any``)."""
+CHIZHOU_HUA_FACTOR: dict[int, float] = CHIZHOU_MEASURED_HUA_FACTOR
+"""Chizhou: the 花 a seat shows (1, 2, 3: 3 or more) -> the factor on the rest of the danger model of a discard against
+it (:data:`engine.strong.chizhou.DANGER_BY_HUA` counts the exposures and the tile's factors were measured over every
+seat: measured against both by ``benchmarks/calibrate_alarm_danger.py --variant chizhou --threat any``); 1 where
+absent."""
 SELF_SHARE: dict[str, float] = MEASURED_SELF_SHARE
 """Per variant: the share of what this seat would pay if the other seat self-drew that a deal-in's cost takes off
 (:meth:`Know._threat`: a deal-in ends the hand, and this seat would have paid about that much to the wins still to
@@ -553,7 +559,8 @@ class Know:
         m, rl, inriv, rel, dshare, edge, alarm = danger_features(self.view, o, k)
         p = base[m][rl]
         if self.me.ai.hua_gate:  # Chizhou: a discard win needs 3 花 (C5), so the 花 the seat shows decide
-            p = CHIZHOU_DANGER_BY_HUA[min(shown_hua(self.wind_melds[(o - self.dealer) % 4]), 3)][rl]
+            hua = min(shown_hua(self.wind_melds[(o - self.dealer) % 4]), 3)
+            p = CHIZHOU_DANGER_BY_HUA[hua][rl] * CHIZHOU_HUA_FACTOR.get(hua, 1.0)
         fac = DANGER_FACTOR[self.variant]
         for name, val in (("inriv", inriv), ("rel", rel), ("dshare", dshare), ("edge", edge)):
             if name == "edge" and self.variant == "hefei":  # Hefei: the ways to wait on it (engine/strong/hefei.py)

@@ -396,6 +396,33 @@ def test_chizhou_strong_danger_follows_the_hua_a_seat_shows():
     assert kn.deal_in_chance(2, tile) == 0.0
 
 
+def test_chizhou_danger_is_priced_by_the_hua_a_seat_shows_as_measured(monkeypatch):
+    # Four normal AIs' deal-ins (benchmarks/calibrate_alarm_danger.py --variant chizhou --threat any, 4,000 deals
+    # sd:N) were 2.4 times fewer than the model's chance against a seat showing 1 花 and 1.5 times fewer against one
+    # showing 2 花: the measured factor by the 花 shown (calibration_chizhou_hua.HUA_FACTOR) now sets it right.
+    from engine.strong import evaluator as ev_mod
+    from engine.strong.calibration_chizhou_hua import HUA_FACTOR
+    from engine.strong.evaluator import Know
+    from engine.variants.chizhou import shown_hua
+
+    p = parse_hand
+    melds = [[], [_pung(p("3z").concealed[0], 3)], [_pung(p(x).concealed[0], 3) for x in ("1z", "2z")],
+             [_pung(p(x).concealed[0], 2) for x in ("5z", "6z", "7z")]]
+    late = ["9m", "1p", "9p", "1s", "9s", "4z", "1m", "8m", "2p", "8p", "2s", "8s"]
+    v = _view("chizhou", "123m456p789s345m5p", melds=melds, rivers=[[], _river(late), _river(late), _river(late)],
+              wall=20)
+    kn = Know(v, 0)
+    assert [shown_hua(kn.wind_melds[(o - kn.dealer) % 4]) for o in (1, 2, 3)] == [1, 2, 3]
+    assert HUA_FACTOR[1] < 0.6 and HUA_FACTOR[2] < 0.8 and HUA_FACTOR[1] < HUA_FACTOR[2] <= HUA_FACTOR[3] <= 1.0
+    tile = p("5p").concealed[0]
+    now = [Know(v, 0).deal_in_chance(o, tile) for o in (1, 2, 3)]
+    monkeypatch.setattr(ev_mod, "CHIZHOU_HUA_FACTOR", {})
+    before = [Know(v, 0).deal_in_chance(o, tile) for o in (1, 2, 3)]
+    assert all(b > 0 for b in before)
+    for h, (a, b) in enumerate(zip(now, before, strict=True), start=1):
+        assert a == pytest.approx(b * HUA_FACTOR[h])
+
+
 def test_chizhou_a_deal_in_is_priced_as_deal_ins_paid():
     # Chizhou's typical hands the scorer prices may not be won on a discard (2 花, C5 needs 3): every deal-in read a
     # payment of 0 and cost the floor of 0.3 子, where four normal AIs' deal-ins paid 1.8 on average (C8: f, 1 or 3)
@@ -408,6 +435,24 @@ def test_chizhou_a_deal_in_is_priced_as_deal_ins_paid():
     for o in (1, 2):
         assert kn.deal_in_pays(o)[0] == DEAL_IN_PAYS == pytest.approx(1.8)
         assert kn._threat(o)[0] > 1.0
+
+
+def test_chizhou_deal_in_cost_takes_off_the_measured_share_of_a_self_draw():
+    # After a discard that did not deal in to a seat ready to win on it, four normal AIs went on to pay 0.29 of the
+    # self-draw payment they read for that seat to the wins still to come (4,000 deals sd:N; 0.32 on 2,000 held-out
+    # sdB:N; calibrate_alarm_danger --variant chizhou --threat any --after): the cost takes off that share, not 0.35
+    from engine.strong.calibration_self_share import SELF_SHARE
+    from engine.strong.chizhou import DEAL_IN_PAYS
+    from engine.strong.evaluator import Know
+
+    assert 0.25 < SELF_SHARE["chizhou"] < 0.33
+    p = parse_hand
+    melds = [[], [_pung(p(x).concealed[0], 3) for x in ("1z", "2z", "3z")], [], []]
+    kn = Know(_view("chizhou", "123m456p789s345m5p", melds=melds, wall=20), 0)
+    pay_ron, pay_self = kn.deal_in_pays(1)
+    assert pay_ron == DEAL_IN_PAYS and pay_self >= 1
+    assert kn._threat(1)[0] == pytest.approx(pay_ron - SELF_SHARE["chizhou"] * pay_self)
+    assert kn._threat(1)[0] > pay_ron - 0.35 * pay_self + 0.05 * pay_self
 
 
 def test_chizhou_strong_aims_at_all_pungs():
