@@ -465,7 +465,8 @@ def test_the_kept_hand_items_change_no_score(hand):
     assert hefei._kept_readings.cache_info().hits > 0
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# two hands from a filtered strategy: its rejections multiply, and some seeds trip the filter health check
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(winning_hands(), winning_hands(), st.booleans())
 def test_the_kept_hand_items_of_one_hand_never_answer_for_another(a, b, short_deck):
     # the scorer keeps what it found per hand and deck: two hands scored in turn (the same 13 tiles with another
