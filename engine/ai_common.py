@@ -479,8 +479,14 @@ def ron_feed_discard(me: SeatReader, discards: Sequence[Action]) -> Action | Non
     short = me.hua_need(me.counts, me.meld_hua, me.upg)
     if short < least or me.wall > base + step * (short - least):
         return None
+    return ron_feed_pick(me, discards)
+
+
+def ron_feed_pick(me: SeatReader, discards: Sequence[Action]) -> Action | None:
+    """Chizhou: of ``discards``, the one most likely to win for a seat showing 3 花 (:data:`CHIZHOU_FEED_WEIGHT`), or
+    None (no such seat, or no discard any of them may win on now); :func:`ron_feed_discard` without its thresholds."""
     threats = me.shown_threats()
-    if not threats:
+    if not threats or not discards:
         return None
     w_honour, w_suit = CHIZHOU_FEED_WEIGHT
 

@@ -43,6 +43,7 @@ from ..ai_common import (
     kong_key,
     near_kinds,
     plain_actions,
+    ron_feed_pick,
 )
 from ..analysis import (
     group_of,
@@ -860,6 +861,30 @@ def _normal_kong(me: SeatReader, acts: Sequence[Action]) -> Action | None:
     return None
 
 
+HOPELESS_MARGIN = 100.0
+"""The margin (子 added when ranking, not a price) the discard of a hopeless Chizhou hand keeps
+(:data:`engine.strong.chizhou.HOPELESS`): large enough that no other discard outranks it."""
+
+
+def _hopeless_pick(me: SeatReader, out: Sequence[Option], discards: Sequence[Action], kong_first: Action | None,
+                   let_go: Action | None) -> Action | None:
+    """Chizhou (:data:`engine.strong.chizhou.HOPELESS`): when the hand is hopeless late and another seat shows 3 花,
+    the tile such a seat most likely waits on (:func:`engine.ai_common.ron_feed_pick`), or when it may win on none of
+    them the normal AI's discard; else None."""
+    cfg = chizhou_mod.HOPELESS
+    if cfg is None or not discards or kong_first is not None or me.wall > cfg[1]:
+        return None
+    if max((o.win * o.value for o in out if o.action.type == "discard"), default=0.0) >= cfg[0]:
+        return None
+    fed = ron_feed_pick(me, discards)
+    if fed is not None:
+        return fed
+    if not me.shown_threats():
+        return None
+    return let_go or feed_discard(me, discards) or best_discard(me, me.counts, me.n_melds, me.meld_suits,
+                                                                 me.meld_hua, discards)[0]
+
+
 def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mapping[str, Any]] | None = None
              ) -> Evaluation:
     """Price every legal action of ``seat`` (``legal``: default the view's own list) from its view alone."""
@@ -977,6 +1002,7 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     discards = [a for a in acts if a.type == "discard"]
     pass_act = next((a for a in acts if a.type == "pass"), None)
     pick: Action | None = None
+    hopeless: Action | None = None
     prior = LOOKAHEAD_PRIOR.get(kn.variant, PRIOR) if kn.variant in LOOKAHEAD_VARIANTS else PRIOR
     if discards:
         pick = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[0]
@@ -984,6 +1010,9 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             pick = kong_first
         if let_go is not None and chizhou_mod.LET_GO_PICK:  # Chizhou: the letting go keeps the margin instead
             pick = let_go
+        hopeless = _hopeless_pick(me, out, discards, kong_first, let_go) if me.ai.hua_gate else None
+        if hopeless is not None:  # Chizhou: a hopeless hand feeds a seat showing 3 花 (chizhou.HOPELESS)
+            pick = hopeless
     elif pass_act is not None and any(a.type in ("pung", "chi", "kong") for a in acts):
         pick = claim_choice(me, acts, pass_act)
     if kn.variant in LOOKAHEAD_VARIANTS:  # the discards near ready priced over the next own draw (lookahead.py)
@@ -1011,6 +1040,8 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         out = [replace(o, margin=prior * abs(o.ev) + MARGIN_FLOOR) if o.action == pick else o for o in out]
         if kn.variant in PRIOR_BY_DANGER:
             out = _margin_by_danger(out, pick, prior, *PRIOR_BY_DANGER[kn.variant])
+    if hopeless is not None:
+        out = [replace(o, margin=o.margin + HOPELESS_MARGIN) if o.action == hopeless else o for o in out]
     if kn.variant in READY_PUNG_ONLY and pass_act is not None:
         # one claimed meld a hand (H2): a pung that leaves the hand short of ready is priced below passing
         po = next(o for o in out if o.action == pass_act)

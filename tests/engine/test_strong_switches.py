@@ -92,3 +92,28 @@ def test_the_strong_ai_takes_the_kong_the_normal_ai_takes_before_letting_go(monk
     assert choose(t, 0, la, "strong") == Action("discard", 0, parse_hand("6z").concealed[0])
     monkeypatch.setattr(chizhou, "KONG_FIRST", True)
     assert choose(t, 0, la, "strong") == kong
+
+
+def test_a_hopeless_strong_hand_feeds_a_seat_showing_3_hua(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chizhou, four strong AIs, duel deal 0 of seed 0, 17 tiles left: chair 1's hand is worth next to nothing (its
+    best discard leaves it less than 0.1 子 of chance x value) while another seat shows 3 花 and may win on a discard.
+    Without engine.strong.chizhou.HOPELESS the strong AI folds (9p, the safest); with it, it throws the tile that seat
+    most likely waits on (7p, engine.ai_common.ron_feed_pick), so that the hand is won rather than drawn. The normal
+    AI's play does not change."""
+    from engine.table import Table
+
+    monkeypatch.setattr(chizhou, "HOPELESS", None)
+    t = Table.new("chizhou", "duel:0:0")
+    while True:
+        seat = t.awaited()[0]
+        la = t.legal_actions(seat)
+        if seat == 1 and t.hand.live == 17 and len(la) > 1:
+            break
+        t.apply(la[0] if len(la) == 1 else choose(t, seat, la, "strong"))
+    normal = choose(t, 1, la, "normal")
+    assert choose(t, 1, la, "strong") == Action("discard", 1, parse_hand("9p").concealed[0])
+    monkeypatch.setattr(chizhou, "HOPELESS", (0.1, 60))
+    assert choose(t, 1, la, "strong") == Action("discard", 1, parse_hand("7p").concealed[0])
+    assert choose(t, 1, la, "normal") == normal
+    monkeypatch.setattr(chizhou, "HOPELESS", (0.1, 10))  # the wall not yet that low: it folds again
+    assert choose(t, 1, la, "strong") == Action("discard", 1, parse_hand("9p").concealed[0])
