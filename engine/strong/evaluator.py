@@ -64,6 +64,8 @@ from . import chizhou as chizhou_mod
 from . import learned as learned_mod
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .calibration_chizhou_hua import HUA_FACTOR as CHIZHOU_MEASURED_HUA_FACTOR
+from .calibration_hailao import BONUS as HEFEI_HAILAO_BONUS
+from .calibration_hailao import REACH as HEFEI_HAILAO_REACH
 from .calibration_hefei_melds import MELD_FACTOR as HEFEI_MELD_FACTOR
 from .calibration_self_share import SELF_SHARE as MEASURED_SELF_SHARE
 from .calibration_win import READY_FACTOR
@@ -289,6 +291,15 @@ FAR_VALUE: dict[str, float] = {}
 same for every distance, so that the level of such hands against a deal-in's cost moves and their ranking among
 themselves does not; 1 where absent. A switch for measuring (docs/strong-ai.md, the thirteenth round: Wuhu at the
 measured 1.45 lost); no variant uses it."""
+HAILAO: dict[str, tuple[float, ...]] = {"hefei": HEFEI_HAILAO_REACH}
+"""Per variant with a last-four phase where a self-draw pays more (Hefei's 海捞, H5, H7: +10 from each payer): own
+draws left (0, 1, 2, ...; the last for all beyond) -> the share of the hands still going on that reach the last four
+(each seat then draws once; ``benchmarks/calibrate_hailao.py``, four normal AIs). A ready hand's value adds the part
+of its wins that come there: that share x its self-drawn winning tiles' share of the unseen x :data:`HAILAO_BONUS`
+(the scorer prices its winning tiles as ordinary self-draws). Absent: not priced."""
+HAILAO_BONUS: dict[str, float] = {"hefei": HEFEI_HAILAO_BONUS}
+"""Per variant: 子 a 海捞 self-draw adds (10 from each of three payers) times the share of seats whose own draw in the
+last four comes (no other seat won there before it)."""
 READY_TURNS = (0, 3, 6, 9, 12)
 """The bands of own draws left of :data:`READY_WIN`."""
 
@@ -651,6 +662,9 @@ class Know:
                 p = min(0.97, self.chance(0, turns) * min(1.8, max(0.15, tiles / _TYPICAL[0])) ** 0.6)
                 tot = qs + q_ron
                 value = (qs * vs + q_ron * vr) / tot if tot else 0.0
+                reach = HAILAO.get(self.variant)
+                if reach and p > 0:  # the last four's self-draw bonus, at the chance the hand gets there (H7)
+                    value += reach[min(max(turns, 0), len(reach) - 1)] * qs * HAILAO_BONUS.get(self.variant, 0.0) / p
                 best = HandValue(p, value, "", 0)
         if best is None:
             d, u, typ, p = self.far_chance(c, n_melds, sh, key, turns)

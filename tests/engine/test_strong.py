@@ -909,3 +909,33 @@ def test_the_far_value_switch_scales_only_the_value_of_a_hand_not_ready(monkeypa
     for o, o2 in far:
         assert o2 is not None and o2.win == o.win and o2.deal_in == o.deal_in
         assert o2.value == pytest.approx(o.value * 1.5)
+
+
+def test_a_ready_hefei_hand_near_the_last_four_is_worth_its_hailao_self_draw(monkeypatch):
+    # docs/strong-ai.md, the fourteenth round: a self-draw in the last four tiles (海捞, H5 / H7) pays 10 子 more from
+    # each payer; the scorer prices a ready hand's winning tiles as ordinary self-draws, so the value of a ready hand
+    # adds the share of hands that go on to the last four (by own draws left, measured) x its self-drawn winning
+    # tiles' share x the bonus. Late in the hand it is a large part of the value, early almost nothing.
+    from engine.strong import evaluator as ev_mod
+
+    hand = "123456789m11p23s"  # ready on 1s / 4s, concealed
+    c = [0] * 34
+    for k in parse_hand(hand).concealed:
+        c[k] += 1
+    reach = ev_mod.HAILAO["hefei"]
+    assert reach[0] > reach[2] > reach[6] > 0 and ev_mod.HAILAO_BONUS["hefei"] > 25
+    for wall, turns in ((6, 0), (12, 2), (40, 9)):
+        kn = ev_mod.Know(_view("hefei", hand, wall=wall), 0)
+        assert kn.turns == turns
+        got = kn.hand_value(list(c), 0, [0, 0, 0], 0, 0, ())
+        qs = kn.tenpai(list(c), ())[0]
+        monkeypatch.delitem(ev_mod.HAILAO, "hefei")
+        kn = ev_mod.Know(_view("hefei", hand, wall=wall), 0)
+        plain = kn.hand_value(list(c), 0, [0, 0, 0], 0, 0, ())
+        monkeypatch.setitem(ev_mod.HAILAO, "hefei", reach)
+        assert got.distance == plain.distance == 0 and got.win == plain.win > 0
+        assert got.ev - plain.ev == pytest.approx(reach[turns] * qs * ev_mod.HAILAO_BONUS["hefei"])
+        if turns == 0:
+            assert got.value > plain.value * 1.3
+        if turns == 9:
+            assert got.value < plain.value * 1.1
