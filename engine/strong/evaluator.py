@@ -291,6 +291,12 @@ FAR_VALUE: dict[str, float] = {}
 same for every distance, so that the level of such hands against a deal-in's cost moves and their ranking among
 themselves does not; 1 where absent. A switch for measuring (docs/strong-ai.md, the thirteenth round: Wuhu at the
 measured 1.45 lost); no variant uses it."""
+READY_TILES_POW: dict[str, float] = {"wuhu": 0.4}
+"""Per variant: the power of a ready hand's winning tiles against a typical ready hand's (capped at 1.8 times) in its
+chance to win (:meth:`Know.hand_value`); 0.6 where absent. Wuhu 0.4: four normal AIs' ready hands won as that power
+says by their unseen winning tiles (within 0.95-1.05 for one to eight on held-out deals), where 0.6 read a ready
+hand of one or two such tiles 1.2-1.3 times low (``python -m benchmarks.calibrate_ready_tiles``, docs/strong-ai.md,
+the fourteenth round)."""
 HAILAO: dict[str, tuple[float, ...]] = {"hefei": HEFEI_HAILAO_REACH}
 """Per variant with a last-four phase where a self-draw pays more (Hefei's 海捞, H5, H7: +10 from each payer): own
 draws left (0, 1, 2, ...; the last for all beyond) -> the share of the hands still going on that reach the last four
@@ -659,7 +665,8 @@ class Know:
             if qs > 0 or qr > 0:
                 q_ron = 1 - (1 - qr) ** 3 if self.ron_ok else 0.0
                 tiles = (qs + q_ron / 3) * self.U  # unseen winning tiles, a discard win counted at a third
-                p = min(0.97, self.chance(0, turns) * min(1.8, max(0.15, tiles / _TYPICAL[0])) ** 0.6)
+                p = min(0.97, self.chance(0, turns) * min(1.8, max(0.15, tiles / _TYPICAL[0]))
+                        ** READY_TILES_POW.get(self.variant, 0.6))
                 tot = qs + q_ron
                 value = (qs * vs + q_ron * vr) / tot if tot else 0.0
                 reach = HAILAO.get(self.variant)

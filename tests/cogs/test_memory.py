@@ -586,7 +586,8 @@ async def test_review_card_lists_the_costly_choices_and_charges_no_kong_premium(
     """B's hand in the Wuhu match (chair 2, played by the normal AI): the strong AI chooses otherwise twice. At step
     40 B konged 7m where the AI discards 8p: the card said B's choice was "no worse", because the kong's price
     carried the strong AI's tie-break premium (0.4 子, which only ranks its choices); priced as the hand it leaves, the
-    kong is 0.2 子 worse. Through the AI review button, in the clicker's language: the message is the review's summary,
+    kong is 0.3 子 worse (0.2 before a ready hand's winning tiles were read at the measured power, docs/strong-ai.md,
+    the fourteenth round). Through the AI review button, in the clicker's language: the message is the review's summary,
     the card sent is the card of the engine's review of the stored hand, and on it both costly choices' rows (the
     loss, both prices, the reason), every line whole."""
     from bot.store.history import load_hand
@@ -611,9 +612,9 @@ async def test_review_card_lists_the_costly_choices_and_charges_no_kong_premium(
     assert [row[0] for row in rows] == [36, 40]
     for row in rows:
         assert all(part.replace(" ", "") in drawn for part in row[1:]) and row[1].startswith("-")
-    kong = {"zh": ("-0.2 子", "你：杠七万 · 期望 1.2 子", "AI：打八筒 · 期望 1.4 子"),
-            "zh-TW": ("-0.2 子", "你：槓七萬 · 期望 1.2 子", "AI：打八筒 · 期望 1.4 子"),
-            "en": ("-0.2 子", "You: kong 7m · 1.2 子 expected", "AI: discard 8p · 1.4 子 expected")}[lang]
+    kong = {"zh": ("-0.3 子", "你：杠七万 · 期望 1.2 子", "AI：打八筒 · 期望 1.5 子"),
+            "zh-TW": ("-0.3 子", "你：槓七萬 · 期望 1.2 子", "AI：打八筒 · 期望 1.5 子"),
+            "en": ("-0.3 子", "You: kong 7m · 1.2 子 expected", "AI: discard 8p · 1.5 子 expected")}[lang]
     assert rows[1][1:4] == kong
     foot = review_foot(review, lang)
     assert not any("no worse" in x or "不比 AI 差" in x for x in foot)

@@ -911,9 +911,54 @@ def test_the_far_value_switch_scales_only_the_value_of_a_hand_not_ready(monkeypa
         assert o2.value == pytest.approx(o.value * 1.5)
 
 
+def test_wuhu_ready_chance_reads_the_winning_tiles_at_the_measured_power(monkeypatch):
+    # docs/strong-ai.md, the fourteenth round: a Wuhu ready hand's chance reads its winning tiles against a typical
+    # ready hand's at the power 0.4 (READY_TILES_POW), as four normal AIs' ready hands won; at 0.6 a narrow wait was
+    # read 1.2-1.3 times low against a wide one. 444m235677889p99s: letting 2p go waits on 4p alone (压档 4, 25 子), letting 5p go on
+    # 1p/4p (16 子, the normal AI's choice). At 0.4 the strong AI takes the 压档; at 0.6 the normal AI's choice kept
+    # its margin
+    from engine.strong import evaluator as ev_mod
+
+    k = lambda s: parse_hand(s).concealed[0]  # noqa: E731
+    assert ev_mod.READY_TILES_POW["wuhu"] == 0.4
+    v = _view("wuhu", "444m235677889p99s", wall=36)
+    ev = evaluate(v, 0)
+    narrow, wide = ev.of(Action("discard", 0, k("2p"))), ev.of(Action("discard", 0, k("5p")))
+    assert narrow is not None and wide is not None and narrow.distance == wide.distance == 0
+    assert narrow.value > wide.value + 5 and narrow.win < wide.win
+    assert choose(v, 0, v["legal"], "normal") == wide.action
+    assert ev.best.action == narrow.action == choose(v, 0, v["legal"], "strong")
+    for o in ev.options:
+        assert o.ev == pytest.approx(_price(v, o), abs=1e-9)
+    monkeypatch.delitem(ev_mod.READY_TILES_POW, "wuhu")
+    before = evaluate(v, 0)
+    b_narrow, b_wide = before.of(narrow.action), before.of(wide.action)
+    assert b_narrow is not None and b_wide is not None
+    assert b_narrow.win / b_wide.win < narrow.win / wide.win - 0.02  # the wider wait counted for more
+    assert choose(v, 0, v["legal"], "strong") == wide.action
+
+
+def test_the_ready_tiles_calibration_reads_the_evaluators_chance():
+    # benchmarks/calibrate_ready_tiles.py prices each ready state as the evaluator prices a ready hand (before the
+    # factor READY_WIN), so the power it fits is the one READY_TILES_POW reads
+    from benchmarks.calibrate_ready_tiles import predicted, ready_row
+    from engine.analysis import shanten
+    from engine.strong import evaluator as ev_mod
+
+    v = _view("wuhu", "444m35677889p99s", wall=36)  # ready on 4p (压档)
+    kn = ev_mod.Know(v, 0)
+    r = ready_row(kn)
+    assert r is not None and r["u"] == 4
+    c = list(kn.me.counts)
+    assert shanten(c, 0) == 0
+    hv = kn.hand_value(c, 0, kn.me.meld_suits, kn.me.meld_hua, kn.me.upg, ())
+    assert hv.distance == 0 and hv.win == pytest.approx(predicted(r, ev_mod.READY_TILES_POW["wuhu"]))
+    assert ready_row(ev_mod.Know(_view("wuhu", "444m35677889p19s", wall=36), 0)) is None  # not ready
+
+
 def test_a_ready_hefei_hand_near_the_last_four_is_worth_its_hailao_self_draw(monkeypatch):
-    # docs/strong-ai.md, the fourteenth round: a self-draw in the last four tiles (海捞, H5 / H7) pays 10 子 more from
-    # each payer; the scorer prices a ready hand's winning tiles as ordinary self-draws, so the value of a ready hand
+    # docs/strong-ai.md, Hefei's fourteenth round: a self-draw in the last four tiles (海捞, H5 / H7) pays 10 子 more
+    # from each payer; the scorer prices a ready hand's winning tiles as ordinary self-draws, so the value of a ready hand
     # adds the share of hands that go on to the last four (by own draws left, measured) x its self-drawn winning
     # tiles' share x the bonus. Late in the hand it is a large part of the value, early almost nothing.
     from engine.strong import evaluator as ev_mod
