@@ -65,6 +65,8 @@ from . import chizhou as chizhou_mod
 from . import learned as learned_mod
 from .calibration import DANGER_BASE, DANGER_FACTOR, MEAN_VALUE, WIN
 from .calibration_chizhou_hua import HUA_FACTOR as CHIZHOU_MEASURED_HUA_FACTOR
+from .calibration_hailao import BONUS as HEFEI_HAILAO_BONUS
+from .calibration_hailao import REACH as HEFEI_HAILAO_REACH
 from .calibration_hefei_melds import MELD_FACTOR as HEFEI_MELD_FACTOR
 from .calibration_self_share import SELF_SHARE as MEASURED_SELF_SHARE
 from .calibration_win import READY_FACTOR
@@ -296,6 +298,15 @@ chance to win (:meth:`Know.hand_value`); 0.6 where absent. Wuhu 0.4: four normal
 says by their unseen winning tiles (within 0.95-1.05 for one to eight on held-out deals), where 0.6 read a ready
 hand of one or two such tiles 1.2-1.3 times low (``python -m benchmarks.calibrate_ready_tiles``, docs/strong-ai.md,
 the fourteenth round)."""
+HAILAO: dict[str, tuple[float, ...]] = {"hefei": HEFEI_HAILAO_REACH}
+"""Per variant with a last-four phase where a self-draw pays more (Hefei's 海捞, H5, H7: +10 from each payer): own
+draws left (0, 1, 2, ...; the last for all beyond) -> the share of the hands still going on that reach the last four
+(each seat then draws once; ``benchmarks/calibrate_hailao.py``, four normal AIs). A ready hand's value adds the part
+of its wins that come there: that share x its self-drawn winning tiles' share of the unseen x :data:`HAILAO_BONUS`
+(the scorer prices its winning tiles as ordinary self-draws). Absent: not priced."""
+HAILAO_BONUS: dict[str, float] = {"hefei": HEFEI_HAILAO_BONUS}
+"""Per variant: 子 a 海捞 self-draw adds (10 from each of three payers) times the share of seats whose own draw in the
+last four comes (no other seat won there before it)."""
 READY_TURNS = (0, 3, 6, 9, 12)
 """The bands of own draws left of :data:`READY_WIN`."""
 
@@ -659,6 +670,9 @@ class Know:
                         ** READY_TILES_POW.get(self.variant, 0.6))
                 tot = qs + q_ron
                 value = (qs * vs + q_ron * vr) / tot if tot else 0.0
+                reach = HAILAO.get(self.variant)
+                if reach and p > 0:  # the last four's self-draw bonus, at the chance the hand gets there (H7)
+                    value += reach[min(max(turns, 0), len(reach) - 1)] * qs * HAILAO_BONUS.get(self.variant, 0.0) / p
                 best = HandValue(p, value, "", 0)
         if best is None:
             d, u, typ, p = self.far_chance(c, n_melds, sh, key, turns)

@@ -682,7 +682,8 @@ def test_the_price_of_passing_a_rob_does_not_count_the_robbed_tile_as_still_to_c
     """The same spot: passing leaves the hand ready on 4m and 7m. The evaluator priced it counting the 1m being added
     to the kong as a tile still to draw (a winning one): "You: pass · 27.6 子 expected". It prices the pass as it
     prices the same hand once that 1m is shown in the kong: 27.5 子 (22.9 since a ready hand's chance is the one
-    measured on the strong AI's own play, engine/strong/calibration_win.py)."""
+    measured on the strong AI's own play, engine/strong/calibration_win.py; 23.0 since a ready hand's value counts its
+    海捞 self-draw, engine/strong/calibration_hailao.py)."""
     import copy
 
     from engine.strong.evaluator import evaluate
@@ -698,8 +699,8 @@ def test_the_price_of_passing_a_rob_does_not_count_the_robbed_tile_as_still_to_c
     shown["robbing"] = None
     priced = evaluate(shown, 3).of(Action("pass", 3))
     assert priced is not None and d.played.ev == pytest.approx(priced.ev) and d.played.win == pytest.approx(priced.win)
-    assert describe_priced(d.played, "en") == "pass · 22.9 子 expected"
-    assert describe_priced(d.played, "zh-TW") == "過 · 期望 22.9 子"
+    assert describe_priced(d.played, "en") == "pass · 23.0 子 expected"
+    assert describe_priced(d.played, "zh-TW") == "過 · 期望 23.0 子"
 
 
 def _rob_let_pass() -> HandReplay:

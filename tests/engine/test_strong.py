@@ -954,3 +954,33 @@ def test_the_ready_tiles_calibration_reads_the_evaluators_chance():
     hv = kn.hand_value(c, 0, kn.me.meld_suits, kn.me.meld_hua, kn.me.upg, ())
     assert hv.distance == 0 and hv.win == pytest.approx(predicted(r, ev_mod.READY_TILES_POW["wuhu"]))
     assert ready_row(ev_mod.Know(_view("wuhu", "444m35677889p19s", wall=36), 0)) is None  # not ready
+
+
+def test_a_ready_hefei_hand_near_the_last_four_is_worth_its_hailao_self_draw(monkeypatch):
+    # docs/strong-ai.md, Hefei's fourteenth round: a self-draw in the last four tiles (海捞, H5 / H7) pays 10 子 more
+    # from each payer; the scorer prices a ready hand's winning tiles as ordinary self-draws, so the value of a ready hand
+    # adds the share of hands that go on to the last four (by own draws left, measured) x its self-drawn winning
+    # tiles' share x the bonus. Late in the hand it is a large part of the value, early almost nothing.
+    from engine.strong import evaluator as ev_mod
+
+    hand = "123456789m11p23s"  # ready on 1s / 4s, concealed
+    c = [0] * 34
+    for k in parse_hand(hand).concealed:
+        c[k] += 1
+    reach = ev_mod.HAILAO["hefei"]
+    assert reach[0] > reach[2] > reach[6] > 0 and ev_mod.HAILAO_BONUS["hefei"] > 25
+    for wall, turns in ((6, 0), (12, 2), (40, 9)):
+        kn = ev_mod.Know(_view("hefei", hand, wall=wall), 0)
+        assert kn.turns == turns
+        got = kn.hand_value(list(c), 0, [0, 0, 0], 0, 0, ())
+        qs = kn.tenpai(list(c), ())[0]
+        monkeypatch.delitem(ev_mod.HAILAO, "hefei")
+        kn = ev_mod.Know(_view("hefei", hand, wall=wall), 0)
+        plain = kn.hand_value(list(c), 0, [0, 0, 0], 0, 0, ())
+        monkeypatch.setitem(ev_mod.HAILAO, "hefei", reach)
+        assert got.distance == plain.distance == 0 and got.win == plain.win > 0
+        assert got.ev - plain.ev == pytest.approx(reach[turns] * qs * ev_mod.HAILAO_BONUS["hefei"])
+        if turns == 0:
+            assert got.value > plain.value * 1.3
+        if turns == 9:
+            assert got.value < plain.value * 1.1
