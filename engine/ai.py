@@ -40,6 +40,7 @@ from .ai_common import (
     feed_discard,
     forced,
     kong_key,
+    normal_kong,
     plain_actions,
 )
 from .errors import EngineError
@@ -93,13 +94,7 @@ def choose(
     if difficulty == "easy":
         return _easy_play(me, acts, discards, rng)
     choice, key = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)
-    for a in acts:
-        if a.type == "kong":
-            k2 = kong_key(me, a)
-            # the 花 gate: a kong that adds 花 is worth a step of shape when the distance to a legal win holds
-            if k2 <= key or (me.ai.hua_gate and k2[0] <= key[0]):
-                return a
-    return feed_discard(me, discards) or choice
+    return normal_kong(me, acts, key) or feed_discard(me, discards) or choice
 
 
 def _easy_play(me: SeatReader, acts: Sequence[Action], discards: Sequence[Action], rng: random.Random) -> Action:

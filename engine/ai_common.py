@@ -335,6 +335,18 @@ def tile_totals(variant: str, rules: Mapping[str, Any]) -> tuple[int, ...]:
     return got
 
 
+def normal_kong(me: SeatReader, acts: Sequence[Action], key: tuple[int, ...]) -> Action | None:
+    """The kong the normal AI plays in its own turn rather than its best discard (which leaves ``key``): one that
+    leaves the distance to a legal win no longer; with the 花 gate, one that adds 花 is worth a step of shape when the
+    distance holds. None: no such kong."""
+    for a in acts:
+        if a.type == "kong":
+            k2 = kong_key(me, a)
+            if k2 <= key or (me.ai.hua_gate and k2[0] <= key[0]):
+                return a
+    return None
+
+
 def kong_key(me: SeatReader, a: Action) -> tuple[int, ...]:
     """The key after a concealed or added kong in one's own turn."""
     c = list(me.counts)

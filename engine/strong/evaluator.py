@@ -40,8 +40,8 @@ from ..ai_common import (
     feed_discard,
     forced,
     gate_distance,
-    kong_key,
     near_kinds,
+    normal_kong,
     plain_actions,
     ron_feed_pick,
 )
@@ -860,28 +860,13 @@ def _win_value(kn: Know, a: Action) -> float:
     return float(res.payments[w])
 
 
-def _normal_kong(me: SeatReader, acts: Sequence[Action]) -> Action | None:
-    """The kong the normal AI takes in its own turn (:func:`engine.ai.choose`: one that leaves the distance to a legal
-    win no longer than its best discard), or None."""
-    discards = [a for a in acts if a.type == "discard"]
-    if not discards or not any(a.type == "kong" for a in acts):
-        return None
-    key = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[1]
-    for a in acts:
-        if a.type == "kong":
-            k2 = kong_key(me, a)
-            if k2 <= key or (me.ai.hua_gate and k2[0] <= key[0]):
-                return a
-    return None
-
-
 HOPELESS_MARGIN = 100.0
 """The margin (子 added when ranking, not a price) the discard of a hopeless Chizhou hand keeps
 (:data:`engine.strong.chizhou.HOPELESS`): large enough that no other discard outranks it."""
 
 
-def _hopeless_pick(me: SeatReader, out: Sequence[Option], discards: Sequence[Action], kong_first: Action | None,
-                   let_go: Action | None) -> Action | None:
+def _hopeless_pick(me: SeatReader, out: Sequence[Option], discards: Sequence[Action], normal_pick: Action,
+                   kong_first: Action | None, let_go: Action | None) -> Action | None:
     """Chizhou (:data:`engine.strong.chizhou.HOPELESS`): when the hand is hopeless late and another seat shows 3 花,
     the tile such a seat most likely waits on (:func:`engine.ai_common.ron_feed_pick`), or when it may win on none of
     them the normal AI's discard; else None."""
@@ -895,8 +880,7 @@ def _hopeless_pick(me: SeatReader, out: Sequence[Option], discards: Sequence[Act
         return fed
     if not me.shown_threats():
         return None
-    return let_go or feed_discard(me, discards) or best_discard(me, me.counts, me.n_melds, me.meld_suits,
-                                                                 me.meld_hua, discards)[0]
+    return let_go or feed_discard(me, discards) or normal_pick
 
 
 def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mapping[str, Any]] | None = None
@@ -918,11 +902,15 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     now: HandValue | None = None
     real: dict[Action, float] = {}  # the price of an option whose ev below carries a credit that only ranks it
     # Chizhou: a hand too far from 2 花 for the wall left lets go of what gives the others 花 (the normal AI's rule)
-    let_go = (feed_discard(me, [a for a in acts if a.type == "discard"], chizhou_mod.LET_GO_WALL,
-                           chizhou_mod.LET_GO_NEED) if me.ai.hua_gate else None)
+    discards = [a for a in acts if a.type == "discard"]
+    # the normal AI's best discard and the distance it leaves (shape: shanten, 八支, 花, 进张, the main suit)
+    normal = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards) if discards else None
+    let_go = (feed_discard(me, discards, chizhou_mod.LET_GO_WALL, chizhou_mod.LET_GO_NEED)
+              if me.ai.hua_gate else None)
     # Chizhou: a kong the normal AI takes comes before its letting go (it plays the kong first), so the credit
     # does not outrank it (engine.strong.chizhou.KONG_FIRST)
-    kong_first = _normal_kong(me, acts) if me.ai.hua_gate and chizhou_mod.KONG_FIRST else None
+    kong_first = (normal_kong(me, acts, normal[1])
+                  if normal is not None and me.ai.hua_gate and chizhou_mod.KONG_FIRST else None)
     if kong_first is not None:
         let_go = None
     for a in acts:
@@ -1013,18 +1001,17 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         out = [Option(a, 0.0, 0.0, 0.0, 0.0, 0.0, "", 99, None) for a in acts[:1]]
     # the normal AI's choice (shape: shanten, 八支, 花, 进张, the main suit) is trusted unless another option is
     # clearly worth more: it carries a margin of PRIOR of its own value
-    discards = [a for a in acts if a.type == "discard"]
     pass_act = next((a for a in acts if a.type == "pass"), None)
     pick: Action | None = None
     hopeless: Action | None = None
     prior = LOOKAHEAD_PRIOR.get(kn.variant, PRIOR) if kn.variant in LOOKAHEAD_VARIANTS else PRIOR
-    if discards:
-        pick = best_discard(me, me.counts, me.n_melds, me.meld_suits, me.meld_hua, discards)[0]
+    if normal is not None:
+        pick = normal[0]
         if kong_first is not None:
             pick = kong_first
         if let_go is not None and chizhou_mod.LET_GO_PICK:  # Chizhou: the letting go keeps the margin instead
             pick = let_go
-        hopeless = _hopeless_pick(me, out, discards, kong_first, let_go) if me.ai.hua_gate else None
+        hopeless = _hopeless_pick(me, out, discards, normal[0], kong_first, let_go) if me.ai.hua_gate else None
         if hopeless is not None:  # Chizhou: a hopeless hand feeds a seat showing 3 花 (chizhou.HOPELESS)
             pick = hopeless
     elif pass_act is not None and any(a.type in ("pung", "chi", "kong") for a in acts):
