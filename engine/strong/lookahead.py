@@ -32,8 +32,15 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from ..ai_common import SeatReader, near_kinds
-from ..analysis import Group, group_of, is_complete, is_seven_pairs, shanten_groups
+from ..ai_common import SeatReader
+from ..analysis import (
+    Group,
+    _honor_options,
+    _suit_blocks,
+    group_of,
+    is_complete,
+    is_seven_pairs,
+)
 from ..errors import EngineError
 from ..tiles import NUM_KINDS, Hand, Meld
 from ..variants import get_variant
@@ -109,15 +116,36 @@ def wait_payments(kn: Any, counts: Sequence[int], melds: tuple[Meld, ...], kong_
     return _cached_wait_payments(kn.variant, kn.rules_key, tuple(counts), melds, kn.wind, kong_draw, seats)
 
 
-def rest_sums(groups: Sequence[Group], s: int) -> tuple[tuple[int, int, int], ...]:
-    """The (sets, partial sets, head) sums the groups other than ``s`` can make (at most one head): with
-    :func:`combine_one`, the shanten of the hand for any options of group ``s``, as ``combine_groups`` computes it
-    over all four (its result depends only on the sums), without going over the other three again."""
+RestSums = tuple[tuple[int, int, int], ...]
+SHAPE_CACHE = 1 << 15
+"""How many groups' sums (:func:`rest_sums`) and one-tile-away shanten lists (:func:`drawn`, :func:`let_go`) one
+process keeps (least recently used first out): a suit's counts and the other groups' sums come back far more often
+than whole hands do."""
+
+
+def _pruned(sums: set[tuple[int, int, int]]) -> RestSums:
+    """The sums no other sum with the same head count beats in sets and partial sets alike, in one order: the
+    shanten of :func:`combine_one` is the least over them of ``8 - 2m - t - h`` (sets capped at 4, partial sets at
+    4 - sets), which more sets or more partial sets never raise, so the dropped ones never give the least."""
+    keep = [x for x in sums if not any(y != x and y[2] == x[2] and y[0] >= x[0] and y[1] >= x[1] for y in sums)]
+    return tuple(sorted(keep, reverse=True))
+
+
+@lru_cache(maxsize=SHAPE_CACHE)
+def _rest_of(a: Group, b: Group, c: Group) -> RestSums:
     sums = {(0, 0, 0)}
-    for i, g in enumerate(groups):
-        if i != s:
-            sums = {(m + a, t + b, h + e) for m, t, h in sums for a, b, e in g if h + e <= 1}
-    return tuple(sums)
+    for g in (a, b, c):
+        sums = {(m + x, t + y, h + e) for m, t, h in sums for x, y, e in g if h + e <= 1}
+    return _pruned(sums)
+
+
+def rest_sums(groups: Sequence[Group], s: int) -> RestSums:
+    """The (sets, partial sets, head) sums the groups other than ``s`` can make (at most one head), those that can
+    give the least shanten only (:func:`_pruned`): with :func:`combine_one`, the shanten of the hand for any options
+    of group ``s``, as ``combine_groups`` computes it over all four (its result depends only on the sums), without
+    going over the other three again. Kept per process (:data:`SHAPE_CACHE`)."""
+    others = [g for i, g in enumerate(groups) if i != s]
+    return _rest_of(others[0], others[1], others[2])
 
 
 def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int, below: int = -1) -> int:
@@ -149,6 +177,65 @@ def lowers(g: Group, rest: Sequence[tuple[int, int, int]], melds: int, sh: int) 
     return combine_one(g, rest, melds, sh) < sh
 
 
+def _options(seg: tuple[int, ...]) -> Group:
+    """The group options of one suit's nine counts or the seven honours' (``analysis.group_of``)."""
+    return _honor_options(seg) if len(seg) == 7 else _suit_blocks(seg)
+
+
+def drawn(seg: tuple[int, ...], rest: RestSums, melds: int) -> tuple[tuple[int, int], ...]:
+    """(offset, regular shanten) for each kind of the group ``seg`` (a suit's nine counts or the seven honours') that
+    :func:`engine.ai_common.near_kinds` names (held, or a suited kind within two of a held one), in order: the
+    shanten of the hand with one more of that kind, the other groups making ``rest`` (:func:`rest_sums`), ``melds``
+    declared sets."""
+    honours = len(seg) == 7
+    lst = list(seg)
+    out = []
+    for off in range(len(seg)):
+        if not (seg[off] or (not honours and any(seg[max(0, off - 2) : off + 3]))):
+            continue
+        lst[off] += 1
+        out.append((off, combine_one(_options(tuple(lst)), rest, melds)))
+        lst[off] -= 1
+    return tuple(out)
+
+
+def let_go(seg: tuple[int, ...], rest: RestSums, melds: int) -> tuple[tuple[int, int], ...]:
+    """(offset, regular shanten) for each kind held in the group ``seg``, in order: the shanten of the hand with one
+    of that kind let go, the other groups making ``rest`` (:func:`rest_sums`)."""
+    lst = list(seg)
+    out = []
+    for off in range(len(seg)):
+        if not seg[off]:
+            continue
+        lst[off] -= 1
+        out.append((off, combine_one(_options(tuple(lst)), rest, melds)))
+        lst[off] += 1
+    return tuple(out)
+
+
+_RESTS: list[RestSums] = []
+"""Every :func:`rest_sums` met, by its number (:func:`_rest_id`): the sums are few, and a number is a cheaper key."""
+_REST_IDS: dict[RestSums, int] = {}
+
+
+@lru_cache(maxsize=SHAPE_CACHE)
+def _rest_id(a: tuple[int, ...], b: tuple[int, ...], c: tuple[int, ...]) -> int:
+    """The number (:data:`_RESTS`) of the sums three groups make, from their counts (kept per process)."""
+    r = _rest_of(_options(a), _options(b), _options(c))
+    i = _REST_IDS.get(r)
+    if i is None:
+        i = _REST_IDS[r] = len(_RESTS)
+        _RESTS.append(r)
+    return i
+
+
+@lru_cache(maxsize=SHAPE_CACHE)
+def _group_away(draw: bool, lo: int, seg: tuple[int, ...], rid: int, melds: int) -> tuple[tuple[int, int], ...]:
+    """:func:`drawn` (``draw``) or :func:`let_go` of the group whose first kind is ``lo``, the other groups making the
+    sums numbered ``rid``, by kind (kept per process, :data:`SHAPE_CACHE`)."""
+    return tuple((lo + off, sh) for off, sh in (drawn if draw else let_go)(seg, _RESTS[rid], melds))
+
+
 class Rest:
     """The :func:`rest_sums` of one hand's groups, per group, computed when first asked for."""
 
@@ -156,9 +243,9 @@ class Rest:
 
     def __init__(self, groups: Sequence[Group]) -> None:
         self.groups = groups
-        self._rest: list[tuple[tuple[int, int, int], ...] | None] = [None, None, None, None]
+        self._rest: list[RestSums | None] = [None, None, None, None]
 
-    def __getitem__(self, s: int) -> tuple[tuple[int, int, int], ...]:
+    def __getitem__(self, s: int) -> RestSums:
         got = self._rest[s]
         if got is None:
             got = self._rest[s] = rest_sums(self.groups, s)
@@ -168,6 +255,23 @@ class Rest:
         """The regular-shape shanten of ``c``, a hand that differs from the one of these groups only in the group of
         kind ``k`` (a tile of that kind drawn or let go), with ``melds`` declared sets."""
         return combine_one(group_of(k, c), self[k // 9], melds)
+
+
+def one_away(c: Sequence[int], melds: int, draw: bool) -> list[tuple[int, int]]:
+    """(kind, regular shanten) of the hand ``c`` with one more tile of each near kind (``draw``: :func:`drawn`) or one
+    tile fewer of each held kind (:func:`let_go`), the kinds in order; ``melds`` declared sets. The same shanten as
+    the whole hand's (``analysis.shanten``), by each group against the other groups' sums, both kept per process."""
+    a, b, d, h = tuple(c[0:9]), tuple(c[9:18]), tuple(c[18:27]), tuple(c[27:NUM_KINDS])
+    out: list[tuple[int, int]] = []
+    if any(a):
+        out.extend(_group_away(draw, 0, a, _rest_id(b, d, h), melds))
+    if any(b):
+        out.extend(_group_away(draw, 9, b, _rest_id(a, d, h), melds))
+    if any(d):
+        out.extend(_group_away(draw, 18, d, _rest_id(a, b, h), melds))
+    if any(h):
+        out.extend(_group_away(draw, 27, h, _rest_id(a, b, d), melds))
+    return out
 
 
 class LookAhead:
@@ -229,21 +333,19 @@ class LookAhead:
         """The unseen kinds whose draw shortens the distance of the 3n+1 hand c (a ready hand: its winning kinds)."""
         me = self.kn.me
         unseen = self.kn.unseen
-        rest = Rest(shanten_groups(c))
         sp = me.seven_pairs and self.n == 0
         pairs = sum(x // 2 for x in c) if sp else 0  # seven pairs: a drawn copy of an odd count makes a pair
         out = []
-        for k in near_kinds(c):
+        for k, sh in one_away(c, self.n, True):
             if not unseen[k]:
                 continue
-            odd = c[k] & 1
-            c[k] += 1
-            sh = rest.shanten(c, k, self.n)
             if sp:
-                sh = min(sh, 6 - min(pairs + odd, 7))
-            if (sh < key[1] or key[0] > key[1]) and me.key_sh(c, sh, self.ms, self.mh, self.upg) < key:
-                out.append(k)
-            c[k] -= 1
+                sh = min(sh, 6 - min(pairs + (c[k] & 1), 7))
+            if sh < key[1] or key[0] > key[1]:
+                c[k] += 1
+                if me.key_sh(c, sh, self.ms, self.mh, self.upg) < key:
+                    out.append(k)
+                c[k] -= 1
         return out
 
     def value(self, c: list[int]) -> tuple[float, float]:
@@ -271,13 +373,11 @@ class LookAhead:
                 best = stay
                 pairs = (sum(x // 2 for x in c) + (c[k] & 1)) if sp else 0
                 c[k] += 1
-                rest = Rest(shanten_groups(c))
-                for d2 in range(NUM_KINDS):
-                    if not c[d2] or d2 == k:
+                for d2, sh in one_away(c, self.n, False):  # every held kind, in order
+                    if d2 == k:
                         continue
                     even = 1 - (c[d2] & 1)  # a copy let go of an even count breaks a pair
                     c[d2] -= 1
-                    sh = rest.shanten(c, d2, self.n)
                     if sp:
                         sh = min(sh, 6 - min(pairs - even, 7))
                     if me.key_sh(c, sh, self.ms, self.mh, self.upg) < key:
