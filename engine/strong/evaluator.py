@@ -48,7 +48,6 @@ from ..analysis import (
     is_complete,
     is_seven_pairs,
     seven_pairs_shanten,
-    shanten,
 )
 from ..errors import EngineError
 from ..rivers import passed_since
@@ -85,6 +84,7 @@ from .learned import Reader as LearnedReader
 from .lookahead import MAX_D as LOOKAHEAD_MAX_D
 from .lookahead import PRIOR as LOOKAHEAD_PRIOR
 from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
+from .lookahead import kept_shanten
 from .lookahead import one_away as lookahead_one_away
 from .lookahead import refine as lookahead_refine
 from .lookahead import wait_payments as lookahead_wait_payments
@@ -672,7 +672,7 @@ class Know:
         when ready, the winning tiles priced one by one by the scorer."""
         me = self.me
         sp = me.seven_pairs and n_melds == 0
-        sh = shanten(c, n_melds, seven_pairs=sp)
+        sh = kept_shanten(c, n_melds, sp)
         # the normal AI's distance (shanten, 八支, the 花 gate): me.key(c, ...), whose shanten is this one
         key = me.key_sh(c, sh, meld_suits, meld_hua, upg)
         turns = self.turns + (1 if extra_draw else 0)
@@ -793,7 +793,7 @@ class Know:
         rc[s * 9 : s * 9 + 9] = c[s * 9 : s * 9 + 9]
         if self.honours_in_flush:
             rc[HONOR:] = c[HONOR:]
-        sh = shanten(rc, n_melds)
+        sh = kept_shanten(rc, n_melds)
         # self.me.key(rc, ...): its shanten counts the seven pairs too where they may be won
         sh_key = min(sh, seven_pairs_shanten(rc)) if self.me.seven_pairs and n_melds == 0 else sh
         key = self.me.key_sh(rc, sh_key, meld_suits, meld_hua, upg)

@@ -32,7 +32,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from ..ai_common import SeatReader
+from ..ai_common import SeatReader, near_kinds
 from ..analysis import (
     Group,
     _honor_options,
@@ -40,6 +40,7 @@ from ..analysis import (
     group_of,
     is_complete,
     is_seven_pairs,
+    shanten,
 )
 from ..errors import EngineError
 from ..tiles import NUM_KINDS, Hand, Meld
@@ -81,7 +82,7 @@ def _wait_payments(variant: str, rules_key: tuple[tuple[str, Any], ...], counts:
     concealed = tuple(k for k in range(NUM_KINDS) for _ in range(c[k]))
     sp = V.seven_pairs and not melds
     out = []
-    for k in range(NUM_KINDS):
+    for k in near_kinds(c):  # a winning tile is held or next to a held one (in order, as every kind)
         c[k] += 1
         ok = is_complete(c) or (sp and is_seven_pairs(c))
         c[k] -= 1
@@ -229,11 +230,41 @@ def _rest_id(a: tuple[int, ...], b: tuple[int, ...], c: tuple[int, ...]) -> int:
     return i
 
 
+_BY_OPTION: dict[tuple[int, int], dict[tuple[int, int, int], int]] = {}
+"""Per sums' number and declared sets: the least shanten of one group option with those sums (:func:`combine_one`
+of that option alone), as they are asked for."""
+
+
 @lru_cache(maxsize=SHAPE_CACHE)
 def _group_away(draw: bool, lo: int, seg: tuple[int, ...], rid: int, melds: int) -> tuple[tuple[int, int], ...]:
     """:func:`drawn` (``draw``) or :func:`let_go` of the group whose first kind is ``lo``, the other groups making the
-    sums numbered ``rid``, by kind (kept per process, :data:`SHAPE_CACHE`)."""
-    return tuple((lo + off, sh) for off, sh in (drawn if draw else let_go)(seg, _RESTS[rid], melds))
+    sums numbered ``rid``, by kind (kept per process, :data:`SHAPE_CACHE`): the least over the group's options of
+    each option's shanten with the sums, kept per option (the least of the least is :func:`combine_one`'s)."""
+    rest = _RESTS[rid]
+    tab = _BY_OPTION.get((rid, melds))
+    if tab is None:
+        tab = _BY_OPTION[(rid, melds)] = {}
+    lst = list(seg)
+    step = 1 if draw else -1
+    honours = len(seg) == 7
+    out = []
+    for off in range(len(seg)):
+        if draw:
+            if not (seg[off] or (not honours and any(seg[max(0, off - 2) : off + 3]))):
+                continue
+        elif not seg[off]:
+            continue
+        lst[off] += step
+        best = 8
+        for o in _options(tuple(lst)):
+            v = tab.get(o)
+            if v is None:
+                v = tab[o] = combine_one((o,), rest, melds)
+            if v < best:
+                best = v
+        lst[off] -= step
+        out.append((lo + off, best))
+    return tuple(out)
 
 
 class Rest:
@@ -255,6 +286,17 @@ class Rest:
         """The regular-shape shanten of ``c``, a hand that differs from the one of these groups only in the group of
         kind ``k`` (a tile of that kind drawn or let go), with ``melds`` declared sets."""
         return combine_one(group_of(k, c), self[k // 9], melds)
+
+
+@lru_cache(maxsize=SHAPE_CACHE)
+def _kept_shanten(c: tuple[int, ...], melds: int, seven_pairs: bool) -> int:
+    return shanten(c, melds, seven_pairs=seven_pairs)
+
+
+def kept_shanten(c: Sequence[int], melds: int = 0, seven_pairs: bool = False) -> int:
+    """``analysis.shanten`` of the counts ``c``, kept per process (:data:`SHAPE_CACHE`): the hands a decision prices
+    (the discards', the look-ahead's, a plan's suit alone) come back within and across decisions."""
+    return _kept_shanten(tuple(c), melds, seven_pairs)
 
 
 def one_away(c: Sequence[int], melds: int, draw: bool) -> list[tuple[int, int]]:
