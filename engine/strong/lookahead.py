@@ -22,7 +22,8 @@ randomness. Hefei and Wuhu (:data:`VARIANTS`).
 Two things keep it cheap without changing a price: a ready hand's winning tiles, each priced by the scorer, are kept
 per process (:func:`wait_payments`, bounded, keyed by exactly what the scorer reads: the same ready hands come back
 decision after decision), and the shanten of a hand one tile away from another is counted by the changed group
-against the other groups' sums (:func:`rest_sums`, :func:`combine_one`) and the seven pairs by the pairs count.
+against the other groups' sums (:func:`one_away`: the group's counts and the sums it meets come back far more often
+than whole hands, and are kept per process) and the seven pairs by the pairs count.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from ..analysis import (
     Group,
     _honor_options,
     _suit_blocks,
-    group_of,
     is_complete,
     is_seven_pairs,
     shanten,
@@ -119,9 +119,9 @@ def wait_payments(kn: Any, counts: Sequence[int], melds: tuple[Meld, ...], kong_
 
 RestSums = tuple[tuple[int, int, int], ...]
 SHAPE_CACHE = 1 << 15
-"""How many groups' sums (:func:`rest_sums`) and one-tile-away shanten lists (:func:`drawn`, :func:`let_go`) one
-process keeps (least recently used first out): a suit's counts and the other groups' sums come back far more often
-than whole hands do."""
+"""How many three groups' sums (:func:`_rest_id`), groups' one-tile-away shanten (:func:`_group_away`) and hands'
+shanten (:func:`kept_shanten`) one process keeps, each (least recently used first out): a suit's counts and the
+sums of the other groups come back far more often than whole hands do. About 30 MB a process when full."""
 
 
 def _pruned(sums: set[tuple[int, int, int]]) -> RestSums:
@@ -134,25 +134,16 @@ def _pruned(sums: set[tuple[int, int, int]]) -> RestSums:
 
 @lru_cache(maxsize=SHAPE_CACHE)
 def _rest_of(a: Group, b: Group, c: Group) -> RestSums:
+    """The (sets, partial sets, head) sums three groups' options can make (at most one head), :func:`_pruned`."""
     sums = {(0, 0, 0)}
     for g in (a, b, c):
         sums = {(m + x, t + y, h + e) for m, t, h in sums for x, y, e in g if h + e <= 1}
     return _pruned(sums)
 
 
-def rest_sums(groups: Sequence[Group], s: int) -> RestSums:
-    """The (sets, partial sets, head) sums the groups other than ``s`` can make (at most one head), those that can
-    give the least shanten only (:func:`_pruned`): with :func:`combine_one`, the shanten of the hand for any options
-    of group ``s``, as ``combine_groups`` computes it over all four (its result depends only on the sums), without
-    going over the other three again. Kept per process (:data:`SHAPE_CACHE`)."""
-    others = [g for i, g in enumerate(groups) if i != s]
-    return _rest_of(others[0], others[1], others[2])
-
-
-def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int, below: int = -1) -> int:
-    """``combine_groups`` of group options ``g`` with the other groups' :func:`rest_sums`: the same shanten. With
-    ``below``, it stops at the first combination whose shanten is under it (then some value under ``below``, not
-    necessarily the least: enough to tell whether the hand gets below it, :func:`lowers`)."""
+def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int) -> int:
+    """``combine_groups`` of group options ``g`` with the (sets, partial sets, head) sums the other groups can make
+    (:func:`_rest_of`), ``melds`` declared sets: the same shanten (it depends only on the sums)."""
     best = 8
     for m0, t0, h0 in g:
         for mr, tr, hr in rest:
@@ -168,14 +159,7 @@ def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int, belo
             sh = 8 - 2 * m - t - h
             if sh < best:
                 best = sh
-                if sh < below:
-                    return sh
     return best
-
-
-def lowers(g: Group, rest: Sequence[tuple[int, int, int]], melds: int, sh: int) -> bool:
-    """Whether :func:`combine_one` of ``g`` with ``rest`` is below ``sh`` (stops at the first combination that is)."""
-    return combine_one(g, rest, melds, sh) < sh
 
 
 def _options(seg: tuple[int, ...]) -> Group:
@@ -183,46 +167,16 @@ def _options(seg: tuple[int, ...]) -> Group:
     return _honor_options(seg) if len(seg) == 7 else _suit_blocks(seg)
 
 
-def drawn(seg: tuple[int, ...], rest: RestSums, melds: int) -> tuple[tuple[int, int], ...]:
-    """(offset, regular shanten) for each kind of the group ``seg`` (a suit's nine counts or the seven honours') that
-    :func:`engine.ai_common.near_kinds` names (held, or a suited kind within two of a held one), in order: the
-    shanten of the hand with one more of that kind, the other groups making ``rest`` (:func:`rest_sums`), ``melds``
-    declared sets."""
-    honours = len(seg) == 7
-    lst = list(seg)
-    out = []
-    for off in range(len(seg)):
-        if not (seg[off] or (not honours and any(seg[max(0, off - 2) : off + 3]))):
-            continue
-        lst[off] += 1
-        out.append((off, combine_one(_options(tuple(lst)), rest, melds)))
-        lst[off] -= 1
-    return tuple(out)
-
-
-def let_go(seg: tuple[int, ...], rest: RestSums, melds: int) -> tuple[tuple[int, int], ...]:
-    """(offset, regular shanten) for each kind held in the group ``seg``, in order: the shanten of the hand with one
-    of that kind let go, the other groups making ``rest`` (:func:`rest_sums`)."""
-    lst = list(seg)
-    out = []
-    for off in range(len(seg)):
-        if not seg[off]:
-            continue
-        lst[off] -= 1
-        out.append((off, combine_one(_options(tuple(lst)), rest, melds)))
-        lst[off] += 1
-    return tuple(out)
-
-
 _RESTS: list[RestSums] = []
-"""Every :func:`rest_sums` met, by its number (:func:`_rest_id`): the sums are few, and a number is a cheaper key."""
+"""Every three groups' sums met (:func:`_rest_of`), by its number (:func:`_rest_id`): they are few (a few hundred),
+and a number is a cheaper key."""
 _REST_IDS: dict[RestSums, int] = {}
 
 
 @lru_cache(maxsize=SHAPE_CACHE)
-def _rest_id(a: tuple[int, ...], b: tuple[int, ...], c: tuple[int, ...]) -> int:
+def _rest_id(a: bytes, b: bytes, c: bytes) -> int:
     """The number (:data:`_RESTS`) of the sums three groups make, from their counts (kept per process)."""
-    r = _rest_of(_options(a), _options(b), _options(c))
+    r = _rest_of(_options(tuple(a)), _options(tuple(b)), _options(tuple(c)))
     i = _REST_IDS.get(r)
     if i is None:
         i = _REST_IDS[r] = len(_RESTS)
@@ -230,16 +184,20 @@ def _rest_id(a: tuple[int, ...], b: tuple[int, ...], c: tuple[int, ...]) -> int:
     return i
 
 
+_PAIRS = tuple(tuple((k, sh) for sh in range(-1, 9)) for k in range(NUM_KINDS))
+"""(kind, shanten) pairs made once: the kept lists of :func:`_group_away` share them."""
 _BY_OPTION: dict[tuple[int, int], dict[tuple[int, int, int], int]] = {}
 """Per sums' number and declared sets: the least shanten of one group option with those sums (:func:`combine_one`
 of that option alone), as they are asked for."""
 
 
 @lru_cache(maxsize=SHAPE_CACHE)
-def _group_away(draw: bool, lo: int, seg: tuple[int, ...], rid: int, melds: int) -> tuple[tuple[int, int], ...]:
-    """:func:`drawn` (``draw``) or :func:`let_go` of the group whose first kind is ``lo``, the other groups making the
-    sums numbered ``rid``, by kind (kept per process, :data:`SHAPE_CACHE`): the least over the group's options of
-    each option's shanten with the sums, kept per option (the least of the least is :func:`combine_one`'s)."""
+def _group_away(draw: bool, lo: int, seg: bytes, rid: int, melds: int) -> tuple[tuple[int, int], ...]:
+    """(kind, regular shanten) for each kind of the group ``seg`` (whose first kind is ``lo``) that
+    :func:`engine.ai_common.near_kinds` names (held, or a suited kind within two of a held one) with one more of it
+    (``draw``), or for each kind it holds with one fewer, in order; the other groups make the sums numbered ``rid``,
+    ``melds`` declared sets. Kept per process (:data:`SHAPE_CACHE`). The shanten is the least over the group's options
+    of each option's with the sums, itself kept per option (the least of the least: :func:`combine_one`'s)."""
     rest = _RESTS[rid]
     tab = _BY_OPTION.get((rid, melds))
     if tab is None:
@@ -263,47 +221,26 @@ def _group_away(draw: bool, lo: int, seg: tuple[int, ...], rid: int, melds: int)
             if v < best:
                 best = v
         lst[off] -= step
-        out.append((lo + off, best))
+        out.append(_PAIRS[lo + off][best + 1])
     return tuple(out)
 
 
-class Rest:
-    """The :func:`rest_sums` of one hand's groups, per group, computed when first asked for."""
-
-    __slots__ = ("groups", "_rest")
-
-    def __init__(self, groups: Sequence[Group]) -> None:
-        self.groups = groups
-        self._rest: list[RestSums | None] = [None, None, None, None]
-
-    def __getitem__(self, s: int) -> RestSums:
-        got = self._rest[s]
-        if got is None:
-            got = self._rest[s] = rest_sums(self.groups, s)
-        return got
-
-    def shanten(self, c: Sequence[int], k: int, melds: int) -> int:
-        """The regular-shape shanten of ``c``, a hand that differs from the one of these groups only in the group of
-        kind ``k`` (a tile of that kind drawn or let go), with ``melds`` declared sets."""
-        return combine_one(group_of(k, c), self[k // 9], melds)
-
-
 @lru_cache(maxsize=SHAPE_CACHE)
-def _kept_shanten(c: tuple[int, ...], melds: int, seven_pairs: bool) -> int:
+def _kept_shanten(c: bytes, melds: int, seven_pairs: bool) -> int:
     return shanten(c, melds, seven_pairs=seven_pairs)
 
 
 def kept_shanten(c: Sequence[int], melds: int = 0, seven_pairs: bool = False) -> int:
     """``analysis.shanten`` of the counts ``c``, kept per process (:data:`SHAPE_CACHE`): the hands a decision prices
     (the discards', the look-ahead's, a plan's suit alone) come back within and across decisions."""
-    return _kept_shanten(tuple(c), melds, seven_pairs)
+    return _kept_shanten(bytes(c), melds, seven_pairs)  # (counts as bytes: a smaller key)
 
 
 def one_away(c: Sequence[int], melds: int, draw: bool) -> list[tuple[int, int]]:
-    """(kind, regular shanten) of the hand ``c`` with one more tile of each near kind (``draw``: :func:`drawn`) or one
-    tile fewer of each held kind (:func:`let_go`), the kinds in order; ``melds`` declared sets. The same shanten as
-    the whole hand's (``analysis.shanten``), by each group against the other groups' sums, both kept per process."""
-    a, b, d, h = tuple(c[0:9]), tuple(c[9:18]), tuple(c[18:27]), tuple(c[27:NUM_KINDS])
+    """(kind, regular shanten) of the hand ``c`` with one more tile of each near kind (``draw``) or one tile fewer of
+    each held kind, the kinds in order (:func:`_group_away`); ``melds`` declared sets. The same shanten as the whole
+    hand's (``analysis.shanten``), by each group against the other groups' sums, both kept per process."""
+    a, b, d, h = bytes(c[0:9]), bytes(c[9:18]), bytes(c[18:27]), bytes(c[27:NUM_KINDS])  # (smaller keys)
     out: list[tuple[int, int]] = []
     if any(a):
         out.extend(_group_away(draw, 0, a, _rest_id(b, d, h), melds))

@@ -625,9 +625,12 @@ def _can_win_fn(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> b
     return can_win(hand, situation, rules)
 
 
+_COUNTS = tuple(4 if k < HONOR or k == RED else 0 for k in range(NUM_KINDS))
+
+
 def tile_counts(rules: Mapping[str, Any] | None = None) -> tuple[int, ...]:
     """Copies of each kind in the 112-tile wall: 1-9 万 筒 条 x4 and 红中 x4."""
-    return tuple(4 if k < HONOR or k == RED else 0 for k in range(NUM_KINDS))
+    return _COUNTS
 
 
 VARIANT = Variant(
