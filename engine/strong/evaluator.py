@@ -40,18 +40,14 @@ from ..ai_common import (
     feed_discard,
     forced,
     gate_distance,
-    near_kinds,
     normal_kong,
     plain_actions,
     ron_feed_pick,
 )
 from ..analysis import (
-    group_of,
     is_complete,
     is_seven_pairs,
     seven_pairs_shanten,
-    shanten,
-    shanten_groups,
 )
 from ..errors import EngineError
 from ..rivers import passed_since
@@ -88,8 +84,8 @@ from .learned import Reader as LearnedReader
 from .lookahead import MAX_D as LOOKAHEAD_MAX_D
 from .lookahead import PRIOR as LOOKAHEAD_PRIOR
 from .lookahead import VARIANTS as LOOKAHEAD_VARIANTS
-from .lookahead import Rest as LookAheadRest
-from .lookahead import lowers as lookahead_lowers
+from .lookahead import kept_shanten
+from .lookahead import one_away as lookahead_one_away
 from .lookahead import refine as lookahead_refine
 from .lookahead import wait_payments as lookahead_wait_payments
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
@@ -217,25 +213,42 @@ _TYPICAL = (6, 20, 36, 50, 62, 72, 80, 86, 90)
 against this says how good it is at its distance; the steps after the first go at the typical rate."""
 
 
+SeatFeatures = tuple[int, int, frozenset[int], frozenset[int], tuple[int, int, int, int], int, bool]
+
+
+def seat_features(view: Mapping[str, Any], o: int) -> SeatFeatures:
+    """What :func:`danger_features` reads of seat ``o`` whatever the tile, read once: (its shown melds 0-3, its
+    river's length // 3 0-5, its river's kinds, its suited melds' suits, its river's tiles per suit (honours as the
+    fourth), its river's length, whether it raised an alarm)."""
+    river = [int(x["tile"]) for x in view["rivers"][o]]
+    melds = view["melds"][o]
+    ms = frozenset(int(x["tile"]) // 9 for x in melds if int(x["tile"]) < HONOR)
+    per_suit = [0, 0, 0, 0]
+    for x in river:
+        per_suit[min(x // 9, 3)] += 1
+    return (min(len(melds), 3), min(len(river) // 3, 5), frozenset(river), ms,
+            (per_suit[0], per_suit[1], per_suit[2], per_suit[3]), len(river), bool(view["alarms"][o]))
+
+
+def tile_features(sf: SeatFeatures, tile: int) -> tuple[int, int, bool, str, int, str, bool]:
+    """:func:`danger_features` of ``tile`` against the seat whose :func:`seat_features` are ``sf``."""
+    m, rl, river, ms, per_suit, n_river, alarm = sf
+    suit = min(tile // 9, 3)
+    rel = "none" if not ms else ("same" if suit in ms and len(ms) == 1 else ("mixed" if suit in ms else "other"))
+    dshare = min(per_suit[suit] * 3 // max(1, n_river), 2) if n_river else 0
+    r9 = tile % 9
+    edge = "honour" if tile >= HONOR else ("edge" if r9 in (0, 8) else ("near" if r9 in (1, 7) else "mid"))
+    return m, rl, tile in river, rel, dshare, edge, alarm
+
+
 def danger_features(view: Mapping[str, Any], o: int, tile: int) -> tuple[int, int, bool, str, int, str, bool]:
     """What the danger of discarding ``tile`` against seat ``o`` is measured by (all public): its shown melds (0-3),
     its river's length // 3 (0-5), whether the tile is in its river, whether its melds are of the tile's suit
     ("none", "same": all of it, "mixed", "other"), its river's share of the tile's suit (0-2), the tile's rank
     ("honour", "edge" 1/9, "near" 2/8, "mid") and whether it raised an alarm. The calibration
-    (``benchmarks/calibrate_strong.py``) and the evaluator read them through this one function."""
-    river = [int(x["tile"]) for x in view["rivers"][o]]
-    melds = view["melds"][o]
-    m = min(len(melds), 3)
-    rl = min(len(river) // 3, 5)
-    inriv = tile in river
-    suit = min(tile // 9, 3)
-    ms = [int(x["tile"]) // 9 for x in melds if int(x["tile"]) < HONOR]
-    rel = "none" if not ms else ("same" if suit in ms and len(set(ms)) == 1 else ("mixed" if suit in ms else "other"))
-    dsuit = sum(1 for x in river if min(x // 9, 3) == suit)
-    dshare = min(dsuit * 3 // max(1, len(river)), 2) if river else 0
-    r9 = tile % 9
-    edge = "honour" if tile >= HONOR else ("edge" if r9 in (0, 8) else ("near" if r9 in (1, 7) else "mid"))
-    return m, rl, inriv, rel, dshare, edge, bool(view["alarms"][o])
+    (``benchmarks/calibrate_strong.py``) and the evaluator read them through this one function (the evaluator reads
+    a seat's part once a decision: :func:`seat_features`, :func:`tile_features`)."""
+    return tile_features(seat_features(view, o), tile)
 
 
 STEP_CAP: dict[str, float] = {"wuhu": 0.65}
@@ -412,6 +425,9 @@ class Know:
         self._hefei_danger: HefeiDangerReader | None = None  # Hefei's learned danger, built at its first use
         self._danger: dict[int, tuple[float, float, int | None]] = {}
         self._seat_fac: dict[int, tuple[float, str, float]] = {}  # _seat_factors, per seat
+        self._seat_feat: list[SeatFeatures | None] = [None, None, None, None]  # seat_features, per seat
+        self._mean: dict[tuple[str, bool], float] = {}  # mean_value, per plan and concealed / open
+        self._plan: dict[tuple[str, bool], tuple[float, float | None]] = {}  # plan_value, the same way
         self._learned: LearnedReader | None = None  # the learned chance to win (learned.py), built at its first use
 
     # -------------------------------------------------------------- values
@@ -419,11 +435,15 @@ class Know:
         return _rep_payments(self.variant, self.rules_key, plan, is_open, winner, discarder)
 
     def plan_value(self, plan: str, is_open: bool) -> tuple[float, float | None]:
-        """(self-drawn, on a discard or None) 子 this seat gains winning the plan's typical hand."""
-        w = self.wind
-        s = self.rep(plan, is_open, w, None)
-        r = self.rep(plan, is_open, w, (w + 1) % 4)
-        return (float(s[w]) if s else 1.0), (float(r[w]) if r else None)
+        """(self-drawn, on a discard or None) 子 this seat gains winning the plan's typical hand (kept for the
+        decision)."""
+        got = self._plan.get((plan, is_open))
+        if got is None:
+            w = self.wind
+            s = self.rep(plan, is_open, w, None)
+            r = self.rep(plan, is_open, w, (w + 1) % 4)
+            got = self._plan[(plan, is_open)] = (float(s[w]) if s else 1.0), (float(r[w]) if r else None)
+        return got
 
     def tenpai(self, c: Sequence[int], melds: tuple[Meld, ...], kong_draw: bool = False
                ) -> tuple[float, float, float, float]:
@@ -453,21 +473,15 @@ class Know:
 
     def ukeire(self, c: list[int], n_melds: int, sh: int, sp: bool) -> int:
         """Unseen tiles that lower the shanten of a 3n+1 hand."""
-        rest = LookAheadRest(shanten_groups(c))  # the other groups' sums, once per group (lookahead.py)
         pairs = sum(n // 2 for n in c) if sp else 0  # seven pairs: a drawn copy of an odd count makes a pair
         unseen = self.unseen
         out = 0
-        for k in near_kinds(c):
+        # the shanten with each near kind drawn, by its group against the other groups' sums (lookahead.py)
+        for k, sh2 in lookahead_one_away(c, n_melds, True):
             u = unseen[k]
             if not u:
                 continue
-            if sp and 6 - min(pairs + (c[k] & 1), 7) < sh:
-                out += u
-                continue
-            c[k] += 1
-            g = group_of(k, c)
-            c[k] -= 1
-            if lookahead_lowers(g, rest[k // 9], n_melds, sh):
+            if (sp and 6 - min(pairs + (c[k] & 1), 7) < sh) or sh2 < sh:
                 out += u
         return out
 
@@ -580,7 +594,10 @@ class Know:
             return 0.0, False
         if self.passed is not None and k in self.passed[o]:
             return 0.0, False  # let go by o since its last discard: no discard win on it now
-        m, rl, inriv, rel, dshare, edge, alarm = danger_features(self.view, o, k)
+        sf = self._seat_feat[o]
+        if sf is None:  # what the danger reads of seat o whatever the tile: once a decision
+            sf = self._seat_feat[o] = seat_features(self.view, o)
+        m, rl, inriv, rel, dshare, edge, alarm = tile_features(sf, k)
         p = base[m][rl]
         if self.me.ai.hua_gate:  # Chizhou: a discard win needs 3 花 (C5), so the 花 the seat shows decide
             hua = min(shown_hua(self.wind_melds[(o - self.dealer) % 4]), 3)
@@ -661,7 +678,7 @@ class Know:
         when ready, the winning tiles priced one by one by the scorer."""
         me = self.me
         sp = me.seven_pairs and n_melds == 0
-        sh = shanten(c, n_melds, seven_pairs=sp)
+        sh = kept_shanten(c, n_melds, sp)
         # the normal AI's distance (shanten, 八支, the 花 gate): me.key(c, ...), whose shanten is this one
         key = me.key_sh(c, sh, meld_suits, meld_hua, upg)
         turns = self.turns + (1 if extra_draw else 0)
@@ -731,6 +748,13 @@ class Know:
         so that a plain win, concealed and open alike, is worth on average what a plain win is measured to be worth
         (:data:`MEAN_VALUE`): the scale is one for both, so what the scorer pays for a concealed hand (Hefei's 门清 10)
         stays in the value."""
+        got = self._mean.get((plan, is_open))
+        if got is not None:
+            return got
+        got = self._mean[(plan, is_open)] = self._mean_value(plan, is_open)
+        return got
+
+    def _mean_value(self, plan: str, is_open: bool) -> float:
         vs, vr = self.plan_value(plan, is_open)
         v = vs if vr is None else (vs + vr * 1.2) / 2.2
         plains = []
@@ -775,7 +799,7 @@ class Know:
         rc[s * 9 : s * 9 + 9] = c[s * 9 : s * 9 + 9]
         if self.honours_in_flush:
             rc[HONOR:] = c[HONOR:]
-        sh = shanten(rc, n_melds)
+        sh = kept_shanten(rc, n_melds)
         # self.me.key(rc, ...): its shanten counts the seven pairs too where they may be won
         sh_key = min(sh, seven_pairs_shanten(rc)) if self.me.seven_pairs and n_melds == 0 else sh
         key = self.me.key_sh(rc, sh_key, meld_suits, meld_hua, upg)

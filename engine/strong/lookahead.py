@@ -22,7 +22,8 @@ randomness. Hefei and Wuhu (:data:`VARIANTS`).
 Two things keep it cheap without changing a price: a ready hand's winning tiles, each priced by the scorer, are kept
 per process (:func:`wait_payments`, bounded, keyed by exactly what the scorer reads: the same ready hands come back
 decision after decision), and the shanten of a hand one tile away from another is counted by the changed group
-against the other groups' sums (:func:`rest_sums`, :func:`combine_one`) and the seven pairs by the pairs count.
+against the other groups' sums (:func:`one_away`: the group's counts and the sums it meets come back far more often
+than whole hands, and are kept per process) and the seven pairs by the pairs count.
 """
 
 from __future__ import annotations
@@ -33,7 +34,14 @@ from functools import lru_cache
 from typing import Any
 
 from ..ai_common import SeatReader, near_kinds
-from ..analysis import Group, group_of, is_complete, is_seven_pairs, shanten_groups
+from ..analysis import (
+    Group,
+    _honor_options,
+    _suit_blocks,
+    is_complete,
+    is_seven_pairs,
+    shanten,
+)
 from ..errors import EngineError
 from ..tiles import NUM_KINDS, Hand, Meld
 from ..variants import get_variant
@@ -74,7 +82,7 @@ def _wait_payments(variant: str, rules_key: tuple[tuple[str, Any], ...], counts:
     concealed = tuple(k for k in range(NUM_KINDS) for _ in range(c[k]))
     sp = V.seven_pairs and not melds
     out = []
-    for k in range(NUM_KINDS):
+    for k in near_kinds(c):  # a winning tile is held or next to a held one (in order, as every kind)
         c[k] += 1
         ok = is_complete(c) or (sp and is_seven_pairs(c))
         c[k] -= 1
@@ -109,21 +117,33 @@ def wait_payments(kn: Any, counts: Sequence[int], melds: tuple[Meld, ...], kong_
     return _cached_wait_payments(kn.variant, kn.rules_key, tuple(counts), melds, kn.wind, kong_draw, seats)
 
 
-def rest_sums(groups: Sequence[Group], s: int) -> tuple[tuple[int, int, int], ...]:
-    """The (sets, partial sets, head) sums the groups other than ``s`` can make (at most one head): with
-    :func:`combine_one`, the shanten of the hand for any options of group ``s``, as ``combine_groups`` computes it
-    over all four (its result depends only on the sums), without going over the other three again."""
+RestSums = tuple[tuple[int, int, int], ...]
+SHAPE_CACHE = 1 << 15
+"""How many three groups' sums (:func:`_rest_id`), groups' one-tile-away shanten (:func:`_group_away`) and hands'
+shanten (:func:`kept_shanten`) one process keeps, each (least recently used first out): a suit's counts and the
+sums of the other groups come back far more often than whole hands do. About 30 MB a process when full."""
+
+
+def _pruned(sums: set[tuple[int, int, int]]) -> RestSums:
+    """The sums no other sum with the same head count beats in sets and partial sets alike, in one order: the
+    shanten of :func:`combine_one` is the least over them of ``8 - 2m - t - h`` (sets capped at 4, partial sets at
+    4 - sets), which more sets or more partial sets never raise, so the dropped ones never give the least."""
+    keep = [x for x in sums if not any(y != x and y[2] == x[2] and y[0] >= x[0] and y[1] >= x[1] for y in sums)]
+    return tuple(sorted(keep, reverse=True))
+
+
+@lru_cache(maxsize=SHAPE_CACHE)
+def _rest_of(a: Group, b: Group, c: Group) -> RestSums:
+    """The (sets, partial sets, head) sums three groups' options can make (at most one head), :func:`_pruned`."""
     sums = {(0, 0, 0)}
-    for i, g in enumerate(groups):
-        if i != s:
-            sums = {(m + a, t + b, h + e) for m, t, h in sums for a, b, e in g if h + e <= 1}
-    return tuple(sums)
+    for g in (a, b, c):
+        sums = {(m + x, t + y, h + e) for m, t, h in sums for x, y, e in g if h + e <= 1}
+    return _pruned(sums)
 
 
-def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int, below: int = -1) -> int:
-    """``combine_groups`` of group options ``g`` with the other groups' :func:`rest_sums`: the same shanten. With
-    ``below``, it stops at the first combination whose shanten is under it (then some value under ``below``, not
-    necessarily the least: enough to tell whether the hand gets below it, :func:`lowers`)."""
+def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int) -> int:
+    """``combine_groups`` of group options ``g`` with the (sets, partial sets, head) sums the other groups can make
+    (:func:`_rest_of`), ``melds`` declared sets: the same shanten (it depends only on the sums)."""
     best = 8
     for m0, t0, h0 in g:
         for mr, tr, hr in rest:
@@ -139,35 +159,98 @@ def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int, belo
             sh = 8 - 2 * m - t - h
             if sh < best:
                 best = sh
-                if sh < below:
-                    return sh
     return best
 
 
-def lowers(g: Group, rest: Sequence[tuple[int, int, int]], melds: int, sh: int) -> bool:
-    """Whether :func:`combine_one` of ``g`` with ``rest`` is below ``sh`` (stops at the first combination that is)."""
-    return combine_one(g, rest, melds, sh) < sh
+def _options(seg: tuple[int, ...]) -> Group:
+    """The group options of one suit's nine counts or the seven honours' (``analysis.group_of``)."""
+    return _honor_options(seg) if len(seg) == 7 else _suit_blocks(seg)
 
 
-class Rest:
-    """The :func:`rest_sums` of one hand's groups, per group, computed when first asked for."""
+_RESTS: list[RestSums] = []
+"""Every three groups' sums met (:func:`_rest_of`), by its number (:func:`_rest_id`): they are few (a few hundred),
+and a number is a cheaper key."""
+_REST_IDS: dict[RestSums, int] = {}
 
-    __slots__ = ("groups", "_rest")
 
-    def __init__(self, groups: Sequence[Group]) -> None:
-        self.groups = groups
-        self._rest: list[tuple[tuple[int, int, int], ...] | None] = [None, None, None, None]
+@lru_cache(maxsize=SHAPE_CACHE)
+def _rest_id(a: bytes, b: bytes, c: bytes) -> int:
+    """The number (:data:`_RESTS`) of the sums three groups make, from their counts (kept per process)."""
+    r = _rest_of(_options(tuple(a)), _options(tuple(b)), _options(tuple(c)))
+    i = _REST_IDS.get(r)
+    if i is None:
+        i = _REST_IDS[r] = len(_RESTS)
+        _RESTS.append(r)
+    return i
 
-    def __getitem__(self, s: int) -> tuple[tuple[int, int, int], ...]:
-        got = self._rest[s]
-        if got is None:
-            got = self._rest[s] = rest_sums(self.groups, s)
-        return got
 
-    def shanten(self, c: Sequence[int], k: int, melds: int) -> int:
-        """The regular-shape shanten of ``c``, a hand that differs from the one of these groups only in the group of
-        kind ``k`` (a tile of that kind drawn or let go), with ``melds`` declared sets."""
-        return combine_one(group_of(k, c), self[k // 9], melds)
+_PAIRS = tuple(tuple((k, sh) for sh in range(-1, 9)) for k in range(NUM_KINDS))
+"""(kind, shanten) pairs made once: the kept lists of :func:`_group_away` share them."""
+_BY_OPTION: dict[tuple[int, int], dict[tuple[int, int, int], int]] = {}
+"""Per sums' number and declared sets: the least shanten of one group option with those sums (:func:`combine_one`
+of that option alone), as they are asked for."""
+
+
+@lru_cache(maxsize=SHAPE_CACHE)
+def _group_away(draw: bool, lo: int, seg: bytes, rid: int, melds: int) -> tuple[tuple[int, int], ...]:
+    """(kind, regular shanten) for each kind of the group ``seg`` (whose first kind is ``lo``) that
+    :func:`engine.ai_common.near_kinds` names (held, or a suited kind within two of a held one) with one more of it
+    (``draw``), or for each kind it holds with one fewer, in order; the other groups make the sums numbered ``rid``,
+    ``melds`` declared sets. Kept per process (:data:`SHAPE_CACHE`). The shanten is the least over the group's options
+    of each option's with the sums, itself kept per option (the least of the least: :func:`combine_one`'s)."""
+    rest = _RESTS[rid]
+    tab = _BY_OPTION.get((rid, melds))
+    if tab is None:
+        tab = _BY_OPTION[(rid, melds)] = {}
+    lst = list(seg)
+    step = 1 if draw else -1
+    honours = len(seg) == 7
+    out = []
+    for off in range(len(seg)):
+        if draw:
+            if not (seg[off] or (not honours and any(seg[max(0, off - 2) : off + 3]))):
+                continue
+        elif not seg[off]:
+            continue
+        lst[off] += step
+        best = 8
+        for o in _options(tuple(lst)):
+            v = tab.get(o)
+            if v is None:
+                v = tab[o] = combine_one((o,), rest, melds)
+            if v < best:
+                best = v
+        lst[off] -= step
+        out.append(_PAIRS[lo + off][best + 1])
+    return tuple(out)
+
+
+@lru_cache(maxsize=SHAPE_CACHE)
+def _kept_shanten(c: bytes, melds: int, seven_pairs: bool) -> int:
+    return shanten(c, melds, seven_pairs=seven_pairs)
+
+
+def kept_shanten(c: Sequence[int], melds: int = 0, seven_pairs: bool = False) -> int:
+    """``analysis.shanten`` of the counts ``c``, kept per process (:data:`SHAPE_CACHE`): the hands a decision prices
+    (the discards', the look-ahead's, a plan's suit alone) come back within and across decisions."""
+    return _kept_shanten(bytes(c), melds, seven_pairs)  # (counts as bytes: a smaller key)
+
+
+def one_away(c: Sequence[int], melds: int, draw: bool) -> list[tuple[int, int]]:
+    """(kind, regular shanten) of the hand ``c`` with one more tile of each near kind (``draw``) or one tile fewer of
+    each held kind, the kinds in order (:func:`_group_away`); ``melds`` declared sets. The same shanten as the whole
+    hand's (``analysis.shanten``), by each group against the other groups' sums, both kept per process."""
+    a, b, d, h = bytes(c[0:9]), bytes(c[9:18]), bytes(c[18:27]), bytes(c[27:NUM_KINDS])  # (smaller keys)
+    out: list[tuple[int, int]] = []
+    if any(a):
+        out.extend(_group_away(draw, 0, a, _rest_id(b, d, h), melds))
+    if any(b):
+        out.extend(_group_away(draw, 9, b, _rest_id(a, d, h), melds))
+    if any(d):
+        out.extend(_group_away(draw, 18, d, _rest_id(a, b, h), melds))
+    if any(h):
+        out.extend(_group_away(draw, 27, h, _rest_id(a, b, d), melds))
+    return out
 
 
 class LookAhead:
@@ -229,21 +312,19 @@ class LookAhead:
         """The unseen kinds whose draw shortens the distance of the 3n+1 hand c (a ready hand: its winning kinds)."""
         me = self.kn.me
         unseen = self.kn.unseen
-        rest = Rest(shanten_groups(c))
         sp = me.seven_pairs and self.n == 0
         pairs = sum(x // 2 for x in c) if sp else 0  # seven pairs: a drawn copy of an odd count makes a pair
         out = []
-        for k in near_kinds(c):
+        for k, sh in one_away(c, self.n, True):
             if not unseen[k]:
                 continue
-            odd = c[k] & 1
-            c[k] += 1
-            sh = rest.shanten(c, k, self.n)
             if sp:
-                sh = min(sh, 6 - min(pairs + odd, 7))
-            if (sh < key[1] or key[0] > key[1]) and me.key_sh(c, sh, self.ms, self.mh, self.upg) < key:
-                out.append(k)
-            c[k] -= 1
+                sh = min(sh, 6 - min(pairs + (c[k] & 1), 7))
+            if sh < key[1] or key[0] > key[1]:
+                c[k] += 1
+                if me.key_sh(c, sh, self.ms, self.mh, self.upg) < key:
+                    out.append(k)
+                c[k] -= 1
         return out
 
     def value(self, c: list[int]) -> tuple[float, float]:
@@ -271,13 +352,11 @@ class LookAhead:
                 best = stay
                 pairs = (sum(x // 2 for x in c) + (c[k] & 1)) if sp else 0
                 c[k] += 1
-                rest = Rest(shanten_groups(c))
-                for d2 in range(NUM_KINDS):
-                    if not c[d2] or d2 == k:
+                for d2, sh in one_away(c, self.n, False):  # every held kind, in order
+                    if d2 == k:
                         continue
                     even = 1 - (c[d2] & 1)  # a copy let go of an even count breaks a pair
                     c[d2] -= 1
-                    sh = rest.shanten(c, d2, self.n)
                     if sp:
                         sh = min(sh, 6 - min(pairs - even, 7))
                     if me.key_sh(c, sh, self.ms, self.mh, self.upg) < key:

@@ -26,6 +26,7 @@ from ..table.actions import Action
 from ..tiles import HONOR, NUM_KINDS
 from .calibration_wuhu import FLUSH_WIN
 from .calibration_wuhu_hun import HUN_EV, HUN_WIN
+from .lookahead import kept_shanten
 
 RED = HONOR + 6
 """红中 (7z), the one honour of Wuhu's tiles."""
@@ -50,7 +51,7 @@ def flush_distance(c: Sequence[int], n_melds: int, suit: int) -> tuple[int, int,
     rc = [0] * NUM_KINDS
     rc[suit * 9 : suit * 9 + 9] = c[suit * 9 : suit * 9 + 9]
     off = sum(c) - sum(rc)
-    sh = shanten(rc, n_melds)
+    sh = kept_shanten(rc, n_melds)
     return max(sh, off), sh, off
 
 
@@ -168,7 +169,7 @@ def hun_distance(c: Sequence[int], n_melds: int, suit: int) -> tuple[int, int, i
     rc[suit * 9 : suit * 9 + 9] = c[suit * 9 : suit * 9 + 9]
     rc[RED] = c[RED]
     off = sum(c) - sum(rc)
-    sh = shanten(rc, n_melds)
+    sh = kept_shanten(rc, n_melds)
     return max(sh, off), sh, off
 
 

@@ -305,9 +305,8 @@ def score_reading(
     hand: Hand, situation: Situation, rules: Mapping[str, Any], reading: Decomposition
 ) -> ScoreResult:
     """Score ``hand`` on one given decomposition of its closed part (no legality checks: see :func:`score`)."""
-    items = _fixed_items(hand, situation, rules) + _reading_items(hand, reading)
-    items.sort(key=lambda i: _ORDER[i.code])
-    base = sum(i.value for i in items)
+    kept, base = _kept_reading_items(hand, bool(rules.get("short_deck")), reading)
+    items = list(kept)
     items.append(_item("base", base, "info"))
 
     winner = situation.winner
@@ -347,6 +346,15 @@ def score_reading(
     )
 
 
+@lru_cache(maxsize=FIXED_ITEMS_CACHE)
+def _kept_reading_items(hand: Hand, short_deck: bool, reading: Decomposition) -> tuple[tuple[Item, ...], int]:
+    """The items of one reading that do not depend on the situation (:func:`_fixed_items` and
+    :func:`_reading_items`), in the card's order, and their sum (the base), kept per hand, deck and reading."""
+    items = list(_kept_fixed_items(hand, short_deck)) + _reading_items(hand, reading)
+    items.sort(key=lambda i: _ORDER[i.code])
+    return tuple(items), sum(i.value for i in items)
+
+
 def readings(hand: Hand) -> list[Decomposition]:
     """Every decomposition of the closed part that the variant allows (seven pairs only without melds)."""
     return decompositions(hand.closed_counts, seven_pairs=not hand.melds)
@@ -365,19 +373,28 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
     The common checks (14 tiles, tiles of the deck, no chi) are done by ``Variant.score`` before this is called.
     """
     _check(hand, situation, rules)
+    return score_reading(hand, situation, rules, _best_reading(hand, bool(rules.get("short_deck"))))
+
+
+@lru_cache(maxsize=FIXED_ITEMS_CACHE)
+def _best_reading(hand: Hand, short_deck: bool) -> Decomposition:
+    """The reading :func:`score` scores: the first of the highest base. A share is (base + 庄分) x the multipliers +
+    海捞, with the multipliers, 庄分 and 海捞 the same for every reading, so in every situation the winner is paid most
+    on that reading, the first of them as the scorer compared the readings one by one. Kept per hand and deck
+    (:class:`HandError` when the hand may not win: a refused hand is checked again each time)."""
     options = _kept_readings(hand)
     if not options:
         raise HandError("not_complete", extra="")
     totals = _suit_totals(hand.all_counts)
     if max(totals) < 8:
         raise HandError("no_bazhi", n=max(totals))
-    best: ScoreResult | None = None
+    best: tuple[int, Decomposition] | None = None
     for d in options:
-        r = score_reading(hand, situation, rules, d)
-        if best is None or r.payments[r.winner] > best.payments[best.winner]:
-            best = r
+        base = _kept_reading_items(hand, short_deck, d)[1]
+        if best is None or base > best[0]:
+            best = (base, d)
     assert best is not None
-    return best
+    return best[1]
 
 
 VARIANT = Variant(

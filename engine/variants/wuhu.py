@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..analysis import SEQ, TRIPLET, Decomposition, decompositions, is_complete, winning_kinds
@@ -218,7 +219,21 @@ def alarms(melds: Sequence[Meld]) -> tuple[str, ...]:
 # legality
 
 
-def _check_shape(hand: Hand) -> tuple[list[Decomposition], int, tuple[int, int, int]]:
+KEPT_CACHE = 4096
+"""How many hands' shape (:func:`_check_shape`) and 13 tiles' single wait (:func:`_single_wait`) one process keeps
+(least recently used first out). They read the hand only, never the situation or the rules: the strong AI scores
+each winning tile of a ready hand three times (self-drawn, on two seats' discards), and the single-wait test goes
+over the 13 tiles' winning kinds, the same for every winning tile."""
+
+
+def _check_shape(hand: Hand) -> tuple[tuple[Decomposition, ...], int, tuple[int, int, int]]:
+    """The hand's readings, its 支 and its suits' tiles (:class:`HandError` when it may not win so); kept per hand
+    (:data:`KEPT_CACHE`: a refused hand is checked again each time)."""
+    return _kept_shape(hand)
+
+
+@lru_cache(maxsize=KEPT_CACHE)
+def _kept_shape(hand: Hand) -> tuple[tuple[Decomposition, ...], int, tuple[int, int, int]]:
     counts = hand.closed_counts
     decomps = decompositions(counts)
     if not decomps:
@@ -229,7 +244,7 @@ def _check_shape(hand: Hand) -> tuple[list[Decomposition], int, tuple[int, int, 
     zhi = max(suits)
     if zhi < 8:
         raise HandError("no_bazhi", n=zhi)
-    return decomps, zhi, suits
+    return tuple(decomps), zhi, suits
 
 
 def can_win(hand: Hand, situation: Situation | None = None, rules: Mapping[str, Any] | None = None) -> bool:
@@ -262,12 +277,17 @@ def can_win(hand: Hand, situation: Situation | None = None, rules: Mapping[str, 
 
 
 def _single_wait(hand: Hand) -> bool:
-    """Whether the hand before its winning tile had exactly one winning kind (Wuhu-legal wins, 八支 included)."""
+    """Whether the hand before its winning tile had exactly one winning kind (Wuhu-legal wins, 八支 included): the
+    same for every winning tile of those 13 tiles, kept per 13 tiles and melds (:data:`KEPT_CACHE`)."""
     assert hand.win_tile is not None
-    closed = hand.closed_counts
-    closed[hand.win_tile] -= 1
-    held = hand.all_counts
-    held[hand.win_tile] -= 1
+    return _kept_single_wait(hand.concealed, hand.melds)
+
+
+@lru_cache(maxsize=KEPT_CACHE)
+def _kept_single_wait(concealed: tuple[int, ...], melds: tuple[Meld, ...]) -> bool:
+    before = Hand(concealed, melds)  # the 13 tiles: the winning tile left out
+    closed = before.closed_counts
+    held = before.all_counts
     kinds = []
     for k in winning_kinds(closed, held=held):
         if HONOR <= k < RED:
@@ -605,9 +625,12 @@ def _can_win_fn(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> b
     return can_win(hand, situation, rules)
 
 
+_COUNTS = tuple(4 if k < HONOR or k == RED else 0 for k in range(NUM_KINDS))
+
+
 def tile_counts(rules: Mapping[str, Any] | None = None) -> tuple[int, ...]:
     """Copies of each kind in the 112-tile wall: 1-9 万 筒 条 x4 and 红中 x4."""
-    return tuple(4 if k < HONOR or k == RED else 0 for k in range(NUM_KINDS))
+    return _COUNTS
 
 
 VARIANT = Variant(

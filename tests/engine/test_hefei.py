@@ -416,6 +416,30 @@ def test_settlement_zero_sum_and_best_reading(hand, situation):
         assert share == (it["base"] + z) * mult + it.get("hailao", 0)
 
 
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(winning_hands(), situations(), st.booleans())
+@example(parse_hand("111222333m456p7p+7p"), Situation(winner=E, discarder=S), False)  # triplets or runs
+def test_the_kept_best_reading_is_the_one_compared_one_by_one(hand, situation, short_deck):
+    # the scorer keeps, per hand and deck, the first reading of the highest base (hefei._best_reading: a share grows
+    # with the base, all else being the same for every reading); in every situation it scores the same as comparing
+    # every reading's payment to the winner one by one, the first of the best kept
+    from engine.variants import hefei
+
+    rules = VARIANT.rules({"short_deck": short_deck})
+    try:
+        got = VARIANT.score(hand, situation, rules)
+    except HandError:  # tiles the short deck does not have
+        assume(False)
+    hefei._best_reading.cache_clear()
+    best = None
+    for d in readings(hand):
+        alt = score_reading(hand, situation, rules, d)
+        if best is None or alt.payments[alt.winner] > best.payments[best.winner]:
+            best = alt
+    for _ in range(2):  # afresh, then kept
+        assert VARIANT.score(hand, situation, rules) == got == best
+
+
 @settings(max_examples=250, deadline=None)
 @given(winning_hands(), st.integers(0, 26), st.integers(0, 13), st.booleans())
 def test_can_win_agrees_with_score(hand, swap_to, swap_at, short_deck):
@@ -445,7 +469,8 @@ def test_the_kept_hand_items_change_no_score(hand):
     # the short one (where 1 and 9 are missing, 卡 may differ) one after the other, equals one scored afresh
     from engine.variants import hefei
 
-    kept = (hefei._kept_fixed_items, hefei._one_wait, hefei._kept_readings)
+    kept = (hefei._kept_fixed_items, hefei._one_wait, hefei._kept_readings, hefei._kept_reading_items,
+            hefei._best_reading)
     cases = [(sd, w, d) for sd in (False, True) for w, d in ((S, None), (S, W), (E, N))]
 
     def once(short_deck, winner, discarder):
@@ -462,7 +487,7 @@ def test_the_kept_hand_items_change_no_score(hand):
         fresh[case] = once(*case)
     for case in cases + cases[::-1]:
         assert once(*case) == fresh[case]
-    assert hefei._kept_readings.cache_info().hits > 0
+    assert hefei._best_reading.cache_info().hits > 0
 
 
 # two hands from a filtered strategy: its rejections multiply, and some seeds trip the filter health check
@@ -486,7 +511,8 @@ def test_the_kept_hand_items_of_one_hand_never_answer_for_another(a, b, short_de
 
     fresh = []
     for hand in variants:
-        for f in (hefei._kept_fixed_items, hefei._one_wait, hefei._kept_readings):
+        for f in (hefei._kept_fixed_items, hefei._one_wait, hefei._kept_readings, hefei._kept_reading_items,
+                  hefei._best_reading):
             f.cache_clear()
         fresh.append(once(hand))
     for _ in range(2):

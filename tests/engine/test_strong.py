@@ -830,28 +830,41 @@ def test_the_kept_wait_payments_change_no_decision(variant, monkeypatch):
 
 def test_the_look_ahead_shanten_by_parts_is_the_whole_hands():
     # the look-ahead and the useful tiles count the shanten of a hand one tile away from another by the changed
-    # group against the other groups' sums (lookahead.rest_sums / combine_one) and the seven pairs by the pairs
-    # count: the same as the shanten of the whole hand
-    from engine.analysis import combine_groups, group_of, shanten, shanten_groups
+    # group against the other groups' sums (lookahead.one_away: both kept per process, the sums pruned to those that
+    # can give the least) and the seven pairs by the pairs count: the same as the shanten of the whole hand, for every
+    # near kind drawn and every held kind let go, the caches cold and warm
+    from engine.ai_common import near_kinds
+    from engine.analysis import shanten
     from engine.strong import lookahead
     from engine.strong.evaluator import Know
 
     rng = random.Random(7)
-    for _ in range(400):
+    for rnd in range(800):
+        if rnd == 400:  # the second half with cold caches again
+            for f in (lookahead._rest_id, lookahead._group_away, lookahead._kept_shanten):
+                f.cache_clear()
+            lookahead._BY_OPTION.clear()
         n_melds = rng.choice((0, 0, 1, 2))
         wall = [k for k in range(NUM_KINDS) for _ in range(4)]
         rng.shuffle(wall)
         c = [0] * NUM_KINDS
-        for k in wall[: 13 - 3 * n_melds]:
+        for k in wall[: 13 - 3 * n_melds + rng.choice((0, 1))]:
             c[k] += 1
-        rest = lookahead.Rest(shanten_groups(c))
-        for k in range(NUM_KINDS):
-            if c[k] == 4:
-                continue
+        want_draw = []
+        for k in near_kinds(c):
             c[k] += 1
-            want = combine_groups(shanten_groups(c), n_melds)
-            assert lookahead.combine_one(group_of(k, c), rest[k // 9], n_melds) == want
+            want_draw.append((k, shanten(c, n_melds)))
             c[k] -= 1
+        want_let_go = []
+        for k in range(NUM_KINDS):
+            if c[k]:
+                c[k] -= 1
+                want_let_go.append((k, shanten(c, n_melds)))
+                c[k] += 1
+        for _ in range(2):
+            assert lookahead.one_away(c, n_melds, True) == want_draw
+            assert lookahead.one_away(c, n_melds, False) == want_let_go
+            assert lookahead.kept_shanten(c, n_melds, True) == shanten(c, n_melds, seven_pairs=True)
     v = _view("hefei", "1122m3344p5566s7z")  # seven pairs count in Hefei (H3)
     kn = Know(v, 0)
     for _ in range(300):
