@@ -20,8 +20,9 @@ over each wait (``time.thread_time``), the work that really held the loop; ``gc_
 ``ai_loop_max_ms`` the most CPU time one AI decision took on the loop's thread over the whole run (pooled: handing
 the view to a worker and taking the answer back; with ``--inline-ai``: the whole decision); ``ai_answer_p50_ms`` / ``_p99_ms`` the time from asking the pool for a
 decision to its answer (queue included: compare it with the claim window, 15 s by default, and with the pool's
-bound ``aipool.TIMEOUT``, 2.5 s), ``ai_answer_max_ms`` the slowest, ``ai_timeouts`` how many decisions reached that bound
-(the pool then took its workers for hung). The AI seats decide in the AI pool's worker
+bound ``aipool.TIMEOUT``, 2.5 s), ``ai_answer_max_ms`` the slowest, ``ai_timeouts`` how many decisions waited that long
+on a worker that answered nothing meanwhile (the pool then took its workers for hung), ``ai_waited_busy`` how many
+waited that long on a worker busy with the decisions queued before them (the pool saturated, not hung). The AI seats decide in the AI pool's worker
 processes, as in the product (``--inline-ai``: on the loop, to compare).
 
 The fake Discord keeps every request and interaction record (tests read them); the benchmark drops those of each
@@ -33,7 +34,7 @@ of the start-up that ``setup_hook`` moved out of the collector's reach (``bot.ap
 Last line with ``--json``: {"tables", "clicks", "p50_ms", "p99_ms", "max_ms", "kb_per_table", "memory_tables",
 "loop_block_max_ms", "loop_block_p99_ms", "loop_cpu_block_max_ms", "loop_cpu_block_p99_ms", "gc_full_max_ms",
 "ai_pooled", "ai_fallbacks", "ai_loop_max_ms", "ai_answer_p50_ms", "ai_answer_p99_ms", "ai_answer_max_ms",
-"ai_timeouts", "ai_worker_cpu_ms_per_decision", ...}. ``ai_worker_cpu_ms_per_decision``: the AI worker processes' CPU time over the
+"ai_timeouts", "ai_waited_busy", "ai_worker_cpu_ms_per_decision", ...}. ``ai_worker_cpu_ms_per_decision``: the AI worker processes' CPU time over the
 clicks (user + system, Linux ``/proc``; None elsewhere) divided by the decisions they made meanwhile (compare it
 between runs of one pool design only: docs/benchmarks.md#ai-pool).
 """
@@ -290,6 +291,7 @@ async def main(args: argparse.Namespace) -> dict:
         # the slowest answer (the pool takes a worker for hung past ``aipool.TIMEOUT``), and how often that happened
         "ai_answer_max_ms": round(max(mgr.ai.answer_ms), 2) if mgr.ai.answer_ms else None,
         "ai_timeouts": mgr.ai.timeouts,
+        "ai_waited_busy": mgr.ai.waited_busy,
         # the AI workers' own CPU time over the clicks (user + system, from /proc: a loaded machine inflates it
         # little), per decision they made meanwhile: what the decisions cost, apart from the queue for a core
         "ai_asked_ahead": mgr.asked_ahead,  # decisions asked while the action before them was being written

@@ -26,8 +26,13 @@ action (``tests/cogs/test_ai_pool.py``).
   ready hands each process keeps come back), and no decision waits while a process is idle.
 - ``inline=True`` decides in the calling thread instead (the test harness's default: tests that only need the
   decisions, not the processes; the pool's own tests turn it off).
-- **A hung or broken pool never holds a table.** A decision waits at most ``timeout`` seconds for its worker's answer
-  (:data:`TIMEOUT`, 2.5 s, queueing in the pool included). Then, as when a worker died (killed, or it cannot start),
+- **A hung or broken pool never holds a table.** A decision waits for its worker's answer while that worker answers
+  something at least every ``timeout`` seconds (:data:`TIMEOUT`, 2.5 s); a worker that answers nothing for a whole
+  ``timeout`` while a decision waits on it is taken for hung. A busy worker is not hung: at many tables on a machine
+  with no core to spare, a decision may wait in its worker's queue longer than ``timeout`` while the worker answers the
+  decisions ahead of it, and moving it to a thread of the bot's own process would only take the CPU from the event
+  loop and from the workers (a bound that counted the queue retired a busy pool, and hundreds of decisions then ran
+  in threads: ``docs/benchmarks.md#ai-pool``). Then, as when a worker died (killed, or it cannot start),
   the pool is retired - its processes killed (a hung process would otherwise run on, and hold the bot's exit) - and
   that decision is made at once in a thread; the next decision starts a new pool. One warning in the log says what
   happened (the other decisions that were waiting on the same pool are decided in threads too, logged at INFO). An AI
@@ -36,7 +41,8 @@ action (``tests/cogs/test_ai_pool.py``).
 - Why 2.5 s: a decision takes milliseconds (strong: ~2.4 ms mean, ~10 ms at the 99th percentile; the worst seen
   ~260 ms on a loaded machine), and the answer, queue included, at 200 busy tables 12-15 ms at the 99th percentile
   on a quiet machine, 523 ms with load averages of 16-20 on two cores (docs/benchmarks.md#ai-pool). 2.5 s is about
-  five times that loaded p99 and ten times the worst decision, so only a stuck worker gets there, and half the
+  five times that loaded p99 and ten times the worst decision, so only a stuck worker (or one decision that runs
+  for seconds) gets there, and half the
   shortest claim window, so the table still answers well inside it. A false alarm costs little: a pool restart
   (each process's start in the background) and a few decisions in a thread meanwhile.
 - The deadline is awaited with ``sleep`` (``asyncio.sleep``; tests inject a clock they move on themselves).
@@ -44,7 +50,8 @@ action (``tests/cogs/test_ai_pool.py``).
   sentinel and the interpreter's exit joins the pool's threads, so a restart would wait for it; a worker whose bot
   process was killed ends by itself within a second.
 - ``pooled`` / ``fallbacks`` count the decisions made in the workers / in a thread (the pool broken, hung or still
-  starting), ``timeouts`` the decisions that got no answer within ``timeout``; ``loop_ms_max`` is the most CPU one
+  starting), ``timeouts`` the decisions whose worker answered nothing for a whole ``timeout``, ``waited_busy`` those
+  that waited longer than ``timeout`` on a worker busy with the decisions before them; ``loop_ms_max`` is the most CPU one
   decision took on the loop's thread, ``answer_ms`` the latest decisions' time from asking to the answer (tests and
   ``benchmarks/bench_bot.py`` read them).
 """
@@ -72,8 +79,8 @@ from engine.table import Action
 log = logging.getLogger(__name__)
 
 TIMEOUT = 2.5
-"""Seconds one decision waits for its worker's answer (queueing in the pool included) before the pool is taken for
-hung and the decision is made in a thread: see the module docstring for why this number."""
+"""Seconds a worker may answer nothing while a decision waits on it before the pool is taken for hung and the
+decision is made in a thread: see the module docstring for why this number."""
 START_TIMEOUT = 60.0
 """Seconds a pool's processes may take to start (spawn, imports) before the pool is taken for broken. Decisions do
 not wait for it (they are made in a thread meanwhile): it only bounds how long a start that never ends is waited for."""
@@ -130,6 +137,9 @@ class Workers:
         self.executors = [ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_start_worker,
                                               initargs=(parent,)) for _ in range(workers)]
         self.busy = [0] * workers  # decisions submitted and not yet answered, per process (counted on the loop)
+        # tasks each process has finished (counted by its executor's thread, the only writer of its entry): a
+        # decision waiting on a process that finished others meanwhile waits on a busy process, not a hung one
+        self.answered = [0] * workers
         self.ready = [False] * workers  # the process has started and imported the engine (its _warm task answered)
         self.retired = False  # dropped by the AI pool (a failure or its close): its decisions are made in a thread
 
@@ -164,7 +174,13 @@ class Workers:
         return bool(getattr(self.executors[i], "_processes", None))
 
     def submit(self, i: int, fn: Any, *args: Any) -> Any:
-        return self.executors[i].submit(fn, *args)
+        fut = self.executors[i].submit(fn, *args)
+        fut.add_done_callback(partial(self._finished, i))
+        return fut
+
+    def _finished(self, i: int, fut: Any) -> None:
+        if not fut.cancelled():
+            self.answered[i] += 1
 
     def kill(self) -> None:
         """End the processes now, hung or not (a hung one never reads a shutdown request), and shut the executors
@@ -193,7 +209,8 @@ class AiPool:
         self._starting: asyncio.Task[None] | None = None  # the current pool's start, in the background
         self.pooled = 0  # decisions made in the workers (tests check the path was taken)
         self.fallbacks = 0  # decisions made in a thread: the pool broken, hung, or its processes still starting
-        self.timeouts = 0  # decisions that got no answer within ``timeout`` (each retired its pool)
+        self.timeouts = 0  # decisions whose worker answered nothing for a whole ``timeout`` (each retired its pool)
+        self.waited_busy = 0  # decisions that waited past ``timeout`` on a worker busy with the ones before them
         self.loop_ms_max = 0.0  # the most CPU one decision took on the event loop's thread (benchmarks read it)
         self.answer_ms: deque[float] = deque(maxlen=10_000)  # the latest decisions' time from asking to the answer
 
@@ -283,22 +300,31 @@ class AiPool:
         return act
 
     async def _ask(self, pool: Workers, i: int, args: tuple[Any, ...], t0: float) -> tuple[Any, Any]:
-        """One decision in process ``i`` of ``pool``, waited for at most ``timeout`` seconds (TimeoutError)."""
+        """One decision in process ``i`` of ``pool``, waited for while the process answers something at least every
+        ``timeout`` seconds (TimeoutError when it answered nothing for a whole ``timeout``)."""
         pool.busy[i] += 1
         try:
             answer = asyncio.wrap_future(pool.submit(i, decide, *args))
             self._on_loop(t0)
-            deadline = asyncio.ensure_future(self.sleep(self.timeout))
-            try:
-                await asyncio.wait((answer, deadline), return_when=asyncio.FIRST_COMPLETED)
-            except asyncio.CancelledError:  # this decision is dropped (asked ahead), or the bot stops
-                answer.cancel()
-                raise
-            finally:
-                deadline.cancel()
-            if not answer.done():
-                answer.cancel()
-                raise TimeoutError(f"no answer within {self.timeout:g} s")
+            seen, waited = pool.answered[i], False
+            while True:
+                deadline = asyncio.ensure_future(self.sleep(self.timeout))
+                try:
+                    await asyncio.wait((answer, deadline), return_when=asyncio.FIRST_COMPLETED)
+                except asyncio.CancelledError:  # this decision is dropped (asked ahead), or the bot stops
+                    answer.cancel()
+                    raise
+                finally:
+                    deadline.cancel()
+                if answer.done():
+                    break
+                if pool.answered[i] == seen:  # nothing answered for a whole timeout: hung
+                    answer.cancel()
+                    raise TimeoutError(f"the worker answered nothing within {self.timeout:g} s")
+                if not waited:
+                    waited = True
+                    self.waited_busy += 1
+                seen = pool.answered[i]  # busy with the decisions queued before this one: wait on
             if answer.cancelled():  # its pool was retired (by another table's decision) while it waited there
                 raise BrokenProcessPool("the decision was cancelled with its retired pool")
             out, state = answer.result()

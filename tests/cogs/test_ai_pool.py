@@ -278,6 +278,66 @@ async def test_a_worker_killed_while_other_tables_wait_on_the_other_worker_stops
         pool.close()
 
 
+def _wait_for_file(path: str) -> str:
+    """A worker's task that ends when the test creates ``path`` (it stands for decisions queued before another)."""
+    import time
+
+    while not os.path.exists(path):
+        time.sleep(0.005)
+    return path
+
+
+async def test_a_busy_worker_keeps_its_pool_and_a_silent_one_is_retired(tmp_path):
+    """At many tables on a machine with no core to spare, a decision may wait in its worker's queue past the pool's
+    bound while the worker answers the decisions before it: that worker is busy, not hung, and the decision waits on
+    in it (made in a thread of the bot's process instead, it would take the CPU from the event loop: the bound used
+    to count the queue, and a saturated pool was retired again and again). A worker that answers nothing for a whole
+    bound is still taken for hung. The bound passes on a clock the test moves."""
+    from bot.tables.aipool import AiPool
+    from tests.harness.simclock import SimClock
+
+    t = Table.new("hefei", "0d1ce5eed0000001")
+    seat = t.awaited()[0]
+    legal = t.legal_actions(seat)
+    want = choose(t.view(seat), seat, legal, "normal")
+    clock = SimClock()
+    pool = AiPool(workers=1)
+    pool.sleep = clock.sleep
+
+    async def bound_passes(before: int) -> None:
+        while clock.sleepers == before:  # the decision's deadline is registered once it is submitted
+            await asyncio.sleep(0)
+        await clock.advance(pool.timeout, lambda: asyncio.sleep(0))
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    try:
+        await pool.warm()
+        w = pool._pool
+        assert w is not None
+        first, second = tmp_path / "first", tmp_path / "second"
+        queued = [asyncio.wrap_future(w.submit(0, _wait_for_file, str(f))) for f in (first, second)]
+        d = asyncio.create_task(pool.choose(t.view(seat), seat, legal, "normal", key=0))
+        while clock.sleepers == 0:
+            await asyncio.sleep(0)
+        first.touch()
+        assert await queued[0] == str(first)  # the worker answered the task before the decision's
+        await bound_passes(0)  # the bound passes: the decision still waits behind the second task
+        assert not d.done() and pool._pool is w and (pool.timeouts, pool.fallbacks, pool.waited_busy) == (0, 0, 1)
+        second.touch()
+        assert await d == want and pool.pooled == 1 and pool.fallbacks == 0 and pool._pool is w
+
+        silent = asyncio.wrap_future(w.submit(0, _wait_for_file, str(tmp_path / "never")))
+        before = clock.sleepers  # (the deadlines of the answered decision stay on the clock, dropped)
+        d2 = asyncio.create_task(pool.choose(t.view(seat), seat, legal, "normal", key=0))
+        await bound_passes(before)  # a whole bound and nothing answered: hung, the decision is made in a thread
+        assert await d2 == want
+        assert (pool.timeouts, pool.fallbacks, pool.waited_busy) == (1, 1, 1) and pool._pool is not w
+        assert silent.cancelled() or silent.done()
+    finally:
+        pool.close()
+
+
 @pytest.mark.parametrize("difficulty", ["easy", "normal", "strong"])
 async def test_ai_writes_failing_while_the_next_decision_is_asked_ahead_give_the_same_game(harness: Harness,
                                                                                            difficulty: str):
