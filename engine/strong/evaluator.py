@@ -248,6 +248,12 @@ that pungs by its price: +0.15 子 a hand (paired, ± 0.21; +0.10 and +0.13 on 6
 DEAL_IN_COST: dict[str, float] = {}
 """Per variant: a multiplier on the 子 a deal-in costs (:meth:`Know.danger`, so the evaluator's and the look-ahead's
 prices alike); 1 where absent. A switch for measuring (docs/strong-ai.md, the seventh round)."""
+FAR_DEAL_IN_COST: dict[str, tuple[int, float]] = {}
+"""Per variant: (distance, factor): a discard that leaves the hand at least that many steps from a legal win ranks
+with its deal-in cost times the factor (:func:`_discard_option`; the price the review shows, ``Option.ev``, keeps
+the cost as read). A switch for measuring; no variant uses it (docs/strong-ai.md, Hefei's fifteenth round: the
+strong AI's pushes three or more steps away lost 0.39 子 each where +0.60 was priced, but Hefei at (3, 20) made
+-0.07 ± 0.16 子 a hand on 2,000 duel deals)."""
 MARGIN_FLOOR = 0.02
 """子 the normal AI's choice keeps besides its share :data:`PRIOR` of its ev (a hand of little ev still keeps some)."""
 PRIOR_FAR: dict[str, float] = {}
@@ -798,10 +804,12 @@ def _after_discard(kn: Know, c: list[int], n_melds: int, ms: Sequence[int], mh: 
     return hv, p, cost, threat
 
 
-def _discard_option(a: Action, hv: HandValue, p: float, cost: float, threat: int | None, shape: float = 0.0
-                    ) -> Option:
+def _discard_option(a: Action, hv: HandValue, p: float, cost: float, threat: int | None, shape: float = 0.0,
+                    far: tuple[int, float] | None = None) -> Option:
     ev = (1 - p) * (hv.ev + shape) - p * cost
-    return Option(a, ev, hv.win, hv.value, p, cost, hv.plan, hv.distance, threat)
+    # a hand far from ready: its deal-in cost weighs more when ranking (FAR_DEAL_IN_COST); the price stays ev
+    margin = -(far[1] - 1) * p * cost if far is not None and hv.distance >= far[0] else 0.0
+    return Option(a, ev, hv.win, hv.value, p, cost, hv.plan, hv.distance, threat, margin)
 
 
 def _margin_by_danger(out: list[Option], pick: Action, prior: float, safer: float, riskier: float) -> list[Option]:
@@ -932,7 +940,8 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             if a == let_go:  # the credit ranks it; its price is the discard's own (no 花 fed is charged either)
                 real[a] = _discard_option(a, hv, p, cost, threat, kn.shape(c, t)).ev
                 feed = -CHIZHOU_LET_GO
-            out.append(_discard_option(a, hv, p, cost, threat, kn.shape(c, t) - feed))
+            out.append(_discard_option(a, hv, p, cost, threat, kn.shape(c, t) - feed,
+                                       FAR_DEAL_IN_COST.get(kn.variant)))
         elif a.type == "pass":
             if sum(c) % 3 == 2:  # the last four: the drawn tile is laid aside
                 d = view.get("drawn")
@@ -1046,7 +1055,7 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         po = next((o for o in out if o.action == pick), None)
         if kn.variant in PRIOR_FAR and po is not None and po.distance > LOOKAHEAD_MAX_D:
             prior = PRIOR_FAR[kn.variant]  # a choice the look-ahead does not price
-        out = [replace(o, margin=prior * abs(o.ev) + MARGIN_FLOOR) if o.action == pick else o for o in out]
+        out = [replace(o, margin=o.margin + prior * abs(o.ev) + MARGIN_FLOOR) if o.action == pick else o for o in out]
         if kn.variant in PRIOR_BY_DANGER:
             out = _margin_by_danger(out, pick, prior, *PRIOR_BY_DANGER[kn.variant])
     if hopeless is not None:

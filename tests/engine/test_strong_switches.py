@@ -119,6 +119,38 @@ def test_a_hopeless_strong_hand_feeds_a_seat_showing_3_hua(monkeypatch: pytest.M
     assert choose(t, 1, la, "strong") == Action("discard", 1, parse_hand("9p").concealed[0])
 
 
+def test_the_far_deal_in_cost_switch_folds_a_hefei_hand_three_steps_away(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``FAR_DEAL_IN_COST`` (Hefei's fifteenth round, measured and off): duel deal 0 of seed 0, the strong AI in chair
+    3, 38 tiles left, its hand three steps from ready (1m 1p3p5p7p 3s3s3s5s5s6s7s7s9s): it keeps the normal AI's 1m
+    (priced at about 2% to deal in); with the deal-in cost of a hand three or more steps away weighing 20 times when
+    ranking, it lets 9s go (0.06%). The prices (``Option.ev``) stay the same: only the ranking moves."""
+    import random
+
+    from engine.table import Table
+
+    t = Table.new("hefei", "duel:0:0")
+    chairs = ["normal", "normal", "normal", "strong"]
+    rng = random.Random(0)
+    while True:
+        s = t.awaited()[0]
+        la = t.legal_actions(s)
+        if s == 3 and int(t.view(3)["wall_count"]) == 38 and any(a.type == "discard" for a in la):
+            break
+        t.apply(la[0] if len(la) == 1 else choose(t, s, la, chairs[s], rng))
+    view = dict(t.view(3))
+    assert sorted(view["hand"]) == [0, 9, 11, 13, 15, 20, 20, 20, 22, 22, 23, 24, 24, 26]
+    monkeypatch.delitem(evaluator.FAR_DEAL_IN_COST, "hefei", raising=False)
+    before = evaluator.evaluate(view, 3)
+    assert before.best.action == Action("discard", 3, 0)
+    monkeypatch.setitem(evaluator.FAR_DEAL_IN_COST, "hefei", (3, 1.0))  # neutral: the same ranking
+    assert [(o.ev, o.ev + o.margin) for o in evaluator.evaluate(view, 3).options] == [
+        (o.ev, o.ev + o.margin) for o in before.options]
+    monkeypatch.setitem(evaluator.FAR_DEAL_IN_COST, "hefei", (3, 20.0))
+    after = evaluator.evaluate(view, 3)
+    assert after.best.action == Action("discard", 3, 26)
+    assert [o.ev for o in after.options] == [o.ev for o in before.options]
+
+
 def test_the_wuhu_pass_keeps_no_margin_so_the_strong_ai_pungs_where_the_normal_ai_passes(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Wuhu, four strong AIs, duel deal 0 of seed 0, 46 tiles left: chair 2 (34m123379p34578s, no meld) is offered
