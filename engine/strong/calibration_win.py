@@ -6,6 +6,6 @@ from __future__ import annotations
 HANDS: dict[str, int] = {'hefei': 3998, 'wuhu': 2997}
 """variant -> the one-hand deals (one strong AI, three normal AIs) its figures come from."""
 
-READY_FACTOR: dict[str, list[float]] = {'hefei': [0.658, 0.81, 0.802, 0.833, 0.834], 'wuhu': [0.64, 0.759, 0.815, 0.83, 0.801]}
+READY_FACTOR: dict[str, list[float]] = {'hefei': [0.658, 0.81, 0.802, 0.833, 0.834], 'wuhu': [0.597, 0.74, 0.81, 0.853, 0.827]}
 """variant -> [own draws left 0-2, 3-5, 6-8, 9-11, 12+]: the factor on the chance the evaluator gives a ready hand
 (a plain plan), so that it matches the wins of the strong AI's own play."""

@@ -277,6 +277,12 @@ PRIOR_BY_DANGER: dict[str, tuple[float, float]] = {}
 """Per variant: (safer, riskier): the margin the normal AI's choice keeps against a discard less / more likely to
 deal in than it, in place of the one margin (:func:`_margin_by_danger`). A switch for measuring (docs/strong-ai.md,
 the seventh round); no variant uses it."""
+PASS_PRIOR: dict[str, float] = {"wuhu": 0.0}
+"""Per variant: the margin the normal AI's pass keeps against a pung or kong offered on a discard (where the normal AI
+passes, the strong AI's claim must beat the pass by this share of the pass's ev, besides :data:`MARGIN_FLOOR`), in
+place of the variant's margin. Wuhu 0: its pungs beyond the normal AI's gained (a Wuhu pung gives up no concealed
+hand's extra), and with no margin for the pass +0.11 子 a hand (± 0.11) on 2,000 duel deals (docs/strong-ai.md,
+Wuhu's fifteenth round)."""
 ALARM_FACTOR: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_FACTOR}
 """Per variant with alarms: "alarm:class" -> the factor on the rest of the danger model of a discard against a seat
 showing that alarm (:func:`engine.strong.wuhu.alarm_kind`, :func:`engine.strong.wuhu.alarm_class`), in place of the
@@ -1049,6 +1055,8 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             pick = hopeless
     elif pass_act is not None and any(a.type in ("pung", "chi", "kong") for a in acts):
         pick = claim_choice(me, acts, pass_act)
+    if pick is not None and pick == pass_act and kn.variant in PASS_PRIOR:
+        prior = PASS_PRIOR[kn.variant]  # the normal AI passes on a claim: the pass keeps this margin
     if kn.variant in LOOKAHEAD_VARIANTS:  # the discards near ready priced over the next own draw (lookahead.py)
         out = lookahead_refine(kn, out, c, n, ms, mh, me.upg, melds, keep=pick)
     ready_f = READY_WIN.get(kn.variant)

@@ -335,7 +335,7 @@ def test_the_loss_of_a_plain_play_against_the_flush_plan_is_the_prices_differenc
     # since the ready plain hand and the 清一色 a step away are priced over the next draw, engine/strong/lookahead.py;
     # 7.6 since a ready hand's chance is the one measured on the strong AI's play, engine/strong/calibration_win.py;
     # 7.9 since its winning tiles are read at the measured power, READY_TILES_POW: docs/strong-ai.md, the fourteenth
-    # round)
+    # round; 7.5 since Wuhu's READY_WIN was measured again with that power, the fifteenth round)
     from engine.strong.evaluator import Know
 
     t = _wuhu_dealer("14455667888m123s")
@@ -350,7 +350,7 @@ def test_the_loss_of_a_plain_play_against_the_flush_plan_is_the_prices_differenc
 
     assert d.played.ev == pytest.approx(price(d.played), abs=1e-9)
     assert d.ai.ev == pytest.approx(price(d.ai), abs=1e-9)
-    assert d.cost == round(price(d.ai) - price(d.played), 1) == 7.9
+    assert d.cost == round(price(d.ai) - price(d.played), 1) == 7.5
 
 
 def test_a_hefei_pung_short_of_ready_is_explained_by_the_menqing_it_gives_up():
@@ -433,47 +433,49 @@ def test_chizhous_all_pungs_plan_is_named_as_such():
 
 
 def test_a_discard_that_may_deal_in_is_called_unsafe_not_a_weaker_shape():
-    """Wuhu, step 57: the player's discard deals in to East (alarmed) 14% of the time (the AI's: 3%), and that is most
-    of what it costs (the danger and the win a deal-in gives up); the card said "better shape: 14 useful tiles against
-    5" (the AI's hand is a step further from ready), as the danger alone was under half the loss. (Until the tenth
-    round of docs/strong-ai.md this was seed d2's hand 2, step 37, then seed d37's hand 2, step 64, until the round
-    "Danger prices, second pass": a deal-in to an ordinary Wuhu seat now costs about what the rest of the hand would
-    have cost anyway, and that discard is called a bigger loss than its danger.)"""
+    """Wuhu, step 41: the player's discard deals in to South (alarmed) 13% of the time (the AI's: 6%), and that is most
+    of what it costs (the danger and the win a deal-in gives up); the card said "better shape" (the AI's hand is a
+    step further from ready, with 29 useful tiles against the player's 7), as the danger alone was under half the loss.
+    (Until the tenth round of docs/strong-ai.md this was seed d2's hand 2, step 37, then seed d37's hand 2, step 64,
+    until the round "Danger prices, second pass": a deal-in to an ordinary Wuhu seat now costs about what the rest of
+    the hand would have cost anyway, and that discard is called a bigger loss than its danger; then seed d89's hand 2,
+    step 57, until Wuhu's fifteenth round, whose pungs play that hand differently.)"""
     from render.replay import describe_reason
 
-    r, rv = _reviewed("wuhu", "d89", 2, _STRONG_OTHERS)
-    d = rv.at(57)
+    r, rv = _reviewed("wuhu", "d140", 1, _STRONG_OTHERS)
+    d = rv.at(41)
     assert d is not None and d.reason == "safer" and d.costly and d.played.threat is not None
     assert d.ai.shanten > d.played.shanten and d.ai.useful > d.played.useful
-    assert r.winds[d.played.threat] == 0  # East
-    assert describe_reason(d, "zh", None, r.winds) == "更安全：防东（已报警），点炮机会 14% 对 3%，点炮约损失 10.2 子"
-    assert describe_reason(d, "zh-TW", None, r.winds) == "更安全：防東（已報警），放槍機會 14% 對 3%，放槍約損失 10.2 子"
-    assert describe_reason(d, "en", None, r.winds) == "safer against E (alarm, 报警): 14% to deal in against 3%; a " \
-                                                      "deal-in costs about 10.2 子"
+    assert r.winds[d.played.threat] == 1  # South
+    assert describe_reason(d, "zh", None, r.winds) == "更安全：防南（已报警），点炮机会 13% 对 6%，点炮约损失 10.6 子"
+    assert describe_reason(d, "zh-TW", None, r.winds) == "更安全：防南（已報警），放槍機會 13% 對 6%，放槍約損失 10.6 子"
+    assert describe_reason(d, "en", None, r.winds) == "safer against S (alarm, 报警): 13% to deal in against 6%; a " \
+                                                      "deal-in costs about 10.6 子"
 
 
 def test_a_deal_in_against_an_alarm_names_the_alarm_and_what_it_costs():
-    """Wuhu (seed d89, hand 2), step 57: East has a 3对 alarm (清, and a 双四核; dealing a 交 into it pays for all
-    three, 包). The card said whom the tile was dangerous against and the chances, not why East was a threat nor
+    """Wuhu (seed d140, hand 1), step 41: South has a 3对 alarm (清, and a 双四核; dealing a 交 into it pays for all
+    three, 包). The card said whom the tile was dangerous against and the chances, not why South was a threat nor
     what a deal-in costs; the figures are the evaluator's (the chance and cost of the player's discard, from the
     seat's view at that step). (Seed al5's step 25 until the round "Danger prices, second pass" of
-    docs/strong-ai.md: its deal-in now costs what the rest of the hand would have cost anyway, a shape loss.)"""
+    docs/strong-ai.md: its deal-in now costs what the rest of the hand would have cost anyway, a shape loss; seed
+    d89's hand 2, step 57, until Wuhu's fifteenth round, whose pungs play that hand differently.)"""
     from engine.strong import evaluate
     from render.replay import describe_reason
 
-    r, rv = _reviewed("wuhu", "d89", 2, _STRONG_OTHERS)
-    d = rv.at(57)
-    assert d is not None and (d.reason, d.threat_why) == ("safer", "alarm") and d.cost == 1.3
-    o = evaluate(r.view(56, 0), 0).of(d.played.action)
+    r, rv = _reviewed("wuhu", "d140", 1, _STRONG_OTHERS)
+    d = rv.at(41)
+    assert d is not None and (d.reason, d.threat_why) == ("safer", "alarm") and d.cost == 1.0
+    o = evaluate(r.view(40, 0), 0).of(d.played.action)
     assert o is not None and o.threat == d.played.threat
-    assert r.view(56, 0)["alarms"][o.threat] == ["alarm_three_pure", "alarm_double_sihe"]
+    assert r.view(40, 0)["alarms"][o.threat] == ["alarm_three_pure", "alarm_double_sihe"]
     cost = f"{o.cost:.1f}"
     assert describe_reason(d, "zh", ["A", "B", "C", "D"], r.winds) == \
-        f"更安全：防东 B（已报警），点炮机会 14% 对 3%，点炮约损失 {cost} 子"
+        f"更安全：防南 C（已报警），点炮机会 13% 对 6%，点炮约损失 {cost} 子"
     assert describe_reason(d, "zh-TW", ["A", "B", "C", "D"], r.winds) == \
-        f"更安全：防東 B（已報警），放槍機會 14% 對 3%，放槍約損失 {cost} 子"
+        f"更安全：防南 C（已報警），放槍機會 13% 對 6%，放槍約損失 {cost} 子"
     assert describe_reason(d, "en", ["A", "B", "C", "D"], r.winds) == \
-        f"safer against E B (alarm, 报警): 14% to deal in against 3%; a deal-in costs about {cost} 子"
+        f"safer against S C (alarm, 报警): 13% to deal in against 6%; a deal-in costs about {cost} 子"
 
 
 def test_an_honour_that_feeds_another_seats_hua_is_said_so():

@@ -149,3 +149,35 @@ def test_the_far_deal_in_cost_switch_folds_a_hefei_hand_three_steps_away(monkeyp
     after = evaluator.evaluate(view, 3)
     assert after.best.action == Action("discard", 3, 26)
     assert [o.ev for o in after.options] == [o.ev for o in before.options]
+
+
+def test_the_wuhu_pass_keeps_no_margin_so_the_strong_ai_pungs_where_the_normal_ai_passes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wuhu, four strong AIs, duel deal 0 of seed 0, 46 tiles left: chair 2 (34m123379p34578s, no meld) is offered
+    3p. The normal AI passes; the pung's price (about 2.83 子) is a hair above the pass's (about 2.81). With the pass
+    keeping the normal AI's 30% margin (engine.strong.evaluator.PASS_PRIOR without Wuhu) the strong AI passes; with
+    Wuhu's PASS_PRIOR 0 (the pass keeps only the margin's floor: docs/strong-ai.md, Wuhu's fifteenth round) it pungs.
+    The prices and the normal AI's play do not change."""
+    from engine.table import Table
+
+    assert evaluator.PASS_PRIOR.get("wuhu") == 0.0
+    t = Table.new("wuhu", "duel:0:0")
+    while True:
+        seat = t.awaited()[0]
+        la = t.legal_actions(seat)
+        if seat == 2 and t.hand.live == 46 and any(x.type == "pung" for x in la):
+            break
+        t.apply(la[0] if len(la) == 1 else choose(t, seat, la, "strong"))
+    pung = Action("pung", 2, parse_hand("3p").concealed[0])
+    passed = Action("pass", 2)
+    assert choose(t, 2, la, "normal") == passed
+    assert choose(t, 2, la, "strong") == pung
+    e = evaluator.evaluate(t.view(2), 2)
+    po, pa = e.of(pung), e.of(passed)
+    assert po is not None and pa is not None and pa.ev < po.ev < pa.ev + 0.3 * pa.ev
+    monkeypatch.setattr(evaluator, "PASS_PRIOR", {})
+    assert choose(t, 2, la, "strong") == passed
+    assert choose(t, 2, la, "normal") == passed
+    e2 = evaluator.evaluate(t.view(2), 2)
+    pa2 = e2.of(passed)
+    assert e2.of(pung) == po and pa2 is not None and pa2.ev == pa.ev  # the prices stay: only the pass's margin moves
