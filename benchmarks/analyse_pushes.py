@@ -31,28 +31,11 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from benchmarks.analyse_departures import _deals_in
 from engine.ai import choose
 from engine.ai_common import forced, plain_actions
-from engine.errors import EngineError
 from engine.strong import Evaluation, Option, evaluate
 from engine.table import Action, Table
-from engine.tiles import Hand
-from engine.variants.base import Situation
-
-
-def _deals_in(t: Table, seat: int, tile: int) -> bool:
-    h = t.hand
-    for o in range(4):
-        if o == seat:
-            continue
-        concealed = tuple(k for k, n in enumerate(h.counts[o]) for _ in range(n))
-        try:
-            if t.V.can_win(Hand(concealed, tuple(h.melds[o]), tile), Situation(winner=o, discarder=seat),
-                           t.match.rules):
-                return True
-        except EngineError:
-            continue
-    return False
 
 
 def _strong(t: Table, s: int, la: Sequence[Action]) -> tuple[Action, Evaluation | None]:
