@@ -18,6 +18,20 @@ sys.path.insert(0, str(Path(__file__).parent))
 from replay_games import played  # noqa: E402
 
 
+def _play_until(variant: str, deal: str, stop, chairs: tuple[str, ...] = ("strong",) * 4, rng=None):
+    """Play duel deal ``deal`` of ``variant`` with ``chairs`` until ``stop(table, seat, legal)``: the table and the
+    legal actions of the seat awaited then."""
+    from engine.table import Table
+
+    t = Table.new(variant, deal)
+    while True:
+        seat = t.awaited()[0]
+        la = t.legal_actions(seat)
+        if stop(t, seat, la):
+            return t, la
+        t.apply(la[0] if len(la) == 1 else choose(t, seat, la, chairs[seat], rng))
+
+
 def _late_chizhou_view() -> dict:
     """Chizhou, hand 2 of the "img" game, before step 48: chair 0's hand is too far from 2 花 for the 48 tiles left,
     and the normal AI lets 东 go (a pair holder pungs it: engine.ai_common.feed_discard)."""
@@ -77,16 +91,8 @@ def test_the_strong_ai_takes_the_kong_the_normal_ai_takes_before_letting_go(monk
     """Chizhou, four strong AIs, duel deal 12 of seed 0, 29 tiles left: chair 0 (pungs of 2s and 9p, no 花, too far
     from 2 花 for the wall) may add the fourth 2s to its pung (+1 花). The normal AI takes the kong (it lets go only
     after its kongs); without engine.strong.chizhou.KONG_FIRST the letting-go credit made the strong AI throw 6z instead."""
-    from engine.table import Table
-
     monkeypatch.setattr(chizhou, "KONG_FIRST", False)
-    t = Table.new("chizhou", "duel:0:12")
-    while True:
-        seat = t.awaited()[0]
-        la = t.legal_actions(seat)
-        if seat == 0 and t.hand.live == 29 and any(x.type == "kong" for x in la):
-            break
-        t.apply(la[0] if len(la) == 1 else choose(t, seat, la, "strong"))
+    t, la = _play_until("chizhou", "duel:0:12", lambda t, seat, la: seat == 0 and t.hand.live == 29 and any(x.type == "kong" for x in la))
     kong = Action("kong", 0, parse_hand("2s").concealed[0])
     assert choose(t, 0, la, "normal") == kong
     assert choose(t, 0, la, "strong") == Action("discard", 0, parse_hand("6z").concealed[0])
@@ -100,16 +106,8 @@ def test_a_hopeless_strong_hand_feeds_a_seat_showing_3_hua(monkeypatch: pytest.M
     Without engine.strong.chizhou.HOPELESS the strong AI folds (9p, the safest); with it, it throws the tile that seat
     most likely waits on (7p, engine.ai_common.ron_feed_pick), so that the hand is won rather than drawn. The normal
     AI's play does not change."""
-    from engine.table import Table
-
     monkeypatch.setattr(chizhou, "HOPELESS", None)
-    t = Table.new("chizhou", "duel:0:0")
-    while True:
-        seat = t.awaited()[0]
-        la = t.legal_actions(seat)
-        if seat == 1 and t.hand.live == 17 and len(la) > 1:
-            break
-        t.apply(la[0] if len(la) == 1 else choose(t, seat, la, "strong"))
+    t, la = _play_until("chizhou", "duel:0:0", lambda t, seat, la: seat == 1 and t.hand.live == 17 and len(la) > 1)
     normal = choose(t, 1, la, "normal")
     assert choose(t, 1, la, "strong") == Action("discard", 1, parse_hand("9p").concealed[0])
     monkeypatch.setattr(chizhou, "HOPELESS", (0.1, 60))
@@ -126,17 +124,10 @@ def test_the_far_deal_in_cost_switch_folds_a_hefei_hand_three_steps_away(monkeyp
     ranking, it lets 9s go (0.06%). The prices (``Option.ev``) stay the same: only the ranking moves."""
     import random
 
-    from engine.table import Table
 
-    t = Table.new("hefei", "duel:0:0")
-    chairs = ["normal", "normal", "normal", "strong"]
-    rng = random.Random(0)
-    while True:
-        s = t.awaited()[0]
-        la = t.legal_actions(s)
-        if s == 3 and int(t.view(3)["wall_count"]) == 38 and any(a.type == "discard" for a in la):
-            break
-        t.apply(la[0] if len(la) == 1 else choose(t, s, la, chairs[s], rng))
+    t, _la = _play_until("hefei", "duel:0:0", lambda t, s, la: s == 3 and int(t.view(3)["wall_count"]) == 38
+                         and any(a.type == "discard" for a in la), ("normal", "normal", "normal", "strong"),
+                         random.Random(0))
     view = dict(t.view(3))
     assert sorted(view["hand"]) == [0, 9, 11, 13, 15, 20, 20, 20, 22, 22, 23, 24, 24, 26]
     monkeypatch.delitem(evaluator.FAR_DEAL_IN_COST, "hefei", raising=False)
@@ -158,16 +149,9 @@ def test_the_wuhu_pass_keeps_no_margin_so_the_strong_ai_pungs_where_the_normal_a
     keeping the normal AI's 30% margin (engine.strong.evaluator.PASS_PRIOR without Wuhu) the strong AI passes; with
     Wuhu's PASS_PRIOR 0 (the pass keeps only the margin's floor: docs/strong-ai.md, Wuhu's fifteenth round) it pungs.
     The prices and the normal AI's play do not change."""
-    from engine.table import Table
 
     assert evaluator.PASS_PRIOR.get("wuhu") == 0.0
-    t = Table.new("wuhu", "duel:0:0")
-    while True:
-        seat = t.awaited()[0]
-        la = t.legal_actions(seat)
-        if seat == 2 and t.hand.live == 46 and any(x.type == "pung" for x in la):
-            break
-        t.apply(la[0] if len(la) == 1 else choose(t, seat, la, "strong"))
+    t, la = _play_until("wuhu", "duel:0:0", lambda t, seat, la: seat == 2 and t.hand.live == 46 and any(x.type == "pung" for x in la))
     pung = Action("pung", 2, parse_hand("3p").concealed[0])
     passed = Action("pass", 2)
     assert choose(t, 2, la, "normal") == passed
