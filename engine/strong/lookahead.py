@@ -88,15 +88,10 @@ def _wait_payments(variant: str, rules_key: tuple[tuple[str, Any], ...], counts:
         c[k] -= 1
         if not ok:
             continue
-        hand = Hand(concealed, melds, k)
-        pays: list[int | None] = []
-        for disc in (None, (wind + 1) % 4, (wind + 2) % 4):
-            try:
-                res = V.score(hand, Situation(winner=wind, discarder=disc, melds_by_seat=seats,
-                                              kong_draw=kong_draw and disc is None), rules)
-                pays.append(res.payments[wind])
-            except EngineError:
-                pays.append(None)
+        pays = [None if p is None else p[wind] for p in V.payments(Hand(concealed, melds, k), (
+            Situation(winner=wind, discarder=None, melds_by_seat=seats, kong_draw=kong_draw),
+            Situation(winner=wind, discarder=(wind + 1) % 4, melds_by_seat=seats),
+            Situation(winner=wind, discarder=(wind + 2) % 4, melds_by_seat=seats)), rules)]
         out.append((k, pays[0], pays[1], pays[2]))
     return tuple(out)
 

@@ -319,6 +319,9 @@ class Variant:
     """Payments are stack (底) chips plus 交 (Wuhu): records and the ledger keep the two parts."""
     scored_streak: bool = False
     """The dealer streak (庄数) counts in the score (Hefei): a breakdown names it."""
+    payments_fn: Callable[[Hand, Situation, Mapping[str, Any]], tuple[int, int, int, int]] | None = None
+    """The ``payments`` of ``score_fn``'s result alone, by the same code without the breakdown's items, notes and
+    names (what the AI reads of a win, :meth:`payments`); None: ``score_fn``'s result is read."""
 
     @property
     def short(self) -> str:
@@ -397,6 +400,14 @@ class Variant:
         """Validate the hand and situation against this variant, then score it."""
         rules = self.rules(rules)
         situation.validate()
+        self._check_hand(hand, rules)
+        self._check_situation(hand, situation)
+        result = self.score_fn(hand, situation, rules)
+        assert sum(result.payments) == 0
+        return result
+
+    def _check_hand(self, hand: Hand, rules: Mapping[str, Any]) -> None:
+        """The common refusals that read the hand alone (:meth:`score`)."""
         if hand.win_tile is None:
             raise HandError("no_winning_tile")
         if hand.size != 14:
@@ -406,13 +417,33 @@ class Variant:
             for m in hand.melds:
                 if m.kind == "chi":
                     raise HandError("no_chi_in_variant", variant=self.name_msg(), tiles=m.notation()[1:-1])
+
+    def _check_situation(self, hand: Hand, situation: Situation) -> None:
+        """The common refusals that read the situation (:meth:`score`; ``situation.validate()`` apart)."""
         if (situation.heavenly or situation.earthly) and hand.melds:
             raise HandError("heavenly_with_melds")
         if situation.rob_kong and not self.rob_kong:
             raise HandError("rob_kong_not_allowed", variant=self.name_msg())
-        result = self.score_fn(hand, situation, rules)
-        assert sum(result.payments) == 0
-        return result
+
+    def payments(self, hand: Hand, situations: Sequence[Situation], rules: Mapping[str, Any] | None = None
+                 ) -> list[tuple[int, int, int, int] | None]:
+        """``score(hand, s, rules).payments`` for each situation ``s``, None where :meth:`score` refuses the win:
+        the same checks and amounts, the hand's checks made once, without the breakdown (``payments_fn``)."""
+        rules = self.rules(rules)
+        try:
+            self._check_hand(hand, rules)
+        except EngineError:
+            return [None] * len(situations)
+        fn = self.payments_fn
+        out: list[tuple[int, int, int, int] | None] = []
+        for s in situations:
+            try:
+                s.validate()
+                self._check_situation(hand, s)
+                out.append(fn(hand, s, rules) if fn is not None else self.score_fn(hand, s, rules).payments)
+            except EngineError:
+                out.append(None)
+        return out
 
 
 def settle(winner: int, per_payer: Mapping[int, int]) -> tuple[int, int, int, int]:

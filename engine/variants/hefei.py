@@ -38,6 +38,7 @@ __all__ = [
     "claims_used",
     "may_claim",
     "may_concealed_kong",
+    "payments",
     "score",
     "score_reading",
     "waits",
@@ -301,6 +302,28 @@ def _reading_items(hand: Hand, d: Decomposition) -> list[Item]:
 _ORDER = {c: i for i, c in enumerate(_NAMES)}
 
 
+def _shares(hand: Hand, situation: Situation, base: int) -> tuple[int, dict[int, int], int, bool, int, dict[int, int],
+                                                                     dict[int, int]]:
+    """H5, H6: a reading's base to what each seat pays, for :func:`score_reading` and :func:`payments` alike:
+    (庄分, 庄分 per sharing seat, the multiplier, 清一色, 海捞, each sharing seat's share, what each paying seat owes)."""
+    winner = situation.winner
+    self_drawn = situation.self_drawn or situation.rob_kong
+    zhuang = (2 if self_drawn else 1) * situation.dealer_streak
+    sharers = [s for s in range(4) if s != winner] if self_drawn or situation.discarder is None \
+        else [situation.discarder]
+    zhuang_of = {p: zhuang if (winner == 0 or p == 0) else 0 for p in sharers}
+    mult = 2 if situation.kong_draw else 1
+    totals = _suit_totals(hand.all_counts)
+    flush = max(totals) == sum(totals)
+    if flush:
+        mult *= 3
+    bonus = 10 if situation.last_tiles else 0
+    per_payer = {p: (base + zhuang_of[p]) * mult + bonus for p in sharers}
+    robbed = situation.discarder if situation.rob_kong else None
+    owed = {robbed: sum(per_payer.values())} if robbed is not None else per_payer
+    return zhuang, zhuang_of, mult, flush, bonus, per_payer, owed
+
+
 def score_reading(
     hand: Hand, situation: Situation, rules: Mapping[str, Any], reading: Decomposition
 ) -> ScoreResult:
@@ -310,30 +333,18 @@ def score_reading(
     items.append(_item("base", base, "info"))
 
     winner = situation.winner
-    payers = [s for s in range(4) if s != winner]
-    self_drawn = situation.self_drawn or situation.rob_kong
-    zhuang = (2 if self_drawn else 1) * situation.dealer_streak
-    sharers = payers if self_drawn or situation.discarder is None else [situation.discarder]
-    zhuang_of = {p: zhuang if (winner == 0 or p == 0) else 0 for p in sharers}
+    zhuang, zhuang_of, mult, flush, bonus, per_payer, owed = _shares(hand, situation, base)
     if any(zhuang_of.values()):
         everyone = all(zhuang_of.values())
         items.append(_item("zhuang" if everyone else "zhuang_dealer", zhuang, "add" if everyone else "info"))
-
-    mult = 1
     if situation.kong_draw:
-        mult *= 2
         items.append(_item("gangkai", 2, "mul"))
-    totals = _suit_totals(hand.all_counts)
-    if max(totals) == sum(totals):
-        mult *= 3
+    if flush:
         items.append(_item("qingyise", 3, "mul"))
-    bonus = 10 if situation.last_tiles else 0
     if bonus:
         items.append(_item("hailao", bonus))
 
-    per_payer = {p: (base + zhuang_of[p]) * mult + bonus for p in sharers}
     robbed = situation.discarder if situation.rob_kong else None
-    owed = {robbed: sum(per_payer.values())} if robbed is not None else per_payer
     notes = (_item("qianggang_bao", owed[robbed], "info"),) if robbed is not None else ()
     return ScoreResult(
         variant="hefei",
@@ -376,6 +387,14 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
     return score_reading(hand, situation, rules, _best_reading(hand, bool(rules.get("short_deck"))))
 
 
+def payments(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> tuple[int, int, int, int]:
+    """The ``payments_fn`` of :data:`VARIANT`: :func:`score`'s payments, without the breakdown."""
+    _check(hand, situation, rules)
+    short = bool(rules.get("short_deck"))
+    base = _kept_reading_items(hand, short, _best_reading(hand, short))[1]
+    return settle(situation.winner, _shares(hand, situation, base)[6])
+
+
 @lru_cache(maxsize=FIXED_ITEMS_CACHE)
 def _best_reading(hand: Hand, short_deck: bool) -> Decomposition:
     """The reading :func:`score` scores: the first of the highest base. A share is (base + 庄分) x the multipliers +
@@ -404,6 +423,7 @@ VARIANT = Variant(
     en="Hefei",
     tile_counts=tile_counts,
     score_fn=score,
+    payments_fn=payments,
     can_win_fn=can_win,
     house_rules=(
         HouseRule(

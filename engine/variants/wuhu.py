@@ -220,10 +220,10 @@ def alarms(melds: Sequence[Meld]) -> tuple[str, ...]:
 
 
 KEPT_CACHE = 4096
-"""How many hands' shape (:func:`_check_shape`) and 13 tiles' single wait (:func:`_single_wait`) one process keeps
-(least recently used first out). They read the hand only, never the situation or the rules: the strong AI scores
-each winning tile of a ready hand three times (self-drawn, on two seats' discards), and the single-wait test goes
-over the 13 tiles' winning kinds, the same for every winning tile."""
+"""How many hands' shape (:func:`_check_shape`), readings' 嘴子 and direct 交 (:func:`_kept_traits`) and 13 tiles'
+single wait (:func:`_single_wait`) one process keeps (least recently used first out). They read the hand only, never
+the situation or the rules: the strong AI scores each winning tile of a ready hand three times (self-drawn, on two
+seats' discards), and the single-wait test goes over the 13 tiles' winning kinds, the same for every winning tile."""
 
 
 def _check_shape(hand: Hand) -> tuple[tuple[Decomposition, ...], int, tuple[int, int, int]]:
@@ -245,6 +245,14 @@ def _kept_shape(hand: Hand) -> tuple[tuple[Decomposition, ...], int, tuple[int, 
     if zhi < 8:
         raise HandError("no_bazhi", n=zhi)
     return tuple(decomps), zhi, suits
+
+
+@lru_cache(maxsize=KEPT_CACHE)
+def _kept_traits(hand: Hand) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """The :func:`_traits` of each of the hand's readings (:func:`_check_shape`), kept per hand like it."""
+    decomps, _zhi, suits = _kept_shape(hand)
+    all_counts = hand.all_counts
+    return tuple(_traits(hand, d, suits, all_counts) for d in decomps)
 
 
 def can_win(hand: Hand, situation: Situation | None = None, rules: Mapping[str, Any] | None = None) -> bool:
@@ -340,21 +348,10 @@ def _ya_dang_rank(win: int, block_kind: str, block_tile: int) -> int:
     return 0
 
 
-def _evaluate(
-    hand: Hand,
-    situation: Situation,
-    mode: int,
-    d: Decomposition,
-    ya: int,
-    zhi: int,
-    suits: tuple[int, int, int],
-    all_counts: Sequence[int],
-) -> _Reading:
-    big = mode == 525
-    self_drawn = situation.self_drawn
-    winner = situation.winner
-    payers = [s for s in range(4) if s != winner]
-
+def _traits(hand: Hand, d: Decomposition, suits: tuple[int, int, int], all_counts: Sequence[int]
+            ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a reading shows whatever the situation: its 嘴子 and its direct 交 so far, each in the card's order
+    (:func:`_evaluate` adds those of the situation after them)."""
     # 嘴子
     n_suits = sum(1 for n in suits if n)
     reds = all_counts[RED]
@@ -370,8 +367,6 @@ def _evaluate(
         zuizi.append("si_he")
     if all(b.kind != SEQ for b in d.sets):
         zuizi.append("dui_dui_hu")
-    if situation.kong_draw:
-        zuizi.append("gang_kai")
 
     # direct 交
     direct: list[str] = []
@@ -382,6 +377,30 @@ def _evaluate(
         direct.append("shuang_ba_zhi")
     if len(sihe) >= 2:
         direct.append("shuang_si_he")
+    return tuple(zuizi), tuple(direct)
+
+
+def _evaluate(
+    hand: Hand,
+    situation: Situation,
+    mode: int,
+    d: Decomposition,
+    ya: int,
+    zhi: int,
+    traits: tuple[tuple[str, ...], tuple[str, ...]],
+    detail: bool = True,
+) -> _Reading:
+    """One reading valued (``traits``: its :func:`_traits`); without ``detail`` its items are left empty (the
+    amounts are the same)."""
+    big = mode == 525
+    self_drawn = situation.self_drawn
+    winner = situation.winner
+    payers = [s for s in range(4) if s != winner]
+
+    zuizi = list(traits[0])
+    if situation.kong_draw:
+        zuizi.append("gang_kai")
+    direct = list(traits[1])
     if situation.heavenly:
         direct.append("tian_hu")
     if situation.earthly:
@@ -390,59 +409,68 @@ def _evaluate(
         direct.append("gang_kai_ya_dang")
         zuizi.remove("gang_kai")
 
-    items: list[Item] = [Item("zhi", "支数", "eight-of-a-suit count (支数)", zhi, "info")]
+    items: list[Item] = [Item("zhi", "支数", "eight-of-a-suit count (支数)", zhi, "info")] if detail else []
     if direct or len(zuizi) >= 2:
         unit, extra_unit = (50, 20) if big else (30, 10)
         extras = list(zuizi)
-        for code in direct:
-            zh, en = NAMES[code]
-            items.append(Item(code, zh, en, unit))
         if not direct:
             pair = extras[:2]
             extras = extras[2:]
-            zh = "两嘴成交（" + "、".join(NAMES[c][0] for c in pair) + "）"
-            en = "two zuizi (嘴子) make one jiao (交): " + ", ".join(NAMES[c][1] for c in pair)
-            items.append(Item("jiao_two_zuizi", zh, en, unit))
         jiao = max(1, len(direct))
-        for code in extras:
-            zh, en = NAMES[code]
-            items.append(Item(code, zh + "（加嘴）", en + " (extra 嘴子)", extra_unit))
-        if self_drawn:
-            items.append(Item("jiao_zimo", "自摸", "self-drawn", extra_unit))
         amount = jiao * unit + len(extras) * extra_unit + (extra_unit if self_drawn else 0)
-        items.insert(1, Item("jiao_count", "交数", "jiao (交) count", jiao, "info"))
+        if detail:
+            for code in direct:
+                zh, en = NAMES[code]
+                items.append(Item(code, zh, en, unit))
+            if not direct:
+                zh = "两嘴成交（" + "、".join(NAMES[c][0] for c in pair) + "）"
+                en = "two zuizi (嘴子) make one jiao (交): " + ", ".join(NAMES[c][1] for c in pair)
+                items.append(Item("jiao_two_zuizi", zh, en, unit))
+            for code in extras:
+                zh, en = NAMES[code]
+                items.append(Item(code, zh + "（加嘴）", en + " (extra 嘴子)", extra_unit))
+            if self_drawn:
+                items.append(Item("jiao_zimo", "自摸", "self-drawn", extra_unit))
+            items.insert(1, Item("jiao_count", "交数", "jiao (交) count", jiao, "info"))
         return _Reading(jiao, tuple(direct), tuple(zuizi), ya, {s: amount for s in payers}, tuple(items))
 
     # a plain (non-交) hand: 底番 + 支番 + 嘴子番 + 杠番 + dealer extra
     code, zh, en, b315, b525 = _BASE[(self_drawn, bool(ya))]
     base = b525 if big else b315
-    items.append(Item(code, zh, en, base))
-    if ya:
-        items.append(Item("ya_dang_rank", "压档点数", "middle-tile (压档) rank", ya, "info"))
     zf = zhi_fan(mode, self_drawn, zhi + ya)
-    items.append(Item("zhi_fan", "支番", "zhi (支) points", zf))
+    if detail:
+        items.append(Item(code, zh, en, base))
+        if ya:
+            items.append(Item("ya_dang_rank", "压档点数", "middle-tile (压档) rank", ya, "info"))
+        items.append(Item("zhi_fan", "支番", "zhi (支) points", zf))
     amount = base + zf
     for c in zuizi:
         v = (5 if big else 2) * (2 if self_drawn and c != "gang_kai" else 1)
-        zh, en = NAMES[c]
-        items.append(Item(c, zh, en, v))
+        if detail:
+            zh, en = NAMES[c]
+            items.append(Item(c, zh, en, v))
         amount += v
     ming = sum(1 for m in hand.melds if m.kind is MeldKind.KONG)
     an = sum(1 for m in hand.melds if m.kind is MeldKind.CONCEALED_KONG)
     if ming:
         v = ming * (2 if big else 1)
-        items.append(Item("ming_gang", f"明杠 x{ming}", f"exposed kong x{ming}", v))
+        if detail:
+            items.append(Item("ming_gang", f"明杠 x{ming}", f"exposed kong x{ming}", v))
         amount += v
     if an:
         v = an * (4 if big else 2)
-        items.append(Item("an_gang", f"暗杠 x{an}", f"concealed kong x{an}", v))
+        if detail:
+            items.append(Item("an_gang", f"暗杠 x{an}", f"concealed kong x{an}", v))
         amount += v
     per_payer = {s: amount for s in payers}
     if winner == 0:
-        items.append(Item("dealer", "庄家加底", "dealer: one more base fan (底番)", base))
+        if detail:
+            items.append(Item("dealer", "庄家加底", "dealer: one more base fan (底番)", base))
         per_payer = {s: amount + base for s in payers}
     else:
-        items.append(Item("dealer_pays", "庄家多付一个底番", "the dealer (E) pays one more base fan (底番)", base, "info"))
+        if detail:
+            items.append(Item("dealer_pays", "庄家多付一个底番", "the dealer (E) pays one more base fan (底番)", base,
+                              "info"))
         per_payer[0] = amount + base
     return _Reading(0, (), tuple(zuizi), ya, per_payer, tuple(items))
 
@@ -451,13 +479,15 @@ def _evaluate(
 # 包 and settlement
 
 
-def _bao(hand: Hand, situation: Situation, reading: _Reading) -> tuple[int | None, list[Item]]:
-    """Who pays for all (None: nobody) and the notes: alarms present and the 包 explanation."""
+def _bao(hand: Hand, situation: Situation, reading: _Reading, detail: bool = True) -> tuple[int | None, list[Item]]:
+    """Who pays for all (None: nobody) and the notes: alarms present and the 包 explanation (without ``detail``:
+    no notes)."""
     notes: list[Item] = []
     melds = hand.melds
-    for code in alarms(melds):
-        zh, en = ALARM_NAMES[code]
-        notes.append(Item(code, zh, en, 0, "info"))
+    if detail:
+        for code in alarms(melds):
+            zh, en = ALARM_NAMES[code]
+            notes.append(Item(code, zh, en, 0, "info"))
     if not reading.jiao:
         return None, notes
     d = situation.discarder
@@ -466,6 +496,8 @@ def _bao(hand: Hand, situation: Situation, reading: _Reading) -> tuple[int | Non
     total = reading.total
 
     def bao(seat: int, zh_why: str, en_why: str) -> tuple[int, list[Item]]:
+        if not detail:
+            return seat, notes
         zh = f"包牌：{_seat_zh(seat)}一人付三家（{zh_why}）"
         en = f"contract (包): {SEATS[seat]} pays for all three ({en_why})"
         return seat, notes + [Item("bao", zh, en, total, "info")]
@@ -494,8 +526,10 @@ def _bao(hand: Hand, situation: Situation, reading: _Reading) -> tuple[int | Non
     return None, notes
 
 
-def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreResult:
-    """Score a Wuhu win (the variant's ``score_fn``). Raises :class:`HandError` when the hand may not win."""
+def _settle(hand: Hand, situation: Situation, rules: Mapping[str, Any], detail: bool
+            ) -> tuple[_Reading, tuple[int, int, int, int], list[Item], int, int]:
+    """The best reading, the payments, the notes (without ``detail``: none, and the reading's items empty), the
+    mode and 支, for :func:`score` and :func:`payments` alike. Raises :class:`HandError` when the hand may not win."""
     mode = _mode(rules)
     for m in hand.melds:
         if m.kind is MeldKind.CHI:
@@ -514,37 +548,48 @@ def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreRe
     if situation.kong_draw and not any(m.is_kong for m in hand.melds):
         raise HandError("kong_draw_without_kong")
     decomps, zhi, suits = _check_shape(hand)
-    all_counts = hand.all_counts
     win = hand.win_tile
     single = _single_wait(hand)
     best: _Reading | None = None
-    for d in decomps:
+    for d, traits in zip(decomps, _kept_traits(hand), strict=True):
         placements = {0}
         if single:
             placements = {_ya_dang_rank(win, b.kind, b.tile) for b in d.blocks if win in b.tiles}
         for ya in sorted(placements, reverse=True):
-            r = _evaluate(hand, situation, mode, d, ya, zhi, suits, all_counts)
+            r = _evaluate(hand, situation, mode, d, ya, zhi, traits, detail)
             if best is None or r.total > best.total:
                 best = r
     assert best is not None
 
-    bao_seat, notes = _bao(hand, situation, best)
+    bao_seat, notes = _bao(hand, situation, best, detail)
     winner = situation.winner
     owed = dict(best.per_payer)
     if bao_seat is None and rules.get("dianpao_bao_san") and situation.discarder is not None:
         bao_seat = situation.discarder
-        notes.append(
-            Item(
-                "dianpao_bao_san",
-                f"点炮包三家：{_seat_zh(bao_seat)}一人付三家",
-                f"discarder pays for all (点炮包三家): {SEATS[bao_seat]} pays all three shares",
-                best.total,
-                "info",
+        if detail:
+            notes.append(
+                Item(
+                    "dianpao_bao_san",
+                    f"点炮包三家：{_seat_zh(bao_seat)}一人付三家",
+                    f"discarder pays for all (点炮包三家): {SEATS[bao_seat]} pays all three shares",
+                    best.total,
+                    "info",
+                )
             )
-        )
     if bao_seat is not None:
         owed = {bao_seat: sum(owed.values())}
-    pay = settle(winner, owed)
+    return best, settle(winner, owed), notes, mode, zhi
+
+
+def payments(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> tuple[int, int, int, int]:
+    """The ``payments_fn`` of :data:`VARIANT`: :func:`score`'s payments, without the breakdown."""
+    return _settle(hand, situation, rules, False)[1]
+
+
+def score(hand: Hand, situation: Situation, rules: Mapping[str, Any]) -> ScoreResult:
+    """Score a Wuhu win (the variant's ``score_fn``). Raises :class:`HandError` when the hand may not win."""
+    best, pay, notes, mode, zhi = _settle(hand, situation, rules, True)
+    winner = situation.winner
     zero = (0, 0, 0, 0)
     return ScoreResult(
         variant="wuhu",
@@ -640,6 +685,7 @@ VARIANT = Variant(
     en="Wuhu",
     tile_counts=tile_counts,
     score_fn=score,
+    payments_fn=payments,
     can_win_fn=_can_win_fn,
     house_rules=(
         HouseRule(
