@@ -317,6 +317,13 @@ FAR_VALUE: dict[str, float] = {}
 same for every distance, so that the level of such hands against a deal-in's cost moves and their ranking among
 themselves does not; 1 where absent. A switch for measuring (docs/strong-ai.md, the thirteenth round: Wuhu at the
 measured 1.45 lost); no variant uses it."""
+KONG_VALUE: dict[str, tuple[float, float]] = {}
+"""Per variant: (exposed, concealed): 子 a plain win of a hand not ready gains for each kong among its melds, at the
+rules' smaller stakes (Wuhu 315; 525 pays twice), added to the typical plain value (:meth:`Know.hand_value`; a ready
+hand's winning tiles are priced by the scorer, kongs in). Wuhu's 杠番 (W9: 明杠 1, 暗杠 2 from each of the three
+payers of every win, W10) is in no typical hand's value, so a kong made or held short of ready is priced as none. A
+switch for measuring; no variant uses it (docs/strong-ai.md, Wuhu's sixteenth round: Wuhu at (3, 6) made -0.03 ±
+0.07 子 a hand on duel deals 0..999, 36 deals played differently)."""
 READY_TILES_POW: dict[str, float] = {"wuhu": 0.4}
 """Per variant: the power of a ready hand's winning tiles against a typical ready hand's (capped at 1.8 times) in its
 chance to win (:meth:`Know.hand_value`); 0.6 where absent. Wuhu 0.4: four normal AIs' ready hands won as that power
@@ -710,7 +717,13 @@ class Know:
                 if self._learned is None:
                     self._learned = LearnedReader(self.view, self.seat, me.ai.bazhi, sp or me.seven_pairs)
                 p = self._learned.chance(c, n_melds, meld_suits, not is_open, sh, d, turns, u, typ, p)
-            best = HandValue(p, self.mean_value("", is_open) * FAR_VALUE.get(self.variant, 1.0), "", key[0])
+            value = self.mean_value("", is_open) * FAR_VALUE.get(self.variant, 1.0)
+            kv = KONG_VALUE.get(self.variant)
+            if kv and melds:  # the kongs' 杠番, which the typical hand's value does not count
+                big = 2 if self.rules.get("mode") == 525 else 1
+                value += big * sum(kv[1] if m.kind is MeldKind.CONCEALED_KONG else kv[0]
+                                   for m in melds if m.kind in (MeldKind.KONG, MeldKind.CONCEALED_KONG))
+            best = HandValue(p, value, "", key[0])
         # the one-suit plan
         fl = self._flush(c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open)
         if fl is not None and fl.ev > best.ev:

@@ -997,3 +997,23 @@ def test_a_ready_hefei_hand_near_the_last_four_is_worth_its_hailao_self_draw(mon
             assert got.value > plain.value * 1.3
         if turns == 9:
             assert got.value < plain.value * 1.1
+
+
+def test_the_kong_value_switch_adds_a_wuhu_kong_s_gang_fan_to_a_hand_not_ready(monkeypatch):
+    # KONG_VALUE: a Wuhu plain win pays each kong's 杠番 (W9: 明杠 1, 暗杠 2 from each of the three payers, W10),
+    # which the typical hand's value of a hand not ready does not count; a ready hand's winning tiles are scored with
+    # the kong in already. With the switch the options not ready gain that much value, the same chance and danger
+    from engine.strong import evaluator as ev_mod
+
+    assert "wuhu" not in ev_mod.KONG_VALUE  # measured and not kept (docs/strong-ai.md, Wuhu's sixteenth round)
+    kong = {"kind": "concealed_kong", "tile": 0, "tiles": [0] * 4, "fed_by": None, "claimed": None, "added": False}
+    v = _view("wuhu", "2345m1358p19s", melds=[[kong], [], [], []], wall=60)
+    monkeypatch.setitem(ev_mod.KONG_VALUE, "wuhu", (0.0, 0.0))
+    base = evaluate(v, 0)
+    monkeypatch.setitem(ev_mod.KONG_VALUE, "wuhu", (3.0, 6.0))
+    got = evaluate(v, 0)
+    far = [(o, got.of(o.action)) for o in base.options if o.distance > 0 and not o.plan]
+    assert far
+    for o, o2 in far:
+        assert o2 is not None and o2.win == o.win and o2.deal_in == o.deal_in
+        assert o2.value == pytest.approx(o.value + 6.0)
