@@ -117,9 +117,7 @@ async def main(args: argparse.Namespace) -> dict:
     start = next(c["custom_id"] for c in r.reply.buttons() if c["custom_id"].endswith(":start"))
     # the first click with AI seats starts the AI pool: spawn and imports may take more than the harness's usual
     # 10 s on a busy machine, so this one click is given two minutes
-    data, _ = h.click_payload(h.fake.find_message(r.reply.id), custom_id=start, user=warm_u)
-    h.bot._connection.parse_interaction_create(data)
-    await h.settle(timeout=120)
+    await h.click(h.fake.find_message(r.reply.id), custom_id=start, user=warm_u, timeout=120)
     await mgr.ai.warm()  # the AI pool's worker processes are started once, not timed
     gc.collect()
 

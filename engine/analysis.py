@@ -335,6 +335,17 @@ def shanten_groups(counts: Sequence[int]) -> list[Group]:
     ]
 
 
+def group_options(seg: tuple[int, ...]) -> Group:
+    """The (sets, partial sets, head) options of one group from its own counts: a suit's nine or the honours' seven.
+
+    >>> group_options((1, 1, 1, 0, 0, 0, 0, 0, 0))  # 123: a set, or a partial set
+    ((1, 0, 0), (0, 1, 0))
+    >>> group_options((2, 0, 0, 0, 0, 0, 0))  # a pair of 1z: a partial set, or the head
+    ((0, 1, 0), (0, 0, 1))
+    """
+    return _honor_options(seg) if len(seg) == 7 else _suit_blocks(seg)
+
+
 def group_of(kind: int, counts: Sequence[int]) -> Group:
     """The options of the group (suit or honours) that ``kind`` belongs to."""
     s = kind // 9

@@ -34,14 +34,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..ai_common import SeatReader, near_kinds
-from ..analysis import (
-    Group,
-    _honor_options,
-    _suit_blocks,
-    is_complete,
-    is_seven_pairs,
-    shanten,
-)
+from ..analysis import Group, group_options, is_complete, is_seven_pairs, shanten
 from ..errors import EngineError
 from ..tiles import NUM_KINDS, Hand, Meld
 from ..variants import get_variant
@@ -157,11 +150,6 @@ def combine_one(g: Group, rest: Sequence[tuple[int, int, int]], melds: int) -> i
     return best
 
 
-def _options(seg: tuple[int, ...]) -> Group:
-    """The group options of one suit's nine counts or the seven honours' (``analysis.group_of``)."""
-    return _honor_options(seg) if len(seg) == 7 else _suit_blocks(seg)
-
-
 _RESTS: list[RestSums] = []
 """Every three groups' sums met (:func:`_rest_of`), by its number (:func:`_rest_id`): they are few (a few hundred),
 and a number is a cheaper key."""
@@ -171,7 +159,7 @@ _REST_IDS: dict[RestSums, int] = {}
 @lru_cache(maxsize=SHAPE_CACHE)
 def _rest_id(a: bytes, b: bytes, c: bytes) -> int:
     """The number (:data:`_RESTS`) of the sums three groups make, from their counts (kept per process)."""
-    r = _rest_of(_options(tuple(a)), _options(tuple(b)), _options(tuple(c)))
+    r = _rest_of(group_options(tuple(a)), group_options(tuple(b)), group_options(tuple(c)))
     i = _REST_IDS.get(r)
     if i is None:
         i = _REST_IDS[r] = len(_RESTS)
@@ -209,7 +197,7 @@ def _group_away(draw: bool, lo: int, seg: bytes, rid: int, melds: int) -> tuple[
             continue
         lst[off] += step
         best = 8
-        for o in _options(tuple(lst)):
+        for o in group_options(tuple(lst)):
             v = tab.get(o)
             if v is None:
                 v = tab[o] = combine_one((o,), rest, melds)

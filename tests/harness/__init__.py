@@ -487,10 +487,11 @@ class Harness:
         data, rec = self.slash_payload(path, **kwargs)
         return await self.send(data, rec)
 
-    async def send(self, data: dict[str, Any], rec: InteractionRecord) -> InteractionRecord:
-        """Feed a raw INTERACTION_CREATE payload and wait for what it started."""
+    async def send(self, data: dict[str, Any], rec: InteractionRecord, *, timeout: float = 10.0) -> InteractionRecord:
+        """Feed a raw INTERACTION_CREATE payload and wait for what it started (at most ``timeout`` seconds:
+        :meth:`settle`)."""
         self.bot._connection.parse_interaction_create(data)  # type: ignore[arg-type]
-        await self.settle()
+        await self.settle(timeout)
         return rec
 
     def click_payload(self, message: Message, *, custom_id: str | None = None, label: str | None = None,
@@ -525,10 +526,11 @@ class Harness:
         rec.message_id = message.id
         return data, rec
 
-    async def click(self, message: Message, **kwargs: Any) -> InteractionRecord:
-        """Press a button (or pick ``values`` in a select) on ``message`` and wait for the bot."""
+    async def click(self, message: Message, *, timeout: float = 10.0, **kwargs: Any) -> InteractionRecord:
+        """Press a button (or pick ``values`` in a select) on ``message`` and wait for the bot (at most ``timeout``
+        seconds: :meth:`settle`)."""
         data, rec = self.click_payload(message, **kwargs)
-        return await self.send(data, rec)
+        return await self.send(data, rec, timeout=timeout)
 
     async def submit_modal(self, opened_by: InteractionRecord, values: dict[str, Any], *, locale: str = "en-US",
                            permissions: discord.Permissions | None = None) -> InteractionRecord:
