@@ -226,14 +226,10 @@ the situation or the rules: the strong AI scores each winning tile of a ready ha
 seats' discards), and the single-wait test goes over the 13 tiles' winning kinds, the same for every winning tile."""
 
 
+@lru_cache(maxsize=KEPT_CACHE)
 def _check_shape(hand: Hand) -> tuple[tuple[Decomposition, ...], int, tuple[int, int, int]]:
     """The hand's readings, its 支 and its suits' tiles (:class:`HandError` when it may not win so); kept per hand
     (:data:`KEPT_CACHE`: a refused hand is checked again each time)."""
-    return _kept_shape(hand)
-
-
-@lru_cache(maxsize=KEPT_CACHE)
-def _kept_shape(hand: Hand) -> tuple[tuple[Decomposition, ...], int, tuple[int, int, int]]:
     counts = hand.closed_counts
     decomps = decompositions(counts)
     if not decomps:
@@ -250,7 +246,7 @@ def _kept_shape(hand: Hand) -> tuple[tuple[Decomposition, ...], int, tuple[int, 
 @lru_cache(maxsize=KEPT_CACHE)
 def _kept_traits(hand: Hand) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
     """The :func:`_traits` of each of the hand's readings (:func:`_check_shape`), kept per hand like it."""
-    decomps, _zhi, suits = _kept_shape(hand)
+    decomps, _zhi, suits = _check_shape(hand)
     all_counts = hand.all_counts
     return tuple(_traits(hand, d, suits, all_counts) for d in decomps)
 
