@@ -68,11 +68,11 @@ KONG_FIRST = True
 is the choice that keeps the normal AI's margin, with no letting-go credit (:data:`LET_GO`) for a discard beside it.
 Without it the credit (0.5 子) outranked such a kong: four strong AIs passed 32 of the 104 added suited kongs offered
 in 150 deals (the normal AI none). Four strong AIs, duel deals 0..1199 of seed 0, paired: drawn hands 42.67% ->
-41.00% (-1.67 ± 1.13 points; deals 600..1199 -2.33 ± 1.59); docs/strong-ai.md, "Chizhou, drawn hands, 2026-12-03"."""
+41.00% (-1.67 ± 1.13 points; deals 600..1199 -2.33 ± 1.59); docs/strong-ai-rounds.md, "Chizhou, drawn hands, 2026-12-03"."""
 
 HOPELESS: tuple[float, int] | None = None
 """``(eps, wall)``: while another seat shows 3 花 or more (it may win on a discard, C5) and the wall is down to
 ``wall``, a hand whose best discard leaves it worth less than ``eps`` 子 (chance x value, the danger aside) throws the
 tile such a seat most likely waits on (:func:`engine.ai_common.ron_feed_pick`, the normal AI's feeding without its
 thresholds) instead of folding. None: off. Four strong AIs draw fewer hands with it, but the strong AI loses 子 against
-three normal AIs (docs/strong-ai.md, "Chizhou, hopeless hands, 2026-12-03"): a measuring switch."""
+three normal AIs (docs/strong-ai-rounds.md, "Chizhou, hopeless hands, 2026-12-03"): a measuring switch."""

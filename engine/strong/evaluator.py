@@ -112,7 +112,7 @@ FLUSH_RATE = 700
 """A one-suit plan's chance: this share (/1000) of the measured chance one step further (only one suit serves)."""
 WUHU_HUN = False
 """Wuhu: price the 混一色 play (one suit and 红中, :func:`engine.strong.wuhu.hun_chance`) beside the 清一色, its play
-keeping the margin when it is worth most. Measured and not kept (docs/strong-ai.md: as many 子 as without it)."""
+keeping the margin when it is worth most. Measured and not kept (docs/strong-ai-rounds.md: as many 子 as without it)."""
 PLAN_ITEMS = {"wuhu": "qing_yi_se", "hefei": "qingyise", "chizhou": "qingyise"}
 """The scorer's item a "flush" plan aims at, per variant (the review names it)."""
 PUNGS_ITEMS = {"chizhou": "duiduihu"}
@@ -260,28 +260,28 @@ where the one claimed meld of a hand (H2) also costs 门清 10. Measured on 2,00
 that pungs by its price: +0.15 子 a hand (paired, ± 0.21; +0.10 and +0.13 on 600 and 1,000 deals)."""
 DEAL_IN_COST: dict[str, float] = {}
 """Per variant: a multiplier on the 子 a deal-in costs (:meth:`Know.danger`, so the evaluator's and the look-ahead's
-prices alike); 1 where absent. A switch for measuring (docs/strong-ai.md, the seventh round)."""
+prices alike); 1 where absent. A switch for measuring (docs/strong-ai-rounds.md, the seventh round)."""
 FAR_DEAL_IN_COST: dict[str, tuple[int, float]] = {}
 """Per variant: (distance, factor): a discard that leaves the hand at least that many steps from a legal win ranks
 with its deal-in cost times the factor (:func:`_discard_option`; the price the review shows, ``Option.ev``, keeps
-the cost as read). A switch for measuring; no variant uses it (docs/strong-ai.md, Hefei's fifteenth round: the
+the cost as read). A switch for measuring; no variant uses it (docs/strong-ai-rounds.md, Hefei's fifteenth round: the
 strong AI's pushes three or more steps away lost 0.39 子 each where +0.60 was priced, but Hefei at (3, 20) made
 -0.07 ± 0.16 子 a hand on 2,000 duel deals)."""
 MARGIN_FLOOR = 0.02
 """子 the normal AI's choice keeps besides its share :data:`PRIOR` of its ev (a hand of little ev still keeps some)."""
 PRIOR_FAR: dict[str, float] = {}
 """Per variant: the margin the normal AI's choice keeps when it leaves the hand further from ready than the
-look-ahead looks (``lookahead.MAX_D``), in place of the variant's margin. A switch for measuring (docs/strong-ai.md,
+look-ahead looks (``lookahead.MAX_D``), in place of the variant's margin. A switch for measuring (docs/strong-ai-rounds.md,
 the seventh round); no variant uses it."""
 PRIOR_BY_DANGER: dict[str, tuple[float, float]] = {}
 """Per variant: (safer, riskier): the margin the normal AI's choice keeps against a discard less / more likely to
-deal in than it, in place of the one margin (:func:`_margin_by_danger`). A switch for measuring (docs/strong-ai.md,
+deal in than it, in place of the one margin (:func:`_margin_by_danger`). A switch for measuring (docs/strong-ai-rounds.md,
 the seventh round); no variant uses it."""
 PASS_PRIOR: dict[str, float] = {"wuhu": 0.0}
 """Per variant: the margin the normal AI's pass keeps against a pung or kong offered on a discard (where the normal AI
 passes, the strong AI's claim must beat the pass by this share of the pass's ev, besides :data:`MARGIN_FLOOR`), in
 place of the variant's margin. Wuhu 0: its pungs beyond the normal AI's gained (a Wuhu pung gives up no concealed
-hand's extra), and with no margin for the pass +0.11 子 a hand (± 0.11) on 2,000 duel deals (docs/strong-ai.md,
+hand's extra), and with no margin for the pass +0.11 子 a hand (± 0.11) on 2,000 duel deals (docs/strong-ai-rounds.md,
 Wuhu's fifteenth round)."""
 ALARM_FACTOR: dict[str, dict[str, float]] = {"wuhu": WUHU_ALARM_FACTOR}
 """Per variant with alarms: "alarm:class" -> the factor on the rest of the danger model of a discard against a seat
@@ -315,20 +315,20 @@ absent."""
 FAR_VALUE: dict[str, float] = {}
 """Per variant: the factor on the value of a win of a hand not ready on the plain plan (:meth:`Know.hand_value`), the
 same for every distance, so that the level of such hands against a deal-in's cost moves and their ranking among
-themselves does not; 1 where absent. A switch for measuring (docs/strong-ai.md, the thirteenth round: Wuhu at the
+themselves does not; 1 where absent. A switch for measuring (docs/strong-ai-rounds.md, the thirteenth round: Wuhu at the
 measured 1.45 lost); no variant uses it."""
 KONG_VALUE: dict[str, tuple[float, float]] = {}
 """Per variant: (exposed, concealed): 子 a plain win of a hand not ready gains for each kong among its melds, at the
 rules' smaller stakes (Wuhu 315; 525 pays twice), added to the typical plain value (:meth:`Know.hand_value`; a ready
 hand's winning tiles are priced by the scorer, kongs in). Wuhu's 杠番 (W9: 明杠 1, 暗杠 2 from each of the three
 payers of every win, W10) is in no typical hand's value, so a kong made or held short of ready is priced as none. A
-switch for measuring; no variant uses it (docs/strong-ai.md, Wuhu's sixteenth round: Wuhu at (3, 6) made -0.03 ±
+switch for measuring; no variant uses it (docs/strong-ai-rounds.md, Wuhu's sixteenth round: Wuhu at (3, 6) made -0.03 ±
 0.07 子 a hand on duel deals 0..999, 36 deals played differently)."""
 READY_TILES_POW: dict[str, float] = {"wuhu": 0.4}
 """Per variant: the power of a ready hand's winning tiles against a typical ready hand's (capped at 1.8 times) in its
 chance to win (:meth:`Know.hand_value`); 0.6 where absent. Wuhu 0.4: four normal AIs' ready hands won as that power
 says by their unseen winning tiles (within 0.95-1.05 for one to eight on held-out deals), where 0.6 read a ready
-hand of one or two such tiles 1.2-1.3 times low (``python -m benchmarks.calibrate_ready_tiles``, docs/strong-ai.md,
+hand of one or two such tiles 1.2-1.3 times low (``python -m benchmarks.calibrate_ready_tiles``, docs/strong-ai-rounds.md,
 the fourteenth round)."""
 HAILAO: dict[str, tuple[float, ...]] = {"hefei": HEFEI_HAILAO_REACH}
 """Per variant with a last-four phase where a self-draw pays more (Hefei's 海捞, H5, H7: +10 from each payer): own
@@ -712,7 +712,7 @@ class Know:
                 best = HandValue(p, value, "", 0)
         if best is None:
             d, u, typ, p = self.far_chance(c, n_melds, sh, key, turns)
-            # the chance learned from self-play (learned.py; off: docs/strong-ai.md, the sixth round)
+            # the chance learned from self-play (learned.py; off: docs/strong-ai-rounds.md, the sixth round)
             if VALUE_LEARNED.get(self.variant) and learned_mod.MIN_D <= d <= learned_mod.MAX_D:
                 if self._learned is None:
                     self._learned = LearnedReader(self.view, self.seat, me.ai.bazhi, sp or me.seven_pairs)

@@ -37,7 +37,7 @@ LEARNED = False
 :mod:`engine.strong.calibration_hefei`) instead of the product of measured factors with :data:`WAYS_FACTOR`.
 Measured and off: it tells the tiles that deal in apart better on held-out deals, but the strong AI playing with it
 made -0.03 子 a hand (± 0.15, 2,000 duel deals of seed 0, paired): it dealt in less (14.3% of its hands against
-15.3%) and won less (27.2% against 27.6%); docs/strong-ai.md, Hefei's fifth round."""
+15.3%) and won less (27.2% against 27.6%); docs/strong-ai-rounds.md, Hefei's fifth round."""
 
 WAYS_EDGES: tuple[int, ...] = (1, 4, 9, 16, 25, 36)
 """The bucket of :func:`wait_ways` is the number of these edges it reaches (0 .. 6)."""

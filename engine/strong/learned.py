@@ -13,7 +13,7 @@ ready, labelled by whether that seat went on to win the hand.
 
 Measured and off (:data:`VALUE_LEARNED`): it predicts the wins of held-out deals better than the table's chance and
 ranks the options of a decision a little better when they are played out, but the strong AI playing with it did not
-gain beyond the noise (it dealt in more: docs/strong-ai.md, the sixth round).
+gain beyond the noise (it dealt in more: docs/strong-ai-rounds.md, the sixth round).
 
 The seat's part (dealer, the other seats) is summed once per decision (:class:`Reader`), a suit's reading once per
 process (:func:`suit_shape`), so a price costs a few dictionary look-ups.

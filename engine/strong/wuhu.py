@@ -113,7 +113,7 @@ KEEP_SIHE = False
 """The one-suit plays keep a fourth copy that may sit in a run (四核, a 嘴子: with 混一色 a 交, with 清一色 an extra
 嘴子, W6-W8) instead of a kong (a claimed fourth copy is punged, the held one kept). A better play on its own
 (``calibrate_wuhu_flush.py --keep-sihe``: the 清一色 play makes a 交 in 1.8% of hands instead of 1.3% and loses 2.36 子 a
-hand instead of 3.1, 20,000 hands), but the strong AI with it and its table won no more in the duel (docs/strong-ai.md):
+hand instead of 3.1, 20,000 hands), but the strong AI with it and its table won no more in the duel (docs/strong-ai-rounds.md):
 off, so the tables are those of the play that kongs."""
 
 
@@ -201,7 +201,7 @@ def flush_chance(c: Sequence[int], n_melds: int, meld_suits: Sequence[int], meld
 # 对对胡 (a 嘴子, W6) of one suit and 红中: with 混一色 (one suit + 红中) two 嘴子 = 1 交, with 清一色 a 交 and an
 # extra 嘴子 (W8). Wuhu has no chi and a pung may be claimed from any seat, so a pair is half a pung. Measured by
 # ``benchmarks/calibrate_wuhu_flush.py --plan pungs`` (engine/strong/calibration_wuhu_pungs.py); priced beside the
-# 清一色 plan it gained nothing in the duel (docs/strong-ai.md), so the evaluator does not use it.
+# 清一色 plan it gained nothing in the duel (docs/strong-ai-rounds.md), so the evaluator does not use it.
 
 
 

@@ -586,7 +586,7 @@ async def test_review_card_lists_the_costly_choices_and_charges_no_kong_premium(
     """B's hand in the Wuhu match (chair 2, played by the normal AI): the strong AI chooses otherwise twice. At step
     40 B konged 7m where the AI discards 8p: the card said B's choice was "no worse", because the kong's price
     carried the strong AI's tie-break premium (0.4 子, which only ranks its choices); priced as the hand it leaves, the
-    kong is 0.3 子 worse (0.2 before a ready hand's winning tiles were read at the measured power, docs/strong-ai.md,
+    kong is 0.3 子 worse (0.2 before a ready hand's winning tiles were read at the measured power, docs/strong-ai-rounds.md,
     the fourteenth round). Through the AI review button, in the clicker's language: the message is the review's summary,
     the card sent is the card of the engine's review of the stored hand, and on it both costly choices' rows (the
     loss, both prices, the reason), every line whole."""
@@ -682,7 +682,7 @@ async def test_risky_tiles_against_one_seat_count_at_most_one_deal_in(
     deal-in: the three could have cost one deal-in at most (1.0 子: what it pays beyond what the rest of the hand
     would have cost, and the hand it ends). Through /replay and its buttons, in the clicker's language: every row
     keeps its own loss, the total counts the three as one deal-in, a line under them says so with the figures, and the
-    match review's total is the hand's with the same 0.1 子 less. (Until the tenth round of docs/strong-ai.md this
+    match review's total is the hand's with the same 0.1 子 less. (Until the tenth round of docs/strong-ai-rounds.md this
     was seed once253 as the normal AI played it, two tiles at 49% and 52% to deal in against 12%: read truer, 18% and
     19% against 6%, the AI's choice is no longer the safer one but the faster. Until the round "Danger prices, second
     pass" four tiles were charged 0.5, 0.7, 0.6 and 0.4 against a deal-in of 1.8.)"""

@@ -334,7 +334,7 @@ def test_the_loss_of_a_plain_play_against_the_flush_plan_is_the_prices_differenc
     # danger), not of the prices with the margin the AI's choice keeps when it decides (before: 10.0 子 for 3.9; 4.4
     # since the ready plain hand and the 清一色 a step away are priced over the next draw, engine/strong/lookahead.py;
     # 7.6 since a ready hand's chance is the one measured on the strong AI's play, engine/strong/calibration_win.py;
-    # 7.9 since its winning tiles are read at the measured power, READY_TILES_POW: docs/strong-ai.md, the fourteenth
+    # 7.9 since its winning tiles are read at the measured power, READY_TILES_POW: docs/strong-ai-rounds.md, the fourteenth
     # round; 7.5 since Wuhu's READY_WIN was measured again with that power, the fifteenth round)
     from engine.strong.evaluator import Know
 
@@ -436,7 +436,7 @@ def test_a_discard_that_may_deal_in_is_called_unsafe_not_a_weaker_shape():
     """Wuhu, step 41: the player's discard deals in to South (alarmed) 13% of the time (the AI's: 6%), and that is most
     of what it costs (the danger and the win a deal-in gives up); the card said "better shape" (the AI's hand is a
     step further from ready, with 29 useful tiles against the player's 7), as the danger alone was under half the loss.
-    (Until the tenth round of docs/strong-ai.md this was seed d2's hand 2, step 37, then seed d37's hand 2, step 64,
+    (Until the tenth round of docs/strong-ai-rounds.md this was seed d2's hand 2, step 37, then seed d37's hand 2, step 64,
     until the round "Danger prices, second pass": a deal-in to an ordinary Wuhu seat now costs about what the rest of
     the hand would have cost anyway, and that discard is called a bigger loss than its danger; then seed d89's hand 2,
     step 57, until Wuhu's fifteenth round, whose pungs play that hand differently.)"""
@@ -458,7 +458,7 @@ def test_a_deal_in_against_an_alarm_names_the_alarm_and_what_it_costs():
     three, 包). The card said whom the tile was dangerous against and the chances, not why South was a threat nor
     what a deal-in costs; the figures are the evaluator's (the chance and cost of the player's discard, from the
     seat's view at that step). (Seed al5's step 25 until the round "Danger prices, second pass" of
-    docs/strong-ai.md: its deal-in now costs what the rest of the hand would have cost anyway, a shape loss; seed
+    docs/strong-ai-rounds.md: its deal-in now costs what the rest of the hand would have cost anyway, a shape loss; seed
     d89's hand 2, step 57, until Wuhu's fifteenth round, whose pungs play that hand differently.)"""
     from engine.strong import evaluate
     from render.replay import describe_reason

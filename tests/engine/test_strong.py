@@ -905,7 +905,7 @@ def test_a_ready_hands_chance_is_the_one_measured_on_the_strong_ais_play(monkeyp
 
 
 def test_the_far_value_switch_scales_only_the_value_of_a_hand_not_ready(monkeypatch):
-    # docs/strong-ai.md, the thirteenth round: FAR_VALUE (a measuring switch, no variant uses it) multiplies the value
+    # docs/strong-ai-rounds.md, the thirteenth round: FAR_VALUE (a measuring switch, no variant uses it) multiplies the value
     # of a win of a hand not ready on the plain plan, the same at every distance; a ready hand's price and every
     # chance stay, and a discard's danger is charged as before
     from engine.strong import evaluator as ev_mod
@@ -925,7 +925,7 @@ def test_the_far_value_switch_scales_only_the_value_of_a_hand_not_ready(monkeypa
 
 
 def test_wuhu_ready_chance_reads_the_winning_tiles_at_the_measured_power(monkeypatch):
-    # docs/strong-ai.md, the fourteenth round: a Wuhu ready hand's chance reads its winning tiles against a typical
+    # docs/strong-ai-rounds.md, the fourteenth round: a Wuhu ready hand's chance reads its winning tiles against a typical
     # ready hand's at the power 0.4 (READY_TILES_POW), as four normal AIs' ready hands won; at 0.6 a narrow wait was
     # read 1.2-1.3 times low against a wide one. 444m235677889p99s: letting 2p go waits on 4p alone (压档 4, 25 子), letting 5p go on
     # 1p/4p (16 子, the normal AI's choice). At 0.4 the strong AI takes the 压档; at 0.6 the normal AI's choice kept
@@ -970,7 +970,7 @@ def test_the_ready_tiles_calibration_reads_the_evaluators_chance():
 
 
 def test_a_ready_hefei_hand_near_the_last_four_is_worth_its_hailao_self_draw(monkeypatch):
-    # docs/strong-ai.md, Hefei's fourteenth round: a self-draw in the last four tiles (海捞, H5 / H7) pays 10 子 more
+    # docs/strong-ai-rounds.md, Hefei's fourteenth round: a self-draw in the last four tiles (海捞, H5 / H7) pays 10 子 more
     # from each payer; the scorer prices a ready hand's winning tiles as ordinary self-draws, so the value of a ready hand
     # adds the share of hands that go on to the last four (by own draws left, measured) x its self-drawn winning
     # tiles' share x the bonus. Late in the hand it is a large part of the value, early almost nothing.
@@ -1005,7 +1005,7 @@ def test_the_kong_value_switch_adds_a_wuhu_kong_s_gang_fan_to_a_hand_not_ready(m
     # the kong in already. With the switch the options not ready gain that much value, the same chance and danger
     from engine.strong import evaluator as ev_mod
 
-    assert "wuhu" not in ev_mod.KONG_VALUE  # measured and not kept (docs/strong-ai.md, Wuhu's sixteenth round)
+    assert "wuhu" not in ev_mod.KONG_VALUE  # measured and not kept (docs/strong-ai-rounds.md, Wuhu's sixteenth round)
     kong = {"kind": "concealed_kong", "tile": 0, "tiles": [0] * 4, "fed_by": None, "claimed": None, "added": False}
     v = _view("wuhu", "2345m1358p19s", melds=[[kong], [], [], []], wall=60)
     monkeypatch.setitem(ev_mod.KONG_VALUE, "wuhu", (0.0, 0.0))

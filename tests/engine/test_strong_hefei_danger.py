@@ -1,6 +1,6 @@
 """Hefei's learned danger model (``engine/strong/hefei.py`` ``DangerReader``, weights in
 ``engine/strong/calibration_hefei.py``): every feature is read from the discarder's view as the table played it, and
-the strong AI, when it plays with the model (``engine.strong.hefei.LEARNED``, measured and off: docs/strong-ai.md),
+the strong AI, when it plays with the model (``engine.strong.hefei.LEARNED``, measured and off: docs/strong-ai-rounds.md),
 prices a discard by it and still reads nothing its seat cannot see."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The strong AI's measuring switches (docs/strong-ai.md, the seventh round): off, they change nothing; on, they move
+"""The strong AI's measuring switches (docs/strong-ai-rounds.md, the seventh round): off, they change nothing; on, they move
 the strong AI's prices only, never the normal AI's play (the baseline every figure is measured against)."""
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def test_the_wuhu_pass_keeps_no_margin_so_the_strong_ai_pungs_where_the_normal_a
     """Wuhu, four strong AIs, duel deal 0 of seed 0, 46 tiles left: chair 2 (34m123379p34578s, no meld) is offered
     3p. The normal AI passes; the pung's price (about 2.83 子) is a hair above the pass's (about 2.81). With the pass
     keeping the normal AI's 30% margin (engine.strong.evaluator.PASS_PRIOR without Wuhu) the strong AI passes; with
-    Wuhu's PASS_PRIOR 0 (the pass keeps only the margin's floor: docs/strong-ai.md, Wuhu's fifteenth round) it pungs.
+    Wuhu's PASS_PRIOR 0 (the pass keeps only the margin's floor: docs/strong-ai-rounds.md, Wuhu's fifteenth round) it pungs.
     The prices and the normal AI's play do not change."""
 
     assert evaluator.PASS_PRIOR.get("wuhu") == 0.0
