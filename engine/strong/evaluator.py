@@ -7,7 +7,8 @@ For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to
   seat's draws still to come (and the others' discards, where a discard may be won on) with a small per-turn chance
   that someone else wins first;
 - **the value of winning**: when ready, every winning tile is scored by the variant's own scorer (self-drawn and on
-  a discard, weighted by the copies still unseen); before that, the value of the shape the hand aims at (a plain
+  a discard, weighted by the copies still unseen, in Hefei and Wuhu times how often a kind of their class comes:
+  :data:`WAIT_FACTORS`); before that, the value of the shape the hand aims at (a plain
   win, or a one-suit hand: Wuhu's 清一色 交, Hefei's 清一色 x3, Chizhou's 清一色 / 混一色 蜡子) is the scorer's
   value of a typical such hand, cached; the best plan counts;
 - **the risk and cost of dealing in** (a discard only): for each other seat, how likely it is ready (its melds, its
@@ -348,8 +349,8 @@ class (:func:`engine.strong.waits.wait_class`: the copies the other seats discar
 count, :mod:`engine.strong.calibration_waits`) to that power (0: every copy alike), the factors of the unseen copies
 scaled to a mean of 1 in each view (:meth:`Know.wait_factors`). Absent: every unseen copy alike. Hefei and Wuhu: a
 truer price at no measured loss (four normal AIs' ready hands on held-out deals: log-loss 0.6645 -> 0.6493 in Hefei,
-0.6540 -> 0.6476 in Wuhu; the duel +0.003 +- 0.079 子 a hand in Hefei over 2,000 deals; docs/strong-ai.md, the round
-"Which winning tiles come")."""
+0.6540 -> 0.6476 in Wuhu; the duel +0.003 ± 0.079 子 a hand in Hefei, +0.010 ± 0.076 in Wuhu over 2,000 deals;
+docs/strong-ai-rounds.md, the round "Which winning tiles come")."""
 READY_TURNS = (0, 3, 6, 9, 12)
 """The bands of own draws left of :data:`READY_WIN`."""
 

@@ -1022,7 +1022,7 @@ def test_the_kong_value_switch_adds_a_wuhu_kong_s_gang_fan_to_a_hand_not_ready(m
 
 
 def test_a_ready_wait_on_a_suit_the_others_throw_is_priced_above_one_they_keep(monkeypatch):
-    # docs/strong-ai.md, the round "Which winning tiles come": a ready hand's winning tiles are weighted by the
+    # docs/strong-ai-rounds.md, the round "Which winning tiles come": a ready hand's winning tiles are weighted by the
     # measured factor of their class (engine/strong/waits.py, engine/strong/calibration_waits.py). Hefei, the wall
     # at 30: the three other seats have thrown 筒 and no 条 (each keeps 条, by a river of six with none of it). Four
     # 万 sets and 5p 5s: letting 5s go waits on 5p, letting 5p go waits on 5s, three unseen copies each and the same
