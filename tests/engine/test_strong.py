@@ -1053,3 +1053,19 @@ def test_a_ready_wait_on_a_suit_the_others_throw_is_priced_above_one_they_keep(m
     flat = evaluate(v, 0)
     f_p, f_s = flat.of(on_p.action), flat.of(on_s.action)
     assert f_p is not None and f_s is not None and f_p.win == pytest.approx(f_s.win)
+
+
+def test_the_waits_calibration_counts_every_discard_and_draw_once():
+    # benchmarks/calibrate_waits.py: every copy the other seats discard and the seat draws was unseen from its view,
+    # so the flat count (u / U of each discard and draw) adds up to what happened, over all the classes; the factors
+    # it fits keep the mean 1 over the predicted copies, and the classes are the evaluator's (wait_classes)
+    from benchmarks.calibrate_waits import collect, fit
+    from engine.strong.calibration_waits import RON_FACTOR
+
+    every, waits = collect("hefei", 0, 3, "wait", "window")
+    assert sum(c[0] for c in every.values()) == pytest.approx(sum(c[1] for c in every.values()))
+    assert sum(c[2] for c in every.values()) == pytest.approx(sum(c[3] for c in every.values()))
+    assert set(waits) <= set(every) and set(every) <= set(RON_FACTOR["hefei"])
+    ron, own = fit(every)
+    for fac, p in ((ron, 1), (own, 3)):
+        assert sum(c[p] * fac[k] for k, c in every.items()) == pytest.approx(sum(c[p] for c in every.values()), rel=1e-3)
