@@ -1,7 +1,8 @@
 """How much a ready hand's winning tiles change its chance to win, against what happened (run by hand, niced; about
 two minutes per 1,200 hands on a loaded machine).
 
-``python -m benchmarks.calibrate_ready_tiles [--variant wuhu] [--hands N] [--seed rw] [--first 0] [--powers 0.3,0.4,0.6,1]``
+``python -m benchmarks.calibrate_ready_tiles [--variant wuhu] [--hands N] [--seed rw] [--first 0] [--powers 0.3,0.4,0.6,1]
+[--waits on|off]``
 
 Four normal AIs play N one-hand deals (``Table.new(variant, "{seed}:{i}")``). After every discard that leaves the
 discarder ready (the normal AI's distance 0: shanten and 八支), the discarder's own evaluator
@@ -12,7 +13,9 @@ then whether the seat went on to win the hand. For each power p of :data:`engine
 it prints the chance the evaluator gives (``chance x min(1.8, max(0.15, tiles / 6)) ** p``, before the factor
 ``READY_WIN`` measured on the strong AI's own play) against the wins, by the unseen winning tiles self-drawn (1-2,
 3-4, 5-6, 7-8, 9+) and over all, and the mean log-loss (lower: the chance tells the hands that win from those that
-do not better). The states of one hand share its outcome (the seat-hands are counted too).
+do not better). The states of one hand share its outcome (the seat-hands are counted too). ``--waits on`` / ``off``:
+the winning tiles weighted by the measured factors of their class (:data:`engine.strong.evaluator.WAIT_FACTORS` at
+1, 1) or every unseen copy alike, whatever the variant's switch says (default: as the evaluator has it).
 """
 
 from __future__ import annotations
@@ -109,7 +112,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--seed", default="rw")
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--powers", default="0.3,0.4,0.5,0.6,0.8,1.0")
+    ap.add_argument("--waits", choices=("on", "off"))
     args = ap.parse_args(argv)
+    if args.waits is not None:
+        from engine.strong import evaluator
+
+        evaluator.WAIT_FACTORS.pop(args.variant, None)
+        if args.waits == "on":
+            evaluator.WAIT_FACTORS[args.variant] = (1.0, 1.0)
     rows = collect(args.variant, args.hands, args.seed, args.first)
     report(rows, [float(x) for x in args.powers.split(",")])
 

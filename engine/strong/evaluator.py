@@ -7,7 +7,8 @@ For every choice the evaluator looks at the hand it leaves (a 3n+1 hand still to
   seat's draws still to come (and the others' discards, where a discard may be won on) with a small per-turn chance
   that someone else wins first;
 - **the value of winning**: when ready, every winning tile is scored by the variant's own scorer (self-drawn and on
-  a discard, weighted by the copies still unseen); before that, the value of the shape the hand aims at (a plain
+  a discard, weighted by the copies still unseen, in Hefei and Wuhu times how often a kind of their class comes:
+  :data:`WAIT_FACTORS`); before that, the value of the shape the hand aims at (a plain
   win, or a one-suit hand: Wuhu's 清一色 交, Hefei's 清一色 x3, Chizhou's 清一色 / 混一色 蜡子) is the scorer's
   value of a typical such hand, cached; the best plan counts;
 - **the risk and cost of dealing in** (a discard only): for each other seat, how likely it is ready (its melds, its
@@ -65,6 +66,8 @@ from .calibration_hailao import BONUS as HEFEI_HAILAO_BONUS
 from .calibration_hailao import REACH as HEFEI_HAILAO_REACH
 from .calibration_hefei_melds import MELD_FACTOR as HEFEI_MELD_FACTOR
 from .calibration_self_share import SELF_SHARE as MEASURED_SELF_SHARE
+from .calibration_waits import RON_FACTOR as WAITS_RON_FACTOR
+from .calibration_waits import SELF_FACTOR as WAITS_SELF_FACTOR
 from .calibration_win import READY_FACTOR
 from .calibration_wuhu import FLUSH_WIN as WUHU_FLUSH_WIN
 from .calibration_wuhu_alarm import ALARM_FACTOR as WUHU_ALARM_FACTOR
@@ -88,6 +91,7 @@ from .lookahead import kept_shanten
 from .lookahead import one_away as lookahead_one_away
 from .lookahead import refine as lookahead_refine
 from .lookahead import wait_payments as lookahead_wait_payments
+from .waits import wait_classes
 from .wuhu import FLUSH_PRIOR as WUHU_FLUSH_PRIOR
 from .wuhu import alarm_bao, alarm_class, alarm_kind, wall_third
 from .wuhu import flush_chance as wuhu_flush_chance
@@ -339,6 +343,14 @@ of its wins that come there: that share x its self-drawn winning tiles' share of
 HAILAO_BONUS: dict[str, float] = {"hefei": HEFEI_HAILAO_BONUS}
 """Per variant: 子 a 海捞 self-draw adds (10 from each of three payers) times the share of seats whose own draw in the
 last four comes (no other seat won there before it)."""
+WAIT_FACTORS: dict[str, tuple[float, float]] = {"hefei": (1.0, 1.0), "wuhu": (1.0, 1.0)}
+"""Per variant: (on a discard, self-drawn): a ready hand's winning tiles weighted by the measured factor of their
+class (:func:`engine.strong.waits.wait_class`: the copies the other seats discard and the seat draws against the flat
+count, :mod:`engine.strong.calibration_waits`) to that power (0: every copy alike), the factors of the unseen copies
+scaled to a mean of 1 in each view (:meth:`Know.wait_factors`). Absent: every unseen copy alike. Hefei and Wuhu: a
+truer price at no measured loss (four normal AIs' ready hands on held-out deals: log-loss 0.6645 -> 0.6493 in Hefei,
+0.6540 -> 0.6476 in Wuhu; the duel +0.003 ± 0.079 子 a hand in Hefei, +0.010 ± 0.076 in Wuhu over 2,000 deals;
+docs/strong-ai-rounds.md, the round "Which winning tiles come")."""
 READY_TURNS = (0, 3, 6, 9, 12)
 """The bands of own draws left of :data:`READY_WIN`."""
 
@@ -442,6 +454,7 @@ class Know:
         self._mean: dict[tuple[str, bool], float] = {}  # mean_value, per plan and concealed / open
         self._plan: dict[tuple[str, bool], tuple[float, float | None]] = {}  # plan_value, the same way
         self._learned: LearnedReader | None = None  # the learned chance to win (learned.py), built at its first use
+        self._wait_f: tuple[list[float], list[float]] | None = None  # wait_factors, built at its first use
 
     # -------------------------------------------------------------- values
     def rep(self, plan: str, is_open: bool, winner: int, discarder: int | None) -> tuple[int, int, int, int] | None:
@@ -458,28 +471,51 @@ class Know:
             got = self._plan[(plan, is_open)] = (float(s[w]) if s else 1.0), (float(r[w]) if r else None)
         return got
 
+    def wait_factors(self) -> tuple[list[float], list[float]] | None:
+        """Per kind, (on a discard, self-drawn): how much likelier than another unseen copy one of its copies is to be
+        another seat's discard / this seat's draw (:data:`WAIT_FACTORS`: the measured factor of its class to the
+        variant's power, scaled so that the unseen copies' mean is 1); None: every copy alike. Kept for the view."""
+        pw = WAIT_FACTORS.get(self.variant)
+        if pw is None:
+            return None
+        if self._wait_f is None:
+            cls = wait_classes(self.view, self.seat, self.full_wall)
+            u = self.unseen
+            out = []
+            for tab, p in ((WAITS_RON_FACTOR.get(self.variant, {}), pw[0]),
+                           (WAITS_SELF_FACTOR.get(self.variant, {}), pw[1])):
+                f = [tab.get(cls[k], 1.0) ** p for k in range(NUM_KINDS)]
+                tot = sum(u[k] * f[k] for k in range(NUM_KINDS))
+                scale = self.U / tot if tot > 0 else 1.0
+                out.append([x * scale for x in f])
+            self._wait_f = (out[0], out[1])
+        return self._wait_f
+
     def tenpai(self, c: Sequence[int], melds: tuple[Meld, ...], kong_draw: bool = False
                ) -> tuple[float, float, float, float]:
         """A ready hand's winning tiles priced by the scorer: (q_self, v_self, q_ron, v_ron): the chance a draw wins
-        and its mean value, the same for a discard."""
+        and its mean value, the same for a discard (each unseen copy weighted by :meth:`wait_factors` where the
+        variant has them)."""
         key = (tuple(c), melds)
         got = self._tenpai_cache.get(key)
         if got is not None:
             return got
-        ns = nr = 0
+        ns = nr = 0.0
         vs = vr = 0.0
+        wf = self.wait_factors()
         # every winning kind's payments, kept per process (engine/strong/lookahead.py); a kind counts when unseen
         for k, ps, r1, r2 in lookahead_wait_payments(self, c, melds, kong_draw):
             u = self.unseen[k]
             if not u:
                 continue
+            us, ur = (u * wf[1][k], u * wf[0][k]) if wf is not None else (u, u)
             if ps is not None:
-                ns += u
-                vs += u * ps
+                ns += us
+                vs += us * ps
             for r in (r1, r2):
                 if r is not None:
-                    nr += u
-                    vr += u * r
+                    nr += ur
+                    vr += ur * r
         out = (ns / self.U, vs / ns if ns else 0.0, nr / 2 / self.U, vr / nr if nr else 0.0)
         self._tenpai_cache[key] = out
         return out

@@ -335,7 +335,9 @@ def test_the_loss_of_a_plain_play_against_the_flush_plan_is_the_prices_differenc
     # since the ready plain hand and the 清一色 a step away are priced over the next draw, engine/strong/lookahead.py;
     # 7.6 since a ready hand's chance is the one measured on the strong AI's play, engine/strong/calibration_win.py;
     # 7.9 since its winning tiles are read at the measured power, READY_TILES_POW: docs/strong-ai-rounds.md, the fourteenth
-    # round; 7.5 since Wuhu's READY_WIN was measured again with that power, the fifteenth round)
+    # round; 7.5 since Wuhu's READY_WIN was measured again with that power, the fifteenth round; 7.3 since a ready
+    # hand's winning tiles are weighted by how often their class comes, WAIT_FACTORS: the round "Which winning tiles
+    # come")
     from engine.strong.evaluator import Know
 
     t = _wuhu_dealer("14455667888m123s")
@@ -350,7 +352,7 @@ def test_the_loss_of_a_plain_play_against_the_flush_plan_is_the_prices_differenc
 
     assert d.played.ev == pytest.approx(price(d.played), abs=1e-9)
     assert d.ai.ev == pytest.approx(price(d.ai), abs=1e-9)
-    assert d.cost == round(price(d.ai) - price(d.played), 1) == 7.5
+    assert d.cost == round(price(d.ai) - price(d.played), 1) == 7.3
 
 
 def test_a_hefei_pung_short_of_ready_is_explained_by_the_menqing_it_gives_up():
@@ -494,16 +496,17 @@ def test_an_honour_that_feeds_another_seats_hua_is_said_so():
 def test_a_pung_that_makes_the_hand_ready_says_so():
     """Hefei, step 20: passing the 8s that would have made the hand ready (the AI pungs it). The card said only
     "faster hand: 68% to win against 13%"; it now says the pung was ready and the pass one from it (55%: a ready hand's
-    chance as measured on the strong AI's own play, engine/strong/calibration_win.py)."""
+    chance as measured on the strong AI's own play, engine/strong/calibration_win.py; 50% since its winning tiles are
+    weighted by how often their class comes, WAIT_FACTORS)."""
     from render.replay import describe_reason
 
     _r, rv = _reviewed("hefei", "r24")
     d = rv.at(20)
     assert d is not None and d.played.action.type == "pass" and d.ai.action.type == "pung"
     assert (d.ai.shanten, d.played.shanten, d.reason) == (0, 1, "faster")
-    assert describe_reason(d, "en") == "faster hand: ready against 1 shanten, 55% to win against 13%"
-    assert describe_reason(d, "zh") == "更快的牌：听牌 对 1 向听，和牌机会 55% 对 13%"
-    assert describe_reason(d, "zh-TW") == "更快的牌：聽牌 對 1 向聽，和牌機會 55% 對 13%"
+    assert describe_reason(d, "en") == "faster hand: ready against 1 shanten, 50% to win against 13%"
+    assert describe_reason(d, "zh") == "更快的牌：听牌 对 1 向听，和牌机会 50% 对 13%"
+    assert describe_reason(d, "zh-TW") == "更快的牌：聽牌 對 1 向聽，和牌機會 50% 對 13%"
 
 
 def _one_hand(variant: str, seed: str, difficulty: str, act_for_seat0) -> HandReplay:
@@ -634,16 +637,17 @@ def test_a_declined_kong_is_charged_only_its_real_difference():
 def test_a_bigger_ready_hand_names_what_its_win_scores():
     """Wuhu, step 31: two discards that both leave the hand ready; the AI keeps 1p-9p whole, and its win scores 通天
     (the straight, a 嘴子) that the player's does not. The card said only "bigger hand: worth 25.8 子 against 18.3
-    when won"; it names the item the scorer gives the AI's win (Hefei alike: 支 and 暗活)."""
+    when won"; it names the item the scorer gives the AI's win (Hefei alike: 支 and 暗活). (25.5 against 18.1 since a
+    ready hand's winning tiles are weighted by how often their class comes, WAIT_FACTORS.)"""
     from render.replay import describe_reason
 
     _r, rv = _reviewed("wuhu", "r24")
     d = rv.at(31)
     assert d is not None and (d.reason, d.item, d.played.shanten, d.ai.shanten) == ("bigger", "", 0, 0)
     assert [i.code for i in d.gains] == ["tong_tian"]
-    assert describe_reason(d, "zh") == "更大的牌：通天，和了值 25.8 子 对 18.3 子"
-    assert describe_reason(d, "zh-TW") == "更大的牌：通天，和了值 25.8 子 對 18.3 子"
-    assert describe_reason(d, "en") == "bigger hand: straight 1-9, worth 25.8 子 against 18.3 when won"
+    assert describe_reason(d, "zh") == "更大的牌：通天，和了值 25.5 子 对 18.1 子"
+    assert describe_reason(d, "zh-TW") == "更大的牌：通天，和了值 25.5 子 對 18.1 子"
+    assert describe_reason(d, "en") == "bigger hand: straight 1-9, worth 25.5 子 against 18.1 when won"
     _r, rv = _reviewed("hefei", "d1", 0, _STRONG_OTHERS)
     d = rv.at(31)
     assert d is not None and [i.code for i in d.gains] == ["zhi", "anhuo"]
@@ -685,7 +689,8 @@ def test_the_price_of_passing_a_rob_does_not_count_the_robbed_tile_as_still_to_c
     to the kong as a tile still to draw (a winning one): "You: pass · 27.6 子 expected". It prices the pass as it
     prices the same hand once that 1m is shown in the kong: 27.5 子 (22.9 since a ready hand's chance is the one
     measured on the strong AI's own play, engine/strong/calibration_win.py; 23.0 since a ready hand's value counts its
-    海捞 self-draw, engine/strong/calibration_hailao.py)."""
+    海捞 self-draw, engine/strong/calibration_hailao.py; 23.8 since its winning tiles are weighted by how often their
+    class comes, WAIT_FACTORS)."""
     import copy
 
     from engine.strong.evaluator import evaluate
@@ -701,8 +706,8 @@ def test_the_price_of_passing_a_rob_does_not_count_the_robbed_tile_as_still_to_c
     shown["robbing"] = None
     priced = evaluate(shown, 3).of(Action("pass", 3))
     assert priced is not None and d.played.ev == pytest.approx(priced.ev) and d.played.win == pytest.approx(priced.win)
-    assert describe_priced(d.played, "en") == "pass · 23.0 子 expected"
-    assert describe_priced(d.played, "zh-TW") == "過 · 期望 23.0 子"
+    assert describe_priced(d.played, "en") == "pass · 23.8 子 expected"
+    assert describe_priced(d.played, "zh-TW") == "過 · 期望 23.8 子"
 
 
 def _rob_let_pass() -> HandReplay:

@@ -929,9 +929,11 @@ def test_wuhu_ready_chance_reads_the_winning_tiles_at_the_measured_power(monkeyp
     # ready hand's at the power 0.4 (READY_TILES_POW), as four normal AIs' ready hands won; at 0.6 a narrow wait was
     # read 1.2-1.3 times low against a wide one. 444m235677889p99s: letting 2p go waits on 4p alone (压档 4, 25 子), letting 5p go on
     # 1p/4p (16 子, the normal AI's choice). At 0.4 the strong AI takes the 压档; at 0.6 the normal AI's choice kept
-    # its margin
+    # its margin. (Every unseen copy alike: with the waits' factors, the round "Which winning tiles come", an edge 1p
+    # early in the hand comes more often than a middle 4p and the wide wait is the dearer.)
     from engine.strong import evaluator as ev_mod
 
+    monkeypatch.delitem(ev_mod.WAIT_FACTORS, "wuhu")
     k = lambda s: parse_hand(s).concealed[0]  # noqa: E731
     assert ev_mod.READY_TILES_POW["wuhu"] == 0.4
     v = _view("wuhu", "444m235677889p99s", wall=36)
@@ -1017,3 +1019,53 @@ def test_the_kong_value_switch_adds_a_wuhu_kong_s_gang_fan_to_a_hand_not_ready(m
     for o, o2 in far:
         assert o2 is not None and o2.win == o.win and o2.deal_in == o.deal_in
         assert o2.value == pytest.approx(o.value + 6.0)
+
+
+def test_a_ready_wait_on_a_suit_the_others_throw_is_priced_above_one_they_keep(monkeypatch):
+    # docs/strong-ai-rounds.md, the round "Which winning tiles come": a ready hand's winning tiles are weighted by the
+    # measured factor of their class (engine/strong/waits.py, engine/strong/calibration_waits.py). Hefei, the wall
+    # at 30: the three other seats have thrown 筒 and no 条 (each keeps 条, by a river of six with none of it). Four
+    # 万 sets and 5p 5s: letting 5s go waits on 5p, letting 5p go waits on 5s, three unseen copies each and the same
+    # 单骑 payments; the wait on the suit the others throw is the likelier win, and every copy alike gives both one
+    # chance.
+    from engine.strong import evaluator as ev_mod
+    from engine.strong.waits import wait_classes
+
+    k = lambda s: parse_hand(s).concealed[0]  # noqa: E731
+    rivers = [[], _river(["1p", "9p", "2p", "8p", "1m", "7p"]), _river(["9p", "1p", "3p", "8p", "9m", "2p"]),
+              _river(["7p", "1p", "9p", "2p", "3p", "8p"])]
+    v = _view("hefei", "123456789234m5p5s", rivers=rivers, wall=30)
+    cls = wait_classes(v, 0, ev_mod.Know(v, 0).full_wall)
+    assert cls[k("5p")] == "mid:0:0:mid" and cls[k("5s")] == "mid:2:0:mid"
+    assert ev_mod.WAIT_FACTORS["hefei"] == (1.0, 1.0)
+    ev = evaluate(v, 0)
+    on_p, on_s = ev.of(Action("discard", 0, k("5s"))), ev.of(Action("discard", 0, k("5p")))
+    assert on_p is not None and on_s is not None and on_p.distance == on_s.distance == 0
+    assert on_p.win > on_s.win * 1.1
+    kn = ev_mod.Know(v, 0)
+    c = list(kn.me.counts)
+    c[k("5s")] -= 1
+    qs, _, qr, _ = kn.tenpai(c, ())
+    assert qr > 3 / 2 / kn.U and qs > 3 / kn.U  # 5p comes more often than a flat unseen copy, both ways
+    for o in ev.options:
+        assert o.ev == pytest.approx(_price(v, o), abs=1e-9)
+    monkeypatch.delitem(ev_mod.WAIT_FACTORS, "hefei")
+    flat = evaluate(v, 0)
+    f_p, f_s = flat.of(on_p.action), flat.of(on_s.action)
+    assert f_p is not None and f_s is not None and f_p.win == pytest.approx(f_s.win)
+
+
+def test_the_waits_calibration_counts_every_discard_and_draw_once():
+    # benchmarks/calibrate_waits.py: every copy the other seats discard and the seat draws was unseen from its view,
+    # so the flat count (u / U of each discard and draw) adds up to what happened, over all the classes; the factors
+    # it fits keep the mean 1 over the predicted copies, and the classes are the evaluator's (wait_classes)
+    from benchmarks.calibrate_waits import collect, fit
+    from engine.strong.calibration_waits import RON_FACTOR
+
+    every, waits = collect("hefei", 0, 3, "wait", "window")
+    assert sum(c[0] for c in every.values()) == pytest.approx(sum(c[1] for c in every.values()))
+    assert sum(c[2] for c in every.values()) == pytest.approx(sum(c[3] for c in every.values()))
+    assert set(waits) <= set(every) and set(every) <= set(RON_FACTOR["hefei"])
+    ron, own = fit(every)
+    for fac, p in ((ron, 1), (own, 3)):
+        assert sum(c[p] * fac[k] for k, c in every.items()) == pytest.approx(sum(c[p] for c in every.values()), rel=1e-3)
