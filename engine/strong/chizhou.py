@@ -76,3 +76,12 @@ HOPELESS: tuple[float, int] | None = None
 tile such a seat most likely waits on (:func:`engine.ai_common.ron_feed_pick`, the normal AI's feeding without its
 thresholds) instead of folding. None: off. Four strong AIs draw fewer hands with it, but the strong AI loses 子 against
 three normal AIs (docs/strong-ai-rounds.md, "Chizhou, hopeless hands, 2026-12-03"): a measuring switch."""
+
+PASS_RON: tuple[float, float, float] | None = None
+"""``(hazard, risk, margin)``: a win on a discard passed for the self-draw (C8: a discard win is paid f by the
+discarder alone, a self-draw f by each of the three). The pass is priced from the view: the hand's unseen winning
+tiles ``n`` of the ``U`` unseen, so that one own draw wins with the chance ``h = n / U``, another seat ends the hand
+with the chance ``hazard`` a round, ``T`` own draws left: the chance to self-draw first
+``h / (h + hazard) * (1 - (1 - h - hazard) ** T)`` times the scorer's self-drawn payment, less ``risk`` 子 times the
+chance it does not; the win is passed when that is more than ``1 + margin`` times the win. None: a win is always
+taken."""

@@ -165,3 +165,43 @@ def test_the_wuhu_pass_keeps_no_margin_so_the_strong_ai_pungs_where_the_normal_a
     e2 = evaluator.evaluate(t.view(2), 2)
     pa2 = e2.of(passed)
     assert e2.of(pung) == po and pa2 is not None and pa2.ev == pa.ev  # the prices stay: only the pass's margin moves
+
+
+def _chizhou_discard_win_offered():
+    """Chizhou, duel deal 5 of seed 0, the strong AI in chair 0 against three normal AIs, 40 tiles left: chair 3
+    discards 4s and chair 0 (a ready 清一色, 2s 3s3s3s 7s8s9s with its melds: a 蜡子) may win on it for 3 子, or
+    pass and self-draw 1s / 2s / 4s for 3 x 3 (C8)."""
+    import random
+
+    chairs = ("strong", "normal", "normal", "normal")
+    return _play_until("chizhou", "duel:0:5", lambda t, s, la: s == 0 and any(a.type == "win" for a in la)
+                       and t.view(0).get("last_discard") is not None, chairs, random.Random("duel|chizhou|0|5|0"))
+
+
+def test_a_chizhou_win_on_a_discard_is_passed_for_the_self_draw_only_with_the_switch(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``engine.strong.chizhou.PASS_RON``: off, a win is always taken; on, the pass is priced by the hand's own chance
+    to self-draw first (6 winning tiles of 64 unseen, 10 own draws left: about 0.53 at 9 子, against 3 now) and the
+    win is passed; with the other seats ending the hand sooner (a hazard of 0.5 a round) it is taken again."""
+    from engine.review import review_decision
+
+    monkeypatch.setattr(chizhou, "PASS_RON", None)
+    t, la = _chizhou_discard_win_offered()
+    view = dict(t.view(0))
+    assert int(view["wall_count"]) == 40 and view["last_discard"]["tile"] == parse_hand("4s").concealed[0]
+    win, pass_ = Action("win", 0), Action("pass", 0)
+    assert win in la and pass_ in la
+    assert choose(t, 0, la, "strong") == win
+    assert review_decision(view, pass_).reason == "win"  # the AI takes it: passing it is the player's choice
+    monkeypatch.setattr(chizhou, "PASS_RON", (0.04, 0.3, 0.2))
+    ev = evaluator.evaluate(view, 0, la)
+    assert ev.pass_win and ev.best.action == pass_
+    po = ev.of(pass_)
+    assert po is not None and po.value == 9.0 and 0.5 < po.win < 0.56 and po.ev > 1.2 * 3.0
+    assert choose(t, 0, la, "strong") == pass_
+    # the review prices the win the player took below the pass: the AI's hand is the bigger one (9 子 against 3)
+    d = review_decision(view, win)
+    assert d.ai.action == pass_ and d.reason == "bigger" and d.cost > 1.0
+    assert review_decision(view, pass_).agrees
+    monkeypatch.setattr(chizhou, "PASS_RON", (0.5, 0.3, 0.2))
+    assert choose(t, 0, la, "strong") == win
