@@ -77,11 +77,8 @@ tile such a seat most likely waits on (:func:`engine.ai_common.ron_feed_pick`, t
 thresholds) instead of folding. None: off. Four strong AIs draw fewer hands with it, but the strong AI loses 子 against
 three normal AIs (docs/strong-ai-rounds.md, "Chizhou, hopeless hands, 2026-12-03"): a measuring switch."""
 
-PASS_RON: tuple[float, float, float] | None = None
-"""``(hazard, risk, margin)``: a win on a discard passed for the self-draw (C8: a discard win is paid f by the
-discarder alone, a self-draw f by each of the three). The pass is priced from the view: the hand's unseen winning
-tiles ``n`` of the ``U`` unseen, so that one own draw wins with the chance ``h = n / U``, another seat ends the hand
-with the chance ``hazard`` a round, ``T`` own draws left: the chance to self-draw first
-``h / (h + hazard) * (1 - (1 - h - hazard) ** T)`` times the scorer's self-drawn payment, less ``risk`` 子 times the
-chance it does not; the win is passed when that is more than ``1 + margin`` times the win. None: a win is always
-taken."""
+CHI_AS_NORMAL = True
+"""Whether the strong AI claims a chi only where the normal AI claims that chi (:func:`engine.ai_common.claim_choice`:
+with fewer than 2 花 a chi binds the hand to one suit, C6, so the normal AI chis only to get ready); the chi keeps its
+price (the review charges what it shows) and is ranked below every other option
+(:data:`engine.strong.evaluator.HOPELESS_MARGIN`)."""

@@ -191,17 +191,13 @@ class Evaluation:
     let_go: Action | None = None
     """Chizhou: the discard credited for letting go (:data:`engine.strong.chizhou.LET_GO`, by the thresholds the
     evaluator reads: :data:`engine.strong.chizhou.LET_GO_WALL`, :data:`engine.strong.chizhou.LET_GO_NEED`), or None."""
-    pass_win: bool = False
-    """Chizhou: a win on a discard is passed for the self-draw (:data:`engine.strong.chizhou.PASS_RON`)."""
 
     @property
     def best(self) -> Option:
         """The option the strong AI takes: a win whenever one is legal, otherwise the first of the highest ev with
         its margin."""
         for o in self.options:
-            if o.action.type in ("win", "next_hand") and not self.pass_win:
-                return o
-            if o.action.type == "pass" and self.pass_win:
+            if o.action.type in ("win", "next_hand"):
                 return o
         best = self.options[0]
         for o in self.options[1:]:
@@ -974,31 +970,6 @@ def _hopeless_pick(me: SeatReader, out: Sequence[Option], discards: Sequence[Act
     return let_go or feed_discard(me, discards) or normal_pick
 
 
-def _pass_ron(kn: Know, c: Sequence[int], melds: tuple[Meld, ...], out: list[Option]) -> tuple[list[Option], bool]:
-    """Chizhou (:data:`engine.strong.chizhou.PASS_RON`): a win on a discard (not a robbed kong) against passing it for
-    the self-draw; the pass priced by the hand's own chance to self-draw first. The options (the pass's price the
-    self-draw's when the rule prices it) and whether the win is passed."""
-    cfg = chizhou_mod.PASS_RON
-    view = kn.view
-    if cfg is None or view.get("robbing") or not view.get("last_discard") or sum(c) % 3 != 1:
-        return out, False
-    wo = next((o for o in out if o.action.type == "win"), None)
-    po = next((o for o in out if o.action.type == "pass"), None)
-    if wo is None or po is None:
-        return out, False
-    qs, vs, _, _ = kn.tenpai(c, melds)
-    if qs <= 0 or vs <= 0:
-        return out, False
-    hazard, risk, margin = cfg
-    h = qs  # the chance one own draw wins: the unseen winning tiles over the unseen
-    pf = h / (h + hazard) * (1 - max(0.0, 1 - h - hazard) ** kn.turns)
-    price = pf * vs - (1 - pf) * risk
-    if price <= po.ev:
-        return out, False
-    out = [replace(o, ev=price, win=pf, value=vs) if o is po else o for o in out]
-    return out, price > wo.ev * (1 + margin)
-
-
 def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mapping[str, Any]] | None = None
              ) -> Evaluation:
     """Price every legal action of ``seat`` (``legal``: default the view's own list) from its view alone."""
@@ -1162,6 +1133,10 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             out = _margin_by_danger(out, pick, prior, *PRIOR_BY_DANGER[kn.variant])
     if hopeless is not None:
         out = [replace(o, margin=o.margin + HOPELESS_MARGIN) if o.action == hopeless else o for o in out]
+    if chizhou_mod.CHI_AS_NORMAL and me.ai.hua_gate and pick is not None and pass_act is not None:
+        # Chizhou: a chi only where the normal AI claims it (chizhou.CHI_AS_NORMAL)
+        out = [replace(o, margin=o.margin - HOPELESS_MARGIN) if o.action.type == "chi" and o.action != pick else o
+               for o in out]
     if kn.variant in READY_PUNG_ONLY and pass_act is not None:
         # one claimed meld a hand (H2): a pung that leaves the hand short of ready is priced below passing
         po = next(o for o in out if o.action == pass_act)
@@ -1172,16 +1147,10 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     # is the one above, the price the review charges is the hand's own
     out = [replace(o, ev=real[o.action], margin=o.margin + (o.ev - real[o.action])) if o.action in real else o
            for o in out]
-    pass_win = False
-    if me.ai.hua_gate:  # Chizhou: a win on a discard passed for the self-draw (chizhou.PASS_RON)
-        out, pass_win = _pass_ron(kn, c, melds, out)
-    return Evaluation(seat, kn.variant, tuple(out), tuple(kn.unseen), let_go, pass_win)
+    return Evaluation(seat, kn.variant, tuple(out), tuple(kn.unseen), let_go)
 
 
 def choose(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mapping[str, Any]]) -> Action:
     """The strong AI's action: a win whenever one is legal, otherwise the option of the highest expected 子."""
     acts = plain_actions(legal)
-    if (chizhou_mod.PASS_RON is not None and view.get("variant") == "chizhou" and len(acts) > 1
-            and any(a.type == "win" for a in acts) and any(a.type == "pass" for a in acts)):
-        return evaluate(view, seat, acts).best.action  # Chizhou: the win on a discard may be passed (PASS_RON)
     return forced(acts) or evaluate(view, seat, acts).best.action

@@ -92,7 +92,9 @@ def test_the_strong_ai_takes_the_kong_the_normal_ai_takes_before_letting_go(monk
     from 2 花 for the wall) may add the fourth 2s to its pung (+1 花). The normal AI takes the kong (it lets go only
     after its kongs); without engine.strong.chizhou.KONG_FIRST the letting-go credit made the strong AI throw 6z instead."""
     monkeypatch.setattr(chizhou, "KONG_FIRST", False)
+    monkeypatch.setattr(chizhou, "CHI_AS_NORMAL", False)  # the way there as the strong AIs played it then (their chis)
     t, la = _play_until("chizhou", "duel:0:12", lambda t, seat, la: seat == 0 and t.hand.live == 29 and any(x.type == "kong" for x in la))
+    monkeypatch.setattr(chizhou, "CHI_AS_NORMAL", True)  # a discard or a kong: the chi switch reads no such decision
     kong = Action("kong", 0, parse_hand("2s").concealed[0])
     assert choose(t, 0, la, "normal") == kong
     assert choose(t, 0, la, "strong") == Action("discard", 0, parse_hand("6z").concealed[0])
@@ -107,7 +109,9 @@ def test_a_hopeless_strong_hand_feeds_a_seat_showing_3_hua(monkeypatch: pytest.M
     most likely waits on (7p, engine.ai_common.ron_feed_pick), so that the hand is won rather than drawn. The normal
     AI's play does not change."""
     monkeypatch.setattr(chizhou, "HOPELESS", None)
+    monkeypatch.setattr(chizhou, "CHI_AS_NORMAL", False)  # the way there as the strong AIs played it then (their chis)
     t, la = _play_until("chizhou", "duel:0:0", lambda t, seat, la: seat == 1 and t.hand.live == 17 and len(la) > 1)
+    monkeypatch.setattr(chizhou, "CHI_AS_NORMAL", True)  # a discard: the chi switch reads no such decision
     normal = choose(t, 1, la, "normal")
     assert choose(t, 1, la, "strong") == Action("discard", 1, parse_hand("9p").concealed[0])
     monkeypatch.setattr(chizhou, "HOPELESS", (0.1, 60))
@@ -167,41 +171,18 @@ def test_the_wuhu_pass_keeps_no_margin_so_the_strong_ai_pungs_where_the_normal_a
     assert e2.of(pung) == po and pa2 is not None and pa2.ev == pa.ev  # the prices stay: only the pass's margin moves
 
 
-def _chizhou_discard_win_offered():
-    """Chizhou, duel deal 5 of seed 0, the strong AI in chair 0 against three normal AIs, 40 tiles left: chair 3
-    discards 4s and chair 0 (a ready 清一色, 2s 3s3s3s 7s8s9s with its melds: a 蜡子) may win on it for 3 子, or
-    pass and self-draw 1s / 2s / 4s for 3 x 3 (C8)."""
-    import random
+def test_analyse_departures_detail_splits_the_shape_discards_by_what_is_thrown_and_the_distance() -> None:
+    """``benchmarks/analyse_departures.py --detail`` (docs/strong-ai.md, "Chizhou, a win passed for the self-draw"):
+    Chizhou duel deals 0..1 of seed 0; the discards for shape or value are filed by what each AI throws (the strong
+    AI keeps an honour the normal AI throws: "suited for honour") and the distance the strong AI's leaves against the
+    normal AI's; the other kinds and every game's gain stay as without it."""
+    from benchmarks.analyse_departures import analyse
 
-    chairs = ("strong", "normal", "normal", "normal")
-    return _play_until("chizhou", "duel:0:5", lambda t, s, la: s == 0 and any(a.type == "win" for a in la)
-                       and t.view(0).get("last_discard") is not None, chairs, random.Random("duel|chizhou|0|5|0"))
-
-
-def test_a_chizhou_win_on_a_discard_is_passed_for_the_self_draw_only_with_the_switch(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """``engine.strong.chizhou.PASS_RON``: off, a win is always taken; on, the pass is priced by the hand's own chance
-    to self-draw first (6 winning tiles of 64 unseen, 10 own draws left: about 0.53 at 9 子, against 3 now) and the
-    win is passed; with the other seats ending the hand sooner (a hazard of 0.5 a round) it is taken again."""
-    from engine.review import review_decision
-
-    monkeypatch.setattr(chizhou, "PASS_RON", None)
-    t, la = _chizhou_discard_win_offered()
-    view = dict(t.view(0))
-    assert int(view["wall_count"]) == 40 and view["last_discard"]["tile"] == parse_hand("4s").concealed[0]
-    win, pass_ = Action("win", 0), Action("pass", 0)
-    assert win in la and pass_ in la
-    assert choose(t, 0, la, "strong") == win
-    assert review_decision(view, pass_).reason == "win"  # the AI takes it: passing it is the player's choice
-    monkeypatch.setattr(chizhou, "PASS_RON", (0.04, 0.3, 0.2))
-    ev = evaluator.evaluate(view, 0, la)
-    assert ev.pass_win and ev.best.action == pass_
-    po = ev.of(pass_)
-    assert po is not None and po.value == 9.0 and 0.5 < po.win < 0.56 and po.ev > 1.2 * 3.0
-    assert choose(t, 0, la, "strong") == pass_
-    # the review prices the win the player took below the pass: the AI's hand is the bigger one (9 子 against 3)
-    d = review_decision(view, win)
-    assert d.ai.action == pass_ and d.reason == "bigger" and d.cost > 1.0
-    assert review_decision(view, pass_).agrees
-    monkeypatch.setattr(chizhou, "PASS_RON", (0.5, 0.3, 0.2))
-    assert choose(t, 0, la, "strong") == win
+    plain = analyse("chizhou", 2, "0", False)["kinds"]
+    split = analyse("chizhou", 2, "0", False, True)["kinds"]
+    assert "discard for shape or value, early, suited for honour, as near" in split
+    shape = [v["n"] for k, v in split.items() if k.startswith("discard for shape")]
+    assert all(k.count(",") == 3 for k in split if k.startswith("discard for shape"))
+    assert sum(shape) == plain["discard for shape or value, early"]["n"]
+    assert {k: v for k, v in split.items() if not k.startswith("discard for shape")} == {
+        k: v for k, v in plain.items() if not k.startswith("discard for shape")}
