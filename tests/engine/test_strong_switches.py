@@ -172,10 +172,10 @@ def test_the_wuhu_pass_keeps_no_margin_so_the_strong_ai_pungs_where_the_normal_a
 
 
 def test_analyse_departures_detail_splits_the_shape_discards_by_what_is_thrown_and_the_distance() -> None:
-    """``benchmarks/analyse_departures.py --detail`` (docs/strong-ai-rounds.md, "Chizhou, chis and a win passed for the self-draw"):
-    Chizhou duel deals 0..1 of seed 0; the discards for shape or value are filed by what each AI throws (the strong
-    AI keeps an honour the normal AI throws: "suited for honour") and the distance the strong AI's leaves against the
-    normal AI's; the other kinds and every game's gain stay as without it."""
+    """``benchmarks/analyse_departures.py --detail`` (docs/strong-ai-rounds.md, "Chizhou, chis and a win passed for
+    the self-draw"): Chizhou duel deals 0..1 of seed 0; the discards for shape or value are filed by what each AI
+    throws (the strong AI keeps an honour the normal AI throws: "suited for honour") and the distance the strong AI's
+    leaves against the normal AI's; the other kinds and every game's gain stay as without it."""
     from benchmarks.analyse_departures import analyse
 
     plain = analyse("chizhou", 2, "0", False)["kinds"]
