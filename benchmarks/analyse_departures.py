@@ -1,5 +1,5 @@
 """Where the strong AI departs from the normal AI, and what each kind of departure gains (run by hand, niced):
-``python -m benchmarks.analyse_departures --variant hefei [--deals N] [--seed S] [--oracle]``.
+``python -m benchmarks.analyse_departures --variant hefei [--deals N] [--seed S] [--oracle] [--detail]``.
 
 Every deal of the duel (``Table.new(variant, "duel:{seed}:{deal}")``, one hand) is played once with four normal AIs
 and then, like the duel, once per chair with the strong AI in it. In each strong game the first decision where the
@@ -8,6 +8,10 @@ that is safer by the strong AI's own price, with the seat's distance then, or on
 or late in the hand ...), and the game's result for that chair, less the same chair's result with four normal AIs
 on the same wall, is that departure's gain (everything after the first departure included). Prints per kind: how
 many, the mean gain with its 95% interval, and its share of the 子 per hand.
+
+``--detail`` splits the discards chosen for shape or value by what each AI throws (an honour or a suited tile) and
+whether the strong AI's discard leaves the hand nearer a legal win than the normal AI's, as far, or farther (the
+normal AI's distance, :attr:`engine.strong.evaluator.Option.distance`).
 
 ``--oracle`` (a bound, not a player: it reads the other hands) plays instead a strong AI that, when its discard would
 deal in, discards the best-priced tile that would not: what perfect defence, and nothing else, would add.
@@ -25,7 +29,7 @@ from engine.ai import choose
 from engine.errors import EngineError
 from engine.strong import evaluate
 from engine.table import Action, Table
-from engine.tiles import Hand
+from engine.tiles import HONOR, Hand
 from engine.variants.base import Situation
 
 
@@ -44,7 +48,7 @@ def _deals_in(t: Table, seat: int, tile: int) -> bool:
     return False
 
 
-def _kind(t: Table, seat: int, la: list[Action], a: Action, b: Action) -> str:
+def _kind(t: Table, seat: int, la: list[Action], a: Action, b: Action, detail: bool = False) -> str:
     """The kind of departure: the strong AI took ``a`` where the normal AI takes ``b``."""
     if a.type == "pass" and b.type in ("pung", "kong", "chi"):
         return f"{b.type} declined"
@@ -58,11 +62,15 @@ def _kind(t: Table, seat: int, la: list[Action], a: Action, b: Action) -> str:
         return f"safer discard, {late}, distance {min(ob.distance, 2)}"
     if oa.plan:
         return f"discard for a plan ({oa.plan})"
-    return f"discard for shape or value, {late}"
+    if not detail or a.tile is None or b.tile is None:
+        return f"discard for shape or value, {late}"
+    what = f"{'honour' if a.tile >= HONOR else 'suited'} for {'honour' if b.tile >= HONOR else 'suited'}"
+    near = "nearer" if oa.distance < ob.distance else "farther" if oa.distance > ob.distance else "as near"
+    return f"discard for shape or value, {late}, {what}, {near}"
 
 
-def _play(variant: str, deal: int, seed: str, chairs: list[str], watch: int | None, oracle: bool
-          ) -> tuple[list[int], str | None]:
+def _play(variant: str, deal: int, seed: str, chairs: list[str], watch: int | None, oracle: bool,
+          detail: bool = False) -> tuple[list[int], str | None]:
     t = Table.new(variant, f"duel:{seed}:{deal}")
     rng = random.Random(f"departures|{variant}|{seed}|{deal}")
     first: str | None = None
@@ -81,20 +89,20 @@ def _play(variant: str, deal: int, seed: str, chairs: list[str], watch: int | No
             if first is None:
                 b = choose(t, s, la, "normal", rng)
                 if a != b:
-                    first = _kind(t, s, la, a, b)
+                    first = _kind(t, s, la, a, b, detail)
         ev = t.apply(a)
     end = next(e for e in ev if e.type == "hand_end")
     return [int(x) for x in end.data["payments"]], first
 
 
-def analyse(variant: str, deals: int, seed: str, oracle: bool) -> dict[str, Any]:
+def analyse(variant: str, deals: int, seed: str, oracle: bool, detail: bool = False) -> dict[str, Any]:
     gains: dict[str, list[int]] = collections.defaultdict(list)
     for deal in range(deals):
         base, _ = _play(variant, deal, seed, ["normal"] * 4, None, False)
         for r in range(4):
             chairs = ["normal"] * 4
             chairs[r] = "strong"
-            pay, first = _play(variant, deal, seed, chairs, r, oracle)
+            pay, first = _play(variant, deal, seed, chairs, r, oracle, detail)
             gains[first or "no departure"].append(pay[r] - base[r])
     hands = 4 * deals
     out = {}
@@ -113,12 +121,13 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=300)
     ap.add_argument("--seed", default="0")
     ap.add_argument("--oracle", action="store_true")
+    ap.add_argument("--detail", action="store_true")
     a = ap.parse_args()
-    out = analyse(a.variant, a.deals, a.seed, a.oracle)
+    out = analyse(a.variant, a.deals, a.seed, a.oracle, a.detail)
     print(f"{out['variant']}: {out['deals']} deals, strong - normal {out['per_hand']:+.3f} 子/hand"
           + (" (with perfect defence)" if out["oracle"] else ""))
     for k, v in out["kinds"].items():
-        print(f"  {k:42s} n={v['n']:5d}  gain {v['mean']:+7.2f} ± {v['half']:5.2f}  {v['per_hand']:+.3f}/hand")
+        print(f"  {k:70s} n={v['n']:5d}  gain {v['mean']:+7.2f} ± {v['half']:5.2f}  {v['per_hand']:+.3f}/hand")
 
 
 if __name__ == "__main__":

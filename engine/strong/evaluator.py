@@ -1133,6 +1133,10 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
             out = _margin_by_danger(out, pick, prior, *PRIOR_BY_DANGER[kn.variant])
     if hopeless is not None:
         out = [replace(o, margin=o.margin + HOPELESS_MARGIN) if o.action == hopeless else o for o in out]
+    if chizhou_mod.CHI_AS_NORMAL and me.ai.hua_gate and pick is not None and pass_act is not None:
+        # Chizhou: a chi only where the normal AI claims it (chizhou.CHI_AS_NORMAL)
+        out = [replace(o, margin=o.margin - HOPELESS_MARGIN) if o.action.type == "chi" and o.action != pick else o
+               for o in out]
     if kn.variant in READY_PUNG_ONLY and pass_act is not None:
         # one claimed meld a hand (H2): a pung that leaves the hand short of ready is priced below passing
         po = next(o for o in out if o.action == pass_act)

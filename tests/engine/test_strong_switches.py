@@ -92,7 +92,9 @@ def test_the_strong_ai_takes_the_kong_the_normal_ai_takes_before_letting_go(monk
     from 2 花 for the wall) may add the fourth 2s to its pung (+1 花). The normal AI takes the kong (it lets go only
     after its kongs); without engine.strong.chizhou.KONG_FIRST the letting-go credit made the strong AI throw 6z instead."""
     monkeypatch.setattr(chizhou, "KONG_FIRST", False)
+    monkeypatch.setattr(chizhou, "CHI_AS_NORMAL", False)  # the way there as the strong AIs played it then (their chis)
     t, la = _play_until("chizhou", "duel:0:12", lambda t, seat, la: seat == 0 and t.hand.live == 29 and any(x.type == "kong" for x in la))
+    monkeypatch.setattr(chizhou, "CHI_AS_NORMAL", True)  # a discard or a kong: the chi switch reads no such decision
     kong = Action("kong", 0, parse_hand("2s").concealed[0])
     assert choose(t, 0, la, "normal") == kong
     assert choose(t, 0, la, "strong") == Action("discard", 0, parse_hand("6z").concealed[0])
@@ -107,7 +109,9 @@ def test_a_hopeless_strong_hand_feeds_a_seat_showing_3_hua(monkeypatch: pytest.M
     most likely waits on (7p, engine.ai_common.ron_feed_pick), so that the hand is won rather than drawn. The normal
     AI's play does not change."""
     monkeypatch.setattr(chizhou, "HOPELESS", None)
+    monkeypatch.setattr(chizhou, "CHI_AS_NORMAL", False)  # the way there as the strong AIs played it then (their chis)
     t, la = _play_until("chizhou", "duel:0:0", lambda t, seat, la: seat == 1 and t.hand.live == 17 and len(la) > 1)
+    monkeypatch.setattr(chizhou, "CHI_AS_NORMAL", True)  # a discard: the chi switch reads no such decision
     normal = choose(t, 1, la, "normal")
     assert choose(t, 1, la, "strong") == Action("discard", 1, parse_hand("9p").concealed[0])
     monkeypatch.setattr(chizhou, "HOPELESS", (0.1, 60))
@@ -165,3 +169,20 @@ def test_the_wuhu_pass_keeps_no_margin_so_the_strong_ai_pungs_where_the_normal_a
     e2 = evaluator.evaluate(t.view(2), 2)
     pa2 = e2.of(passed)
     assert e2.of(pung) == po and pa2 is not None and pa2.ev == pa.ev  # the prices stay: only the pass's margin moves
+
+
+def test_analyse_departures_detail_splits_the_shape_discards_by_what_is_thrown_and_the_distance() -> None:
+    """``benchmarks/analyse_departures.py --detail`` (docs/strong-ai-rounds.md, "Chizhou, chis and a win passed for
+    the self-draw"): Chizhou duel deals 0..1 of seed 0; the discards for shape or value are filed by what each AI
+    throws (the strong AI keeps an honour the normal AI throws: "suited for honour") and the distance the strong AI's
+    leaves against the normal AI's; the other kinds and every game's gain stay as without it."""
+    from benchmarks.analyse_departures import analyse
+
+    plain = analyse("chizhou", 2, "0", False)["kinds"]
+    split = analyse("chizhou", 2, "0", False, True)["kinds"]
+    assert "discard for shape or value, early, suited for honour, as near" in split
+    shape = [v["n"] for k, v in split.items() if k.startswith("discard for shape")]
+    assert all(k.count(",") == 3 for k in split if k.startswith("discard for shape"))
+    assert sum(shape) == plain["discard for shape or value, early"]["n"]
+    assert {k: v for k, v in split.items() if not k.startswith("discard for shape")} == {
+        k: v for k, v in plain.items() if not k.startswith("discard for shape")}
