@@ -11,9 +11,9 @@ discarder's view only (``Table.view(seat)``), each kind with copies it has not s
 other seats have discarded 12 more tiles; ``rest``: the rest of the hand), what happened: the copies of it the other
 seats discarded and the copies the seat drew, against the flat model's ``u / U`` of each of their discards and of
 each of its draws. Per class and for each outcome (a discard, the seat's own draw) the factor is (happened + 2) /
-(predicted + 2), scaled so that the mean over every unseen copy stays 1 (the level of a ready hand's chance is
+(predicted + 2), scaled so that their mean over the flat model's predicted copies stays 1 (the level of a ready hand's chance is
 measured elsewhere). The first ``--hands`` deals fit it; ``--check`` more deals after them check it: the Poisson
-log-likelihood per unseen copy over the flat model, and predicted against happened by the factor's band, over all
+log-likelihood per copy that came, over the flat model's, and predicted against happened by the factor's band, over all
 the kinds and over the waits of the seat's ready hands alone. ``--write`` rewrites the variant's table in
 ``engine/strong/calibration_waits.py`` (the other variant's stays).
 """
