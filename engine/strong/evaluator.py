@@ -496,7 +496,7 @@ class Know:
         """A ready hand's winning tiles priced by the scorer: (q_self, v_self, q_ron, v_ron): the chance a draw wins
         and its mean value, the same for a discard (each unseen copy weighted by :meth:`wait_factors` where the
         variant has them)."""
-        key = (tuple(c), melds)
+        key = (tuple(c), melds, kong_draw)
         got = self._tenpai_cache.get(key)
         if got is not None:
             return got
@@ -737,7 +737,7 @@ class Know:
             qs, vs, qr, vr = self.tenpai(c, melds, extra_draw)
             if qs > 0 or qr > 0:
                 q_ron = 1 - (1 - qr) ** 3 if self.ron_ok else 0.0
-                tiles = (qs + q_ron / 3) * self.U  # unseen winning tiles, a discard win counted at a third
+                tiles = (qs + q_ron / 3) * self.U  # unseen winning tiles (weighted: WAIT_FACTORS), a discard win at a third
                 p = min(0.97, self.chance(0, turns) * min(1.8, max(0.15, tiles / _TYPICAL[0]))
                         ** READY_TILES_POW.get(self.variant, 0.6))
                 tot = qs + q_ron

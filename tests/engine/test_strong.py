@@ -1069,3 +1069,39 @@ def test_the_waits_calibration_counts_every_discard_and_draw_once():
     ron, own = fit(every)
     for fac, p in ((ron, 1), (own, 3)):
         assert sum(c[p] * fac[k] for k, c in every.items()) == pytest.approx(sum(c[p] for c in every.values()), rel=1e-3)
+
+
+def test_the_waits_calibration_counts_the_window_of_each_discard_from_the_hands_own_events():
+    # benchmarks/calibrate_waits.py, counted again here from the table's events: after each discard of a seat (the
+    # hand going on), the other seats' next WINDOW discards and the seat's own draws before the one after them; the
+    # copies play() files as happened add up to exactly those counts (a doubled event, the seat's own discards or a
+    # wrong window would not)
+    from benchmarks.calibrate_waits import WINDOW, play
+
+    for i in range(3):
+        t, rng = Table.new("hefei", f"wait:{i}"), random.Random(i)
+        seq: list[tuple[str, int]] = []
+        marks: list[tuple[int, int]] = []
+        while t.hand.phase in ("play", "claim", "rob"):
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            a = la[0] if len(la) == 1 else choose(t, s, la, "normal", rng)
+            seq += [(e.type, e.seat) for e in t.apply(a)
+                    if e.type in ("draw", "discard") and e.seat is not None and "tile" in e.data]
+            if a.type == "discard" and t.hand.phase in ("play", "claim", "rob"):
+                marks.append((s, len(seq)))
+        want_disc = want_draw = 0
+        for s, at in marks:
+            others = 0
+            for typ, o in seq[at:]:
+                if typ == "discard" and o != s:
+                    if others == WINDOW:
+                        break
+                    others += 1
+                elif typ == "draw" and o == s:
+                    want_draw += 1
+            want_disc += others
+        rows = play("hefei", "wait", i, "window")
+        assert marks and want_disc > 0 and want_draw > 0
+        assert round(sum(r[2] for r in rows)) == want_disc
+        assert round(sum(r[4] for r in rows)) == want_draw
