@@ -20,7 +20,16 @@ from ..tiles import HONOR, NUM_KINDS
 
 def suit_keepers(view: Mapping[str, Any], seat: int) -> tuple[int, int, int]:
     """Per suit (万 筒 条), how many other seats keep it (0, 1, 2: two or more): a seat keeps a suit whose tiles its
-    shown melds hold, or whose tiles are at most a sixth of its river of six or more tiles."""
+    shown melds hold, or whose tiles are at most a sixth of its river of six or more tiles.
+
+    >>> t = lambda *ks: [{"tile": k} for k in ks]
+    >>> v = {"rivers": [t(9), t(0, 1, 2, 3, 4, 27), t(9, 0, 0, 0, 0), []], "melds": [[], [], [], t(20)]}
+    >>> suit_keepers(v, 0)  # seat 1 throws 万 (keeps 筒 and 条), seat 2's river is short, seat 3 shows a 条 meld
+    (0, 1, 2)
+    >>> v["rivers"][2] = t(9, 0, 0, 0, 0, 0)  # six tiles, one of them 筒: a sixth, so seat 2 keeps 筒 and 条 too
+    >>> suit_keepers(v, 0), suit_keepers(v, 3)  # seen from seat 3, its own meld does not count
+    ((0, 2, 2), (0, 2, 2))
+    """
     out = [0, 0, 0]
     for o in range(4):
         if o == seat:
@@ -47,14 +56,26 @@ def in_rivers(view: Mapping[str, Any]) -> list[int]:
 
 
 def third(wall: int, full: int) -> str:
-    """The wall left in thirds of the wall at the first discard (``full``)."""
+    """The wall left in thirds of the wall at the first discard (``full``).
+
+    >>> third(60, 83), third(50, 83), third(20, 83), third(0, 0)
+    ('early', 'mid', 'late', 'late')
+    """
     f = wall / max(1, full)
     return "early" if f > 2 / 3 else ("mid" if f > 1 / 3 else "late")
 
 
 def wait_class(k: int, keepers: Sequence[int], river: Sequence[int], wall_third: str) -> str:
     """The class of kind ``k``: rank ("edge" 1/9, "near" 2/8, "mid", "honour"), the other seats keeping its suit
-    (0, 1, 2: :func:`suit_keepers`), its copies in the rivers (0, 1: one or more) and the wall's third."""
+    (0, 1, 2: :func:`suit_keepers`), its copies in the rivers (0, 1: one or more) and the wall's third.
+
+    >>> river = [0] * NUM_KINDS
+    >>> river[13] = 2
+    >>> wait_class(0, (2, 0, 1), river, "early"), wait_class(13, (2, 0, 1), river, "mid")  # 1m; 5p, twice in rivers
+    ('edge:2:0:early', 'mid:0:1:mid')
+    >>> wait_class(25, (2, 0, 1), river, "late"), wait_class(33, (2, 0, 1), river, "late")  # 8s; 中
+    ('near:1:0:late', 'honour:-:0:late')
+    """
     if k >= HONOR:
         return f"honour:-:{min(river[k], 1)}:{wall_third}"
     r9 = k % 9
