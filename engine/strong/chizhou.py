@@ -81,7 +81,7 @@ CHI_AS_NORMAL = True
 """Whether the strong AI claims a chi only where the normal AI claims that chi (:func:`engine.ai_common.claim_choice`:
 with fewer than 2 花 a chi binds the hand to one suit, C6, so the normal AI chis only to get ready); the chi keeps its
 price (the review charges what it shows) and is ranked below every other option
-(:data:`engine.strong.evaluator.HOPELESS_MARGIN`). Its other chis gained nothing (their first departures from the
+(:data:`engine.strong.evaluator.OUTRANK_MARGIN`). Its other chis gained nothing (their first departures from the
 normal AI -0.01 ± 0.33 子 each, 205 games of 400 deals); against three normal AIs, duel deals 0..1999 of seed 0,
 paired: +0.041 ± 0.029 子 a hand (deals 1000..1999, not used to choose, +0.051 ± 0.041); docs/strong-ai-rounds.md,
 "Chizhou, chis and a win passed for the self-draw, 2026-12-03"."""

@@ -947,9 +947,11 @@ def _win_value(kn: Know, a: Action) -> float:
     return float(res.payments[w])
 
 
-HOPELESS_MARGIN = 100.0
-"""The margin (子 added when ranking, not a price) the discard of a hopeless Chizhou hand keeps
-(:data:`engine.strong.chizhou.HOPELESS`): large enough that no other discard outranks it."""
+OUTRANK_MARGIN = 100.0
+"""A margin (子 added or taken away when ranking, not a price) beyond any price's reach: added, no other option
+outranks the one that keeps it (the discard of a hopeless Chizhou hand, :data:`engine.strong.chizhou.HOPELESS`);
+taken away, every other option outranks it (a Chizhou chi the normal AI would not take,
+:data:`engine.strong.chizhou.CHI_AS_NORMAL`)."""
 
 
 def _hopeless_pick(me: SeatReader, out: Sequence[Option], discards: Sequence[Action], normal_pick: Action,
@@ -1132,10 +1134,10 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
         if kn.variant in PRIOR_BY_DANGER:
             out = _margin_by_danger(out, pick, prior, *PRIOR_BY_DANGER[kn.variant])
     if hopeless is not None:
-        out = [replace(o, margin=o.margin + HOPELESS_MARGIN) if o.action == hopeless else o for o in out]
+        out = [replace(o, margin=o.margin + OUTRANK_MARGIN) if o.action == hopeless else o for o in out]
     if chizhou_mod.CHI_AS_NORMAL and me.ai.hua_gate and pick is not None and pass_act is not None:
         # Chizhou: a chi only where the normal AI claims it (chizhou.CHI_AS_NORMAL)
-        out = [replace(o, margin=o.margin - HOPELESS_MARGIN) if o.action.type == "chi" and o.action != pick else o
+        out = [replace(o, margin=o.margin - OUTRANK_MARGIN) if o.action.type == "chi" and o.action != pick else o
                for o in out]
     if kn.variant in READY_PUNG_ONLY and pass_act is not None:
         # one claimed meld a hand (H2): a pung that leaves the hand short of ready is priced below passing
