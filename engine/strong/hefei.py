@@ -31,6 +31,7 @@ from typing import Any
 
 from ..rivers import discard_order
 from .calibration_hefei import DANGER_BIAS, DANGER_WEIGHTS
+from .waits import third
 
 LEARNED = False
 """Hefei's danger of a discard is the learned model (:class:`DangerReader`, weights in
@@ -56,8 +57,7 @@ def meld_cell(melds: Sequence[Mapping[str, Any]], wall: int, full: int) -> str:
         m = "concealed"
     else:
         m = "open1" if len(melds) == 1 else "open2"
-    f = wall / max(1, full)
-    return f"{m}:{'early' if f > 2 / 3 else ('mid' if f > 1 / 3 else 'late')}"
+    return f"{m}:{third(wall, full)}"
 
 
 def wait_ways(unseen: Sequence[int], k: int) -> int:
