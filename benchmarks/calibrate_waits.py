@@ -158,9 +158,9 @@ def write(variant: str, hands: int, horizon: str, ron: dict[str, float], own: di
         f"HANDS: dict[str, int] = {h_all!r}\n"
         '"""Per variant: one-hand deals of four normal AIs its figures come from."""\n\n'
         f"RON_FACTOR: dict[str, dict[str, float]] = {pprint.pformat(r_all, width=116, compact=True)}\n"
-        '"""Per variant: class -> the copies the other seats discarded over the flat count (mean 1 over the flat count's copies)."""\n\n'
+        '"""Per variant: class -> the copies the other seats discarded over the flat count (mean 1 over the copies the flat count predicts)."""\n\n'
         f"SELF_FACTOR: dict[str, dict[str, float]] = {pprint.pformat(s_all, width=116, compact=True)}\n"
-        '"""Per variant: class -> the copies the seat drew over the flat count (mean 1 over the flat count's copies)."""\n')
+        '"""Per variant: class -> the copies the seat drew over the flat count (mean 1 over the copies the flat count predicts)."""\n')
     print(f"wrote {path}")
 
 

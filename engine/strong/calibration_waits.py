@@ -120,7 +120,7 @@ RON_FACTOR: dict[str, dict[str, float]] = {'hefei': {'edge:0:0:early': 1.371,
           'near:2:1:early': 1.145,
           'near:2:1:late': 1.021,
           'near:2:1:mid': 1.061}}
-"""Per variant: class -> the copies the other seats discarded over the flat count (mean 1 over the flat count's copies)."""
+"""Per variant: class -> the copies the other seats discarded over the flat count (mean 1 over the copies the flat count predicts)."""
 
 SELF_FACTOR: dict[str, dict[str, float]] = {'hefei': {'edge:0:0:early': 0.985,
            'edge:0:0:late': 1.161,
@@ -236,4 +236,4 @@ SELF_FACTOR: dict[str, dict[str, float]] = {'hefei': {'edge:0:0:early': 0.985,
           'near:2:1:early': 1.216,
           'near:2:1:late': 0.96,
           'near:2:1:mid': 1.05}}
-"""Per variant: class -> the copies the seat drew over the flat count (mean 1 over the flat count's copies)."""
+"""Per variant: class -> the copies the seat drew over the flat count (mean 1 over the copies the flat count predicts)."""
