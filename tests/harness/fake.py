@@ -399,6 +399,7 @@ class FakeDiscord:
         self.bot_user = bot_user
         self.requests: list[Request] = []
         self.channels: dict[int, Channel] = {}
+        self._message_index: dict[int, Message] = {}  # message id -> message (messages are only ever appended)
         self.dm_by_user: dict[int, int] = {}
         self.users: dict[int, dict[str, Any]] = {}
         self.closed_dms: set[int] = set()
@@ -479,9 +480,13 @@ class FakeDiscord:
         return self.channel_messages(cid) if cid is not None else []
 
     def find_message(self, message_id: int) -> Message:
-        for ch in self.channels.values():
+        m = self._message_index.get(message_id)
+        if m is not None:
+            return m
+        for ch in self.channels.values():  # a message put in a channel by other means than the three below
             for m in ch.messages:
                 if m.id == message_id:
+                    self._message_index[message_id] = m
                     return m
         raise LookupError(f"no message {message_id}")
 
@@ -502,6 +507,7 @@ class FakeDiscord:
                     embeds=payload.get("embeds") or [], components=payload.get("components") or [],
                     flags=int(payload.get("flags") or 0))
         ch.messages.append(m)
+        self._message_index[m.id] = m
         return m
 
     def requests_to(self, pattern: str, method: str | None = None) -> list[Request]:
@@ -642,6 +648,7 @@ class FakeDiscord:
         if not (m.content or m.embeds or m.attachments or m.components or m.loading or payload.get("poll")):
             raise HTTPError(400, 50006, "Cannot send an empty message")
         ch.messages.append(m)
+        self._message_index[m.id] = m
         return m
 
     def _apply(self, m: Message, payload: dict[str, Any], files: list[Attachment], *, new: bool) -> None:
@@ -731,6 +738,7 @@ class FakeDiscord:
                         loading=True)
             m.visible_to = rec.user_id if m.ephemeral else None
             ch.messages.append(m)
+            self._message_index[m.id] = m
             rec.original = m
             resource["message"] = m.payload()
             info.update(response_message_id=str(m.id), response_message_loading=True,
