@@ -51,6 +51,8 @@ from .strings import t
 log = logging.getLogger(__name__)
 
 TIMER_TASK_NAME = "mjbot-table-timer"
+Ahead = tuple[Table, int, int, "asyncio.Task[Action]"]
+"""An AI seat's decision asked ahead (:meth:`TableManager._ask_ahead`): the table, its seq, the seat, the task."""
 AFK_AFTER = 2  # timeouts on one's own turn in a row before the seat is played by the AI
 
 
@@ -492,7 +494,7 @@ class TableManager(Admin, Output):
         auto = [s for s in tb.awaited() if (p := lt.seats[s]) is not None and p.automatic]
         return (tb, auto[0]) if auto else None
 
-    def _ask_ahead(self, lt: LiveTable) -> tuple[Table, int, int, asyncio.Task[Action]] | None:
+    def _ask_ahead(self, lt: LiveTable) -> Ahead | None:
         """The next automatic seat's decision, asked now (the action before it is being written): (table, its seq,
         the seat, the decision's task), or None when there is none to ask. Never raises."""
         try:
@@ -512,7 +514,7 @@ class TableManager(Admin, Output):
             return None
 
     @staticmethod
-    def _drop_ahead(ahead: tuple[Table, int, int, asyncio.Task[Action]] | None) -> None:
+    def _drop_ahead(ahead: Ahead | None) -> None:
         if ahead is None:
             return
         task = ahead[3]
@@ -522,14 +524,14 @@ class TableManager(Admin, Output):
         else:
             task.cancel()
 
-    async def _run_automatic(self, lt: LiveTable) -> list[Event]:
+    async def _run_automatic(self, lt: LiveTable, ahead: Ahead | None = None) -> list[Event]:
         """Let AI (and away) seats act until a present human must decide, the hand ends or the store fails.
 
-        While an AI seat's action is being written, the next AI seat's decision is already asked (from the table as
-        the action left it: :meth:`_ask_ahead`); it is taken only if the write succeeded and the table is still
-        where it was asked, and nothing is published before every action of the run is recorded."""
+        While an action is being written (an AI seat's, or the player's that started the run: ``ahead``), the next
+        AI seat's decision is already asked (from the table as the action left it: :meth:`_ask_ahead`); it is taken
+        only if the write succeeded and the table is still where it was asked, and nothing is published before
+        every action of the run is recorded."""
         out: list[Event] = []
-        ahead: tuple[Table, int, int, asyncio.Task[Action]] | None = None
 
         def applied() -> None:
             nonlocal ahead
@@ -561,9 +563,11 @@ class TableManager(Admin, Output):
             self._drop_ahead(ahead)
         return out
 
-    async def _play_on(self, lt: LiveTable, events: list[Event], *, fresh: bool = False) -> None:
-        """After a batch of actions (under the lock): the AI seats answer, then everything is published."""
-        events = events + await self._run_automatic(lt)
+    async def _play_on(self, lt: LiveTable, events: list[Event], *, fresh: bool = False,
+                       ahead: Ahead | None = None) -> None:
+        """After a batch of actions (under the lock): the AI seats answer, then everything is published. ``ahead``:
+        the first AI seat's decision, asked while the last action was written (:meth:`_ask_ahead`)."""
+        events = events + await self._run_automatic(lt, ahead)
         if not (lt.table is not None and lt.table.phase == "over" and lt.rec and lt.rec.behind is not None):
             lt.follow_engine()
         if lt.closed:
@@ -596,22 +600,30 @@ class TableManager(Admin, Output):
                 if chosen is None or chosen not in tb.legal_actions(seat):
                     raise Refusal("tables.not_now")
                 action = chosen
+            ahead: Ahead | None = None
+
+            def applied() -> None:  # the first AI seat's decision is asked while the player's action is written
+                nonlocal ahead
+                ahead = self._ask_ahead(lt)
+
             try:
-                events = await self._step(lt, action)
+                events = await self._step(lt, action, applied)
             except IllegalAction as e:
                 raise Refusal("tables.not_now") from e
             except NotRecorded as e:
+                self._drop_ahead(ahead)
                 log.warning("table %s: action not recorded: %s", lt.id, e)
                 self._stalled(lt)
                 self._arm_timer(lt)
                 raise Refusal("tables.not_recorded") from e
             except Exception as e:
+                self._drop_ahead(ahead)
                 await self._pause(lt, e)
                 raise Refusal("tables.is_paused") from e
             lt.occupant(seat).timeouts = 0
             done = action.describe(lt.occupant(seat).lang)
             try:
-                await self._play_on(lt, events)
+                await self._play_on(lt, events, ahead=ahead)
             except Exception as e:
                 await self._pause(lt, e)
             return Outcome(done, "tables.recorded_behind" if lt.stall == "store" else None)

@@ -88,6 +88,43 @@ async def test_the_same_game_inline_and_in_the_pool(harness: Harness, difficulty
     assert pool._pool is None  # the workers are shut down with the manager
 
 
+async def test_the_first_ai_decision_after_a_click_is_asked_while_the_players_action_is_written(harness: Harness):
+    """A player's click starts a run of AI seats: every AI decision of the run with a real choice is asked ahead,
+    the first one while the player's own action is being written (so a click waits for one write less), and each is
+    the AI's own from its view."""
+    from tests.cogs.test_tables import choose_click, latest_dm_controls
+
+    h = harness
+    prep(h, seed=7)
+    lt = await _bot_table(h, P1, h.add_channel(), "hefei", "normal")
+    me = lt.seat_of(P1)
+    m = await h.bot.store.match(lt.match_id)
+    runs = 0
+    for _ in range(30):
+        await h.bot.tables.wait_idle()
+        await h.settle()
+        if lt.table.phase not in ("play", "claim", "rob"):
+            break
+        n0, a0 = len(await _stored(h, lt.match_id)), h.bot.tables.asked_ahead
+        msg = latest_dm_controls(h, P1)
+        await h.click(msg, custom_id=choose_click(msg))
+        stored = await _stored(h, lt.match_id)
+        t = Table.new(m.variant, m.seed, m.settings, players_for(m.seats))
+        for a in stored[:n0 + 1]:  # up to the player's action
+            t.apply(Action.from_json(a))
+        assert stored[n0]["seat"] == me
+        choices = 0
+        for a in stored[n0 + 1:]:  # the AI seats' run
+            assert a["seat"] != me
+            choices += len(t.legal_actions(a["seat"])) > 1
+            t.apply(Action.from_json(a))
+        assert h.bot.tables.asked_ahead - a0 == choices
+        runs += choices > 0
+    assert runs > 5
+    assert await _check_replay(h, lt.match_id, "normal") > 5
+    await h.bot.tables.close()
+
+
 def _dead(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as f:
