@@ -1,0 +1,83 @@
+"""A no-op's round trip to a worker process while the event loop is half busy, by the interpreter's switch interval.
+
+    python benchmarks/bench_handoff.py [--intervals 0.005,0.001] [--rounds 2] [--calls 400] [--json]
+
+The bot sends every AI decision to a worker process (``bot/tables/aipool.py``) through a ``ProcessPoolExecutor``,
+whose call crosses two threads of the bot's process on the way out (the executor's manager thread, the call queue's
+feeder thread) and the manager thread again on the way back. Each of them must take the interpreter lock from the
+event loop's thread, which holds it while it serves the other tables: up to the switch interval each time
+(``sys.setswitchinterval``; Python's default 5 ms, the bot's ``bot.app.SWITCH_INTERVAL``). Here the loop is kept
+half busy (3 ms of work, 3 ms asleep, over and over) while ``--calls`` no-ops go to a worker one after another;
+each interval is run ``--rounds`` times, in turn. Last line with ``--json``: a list of
+{"interval_ms", "round", "p50_ms", "p90_ms", "p99_ms", "mean_ms"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+
+def _echo(x: object) -> object:
+    return x
+
+
+async def _round(interval: float, calls: int) -> dict[str, float]:
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(interval)
+    ex = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        await asyncio.wrap_future(ex.submit(_echo, 0))  # the process started and warm
+        busy = True
+
+        async def half_busy() -> None:
+            while busy:
+                t0 = time.perf_counter()
+                while time.perf_counter() - t0 < 0.003:
+                    pass
+                await asyncio.sleep(0.003)
+
+        task = asyncio.create_task(half_busy())
+        times = []
+        payload = {"view": list(range(300))}  # about the size of a seat's view
+        for _ in range(calls):
+            t0 = time.perf_counter()
+            await asyncio.wrap_future(ex.submit(_echo, payload))
+            times.append((time.perf_counter() - t0) * 1000)
+        busy = False
+        await task
+    finally:
+        ex.shutdown()
+        sys.setswitchinterval(before)
+    times.sort()
+    return {"p50_ms": round(statistics.median(times), 2), "p90_ms": round(times[int(0.9 * len(times))], 2),
+            "p99_ms": round(times[int(0.99 * len(times))], 2), "mean_ms": round(statistics.mean(times), 2)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--intervals", default="0.005,0.001", help="switch intervals to compare, in seconds")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--calls", type=int, default=400)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    out = []
+    for r in range(1, args.rounds + 1):
+        for interval in (float(x) for x in args.intervals.split(",")):
+            row = {"interval_ms": interval * 1000, "round": r, **asyncio.run(_round(interval, args.calls))}
+            out.append(row)
+            if not args.json:
+                print(f"interval {row['interval_ms']:.1f} ms, round {r}: p50 {row['p50_ms']} / p90 {row['p90_ms']} / "
+                      f"p99 {row['p99_ms']} ms, mean {row['mean_ms']} ms")
+    if args.json:
+        print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
