@@ -16,7 +16,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from itertools import product
 from typing import NamedTuple
 
@@ -236,16 +236,38 @@ def winning_kinds(counts: Sequence[int], *, seven_pairs: bool = False, held: Seq
     ['5m']
     """
     held = held if held is not None else counts
+    return [k for k in completing_kinds(counts, seven_pairs=seven_pairs) if held[k] < 4]
+
+
+COMPLETING_CACHE = 4096
+"""How many hands' :func:`completing_kinds` one process keeps (least recently used first out): the strong AI's look-ahead
+finds a ready hand's winning kinds, and the scorer asks for the same 13 tiles' again for each winning tile (Hefei's
+卡, Wuhu's single wait)."""
+
+
+def completing_kinds(counts: Sequence[int], *, seven_pairs: bool = False) -> tuple[int, ...]:
+    """Every kind, in order, whose one more copy makes the closed counts (3n+1 tiles) complete: :func:`is_complete`,
+    or :func:`is_seven_pairs` when ``seven_pairs`` (a kind held four times too: the counts alone are read). Kept per
+    process (:data:`COMPLETING_CACHE`).
+
+    >>> from engine.tiles import parse_hand, tile_name
+    >>> c = parse_hand("113355m1133p557s").closed_counts
+    >>> completing_kinds(c), [tile_name(k) for k in completing_kinds(c, seven_pairs=True)]
+    ((), ['7s'])
+    """
+    return _kept_completing(bytes(counts), seven_pairs)
+
+
+@lru_cache(maxsize=COMPLETING_CACHE)
+def _kept_completing(counts: bytes, seven_pairs: bool) -> tuple[int, ...]:
     c = list(counts)
     out = []
     for k in _candidates(counts):
-        if held[k] >= 4:
-            continue
         c[k] += 1
         if is_complete(c) or (seven_pairs and is_seven_pairs(c)):
             out.append(k)
         c[k] -= 1
-    return out
+    return tuple(out)
 
 
 def _candidates(counts: Sequence[int]) -> list[int]:

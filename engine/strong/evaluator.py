@@ -455,6 +455,7 @@ class Know:
         self._plan: dict[tuple[str, bool], tuple[float, float | None]] = {}  # plan_value, the same way
         self._learned: LearnedReader | None = None  # the learned chance to win (learned.py), built at its first use
         self._wait_f: tuple[list[float], list[float]] | None = None  # wait_factors, built at its first use
+        self._flush_caps: dict[tuple[int, int, bool], float] = {}  # _flush_cap, per shanten, draws left, open
 
     # -------------------------------------------------------------- values
     def rep(self, plan: str, is_open: bool, winner: int, discarder: int | None) -> tuple[int, int, int, int] | None:
@@ -761,7 +762,7 @@ class Know:
                                    for m in melds if m.kind in (MeldKind.KONG, MeldKind.CONCEALED_KONG))
             best = HandValue(p, value, "", key[0])
         # the one-suit plan
-        fl = self._flush(c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open)
+        fl = self._flush(c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open, best.ev, sh)
         if fl is not None and fl.ev > best.ev:
             best = fl
         pu = self._pungs(c, n_melds, meld_hua, upg, melds, turns, is_open)
@@ -820,9 +821,37 @@ class Know:
         want = MEAN_VALUE.get(self.variant)
         return v * (want / plain) if want and plain > 0 else v
 
+    def _flush_cap(self, sh: int, turns: int, is_open: bool) -> float:
+        """The most the one-suit plan of a hand can be worth (:meth:`_flush`, not Wuhu's) when the whole hand's
+        shanten is ``sh`` (the seven pairs counted or not): the suit's tiles alone are a part of the hand, so their
+        shanten and the plan's distance ``d`` are at least ``sh``, and the plan's chance, the measured chance at
+        ``d + 1`` steps (:meth:`chance`) times the rate, is at most the table's highest at ``sh + 1`` steps or more
+        times the rate, multiplied as :meth:`_flush` multiplies (a float product of non-negative numbers never
+        falls when a factor rises). Kept for the decision. Infinite (no cap) where the chance is not read from the
+        table alone (:data:`STEP_CAP`, no table) or the plan's value is negative."""
+        key = (sh, turns, is_open)
+        got = self._flush_caps.get(key)
+        if got is None:
+            tab = self.win_table
+            mv = self.mean_value("flush", is_open)
+            if tab is None or self.variant in STEP_CAP or mv < 0:
+                got = float("inf")
+            else:
+                t = min(max(turns, 0), len(tab[0]) - 1)
+                top = max(tab[i][t] for i in range(min(max(sh + 1, 0), len(tab) - 1), len(tab)))
+                got = top * (CHIZHOU_FLUSH_RATE if self.me.ai.hua_gate else FLUSH_RATE) / 1000 * mv
+            self._flush_caps[key] = got
+        return got
+
     def _flush(self, c: list[int], n_melds: int, meld_suits: Sequence[int], meld_hua: int, upg: int,
-               melds: tuple[Meld, ...], turns: int, is_open: bool) -> HandValue | None:
+               melds: tuple[Meld, ...], turns: int, is_open: bool, floor: float | None = None, sh: int = 0
+               ) -> HandValue | None:
+        """The one-suit plan's chance and value, or None. ``floor``: the ev another plan of the hand is worth (the
+        plain plan's, whose shanten is ``sh``); the plan counts only above it (:meth:`hand_value`), so None is
+        returned at once when it cannot get there (:meth:`_flush_cap`): the same plan wherever it counts."""
         if "flush" not in _REPS.get(self.variant, {}):
+            return None
+        if floor is not None and self.variant != "wuhu" and floor >= self._flush_cap(sh, turns, is_open):
             return None
         if self.variant == "wuhu":  # the plan's chance measured on play that goes for it (engine/strong/wuhu.py)
             got = wuhu_flush_chance(c, n_melds, meld_suits, [m.tile for m in melds], turns)

@@ -33,8 +33,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from ..ai_common import SeatReader, near_kinds
-from ..analysis import Group, group_options, is_complete, is_seven_pairs, shanten
+from ..ai_common import SeatReader
+from ..analysis import Group, completing_kinds, group_options, shanten
 from ..errors import EngineError
 from ..tiles import NUM_KINDS, Hand, Meld
 from ..variants import get_variant
@@ -71,20 +71,16 @@ def _wait_payments(variant: str, rules_key: tuple[tuple[str, Any], ...], counts:
                                                                                   int | None], ...]:
     V = get_variant(variant)
     rules = dict(rules_key)
-    c = list(counts)
-    concealed = tuple(k for k in range(NUM_KINDS) for _ in range(c[k]))
+    concealed = tuple(k for k in range(NUM_KINDS) for _ in range(counts[k]))
     sp = V.seven_pairs and not melds
     out = []
-    for k in near_kinds(c):  # a winning tile is held or next to a held one (in order, as every kind)
-        c[k] += 1
-        ok = is_complete(c) or (sp and is_seven_pairs(c))
-        c[k] -= 1
-        if not ok:
-            continue
-        pays = [None if p is None else p[wind] for p in V.payments(Hand(concealed, melds, k), (
-            Situation(winner=wind, discarder=None, melds_by_seat=seats, kong_draw=kong_draw),
-            Situation(winner=wind, discarder=(wind + 1) % 4, melds_by_seat=seats),
-            Situation(winner=wind, discarder=(wind + 2) % 4, melds_by_seat=seats)), rules)]
+    situations = (Situation(winner=wind, discarder=None, melds_by_seat=seats, kong_draw=kong_draw),
+                  Situation(winner=wind, discarder=(wind + 1) % 4, melds_by_seat=seats),
+                  Situation(winner=wind, discarder=(wind + 2) % 4, melds_by_seat=seats))
+    # a winning tile is held or next to a held one (in order, as every kind); the scorer's own look at these 13
+    # tiles' winning kinds (Hefei's 卡, Wuhu's single wait) finds them kept
+    for k in completing_kinds(counts, seven_pairs=sp):
+        pays = [None if p is None else p[wind] for p in V.payments(Hand(concealed, melds, k), situations, rules)]
         out.append((k, pays[0], pays[1], pays[2]))
     return tuple(out)
 

@@ -253,7 +253,7 @@ def _hand_items(hand: Hand, rules: Mapping[str, Any]) -> list[Item]:
     quemen = sum(1 for t in totals if t == 0)
     if quemen:
         items.append(_item("quemen", quemen))
-    tong = sum(max(0, sum(counts[b + r] for b in SUIT_BASES) - 4) for r in range(9))
+    tong = sum(max(0, counts[r] + counts[9 + r] + counts[18 + r] - 4) for r in range(9))  # the three suits' rank r
     if tong:
         items.append(_item("tong", tong))
     ming = sum(1 for m in hand.melds if m.kind is MeldKind.KONG)

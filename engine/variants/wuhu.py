@@ -355,8 +355,9 @@ def _traits(hand: Hand, d: Decomposition, suits: tuple[int, int, int], all_count
     zuizi: list[str] = []
     if n_suits == 1 and reds:
         zuizi.append("hun_yi_se")
+    runs = {b.tile for b in d.sets if b.kind == SEQ}  # the first kinds of its runs
     for base in (0, 9, 18):
-        if all(any(b.kind == SEQ and b.tile == base + i for b in d.sets) for i in (0, 3, 6)):
+        if base in runs and base + 3 in runs and base + 6 in runs:
             zuizi.append("tong_tian")
             break
     if len(sihe) % 2 == 1:  # one 四核 (or a third beside a 双四核)

@@ -14,6 +14,7 @@ from engine.analysis import (
     TRIPLET,
     Block,
     combine_groups,
+    completing_kinds,
     decompositions,
     group_of,
     is_complete,
@@ -122,6 +123,25 @@ def test_winning_kinds_with_seven_pairs(counts):
         or is_seven_pairs([c + (i == k) for i, c in enumerate(counts)])
     )]
     assert winning_kinds(counts, seven_pairs=True) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_counts(13) | random_counts(13, suits_only=True), st.booleans())
+def test_the_kept_completing_kinds_equal_trying_all_34(counts, seven_pairs):
+    # completing_kinds is kept per process (the strong AI's look-ahead and the scorers' single-wait tests ask for the
+    # same 13 tiles): every kind whose copy completes the counts, a kind held four times too, cold and kept alike
+    expected = tuple(k for k in range(34) if is_complete([c + (i == k) for i, c in enumerate(counts)])
+                     or (seven_pairs and is_seven_pairs([c + (i == k) for i, c in enumerate(counts)])))
+    assert completing_kinds(counts, seven_pairs=seven_pairs) == expected
+    assert completing_kinds(tuple(counts), seven_pairs=seven_pairs) == expected  # (kept: the same answer)
+
+
+def test_completing_kinds_count_a_kind_held_four_times():
+    # 1111m 234m 567m 789p: a fifth 1m would complete the counts (111m 11m ...): counted by the counts alone;
+    # winning_kinds leaves out a kind held four times
+    c = parse_hand("1111234567m789p").closed_counts
+    assert 0 in completing_kinds(c) and 3 in completing_kinds(c)  # 1m, 4m
+    assert winning_kinds(c) == [k for k in completing_kinds(c) if k != 0]
 
 
 @settings(max_examples=500, deadline=None)

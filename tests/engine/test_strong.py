@@ -828,6 +828,69 @@ def test_the_kept_wait_payments_change_no_decision(variant, monkeypatch):
     assert info.hits > 0 and info.currsize <= 64
 
 
+@pytest.mark.parametrize("variant", ("hefei", "chizhou"))
+def test_the_one_suit_plan_skipped_below_its_cap_changes_no_price(variant, monkeypatch):
+    # Know._flush_cap: the most a hand's one-suit plan can be worth, from the whole hand's shanten (the suit's tiles
+    # alone are no nearer); where the plain plan is worth at least that, the plan is not priced. On every decision
+    # of strong and normal AIs' games: the plan the cap skips would never have counted (its ev at most the plain
+    # plan's), the cap skips some that would have been priced, and every evaluation is the same without it
+    from engine.strong.evaluator import Know
+
+    plain = Know._flush
+    seen = {"skipped": 0, "priced": 0}
+
+    def checked(self, c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open, floor=None, sh=0):
+        full = plain(self, c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open)
+        if floor is not None and floor >= self._flush_cap(sh, turns, is_open):
+            seen["skipped"] += 1
+            seen["priced"] += full is not None
+            assert full is None or not full.ev > floor
+        return plain(self, c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open, floor, sh)
+
+    checked_decisions = 0
+    for i in range(4):
+        t = Table.new(variant, f"cap:{i}")
+        rng = random.Random(i)
+        while t.hand.phase in ("play", "claim", "rob"):
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            if len(la) > 1:
+                v = t.view(s)
+                monkeypatch.setattr(Know, "_flush", checked)
+                capped = evaluate(v, s)
+                monkeypatch.setattr(Know, "_flush_cap", lambda self, sh, turns, is_open: float("inf"))
+                assert evaluate(v, s) == capped
+                monkeypatch.undo()
+                checked_decisions += 1
+            t.apply(la[0] if len(la) == 1 else choose(t, s, la, ("strong", "normal")[s % 2], rng))
+    assert checked_decisions > 50 and seen["priced"] > 20, (checked_decisions, seen)
+
+
+@pytest.mark.parametrize("variant", ("hefei", "wuhu"))
+def test_the_scorers_single_wait_test_finds_the_look_aheads_winning_kinds_kept(variant):
+    # a ready hand's winning kinds are found once (analysis.completing_kinds, kept per process) for the look-ahead
+    # and for the scorer's own look at the 13 tiles (Hefei's 卡, Wuhu's single wait): pricing a ready hand's winning
+    # tiles asks for them once, and the scorer's asks find them kept
+    from engine import analysis
+    from engine.strong import lookahead
+    from engine.variants import get_variant
+
+    hand = {"hefei": "123456789m456p3s", "wuhu": "123456789m45p33s"}[variant]  # waits: 3s; 3p 6p
+    counts = tuple(parse_hand(hand).closed_counts)
+    for f in (analysis._kept_completing, lookahead._cached_wait_payments):
+        f.cache_clear()
+    for mod in ("hefei", "wuhu"):  # the scorers' own kept answers, so that they ask again
+        for f in vars(__import__(f"engine.variants.{mod}", fromlist=["x"])).values():
+            if hasattr(f, "cache_clear"):
+                f.cache_clear()
+    rules = tuple(sorted(get_variant(variant).rules().items()))
+    got = lookahead._wait_payments(variant, rules, counts, (), 1, False, None)
+    assert [k for k, *_ in got] == list(analysis.completing_kinds(counts, seven_pairs=variant == "hefei"))
+    assert len(got) >= 1 and all(p is not None for _, *ps in got for p in ps)
+    info = analysis._kept_completing.cache_info()
+    assert info.misses == 1 and info.hits >= 1  # the scorer asked for the same 13 tiles' kinds, and found them
+
+
 def test_the_look_ahead_shanten_by_parts_is_the_whole_hands():
     # the look-ahead and the useful tiles count the shanten of a hand one tile away from another by the changed
     # group against the other groups' sums (lookahead.one_away: both kept per process, the sums pruned to those that
