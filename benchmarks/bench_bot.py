@@ -91,7 +91,7 @@ def _workers_cpu(pool) -> dict[int, float]:
     return out
 
 
-def _click_task(bot, custom_id: str) -> asyncio.Task | None:
+def _click_task(bot, custom_id: str) -> asyncio.Task:
     """The task discord.py started for a click just dispatched: a dynamic item's callback, named after its custom id.
 
     Looked for among the view store's few tasks in flight, once a click. Until 2026-12-03 the benchmark asked, at every
@@ -102,7 +102,10 @@ def _click_task(bot, custom_id: str) -> asyncio.Task | None:
     for t in getattr(store, "_ViewStore__tasks", ()):  # discord.py's in-flight item tasks
         if not t.done() and t.get_name().endswith(custom_id):
             return t
-    return next((t for t in asyncio.all_tasks() if not t.done() and t.get_name().endswith(custom_id)), None)
+    found = next((t for t in asyncio.all_tasks() if not t.done() and t.get_name().endswith(custom_id)), None)
+    if found is None:  # without it the next click of the table could be fed before this one took the table's lock
+        raise RuntimeError(f"no task of discord.py runs the click {custom_id}")
+    return found
 
 
 async def main(args: argparse.Namespace) -> dict:
@@ -237,7 +240,7 @@ async def main(args: argparse.Namespace) -> dict:
     h.ignored_task_names.add("bench-worker-cpu")
     clicks = 0
     clicked: dict[int, list[float]] = {u: [] for u in users}
-    running: dict[int, asyncio.Task | None] = {}  # user -> the callback of their last click (None: not found)
+    running: dict[int, asyncio.Task] = {}  # user -> the callback of their last click
     tokens: dict[int, str] = {}  # user -> interaction token of that click
     order = list(by_channel.items())
     loop_start = time.perf_counter()
@@ -253,7 +256,7 @@ async def main(args: argparse.Namespace) -> dict:
         passed += 1
         if u in running:
             task = running[u]
-            if (task is not None and not task.done()) or mgr.by_channel[ch].lock.locked():
+            if not task.done() or mgr.by_channel[ch].lock.locked():
                 await asyncio.sleep(0)
                 continue
             del running[u]
@@ -287,7 +290,7 @@ async def main(args: argparse.Namespace) -> dict:
         await asyncio.sleep(gap)
     # the last clicks: their callbacks, then their messages, before the harness's settle (which looks at every task
     # of the loop at every turn: it would slow the last clicks it waits for)
-    await asyncio.gather(*(t for t in running.values() if t is not None), return_exceptions=True)
+    await asyncio.gather(*running.values(), return_exceptions=True)
     await mgr.wait_idle()
     await h.settle(timeout=120)
     sample_workers()

@@ -223,11 +223,11 @@ class MjBot(commands.AutoShardedBot):
 SWITCH_INTERVAL = 0.001
 """Seconds a thread may hold the interpreter lock while another thread waits for it (``sys.setswitchinterval``;
 Python's default is 0.005). Every AI decision crosses three threads of this process on its way to a worker process
-and back (the executor's manager thread, the queue's feeder thread, the manager again for the answer), and every
-store query the database's thread: each waits for the event loop's thread to let go of the lock, up to the whole
-interval while the loop is busy with other tables. A no-op sent to a worker process and back while the loop was kept
-half busy took 2.9-4.3 ms on average and 15-20 ms at the 99th percentile with 0.005, 1.4-1.9 and 8-10 ms with 0.001
-(docs/benchmarks.md, "AI seats off the event loop")."""
+and back (the executor's manager thread, the queue's feeder thread, the manager again for the answer), and with
+SQLite every store query the database's thread: each waits for the event loop's thread to let go of the lock, up to
+the whole interval while the loop is busy with other tables. ``benchmarks/bench_handoff.py`` (a no-op sent to a
+worker process and back while the loop is kept half busy), two rounds in turn: 3.4 and 2.3 ms on average with 0.005,
+1.9 and 1.5 ms with 0.001 (docs/benchmarks.md, "AI seats off the event loop")."""
 
 
 def freeze_startup() -> None:

@@ -607,25 +607,26 @@ class TableManager(Admin, Output):
                 ahead = self._ask_ahead(lt)
 
             try:
-                events = await self._step(lt, action, applied)
-            except IllegalAction as e:
-                raise Refusal("tables.not_now") from e
-            except NotRecorded as e:
+                try:
+                    events = await self._step(lt, action, applied)
+                except IllegalAction as e:
+                    raise Refusal("tables.not_now") from e
+                except NotRecorded as e:
+                    log.warning("table %s: action not recorded: %s", lt.id, e)
+                    self._stalled(lt)
+                    self._arm_timer(lt)
+                    raise Refusal("tables.not_recorded") from e
+                except Exception as e:
+                    await self._pause(lt, e)
+                    raise Refusal("tables.is_paused") from e
+                lt.occupant(seat).timeouts = 0
+                done = action.describe(lt.occupant(seat).lang)
+                try:
+                    await self._play_on(lt, events, ahead=ahead)
+                except Exception as e:
+                    await self._pause(lt, e)
+            finally:  # a decision asked ahead and not taken: the write failed, or the click was cancelled
                 self._drop_ahead(ahead)
-                log.warning("table %s: action not recorded: %s", lt.id, e)
-                self._stalled(lt)
-                self._arm_timer(lt)
-                raise Refusal("tables.not_recorded") from e
-            except Exception as e:
-                self._drop_ahead(ahead)
-                await self._pause(lt, e)
-                raise Refusal("tables.is_paused") from e
-            lt.occupant(seat).timeouts = 0
-            done = action.describe(lt.occupant(seat).lang)
-            try:
-                await self._play_on(lt, events, ahead=ahead)
-            except Exception as e:
-                await self._pause(lt, e)
             return Outcome(done, "tables.recorded_behind" if lt.stall == "store" else None)
 
     def _live(self, table_id: int) -> LiveTable:
