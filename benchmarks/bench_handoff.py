@@ -6,7 +6,7 @@ The bot sends every AI decision to a worker process (``bot/tables/aipool.py``) t
 whose call crosses two threads of the bot's process on the way out (the executor's manager thread, the call queue's
 feeder thread) and the manager thread again on the way back. Each of them must take the interpreter lock from the
 event loop's thread, which holds it while it serves the other tables: up to the switch interval each time
-(``sys.setswitchinterval``; Python's default 5 ms, the bot's ``bot.app.SWITCH_INTERVAL``). Here the loop is kept
+(``sys.setswitchinterval``; Python's default 5 ms, which the bot keeps: docs/benchmarks.md). Here the loop is kept
 half busy (3 ms of work, 3 ms asleep, over and over) while ``--calls`` no-ops go to a worker one after another;
 each interval is run ``--rounds`` times, in turn. Last line with ``--json``: a list of
 {"interval_ms", "round", "p50_ms", "p90_ms", "p99_ms", "mean_ms"}.

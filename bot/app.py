@@ -160,7 +160,6 @@ class MjBot(commands.AutoShardedBot):
         options.install(self.tree)  # every option a raw payload sends is checked as Discord's client would
         interactions.install(self.tree)  # a command's language is worked out as it arrives, once (bot.interactions)
         log.info("loaded %d extensions", len(self.extensions))
-        sys.setswitchinterval(SWITCH_INTERVAL)
         freeze_startup()
         if self.connecting_for_real:
             if self.application_id is not None:
@@ -218,16 +217,6 @@ class MjBot(commands.AutoShardedBot):
             if store is not None:
                 await store.close()
                 log.info("database closed")
-
-
-SWITCH_INTERVAL = 0.001
-"""Seconds a thread may hold the interpreter lock while another thread waits for it (``sys.setswitchinterval``;
-Python's default is 0.005). Every AI decision crosses three threads of this process on its way to a worker process
-and back (the executor's manager thread, the queue's feeder thread, the manager again for the answer), and with
-SQLite every store query the database's thread: each waits for the event loop's thread to let go of the lock, up to
-the whole interval while the loop is busy with other tables. ``benchmarks/bench_handoff.py`` (a no-op sent to a
-worker process and back while the loop is kept half busy), two rounds in turn: 3.4 and 2.3 ms on average with 0.005,
-1.9 and 1.5 ms with 0.001 (docs/benchmarks.md, "AI seats off the event loop")."""
 
 
 def freeze_startup() -> None:

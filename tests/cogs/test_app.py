@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import re
-import sys
 from pathlib import Path
 
 import discord
@@ -88,20 +87,6 @@ async def test_the_start_up_is_frozen_out_of_the_garbage_collector(tmp_path: Pat
         await h.close()
     assert frozen > 10_000
     assert not walked
-
-
-async def test_the_start_up_shortens_the_interpreters_switch_interval(tmp_path: Path):
-    """The threads that carry an AI decision to its worker process and back (and the database's) wait for the event
-    loop's thread to let go of the interpreter lock at most ``SWITCH_INTERVAL`` (1 ms), not Python's 5 ms (the same
-    ``setup_hook`` as the product's start)."""
-    from bot.app import SWITCH_INTERVAL
-
-    sys.setswitchinterval(0.005)
-    h = await Harness.boot(tmp_path / "bot.db")
-    try:
-        assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL) == pytest.approx(0.001)
-    finally:
-        await h.close()
 
 
 async def test_dev_guild_sync_goes_to_that_server_only(tmp_path: Path):
