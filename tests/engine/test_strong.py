@@ -743,6 +743,20 @@ def test_wuhu_strong_does_not_price_a_dead_flush_wait_as_a_likely_win():
     assert live is not None and live.distance == 0 and live.win > 0.4
 
 
+def _decisions(variant: str, prefix: str, games: int):
+    """Every decision with a choice in ``games`` games of strong and normal AIs (seeds ``prefix:0``, ``prefix:1``
+    ...): the seat's view and the seat, each game played on by the AI's own choice once the caller is done with it."""
+    for i in range(games):
+        t = Table.new(variant, f"{prefix}:{i}")
+        rng = random.Random(i)
+        while t.hand.phase in ("play", "claim", "rob"):
+            s = t.awaited()[0]
+            la = t.legal_actions(s)
+            if len(la) > 1:
+                yield t.view(s), s
+            t.apply(la[0] if len(la) == 1 else choose(t, s, la, ("strong", "normal")[s % 2], rng))
+
+
 def _positions(variant: str, want, n: int, limit: int = 400):
     """Up to ``n`` tables (with the awaited seat) of games of strong and normal AIs where ``want(table, seat, legal,
     evaluation)`` holds, from the seeds ``pos:0``, ``pos:1`` ... (at most ``limit`` games)."""
@@ -808,21 +822,13 @@ def test_the_kept_wait_payments_change_no_decision(variant, monkeypatch):
     monkeypatch.setattr(lookahead, "_cached_wait_payments",
                         __import__("functools").lru_cache(maxsize=64)(lookahead._wait_payments))
     checked = ready = 0
-    for i in range(6):
-        t = Table.new(variant, f"cache:{i}")
-        rng = random.Random(i)
-        while t.hand.phase in ("play", "claim", "rob"):
-            s = t.awaited()[0]
-            la = t.legal_actions(s)
-            if len(la) > 1:
-                v = t.view(s)
-                monkeypatch.setattr(lookahead, "CACHE", True)
-                kept, again = evaluate(v, s), evaluate(v, s)
-                monkeypatch.setattr(lookahead, "CACHE", False)
-                assert evaluate(v, s) == kept == again
-                checked += 1
-                ready += any(o.distance == 0 for o in kept.options)
-            t.apply(la[0] if len(la) == 1 else choose(t, s, la, ("strong", "normal")[s % 2], rng))
+    for v, s in _decisions(variant, "cache", 6):
+        monkeypatch.setattr(lookahead, "CACHE", True)
+        kept, again = evaluate(v, s), evaluate(v, s)
+        monkeypatch.setattr(lookahead, "CACHE", False)
+        assert evaluate(v, s) == kept == again
+        checked += 1
+        ready += any(o.distance == 0 for o in kept.options)
     assert checked > 100 and ready > 10
     info = lookahead._cached_wait_payments.cache_info()
     assert info.hits > 0 and info.currsize <= 64
@@ -848,21 +854,13 @@ def test_the_one_suit_plan_skipped_below_its_cap_changes_no_price(variant, monke
         return plain(self, c, n_melds, meld_suits, meld_hua, upg, melds, turns, is_open, floor, sh)
 
     checked_decisions = 0
-    for i in range(4):
-        t = Table.new(variant, f"cap:{i}")
-        rng = random.Random(i)
-        while t.hand.phase in ("play", "claim", "rob"):
-            s = t.awaited()[0]
-            la = t.legal_actions(s)
-            if len(la) > 1:
-                v = t.view(s)
-                monkeypatch.setattr(Know, "_flush", checked)
-                capped = evaluate(v, s)
-                monkeypatch.setattr(Know, "_flush_cap", lambda self, sh, turns, is_open: float("inf"))
-                assert evaluate(v, s) == capped
-                monkeypatch.undo()
-                checked_decisions += 1
-            t.apply(la[0] if len(la) == 1 else choose(t, s, la, ("strong", "normal")[s % 2], rng))
+    for v, s in _decisions(variant, "cap", 4):
+        monkeypatch.setattr(Know, "_flush", checked)
+        capped = evaluate(v, s)
+        monkeypatch.setattr(Know, "_flush_cap", lambda self, sh, turns, is_open: float("inf"))
+        assert evaluate(v, s) == capped
+        monkeypatch.undo()
+        checked_decisions += 1
     assert checked_decisions > 50 and seen["priced"] > 20, (checked_decisions, seen)
 
 
