@@ -479,11 +479,16 @@ class FakeDiscord:
         cid = self.dm_by_user.get(user_id)
         return self.channel_messages(cid) if cid is not None else []
 
+    def _put(self, ch: Channel, m: Message) -> None:
+        """A new message at the end of its channel, and in the index :meth:`find_message` reads."""
+        ch.messages.append(m)
+        self._message_index[m.id] = m
+
     def find_message(self, message_id: int) -> Message:
         m = self._message_index.get(message_id)
         if m is not None:
             return m
-        for ch in self.channels.values():  # a message put in a channel by other means than the three below
+        for ch in self.channels.values():  # a message put in a channel by other means than _put (tests do)
             for m in ch.messages:
                 if m.id == message_id:
                     self._message_index[message_id] = m
@@ -506,8 +511,7 @@ class FakeDiscord:
         m = Message(id=mid, channel_id=cid, guild_id=None, author=payload["author"], content=payload.get("content", ""),
                     embeds=payload.get("embeds") or [], components=payload.get("components") or [],
                     flags=int(payload.get("flags") or 0))
-        ch.messages.append(m)
-        self._message_index[m.id] = m
+        self._put(ch, m)
         return m
 
     def requests_to(self, pattern: str, method: str | None = None) -> list[Request]:
@@ -647,8 +651,7 @@ class FakeDiscord:
         self._apply(m, payload, files, new=True)
         if not (m.content or m.embeds or m.attachments or m.components or m.loading or payload.get("poll")):
             raise HTTPError(400, 50006, "Cannot send an empty message")
-        ch.messages.append(m)
-        self._message_index[m.id] = m
+        self._put(ch, m)
         return m
 
     def _apply(self, m: Message, payload: dict[str, Any], files: list[Attachment], *, new: bool) -> None:
@@ -737,8 +740,7 @@ class FakeDiscord:
                         type=20 if rec.type == 2 else 19, interaction_id=rec.id, webhook_id=self.application_id,
                         loading=True)
             m.visible_to = rec.user_id if m.ephemeral else None
-            ch.messages.append(m)
-            self._message_index[m.id] = m
+            self._put(ch, m)
             rec.original = m
             resource["message"] = m.payload()
             info.update(response_message_id=str(m.id), response_message_loading=True,
