@@ -31,10 +31,12 @@ Row = Any
 class Connection(Protocol):
     """What the store asks of a database connection. SQL uses ``?`` placeholders; ids come back from ``insert``."""
 
-    async def begin(self, write: bool, durable: bool, keyed: bool = False) -> None:
+    async def begin(self, write: bool, durable: bool, keyed: bool = False, single: bool = False) -> None:
         """Start a transaction: ``write`` takes the write lock at once; ``durable=False`` lets the commit return
         before the disk has it (safe against a killed process, not against a power cut); ``keyed``: a write whose
-        checks its rows and keys guard (PostgreSQL: ``REPEATABLE READ`` rather than ``SERIALIZABLE``)."""
+        checks its rows and keys guard (PostgreSQL: ``REPEATABLE READ`` rather than ``SERIALIZABLE``); ``single``:
+        a write of one statement, which a backend may run as its own transaction (SQLite: no BEGIN, and ``commit``
+        then has nothing to do)."""
 
     async def commit(self) -> None: ...
 

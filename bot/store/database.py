@@ -117,8 +117,8 @@ class Database:
         return self.backend is None
 
     @asynccontextmanager
-    async def transaction(self, write: bool = True, *, durable: bool = True, keyed: bool = False
-                          ) -> AsyncIterator[Connection]:
+    async def transaction(self, write: bool = True, *, durable: bool = True, keyed: bool = False,
+                          single: bool = False) -> AsyncIterator[Connection]:
         """One transaction (SQLite: under the store's lock). ``durable=False`` commits without waiting for the disk:
         still safe against a killed process, and made durable by the next durable commit (see ``docs/store.md``).
 
@@ -126,7 +126,12 @@ class Database:
         keys (an action's ``(match, seq)``, a ledger row's ``(hand, seat)``), so that it only needs other writes kept
         off its rows: PostgreSQL runs it at ``REPEATABLE READ`` (a row changed by another transaction since it began
         fails it, and ``completes`` runs it again) instead of ``SERIALIZABLE``, with no false collisions between
-        tables. For the writes of every move; SQLite (one writer at a time) ignores it."""
+        tables. For the writes of every move; SQLite (one writer at a time) ignores it.
+
+        ``single=True`` promises that the body runs one statement: SQLite runs it as its own transaction (autocommit:
+        the statement takes the write lock as it starts and commits as it ends), one round trip to the database's
+        thread instead of three (BEGIN, the statement, COMMIT); PostgreSQL ignores it. The hottest write, an action's
+        (:meth:`~bot.store.games.GameTopic.record_action`), is one statement in the usual case."""
         serial: AbstractAsyncContextManager[Any] = self._lock if self._serial else nullcontext()
         async with serial:
             backend = self.backend
@@ -134,7 +139,7 @@ class Database:
                 raise StoreError("closed")
             async with backend.lend() as conn:
                 try:
-                    await conn.begin(write, durable, keyed)
+                    await conn.begin(write, durable, keyed, single)
                     yield conn
                 except BaseException:
                     # the connection runs requests in order, so this comes after whatever was sent (even a BEGIN

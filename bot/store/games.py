@@ -51,6 +51,21 @@ async def _same_ledger(conn: Connection, hand_id: int, rows: Sequence[LedgerRow]
     return [tuple(s) for s in stored] == want
 
 
+_APPEND_ACTION = (
+    "INSERT INTO actions (match_id, seq, hand_id, action, state_hash, at) "
+    "SELECT CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT), "
+    "CAST(? AS BIGINT) "
+    "WHERE EXISTS (SELECT 1 FROM matches WHERE id = ? AND status = 'active') "
+    "AND (SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE match_id = ?) = ? "
+    "AND (CAST(? AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM hands WHERE id = ? AND match_id = ?)) "
+    "ON CONFLICT (match_id, seq) DO NOTHING"
+)
+"""An action appended in one statement when everything :meth:`GameTopic.record_action` checks holds (the match
+active, ``seq`` the next number, the hand, if any, of this match): the usual case, one round trip (SQLite runs it as
+its own transaction). Nothing is written otherwise, and the checks run one by one to say why. (The casts give
+PostgreSQL the parameters' types; ``WHERE`` before ``ON CONFLICT`` is what SQLite's parser needs.)"""
+
+
 class GameTopic(Database):
     """Writing matches, hands, actions and the ledger."""
 
@@ -177,6 +192,11 @@ class GameTopic(Database):
         """
         text = action if isinstance(action, str) else dumps(dict(action))
         ms = to_ms(at)
+        async with self.transaction(durable=False, keyed=True, single=True) as conn:  # the usual case
+            if await conn.execute(_APPEND_ACTION, (match_id, seq, hand_id, text, state_hash, ms, match_id, match_id,
+                                                   seq, hand_id, hand_id, match_id)):
+                return True
+        # not appended: say why (the same checks, one by one), or find it already there
         async with self.transaction(durable=False, keyed=True) as conn:
             row = await conn.one(
                 "SELECT status, (SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE match_id = ?), "

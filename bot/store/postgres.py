@@ -96,7 +96,7 @@ class PostgresConnection:
     def __init__(self, raw: asyncpg.Connection) -> None:
         self.raw = raw
 
-    async def begin(self, write: bool, durable: bool, keyed: bool = False) -> None:
+    async def begin(self, write: bool, durable: bool, keyed: bool = False, single: bool = False) -> None:
         if not write:
             await self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             return

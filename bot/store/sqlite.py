@@ -113,24 +113,35 @@ class SqliteConnection:
 
     The connection keeps its ``synchronous`` level between transactions and switches it only when a write needs
     the other one (one round trip to the database's thread less per write, two for a run of relaxed ones such as
-    a click's actions)."""
+    a click's actions). A write of one statement (``single``) runs as its own transaction: the connection is in
+    autocommit mode (:func:`dialect.connect`), so the statement takes the write lock as it starts, as ``BEGIN
+    IMMEDIATE`` would, and commits as it ends; no BEGIN, no COMMIT, one round trip in all."""
 
     def __init__(self, raw: aiosqlite.Connection) -> None:
         self.raw = raw
         # the connection's ``synchronous`` level: False = FULL (dialect.PRAGMAS), True = NORMAL, None = not known
         self._relaxed: bool | None = False
+        self._single = False  # the transaction begun is one statement in autocommit: nothing to commit
 
-    async def begin(self, write: bool, durable: bool, keyed: bool = False) -> None:
+    async def begin(self, write: bool, durable: bool, keyed: bool = False, single: bool = False) -> None:
         if write and self._relaxed is not (not durable):
             self._relaxed = None  # unknown until the pragma has surely run (an await may be cancelled)
             await self.raw.execute(dialect.RELAXED if not durable else dialect.DURABLE)
             self._relaxed = not durable
-        await self.raw.execute(dialect.BEGIN_WRITE if write else dialect.BEGIN_READ)
+        self._single = write and single
+        if not self._single:
+            await self.raw.execute(dialect.BEGIN_WRITE if write else dialect.BEGIN_READ)
 
     async def commit(self) -> None:
+        if self._single:  # committed as it ran
+            self._single = False
+            return
         await self.raw.commit()
 
     async def rollback(self) -> None:
+        if self._single:  # a statement in autocommit that failed was undone by itself: nothing is open
+            self._single = False
+            return
         with contextlib.suppress(sqlite3.Error):
             await self.raw.execute("ROLLBACK")
 

@@ -26,10 +26,12 @@ from bot.store import (  # noqa: E402
     period_start,
     resume_all,
 )
+from bot.store.models import to_ms  # noqa: E402
 from bot.store.tables import TableRecorder, rebuild_table  # noqa: E402
 from engine.table import Table  # noqa: E402
 from tests.bot.simple_player import next_action  # noqa: E402
 from tests.bot.store_checks import Replays, check_sql  # noqa: E402
+from tests.harness.db import connect  # noqa: E402
 
 T0 = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 SEATS = [SeatSpec.human(11, "Ann"), SeatSpec.human(12, "Bo"), SeatSpec.bot("normal"), SeatSpec.human(13, "Cy")]
@@ -143,6 +145,42 @@ async def test_actions_are_recorded_once_in_order(store: Store) -> None:
         (1, {"type": "pass", "seat": 1}, "h1"),
     ]
     assert await store.actions(other) == []
+    # between hands an action has no hand; a match that does not exist takes nothing
+    await store.finish_hand(hid, rows(0, 0, 0, 0), at=T0)
+    assert await store.record_action(mid, 2, {"type": "next_hand", "seat": 0}, T0 + timedelta(seconds=3))
+    with pytest.raises(StoreError) as err:
+        await store.record_action(10**9, 0, {"type": "pass", "seat": 0}, T0)
+    assert err.value.code == "no_match"
+    with connect(store.path) as db:  # every column as written
+        assert db.execute("SELECT seq, hand_id, action, state_hash, at FROM actions WHERE match_id = ? ORDER BY seq",
+                          (mid,)).fetchall() == [
+            (0, hid, '{"type":"discard","seat":0,"tile":"5m"}', None, to_ms(T0)),
+            (1, hid, '{"seat":1,"type":"pass"}', "h1", to_ms(T0)),
+            (2, None, '{"seat":0,"type":"next_hand"}', None, to_ms(T0 + timedelta(seconds=3))),
+        ]
+
+
+async def test_an_action_is_written_in_one_statement_and_a_refused_one_writes_nothing(tmp_path: Path) -> None:
+    """SQLite: a move's write is one statement, its own transaction (no BEGIN, no COMMIT: one round trip to the
+    database's thread, at every click of every table); a refused one leaves the table as it was."""
+    store = await Store.open(tmp_path / "one.sqlite3")
+    try:
+        mid, hid = await new_hand(store)
+        assert await store.record_action(mid, 0, {"type": "pass", "seat": 0}, T0, hand_id=hid)  # relaxed from now
+        sent: list[str] = []
+        await store.backend.raw.set_trace_callback(sent.append)
+        assert await store.record_action(mid, 1, {"type": "pass", "seat": 1}, T0, hand_id=hid)
+        assert [q.split(" (")[0] for q in sent] == ["INSERT INTO actions"]
+        sent.clear()
+        with pytest.raises(StoreError):
+            await store.record_action(mid, 5, {"type": "pass", "seat": 2}, T0, hand_id=hid)
+        # the one statement appended nothing; the checks, one by one, say why, and roll back
+        assert sent[0].startswith("INSERT INTO actions") and sent[1] == "BEGIN IMMEDIATE"
+        assert sent[2].startswith("SELECT status") and sent[-1] == "ROLLBACK"
+        await store.backend.raw.set_trace_callback(None)
+        assert [a.seq for a in await store.actions(mid)] == [0, 1]
+    finally:
+        await store.close()
 
 
 def rows(*amounts: int, stack: tuple[int, ...] | None = None, winner: int | None = None) -> list[LedgerRow]:
