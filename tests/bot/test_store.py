@@ -27,6 +27,7 @@ from bot.store import (  # noqa: E402
     resume_all,
 )
 from bot.store.models import to_ms  # noqa: E402
+from bot.store.sqlite import SqliteBackend  # noqa: E402
 from bot.store.tables import TableRecorder, rebuild_table  # noqa: E402
 from engine.table import Table  # noqa: E402
 from tests.bot.simple_player import next_action  # noqa: E402
@@ -162,13 +163,15 @@ async def test_actions_are_recorded_once_in_order(store: Store) -> None:
 
 async def test_an_action_is_written_in_one_statement_and_a_refused_one_writes_nothing(tmp_path: Path) -> None:
     """SQLite: a move's write is one statement, its own transaction (no BEGIN, no COMMIT: one round trip to the
-    database's thread, at every click of every table); a refused one leaves the table as it was."""
-    store = await Store.open(tmp_path / "one.sqlite3")
+    database's thread, at every click of every table); a refused one leaves the table as it was. The statements
+    are those the SQLite library ran (its trace), on the backend's connection."""
+    backend = await SqliteBackend.open(tmp_path / "one.sqlite3")
+    store = Store(backend)
     try:
         mid, hid = await new_hand(store)
         assert await store.record_action(mid, 0, {"type": "pass", "seat": 0}, T0, hand_id=hid)  # relaxed from now
         sent: list[str] = []
-        await store.backend.raw.set_trace_callback(sent.append)
+        await backend.raw.set_trace_callback(sent.append)
         assert await store.record_action(mid, 1, {"type": "pass", "seat": 1}, T0, hand_id=hid)
         assert [q.split(" (")[0] for q in sent] == ["INSERT INTO actions"]
         sent.clear()
@@ -177,7 +180,7 @@ async def test_an_action_is_written_in_one_statement_and_a_refused_one_writes_no
         # the one statement appended nothing; the checks, one by one, say why, and roll back
         assert sent[0].startswith("INSERT INTO actions") and sent[1] == "BEGIN IMMEDIATE"
         assert sent[2].startswith("SELECT status") and sent[-1] == "ROLLBACK"
-        await store.backend.raw.set_trace_callback(None)
+        await backend.raw.set_trace_callback(None)
         assert [a.seq for a in await store.actions(mid)] == [0, 1]
     finally:
         await store.close()

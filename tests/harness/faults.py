@@ -114,8 +114,15 @@ class FlakyConnection:
         self._check(sql)
         return await self._conn.all(sql, params)
 
+    _single = False  # SQLite: the transaction begun is one statement in autocommit (no COMMIT is sent)
+
+    async def begin(self, write: bool, durable: bool, keyed: bool = False, single: bool = False) -> None:
+        self._single = write and single and self.dialect == "sqlite"
+        await self._conn.begin(write, durable, keyed, single)
+
     async def commit(self) -> None:
-        self._check("COMMIT")
+        if not self._single:
+            self._check("COMMIT")
         await self._conn.commit()
 
     def __getattr__(self, name: str) -> Any:
