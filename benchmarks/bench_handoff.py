@@ -1,21 +1,22 @@
 """A no-op's round trip to a worker process while the event loop is half busy, by the interpreter's switch interval
 and by the way the call crosses.
 
-    python benchmarks/bench_handoff.py [--intervals 0.005,0.001] [--ways executor,pipe] [--rounds 2] [--calls 400]
-                                       [--json]
+    python benchmarks/bench_handoff.py [--intervals 0.005,0.001] [--ways executor,pipe,bot] [--rounds 2]
+                                       [--calls 400] [--json]
 
-The bot sends every AI decision to a worker process (``bot/tables/aipool.py``) through a ``ProcessPoolExecutor``,
-whose call crosses two threads of the bot's process on the way out (the executor's manager thread, the call queue's
-feeder thread) and the manager thread again on the way back. Each of them must take the interpreter lock from the
-event loop's thread, which holds it while it serves the other tables: up to the switch interval each time
-(``sys.setswitchinterval``; Python's default 5 ms, which the bot keeps: docs/benchmarks.md). Here the loop is kept
-half busy (3 ms of work, 3 ms asleep, over and over) while ``--calls`` no-ops go to a worker one after another;
-each interval is run ``--rounds`` times, in turn.
+The bot sends every AI decision to a worker process (``bot/tables/aipool.py``). Until 2026-12-04 it went through a
+``ProcessPoolExecutor``, whose call crosses two threads of the bot's process on the way out (the executor's manager
+thread, the call queue's feeder thread) and the manager thread again on the way back. Each of them must take the
+interpreter lock from the event loop's thread, which holds it while it serves the other tables: up to the switch
+interval each time (``sys.setswitchinterval``; Python's default 5 ms, which the bot keeps: docs/benchmarks.md).
+Here the loop is kept half busy (3 ms of work, 3 ms asleep, over and over) while ``--calls`` no-ops go to a worker
+one after another; each interval is run ``--rounds`` times, in turn.
 
-``--ways``: ``executor`` is the bot's way; ``pipe`` (measured, not in the bot) is a worker process reading its calls
-from a pipe, whose other end the event loop writes itself and watches with ``loop.add_reader``: no thread of the
-bot's process between them. Last line with ``--json``: a list of {"way", "interval_ms", "round", "p50_ms",
-"p90_ms", "p99_ms", "mean_ms"}.
+``--ways``: ``executor`` is the executor (the bot's way before); ``pipe`` a worker process reading its calls from a
+pipe, whose other end the event loop writes itself and watches with ``loop.add_reader``: no thread of the bot's
+process between them; ``bot`` the bot's way now (``aipool.Workers``: a socket per worker, which the loop writes and
+reads itself through an asyncio transport). Last line with ``--json``: a list of {"way", "interval_ms", "round",
+"p50_ms", "p90_ms", "p99_ms", "mean_ms"}.
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the repository this file is in, not another checkout's installed copy
 
 
 def _echo(x: object) -> object:
@@ -78,7 +83,20 @@ class _Piped:
 async def _round(interval: float, calls: int, way: str = "executor") -> dict[str, float]:
     before = sys.getswitchinterval()
     sys.setswitchinterval(interval)
-    if way == "pipe":
+    if way == "bot":
+        from bot.tables.aipool import AiPool
+
+        pool = AiPool(workers=1)
+        await pool.warm()
+        workers = pool._pool
+        assert workers is not None and workers.ready == [True], "the AI pool did not start"
+
+        def send(arg: object) -> asyncio.Future[Any]:
+            return workers.submit(0, _echo, arg)
+
+        def end() -> None:
+            pool.close()
+    elif way == "pipe":
         piped = _Piped()
 
         def send(arg: object) -> asyncio.Future[Any]:
@@ -125,7 +143,7 @@ async def _round(interval: float, calls: int, way: str = "executor") -> dict[str
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--intervals", default="0.005,0.001", help="switch intervals to compare, in seconds")
-    ap.add_argument("--ways", default="executor", help="executor (the bot's), pipe (measured only), or both")
+    ap.add_argument("--ways", default="executor,bot", help="any of executor (the bot's before), pipe, bot (the bot's)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--calls", type=int, default=400)
     ap.add_argument("--json", action="store_true")

@@ -2,10 +2,10 @@
 
 An AI decision is pure Python: a strong one (:mod:`engine.strong`) takes milliseconds to tens of milliseconds, a
 normal one measured up to ~120 ms on a loaded machine. At many tables that would hold the event loop (every click,
-every Discord event) behind it. So the table manager asks this pool: the decision is sent to a worker process
-(``loop.run_in_executor`` on a ``ProcessPoolExecutor``), the loop awaits it and serves everything else meanwhile.
-What stays on the loop is the view (a plain dict) and the legal actions crossing to the worker, well under a
-millisecond.
+every Discord event) behind it. So the table manager asks this pool: the decision is sent to a worker process over
+a socket the event loop writes and reads itself (:class:`Workers`), the loop awaits the answer and serves everything
+else meanwhile. What stays on the loop is the view (a plain dict) and the legal actions pickled for the worker and
+the answer read back, well under a millisecond.
 
 **The same decisions wherever they run.** A decision is a pure function of the seat's view, the legal actions and,
 for the easy AI, a generator seeded by the match's seed and the table's position (:func:`engine.ai.decision_rng`),
@@ -15,10 +15,10 @@ action (``tests/cogs/test_ai_pool.py``).
 
 - The pool starts when a table with AI seats starts (:meth:`warm`) or with the first decision (a bot without AI
   seats never starts a process), with ``workers`` processes (default 2) started by ``spawn`` (never ``fork`` a
-  process that runs threads and a loop), in the background: the submits that start them run in a thread (a process
-  takes tens of milliseconds to start) and each process is used once it has imported the engine (its ``_warm`` task
-  answered). **No decision waits for a process to start**: one asked while no process of the pool is ready is
-  decided in a thread at once (``asyncio.to_thread``: the loop still runs between the thread's slices). A start can
+  process that runs threads and a loop), in the background: they are started in a thread (a process takes tens of
+  milliseconds to start) and each is used once it has imported the engine (its ``_warm`` task answered). **No
+  decision waits for a process to start**: one asked while no process of the pool is ready is decided in a thread at
+  once (``asyncio.to_thread``: the loop still runs between the thread's slices). A start can
   take seconds on a busy two-core machine (spawn, imports); it is not counted against the decision's bound, and one
   that has not finished within ``start_timeout`` (60 s) is taken for broken.
 - One table's decisions go to the same process while it is free, another process when it is busy and another is
@@ -46,9 +46,9 @@ action (``tests/cogs/test_ai_pool.py``).
   shortest claim window, so the table still answers well inside it. A false alarm costs little: a pool restart
   (each process's start in the background) and a few decisions in a thread meanwhile.
 - The deadline is awaited with ``sleep`` (``asyncio.sleep``; tests inject a clock they move on themselves).
-- :meth:`close` ends the processes (the manager's close), killing them: a hung one would not read its shutdown
-  sentinel and the interpreter's exit joins the pool's threads, so a restart would wait for it; a worker whose bot
-  process was killed ends by itself within a second.
+- :meth:`close` ends the processes (the manager's close), killing them: a hung one would never read its socket's
+  close, and a restart would wait for it; a worker whose bot process was killed ends by itself (its socket closes, or
+  within a second its parent watch sees the bot gone).
 - ``pooled`` / ``fallbacks`` count the decisions made in the workers / in a thread (the pool broken, hung or still
   starting), ``timeouts`` the decisions whose worker answered nothing for a whole ``timeout``, ``waited_busy`` those
   that waited longer than ``timeout`` on a worker busy with the decisions before them; ``loop_ms_max`` is the most CPU one
@@ -64,14 +64,20 @@ import gc
 import logging
 import multiprocessing
 import os
+import pickle
 import random
+import signal
+import socket
+import struct
 import threading
 import time
+import traceback
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from engine.ai import choose
@@ -112,8 +118,8 @@ _in_worker = False
 
 def _start_worker(parent: int) -> None:
     """Run in each worker as it starts: import the engine (and its caches) before the first real decision, and
-    end the worker when the bot's process is gone (killed: nothing else would end it, as a worker holds both ends of
-    its queue and never sees it close).
+    end the worker when the bot's process is gone (killed: a worker busy with a long call would not see its socket
+    close until the call ends, and a hung one never would).
 
     The garbage collector: a worker's decisions leave no reference cycles (measured: the AIs' decisions of whole
     games, every difficulty and variant, with the collector off, left none for it to find), and what a worker keeps
@@ -145,38 +151,134 @@ def _warm() -> int:
     return 0
 
 
+def _serve(sock: socket.socket, parent: int) -> None:
+    """A worker process's life: start (:func:`_start_worker`), then answer the calls that come on ``sock`` one after
+    another, each a pickled ``(fn, args)`` in a :mod:`multiprocessing.connection` frame, with a pickled ``(True,
+    result)`` or ``(False, exception)``, until the bot's end of the socket closes (the bot ended it, or died).
+
+    Ctrl-C in a terminal reaches the whole process group: a worker ignores it and is ended by the bot (or, the bot
+    gone, by its parent watch), so that no worker prints a traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    conn = Connection(sock.detach())
+    _start_worker(parent)
+    while True:
+        try:
+            call = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        out: tuple[bool, Any]
+        try:
+            fn, args = pickle.loads(call)
+            out = (True, fn(*args))
+        except Exception as e:  # an error of the call itself (the AI's: a bug) goes back to the bot, told where
+            e.add_note("in the AI worker:\n" + "".join(traceback.format_exception(e)))
+            out = (False, e)
+        try:
+            answer = pickle.dumps(out, pickle.HIGHEST_PROTOCOL)
+        except Exception as e:
+            answer = pickle.dumps((False, RuntimeError(f"the worker's answer could not be sent: {e!r}")))
+        try:
+            conn.send_bytes(answer)
+        except OSError:  # the bot's end is gone
+            return
+
+
+def _frame(blob: bytes) -> tuple[bytes, bytes]:
+    """``blob`` framed as :meth:`multiprocessing.connection.Connection.recv_bytes` reads it: its length in 4 bytes
+    (big-endian), or -1 and the length in 8 bytes past 2 GiB."""
+    n = len(blob)
+    return (struct.pack("!i", n) if n <= 0x7FFFFFFF else struct.pack("!iQ", -1, n)), blob
+
+
+class _Answers(asyncio.Protocol):
+    """The event loop's end of one worker's socket (an :mod:`asyncio` transport: the loop reads and writes it itself,
+    no thread between)."""
+
+    def __init__(self, pool: Workers, i: int) -> None:
+        self.pool, self.i = pool, i
+
+    def data_received(self, data: bytes) -> None:
+        self.pool._received(self.i, data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.pool._lost(self.i)
+
+
 class Workers:
-    """The pool's worker processes, each with its own queue (a one-process ``ProcessPoolExecutor``), so that the
-    decisions of one table go to the same process while it is free: each process keeps what it has priced (the
-    strong AI's scored ready hands, :mod:`engine.strong.lookahead`), and the same table's next decisions find much
-    of it there. A decision goes to its table's process (``key`` modulo the count) unless that one is busy and
-    another is idle (then to the idle one), so no decision waits while a process has nothing to do; only processes
-    that have started (``ready``) are picked. Broken as a whole: when one process dies or hangs, the AI pool
-    replaces them all."""
+    """The pool's worker processes, each with its own socket, which the event loop writes and reads itself
+    (``loop.create_connection``: no thread of the bot's process between the loop and a worker, where an executor's
+    threads waited for the busy loop to let them run: ``benchmarks/bench_handoff.py``). A process runs one call at a
+    time; the others wait in its queue on the loop (so no write ever waits for a worker to read).
+
+    The decisions of one table go to the same process while it is free: each process keeps what it has priced (the
+    strong AI's scored ready hands, :mod:`engine.strong.lookahead`), and the same table's next decisions find much of
+    it there. A decision goes to its table's process (``key`` modulo the count) unless that one is busy and another is
+    idle (then to the idle one), so no decision waits while a process has nothing to do; only processes that have
+    started (``ready``) are picked. Broken as a whole: when one process dies (its socket closes) every call waiting
+    on it fails with ``BrokenProcessPool``, and so does every later submit; the AI pool then replaces them all, as it
+    does a pool with a hung process."""
 
     def __init__(self, workers: int, parent: int) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self.executors = [ProcessPoolExecutor(max_workers=1, mp_context=ctx, initializer=_start_worker,
-                                              initargs=(parent,)) for _ in range(workers)]
-        self.busy = [0] * workers  # decisions submitted and not yet answered, per process (counted on the loop)
-        # tasks each process has finished (counted by its executor's thread, the only writer of its entry): a
-        # decision waiting on a process that finished others meanwhile waits on a busy process, not a hung one
+        self.parent = parent
+        self.processes: list[BaseProcess | None] = [None] * workers  # started by :meth:`spawn`
+        self._socks: list[socket.socket | None] = [None] * workers  # the loop's ends, until :meth:`connect`
+        self._transports: list[asyncio.Transport | None] = [None] * workers
+        self._queues: list[deque[tuple[bytes, asyncio.Future[Any]]]] = [deque() for _ in range(workers)]
+        self._running: list[asyncio.Future[Any] | None] = [None] * workers  # the call each process is answering
+        self._inbox = [bytearray() for _ in range(workers)]  # an answer's bytes as they come
+        self.busy = [0] * workers  # decisions submitted and not yet answered, per process (counted by the AI pool)
+        # calls each process has answered: a decision waiting on a process that answered others meanwhile waits on
+        # a busy process, not a hung one
         self.answered = [0] * workers
         self.ready = [False] * workers  # the process has started and imported the engine (its _warm task answered)
         self.retired = False  # dropped by the AI pool (a failure or its close): its decisions are made in a thread
+        self.broken: str | None = None  # why not (a process died)
 
     @property
-    def _processes(self) -> dict[int, Any]:
-        """Every worker process by pid (as ``ProcessPoolExecutor._processes``: started ones only)."""
-        out: dict[int, Any] = {}
-        for ex in self.executors:
-            out.update(getattr(ex, "_processes", None) or {})
-        return out
+    def _processes(self) -> dict[int, BaseProcess]:
+        """Every started worker process by pid."""
+        return {p.pid: p for p in self.processes if p is not None and p.pid is not None}
+
+    def spawn(self) -> None:
+        """Start the processes (``spawn``: tens of milliseconds each, so the AI pool calls this in a thread). A
+        process started after the pool was retired is killed at once."""
+        ctx = multiprocessing.get_context("spawn")
+        for i in range(len(self.processes)):
+            if self.retired:
+                return
+            ours, theirs = socket.socketpair()
+            try:
+                p = ctx.Process(target=_serve, args=(theirs, self.parent), name=f"mjbot-ai-{i}", daemon=True)
+                p.start()
+            except BaseException:
+                ours.close()
+                raise
+            finally:
+                theirs.close()  # the worker has its own copy
+            self._socks[i], self.processes[i] = ours, p
+            if self.retired:  # retired while this one started (kill(), on the loop, may not have seen it)
+                p.kill()
+
+    async def connect(self) -> None:
+        """Attach the loop to each started process's socket."""
+        loop = asyncio.get_running_loop()
+        for i, sock in enumerate(self._socks):
+            if sock is None:
+                continue
+            self._socks[i] = None
+            if self.retired:
+                sock.close()
+                continue
+            transport, _ = await loop.create_connection(partial(_Answers, self, i), sock=sock)
+            self._transports[i] = transport
+        if self.retired:
+            self.kill()  # (what was started after a kill)
+            raise BrokenProcessPool("the pool was retired while it started")
 
     def pick(self, key: int | None) -> int | None:
         """The process for a decision of table ``key`` (None: the least busy), among the ready ones; None when no
         process is ready yet (the pool is starting)."""
-        n = len(self.executors)
+        n = len(self.processes)
         ready = [j for j in range(n) if self.ready[j]]
         if not ready:
             return None
@@ -192,30 +294,109 @@ class Workers:
         return i
 
     def started(self, i: int) -> bool:
-        """Whether process ``i`` has been started (its first submit starts it: tens of milliseconds)."""
-        return bool(getattr(self.executors[i], "_processes", None))
+        """Whether process ``i`` has been started."""
+        return self.processes[i] is not None
 
-    def submit(self, i: int, fn: Any, *args: Any) -> Any:
-        fut = self.executors[i].submit(fn, *args)
-        fut.add_done_callback(partial(self._finished, i))
+    def submit(self, i: int, fn: Any, *args: Any) -> asyncio.Future[Any]:
+        """``fn(*args)`` in process ``i`` (``fn`` importable by name: it is pickled by reference), as soon as the
+        calls before it there are answered. The arguments are pickled now: what the caller changes afterwards is not
+        seen. Cancelling the future drops a call still queued and discards the answer of one that is running."""
+        transport = self._transports[i]
+        if self.retired or self.broken or transport is None:
+            raise BrokenProcessPool(self.broken or ("the pool was retired" if self.retired else
+                                                    f"worker {i} is not started"))
+        fut = asyncio.get_running_loop().create_future()
+        self._queues[i].append((pickle.dumps((fn, args), pickle.HIGHEST_PROTOCOL), fut))
+        self._send_next(i)
         return fut
 
-    def _finished(self, i: int, fut: Any) -> None:
-        if not fut.cancelled():
-            self.answered[i] += 1
+    def _send_next(self, i: int) -> None:
+        transport, queue = self._transports[i], self._queues[i]
+        if self._running[i] is not None or transport is None:
+            return
+        while queue:
+            call, fut = queue.popleft()
+            if fut.cancelled():  # dropped while it waited
+                continue
+            self._running[i] = fut
+            transport.writelines(_frame(call))
+            return
+
+    def _received(self, i: int, data: bytes) -> None:
+        inbox = self._inbox[i]
+        inbox += data
+        while len(inbox) >= 4:
+            (n,), head = struct.unpack_from("!i", inbox), 4
+            if n == -1:
+                if len(inbox) < 12:
+                    return
+                (n,), head = struct.unpack_from("!Q", inbox, 4), 12
+            if len(inbox) < head + n:
+                return
+            answer = bytes(inbox[head:head + n])
+            del inbox[:head + n]
+            self._answer(i, answer)
+
+    def _answer(self, i: int, answer: bytes) -> None:
+        fut, self._running[i] = self._running[i], None
+        self.answered[i] += 1
+        if fut is not None and not fut.done():
+            try:
+                ok, value = pickle.loads(answer)
+            except Exception as e:
+                ok, value = False, e
+            if ok:
+                fut.set_result(value)
+            else:
+                fut.set_exception(value)
+        self._send_next(i)
+
+    def _lost(self, i: int) -> None:
+        """Process ``i``'s socket closed: the process ended (killed, crashed or never started), unless the pool was
+        retired (which closes them)."""
+        self._transports[i] = None
+        if self.retired:
+            return
+        p = self.processes[i]
+        if p is not None:
+            with contextlib.suppress(Exception):
+                p.join(0)  # reaped if it is gone already (its exit code then said)
+        self.broken = (f"AI worker {i} (pid {p.pid if p else None}) ended"
+                       + (f" with exit code {p.exitcode}" if p is not None and p.exitcode is not None else ""))
+        for j in range(len(self.processes)):
+            self._fail(j, self.broken)
+
+    def _fail(self, i: int, why: str | None) -> None:
+        """Every call of process ``i`` still waiting fails with ``BrokenProcessPool(why)`` (each its own), or is
+        cancelled when ``why`` is None."""
+        waiting = [self._running[i], *(fut for _call, fut in self._queues[i])]
+        self._running[i] = None
+        self._queues[i].clear()
+        for fut in waiting:
+            if fut is not None and not fut.done():
+                if why is None:
+                    fut.cancel()
+                else:
+                    fut.set_exception(BrokenProcessPool(why))
 
     def kill(self) -> None:
-        """End the processes now, hung or not (a hung one never reads a shutdown request), and shut the executors
-        down without waiting; the decisions still queued are cancelled."""
+        """End the processes now, hung or not (a hung one never reads its socket), close their sockets, and cancel
+        the calls still waiting."""
         self.retired = True
-        for p in list(self._processes.values()):
-            with contextlib.suppress(Exception):  # already gone
-                p.kill()
-        self.shutdown(wait=False, cancel_futures=True)
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        for ex in self.executors:
-            ex.shutdown(wait=wait, cancel_futures=cancel_futures)
+        for p in self.processes:
+            if p is not None:
+                with contextlib.suppress(Exception):  # already gone
+                    p.kill()
+        for i, transport in enumerate(self._transports):
+            self._transports[i] = None
+            if transport is not None:
+                transport.abort()
+        for i, sock in enumerate(self._socks):
+            self._socks[i] = None
+            if sock is not None:
+                sock.close()
+        for i in range(len(self.processes)):
+            self._fail(i, None)
 
 
 class AiPool:
@@ -236,7 +417,7 @@ class AiPool:
         self.loop_ms_max = 0.0  # the most CPU one decision took on the event loop's thread (benchmarks read it)
         self.answer_ms: deque[float] = deque(maxlen=10_000)  # the latest decisions' time from asking to the answer
 
-    def _executor(self) -> Workers:
+    def _current(self) -> Workers:
         """The current pool; a new one, its processes starting in the background, when there is none."""
         if self._pool is None:
             pool = self._pool = Workers(self.workers, os.getpid())
@@ -247,9 +428,10 @@ class AiPool:
         """Start ``pool``'s processes and mark each ready once it has imported the engine. A start that fails, or
         has not finished within ``start_timeout``, retires the pool (the next decision starts a new one)."""
         try:
-            # starting a process costs tens of milliseconds: the submits that start them run in a thread
-            futs = await asyncio.to_thread(lambda: [pool.submit(i, _warm) for i in range(self.workers)])
-            waits = [asyncio.wrap_future(f) for f in futs]
+            # starting a process costs tens of milliseconds: they are started in a thread
+            await asyncio.to_thread(pool.spawn)
+            await pool.connect()
+            waits = [pool.submit(i, _warm) for i in range(self.workers)]
             for i, w in enumerate(waits):
                 w.add_done_callback(partial(_mark_ready, pool, i))
             _done, pending = await asyncio.wait(waits, timeout=self.start_timeout)
@@ -279,7 +461,7 @@ class AiPool:
         if self.inline:
             return
         try:
-            self._executor()
+            self._current()
         except Exception as e:
             self._not_started(e)
             return
@@ -302,7 +484,7 @@ class AiPool:
         w0 = time.perf_counter()
         pool = None
         try:
-            pool = self._executor()
+            pool = self._current()
             i = pool.pick(key)
             if i is None:  # its processes are still starting: no decision waits for that
                 return await self._in_thread(view, seat, legal, difficulty, rng, w0)
@@ -326,7 +508,7 @@ class AiPool:
         ``timeout`` seconds (TimeoutError when it answered nothing for a whole ``timeout``)."""
         pool.busy[i] += 1
         try:
-            answer = asyncio.wrap_future(pool.submit(i, decide, *args))
+            answer = pool.submit(i, decide, *args)
             self._on_loop(t0)
             seen, waited = pool.answered[i], False
             while True:

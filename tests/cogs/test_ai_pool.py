@@ -362,11 +362,14 @@ async def test_a_worker_killed_while_other_tables_wait_on_the_other_worker_stops
         for _ in range(5):
             await asyncio.sleep(0)
         assert w.busy == [1, 5]  # table 0's decision waits on process 0, the other tables' on process 1
-        pid0 = next(iter(w.executors[0]._processes))
+        pid0 = w.processes[0].pid
         os.kill(pid0, signal.SIGKILL)
         got = await asyncio.gather(a, *others, return_exceptions=True)
         assert got == [want] * 6
-        assert pool._pool is not w and all(h.done() for h in holds)
+        assert pool._pool is not w
+        # the calls the dead process and the other one held fail as the pool breaks, each told why
+        held = await asyncio.gather(*holds, return_exceptions=True)
+        assert [type(e).__name__ for e in held] == ["BrokenProcessPool", "BrokenProcessPool"], held
     finally:
         pool.close()
 
@@ -427,6 +430,49 @@ async def test_a_busy_worker_keeps_its_pool_and_a_silent_one_is_retired(tmp_path
         assert await d2 == want
         assert (pool.timeouts, pool.fallbacks, pool.waited_busy) == (1, 1, 1) and pool._pool is not w
         assert w.retired  # its processes killed (the silent task with them)
+    finally:
+        pool.close()
+
+
+def _unpicklable() -> Any:
+    """A worker's task whose answer cannot be pickled back."""
+    return lambda: None
+
+
+async def test_a_workers_calls_cross_its_socket_whole_one_at_a_time_and_its_errors_come_back_told(tmp_path):
+    """The loop writes and reads each worker's socket itself, one call at a time per worker, the others queued on
+    the loop. Answers of megabytes arrive in many reads and come back whole; a call dropped while it is queued is never
+    run, and the answer of one dropped while it runs is read and discarded, the next call's answer its own; an error
+    raised in the worker (an AI's bug) comes back as itself, with the worker's traceback in a note; an answer that
+    cannot be pickled back is an error, not a lost call. None of it breaks the pool."""
+    from bot.tables.aipool import AiPool
+
+    pool = AiPool(workers=1)
+    try:
+        await pool.warm()
+        w = pool._pool
+        assert w is not None and w.ready == [True]
+        big = os.urandom(3_000_000)
+        assert await w.submit(0, bytes, big) == big  # out and back: far past a socket's buffer
+        assert await w.submit(0, len, big) == 3_000_000
+
+        with pytest.raises(ValueError, match="invalid literal") as err:
+            await w.submit(0, int, "八")
+        assert any("in the AI worker" in n and "Traceback" in n for n in err.value.__notes__)
+        with pytest.raises(RuntimeError, match="could not be sent"):
+            await w.submit(0, _unpicklable)
+
+        gate = tmp_path / "gate"
+        running = w.submit(0, _wait_for_file, str(gate))
+        queued = w.submit(0, os.getpid)
+        after = w.submit(0, abs, -7)
+        answered = w.answered[0]
+        queued.cancel()  # dropped before it was sent: never run
+        running.cancel()  # running: its answer is read and thrown away
+        gate.touch()
+        assert await after == 7
+        assert w.answered[0] == answered + 2  # the running one's answer and the last one's; the dropped one never ran
+        assert not w.broken and not w.retired and pool._pool is w
     finally:
         pool.close()
 
