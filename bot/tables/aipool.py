@@ -156,8 +156,12 @@ def _serve(sock: socket.socket, parent: int) -> None:
     another, each a pickled ``(fn, args)`` in a :mod:`multiprocessing.connection` frame, with a pickled ``(True,
     result)`` or ``(False, exception)``, until the bot's end of the socket closes (the bot ended it, or died).
 
-    Ctrl-C in a terminal reaches the whole process group: a worker ignores it and is ended by the bot (or, the bot
-    gone, by its parent watch), so that no worker prints a traceback of its own."""
+    Ctrl-C in a terminal reaches the whole process group: a started worker ignores it and is ended by the bot (or,
+    the bot gone, by its parent watch), so that it prints no traceback of its own. A worker still starting (the
+    interpreter's start-up and imports, before this runs: a second or so after a pool starts) is ended by it and
+    may print one; the bot is stopping then anyway. (Starting the workers with SIGINT already ignored would mean
+    setting it in the bot's main thread, around each start, which runs in a thread so as not to hold the loop;
+    blocking it in the starting thread does not reach the worker.)"""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     conn = Connection(sock.detach())
     _start_worker(parent)
@@ -171,8 +175,7 @@ def _serve(sock: socket.socket, parent: int) -> None:
             fn, args = pickle.loads(call)
             out = (True, fn(*args))
         except Exception as e:  # an error of the call itself (the AI's: a bug) goes back to the bot, told where
-            e.add_note("in the AI worker:\n" + "".join(traceback.format_exception(e)))
-            out = (False, e)
+            out = (False, _portable(e))
         try:
             answer = pickle.dumps(out, pickle.HIGHEST_PROTOCOL)
         except Exception as e:
@@ -181,6 +184,36 @@ def _serve(sock: socket.socket, parent: int) -> None:
             conn.send_bytes(answer)
         except OSError:  # the bot's end is gone
             return
+
+
+def _portable(e: Exception) -> Exception:
+    """An error raised by a call in a worker, as the bot gets it: the error itself with the worker's traceback in a
+    note; or, when the error could not be set on the bot's future (StopIteration: asyncio refuses it there, as Python
+    refuses it out of a generator) or would not unpickle in the bot (a class that needs keyword arguments), a
+    RuntimeError that names it, with the same note."""
+    note = "in the AI worker:\n" + "".join(traceback.format_exception(e))
+    if not isinstance(e, StopIteration):
+        try:
+            pickle.loads(pickle.dumps(e, pickle.HIGHEST_PROTOCOL))
+        except Exception:
+            pass
+        else:
+            e.add_note(note)
+            return e
+    err = RuntimeError(f"{type(e).__module__}.{type(e).__qualname__}: {e}")
+    err.add_note(note)
+    return err
+
+
+def _choose_in_thread(view: Mapping[str, Any], seat: int, legal: Sequence[Action], difficulty: str,
+                      rng: random.Random | None) -> Action:
+    """The AI's decision in a thread of the bot's process (a fallback): a StopIteration out of the AI (a bug) is
+    raised as a RuntimeError, which the thread's future can carry (asyncio refuses StopIteration on a future, and
+    the decision would wait for ever)."""
+    try:
+        return choose(view, seat, legal, difficulty, rng)
+    except StopIteration as e:
+        raise RuntimeError(f"the AI raised {e!r}") from e
 
 
 def _frame(blob: bytes) -> tuple[bytes, bytes]:
@@ -220,9 +253,11 @@ class Workers:
 
     def __init__(self, workers: int, parent: int) -> None:
         self.parent = parent
+        self.loop = asyncio.get_running_loop()  # whose transports these are (a pool is not carried to another loop)
         self.processes: list[BaseProcess | None] = [None] * workers  # started by :meth:`spawn`
         self._socks: list[socket.socket | None] = [None] * workers  # the loop's ends, until :meth:`connect`
         self._transports: list[asyncio.Transport | None] = [None] * workers
+        self._connected: list[socket.socket | None] = [None] * workers  # the sockets the transports hold
         self._queues: list[deque[tuple[bytes, asyncio.Future[Any]]]] = [deque() for _ in range(workers)]
         self._running: list[asyncio.Future[Any] | None] = [None] * workers  # the call each process is answering
         self._inbox = [bytearray() for _ in range(workers)]  # an answer's bytes as they come
@@ -255,9 +290,12 @@ class Workers:
                 raise
             finally:
                 theirs.close()  # the worker has its own copy
-            self._socks[i], self.processes[i] = ours, p
+            self.processes[i] = p
             if self.retired:  # retired while this one started (kill(), on the loop, may not have seen it)
                 p.kill()
+                ours.close()
+                return
+            self._socks[i] = ours
 
     async def connect(self) -> None:
         """Attach the loop to each started process's socket."""
@@ -271,6 +309,7 @@ class Workers:
                 continue
             transport, _ = await loop.create_connection(partial(_Answers, self, i), sock=sock)
             self._transports[i] = transport
+            self._connected[i] = sock  # (closed by the transport; by kill() itself once the loop is closed)
         if self.retired:
             self.kill()  # (what was started after a kill)
             raise BrokenProcessPool("the pool was retired while it started")
@@ -282,15 +321,17 @@ class Workers:
         ready = [j for j in range(n) if self.ready[j]]
         if not ready:
             return None
+        # (a process still running a call its caller dropped is not idle, though no decision waits on it)
+        busy = [self.busy[j] or (self._running[j] is not None) for j in range(n)]
         if key is None:
-            return min(ready, key=lambda j: self.busy[j])
+            return min(ready, key=lambda j: busy[j])
         i = key % n
-        if not self.ready[i] or self.busy[i]:
-            idle = next((j for j in ready if not self.busy[j]), None)
+        if not self.ready[i] or busy[i]:
+            idle = next((j for j in ready if not busy[j]), None)
             if idle is not None:
                 return idle
             if not self.ready[i]:
-                return min(ready, key=lambda j: self.busy[j])
+                return min(ready, key=lambda j: busy[j])
         return i
 
     def started(self, i: int) -> bool:
@@ -344,10 +385,12 @@ class Workers:
             try:
                 ok, value = pickle.loads(answer)
             except Exception as e:
-                ok, value = False, e
+                ok, value = False, RuntimeError(f"the worker's answer could not be read: {e!r}")
             if ok:
                 fut.set_result(value)
             else:
+                if not isinstance(value, Exception) or isinstance(value, StopIteration):  # (not for a future)
+                    value = RuntimeError(f"the worker raised {value!r}")
                 fut.set_exception(value)
         self._send_next(i)
 
@@ -387,14 +430,16 @@ class Workers:
             if p is not None:
                 with contextlib.suppress(Exception):  # already gone
                     p.kill()
+        closed = self.loop.is_closed()  # (its transports can no longer be aborted: their sockets are closed here)
         for i, transport in enumerate(self._transports):
             self._transports[i] = None
-            if transport is not None:
+            if transport is not None and not closed:
                 transport.abort()
-        for i, sock in enumerate(self._socks):
-            self._socks[i] = None
-            if sock is not None:
-                sock.close()
+        for socks in (self._socks, self._connected):
+            for i, sock in enumerate(socks):
+                socks[i] = None
+                if sock is not None and (closed or socks is self._socks):
+                    sock.close()
         for i in range(len(self.processes)):
             self._fail(i, None)
 
@@ -418,7 +463,13 @@ class AiPool:
         self.answer_ms: deque[float] = deque(maxlen=10_000)  # the latest decisions' time from asking to the answer
 
     def _current(self) -> Workers:
-        """The current pool; a new one, its processes starting in the background, when there is none."""
+        """The current pool; a new one, its processes starting in the background, when there is none (or the
+        current one broke while no decision waited on it, or belongs to an event loop that is no longer running)."""
+        old = self._pool
+        if old is not None and (old.broken or old.loop is not asyncio.get_running_loop()):
+            log.warning("AI pool: the worker pool is broken (%s): its processes are ended and a new pool is "
+                        "started", old.broken or "its event loop is gone")
+            self._retire(old)
         if self._pool is None:
             pool = self._pool = Workers(self.workers, os.getpid())
             self._starting = asyncio.get_running_loop().create_task(self._start(pool), name="mjbot-ai-start")
@@ -428,17 +479,21 @@ class AiPool:
         """Start ``pool``'s processes and mark each ready once it has imported the engine. A start that fails, or
         has not finished within ``start_timeout``, retires the pool (the next decision starts a new one)."""
         try:
+            loop = asyncio.get_running_loop()
+            until = loop.time() + self.start_timeout
             # starting a process costs tens of milliseconds: they are started in a thread
-            await asyncio.to_thread(pool.spawn)
+            await asyncio.wait_for(asyncio.to_thread(pool.spawn), self.start_timeout)
             await pool.connect()
             waits = [pool.submit(i, _warm) for i in range(self.workers)]
             for i, w in enumerate(waits):
                 w.add_done_callback(partial(_mark_ready, pool, i))
-            _done, pending = await asyncio.wait(waits, timeout=self.start_timeout)
+            _done, pending = await asyncio.wait(waits, timeout=max(0.0, until - loop.time()))
             if pending:
                 for w in pending:
                     w.cancel()
                 raise TimeoutError(f"not started within {self.start_timeout:g} s")
+            if pool.retired:  # retired meanwhile: its calls were cancelled
+                return
             for w in waits:
                 w.result()
         except Exception as e:
@@ -467,7 +522,12 @@ class AiPool:
             return
         task = self._starting
         if task is not None and not task.done():
-            await asyncio.shield(task)
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:  # the start was cancelled (the pool closed), not this caller
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise
 
     async def choose(self, view: Mapping[str, Any], seat: int, legal: Sequence[Action], difficulty: str,
                      rng: random.Random | None = None, key: int | None = None) -> Action:
@@ -560,7 +620,7 @@ class AiPool:
         """The decision in a thread (``asyncio.to_thread``: the loop runs between the thread's slices), the same as
         in a worker."""
         self.fallbacks += 1
-        act = await asyncio.to_thread(choose, view, seat, legal, difficulty, rng)
+        act = await asyncio.to_thread(_choose_in_thread, view, seat, legal, difficulty, rng)
         self.answer_ms.append((time.perf_counter() - w0) * 1000)
         return act
 

@@ -10,6 +10,8 @@ import json
 import logging
 import os
 import signal
+import threading
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -744,3 +746,180 @@ async def test_easy_seats_play_the_same_game_when_every_click_is_pressed_twice_a
         assert len(games[0]) > 20 and games[1] == games[0]
     finally:
         await h.bot.tables.close()
+
+
+def _raises_stop_iteration() -> Any:
+    """An AI bug as the engine could make one: ``next(...)`` of an empty generator, outside a generator."""
+    return next(x for x in () if x)
+
+
+class _KeywordError(Exception):
+    """An exception whose class needs a keyword argument: it pickles, but does not unpickle."""
+
+    def __init__(self, *, why: str) -> None:
+        super().__init__(why)
+
+
+def _raises_keyword_error() -> Any:
+    raise _KeywordError(why="the AI's own bug")
+
+
+async def test_an_ai_error_that_is_stop_iteration_comes_back_and_breaks_no_pool():
+    """A call that raises StopIteration (``next()`` on an exhausted generator, an AI bug the engine could make)
+    comes back as an error like any other AI bug: asyncio refuses StopIteration on a future, and set there it
+    closed the worker's transport from inside ``data_received`` (the pool taken for broken though its process was
+    alive, every call waiting on it failed, this one's never completed). Found by a review."""
+    from bot.tables.aipool import AiPool
+
+    pool = AiPool(workers=1)
+    try:
+        await pool.warm()
+        w = pool._pool
+        assert w is not None and w.ready == [True]
+        fut = w.submit(0, _raises_stop_iteration)
+        with pytest.raises(Exception) as err:
+            await asyncio.wait_for(fut, 10)
+        assert not isinstance(err.value, TimeoutError), "the call's future was never completed"
+        assert not w.broken, w.broken
+        assert await w.submit(0, abs, -3) == 3  # and the worker still answers
+    finally:
+        pool.close()
+
+
+async def test_an_ai_error_that_cannot_be_unpickled_still_says_what_it_was():
+    """An error raised in the worker comes back as itself, with the worker's traceback in a note; one whose class
+    pickles in the worker but does not unpickle in the bot (a keyword-only argument) comes back as a RuntimeError
+    that names it and its message (not as pickle's TypeError), and the pool is not broken."""
+    from bot.tables.aipool import AiPool
+
+    pool = AiPool(workers=1)
+    try:
+        await pool.warm()
+        w = pool._pool
+        assert w is not None
+        with pytest.raises(Exception) as err:
+            await asyncio.wait_for(w.submit(0, _raises_keyword_error), 30)
+        told = str(err.value) + "".join(getattr(err.value, "__notes__", []))
+        assert "_KeywordError" in told and "the AI's own bug" in told, repr(err.value)
+        assert not w.broken
+    finally:
+        pool.close()
+
+
+def test_a_pool_left_by_a_closed_event_loop_does_not_make_a_decision_raise():
+    """A pool started under one event loop (asyncio.run) and asked under the next one (any code that keeps an
+    AiPool over a loop): its transports belong to the closed loop, so the pool is replaced at once (its processes
+    ended, its sockets closed without the dead loop) and the decision is the AI's own, not an error."""
+    from bot.tables.aipool import AiPool
+
+    t = Table.new("hefei", "0d1ce5eed0000001")
+    seat = t.awaited()[0]
+    legal = t.legal_actions(seat)
+    pool = AiPool()
+    procs: list[Any] = []
+
+    async def first() -> None:
+        await pool.warm()
+        assert pool._pool is not None and all(pool._pool.ready)
+        procs.extend(p for p in pool._pool.processes if p is not None)
+
+    async def second() -> Any:
+        try:
+            return await pool.choose(t.view(seat), seat, legal, "normal", key=0)
+        finally:
+            pool.close()  # (nothing raised by the closed loop's transports)
+
+    try:
+        asyncio.run(first())
+        act = asyncio.run(second())
+        assert act in legal
+    finally:
+        for p in procs:
+            p.kill()
+            p.join(10)
+
+
+async def test_warm_never_raises_even_when_its_pool_is_retired_while_it_starts():
+    """``warm`` never raises: a table start awaits it. A pool retired while its processes import the engine (a hung
+    worker found by another table's decision, or the pool's close) cancels the pending ``_warm`` calls; the start
+    ends quietly and ``warm`` returns (a CancelledError would look like its caller being cancelled)."""
+    from bot.tables.aipool import AiPool
+
+    pool = AiPool()
+    try:
+        task = asyncio.create_task(pool.warm())
+        for _ in range(60_000):  # until the _warm calls are sent (the processes are still importing then)
+            w = pool._pool
+            if w is not None and all(r is not None for r in w._running):
+                break
+            await asyncio.sleep(0.001)
+        assert w is not None and not all(w.ready)
+        pool._retire(w)  # as AiPool._failed does
+        await task
+    finally:
+        pool.close()
+
+
+async def test_closing_the_pool_while_a_process_starts_leaves_no_socket_open(monkeypatch):
+    """``close()`` while the spawn thread is inside ``Process.start``: ``kill()`` on the loop runs before the thread
+    records the process and its socket; the thread then kills the process and closes the loop's end of its socket
+    itself (``connect`` never runs: the start's task was cancelled)."""
+    from multiprocessing.context import SpawnProcess
+
+    from bot.tables.aipool import AiPool
+
+    started, real = threading.Event(), SpawnProcess.start
+
+    def slow_start(self: SpawnProcess) -> None:  # a start that takes a while, as on a loaded machine
+        real(self)
+        started.set()
+        time.sleep(0.3)
+
+    monkeypatch.setattr(SpawnProcess, "start", slow_start)
+    pool = AiPool(workers=1)
+    task = asyncio.create_task(pool.warm())
+    await asyncio.sleep(0)
+    w = pool._pool
+    assert w is not None
+    while not started.is_set():
+        await asyncio.sleep(0.001)
+    pool.close()
+    await asyncio.gather(task, return_exceptions=True)
+    for _ in range(1000):
+        if w.processes[0] is not None:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)
+    p = w.processes[0]
+    assert p is not None
+    p.join(10)
+    assert not p.is_alive()  # the process is killed ...
+    left = [s for s in w._socks if s is not None]
+    try:
+        assert left == []  # ... and its socket closed
+    finally:
+        for s in left:
+            s.close()
+
+
+async def test_an_ai_bug_raising_stop_iteration_in_the_thread_fallback_is_an_error_not_a_wait(monkeypatch):
+    """A decision made in a thread (the pool still starting) whose AI raises StopIteration (a bug: ``next()`` on an
+    exhausted generator) raises a RuntimeError to the table, like any other AI bug; set on the thread's future as
+    itself, asyncio would refuse it and the decision would wait for ever."""
+    from bot.tables import aipool
+
+    t = Table.new("hefei", "0d1ce5eed0000001")
+    seat = t.awaited()[0]
+    legal = t.legal_actions(seat)
+
+    def buggy(*_args: Any) -> Any:
+        return next(iter(()))
+
+    monkeypatch.setattr(aipool, "choose", buggy)  # the engine's AI with a bug in it
+    pool = aipool.AiPool()
+    try:
+        with pytest.raises(RuntimeError, match="StopIteration"):
+            await asyncio.wait_for(pool.choose(t.view(seat), seat, legal, "normal", key=0), 60)
+        assert pool.fallbacks == 1 and pool.pooled == 0
+    finally:
+        pool.close()
