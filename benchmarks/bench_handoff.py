@@ -14,7 +14,7 @@ one after another; each interval is run ``--rounds`` times, in turn.
 
 ``--ways``: ``executor`` is the executor (the bot's way before); ``pipe`` a worker process reading its calls from a
 pipe, whose other end the event loop writes itself and watches with ``loop.add_reader``: no thread of the bot's
-process between them; ``bot`` the bot's way now (``aipool.Workers``: a socket per worker, which the loop writes and
+process between them; ``bot`` the bot's way now (``bot.tables.workers.Workers``: a socket per worker, which the loop writes and
 reads itself through an asyncio transport). Last line with ``--json``: a list of {"way", "interval_ms", "round",
 "p50_ms", "p90_ms", "p99_ms", "mean_ms"}.
 """

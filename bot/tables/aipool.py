@@ -16,7 +16,7 @@ action (``tests/cogs/test_ai_pool.py``).
 - The pool starts when a table with AI seats starts (:meth:`warm`) or with the first decision (a bot without AI
   seats never starts a process), with ``workers`` processes (default 2) started by ``spawn`` (never ``fork`` a
   process that runs threads and a loop), in the background: they are started in a thread (a process takes tens of
-  milliseconds to start) and each is used once it has imported the engine (its ``_warm`` task answered). **No
+  milliseconds to start) and each is used once it has imported the engine (its start's no-op task answered). **No
   decision waits for a process to start**: one asked while no process of the pool is ready is decided in a thread at
   once (``asyncio.to_thread``: the loop still runs between the thread's slices). A start can
   take seconds on a busy two-core machine (spawn, imports); it is not counted against the decision's bound, and one
@@ -59,29 +59,21 @@ action (``tests/cogs/test_ai_pool.py``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import logging
-import multiprocessing
 import os
-import pickle
 import random
-import signal
-import socket
-import struct
-import threading
 import time
-import traceback
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from typing import Any
 
 from engine.ai import choose
 from engine.table import Action
+
+from .workers import Workers, in_worker, noop
 
 log = logging.getLogger(__name__)
 
@@ -91,9 +83,6 @@ decision is made in a thread: see the module docstring for why this number."""
 START_TIMEOUT = 60.0
 """Seconds a pool's processes may take to start (spawn, imports) before the pool is taken for broken. Decisions do
 not wait for it (they are made in a thread meanwhile): it only bounds how long a start that never ends is waited for."""
-WORKER_NICE = 10
-"""The workers run this much nicer than the bot: on a machine with no core to spare (two cores, both workers busy
-with strong AI seats) the event loop, which answers the players' clicks, gets the CPU first and the AI waits."""
 
 
 def decide(view: Mapping[str, Any], seat: int, legal: Sequence[Mapping[str, Any]], difficulty: str,
@@ -105,104 +94,11 @@ def decide(view: Mapping[str, Any], seat: int, legal: Sequence[Mapping[str, Any]
         rng = random.Random()
         rng.setstate(rng_state)
     act = choose(view, seat, [Action.from_json(a) for a in legal], difficulty, rng)
-    if _in_worker:
+    if in_worker():
         # what this decision left (the strong AI's caches of scored hands and shapes) moves out of the garbage
-        # collector's generations: a full collection no longer walks it (see _start_worker)
+        # collector's generations: a full collection no longer walks it (see workers._start_worker)
         gc.freeze()
     return act.to_json(), (rng.getstate() if rng is not None else None)
-
-
-_in_worker = False
-"""True in a worker process of the pool (set by :func:`_start_worker`)."""
-
-
-def _start_worker(parent: int) -> None:
-    """Run in each worker as it starts: import the engine (and its caches) before the first real decision, and
-    end the worker when the bot's process is gone (killed: a worker busy with a long call would not see its socket
-    close until the call ends, and a hung one never would).
-
-    The garbage collector: a worker's decisions leave no reference cycles (measured: the AIs' decisions of whole
-    games, every difficulty and variant, with the collector off, left none for it to find), and what a worker keeps
-    (the strong AI's caches: 70,000-90,000 tracked objects after 2,400 strong decisions) only grows. Left in the
-    collector's generations, it made a full collection of 100-150 ms every few hundred decisions, each holding the
-    decisions queued behind it (the clicks waiting on them). So the start-up's objects and, after each decision, what
-    it left are frozen (``gc.freeze``: the collector no longer walks them; they are still freed when nothing refers
-    to them); only a reference cycle made by a decision and still alive at its end would never be collected."""
-    global _in_worker
-    import engine.strong  # noqa: F401
-
-    _in_worker = True
-    gc.collect()
-    gc.freeze()
-
-    with contextlib.suppress(OSError, AttributeError):  # (AttributeError: no os.nice on Windows)
-        os.nice(WORKER_NICE)
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="mjbot-ai-parent-watch", daemon=True).start()
-
-
-def _warm() -> int:
-    """A no-op task: the worker that runs it has started (warm)."""
-    return 0
-
-
-def _serve(sock: socket.socket, parent: int) -> None:
-    """A worker process's life: start (:func:`_start_worker`), then answer the calls that come on ``sock`` one after
-    another, each a pickled ``(fn, args)`` in a :mod:`multiprocessing.connection` frame, with a pickled ``(True,
-    result)`` or ``(False, exception)``, until the bot's end of the socket closes (the bot ended it, or died).
-
-    Ctrl-C in a terminal reaches the whole process group: a started worker ignores it and is ended by the bot (or,
-    the bot gone, by its parent watch), so that it prints no traceback of its own. A worker still starting (the
-    interpreter's start-up and imports, before this runs: a second or so after a pool starts) is ended by it and
-    may print one; the bot is stopping then anyway. (Starting the workers with SIGINT already ignored would mean
-    setting it in the bot's main thread, around each start, which runs in a thread so as not to hold the loop;
-    blocking it in the starting thread does not reach the worker.)"""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    conn = Connection(sock.detach())
-    _start_worker(parent)
-    while True:
-        try:
-            call = conn.recv_bytes()
-        except (EOFError, OSError):
-            return
-        out: tuple[bool, Any]
-        try:
-            fn, args = pickle.loads(call)
-            out = (True, fn(*args))
-        except Exception as e:  # an error of the call itself (the AI's: a bug) goes back to the bot, told where
-            out = (False, _portable(e))
-        try:
-            answer = pickle.dumps(out, pickle.HIGHEST_PROTOCOL)
-        except Exception as e:
-            answer = pickle.dumps((False, RuntimeError(f"the worker's answer could not be sent: {e!r}")))
-        try:
-            conn.send_bytes(answer)
-        except OSError:  # the bot's end is gone
-            return
-
-
-def _portable(e: Exception) -> Exception:
-    """An error raised by a call in a worker, as the bot gets it: the error itself with the worker's traceback in a
-    note; or, when the error could not be set on the bot's future (StopIteration: asyncio refuses it there, as Python
-    refuses it out of a generator) or would not unpickle in the bot (a class that needs keyword arguments), a
-    RuntimeError that names it, with the same note."""
-    note = "in the AI worker:\n" + "".join(traceback.format_exception(e))
-    if not isinstance(e, StopIteration):
-        try:
-            pickle.loads(pickle.dumps(e, pickle.HIGHEST_PROTOCOL))
-        except Exception:
-            pass
-        else:
-            e.add_note(note)
-            return e
-    err = RuntimeError(f"{type(e).__module__}.{type(e).__qualname__}: {e}")
-    err.add_note(note)
-    return err
 
 
 def _choose_in_thread(view: Mapping[str, Any], seat: int, legal: Sequence[Action], difficulty: str,
@@ -214,234 +110,6 @@ def _choose_in_thread(view: Mapping[str, Any], seat: int, legal: Sequence[Action
         return choose(view, seat, legal, difficulty, rng)
     except StopIteration as e:
         raise RuntimeError(f"the AI raised {e!r}") from e
-
-
-def _frame(blob: bytes) -> tuple[bytes, bytes]:
-    """``blob`` framed as :meth:`multiprocessing.connection.Connection.recv_bytes` reads it: its length in 4 bytes
-    (big-endian), or -1 and the length in 8 bytes past 2 GiB."""
-    n = len(blob)
-    return (struct.pack("!i", n) if n <= 0x7FFFFFFF else struct.pack("!iQ", -1, n)), blob
-
-
-class _Answers(asyncio.Protocol):
-    """The event loop's end of one worker's socket (an :mod:`asyncio` transport: the loop reads and writes it itself,
-    no thread between)."""
-
-    def __init__(self, pool: Workers, i: int) -> None:
-        self.pool, self.i = pool, i
-
-    def data_received(self, data: bytes) -> None:
-        self.pool._received(self.i, data)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.pool._lost(self.i)
-
-
-class Workers:
-    """The pool's worker processes, each with its own socket, which the event loop writes and reads itself
-    (``loop.create_connection``: no thread of the bot's process between the loop and a worker, where an executor's
-    threads waited for the busy loop to let them run: ``benchmarks/bench_handoff.py``). A process runs one call at a
-    time; the others wait in its queue on the loop (so no write ever waits for a worker to read).
-
-    The decisions of one table go to the same process while it is free: each process keeps what it has priced (the
-    strong AI's scored ready hands, :mod:`engine.strong.lookahead`), and the same table's next decisions find much of
-    it there. A decision goes to its table's process (``key`` modulo the count) unless that one is busy and another is
-    idle (then to the idle one), so no decision waits while a process has nothing to do; only processes that have
-    started (``ready``) are picked. Broken as a whole: when one process dies (its socket closes) every call waiting
-    on it fails with ``BrokenProcessPool``, and so does every later submit; the AI pool then replaces them all, as it
-    does a pool with a hung process."""
-
-    def __init__(self, workers: int, parent: int) -> None:
-        self.parent = parent
-        self.loop = asyncio.get_running_loop()  # whose transports these are (a pool is not carried to another loop)
-        self.processes: list[BaseProcess | None] = [None] * workers  # started by :meth:`spawn`
-        self._socks: list[socket.socket | None] = [None] * workers  # the loop's ends, until :meth:`connect`
-        self._transports: list[asyncio.Transport | None] = [None] * workers
-        self._connected: list[socket.socket | None] = [None] * workers  # the sockets the transports hold
-        self._queues: list[deque[tuple[bytes, asyncio.Future[Any]]]] = [deque() for _ in range(workers)]
-        self._running: list[asyncio.Future[Any] | None] = [None] * workers  # the call each process is answering
-        self._inbox = [bytearray() for _ in range(workers)]  # an answer's bytes as they come
-        self.busy = [0] * workers  # decisions submitted and not yet answered, per process (counted by the AI pool)
-        # calls each process has answered: a decision waiting on a process that answered others meanwhile waits on
-        # a busy process, not a hung one
-        self.answered = [0] * workers
-        self.ready = [False] * workers  # the process has started and imported the engine (its _warm task answered)
-        self.retired = False  # dropped by the AI pool (a failure or its close): its decisions are made in a thread
-        self.broken: str | None = None  # why not (a process died)
-
-    @property
-    def _processes(self) -> dict[int, BaseProcess]:
-        """Every started worker process by pid."""
-        return {p.pid: p for p in self.processes if p is not None and p.pid is not None}
-
-    def spawn(self) -> None:
-        """Start the processes (``spawn``: tens of milliseconds each, so the AI pool calls this in a thread). A
-        process started after the pool was retired is killed at once."""
-        ctx = multiprocessing.get_context("spawn")
-        for i in range(len(self.processes)):
-            if self.retired:
-                return
-            ours, theirs = socket.socketpair()
-            try:
-                p = ctx.Process(target=_serve, args=(theirs, self.parent), name=f"mjbot-ai-{i}", daemon=True)
-                p.start()
-            except BaseException:
-                ours.close()
-                raise
-            finally:
-                theirs.close()  # the worker has its own copy
-            self.processes[i] = p
-            if self.retired:  # retired while this one started (kill(), on the loop, may not have seen it)
-                p.kill()
-                ours.close()
-                return
-            self._socks[i] = ours
-
-    async def connect(self) -> None:
-        """Attach the loop to each started process's socket."""
-        loop = asyncio.get_running_loop()
-        for i, sock in enumerate(self._socks):
-            if sock is None:
-                continue
-            self._socks[i] = None
-            if self.retired:
-                sock.close()
-                continue
-            transport, _ = await loop.create_connection(partial(_Answers, self, i), sock=sock)
-            self._transports[i] = transport
-            self._connected[i] = sock  # (closed by the transport; by kill() itself once the loop is closed)
-        if self.retired:
-            self.kill()  # (what was started after a kill)
-            raise BrokenProcessPool("the pool was retired while it started")
-
-    def pick(self, key: int | None) -> int | None:
-        """The process for a decision of table ``key`` (None: the least busy), among the ready ones; None when no
-        process is ready yet (the pool is starting)."""
-        n = len(self.processes)
-        ready = [j for j in range(n) if self.ready[j]]
-        if not ready:
-            return None
-        # (a process still running a call its caller dropped is not idle, though no decision waits on it)
-        busy = [self.busy[j] or (self._running[j] is not None) for j in range(n)]
-        if key is None:
-            return min(ready, key=lambda j: busy[j])
-        i = key % n
-        if not self.ready[i] or busy[i]:
-            idle = next((j for j in ready if not busy[j]), None)
-            if idle is not None:
-                return idle
-            if not self.ready[i]:
-                return min(ready, key=lambda j: busy[j])
-        return i
-
-    def started(self, i: int) -> bool:
-        """Whether process ``i`` has been started."""
-        return self.processes[i] is not None
-
-    def submit(self, i: int, fn: Any, *args: Any) -> asyncio.Future[Any]:
-        """``fn(*args)`` in process ``i`` (``fn`` importable by name: it is pickled by reference), as soon as the
-        calls before it there are answered. The arguments are pickled now: what the caller changes afterwards is not
-        seen. Cancelling the future drops a call still queued and discards the answer of one that is running."""
-        transport = self._transports[i]
-        if self.retired or self.broken or transport is None:
-            raise BrokenProcessPool(self.broken or ("the pool was retired" if self.retired else
-                                                    f"worker {i} is not started"))
-        fut = asyncio.get_running_loop().create_future()
-        self._queues[i].append((pickle.dumps((fn, args), pickle.HIGHEST_PROTOCOL), fut))
-        self._send_next(i)
-        return fut
-
-    def _send_next(self, i: int) -> None:
-        transport, queue = self._transports[i], self._queues[i]
-        if self._running[i] is not None or transport is None:
-            return
-        while queue:
-            call, fut = queue.popleft()
-            if fut.cancelled():  # dropped while it waited
-                continue
-            self._running[i] = fut
-            transport.writelines(_frame(call))
-            return
-
-    def _received(self, i: int, data: bytes) -> None:
-        inbox = self._inbox[i]
-        inbox += data
-        while len(inbox) >= 4:
-            (n,), head = struct.unpack_from("!i", inbox), 4
-            if n == -1:
-                if len(inbox) < 12:
-                    return
-                (n,), head = struct.unpack_from("!Q", inbox, 4), 12
-            if len(inbox) < head + n:
-                return
-            answer = bytes(inbox[head:head + n])
-            del inbox[:head + n]
-            self._answer(i, answer)
-
-    def _answer(self, i: int, answer: bytes) -> None:
-        fut, self._running[i] = self._running[i], None
-        self.answered[i] += 1
-        if fut is not None and not fut.done():
-            try:
-                ok, value = pickle.loads(answer)
-            except Exception as e:
-                ok, value = False, RuntimeError(f"the worker's answer could not be read: {e!r}")
-            if ok:
-                fut.set_result(value)
-            else:
-                if not isinstance(value, Exception) or isinstance(value, StopIteration):  # (not for a future)
-                    value = RuntimeError(f"the worker raised {value!r}")
-                fut.set_exception(value)
-        self._send_next(i)
-
-    def _lost(self, i: int) -> None:
-        """Process ``i``'s socket closed: the process ended (killed, crashed or never started), unless the pool was
-        retired (which closes them)."""
-        self._transports[i] = None
-        if self.retired:
-            return
-        p = self.processes[i]
-        if p is not None:
-            with contextlib.suppress(Exception):
-                p.join(0)  # reaped if it is gone already (its exit code then said)
-        self.broken = (f"AI worker {i} (pid {p.pid if p else None}) ended"
-                       + (f" with exit code {p.exitcode}" if p is not None and p.exitcode is not None else ""))
-        for j in range(len(self.processes)):
-            self._fail(j, self.broken)
-
-    def _fail(self, i: int, why: str | None) -> None:
-        """Every call of process ``i`` still waiting fails with ``BrokenProcessPool(why)`` (each its own), or is
-        cancelled when ``why`` is None."""
-        waiting = [self._running[i], *(fut for _call, fut in self._queues[i])]
-        self._running[i] = None
-        self._queues[i].clear()
-        for fut in waiting:
-            if fut is not None and not fut.done():
-                if why is None:
-                    fut.cancel()
-                else:
-                    fut.set_exception(BrokenProcessPool(why))
-
-    def kill(self) -> None:
-        """End the processes now, hung or not (a hung one never reads its socket), close their sockets, and cancel
-        the calls still waiting."""
-        self.retired = True
-        for p in self.processes:
-            if p is not None:
-                with contextlib.suppress(Exception):  # already gone
-                    p.kill()
-        closed = self.loop.is_closed()  # (its transports can no longer be aborted: their sockets are closed here)
-        for i, transport in enumerate(self._transports):
-            self._transports[i] = None
-            if transport is not None and not closed:
-                transport.abort()
-        for socks in (self._socks, self._connected):
-            for i, sock in enumerate(socks):
-                socks[i] = None
-                if sock is not None and (closed or socks is self._socks):
-                    sock.close()
-        for i in range(len(self.processes)):
-            self._fail(i, None)
 
 
 class AiPool:
@@ -484,7 +152,7 @@ class AiPool:
             # starting a process costs tens of milliseconds: they are started in a thread
             await asyncio.wait_for(asyncio.to_thread(pool.spawn), self.start_timeout)
             await pool.connect()
-            waits = [pool.submit(i, _warm) for i in range(self.workers)]
+            waits = [pool.submit(i, noop) for i in range(self.workers)]
             for i, w in enumerate(waits):
                 w.add_done_callback(partial(_mark_ready, pool, i))
             _done, pending = await asyncio.wait(waits, timeout=max(0.0, until - loop.time()))
@@ -648,6 +316,6 @@ class AiPool:
 
 
 def _mark_ready(pool: Workers, i: int, fut: asyncio.Future[Any]) -> None:
-    """Process ``i`` of ``pool`` answered its ``_warm`` task: decisions may go to it."""
+    """Process ``i`` of ``pool`` answered its start's no-op task: decisions may go to it."""
     if not fut.cancelled() and fut.exception() is None and not pool.retired:
         pool.ready[i] = True

@@ -238,7 +238,8 @@ def test_the_workers_of_a_killed_bot_end_by_themselves(tmp_path):
 async def test_the_workers_run_nicer_than_the_bot():
     """On a machine with no core to spare the bot's event loop (the players' clicks) gets the CPU before the AI's
     worker processes: they run ``WORKER_NICE`` nicer than the bot (as far as the system allows)."""
-    from bot.tables.aipool import WORKER_NICE, AiPool
+    from bot.tables.aipool import AiPool
+    from bot.tables.workers import WORKER_NICE
 
     pool = AiPool()
     try:
