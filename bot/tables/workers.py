@@ -197,7 +197,7 @@ class Workers:
         # calls each process has answered: a decision waiting on a process that answered others meanwhile waits on
         # a busy process, not a hung one
         self.answered = [0] * workers
-        self.ready = [False] * workers  # the process has started and imported the engine (its _warm task answered)
+        self.ready = [False] * workers  # the process has started and imported the engine (answered the no-op)
         self.retired = False  # dropped by the AI pool (a failure or its close): its decisions are made in a thread
         self.broken: str | None = None  # why not (a process died)
 

@@ -842,14 +842,14 @@ def test_a_pool_left_by_a_closed_event_loop_does_not_make_a_decision_raise():
 
 async def test_warm_never_raises_even_when_its_pool_is_retired_while_it_starts():
     """``warm`` never raises: a table start awaits it. A pool retired while its processes import the engine (a hung
-    worker found by another table's decision, or the pool's close) cancels the pending ``_warm`` calls; the start
+    worker found by another table's decision, or the pool's close) cancels the pending no-op calls of its start; the start
     ends quietly and ``warm`` returns (a CancelledError would look like its caller being cancelled)."""
     from bot.tables.aipool import AiPool
 
     pool = AiPool()
     try:
         task = asyncio.create_task(pool.warm())
-        for _ in range(60_000):  # until the _warm calls are sent (the processes are still importing then)
+        for _ in range(60_000):  # until the start's no-op calls are sent (the processes are still importing then)
             w = pool._pool
             if w is not None and all(r is not None for r in w._running):
                 break
