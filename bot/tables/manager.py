@@ -54,6 +54,9 @@ TIMER_TASK_NAME = "mjbot-table-timer"
 Ahead = tuple[Table, int, int, "asyncio.Task[Action]"]
 """An AI seat's decision asked ahead (:meth:`TableManager._ask_ahead`): the table, its seq, the seat, the task."""
 AFK_AFTER = 2  # timeouts on one's own turn in a row before the seat is played by the AI
+AHEAD_TASK_PREFIX = "mjbot-ai-ahead:"
+"""The name (then the table's channel) of a task that asks an AI seat's decision ahead, while the action before it is
+written: its error goes to the run that awaits it, or is retrieved when the decision is dropped."""
 
 
 @dataclass
@@ -351,7 +354,8 @@ class TableManager(Admin, Output):
     async def start(self, lt: LiveTable) -> None:
         """Deal the first hand: record the match, post the table, DM the hands, let the AI seats play; the lobby
         message says the match started (once) and loses its buttons. Raises :class:`Refusal` and changes nothing
-        if the lobby cannot start now."""
+        if the lobby cannot start now; raises ``Refusal("tables.is_paused")`` when the match started and an engine
+        error (an AI seat's first decision, say) paused it at once, as a move's would."""
         async with lt.lock:
             self._lobby(lt)
             if any(s is None for s in lt.seats):
@@ -384,7 +388,11 @@ class TableManager(Admin, Output):
                 self._spawn(self.ai.warm(), name="mjbot-ai-warm")  # the AI pool's processes start meanwhile
             if lt.rec.behind is not None:
                 self._stalled(lt)
-            await self._play_on(lt, events, fresh=True)
+            try:
+                await self._play_on(lt, events, fresh=True)
+            except Exception as e:  # an engine error (an AI seat's first decision, say): paused and said, as in a move
+                await self._pause(lt, e)
+                raise Refusal("tables.is_paused") from e
 
     async def end(self, lt: LiveTable, by_name: str) -> State:
         """Close a lobby or a match (``/table end``); returns the state it was in (``ABORTED`` if already closed).
@@ -507,7 +515,7 @@ class TableManager(Admin, Output):
                 return None
             # the decision from the table as the action left it, not as it is when the task runs
             task = asyncio.get_running_loop().create_task(self._decision(lt, tb, seat, legal),
-                                                          name=f"mjbot-ai-ahead:{lt.channel_id}")
+                                                          name=f"{AHEAD_TASK_PREFIX}{lt.channel_id}")
             return tb, tb.match.seq, seat, task
         except Exception:  # the decision is then asked the usual way, after the write
             log.exception("table %s: the next AI decision could not be asked ahead", lt.id)

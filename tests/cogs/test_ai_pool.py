@@ -924,3 +924,55 @@ async def test_an_ai_bug_raising_stop_iteration_in_the_thread_fallback_is_an_err
         assert pool.fallbacks == 1 and pool.pooled == 0
     finally:
         pool.close()
+
+
+async def test_an_ai_bug_of_any_kind_pauses_its_table_and_tells_the_players(harness: Harness, monkeypatch, caplog):
+    """Through the real dispatch: an AI seat's decision raises (here StopIteration, which asyncio cannot carry on a
+    future, made in a thread while no worker process can start). The table pauses with its reference, whether the
+    decision came with the start's click (the first hand's dealer an AI seat: the start did not pause the table
+    before, and it waited on nobody) or with a move's; the clicker and the channel are told, the log has what
+    reproduces it, and nothing waits for ever."""
+    from multiprocessing import spawn
+
+    from bot.tables import aipool
+    from tests.cogs.test_tables import choose_click, latest_dm_controls
+
+    def buggy(*_args: Any) -> Any:
+        return next(iter(()))  # the engine's AI with a bug in it
+
+    monkeypatch.setattr(aipool, "choose", buggy)
+    h = harness
+    python = spawn.get_executable()
+    spawn.set_executable("/nonexistent/python")  # every decision in a thread, where the bug is
+    paused_by = []
+    try:
+        for seed, user in ((0, P1), (1, P2)):  # a move's click pauses the first table, the start's the second
+            prep(h, seed=seed)
+            h.bot.tables.ai.inline = False
+            channel = h.add_channel()
+            lobby = await h.slash("table new", variant="hefei", user=user, channel=channel)
+            for _ in range(3):
+                await h.slash("table addbot", user=user, channel=channel, difficulty="normal")
+            with caplog.at_level(logging.ERROR):
+                r = await h.click(h.fake.find_message(lobby.reply.id), custom_id=button_id(lobby.reply, ":start"),
+                                  user=user)
+                lt = h.bot.tables.by_channel[channel]
+                clicks = 0
+                while lt.stall is None and clicks < 20:
+                    msg = latest_dm_controls(h, user)
+                    assert msg is not None, "the table waits on nobody"
+                    r = await h.click(msg, custom_id=choose_click(msg), user=user)
+                    clicks += 1
+            paused_by.append(clicks)
+            assert lt.stall == "error" and lt.timer is None
+            said = [m.content for m in r.messages]
+            if not clicks:  # the start's click: its clicker is told (a move's click was taken: it is not refused)
+                assert any("paused after an internal error" in m for m in said), (seed, said)
+            assert any("内部错误" in m.content for m in h.channel(channel))  # the channel is told
+            logged = "\n".join(rec.getMessage() for rec in caplog.records)
+            assert "paused after an engine error" in logged and lt.seed in logged
+    finally:
+        spawn.set_executable(python)
+    assert paused_by[0] > 0 and paused_by[1] == 0, paused_by  # both paths were taken
+    assert h.bot.tables.ai.fallbacks >= 2 and h.bot.tables.ai.pooled == 0
+    await h.bot.tables.close()

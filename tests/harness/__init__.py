@@ -33,6 +33,7 @@ from bot.app import MjBot, create_bot
 from bot.config import Config
 from bot.store.database import WRITE_TASK_PREFIX
 from bot.store.paths import db_target
+from bot.tables.manager import AHEAD_TASK_PREFIX
 from tests.harness import codecache, internals
 from tests.harness.fake import (
     CH_DM,
@@ -342,6 +343,8 @@ class Harness:
                 qual = getattr(task.get_coro(), "__qualname__", "")
                 if qual.startswith(self.AWAITED_BY_CALLER) or task.get_name().startswith(WRITE_TASK_PREFIX):
                     continue  # the store's write tasks: their error goes to the coroutine awaiting them
+                if task.get_name().startswith(AHEAD_TASK_PREFIX):
+                    continue  # an AI decision asked ahead: its error goes to the table's run, which awaits it
                 if not task.cancelled() and task.exception() is not None:
                     raise task.exception()  # type: ignore[misc]
 
