@@ -202,17 +202,18 @@ class Cluster:
         await conn.add_listener(CHANNEL, self._notified)
 
     def _terminated(self, conn: Any) -> None:
+        """The lease connection has closed (the server's locks went with it): its shards stop being this process's
+        at once, without waiting for the lock a statement may hold. The next :meth:`step` reconnects (a closed
+        connection reads as none)."""
         if conn is self.conn and not self.closing:
-            self._spawn(self._lost_connection())
-
-    async def _lost_connection(self) -> None:
-        async with self._lock:
-            self.conn = None
             lost, self.held = set(self.held), set()
-        if lost:
-            log.error("the lease connection is gone: shards %s are no longer this process's", sorted(lost))
-            if self.on_lose is not None:
-                await self.on_lose(lost)
+            if lost:
+                self._spawn(self._lost_connection(lost), name="mjbot-cluster-lost")
+
+    async def _lost_connection(self, lost: set[int]) -> None:
+        log.error("the lease connection is gone: shards %s are no longer this process's", sorted(lost))
+        if self.on_lose is not None:
+            await self.on_lose(lost)
 
     async def _other_counts(self, conn: asyncpg.Connection) -> list[int]:
         rows = await conn.fetch(

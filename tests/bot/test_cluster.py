@@ -301,8 +301,13 @@ async def test_a_process_that_loses_its_lease_stops_driving_those_tables_then_ta
     t1 = await open_table(p1, G1, CH1, U1)
     cluster = p1.bot.cluster
     # the server drops the lease session (a restart, a fail-over, a network cut)
-    pg_server.psql(f"SELECT pg_terminate_backend({cluster.backend_pid})")
-    await until(lambda: not cluster.held, "noticed")
+    assert pg_server.psql(f"SELECT pg_terminate_backend({cluster.backend_pid})").strip() == "t"
+    try:
+        await until(lambda: not cluster.held, "noticed")
+    except AssertionError as e:  # say what the process saw: its connection's state
+        conn = cluster.conn
+        raise AssertionError(f"{e}: lease connection {conn!r}, closed: {conn is not None and conn.is_closed()}, "
+                             f"server: {pg_server.psql(f'SELECT state FROM pg_stat_activity WHERE pid = {cluster.backend_pid}')!r}") from None
     await until(lambda: not p1.bot.tables.by_id, "its tables dropped")
     assert not p1.bot.tables.by_channel
     moves = human_moves(p1, t1)
