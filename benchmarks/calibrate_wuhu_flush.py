@@ -3,6 +3,10 @@ few minutes).
 
 ``python -m benchmarks.calibrate_wuhu_flush [--hands N] [--plan flush|pungs|hun] [--keep-sihe] [--write]``
 
+``--variant hefei``: Hefei's 清一色 (each payer's share x3, H5) measured the same way (the seat plays
+:func:`engine.strong.wuhu.flush_choice`; the plan counts a 清一色 win): printed only, never written (the strong AI priced
+with that table gained nothing, docs/strong-ai-rounds.md).
+
 ``--plan hun``: the seat plays :func:`engine.strong.wuhu.hun_choice` (one suit and 红中: 混一色, with a 四核, 对对胡 or
 通天 a 交, else 清一色), the distance is :func:`engine.strong.wuhu.hun_distance`, and the table is the chance of any
 win of the seat with, beside it, the 子 its wins bring per discard; ``--write`` rewrites
@@ -59,16 +63,25 @@ def unseen_bucket(unseen: int) -> int:
     return bisect.bisect_right(UNSEEN_EDGES, unseen)
 
 
-def collect(hands: int, first: int = 0, plan: str = "flush", keep_sihe: bool = False
+def flush_won(result: dict, seat: int, variant: str) -> bool:
+    """Whether ``seat`` won the hand with its one-suit plan's pay: in Wuhu a 交, in Hefei a 清一色."""
+    if variant == "hefei":
+        return any(w["seat"] == seat and any(it["code"] == "qingyise" for it in w["items"])
+                   for w in result.get("winners", []))
+    return any(w["seat"] == seat for w in result.get("winners", [])) and result["jiao"][seat] > 0
+
+
+def collect(hands: int, first: int = 0, plan: str = "flush", keep_sihe: bool = False, variant: str = "wuhu"
             ) -> tuple[dict[tuple[int, int], list[int]], list[int], list[tuple[int, int, int, int]]]:
-    """(distance, draws left) -> [discards, 交 (``hun``: any win of the seat), 子 its wins brought], the tally, the
-    rows of the unseen-tile factors. ``keep_sihe``: the play keeps 四核 rather than kong (``wuhu.KEEP_SIHE``)."""
+    """(distance, draws left) -> [discards, 交 (Hefei: 清一色; ``hun``: any win of the seat), 子 its wins brought],
+    the tally, the rows of the unseen-tile factors. ``keep_sihe``: the play keeps 四核 rather than kong
+    (``wuhu.KEEP_SIHE``)."""
     wuhu.KEEP_SIHE = keep_sihe
     win: dict[tuple[int, int], list[int]] = collections.defaultdict(lambda: [0, 0, 0])
     rows: list[tuple[int, int, int, int]] = []  # (distance, draws left, unseen bucket, 交) of every discard
     tally = [0, 0, 0, 0]  # hands, 交 wins, plain wins, 子 of the seat
     for i in range(first, first + hands):
-        t = Table.new("wuhu", f"flush:{i}")
+        t = Table.new(variant, f"flush:{i}")
         rng = random.Random(i)
         me_seat = i % 4
         recs: list[tuple[int, int, int]] = []
@@ -98,7 +111,7 @@ def collect(hands: int, first: int = 0, plan: str = "flush", keep_sihe: bool = F
             t.apply(a)
         result = t.match.last_result or {}
         winners = {w["seat"] for w in result.get("winners", [])}
-        jiao = me_seat in winners and result["jiao"][me_seat] > 0
+        jiao = flush_won(result, me_seat, variant)
         tally[0] += 1
         tally[1] += jiao
         tally[2] += me_seat in winners and not jiao
@@ -133,7 +146,7 @@ def unseen_factors(table: list[list[float]], rows: list[tuple[int, int, int, int
     return [round(g / e, 3) if e >= 5 and x >= 40 else 1.0 for g, e, x in zip(got, exp, n, strict=True)]
 
 
-def _one(args: tuple[int, int, str, bool]
+def _one(args: tuple[int, int, str, bool, str]
          ) -> tuple[dict[tuple[int, int], list[int]], list[int], list[tuple[int, int, int, int]]]:
     w, tl, rows = collect(*args)
     return dict(w), tl, rows
@@ -149,14 +162,19 @@ def main() -> None:
     ap.add_argument("--plan", choices=("flush", "pungs", "hun"), default="flush",
                     help="flush: 清一色 (calibration_wuhu.py); pungs: one-suit all pungs (calibration_wuhu_pungs.py); "
                          "hun: one suit and 红中, any win and its 子 (calibration_wuhu_hun.py)")
+    ap.add_argument("--variant", choices=("wuhu", "hefei"), default="wuhu",
+                    help="hefei: Hefei's 清一色 plan, measured only (--plan flush, no --write)")
     ap.add_argument("--keep-sihe", action="store_true",
                     help="the play keeps a fourth copy that can join a run (四核) rather than kong it (not with --write)")
     args = ap.parse_args()
+    if args.variant == "hefei" and (args.plan != "flush" or args.write):
+        ap.error("Hefei: the 清一色 plan is measured only (no honours: no 混一色; priced from this table the strong AI "
+                 "gained nothing: docs/strong-ai-rounds.md)")
     if args.keep_sihe and args.write:
         ap.error("--keep-sihe measures the play that keeps 四核; the tables are those of the play the strong AI uses")
     per = args.hands // args.jobs
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        parts = pool.map(_one, [(per, j * per, args.plan, args.keep_sihe) for j in range(args.jobs)])
+        parts = pool.map(_one, [(per, j * per, args.plan, args.keep_sihe, args.variant) for j in range(args.jobs)])
     win: dict[tuple[int, int], list[int]] = collections.defaultdict(lambda: [0, 0, 0])
     tally = [0, 0, 0, 0]
     rows: list[tuple[int, int, int, int]] = []
@@ -166,7 +184,8 @@ def main() -> None:
             for i in range(3):
                 win[k][i] += x[i]
         tally = [a + b for a, b in zip(tally, tl, strict=True)]
-    print(f"hands {tally[0]}: 交 {tally[1]} ({tally[1] / tally[0]:.1%}), plain wins {tally[2]}, "
+    made = "清一色" if args.variant == "hefei" else "交"
+    print(f"hands {tally[0]}: {made} {tally[1]} ({tally[1] / tally[0]:.1%}), plain wins {tally[2]}, "
           f"子/hand {tally[3] / tally[0]:+.2f}")
     for d in range(D_MAX + 1):
         print(d, [(t, win[(d, t)][0], win[(d, t)][1]) for t in range(T_MAX + 1) if (d, t) in win])
