@@ -72,18 +72,18 @@ async def boot(url: str, ids: tuple[int, ...] | None, fake: FakeDiscord) -> Harn
 
 
 async def until(cond: Callable[[], Any], what: str, timeout: float = 30.0) -> None:
-    """Poll ``cond`` (sync or async) until it is true (a generous limit: only a broken bot ever reaches it)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
+    """Poll ``cond`` (sync or async) every 10 ms until it is true (a generous limit: only a broken bot ever reaches
+    it). The limit counts polls, not the clock: a process stalled longer than the limit (a loaded or paused machine)
+    has had no turn of its event loop to notice anything in, and a clock deadline would fail it on its first look
+    after the stall, before the events that arrived meanwhile are handled."""
+    for _ in range(int(timeout / 0.01)):
         got = cond()
         if asyncio.iscoroutine(got):
             got = await got
         if got:
             return
-        if loop.time() > deadline:
-            raise AssertionError(f"still not {what} after {timeout} s")
         await asyncio.sleep(0.01)
+    raise AssertionError(f"still not {what} after {timeout} s of polls")
 
 
 async def open_table(h: Harness, guild: int, channel: int, user: int) -> int:
