@@ -304,10 +304,11 @@ async def test_a_process_that_loses_its_lease_stops_driving_those_tables_then_ta
     assert pg_server.psql(f"SELECT pg_terminate_backend({cluster.backend_pid})").strip() == "t"
     try:
         await until(lambda: not cluster.held, "noticed")
-    except AssertionError as e:  # say what the process saw: its connection's state
-        conn = cluster.conn
-        raise AssertionError(f"{e}: lease connection {conn!r}, closed: {conn is not None and conn.is_closed()}, "
-                             f"server: {pg_server.psql(f'SELECT state FROM pg_stat_activity WHERE pid = {cluster.backend_pid}')!r}") from None
+    except AssertionError as e:  # say what each side saw: the process its connection, the server the session
+        closed = cluster.conn is not None and cluster.conn.is_closed()
+        session = pg_server.psql(f"SELECT state FROM pg_stat_activity WHERE pid = {cluster.backend_pid}").strip()
+        raise AssertionError(f"{e}: lease connection closed here: {closed}; the server's session: "
+                             f"{session or 'gone'}") from None
     await until(lambda: not p1.bot.tables.by_id, "its tables dropped")
     assert not p1.bot.tables.by_channel
     moves = human_moves(p1, t1)
