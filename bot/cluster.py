@@ -156,6 +156,7 @@ class Cluster:
         # names no match is not kept, so forged ids cannot grow it)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._steps = 0
+        self._losing: asyncio.Task[None] | None = None  # dropping the tables of a lost connection's shards
 
     # ------------------------------------------------------------------------------------------- ownership
 
@@ -203,12 +204,12 @@ class Cluster:
 
     def _terminated(self, conn: Any) -> None:
         """The lease connection has closed (the server's locks went with it): its shards stop being this process's
-        at once, without waiting for the lock a statement may hold. The next :meth:`step` reconnects (a closed
-        connection reads as none)."""
+        at once, without waiting for the lock a statement may hold, and their tables are dropped (``on_lose``). A
+        :meth:`step` reconnects (a closed connection reads as none), but not before those tables are dropped."""
         if conn is self.conn and not self.closing:
             lost, self.held = set(self.held), set()
             if lost:
-                self._spawn(self._lost_connection(lost), name="mjbot-cluster-lost")
+                self._losing = self._spawn(self._lost_connection(lost), name="mjbot-cluster-lost")
 
     async def _lost_connection(self, lost: set[int]) -> None:
         log.error("the lease connection is gone: shards %s are no longer this process's", sorted(lost))
@@ -276,8 +277,14 @@ class Cluster:
                 log.exception("lease check failed")
 
     async def step(self) -> None:
-        """One round: reconnect if needed, drop lost shards, take free ones, poll the queue."""
+        """One round: reconnect if needed, drop lost shards, take free ones, poll the queue. Nothing while the tables
+        of a lost connection's shards are still being dropped (a table's move may hold it a while: a store write
+        retrying while the database restarts): a shard taken back before its old table has stopped here would
+        stay this process's with that table dropped and not resumed (it was still in memory when the shard came
+        back), played by nobody."""
         if self.closing:
+            return
+        if self._losing is not None and not self._losing.done():
             return
         if self.conn is None or self.conn.is_closed():
             lost, self.held = set(self.held), set()

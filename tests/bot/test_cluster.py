@@ -324,6 +324,34 @@ async def test_a_process_that_loses_its_lease_stops_driving_those_tables_then_ta
     await p1.close()
 
 
+async def test_a_lease_lost_during_a_move_is_taken_back_only_once_that_table_has_stopped_here(url, pg_server):
+    """The lease connection drops while a move holds its table (its store write retrying, say, while the database
+    restarts): the table stops here only when the move lets go of it, and the lease is not taken back before that.
+    Taken back earlier, the shard would be this process's again with the table dropped from memory afterwards and not
+    resumed (it was still in memory when the shard came back): a table played by nobody."""
+    fake = fresh_fake()
+    p1 = await boot(url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    cluster = p1.bot.cluster
+    lt = p1.bot.tables.by_id[t1]
+    await lt.lock.acquire()  # a move in progress holds the table
+    assert pg_server.psql(f"SELECT pg_terminate_backend({cluster.backend_pid})").strip() == "t"
+    await until(lambda: not cluster.held, "noticed")
+    await cluster.step()  # the old table has not stopped yet: nothing is taken back
+    assert not cluster.held and set(p1.bot.tables.by_id) == {t1}
+    lt.lock.release()  # the move ends: the table stops here
+    await until(lambda: not p1.bot.tables.by_id, "its table dropped")
+    await p1.settle()
+    await cluster.step()  # now the lease comes back, and the table resumes from the store
+    await p1.settle()
+    assert cluster.held == {1} and set(p1.bot.tables.by_id) == {t1}
+    moves = human_moves(p1, t1)
+    m, cid = controls(fake, U1)
+    await p1.click(m, custom_id=cid)
+    assert human_moves(p1, t1) == moves + 1
+    await p1.close()
+
+
 async def test_leases_are_per_database(pg_database, url):
     """Two bots' databases on one PostgreSQL server: another database's leases neither block nor stand in for this
     one's (PostgreSQL lists every database's advisory locks together)."""
