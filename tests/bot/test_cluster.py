@@ -459,8 +459,9 @@ async def test_a_dm_click_while_shard_0s_lease_connection_is_down_is_told_moving
 async def test_a_routed_click_reaching_an_owner_that_just_lost_the_table_is_told_moving(url, pg_server):
     """The owner takes a routed click, and loses its lease before the click is applied (the server dropped its
     session): the table has stopped there, the click is not played, and the player reads that the table is moving
-    (it plays on once another process takes the shard), not that it is over."""
-    fake, p0, p1, t1 = await router_and_owner(url)
+    (it plays on once another process takes the shard), not that it is over. (The router waits an hour for the
+    owner: the answer read is the owner's, not the router's own "moving" after its wait.)"""
+    fake, p0, p1, t1 = await router_and_owner(url, route_timeout=3600.0)
     moves = human_moves(p1, t1)
     cluster = p1.bot.cluster
     deliver = cluster.deliver
