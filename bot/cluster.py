@@ -35,7 +35,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -216,6 +216,20 @@ class Cluster:
         if self.on_lose is not None:
             await self.on_lose(lost)
 
+    @contextlib.asynccontextmanager
+    async def _session(self) -> AsyncIterator[asyncpg.Connection | None]:
+        """The lease connection for a few statements, one user at a time (None when there is no open one). A
+        connection found closed when they are done is taken for lost here, as its termination callback takes it:
+        asyncpg ends a connection that fails while a statement is being sent (the server gone just then) without
+        calling its termination listeners, and the loss would otherwise wait for the next :meth:`step`."""
+        async with self._lock:
+            conn = self.conn
+            try:
+                yield None if conn is None or conn.is_closed() else conn
+            finally:
+                if conn is not None and conn.is_closed():
+                    self._terminated(conn)
+
     async def _other_counts(self, conn: asyncpg.Connection) -> list[int]:
         rows = await conn.fetch(
             "SELECT DISTINCT (objid::bigint / $2) AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 "
@@ -226,9 +240,8 @@ class Cluster:
     async def _take_free(self) -> set[int]:
         """Take every lease of ours that is free; the newly taken shards."""
         gained: set[int] = set()
-        async with self._lock:
-            conn = self.conn
-            if conn is None or conn.is_closed():
+        async with self._session() as conn:
+            if conn is None:
                 return gained
             async with conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock($1, $2)", LEASE_CLASS, _SETUP_KEY)
@@ -248,9 +261,8 @@ class Cluster:
 
     async def _check_held(self) -> set[int]:
         """The shards whose lock this session no longer holds (lost)."""
-        async with self._lock:
-            conn = self.conn
-            if conn is None or conn.is_closed():
+        async with self._session() as conn:
+            if conn is None:
                 return set()
             rows = await conn.fetch(
                 "SELECT objid::bigint AS k FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 "
@@ -315,19 +327,17 @@ class Cluster:
                 await self.on_gain(gained)
         self._steps += 1
         if self._steps % 100 == 0:
-            async with self._lock:
-                if self.conn is not None and not self.conn.is_closed():
-                    await self.conn.execute("DELETE FROM routed_clicks WHERE queued_at < $1",
-                                            _now_ms() - KEEP_ROWS_MS)
+            async with self._session() as conn:
+                if conn is not None:
+                    await conn.execute("DELETE FROM routed_clicks WHERE queued_at < $1", _now_ms() - KEEP_ROWS_MS)
         self._kick_drain()
 
     # ------------------------------------------------------------------------------------------- routing
 
     async def guild_of(self, match_id: int) -> int | None:
         if match_id not in self._guilds:
-            async with self._lock:
-                conn = self.conn
-                if conn is None or conn.is_closed():
+            async with self._session() as conn:
+                if conn is None:
                     return None
                 found = await conn.fetchval("SELECT guild_id FROM matches WHERE id = $1", match_id)
             if found is None:
@@ -336,9 +346,8 @@ class Cluster:
         return self._guilds[match_id]
 
     async def owner_alive(self, shard: int) -> bool:
-        async with self._lock:
-            conn = self.conn
-            if conn is None or conn.is_closed():
+        async with self._session() as conn:
+            if conn is None:
                 return False
             return bool(await conn.fetchval(
                 "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 "
@@ -395,9 +404,8 @@ class Cluster:
         if not data or str(data.get("id")) != str(interaction.id):
             log.warning("routed click %s: its payload is not known here: not queued", interaction.id)
             return "ignored"
-        async with self._lock:
-            conn = self.conn
-            if conn is None or conn.is_closed():
+        async with self._session() as conn:
+            if conn is None:
                 queued = False
             else:
                 async with conn.transaction():
@@ -415,9 +423,8 @@ class Cluster:
 
     async def _watch(self, interaction_id: int, on_dropped: Callable[[], Awaitable[Any]]) -> None:
         await asyncio.sleep(self.route_timeout)
-        async with self._lock:
-            conn = self.conn
-            if conn is None or conn.is_closed():
+        async with self._session() as conn:
+            if conn is None:
                 return
             dropped = await conn.fetchval(
                 "UPDATE routed_clicks SET state = 'dropped', payload = '' WHERE interaction_id = $1 "
@@ -443,9 +450,8 @@ class Cluster:
         to make good (the taken row's payload reads ``answered``). Never fails: at worst the router, seeing this
         process gone too, tells the player to try again."""
         try:
-            async with self._lock:
-                conn = self.conn
-                if conn is not None and not conn.is_closed():
+            async with self._session() as conn:
+                if conn is not None:
                     await conn.execute("UPDATE routed_clicks SET payload = 'answered' WHERE interaction_id = $1 "
                                        "AND state = 'taken'", interaction_id)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
@@ -467,7 +473,13 @@ class Cluster:
     async def _drain(self) -> None:
         while not self.closing:
             self._drain_again = False
-            taken = await self._take_clicks()
+            try:
+                taken = await self._take_clicks()
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
+                # the connection failed (taken for lost if it is closed): the queue is polled again at the next
+                # step, and after the lease comes back
+                log.warning("routed clicks could not be taken: %s", e)
+                return
             for shard, payload in taken:
                 if self.deliver is not None:
                     try:
@@ -478,9 +490,8 @@ class Cluster:
                 return
 
     async def _take_clicks(self) -> list[tuple[int, dict[str, Any]]]:
-        async with self._lock:
-            conn = self.conn
-            if conn is None or conn.is_closed() or not self.held:
+        async with self._session() as conn:
+            if conn is None or not self.held:
                 return []
             # a click queued longer ago than a router waits (its router died before it could drop it, and no
             # owner ran meanwhile) is dropped, never played late: the player has long been waiting on nothing
