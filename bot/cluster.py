@@ -53,6 +53,10 @@ _SETUP_KEY = 0
 CHANNEL = "mjbot_clicks"
 #: advisory locks are per database, but pg_locks lists every database's: only this one's are ours
 _THIS_DB = "database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+#: what a statement on the lease connection raises when the connection or the server fails (asyncpg's
+#: InternalClientError included: a statement started as the connection broke can meet the protocol mid-way)
+DB_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError,
+             TimeoutError)
 #: rows older than this are deleted (an interaction's token lives 15 minutes)
 KEEP_ROWS_MS = 30 * 60 * 1000
 #: the database server's clock in Unix ms: the one clock every process's queue times are read against
@@ -304,12 +308,12 @@ class Cluster:
                 await self.on_lose(lost)
             try:
                 await self._connect()
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
+            except DB_ERRORS as e:
                 log.warning("cannot reach PostgreSQL for the leases: %s", e)
                 return
         try:
             lost = await self._check_held()
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
+        except DB_ERRORS as e:
             # no answer from the server: the session (and its locks) may be gone already; stop driving at once
             log.error("the lease check got no answer (%s): the shards are dropped until it answers again", e)
             if self.conn is not None:
@@ -454,7 +458,7 @@ class Cluster:
                 if conn is not None:
                     await conn.execute("UPDATE routed_clicks SET payload = 'answered' WHERE interaction_id = $1 "
                                        "AND state = 'taken'", interaction_id)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
+        except DB_ERRORS as e:
             log.info("routed click %s: its answer could not be noted: %s", interaction_id, e)
 
     def _notified(self, conn: Any, pid: int, channel: str, payload: str) -> None:
@@ -475,7 +479,7 @@ class Cluster:
             self._drain_again = False
             try:
                 taken = await self._take_clicks()
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
+            except DB_ERRORS as e:
                 # the connection failed (taken for lost if it is closed): the queue is polled again at the next
                 # step, and after the lease comes back
                 log.warning("routed clicks could not be taken: %s", e)
@@ -510,10 +514,22 @@ class Cluster:
     # ------------------------------------------------------------------------------------------- end
 
     def _spawn(self, coro: Any, name: str | None = None) -> asyncio.Task[Any]:
+        """A background task of the cluster's, whose failure is logged when it ends (a database failure in one
+        line, anything else with its traceback) rather than left for asyncio to report as never retrieved."""
         task = asyncio.get_running_loop().create_task(coro, name=name)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._task_done)
         return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled() or task.exception() is None:
+            return
+        e = task.exception()
+        if isinstance(e, DB_ERRORS):
+            log.warning("%s: the database failed: %s", task.get_name(), e)
+        else:
+            log.error("%s failed", task.get_name(), exc_info=e)
 
     async def close(self) -> None:
         """Stop, and give the leases back (closing the session releases its locks)."""
