@@ -161,6 +161,9 @@ class Cluster:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._steps = 0
         self._losing: asyncio.Task[None] | None = None  # dropping the tables of a lost connection's shards
+        # on_gain and on_lose one at a time: a loss noticed while a gain's tables are still being resumed drops them
+        # once they are in, not before (they would stay, stale, in a process that no longer drives them)
+        self._handlers = asyncio.Lock()
 
     # ------------------------------------------------------------------------------------------- ownership
 
@@ -217,8 +220,17 @@ class Cluster:
 
     async def _lost_connection(self, lost: set[int]) -> None:
         log.error("the lease connection is gone: shards %s are no longer this process's", sorted(lost))
-        if self.on_lose is not None:
-            await self.on_lose(lost)
+        await self._lose(lost)
+
+    async def _lose(self, lost: set[int]) -> None:
+        async with self._handlers:
+            if self.on_lose is not None:
+                await self.on_lose(lost)
+
+    async def _gain(self, gained: set[int]) -> None:
+        async with self._handlers:
+            if self.on_gain is not None:
+                await self.on_gain(gained)
 
     @contextlib.asynccontextmanager
     async def _session(self) -> AsyncIterator[asyncpg.Connection | None]:
@@ -270,7 +282,7 @@ class Cluster:
                 return set()
             rows = await conn.fetch(
                 "SELECT objid::bigint AS k FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 "
-                "AND objsubid = 2 AND granted AND pid = pg_backend_pid()", LEASE_CLASS, timeout=self.check_timeout)
+                "AND objsubid = 2 AND granted AND pid = pg_backend_pid()", LEASE_CLASS)
             have = {int(r["k"]) - self.count * MAX_SHARDS for r in rows}
             lost = self.held - have
             self.held -= lost
@@ -304,37 +316,53 @@ class Cluster:
             return
         if self.conn is None or self.conn.is_closed():
             lost, self.held = set(self.held), set()
-            if lost and self.on_lose is not None:
-                await self.on_lose(lost)
+            if lost:
+                await self._lose(lost)
             try:
                 await self._connect()
             except DB_ERRORS as e:
                 log.warning("cannot reach PostgreSQL for the leases: %s", e)
                 return
+        # each of the two bounded, the wait for the connection included (a statement hung on a silent network holds
+        # it; asyncpg keeps no time of its own): a check or a take the server does not answer in time gives the
+        # shards up, and ending the connection frees whatever hung on it
         try:
-            lost = await self._check_held()
+            async with asyncio.timeout(self.check_timeout):
+                lost = await self._check_held()
         except DB_ERRORS as e:
-            # no answer from the server: the session (and its locks) may be gone already; stop driving at once
-            log.error("the lease check got no answer (%s): the shards are dropped until it answers again", e)
-            if self.conn is not None:
-                self.conn.terminate()
-            self.conn = None
-            lost, self.held = set(self.held), set()
+            lost = self._give_up("the lease check", e)
         if lost:
             log.error("the leases of shards %s are gone: their tables stop here", sorted(lost))
-            if self.on_lose is not None:
-                await self.on_lose(lost)
-        gained = await self._take_free()
+            await self._lose(lost)
+        try:
+            async with asyncio.timeout(self.check_timeout):
+                gained = await self._take_free()
+        except DB_ERRORS as e:
+            gained = set()
+            lost = self._give_up("taking the free leases", e)
+            if lost:
+                await self._lose(lost)
         if gained:
             log.info("took the leases of shards %s of %d", sorted(gained), self.count)
-            if self.on_gain is not None:
-                await self.on_gain(gained)
+            await self._gain(gained)
         self._steps += 1
         if self._steps % 100 == 0:
             async with self._session() as conn:
                 if conn is not None:
                     await conn.execute("DELETE FROM routed_clicks WHERE queued_at < $1", _now_ms() - KEEP_ROWS_MS)
         self._kick_drain()
+
+    def _give_up(self, what: str, e: BaseException) -> set[int]:
+        """No answer (or a failure) from the server: the session, and its locks, may be gone already. Stop driving
+        at once: the connection is ended (what hung on it fails) and every shard given up until a later step takes
+        it again. The shards given up."""
+        log.error("%s got no answer (%s): the shards are dropped until the server answers again", what,
+                  e or type(e).__name__)
+        if self.conn is not None:
+            self.conn.terminate()
+        self.conn = None
+        lost, self.held = set(self.held), set()
+        return lost
 
     # ------------------------------------------------------------------------------------------- routing
 

@@ -17,12 +17,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
+import tempfile
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from bot.cluster import CHANNEL, LEASE_CLASS, Cluster, ClusterError
+from bot.cluster import CHANNEL, Cluster, ClusterError
 from bot.config import Config
 from bot.shards import ShardPlan, shard_of
 from bot.tables import Timers
@@ -327,7 +330,9 @@ async def test_a_process_that_loses_its_lease_stops_driving_those_tables_then_ta
 async def test_a_lease_connection_asyncpg_ends_without_its_termination_callback_is_taken_for_lost_at_once(url):
     """asyncpg ends a connection that fails while a statement is being sent (the server gone at that very moment)
     without calling its termination listeners (seen 3 times in 400 sessions terminated during lease checks): the
-    statement's failure is where the loss shows, and the tables stop there, not at the next lease check."""
+    statement's failure is where the loss shows, and the tables stop there, not at the next lease check. The
+    statement here: the owner noting that it answered a routed click, waiting on that row (another transaction
+    holds it) when the connection ends."""
     import asyncpg
 
     fake = fresh_fake()
@@ -337,15 +342,17 @@ async def test_a_lease_connection_asyncpg_ends_without_its_termination_callback_
     conn = cluster.conn
     admin = await asyncpg.connect(url)
     try:
+        await admin.execute("INSERT INTO routed_clicks (interaction_id, shard_count, shard, match_id, payload, state, "
+                            "queued_at) VALUES (1, $1, 1, $2, '', 'taken', 0)", COUNT, t1)
         tx = admin.transaction()
         await tx.start()
-        await admin.execute("SELECT pg_advisory_xact_lock($1, 0)", LEASE_CLASS)  # taking leases waits for it
-        check = asyncio.ensure_future(cluster.step())  # a lease check, its statement sent and waiting
-        waiting = "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 AND locktype = 'advisory' AND NOT granted)"
-        await until(lambda: admin.fetchval(waiting, cluster.backend_pid), "the lease check waiting on the server")
+        await admin.execute("SELECT 1 FROM routed_clicks WHERE interaction_id = 1 FOR UPDATE")  # the row held
+        noted = asyncio.ensure_future(cluster.answered(1))  # its statement sent, waiting for the row
+        waiting = "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 AND NOT granted)"
+        await until(lambda: admin.fetchval(waiting, cluster.backend_pid), "the statement waiting on the server")
         conn._protocol.abort()  # what asyncpg does when sending a statement fails: no termination callback
-        await until(lambda: check.done(), "the lease check failed")
-        assert check.exception() is not None and conn.is_closed()
+        await until(lambda: noted.done(), "the statement failed")
+        assert noted.exception() is None and conn.is_closed()  # answered() never fails: at worst nothing noted
         assert not cluster.held
         await until(lambda: not p1.bot.tables.by_id, "its tables dropped")
         await tx.rollback()
@@ -388,6 +395,96 @@ async def test_a_lease_lost_during_a_move_is_taken_back_only_once_that_table_has
     await p1.click(m, custom_id=cid)
     assert human_moves(p1, t1) == moves + 1
     await p1.close()
+
+
+class SilentProxy:
+    """A Unix socket in front of the PostgreSQL server's whose traffic can stop (``silent``): a network cut, where
+    nothing passes and nothing closes (only keep-alives would ever notice)."""
+
+    def __init__(self, url: str) -> None:
+        host = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)["host"][0]
+        self.target = os.path.join(host, ".s.PGSQL.5432")
+        self.dir = tempfile.mkdtemp(prefix="mjbot-proxy-")
+        self.url = url.split("?")[0] + "?host=" + self.dir
+        self.silent = False
+
+    async def start(self) -> None:
+        self.server = await asyncio.start_unix_server(self._client, path=os.path.join(self.dir, ".s.PGSQL.5432"))
+
+    async def _client(self, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        ur, uw = await asyncio.open_unix_connection(self.target)
+
+        async def pump(a: asyncio.StreamReader, b: asyncio.StreamWriter) -> None:
+            while data := await a.read(65536):
+                if not self.silent:
+                    b.write(data)
+            if not self.silent:
+                b.close()
+
+        await asyncio.gather(pump(r, uw), pump(ur, w), return_exceptions=True)
+
+    async def close(self) -> None:
+        self.server.close()
+        await self.server.wait_closed()
+
+
+async def test_a_statement_hung_on_a_silent_network_does_not_keep_the_lease_check_from_giving_up(url):
+    """The network to the server goes silent while a statement on the lease connection waits for its answer (a
+    DM click's owner lookup, say), holding the connection: the lease check, which waits for it, gives the shards up
+    after ``check_timeout`` all the same (the server's keep-alives end that session soon, and another process may
+    take the shards then), and ending the connection frees the hung statement."""
+    proxy = SilentProxy(url)
+    await proxy.start()
+    a = await Cluster.open(proxy.url, ShardPlan((0, 1), 2), lease_wait=0.0, check_timeout=0.2)
+    try:
+        assert a.held == {0, 1}
+        proxy.silent = True
+        lookup = asyncio.ensure_future(a.owner_alive(1))  # holds the connection, its answer never comes
+        await until(a._lock.locked, "the lookup under way")
+        await asyncio.wait_for(a.step(), 60)  # on the code before, still waiting behind the lookup an hour later
+        assert not a.held
+        with pytest.raises(Exception):  # noqa: B017 (the connection ended under it: asyncpg's error of that)
+            await asyncio.wait_for(lookup, 60)
+    finally:
+        a.kill()
+        await proxy.close()
+
+
+async def test_a_lease_lost_while_its_tables_resume_drops_them_once_they_are_in(url, pg_server, monkeypatch):
+    """A standby takes a shard and resumes its table (reading the store: slow, the database restarting), and its
+    lease connection drops before the resume is done: the table is dropped once it is in, not missed (dropped before
+    it was there, it would stay, stale, in a process that no longer drives it while another resumes it)."""
+    import bot.tables.resume as resume_mod
+
+    fake = fresh_fake()
+    pa = await boot(url, (1,), fake)
+    t1 = await open_table(pa, G1, CH1, U1)
+    pb = await boot(url, (1,), fake)  # a standby
+    assert not pb.bot.cluster.held and not pb.bot.tables.by_id
+    gate, entered = asyncio.Event(), asyncio.Event()
+    read = resume_mod._meta
+
+    async def slow_read(mgr: Any, match_id: int) -> Any:
+        entered.set()
+        await gate.wait()
+        return await read(mgr, match_id)
+
+    monkeypatch.setattr(resume_mod, "_meta", slow_read)
+    await pa.close()
+    cb = pb.bot.cluster
+    step = asyncio.ensure_future(cb.step())  # takes shard 1 and resumes its table
+    await until(entered.is_set, "the table being resumed")
+    assert pg_server.psql(f"SELECT pg_terminate_backend({cb.backend_pid})").strip() == "t"
+    await until(lambda: not cb.held, "the loss noticed")
+    gate.set()
+    await step
+    await until(lambda: cb._losing is not None and cb._losing.done(), "the loss handled")
+    await pb.settle()
+    assert t1 not in pb.bot.tables.by_id
+    monkeypatch.setattr(resume_mod, "_meta", read)
+    pc = await boot(url, (1,), fake)  # another process takes the free shard: the table lives there only
+    assert pc.bot.cluster.held == {1} and t1 in pc.bot.tables.by_id and t1 not in pb.bot.tables.by_id
+    await close_all(pc, pb)
 
 
 async def test_leases_are_per_database(pg_database, url):
