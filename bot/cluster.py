@@ -204,10 +204,15 @@ class Cluster:
             "application_name": "mjbot-lease",
             # a peer that vanished without closing (a machine lost) is noticed within about a minute
             "tcp_keepalives_idle": "20", "tcp_keepalives_interval": "5", "tcp_keepalives_count": "4"})
-        self.conn = conn
-        self.backend_pid = int(await conn.fetchval("SELECT pg_backend_pid()"))
+        try:  # set up before anything else may use it (a statement of another task's would meet these midway)
+            async with asyncio.timeout(self.check_timeout):
+                pid = int(await conn.fetchval("SELECT pg_backend_pid()"))
+                await conn.add_listener(CHANNEL, self._notified)
+        except BaseException:
+            conn.terminate()
+            raise
+        self.conn, self.backend_pid = conn, pid
         conn.add_termination_listener(self._terminated)
-        await conn.add_listener(CHANNEL, self._notified)
 
     def _terminated(self, conn: Any) -> None:
         """The lease connection has closed (the server's locks went with it): its shards stop being this process's
