@@ -259,13 +259,18 @@ class Cluster:
         return [int(r["n"]) for r in rows if int(r["n"]) != self.count]
 
     async def _take_free(self) -> set[int]:
-        """Take every lease of ours that is free; the newly taken shards."""
+        """Take every lease of ours that is free; the newly taken shards. Nothing while another process is taking
+        leases (it holds the setup key): waiting for it would make a stalled process stall every other's checks;
+        the next round tries again."""
         gained: set[int] = set()
+        if not set(self.shards) - self.held:
+            return gained
         async with self._session() as conn:
             if conn is None:
                 return gained
             async with conn.transaction():
-                await conn.execute("SELECT pg_advisory_xact_lock($1, $2)", LEASE_CLASS, _SETUP_KEY)
+                if not await conn.fetchval("SELECT pg_try_advisory_xact_lock($1, $2)", LEASE_CLASS, _SETUP_KEY):
+                    return gained
                 others = await self._other_counts(conn)
                 if others:
                     raise ClusterError(
@@ -328,41 +333,57 @@ class Cluster:
             except DB_ERRORS as e:
                 log.warning("cannot reach PostgreSQL for the leases: %s", e)
                 return
-        # each of the two bounded, the wait for the connection included (a statement hung on a silent network holds
-        # it; asyncpg keeps no time of its own): a check or a take the server does not answer in time gives the
-        # shards up, and ending the connection frees whatever hung on it
-        try:
-            async with asyncio.timeout(self.check_timeout):
-                lost = await self._check_held()
-        except DB_ERRORS as e:
-            lost = self._give_up("the lease check", e)
+        lost = await self._bounded("the lease check", self._check_held)
         if lost:
             log.error("the leases of shards %s are gone: their tables stop here", sorted(lost))
             await self._lose(lost)
-        try:
-            async with asyncio.timeout(self.check_timeout):
-                gained = await self._take_free()
-        except DB_ERRORS as e:
-            gained = set()
-            lost = self._give_up("taking the free leases", e)
-            if lost:
-                await self._lose(lost)
+        gained = await self._bounded("taking the free leases", self._take_free, give_up=True)
         if gained:
             log.info("took the leases of shards %s of %d", sorted(gained), self.count)
             await self._gain(gained)
         self._steps += 1
         if self._steps % 100 == 0:
-            async with self._session() as conn:
-                if conn is not None:
-                    await conn.execute("DELETE FROM routed_clicks WHERE queued_at < $1", _now_ms() - KEEP_ROWS_MS)
+            await self._bounded("clearing old routed clicks", self._clear_old, give_up=True)
         self._kick_drain()
+
+    async def _bounded(self, what: str, statements: Callable[[], Awaitable[set[int]]], give_up: bool = False
+                       ) -> set[int]:
+        """A round's ``statements`` (their shards), bounded: the server's answer within ``check_timeout``, the
+        wait for the connection included (a statement hung on a silent network holds it; asyncpg keeps no time of
+        its own). Past it the connection is ended, which fails whatever waits on it at once (a cancelled statement
+        would wait for the server's answer to the cancel), and every shard is given up as for any lost connection.
+        A failure gives every shard up too: from the check, the shards given up are its answer (lost); otherwise
+        (``give_up``) they are dropped here and the answer is empty."""
+        timer = asyncio.get_running_loop().call_later(self.check_timeout, self._expire, self.conn, what)
+        try:
+            return await statements()
+        except DB_ERRORS as e:
+            lost = self._give_up(what, e)
+            if give_up and lost:
+                await self._lose(lost)
+                return set()
+            return set() if give_up else lost
+        finally:
+            timer.cancel()
+
+    def _expire(self, conn: asyncpg.Connection | None, what: str) -> None:
+        if conn is not self.conn or conn is None or conn.is_closed():
+            return
+        log.error("%s got no answer in %.0f s: the lease connection is ended", what, self.check_timeout)
+        conn.terminate()
+
+    async def _clear_old(self) -> set[int]:
+        async with self._session() as conn:
+            if conn is not None:
+                await conn.execute("DELETE FROM routed_clicks WHERE queued_at < $1", _now_ms() - KEEP_ROWS_MS)
+        return set()
 
     def _give_up(self, what: str, e: BaseException) -> set[int]:
         """No answer (or a failure) from the server: the session, and its locks, may be gone already. Stop driving
         at once: the connection is ended (what hung on it fails) and every shard given up until a later step takes
         it again. The shards given up."""
-        log.error("%s got no answer (%s): the shards are dropped until the server answers again", what,
-                  e or type(e).__name__)
+        log.error("%s failed (%s): the shards are dropped until the server answers again", what,
+                  str(e) or type(e).__name__)
         if self.conn is not None:
             self.conn.terminate()
         self.conn = None
@@ -442,17 +463,16 @@ class Cluster:
             log.warning("routed click %s: its payload is not known here: not queued", interaction.id)
             return "ignored"
         async with self._session() as conn:
-            if conn is None:
-                queued = False
-            else:
-                async with conn.transaction():
-                    status = await conn.execute(
-                        "INSERT INTO routed_clicks (interaction_id, shard_count, shard, match_id, payload, queued_at) "
-                        f"VALUES ($1, $2, $3, $4, $5, {_DB_NOW_MS}) ON CONFLICT (interaction_id) DO NOTHING",
-                        int(interaction.id), self.count, shard, match_id, json.dumps(data))
-                    queued = status.endswith(" 1")
-                    if queued:
-                        await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{self.count}:{shard}")
+            if conn is None:  # deferred, and the database out of reach just now: nothing queued, try again
+                return "moving"
+            async with conn.transaction():
+                status = await conn.execute(
+                    "INSERT INTO routed_clicks (interaction_id, shard_count, shard, match_id, payload, queued_at) "
+                    f"VALUES ($1, $2, $3, $4, $5, {_DB_NOW_MS}) ON CONFLICT (interaction_id) DO NOTHING",
+                    int(interaction.id), self.count, shard, match_id, json.dumps(data))
+                queued = status.endswith(" 1")
+                if queued:
+                    await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{self.count}:{shard}")
         if not queued:
             return "ignored"
         self._spawn(self._watch(int(interaction.id), on_dropped), name="mjbot-route-watch")

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from bot.cluster import CHANNEL, Cluster, ClusterError
+from bot.cluster import CHANNEL, LEASE_CLASS, Cluster, ClusterError
 from bot.config import Config
 from bot.shards import ShardPlan, shard_of
 from bot.tables import Timers
@@ -450,6 +450,76 @@ async def test_a_statement_hung_on_a_silent_network_does_not_keep_the_lease_chec
         await proxy.close()
 
 
+async def _holding_0_with_1_free(url: str, **settings: Any) -> Cluster:
+    """A process on shards 0 and 1 of 2 that holds only 0: 1 was another's when it started, and is free now."""
+    other = await Cluster.open(url, ShardPlan((1,), 2), lease_wait=0.0)
+    a = await Cluster.open(url, ShardPlan((0, 1), 2), lease_wait=0.0, **settings)
+    await other.close()
+    assert a.held == {0}
+    return a
+
+
+async def test_taking_a_lease_on_a_silent_network_gives_up_in_time_and_hangs_nothing(url):
+    """The network goes silent while the process takes a free lease (its transaction under way): the round ends
+    within ``check_timeout`` all the same, the shards given up (ending the connection fails the statement and its
+    rollback at once: cancelling it would wait for the server's answer to the cancel), and nothing stays waiting on
+    the connection."""
+    import asyncpg
+
+    proxy = SilentProxy(url)
+    await proxy.start()
+    a = await _holding_0_with_1_free(proxy.url, check_timeout=0.2)
+    lost: list[set[int]] = []
+
+    async def on_lose(shards: set[int]) -> None:
+        lost.append(shards)
+
+    a.on_lose = on_lose
+    counts = a._other_counts
+
+    async def silent_midway(conn: asyncpg.Connection) -> list[int]:  # the cut, inside the take's transaction
+        proxy.silent = True
+        return await counts(conn)
+
+    a._other_counts = silent_midway  # type: ignore[method-assign]
+    try:
+        await asyncio.wait_for(a.step(), 60)  # on the code before, still in the rollback an hour later
+        assert not a.held and lost == [{0}]
+        assert await asyncio.wait_for(a.owner_alive(1), 60) is False  # nothing waits on a dead connection
+    finally:
+        a.kill()
+        await proxy.close()
+
+
+async def test_another_process_taking_leases_does_not_make_this_one_give_its_shards_up(url):
+    """Another process holds the key that serialises taking leases (it stalled in the middle of a take): this one
+    keeps its shards and takes the free one once the key is free, rather than waiting behind it until its own
+    check gives everything up."""
+    import asyncpg
+
+    a = await _holding_0_with_1_free(url, check_timeout=0.5)
+    lost: list[set[int]] = []
+
+    async def on_lose(shards: set[int]) -> None:
+        lost.append(shards)
+
+    a.on_lose = on_lose
+    other = await asyncpg.connect(url)
+    try:
+        tx = other.transaction()
+        await tx.start()
+        await other.execute("SELECT pg_advisory_xact_lock($1, 0)", LEASE_CLASS)
+        for _ in range(3):
+            await asyncio.wait_for(a.step(), 60)
+        assert a.held == {0} and not lost
+        await tx.rollback()
+        await a.step()
+        assert a.held == {0, 1} and not lost
+    finally:
+        await other.close()
+        await a.close()
+
+
 async def test_a_lease_lost_while_its_tables_resume_drops_them_once_they_are_in(url, pg_server, monkeypatch):
     """A standby takes a shard and resumes its table (reading the store: slow, the database restarting), and its
     lease connection drops before the resume is done: the table is dropped once it is in, not missed (dropped before
@@ -569,8 +639,10 @@ async def test_a_queued_click_whose_router_died_is_never_applied_late_by_the_nex
     await p1.bot.cluster.step()
     await p1.settle()
     assert set(p1.bot.tables.by_id) == {t1}
+    # its first poll of the queue (at start, in the background) drops it
+    await until(lambda: sql(p1, "SELECT state FROM routed_clicks") == [("dropped",)], "the old click dropped")
+    await p1.settle()
     assert human_moves(p1, t1) == moves
-    assert sql(p1, "SELECT state FROM routed_clicks") == [("dropped",)]
     await p1.close()
     await p0.close()
 
