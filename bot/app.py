@@ -24,7 +24,8 @@ import aiohttp
 import discord
 from discord.ext import commands
 
-from .cluster import Cluster, ClusterError, dispatch_routed, keep_raw_interactions, leave_to_owners
+from .cluster import Cluster, ClusterError
+from .cluster_dispatch import dispatch_routed, keep_raw_interactions, leave_to_owners
 from .config import Config
 from .i18n import Translator
 from .observe import Observers

@@ -36,12 +36,12 @@ import os
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextvars import ContextVar
 from typing import Any
 
 import asyncpg
 import discord
 
+from .cluster_dispatch import RAW_INTERACTION
 from .shards import MAX_SHARDS, ShardPlan, shard_of
 
 log = logging.getLogger(__name__)
@@ -61,56 +61,6 @@ DB_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.exc
 KEEP_ROWS_MS = 30 * 60 * 1000
 #: the database server's clock in Unix ms: the one clock every process's queue times are read against
 _DB_NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
-
-
-#: the raw INTERACTION_CREATE payload being dispatched (the tasks discord.py starts for it see it): what a routed
-#: click carries to its owner, exactly as Discord sent it
-RAW_INTERACTION: ContextVar[dict[str, Any] | None] = ContextVar("mjbot_raw_interaction", default=None)
-
-
-def keep_raw_interactions(state: Any) -> None:
-    """Wrap the connection state's ``parse_interaction_create`` (the gateway's parser and the attribute the test
-    harness calls alike) so that the work it starts can read its raw payload (:data:`RAW_INTERACTION`)."""
-    original = state.parse_interaction_create
-
-    def parse_interaction_create(data: Any) -> None:
-        token = RAW_INTERACTION.set(data)
-        try:
-            original(data)
-        finally:
-            RAW_INTERACTION.reset(token)
-
-    state.parse_interaction_create = parse_interaction_create
-    state.parsers["INTERACTION_CREATE"] = parse_interaction_create
-
-
-def leave_to_owners(state: Any, cluster: Cluster) -> None:
-    """Wrap the connection state's ``parse_interaction_create`` (as :func:`keep_raw_interactions`) so that a
-    server's interaction reaching a process that runs the server's shard but does not hold its lease (a standby:
-    Discord delivers a shard's events to every connection running it) is left to the process that holds it, which
-    gets the same event and answers it: an answer from here could win the race and leave the owner's unsent. The
-    same for a DM's interaction (Discord delivers every DM event to shard 0): a standby of shard 0 leaves it to the
-    holder of shard 0, which plays or routes it. Only while no process holds the shard is it handled here (the usual
-    code answers "the table is moving")."""
-    original = state.parse_interaction_create
-
-    def parse_interaction_create(data: Any) -> None:
-        guild = data.get("guild_id") if isinstance(data, dict) else None
-        shard = 0 if guild is None else cluster.shard_of(int(guild))
-        if shard in cluster.held or shard not in cluster.shards:
-            original(data)
-            return
-
-        async def decide() -> None:
-            if await cluster.owner_alive(shard):
-                log.debug("interaction %s (server %s): left to the owner of shard %s", data.get("id"), guild, shard)
-                return
-            original(data)
-
-        cluster._spawn(decide(), name="mjbot-standby-interaction")
-
-    state.parse_interaction_create = parse_interaction_create
-    state.parsers["INTERACTION_CREATE"] = parse_interaction_create
 
 
 class ClusterError(Exception):
@@ -604,15 +554,3 @@ class Cluster:
             t.cancel()
         if self.conn is not None:
             self.conn.terminate()
-
-
-def dispatch_routed(bot: Any, data: dict[str, Any], shard: int) -> None:
-    """Feed a routed click to this process's discord.py as Discord would, but already acknowledged (the routing
-    process deferred it): the control's callback runs as usual and answers through the interaction's token.
-    ``shard``: its table's shard (``interaction.extras["routed"]``)."""
-    state = bot._connection
-    interaction: discord.Interaction[Any] = discord.Interaction(data=data, state=state)  # type: ignore[arg-type]
-    interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
-    interaction.extras["routed"] = shard
-    inner = data["data"]
-    state._view_store.dispatch_view(inner["component_type"], inner["custom_id"], interaction)
