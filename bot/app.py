@@ -183,6 +183,11 @@ class MjBot(commands.AutoShardedBot):
         cluster.deliver = lambda data, shard: dispatch_routed(self, data, shard)
         leave_to_owners(self._connection, cluster)
 
+    def tables_follow_leases(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """Held while the start-up resumes the tables (cogs.tables): a lease lost meanwhile drops them once they are
+        in, not before (they would stay, stale, in a process that no longer drives them). Nothing with one process."""
+        return self.cluster.following() if self.cluster is not None else contextlib.nullcontext()
+
     async def _shards_gained(self, shards: set[int]) -> None:
         """This process took more shards' leases (their owner stopped): their tables resume here."""
         from .tables import resume_tables

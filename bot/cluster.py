@@ -177,6 +177,12 @@ class Cluster:
         log.error("the lease connection is gone: shards %s are no longer this process's", sorted(lost))
         await self._lose(lost)
 
+    def following(self) -> asyncio.Lock:
+        """Held while this process's tables follow its leases: a gain's tables resumed, a loss's dropped, one at a
+        time. The start-up's resume holds it too (the bot's ``tables_follow_leases``), so that a loss noticed while
+        it runs drops those tables once they are in."""
+        return self._handlers
+
     async def _lose(self, lost: set[int]) -> None:
         async with self._handlers:
             if self.on_lose is not None:

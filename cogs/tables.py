@@ -430,4 +430,5 @@ async def setup(bot: MjBot) -> None:
     cog = Tables(bot)
     await bot.add_cog(cog)
     if bot.store is not None:
-        await resume_tables(cog.manager)
+        async with bot.tables_follow_leases():
+            await resume_tables(cog.manager)

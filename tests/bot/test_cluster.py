@@ -552,6 +552,52 @@ async def test_a_lease_lost_while_its_tables_resume_drops_them_once_they_are_in(
     await close_all(pc, pb)
 
 
+async def test_a_lease_lost_while_the_start_up_resumes_its_tables_drops_them_once_they_are_in(url, pg_server,
+                                                                                              monkeypatch):
+    """The same at start-up: a process took shard 1's lease and is resuming its table (the store slow to answer) when
+    its lease connection drops. The table is dropped once it is in; before, the start-up's resume did not wait for
+    the loss's handling nor the loss for the resume, so the table went in after the loss had dropped everything and
+    stayed, stale, in a process that no longer held its shard."""
+    import bot.tables.resume as resume_mod
+
+    fake = fresh_fake()
+    pa = await boot(url, (1,), fake)
+    t1 = await open_table(pa, G1, CH1, U1)
+    await pa.close()
+    gate, entered = asyncio.Event(), asyncio.Event()
+    read = resume_mod._meta
+
+    async def slow_read(mgr: Any, match_id: int) -> Any:
+        entered.set()
+        await gate.wait()
+        return await read(mgr, match_id)
+
+    opened: list[Cluster] = []
+    open_cluster = Cluster.open.__func__  # type: ignore[attr-defined]
+
+    async def keep(cls: type[Cluster], *args: Any, **kwargs: Any) -> Cluster:
+        opened.append(await open_cluster(cls, *args, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(resume_mod, "_meta", slow_read)
+    monkeypatch.setattr(Cluster, "open", classmethod(keep))
+    starting = asyncio.ensure_future(boot(url, (1,), fake))
+    await until(entered.is_set, "the start-up resuming the table")
+    cb = opened[0]
+    assert cb.held == {1}
+    assert pg_server.psql(f"SELECT pg_terminate_backend({cb.backend_pid})").strip() == "t"
+    await until(lambda: not cb.held, "the loss noticed")
+    gate.set()
+    pb = await starting
+    await until(lambda: cb._losing is not None and cb._losing.done(), "the loss handled")
+    await pb.settle()
+    assert t1 not in pb.bot.tables.by_id and not pb.bot.tables.by_channel
+    monkeypatch.setattr(resume_mod, "_meta", read)
+    pc = await boot(url, (1,), fake)  # another process takes the free shard: the table lives there only
+    assert pc.bot.cluster.held == {1} and t1 in pc.bot.tables.by_id and t1 not in pb.bot.tables.by_id
+    await close_all(pc, pb)
+
+
 async def test_leases_are_per_database(pg_database, url):
     """Two bots' databases on one PostgreSQL server: another database's leases neither block nor stand in for this
     one's (PostgreSQL lists every database's advisory locks together)."""
