@@ -85,6 +85,11 @@ class Cluster:
     tick = 2.0
     #: seconds a routed click waits to be taken before "the table is moving"
     route_timeout = 10.0
+    #: seconds a router whose connection is gone when a routed click's wait ends waits before it looks again (the
+    #: lease check reconnects meanwhile)
+    watch_retry = 2.0
+    #: seconds after a click its router may still answer it (Discord keeps an interaction's token 15 minutes)
+    token_life = 14 * 60.0
     #: seconds a start waits for a lease still held (a killed predecessor's session may still be closing)
     lease_wait = 3.0
     #: seconds the lease check waits for the server's answer before the shards are given up
@@ -435,21 +440,27 @@ class Cluster:
         return "routed"
 
     async def _watch(self, interaction_id: int, on_dropped: Callable[[], Awaitable[Any]]) -> None:
+        """After ``route_timeout``: a click no owner took is dropped, and one taken by a process gone since, never
+        answered, is orphaned; the player is told to try again. With the connection gone just then (the database
+        restarting), it looks again every ``watch_retry`` once the lease check has reconnected, while the click's
+        token lives: before, it said nothing, and the player's click kept thinking until Discord gave up on it."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.token_life
         await asyncio.sleep(self.route_timeout)
-        async with self._session() as conn:
-            if conn is None:
+        while True:
+            try:
+                verdict = await self._verdict(interaction_id)
+            except DB_ERRORS as e:
+                log.info("routed click %s: its state could not be read: %s", interaction_id, e)
+                verdict = None
+            if verdict is not None:
+                break
+            if self.closing or loop.time() + self.watch_retry > give_up:
+                log.warning("routed click %s: the database stayed out of reach while its token lived: not answered",
+                            interaction_id)
                 return
-            dropped = await conn.fetchval(
-                "UPDATE routed_clicks SET state = 'dropped', payload = '' WHERE interaction_id = $1 "
-                "AND state = 'queued' RETURNING 1", interaction_id)
-            # taken, not answered yet, by a process whose lease session has ended since (killed, or its connection
-            # lost, before it could apply the click): nobody will answer it
-            orphaned = not dropped and await conn.fetchval(
-                "SELECT NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.classid = $2 "
-                "AND l.objid::bigint = r.shard_count::bigint * $3 + r.shard AND l.objsubid = 2 AND l.granted "
-                f"AND l.pid = split_part(r.taken_by, '@', 2)::int AND l.{_THIS_DB}) "
-                f"FROM routed_clicks r WHERE r.interaction_id = $1 AND r.state = 'taken' AND r.payload = '' "
-                "AND r.taken_by LIKE '%@%'", interaction_id, LEASE_CLASS, MAX_SHARDS)
+            await asyncio.sleep(self.watch_retry)
+        dropped, orphaned = verdict
         if orphaned:
             log.warning("routed click %s: the process that took it is gone: told to try again", interaction_id)
         if dropped or orphaned:
@@ -457,6 +468,25 @@ class Cluster:
                 log.warning("routed click %s was not taken in %.0f s: dropped", interaction_id, self.route_timeout)
             with contextlib.suppress(discord.HTTPException):
                 await on_dropped()
+
+    async def _verdict(self, interaction_id: int) -> tuple[bool, bool] | None:
+        """(dropped now: no owner took it; orphaned: taken by a process whose lease session has ended since, never
+        answered), or None with no connection."""
+        async with self._session() as conn:
+            if conn is None:
+                return None
+            dropped = bool(await conn.fetchval(
+                "UPDATE routed_clicks SET state = 'dropped', payload = '' WHERE interaction_id = $1 "
+                "AND state = 'queued' RETURNING 1", interaction_id))
+            # taken, not answered yet, by a process whose lease session has ended since (killed, or its connection
+            # lost, before it could apply the click): nobody will answer it
+            orphaned = not dropped and bool(await conn.fetchval(
+                "SELECT NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.classid = $2 "
+                "AND l.objid::bigint = r.shard_count::bigint * $3 + r.shard AND l.objsubid = 2 AND l.granted "
+                f"AND l.pid = split_part(r.taken_by, '@', 2)::int AND l.{_THIS_DB}) "
+                f"FROM routed_clicks r WHERE r.interaction_id = $1 AND r.state = 'taken' AND r.payload = '' "
+                "AND r.taken_by LIKE '%@%'", interaction_id, LEASE_CLASS, MAX_SHARDS))
+        return dropped, orphaned
 
     async def answered(self, interaction_id: int) -> None:
         """A routed click taken here has been handled (applied or refused, and answered): its router has nothing

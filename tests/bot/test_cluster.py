@@ -306,6 +306,44 @@ async def test_a_click_no_owner_takes_in_time_is_dropped_and_never_applied_later
     await close_all(p0, p1)
 
 
+async def test_a_click_no_owner_took_is_answered_once_its_routers_lost_connection_is_back(url, pg_server,
+                                                                                         monkeypatch):
+    """The router's wait for the owner ends while its own lease connection is gone (the database restarting): it
+    cannot drop the click then. It looks again once the lease check has reconnected, drops it and tells the player
+    the table is moving; before, it said nothing, and the click kept thinking until Discord gave up on it."""
+    fake, p0, p1, t1 = await router_and_owner(url)
+    moves = human_moves(p1, t1)
+    await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the owner never takes it
+    cb = p0.bot.cluster
+    cb.route_timeout, cb.watch_retry = 0.0, 0.02
+    gate, looked = asyncio.Event(), []
+    verdict = Cluster._verdict
+
+    async def after_the_loss(self: Cluster, interaction_id: int) -> Any:
+        await gate.wait()
+        looked.append(self.conn is not None and not self.conn.is_closed())
+        return await verdict(self, interaction_id)
+
+    monkeypatch.setattr(Cluster, "_verdict", after_the_loss)
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: sql(p1, "SELECT state FROM routed_clicks") == [("queued",)], "queued")
+    assert pg_server.psql(f"SELECT pg_terminate_backend({cb.backend_pid})").strip() == "t"
+    await until(lambda: not cb.held and cb._losing is not None and cb._losing.done(), "the router's loss handled")
+    gate.set()
+    await until(lambda: len(looked) >= 3, "looked again while the connection is gone")
+    assert not any(looked) and not any("The table is moving" in f.content for f in rec.followups)
+    await cb.step()  # the lease check reconnects and takes shard 0 back
+    assert cb.held == {0}
+    await until(lambda: any("The table is moving" in f.content for f in rec.followups), "told it is moving")
+    assert sql(p1, "SELECT state FROM routed_clicks") == [("dropped",)]
+    await p1.bot.cluster.step()
+    await p1.settle()
+    assert human_moves(p1, t1) == moves
+    await close_all(p0, p1)
+
+
 async def test_a_process_that_loses_its_lease_stops_driving_those_tables_then_takes_them_back(url, pg_server):
     fake = fresh_fake()
     p1 = await boot(url, (1,), fake)
