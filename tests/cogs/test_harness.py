@@ -158,6 +158,27 @@ async def test_settle_waits_for_work_but_not_for_timers(harness: Harness):
         t.cancel()
 
 
+
+async def test_settle_counts_a_stall_of_the_whole_process_as_one_wait_not_its_length(harness: Harness):
+    """A loaded or paused machine can stop the test's process for longer than settle()'s limit. The work it held up
+    gets its turns of the loop after the stall, and settle() waits for it; a clock deadline would fail on the first
+    look after the stall (here the stall, 1.5 s, is longer than the limit, 1 s)."""
+    import asyncio
+    import time
+
+    done = []
+
+    async def work():
+        await asyncio.to_thread(time.sleep, 0.01)
+        for _ in range(50):  # turns of the loop it still needs once the stall is over
+            await asyncio.sleep(0)
+        done.append("work")
+
+    task = asyncio.create_task(work())
+    asyncio.get_running_loop().call_soon(time.sleep, 1.5)  # the whole process stops (the loop with it)
+    await harness.settle(timeout=1)
+    assert done == ["work"] and task.done()
+
 async def test_deferred_update_then_edit_and_ephemeral_followup(harness: Harness):
     """Callback type 6 (deferred update) + editing the original = editing the clicked message; followups with
     ephemeral=True are seen by the clicker only."""

@@ -169,11 +169,11 @@ async def session_gone(url: object, pid: int | None, timeout: float = 30.0) -> N
         return
     conn = await asyncpg.connect(str(url))
     try:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        polls = int(timeout / 0.01)  # a count of polls, not a clock deadline: a stalled process misses no event
         while await conn.fetchval("SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1)", pid):
-            if loop.time() > deadline:
-                raise TimeoutError(f"the PostgreSQL session {pid} is still there after {timeout} s")
+            polls -= 1
+            if polls < 0:
+                raise TimeoutError(f"the PostgreSQL session {pid} is still there after {timeout} s of polls")
             await asyncio.sleep(0.01)
     finally:
         await conn.close()
@@ -190,6 +190,7 @@ class Harness:
     # again whether they are parked (seconds: a polling interval, not a deadline)
     WORKER_PREFIXES = ("mjbot-outbox-",)
     RECHECK = 0.005
+    SLICE = 0.05  # settle() counts its limit in waits of at most this many seconds (see there)
     WORKER_TURNS = 200  # turns of the event loop settle() watches writers for before it waits RECHECK again
 
     def __init__(self, bot: MjBot, fake: FakeDiscord) -> None:
@@ -312,7 +313,10 @@ class Harness:
         (at every turn of the event loop for a while, then every :attr:`RECHECK` seconds) and count as settled once
         they are parked."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        # seconds of waiting left, counted in slices of at most SLICE: a stall of the whole process (a loaded or
+        # paused machine) counts as one slice, so the tasks it held up get their turns of the loop after it before
+        # the limit is reached (a clock deadline would fail on the first look after a long stall)
+        budget = timeout
         working: set[asyncio.Task[Any]] = set()  # found working: waited for until done
         while True:
             for _ in range(3):
@@ -328,16 +332,23 @@ class Harness:
                 pending = self._pending()
             if not pending:
                 return
-            left = deadline - loop.time()
-            if left <= 0:
+            if budget <= 0:
                 if raise_on_timeout:
                     raise TimeoutError(f"tasks still running after {timeout} s: {pending}")
                 return
             if any(self._is_worker(t) for t in pending):
-                done, _ = await asyncio.wait(pending, timeout=min(left, self.RECHECK),
-                                             return_when=asyncio.FIRST_COMPLETED)
+                t0 = loop.time()
+                step = min(budget, self.RECHECK)
+                done, _ = await asyncio.wait(pending, timeout=step, return_when=asyncio.FIRST_COMPLETED)
+                budget -= min(loop.time() - t0, step)
             else:
-                done, _ = await asyncio.wait(pending, timeout=left)
+                done, rest = set(), set(pending)
+                while rest and budget > 0:  # every one of them, as one wait for all would, in slices
+                    t0 = loop.time()
+                    step = min(budget, self.SLICE)
+                    got, rest = await asyncio.wait(rest, timeout=step)
+                    done |= got
+                    budget -= min(loop.time() - t0, step)
             working.update(t for t in pending if not self._is_worker(t))
             for task in done:
                 qual = getattr(task.get_coro(), "__qualname__", "")
