@@ -132,6 +132,44 @@ async def takes_it_back_and_plays_on(h: Harness, fake: FakeDiscord, match_id: in
     await h.close()
 
 
+async def told_moving_and_never_applied(rec: InteractionRecord, p0: Harness, p1: Harness, match_id: int,
+                                       moves: int) -> None:
+    """The click routed by ``p0`` is dropped and its player told the table is moving; its owner ``p1`` never plays
+    it; both stop."""
+    await until(lambda: any("The table is moving" in f.content for f in rec.followups), "told it is moving")
+    assert sql(p0, "SELECT state FROM routed_clicks") == [("dropped",)]
+    await p1.bot.cluster.step()
+    await p1.settle()
+    assert human_moves(p1, match_id) == moves
+    await close_all(p0, p1)
+
+
+def slow_resume(monkeypatch: Any) -> tuple[asyncio.Event, asyncio.Event, Callable[[], None]]:
+    """Resuming a table waits at its first read of the store (the database slow to answer) until the first event is
+    set; the second is set when it got there; the callable puts the usual read back."""
+    import bot.tables.resume as resume_mod
+
+    gate, entered = asyncio.Event(), asyncio.Event()
+    read = resume_mod._meta
+
+    async def slow_read(mgr: Any, match_id: int) -> Any:
+        entered.set()
+        await gate.wait()
+        return await read(mgr, match_id)
+
+    monkeypatch.setattr(resume_mod, "_meta", slow_read)
+    return gate, entered, lambda: monkeypatch.setattr(resume_mod, "_meta", read)
+
+
+async def lives_only_in_the_next_owner(url: str, fake: FakeDiscord, stale: Harness, match_id: int) -> None:
+    """``stale`` lost shard 1 and dropped its table ``match_id``: another process takes the free shard and the table
+    lives there only; both stop."""
+    assert match_id not in stale.bot.tables.by_id
+    pc = await boot(url, (1,), fake)
+    assert pc.bot.cluster.held == {1} and match_id in pc.bot.tables.by_id and match_id not in stale.bot.tables.by_id
+    await close_all(pc, stale)
+
+
 def _has_controls(fake: FakeDiscord, user: int) -> bool:
     try:
         controls(fake, user)
@@ -298,12 +336,7 @@ async def test_a_click_no_owner_takes_in_time_is_dropped_and_never_applied_later
     m, cid = controls(fake, U1)
     data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
     p0.bot._connection.parse_interaction_create(data)
-    await until(lambda: any("The table is moving" in f.content for f in rec.followups), "told it is moving")
-    assert sql(p0, "SELECT state FROM routed_clicks") == [("dropped",)]
-    await p1.bot.cluster.step()
-    await p1.settle()
-    assert human_moves(p1, t1) == moves
-    await close_all(p0, p1)
+    await told_moving_and_never_applied(rec, p0, p1, t1, moves)
 
 
 async def test_a_click_no_owner_took_is_answered_once_its_routers_lost_connection_is_back(url, pg_server,
@@ -336,12 +369,7 @@ async def test_a_click_no_owner_took_is_answered_once_its_routers_lost_connectio
     assert not any(looked) and not any("The table is moving" in f.content for f in rec.followups)
     await cb.step()  # the lease check reconnects and takes shard 0 back
     assert cb.held == {0}
-    await until(lambda: any("The table is moving" in f.content for f in rec.followups), "told it is moving")
-    assert sql(p1, "SELECT state FROM routed_clicks") == [("dropped",)]
-    await p1.bot.cluster.step()
-    await p1.settle()
-    assert human_moves(p1, t1) == moves
-    await close_all(p0, p1)
+    await told_moving_and_never_applied(rec, p0, p1, t1, moves)
 
 
 async def test_a_process_that_loses_its_lease_stops_driving_those_tables_then_takes_them_back(url, pg_server):
@@ -557,22 +585,12 @@ async def test_a_lease_lost_while_its_tables_resume_drops_them_once_they_are_in(
     """A standby takes a shard and resumes its table (reading the store: slow, the database restarting), and its
     lease connection drops before the resume is done: the table is dropped once it is in, not missed (dropped before
     it was there, it would stay, stale, in a process that no longer drives it while another resumes it)."""
-    import bot.tables.resume as resume_mod
-
     fake = fresh_fake()
     pa = await boot(url, (1,), fake)
     t1 = await open_table(pa, G1, CH1, U1)
     pb = await boot(url, (1,), fake)  # a standby
     assert not pb.bot.cluster.held and not pb.bot.tables.by_id
-    gate, entered = asyncio.Event(), asyncio.Event()
-    read = resume_mod._meta
-
-    async def slow_read(mgr: Any, match_id: int) -> Any:
-        entered.set()
-        await gate.wait()
-        return await read(mgr, match_id)
-
-    monkeypatch.setattr(resume_mod, "_meta", slow_read)
+    gate, entered, usual_read = slow_resume(monkeypatch)
     await pa.close()
     cb = pb.bot.cluster
     step = asyncio.ensure_future(cb.step())  # takes shard 1 and resumes its table
@@ -583,11 +601,8 @@ async def test_a_lease_lost_while_its_tables_resume_drops_them_once_they_are_in(
     await step
     await until(lambda: cb._losing is not None and cb._losing.done(), "the loss handled")
     await pb.settle()
-    assert t1 not in pb.bot.tables.by_id
-    monkeypatch.setattr(resume_mod, "_meta", read)
-    pc = await boot(url, (1,), fake)  # another process takes the free shard: the table lives there only
-    assert pc.bot.cluster.held == {1} and t1 in pc.bot.tables.by_id and t1 not in pb.bot.tables.by_id
-    await close_all(pc, pb)
+    usual_read()
+    await lives_only_in_the_next_owner(url, fake, pb, t1)
 
 
 async def test_a_lease_lost_while_the_start_up_resumes_its_tables_drops_them_once_they_are_in(url, pg_server,
@@ -596,20 +611,11 @@ async def test_a_lease_lost_while_the_start_up_resumes_its_tables_drops_them_onc
     its lease connection drops. The table is dropped once it is in; before, the start-up's resume did not wait for
     the loss's handling nor the loss for the resume, so the table went in after the loss had dropped everything and
     stayed, stale, in a process that no longer held its shard."""
-    import bot.tables.resume as resume_mod
-
     fake = fresh_fake()
     pa = await boot(url, (1,), fake)
     t1 = await open_table(pa, G1, CH1, U1)
     await pa.close()
-    gate, entered = asyncio.Event(), asyncio.Event()
-    read = resume_mod._meta
-
-    async def slow_read(mgr: Any, match_id: int) -> Any:
-        entered.set()
-        await gate.wait()
-        return await read(mgr, match_id)
-
+    gate, entered, usual_read = slow_resume(monkeypatch)
     opened: list[Cluster] = []
     open_cluster = Cluster.open.__func__  # type: ignore[attr-defined]
 
@@ -617,7 +623,6 @@ async def test_a_lease_lost_while_the_start_up_resumes_its_tables_drops_them_onc
         opened.append(await open_cluster(cls, *args, **kwargs))
         return opened[-1]
 
-    monkeypatch.setattr(resume_mod, "_meta", slow_read)
     monkeypatch.setattr(Cluster, "open", classmethod(keep))
     starting = asyncio.ensure_future(boot(url, (1,), fake))
     await until(entered.is_set, "the start-up resuming the table")
@@ -629,11 +634,9 @@ async def test_a_lease_lost_while_the_start_up_resumes_its_tables_drops_them_onc
     pb = await starting
     await until(lambda: cb._losing is not None and cb._losing.done(), "the loss handled")
     await pb.settle()
-    assert t1 not in pb.bot.tables.by_id and not pb.bot.tables.by_channel
-    monkeypatch.setattr(resume_mod, "_meta", read)
-    pc = await boot(url, (1,), fake)  # another process takes the free shard: the table lives there only
-    assert pc.bot.cluster.held == {1} and t1 in pc.bot.tables.by_id and t1 not in pb.bot.tables.by_id
-    await close_all(pc, pb)
+    assert not pb.bot.tables.by_channel
+    usual_read()
+    await lives_only_in_the_next_owner(url, fake, pb, t1)
 
 
 async def test_leases_are_per_database(pg_database, url):
