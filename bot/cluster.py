@@ -475,9 +475,12 @@ class Cluster:
         async with self._session() as conn:
             if conn is None:
                 return None
+            # dropped here, or already: by an owner's poll (it drops a click older than route_timeout, which a click
+            # looked at again after a lost connection always is), or by this watch's own statement whose answer the
+            # connection lost. Nobody plays a dropped click, and this watch is its router's only answer
             dropped = bool(await conn.fetchval(
                 "UPDATE routed_clicks SET state = 'dropped', payload = '' WHERE interaction_id = $1 "
-                "AND state = 'queued' RETURNING 1", interaction_id))
+                "AND state IN ('queued', 'dropped') RETURNING 1", interaction_id))
             # taken, not answered yet, by a process whose lease session has ended since (killed, or its connection
             # lost, before it could apply the click): nobody will answer it
             orphaned = not dropped and bool(await conn.fetchval(

@@ -339,16 +339,21 @@ async def test_a_click_no_owner_takes_in_time_is_dropped_and_never_applied_later
     await told_moving_and_never_applied(rec, p0, p1, t1, moves)
 
 
+@pytest.mark.parametrize("owner_polls_first", [False, True], ids=["router-drops", "owner-dropped-it-meanwhile"])
 async def test_a_click_no_owner_took_is_answered_once_its_routers_lost_connection_is_back(url, pg_server,
-                                                                                         monkeypatch):
+                                                                                         monkeypatch,
+                                                                                         owner_polls_first):
     """The router's wait for the owner ends while its own lease connection is gone (the database restarting): it
     cannot drop the click then. It looks again once the lease check has reconnected, drops it and tells the player
-    the table is moving; before, it said nothing, and the click kept thinking until Discord gave up on it."""
+    the table is moving; before, it said nothing, and the click kept thinking until Discord gave up on it. The owner's
+    poll may have dropped the click meanwhile (it is older than a routed click may wait): the router still answers
+    (its first version took only its own drop for one, and said nothing)."""
     fake, p0, p1, t1 = await router_and_owner(url)
     moves = human_moves(p1, t1)
-    await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the owner never takes it
+    await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the NOTIFY never arrives
     cb = p0.bot.cluster
     cb.route_timeout, cb.watch_retry = 0.0, 0.02
+    p1.bot.cluster.route_timeout = 0.0  # every process runs the same settings
     gate, looked = asyncio.Event(), []
     verdict = Cluster._verdict
 
@@ -367,6 +372,9 @@ async def test_a_click_no_owner_took_is_answered_once_its_routers_lost_connectio
     gate.set()
     await until(lambda: len(looked) >= 3, "looked again while the connection is gone")
     assert not any(looked) and not any("The table is moving" in f.content for f in rec.followups)
+    if owner_polls_first:
+        await p1.bot.cluster.step()  # the owner's poll: the click is older than a routed click may wait
+        await until(lambda: sql(p1, "SELECT state FROM routed_clicks") == [("dropped",)], "dropped by the owner")
     await cb.step()  # the lease check reconnects and takes shard 0 back
     assert cb.held == {0}
     await told_moving_and_never_applied(rec, p0, p1, t1, moves)

@@ -159,12 +159,14 @@ async def test_settle_waits_for_work_but_not_for_timers(harness: Harness):
 
 
 
-async def test_settle_counts_a_stall_of_the_whole_process_as_one_wait_not_its_length(harness: Harness):
+async def test_settle_counts_a_stall_of_the_whole_process_as_a_short_gap_not_its_length(harness: Harness):
     """A loaded or paused machine can stop the test's process for longer than settle()'s limit. The work it held up
     gets its turns of the loop after the stall, and settle() waits for it; a clock deadline would fail on the first
-    look after the stall (here the stall, 1.5 s, is longer than the limit, 1 s)."""
+    look after the stall (here the stall, 1.5 s, is longer than the limit, 1 s, and counts as 0.2 s)."""
     import asyncio
     import time
+
+    harness.STALL = 0.2
 
     done = []
 
@@ -178,6 +180,30 @@ async def test_settle_counts_a_stall_of_the_whole_process_as_one_wait_not_its_le
     asyncio.get_running_loop().call_soon(time.sleep, 1.5)  # the whole process stops (the loop with it)
     await harness.settle(timeout=1)
     assert done == ["work"] and task.done()
+
+
+async def test_settle_still_charges_a_task_that_holds_the_loop_at_every_turn(harness: Harness):
+    """A task that holds the loop 0.1 s at each of its turns (a bug) is charged all of that time: settle() gives up
+    after about as many turns as fit in its limit (before its limit counted such turns at most one wait each, and a
+    test with such a bug ran for minutes before it failed)."""
+    import asyncio
+    import time
+
+    turns = []
+
+    async def hog():
+        while True:
+            time.sleep(0.1)
+            turns.append(1)
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(hog())
+    with pytest.raises(TimeoutError):
+        await harness.settle(timeout=1)
+    task.cancel()
+    # 1 s of 0.1 s turns and the few turns settle() gives the loop before each look (15 here; 60 or more when such
+    # a turn counted at most one slice); a slower machine only makes fewer
+    assert len(turns) <= 20
 
 async def test_deferred_update_then_edit_and_ephemeral_followup(harness: Harness):
     """Callback type 6 (deferred update) + editing the original = editing the clicked message; followups with

@@ -190,7 +190,8 @@ class Harness:
     # again whether they are parked (seconds: a polling interval, not a deadline)
     WORKER_PREFIXES = ("mjbot-outbox-",)
     RECHECK = 0.005
-    SLICE = 0.05  # settle() counts its limit in waits of at most this many seconds (see there)
+    SLICE = 0.05  # settle() waits in slices of at most this many seconds (see there)
+    STALL = 1.0  # settle() counts a longer gap between two of its looks (a stall of the whole process) as this long
     WORKER_TURNS = 200  # turns of the event loop settle() watches writers for before it waits RECHECK again
 
     def __init__(self, bot: MjBot, fake: FakeDiscord) -> None:
@@ -313,14 +314,25 @@ class Harness:
         (at every turn of the event loop for a while, then every :attr:`RECHECK` seconds) and count as settled once
         they are parked."""
         loop = asyncio.get_running_loop()
-        # seconds of waiting left, counted in slices of at most SLICE: a stall of the whole process (a loaded or
-        # paused machine) counts as one slice, so the tasks it held up get their turns of the loop after it before
-        # the limit is reached (a clock deadline would fail on the first look after a long stall)
-        budget = timeout
+        # The limit counts the time between two looks, each gap at most STALL seconds: a stall of the whole process
+        # (a loaded or paused machine) counts as STALL, so the tasks it held up get their turns of the loop after it
+        # before the limit is reached (a clock deadline failed on the first look after a long stall), while a task
+        # that holds the loop a while at every turn (a bug) is charged all of it. Waits are cut into slices of
+        # SLICE, so that only a stall makes a gap longer than STALL.
+        spent, last = 0.0, loop.time()
+
+        def left() -> float:
+            nonlocal spent, last
+            now = loop.time()
+            spent += min(now - last, self.STALL)
+            last = now
+            return timeout - spent
+
         working: set[asyncio.Task[Any]] = set()  # found working: waited for until done
         while True:
             for _ in range(3):
                 await asyncio.sleep(0)
+                left()
             working = {t for t in working if not t.done()}
             pending = list(working.union(self._pending()))
             # only table writers at work: they park often (between tries), so look at every turn of the loop for a
@@ -328,27 +340,23 @@ class Harness:
             turns = 0
             while pending and turns < self.WORKER_TURNS and all(self._is_worker(t) for t in pending):
                 await asyncio.sleep(0)
+                left()
                 turns += 1
                 pending = self._pending()
             if not pending:
                 return
-            if budget <= 0:
+            if left() <= 0:
                 if raise_on_timeout:
                     raise TimeoutError(f"tasks still running after {timeout} s: {pending}")
                 return
             if any(self._is_worker(t) for t in pending):
-                t0 = loop.time()
-                step = min(budget, self.RECHECK)
-                done, _ = await asyncio.wait(pending, timeout=step, return_when=asyncio.FIRST_COMPLETED)
-                budget -= min(loop.time() - t0, step)
+                done, _ = await asyncio.wait(pending, timeout=min(left(), self.RECHECK),
+                                             return_when=asyncio.FIRST_COMPLETED)
             else:
                 done, rest = set(), set(pending)
-                while rest and budget > 0:  # every one of them, as one wait for all would, in slices
-                    t0 = loop.time()
-                    step = min(budget, self.SLICE)
-                    got, rest = await asyncio.wait(rest, timeout=step)
+                while rest and left() > 0:  # every one of them, as one wait for all would, in slices
+                    got, rest = await asyncio.wait(rest, timeout=min(left(), self.SLICE))
                     done |= got
-                    budget -= min(loop.time() - t0, step)
             working.update(t for t in pending if not self._is_worker(t))
             for task in done:
                 qual = getattr(task.get_coro(), "__qualname__", "")
