@@ -173,6 +173,9 @@ def _build_parser() -> argparse.ArgumentParser:
     _lang_option(loc, "the language of the table")
     loc.add_argument("--difficulty", choices=DIFFICULTIES, default="normal",
                      help="how the three AI players play (default normal)")
+    loc.add_argument("--review", action="store_true",
+                     help="after every hand, the AI's review of your decisions (expected 子 of your choice and the "
+                          "best, the loss, why), and over the match at its end; without it, type r after a hand")
     loc.set_defaults(subparser=loc)
     return p
 
@@ -212,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .local import run_local
 
         return run_local(args.variant, args.seed, mode=args.mode, rules=args.rule, lang=args.lang,
-                         difficulty=args.difficulty)
+                         difficulty=args.difficulty, review=args.review)
     if command == "check":
         return _check(args)
     if command == "db":

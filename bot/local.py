@@ -30,6 +30,8 @@ from text.catalog import text
 from text.hant import to_hant
 from text.lang import resolve
 
+from .local_review import HandReviews
+
 HUMAN = 0
 
 _HONOURS_ZH = "东南西北白发中"
@@ -432,10 +434,12 @@ def run_local(
     rules: Sequence[str] = (),
     lang: str = "zh",
     difficulty: str = "normal",
+    review: bool = False,
 ) -> int:
     """Play a whole match in the terminal; returns the exit code (0, also on quit or EOF; 130 on Ctrl-C; 2 on a bad
     variant or house rule). ``rules``: ``KEY=VALUE`` house rules; ``lang``: ``zh``, ``zh-TW`` or ``en``;
-    ``difficulty``: the three AI players' (easy, normal, strong)."""
+    ``difficulty``: the three AI players' (easy, normal, strong); ``review``: print the AI's review of the player's
+    decisions after every hand and over the match at its end (``r`` at a prompt shows the last hand's anyway)."""
     lang = resolve(lang)
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
@@ -449,16 +453,20 @@ def run_local(
         print_fn(e.message(lang))
         return 2
     ui = Local(t, lang)
+    reviews = HandReviews(variant, seed, settings, t.players, [], HUMAN, lang, lambda k: tile_label(k, lang))
     try:
-        return _play(t, ui, V, seed, input_fn, print_fn, difficulty)
+        return _play(t, ui, V, seed, input_fn, print_fn, difficulty, reviews, review)
     except KeyboardInterrupt:  # Ctrl-C, at a prompt or while the AI plays: the usual exit status of an interrupt
         print_fn(ui.tr("bye"))
         return 130
 
 
 def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], str],
-          print_fn: Callable[..., Any], difficulty: str = "normal") -> int:
+          print_fn: Callable[..., Any], difficulty: str, reviews: HandReviews, review: bool) -> int:
     lang = ui.lang
+    actions = reviews.actions  # every action applied: a finished hand's review replays them
+    assert isinstance(actions, list)
+    finished: list[int] = []  # the hands that have ended, in order
     rng = random.Random(f"local|{seed}")
     vname = V.en if lang == "en" else (to_hant(V.zh) if lang == "zh-TW" else V.zh)
     print_fn(ui.tr("start", variant=vname, seed=seed))
@@ -490,6 +498,10 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
                     print_fn(ui.tr("help"))
                     print_fn(ui.tr("legend"))
                     continue
+                if raw == "r":  # the AI's review of the last finished hand
+                    for line in (reviews.hand_lines(finished[-1]) if finished else [ui.tr("review_none")]):
+                        print_fn(line)
+                    continue
                 if raw == "" and len(menu) == 1:
                     raw = str(menu[0][0])
                 got = ui.read(raw, menu)
@@ -504,11 +516,29 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
         check = None
         if a.type == "discard" and a.seat != HUMAN and a.tile is not None and t.phase == "play":
             check = ui.before_discard(a.seat, a.tile)
-        for ev in t.apply(a):
+        hand_no, was_over = t.hand_no, t.phase in ("ended", "over")
+        events = t.apply(a)
+        actions.append(a)
+        ended = not was_over and t.phase in ("ended", "over")
+        if ended:
+            finished.append(hand_no)
+        for ev in events:
+            if ended and review and ev.type == "match_end":  # the hand's review before the match's end
+                for line in reviews.hand_lines(hand_no):
+                    print_fn(line)
             line = ui.event(ev.for_seat(HUMAN))
             if line:
                 print_fn(line)
         if check is not None:
             for line in ui.after_discard(check):
                 print_fn(line)
+        if ended and t.phase == "ended":
+            if review:
+                for line in reviews.hand_lines(hand_no):
+                    print_fn(line)
+            else:
+                print_fn(ui.tr("review_hint"))
+    if review:
+        for line in reviews.match_lines(finished):
+            print_fn(line)
     return 0

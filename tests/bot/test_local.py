@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+import bot.local as local_mod
 from bot.cli import main
 from bot.local import HUMAN, Local, tile_label
 from engine.table import Action, Table, arrange
@@ -373,3 +374,141 @@ def test_the_docs_page_explains_the_input_and_the_marks():
     assert "docs/local.md" in (root / "README.md").read_text(encoding="utf-8")
     for needed in ("`*`", "`!`", "`_`", "8m", "五万", "?", "Ctrl-C", "130", "--lang"):
         assert needed in page, needed
+
+
+# ------------------------------------------------------------------------------------------------ the AI's review
+
+
+_REAL_NEW = Table.new.__func__
+_REAL_RUN = local_mod.run_local
+
+
+def _run(monkeypatch, argv, answer):
+    """``mjbot local`` through ``bot.cli.main`` with ``answer(table)`` typing at each prompt (the live table: the
+    first one ``Table.new`` makes, the game's own), and the printed lines."""
+    tables: list[Table] = []
+    real_new = _REAL_NEW
+
+    def new(cls, *a, **k):
+        t = real_new(cls, *a, **k)
+        tables.append(t)
+        return t
+
+    monkeypatch.setattr(Table, "new", classmethod(new))
+    out: list[str] = []
+
+    def typed(prompt):
+        return answer(tables[0])
+
+    real_run = _REAL_RUN
+    monkeypatch.setattr(local_mod, "run_local",
+                        lambda *a, **k: real_run(*a, **{**k, "input_fn": typed,
+                                                        "print_fn": lambda *x: out.extend(" ".join(map(str, x))
+                                                                                          .splitlines())}))
+    rc = main(["local", *argv])
+    return rc, out
+
+
+def _zi(x):
+    return f"{x:.1f}".replace("-0.0", "0.0")  # as a card writes 子: never "-0.0"
+
+
+_ACTION = re.compile(r"^\s+(You|AI):\s+discard (\S+) · (-?\d+\.\d) 子 expected$")
+
+
+def test_the_review_after_a_hand_prices_each_listed_decision_as_the_strong_ai_does(monkeypatch):
+    """``--review``: after each hand, each listed decision shows the wall left and the tiles held then, the player's
+    choice and the AI's with their expected 子 and the loss; the figures are the strong AI's evaluator's on the
+    player's view at that moment (recorded at the prompt, priced here again)."""
+    from engine.strong.evaluator import evaluate
+
+    views = {}
+
+    def answer(t):
+        v = t.view(HUMAN)
+        views[(v["hand_no"], v["wall_count"], tuple(sorted(v["hand"])))] = v
+        return "1"
+
+    rc, out = _run(monkeypatch, ["--variant", "hefei", "--seed", "3", "--lang", "en", "--review"], answer)
+    assert rc == 0
+    checked, hand = 0, None
+    for i, line in enumerate(out):
+        m = re.match(r"^-- AI review of hand (\d+) --$", line)
+        if m:
+            hand = int(m.group(1)) - 1
+            assert out[i + 3] == "Judged only on what you could see at the time"
+        m = re.match(r"^  · (\d+) tiles left, you held: ([^\[(]*)", line)
+        if not m:
+            continue
+        you, ai, why = _ACTION.match(out[i + 1]), _ACTION.match(out[i + 2]), out[i + 3]
+        if not (you and ai):
+            continue  # a claim or a pass: not parsed here
+        tiles = tuple(sorted(parse_hand("".join(m.group(2).split())).concealed))
+        v = views[(hand, int(m.group(1)), tiles)]
+        ev = evaluate(v, HUMAN)
+        best = ev.best
+        played = ev.of(Action("discard", HUMAN, parse_hand(you.group(2)).concealed[0]))
+        assert played is not None and best.action == Action("discard", HUMAN, parse_hand(ai.group(2)).concealed[0])
+        assert (you.group(3), ai.group(3)) == (_zi(played.ev), _zi(best.ev))
+        loss = round(float(ai.group(3)) - float(you.group(3)), 1)
+        assert why.startswith(f"      -{loss:.1f} 子: ") and len(why) > 20, why  # the loss, then the reason
+        checked += 1
+    assert checked >= 10
+    # at the match's end: the loss of each hand, as each hand's review said it
+    per_hand = [float(x) for x in re.findall(r"hand \d+ (\d+\.\d) 子", next(x for x in out if x.startswith(
+        "Lost in each hand: ")))]
+    said = [float(re.search(r"about (\d+\.\d) 子", x).group(1)) if "about" in x else 0.0 for x in out
+            if x.startswith("Your decisions") and x.endswith("in this hand")]
+    assert per_hand == said and len(said) == sum(1 for x in out if x.startswith("-- AI review of hand"))
+    total = float(re.search(r"about (\d+\.\d) 子 in this match", "\n".join(out)).group(1))
+    assert abs(total - sum(per_hand)) < 0.05 * len(per_hand) + 0.05
+
+
+def test_r_shows_the_last_hands_review_and_changes_nothing(monkeypatch):
+    """``r`` at a prompt prints the last finished hand's review (what ``--review`` prints for it) and the game goes
+    on as it would have; before any hand has finished it says so, in the player's language."""
+    asked = []
+
+    def answer(t):
+        if t.phase == "ended" and not asked:
+            asked.append(t.hand_no)
+            return "r"
+        return "1"
+
+    rc, with_r = _run(monkeypatch, ["--variant", "wuhu", "--seed", "3", "--lang", "en"], answer)
+    rc2, plain = _run(monkeypatch, ["--variant", "wuhu", "--seed", "3", "--lang", "en"], lambda t: "1")
+    rc3, reviewed = _run(monkeypatch, ["--variant", "wuhu", "--seed", "3", "--lang", "en", "--review"],
+                         lambda t: "1")
+    assert rc == rc2 == rc3 == 0 and asked == [1]
+    start = with_r.index("-- AI review of hand 1 --")
+    end = next(i for i in range(start + 1, len(with_r)) if not with_r[i].startswith(("  ", "Your", "Judged", "Expected"))
+               and not re.match(r"^\d+ decision", with_r[i]))
+    block = with_r[start:end]
+    assert len(block) >= 5 and block == reviewed[reviewed.index(block[0]):][:len(block)]
+    assert [x for x in with_r if x not in block] == plain  # the same game, the same lines
+    assert "   (type r for the AI's review of your decisions in this hand)" in plain
+    for lang, says, bye in (("en", "No hand has finished yet", "bye"), ("zh", "还没有打完的一局", "再见"),
+                            ("zh-TW", "還沒有打完的一局", "再見")):
+        typed = iter(["r", "q"])
+        rc, out = _run(monkeypatch, ["--variant", "chizhou", "--seed", "2", "--lang", lang],
+                       lambda t, typed=typed: next(typed))
+        assert rc == 0 and sum(says in x for x in out) == 1 and out[-1] == bye
+
+
+@pytest.mark.parametrize(("lang", "title", "judged", "lost"), [
+    ("zh", "-- 第 1 局 AI 复盘 --", "只按你当时能看到的牌评判", "每局损失："),
+    ("zh-TW", "-- 第 1 局 AI 復盤 --", "只按你當時能看到的牌評判", "每局損失："),
+    ("en", "-- AI review of hand 1 --", "Judged only on what you could see at the time", "Lost in each hand: "),
+])
+def test_the_review_reads_in_the_players_language(monkeypatch, capsys, lang, title, judged, lost):
+    rc, out, err = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", "3", "--lang", lang, "--review"],
+                        ["1"] * 600)
+    assert rc == 0 and "Traceback" not in err
+    assert title in out and judged in out and any(x.startswith(lost) for x in out.splitlines())
+    review = out[out.index(title):].split("\n  1) ", 1)[0]
+    reviews = "\n".join(x for x in out.splitlines() if x.startswith(("  · ", "      ")))
+    assert re.search("[东南西北中]", reviews) and not re.search(r"\b[1-7]z\b", reviews)  # honours as on the screen
+    if lang != "en":
+        assert not re.search(r"\b(discard|expected|faster|safer|tiles left|You|hand)\b", review), review
+    if lang == "zh-TW":
+        assert not re.search("[复盘损张决]", out[out.index(title):])
