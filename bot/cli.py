@@ -443,13 +443,17 @@ def _sim(args: argparse.Namespace) -> int:
     if args.hands < 0:
         print("--hands must be 0 or more", file=sys.stderr)
         return 2
-    if args.variant is None:  # every variant, N hands each: the totals, and each variant's own figures
-        each = {v: timed_simulate(simulate, v, args.hands, seed=args.seed, difficulty=args.difficulty,
-                                  mode=args.mode if v == "wuhu" else None) for v in VARIANTS}
-        out = combine_sims(each)
-    else:
-        out = timed_simulate(simulate, args.variant, args.hands, seed=args.seed, difficulty=args.difficulty,
-                             mode=args.mode)
+    try:
+        if args.variant is None:  # every variant, N hands each: the totals, and each variant's own figures
+            each = {v: timed_simulate(simulate, v, args.hands, seed=args.seed, difficulty=args.difficulty,
+                                      mode=args.mode if v == "wuhu" else None) for v in VARIANTS}
+            out = combine_sims(each)
+        else:
+            out = timed_simulate(simulate, args.variant, args.hands, seed=args.seed, difficulty=args.difficulty,
+                                 mode=args.mode)
+    except KeyboardInterrupt:  # Ctrl-C: the usual status of an interrupted command, no traceback
+        print("interrupted", file=sys.stderr)
+        return 130
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
@@ -460,6 +464,13 @@ def _sim(args: argparse.Namespace) -> int:
             else:
                 print(f"{k}: {v}")
     return 0
+
+
+def _ignore_interrupt() -> None:
+    """A duel's worker process leaves Ctrl-C to the parent (which stops it): no traceback from each worker."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def timed_duel(variant: str, test: str, base: str, deals: int, seed: int = 0, jobs: int = 1) -> dict[str, Any]:
@@ -476,8 +487,14 @@ def timed_duel(variant: str, test: str, base: str, deals: int, seed: int = 0, jo
     if jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(jobs) as ex:
-            results = list(ex.map(play_deal, *zip(*args, strict=True), chunksize=max(1, deals // (jobs * 8))))
+        with ProcessPoolExecutor(jobs, initializer=_ignore_interrupt) as ex:
+            try:
+                results = list(ex.map(play_deal, *zip(*args, strict=True), chunksize=max(1, deals // (jobs * 8))))
+            except KeyboardInterrupt:  # stop the workers now rather than after their deals
+                for proc in list((getattr(ex, "_processes", None) or {}).values()):
+                    proc.terminate()
+                ex.shutdown(wait=False, cancel_futures=True)
+                raise
     else:
         results = [play_deal(*a) for a in args]
     out = summarise(variant, test, base, seed, results)
@@ -485,11 +502,22 @@ def timed_duel(variant: str, test: str, base: str, deals: int, seed: int = 0, jo
     return out
 
 
+MAX_DEALS = 100_000
+"""The most deals one duel plays (each four times): about a day of strong decisions on one core; the goals are
+measured on 2,000. A larger count would only build its list of deals until memory runs out."""
+MAX_JOBS = 64
+"""The most worker processes a duel starts."""
+
+
 def _duel(args: argparse.Namespace) -> int:
-    if args.deals < 1 or args.jobs < 1:
-        print("--deals and --jobs must be 1 or more", file=sys.stderr)
+    if not 1 <= args.deals <= MAX_DEALS or not 1 <= args.jobs <= MAX_JOBS:
+        print(f"--deals must be 1 to {MAX_DEALS:,} and --jobs 1 to {MAX_JOBS}", file=sys.stderr)
         return 2
-    out = timed_duel(args.variant, args.test, args.base, args.deals, args.seed, args.jobs)
+    try:
+        out = timed_duel(args.variant, args.test, args.base, args.deals, args.seed, args.jobs)
+    except KeyboardInterrupt:  # Ctrl-C: the usual status of an interrupted command, no traceback
+        print("interrupted", file=sys.stderr)
+        return 130
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:

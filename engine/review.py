@@ -118,6 +118,7 @@ class Decision:
     # "safer": what this decision adds to the hand's total when the risky choices against its seat in the hand cost
     # more than one deal-in to it (:func:`one_deal_in`); None: its cost
     capped: float | None = None
+    variant: str = ""  # the hand's variant: an item's words are the variant's own (Chizhou's 清一色 is a 蜡子, Hefei's x3)
 
     @property
     def agrees(self) -> bool:
@@ -404,10 +405,11 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     p = _priced(me.measure(played), po)
     a = _priced(me.measure(best.action), best)
     if p.action == a.action:
-        return Decision(step, me.seat, p, a, timeout)
+        return Decision(step, me.seat, p, a, timeout, variant=ev.variant)
     if best.action.type == "win":  # a win the player let pass: the AI always takes it
         # the item the player's choice aims at, for a pass priced as high as the win (Chizhou's all pungs: no loss)
-        return Decision(step, me.seat, p, a, timeout, "win", plan_item(ev.variant, po.plan) if po is not None else "")
+        return Decision(step, me.seat, p, a, timeout, "win", plan_item(ev.variant, po.plan) if po is not None else "",
+                        variant=ev.variant)
     reason, item = _reason(ev.variant, p, a)
     if (ev.variant in READY_PUNG_ONLY and played.type == "pung" and best.action.type == "pass" and po is not None
             and po.distance > 0 and not item):
@@ -416,11 +418,11 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
         # Chizhou: a hand too far from 2 花 for the wall left; the AI lets go of what gives the others 花 (the
         # evaluator credits that discard, by its own thresholds: engine.strong.chizhou.LET_GO), so that someone can
         # win the hand
-        return Decision(step, me.seat, p, a, timeout, "let_go")
+        return Decision(step, me.seat, p, a, timeout, "let_go", variant=ev.variant)
     fed = _fed(ev.variant, me, played) - _fed(ev.variant, me, best.action)
     if reason == "shape" and fed > 0 and fed >= 0.5 * _parts(p, a)["shape"]:
         # Chizhou: the player's honour may still be punged (1 花 to whoever holds its pair); the AI's tile may not
-        return Decision(step, me.seat, p, a, timeout, "feed", feed=me.unseen[played.tile or 0])
+        return Decision(step, me.seat, p, a, timeout, "feed", feed=me.unseen[played.tile or 0], variant=ev.variant)
     why = _threat_why(view, p.threat) if reason == "safer" else ""
     gains: tuple[Item, ...] = ()
     if reason == "bigger" and not item and p.shanten == a.shanten == 0:
@@ -430,7 +432,7 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
         # the player's shape looks nearer than the AI's, but the normal AI's distance, which the evaluator prices,
         # counts what a legal win needs beyond the shape
         gate = "hua" if get_variant(ev.variant).ai.hua_gate else "bazhi"
-    return Decision(step, me.seat, p, a, timeout, reason, item, why, gains=gains, gate=gate)
+    return Decision(step, me.seat, p, a, timeout, reason, item, why, gains=gains, gate=gate, variant=ev.variant)
 
 
 def review_hand(replay: HandReplay, seat: int) -> Review:

@@ -115,6 +115,8 @@ def match_review_head(review: MatchReview, variant: str, lang: str = "zh") -> tu
                 variant=_variant(variant, lang), n=n)
     if review.cost >= 0.05:
         cost = txt("render.match_review.cost", lang, cost=_zi(review.cost))
+    elif not review.decisions:  # no hand of it gave the player a choice to make
+        cost = txt("render.match_review.no_decisions", lang)
     else:
         cost = txt("render.match_review.no_loss" if review.disagreements else "render.match_review.no_cost", lang)
     counts = counts_line(review.decisions, review.disagreements, review.costly, lang)
@@ -180,9 +182,10 @@ def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", nam
             out.append(CardText(x0, y + 5, hand, 19, "accent" if i == 0 else "sub"))
             out.append(CardText(x0, y + 33, step, 18, "sub", False))
             out.append(CardText(x0, y + 60, loss, 18, "bad", False))
-            block(y + 4, you, 20, "bad", full - col, x0 + col, max_lines=1)
-            block(y + 32, ai, 20, "good", full - col, x0 + col, max_lines=1)
-            y = block(y + 60, why, WHY_SIZE, "sub", full - col, x0 + col, bold=False, gap=5, max_lines=3)
+            # each line under the one before, however many lines it took (a long one wraps at the smallest size)
+            y_ai = max(y + 32, block(y + 4, you, 20, "bad", full - col, x0 + col, gap=8, max_lines=1))
+            y_why = max(y_ai + 28, block(y_ai, ai, 20, "good", full - col, x0 + col, gap=8, max_lines=1))
+            y = block(y_why, why, WHY_SIZE, "sub", full - col, x0 + col, bold=False, gap=5, max_lines=3)
             y = max(y + 14, top + ROW_H)
             if i == 0:
                 frames.append((x0 - 6, top - 2, x1 + 6, y - 6))

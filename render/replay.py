@@ -204,7 +204,7 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
     if d.reason == "win" and not d.costly:
         # the player's choice priced as high as the win (Chizhou: 1 子 won on a discard against the all-pungs plan,
         # 对对胡): the AI takes every win all the same; said plainly, with the prices, and not charged
-        item = txt(f"render.review.item.{_variant_of_item(d.item)}", lang) if d.item else ""
+        item = txt(f"render.review.item.{_variant_of_item(d.item, d.variant)}", lang) if d.item else ""
         return txt("render.review.why_win_even" if item else "render.review.why_win_even_plain", lang, ai=_zi(a.ev),
                    you=_zi(p.ev), item=item, chance=_pct(p.win), value=_zi(p.value))
     if d.reason == "win":  # robbing a kong (抢杠) is said so
@@ -223,7 +223,7 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
                 return txt("render.review.why_menqing", lang, ai=_zi(a.value), you=_zi(p.value))
             return txt("render.review.why_menqing_plain", lang)
         if d.item:
-            item = txt(f"render.review.item.{_variant_of_item(d.item)}", lang)
+            item = txt(f"render.review.item.{_variant_of_item(d.item, d.variant)}", lang)
             return txt("render.review.why_bigger", lang, item=item, ai=_zi(a.value), you=_zi(p.value))
         if d.gains:  # two ready hands: what the AI's win scores that the player's does not
             items = join_list((named(i.zh, i.en, lang) for i in d.gains), lang)
@@ -231,7 +231,8 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
         return txt("render.review.why_bigger_plain", lang, ai=_zi(a.value), you=_zi(p.value))
     if d.reason == "faster":
         if d.gate:  # the player's shape is nearer, but short of what a legal win needs (八支, 花)
-            return txt(f"render.review.why_faster_{d.gate}", lang, you_sh=_shanten_mid(p.shanten, lang),
+            # "你的牌形 1 向听，": the shanten before a comma takes no space after it
+            return txt(f"render.review.why_faster_{d.gate}", lang, you_sh=_shanten_mid(p.shanten, lang).rstrip(),
                        ai=_pct(a.win), you=_pct(p.win))
         if 0 <= a.shanten < p.shanten:
             return txt("render.review.why_faster_shanten", lang, ai_sh=_shanten(a.shanten, lang),
@@ -258,13 +259,18 @@ def _shanten_mid(n: int, lang: str) -> str:
     return f" {w} " if lang != "en" and w[:1].isdigit() else w
 
 
-def _variant_of_item(item: str) -> str:
+def _variant_of_item(item: str, variant: str = "") -> str:
+    """The catalogue's name of a plan's item (``render.review.item.<this>``): the decision's variant's own when it
+    aims at that variant's plan (Hefei and Chizhou both score 清一色 as ``qingyise``: x3 in Hefei, a 蜡子 in
+    Chizhou), else the first variant whose plan it is."""
     from engine.strong.evaluator import HUN_ITEMS, PLAN_ITEMS, PUNGS_ITEMS
 
     if item in HUN_ITEMS.values():  # Wuhu's one suit and 红中 (混一色): render.review.item.wuhu_hun
         return next(f"{v}_hun" for v, code in HUN_ITEMS.items() if code == item)
     if item in PUNGS_ITEMS.values():  # Chizhou's all pungs (对对胡): render.review.item.chizhou_pungs
         return next(f"{v}_pungs" for v, code in PUNGS_ITEMS.items() if code == item)
+    if PLAN_ITEMS.get(variant) == item:
+        return variant
     return next((v for v, code in PLAN_ITEMS.items() if code == item), "wuhu")
 
 
@@ -643,6 +649,8 @@ def review_head(review: Review, lang: str = "zh") -> tuple[str, str, str]:
         cost = txt("render.review.cost_line", lang, cost=_zi(review.cost))
     elif not review.decisions and review.by_ai:  # the AI played the whole hand for the player (away, 托管)
         cost = txt("render.review.all_by_ai", lang)
+    elif not review.decisions:  # the hand ended before the player had a choice to make (a 天胡, a win at once)
+        cost = txt("render.review.no_decisions", lang)
     else:
         cost = txt("render.review.no_loss" if review.disagreements else "render.review.no_cost", lang)
     return cost, review_summary(review, lang), txt("render.review.visible_only", lang)
@@ -867,10 +875,11 @@ def review_layout(review: Review, replay: HandReplay, lang: str = "zh", title: s
         out.append(CardText(x0, y + 5, txt("render.replay.step", lang, step=step), 19, "accent" if big else "sub"))
         worse = costs.get(step, 0.0) >= 0.05
         out.append(CardText(x0, y + 33, loss, 18, "bad" if worse else "sub", False))
-        block(y + 4, you, 20, "bad" if worse else "text", full - STEP_W, x0 + STEP_W, max_lines=1)
-        block(y + 32, ai, 20, "good", full - STEP_W, x0 + STEP_W, max_lines=1)
-        y = block(y + 60, why, WHY_SIZE, "sub", full - STEP_W, x0 + STEP_W, bold=False, gap=5,
-                  max_lines=3)
+        # each line under the one before, however many lines it took (a long one wraps at the smallest size)
+        y_ai = max(y + 32, block(y + 4, you, 20, "bad" if worse else "text", full - STEP_W, x0 + STEP_W, gap=8,
+                                 max_lines=1))
+        y_why = max(y_ai + 28, block(y_ai, ai, 20, "good", full - STEP_W, x0 + STEP_W, gap=8, max_lines=1))
+        y = block(y_why, why, WHY_SIZE, "sub", full - STEP_W, x0 + STEP_W, bold=False, gap=5, max_lines=3)
         y = max(y + 14, top + REVIEW_ROW_H)
         if big:
             frames.append((x0 - 6, top - 2, REVIEW_W - margin - pad + 6, y - 6))

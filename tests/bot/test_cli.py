@@ -505,3 +505,30 @@ def test_duel_of_one_deal_claims_no_confidence_interval(capsys):
     rc, out, _ = run(capsys, "duel", "--variant", "hefei", "--test", "normal", "--base", "easy", "--deals", "1",
                      "--json")
     assert rc == 0 and {"ci95_low", "ci95_high"} <= set(last_json(out))
+
+
+def test_duel_refuses_a_count_it_cannot_play_and_ctrl_c_stops_it_without_a_traceback(capsys, monkeypatch):
+    """``--deals 10**20`` built the list of every deal first and ended in a MemoryError traceback; Ctrl-C printed a
+    KeyboardInterrupt traceback (found by an independent review). Now: one line and exit 2; "interrupted" and 130."""
+    base = ("duel", "--variant", "wuhu", "--test", "normal", "--base", "easy")
+    for extra in (("--deals", str(10**20)), ("--deals", "100001"), ("--deals", "5", "--jobs", "65")):
+        rc, out, err = run(capsys, *base, *extra)
+        assert rc == 2 and err.strip() == "--deals must be 1 to 100,000 and --jobs 1 to 64" and not out
+    import time
+
+    calls, stop_at = [], [50]
+    real = time.perf_counter
+
+    def clock():  # Ctrl-C arrives at the clock's call stop_at (a duel times each decision; a simulation its whole)
+        calls.append(1)
+        if len(calls) == stop_at[0]:
+            raise KeyboardInterrupt
+        return real()
+
+    monkeypatch.setattr(time, "perf_counter", clock)
+    rc, out, err = run(capsys, *base, "--deals", "3")
+    assert rc == 130 and err.strip() == "interrupted" and "Traceback" not in out + err and len(calls) == 50
+    calls.clear()
+    stop_at[0] = 2  # as the simulation of 5 hands ends
+    rc, out, err = run(capsys, "sim", "--variant", "hefei", "--hands", "5")
+    assert rc == 130 and err.strip() == "interrupted" and "Traceback" not in out + err and len(calls) == 2

@@ -896,3 +896,48 @@ def test_risky_choices_against_one_seat_add_up_to_one_deal_in_at_most():
     assert "170.8 子 in all, counted as 66.0 子, one deal-in and the hand it ends" in line
     small = [push(10, 1, 0.1, 0.0, 5.0), push(12, 1, 0.1, 0.0, 5.0)]  # 0.5 + 0.5 under a 5 子 deal-in
     assert Review(0, one_deal_in(small)).cost == 1.0 and one_deal_in(small) == tuple(small)
+
+
+def test_a_one_suit_hand_is_named_as_its_own_variant_scores_it():
+    """Hefei and Chizhou score 清一色 under one item code; the Chizhou card named it as Hefei's ("清一色（×3）", Hefei's
+    multiplier) where Chizhou's is a 蜡子 (found by an independent review: Chizhou, seed "s4", hand 1, step 13)."""
+    from engine.selfplay import play_match
+    from render.replay import describe_reason
+
+    t, acts = Table.new("chizhou", "s4"), []
+    play_match(t, ["easy", "normal", "normal", "normal"], random.Random(4), max_hands=1, record=acts)
+    d = review_hand(HandReplay.build("chizhou", "s4", {}, acts, 0), 0).at(13)
+    assert d is not None and (d.reason, d.item, d.variant) == ("bigger", "qingyise", "chizhou")
+    zh, tw, en = (describe_reason(d, lang) for lang in ("zh", "zh-TW", "en"))
+    assert zh.startswith("更大的牌：清一色/混一色（蜡子），") and tw.startswith("更大的牌：清一色/混一色（蠟子），")
+    assert en.startswith("bigger hand: a one-suit hand (清一色 / 混一色, 蜡子), worth") and "×3" not in zh + tw + en
+    hefei = Decision(d.step, 0, d.played, d.ai, reason="bigger", item="qingyise", variant="hefei")
+    assert describe_reason(hefei, "zh").startswith("更大的牌：清一色（×3）")
+
+
+def test_a_shape_one_step_from_ready_short_of_the_gate_reads_without_a_space_before_the_comma():
+    """"你的牌形 1 向听，但凑不够…": the card read "你的牌形 1 向听 ，" (found by an independent review)."""
+    from render.replay import describe_reason
+
+    you = Choice(Action("discard", 0, 4), 1, 20, ev=1.0, win=0.1)
+    ai = Choice(Action("discard", 0, 13), 2, 40, ev=2.0, win=0.2)
+    d = Decision(5, 0, you, ai, reason="faster", gate="hua", variant="chizhou")
+    assert describe_reason(d, "zh") == "更快的牌：你的牌形 1 向听，但凑不够和牌要的花，和牌机会 20% 对 10%"
+    assert describe_reason(d, "zh-TW").startswith("更快的牌：你的牌形 1 向聽，但湊不夠")
+    assert describe_reason(Decision(5, 0, you, ai, reason="faster", gate="bazhi"), "en") == \
+        "faster hand: yours is 1 shanten in shape but short of eight of a suit (八支), 20% to win against 10%"
+
+
+def test_a_hand_with_no_decision_of_the_player_says_so_not_that_they_matched_the_ai():
+    """A hand that ended before the player had a choice to make: the card said "Your decisions matched the AI's: no
+    loss" (found by an independent review)."""
+    from engine.review import HandReview, MatchReview
+    from render.match_review import match_review_head
+    from render.replay import review_head
+
+    empty = Review(0, (), 12, 0)
+    assert [review_head(empty, lang)[0] for lang in ("zh", "zh-TW", "en")] == [
+        "这手牌你没有需要做的决定", "這手牌你沒有需要做的決定", "You had no decision to make in this hand"]
+    assert review_head(Review(0, (), 12, 3), "en")[0] == "The AI played this hand for you"
+    m = MatchReview(0, (HandReview(0, (0, 1, 2, 3), empty),))
+    assert match_review_head(m, "wuhu", "en")[1] == "You had no decision to make in this match"

@@ -352,6 +352,42 @@ def test_every_line_of_the_review_cards_reads_on_a_phone(variant):
             assert all(part.replace(" ", "") in _drawn(texts) for part in row), row
 
 
+def _no_overlap(texts) -> None:
+    """No line of a card runs into the next one set at the same x (one column)."""
+    by_x: dict[int, list] = {}
+    for t in texts:
+        by_x.setdefault(t.x, []).append(t)
+    for col in by_x.values():
+        col.sort(key=lambda t: t.y)
+        for a, b in zip(col, col[1:]):
+            assert a.y + a.size <= b.y, (a, b)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_timed_out_choice_that_wraps_pushes_the_lines_under_it_down(lang):
+    """A timed-out choice says so ("discard 6m (timed out) · 1.7 子 expected"): in English it takes two lines of the
+    row's column, and its second line was drawn over the AI's choice (hand and match cards; found by an independent
+    review). Every costly decision of a real hand marked timed out: no two lines of a column meet."""
+    import dataclasses
+
+    from engine.review import HandReview, MatchReview, Review
+    from render.match_review import match_review_layout
+
+    _kw, acts = played("wuhu", "d", 1)
+    r = HandReplay.build("wuhu", "d", {}, acts, 0)
+    rv = review_hand(r, 0)
+    out = Review(rv.seat, tuple(dataclasses.replace(d, timeout=True) if d.costly else d for d in rv.decisions),
+                 rv.n_steps, rv.by_ai)
+    assert sum(d.costly for d in out.decisions) >= 3
+    _h, texts, _f = rr.review_layout(out, r, lang, names=NAMES)
+    _no_overlap(texts)
+    wrapped = [t for t in texts if t.text.strip() in ("expected", "子 expected")]
+    assert wrapped or lang != "en"  # the case that overlapped is there
+    _h, texts, _f, _b, _c = match_review_layout(MatchReview(0, (HandReview(0, tuple(r.winds), out),)), "wuhu", lang,
+                                                NAMES)
+    _no_overlap(texts)
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_match_reviews_kinds_of_loss_are_set_in_one_weight(lang):
     """The match review's kinds of loss are a list of labels side by side. The bold face holds only some characters
