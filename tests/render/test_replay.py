@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import io
+import itertools
 import random
 import sys
 from functools import cache
@@ -359,7 +360,7 @@ def _no_overlap(texts) -> None:
         by_x.setdefault(t.x, []).append(t)
     for col in by_x.values():
         col.sort(key=lambda t: t.y)
-        for a, b in zip(col, col[1:]):
+        for a, b in itertools.pairwise(col):
             assert a.y + a.size <= b.y, (a, b)
 
 
