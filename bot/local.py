@@ -334,14 +334,15 @@ class Local:
 
     # -------------------------------------------------------------------------------------------- actions, events
 
-    def describe(self, a: Action) -> str:
-        t, lang = self.t, self.lang
+    def describe(self, a: Action, phase: str | None = None) -> str:
+        """An action as the menu writes it; ``phase``: the table's phase when it was offered (default: now)."""
+        lang, phase = self.lang, self.t.phase if phase is None else phase
         if a.type == "chi" and a.tile is not None:
             return self.tr("act_chi", tiles=_tiles([a.tile, a.tile + 1, a.tile + 2], lang))
         if a.type == "win":
-            return self.tr("act_win_self" if t.phase == "play" else "act_win")
+            return self.tr("act_win_self" if phase == "play" else "act_win")
         if a.type == "pass":
-            return self.tr("act_lay" if t.phase == "play" else "act_pass")
+            return self.tr("act_lay" if phase == "play" else "act_pass")
         if a.type == "next_hand":
             return self.tr("act_next")
         assert a.tile is not None
@@ -453,7 +454,8 @@ def run_local(
         print_fn(e.message(lang))
         return 2
     ui = Local(t, lang)
-    reviews = HandReviews(variant, seed, settings, t.players, [], HUMAN, lang, lambda k: tile_label(k, lang))
+    reviews = HandReviews(variant, seed, settings, t.players, [], HUMAN, lang, lambda k: tile_label(k, lang),
+                          ui.describe)
     try:
         return _play(t, ui, V, seed, input_fn, print_fn, difficulty, reviews, review)
     except KeyboardInterrupt:  # Ctrl-C, at a prompt or while the AI plays: the usual exit status of an interrupt
@@ -498,9 +500,11 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
                     print_fn(ui.tr("help"))
                     print_fn(ui.tr("legend"))
                     continue
-                if raw == "r":  # the AI's review of the last finished hand
-                    for line in (reviews.hand_lines(finished[-1]) if finished else [ui.tr("review_none")]):
+                if raw in ("r", "m"):  # the AI's review of the last finished hand, or of the match so far
+                    for line in _review(reviews, finished, raw, ui):
                         print_fn(line)
+                    for n, a in menu:  # the choices again: the review has pushed them up the screen
+                        print_fn(f"  {n}) {ui.describe(a)}")
                     continue
                 if raw == "" and len(menu) == 1:
                     raw = str(menu[0][0])
@@ -541,4 +545,22 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
     if review:
         for line in reviews.match_lines(finished):
             print_fn(line)
+        return 0
+    while finished:  # no prompt follows the last hand: the reviews are offered once more before leaving
+        print_fn(ui.tr("review_end"))
+        try:
+            raw = input_fn("> ").strip().lower()
+        except EOFError:
+            raw = ""
+        if raw not in ("r", "m"):
+            break
+        for line in _review(reviews, finished, raw, ui):
+            print_fn(line)
     return 0
+
+
+def _review(reviews: HandReviews, finished: Sequence[int], key: str, ui: Local) -> list[str]:
+    """``r``: the review of the last finished hand; ``m``: of every finished hand (the match so far)."""
+    if not finished:
+        return [ui.tr("review_none")]
+    return reviews.hand_lines(finished[-1]) if key == "r" else reviews.match_lines(finished)

@@ -12,17 +12,18 @@ of the card's step numbers.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.replay import HandReplay
-from engine.review import HandReview, MatchReview, Review, review_hand
+from engine.review import Choice, HandReview, MatchReview, Review, review_hand
+from engine.table import Action
 from engine.tiles import HONOR
 from render.match_review import match_review_capped, match_review_head, match_review_kinds
 from render.replay import (
+    EXPLAINED,
     REVIEW_MAX_ROWS,
     counts_line,
-    describe_priced,
     describe_reason,
     review_head,
     review_rows_any,
@@ -36,30 +37,33 @@ def _tr(lang: str, key: str, **params: Any) -> str:
 
 
 _NOTATION_HONOUR = re.compile(r"\b([1-7])z\b")
-
-
-def _honours(line: str, tile_label: Any) -> str:
-    """The card's English names an honour in the notation (``3z``); the terminal writes it by its character (西), as
-    everywhere else on its screen."""
-    return _NOTATION_HONOUR.sub(lambda m: tile_label(HONOR + int(m.group(1)) - 1), line)
+_RANKS = "一二三四五六七八九"
+_SUITS = {"万": 0, "萬": 0, "筒": 1, "条": 2, "條": 2}
+_CHINESE_TILE = re.compile(f"([{_RANKS}])([{''.join(_SUITS)}])")
 
 
 def _zi(x: float) -> str:
     return f"{x:.1f}".replace("-0.0", "0.0")
 
 
+HANDS_A_LINE = 6
+"""The match review's loss of each hand: this many hands a line (a long match stays inside a terminal's width)."""
+
+
 class HandReviews:
     """The reviews of one seat's finished hands of a terminal match, each made once when first asked for.
 
     ``actions``: every action applied to the match so far (the list the terminal appends to), ``players``: the
-    names the table was made with; ``tile_label``: how the terminal writes a tile kind."""
+    names the table was made with; ``tile_label``: how the terminal writes a tile kind; ``describe``: how its menu
+    writes an action offered in a phase."""
 
     def __init__(self, variant: str, seed: int, settings: dict[str, Any], players: Sequence[str],
-                 actions: Sequence[Any], seat: int, lang: str, tile_label: Any) -> None:
+                 actions: Sequence[Any], seat: int, lang: str, tile_label: Callable[[int], str],
+                 describe: Callable[[Action, str], str]) -> None:
         self.variant, self.seed, self.settings = variant, seed, settings
         self.players = tuple(players)
         self.actions = actions
-        self.seat, self.lang, self.tile_label = seat, lang, tile_label
+        self.seat, self.lang, self.tile_label, self.describe = seat, lang, tile_label, describe
         self.done: dict[int, tuple[HandReplay, Review]] = {}
 
     def hand(self, hand_no: int) -> tuple[HandReplay, Review]:
@@ -96,8 +100,8 @@ class HandReviews:
         for d in listed:
             v = rp.view(d.step - 1, self.seat)
             out.append(_tr(lang, "review_at", wall=v["wall_count"], tiles=self.held(v)))
-            out.append(_tr(lang, "review_you", text=describe_priced(d.played, lang, d.timeout)))
-            out.append(_tr(lang, "review_ai", text=describe_priced(d.ai, lang)))
+            out.append(_tr(lang, "review_you", text=self.priced(d.played, v["phase"], d.timeout)))
+            out.append(_tr(lang, "review_ai", text=self.priced(d.ai, v["phase"])))
             out.append(_tr(lang, "review_why", loss=_zi(d.cost), why=describe_reason(d, lang, names, winds)))
         more = [d for d in costly if d not in listed]
         if more:
@@ -107,12 +111,31 @@ class HandReviews:
             walls = ", ".join(str(rp.view(d.step - 1, self.seat)["wall_count"]) for d in ds)
             out.append(_tr(lang, "review_capped", walls=walls, who=threat_name(ds[0], lang, names, winds),
                            total=_zi(total), cost=_zi(counted)))
-        equal = sum(1 for d in review.decisions if not d.agrees and not d.costly)
+        equal = sum(1 for d in review.decisions if not d.agrees and not d.costly and d.reason not in EXPLAINED)
         if equal:
             out.append(_tr(lang, "review_as_good" if equal > 1 else "review_as_good_one", n=equal))
+        for d in review.decisions:  # no loss, said why (as the card does): a tile the AI lets go of, a win it takes
+            if not d.agrees and not d.costly and d.reason in EXPLAINED:
+                why = text("render.review.no_loss_why", lang, why=describe_reason(d, lang, names, winds))
+                out.append(_tr(lang, "review_explained", wall=rp.view(d.step - 1, self.seat)["wall_count"], text=why))
         if review_rows_any(review):
             out.append(text("render.review.legend", lang))
-        return [_honours(line, self.tile_label) for line in out]
+        return [self.terminal_tiles(line) for line in out]
+
+    def priced(self, c: Choice, phase: str, timeout: bool = False) -> str:
+        """A choice as the terminal's menu wrote it (``chi 6m 7m 8m``, ``discard 8万``), with its expected 子."""
+        lang = self.lang
+        what = text("render.review.rob", lang) if c.rob else self.describe(c.action, phase)
+        if timeout:
+            what = text("render.replay.timed_out", lang, text=what)
+        return text("render.review.priced", lang, what=what, ev=_zi(c.ev))
+
+    def terminal_tiles(self, line: str) -> str:
+        """The card's tile names in a line of its words as the terminal writes them: an honour by its character
+        (the card's English writes ``3z``), a suited tile with its rank in digits (the card's Chinese writes 六万)."""
+        line = _NOTATION_HONOUR.sub(lambda m: self.tile_label(HONOR + int(m.group(1)) - 1), line)
+        return _CHINESE_TILE.sub(lambda m: self.tile_label(_RANKS.index(m.group(1)) + 9 * _SUITS[m.group(2)]),
+                                 line)
 
     # ------------------------------------------------------------------------------------------------ the match
 
@@ -127,13 +150,13 @@ class HandReviews:
         title, cost, counts, visible = match_review_head(m, self.variant, lang)
         out = [_tr(lang, "review_match_title", title=title), cost, counts, visible]
         kinds = match_review_kinds(m, lang)
-        if kinds:
-            out.append(_tr(lang, "review_list", title=text("render.match_review.kinds", lang),
-                           items=" · ".join(f"{kind} {line}" for kind, line in kinds)))
+        if kinds:  # a line each
+            out.append(text("render.match_review.kinds", lang))
+            out += [_tr(lang, "review_kind", kind=kind, line=line) for kind, line in kinds]
         capped = match_review_capped(m, lang)
         if capped:
             out.append(capped)
-        out.append(_tr(lang, "review_list", title=text("render.match_review.by_hand", lang),
-                       items=" · ".join(_tr(lang, "review_hand_cost", n=h.hand_no + 1, cost=_zi(h.review.cost))
-                                        for h in m.hands)))
+        out.append(text("render.match_review.by_hand", lang))  # a few hands a line
+        costs = [_tr(lang, "review_hand_cost", n=h.hand_no + 1, cost=_zi(h.review.cost)) for h in m.hands]
+        out += ["   " + "   ".join(costs[i:i + HANDS_A_LINE]) for i in range(0, len(costs), HANDS_A_LINE)]
         return out

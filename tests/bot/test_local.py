@@ -455,8 +455,8 @@ def test_the_review_after_a_hand_prices_each_listed_decision_as_the_strong_ai_do
         checked += 1
     assert checked >= 10
     # at the match's end: the loss of each hand, as each hand's review said it
-    per_hand = [float(x) for x in re.findall(r"hand \d+ (\d+\.\d) 子", next(x for x in out if x.startswith(
-        "Lost in each hand: ")))]
+    by_hand = "\n".join(out[out.index("Lost in each hand") + 1:])
+    per_hand = [float(x) for x in re.findall(r"hand \d+ (\d+\.\d) 子", by_hand)]
     said = [float(re.search(r"about (\d+\.\d) 子", x).group(1)) if "about" in x else 0.0 for x in out
             if x.startswith("Your decisions") and x.endswith("in this hand")]
     assert per_hand == said and len(said) == sum(1 for x in out if x.startswith("-- AI review of hand"))
@@ -481,11 +481,15 @@ def test_r_shows_the_last_hands_review_and_changes_nothing(monkeypatch):
                          lambda t: "1")
     assert rc == rc2 == rc3 == 0 and asked == [1]
     start = with_r.index("-- AI review of hand 1 --")
-    end = next(i for i in range(start + 1, len(with_r)) if not with_r[i].startswith(("  ", "Your", "Judged", "Expected"))
-               and not re.match(r"^\d+ decision", with_r[i]))
-    block = with_r[start:end]
+    end = start + 1
+    while not re.match(r"^  \d+\) ", with_r[end]):
+        end += 1
+    block, again = with_r[start:end], []
+    while re.match(r"^  \d+\) ", with_r[end + len(again)]):
+        again.append(with_r[end + len(again)])
+    assert again and again == with_r[start - len(again):start]  # the choices printed again under the review
     assert len(block) >= 5 and block == reviewed[reviewed.index(block[0]):][:len(block)]
-    assert [x for x in with_r if x not in block] == plain  # the same game, the same lines
+    assert with_r[:start] + with_r[end + len(again):] == plain  # the same game, the same lines
     assert "   (type r for the AI's review of your decisions in this hand)" in plain
     for lang, says, bye in (("en", "No hand has finished yet", "bye"), ("zh", "还没有打完的一局", "再见"),
                             ("zh-TW", "還沒有打完的一局", "再見")):
@@ -496,15 +500,15 @@ def test_r_shows_the_last_hands_review_and_changes_nothing(monkeypatch):
 
 
 @pytest.mark.parametrize(("lang", "title", "judged", "lost"), [
-    ("zh", "-- 第 1 局 AI 复盘 --", "只按你当时能看到的牌评判", "每局损失："),
-    ("zh-TW", "-- 第 1 局 AI 復盤 --", "只按你當時能看到的牌評判", "每局損失："),
-    ("en", "-- AI review of hand 1 --", "Judged only on what you could see at the time", "Lost in each hand: "),
+    ("zh", "-- 第 1 局 AI 复盘 --", "只按你当时能看到的牌评判", "每局损失"),
+    ("zh-TW", "-- 第 1 局 AI 復盤 --", "只按你當時能看到的牌評判", "每局損失"),
+    ("en", "-- AI review of hand 1 --", "Judged only on what you could see at the time", "Lost in each hand"),
 ])
 def test_the_review_reads_in_the_players_language(monkeypatch, capsys, lang, title, judged, lost):
     rc, out, err = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", "3", "--lang", lang, "--review"],
                         ["1"] * 600)
     assert rc == 0 and "Traceback" not in err
-    assert title in out and judged in out and any(x.startswith(lost) for x in out.splitlines())
+    assert title in out and judged in out and lost in out.splitlines()
     review = out[out.index(title):].split("\n  1) ", 1)[0]
     reviews = "\n".join(x for x in out.splitlines() if x.startswith(("  · ", "      ")))
     assert re.search("[东南西北中]", reviews) and not re.search(r"\b[1-7]z\b", reviews)  # honours as on the screen
@@ -512,3 +516,57 @@ def test_the_review_reads_in_the_players_language(monkeypatch, capsys, lang, tit
         assert not re.search(r"\b(discard|expected|faster|safer|tiles left|You|hand)\b", review), review
     if lang == "zh-TW":
         assert not re.search("[复盘损张决]", out[out.index(title):])
+
+
+def test_the_last_hand_and_the_match_are_reviewed_before_leaving(monkeypatch):
+    """No prompt follows the last hand of a match, so ``r`` could not review it: the match's end offers ``r`` (the
+    last hand) and ``m`` (the whole match) once more, and Enter leaves. ``m`` at a prompt reviews the match so far."""
+    typed = []
+
+    def answer(t):
+        if t.phase == "over":
+            typed.append(("r", "m", "")[min(len(typed), 2)])
+            return typed[-1]
+        return "1"
+
+    rc, out = _run(monkeypatch, ["--variant", "wuhu", "--seed", "3", "--lang", "en"], answer)
+    end_hint = "Type r for the AI's review of the last hand, m for the whole match, or Enter to leave."
+    over = next(i for i, x in enumerate(out) if x.startswith("== match over"))
+    tail = out[over:]
+    assert rc == 0 and typed == ["r", "m", ""] and tail.count(end_hint) == 3 and tail[-1] == end_hint
+    last = max(int(x) for x in re.findall(r"^-- hand (\d+):", "\n".join(out), re.M))
+    assert tail[2] == f"-- AI review of hand {last} --"
+    match = tail.index(next(x for x in tail if x.startswith("== Match review · Wuhu · ")))
+    assert tail[match + 1].startswith("Your decisions") and "Lost in each hand" in tail[match:]
+    assert f"hand {last} " in " ".join(tail[tail.index("Lost in each hand"):])
+    asked = []
+
+    def in_hand_two(t):  # m at the first prompt of the second hand: the match so far is its first hand
+        if t.phase == "play" and t.hand_no == 1 and not asked:
+            asked.append(1)
+            return "m"
+        return "q" if asked else "1"
+
+    rc, mid = _run(monkeypatch, ["--variant", "wuhu", "--seed", "3", "--lang", "en"], in_hand_two)
+    at = mid.index("== Match review · Wuhu · 1 hand ==")
+    assert rc == 0 and mid[at + 1].startswith("Your decisions") and mid[-1] == "bye"
+    assert mid[at:].index("Lost in each hand") and re.match(r"^   hand 1 \d+\.\d 子$", mid[mid.index("Lost in each hand") + 1])
+
+
+def test_the_review_writes_tiles_and_actions_as_the_terminal_does(monkeypatch, capsys):
+    """The card's words write a chi by its lowest tile ("chi 6m") and a Chinese tile with its rank in characters
+    (六万); the terminal's menu writes "chi 6m 7m 8m" and 6万 (found by an independent review). The rows' choices are
+    the menu's words; a disagreement at no loss that the card explains (a tile the AI lets go of in Chizhou) is
+    explained, not counted as "no worse"."""
+    rc, zh, _ = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", "1", "--difficulty", "strong", "--lang",
+                                           "zh", "--review"], ["1"] * 6000)
+    rows = [x for x in zh.splitlines() if x.startswith(("      你：", "      AI："))]
+    assert rc == 0 and rows and not any(re.search("[一二三四五六七八九][万条筒]", x) for x in rows)
+    chis = [re.search(r"：(吃 \S+ \S+ \S+) · ", x) for x in rows if "：吃" in x]
+    menu = set(re.findall(r"^  \d+\) (.*)$", zh, re.M))
+    assert chis and all(c and c.group(1) in menu for c in chis)  # as the menu offered it
+    rc, en, _ = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", "1", "--lang", "en", "--review"],
+                     ["1"] * 6000)
+    explained = [x for x in en.splitlines() if re.match(r"^  · \d+ tiles left: this hand can no longer reach 2 "
+                                                        r"flowers \(花\): the AI lets \S+ go, .*\(no 子 lost\)$", x)]
+    assert rc == 0 and explained
