@@ -159,6 +159,33 @@ async def test_settle_waits_for_work_but_not_for_timers(harness: Harness):
 
 
 
+async def test_settle_does_not_wait_for_a_timer_armed_just_as_it_looks(harness: Harness):
+    """A task that arms a timer (a table's turn timer) and ends: when settle() looked in the turn between the timer
+    task's creation and its first step, the timer was not parked yet, so it was taken for work and waited for until
+    it fired, past the limit (a failure seen once, on a loaded machine, in a process of the cluster tests). Every
+    turn of the arming is tried."""
+    import asyncio
+
+    timers = []
+
+    async def timer():
+        await asyncio.sleep(3600)
+
+    async def arm(turns: int):
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        timers.append(asyncio.create_task(timer()))
+
+    try:
+        for turns in range(12):
+            asyncio.create_task(arm(turns))
+            await harness.settle(timeout=1)  # raised TimeoutError for some of these turns
+        assert len(timers) == 12
+    finally:
+        for t in timers:
+            t.cancel()
+
+
 async def test_settle_counts_a_stall_of_the_whole_process_as_a_short_gap_not_its_length(harness: Harness):
     """A loaded or paused machine can stop the test's process for longer than settle()'s limit. The work it held up
     gets its turns of the loop after the stall, and settle() waits for it; a clock deadline would fail on the first

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import inspect
 import itertools
 import sys
 import threading
@@ -96,6 +97,12 @@ _IDLE_AWAITS = {
     # itself working (waited for) or parked (a retry's sleep, the global limiter's slot)
     ("discord.http", "acquire"),
 }
+
+
+def _started(task: asyncio.Task[Any]) -> bool:
+    """Whether ``task``'s coroutine has taken its first step."""
+    coro: Any = task.get_coro()
+    return not (inspect.iscoroutine(coro) and inspect.getcoroutinestate(coro) == inspect.CORO_CREATED)
 
 
 def _idle(task: asyncio.Task[Any]) -> bool:
@@ -349,6 +356,11 @@ class Harness:
                 if raise_on_timeout:
                     raise TimeoutError(f"tasks still running after {timeout} s: {pending}")
                 return
+            if any(not _started(t) for t in pending):
+                # a task that has not taken its first step is not at work yet (a timer armed just before this look):
+                # let it take it and look again, rather than wait for it until it ends (for a timer: until it fires)
+                await asyncio.sleep(0)
+                continue
             if any(self._is_worker(t) for t in pending):
                 done, _ = await asyncio.wait(pending, timeout=min(left(), self.RECHECK),
                                              return_when=asyncio.FIRST_COMPLETED)
