@@ -7,8 +7,10 @@ things an installed copy has (these helps, ``mjbot check``, ``mjbot local``), ne
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -169,13 +171,14 @@ def _build_parser() -> argparse.ArgumentParser:
     loc.add_argument("--mode", type=int, choices=(315, 525), default=None,
                      help="Wuhu only: 315 or 525 scoring (default 315)")
     loc.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                     help="a house rule, e.g. mode=525 (repeat for more)")
+                     help="a house rule, e.g. mode=525 (Wuhu) or contracts=off (Chizhou); repeat for more")
     _lang_option(loc, "the language of the table")
     loc.add_argument("--difficulty", choices=DIFFICULTIES, default="normal",
                      help="how the three AI players play (default normal)")
     loc.add_argument("--review", action="store_true",
                      help="after every hand, the AI's review of your decisions (expected 子 of your choice and the "
-                          "best, the loss, why), and over the match at its end; without it, type r after a hand")
+                          "best, the loss, why), and over the match at its end; without it, type r (the last hand) "
+                          "or m (the match so far) at a prompt")
     loc.set_defaults(subparser=loc)
     return p
 
@@ -201,6 +204,16 @@ def _refuse_what_does_not_apply(p: argparse.ArgumentParser, args: argparse.Names
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # whoever read the output went away (``mjbot local ... | head``): stop quietly
+        # the interpreter flushes stdout as it exits: into nothing now, not the closed pipe again
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     args = _build_parser().parse_args(argv)
     command = args.command or "run"
     if getattr(args, "subparser", None) is not None:

@@ -78,7 +78,11 @@ def test_honours_and_items_read_as_a_player_reads_them(monkeypatch, capsys):
     assert not re.search(r"\b[1-7]z\b", zh)  # never the notation's 1z-7z
     assert re.search("[东南西北白发中]", zh)
     rc, en, _ = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", "3", "--lang", "en"], ["1"] * 300)
-    assert not re.search(r"\b[1-7]z\b", en)
+    start, screen = en.split("\n", 1)
+    assert not re.search(r"\b[1-7]z\b", screen)  # tiles on the screen by their character
+    # what to type for them is said at the start: an English keyboard has no 东 (found by an independent review:
+    # the start line said "E", which is no tile)
+    assert "1z-7z" in start and " E)" not in start
     wins_en = [x for x in en.splitlines() if x.startswith("   ") and ("花" in x or "fan" in x.lower())]
     wins_zh = [x for x in zh.splitlines() if x.startswith("   ") and "花" in x]
     assert wins_zh and wins_en and wins_en != wins_zh
@@ -570,3 +574,20 @@ def test_the_review_writes_tiles_and_actions_as_the_terminal_does(monkeypatch, c
     explained = [x for x in en.splitlines() if re.match(r"^  · \d+ tiles left: this hand can no longer reach 2 "
                                                         r"flowers \(花\): the AI lets \S+ go, .*\(no 子 lost\)$", x)]
     assert rc == 0 and explained
+
+
+def test_output_read_by_a_pipe_that_closes_ends_quietly():
+    """``mjbot local ... | head``: the reader goes away and the next print met a closed pipe, which ended in a
+    BrokenPipeError traceback (found by an independent review). Now the command stops quietly with status 0."""
+    import subprocess
+    import sys
+
+    p = subprocess.Popen([sys.executable, "-m", "bot", "local", "--variant", "hefei", "--seed", "3", "--lang", "en"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdin is not None and p.stdout is not None and p.stderr is not None
+    p.stdin.write(b"1\n" * 3000)
+    p.stdin.close()
+    first = [p.stdout.readline() for _ in range(2)]
+    p.stdout.close()  # as head does after its lines
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 0 and first[0].startswith(b"mjbot local: Hefei") and "Traceback" not in err, err
