@@ -26,6 +26,7 @@ from engine.hints import Hint, ready_discards
 from engine.table import Action, Event, Table, verify_commitment
 from engine.tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, parse_hand, suit_of
 from engine.variants import Situation, Variant, get_variant
+from engine.variants.chizhou import shown_hua
 from text.catalog import text
 from text.hant import to_hant
 from text.lang import resolve
@@ -133,6 +134,11 @@ class Local:
         if drawn is not None:
             line += self.tr("drew", tile=tile_label(drawn, lang))
         lines.append(line)
+        if self.t.variant == "chizhou":  # the 花 gate (C5) refuses wins: the count it will read, before it does
+            shown = shown_hua(self.t.melds[HUMAN])
+            closed = sum(1 for k in range(HONOR, NUM_KINDS) if self.t.counts[HUMAN][k] >= 3)
+            lines.append(self.tr("hua_now", n=shown + closed, shown=shown, closed=closed)
+                         + (self.tr("hua_big") if v["rules"].get("big_hands_skip_hua") else ""))
         if v["last_discard"] and v["claim"]:
             ld = v["last_discard"]
             lines.append(self.tr("discarded", who=self.who(ld["seat"]), tile=tile_label(ld["tile"], lang)))

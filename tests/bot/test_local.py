@@ -591,3 +591,33 @@ def test_output_read_by_a_pipe_that_closes_ends_quietly():
     p.stdout.close()  # as head does after its lines
     err = p.stderr.read().decode()
     assert p.wait(timeout=120) == 0 and first[0].startswith(b"mjbot local: Hefei") and "Traceback" not in err, err
+
+
+def test_chizhou_shows_the_flowers_the_gate_will_count(monkeypatch):
+    """A Chizhou win is refused below 2 花 (self-drawn) or 3 (on a discard), and the screen never said how many the
+    hand has (found by a newcomer's review): under the hand, its 花 as the gate counts them (the declared melds'
+    and the honour triplets held), in the player's language, with the house rule that frees big hands when on."""
+    from engine.tiles import HONOR
+    from engine.variants.chizhou import shown_hua
+
+    seen = []
+
+    def answer(t):  # each prompt but the hand's end follows the table printed with the hand's 花
+        if t.phase not in ("ended", "over"):
+            shown = shown_hua(t.melds[HUMAN])
+            closed = sum(1 for k in range(HONOR, 34) if t.counts[HUMAN][k] >= 3)
+            seen.append((shown + closed, shown, closed))
+        return "1"
+
+    rc, out = _run(monkeypatch, ["--variant", "chizhou", "--seed", "3", "--lang", "en"], answer)
+    lines = [x for x in out if x.startswith("  flowers (花): ")]
+    got = [tuple(map(int, re.match(r"^  flowers \(花\): (\d+) \((\d+) in your melds, (\d+) from", x).groups()))
+           for x in lines]
+    assert rc == 0 and got == seen and any(n > 0 for n, _s, _c in got)
+    assert all(x.endswith("a self-drawn win needs 2, a win on a discard 3") for x in lines)
+    typed = iter(["q"])
+    rc, zh = _run(monkeypatch, ["--variant", "chizhou", "--seed", "3", "--lang", "zh", "--rule", "big_hands_skip_hua=on"],
+                  lambda t: next(typed))
+    assert any(x.startswith("  花：0（副露 0，手里字牌刻子 0）") and x.endswith("（本桌规则：大胡不需要花）") for x in zh)
+    rc, wuhu = _run(monkeypatch, ["--variant", "wuhu", "--seed", "3", "--lang", "en"], lambda t: "q")
+    assert not any("flowers" in x for x in wuhu)
