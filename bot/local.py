@@ -26,7 +26,7 @@ from engine.hints import Hint, ready_discards
 from engine.table import Action, Event, Table, verify_commitment
 from engine.tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, parse_hand, suit_of
 from engine.variants import Situation, Variant, get_variant
-from engine.variants.chizhou import shown_hua
+from engine.variants.chizhou import honour_triplets, shown_hua
 from text.catalog import text
 from text.hant import to_hant
 from text.lang import resolve
@@ -136,7 +136,7 @@ class Local:
         lines.append(line)
         if self.t.variant == "chizhou":  # the 花 gate (C5) refuses wins: the count it will read, before it does
             shown = shown_hua(self.t.melds[HUMAN])
-            closed = sum(1 for k in range(HONOR, NUM_KINDS) if self.t.counts[HUMAN][k] >= 3)
+            closed = len(honour_triplets(self.t.counts[HUMAN]))
             lines.append(self.tr("hua_now", n=shown + closed, shown=shown, closed=closed)
                          + (self.tr("hua_big") if v["rules"].get("big_hands_skip_hua") else ""))
         if v["last_discard"] and v["claim"]:

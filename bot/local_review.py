@@ -23,6 +23,7 @@ from render.match_review import match_review_capped, match_review_head, match_re
 from render.replay import (
     EXPLAINED,
     REVIEW_MAX_ROWS,
+    _zi,
     counts_line,
     describe_reason,
     review_head,
@@ -40,10 +41,6 @@ _NOTATION_HONOUR = re.compile(r"\b([1-7])z\b")
 _RANKS = "一二三四五六七八九"
 _SUITS = {"万": 0, "萬": 0, "筒": 1, "条": 2, "條": 2}
 _CHINESE_TILE = re.compile(f"([{_RANKS}])([{''.join(_SUITS)}])")
-
-
-def _zi(x: float) -> str:
-    return f"{x:.1f}".replace("-0.0", "0.0")
 
 
 HANDS_A_LINE = 6
@@ -144,8 +141,8 @@ class HandReviews:
         loss (faster, bigger, safer ...) with their 子."""
         if not hands:
             return []
-        m = MatchReview(self.seat, tuple(HandReview(h, tuple(self.hand(h)[0].winds), self.hand(h)[1])
-                                         for h in hands))
+        reviewed = [(h, *self.hand(h)) for h in hands]
+        m = MatchReview(self.seat, tuple(HandReview(h, tuple(rp.winds), rv) for h, rp, rv in reviewed))
         lang = self.lang
         title, cost, counts, visible = match_review_head(m, self.variant, lang)
         out = [_tr(lang, "review_match_title", title=title), cost, counts, visible]

@@ -404,12 +404,15 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     po = ev.of(played)
     p = _priced(me.measure(played), po)
     a = _priced(me.measure(best.action), best)
+
+    def decision(reason: str = "", item: str = "", **kw: Any) -> Decision:
+        return Decision(step, me.seat, p, a, timeout, reason, item, variant=ev.variant, **kw)
+
     if p.action == a.action:
-        return Decision(step, me.seat, p, a, timeout, variant=ev.variant)
+        return decision()
     if best.action.type == "win":  # a win the player let pass: the AI always takes it
         # the item the player's choice aims at, for a pass priced as high as the win (Chizhou's all pungs: no loss)
-        return Decision(step, me.seat, p, a, timeout, "win", plan_item(ev.variant, po.plan) if po is not None else "",
-                        variant=ev.variant)
+        return decision("win", plan_item(ev.variant, po.plan) if po is not None else "")
     reason, item = _reason(ev.variant, p, a)
     if (ev.variant in READY_PUNG_ONLY and played.type == "pung" and best.action.type == "pass" and po is not None
             and po.distance > 0 and not item):
@@ -418,11 +421,11 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
         # Chizhou: a hand too far from 2 花 for the wall left; the AI lets go of what gives the others 花 (the
         # evaluator credits that discard, by its own thresholds: engine.strong.chizhou.LET_GO), so that someone can
         # win the hand
-        return Decision(step, me.seat, p, a, timeout, "let_go", variant=ev.variant)
+        return decision("let_go")
     fed = _fed(ev.variant, me, played) - _fed(ev.variant, me, best.action)
     if reason == "shape" and fed > 0 and fed >= 0.5 * _parts(p, a)["shape"]:
         # Chizhou: the player's honour may still be punged (1 花 to whoever holds its pair); the AI's tile may not
-        return Decision(step, me.seat, p, a, timeout, "feed", feed=me.unseen[played.tile or 0], variant=ev.variant)
+        return decision("feed", feed=me.unseen[played.tile or 0])
     why = _threat_why(view, p.threat) if reason == "safer" else ""
     gains: tuple[Item, ...] = ()
     if reason == "bigger" and not item and p.shanten == a.shanten == 0:
@@ -432,7 +435,7 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
         # the player's shape looks nearer than the AI's, but the normal AI's distance, which the evaluator prices,
         # counts what a legal win needs beyond the shape
         gate = "hua" if get_variant(ev.variant).ai.hua_gate else "bazhi"
-    return Decision(step, me.seat, p, a, timeout, reason, item, why, gains=gains, gate=gate, variant=ev.variant)
+    return decision(reason, item, threat_why=why, gains=gains, gate=gate)
 
 
 def review_hand(replay: HandReplay, seat: int) -> Review:

@@ -92,17 +92,23 @@ def shown_hua(melds: Sequence[Meld]) -> int:
     return total
 
 
+def honour_triplets(closed: Sequence[int]) -> list[int]:
+    """The honour kinds held three or more times in the closed part of a hand (counts by kind): 1 花 each (C5), a
+    triplet or, completed by a discard, a pung; a closed honour is a triplet or the pair, whatever the reading.
+
+    >>> from engine.tiles import parse_hand
+    >>> honour_triplets(parse_hand("111z5556z").closed_counts), honour_triplets(parse_hand("77z").closed_counts)
+    ([27, 31], [])
+    """
+    return [k for k in range(HONOR, NUM_KINDS) if closed[k] >= 3]
+
+
 def _hua_sources(hand: Hand, by_discard: bool) -> list[tuple[str, int]]:
     """Every 花 of the finished hand. Honours in the closed part can only be triplets or the pair, so the count does
     not depend on the decomposition; a closed honour triplet completed by a discard is a pung (字碰), same value."""
     out = [h for h in map(_meld_hua, hand.melds) if h is not None]
-    closed = hand.closed_counts
-    for k in range(HONOR, NUM_KINDS):
-        if closed[k] >= 3:
-            if by_discard and hand.win_tile == k:
-                out.append(("hua_honour_pung", 1))
-            else:
-                out.append(("hua_honour_concealed", 1))
+    for k in honour_triplets(hand.closed_counts):
+        out.append(("hua_honour_pung", 1) if by_discard and hand.win_tile == k else ("hua_honour_concealed", 1))
     return out
 
 
