@@ -11,14 +11,12 @@ of the card's step numbers.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.replay import HandReplay
-from engine.review import Choice, HandReview, MatchReview, Review, review_hand
+from engine.review import Choice, Decision, HandReview, MatchReview, Review, review_hand
 from engine.table import Action
-from engine.tiles import HONOR
 from render.match_review import match_review_capped, match_review_head, match_review_kinds
 from render.replay import (
     EXPLAINED,
@@ -31,17 +29,6 @@ from render.replay import (
     threat_name,
 )
 from text.catalog import text
-
-
-def _tr(lang: str, key: str, **params: Any) -> str:
-    return text(f"local.{key}", lang, **params)
-
-
-_NOTATION_HONOUR = re.compile(r"\b([1-7])z\b")
-_RANKS = "一二三四五六七八九"
-_SUITS = {"万": 0, "萬": 0, "筒": 1, "条": 2, "條": 2}
-_CHINESE_TILE = re.compile(f"([{_RANKS}])([{''.join(_SUITS)}])")
-
 
 HANDS_A_LINE = 6
 """The match review's loss of each hand: this many hands a line (a long match stays inside a terminal's width)."""
@@ -88,7 +75,7 @@ class HandReviews:
         rp, review = self.hand(hand_no)
         lang, names, winds = self.lang, self.players, rp.winds
         cost, _summary, visible = review_head(review, lang)
-        out = [_tr(lang, "review_title", n=hand_no + 1), cost]
+        out = [text("local.review_title", lang, n=hand_no + 1), cost]
         if review.decisions:
             out.append(counts_line(len(review.decisions), review.disagreements, review.costly, lang))
         out.append(visible)
@@ -96,28 +83,33 @@ class HandReviews:
         listed = sorted(sorted(costly, key=lambda d: (-d.cost, d.step))[:REVIEW_MAX_ROWS], key=lambda d: d.step)
         for d in listed:
             v = rp.view(d.step - 1, self.seat)
-            out.append(_tr(lang, "review_at", wall=v["wall_count"], tiles=self.held(v)))
-            out.append(_tr(lang, "review_you", text=self.priced(d.played, v["phase"], d.timeout)))
-            out.append(_tr(lang, "review_ai", text=self.priced(d.ai, v["phase"])))
-            out.append(_tr(lang, "review_why", loss=_zi(d.cost), why=describe_reason(d, lang, names, winds)))
+            out.append(text("local.review_at", lang, wall=v["wall_count"], tiles=self.held(v)))
+            out.append(text("local.review_you", lang, text=self.priced(d.played, v["phase"], d.timeout)))
+            out.append(text("local.review_ai", lang, text=self.priced(d.ai, v["phase"])))
+            out.append(text("local.review_why", lang, loss=_zi(d.cost), why=self.reason(d, winds)))
         more = [d for d in costly if d not in listed]
         if more:
-            out.append(_tr(lang, "review_more" if len(more) > 1 else "review_more_one", n=len(more),
+            out.append(text("local.review_more" if len(more) > 1 else "local.review_more_one", lang, n=len(more),
                            cost=_zi(round(sum(d.cost for d in more), 1))))
         for ds, total, counted in review.capped():
             walls = ", ".join(str(rp.view(d.step - 1, self.seat)["wall_count"]) for d in ds)
-            out.append(_tr(lang, "review_capped", walls=walls, who=threat_name(ds[0], lang, names, winds),
+            out.append(text("local.review_capped", lang, walls=walls, who=threat_name(ds[0], lang, names, winds),
                            total=_zi(total), cost=_zi(counted)))
         equal = sum(1 for d in review.decisions if not d.agrees and not d.costly and d.reason not in EXPLAINED)
         if equal:
-            out.append(_tr(lang, "review_as_good" if equal > 1 else "review_as_good_one", n=equal))
+            out.append(text("local.review_as_good" if equal > 1 else "local.review_as_good_one", lang, n=equal))
         for d in review.decisions:  # no loss, said why (as the card does): a tile the AI lets go of, a win it takes
             if not d.agrees and not d.costly and d.reason in EXPLAINED:
-                why = text("render.review.no_loss_why", lang, why=describe_reason(d, lang, names, winds))
-                out.append(_tr(lang, "review_explained", wall=rp.view(d.step - 1, self.seat)["wall_count"], text=why))
+                why = text("render.review.no_loss_why", lang, why=self.reason(d, winds))
+                wall = rp.view(d.step - 1, self.seat)["wall_count"]
+                out.append(text("local.review_explained", lang, wall=wall, text=why))
         if review_rows_any(review):
             out.append(text("render.review.legend", lang))
-        return [self.terminal_tiles(line) for line in out]
+        return out
+
+    def reason(self, d: Decision, winds: Sequence[int]) -> str:
+        """Why the AI's choice is worth more, in the card's words, a tile written as the terminal writes it."""
+        return describe_reason(d, self.lang, self.players, winds, self.tile_label)
 
     def priced(self, c: Choice, phase: str, timeout: bool = False) -> str:
         """A choice as the terminal's menu wrote it (``chi 6m 7m 8m``, ``discard 8万``), with its expected 子."""
@@ -126,13 +118,6 @@ class HandReviews:
         if timeout:
             what = text("render.replay.timed_out", lang, text=what)
         return text("render.review.priced", lang, what=what, ev=_zi(c.ev))
-
-    def terminal_tiles(self, line: str) -> str:
-        """The card's tile names in a line of its words as the terminal writes them: an honour by its character
-        (the card's English writes ``3z``), a suited tile with its rank in digits (the card's Chinese writes 六万)."""
-        line = _NOTATION_HONOUR.sub(lambda m: self.tile_label(HONOR + int(m.group(1)) - 1), line)
-        return _CHINESE_TILE.sub(lambda m: self.tile_label(_RANKS.index(m.group(1)) + 9 * _SUITS[m.group(2)]),
-                                 line)
 
     # ------------------------------------------------------------------------------------------------ the match
 
@@ -145,15 +130,15 @@ class HandReviews:
         m = MatchReview(self.seat, tuple(HandReview(h, tuple(rp.winds), rv) for h, rp, rv in reviewed))
         lang = self.lang
         title, cost, counts, visible = match_review_head(m, self.variant, lang)
-        out = [_tr(lang, "review_match_title", title=title), cost, counts, visible]
+        out = [text("local.review_match_title", lang, title=title), cost, counts, visible]
         kinds = match_review_kinds(m, lang)
         if kinds:  # a line each
             out.append(text("render.match_review.kinds", lang))
-            out += [_tr(lang, "review_kind", kind=kind, line=line) for kind, line in kinds]
+            out += [text("local.review_kind", lang, kind=kind, line=line) for kind, line in kinds]
         capped = match_review_capped(m, lang)
         if capped:
             out.append(capped)
         out.append(text("render.match_review.by_hand", lang))  # a few hands a line
-        costs = [_tr(lang, "review_hand_cost", n=h.hand_no + 1, cost=_zi(h.review.cost)) for h in m.hands]
+        costs = [text("local.review_hand_cost", lang, n=h.hand_no + 1, cost=_zi(h.review.cost)) for h in m.hands]
         out += ["   " + "   ".join(costs[i:i + HANDS_A_LINE]) for i in range(0, len(costs), HANDS_A_LINE)]
         return out

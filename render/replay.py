@@ -29,7 +29,7 @@ layout; they change together.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -178,12 +178,12 @@ def threat_name(d: Decision, lang: str = "zh", names: Sequence[str] | None = Non
 
 
 def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None = None,
-                    winds: Sequence[int] | None = None) -> str:
+                    winds: Sequence[int] | None = None, tile: Callable[[int], str] | None = None) -> str:
     """Why the AI's choice is worth more, in words: a faster hand (how far each is from ready when that differs, else
     the useful tiles when the AI's leaves more; the chances to win), a bigger hand (the item it aims at, the values
     when won), a safer tile (against whom and what shows the danger: an alarm, a line of one suit; the chances to
     deal in and what a deal-in costs) or, in Chizhou, an honour that would feed another seat's 花. "" when they
-    agree.
+    agree. ``tile`` writes a tile kind where the reason names one (default: the card's words, 六万 / 6m).
 
     >>> from engine.table import Action
     >>> you = Choice(Action("discard", 0, 4), 1, 24, ev=1.0, win=0.2, deal_in=0.12, danger=2.0, threat=2)
@@ -214,9 +214,10 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
         cost = p.danger / p.deal_in if p.deal_in > 0 else 0.0
         return txt("render.review.why_safer", lang, who=who, you=_pct(p.deal_in), ai=_pct(a.deal_in), cost=_zi(cost))
     if d.reason == "let_go" and a.action.tile is not None:
-        return txt("render.review.why_let_go", lang, tile=_tile(a.action.tile, lang))
+        return txt("render.review.why_let_go", lang, tile=tile(a.action.tile) if tile else _tile(a.action.tile, lang))
     if d.reason == "feed" and p.action.tile is not None:
-        return txt("render.review.why_feed", lang, tile=_tile(p.action.tile, lang), n=d.feed)
+        return txt("render.review.why_feed", lang, tile=tile(p.action.tile) if tile else _tile(p.action.tile, lang),
+                   n=d.feed)
     if d.reason == "bigger":
         if d.item == "menqing":  # Hefei: the pass keeps 门清, a pung short of ready gives it up
             if a.value > p.value:

@@ -574,6 +574,12 @@ def test_the_review_writes_tiles_and_actions_as_the_terminal_does(monkeypatch, c
     explained = [x for x in en.splitlines() if re.match(r"^  · \d+ tiles left: this hand can no longer reach 2 "
                                                         r"flowers \(花\): the AI lets \S+ go, .*\(no 子 lost\)$", x)]
     assert rc == 0 and explained
+    # the reason names its tile as the terminal writes it (中, 5m), never in the card's notation (7z)
+    lets = [re.search(r"the AI lets (\S+) go", x) for x in explained]
+    labels = {tile_label(k, "en") for k in range(34)}
+    assert all(m and m.group(1) in labels for m in lets) and not any(re.search(r"\b[1-7]z\b", x) for x in explained)
+    whys = [x for x in zh.splitlines() if x.startswith(("      -", "  · ")) and "子" in x]
+    assert whys and not any(re.search("[一二三四五六七八九][万条筒]|\\b[1-7]z\\b", x) for x in whys)
 
 
 def test_output_read_by_a_pipe_that_closes_ends_quietly():
