@@ -76,10 +76,11 @@ def clean(text: str) -> str:
 def has_bold(text: str) -> bool:
     """Whether the bold face has every character of ``text`` (else :func:`text_font` draws it regular). Lines set
     side by side (a list of labels) ask it of all of them, so one line that the bold subset happens to cover is not
-    the only bold one among regular neighbours.
+    the only bold one among regular neighbours. The bold face holds every character of the project's own texts (the
+    catalogues included: ``tools/make_font_subset.py``), not every one a player's name may use.
 
-    >>> has_bold("Wins let pass"), has_bold("漏和"), has_bold("牌速慢了")
-    (True, True, False)
+    >>> has_bold("Wins let pass"), has_bold("漏和"), has_bold("牌速慢了"), has_bold("李婷")
+    (True, True, True, False)
     """
     return all(c in bold_charset() or c == " " for c in text)
 

@@ -9,7 +9,8 @@ Tool-only requirements (NOT runtime dependencies of the bot)::
 What goes in (the bot needs no system font at run time):
 
 * every CJK character appearing in the repository's ``.py`` / ``.md`` / ``.txt`` files (engine, render, bot, cogs,
-  docs, ...): tile names, item names, messages;
+  docs, ...) and in the message catalogues (``data/locale/*/LC_MESSAGES/*.po``, with the zh-TW texts the catalogue
+  derives from zh-CN through OpenCC, :mod:`text.hant`): tile names, item names, messages;
 * GB2312 level 1 (the 3755 most common Simplified characters) and the Big5 frequently-used block (5401 Traditional
   characters), which covers the Traditional forms of GB2312 level 1: player names and item names in both scripts;
 * kana, CJK and full-width punctuation, Latin-1, Latin Extended-A, Greek, Cyrillic, general punctuation, arrows,
@@ -43,9 +44,22 @@ _CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _SKIP_DIRS = {".git", ".venv", "node_modules", "__pycache__", ".ruff_cache", ".pytest_cache", "data"}
 
 
-def repo_chars(root: Path) -> set[str]:
-    """CJK characters used anywhere in the repository's text sources."""
+def catalogue_chars(root: Path) -> set[str]:
+    """CJK characters of the message catalogues (``data/locale``), and of the zh-TW texts derived from them."""
+    sys.path.insert(0, str(root))
+    from text.hant import to_hant
+
     out: set[str] = set()
+    for path in sorted((root / "data" / "locale").rglob("*.po")):
+        body = path.read_text(encoding="utf-8")
+        out.update(_CJK.findall(body))
+        out.update(_CJK.findall(to_hant(body)))
+    return out
+
+
+def repo_chars(root: Path) -> set[str]:
+    """CJK characters used anywhere in the repository's text sources, the message catalogues included."""
+    out: set[str] = catalogue_chars(root)
     for path in root.rglob("*"):
         if path.suffix not in (".py", ".md", ".txt", ".toml", ".json", ".sql") or not path.is_file():
             continue
