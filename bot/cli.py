@@ -199,6 +199,11 @@ def _refuse_what_does_not_apply(p: argparse.ArgumentParser, args: argparse.Names
         return
     if getattr(args, "mode", None) is not None and variant != "wuhu":
         p.error(f"--mode is Wuhu's 315/525 scoring: {variant} has no modes")
+    mode = getattr(args, "mode", None)
+    for r in getattr(args, "rule", None) or ():
+        key, _, value = str(r).partition("=")
+        if mode is not None and key.strip() == "mode" and value.strip() != str(mode):
+            p.error(f"--mode {mode} and --rule {r} disagree: give the mode once")
     if getattr(args, "dealer_streak", None) is not None and variant != "hefei":
         p.error(f"--dealer-streak is Hefei's 庄数: {variant} does not score a dealer streak")
 

@@ -188,6 +188,22 @@ def test_bad_house_rule_is_a_clear_error(capsys):
     rc, out, _ = run(capsys, "score", "23456799m345p67s+8s", "--variant", "wuhu", "--rule", "dianpao_bao_san=maybe",
                      "--json")
     assert rc == 1 and last_json(out)["code"] == "bad_rule_value"
+    rc, out, err = run(capsys, "score", "23456799m345p67s+8s", "--variant", "wuhu", "--rule", "noequals", "--lang", "en")
+    assert rc == 1 and "'noequals'" in err and "KEY=VALUE" in err and "mode, dianpao_bao_san" in err
+
+
+def test_the_mode_given_twice_must_agree(capsys):
+    """``--mode`` and ``--rule mode=`` both set Wuhu's scoring; when they disagreed, --mode won silently (found by an
+    independent review). Now the two must agree, or the command stops with the reason (exit 2) and scores nothing."""
+    hand = ("score", "23456799m345p67s+8s", "--variant", "wuhu", "--json")
+    with pytest.raises(SystemExit) as e:
+        run(capsys, *hand, "--mode", "315", "--rule", "mode=525")
+    assert e.value.code == 2 and "--mode 315 and --rule mode=525 disagree" in capsys.readouterr().err
+    rc, out, _ = run(capsys, *hand, "--mode", "525", "--rule", "mode=525")
+    assert rc == 0 and {i["code"]: i["value"] for i in last_json(out)["items"]}["base_zimo"] == 6  # 525's 自摸 (315: 3)
+    with pytest.raises(SystemExit) as e:
+        run(capsys, "local", "--variant", "wuhu", "--mode", "525", "--rule", " mode = 315 ")
+    assert e.value.code == 2 and "disagree" in capsys.readouterr().err
 
 
 def test_sim_json_contract_and_same_seed_same_games(capsys):
