@@ -229,3 +229,17 @@ async def test_switching_and_editing_work_after_a_restart(harness: Harness):
             (ADMIN, "house_rules"), (ADMIN, "hints")]
     finally:
         await h3.close()
+
+
+def test_every_variants_house_rule_choices_fit_in_one_select():
+    """Discord takes at most 25 options in a select, and the panel cuts the list there: a house rule added past
+    that would silently not be offered. Every variant's choices (Wuhu's mode has its own control) fit, so adding
+    too many fails here instead (found by an independent review)."""
+    from cogs.settings import _rule_choices
+    from engine.variants import get_variant, variant_keys
+
+    for key in variant_keys():
+        choices = _rule_choices(key)
+        rules = {r.key for r in get_variant(key).house_rules if r.key != "mode"}
+        assert rules == {r.key for r, _ in choices}, key  # every house rule is offered
+        assert len(choices) <= 25, (key, len(choices))
