@@ -65,6 +65,17 @@ def _seat(text: str) -> int:
         raise argparse.ArgumentTypeError(e.message("en")) from None
 
 
+def _streak(text: str) -> int:
+    """``--dealer-streak``: a whole number within the range ``/score`` takes (:data:`bot.settings.DEALER_STREAK`)."""
+    from .settings import DEALER_STREAK
+
+    n = int(text) if text.strip().isdigit() else 0
+    if n not in DEALER_STREAK:
+        raise argparse.ArgumentTypeError(f"the dealer streak (庄数) is a whole number from {DEALER_STREAK.low} to "
+                                         f"{DEALER_STREAK.high}, not {text!r}")
+    return n
+
+
 def version() -> str:
     """The installed distribution's version (``importlib.metadata``)."""
     from importlib.metadata import PackageNotFoundError
@@ -113,7 +124,7 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--last-tiles", action="store_true", help="won in the last-four-tiles phase")
     s.add_argument("--heavenly", action="store_true", help="heavenly hand (天胡): the dealer wins on the dealt tiles")
     s.add_argument("--earthly", action="store_true", help="earthly hand (地胡): won on the dealer's first discard")
-    s.add_argument("--dealer-streak", type=int, default=None, metavar="N",
+    s.add_argument("--dealer-streak", type=_streak, default=None, metavar="N",
                    help="Hefei only: the dealer streak (庄数), default 1")
     s.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a house rule")
     _lang_option(s, "the language of the breakdown and of errors")
@@ -355,6 +366,7 @@ def _score(args: argparse.Namespace) -> int:
             earthly=args.earthly,
             dealer_streak=1 if args.dealer_streak is None else args.dealer_streak,
         )
+        variant.check_entered(situation)
         result = variant.score(hand, situation, rules)
     except EngineError as e:
         if args.json:

@@ -319,6 +319,9 @@ class Variant:
     """Payments are stack (底) chips plus 交 (Wuhu): records and the ledger keep the two parts."""
     scored_streak: bool = False
     """The dealer streak (庄数) counts in the score (Hefei): a breakdown names it."""
+    scores_heavenly: bool = False
+    """天胡 / 地胡 score (Wuhu, W7): a hand a player types may say so (:meth:`check_entered`); the table tells every
+    variant the facts, and the others' scorers do not read them."""
     payments_fn: Callable[[Hand, Situation, Mapping[str, Any]], tuple[int, int, int, int]] | None = None
     """The ``payments`` of ``score_fn``'s result alone, by the same code without the breakdown's items, notes and
     names (what the AI reads of a win, :meth:`payments`); None: ``score_fn``'s result is read."""
@@ -406,6 +409,32 @@ class Variant:
         assert sum(result.payments) == 0
         return result
 
+    def check_entered(self, situation: Situation) -> None:
+        """Refuse what a player typed about how a hand was won (``mjbot score``, ``/score``, ``/record``) that this
+        variant has no use for or that cannot happen together: a 天胡 / 地胡 where it does not score, the last four
+        tiles where there is no such phase, a 天胡 / 地胡 in the last four tiles, a kong or a robbed kong in them. The
+        table never builds such a situation (it tells every variant the facts, which the scorer may not read), so
+        :meth:`score` itself does not refuse them.
+
+        >>> from engine.variants import get_variant
+        >>> get_variant("hefei").check_entered(Situation(winner=0, heavenly=True))
+        Traceback (most recent call last):
+        ...
+        engine.errors.HandError: no_heavenly_in_variant
+        """
+        if (situation.heavenly or situation.earthly) and not self.scores_heavenly:
+            raise HandError("no_heavenly_in_variant", variant=self.name_msg())
+        if situation.last_tiles and not self.reserve:
+            raise HandError("no_last_tiles_in_variant", variant=self.name_msg())
+        if situation.last_tiles and (situation.heavenly or situation.earthly):
+            raise HandError("heavenly_last_tiles")
+        if situation.last_tiles and (situation.kong_draw or situation.rob_kong):
+            raise HandError("last_tiles_kong")
+        if situation.heavenly and situation.discarder is not None:
+            raise HandError("heavenly_self_drawn")
+        if situation.earthly and situation.discarder != 0:
+            raise HandError("earthly_from_dealer")
+
     def _check_hand(self, hand: Hand, rules: Mapping[str, Any]) -> None:
         """The common refusals that read the hand alone (:meth:`score`)."""
         if hand.win_tile is None:
@@ -424,6 +453,11 @@ class Variant:
             raise HandError("heavenly_with_melds")
         if situation.rob_kong and not self.rob_kong:
             raise HandError("rob_kong_not_allowed", variant=self.name_msg())
+        if situation.kong_draw and not any(m.is_kong for m in hand.melds):
+            raise HandError("kong_draw_without_kong")
+        for m in hand.melds:
+            if m.fed_by is not None and m.fed_by == situation.winner:
+                raise HandError("fed_by_winner", meld=m.notation(), seat=SEATS[m.fed_by])
 
     def payments(self, hand: Hand, situations: Sequence[Situation], rules: Mapping[str, Any] | None = None
                  ) -> list[tuple[int, int, int, int] | None]:

@@ -368,8 +368,6 @@ def _check_feeders(hand: Hand, winner: int) -> None:
         if m.fed_by is None or not m.is_claimed:
             continue
         text = m.notation()[1:-1].split(":")[0]
-        if m.fed_by == winner:
-            raise HandError("meld_fed_by_winner", meld=text, seat=SEATS[winner])
         if m.kind is MeldKind.CHI and m.fed_by != previous:
             raise HandError(
                 "chi_not_from_previous",

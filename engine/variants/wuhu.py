@@ -539,11 +539,7 @@ def _settle(hand: Hand, situation: Situation, rules: Mapping[str, Any], detail: 
         raise HandError("heavenly_self_drawn")
     if situation.last_tiles and situation.discarder is not None:  # W3: only self-draw in the last four tiles
         raise HandError("wuhu_last_tiles_discard")
-    for m in hand.melds:
-        if m.fed_by is not None and m.fed_by == situation.winner:
-            raise HandError("fed_by_winner", meld=m.notation(), seat=SEATS[m.fed_by])
-    if situation.kong_draw and not any(m.is_kong for m in hand.melds):
-        raise HandError("kong_draw_without_kong")
+    # a meld fed by the winner, a kong replacement without a kong: refused for every variant (Variant.score)
     decomps, zhi, suits = _check_shape(hand)
     win = hand.win_tile
     single = _single_wait(hand)
@@ -707,6 +703,7 @@ VARIANT = Variant(
     alarms=alarms,
     alarm_names=ALARM_NAMES,
     reserve=4,  # W3: the last four tiles are draw-only, self-draw wins only
+    scores_heavenly=True,  # W7: 天胡, 地胡
     final_discard=frozenset(),  # W3: nothing at all on the discard that leaves four
     settlement=StackSettlement(),
     ai=AiProfile(bazhi=True),

@@ -82,9 +82,15 @@ def test_refused_hands_exit_1_with_a_message(capsys, hand, variant, code):
     assert rc == 1 and "错误" in err and "Traceback" not in err
 
 
-def test_a_dealer_streak_below_one_is_refused_not_rounded(capsys):
-    rc, out, _ = run(capsys, "score", "123456789m1p789s+1p", "--variant", "hefei", "--dealer-streak", "0", "--json")
-    assert rc == 1 and last_json(out)["code"] == "bad_dealer_streak"
+@pytest.mark.parametrize("streak", ["0", "-3", "100", "99999999999999999999", "2.5", "x"])
+def test_a_dealer_streak_out_of_range_is_refused_not_rounded(capsys, streak):
+    """``--dealer-streak`` takes what /score takes (1-99): 0 was refused as a hand is (exit 1) and a 20-digit
+    streak was scored in 20-digit 子 (found by an independent review); a wrong option exits 2 with the range."""
+    with pytest.raises(SystemExit) as e:
+        run(capsys, "score", "123456789m1p789s+1p", "--variant", "hefei", "--dealer-streak", streak, "--json")
+    assert e.value.code == 2 and "a whole number from 1 to 99" in capsys.readouterr().err
+    rc, out, _ = run(capsys, "score", "123456789m1p789s+1p", "--variant", "hefei", "--dealer-streak", "99", "--json")
+    assert rc == 0 and last_json(out)["ok"]
 
 
 @pytest.mark.parametrize("argv, reason", [

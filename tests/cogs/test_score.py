@@ -184,10 +184,25 @@ async def test_server_defaults_apply(harness: Harness):
 async def test_situation_defaults(harness: Harness):
     # 天胡 makes East the winner; 地胡 is on East's discard
     hand = "1234678922m345s+5m"
-    heavenly = await harness.slash("score", hand=hand, variant="hefei", situation="heavenly")
-    assert heavenly.reply.content.splitlines()[0].startswith("**Hefei: East wins by self-draw")
-    earthly = await harness.slash("score", hand=hand, variant="hefei", situation="earthly")
+    heavenly = await harness.slash("score", hand=hand, variant="wuhu", situation="heavenly")
+    assert heavenly.reply.content.splitlines()[0].startswith("**Wuhu: East wins by self-draw")
+    earthly = await harness.slash("score", hand=hand, variant="wuhu", situation="earthly")
     assert "on East's discard" in earthly.reply.content.splitlines()[0]
+
+
+async def test_a_situation_the_variant_does_not_score_is_refused(harness: Harness):
+    """Hefei scores no 天胡 / 地胡 and Chizhou has no last four tiles: /score said nothing and scored the hand as a
+    plain win (found by an independent review). Now the player is told, in their language, and nothing is posted."""
+    hand = "1234678922m345s+5m"
+    r = await harness.slash("score", hand=hand, variant="hefei", situation="heavenly", locale="zh-CN")
+    assert r.reply.ephemeral and "合肥不计天胡、地胡" in r.reply.content
+    r = await harness.slash("score", hand="123m456p78s11z[9999p]+9s", variant="chizhou", situation="last_tiles",
+                            locale="en-US")
+    assert r.reply.ephemeral and "Chizhou has no last-four-tiles phase" in r.reply.content
+    r = await harness.slash("score", hand="12345678m11p555p+9m", variant="hefei", situation="kong_draw",
+                            locale="en-US")
+    assert r.reply.ephemeral and "needs a kong among the melds" in r.reply.content
+    assert harness.channel() == []
 
 
 async def test_self_draw_with_a_discarder_is_refused_in_the_players_language(harness: Harness):
@@ -199,7 +214,7 @@ async def test_self_draw_with_a_discarder_is_refused_in_the_players_language(har
 
 async def test_engine_refusal_of_the_situation_is_explained(harness: Harness):
     # 天胡 belongs to the dealer: naming another winner is refused by the engine, in the player's words
-    r = await harness.slash("score", hand="1234678922m345s+5m", variant="hefei", situation="heavenly", winner="S",
+    r = await harness.slash("score", hand="1234678922m345s+5m", variant="wuhu", situation="heavenly", winner="S",
                             locale="en-US")
     assert r.reply.ephemeral and "天胡" in r.reply.content and "dealer" in r.reply.content
 

@@ -96,8 +96,8 @@ CASES = [
     ("1z[123m][456p][789s](5555z)+1z", "S", None, False, True, None, (-3, 9, -3, -3)),
     # 26 字一色 + 对对胡 + 大吊车 capped 3, 4 字碰 = 4 花, ron N pays 3
     ("1z[222z][333z][444z][555z]+1z", "S", "N", False, False, None, (0, 3, 0, -3)),
-    # 27 杠开 with only 1 花 (字碰): self-draw needs 2
-    ("123m456p78s11z[555z]+9s", "S", None, False, True, None, "hua_gate"),
+    # 27 杠开 with only 1 花 (a suited 明杠): self-draw needs 2
+    ("123m456p78s11z[9999p]+9s", "S", None, False, True, None, "hua_gate"),
     # 28 抢杠 (seed 16 / C8), 小胡 f 1: the robbed N pays 3 x 1
     ("123m456p78s11z(5555z)+9s", "S", "N", True, False, None, (0, 3, 0, -3)),
     # 29 抢杠 needs only 2 花 (字明杠 2): W pays 3
@@ -338,7 +338,8 @@ def wins(draw):
         table = tuple(table)
     d = draw(st.sampled_from([None, *others]))
     rob = d is not None and draw(st.booleans())
-    sit = Situation(winner=w, discarder=d, rob_kong=rob, kong_draw=d is None and draw(st.booleans()),
+    kd = d is None and any(m.is_kong for m in hand.melds) and draw(st.booleans())  # 杠开 follows a kong
+    sit = Situation(winner=w, discarder=d, rob_kong=rob, kong_draw=kd,
                     melds_by_seat=table)  # fmt: skip
     rules = {"big_hands_skip_hua": draw(st.booleans()), "contracts": draw(st.integers(0, 3)) > 0}
     return hand, sit, rules
