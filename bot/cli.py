@@ -219,9 +219,21 @@ def _refuse_what_does_not_apply(p: argparse.ArgumentParser, args: argparse.Names
         p.error(f"--dealer-streak is Hefei's 庄数: {variant} does not score a dealer streak")
 
 
+def _lenient_streams() -> None:
+    """A terminal or pipe that is not UTF-8 (a Chinese Windows console's GBK, an ASCII locale) or a line of invalid
+    bytes must not end a command in a traceback: what the output's encoding cannot show is written as ``?`` and an
+    undecodable input byte reads as U+FFFD (an input the command then answers as any it does not understand)."""
+    for stream in (sys.stdout, sys.stderr, sys.stdin):
+        with contextlib.suppress(AttributeError, ValueError, OSError):  # a replaced or closed stream: left as it is
+            stream.reconfigure(errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _lenient_streams()
     try:
         return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C before a command took it over (e.g. while its modules load): no traceback
+        return 130
     except BrokenPipeError:  # whoever read the output went away (``mjbot local ... | head``): stop quietly
         # the interpreter flushes stdout as it exits: into nothing now, not the closed pipe again
         with contextlib.suppress(OSError, ValueError):
@@ -406,17 +418,19 @@ def format_result(result, lang: str = "zh") -> str:
         rule = rule_for(item.code)
         return f"{text} ({rule})" if rule else text
 
+    from text.width import colon, ljust, width
+
     lines = []
-    width = max((len(name(i)) for i in result.items), default=0)
+    columns = max((width(name(i)) for i in result.items), default=0)  # by display width: 支数 takes 4 columns
     for item in result.items:
         mark = {"mul": "×", "info": ""}.get(item.kind, "+")
-        lines.append(f"  {name(item):<{width}}  {mark}{item.value}")
+        lines.append(f"  {ljust(name(item), columns)}  {mark}{item.value}")
     for note in result.notes:
         lines.append(f"  * {name(note)}")
     pay = "  ".join(f"{catalog.text(f'render.wind.{SEATS[s]}', lang)} {result.payments[s]:+d}" for s in range(4))
     header = catalog.text("cli.breakdown", lang)
     footer = catalog.text("cli.payments", lang)
-    return f"{header}:\n" + "\n".join(lines) + f"\n{footer}: {pay}"
+    return f"{header}{colon(lang).rstrip()}\n" + "\n".join(lines) + f"\n{footer}{colon(lang)}{pay}"
 
 
 def timed_simulate(simulate: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:

@@ -16,6 +16,7 @@ the rivers. EOF (Ctrl-D) or ``q`` quits cleanly (exit 0), Ctrl-C exits 130. How 
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from engine.variants.chizhou import honour_triplets, shown_hua
 from text.catalog import text
 from text.hant import to_hant
 from text.lang import resolve
+from text.width import colon, ljust
 
 from .local_review import HandReviews
 
@@ -122,10 +124,12 @@ class Local:
             melds = " ".join(self._meld(m) for m in v["melds"][s])
             alarm = ""
             if v["alarms"][s]:
-                alarm = f"  {self.tr('alarm_tag')} " + ", ".join(self._alarm_name(c) for c in v["alarms"][s])
-            lines.append(f"  {self.who(s):10} {self.tr('river')}: {river or '-'}")
+                alarm = f"  {self.tr('alarm_tag')} " + ("、" if lang != "en" else ", ").join(
+                    self._alarm_name(c) for c in v["alarms"][s])
+            c = colon(lang)
+            lines.append(f"  {ljust(self.who(s), 10)} {self.tr('river')}{c}{river or '-'}")
             if melds or alarm:
-                lines.append(f"  {'':10} {self.tr('melds')}: {melds}{alarm}")
+                lines.append(f"  {'':10} {self.tr('melds')}{c}{melds}{alarm}")
         hand = list(v["hand"])
         drawn = v["drawn"]
         if drawn is not None and drawn in hand:
@@ -408,8 +412,10 @@ class Local:
             how = self.tr("how_ron", from_=self.who(d["from"]))
         tiles = " ".join(_name_label(x, lang) for x in d["hand"])
         melds = " ".join("[" + " ".join(_name_label(x, lang) for x in m["tiles"]) + "]" for m in d["melds"])
-        items = ", ".join(f"{item_label(i, lang)} {i['value']}" + ("x" if i.get("kind") == "mul" else "")
-                          for i in d["items"])
+        # "胡 5，门清 10" / "Win: 5; Concealed hand (门清): 10": an English label may end in a number or hold a comma
+        items = ("; " if lang == "en" else "，").join(
+            f"{item_label(i, lang)}{colon(lang) if lang == 'en' else ' '}{i['value']}"
+            + ("x" if i.get("kind") == "mul" else "") for i in d["items"])
         lines = [self.tr("win", who=self.who(e.seat), tile=_name_label(d["tile"], lang), how=how),
                  self.tr("win_hand", tiles=f"{tiles} {melds}".strip()), self.tr("win_items", items=items)]
         lines += [self.tr("note", text=item_label(n, lang)) for n in d["notes"]]
@@ -456,8 +462,8 @@ def run_local(
         if mode is not None and any(r.key == "mode" for r in V.house_rules):
             settings["mode"] = mode
         t = Table.new(variant, seed, settings, players=(_tr(lang, "you"), "AI-1", "AI-2", "AI-3"))
-    except EngineError as e:
-        print_fn(e.message(lang))
+    except EngineError as e:  # as mjbot score says it: on stderr, after "error:"
+        print(text("cli.error", lang, error=e.message(lang)), file=sys.stderr)
         return 2
     ui = Local(t, lang)
     reviews = HandReviews(variant, seed, settings, t.players, [], HUMAN, lang, lambda k: tile_label(k, lang),
@@ -552,6 +558,7 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
         for line in reviews.match_lines(finished):
             print_fn(line)
         return 0
+    typos = 0
     while finished:  # no prompt follows the last hand: the reviews are offered once more before leaving
         print_fn(ui.tr("review_end"))
         try:
@@ -559,10 +566,19 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
         except EOFError:
             raw = ""
         if raw not in ("r", "m"):
+            leave = raw in ("", "q", "quit", "exit")
+            typos += not leave
+            if not leave and typos < END_TYPOS:  # a typo is asked again, not taken for Enter (but input that
+                continue  # never says r, m or Enter, e.g. `yes 1 | mjbot local`, still leaves)
+            print_fn(ui.tr("bye"))
             break
         for line in _review(reviews, finished, raw, ui):
             print_fn(line)
     return 0
+
+
+END_TYPOS = 3
+"""At the match's end, the answers other than r, m or Enter asked again before the terminal leaves anyway."""
 
 
 def _review(reviews: HandReviews, finished: Sequence[int], key: str, ui: Local) -> list[str]:

@@ -86,7 +86,18 @@ class EngineError(ValueError):
 
 
 class ParseError(EngineError):
-    """The notation could not be read."""
+    """The notation could not be read. A character it names that cannot be seen (a control character, a lone
+    whitespace other than a space) is named by its code point, so the message never shows an empty ``''``.
+
+    >>> ParseError("unknown_char", char="\x01", pos=13).params["char"], ParseError("unknown_char", char="x").params["char"]
+    ('U+0001', 'x')
+    """
+
+    def __init__(self, code: str, **params: object) -> None:
+        ch = params.get("char")
+        if isinstance(ch, str) and len(ch) == 1 and not (ch.isprintable() and (ch == " " or not ch.isspace())):
+            params["char"] = f"U+{ord(ch):04X}"
+        super().__init__(code, **params)
 
 
 class HandError(EngineError):

@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -554,3 +555,47 @@ def test_duel_refuses_a_count_it_cannot_play_and_ctrl_c_stops_it_without_a_trace
     stop_at[0] = 2  # as the simulation of 5 hands ends
     rc, out, err = run(capsys, "sim", "--variant", "hefei", "--hands", "5")
     assert rc == 130 and err.strip() == "interrupted" and "Traceback" not in out + err and len(calls) == 2
+
+
+def test_a_character_that_cannot_be_seen_is_named_by_its_code_point(capsys):
+    """A control character in a typed hand was echoed raw ("第 13 个字符 '' 无法识别"): found by an independent
+    review. It is named as U+0001; a visible character is still shown as it is."""
+    rc, _, err = run(capsys, "score", "12345678m11p\x01[555p]+9m", "--variant", "wuhu", "--lang", "en")
+    assert rc == 1 and "'U+0001'" in err and "\x01" not in err
+    rc, _, err = run(capsys, "score", "12345678m11p?[555p]+9m", "--variant", "wuhu", "--lang", "en")
+    assert rc == 1 and "'?'" in err
+
+
+def test_output_and_input_the_terminal_cannot_encode_are_replaced_not_a_traceback():
+    """A GBK console (Chinese Windows) cannot show ✓, and an ASCII one no Chinese; a line of bytes that is not UTF-8
+    could not be read: each ended the command in a traceback (found by an independent review)."""
+    import os
+    import subprocess
+    import sys
+
+    def mjbot(args, data, encoding):
+        env = {**os.environ, "PYTHONIOENCODING": encoding}
+        return subprocess.run([sys.executable, "-m", "bot", *args], input=data, capture_output=True, env=env,
+                              timeout=300)
+
+    p = mjbot(["score", "12345678m11p[555p]+9m", "--variant", "wuhu"], b"", "ascii")
+    assert p.returncode == 0 and b"Traceback" not in p.stderr and b"?" in p.stdout
+    p = mjbot(["local", "--variant", "wuhu", "--seed", "1"], b"\xce\xe5\xcd\xf2\nq\n", "utf-8")
+    assert p.returncode == 0 and b"Traceback" not in p.stderr and p.stdout.rstrip().endswith("再见".encode())
+    p = mjbot(["local", "--variant", "wuhu", "--seed", "1"], b"1\n" * 3000, "gbk")
+    assert p.returncode == 0 and b"Traceback" not in p.stderr and "再见".encode("gbk") in p.stdout
+
+
+@pytest.mark.parametrize("lang", ["zh", "zh-TW", "en"])
+def test_the_breakdowns_values_stand_in_one_column_on_a_terminal(capsys, lang):
+    """Padding counted characters, so a Chinese name (two columns a character) pushed its value right (found by an
+    independent review); and the header and payments take the language's colon."""
+    from text.width import width
+
+    rc, out, _ = run(capsys, "score", "23456799m345p67s+8s", "--variant", "wuhu", "--from", "W", "--lang", lang)
+    rows = [x for x in out.splitlines() if x.startswith("  ")]
+    assert rc == 0 and len(rows) >= 4
+    ends = {width(x) - len(re.search(r"[+×]?\d+$", x).group(0)) for x in rows}
+    assert len(ends) == 1, rows  # every value starts in the same column
+    colon = ": " if lang == "en" else "："
+    assert out.splitlines()[0].endswith(colon.strip()) and colon in out.splitlines()[-1]

@@ -92,17 +92,18 @@ def test_rule_and_lang_options(monkeypatch, capsys):
     rc, out, _ = play(monkeypatch, capsys, ["--variant", "wuhu", "--seed", "2", "--rule", "mode=525", "--lang",
                                             "zh-TW"], ["q"])
     assert rc == 0
-    assert "蕪湖麻將 525" in out and "底子" in out and " 50 " in out  # 525: stacks of 50, Traditional text
+    assert "蕪湖麻將 525" in out and "底子" in out and " 50（交 +0）" in out  # 525: stacks of 50, Traditional text
     rc, out, _ = play(monkeypatch, capsys, ["--variant", "hefei", "--seed", "2", "--rule", "quan_per_match=1",
                                             "--lang", "en"], ["q"])
     assert rc == 0 and "Hefei" in out and "bye" in out
 
 
 def test_bad_rule_is_a_clear_message(monkeypatch, capsys):
+    """On stderr after "error:", as mjbot score says it (it went to stdout with no prefix: an independent review)."""
     rc, out, err = play(monkeypatch, capsys, ["--variant", "wuhu", "--rule", "mode=999", "--lang", "en"], [])
-    assert rc == 2 and "mode" in out and "315/525" in out and "Traceback" not in out + err
-    rc, out, _ = play(monkeypatch, capsys, ["--variant", "hefei", "--rule", "nope=1"], [])
-    assert rc == 2 and "nope" in out
+    assert rc == 2 and err.startswith("error: ") and "mode" in err and "315/525" in err and "Traceback" not in out + err
+    rc, out, err = play(monkeypatch, capsys, ["--variant", "hefei", "--rule", "nope=1"], [])
+    assert rc == 2 and err.startswith("错误：") and "nope" in err and out == ""
 
 
 def test_shuffle_reveal_verified_and_replacement_draws_shown(monkeypatch, capsys):
@@ -495,8 +496,8 @@ def test_r_shows_the_last_hands_review_and_changes_nothing(monkeypatch):
     assert len(block) >= 5 and block == reviewed[reviewed.index(block[0]):][:len(block)]
     assert with_r[:start] + with_r[end + len(again):] == plain  # the same game, the same lines
     assert "   (type r for the AI's review of your decisions in this hand)" in plain
-    for lang, says, bye in (("en", "No hand has finished yet", "bye"), ("zh", "还没有打完的一局", "再见"),
-                            ("zh-TW", "還沒有打完的一局", "再見")):
+    for lang, says, bye in (("en", "No hand has finished yet", "bye"), ("zh", "还没有哪一局打完", "再见"),
+                            ("zh-TW", "還沒有哪一局打完", "再見")):
         typed = iter(["r", "q"])
         rc, out = _run(monkeypatch, ["--variant", "chizhou", "--seed", "2", "--lang", lang],
                        lambda t, typed=typed: next(typed))
@@ -524,12 +525,13 @@ def test_the_review_reads_in_the_players_language(monkeypatch, capsys, lang, tit
 
 def test_the_last_hand_and_the_match_are_reviewed_before_leaving(monkeypatch):
     """No prompt follows the last hand of a match, so ``r`` could not review it: the match's end offers ``r`` (the
-    last hand) and ``m`` (the whole match) once more, and Enter leaves. ``m`` at a prompt reviews the match so far."""
+    last hand) and ``m`` (the whole match) once more, and Enter leaves with a "bye"; a typo there is asked again (it
+    left without a word: found by an independent review). ``m`` at a prompt reviews the match so far."""
     typed = []
 
     def answer(t):
         if t.phase == "over":
-            typed.append(("r", "m", "")[min(len(typed), 2)])
+            typed.append(("r", "m", "x", "")[min(len(typed), 3)])
             return typed[-1]
         return "1"
 
@@ -537,7 +539,7 @@ def test_the_last_hand_and_the_match_are_reviewed_before_leaving(monkeypatch):
     end_hint = "Type r for the AI's review of the last hand, m for the whole match, or Enter to leave."
     over = next(i for i, x in enumerate(out) if x.startswith("== match over"))
     tail = out[over:]
-    assert rc == 0 and typed == ["r", "m", ""] and tail.count(end_hint) == 3 and tail[-1] == end_hint
+    assert rc == 0 and typed == ["r", "m", "x", ""] and tail.count(end_hint) == 4 and tail[-2:] == [end_hint, "bye"]
     last = max(int(x) for x in re.findall(r"^-- hand (\d+):", "\n".join(out), re.M))
     assert tail[2] == f"-- AI review of hand {last} --"
     match = tail.index(next(x for x in tail if x.startswith("== Match review · Wuhu · ")))
@@ -580,6 +582,14 @@ def test_the_review_writes_tiles_and_actions_as_the_terminal_does(monkeypatch, c
     assert all(m and m.group(1) in labels for m in lets) and not any(re.search(r"\b[1-7]z\b", x) for x in explained)
     whys = [x for x in zh.splitlines() if x.startswith(("      -", "  · ")) and "子" in x]
     assert whys and not any(re.search("[一二三四五六七八九][万条筒]|\\b[1-7]z\\b", x) for x in whys)
+
+
+def test_input_that_never_answers_the_match_end_still_leaves(monkeypatch):
+    """`yes 1 | mjbot local ...`: the match's end asks a typo again, but not for ever."""
+    rc, out = _run(monkeypatch, ["--variant", "hefei", "--seed", "3", "--lang", "en"], lambda t: "1")
+    end_hint = "Type r for the AI's review of the last hand, m for the whole match, or Enter to leave."
+    tail = out[next(i for i, x in enumerate(out) if x.startswith("== match over")):]
+    assert rc == 0 and tail.count(end_hint) == local_mod.END_TYPOS and tail[-1] == "bye"
 
 
 def test_output_read_by_a_pipe_that_closes_ends_quietly():
@@ -627,3 +637,15 @@ def test_chizhou_shows_the_flowers_the_gate_will_count(monkeypatch):
     assert any(x.startswith("  花：0（副露 0，手里字牌刻子 0）") and x.endswith("（本桌规则：大胡不需要花）") for x in zh)
     rc, wuhu = _run(monkeypatch, ["--variant", "wuhu", "--seed", "3", "--lang", "en"], lambda t: "q")
     assert not any("flowers" in x for x in wuhu)
+
+
+def test_the_tables_columns_line_up_with_chinese_names(monkeypatch, capsys):
+    """你(西) is four characters but six columns: the rivers of the four seats started in different columns (found
+    by an independent review); the labels take the language's colon."""
+    from text.width import width
+
+    for lang, river in (("zh", "牌河："), ("zh-TW", "牌河："), ("en", "river: ")):
+        rc, out, _ = play(monkeypatch, capsys, ["--variant", "hefei", "--seed", "1", "--lang", lang], ["q"])
+        rows = [x for x in out.splitlines() if river in x]
+        assert rc == 0 and len(rows) == 4, out
+        assert len({width(x[:x.index(river)]) for x in rows}) == 1, rows
