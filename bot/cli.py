@@ -225,7 +225,7 @@ def _lenient_streams() -> None:
     undecodable input byte reads as U+FFFD (an input the command then answers as any it does not understand)."""
     for stream in (sys.stdout, sys.stderr, sys.stdin):
         with contextlib.suppress(AttributeError, ValueError, OSError):  # a replaced or closed stream: left as it is
-            stream.reconfigure(errors="replace")
+            stream.reconfigure(errors="replace")  # type: ignore[union-attr]  # a TextIOWrapper's, when it is one
 
 
 def main(argv: Sequence[str] | None = None) -> int:
