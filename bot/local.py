@@ -105,7 +105,7 @@ class Local:
 
     def state(self) -> str:
         v, lang = self.t.view(HUMAN), self.lang
-        variant = self.V.en if lang == "en" else (to_hant(self.V.zh) if lang == "zh-TW" else self.V.zh)
+        variant = self.variant_name()
         mode = f" {v['rules']['mode']}" if "mode" in v["rules"] else ""
         where = self.tr("di", n=v["di"]) if v["di"] is not None else self.tr("quan", n=v["quan"])
         lines = [self.tr("head", variant=variant, mode=mode, n=v["hand_no"] + 1, where=where,
@@ -336,11 +336,31 @@ class Local:
         label = tile_label(k, self.lang)
         if acts:
             return self.tr("tile_many", tile=label)
+        if not self.V.tile_counts(self.t.rules)[k]:  # 东 in Hefei, a 2 in Hefei's 84-tile deck
+            return self.tr("tile_not_in_variant", variant=self.variant_name(), tile=label)
         return self.tr("tile_none", tile=label)
 
     def pick_line(self, menu: Sequence[tuple[int, Action]]) -> str:
         numbers = sorted(n for n, _ in menu)
-        return self.tr("pick", numbers=", ".join(map(str, numbers)))
+        return self.tr("pick" if len(numbers) > 1 else "pick_one", numbers=", ".join(map(str, numbers)))
+
+    def variant_name(self) -> str:
+        V, lang = self.V, self.lang
+        return V.en if lang == "en" else (to_hant(V.zh) if lang == "zh-TW" else V.zh)
+
+    def honours(self, kind: str) -> str:
+        """How the honours this variant's wall holds are typed, for the start line (``kind`` ""), the help
+        (``"_help"``) and the help's Chinese forms (``"_zh"``), after the list's separator: every honour in Chizhou,
+        红中 alone in Wuhu, nothing in Hefei."""
+        have = self.V.tile_counts(self.t.rules)[HONOR:NUM_KINDS]
+        if not any(have):
+            return ""
+        which = "all" if all(have) else "red"
+        return ("、" if self.lang != "en" else ", ") + self.tr(f"honours_{which}{kind}")
+
+    def legend(self) -> str:
+        """What the marks in a river mean; the last four tiles' only where the variant has them."""
+        return self.tr("legend", laid=self.tr("legend_laid") if self.V.reserve else "")
 
     # -------------------------------------------------------------------------------------------- actions, events
 
@@ -477,14 +497,12 @@ def run_local(
 
 def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], str],
           print_fn: Callable[..., Any], difficulty: str, reviews: HandReviews, review: bool) -> int:
-    lang = ui.lang
     actions = reviews.actions  # every action applied: a finished hand's review replays them
     assert isinstance(actions, list)
     finished: list[int] = []  # the hands that have ended, in order
     rng = random.Random(f"local|{seed}")
-    vname = V.en if lang == "en" else (to_hant(V.zh) if lang == "zh-TW" else V.zh)
-    print_fn(ui.tr("start", variant=vname, seed=seed))
-    print_fn(ui.tr("legend"))
+    print_fn(ui.tr("start", variant=ui.variant_name(), seed=seed, honours=ui.honours("")))
+    print_fn(ui.legend())
     for ev in t.start_events:
         line = ui.event(ev.for_seat(HUMAN))
         if line:
@@ -509,8 +527,8 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
                     print_fn(ui.tr("bye"))
                     return 0
                 if raw in ("?", "h", "help"):
-                    print_fn(ui.tr("help"))
-                    print_fn(ui.tr("legend"))
+                    print_fn(ui.tr("help", honours=ui.honours("_help"), honours_zh=ui.honours("_zh")))
+                    print_fn(ui.legend())
                     continue
                 if raw in ("r", "m"):  # the AI's review of the last finished hand, or of the match so far
                     for line in _review(reviews, finished, raw, ui):

@@ -338,7 +338,27 @@ def test_a_bad_input_is_answered_in_one_line_not_with_the_board(monkeypatch, cap
     picks = [x for x in out.splitlines() if "type a tile (e.g. 5m) or one of the numbers" in x]
     assert len(picks) == 3 and all(len(x) < 200 for x in picks)
     rc, out, _ = play(monkeypatch, capsys, ["--variant", "hefei", "--seed", "3", "--lang", "zh"], ["北", "q"])
-    assert out.count("你的手牌") <= 1 and "现在没有关于 北 的操作" in out
+    assert out.count("你的手牌") <= 1 and "合肥麻将没有北；? 帮助" in out  # Hefei has no honours at all
+    rc, out, _ = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", "3", "--lang", "zh"], ["白", "q"])
+    assert out.count("你的手牌") <= 1 and "现在没有关于 白 的操作" in out  # not held
+
+
+@pytest.mark.parametrize("variant, start, types_honours, laid", [
+    ("wuhu", "Type a tile (8m, 5p, 7z for 红中)", ("红中 as 7z", "八万, 5筒, 红中)"), True),
+    ("hefei", "Type a tile (8m, 5p) to discard", ("8m, 5p, 3s (or", "八万, 5筒)"), True),
+    ("chizhou", "Type a tile (8m, 5p, 1z-7z for the honours 东南西北白发中)", ("the honours 1z-7z", "东, 红中)"), False),
+])
+def test_the_start_help_and_legend_speak_of_the_variants_own_tiles(monkeypatch, capsys, variant, start,
+                                                                   types_honours, laid):
+    """Hefei has no honours and Wuhu only 红中, yet every variant was told to type 1z-7z for 东南西北白发中, and
+    Chizhou, which has no last four tiles, was told what a tile laid aside there looks like (an independent
+    review)."""
+    rc, out, _ = play(monkeypatch, capsys, ["--variant", variant, "--seed", "1", "--lang", "en"], ["?", "q"])
+    lines = out.splitlines()
+    helps = [x for x in lines if "Type a tile to discard it" in x]
+    assert rc == 0 and start in lines[0] and len(helps) == 1 and all(h in helps[0] for h in types_honours)
+    legends = [x for x in lines if "river marks" in x]
+    assert len(legends) == 2 and all(("5m_ laid aside" in x) == laid for x in legends)
 
 
 def test_digits_that_are_not_a_menu_number_are_answered_in_one_line(monkeypatch, capsys):

@@ -177,7 +177,7 @@ def _allowed_chinese(key: str, word: str) -> bool:
     if word == "子":
         return True
     # Chinese a player may type (notation help, command examples) and the tiles' faces
-    return key.startswith(("score.help", "help.notation", "choice.")) or key in _NAMED_IN_CHINESE
+    return key.startswith(("score.help", "help.notation", "choice.", "local.honours_")) or key in _NAMED_IN_CHINESE
 
 
 #: a language's name is written in that language in a language picker
