@@ -79,7 +79,7 @@ def has_bold(text: str) -> bool:
     the only bold one among regular neighbours. The bold face holds every character of the project's own texts (the
     catalogues included: ``tools/make_font_subset.py``), not every one a player's name may use.
 
-    >>> has_bold("Wins let pass"), has_bold("漏和"), has_bold("牌速慢了"), has_bold("李婷")
+    >>> has_bold("Wins let pass"), has_bold("漏和"), has_bold("牌速慢了"), has_bold("\u674e\u5a1c")  # a name, escaped: the font tool reads this file
     (True, True, True, False)
     """
     return all(c in bold_charset() or c == " " for c in text)

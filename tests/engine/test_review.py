@@ -368,7 +368,8 @@ def test_a_hefei_pung_short_of_ready_is_explained_by_the_menqing_it_gives_up():
     assert d is not None and d.played.action.type == "pung" and d.ai.action.type == "pass"
     assert d.played.shanten > 0 and (d.reason, d.item) == ("bigger", "menqing")
     assert d.ai.value > d.played.value and d.cost > 0
-    assert describe_reason(d, "en") == f"keeps concealed (门清 10): {d.ai.value:.1f} 子 vs {d.played.value:.1f} when won"
+    assert describe_reason(d, "en") == (f"keeps concealed (门清 10): worth {d.ai.value:.1f} 子 against {d.played.value:.1f} "
+                                        "when won")
     assert describe_reason(d, "zh") == f"不碰保住门清（10）：和了值 {d.ai.value:.1f} 子 对 {d.played.value:.1f} 子"
     assert describe_reason(d, "zh-TW").startswith("不碰保住門清（10）：和了值")
     assert any(row[0] == 10 and row[4] == describe_reason(d, "en", None, r.winds) for row in review_rows(rv, "en"))
