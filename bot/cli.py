@@ -208,15 +208,25 @@ def _refuse_what_does_not_apply(p: argparse.ArgumentParser, args: argparse.Names
     variant = getattr(args, "variant", None)
     if variant is None:
         return
-    if getattr(args, "mode", None) is not None and variant != "wuhu":
-        p.error(f"--mode is Wuhu's 315/525 scoring: {variant} has no modes")
+    from engine.variants import get_variant
+    from text.hant import to_hant
+
+    lang = resolve(getattr(args, "lang", None) or "en")  # score and local speak the player's language
+    V = get_variant(variant)
+    name = V.en if lang == "en" else (to_hant(V.zh) if lang == "zh-TW" else V.zh)
+
+    def refuse(key: str, **params: Any) -> None:
+        p.error(catalog.text(f"cli.{key}", lang, variant=name, **params))
+
     mode = getattr(args, "mode", None)
+    if mode is not None and not V.modes:
+        refuse("mode_not_in_variant")
     for r in getattr(args, "rule", None) or ():
         key, _, value = str(r).partition("=")
         if mode is not None and key.strip() == "mode" and value.strip() != str(mode):
-            p.error(f"--mode {mode} and --rule {r} disagree: give the mode once")
-    if getattr(args, "dealer_streak", None) is not None and variant != "hefei":
-        p.error(f"--dealer-streak is Hefei's 庄数: {variant} does not score a dealer streak")
+            refuse("mode_conflict", mode=mode, rule=r)
+    if getattr(args, "dealer_streak", None) is not None and not V.scored_streak:
+        refuse("streak_not_in_variant")
 
 
 def _lenient_streams() -> None:

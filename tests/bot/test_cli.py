@@ -95,12 +95,15 @@ def test_a_dealer_streak_out_of_range_is_refused_not_rounded(capsys, streak):
 
 
 @pytest.mark.parametrize("argv, reason", [
-    (["score", "123456789m1p789s+1p", "--variant", "wuhu", "--dealer-streak", "2"], "--dealer-streak is Hefei's"),
-    (["score", "123456789m1p789s+1p", "--variant", "chizhou", "--dealer-streak", "1"], "--dealer-streak is Hefei's"),
-    (["score", "123456789m1p789s+1p", "--variant", "hefei", "--mode", "525"], "hefei has no modes"),
-    (["score", "123456789m1p789s+1p", "--variant", "chizhou", "--mode", "315"], "chizhou has no modes"),
-    (["sim", "--variant", "hefei", "--hands", "1", "--mode", "525"], "hefei has no modes"),
-    (["local", "--variant", "chizhou", "--mode", "525"], "chizhou has no modes"),
+    (["score", "123456789m1p789s+1p", "--variant", "wuhu", "--dealer-streak", "2", "--lang", "en"],
+     "--dealer-streak is Hefei's dealer streak (庄数): Wuhu does not score one"),
+    (["score", "123456789m1p789s+1p", "--variant", "chizhou", "--dealer-streak", "1"],
+     "--dealer-streak 是合肥的庄数：池州麻将不计庄数"),  # in the player's language (zh by default)
+    (["score", "123456789m1p789s+1p", "--variant", "hefei", "--mode", "525", "--lang", "en"], "Hefei has no modes"),
+    (["score", "123456789m1p789s+1p", "--variant", "chizhou", "--mode", "315", "--lang", "zh-TW"],
+     "--mode 是蕪湖的 315/525 計分：池州麻將沒有這個選項"),
+    (["sim", "--variant", "hefei", "--hands", "1", "--mode", "525"], "Hefei has no modes"),  # sim speaks English
+    (["local", "--variant", "chizhou", "--mode", "525", "--lang", "en"], "Chizhou has no modes"),
 ])
 def test_an_option_the_variant_has_no_use_for_is_refused_with_the_reason(capsys, argv, reason):
     with pytest.raises(SystemExit) as info:
@@ -205,12 +208,12 @@ def test_the_mode_given_twice_must_agree(capsys):
     hand = ("score", "23456799m345p67s+8s", "--variant", "wuhu", "--json")
     with pytest.raises(SystemExit) as e:
         run(capsys, *hand, "--mode", "315", "--rule", "mode=525")
-    assert e.value.code == 2 and "--mode 315 and --rule mode=525 disagree" in capsys.readouterr().err
+    assert e.value.code == 2 and "--mode 315 与 --rule mode=525 不一致" in capsys.readouterr().err
     rc, out, _ = run(capsys, *hand, "--mode", "525", "--rule", "mode=525")
     assert rc == 0 and {i["code"]: i["value"] for i in last_json(out)["items"]}["base_zimo"] == 6  # 525's 自摸 (315: 3)
     with pytest.raises(SystemExit) as e:
         run(capsys, "local", "--variant", "wuhu", "--mode", "525", "--rule", " mode = 315 ")
-    assert e.value.code == 2 and "disagree" in capsys.readouterr().err
+    assert e.value.code == 2 and "不一致" in capsys.readouterr().err  # zh, the default
 
 
 def test_sim_json_contract_and_same_seed_same_games(capsys):
