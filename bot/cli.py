@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -244,6 +245,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
     except KeyboardInterrupt:  # Ctrl-C before a command took it over (e.g. while its modules load): no traceback
         return 130
+    except OSError as e:
+        if e.errno not in (errno.ENOSPC, errno.EIO):
+            raise
+        # the output cannot be written (a full disk, `> /dev/full`, a terminal gone): one line, if stderr can
+        with contextlib.suppress(OSError):
+            print(f"mjbot: cannot write the output: {e.strerror}", file=sys.stderr)
+        with contextlib.suppress(OSError, ValueError):  # nor flush into it again at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except BrokenPipeError:  # whoever read the output went away (``mjbot local ... | head``): stop quietly
         # the interpreter flushes stdout as it exits: into nothing now, not the closed pipe again
         with contextlib.suppress(OSError, ValueError):

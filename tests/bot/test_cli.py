@@ -602,3 +602,12 @@ def test_the_breakdowns_values_stand_in_one_column_on_a_terminal(capsys, lang):
     assert len(ends) == 1, rows  # every value starts in the same column
     colon = ": " if lang == "en" else "："
     assert out.splitlines()[0].endswith(colon.strip()) and colon in out.splitlines()[-1]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
+    """``mjbot score ... > /dev/full`` (a full disk): an OSError traceback (found by an independent review)."""
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "bot", "score", "12345678m11p555p+9m", "--variant", "wuhu"],
+                           stdout=full, stderr=subprocess.PIPE, timeout=300)
+    assert p.returncode == 1 and p.stderr.decode().strip() == "mjbot: cannot write the output: No space left on device"
