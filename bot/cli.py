@@ -245,6 +245,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
     except KeyboardInterrupt:  # Ctrl-C before a command took it over (e.g. while its modules load): no traceback
         return 130
+    except BrokenPipeError:  # whoever read the output went away (``mjbot local ... | head``): stop quietly
+        # the interpreter flushes stdout as it exits: into nothing now, not the closed pipe again
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as e:
         if e.errno not in (errno.ENOSPC, errno.EIO):
             raise
@@ -254,11 +259,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError, ValueError):  # nor flush into it again at exit
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-    except BrokenPipeError:  # whoever read the output went away (``mjbot local ... | head``): stop quietly
-        # the interpreter flushes stdout as it exits: into nothing now, not the closed pipe again
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
 
 
 def _main(argv: Sequence[str] | None = None) -> int:

@@ -531,7 +531,7 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
                     print_fn(ui.legend())
                     continue
                 if raw in ("r", "m"):  # the AI's review of the last finished hand, or of the match so far
-                    for line in _review(reviews, finished, raw, ui):
+                    for line in reviews.asked(finished, raw):
                         print_fn(line)
                     for n, a in menu:  # the choices again: the review has pushed them up the screen
                         print_fn(f"  {n}) {ui.describe(a)}")
@@ -576,31 +576,5 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
         for line in reviews.match_lines(finished):
             print_fn(line)
         return 0
-    typos = 0
-    while finished:  # no prompt follows the last hand: the reviews are offered once more before leaving
-        print_fn(ui.tr("review_end"))
-        try:
-            raw = input_fn("> ").strip().lower()
-        except EOFError:
-            raw = ""
-        if raw not in ("r", "m"):
-            leave = raw in ("", "q", "quit", "exit")
-            typos += not leave
-            if not leave and typos < END_TYPOS:  # a typo is asked again, not taken for Enter (but input that
-                continue  # never says r, m or Enter, e.g. `yes 1 | mjbot local`, still leaves)
-            print_fn(ui.tr("bye"))
-            break
-        for line in _review(reviews, finished, raw, ui):
-            print_fn(line)
+    reviews.offer_at_end(finished, input_fn, print_fn)
     return 0
-
-
-END_TYPOS = 3
-"""At the match's end, the answers other than r, m or Enter asked again before the terminal leaves anyway."""
-
-
-def _review(reviews: HandReviews, finished: Sequence[int], key: str, ui: Local) -> list[str]:
-    """``r``: the review of the last finished hand; ``m``: of every finished hand (the match so far)."""
-    if not finished:
-        return [ui.tr("review_none")]
-    return reviews.hand_lines(finished[-1]) if key == "r" else reviews.match_lines(finished)

@@ -30,6 +30,8 @@ from render.replay import (
 )
 from text.catalog import text
 
+END_TYPOS = 3
+"""At the match's end, the answers other than r, m or Enter asked again before the terminal leaves anyway."""
 HANDS_A_LINE = 6
 """The match review's loss of each hand: this many hands a line (a long match stays inside a terminal's width)."""
 
@@ -142,3 +144,33 @@ class HandReviews:
         costs = [text("local.review_hand_cost", lang, n=h.hand_no + 1, cost=_zi(h.review.cost)) for h in m.hands]
         out += ["   " + "   ".join(costs[i:i + HANDS_A_LINE]) for i in range(0, len(costs), HANDS_A_LINE)]
         return out
+
+    # ------------------------------------------------------------------------------------------------ asked for
+
+    def asked(self, finished: Sequence[int], key: str) -> list[str]:
+        """``r``: the review of the last finished hand; ``m``: of every finished hand (the match so far)."""
+        if not finished:
+            return [text("local.review_none", self.lang)]
+        return self.hand_lines(finished[-1]) if key == "r" else self.match_lines(finished)
+
+    def offer_at_end(self, finished: Sequence[int], input_fn: Callable[[str], str],
+                     print_fn: Callable[..., Any]) -> None:
+        """No prompt follows a match's last hand: ``r`` and ``m`` are offered once more; Enter (or ``q``, or the
+        input's end) leaves with a "bye", a typo is asked again, up to :data:`END_TYPOS` times (input that never
+        answers, e.g. ``yes 1 | mjbot local``, still leaves)."""
+        typos = 0
+        while finished:
+            print_fn(text("local.review_end", self.lang))
+            try:
+                raw = input_fn("> ").strip().lower()
+            except EOFError:
+                raw = ""
+            if raw not in ("r", "m"):
+                leave = raw in ("", "q", "quit", "exit")
+                typos += not leave
+                if not leave and typos < END_TYPOS:
+                    continue
+                print_fn(text("local.bye", self.lang))
+                return
+            for line in self.asked(finished, raw):
+                print_fn(line)

@@ -25,15 +25,15 @@ def test_merge_adds_keys_keeps_only_real_taiwan_overrides_and_updates_in_place(t
     counts = tool.merge({
         "a.plain": ("Server settings", "服务器设置"),  # no Traditional given: derived
         "a.same": ("Dealer", "庄", to_hant("庄")),  # what OpenCC gives anyway: no override
-        "a.tw": ("Deal-ins", "点炮", "放槍"),  # Taiwan says it differently: an override
+        "a.tw": ("Default", "默认", "預設"),  # Taiwan says it differently: an override
         "a.param": ("{n} hands", "{n} 局"),
     }, prefix="t.", locale_dir=tmp_path)
     assert counts == {"en": 4, "zh": 4, "zh-TW overrides": 1, "zh-TW dropped": 0}
     en, zh, tw = read(tmp_path, "en"), read(tmp_path, "zh"), read(tmp_path, "zh-TW")
     assert list(en) == ["t.a.plain", "t.a.same", "t.a.tw", "t.a.param"] and en["t.a.param"] == "{n} hands"
-    assert zh["t.a.tw"] == "点炮" and tw == {"t.a.tw": "放槍"}
+    assert zh["t.a.tw"] == "默认" and tw == {"t.a.tw": "預設"}
     # again, with one text changed, one override no longer needed and a new key: the order is kept
-    counts = tool.merge({"a.plain": ("Settings", "服务器设置"), "a.tw": ("Deal-ins", "点炮", to_hant("点炮")),
+    counts = tool.merge({"a.plain": ("Settings", "服务器设置"), "a.tw": ("Default", "默认", to_hant("默认")),
                          "b.new": ("New", "新")}, prefix="t.", locale_dir=tmp_path)
     assert counts == {"en": 2, "zh": 1, "zh-TW overrides": 0, "zh-TW dropped": 1}
     en, tw = read(tmp_path, "en"), read(tmp_path, "zh-TW")

@@ -417,10 +417,11 @@ class Variant:
         :meth:`score` itself does not refuse them.
 
         >>> from engine.variants import get_variant
-        >>> get_variant("hefei").check_entered(Situation(winner=0, heavenly=True))
-        Traceback (most recent call last):
-        ...
-        engine.errors.HandError: no_heavenly_in_variant
+        >>> try:
+        ...     get_variant("hefei").check_entered(Situation(winner=0, heavenly=True))
+        ... except HandError as e:
+        ...     print(e.code)
+        no_heavenly_in_variant
         """
         if (situation.heavenly or situation.earthly) and not self.scores_heavenly:
             raise HandError("no_heavenly_in_variant", variant=self.name_msg())

@@ -11,6 +11,7 @@ import pytest
 import bot.local as local_mod
 from bot.cli import main
 from bot.local import HUMAN, Local, tile_label
+from bot.local_review import END_TYPOS
 from engine.table import Action, Table, arrange
 from engine.tiles import parse_hand, tile_name
 from engine.variants import get_variant
@@ -609,7 +610,7 @@ def test_input_that_never_answers_the_match_end_still_leaves(monkeypatch):
     rc, out = _run(monkeypatch, ["--variant", "hefei", "--seed", "3", "--lang", "en"], lambda t: "1")
     end_hint = "Type r for the AI's review of the last hand, m for the whole match, or Enter to leave."
     tail = out[next(i for i, x in enumerate(out) if x.startswith("== match over")):]
-    assert rc == 0 and tail.count(end_hint) == local_mod.END_TYPOS and tail[-1] == "bye"
+    assert rc == 0 and tail.count(end_hint) == END_TYPOS and tail[-1] == "bye"
 
 
 def test_output_read_by_a_pipe_that_closes_ends_quietly():
