@@ -70,7 +70,7 @@ def _streak(text: str) -> int:
     """``--dealer-streak``: a whole number within the range ``/score`` takes (:data:`bot.settings.DEALER_STREAK`)."""
     from .settings import DEALER_STREAK
 
-    n = int(text) if text.strip().isdigit() else 0
+    n = int(text) if text.strip().isdecimal() else 0  # (isdigit takes ², which int refuses)
     if n not in DEALER_STREAK:
         raise argparse.ArgumentTypeError(f"the dealer streak (庄数) is a whole number from {DEALER_STREAK.low} to "
                                          f"{DEALER_STREAK.high}, not {text!r}")

@@ -432,9 +432,10 @@ class Local:
             how = self.tr("how_ron", from_=self.who(d["from"]))
         tiles = " ".join(_name_label(x, lang) for x in d["hand"])
         melds = " ".join("[" + " ".join(_name_label(x, lang) for x in m["tiles"]) + "]" for m in d["melds"])
-        # "胡 5，门清 10" / "Win: 5; Concealed hand (门清): 10": an English label may end in a number or hold a comma
+        # "胡 5，门清 10" / "win = 5; concealed hand (门清) = 10": an English label may end in a number, hold a comma
+        # or a colon of its own ("flowers (花): needed to win, not paid = 2")
         items = ("; " if lang == "en" else "，").join(
-            f"{item_label(i, lang)}{colon(lang) if lang == 'en' else ' '}{i['value']}"
+            f"{item_label(i, lang)}{' = ' if lang == 'en' else ' '}{i['value']}"
             + ("x" if i.get("kind") == "mul" else "") for i in d["items"])
         lines = [self.tr("win", who=self.who(e.seat), tile=_name_label(d["tile"], lang), how=how),
                  self.tr("win_hand", tiles=f"{tiles} {melds}".strip()), self.tr("win_items", items=items)]

@@ -58,7 +58,12 @@ def catalogue_chars(root: Path) -> set[str]:
 
 
 def repo_chars(root: Path) -> set[str]:
-    """CJK characters used anywhere in the repository's text sources, the message catalogues included."""
+    """CJK characters used anywhere in the repository's text sources, the message catalogues included, and the
+    zh-TW forms of the sources' own Chinese (score items and house rules are named in the engine's code and
+    converted when shown: 基础分 is drawn as 基礎分)."""
+    sys.path.insert(0, str(root))
+    from text.hant import to_hant
+
     out: set[str] = catalogue_chars(root)
     for path in root.rglob("*"):
         if path.suffix not in (".py", ".md", ".txt", ".toml", ".json", ".sql") or not path.is_file():
@@ -66,9 +71,12 @@ def repo_chars(root: Path) -> set[str]:
         if _SKIP_DIRS.intersection(path.relative_to(root).parts):
             continue
         try:
-            out.update(_CJK.findall(path.read_text(encoding="utf-8")))
+            body = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
+        out.update(_CJK.findall(body))
+        if path.suffix == ".py":
+            out.update(_CJK.findall(to_hant(body)))
     return out
 
 

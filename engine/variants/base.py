@@ -423,6 +423,7 @@ class Variant:
         ...     print(e.code)
         no_heavenly_in_variant
         """
+        situation.validate()  # first: 地胡 typed with the dealer as winner is told that, not to give --from E
         if (situation.heavenly or situation.earthly) and not self.scores_heavenly:
             raise HandError("no_heavenly_in_variant", variant=self.name_msg())
         if situation.last_tiles and not self.reserve:

@@ -47,6 +47,8 @@ def test_flags_the_variant_has_no_use_for_are_refused(key):
         v.check_entered(earthly)
         assert refused(key, plain, Situation(winner=1, earthly=True)) == "earthly_from_dealer"  # no discarder
         assert refused(key, plain, Situation(winner=0, discarder=2, heavenly=True)) == "heavenly_self_drawn"
+        # the dealer cannot win 地胡: said so, not "give --from E" (which would then be refused as from_self)
+        assert refused(key, plain, Situation(winner=0, earthly=True)) == "earthly_dealer"
     else:
         assert refused(key, plain, heavenly) == refused(key, plain, earthly) == "no_heavenly_in_variant"
         assert v.en in HandError("no_heavenly_in_variant", variant=v.name_msg()).message("en")

@@ -26,12 +26,19 @@ def test_data_stays_small():
 
 
 def test_every_chinese_character_of_the_engine_and_renderer_is_covered():
+    """In both faces, and in zh-TW too: the engine names its score items in its code, and a Traditional card shows
+    them converted (基础分 as 基礎分, 封顶 as 封頂: their rows were drawn regular among bold ones)."""
+    from text.hant import to_hant
+
     used: set[str] = set()
     for folder in ("engine", "render"):
         for path in (ROOT / folder).rglob("*.py"):
-            used.update(CJK.findall(path.read_text(encoding="utf-8")))
+            body = path.read_text(encoding="utf-8")
+            used.update(CJK.findall(body), CJK.findall(to_hant(body)))
     missing = sorted(used - fonts.charset())
     assert not missing, f"re-run tools/make_font_subset.py: missing {''.join(missing)}"
+    not_bold = sorted(used - fonts.bold_charset())
+    assert not not_bold, f"re-run tools/make_font_subset.py: missing in bold {''.join(not_bold)}"
 
 
 def test_every_character_of_the_catalogues_is_covered_in_both_faces():
