@@ -121,10 +121,10 @@ def _build_parser() -> argparse.ArgumentParser:
     s.add_argument("--from", dest="discarder", type=_seat, default=None, metavar="SEAT",
                    help="won on SEAT's discard (with --rob-kong: SEAT's added kong); default self-drawn")
     s.add_argument("--kong-draw", action="store_true", help="the winning tile was a kong replacement")
-    s.add_argument("--rob-kong", action="store_true", help="won by robbing SEAT's added kong")
-    s.add_argument("--last-tiles", action="store_true", help="won in the last-four-tiles phase")
-    s.add_argument("--heavenly", action="store_true", help="heavenly hand (天胡): the dealer wins on the dealt tiles")
-    s.add_argument("--earthly", action="store_true", help="earthly hand (地胡): won on the dealer's first discard")
+    s.add_argument("--rob-kong", action="store_true", help="won by robbing SEAT's added kong (Hefei, Chizhou)")
+    s.add_argument("--last-tiles", action="store_true", help="won in the last-four-tiles phase (Wuhu, Hefei)")
+    s.add_argument("--heavenly", action="store_true", help="heavenly hand (天胡): the dealer wins on the dealt tiles (Wuhu only)")
+    s.add_argument("--earthly", action="store_true", help="earthly hand (地胡): won on the dealer's first discard (Wuhu only)")
     s.add_argument("--dealer-streak", type=_streak, default=None, metavar="N",
                    help="Hefei only: the dealer streak (庄数), default 1")
     s.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="a house rule")

@@ -359,8 +359,10 @@ class Local:
         return ("、" if self.lang != "en" else ", ") + self.tr(f"honours_{which}{kind}")
 
     def legend(self) -> str:
-        """What the marks in a river mean; the last four tiles' only where the variant has them."""
-        return self.tr("legend", laid=self.tr("legend_laid") if self.V.reserve else "")
+        """What the marks in a river mean: the claims the variant has (chi in Chizhou only), the last four tiles'
+        mark only where the variant has them."""
+        return self.tr("legend", claims=self.tr("claims_chi" if self.V.allows_chi else "claims"),
+                       laid=self.tr("legend_laid") if self.V.reserve else "")
 
     # -------------------------------------------------------------------------------------------- actions, events
 

@@ -375,7 +375,10 @@ class Variant:
             key = key.strip()
             if key not in by_key:
                 raise EngineError("bad_rule", key=key, known=", ".join(by_key) or "-")
-            out[key] = by_key[key].parse(value)
+            got = by_key[key].parse(value)
+            if key in out and out[key] != got:  # mode=525 then mode=315: not the last one silently
+                raise EngineError("rule_twice", key=key)
+            out[key] = got
         return self.rules(out)
 
     def check_tiles(self, hand: Hand, rules: Mapping[str, Any]) -> None:

@@ -202,6 +202,15 @@ def test_bad_house_rule_is_a_clear_error(capsys):
     assert rc == 1 and "'noequals'" in err and "KEY=VALUE" in err and "mode, dianpao_bao_san" in err
 
 
+def test_a_house_rule_given_twice_must_agree(capsys):
+    """``--rule mode=525 --rule mode=315`` scored 315, the last, without a word (an independent review)."""
+    hand = ("score", "23456799m345p67s+8s", "--variant", "wuhu", "--json")
+    rc, out, _ = run(capsys, *hand, "--rule", "mode=525", "--rule", "mode=315")
+    assert rc == 1 and last_json(out)["code"] == "rule_twice" and "mode" in last_json(out)["error"]
+    rc, out, _ = run(capsys, *hand, "--rule", "mode=525", "--rule", "mode = 525")
+    assert rc == 0 and last_json(out)["ok"]
+
+
 def test_the_mode_given_twice_must_agree(capsys):
     """``--mode`` and ``--rule mode=`` both set Wuhu's scoring; when they disagreed, --mode won silently (found by an
     independent review). Now the two must agree, or the command stops with the reason (exit 2) and scores nothing."""

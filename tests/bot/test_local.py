@@ -360,6 +360,7 @@ def test_the_start_help_and_legend_speak_of_the_variants_own_tiles(monkeypatch, 
     assert rc == 0 and start in lines[0] and len(helps) == 1 and all(h in helps[0] for h in types_honours)
     legends = [x for x in lines if "river marks" in x]
     assert len(legends) == 2 and all(("5m_ laid aside" in x) == laid for x in legends)
+    assert all(("(chi, pung or kong)" in x) == (variant == "chizhou") for x in legends)  # only Chizhou chis
 
 
 def test_digits_that_are_not_a_menu_number_are_answered_in_one_line(monkeypatch, capsys):
@@ -373,8 +374,9 @@ def test_digits_that_are_not_a_menu_number_are_answered_in_one_line(monkeypatch,
 
 
 def test_the_river_marks_are_explained_and_question_mark_helps(monkeypatch, capsys):
-    for lang, marks in (("en", ("claimed", "won on", "laid aside")), ("zh", ("被吃碰杠", "被和", "放下")),
-                        ("zh-TW", ("被吃碰槓", "被和", "放下"))):
+    # Wuhu has no chi: its legend speaks of pungs and kongs only (it said 被吃碰杠)
+    for lang, marks in (("en", ("claimed (pung or kong)", "won on", "laid aside")), ("zh", ("被碰杠", "被和", "放下")),
+                        ("zh-TW", ("被碰槓", "被和", "放下"))):
         rc, out, _ = play(monkeypatch, capsys, ["--variant", "wuhu", "--seed", "3", "--lang", lang], ["?", "q"])
         assert rc == 0
         legend = [x for x in out.splitlines() if "5m*" in x or "5万*" in x or "5萬*" in x]
