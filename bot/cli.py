@@ -210,11 +210,11 @@ def _refuse_what_does_not_apply(p: argparse.ArgumentParser, args: argparse.Names
     if variant is None:
         return
     from engine.variants import get_variant
-    from text.hant import to_hant
+    from text.hant import named
 
     lang = resolve(getattr(args, "lang", None) or "en")  # score and local speak the player's language
     V = get_variant(variant)
-    name = V.en if lang == "en" else (to_hant(V.zh) if lang == "zh-TW" else V.zh)
+    name = named(V.zh, V.en, lang)
 
     def refuse(key: str, **params: Any) -> None:
         p.error(catalog.text(f"cli.{key}", lang, variant=name, **params))

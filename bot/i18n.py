@@ -29,7 +29,7 @@ import discord
 from discord import app_commands
 
 from text import catalog
-from text.hant import to_hant
+from text.hant import named, to_hant
 from text.lang import resolve
 
 log = logging.getLogger(__name__)
@@ -73,8 +73,7 @@ def hant(text: str) -> str:
 
 def item_name(zh: str, en: str, lang: str | None) -> str:
     """An engine item's name (``Item.zh`` / ``Item.en``) in ``lang``."""
-    lang = resolve(lang)
-    return en if lang == "en" else (zh if lang == "zh" else hant(zh))
+    return named(zh, en, resolve(lang))
 
 
 def rule_value(value: Any, lang: str | None) -> str:

@@ -29,7 +29,7 @@ from engine.tiles import HONOR, NUM_KINDS, SEATS, Hand, Meld, parse_hand, suit_o
 from engine.variants import Situation, Variant, get_variant
 from engine.variants.chizhou import honour_triplets, shown_hua
 from text.catalog import text
-from text.hant import to_hant
+from text.hant import named, to_hant
 from text.lang import resolve
 from text.width import colon, ljust
 
@@ -75,9 +75,7 @@ def _tiles(ks: Sequence[int], lang: str) -> str:
 
 def item_label(item: Mapping[str, Any], lang: str) -> str:
     """A score item's name in the chosen language (English, or Chinese converted for zh-TW)."""
-    if lang == "en":
-        return str(item["en"])
-    return to_hant(str(item["zh"])) if lang == "zh-TW" else str(item["zh"])
+    return named(str(item["zh"]), str(item["en"]), lang)
 
 
 class Local:
@@ -124,7 +122,7 @@ class Local:
             melds = " ".join(self._meld(m) for m in v["melds"][s])
             alarm = ""
             if v["alarms"][s]:
-                alarm = f"  {self.tr('alarm_tag')} " + ("、" if lang != "en" else ", ").join(
+                alarm = f"  {self.tr('alarm_tag')} " + text("render.list_sep", lang).join(
                     self._alarm_name(c) for c in v["alarms"][s])
             c = colon(lang)
             lines.append(f"  {ljust(self.who(s), 10)} {self.tr('river')}{c}{river or '-'}")
@@ -161,7 +159,7 @@ class Local:
 
     def _alarm_name(self, code: str) -> str:
         zh, en = self.V.alarm_names.get(code, (code, code))
-        return en if self.lang == "en" else (to_hant(zh) if self.lang == "zh-TW" else zh)
+        return named(zh, en, self.lang)
 
     # -------------------------------------------------------------------------------------------- hints
 
@@ -267,7 +265,7 @@ class Local:
             if why:
                 lines.append(self.tr("why_not_win", tile=label, why=why))
         if before["could_pung"] and "pung" not in offered and "win" not in offered:
-            variant = self.V.en if self.lang == "en" else (to_hant(self.V.zh) if self.lang == "zh-TW" else self.V.zh)
+            variant = self.variant_name()
             if final:
                 why = self.tr("why_final")
             elif before["locked"]:
@@ -345,8 +343,7 @@ class Local:
         return self.tr("pick" if len(numbers) > 1 else "pick_one", numbers=", ".join(map(str, numbers)))
 
     def variant_name(self) -> str:
-        V, lang = self.V, self.lang
-        return V.en if lang == "en" else (to_hant(V.zh) if lang == "zh-TW" else V.zh)
+        return named(self.V.zh, self.V.en, self.lang)
 
     def honours(self, kind: str) -> str:
         """How the honours this variant's wall holds are typed, for the start line (``kind`` ""), the help
@@ -356,7 +353,7 @@ class Local:
         if not any(have):
             return ""
         which = "all" if all(have) else "red"
-        return ("、" if self.lang != "en" else ", ") + self.tr(f"honours_{which}{kind}")
+        return text("render.list_sep", self.lang) + self.tr(f"honours_{which}{kind}")
 
     def legend(self) -> str:
         """What the marks in a river mean: the claims the variant has (chi in Chizhou only), the last four tiles'
@@ -407,8 +404,7 @@ class Local:
         if e.type == "rob_window":
             return self.tr("rob_window", who=who, tile=_name_label(d["tile"], lang))
         if e.type == "alarm":
-            name = d["en"] if lang == "en" else (to_hant(d["zh"]) if lang == "zh-TW" else d["zh"])
-            return self.tr("alarm", who=who, name=name)
+            return self.tr("alarm", who=who, name=named(d["zh"], d["en"], lang))
         if e.type == "last_four":
             return self.tr("last_four")
         if e.type == "lay_aside":

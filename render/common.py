@@ -10,6 +10,7 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from text.catalog import text as txt
+from text.hant import named as named  # (render's callers name it here)
 from text.hant import to_hant
 from text.lang import Lang, resolve
 
@@ -79,15 +80,6 @@ def theme_of(theme: str | Theme) -> Theme:
 def lang_of(lang: str | None) -> Lang:
     """``zh``, ``zh-TW`` or ``en`` (Discord locales accepted; :func:`text.lang.resolve`)."""
     return resolve(lang)
-
-
-def named(zh: str, en: str, lang: str) -> str:
-    """A name the engine defines in both languages with the thing it names (a score item, a variant, an alarm,
-    a house rule: ``Item.zh`` / ``Item.en``, as the ``/score`` JSON gives them), not a catalogue string; zh-TW is
-    derived from the Simplified name."""
-    if lang == "en":
-        return en
-    return to_hant(zh) if lang == "zh-TW" else zh
 
 
 def given(caption: str, lang: str) -> str:

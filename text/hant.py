@@ -23,6 +23,19 @@ def _converter() -> opencc.OpenCC:
     return opencc.OpenCC("s2tw")
 
 
+def named(zh: str, en: str, lang: str) -> str:
+    """A name the engine defines in both languages with the thing it names (a score item, a variant, an alarm,
+    a house rule: ``Item.zh`` / ``Item.en``, as the ``/score`` JSON gives them), not a catalogue string; zh-TW is
+    derived from the Simplified name.
+
+    >>> named("蜡子", "big hand", "zh-TW"), named("蜡子", "big hand", "en")
+    ('蠟子', 'big hand')
+    """
+    if lang == "en":
+        return en
+    return to_hant(zh) if lang == "zh-TW" else zh
+
+
 def to_hant(text: str) -> str:
     """``text`` in Traditional Chinese as written in Taiwan (characters, not vocabulary)."""
     return _converter().convert(text).replace("喂", "餵").replace("點炮", "放槍")

@@ -44,19 +44,6 @@ _CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _SKIP_DIRS = {".git", ".venv", "node_modules", "__pycache__", ".ruff_cache", ".pytest_cache", "data"}
 
 
-def catalogue_chars(root: Path) -> set[str]:
-    """CJK characters of the message catalogues (``data/locale``), and of the zh-TW texts derived from them."""
-    sys.path.insert(0, str(root))
-    from text.hant import to_hant
-
-    out: set[str] = set()
-    for path in sorted((root / "data" / "locale").rglob("*.po")):
-        body = path.read_text(encoding="utf-8")
-        out.update(_CJK.findall(body))
-        out.update(_CJK.findall(to_hant(body)))
-    return out
-
-
 def repo_chars(root: Path) -> set[str]:
     """CJK characters used anywhere in the repository's text sources, the message catalogues included, and the
     zh-TW forms of the sources' own Chinese (score items and house rules are named in the engine's code and
@@ -64,7 +51,10 @@ def repo_chars(root: Path) -> set[str]:
     sys.path.insert(0, str(root))
     from text.hant import to_hant
 
-    out: set[str] = catalogue_chars(root)
+    out: set[str] = set()
+    for path in sorted((root / "data" / "locale").rglob("*.po")):  # the catalogues, and the zh-TW derived from them
+        body = path.read_text(encoding="utf-8")
+        out.update(_CJK.findall(body), _CJK.findall(to_hant(body)))
     for path in root.rglob("*"):
         if path.suffix not in (".py", ".md", ".txt", ".toml", ".json", ".sql") or not path.is_file():
             continue

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from engine.table import Action, Event, verify_commitment
+from text.hant import named
 
 from .scenes import _kind, score_scenes
 from .state import LiveTable
-from .strings import hant, shown_name, t, tile_label
+from .strings import shown_name, t, tile_label
 
 CHUNK = 1900  # characters per message (Discord allows 2,000)
 
@@ -38,7 +39,7 @@ def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[st
                            tiles="".join(tile_label(_kind(x), lang) for x in d["tiles"])))
         elif ty == "alarm":
             lines.append(t("tables.ann_alarm", lang, name=who,
-                           alarm=d["en"] if lang == "en" else (d["zh"] if lang == "zh" else hant(d["zh"]))))
+                           alarm=named(d["zh"], d["en"], lang)))
         elif ty == "timeout":
             what = Action.from_json(d["as"]).describe(lang)
             lines.append(t("tables.ann_timeout", lang, name=who, what=what))
