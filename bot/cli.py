@@ -23,6 +23,8 @@ from engine.variants import VARIANT_KEYS
 from text import catalog
 from text.lang import resolve
 
+from . import cli_lang
+
 log = logging.getLogger(__name__)
 
 NO_TOKEN = """\
@@ -63,7 +65,7 @@ def _seat(text: str) -> int:
     try:
         return seat_index(text)
     except EngineError as e:
-        raise argparse.ArgumentTypeError(e.message("en")) from None
+        raise argparse.ArgumentTypeError(e.message(cli_lang.current())) from None
 
 
 def _streak(text: str) -> int:
@@ -72,8 +74,8 @@ def _streak(text: str) -> int:
 
     n = int(text) if text.strip().isdecimal() else 0  # (isdigit takes ², which int refuses)
     if n not in DEALER_STREAK:
-        raise argparse.ArgumentTypeError(f"the dealer streak (庄数) is a whole number from {DEALER_STREAK.low} to "
-                                         f"{DEALER_STREAK.high}, not {text!r}")
+        raise argparse.ArgumentTypeError(catalog.text("cli.streak_range", cli_lang.current(), low=DEALER_STREAK.low,
+                                                      high=DEALER_STREAK.high, value=repr(text)))
     return n
 
 
@@ -89,7 +91,7 @@ def version() -> str:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="mjbot", description="Anhui mahjong (Wuhu, Hefei, Chizhou) for Discord.")
+    p = cli_lang.Parser(prog="mjbot", description="Anhui mahjong (Wuhu, Hefei, Chizhou) for Discord.")
     p.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     sub = p.add_subparsers(dest="command")
 
@@ -262,10 +264,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
-    args = _build_parser().parse_args(argv)
+    with cli_lang.speaking(sys.argv[1:] if argv is None else argv):
+        args = _build_parser().parse_args(argv)
+        if getattr(args, "subparser", None) is not None:
+            _refuse_what_does_not_apply(args.subparser, args)
     command = args.command or "run"
-    if getattr(args, "subparser", None) is not None:
-        _refuse_what_does_not_apply(args.subparser, args)
     if command == "score":
         return _score(args)
     if command == "sim":

@@ -84,12 +84,14 @@ def test_refused_hands_exit_1_with_a_message(capsys, hand, variant, code):
 
 
 @pytest.mark.parametrize("streak", ["0", "-3", "100", "99999999999999999999", "2.5", "x"])
-def test_a_dealer_streak_out_of_range_is_refused_not_rounded(capsys, streak):
+@pytest.mark.parametrize("lang, said", [("en", "a whole number from 1 to 99"), ("zh", "庄数是 1 到 99 的整数")])
+def test_a_dealer_streak_out_of_range_is_refused_not_rounded(capsys, streak, lang, said):
     """``--dealer-streak`` takes what /score takes (1-99): 0 was refused as a hand is (exit 1) and a 20-digit
     streak was scored in 20-digit 子 (found by an independent review); a wrong option exits 2 with the range."""
     with pytest.raises(SystemExit) as e:
-        run(capsys, "score", "123456789m1p789s+1p", "--variant", "hefei", "--dealer-streak", streak, "--json")
-    assert e.value.code == 2 and "a whole number from 1 to 99" in capsys.readouterr().err
+        run(capsys, "score", "123456789m1p789s+1p", "--variant", "hefei", "--dealer-streak", streak, "--json",
+            "--lang", lang)
+    assert e.value.code == 2 and said in capsys.readouterr().err
     rc, out, _ = run(capsys, "score", "123456789m1p789s+1p", "--variant", "hefei", "--dealer-streak", "99", "--json")
     assert rc == 0 and last_json(out)["ok"]
 
@@ -620,3 +622,52 @@ def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
         p = subprocess.run([sys.executable, "-m", "bot", "score", "12345678m11p555p+9m", "--variant", "wuhu"],
                            stdout=full, stderr=subprocess.PIPE, timeout=300)
     assert p.returncode == 1 and p.stderr.decode().strip() == "mjbot: cannot write the output: No space left on device"
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["score", "123m"], ["用法：mjbot score [-h] --variant", "mjbot score：错误：缺少必需的参数：--variant"]),
+    (["score", "123m", "--variant", "wuhux", "--lang", "zh-TW"],
+     ["用法：mjbot score", "mjbot score：錯誤：參數 --variant：無效的選擇：'wuhux'（可選：'wuhu', 'hefei', 'chizhou'）"]),
+    (["score", "123m", "--variant", "wuhu", "--from", "X"], ["参数 --from：", "东"]),
+    (["local", "--variant", "hefei", "--seed", "abc"], ["mjbot local：错误：参数 --seed：无效的值：'abc'"]),
+    (["local", "--variant", "hefei", "--seed", "abc", "--lang=en"],
+     ["usage: mjbot local", "mjbot local: error: argument --seed: invalid int value: 'abc'"]),
+    (["score", "123m", "--variant", "hefei", "--bogus"], ["mjbot：错误：无法识别的参数：--bogus"]),
+    (["sim", "--hands", "x"], ["usage: mjbot sim", "mjbot sim: error: argument --hands: invalid int value: 'x'"]),
+    (["scroe"], ["usage: mjbot", "invalid choice: 'scroe'"]),  # no command, no language: English
+])
+def test_a_players_command_line_mistake_is_told_in_the_players_language(capsys, argv, said):
+    """argparse's own refusals of ``mjbot score`` / ``local`` were English whatever ``--lang`` said (zh by
+    default), beside the commands' own refusals in the player's language; the operator's commands stay English."""
+    import argparse
+
+    before = argparse._  # type: ignore[attr-defined]
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and all(s in err for s in said), err
+    assert argparse._ is before  # type: ignore[attr-defined]  # argparse speaks English again afterwards
+
+
+def test_the_help_stays_english_from_its_first_word(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["score", "--help"])
+    assert info.value.code == 0 and capsys.readouterr().out.startswith("usage: mjbot score")
+
+
+def test_every_argparse_message_we_translate_is_one_argparse_writes_with_its_placeholders():
+    """A Python whose argparse words a message differently would silently leave it English: caught here."""
+    import argparse
+    import inspect
+    import re
+
+    from bot.cli_lang import MSGIDS
+    from text.catalog import template
+
+    source = inspect.getsource(argparse)
+    for msgid, key in MSGIDS.items():
+        assert repr(msgid)[1:-1] in source, msgid
+        holders = set(re.findall(r"%(?:\(\w+\))?[sr]", msgid))
+        for lang in ("zh", "zh-TW", "en"):  # a translation may leave one out (the type of "invalid int value")
+            assert set(re.findall(r"%(?:\(\w+\))?[sr]", template(key, lang))) <= holders, (key, lang)
+        assert template(key, "en") == msgid
