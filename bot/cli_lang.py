@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, NoReturn
 
@@ -96,7 +97,18 @@ def speaking(argv: Sequence[str]) -> Iterator[Lang | None]:
 
 
 class Parser(argparse.ArgumentParser):
-    """``mjbot``'s parser: an error's usage line in the command's language too (its subparsers are of this class)."""
+    """``mjbot``'s parser: an error's usage line in the command's language too (its subparsers are of this class),
+    and a help or version that cannot be written (``mjbot --help > /dev/full``) is an error, not a silent exit 0."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        # argparse's own swallows OSError: for the output (a help, the version) it is raised here, and main() says
+        # the output cannot be written (exit 1); an error's message to a stderr that cannot take it is dropped as
+        # before (the exit status, 2, still tells)
+        if message:
+            file = file or sys.stderr
+            with contextlib.suppress(*(() if file is sys.stdout else (OSError,))):
+                file.write(message)
+                file.flush()
 
     def error(self, message: str) -> NoReturn:
         _state["erroring"] = True

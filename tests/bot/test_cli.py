@@ -624,6 +624,18 @@ def test_output_that_cannot_be_written_is_one_line_not_a_traceback():
     assert p.returncode == 1 and p.stderr.decode().strip() == "mjbot: cannot write the output: No space left on device"
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["local", "--help"]])
+def test_a_help_that_cannot_be_written_says_so(argv):
+    """argparse swallowed the error: ``mjbot --help > /dev/full`` exited 0 having written nothing."""
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "bot", *argv], stdout=full, stderr=subprocess.PIPE, timeout=300)
+    assert p.returncode == 1 and p.stderr.decode().strip() == "mjbot: cannot write the output: No space left on device"
+    with open("/dev/full", "w") as full:  # an error that cannot be told still exits 2
+        p = subprocess.run([sys.executable, "-m", "bot", "score"], stdout=subprocess.PIPE, stderr=full, timeout=300)
+    assert p.returncode == 2
+
+
 @pytest.mark.parametrize("argv, said", [
     (["score", "123m"], ["用法：mjbot score [-h] --variant", "mjbot score：错误：缺少必需的参数：--variant"]),
     (["score", "123m", "--variant", "wuhux", "--lang", "zh-TW"],
