@@ -17,6 +17,7 @@ from typing import Any
 from engine.replay import HandReplay
 from engine.review import Choice, Decision, HandReview, MatchReview, Review, review_hand
 from engine.table import Action
+from render.common import join_list
 from render.match_review import match_review_capped, match_review_head, match_review_kinds
 from render.replay import (
     EXPLAINED,
@@ -24,6 +25,7 @@ from render.replay import (
     _zi,
     counts_line,
     describe_reason,
+    explained,
     review_head,
     review_rows_any,
     threat_name,
@@ -98,13 +100,13 @@ class HandReviews:
             out.append(text("local.review_capped", lang, walls=walls, who=threat_name(ds[0], lang, names, winds),
                            total=_zi(total), cost=_zi(counted)))
         equal = sum(1 for d in review.decisions if not d.agrees and not d.costly and d.reason not in EXPLAINED)
-        if equal:
-            out.append(text("local.review_as_good" if equal > 1 else "local.review_as_good_one", lang, n=equal))
-        for d in review.decisions:  # no loss, said why (as the card does): a tile the AI lets go of, a win it takes
-            if not d.agrees and not d.costly and d.reason in EXPLAINED:
-                why = text("render.review.no_loss_why", lang, why=self.reason(d, winds))
-                wall = rp.view(d.step - 1, self.seat)["wall_count"]
-                out.append(text("local.review_explained", lang, wall=wall, text=why))
+        if equal:  # "more" only after the rows listed above it
+            key = "local.review_as_good" if listed else "local.review_as_good_none"
+            out.append(text(key if equal > 1 else f"{key}_one", lang, n=equal))
+        # no loss, said why (as the card does): the tiles the AI lets go of (on one line), a win it takes
+        for group, why in explained(review, lang, names, winds, self.tile_label):
+            walls = join_list((str(rp.view(d.step - 1, self.seat)["wall_count"]) for d in group), lang)
+            out.append(text("local.review_explained", lang, wall=walls, text=why))
         if review_rows_any(review):
             out.append(text("render.review.legend", lang))
         return out

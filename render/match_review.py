@@ -77,11 +77,13 @@ def match_review_summary(review: MatchReview, lang: str = "zh") -> str:
     out = txt("render.match_review.summary_one_hand" if n == 1 else "render.match_review.summary", lang, hands=n,
               counts=counts)
     top = review.costliest(1)
-    if not top:
-        return out
-    h, d = top[0]
-    return txt("render.match_review.biggest", lang, summary=out, cost=_zi(review.cost), hand=h.hand_no + 1,
-               step=d.step, loss=_zi(d.cost))
+    if top:
+        h, d = top[0]
+        out = txt("render.match_review.biggest", lang, summary=out, cost=_zi(review.cost), hand=h.hand_no + 1,
+                  step=d.step, loss=_zi(d.cost))
+    if review.by_ai:  # the moves the AI made for the player (away, 托管), not reviewed: as the hand's card says
+        out += "\n" + txt("render.review.by_ai", lang, n=review.by_ai)
+    return out
 
 
 def match_review_rows(review: MatchReview, lang: str = "zh", names: Sequence[str] | None = None
@@ -115,6 +117,8 @@ def match_review_head(review: MatchReview, variant: str, lang: str = "zh") -> tu
                 variant=_variant(variant, lang), n=n)
     if review.cost >= 0.05:
         cost = txt("render.match_review.cost", lang, cost=_zi(review.cost))
+    elif not review.decisions and review.by_ai:  # the AI played every move of the player's (away, 托管)
+        cost = txt("render.match_review.all_by_ai", lang)
     elif not review.decisions:  # no hand of it gave the player a choice to make
         cost = txt("render.match_review.no_decisions", lang)
     else:
@@ -151,6 +155,8 @@ def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", nam
     y = block(margin + 10, title, 24, "title", gap=10, max_lines=1)
     y = block(y, cost, 21, "bad" if review.cost >= 0.05 else "good", gap=9, max_lines=1)
     y = block(y + 2, counts, 18, "sub", bold=False, gap=9)
+    if review.by_ai:  # the moves the AI made for the player (away, 托管), as the hand's card says
+        y = block(y, txt("render.review.by_ai", lang, n=review.by_ai), 18, "sub", bold=False, gap=9)
     y = block(y, note, 18, "sub", bold=False, gap=9)
     capped = match_review_capped(review, lang)
     if capped:

@@ -29,6 +29,7 @@ layout; they change together.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -235,7 +236,9 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
             # "你的牌形 1 向听，": the shanten before a comma takes no space after it
             return txt(f"render.review.why_faster_{d.gate}", lang, you_sh=_shanten_mid(p.shanten, lang).rstrip(),
                        ai=_pct(a.win), you=_pct(p.win))
-        if 0 <= a.shanten < p.shanten:
+        if 0 <= a.shanten < p.shanten and _legal(a) and _legal(p):
+            # (a shape ready or nearer that a legal win is as far from as the player's, short of 八支 or 花, is not
+            # called nearer: the chances say how much faster it is)
             return txt("render.review.why_faster_shanten", lang, ai_sh=_shanten(a.shanten, lang),
                        you_sh=_shanten(p.shanten, lang), ai=_pct(a.win), you=_pct(p.win))
         if 0 <= p.shanten < a.shanten:  # the AI's hand is further from ready but has many more tiles to get there
@@ -245,9 +248,15 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
             return txt("render.review.why_faster_useful", lang, ai_u=a.useful, you_u=p.useful, ai=_pct(a.win),
                        you=_pct(p.win))
         return txt("render.review.why_faster", lang, ai=_pct(a.win), you=_pct(p.win))
-    if a.useful > p.useful:
+    if a.useful > p.useful and a.shanten == p.shanten and a.distance == p.distance:
+        # (useful tiles compared only between hands as far from ready: a hand a step further has more of them)
         return txt("render.review.why_shape", lang, ai=a.useful, you=p.useful)
     return txt("render.review.why_shape_plain", lang)
+
+
+def _legal(c: Choice) -> bool:
+    """Whether the choice's shanten is also its distance to a legal win (not short of 八支 or 花, no plan beside)."""
+    return c.plan != "" or c.distance <= c.shanten
 
 
 def _shanten(n: int, lang: str) -> str:
@@ -287,14 +296,17 @@ def _action_words(a: Action, lang: str, rob: bool = False) -> str:
     return txt(key, lang, tile=tile) if key in _REVIEW_ACTIONS else a.describe(lang)
 
 
-def describe_choice(c: Choice, lang: str = "zh") -> str:
-    """A choice for a caption: the action, its shanten and 进张 (useful tiles).
+def describe_choice(c: Choice, lang: str = "zh", variant: str = "") -> str:
+    """A choice for a caption: the action, its shanten and 进张 (useful tiles). A hand ready in shape that cannot
+    win yet (short of 八支, or of 花 in Chizhou: the evaluator's distance is further) is not called ready.
 
     >>> from engine.table import Action
     >>> describe_choice(Choice(Action("discard", 0, 4), 1, 24), "zh")
     '打五万 · 1 向听 · 进张 24'
     >>> describe_choice(Choice(Action("pung", 0, 31), 0, 8), "en")
     'pung 5z · ready · 8 useful'
+    >>> describe_choice(Choice(Action("pung", 0, 20), 0, 4, distance=1), "zh", "wuhu")
+    '碰三条 · 听牌形（不够八支） · 进张 4'
     >>> describe_choice(Choice(Action("win", 0), -1, 0), "zh-TW")
     '和牌'
     """
@@ -302,8 +314,18 @@ def describe_choice(c: Choice, lang: str = "zh") -> str:
     what = _action_words(c.action, lang, c.rob)
     if c.shanten < 0:
         return what
-    sh = txt("render.review.ready", lang) if c.shanten == 0 else txt("render.review.shanten", lang, n=c.shanten)
+    if c.shanten == 0 and not _legal(c) and variant:
+        sh = txt(f"render.review.ready_shape_{_gate(variant)}", lang)
+    else:
+        sh = txt("render.review.ready", lang) if c.shanten == 0 else txt("render.review.shanten", lang, n=c.shanten)
     return txt("render.review.choice", lang, what=what, shanten=sh, useful=c.useful)
+
+
+def _gate(variant: str) -> str:
+    """What a legal win needs beyond its shape in ``variant``: ``hua`` (Chizhou's 花) or ``bazhi`` (八支)."""
+    from engine.variants import get_variant
+
+    return "hua" if get_variant(variant).ai.hua_gate else "bazhi"
 
 
 _REVIEW_ACTIONS = frozenset(f"render.review.{t}" for t in ("discard", "pung", "kong", "chi", "pass", "win"))
@@ -393,7 +415,7 @@ def _review_lines(d: Decision, lang: str, names: Sequence[str] | None = None, wi
     choices differ, the loss and why (as the review card words it) or that the player's was no worse."""
     you = txt("render.replay.you", lang)
     ai = txt("render.replay.ai", lang)
-    played = describe_choice(d.played, lang)
+    played = describe_choice(d.played, lang, d.variant)
     if d.timeout:  # the table played it, whatever it cost
         played = txt("render.replay.timed_out", lang, text=played)
     if d.agrees:
@@ -403,10 +425,10 @@ def _review_lines(d: Decision, lang: str, names: Sequence[str] | None = None, wi
         note = txt("render.review.no_worse", lang)
         if d.reason in EXPLAINED:  # the AI lets a tile go for the table's sake, or takes a win priced no higher
             note = txt("render.review.no_loss_why", lang, why=describe_reason(d, lang, names, winds))
-        return ((you, played, None), (ai, describe_choice(d.ai, lang), True), ("", note, None))
+        return ((you, played, None), (ai, describe_choice(d.ai, lang, d.variant), True), ("", note, None))
     why = txt("render.review.loss", lang, loss=_zi(d.cost)) + " · " + describe_reason(d, lang, names, winds)
     return ((you, played, False),
-            (ai, describe_choice(d.ai, lang), True),
+            (ai, describe_choice(d.ai, lang, d.variant), True),
             ("", why, None))
 
 
@@ -481,10 +503,13 @@ def replay_scene(
         caption = describe_step(replay.steps[step - 1], names_, winds, lang)
     caption = txt("render.replay.step_of", lang, step=step, n=replay.n) + " · " + caption
     lines: tuple[tuple[str, str, bool | None], ...] = ()
-    if dec is not None:
+    if review is not None and step == replay.n and viewer is not None and review.seat == viewer:
+        # the hand's last step: the review's summary, also when it was the player's own win (under the decision
+        # when the AI would have chosen otherwise)
+        lines = (_review_lines(dec, lang, names_, winds) if dec is not None and not dec.agrees else ()) + (
+            (txt("render.replay.review", lang), review_summary(review, lang), None),)
+    elif dec is not None:
         lines = _review_lines(dec, lang, names_, winds)
-    elif review is not None and step == replay.n and viewer is not None and review.seat == viewer:
-        lines = ((txt("render.replay.review", lang), review_summary(review, lang), None),)
     elif (review is not None and viewer is not None and review.seat == viewer and step > 0
           and replay.steps[step - 1].by_ai and replay.steps[step - 1].seat == viewer):
         lines = (("", txt("render.replay.by_ai_line", lang), None),)  # the AI's move for the player: not reviewed
@@ -676,7 +701,6 @@ def review_foot(review: Review, lang: str = "zh", names: Sequence[str] | None = 
     equal = [d.step for d in review.decisions if not d.agrees and not d.costly and d.reason not in EXPLAINED]
     # no loss, said why: a tile the AI lets go of so that someone can win (a credit that ranks, not 子), a win the
     # AI takes where the player's choice is priced as high
-    let_go = [d for d in review.decisions if not d.agrees and not d.costly and d.reason in EXPLAINED]
     agree = [d.step for d in review.decisions if d.agrees]
     out = []
     if more:
@@ -690,15 +714,40 @@ def review_foot(review: Review, lang: str = "zh", names: Sequence[str] | None = 
     if equal:
         out.append(txt("render.review.as_good_many" if len(equal) > 1 else "render.review.as_good_one", lang,
                        steps=join_list((str(k) for k in equal), lang)))
-    for d in let_go:
-        out.append(txt("render.review.step_note", lang, step=d.step,
-                       text=txt("render.review.no_loss_why", lang, why=describe_reason(d, lang))))
+    for group, note in explained(review, lang, names, winds):
+        out.append(txt("render.review.step_note", lang, step=group[0].step, text=note) if len(group) == 1 else
+                   txt("render.review.steps_note", lang, steps=join_list((str(d.step) for d in group), lang),
+                       text=note))
     if agree and len(agree) == len(review.decisions):
         out.append(txt("render.replay.ai_agrees_all", lang))
     elif agree:
         out.append(txt("render.replay.ai_agrees_many" if len(agree) > 1 else "render.replay.ai_agrees_one", lang,
                        steps=join_list((str(k) for k in agree), lang)))
     return out
+
+
+def explained(review: Review, lang: str = "zh", names: Sequence[str] | None = None,
+              winds: Sequence[int] | None = None, tile: Callable[[int], str] | None = None
+              ) -> list[tuple[tuple[Decision, ...], str]]:
+    """The disagreements at no loss that are said why (:data:`EXPLAINED`), in step order, each with its words: the
+    tiles the AI lets go of in Chizhou on one line together (a hand too far from 2 花 late lets one go at nearly
+    every turn: a line for each made a card four phone screens tall), a win the AI takes on a line of its own.
+    ``tile`` writes a tile as in :func:`describe_reason`."""
+    lang = lang_of(lang)
+    ds = [d for d in review.decisions if not d.agrees and not d.costly and d.reason in EXPLAINED]
+    let_go = [d for d in ds if d.reason == "let_go" and d.ai.action.tile is not None]
+    out: list[tuple[tuple[Decision, ...], str]] = []
+    if len(let_go) > 1:
+        write = tile or (lambda k: _tile(k, lang))
+        tiles = join_list(dict.fromkeys(write(d.ai.action.tile) for d in let_go if d.ai.action.tile is not None),
+                          lang)
+        out.append((tuple(let_go), txt("render.review.no_loss_why", lang,
+                                       why=txt("render.review.why_let_go_many", lang, tiles=tiles))))
+        grouped = {d.step for d in let_go}
+        ds = [d for d in ds if d.step not in grouped]
+    out += [((d,), txt("render.review.no_loss_why", lang, why=describe_reason(d, lang, names, winds, tile)))
+            for d in ds]
+    return sorted(out, key=lambda g: g[0][0].step)
 
 
 @dataclass(frozen=True)
@@ -722,7 +771,7 @@ def set_lines(text: str, size: int, width: int, *, bold: bool = True, max_lines:
     many lines as it takes. Never shortened.
 
     >>> set_lines("faster hand: ready against 1 shanten, 53% to win against 16%", 17, 336, bold=False)
-    (['faster hand: ready against 1 shanten, 53%', 'to win against 16%'], 17)
+    (['faster hand: ready against 1 shanten,', '53% to win against 16%'], 17)
     >>> set_lines("少喂花：中还有 3 张没见，别家碰了就多 1 花", 17, 336, bold=False)
     (['少喂花：中还有 3 张没见，', '别家碰了就多 1 花'], 17)
     """
@@ -758,12 +807,16 @@ _CLOSING = set("，。、：；）」』%!?,.:;)")
 
 _UNITS = ("向听", "向聽", "子", "张", "張", "花", "番", "步", "局", "次", "处", "處")
 _VERSUS = ("对", "對")
+#: kept on one line in English: a comparison ("26% to win against 24%", "52 useful tiles against 27", "10.8 子 against
+#: 3.6"), a count and its word ("4 useful", "1 shanten")
+_EN_COMPARISON = re.compile(r"\d+(?:\.\d+)?(?:%| 子)?(?: to win| to deal in| useful tiles)? against \d+(?:\.\d+)?(?:%| 子)?"
+                            r"|\d+ (?:useful|shanten)\b")
 
 
 def _atoms(text: str, cjk: bool) -> list[str]:
     """The pieces a line may break between: words and spaces; in Chinese text (``cjk``) also each Chinese character,
-    except that a number keeps its unit ("10.8 子", "1 向听") and a comparison stays whole ("10% 对 2%"); closing
-    punctuation stays with what it closes."""
+    except that a number keeps its unit ("10.8 子", "1 向听") and a comparison stays whole ("10% 对 2%"; in English
+    "26% to win against 24%", which wrapped after "26%"); closing punctuation stays with what it closes."""
     out: list[str] = []
     i = 0
     while i < len(text):
@@ -772,7 +825,10 @@ def _atoms(text: str, cjk: bool) -> list[str]:
             out.append(c)
             i += 1
             continue
-        if cjk and ord(c) >= 0x2E80:
+        kept = None if cjk else _EN_COMPARISON.match(text, i)
+        if kept is not None:
+            j = kept.end()
+        elif cjk and ord(c) >= 0x2E80:
             j = i + 1
         else:
             j = i
@@ -811,6 +867,8 @@ def wrap(text: str, font: Any, width: int) -> list[str]:
     ['更快的牌：听牌 对 1 向听，', '和牌机会 53% 对 16%']
     >>> wrap("safer against E Bob (alarm, 报警): 39% to deal in", fonts.text_font("a", 17), 300)
     ['safer against E Bob (alarm, 报警):', '39% to deal in']
+    >>> wrap("faster hand: 35 useful tiles against 31, 26% to win against 24%", fonts.text_font("a", 17), 300)
+    ['faster hand:', '35 useful tiles against 31,', '26% to win against 24%']
     """
     cjk = sum(ord(c) >= 0x2E80 for c in text) > sum(c.isascii() and c.isalpha() for c in text)
     lines: list[str] = []

@@ -942,3 +942,49 @@ def test_a_hand_with_no_decision_of_the_player_says_so_not_that_they_matched_the
     assert review_head(Review(0, (), 12, 3), "en")[0] == "The AI played this hand for you"
     m = MatchReview(0, (HandReview(0, (0, 1, 2, 3), empty),))
     assert match_review_head(m, "wuhu", "en")[1] == "You had no decision to make in this match"
+
+
+# ------------------------------------------------------------------------ found by an independent review of the cards
+
+
+def _easy_seat_decision(variant: str, seed: str, hands: int, hand_no: int, step: int) -> Decision:
+    """Seat 0 (the easy AI, a player who makes mistakes) against three normal AIs: its decision at ``step`` of hand
+    ``hand_no``, reviewed from its view."""
+    from engine.selfplay import play_match
+
+    t = Table.new(variant, seed)
+    acts: list[Action] = []
+    play_match(t, ["easy", "normal", "normal", "normal"], random.Random(seed), max_hands=hands, record=acts)
+    rp = HandReplay.build(variant, seed, {}, acts, hand_no)
+    return review_decision(rp.view(step - 1, 0), rp.steps[step - 1].action, step)
+
+
+def test_a_hand_ready_in_shape_that_cannot_win_is_not_called_ready():
+    """Wuhu: the AI's pung leaves 2m4m 456p 678p 44s [333s], ready in shape for 3m, but no suit holds eight tiles (八支):
+    the card said "AI: pung 3s · ready" and "faster hand: ready against 1 shanten", while the evaluator counts the
+    pung a step from a legal win, as far as the player's pass."""
+    from render.replay import describe_reason
+
+    d = _easy_seat_decision("wuhu", "a4", 4, 1, 21)
+    assert (d.played.action.type, d.ai.action.type, d.ai.shanten, d.ai.distance, d.played.distance) == (
+        "pass", "pung", 0, 1, 1)
+    assert describe_choice(d.ai, "zh", "wuhu") == "碰三条 · 听牌形（不够八支） · 进张 4"
+    assert describe_choice(d.ai, "en", "wuhu") == "pung 3s · ready in shape (no 八支) · 4 useful"
+    assert d.reason == "faster" and describe_reason(d, "en") == "faster hand: 29% to win against 18%"
+
+
+@pytest.mark.parametrize("variant, seed, hand_no, step, said", [
+    # the shape made 1.0 of a 1.3 子 loss: the card said "faster hand: 3% to win against 2%" (0.35 of it)
+    ("hefei", "a5", 0, 49, "better shape: 9 useful tiles against 4"),
+    # the player's hand is the nearer one (2 shanten against 3): the card said "better shape: 52 useful tiles
+    # against 13", comparing the useful tiles of hands at different distances
+    ("hefei", "a1", 2, 25, "better shape: the tiles it keeps work together better"),
+])
+def test_the_reason_is_the_part_that_makes_the_loss(variant, seed, hand_no, step, said):
+    from engine.review import _parts
+    from render.replay import describe_reason
+
+    d = _easy_seat_decision(variant, seed, 4, hand_no, step)
+    parts = _parts(d.played, d.ai)
+    assert max(parts, key=lambda k: parts[k]) == "shape" and parts["shape"] > d.cost / 2
+    assert d.reason == "shape" and describe_reason(d, "en") == said

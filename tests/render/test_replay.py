@@ -449,3 +449,82 @@ def test_the_worst_real_review_cards_fit_about_one_phone_screen(lang):
         assert more.replace(" ", "") in drawn and where.replace(" ", "") in drawn
         mheight = match_review_layout(review_match(hands, 0), variant, lang, NAMES)[0]
         assert mheight <= CARD_MAX_H, (variant, mheight)
+
+
+# ------------------------------------------------------------------------ found by an independent review of the cards
+
+
+def _simple_player_hands(variant: str, seed: str, hands: int = 3) -> list[HandReplay]:
+    """Chair 0 plays as a careless player (a win when offered, else the right-most tile, else pass) against three
+    normal AIs; the hands, as the bot rebuilds them."""
+    from engine.ai import choose
+
+    t = Table.new(variant, seed)
+    acts = []
+    rng = random.Random(seed)
+    ended = 0
+    while t.hand.phase != "over" and ended < hands:
+        if t.hand.phase == "ended":
+            a = t.legal_actions(0)[0]
+        else:
+            seat = t.awaited()[0]
+            la = t.legal_actions(seat)
+            if seat == 0 and len(la) > 1:
+                a = (next((x for x in la if x.type == "win"), None)
+                     or ([x for x in la if x.type == "discard"] or [None])[-1]
+                     or next((x for x in la if x.type == "pass"), la[0]))
+            else:
+                a = la[0] if len(la) == 1 else choose(t, seat, la, "normal", rng)
+        acts.append(a)
+        if any(e.type == "hand_end" for e in t.apply(a)):
+            ended += 1
+    return list(HandReplay.each(variant, seed, {}, acts, NAMES))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_tiles_let_go_are_told_on_one_line_and_the_card_stays_a_screen(lang):
+    """Chizhou: a hand too far from 2 花 late lets a tile go at nearly every turn; the card said so on a line of its
+    own for each (twelve lines, 1,718 px tall in English)."""
+    rp = _simple_player_hands("chizhou", "sp6")[2]
+    rv = review_hand(rp, 0)
+    let_go = [d for d in rv.decisions if d.reason == "let_go" and not d.costly]
+    assert len(let_go) >= 10
+    foot = rr.review_foot(rv, lang, NAMES, rp.winds)
+    lines = [x for x in foot if "2 花" in x or "2 flowers" in x]
+    steps = rr.join_list((str(d.step) for d in let_go), lang)
+    assert len(lines) == 1 and steps in lines[0]
+    tiles = {rr._tile(d.ai.action.tile, lang) for d in let_go}
+    assert all(t in lines[0] for t in tiles)
+    height, _texts, _frames = rr.review_layout(rv, rp, lang, names=NAMES)
+    assert height < 1200
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_last_step_of_a_hand_the_player_won_shows_the_summary(lang):
+    """The player's own win is their last decision: the last step showed "You: win / AI: the same choice" instead
+    of the review's summary, on the step image and the animation's last frame."""
+    t = Table.new("chizhou", "sp6")
+    acts = []
+    play_match(t, ["easy", "normal", "normal", "normal"], random.Random("sp6"), max_hands=3, record=acts)
+    rp = HandReplay.build("chizhou", "sp6", {}, acts, 2, NAMES)
+    rv = review_hand(rp, 0)
+    assert [w["seat"] for w in rp.result["winners"]] == [0] and rv.at(rp.n) is not None  # won by the player
+    scene = rr.replay_scene(rp, rp.n, 0, lang=lang, names=NAMES, review=rv)
+    assert [line[1] for line in scene.review] == [rr.review_summary(rv, lang)]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_match_the_ai_played_for_the_player_says_so(lang):
+    """The match card said "You had no decision to make in this match" and "0 decisions" for a player whose every
+    move the AI made (away, 托管), where the hand's card said the AI played it."""
+    from engine.review import HandReview, MatchReview, Review
+    from render.match_review import match_review_head, match_review_layout, match_review_summary
+
+    m = MatchReview(0, (HandReview(0, (0, 1, 2, 3), Review(0, (), 40, 11)),
+                        HandReview(1, (3, 0, 1, 2), Review(0, (), 30, 9))))
+    by_ai = rr.txt("render.review.by_ai", lang, n=20)
+    assert match_review_head(m, "hefei", lang)[1] == rr.txt("render.match_review.all_by_ai", lang)
+    assert match_review_summary(m, lang).endswith("\n" + by_ai)
+    _h, texts, _f, _b, _c = match_review_layout(m, "hefei", lang, NAMES)
+    drawn = " ".join(t.text for t in texts)
+    assert rr.txt("render.match_review.all_by_ai", lang) in drawn and by_ai.split()[-1] in drawn
