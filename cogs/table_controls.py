@@ -119,7 +119,8 @@ class UI:
         for r in V.house_rules:
             rules.append(f"{item_name(r.zh, r.en, lang)} {rule_value(lt.rules.get(r.key, r.default), lang)}")
         host = next((s.name for s in lt.seats if s and s.user_id == lt.host_id), "?")
-        e.description = t("tables.lobby_rules", lang, rules=", ".join(rules) or "-") + "\n" + t(
+        sep = ", " if lang == "en" else "，"  # (a Chinese line takes a Chinese comma)
+        e.description = t("tables.lobby_rules", lang, rules=sep.join(rules) or "-") + "\n" + t(
             "tables.lobby_host", lang, host=host)
         seats = []
         for i, s in enumerate(lt.seats):

@@ -130,8 +130,9 @@ class Tables(commands.Cog):
             # a lobby's buttons act only in its own channel (a forged custom id elsewhere changes nothing)
             self.manager.check_place(lt, interaction.guild_id if interaction.guild_id is not None else -1,
                                      interaction.channel_id)
-            if lt.started:
-                raise Refusal("tables.not_lobby")
+            if lt.started:  # (leaving a table in play: what the player can do instead)
+                raise Refusal("tables.not_lobby_leave" if op == "leave" and lt.seat_of(interaction.user.id) is not None
+                              else "tables.not_lobby")
             user = interaction.user
             name = user.display_name
             if op == "join":

@@ -3,6 +3,7 @@ hand results) and the score cards to attach. Pure: the publisher sends them."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from engine.table import Action, Event, verify_commitment
@@ -41,7 +42,8 @@ def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[st
             lines.append(t("tables.ann_alarm", lang, name=who,
                            alarm=named(d["zh"], d["en"], lang)))
         elif ty == "timeout":
-            what = Action.from_json(d["as"]).describe(lang)
+            a = Action.from_json(d["as"])  # the tile in the table's words (一万 / 1m), as the other lines write it
+            what = t(f"engine.action.{a.type}", lang, tile="" if a.tile is None else tile_label(a.tile, lang))
             lines.append(t("tables.ann_timeout", lang, name=who, what=what))
         elif ty == "afk":
             lines.append(t("tables.afk", lang, name=who))
@@ -64,9 +66,32 @@ def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[st
             res = " · ".join(f"{shown_name(names[c])} {d['payments'][c]:+d} {unit}" for c in range(4))
             lines.append(t("tables.result", lang, hand=d["hand_no"] + 1, lines=res))
             if tb.last_result and tb.last_result.get("hand_no") == d["hand_no"]:
+                lines += _short_payments(lt, tb.last_result, lang)
                 for i, sc in enumerate(score_scenes(lt, tb.last_result)):
                     cards.append((f"score-{d['hand_no'] + 1}-{i}.png", sc))
+        elif ty == "di_end":  # Wuhu (W11): a stack is empty, the 底 is over (and with the last 底, the match)
+            empty = [shown_name(names[c]) for c in range(4) if d["stacks"][c] <= 0]
+            lines.append(t("tables.ann_di_end", lang, n=d["di"], names=join_names(empty, lang)))
     return lines, cards
+
+
+def _short_payments(lt: LiveTable, result: Mapping[str, Any], lang: str) -> list[str]:
+    """Wuhu (W11): a payer whose stack (底) held less than the win's payment pays what it held; the card shows what
+    was paid, and this says why it is less than its items ("-4" where the items came to 10)."""
+    names = lt.names()
+    unit = t("tables.unit", lang)
+    out = []
+    for w in result["winners"]:
+        for c in range(4):
+            owed, paid = w["payments"][c], w["settled"][c]
+            if owed < 0 and paid > owed:
+                out.append(t("tables.ann_short", lang, name=shown_name(names[c]), paid=f"{-paid} {unit}",
+                             owed=f"{-owed} {unit}"))
+    return out
+
+
+def join_names(names: list[str], lang: str) -> str:
+    return t("render.list_sep", lang).join(names)
 
 
 def chunks(lines: list[str], size: int = CHUNK) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import discord
@@ -32,6 +33,14 @@ async def _outcome(work: Awaitable[T]) -> tuple[T | None, BaseException | None]:
         return None, e
 
 
+@dataclass(frozen=True)
+class Strip:
+    """A seat's controls must go (it has nothing left to decide), and its hand message's text, when given, says why
+    instead of the decision it asked for ("your turn" stayed on a hand message after its hand was over)."""
+
+    text: str | None = None
+
+
 class ClickAnswers:
     """Answering a click with the clicker's new hand (mixed into the publisher)."""
 
@@ -43,7 +52,7 @@ class ClickAnswers:
         def image_shown(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Any) -> bool: ...
         def showing(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Any) -> None: ...
         def answer_failed(self, lt: LiveTable, message_id: int) -> None: ...
-        def strip_dm(self, lt: LiveTable, seat: int) -> None: ...
+        def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None) -> None: ...
         def hand(self, lt: LiveTable, payload: Any) -> None: ...
 
     async def answer_click(self, interaction: discord.Interaction[Any], table: Callable[[], LiveTable | None],
@@ -71,7 +80,10 @@ class ClickAnswers:
                 self.release(lt, me)
             raise error
         if msg is None or not msg.flags.ephemeral:
-            await self._answer_with_hand(interaction, table())
+            # the table as it is now; the one clicked when the move closed it (the match's last hand): its held
+            # writes (the controls going) are still this click's to show
+            after = table()
+            await self._answer_with_hand(interaction, lt if after is None and held else after)
         return cast(T, outcome)  # no error: the move's own result
 
     async def _answer_with_hand(self, interaction: discord.Interaction[Any], lt: LiveTable | None) -> None:
@@ -79,7 +91,7 @@ class ClickAnswers:
         the private hand write the publisher would have sent is taken out of its queue."""
         msg = interaction.message
         seat = None if lt is None else lt.seat_of(interaction.user.id)
-        p: Any = None  # the publisher's HandPayload, True (the hand is over), False or None (nothing taken)
+        p: Any = None  # the publisher's HandPayload, a Strip (the hand is over) or None (nothing taken)
         where: tuple[int, int] | None = None
         if lt is not None and seat is not None and msg is not None and interaction.channel_id is not None:
             where = (interaction.channel_id, msg.id)
@@ -94,14 +106,14 @@ class ClickAnswers:
                 else:
                     await interaction.response.edit_message(view=None)
                 return
-            if p is None or p is False:
+            if p is None:
                 if not interaction.response.is_done():
                     await interaction.response.defer()
                 return
             # a hand to show: it was taken for this seat and message
             assert lt is not None and seat is not None and where is not None
-            if p is True:  # the hand is over: the clicked message keeps its hand, its controls go
-                kw: dict[str, Any] = {"view": None}
+            if isinstance(p, Strip):  # the hand is over: the clicked message keeps its hand, its controls go
+                kw: dict[str, Any] = {"view": None} if p.text is None else {"view": None, "content": p.text}
             else:
                 kw = {"content": p.content, "view": p.view}
                 if not self.image_shown(lt, seat, where, p.png):
@@ -110,17 +122,17 @@ class ClickAnswers:
                 await interaction.edit_original_response(**kw)
             else:
                 await interaction.response.edit_message(**kw)
-            if p is not True:
+            if not isinstance(p, Strip):
                 self.showing(lt, seat, where, p.png)
         except discord.HTTPException as e:  # the answer did not reach Discord: the DM is written as usual
             log.info("table %s: click answer failed (%s); the hand goes by DM", None if lt is None else lt.id, e)
             if p is None and lt is not None and msg is not None:
                 self.answer_failed(lt, msg.id)
-            if p is True:
+            if isinstance(p, Strip):
                 assert lt is not None and seat is not None
                 seat_state = lt.seats[seat]
                 assert seat_state is not None
                 seat_state.dm_controls = where
-                self.strip_dm(lt, seat)
-            elif p is not None and p is not False and lt is not None:
+                self.strip_dm(lt, seat, p.text)
+            elif p is not None and lt is not None:
                 self.hand(lt, p)

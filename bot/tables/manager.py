@@ -40,6 +40,7 @@ from engine.ai import decision_rng
 from engine.errors import EngineError
 from engine.table import Action, Event, IllegalAction, Table
 
+from . import scenes
 from .admin import Admin
 from .aipool import AiPool
 from .kept import LobbyPayload
@@ -427,7 +428,7 @@ class TableManager(Admin, Output):
         await self._summary(lt)
         self.publisher.strip_table_message(lt)
         for c in lt.humans():
-            self.publisher.strip_dm(lt, c)
+            self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "table_closed"))
 
     async def _abort_in_store(self, lt: LiveTable, reason: str) -> None:
         mid = lt.match_id
@@ -597,7 +598,7 @@ class TableManager(Admin, Output):
                 raise Refusal("tables.not_your_seat")
             if op == "next":
                 if tb.phase != "ended" or seq != tb.seq:
-                    raise Refusal("tables.stale")
+                    raise Refusal("tables.stale_next")  # (a table button: not "use your latest hand message")
                 action = Action("next_hand", seat)
             else:
                 if tb.phase not in PLAYING or seat not in tb.awaited() or seq != lt.since[seat]:
@@ -712,7 +713,7 @@ class TableManager(Admin, Output):
             lt.rec.rollback()
         self.publisher.post(lt, t("tables.paused", lt.lang, ref=ref))
         for c in lt.humans():
-            self.publisher.strip_dm(lt, c)
+            self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "paused"))
         try:
             await self._table_message(lt)
         except Exception:

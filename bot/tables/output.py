@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PLAYING = ("play", "claim", "rob")
+AWAY = "away"  # a seat's dm_key once its hand message says the AI plays it (come_back clears it)
 MESSAGE_LIMIT = 2000  # characters of a Discord message
 RESULT_TEXT = 1600  # a hand's result text longer than this is posted, not written into the table message
 PNG_STUB = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x00\x00\x00\x00:~\x9bU"
@@ -172,12 +173,18 @@ class Output:
         tb = lt.table
         assert tb is not None
         if tb.phase not in PLAYING or lt.stall == "error" or lt.closed:
+            why = ("paused" if lt.stall == "error" else "match_over" if lt.closed or tb.phase == "over"
+                   else "hand_over")
             for c in lt.humans():  # the hand (or the table) is over: no decision is left in any DM
-                self.publisher.strip_dm(lt, c)
+                away = why == "hand_over" and lt.occupant(c).afk  # (still away: what to press to come back)
+                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away" if away else why))
             return
         for c in lt.humans():
             s = lt.seats[c]
             assert s is not None and s.user_id is not None
+            if s.afk and s.dm_key != AWAY:  # the AI plays the seat now: its hand message says so, once
+                s.dm_key = AWAY
+                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away"))
             if s.afk or s.dm_failed:
                 continue
             key = self.dm_key(lt, c)
@@ -186,6 +193,7 @@ class Output:
             new_hand = s.dm_key is not None and s.dm_key[0] != key[0]
             s.dm_key = key
             text, png, view = await self.hand_message(lt, c, s.lang)
+            s.dm_head = text.partition("\n")[0]
             self.publisher.hand(lt, HandPayload(c, s.user_id, text, Png(png, "hand.png"), view, new_hand,
                                                 lt.since[c] if view is not None else None))
 

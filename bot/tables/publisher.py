@@ -48,7 +48,7 @@ import discord
 from bot.seams import Host
 
 from .announce import CHUNK as POST_LIMIT
-from .clicks import ClickAnswers
+from .clicks import ClickAnswers, Strip
 from .kept import KeptMessages, _flat, _ids, _retryable
 from .state import LiveTable, Seat
 from .strings import t
@@ -129,27 +129,30 @@ class DmLane:
     on older messages (``olds``). Sent by its own worker, paced per DM channel."""
 
     pending: HandPayload | None = None
-    strip: bool = False
+    strip: Strip | None = None
     olds: list[tuple[int, int]] = field(default_factory=list)
     worker: asyncio.Task[Any] | None = None
     busy: bool = False  # a write of this seat is on its way
 
     def empty(self) -> bool:
-        return self.pending is None and not self.strip and not self.olds
+        return self.pending is None and self.strip is None and not self.olds
 
     def put(self, p: HandPayload) -> None:
         """The newest hand state replaces the waiting one (a new hand stays a new message). Sending any hand
         state removes the seat's older controls, so a waiting ``strip`` is part of it."""
         if self.pending is not None:
             p.new_hand = p.new_hand or self.pending.new_hand
-        self.pending, self.strip = p, False
+        self.pending, self.strip = p, None
 
-    def put_strip(self) -> None:
-        """The seat has nothing left to decide: a waiting hand state is shown without its (never sent) controls."""
+    def put_strip(self, strip: Strip) -> None:
+        """The seat has nothing left to decide: a waiting hand state is shown without its (never sent) controls
+        (and with the strip's text, when it has one)."""
         if self.pending is not None:
             self.pending.view, self.pending.since = None, None
-        else:
-            self.strip = True
+            if strip.text is not None:
+                self.pending.content = strip.text
+        elif strip.text is not None or self.strip is None:  # (a strip with a reason keeps it)
+            self.strip = strip
 
 
 @dataclass
@@ -283,10 +286,12 @@ class Publisher(ClickAnswers, KeptMessages):
         self._lane(lt, payload.seat).put(payload)
         self._kick_dm(lt, payload.seat)
 
-    def strip_dm(self, lt: LiveTable, seat: int) -> None:
-        if self._park(lt, seat, ("strip_dm", seat)):
+    def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None) -> None:
+        """The seat's controls go; ``text``: what its hand message says instead of the decision it asked for."""
+        strip = Strip(text)
+        if self._park(lt, seat, ("strip_dm", strip)):
             return
-        self._lane(lt, seat).put_strip()
+        self._lane(lt, seat).put_strip(strip)
         self._kick_dm(lt, seat)
 
     def _strip_old(self, lt: LiveTable, seat: int, where: tuple[int, int]) -> None:
@@ -304,7 +309,7 @@ class Publisher(ClickAnswers, KeptMessages):
             if kind == "hand":
                 self.hand(lt, arg)
             else:
-                self.strip_dm(lt, seat)
+                self.strip_dm(lt, seat, arg.text)
 
     def _park(self, lt: LiveTable, seat: int, job: tuple[str, Any]) -> bool:
         held = self.parked.get((lt.id, seat))
@@ -313,10 +318,10 @@ class Publisher(ClickAnswers, KeptMessages):
         held.append(job)
         return True
 
-    def take_hand(self, lt: LiveTable, seat: int, where: tuple[int, int]) -> HandPayload | bool | None:
+    def take_hand(self, lt: LiveTable, seat: int, where: tuple[int, int]) -> HandPayload | Strip | None:
         """The seat's private hand writes held back (:meth:`hold`), to be shown by the clicked DM message ``where``
         itself (the click's interaction response, exempt from the global budget): the latest :class:`HandPayload`,
-        True when the controls must only go (a hand ended), None when there is nothing to show (or ``where`` is not
+        a :class:`Strip` when the controls must only go (a hand ended), None when there is nothing to show (or ``where`` is not
         the seat's latest hand message: the writes are then sent as usual). The seat's bookkeeping is updated as if
         sent; call :meth:`hand` with the payload if the response fails."""
         s = lt.seats[seat]
@@ -330,11 +335,11 @@ class Publisher(ClickAnswers, KeptMessages):
             return None
         del self.parked[(lt.id, seat)]
         if lane is not None:  # an older state still waiting for the DM channel's pacing: the answer shows a newer one
-            lane.pending, lane.strip = None, False
+            lane.pending, lane.strip = None, None
         kind, last = mine[-1]
         if kind == "strip_dm":
             s.dm_controls = None
-            return True
+            return last  # a Strip
         old = s.dm_controls
         s.dm_controls = where if last.view is not None else None
         s.dm_since = last.since if last.view is not None else None
@@ -510,11 +515,12 @@ class Publisher(ClickAnswers, KeptMessages):
                         if old != s.dm_controls:
                             await self._retry(lt, "strip DM", functools.partial(self._edit_view, old, None))
                         self._done_leftover(lt, ("strip", *old))  # (failing, it stays listed: a restart does it)
-                    elif lane.strip:
-                        lane.strip = False
+                    elif lane.strip is not None:
+                        strip, lane.strip = lane.strip, None
                         if s.dm_controls is not None:
                             old, s.dm_controls = s.dm_controls, None
-                            await self._retry(lt, "strip DM", functools.partial(self._edit_view, old, None))
+                            await self._retry(lt, "strip DM", functools.partial(self._edit_view, old, None,
+                                                                                strip.text))
                             await self._remember(lt)
                 except asyncio.CancelledError:
                     raise
@@ -568,9 +574,10 @@ class Publisher(ClickAnswers, KeptMessages):
         lt.posts_below += 1
         return msg
 
-    async def _edit_view(self, where: tuple[int, int], view: Any) -> None:
+    async def _edit_view(self, where: tuple[int, int], view: Any, content: str | None = None) -> None:
+        kw: dict[str, Any] = {"view": view} if content is None else {"view": view, "content": content}
         with contextlib.suppress(discord.NotFound, discord.Forbidden):
-            await self._channel(where[0]).get_partial_message(where[1]).edit(view=view)
+            await self._channel(where[0]).get_partial_message(where[1]).edit(**kw)
 
     async def _delete(self, where: tuple[int, int]) -> None:
         with contextlib.suppress(discord.NotFound, discord.Forbidden):

@@ -126,8 +126,24 @@ def private_text(lt: LiveTable, seat: int, lang: str) -> tuple[str, frozenset[in
             ht = hint_text(items, lang)
             if ht:
                 lines.append(ht)
-            marks = frozenset(k for k, _ in items if k is not None)
+            marks = hint_marks(items)
     return "\n".join(lines), marks
+
+
+def hint_marks(items: list[Hint]) -> frozenset[int]:
+    """The discards the hand image marks: those that leave a wait with a tile still unseen (a discard whose every
+    winning tile is gone, "听 八条×0", stays in the hint's text but is not marked like a live one)."""
+    return frozenset(k for k, ws in items if k is not None and any(n > 0 for _, n in ws))
+
+
+def over_text(lt: LiveTable, seat: int, why: str) -> str | None:
+    """What a seat's latest hand message says once it has nothing left to decide, instead of the decision it asked
+    for ("your turn" stayed on it after the hand was over): its first line and ``why`` (``hand_over``, ``match_over``,
+    ``table_closed``, ``paused``, ``away``), in the seat's language; None when no hand message was sent in this process."""
+    s = lt.seats[seat]
+    if s is None or s.dm_head is None:
+        return None
+    return s.dm_head + "\n" + t(f"tables.dm_{why}", s.lang, back=t("tables.btn_back", s.lang))
 
 
 def status_text(lt: LiveTable, next_seconds: float) -> str:

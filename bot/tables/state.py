@@ -82,6 +82,7 @@ class Seat:
     dm_controls: tuple[int, int] | None = None  # (channel, message) of the last DM that carries controls
     dm_last: tuple[int, int] | None = None  # (channel, message) of the latest hand message
     dm_since: int | None = None  # the decision (``LiveTable.since``) the controls of ``dm_controls`` are for
+    dm_head: str | None = None  # the first line of the latest hand message ("your hand · Wuhu · hand 3 ...")
 
     @property
     def human(self) -> bool:

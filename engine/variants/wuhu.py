@@ -693,7 +693,7 @@ VARIANT = Variant(
             "点炮的人付三家的钱",
             "on a discard win the discarder pays all three shares",
         ),
-        HouseRule("di_per_match", 1, tuple(range(1, 9)), "一场几底", "stacks (底) per match", "一场打几底", "how many stacks (底) a match lasts"),
+        HouseRule("di_per_match", 1, tuple(range(1, 9)), "每场底数", "stacks (底) per match", "一场打几底", "how many stacks (底) a match lasts"),
     ),
     allows_chi=False,
     seven_pairs=False,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections import Counter
 
 import pytest
@@ -378,7 +379,14 @@ async def test_afk_seat_is_taken_over_until_im_back(harness: Harness):
         await h.settle()
     assert all(s.afk for s in seats)
     assert lt.table.phase in ("ended", "over")  # the hand finished with the AI playing for both
-    assert any("超时" in m.content for m in h.channel())
+    timed_out = [m.content for m in h.channel() if "超时：" in m.content]
+    # the tile in the table's words: "超时：打出 1m" (found by an independent review)
+    assert timed_out and not any(re.search(r"超时：打出 [1-9][mpsz]", x) for x in timed_out)
+    assert any(re.search(r"超时：打出 [一二三四五六七八九][万条筒]|超时：打出 [东南西北中发白]", x) for x in timed_out)
+    # each player's hand message says the AI plays the seat now, not "your turn"
+    for p in (P1, P2):
+        assert h.dms(p)[-1].content.splitlines()[-1] == ("The AI plays your seat now (you timed out twice): press "
+                                                          "“I'm back” on the table's message to take it back.")
     mgr.timers.turn = mgr.timers.claim = None
     mgr.timers.next_hand = 30.0
     table_msg = h.fake.find_message(lt.message_id)
@@ -439,6 +447,7 @@ async def test_a_table_that_cannot_be_restored_is_closed_with_a_message(harness:
 
 async def test_hint_marks_ready_discards_with_unseen_counts():
     from bot.tables import LiveTable, hint
+    from bot.tables.scenes import hint_marks
 
     lt = LiveTable(guild_id=1, channel_id=1, host_id=1, variant="hefei", rules={})
     # 123m 456m 789m 11p 34p + 9s: discarding 9s waits on 2p and 5p
@@ -448,6 +457,10 @@ async def test_hint_marks_ready_discards_with_unseen_counts():
     got = dict(hint(lt, view))
     assert got[26] == [(10, 1), (13, 4)]  # 2p: one left unseen; 5p: four
     assert 0 not in got  # discarding 1m breaks the ready hand
+    assert 26 in hint_marks(hint(lt, view))
+    # every winning tile of that wait seen: the discard is still listed (×0) but not marked like a live wait
+    view["seen"][10], view["seen"][13] = 4, 4
+    assert dict(hint(lt, view))[26] == [(10, 0), (13, 0)] and 26 not in hint_marks(hint(lt, view))
 
 
 async def test_a_whole_match_ends_with_a_summary_matching_the_ledger(harness: Harness):
@@ -480,6 +493,16 @@ async def test_a_whole_match_ends_with_a_summary_matching_the_ledger(harness: Ha
     assert [k for k, _, _ in h.seen.public_images()].count("match") == 1
     # the player is free again
     assert P1 not in h.bot.tables.by_player
+    # the click that ended the match took its DM's controls away too (they stayed live, answered "that table is
+    # over"; found by an independent review), and no DM still says it is the player's turn
+    await h.settle()
+    assert not [m.content for m in h.dms(P1) if controls(m)]
+    assert not [m.content for m in h.dms(P1) if "Your turn" in m.content or "轮到你" in m.content]
+    last = h.dms(P1)[-1].content.splitlines()
+    assert last[0].startswith("Your hand · Hefei · hand ") and last[1:] == [
+        "The match is over: the final totals are in the table's channel."]
+    assert all(m.content.splitlines()[-1] == "This hand is over: its result is on the table's message."
+               for m in h.dms(P1)[:-1] if m.content.startswith("Your hand"))
 
 
 async def test_show_reposts_the_table_at_the_bottom(harness: Harness):
@@ -696,3 +719,85 @@ async def test_a_display_name_that_reads_as_a_mention_pings_nobody(harness: Harn
     pinged = [b for _, b in sent if (b.get("allowed_mentions") or {}).get("users")]
     assert pinged and all([str(u) for u in b["allowed_mentions"]["users"]] == [str(P2)] for b in pinged)
     assert all(f"<@{P2}>" in b["content"] for b in pinged)  # the closed-DM notice still pings its player
+
+
+@pytest.mark.parametrize("locale, said", [
+    ("en-US", "This button is out of date: the next hand has already been dealt, or the match is over. Nothing was "
+              "changed."),
+    ("zh-CN", "这个按钮已经过期：下一局已经开始，或者本场已经结束。什么都没有改动。"),
+])
+async def test_next_pressed_again_says_the_hand_was_dealt_not_to_use_a_hand_message(harness: Harness, locale, said):
+    """Next pressed twice, or on an older result card, told the player to use their latest hand message: Next is on
+    the table message (found by an independent review). Only one hand is dealt."""
+    h = harness
+    prep(h)
+    h.bot.tables.timers.next_hand = 3600.0  # the next hand waits for Next
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    await play_until_hand_ends(h, [P1], lt)
+    card = h.fake.find_message(lt.message_id)
+    again = h.click_payload(card, custom_id=button_id(card, ":next"), user=P1, locale=locale)  # (pressed later)
+    await h.click(card, custom_id=button_id(card, ":next"), user=P1, locale=locale)
+    hand_no = lt.table.hand_no
+    r = await h.send(*again)
+    assert r.reply.ephemeral and r.reply.content == said
+    assert lt.table.hand_no == hand_no
+
+
+@pytest.mark.parametrize("locale, lang", [("en-US", "en"), ("zh-CN", "zh"), ("zh-TW", "zh-TW")])
+async def test_leaving_a_table_in_play_says_what_to_do_instead(harness: Harness, locale, lang):
+    """/table leave once the game has started said only that seats can no longer change (found by an independent
+    review): it names the controls that let a player step away (托管, 解散) and /table end, in the names the
+    player's Discord shows; someone without a seat is told only that the game has started."""
+    from bot.i18n import t
+
+    h = harness
+    prep(h)
+    await open_table(h, "wuhu", humans=(P1,))
+    r = await h.slash("table leave", user=P1, locale=locale)
+    said = r.reply.content
+    assert r.reply.ephemeral and said == t("tables.not_lobby_leave", lang)
+    for key in ("tables.btn_autoplay", "tables.btn_back", "tables.btn_dissolve"):
+        assert t(key, lang) in said
+    assert f"/{t('table.name', lang)} {t('table.end.name', lang)}" in said
+    r = await h.slash("table leave", user=P3, locale=locale)
+    assert r.reply.content == t("tables.not_lobby", lang) and live(h).seat_of(P1) is not None
+
+
+async def test_a_wuhu_stack_that_runs_out_is_said_in_the_channel(harness: Harness):
+    """Wuhu (W11): a payer pays at most what its stack (底) holds, and an empty stack ends the 底 (with one 底 a
+    match, the match). The card showed "-4" where the items came to 10, and the channel said only that the match was
+    over (found by an independent review): each short payment and the 底's end are said, from the engine's events of
+    the stored game."""
+    from bot.tables.strings import shown_name
+    from bot.tables.strings import t as tt
+    from engine.table import Action
+
+    h = harness
+    prep(h)
+    h.bot.tables.timers.next_hand = 3600.0
+    await open_table(h, "wuhu")
+    lt = live(h)
+    for _ in range(60):
+        await play_until_hand_ends(h, [P1], lt)
+        if lt.table.phase == "over":
+            break
+        table_msg = h.fake.find_message(lt.message_id)
+        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
+    assert lt.table.phase == "over"
+    await h.settle()
+    m = await h.bot.store.match(lt.match_id)
+    game = Table.new(m.variant, m.seed, m.settings, players_for(m.seats))
+    events = [e for a in await h.bot.store.actions(lt.match_id) for e in game.apply(Action.from_json(
+        json.loads(a.action)))]
+    names = [shown_name(n) for n in lt.names()]
+    said = "\n".join(x.content for x in h.channel())
+    shorts = [(c, e.data["settled"][c], e.data["payments"][c]) for e in events if e.type == "win" for c in range(4)
+              if e.data["settled"][c] > e.data["payments"][c] < 0]
+    assert shorts
+    for c, paid, owed in shorts:
+        assert tt("tables.ann_short", "zh", name=names[c], paid=f"{-paid} 子", owed=f"{-owed} 子") in said
+    ends = [e for e in events if e.type == "di_end"]
+    assert len(ends) == 1
+    empty = "、".join(names[c] for c in range(4) if ends[0].data["stacks"][c] <= 0)
+    assert tt("tables.ann_di_end", "zh", n=1, names=empty) in said
