@@ -14,7 +14,7 @@ import discord
 
 from bot import i18n
 from bot.i18n import hant
-from engine.tiles import tile_name, tile_zh
+from engine.tiles import is_honor, tile_en, tile_name, tile_zh
 
 #: The message fields that hold display names.
 NAME_FIELDS = ("name", "names", "host")
@@ -39,8 +39,15 @@ def t(key: str, lang: str | None, /, **params: Any) -> str:
 
 
 def tile_label(k: int, lang: str) -> str:
-    """A tile's short name for buttons and texts: 五万 / 5m."""
-    return tile_name(k) if lang == "en" else (tile_zh(k) if lang == "zh" else hant(tile_zh(k)))
+    """A tile's short name for buttons and texts: 五万 / 5m, 中 / Red (an honour in English by its name: "7z" is the
+    notation of /score, which a player at the table has never been shown).
+
+    >>> tile_label(4, "en"), tile_label(33, "en"), tile_label(27, "en"), tile_label(33, "zh-TW"), tile_label(4, "zh")
+    ('5m', 'Red', 'East', '中', '五万')
+    """
+    if lang == "en":
+        return tile_en(k) if is_honor(k) else tile_name(k)
+    return tile_zh(k) if lang == "zh" else hant(tile_zh(k))
 
 
 def discard_label(number: int | None, kind: int, lang: str) -> str:
