@@ -108,6 +108,22 @@ class Tables(commands.Cog):
             return
         await interaction.response.send_message(embed=self.lobby_embed(lt), view=self.ui.lobby_view(lt, lt.lang))
         await self._lobby_answer_posted(interaction, lt)
+        await self._say_the_tables_language(interaction, lt)
+
+    async def _say_the_tables_language(self, interaction: discord.Interaction[MjBot], lt: LiveTable) -> None:
+        """A host whose Discord speaks another language than the server's tables is told, privately and in their own
+        language, which language the table speaks and where an admin changes it: the lobby they just opened, its
+        buttons and the table are all in the server's language (an English newcomer met a Chinese table they could
+        not read; found by an independent review). A follow-up of the command: no request of the global budget."""
+        player = lang_of_locale(interaction.locale)
+        if player is None or player == lt.lang:
+            return
+        note = t("tables.lang_note", player, language=t(f"lang.{lt.lang}", player),
+                 settings=f"/{t('settings.name', player)}", field=t("settings.field.language", player))
+        try:
+            await interaction.followup.send(note, ephemeral=True)
+        except discord.HTTPException as e:  # the lobby is up: the note is a courtesy
+            log.info("lobby in %s: the language note was not sent (%s)", lt.channel_id, e)
 
     async def _lobby_answer_posted(self, interaction: discord.Interaction[MjBot], lt: LiveTable) -> None:
         """The lobby message is this command's answer: the manager remembers it (and stores it)."""

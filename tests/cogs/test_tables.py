@@ -801,3 +801,21 @@ async def test_a_wuhu_stack_that_runs_out_is_said_in_the_channel(harness: Harnes
     assert len(ends) == 1
     empty = "、".join(names[c] for c in range(4) if ends[0].data["stacks"][c] <= 0)
     assert tt("tables.ann_di_end", "zh", n=1, names=empty) in said
+
+
+@pytest.mark.parametrize("locale, note", [
+    ("en-US", "This server's tables speak 简体中文: the lobby, its buttons and the table. Your own replies stay in your "
+              "language. A server admin can change the tables' language with /settings → Language."),
+    ("zh-CN", None),
+])
+async def test_a_host_whose_discord_speaks_another_language_is_told_the_tables_language(harness: Harness, locale,
+                                                                                          note):
+    """An English newcomer on a server left at its default language opened a lobby they could not read, and nothing
+    said why or what changes it (found by an independent review). The note is a private follow-up in their own
+    language; a host who speaks the tables' language gets none."""
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant="hefei", user=P1, locale=locale)
+    assert not r.messages[0].ephemeral and r.messages[0].embeds  # the lobby, in the server's language
+    notes = [m for m in r.messages[1:] if m.ephemeral]
+    assert [m.content for m in notes] == ([note] if note else [])
