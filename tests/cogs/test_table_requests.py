@@ -13,6 +13,7 @@ from bot.tables.publisher import CHANNEL_WRITES, TABLE_EDIT_INTERVAL, HandPayloa
 from tests.cogs.test_tables import (
     P1,
     P2,
+    a_hand_ended,
     button_id,
     choose_click,
     latest_dm_controls,
@@ -287,11 +288,7 @@ async def test_a_hand_end_edits_the_table_message_into_the_result_card(harness: 
 
 async def test_a_restart_between_hands_keeps_the_result_card(harness: Harness):
     h = harness
-    prep(h)
-    h.bot.tables.timers.next_hand = 3600.0  # the next hand waits for Next
-    await open_table(h, "hefei", humans=(P1,))
-    lt = live(h)
-    await play_until_hand_ends(h, [P1], lt)
+    lt = await a_hand_ended(h)
     await h.bot.tables.wait_idle()
     assert lt.table.phase == "ended"
     card = h.fake.find_message(lt.message_id)

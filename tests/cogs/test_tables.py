@@ -109,6 +109,26 @@ async def play_until_match_ends(h: Harness, humans, lt, max_hands: int = 40) -> 
         await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=humans[0])
 
 
+async def a_hand_ended(h: Harness, variant: str = "hefei"):
+    """A table of P1 and three AIs whose first hand is over, waiting for Next (no timer deals the next one)."""
+    prep(h)
+    h.bot.tables.timers.next_hand = 3600.0  # the next hand waits for Next
+    await open_table(h, variant, humans=(P1,))
+    lt = live(h)
+    await play_until_hand_ends(h, [P1], lt)
+    return lt
+
+
+async def play_the_match_out(h: Harness, lt, most: int = 60) -> None:
+    """P1 plays every hand and presses Next until the match is over."""
+    for _ in range(most):
+        await play_until_hand_ends(h, [P1], lt)
+        if lt.table.phase == "over":
+            return
+        table_msg = h.fake.find_message(lt.message_id)
+        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
+
+
 async def replay_from_store(h: Harness, match_id: int, upto: int | None = None) -> Table:
     store = h.bot.store
     m = await store.match(match_id)
@@ -469,12 +489,7 @@ async def test_a_whole_match_ends_with_a_summary_matching_the_ledger(harness: Ha
     await open_table(h, "hefei")
     lt = live(h)
     match_id = lt.match_id
-    for _ in range(40):
-        await play_until_hand_ends(h, [P1], lt)
-        if lt.table.phase == "over":
-            break
-        table_msg = h.fake.find_message(lt.message_id)
-        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
+    await play_the_match_out(h, lt, 40)
     assert lt.table.phase == "over" and lt.closed
     m = await h.bot.store.match(match_id)
     assert m.status == "finished"
@@ -730,11 +745,7 @@ async def test_next_pressed_again_says_the_hand_was_dealt_not_to_use_a_hand_mess
     """Next pressed twice, or on an older result card, told the player to use their latest hand message: Next is on
     the table message (found by an independent review). Only one hand is dealt."""
     h = harness
-    prep(h)
-    h.bot.tables.timers.next_hand = 3600.0  # the next hand waits for Next
-    await open_table(h, "hefei", humans=(P1,))
-    lt = live(h)
-    await play_until_hand_ends(h, [P1], lt)
+    lt = await a_hand_ended(h)
     card = h.fake.find_message(lt.message_id)
     again = h.click_payload(card, custom_id=button_id(card, ":next"), user=P1, locale=locale)  # (pressed later)
     await h.click(card, custom_id=button_id(card, ":next"), user=P1, locale=locale)
@@ -774,16 +785,8 @@ async def test_a_wuhu_stack_that_runs_out_is_said_in_the_channel(harness: Harnes
     from engine.table import Action
 
     h = harness
-    prep(h)
-    h.bot.tables.timers.next_hand = 3600.0
-    await open_table(h, "wuhu")
-    lt = live(h)
-    for _ in range(60):
-        await play_until_hand_ends(h, [P1], lt)
-        if lt.table.phase == "over":
-            break
-        table_msg = h.fake.find_message(lt.message_id)
-        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
+    lt = await a_hand_ended(h, "wuhu")
+    await play_the_match_out(h, lt)
     assert lt.table.phase == "over"
     await h.settle()
     m = await h.bot.store.match(lt.match_id)
