@@ -21,7 +21,7 @@ from engine.errors import EngineError
 from engine.tiles import SEATS, parse_hand, seat_index
 from engine.variants import VARIANT_KEYS
 from text import catalog
-from text.lang import resolve
+from text.lang import LANGS, resolve
 
 from . import cli_lang
 
@@ -197,12 +197,9 @@ def _build_parser() -> argparse.ArgumentParser:
     return p
 
 
-LANGS = ("zh", "zh-TW", "en")
-
-
 def _lang_option(p: argparse.ArgumentParser, what: str) -> None:
     """The one language option of every command: the same choices and default everywhere."""
-    p.add_argument("--lang", choices=LANGS, default="zh",
+    p.add_argument("--lang", choices=LANGS, default=cli_lang.DEFAULT_LANG,
                    help=f"{what}: zh (简体中文, the default), zh-TW (繁體中文) or en (English)")
 
 

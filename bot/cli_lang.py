@@ -26,12 +26,11 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final, NoReturn
 
 from text import catalog
-from text.lang import Lang
+from text.lang import LANGS, Lang
 
 #: the commands a player types, which speak ``--lang``; their default language
 PLAYER_COMMANDS: Final = frozenset(("score", "local"))
 DEFAULT_LANG: Final[Lang] = "zh"
-LANGS: Final[tuple[Lang, ...]] = ("zh", "zh-TW", "en")
 
 #: argparse's message (its msgid, Python 3.11 to 3.13) -> our catalogue's key
 MSGIDS: Final[dict[str, str]] = {

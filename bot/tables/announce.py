@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.table import Action, Event, verify_commitment
+from render.common import join_list
 from text.hant import named
 
 from .scenes import _kind, score_scenes
@@ -71,7 +72,7 @@ def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[st
                     cards.append((f"score-{d['hand_no'] + 1}-{i}.png", sc))
         elif ty == "di_end":  # Wuhu (W11): a stack is empty, the 底 is over (and with the last 底, the match)
             empty = [shown_name(names[c]) for c in range(4) if d["stacks"][c] <= 0]
-            lines.append(t("tables.ann_di_end", lang, n=d["di"], names=join_names(empty, lang)))
+            lines.append(t("tables.ann_di_end", lang, n=d["di"], names=join_list(empty, lang)))
     return lines, cards
 
 
@@ -88,10 +89,6 @@ def _short_payments(lt: LiveTable, result: Mapping[str, Any], lang: str) -> list
                 out.append(t("tables.ann_short", lang, name=shown_name(names[c]), paid=f"{-paid} {unit}",
                              owed=f"{-owed} {unit}"))
     return out
-
-
-def join_names(names: list[str], lang: str) -> str:
-    return t("render.list_sep", lang).join(names)
 
 
 def chunks(lines: list[str], size: int = CHUNK) -> list[str]:
