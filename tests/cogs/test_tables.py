@@ -822,3 +822,23 @@ async def test_a_host_whose_discord_speaks_another_language_is_told_the_tables_l
     assert not r.messages[0].ephemeral and r.messages[0].embeds  # the lobby, in the server's language
     notes = [m for m in r.messages[1:] if m.ephemeral]
     assert [m.content for m in notes] == ([note] if note else [])
+
+
+async def test_when_no_click_answer_reaches_discord_the_hands_end_is_still_told_in_the_dm(harness: Harness):
+    """Every answer to P1's clicks fails (Discord answers 404 Unknown interaction: the answer came too late): each
+    new state goes by DM as usual, and the click that ends the hand still leaves its DM without controls and saying
+    the hand is over, written by the publisher with the bot's token instead of in the answer. (A 5xx there is retried
+    by discord.py for seconds, past the interaction's life, and ends the same way.)"""
+    h = harness
+    prep(h)
+    h.bot.tables.timers.next_hand = 3600.0
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    fault = h.fake.fail(r"^/interactions/\d+/[^/]+/callback$", status=404, code=10062, times=10**6,
+                        message="Unknown interaction")
+    await play_until_hand_ends(h, [P1], lt)
+    await h.bot.tables.wait_idle()
+    await h.settle()
+    assert fault.hits > 0 and lt.table.phase == "ended"
+    assert not [m.content for m in h.dms(P1) if controls(m)]
+    assert h.dms(P1)[-1].content.splitlines()[-1] == "This hand is over: its result is on the table's message."
