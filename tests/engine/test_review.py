@@ -638,7 +638,7 @@ def test_a_declined_kong_is_charged_only_its_real_difference():
 def test_a_bigger_ready_hand_names_what_its_win_scores():
     """Wuhu, step 31: two discards that both leave the hand ready; the AI keeps 1p-9p whole, and its win scores 通天
     (the straight, a 嘴子) that the player's does not. The card said only "bigger hand: worth 25.8 子 against 18.3
-    when won"; it names the item the scorer gives the AI's win (Hefei alike: 支 and 暗活). (25.5 against 18.1 since a
+    when won"; it names the item the scorer gives the AI's win (Hefei alike: 暗活 and 坎). (25.5 against 18.1 since a
     ready hand's winning tiles are weighted by how often their class comes, WAIT_FACTORS.)"""
     from render.replay import describe_reason
 
@@ -651,8 +651,51 @@ def test_a_bigger_ready_hand_names_what_its_win_scores():
     assert describe_reason(d, "en") == "bigger hand: straight 1-9, worth 25.5 子 against 18.1 when won"
     _r, rv = _reviewed("hefei", "d1", 0, _STRONG_OTHERS)
     d = rv.at(31)
-    assert d is not None and [i.code for i in d.gains] == ["zhi", "anhuo"]
-    assert describe_reason(d, "zh").startswith("更大的牌：支、暗活，和了值")
+    # (by the mean over its winning tiles: one of three pays 支 and 暗活, two 坎; "支、暗活" when the items were read
+    # from the best-paying win alone)
+    assert d is not None and [i.code for i in d.gains] == ["anhuo", "kan"]
+    assert describe_reason(d, "zh").startswith("更大的牌：暗活、坎，和了值")
+
+
+@pytest.mark.parametrize("variant, seed, hand_no, step, played, ai, codes, zh", [
+    # both a step from ready: the player's 3p leaves six 筒, and no draw makes a hand with 八支; the AI's 3m keeps
+    # seven (the card said only "bigger hand: worth 21.5 子 against 17.6 when won")
+    ("wuhu", "b13", 1, 32, "discard", "discard", ["zhi_fan", "base_zimo_ya_dang"],
+     "更大的牌：支番、自摸压档，和了值 21.5 子 对 17.6 子"),
+    # both ready, with the same items: the AI's wait is one tile (压档) and its suit longer
+    ("wuhu", "b33", 0, 24, "discard", "discard", ["base_zimo_ya_dang", "zhi_fan"],
+     "更大的牌：自摸压档、支番，和了值 27.1 子 对 16.1 子"),
+    # a pung let pass: the AI's pung makes the hand ready with the fourth 8p in a run (四核)
+    ("wuhu", "b0", 3, 18, "pass", "pung", ["si_he", "zhi_fan"], "更大的牌：四核、支番，和了值 32.5 子 对 17.6 子"),
+    # a kong not made: its own item, and the 支 of the suit it keeps
+    ("hefei", "b16", 1, 43, "discard", "kong", ["angang", "zhi"], "更大的牌：暗杠、支，和了值 58.1 子 对 33.6 子"),
+])
+def test_a_bigger_hand_names_the_items_its_wins_score_more_of(variant, seed, hand_no, step, played, ai, codes, zh):
+    """A bigger hand with no plan named the item only between two ready hands whose wins differ in an item: 13 of 70
+    costly "bigger" reasons in a reviewer's sample named nothing. The items are now those the self-drawn wins the
+    AI's choice can reach (ready, or a step from it) score more of than the player's, by the scorer."""
+    from engine.review import GAIN_MIN, _after, _Hand, _profile, _reach
+    from engine.strong.evaluator import Know
+    from render.replay import describe_reason
+
+    t = Table.new(variant, seed)
+    acts: list[Action] = []
+    from engine.selfplay import play_match
+
+    play_match(t, ["easy", "normal", "normal", "normal"], random.Random(seed), max_hands=4, record=acts)
+    rp = HandReplay.build(variant, seed, {}, acts, hand_no)
+    view = rp.view(step - 1, 0)
+    d = review_decision(view, rp.steps[step - 1].action, step)
+    assert (d.reason, d.item, d.played.action.type, d.ai.action.type) == ("bigger", "", played, ai)
+    assert d.costly and [i.code for i in d.gains] == codes
+    assert describe_reason(d, "zh") == zh
+    # each named item is worth GAIN_MIN more, on average over the AI's reachable wins, than over the player's
+    me, kn = _Hand(view), Know(view, 0)
+    ai_p, you = (_reach(kn, me, *_after(kn, me, c.action)) for c in (d.ai, d.played))
+    assert ai_p is not None
+    mine = _profile(you) if you else {}
+    for code in codes:
+        assert _profile(ai_p)[code][0] - mine.get(code, (0.0,))[0] >= GAIN_MIN
 
 
 def test_a_timed_out_decision_is_marked_on_the_step_image_even_when_it_cost_nothing():
