@@ -15,6 +15,7 @@ from .state import LiveTable
 from .strings import shown_name, t, tile_label
 
 CHUNK = 1900  # characters per message (Discord allows 2,000)
+SUBTEXT = "-# "  # Discord's subtext markdown at a line's start: small grey text (the wall's commitment and reveal)
 
 
 def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[str, Any]]]:
@@ -28,7 +29,7 @@ def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[st
         ty, d = e.type, e.data
         who = names[e.seat] if e.seat is not None else "?"  # the acting seat's name (every announced event has one)
         if ty == "hand_start":
-            lines.append(t("tables.commit", lang, hand=d["hand_no"] + 1, commitment=d["commitment"]))
+            lines.append(SUBTEXT + t("tables.commit", lang, hand=d["hand_no"] + 1, commitment=d["commitment"]))
         elif ty == "pung":
             lines.append(t("tables.ann_pung", lang, name=who, tile=tile_label(_kind(d["tile"]), lang)))
         elif ty == "kong":
@@ -59,10 +60,6 @@ def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[st
         elif ty == "hand_end":
             if d["draw"]:
                 lines.append(t("tables.ann_draw", lang, hand=d["hand_no"] + 1))
-            ok = verify_commitment(d["commitment"], d["reveal"])
-            lines.append(t("tables.reveal", lang, hand=d["hand_no"] + 1, salt=d["reveal"]["salt"],
-                           wall="".join(d["reveal"]["wall"]),
-                           ok=t("tables.reveal_ok" if ok else "tables.reveal_bad", lang)))
             unit = t("tables.unit", lang)
             res = " · ".join(f"{shown_name(names[c])} {d['payments'][c]:+d} {unit}" for c in range(4))
             lines.append(t("tables.result", lang, hand=d["hand_no"] + 1, lines=res))
@@ -70,6 +67,12 @@ def _lines(lt: LiveTable, events: list[Event]) -> tuple[list[str], list[tuple[st
                 lines += _short_payments(lt, tb.last_result, lang)
                 for i, sc in enumerate(score_scenes(lt, tb.last_result)):
                     cards.append((f"score-{d['hand_no'] + 1}-{i}.png", sc))
+            # the wall's reveal (to check the deal against its commitment) after the result, in Discord's small
+            # grey subtext: 272 characters of tile codes a player rarely reads
+            ok = verify_commitment(d["commitment"], d["reveal"])
+            lines.append(SUBTEXT + t("tables.reveal", lang, hand=d["hand_no"] + 1, salt=d["reveal"]["salt"],
+                                     wall="".join(d["reveal"]["wall"]),
+                                     ok=t("tables.reveal_ok" if ok else "tables.reveal_bad", lang)))
         elif ty == "di_end":  # Wuhu (W11): a stack is empty, the 底 is over (and with the last 底, the match)
             empty = [shown_name(names[c]) for c in range(4) if d["stacks"][c] <= 0]
             lines.append(t("tables.ann_di_end", lang, n=d["di"], names=join_list(empty, lang)))

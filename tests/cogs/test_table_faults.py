@@ -554,8 +554,8 @@ async def test_a_long_5xx_storm_loses_no_announcement_and_no_wall_reveal(harness
     assert storm.hits > 4 * 4  # many writes failed after every one of their tries
     text = "\n".join(m.content for m in h.channel())
     assert "第 1 局：牌墙承诺" in text
-    assert "第 1 局牌墙公开：盐" in text  # the reveal a player needs to check the deal
-    assert "第 1 局：" in text.split("第 1 局牌墙公开")[1]  # the result after the reveal
+    assert "-# 第 1 局牌墙公开：盐" in text  # the reveal a player needs to check the deal, in small grey text
+    assert "第 1 局：" in text.split("第 1 局牌墙公开")[0].split("第 1 局：牌墙承诺")[1]  # the result before the reveal
     assert not [r for r in caplog.records if "could not be sent" in r.getMessage()]
 
 
