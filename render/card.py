@@ -24,6 +24,7 @@ ITEM_SIZE = 22
 ITEM_MIN_SIZE = 16
 RULE_SIZE = 15  # the ruling a line comes from ("W12"), grey, right of the name: 13 px on a phone
 RULE_W = 40  # its column, taken from the name column when the line has a ruling
+KEY_SIZE = 15  # the key to the rulings' codes under the payments
 
 
 def item_text(item: Item, lang: str) -> str:
@@ -134,9 +135,17 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         lines, f = layout_item_name(item_text(it, lang) + (f" ({rule(it)})" if rule(it) else ""),
                                     W - 2 * MARGIN - 16)
         note_rows.append((lines, f, int(len(lines) * f.size * 1.35) + 6))
+    # the key to the rulings' codes, under the payments: a code alone ("W4") says nothing to a player who has
+    # not met /rules
+    codes = [rule(it) for it in (*scene.items, *scene.notes) if rule(it)]
+    key_lines: list[str] = []
+    if codes:
+        key_lines = _wrap(fonts.clean(txt("render.card.rules_key", lang, code=codes[0])), fonts.regular(KEY_SIZE),
+                          W - 2 * MARGIN - 16)
+    key_h = int(len(key_lines) * KEY_SIZE * 1.35) + 8 if key_lines else 0
     header_h = 70
     H = (MARGIN + header_h + hand_img.height + 14 + sum(r[3] for r in rows) + 12 + sum(r[2] for r in note_rows)
-         + (50 if scene.total is not None else 0) + 20 + 4 * 40 + MARGIN)
+         + (50 if scene.total is not None else 0) + 20 + 4 * 40 + key_h + MARGIN)
     img = Image.new("RGB", (W, H), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, W - 7, H - 7), radius=16, fill=th.panel)
@@ -200,6 +209,10 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         draw_text(img, (W - MARGIN - 12, y + 18), f"{amount:+d} {unit}" if amount else f"0 {unit}", 22, col,
                   anchor="rm")
         y += 40
+    y += 8
+    for ln in key_lines:
+        draw_text(img, (MARGIN + 8, y), ln, KEY_SIZE, th.subtext, bold=False)
+        y += KEY_SIZE * 1.35
     return img
 
 
