@@ -23,6 +23,7 @@ False
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 from collections.abc import Mapping
@@ -82,6 +83,59 @@ class ConfigError(ValueError):
     """A setting has a value the bot cannot use; the message says which and why."""
 
 
+SETTINGS = ("DISCORD_TOKEN", "MJBOT_DB", "MJBOT_DEV_GUILD", "MJBOT_LOG_LEVEL", "MJBOT_SHARD_IDS", "MJBOT_SHARD_COUNT",
+            "MJBOT_DB_POOL", "MJBOT_GLOBAL_RATE")
+"""The variables the bot reads (the table above)."""
+
+
+def _token_shaped(text: str) -> bool:
+    """Whether ``text`` is shaped like a bot token: a value pasted on the wrong line, which no message may repeat."""
+    from .check import application_id_from_token
+
+    return application_id_from_token(text) is not None
+
+
+def load_env_file(path: Path) -> None:
+    """Set the variables of the ``.env`` file at ``path`` (when it exists) that the environment does not set, or
+    sets empty (a stray ``export DISCORD_TOKEN=`` does not hide the file's token). Only that file is read: not one
+    in a parent folder. A file that cannot be read, is not UTF-8 or has a line that is not ``NAME=value`` is a
+    :class:`ConfigError` naming the file (and the line), not a traceback or a warning the bot then runs past.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / ".env").write_text('DISCORD_TOKEN="abc.def\\n')
+    ...     load_env_file(Path(d) / ".env")
+    Traceback (most recent call last):
+    ...
+    bot.config.ConfigError: .env line 1 cannot be read: write it NAME=value (is a quote left open?) ...
+    """
+    from dotenv.parser import parse_stream
+
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return
+    except IsADirectoryError:
+        raise ConfigError(f".env ({path}) is a folder, not a file") from None
+    except OSError as e:
+        raise ConfigError(f".env ({path}) cannot be read: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError(f".env ({path}) is not UTF-8 text: save it as UTF-8 (an editor's 'Save as' offers it)"
+                          ) from None
+    values: dict[str, str] = {}
+    for b in parse_stream(io.StringIO(text)):
+        if b.error:
+            raise ConfigError(f".env line {b.original.line} cannot be read: write it NAME=value (is a quote left "
+                              f"open?) ({path})")
+        if b.key is not None and b.value is not None:
+            values[b.key] = b.value
+    for key, value in values.items():
+        if not (os.environ.get(key) or "").strip():
+            os.environ[key] = value
+
+
 @dataclass
 class Config:
     token: str | None = field(default=None, repr=False)
@@ -111,13 +165,15 @@ class Config:
         ``.env`` never overrides a variable that is already set. ``dotenv`` may be the path of the file.
         """
         if dotenv:
-            from dotenv import find_dotenv, load_dotenv
-
-            path = str(dotenv) if not isinstance(dotenv, bool) else find_dotenv(usecwd=True)
-            if path:
-                load_dotenv(path, override=False)
+            load_env_file(Path(dotenv) if not isinstance(dotenv, bool) else Path.cwd() / ".env")
         env = os.environ if environ is None else environ
+        for name in SETTINGS:
+            if name != "DISCORD_TOKEN" and _token_shaped((env.get(name) or "").strip()):
+                raise ConfigError(f"{name} holds what looks like a bot token (not shown): the token belongs on the "
+                                  "DISCORD_TOKEN line")
         token = (env.get("DISCORD_TOKEN") or "").strip() or None
+        if token and token[:4].lower() == "bot ":  # pasted as it goes in an HTTP header: the token is what follows
+            token = token[4:].strip() or None
         db = (env.get("MJBOT_DB") or "").strip()
         guild_text = (env.get("MJBOT_DEV_GUILD") or "").strip()
         dev_guild = None
@@ -126,9 +182,10 @@ class Config:
             if not (guild_text.isascii() and guild_text.isdigit()) or not 0 < int(guild_text) < 2**64:
                 raise ConfigError(f"MJBOT_DEV_GUILD must be a server id (digits), not {guild_text!r}")
             dev_guild = int(guild_text)
-        level = (env.get("MJBOT_LOG_LEVEL") or "INFO").strip().upper()
+        level_text = (env.get("MJBOT_LOG_LEVEL") or "INFO").strip()
+        level = level_text.upper()
         if level not in LOG_LEVELS:
-            raise ConfigError(f"MJBOT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+            raise ConfigError(f"MJBOT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level_text!r}")
         from .shards import COUNT_ENV, IDS_ENV, ShardError, parse_shards
 
         try:

@@ -209,10 +209,10 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         draw_text(img, (W - MARGIN - 12, y + 18), f"{amount:+d} {unit}" if amount else f"0 {unit}", 22, col,
                   anchor="rm")
         y += 40
-    y += 8
+    ky = y + 8.0
     for ln in key_lines:
-        draw_text(img, (MARGIN + 8, y), ln, KEY_SIZE, th.subtext, bold=False)
-        y += KEY_SIZE * 1.35
+        draw_text(img, (MARGIN + 8, ky), ln, KEY_SIZE, th.subtext, bold=False)
+        ky += KEY_SIZE * 1.35
     return img
 
 

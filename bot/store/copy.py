@@ -1,6 +1,8 @@
 """``mjbot db copy SRC DST``: a whole database copied between backends (SQLite -> PostgreSQL and back), verified.
 
-Both ends are opened as the bot opens them (created and migrated to this mjbot's schema). The destination must hold
+The destination is opened as the bot opens it (created and migrated to this mjbot's schema); an SQLite source is
+read without a write (a snapshot of it is migrated and copied: the file stays as it was), a PostgreSQL source is
+opened as the bot opens it. A source file that does not exist is refused, not created. The destination must hold
 no data (refused otherwise, unless ``force``: then its rows are deleted first, in the same transaction as the copy).
 Every table is copied in one transaction on the destination, in an order its foreign keys accept; PostgreSQL's id
 sequences are moved past the copied ids. Then the copy is verified:
@@ -17,6 +19,9 @@ sequences are moved past the copied ids. Then the copy is verified:
 from __future__ import annotations
 
 import json
+import sqlite3
+import tempfile
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +29,7 @@ from engine.table import Table
 
 from .backend import Connection
 from .errors import StoreError
-from .paths import shown
+from .paths import parse_target, shown
 from .store import Store
 from .tables import engine_settings, players_for
 
@@ -126,22 +131,76 @@ async def _replays(store: Store) -> tuple[dict[int, str], list[int]]:
 
 async def copy_database(source: str | Path, destination: str | Path, *, force: bool = False) -> CopyReport:
     """Copy every row of ``source`` into ``destination`` and verify it (see the module's docstring). Raises
-    ``StoreError('copy_not_empty')`` when the destination holds data and ``force`` is not given."""
-    src = await Store.open(source)
-    try:
-        dst = await Store.open(destination)
+    ``StoreError('copy_not_empty')`` when the destination holds data and ``force`` is not given,
+    ``StoreError('copy_no_source')`` when a source file does not exist (nothing is created), and any error of
+    opening either end with :attr:`StoreError.end` set to ``"source"`` or ``"destination"``."""
+    src_kind, src_target = _parse(source, "source")
+    dst_kind, dst_target = _parse(destination, "destination")
+    if src_kind == dst_kind and _same(src_target, dst_target):
+        raise StoreError("copy_same", path=shown(src_target))
+    with tempfile.TemporaryDirectory(prefix="mjbot-copy-") as tmp:
+        opened = source
+        if src_kind == "sqlite":
+            assert isinstance(src_target, Path)
+            opened = _snapshot(src_target, Path(tmp) / "source.sqlite3")
+        src = await _open(opened, "source")
         try:
-            return await _copy(src, dst, force=force)
+            dst = await _open(destination, "destination")
+            try:
+                return await _copy(src, dst, force=force, source_name=shown(src_target))
+            finally:
+                await dst.close()
         finally:
-            await dst.close()
-    finally:
-        await src.close()
+            await src.close()
 
 
-async def _copy(src: Store, dst: Store, *, force: bool) -> CopyReport:
-    report = CopyReport(shown(src.path), shown(dst.path))
-    if shown(src.path) == shown(dst.path) and src.dialect == dst.dialect:
-        raise StoreError("copy_same", path=report.source)
+def _same(a: Path | str, b: Path | str) -> bool:
+    if isinstance(a, Path) and isinstance(b, Path):
+        return a.resolve() == b.resolve()
+    return shown(a) == shown(b)
+
+
+def _snapshot(path: Path, to: Path) -> Path:
+    """A copy of the SQLite database at ``path``, read without writing it (``mode=ro``: no migration, no probe, the
+    file's bytes untouched), which the copy then opens and migrates as the bot would: the source stays as it was,
+    a fallback the previous mjbot still opens."""
+    if not path.exists():
+        raise StoreError("copy_no_source", path=shown(path), end="source")
+    if path.is_dir():
+        raise StoreError("db_is_directory", path=shown(path), end="source")
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)) as conn, \
+                closing(sqlite3.connect(to)) as out:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            conn.backup(out)
+    except sqlite3.DatabaseError as e:
+        text = str(e)
+        if "not a database" in text:
+            raise StoreError("db_not_database", path=shown(path), end="source") from None
+        if "locked" in text or "busy" in text:
+            raise StoreError("db_locked", path=shown(path), seconds=5, end="source") from None
+        raise StoreError("db_cannot_open", path=shown(path), error=text, end="source") from None
+    return to
+
+
+def _parse(target: str | Path, end: str) -> tuple[str, Path | str]:
+    try:
+        return parse_target(target)
+    except StoreError as e:
+        e.end = end
+        raise
+
+
+async def _open(target: str | Path, end: str) -> Store:
+    try:
+        return await Store.open(target)
+    except StoreError as e:
+        e.end = end
+        raise
+
+
+async def _copy(src: Store, dst: Store, *, force: bool, source_name: str = "") -> CopyReport:
+    report = CopyReport(source_name or shown(src.path), shown(dst.path))
     async with src.transaction(write=False) as conn:
         found = await _tables(conn, src.dialect)
         columns = {t: await _columns(conn, src.dialect, t) for t in TABLES}
@@ -196,7 +255,8 @@ def copy_main(source: str, destination: str, *, force: bool = False) -> int:
     try:
         report = asyncio.run(copy_database(db_target(source), db_target(destination), force=force))
     except StoreError as e:
-        print(f"mjbot: {e.message('en')}", file=sys.stderr)
+        end = f"the {e.end} ({'first' if e.end == 'source' else 'second'} path): " if e.end else ""
+        print(f"mjbot: {end}{e.message('en')}", file=sys.stderr)
         return 2
     for line in report.lines():
         print(line)

@@ -484,6 +484,74 @@ def test_run_refuses_a_malformed_token_as_check_does_with_exit_2(capsys, owner_e
     assert check(capsys)[0] == 2
 
 
+@pytest.mark.parametrize("command", ["run", "check"])
+@pytest.mark.parametrize("case", ["gbk", "open_quote", "folder"])
+def test_a_dotenv_that_cannot_be_read_is_one_line_naming_it_with_exit_2(capsys, owner_env, tmp_path, monkeypatch,
+                                                                       command, case):
+    """A .env saved by a Chinese Windows editor (GBK, a Chinese comment), one with a quote left open, a folder named
+    .env: each was a python-dotenv traceback (exit 1, so the service restarted) or a warning followed by "no token
+    was found" although the file held one. Now one line naming the file (and the line), exit 2, nothing sent."""
+    _never_connect(monkeypatch)
+    env = tmp_path / ".env"
+    if case == "gbk":
+        env.write_bytes(f"# 机器人令牌\nDISCORD_TOKEN={fake_token()}\n".encode("gbk"))
+    elif case == "open_quote":
+        env.write_text(f'MJBOT_LOG_LEVEL=INFO\nDISCORD_TOKEN="{fake_token()}\n')
+    else:
+        env.mkdir()
+    code = main([command])
+    out, err = capsys.readouterr()
+    said = {"gbk": "is not UTF-8 text", "open_quote": ".env line 2 cannot be read", "folder": "is a folder"}[case]
+    said_all = out + err  # (check prints its lines on stdout, run on stderr)
+    assert code == 2 and said in said_all and str(env) in said_all and "Traceback" not in said_all, said_all
+    assert fake_token() not in said_all and "none was found" not in said_all
+
+
+def test_dotenv_is_read_from_the_current_folder_only_and_fills_an_empty_variable(capsys, owner_env, tmp_path):
+    """The docs say "a .env file in the folder you start mjbot from": a .env of a parent folder (a stray /var/lib/.env
+    under the service) was read too. A variable set empty in the environment (a stray ``export DISCORD_TOKEN=``)
+    hid the file's token."""
+    (tmp_path / ".env").write_text("MJBOT_LOG_LEVEL=verbose\n")
+    child = tmp_path / "child"
+    child.mkdir()
+    owner_env.chdir(child)
+    owner_env.setenv("DISCORD_TOKEN", fake_token())
+    assert check(capsys)[0] == 0  # the parent's bad log level is not read
+    owner_env.chdir(tmp_path)
+    code, lines, out = check(capsys)
+    assert code == 2 and "MJBOT_LOG_LEVEL" in out and "'verbose'" in out  # as written, not upper-cased
+    (tmp_path / ".env").write_text(f"DISCORD_TOKEN={fake_token(987654321098765432)}\n")
+    owner_env.delenv("MJBOT_LOG_LEVEL")  # (what the first .env set in this process)
+    owner_env.setenv("DISCORD_TOKEN", "")
+    code, lines, out = check(capsys)
+    assert code == 0 and "client_id=987654321098765432" in lines["invite"]
+
+
+@pytest.mark.parametrize("name", ["MJBOT_DEV_GUILD", "MJBOT_DB", "MJBOT_LOG_LEVEL", "MJBOT_SHARD_COUNT",
+                                  "MJBOT_DB_POOL", "MJBOT_GLOBAL_RATE"])
+def test_a_token_pasted_on_another_settings_line_is_never_printed(capsys, owner_env, tmp_path, monkeypatch, name):
+    """In .env.example the server-id line comes right under the token's. A token pasted there was printed back in
+    full ("MJBOT_DEV_GUILD must be a server id (digits), not 'MTIz…'"), and as MJBOT_DB it named a database file
+    after the token."""
+    _never_connect(monkeypatch)
+    owner_env.delenv("MJBOT_DB")
+    (tmp_path / ".env").write_text(f"DISCORD_TOKEN=\n{name}={fake_token()}\n")
+    for command in ("run", "check"):
+        code = main([command])
+        out, err = capsys.readouterr()
+        assert code == 2 and name in out + err and "DISCORD_TOKEN line" in out + err
+        assert fake_token() not in out + err and fake_token().split(".")[0] not in out + err
+    assert [p.name for p in tmp_path.iterdir()] == [".env"]  # no database file named after it
+
+
+def test_a_token_pasted_with_its_bot_prefix_is_taken(capsys, owner_env):
+    """"Bot <token>" is how the token goes in an HTTP header and how some guides show it: it was refused as "not
+    shaped like a bot token (three parts separated by dots)", which it is."""
+    owner_env.setenv("DISCORD_TOKEN", f"Bot {fake_token()}")
+    code, lines, out = check(capsys)
+    assert code == 0 and lines["token"].startswith("✓"), out
+
+
 def test_run_exits_2_when_discord_refuses_the_token(capsys, owner_env, tmp_path, monkeypatch, caplog):
     import discord
 

@@ -108,6 +108,49 @@ def test_the_cli_copies_and_says_so(tmp_path: Path, capsys):
     assert "already holds data" in err and len(err.strip().splitlines()) == 1
 
 
+def test_a_source_that_does_not_exist_is_refused_and_not_created(tmp_path: Path, capsys):
+    """A mistyped source path made an empty database there and reported a verified copy of 0 rows (exit 0): the
+    docs' move to PostgreSQL would have filled the new database with nothing."""
+    missing, dst = tmp_path / "typo.sqlite3", tmp_path / "b.db"
+    assert main(["db", "copy", str(missing), str(dst)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mjbot: the source (first path): There is no database at") and str(missing) in err
+    assert len(err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # neither end created
+    (tmp_path / "folder").mkdir()
+    assert main(["db", "copy", str(tmp_path / "folder"), str(dst)]) == 2
+    assert capsys.readouterr().err.startswith("mjbot: the source (first path): The database path")
+    (tmp_path / "notes.txt").write_text("not a database " * 100)
+    assert main(["db", "copy", str(tmp_path / "notes.txt"), str(dst)]) == 2
+    assert "the source (first path):" in capsys.readouterr().err and not dst.exists()
+
+
+def test_the_source_file_stays_as_it_was(tmp_path: Path, capsys):
+    """docs/deploy.md: "The SQLite file stays as it was: keep it until the new set-up has run for a while". The copy
+    opened it as the bot does: a source at an older schema was migrated in place (the previous mjbot could no
+    longer open its own fallback), and even a current one had its bytes rewritten by the probe."""
+    import asyncio
+    import hashlib
+
+    from bot.store.migrate import load_migrations
+    from tests.bot.test_store_migrations import at_version, seed_for, user_version
+
+    old, dst = tmp_path / "old.db", tmp_path / "new.db"
+    asyncio.run(at_version(old, 5))
+    seed_for(5)(old)
+    before = hashlib.sha256(old.read_bytes()).hexdigest()
+    assert main(["db", "copy", str(old), str(dst)]) == 0, capsys.readouterr()
+    assert "✓ row counts equal" in capsys.readouterr().out
+    assert hashlib.sha256(old.read_bytes()).hexdigest() == before and user_version(old) == 5
+    assert user_version(dst) == len(load_migrations())
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("old")) == ["old.db"]  # no -wal, -shm
+    with sqlite3.connect(old) as a, sqlite3.connect(dst) as b:  # the rows of version 5's tables, all there
+        for (table,) in a.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%'"):
+            if table in TABLES:
+                assert a.execute(f"SELECT COUNT(*) FROM {table}").fetchone() == b.execute(
+                    f"SELECT COUNT(*) FROM {table}").fetchone(), table
+
+
 async def test_routed_clicks_are_neither_copied_nor_counted(tmp_path: Path, pg_database):
     """A PostgreSQL database of a sharded bot holds clicks routed between its processes (docs/sharding.md): the
     copy to SQLite leaves them out, verifies, and the copy's destination's own are emptied."""
