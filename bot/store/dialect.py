@@ -8,6 +8,8 @@ The rest of the store speaks one SQL with ``?`` placeholders (``INSERT ... ON CO
 
 from __future__ import annotations
 
+import asyncio
+
 import aiosqlite
 
 #: Connection set-up: write-ahead log (readers never block the writer, a killed process loses nothing that was
@@ -35,7 +37,18 @@ BEGIN_READ = "BEGIN"
 
 async def connect(path: str) -> aiosqlite.Connection:
     """Open a connection in autocommit mode (the store issues BEGIN / COMMIT itself) with :data:`PRAGMAS` applied."""
-    conn = await aiosqlite.connect(path, isolation_level=None)
+    pending = aiosqlite.connect(path, isolation_level=None)
+    try:
+        conn = await pending
+    except BaseException:
+        # the file cannot be opened: aiosqlite stops its worker thread with a future nobody awaits, and the thread
+        # then posts the result to the event loop; were the loop closed by then (``asyncio.run`` of a start-up
+        # check returning), that post printed a "RuntimeError: Event loop is closed" traceback around the one-line
+        # message. Wait for the thread to end while the loop still runs.
+        worker = getattr(pending, "_thread", None)
+        if worker is not None and worker.is_alive():
+            await asyncio.to_thread(worker.join, 5)
+        raise
     try:
         for pragma in PRAGMAS:
             await conn.execute(pragma)

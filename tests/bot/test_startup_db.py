@@ -1,7 +1,8 @@
 """`mjbot run` with a database it cannot use: one line naming the file and the problem, exit 1 within seconds, no
 traceback, no thread left behind, and never a connection attempt to Discord.
 
-The cases: random bytes, a truncated file, a directory, a read-only file, a read-only folder, a schema newer than
+The cases: random bytes, a truncated file, a directory, a read-only file, a read-only folder (with the file, and
+without it: the file cannot be created), a schema newer than
 this build, and a database another process holds locked. They run twice: in this process through
 ``bot.cli.main(["run"])`` (stderr, exit status, threads), and as a real ``python -m bot run`` process (exit
 status, stderr, and that it ends at all: a connection thread left running would keep it alive until the timeout).
@@ -35,7 +36,7 @@ from bot.store import Store
 WELL_SHAPED_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GhQ1xY.Zk9s3Ty_wQpLmN0bVcXz-8aRt5UeIoPj2kHg"
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 CLONE_NEWUSER = 0x10000000
-READ_ONLY = ("read_only_file", "read_only_folder")
+READ_ONLY = ("read_only_file", "read_only_folder", "new_file_in_read_only_folder")
 
 # kind -> words the one line must contain
 PROBLEMS = {
@@ -44,6 +45,9 @@ PROBLEMS = {
     "directory": "is a folder, not a file",
     "read_only_file": "is read-only",
     "read_only_folder": "folder of the database",
+    # no file yet: sqlite3 cannot create it, and aiosqlite's worker thread posted that to an event loop already
+    # closed: two "RuntimeError: Event loop is closed" tracebacks around the line (a newcomer's review, 6 runs of 6)
+    "new_file_in_read_only_folder": "folder of the database",
     "newer_schema": "newer than this program knows",
     "locked": "locked by another process",
     "unknown_scheme": "unknown kind of database",  # MJBOT_DB=mysql://...: refused, no folder named 'mysql:'
@@ -89,6 +93,9 @@ def make_bad(kind: str, tmp_path: Path) -> tuple[Path | str, subprocess.Popen[st
         return path, None
     if kind == "directory":
         path.mkdir()
+        return path, None
+    if kind == "new_file_in_read_only_folder":
+        folder.chmod(0o555)
         return path, None
     asyncio.run(_good_database(path))
     if kind == "truncated":
