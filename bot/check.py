@@ -18,6 +18,7 @@ import asyncio
 import base64
 import binascii
 import io
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,35 @@ PERMISSION_NAMES = {
     "attach_files": "Attach Files",
     "read_message_history": "Read Message History",
 }
+
+
+NO_TOKEN = """\
+mjbot needs a Discord bot token to connect, and none was found (DISCORD_TOKEN in the environment or in .env).
+To get one: open https://discord.com/developers/applications, press "New Application", open its "Bot" page, press
+"Reset Token" and copy it (leave every privileged intent off); then put the line DISCORD_TOKEN=<the token> in a
+file named .env in the folder you start mjbot from, or in the environment (for the systemd service: its
+EnvironmentFile). `mjbot check` then checks the whole set-up and prints the link that invites the bot to your
+server. Without a token you can still play against three AI players in this terminal with
+`mjbot local --variant wuhu`, or score a hand with `mjbot score 23456799m345p67s+8s --variant wuhu --from W`."""
+
+def no_token() -> str:
+    """What ``mjbot run`` says without a token, its commands written as this shell runs them (:func:`invoked_as`)."""
+    return NO_TOKEN.replace("`mjbot ", f"`{invoked_as()} ")
+
+
+def invoked_as() -> str:
+    """How to type ``mjbot`` again in this shell: ``mjbot`` when the shell finds this one on its PATH, else the
+    path it was started by (``.venv/bin/mjbot`` after the README's install, which does not activate the venv)."""
+    import shutil
+
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else ""
+    if Path(argv0).name != "mjbot":  # python -m bot, or a test
+        return "mjbot"
+    found = shutil.which("mjbot")
+    if found and Path(found).resolve() == Path(argv0).resolve():
+        return "mjbot"
+    return argv0
+
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,15 +27,6 @@ from . import cli_lang
 
 log = logging.getLogger(__name__)
 
-NO_TOKEN = """\
-mjbot needs a Discord bot token to connect, and none was found (DISCORD_TOKEN in the environment or in .env).
-To get one: open https://discord.com/developers/applications, press "New Application", open its "Bot" page, press
-"Reset Token" and copy it (leave every privileged intent off); then put the line DISCORD_TOKEN=<the token> in a
-file named .env in the folder you start mjbot from, or in the environment (for the systemd service: its
-EnvironmentFile). `mjbot check` then checks the whole set-up and prints the link that invites the bot to your
-server. Without a token you can still play against three AI players in this terminal with
-`mjbot local --variant wuhu`, or score a hand with `mjbot score 23456799m345p67s+8s --variant wuhu --from W`."""
-
 NOTATION = """\
 hand notation:
   123m 456p 789s   tiles: digits then the suit, m 万, p 筒/饼, s 条 (一二三万 works too)
@@ -342,7 +333,9 @@ def _run(shard_ids: str | None = None, shard_count: str | None = None) -> int:
         print(f"mjbot: {refused}", file=sys.stderr)
         return SETTING_TO_FIX
     if not config.token:
-        print(NO_TOKEN, file=sys.stderr)
+        from .check import no_token
+
+        print(no_token(), file=sys.stderr)
         return SETTING_TO_FIX
     token = check_token(config)  # the same rule as `mjbot check`: a malformed token is never sent to Discord
     if not token.ok:

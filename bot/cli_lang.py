@@ -48,7 +48,11 @@ MSGIDS: Final[dict[str, str]] = {
 #: translated only in an error's usage line, not at the head of ``--help`` (whose body is English)
 _ERROR_ONLY: Final = frozenset(("cli.argparse.usage",))
 
-_state: dict[str, Any] = {"lang": None, "erroring": False}
+_state: dict[str, Any] = {"lang": None, "erroring": False, "hint": False}
+
+#: under an error in Chinese that no ``--lang`` asked for: how to have it in English (the README and ``--help`` are
+#: English, and a newcomer's first ``mjbot local`` without ``--variant`` met "缺少必需的参数：--variant")
+EN_HINT: Final = "(--lang en: these messages in English)\n"
 
 
 def command_lang(argv: Sequence[str]) -> Lang | None:
@@ -87,12 +91,15 @@ def speaking(argv: Sequence[str]) -> Iterator[Lang | None]:
     """Within it, argparse writes its messages in the language of the command in ``argv`` (:func:`command_lang`)."""
     saved: Callable[[str], str] = argparse._  # type: ignore[attr-defined]
     _state["lang"] = command_lang(argv)
+    _state["hint"] = _state["lang"] not in (None, "en") and not any(
+        a == "--lang" or a.startswith("--lang=") for a in argv)
     argparse._ = _gettext  # type: ignore[attr-defined]
     try:
         yield _state["lang"]
     finally:
         argparse._ = saved  # type: ignore[attr-defined]
         _state["lang"] = None
+        _state["hint"] = False
 
 
 class Parser(argparse.ArgumentParser):
@@ -108,6 +115,11 @@ class Parser(argparse.ArgumentParser):
             with contextlib.suppress(*(() if file is sys.stdout else (OSError,))):
                 file.write(message)
                 file.flush()
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message and _state["erroring"] and _state["hint"]:
+            message += EN_HINT
+        super().exit(status, message)
 
     def error(self, message: str) -> NoReturn:
         _state["erroring"] = True

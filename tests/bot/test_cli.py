@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -292,6 +293,21 @@ def test_run_without_a_token_explains_and_exits_2(tmp_path):
     assert "mjbot check" in p.stderr
     for absent in ("docs/", "DECISIONS", ".env.example", "README"):
         assert absent not in p.stderr, absent
+
+
+def test_without_a_token_the_commands_offered_are_typed_as_this_shell_runs_them(tmp_path):
+    """The README installs into .venv without activating it, so a bare `mjbot local` said "command not found": the
+    message writes the commands as mjbot was started (the installed script's path) when the shell would not find
+    it, and plain `mjbot` when it would."""
+    script = Path(sys.executable).parent / "mjbot"
+    if not script.exists():
+        pytest.skip("no installed mjbot script beside this Python")
+    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
+    for path, shown in (("/usr/bin:/bin", str(script)), (f"{script.parent}:/usr/bin:/bin", "mjbot")):
+        p = subprocess.run([str(script)], cwd=tmp_path, env=env | {"PATH": path}, capture_output=True, text=True,
+                           timeout=60)
+        assert p.returncode == 2
+        assert f"`{shown} local --variant wuhu`" in p.stderr and f"`{shown} check`" in p.stderr, p.stderr
 
 
 @pytest.mark.parametrize("guild", ["abc", "²", "0", "9" * 30])
@@ -727,6 +743,9 @@ def test_a_players_command_line_mistake_is_told_in_the_players_language(capsys, 
     err = capsys.readouterr().err
     assert info.value.code == 2 and all(s in err for s in said), err
     assert argparse._ is before  # type: ignore[attr-defined]  # argparse speaks English again afterwards
+    # Chinese that no --lang asked for ends with how to have it in English (the README and --help are English)
+    chinese_by_default = "：" in err and not any(a.startswith("--lang") for a in argv)
+    assert err.endswith("(--lang en: these messages in English)\n") == chinese_by_default, err
 
 
 def test_the_help_stays_english_from_its_first_word(capsys):
