@@ -41,6 +41,9 @@ _HONOURS_ZH = "东南西北白发中"
 _SUIT_ZH = "万筒条"
 
 
+#: a Chinese keyboard's full-width forms (？ ｑ １ and the ideographic space) read as the ASCII they look like
+FULL_WIDTH = {0xFF01 + i: 0x21 + i for i in range(94)} | {0x3000: 0x20}
+
 def _tr(lang: str, key: str, **params: Any) -> str:
     """The catalogue's ``local.<key>`` (data/locale) in ``lang``."""
     return text(f"local.{key}", lang, **params)
@@ -336,6 +339,8 @@ class Local:
             return self.tr("tile_many", tile=label)
         if not self.V.tile_counts(self.t.rules)[k]:  # 东 in Hefei, a 2 in Hefei's 84-tile deck
             return self.tr("tile_not_in_variant", variant=self.variant_name(), tile=label)
+        if any(a.type == "discard" for _, a in menu):  # the player's turn to discard: a tile not in the hand
+            return self.tr("tile_not_held", tile=label)
         return self.tr("tile_none", tile=label)
 
     def pick_line(self, menu: Sequence[tuple[int, Action]]) -> str:
@@ -436,7 +441,9 @@ class Local:
             f"{item_label(i, lang)}{' = ' if lang == 'en' else ' '}{i['value']}"
             + ("x" if i.get("kind") == "mul" else "") for i in d["items"])
         lines = [self.tr("win", who=self.who(e.seat), tile=_name_label(d["tile"], lang), how=how),
-                 self.tr("win_hand", tiles=f"{tiles} {melds}".strip()), self.tr("win_items", items=items)]
+                 # the concealed tiles, the winning one after "+" (as the notation writes it), the melds
+                 self.tr("win_hand", tiles=f"{tiles} + {_name_label(d['tile'], lang)} {melds}".strip()),
+                 self.tr("win_items", items=items)]
         lines += [self.tr("note", text=item_label(n, lang)) for n in d["notes"]]
         lines.append(self.tr("win_pay", line=self._pay_line(d["settled"])))
         return "\n".join(lines)
@@ -521,7 +528,7 @@ def _play(t: Table, ui: Local, V: Variant, seed: int, input_fn: Callable[[str], 
                 except EOFError:
                     print_fn(ui.tr("bye"))
                     return 0
-                raw = raw.strip().lower()
+                raw = raw.translate(FULL_WIDTH).strip().lower()
                 if raw in ("q", "quit", "exit"):
                     print_fn(ui.tr("bye"))
                     return 0

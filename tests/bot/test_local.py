@@ -47,6 +47,29 @@ def _hands(out):
     return hands
 
 
+def test_a_win_shows_the_whole_hand_the_winning_tile_after_a_plus(monkeypatch, capsys):
+    """The hand line of a win showed the 13 tiles without the winning one: a reader counting 支 or the shape counted
+    13 ("hand: 7m 8m 9m 2p 2p 3s 4s 5s 5s 6s [1s 1s 1s]" after "WINS with 4s")."""
+    rc, out, _ = play(monkeypatch, capsys, ["--variant", "wuhu", "--seed", "1", "--lang", "en"], ["1"] * 400)
+    lines = out.replace("> ", "").splitlines()
+    wins = [(line, lines[i + 1]) for i, line in enumerate(lines) if line.startswith("** ") and " WINS with " in line]
+    assert rc == 0 and wins
+    for head, hand in wins:
+        tile = re.search(r"WINS with (\S+?),", head).group(1)  # type: ignore[union-attr]
+        concealed, _, rest = hand.removeprefix("   hand: ").partition(" + ")
+        assert rest.split(" ")[0] == tile, (head, hand)
+        shown = concealed.split() + [tile] + re.findall(r"\S+", re.sub(r"[\[\]]", " ", rest.partition(" ")[2]))
+        kongs = len(re.findall(r"\[(\S+) \1 \1 \1\]", hand))
+        assert len(shown) - kongs == 14, hand
+
+
+def test_full_width_help_and_quit_from_a_chinese_keyboard(monkeypatch, capsys):
+    """The prompt says "? 帮助，q 退出"; a Chinese keyboard types ？ and ｑ, which were answered "type a tile"."""
+    rc, out, _ = play(monkeypatch, capsys, ["--variant", "wuhu", "--seed", "1"], ["？", "ｑ", "1"])
+    assert rc == 0 and "输入一张牌即打出" in out.split("> ", 2)[1] and out.rstrip().endswith("再见")
+    assert out.count("> ") == 2  # the "1" after ｑ was never read
+
+
 @pytest.mark.parametrize(("variant", "lang"), [("hefei", "en"), ("wuhu", "zh"), ("chizhou", "en")])
 def test_win_and_settlement_lines_use_the_hands_own_winds(monkeypatch, capsys, variant, lang):
     passed = 0
@@ -341,7 +364,7 @@ def test_a_bad_input_is_answered_in_one_line_not_with_the_board(monkeypatch, cap
     rc, out, _ = play(monkeypatch, capsys, ["--variant", "hefei", "--seed", "3", "--lang", "zh"], ["北", "q"])
     assert out.count("你的手牌") <= 1 and "合肥麻将没有北；? 帮助" in out  # Hefei has no honours at all
     rc, out, _ = play(monkeypatch, capsys, ["--variant", "chizhou", "--seed", "3", "--lang", "zh"], ["白", "q"])
-    assert out.count("你的手牌") <= 1 and "现在没有关于 白 的操作" in out  # not held
+    assert out.count("你的手牌") <= 1 and "你手里没有 白；? 帮助" in out  # not held (said so, not "no action")
 
 
 @pytest.mark.parametrize("variant, start, types_honours, laid", [
