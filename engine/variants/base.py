@@ -426,9 +426,12 @@ class Variant:
         ...     print(e.code)
         no_heavenly_in_variant
         """
-        situation.validate()  # first: 地胡 typed with the dealer as winner is told that, not to give --from E
+        # first what the variant does not score at all (a Hefei 天胡 was told to be the dealer's, then, once the
+        # dealer was given, that Hefei has none); then the situation alone: 地胡 typed with the dealer as winner is
+        # told that, not to give --from E
         if (situation.heavenly or situation.earthly) and not self.scores_heavenly:
             raise HandError("no_heavenly_in_variant", variant=self.name_msg())
+        situation.validate()
         if situation.last_tiles and not self.reserve:
             raise HandError("no_last_tiles_in_variant", variant=self.name_msg())
         if situation.last_tiles and (situation.heavenly or situation.earthly):

@@ -51,6 +51,9 @@ def test_flags_the_variant_has_no_use_for_are_refused(key):
         assert refused(key, plain, Situation(winner=0, earthly=True)) == "earthly_dealer"
     else:
         assert refused(key, plain, heavenly) == refused(key, plain, earthly) == "no_heavenly_in_variant"
+        # typed for the default winner (S): told the variant has none, not first to make the dealer the winner
+        assert refused(key, plain, Situation(winner=1, heavenly=True)) == "no_heavenly_in_variant"
+        assert refused(key, plain, Situation(winner=0, earthly=True)) == "no_heavenly_in_variant"
         assert v.en in HandError("no_heavenly_in_variant", variant=v.name_msg()).message("en")
     if v.reserve:  # Wuhu and Hefei: the last four tiles (W3, H7)
         v.check_entered(last)
