@@ -59,6 +59,19 @@ def _seat(text: str) -> int:
         raise argparse.ArgumentTypeError(e.message(cli_lang.current())) from None
 
 
+def _count(low: int, high: int) -> Any:
+    """An option's whole number from ``low`` to ``high``: refused by argparse, naming the option, with the usage."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            n = low - 1
+        if not low <= n <= high:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, not {text!r}")
+        return n
+    return parse
+
+
 def _streak(text: str) -> int:
     """``--dealer-streak``: a whole number within the range ``/score`` takes (:data:`bot.settings.DEALER_STREAK`)."""
     from .settings import DEALER_STREAK
@@ -151,9 +164,10 @@ def _build_parser() -> argparse.ArgumentParser:
     d.add_argument("--variant", required=True, choices=VARIANTS, help="the rule set")
     d.add_argument("--test", required=True, choices=DIFFICULTIES, help="the difficulty measured (one chair)")
     d.add_argument("--base", required=True, choices=DIFFICULTIES, help="the difficulty of the other three chairs")
-    d.add_argument("--deals", type=int, required=True, metavar="N", help="deals to play (each four times)")
+    d.add_argument("--deals", type=_count(1, MAX_DEALS), required=True, metavar="N",
+                   help="deals to play (each four times)")
     d.add_argument("--seed", type=int, default=0, metavar="S", help="the seed of the deals (default 0)")
-    d.add_argument("--jobs", type=int, default=1, metavar="N",
+    d.add_argument("--jobs", type=_count(1, MAX_JOBS), default=1, metavar="N",
                    help="worker processes (default 1; the same figures, the timing aside)")
     d.add_argument("--json", action="store_true", help="one JSON object on the last line")
     d.set_defaults(subparser=d)
@@ -567,9 +581,6 @@ MAX_JOBS = 64
 
 
 def _duel(args: argparse.Namespace) -> int:
-    if not 1 <= args.deals <= MAX_DEALS or not 1 <= args.jobs <= MAX_JOBS:
-        print(f"--deals must be 1 to {MAX_DEALS:,} and --jobs 1 to {MAX_JOBS}", file=sys.stderr)
-        return 2
     try:
         out = timed_duel(args.variant, args.test, args.base, args.deals, args.seed, args.jobs)
     except KeyboardInterrupt:  # Ctrl-C: the usual status of an interrupted command, no traceback
@@ -578,7 +589,8 @@ def _duel(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
-        print(f"{args.variant}: {args.test} vs 3 x {args.base}, {out['deals']} deals ({out['hands']} hands)")
+        deals = f"{out['deals']} deal" + ("s" if out["deals"] != 1 else "")
+        print(f"{args.variant}: {args.test} vs 3 x {args.base}, {deals} ({out['hands']} hands)")
         ci = (f"95% {out['ci95_low']:+.2f} .. {out['ci95_high']:+.2f}" if out["deals"] > 1  # one deal has no spread
               else "95% interval: 2 deals or more")
         print(f"  子 a hand: {out['mean_per_hand']:+.2f}  ({ci})")

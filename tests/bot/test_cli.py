@@ -261,8 +261,9 @@ def test_duel_json_contract_and_same_seed_same_figures(capsys):
     assert {k: v for k, v in a.items() if k not in timing} == {k: v for k, v in b.items() if k not in timing}
     rc, out, _ = run(capsys, *argv)
     assert rc == 0 and "normal vs 3 x easy" in out and "95%" in out
-    rc, _, err = run(capsys, "duel", "--variant", "wuhu", "--test", "normal", "--base", "easy", "--deals", "0")
-    assert rc == 2 and "--deals" in err
+    with pytest.raises(SystemExit) as info:
+        run(capsys, "duel", "--variant", "wuhu", "--test", "normal", "--base", "easy", "--deals", "0")
+    assert info.value.code == 2 and "argument --deals" in capsys.readouterr().err
 
 
 def test_duel_starts_no_more_worker_processes_than_deals(capsys, monkeypatch):
@@ -623,6 +624,7 @@ def test_duel_of_one_deal_claims_no_confidence_interval(capsys):
     assert rc == 0
     line = next(x for x in out.splitlines() if "a hand" in x)
     assert "95%" in line and ".." not in line and "2 deals or more" in line
+    assert "hefei: normal vs 3 x easy, 1 deal (4 hands)" in out
     rc, out, _ = run(capsys, "duel", "--variant", "hefei", "--test", "normal", "--base", "easy", "--deals", "1",
                      "--json")
     assert rc == 0 and {"ci95_low", "ci95_high"} <= set(last_json(out))
@@ -632,9 +634,17 @@ def test_duel_refuses_a_count_it_cannot_play_and_ctrl_c_stops_it_without_a_trace
     """``--deals 10**20`` built the list of every deal first and ended in a MemoryError traceback; Ctrl-C printed a
     KeyboardInterrupt traceback (found by an independent review). Now: one line and exit 2; "interrupted" and 130."""
     base = ("duel", "--variant", "wuhu", "--test", "normal", "--base", "easy")
-    for extra in (("--deals", str(10**20)), ("--deals", "100001"), ("--deals", "5", "--jobs", "65")):
-        rc, out, err = run(capsys, *base, *extra)
-        assert rc == 2 and err.strip() == "--deals must be 1 to 100,000 and --jobs 1 to 64" and not out
+    for extra, said in ((("--deals", str(10**20)), "argument --deals: must be a whole number from 1 to 100,000"),
+                        (("--deals", "100001"), "argument --deals: must be a whole number from 1 to 100,000"),
+                        (("--deals", "5", "--jobs", "65"), "argument --jobs: must be a whole number from 1 to 64"),
+                        (("--deals", "5", "--jobs", "0"), "argument --jobs: must be a whole number from 1 to 64")):
+        # (argparse's refusal, naming the option at fault, under the usage line: it said "--deals must be 1 to
+        # 100,000 and --jobs 1 to 64" whichever was wrong, without either)
+        with pytest.raises(SystemExit) as info:
+            main([*base, *extra])
+        out, err = capsys.readouterr()
+        assert info.value.code == 2 and err.startswith("usage: mjbot duel") and f"mjbot duel: error: {said}" in err
+        assert not out
     import time
 
     calls, stop_at = [], [50]
