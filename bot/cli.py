@@ -72,6 +72,15 @@ def _count(low: int, high: int) -> Any:
     return parse
 
 
+def _application_id(text: str) -> int:
+    """A Discord application id as the Developer Portal shows it: a snowflake of 15 to 21 digits (the length the
+    token's own is checked against), so that a mistyped one is refused, not given a ✓ and a broken invite link."""
+    if not (text.isascii() and text.isdigit() and 15 <= len(text.lstrip("0")) <= 21):
+        raise argparse.ArgumentTypeError(f"an application id is 15 to 21 digits (General Information page), not "
+                                         f"{text!r}")
+    return int(text)
+
+
 def _streak(text: str) -> int:
     """``--dealer-streak``: a whole number within the range ``/score`` takes (:data:`bot.settings.DEALER_STREAK`)."""
     from .settings import DEALER_STREAK
@@ -113,7 +122,7 @@ def _build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="check the set-up before going live (token, database, images, commands, invite)",
                        description="One line per check with ✓ or ✗; exit status 0 only when all pass. The token is "
                                    "never printed.")
-    c.add_argument("--application-id", type=int, default=None, metavar="ID",
+    c.add_argument("--application-id", type=_application_id, default=None, metavar="ID",
                    help="the application id for the invite link (default: read from the token)")
     c.add_argument("--shard-ids", default=None, metavar="A-B|A,B,...", help="as for mjbot run")
     c.add_argument("--shard-count", default=None, metavar="N", help="as for mjbot run")

@@ -440,6 +440,11 @@ def test_check_without_a_token_fails_the_token_and_the_invite_only(capsys, owner
     # with the application id given, the link can be built even before the token is set
     code, lines, _ = check(capsys, "--application-id", "777777777777777777")
     assert code == 2 and "client_id=777777777777777777" in lines["invite"] and lines["invite"].startswith("✓")
+    # a mistyped id (too short to be a Discord id) is refused, not given a ✓ and a broken link
+    for bad in ("12", "7" * 25, "１２３４５６７８９０１２３４５６７"):
+        with pytest.raises(SystemExit) as info:
+            main(["check", "--application-id", bad])
+        assert info.value.code == 2 and "an application id is 15 to 21 digits" in capsys.readouterr().err
 
 
 def test_check_refuses_a_token_that_is_not_a_bot_token_without_echoing_it(capsys, owner_env):
