@@ -132,6 +132,11 @@ class HouseRule:
     help_zh: str = ""
     help_en: str = ""
 
+    @property
+    def expected(self) -> str:
+        """The values it takes, as a refusal names them ("on/off", "1/4")."""
+        return "on/off" if isinstance(self.default, bool) else "/".join(str(c) for c in self.choices)
+
     def parse(self, text: str) -> Any:
         """A value from text (CLI ``--rule``, settings forms)."""
         if isinstance(self.default, bool):
@@ -144,8 +149,7 @@ class HouseRule:
             for c in self.choices:
                 if str(c) == str(text).strip():
                     return c
-        expected = "on/off" if isinstance(self.default, bool) else "/".join(str(c) for c in self.choices)
-        raise EngineError("bad_rule_value", key=self.key, value=text, expected=expected)
+        raise EngineError("bad_rule_value", key=self.key, value=text, expected=self.expected)
 
 
 @dataclass(slots=True)
@@ -375,6 +379,8 @@ class Variant:
             key = key.strip()
             if key not in by_key:
                 raise EngineError("bad_rule", key=key, known=", ".join(by_key) or "-")
+            if "=" not in p:  # "--rule contracts": told how a rule is written, not that '' is not on/off
+                raise EngineError("rule_without_value", key=key, expected=by_key[key].expected)
             got = by_key[key].parse(value)
             if key in out and out[key] != got:  # mode=525 then mode=315: not the last one silently
                 raise EngineError("rule_twice", key=key)

@@ -203,6 +203,12 @@ def test_bad_house_rule_is_a_clear_error(capsys):
     assert rc == 1 and last_json(out)["code"] == "bad_rule_value"
     rc, out, err = run(capsys, "score", "23456799m345p67s+8s", "--variant", "wuhu", "--rule", "noequals", "--lang", "en")
     assert rc == 1 and "'noequals'" in err and "KEY=VALUE" in err and "mode, dianpao_bao_san" in err
+    # a known rule without "=VALUE": told how to write it and its values (it said "takes on/off, not ''")
+    rc, out, err = run(capsys, "score", "23456799m345p67s+8s", "--variant", "wuhu", "--rule", "dianpao_bao_san",
+                       "--lang", "en")
+    assert rc == 1 and "needs a value: write dianpao_bao_san=VALUE, the values: on/off" in err and "''" not in err
+    rc, out, _ = run(capsys, "score", "23456799m345p67s+8s", "--variant", "wuhu", "--rule", "mode", "--json")
+    assert rc == 1 and last_json(out)["code"] == "rule_without_value" and "315/525" in last_json(out)["error"]
 
 
 def test_a_house_rule_given_twice_must_agree(capsys):
