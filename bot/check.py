@@ -15,8 +15,6 @@ token.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import io
 import sys
 import tempfile
@@ -24,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import Config
+from .config import Config, application_id_from_token
 
 PASS, FAIL = "✓", "✗"
 
@@ -77,27 +75,6 @@ class Outcome:
 
     def line(self) -> str:
         return f"{PASS if self.ok else FAIL} {self.name}: {self.text}"
-
-
-def application_id_from_token(token: str | None) -> int | None:
-    """The bot's (public) user id that a bot token starts with, or None when ``token`` is not shaped like one.
-
-    >>> application_id_from_token(base64.b64encode(b"123456789012345678").decode().rstrip("=") + ".Gabcde.xyz")
-    123456789012345678
-    >>> application_id_from_token("not a token") is None
-    True
-    """
-    if not token:
-        return None
-    parts = token.split(".")
-    if len(parts) != 3 or not all(parts):
-        return None
-    head = parts[0] + "=" * (-len(parts[0]) % 4)
-    try:
-        text = base64.b64decode(head, altchars=b"-_", validate=True).decode("ascii")
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return None
-    return int(text) if text.isdigit() and 15 <= len(text) <= 21 else None
 
 
 def check_token(config: Config) -> Outcome:

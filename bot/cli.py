@@ -18,12 +18,16 @@ from typing import Any
 
 from engine.ai import DIFFICULTIES
 from engine.errors import EngineError
-from engine.tiles import SEATS, parse_hand, seat_index
+from engine.tiles import SEATS, parse_hand
 from engine.variants import VARIANT_KEYS
 from text import catalog
 from text.lang import LANGS, resolve
 
 from . import cli_lang
+from .cli_args import application_id as _application_id
+from .cli_args import count as _count
+from .cli_args import seat as _seat
+from .cli_args import streak as _streak
 
 log = logging.getLogger(__name__)
 
@@ -50,46 +54,6 @@ VARIANTS = VARIANT_KEYS  # the variants the engine registers
 # database that cannot be used): `mjbot run` and `mjbot check` alike. deploy/mjbot.service does not restart on it
 # (RestartPreventExitStatus=2): restarting would not help. Exit status 1 is a failure that a restart may cure.
 SETTING_TO_FIX = 2
-
-
-def _seat(text: str) -> int:
-    try:
-        return seat_index(text)
-    except EngineError as e:
-        raise argparse.ArgumentTypeError(e.message(cli_lang.current())) from None
-
-
-def _count(low: int, high: int) -> Any:
-    """An option's whole number from ``low`` to ``high``: refused by argparse, naming the option, with the usage."""
-    def parse(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            n = low - 1
-        if not low <= n <= high:
-            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, not {text!r}")
-        return n
-    return parse
-
-
-def _application_id(text: str) -> int:
-    """A Discord application id as the Developer Portal shows it: a snowflake of 15 to 21 digits (the length the
-    token's own is checked against), so that a mistyped one is refused, not given a ✓ and a broken invite link."""
-    if not (text.isascii() and text.isdigit() and 15 <= len(text.lstrip("0")) <= 21):
-        raise argparse.ArgumentTypeError(f"an application id is 15 to 21 digits (General Information page), not "
-                                         f"{text!r}")
-    return int(text)
-
-
-def _streak(text: str) -> int:
-    """``--dealer-streak``: a whole number within the range ``/score`` takes (:data:`bot.settings.DEALER_STREAK`)."""
-    from .settings import DEALER_STREAK
-
-    n = int(text) if text.strip().isdecimal() else 0  # (isdigit takes ², which int refuses)
-    if n not in DEALER_STREAK:
-        raise argparse.ArgumentTypeError(catalog.text("cli.streak_range", cli_lang.current(), low=DEALER_STREAK.low,
-                                                      high=DEALER_STREAK.high, value=repr(text)))
-    return n
 
 
 def version() -> str:

@@ -23,6 +23,8 @@ False
 
 from __future__ import annotations
 
+import base64
+import binascii
 import io
 import logging
 import os
@@ -90,9 +92,28 @@ SETTINGS = ("DISCORD_TOKEN", "MJBOT_DB", "MJBOT_DEV_GUILD", "MJBOT_LOG_LEVEL", "
 
 def _token_shaped(text: str) -> bool:
     """Whether ``text`` is shaped like a bot token: a value pasted on the wrong line, which no message may repeat."""
-    from .check import application_id_from_token
-
     return application_id_from_token(text) is not None
+
+
+def application_id_from_token(token: str | None) -> int | None:
+    """The bot's (public) user id that a bot token starts with, or None when ``token`` is not shaped like one.
+
+    >>> application_id_from_token(base64.b64encode(b"123456789012345678").decode().rstrip("=") + ".Gabcde.xyz")
+    123456789012345678
+    >>> application_id_from_token("not a token") is None
+    True
+    """
+    if not token:
+        return None
+    parts = token.split(".")
+    if len(parts) != 3 or not all(parts):
+        return None
+    head = parts[0] + "=" * (-len(parts[0]) % 4)
+    try:
+        text = base64.b64decode(head, altchars=b"-_", validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    return int(text) if text.isdigit() and 15 <= len(text) <= 21 else None
 
 
 def load_env_file(path: Path) -> None:

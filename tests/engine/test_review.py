@@ -674,7 +674,8 @@ def test_a_bigger_hand_names_the_items_its_wins_score_more_of(variant, seed, han
     """A bigger hand with no plan named the item only between two ready hands whose wins differ in an item: 13 of 70
     costly "bigger" reasons in a reviewer's sample named nothing. The items are now those the self-drawn wins the
     AI's choice can reach (ready, or a step from it) score more of than the player's, by the scorer."""
-    from engine.review import GAIN_MIN, _after, _Hand, _profile, _reach
+    from engine.review import _Hand
+    from engine.review_items import GAIN_MIN, _after, _profile, _reach
     from engine.strong.evaluator import Know
     from render.replay import describe_reason
 
