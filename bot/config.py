@@ -125,7 +125,7 @@ def load_env_file(path: Path) -> None:
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     _ = (Path(d) / ".env").write_text('DISCORD_TOKEN="abc.def\\n')
-    ...     load_env_file(Path(d) / ".env")
+    ...     load_env_file(Path(d) / ".env")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     bot.config.ConfigError: .env line 1 cannot be read: write it NAME=value (is a quote left open?) ...
