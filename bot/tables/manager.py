@@ -397,7 +397,9 @@ class TableManager(Admin, Output):
 
     async def end(self, lt: LiveTable, by_name: str) -> State:
         """Close a lobby or a match (``/table end``); returns the state it was in (``ABORTED`` if already closed).
-        The match is aborted in the store (retried until it lands), so it never comes back after a restart."""
+        The match is aborted in the store before anything is said (a hand that ended but whose settlement has not
+        reached the store yet is settled first), so it never comes back after a restart: a store that does not
+        take it is a :class:`Refusal` and nothing changes."""
         async with lt.lock:
             was = lt.state
             if lt.closed:
@@ -406,38 +408,48 @@ class TableManager(Admin, Output):
                 await self._keep_lobby(lt, lambda: None, gone=True)
                 self._close_lobby(lt, "tables.not_started_end")
                 return was
-            await self._close(lt, f"ended by {by_name}", t("tables.ended_by", lt.lang, name=by_name))
+            await self._end_in_store(lt, f"ended by {by_name}")
+            await self._close(lt, t("tables.ended_by", lt.lang, name=by_name))
             return was
 
-    async def _close(self, lt: LiveTable, reason: str, text: str) -> None:
-        """Abort a table (under its lock): the store's match too, then the summary; controls removed."""
+    async def _end_in_store(self, lt: LiveTable, reason: str) -> None:
+        """The store's side of closing a match (under the table's lock), first of all: what the table settled and
+        the store has not written yet is written (a hand whose ledger rows failed: it was shown settled to
+        everyone, and aborting the match would mark it aborted for good), then the match is aborted (a match the
+        engine finished is finished by that catch-up instead). A few quick tries; a store that does not answer is
+        :class:`Refusal` ``tables.end_not_recorded`` and nothing changed (the table plays on, the recovery goes on)."""
+        rec = lt.rec
+        if rec is None:
+            return
+        mid = lt.match_id
+        assert mid is not None, "a recorded table has its match"
+
+        async def write() -> None:
+            await rec.catch_up()
+            if rec.table.phase != "over":
+                await self.store.abort_match(mid, reason)
+
+        try:
+            await retrying(write, "ending a match", self.store_backoff, tries=3)
+        except Exception as e:
+            log.warning("table %s: not ended, the store did not take it: %s", lt.id, e)
+            raise Refusal("tables.end_not_recorded") from e
+        if lt.stall == "store":  # (the catch-up above was the recovery's work)
+            lt.stall = None
+
+    async def _close(self, lt: LiveTable, text: str) -> None:
+        """Close a table whose match the store has ended (:meth:`_end_in_store`; under its lock): the summary,
+        controls removed."""
         lt.move(State.ABORTED)
         self._forget(lt)
         self._drop_vote(lt)
         if lt.rec is None:
             return
-        if lt.table is not None and lt.table.phase != "over":
-            mid = lt.match_id
-            assert mid is not None, "a recorded table has its match"
-            try:  # a few quick tries here; a store down for longer is retried in the background
-                await retrying(lambda: self.store.abort_match(mid, reason), "aborting a match",
-                               self.store_backoff, tries=3)
-            except Exception:
-                self._spawn(self._abort_in_store(lt, reason))
         self.publisher.post(lt, text)
         await self._summary(lt)
         self.publisher.strip_table_message(lt)
         for c in lt.humans():
             self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "table_closed"))
-
-    async def _abort_in_store(self, lt: LiveTable, reason: str) -> None:
-        mid = lt.match_id
-        assert mid is not None, "a recorded table has its match"
-        try:
-            await retrying(lambda: self.store.abort_match(mid, reason), f"aborting match {mid}",
-                           self.store_backoff)
-        except Exception:
-            log.exception("table %s: could not abort the match in the store", lt.id)
 
     async def repost(self, lt: LiveTable) -> None:
         """Post the table message again at the bottom of its channel (``/table show``)."""
