@@ -70,10 +70,22 @@ class ClickAnswers:
             assert lt is not None and me is not None
             self.hold(lt, me)
         work = asyncio.ensure_future(_outcome(move))
-        done, _ = await asyncio.wait([work], timeout=within)
-        if not done and not interaction.response.is_done():  # a routed click comes deferred (bot.cluster)
-            await interaction.response.defer()
-        outcome, error = await work
+        try:
+            done, _ = await asyncio.wait([work], timeout=within)
+            if not done and not interaction.response.is_done():  # a routed click comes deferred (bot.cluster)
+                try:
+                    await interaction.response.defer()
+                except discord.HTTPException as e:
+                    # the click's token is dead (404 Unknown interaction) or Discord failed: the move goes on, and
+                    # its answer falls back to the DM write below (it raised here: the hold stayed, the DM never
+                    # got the player's next controls, and the player read "that did not work")
+                    log.info("table %s: deferring a slow click failed (%s)", None if lt is None else lt.id, e)
+            outcome, error = await work
+        except BaseException:
+            if held:
+                assert lt is not None and me is not None
+                self.release(lt, me)
+            raise
         if error is not None:
             if held:
                 assert lt is not None and me is not None

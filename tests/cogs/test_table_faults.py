@@ -612,3 +612,33 @@ async def test_a_5xx_on_a_lobby_update_is_retried_and_the_lobby_shows_who_joined
     assert fault.hits == 1
     seats = "\n".join(f["value"] for e in h.fake.find_message(lobby.id).embeds for f in e.get("fields", []))
     assert f"<@{P2}>" in seats, seats
+
+
+async def test_a_slow_click_whose_defer_fails_still_moves_and_the_dm_goes_on(harness: Harness, monkeypatch, caplog):
+    """A decision slower than the answer's window is deferred; when the defer itself fails (404 Unknown interaction:
+    the click came late), the move was made, but the error skipped the release of the clicker's held DM writes: the
+    player never got their next controls, read "that did not work" and went away by timeout (an independent review).
+    Now the move is answered by the DM write, as any click whose answer cannot reach Discord."""
+    import sys
+
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    monkeypatch.setattr(sys.modules[type(h.bot.get_cog("Tables")).__module__], "ANSWER_WITHIN", 0.0)  # deferred
+    msg = latest_dm_controls(h, P1)
+    seq = lt.table.seq
+    data, rec = h.click_payload(msg, custom_id=choose_click(msg))
+    h.fake.expire(rec)
+    with caplog.at_level(logging.INFO):
+        await h.send(data, rec)
+        await h.bot.tables.publisher.drain()
+        await h.settle()
+    assert lt.table.seq > seq  # the move was made
+    assert not h.bot.tables.publisher.parked  # no write of the clicker's stays held
+    assert "deferring a slow click failed" in caplog.text
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    tb = lt.table
+    if tb.phase in ("play", "claim", "rob") and lt.seat_of(P1) in tb.awaited():  # their next decision: by DM
+        now = latest_dm_controls(h, P1)
+        assert now is not None and now.id != msg.id or (now is not None and now.components != msg.components)
