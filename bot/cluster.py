@@ -42,6 +42,7 @@ import asyncpg
 import discord
 
 from .cluster_dispatch import RAW_INTERACTION
+from .ids import db_id
 from .shards import MAX_SHARDS, ShardPlan, shard_of
 
 log = logging.getLogger(__name__)
@@ -354,6 +355,8 @@ class Cluster:
     # ------------------------------------------------------------------------------------------- routing
 
     async def guild_of(self, match_id: int) -> int | None:
+        if db_id(match_id) is None:  # a forged custom id past what the database holds names no table
+            return None
         if match_id not in self._guilds:
             async with self._session() as conn:
                 if conn is None:

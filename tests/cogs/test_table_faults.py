@@ -642,3 +642,36 @@ async def test_a_slow_click_whose_defer_fails_still_moves_and_the_dm_goes_on(har
     if tb.phase in ("play", "claim", "rob") and lt.seat_of(P1) in tb.awaited():  # their next decision: by DM
         now = latest_dm_controls(h, P1)
         assert now is not None and now.id != msg.id or (now is not None and now.components != msg.components)
+
+
+@pytest.mark.parametrize("tid", [0, 2**63 - 1, 2**63, 2**64 + 7, 10**40])
+async def test_table_ids_past_what_the_database_holds_in_a_dm_and_a_channel(harness: Harness, tid: int, caplog):
+    """A forged control whose table id is past 2^63 - 1, pressed in a DM: on PostgreSQL the click's routing asked
+    the database for that id's server and asyncpg refused it ("value out of int64 range"): an ERROR traceback and
+    "That did not work" (an independent review). Every number of a custom id names no table past what the database
+    holds (bot.ids), from a DM as from a channel."""
+    from tests.harness import snowflake
+    from tests.harness.fake import Message
+
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    before = lt.table.state_hash()
+    dm = h.fake._open_dm(P1).id
+    with caplog.at_level(logging.WARNING):
+        for ch in (dm, h.channel_id):
+            for op in ("d:1m", "hand", "next", "x"):
+                cid = f"mjt:{tid}:{9 if op in ('hand', 'next') else 0}:0:{op}"
+                chan = h.fake.channels[ch]
+                m = Message(id=snowflake(), channel_id=ch, guild_id=chan.guild_id,
+                            author={"id": str(h.fake.application_id), "username": "mjbot", "bot": True,
+                                    "discriminator": "0"},
+                            components=[{"type": 1, "components": [{"type": 2, "custom_id": cid, "label": "x",
+                                                                    "style": 2}]}])
+                chan.messages.append(m)
+                r = await h.click(m, custom_id=cid, user=P1, locale="en-US")
+                said = " | ".join(x.content for x in r.messages)
+                assert r.responded and "did not work" not in said, (cid, ch, said)
+    assert lt.table.state_hash() == before and not lt.closed
+    assert not [x.getMessage() for x in caplog.records if x.levelno >= logging.ERROR]
