@@ -667,7 +667,9 @@ class Publisher(ClickAnswers, KeptMessages):
         """Show ``p`` in the player's DMs; returns where superseded controls are left to remove (the caller paces
         that write like any other)."""
         s: Seat | None = lt.seats[p.seat]
-        if s is None or s.dm_failed or lt.closed:
+        # a closed table sends no hand, but a waiting one whose controls were taken away (put_strip) still edits
+        # the last hand message: its controls go with the table (it returned at once, leaving them live)
+        if s is None or s.dm_failed or (lt.closed and p.view is not None):
             return None
         if p.new_hand:
             s.dm_last = None  # a new hand starts in a new message
@@ -685,6 +687,8 @@ class Publisher(ClickAnswers, KeptMessages):
                     return None
                 except discord.NotFound:
                     pass
+            if lt.closed:
+                return None
             # a decision to make (or no message yet): a new message, so that the player is notified
             dm = await self._retry(lt, "open DM", lambda: self.bot.create_dm(discord.Object(p.user_id)))
             kw = {"view": p.view} if p.view is not None else {}

@@ -675,3 +675,37 @@ async def test_table_ids_past_what_the_database_holds_in_a_dm_and_a_channel(harn
                 assert r.responded and "did not work" not in said, (cid, ch, said)
     assert lt.table.state_hash() == before and not lt.closed
     assert not [x.getMessage() for x in caplog.records if x.levelno >= logging.ERROR]
+
+
+async def test_a_table_ended_while_a_hand_write_waits_for_its_dm_pacing_leaves_no_live_buttons(harness: Harness):
+    """The seat's next hand (with its controls) waited for the DM channel's pacing when the table was ended: the
+    waiting write was turned into one without controls, but a closed table's hand write returned at once, so the
+    older message kept "Your turn" and its buttons (an independent review). The injected pacing is the
+    publisher's own ``sleep``, released by the test."""
+    h = harness
+    prep(h)
+    mgr, pub = h.bot.tables, h.bot.tables.publisher
+    await open_table(h, "hefei", humans=(P1,))
+    await mgr.wait_idle()
+    lt = live(h)
+    assert latest_dm_controls(h, P1) is not None
+    gate = asyncio.Event()
+
+    async def paced(seconds: float) -> None:
+        await gate.wait()
+
+    pub.sleep = paced
+    try:
+        pub.channel_limit = (2, 3600.0)  # the DM channel had its writes: the next waits for its slot
+        for _ in range(2):  # two turns time out: the AI plays for P1, and P1 has a new decision waiting
+            mgr._spawn(mgr._timed_out(lt, lt.table.seq))
+            await h.settle()
+            lt.seats[lt.seat_of(P1)].timeouts = 0  # (not away: still offered the next decision)
+        assert pub.boxes[id(lt)].lanes[lt.seat_of(P1)].pending is not None  # the new hand write waits
+        await h.slash("table end", user=P1, locale="en-US")
+        await h.settle()
+    finally:
+        gate.set()
+    await pub.drain()
+    await h.settle()
+    assert lt.closed and not [m for m in h.dms(P1) if controls(m)]
