@@ -11,8 +11,11 @@ The order of writes for every action is fixed so that a crash at any point can b
 Steps 3-5 are derived from the table's state, not from the events, so :meth:`TableRecorder.resume` runs the same
 catch-up after replaying the actions: a crash between 2 and 5 loses nothing and records nothing twice.
 
-The same holds for a store that fails without a crash (a locked or failing disk): if step 2 fails, nothing of the
-action was written and the table in memory is put back as it was (:class:`NotRecorded`); if a later step fails,
+The same holds for a store that fails without a crash (a locked or failing disk): if step 2 fails, the store is
+asked whether the action landed all the same (committed, its answer lost: a connection dropped during the COMMIT);
+if it did, the action stands; if not, nothing of the action was written and the table in memory is put back as it
+was (:class:`NotRecorded`); if the store cannot even be read then, the recorder is ``unsure`` and reads the store
+before its next write (taking an action that did land: the table moves on, not stuck on conflicts); if a later step fails,
 the action stands and the recorder is ``behind`` until :meth:`TableRecorder.catch_up` succeeds (every ``apply``
 catches up first). This is the only path by which the bot, the crash test and ``rebuild_table`` write and read
 games. Bot-only data (who is human, names, languages, message ids) lives in the store's ``match_meta``, never in
@@ -22,6 +25,7 @@ the settings ``Table.new`` takes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -126,6 +130,9 @@ class TableRecorder:
         self.hand_no: int | None = None
         self.hand_active = False
         self.behind: BaseException | None = None  # the error that left steps 3-5 undone (None: in step)
+        # an action's write failed and the store could not be asked whether it landed all the same (a connection
+        # lost while the COMMIT's answer was on its way): the store is read before anything else is written
+        self.unsure = False
         self._lock = asyncio.Lock()
         # the last action's write: one whose caller was cancelled goes on by itself (the store's ``completes``), and
         # the next write waits for it (PostgreSQL runs transactions side by side: it would find a gap before it)
@@ -198,6 +205,15 @@ class TableRecorder:
             action = Action.from_json(action)
         async with self._lock:
             await self._written()
+            if self.unsure:
+                try:
+                    moved = await self._reconcile()
+                except Exception as exc:
+                    raise NotRecorded(str(exc)) from exc
+                if moved:  # the store holds the earlier action after all: the table moved on, not by this one
+                    with contextlib.suppress(Exception):  # (a failure stays in ``behind``)
+                        await self._catch_up(at)
+                    raise NotRecorded("the store held an action the table had put back: the table moved on")
             if self.behind is not None:
                 try:
                     await self._catch_up(at)
@@ -232,8 +248,10 @@ class TableRecorder:
                 self._writing = None
             except Exception as exc:
                 self._writing = None
-                self.rollback()
-                raise NotRecorded(str(exc)) from exc
+                if not await self._landed(seq, data):
+                    self.rollback()
+                    raise NotRecorded(str(exc)) from exc
+                # it was written all the same (its answer was lost): the action stands
             self.actions.append(data)
             try:
                 await self._sync(at)
@@ -276,7 +294,32 @@ class TableRecorder:
                 return False
         return True
 
+    async def _landed(self, seq: int, data: Mapping[str, Any]) -> bool:
+        """Whether the action whose write raised is in the store at ``seq`` all the same (committed, its answer
+        lost). False when it is not, or when the store cannot be read (then :attr:`unsure` until it can)."""
+        try:
+            stored = await self.store.actions(self.match_id)
+        except Exception:
+            self.unsure = True
+            return False
+        self.unsure = False
+        return len(stored) > seq and stored[seq].action == json.dumps(dict(data), sort_keys=True,
+                                                                        separators=(",", ":"))
+
+    async def _reconcile(self) -> bool:
+        """After :attr:`unsure`: take the store's actions the table put back (a write that landed although it
+        raised) and replay the table to them. True when the table moved on."""
+        stored = await self.store.actions(self.match_id)
+        self.unsure = False
+        if len(stored) <= len(self.actions):
+            return False
+        self.actions += [json.loads(a.action) for a in stored[len(self.actions):]]
+        self.rollback()
+        return True
+
     async def _catch_up(self, at: datetime | None) -> None:
+        if self.unsure:
+            await self._reconcile()
         try:
             await self._sync(at)
         except Exception as exc:

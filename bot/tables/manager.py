@@ -694,7 +694,7 @@ class TableManager(Admin, Output):
                 async with lt.lock:
                     if lt.closed or lt.stall != "store" or lt.rec is None:
                         return
-                    if lt.rec.behind is not None and not await lt.rec.catch_up(raise_=False):
+                    if (lt.rec.behind is not None or lt.rec.unsure) and not await lt.rec.catch_up(raise_=False):
                         continue
                     lt.stall = None
                     events = await self._run_automatic(lt)

@@ -709,3 +709,89 @@ async def test_a_table_ended_while_a_hand_write_waits_for_its_dm_pacing_leaves_n
     await pub.drain()
     await h.settle()
     assert lt.closed and not [m for m in h.dms(P1) if controls(m)]
+
+
+async def test_an_action_written_although_its_write_raised_counts_once(harness: Harness, monkeypatch):
+    """The player's discard reached the store, but the bot heard an error (on PostgreSQL: the connection lost while
+    the COMMIT's answer was on its way). The table was put back and the player told "not recorded"; every later
+    write at that position was refused as a conflict (another tile, the timer), reported as the database being down
+    and up again, and the table froze until a restart replayed the move the player was told did not count (an
+    independent review). Now the store is asked whether the write landed: it did, so the move stands."""
+    import sqlite3
+
+    h = harness
+    prep(h)
+    mgr = h.bot.tables
+    mgr.store_backoff = (0.01, 0.02, 0.05)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    store, real, lost = h.bot.store, h.bot.store.record_action, []
+
+    async def answer_lost(*a, **k):
+        got = await real(*a, **k)
+        if not lost:
+            lost.append(a)
+            raise sqlite3.OperationalError("disk I/O error")  # committed; the answer is lost
+        return got
+
+    monkeypatch.setattr(store, "record_action", answer_lost)
+    msg = latest_dm_controls(h, P1)
+    seq = lt.table.seq
+    r = await h.click(msg, custom_id=choose_click(msg), locale="en-US")
+    await mgr.wait_idle()
+    assert lost and lt.table.seq > seq
+    assert not any("not recorded" in m.content for m in r.messages)
+    assert len(await store.actions(lt.match_id)) == lt.table.seq  # the store and the table agree
+    assert not any("数据库" in m.content for m in h.channel())  # no "database down / back" posts
+    assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
+
+
+async def test_an_action_whose_landing_cannot_be_read_is_adopted_before_the_next_write(harness: Harness,
+                                                                                      monkeypatch):
+    """As above, and the store cannot even be read at that moment: the player is told "not recorded" (the bot
+    cannot know better), but the next write first reads what the store holds, takes the action that landed, and
+    the table goes on from it instead of freezing on conflicts."""
+    import sqlite3
+
+    h = harness
+    prep(h)
+    mgr = h.bot.tables
+    mgr.store_backoff = (0.01, 0.02, 0.05)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    store = h.bot.store
+    real_write, real_read, faults = store.record_action, store.actions, {"write": 1, "read": 1}
+
+    async def answer_lost(*a, **k):
+        got = await real_write(*a, **k)
+        if faults["write"]:
+            faults["write"] -= 1
+            raise sqlite3.OperationalError("disk I/O error")
+        return got
+
+    async def unreadable(*a, **k):
+        if faults["read"]:
+            faults["read"] -= 1
+            raise sqlite3.OperationalError("disk I/O error")
+        return await real_read(*a, **k)
+
+    monkeypatch.setattr(store, "record_action", answer_lost)
+    monkeypatch.setattr(store, "actions", unreadable)
+    msg = latest_dm_controls(h, P1)
+    seq = lt.table.seq
+    r = await h.click(msg, custom_id=choose_click(msg), locale="en-US")
+    assert any("not recorded" in m.content for m in r.messages) and lt.rec.unsure
+    for _ in range(20):  # the recovery reads the store, adopts the action and plays on
+        await mgr.wait_idle()
+        await h.settle()
+        if not lt.rec.unsure and lt.stall is None:
+            break
+    assert not lt.rec.unsure and lt.stall is None and lt.table.seq > seq
+    assert len(await real_read(lt.match_id)) == lt.table.seq
+    assert (await replay_from_store(h, lt.match_id)).state_hash() == lt.table.state_hash()
+    if lt.table.phase in ("play", "claim", "rob") and lt.seat_of(P1) in lt.table.awaited():
+        now = latest_dm_controls(h, P1)
+        r = await h.click(now, custom_id=choose_click(now), locale="en-US")  # the table goes on
+        await mgr.wait_idle()
+        assert not any("not recorded" in m.content for m in r.messages)
+        assert len(await real_read(lt.match_id)) == lt.table.seq
