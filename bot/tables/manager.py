@@ -112,7 +112,7 @@ class TableManager(Admin, Output):
         self.wall: Callable[[], float] = time.time  # Unix time: what a restart keeps (a dissolve vote's deadline)
         # how a dissolve vote waits for its deadline on that clock (tests inject a sleeper they end themselves)
         self.vote_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
-        self.publisher = Publisher(bot, self._dm_failed)
+        self.publisher = Publisher(bot, self._dm_failed, self._channel_gone)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()
         self.ai = AiPool()  # AI decisions in worker processes (tests may set ``ai.inline``)
@@ -730,6 +730,32 @@ class TableManager(Admin, Output):
             await self._table_message(lt)
         except Exception:
             log.exception("table %s: could not show the pause", lt.id)
+
+    async def _channel_gone(self, lt: LiveTable) -> None:
+        """The table's channel was deleted: the table is ended as by ``/table end`` (its settled hands stay, a hand
+        the store has not settled yet is settled first), retried while the store does not answer; its players'
+        hand messages say the table ended, and they may sit at another table."""
+        n = 0
+        while not self.closing:
+            async with lt.lock:
+                if lt.closed:
+                    return
+                try:
+                    if lt.state is State.LOBBY:
+                        await self._keep_lobby(lt, lambda: None, gone=True)
+                    else:
+                        await self._end_in_store(lt, "its channel was deleted")
+                except Refusal:
+                    pass
+                else:
+                    log.warning("table %s: its channel %s was deleted: the table is ended", lt.id, lt.channel_id)
+                    if lt.state is State.LOBBY:
+                        self._close_lobby(lt, "tables.channel_gone")
+                    else:
+                        await self._close(lt, t("tables.channel_gone", lt.lang))
+                    return
+            await asyncio.sleep(self.store_backoff[min(n, len(self.store_backoff) - 1)])
+            n += 1
 
     async def _dm_failed(self, lt: LiveTable, seat: int) -> None:
         """A DM could not be delivered: the seat plays by My hand from now on; the channel is told once."""

@@ -26,6 +26,7 @@ from tests.cogs.test_tables import (
     replay_from_store,
 )
 from tests.harness import ADMIN_PERMISSIONS, Harness
+from tests.harness.db import sql
 from tests.harness.faults import FlakyConnection
 
 OTHER_GUILD = 1_200_000_000_000_009_900
@@ -795,3 +796,33 @@ async def test_an_action_whose_landing_cannot_be_read_is_adopted_before_the_next
         await mgr.wait_idle()
         assert not any("not recorded" in m.content for m in r.messages)
         assert len(await real_read(lt.match_id)) == lt.table.seq
+
+
+async def test_a_table_whose_channel_is_deleted_is_ended_and_frees_its_players(harness: Harness):
+    """The channel of a table in play is deleted (every request to it: 404 Unknown Channel). The table waited for
+    ever on its Next / I'm back buttons, which were in that channel, and its players could sit at no other table
+    ("you already sit at a table") (an independent review). Now the first write Discord refuses so ends the table
+    as /table end does: aborted in the store, the players' hand messages without controls, saying it ended."""
+    h = harness
+    prep(h)
+    mgr = h.bot.tables
+    mgr.store_backoff = (0.01, 0.02, 0.05)
+    mgr.publisher.backoff = (0.01,)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    mid = lt.match_id
+    gone = h.fake.fail(f"^/channels/{h.channel_id}/", status=404, code=10003, times=10**9, message="Unknown Channel")
+    msg = latest_dm_controls(h, P1)
+    await h.click(msg, custom_id=choose_click(msg), locale="en-US")  # the table message's edit finds no channel
+    for _ in range(20):
+        await mgr.wait_idle()
+        await h.settle()
+        if lt.closed:
+            break
+    assert gone.hits and lt.closed
+    assert [s for (s,) in sql(h, "SELECT status FROM matches WHERE id = ?", (mid,))] == [
+        "aborted"]
+    assert not [m for m in h.dms(P1) if controls(m)]  # no live buttons of the ended table
+    other = h.add_channel()
+    r = await h.slash("table new", variant="hefei", user=P1, channel=other, locale="en-US")
+    assert "already" not in r.reply.content  # P1 may sit at another table

@@ -230,6 +230,8 @@ class Harness:
         if prepare is not None:
             prepare(bot)
         fake = fake or FakeDiscord(APPLICATION_ID, user_payload(APPLICATION_ID, "mjbot", bot=True))
+        if CHANNEL_ID not in fake.channels:  # before the setup hooks: a table resumed at boot writes to it at once
+            fake.add_channel(CHANNEL_ID, GUILD_ID)  # (a write to a channel Discord does not know ends its table)
         http = bot.http
         internals.install_session(http, fake.session_for(http))
         http.token = "harness.token"
@@ -240,7 +242,6 @@ class Harness:
         state = bot._connection
         state.user = discord.ClientUser(state=state, data=fake.bot_user)
         state.application_id = APPLICATION_ID
-        fake.add_channel(CHANNEL_ID, GUILD_ID)
         # the table message is written as soon as Discord answers (tests read it right after settle(); the pacing
         # of the product, 1 edit per second and 5 channel writes per 5 s, is tested where a test turns it on)
         bot.tables.publisher.min_interval, bot.tables.publisher.channel_limit = 0.0, None
