@@ -712,6 +712,13 @@ async def test_a_table_ended_while_a_hand_write_waits_for_its_dm_pacing_leaves_n
     assert lt.closed and not [m for m in h.dms(P1) if controls(m)]
 
 
+async def _one_human_hefei_table_with_quick_store_retries(h: Harness):
+    prep(h)
+    h.bot.tables.store_backoff = (0.01, 0.02, 0.05)
+    await open_table(h, "hefei", humans=(P1,))
+    return h.bot.tables, live(h)
+
+
 async def test_an_action_written_although_its_write_raised_counts_once(harness: Harness, monkeypatch):
     """The player's discard reached the store, but the bot heard an error (on PostgreSQL: the connection lost while
     the COMMIT's answer was on its way). The table was put back and the player told "not recorded"; every later
@@ -721,11 +728,7 @@ async def test_an_action_written_although_its_write_raised_counts_once(harness: 
     import sqlite3
 
     h = harness
-    prep(h)
-    mgr = h.bot.tables
-    mgr.store_backoff = (0.01, 0.02, 0.05)
-    await open_table(h, "hefei", humans=(P1,))
-    lt = live(h)
+    mgr, lt = await _one_human_hefei_table_with_quick_store_retries(h)
     store, real, lost = h.bot.store, h.bot.store.record_action, []
 
     async def answer_lost(*a, **k):
@@ -755,11 +758,7 @@ async def test_an_action_whose_landing_cannot_be_read_is_adopted_before_the_next
     import sqlite3
 
     h = harness
-    prep(h)
-    mgr = h.bot.tables
-    mgr.store_backoff = (0.01, 0.02, 0.05)
-    await open_table(h, "hefei", humans=(P1,))
-    lt = live(h)
+    mgr, lt = await _one_human_hefei_table_with_quick_store_retries(h)
     store = h.bot.store
     real_write, real_read, faults = store.record_action, store.actions, {"write": 1, "read": 1}
 
