@@ -62,12 +62,13 @@ from typing import TYPE_CHECKING, Any
 
 from .ai_common import SeatReader
 from .analysis import shanten
-from .review_items import bigger_items
+from .review_items import bigger_items, hand_after
+from .rivers import wind_meld
 from .strong import evaluate
 from .strong.chizhou import FEED_COST
 from .strong.evaluator import READY_PUNG_ONLY, Option, flush_line, plan_item, still_to_come
 from .table import Action
-from .tiles import HONOR, NUM_KINDS, tile_name
+from .tiles import HONOR, NUM_KINDS, Meld, tile_name
 from .variants import get_variant
 from .variants.base import Item
 
@@ -217,7 +218,7 @@ class _Hand:
         self.counts = [0] * NUM_KINDS
         for k in view["hand"]:
             self.counts[k] += 1
-        self.n_melds = len(view["melds"][self.seat])
+        self.melds: tuple[Meld, ...] = tuple(wind_meld(m, view["dealer"]) for m in view["melds"][self.seat])
         self.seven_pairs = bool(V.seven_pairs)
         # what the seat has not seen, as the evaluator counts it (the tile being robbed is not one still to come):
         # its evaluation's, else the same function of the view
@@ -271,35 +272,10 @@ class _Hand:
         return best if best is not None else (self.sh(c, melds), 0)
 
     def measure(self, a: Action) -> Choice:
-        c = list(self.counts)
-        m = self.n_melds
         if a.type == "win":
             return Choice(a, -1, 0, rob=self.robbing)
-        if a.type == "discard" and a.tile is not None:
-            c[a.tile] -= 1
-            return Choice(a, *self.after13(c, m))
-        if a.type == "pass":
-            if sum(c) % 3 == 2 and self.drawn is not None:  # the last four: the drawn tile is laid aside
-                c[self.drawn] -= 1
-            return Choice(a, *self.after13(c, m))
-        if a.type == "pung" and a.tile is not None:
-            c[a.tile] -= 2
-            return Choice(a, *self.after14(c, m + 1))
-        if a.type == "chi" and a.tile is not None:
-            for x in (a.tile, a.tile + 1, a.tile + 2):
-                if x != self.offered:
-                    c[x] -= 1
-            return Choice(a, *self.after14(c, m + 1))
-        if a.type == "kong" and a.tile is not None:
-            n = c[a.tile]
-            if n == 4:  # concealed
-                c[a.tile] = 0
-                return Choice(a, *self.after13(c, m + 1))
-            if n == 3 and sum(c) % 3 == 1:  # claimed on a discard
-                c[a.tile] = 0
-                return Choice(a, *self.after13(c, m + 1))
-            c[a.tile] -= 1  # added to a shown pung
-            return Choice(a, *self.after13(c, m))
+        after = hand_after(self, self.melds, a)
+        c, m = (list(self.counts), len(self.melds)) if after is None else (after[0], len(after[1]))
         return Choice(a, *self.after13(c, m) if sum(c) % 3 == 1 else self.after14(c, m))
 
 

@@ -9,7 +9,7 @@ It reads only the seat's view (its tiles, melds and what it has not seen).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from .errors import EngineError
@@ -40,10 +40,12 @@ Win = tuple[float, int, tuple[Item, ...]]
 """A win a hand can reach: its weight (the unseen copies that make it), the scorer's payment to the seat, its items."""
 
 
-def _after(kn: Know, me: SeatTiles, a: Action) -> tuple[list[int], tuple[Meld, ...]] | None:
-    """The seat's concealed tiles (counts) and melds after the action, or None for one that leaves no hand to read."""
-    c, melds, t = list(me.counts), tuple(kn.own_melds), a.tile
-    fed = None if me.offerer is None else (me.offerer - kn.dealer) % 4
+def hand_after(me: SeatTiles, melds: tuple[Meld, ...], a: Action, fed: int | None = None
+               ) -> tuple[list[int], tuple[Meld, ...]] | None:
+    """The seat's concealed tiles (counts) and melds after the action (a claimed meld fed by the wind ``fed``), or
+    None for one that leaves no hand to read (a win, an action without a tile). :meth:`engine.review._Hand.measure`
+    counts the shanten and useful tiles of the same hands."""
+    c, t = list(me.counts), a.tile
     if a.type == "pass":
         if sum(c) % 3 == 2 and me.drawn is not None:  # the last four: the drawn tile is laid aside
             c[me.drawn] -= 1
@@ -74,20 +76,22 @@ def _after(kn: Know, me: SeatTiles, a: Action) -> tuple[list[int], tuple[Meld, .
     return None
 
 
+def _after(kn: Know, me: SeatTiles, a: Action) -> tuple[list[int], tuple[Meld, ...]] | None:
+    """:func:`hand_after` with the seat's melds as the scorer reads them (fed by winds)."""
+    fed = None if me.offerer is None else (me.offerer - kn.dealer) % 4
+    return hand_after(me, tuple(kn.own_melds), a, fed)
+
+
 def _reach(kn: Know, me: SeatTiles, c: list[int], melds: tuple[Meld, ...]) -> list[Win] | None:
     """The self-drawn wins a hand can reach: a ready hand's own, a hand a step from ready those of the ready hand
     each useful draw leads to (its best-paying discard), a hand still to discard those of its best-paying discard
     of the least shanten; None for a hand further from ready (its wins are too many ways off to name an item)."""
     n = len(melds)
     if sum(c) % 3 == 2:
-        best: tuple[float, list[Win]] | None = None
-        least = min(me.sh(_less(c, k), n) for k in range(NUM_KINDS) if c[k])
-        for k in range(NUM_KINDS):
-            if c[k] and me.sh(_less(c, k), n) == least:
-                got = _reach(kn, me, _less(c, k), melds)
-                if got and (best is None or _mean_pay(got) > best[0]):
-                    best = (_mean_pay(got), got)
-        return best[1] if best else None
+        left = {k: _less(c, k) for k in range(NUM_KINDS) if c[k]}
+        shs = {k: me.sh(h, n) for k, h in left.items()}
+        least = min(shs.values())
+        return _best_paying(_reach(kn, me, left[k], melds) for k in left if shs[k] == least)
     sh = me.sh(c, n)
     if sh == 0:
         return _wins(kn, me, c, melds)
@@ -98,18 +102,27 @@ def _reach(kn: Know, me: SeatTiles, c: list[int], melds: tuple[Meld, ...]) -> li
         if not me.unseen[d] or c[d] >= 4:
             continue
         c[d] += 1
-        ready: tuple[float, list[Win]] | None = None
+        ready = None
         if me.sh(c, n) == 0:
-            for k in range(NUM_KINDS):
-                if c[k] and me.sh(_less(c, k), n) == 0:
-                    ws = _wins(kn, me, _less(c, k), melds)
-                    if ws and (ready is None or _mean_pay(ws) > ready[0]):
-                        ready = (_mean_pay(ws), ws)
+            kept = (_less(c, k) for k in range(NUM_KINDS) if c[k])
+            ready = _best_paying(_wins(kn, me, h, melds) for h in kept if me.sh(h, n) == 0)
         c[d] -= 1
         if ready is not None:
-            total = sum(w for w, _, _ in ready[1])
-            out.extend((me.unseen[d] * w / total, pay, items) for w, pay, items in ready[1])
+            total = sum(w for w, _, _ in ready)
+            out.extend((me.unseen[d] * w / total, pay, items) for w, pay, items in ready)
     return out or None
+
+
+def _best_paying(options: Iterable[list[Win] | None]) -> list[Win] | None:
+    """The option whose wins pay the seat most on average (the first of them on a tie), None when none has a win."""
+    best: list[Win] | None = None
+    top = 0.0
+    for wins in options:
+        if wins:
+            pay = _mean_pay(wins)
+            if best is None or pay > top:
+                best, top = wins, pay
+    return best
 
 
 def _less(c: Sequence[int], k: int) -> list[int]:
