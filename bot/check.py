@@ -47,6 +47,7 @@ EnvironmentFile). `mjbot check` then checks the whole set-up and prints the link
 server. Without a token you can still play against three AI players in this terminal with
 `mjbot local --variant wuhu`, or score a hand with `mjbot score 23456799m345p67s+8s --variant wuhu --from W`."""
 
+
 def no_token() -> str:
     """What ``mjbot run`` says without a token, its commands written as this shell runs them (:func:`invoked_as`)."""
     return NO_TOKEN.replace("`mjbot ", f"`{invoked_as()} ")
@@ -64,7 +65,6 @@ def invoked_as() -> str:
     if found and Path(found).resolve() == Path(argv0).resolve():
         return "mjbot"
     return argv0
-
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,11 +90,6 @@ SETTINGS = ("DISCORD_TOKEN", "MJBOT_DB", "MJBOT_DEV_GUILD", "MJBOT_LOG_LEVEL", "
 """The variables the bot reads (the table above)."""
 
 
-def _token_shaped(text: str) -> bool:
-    """Whether ``text`` is shaped like a bot token: a value pasted on the wrong line, which no message may repeat."""
-    return application_id_from_token(text) is not None
-
-
 def application_id_from_token(token: str | None) -> int | None:
     """The bot's (public) user id that a bot token starts with, or None when ``token`` is not shaped like one.
 
@@ -188,8 +183,8 @@ class Config:
         if dotenv:
             load_env_file(Path(dotenv) if not isinstance(dotenv, bool) else Path.cwd() / ".env")
         env = os.environ if environ is None else environ
-        for name in SETTINGS:
-            if name != "DISCORD_TOKEN" and _token_shaped((env.get(name) or "").strip()):
+        for name in SETTINGS:  # a token pasted on another line: no message may repeat it
+            if name != "DISCORD_TOKEN" and application_id_from_token((env.get(name) or "").strip()) is not None:
                 raise ConfigError(f"{name} holds what looks like a bot token (not shown): the token belongs on the "
                                   "DISCORD_TOKEN line")
         token = (env.get("DISCORD_TOKEN") or "").strip() or None

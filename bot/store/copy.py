@@ -18,10 +18,11 @@ sequences are moved past the copied ids. Then the copy is verified:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import tempfile
-from contextlib import closing
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -164,39 +165,44 @@ def _snapshot(path: Path, to: Path) -> Path:
     """A copy of the SQLite database at ``path``, read without writing it (``mode=ro``: no migration, no probe, the
     file's bytes untouched), which the copy then opens and migrates as the bot would: the source stays as it was,
     a fallback the previous mjbot still opens."""
-    if not path.exists():
-        raise StoreError("copy_no_source", path=shown(path), end="source")
-    if path.is_dir():
-        raise StoreError("db_is_directory", path=shown(path), end="source")
-    try:
-        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)) as conn, \
-                closing(sqlite3.connect(to)) as out:
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            conn.backup(out)
-    except sqlite3.DatabaseError as e:
-        text = str(e)
-        if "not a database" in text:
-            raise StoreError("db_not_database", path=shown(path), end="source") from None
-        if "locked" in text or "busy" in text:
-            raise StoreError("db_locked", path=shown(path), seconds=5, end="source") from None
-        raise StoreError("db_cannot_open", path=shown(path), error=text, end="source") from None
+    with _at("source"):
+        if not path.exists():
+            raise StoreError("copy_no_source", path=shown(path))
+        if path.is_dir():
+            raise StoreError("db_is_directory", path=shown(path))
+        try:
+            with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)) as conn, \
+                    contextlib.closing(sqlite3.connect(to)) as out:
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                conn.backup(out)
+        except sqlite3.DatabaseError as e:
+            text = str(e)
+            if "not a database" in text:
+                raise StoreError("db_not_database", path=shown(path)) from None
+            if "locked" in text or "busy" in text:
+                raise StoreError("db_locked", path=shown(path), seconds=5) from None
+            raise StoreError("db_cannot_open", path=shown(path), error=text) from None
     return to
 
 
-def _parse(target: str | Path, end: str) -> tuple[str, Path | str]:
+@contextlib.contextmanager
+def _at(end: str) -> Iterator[None]:
+    """A :class:`StoreError` raised within concerns ``end`` ("source" or "destination"): ``mjbot db copy`` says so."""
     try:
-        return parse_target(target)
+        yield
     except StoreError as e:
-        e.end = end
+        e.end = e.end or end
         raise
+
+
+def _parse(target: str | Path, end: str) -> tuple[str, Path | str]:
+    with _at(end):
+        return parse_target(target)
 
 
 async def _open(target: str | Path, end: str) -> Store:
-    try:
+    with _at(end):
         return await Store.open(target)
-    except StoreError as e:
-        e.end = end
-        raise
 
 
 async def _copy(src: Store, dst: Store, *, force: bool, source_name: str = "") -> CopyReport:
