@@ -17,11 +17,11 @@ class StoreError(Exception):
     ('store.unknown_record', {'record_id': 'R1'})
     """
 
-    def __init__(self, code: str, *, end: str = "", **params: Any) -> None:
+    def __init__(self, code: str, **params: Any) -> None:
         self.code = code
         self.key = f"store.{code}"
         self.params = params
-        self.end = end  # mjbot db copy: "source" or "destination", the end it concerns ("" elsewhere)
+        self.end = ""  # mjbot db copy: "source" or "destination", the end it concerns (bot.store.copy._at)
         super().__init__(self.key)
 
     def message(self, lang: str | None = "en") -> str:

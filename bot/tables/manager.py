@@ -112,7 +112,7 @@ class TableManager(Admin, Output):
         self.wall: Callable[[], float] = time.time  # Unix time: what a restart keeps (a dissolve vote's deadline)
         # how a dissolve vote waits for its deadline on that clock (tests inject a sleeper they end themselves)
         self.vote_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
-        self.publisher = Publisher(bot, self._dm_failed, self._channel_gone)
+        self.publisher = Publisher(bot, self._dm_failed, lambda lt: self._spawn(self._channel_gone(lt)))
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()
         self.ai = AiPool()  # AI decisions in worker processes (tests may set ``ai.inline``)

@@ -39,7 +39,7 @@ import contextlib
 import functools
 import io
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -202,13 +202,12 @@ class Publisher(ClickAnswers, KeptMessages):
     """The Discord side of every table of one bot."""
 
     def __init__(self, bot: Host, on_dm_failed: Callable[[LiveTable, int], Awaitable[None]],
-                 on_channel_gone: Callable[[LiveTable], Coroutine[Any, Any, None]] | None = None) -> None:
+                 on_channel_gone: Callable[[LiveTable], object] | None = None) -> None:
         self.bot = bot
         self.on_dm_failed = on_dm_failed
         # the table's channel was deleted (404 Unknown Channel on a write to it): the manager ends the table, whose
         # Next / I'm back buttons were there (it waited on them for ever, its players kept from any other table)
         self.on_channel_gone = on_channel_gone
-        self._gone_tasks: set[asyncio.Task[Any]] = set()
         self.backoff: tuple[float, ...] = (0.5, 2.0, 5.0, 15.0)  # seconds between tries of a failing write
         self.min_interval = TABLE_EDIT_INTERVAL  # seconds between two edits of one table message (0: no spacing)
         # (writes, seconds) per channel: a table's channel and each player's DM channel (None: no pacing)
@@ -468,9 +467,7 @@ class Publisher(ClickAnswers, KeptMessages):
                     self._given_up(lt, kind, e)
                     if (isinstance(e, discord.NotFound) and e.code == UNKNOWN_CHANNEL and kind in ("post", "table", "strip")
                             and self.on_channel_gone is not None and not lt.closed):
-                        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(self.on_channel_gone(lt))
-                        self._gone_tasks.add(task)
-                        task.add_done_callback(self._gone_tasks.discard)
+                        self.on_channel_gone(lt)  # (it starts the ending: this worker goes on with its queue)
                 queue.popleft()
                 if not queue and box.remember:
                     box.remember = False
