@@ -96,17 +96,26 @@ class MatchTopic(Database):
         """Every active match with what it takes to rebuild it (see :class:`UnfinishedGame`), oldest first."""
         async with self.transaction(write=False) as conn:
             rows = await conn.all(f"SELECT {MATCH_COLS} FROM matches WHERE status = 'active' ORDER BY id")
-            out = []
-            for row in rows:
-                info = await _match_info(conn, row)
-                hands = await conn.all(f"SELECT {HAND_COLS} FROM hands WHERE match_id = ? ORDER BY number", (row[0],))
-                actions = await read_actions(conn, row[0])
-                state_hash, hash_seq = info.start_hash, None
-                for a in reversed(actions):
-                    if a.state_hash is not None:
-                        state_hash, hash_seq = a.state_hash, a.seq
-                        break
-                out.append(
-                    UnfinishedGame(info, tuple(_hand(h) for h in hands), tuple(actions), state_hash, hash_seq)
-                )
-        return out
+            return [await _game(conn, row) for row in rows]
+
+    async def games_left_open(self) -> list[UnfinishedGame]:
+        """Every match that is over (finished or aborted) whose Discord messages the bot has not closed yet
+        (``match_meta.messages`` still lists them: it stopped before it had removed their controls and said the end,
+        which empties the list), with what it takes to rebuild it, oldest first."""
+        async with self.transaction(write=False) as conn:
+            rows = await conn.all(
+                f"SELECT {MATCH_COLS} FROM matches m WHERE status <> 'active' AND EXISTS "
+                "(SELECT 1 FROM match_meta x WHERE x.match_id = m.id AND x.messages <> '{}') ORDER BY id")
+            return [await _game(conn, row) for row in rows]
+
+
+async def _game(conn: Connection, row: Sequence[Any]) -> UnfinishedGame:
+    info = await _match_info(conn, row)
+    hands = await conn.all(f"SELECT {HAND_COLS} FROM hands WHERE match_id = ? ORDER BY number", (row[0],))
+    actions = await read_actions(conn, row[0])
+    state_hash, hash_seq = info.start_hash, None
+    for a in reversed(actions):
+        if a.state_hash is not None:
+            state_hash, hash_seq = a.state_hash, a.seq
+            break
+    return UnfinishedGame(info, tuple(_hand(h) for h in hands), tuple(actions), state_hash, hash_seq)

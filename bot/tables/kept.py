@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -102,6 +103,8 @@ class KeptMessages:
         out: dict[str, Any] = {"table": [lt.channel_id, lt.message_id] if lt.message_id else None, "dm": dms}
         if lt.message_id and lt.id in self.results:  # the table message is a hand's result card: a restarted bot
             out["result"] = True  # keeps it (without controls) below the next table, never deletes it
+        if lt.shown >= 0:  # the last hand whose result went out: a restarted bot shows a later one that did not
+            out["shown"] = lt.shown
         left = self._leftovers.get(lt.match_id or 0)
         if left:
             out["leftovers"] = sorted(list(x) for x in left)
@@ -168,6 +171,34 @@ class KeptMessages:
         task = asyncio.get_running_loop().create_task(self.store_ids(lt), name=f"mjbot-message-ids-{lt.id}")
         self._id_tasks.add(task)
         task.add_done_callback(self._id_tasks.discard)
+
+    async def closed_out(self, match_id: int) -> None:
+        """A match that is over has its writes out (controls removed, the end said): the store forgets its messages,
+        and a batch queued before cannot list them again (``Store.games_left_open`` finds a match whose list stayed)."""
+        async with self._ids_lock:
+            self._dirty.pop(match_id, None)
+            await self._store().set_matches_messages({match_id: {}})
+
+    async def strip_stored(self, channel_id: int, messages: dict[str, Any]) -> None:
+        """Remove the controls of every message a stored list names (a match that cannot be rebuilt: no table is
+        left to queue them with); each write tried like :meth:`say_closed`, a message gone is skipped."""
+        table = messages.get("table")
+        where = [tuple(table)] if table else []
+        where += [tuple(v[:2]) for v in (messages.get("dm") or {}).values()]
+        where += [tuple(x[1:]) for x in messages.get("leftovers") or ()]
+        for ch, mid in dict.fromkeys((int(c), int(m)) for c, m in where):
+            await self._try(f"channel {channel_id}: removing controls", functools.partial(self._edit_view, (ch, mid), None))
+
+    async def _try(self, what: str, write: Callable[[], Awaitable[Any]]) -> None:
+        for attempt in range(len(self.backoff) + 1):
+            try:
+                await write()
+                return
+            except Exception as e:
+                if not _retryable(e) or attempt == len(self.backoff):
+                    log.warning("%s: %s", what, e)
+                    return
+                await self.sleep(self.backoff[attempt])
 
     def forget_ids(self, lt: LiveTable) -> None:
         m = lt.match_id or 0
@@ -246,7 +277,7 @@ class KeptMessages:
                 await self._channel(where[0]).get_partial_message(where[1]).edit(content=text, view=None)
         self.call(lt, close)
 
-    async def strip_leftovers(self, lt: LiveTable, leftovers: list[Any]) -> None:
+    def strip_leftovers(self, lt: LiveTable, leftovers: list[Any]) -> None:
         """After a restart: finish removing what the previous run had superseded (queued in the table's order)."""
         for kind, ch, mid in leftovers:
             key = (str(kind), int(ch), int(mid))
@@ -263,15 +294,8 @@ class KeptMessages:
     async def say_closed(self, channel_id: int, text: str) -> None:
         """Tell a channel that its match could not be restored (no live table is left to queue it with): retried
         like any write; a channel that is gone is only logged."""
-        for attempt in range(len(self.backoff) + 1):
-            try:
-                await self._channel(channel_id).send(text)
-                return
-            except Exception as e:
-                if not _retryable(e) or attempt == len(self.backoff):
-                    log.warning("channel %s: could not say its match was closed: %s", channel_id, e)
-                    return
-                await self.sleep(self.backoff[attempt])
+        await self._try(f"channel {channel_id}: could not say its match was closed",
+                        lambda: self._channel(channel_id).send(text))
 
 
 def _retryable(e: BaseException) -> bool:
@@ -292,22 +316,27 @@ def _ids(messages: dict[str, Any]) -> Any:
     False
     """
     return (messages.get("table"), {k: tuple(v[:2]) for k, v in messages.get("dm", {}).items()},
-            tuple(map(tuple, messages.get("leftovers", ()))), bool(messages.get("result")))
+            tuple(map(tuple, messages.get("leftovers", ()))), bool(messages.get("result")), messages.get("shown", -1))
 
 
 def _flat(ids: Any) -> frozenset[Any]:
     """Every message of :func:`_ids`' result, as a set (what is kept of the last write: compact); a table message
-    that is a result card counts once more, as ``("result", message)`` (a restart must know it, at once).
+    that is a result card counts once more, as ``("result", message)``, and the last hand whose result went out as
+    ``("shown", hand)`` (a restart must know them, at once).
 
-    >>> sorted(_flat(([1, 2], {"0": (3, 4)}, (("strip", 5, 6),), False)))
+    >>> sorted(_flat(([1, 2], {"0": (3, 4)}, (("strip", 5, 6),), False, -1)))
     [(1, 2), (3, 4), (5, 6)]
-    >>> ("result", 2) in _flat(([1, 2], {}, (), True))
+    >>> ("result", 2) in _flat(([1, 2], {}, (), True, -1))
+    True
+    >>> ("shown", 0) in _flat(([1, 2], {}, (), True, 0))
     True
     """
-    table, dms, left, result = ids
+    table, dms, left, result, shown = ids
     out = {tuple(table)} if table else set()
     if table and result:
         out.add(("result", table[1]))
+    if shown >= 0:
+        out.add(("shown", shown))
     out |= set(dms.values())
     out |= {tuple(x[1:]) for x in left}
     return frozenset(out)

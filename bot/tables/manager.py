@@ -90,6 +90,9 @@ def action_of(seat: int, op: str, arg: str | None) -> Action | None:
     return Action(types[op], seat, tile)
 
 
+WAITED_FOR = ("mjbot-recover", "mjbot-outbox-closed-out")  # the tasks of :meth:`TableManager.wait_idle`
+
+
 class TableManager(Admin, Output):
     """Every live table of one bot. ``ui`` (set by cogs.tables) builds the controls of each kind of message."""
 
@@ -115,6 +118,7 @@ class TableManager(Admin, Output):
         self.publisher = Publisher(bot, self._dm_failed, lambda lt: self._spawn(self._channel_gone(lt)))
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()
+        self.closing_out: set[int] = set()  # matches over whose messages are being closed by this run (_close_out)
         self.ai = AiPool()  # AI decisions in worker processes (tests may set ``ai.inline``)
         self.asked_ahead = 0  # AI decisions asked while the action before them was written, and taken
 
@@ -437,19 +441,40 @@ class TableManager(Admin, Output):
         if lt.stall == "store":  # (the catch-up above was the recovery's work)
             lt.stall = None
 
-    async def _close(self, lt: LiveTable, text: str) -> None:
-        """Close a table whose match the store has ended (:meth:`_end_in_store`; under its lock): the summary,
-        controls removed."""
+    async def _close(self, lt: LiveTable, text: str | None, why: str = "table_closed") -> None:
+        """Close a table whose match the store has ended (:meth:`_end_in_store`; under its lock): ``text`` (if any),
+        the summary, controls removed (the hand messages say ``why``, see :func:`.scenes.over_text`)."""
         lt.move(State.ABORTED)
         self._forget(lt)
         self._drop_vote(lt)
         if lt.rec is None:
             return
-        self.publisher.post(lt, text)
+        if text is not None:
+            self.publisher.post(lt, text)
         await self._summary(lt)
         self.publisher.strip_table_message(lt)
         for c in lt.humans():
-            self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "table_closed"))
+            self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, why))
+        self._close_out(lt)
+
+    def _close_out(self, lt: LiveTable) -> None:
+        """A match that is over (its last writes queued): once they are out, the store forgets its messages. A bot
+        stopped before that finds the match at its next start and closes it then (:func:`.resume.close_left_open`)."""
+        mid = lt.match_id
+        if mid is None:
+            return
+        self.closing_out.add(mid)
+
+        async def closed_out() -> None:
+            if not await self.publisher.sent(lt):
+                return  # shutting down: a write may have been given up
+            try:
+                await retrying(lambda: self.publisher.closed_out(mid), "forgetting the messages of a match",
+                               self.store_backoff, tries=3)
+                self.closing_out.discard(mid)
+            except Exception as e:  # the next start closes it again: a second summary, never a live button
+                log.warning("table %s: its messages stay listed: %s", lt.id, e)
+        self._spawn(closed_out(), name=f"mjbot-outbox-closed-out-{mid}")  # (waits on the table's writers)
 
     async def repost(self, lt: LiveTable) -> None:
         """Post the table message again at the bottom of its channel (``/table show``)."""
@@ -842,14 +867,17 @@ class TableManager(Admin, Output):
     # ---------------------------------------------------------------------------------------------- shutdown
 
     async def wait_idle(self) -> None:
-        """Wait until no table is recovering from a store failure and every Discord write is sent (tests)."""
+        """Wait until no table is recovering from a store failure, every Discord write is sent and the matches
+        closed have their messages forgotten (tests)."""
+        def busy() -> list[asyncio.Task[Any]]:
+            return [t for t in self._tasks if not t.done() and t.get_name().startswith(WAITED_FOR)]
+
         while True:
-            busy = [t for t in self._tasks if not t.done() and t.get_name().startswith("mjbot-recover")]
-            if busy:
-                await asyncio.wait(busy)
+            if busy():
+                await asyncio.wait(busy())
                 continue
             await self.publisher.drain()
-            if not any(not t.done() and t.get_name().startswith("mjbot-recover") for t in self._tasks):
+            if not busy():
                 return
 
     async def close(self) -> None:

@@ -56,6 +56,9 @@ class Output:
     def _arm_timer(self, lt: LiveTable) -> None:
         raise NotImplementedError
 
+    def _close_out(self, lt: LiveTable) -> None:
+        raise NotImplementedError
+
     def _forget(self, lt: LiveTable) -> None:
         raise NotImplementedError
 
@@ -76,22 +79,17 @@ class Output:
         private hands (superseded controls removed); then the timer, and at the match's end the summary."""
         tb = lt.table
         assert tb is not None
-        text, cards = announcements(lt, events)
-        files = []
-        for name, scene in cards:
-            files.append(Png(await self._render("score", scene, lt.lang, True, lt), name))
+        text, files, shows = await self._announcements(lt, events)
         started = any(e.type == "hand_start" for e in events)
-        ended = any(e.type == "hand_end" for e in events)
-        if ended and not started and tb.phase not in PLAYING and len(text) <= 1 and len(
+        ended = shows is not None
+        if shows is not None and not started and tb.phase not in PLAYING and len(text) <= 1 and len(
                 text[0] if text else "") <= RESULT_TEXT:
             # the hand's result is written into the table message in place (one edit instead of a post, a re-post
             # and a delete); it stays in the channel when the next hand's table is posted
-            self.publisher.result_parts[lt.id] = (text[0] if text else "", files)
+            self.publisher.result_parts[lt.id] = (text[0] if text else "", files, shows)
             text, files, ended = [], [], False
-        for i, chunk in enumerate(text):
-            self.publisher.post(lt, chunk, files if i == len(text) - 1 else None)
-        if files and not text:
-            self.publisher.post(lt, "", files)
+        else:
+            self._post(lt, text, files, shows)
         # a new hand or a finished one posted above: the table goes to the bottom of the channel again
         fresh = fresh or started or ended
         await self._table_message(lt, fresh=fresh)
@@ -101,6 +99,22 @@ class Output:
             await self._summary(lt)
             self._forget(lt)
             self.publisher.strip_table_message(lt)
+            self._close_out(lt)
+
+    async def _announcements(self, lt: LiveTable, events: list[Event]) -> tuple[list[str], list[Png], int | None]:
+        """(messages, score cards, the hand whose result they show, if one ended) of a batch of events."""
+        text, cards = announcements(lt, events)
+        files = [Png(await self._render("score", scene, lt.lang, True, lt), name) for name, scene in cards]
+        ends = [e.data["hand_no"] for e in events if e.type == "hand_end"]
+        return text, files, ends[-1] if ends else None
+
+    def _post(self, lt: LiveTable, text: list[str], files: list[Png], shows: int | None = None) -> None:
+        """Post announcements, the score cards with the last message; ``shows``: the hand whose result they show."""
+        for i, chunk in enumerate(text):
+            last = i == len(text) - 1
+            self.publisher.post(lt, chunk, files if last else None, shows=shows if last else None)
+        if files and not text:
+            self.publisher.post(lt, "", files, shows=shows)
 
     async def _summary(self, lt: LiveTable) -> None:
         """The match's final 子 as the ledger has them, with the match chart."""
@@ -144,10 +158,11 @@ class Output:
             self.publisher.result_parts.pop(lt.id, None)
         result = self.publisher.result_parts.get(lt.id)
         if result is not None:  # between hands: the result card (score cards; a drawn hand: the final table)
-            head, cards = result
+            head, cards, shows = result
             pngs = cards or [table]
             content = f"{head}\n\n{content}"[:MESSAGE_LIMIT] if head else content
-            self.publisher.table_message(lt, TablePayload(content, pngs[0], view, fresh, result=True, more=pngs[1:]))
+            self.publisher.table_message(lt, TablePayload(content, pngs[0], view, fresh, result=True, shows=shows,
+                                                          more=pngs[1:]))
             return
         self.publisher.table_message(lt, TablePayload(content, table, view, fresh))
 

@@ -100,6 +100,7 @@ class TablePayload:
     # the hand's result: the table message becomes its result card (text, score cards instead of the table image)
     # and stays in the channel when the next hand's table is posted (losing its controls)
     result: bool = False
+    shows: int | None = None  # the hand (hand_no) whose result it carries (``result``)
     more: list[Png] = field(default_factory=list)  # more images (a second winner's score card)
 
     @property
@@ -172,10 +173,10 @@ class Outbox:
     remember: bool = False  # the message ids changed: store them once the queue is empty
 
 
-def _result_post(p: TablePayload) -> tuple[str, list[Png], tuple[int, ...]]:
+def _result_post(p: TablePayload) -> tuple[str, list[Png], tuple[int, ...], int | None]:
     """A hand's result card that a newer table message replaced before it was shown (a long storm), as a post: the
     result and the wall's reveal are what a player needs to verify the hand. It pings nobody."""
-    return p.content, p.pngs, ()
+    return p.content, p.pngs, (), p.shows
 
 
 def _idle(worker: asyncio.Task[Any] | None) -> bool:
@@ -228,8 +229,9 @@ class Publisher(ClickAnswers, KeptMessages):
         self.results: set[int] = set()  # tables whose message is a hand's result card (kept when the table re-posts)
         self.answered: set[int] = set()  # result cards whose controls a click's interaction response removed
         # table id -> (text, score cards) of the hand just ended: shown by the table message until the next hand
-        self.result_parts: dict[int, tuple[str, list[Png]]] = {}
+        self.result_parts: dict[int, tuple[str, list[Png], int]] = {}  # (and the hand's number)
         self.parked: dict[tuple[int, int], list[tuple[str, Any]]] = {}  # (table id, seat) -> writes held back
+        self._emptied: dict[int, asyncio.Event] = {}  # by LiveTable object id: set when its outbox is dropped
         self._init_lifecycle()
 
     # ---- queueing (called under the table's lock) ------------------------------------------------------------
@@ -252,19 +254,22 @@ class Publisher(ClickAnswers, KeptMessages):
             lane.worker = asyncio.get_running_loop().create_task(self._dm_work(lt, box, seat, lane),
                                                                  name=f"mjbot-outbox-dm-{lt.id}-{seat}")
 
-    def post(self, lt: LiveTable, content: str, files: list[Png] | None = None, pings: tuple[int, ...] = ()) -> None:
-        """Post ``content`` in the table's channel; it pings the members ``pings`` and nobody else."""
+    def post(self, lt: LiveTable, content: str, files: list[Png] | None = None, pings: tuple[int, ...] = (),
+             shows: int | None = None) -> None:
+        """Post ``content`` in the table's channel; it pings the members ``pings`` and nobody else. ``shows``: the
+        hand (hand_no) whose result it completes (stored once sent: a restarted bot does not show it again)."""
         box = self._box(lt)
         files = files or []
         if box.failing and len(box.jobs) > 1 and box.jobs[-1][0] == "post":
             # Discord is failing (a storm): announcements waiting behind the failing write are joined into one
             # message where they fit, so that a long storm keeps the queue short and loses nothing
-            text, pngs, pinged = box.jobs[-1][1]
+            text, pngs, pinged, showed = box.jobs[-1][1]
             joined = f"{text}\n{content}" if text and content else text or content
             if len(joined) <= POST_LIMIT and len(pngs) + len(files) <= MAX_FILES:
-                box.jobs[-1] = ("post", (joined, [*pngs, *files], tuple(dict.fromkeys((*pinged, *pings)))))
+                both = max((n for n in (showed, shows) if n is not None), default=None)
+                box.jobs[-1] = ("post", (joined, [*pngs, *files], tuple(dict.fromkeys((*pinged, *pings))), both))
                 return
-        box.jobs.append(("post", (content, files, pings)))
+        box.jobs.append(("post", (content, files, pings, shows)))
         self._kick(lt)
 
     def table_message(self, lt: LiveTable, payload: TablePayload) -> None:
@@ -377,6 +382,14 @@ class Publisher(ClickAnswers, KeptMessages):
                 return
             await asyncio.wait(workers)
 
+    async def sent(self, lt: LiveTable) -> bool:
+        """Wait until the writes of a closed table are out (sent, or refused by Discord: its outbox is dropped);
+        False when the bot shuts down meanwhile (a write may then have been given up: a restarted bot does it
+        again)."""
+        while id(lt) in self.boxes and not self.closing:
+            await self._emptied.setdefault(id(lt), asyncio.Event()).wait()
+        return not self.closing
+
     def forget(self, lt: LiveTable) -> None:
         self.forget_ids(lt)
         self._clear(lt)
@@ -400,6 +413,8 @@ class Publisher(ClickAnswers, KeptMessages):
             del self.shown[k]
 
     async def close(self) -> None:
+        for emptied in self._emptied.values():  # (closing: whoever waits for a table's writes is told so)
+            emptied.set()
         workers = [w for b in self.boxes.values() for w in _workers(b)]
         for w in workers:
             w.cancel()
@@ -504,6 +519,9 @@ class Publisher(ClickAnswers, KeptMessages):
             self.boxes.pop(id(lt), None)
             if lt.closed:
                 self._clear(lt)
+            emptied = self._emptied.pop(id(lt), None)
+            if emptied is not None:
+                emptied.set()
 
     async def _dm_work(self, lt: LiveTable, box: Outbox, seat: int, lane: DmLane) -> None:
         """Send one seat's private hand: the latest state after every wait for its DM channel's pacing."""
@@ -577,11 +595,14 @@ class Publisher(ClickAnswers, KeptMessages):
     def _channel(self, channel_id: int) -> discord.PartialMessageable:
         return self.bot.get_partial_messageable(channel_id)
 
-    async def _send_post(self, lt: LiveTable, content: str, files: list[Png], pings: tuple[int, ...] = ()
-                         ) -> discord.Message:
+    async def _send_post(self, lt: LiveTable, content: str, files: list[Png], pings: tuple[int, ...] = (),
+                         shows: int | None = None) -> discord.Message:
         kw: dict[str, Any] = {"files": [f.file() for f in files]} if files else {}
         msg = await self._channel(lt.channel_id).send(content, allowed_mentions=pinging(pings), **kw)
         lt.posts_below += 1
+        if shows is not None and shows > lt.shown:
+            lt.shown = shows
+            await self._remember(lt)
         return msg
 
     async def _edit_view(self, where: tuple[int, int], view: Any, content: str | None = None) -> None:
@@ -661,6 +682,8 @@ class Publisher(ClickAnswers, KeptMessages):
                 self.call(lt, lambda: self._edit_view((lt.channel_id, message_id), None))
 
     def _mark_result(self, lt: LiveTable, p: TablePayload) -> None:
+        if p.shows is not None and p.shows > lt.shown:
+            lt.shown = p.shows
         if p.result:
             self.results.add(lt.id)
         else:

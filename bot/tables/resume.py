@@ -5,12 +5,18 @@ store's own path.
 is briefly unavailable); :meth:`TableRecorder.resume` catches up whatever a crash interrupted (a settlement, the
 next hand, the match's end). The bot's own data (names, languages, who hosts, where its messages are) comes from
 the store's ``match_meta``. The old table message is replaced, and a DM whose controls are still current is kept
-(its buttons go on working); superseded ones lose their controls.
+(its buttons go on working); superseded ones lose their controls. A hand whose result never went out (the bot
+stopped first) has it shown now.
+
+A match that ended while the bot was stopped before it had closed its messages (``/table end`` or the last hand
+stored, then a kill) is closed first (:func:`close_left_open`): its result if it never went out, the end said, the
+summary, every control removed.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +24,7 @@ from bot.store import resume_all
 from bot.store.lobbies import delete_lobby, lobbies, open_votes
 from bot.store.resume import retrying
 from bot.store.tables import TableRecorder, bot_meta, engine_settings, rebuild_table
-from engine.table import Table
+from engine.table import Event, Table
 from engine.variants import get_variant
 
 from .state import KEPT_AWAY, LiveTable, Seat, State
@@ -30,7 +36,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _live_table(game: Any, meta: dict[str, Any], rec: TableRecorder) -> LiveTable:
+def _live_table(game: Any, meta: dict[str, Any], rec: TableRecorder) -> tuple[LiveTable, list[Event]]:
+    """The live table of a stored match, and the events that ended its last hand (none ended: [])."""
     m = game.match
     meta = bot_meta(meta, m.settings)
     rules, _ = engine_settings(m.settings)
@@ -48,39 +55,102 @@ def _live_table(game: Any, meta: dict[str, Any], rec: TableRecorder) -> LiveTabl
     # replay the decision points and the hand results exactly as they were reached
     tb = Table.new(m.variant, m.seed, rec.table.settings, players=rec.table.players)
     lt.update_since(tb)
+    end: list[Event] = []
     for a in rec.actions:
-        for e in tb.apply(a):
+        events = tb.apply(a)
+        for i, e in enumerate(events):
             if e.type == "hand_end":
                 lt.deltas.append(list(e.data["payments"]))
+                end = events[:i + 1]
         lt.update_since(tb)
-    return lt
+    return lt, end
+
+
+def _unseen(lt: LiveTable, end: list[Event], messages: dict[str, Any]) -> list[Event]:
+    """The events that ended the last hand when its result never went out and nothing came after it (the table
+    stands between hands, or the match is over); sets ``lt.shown``. A list from before ``shown`` was stored counts
+    a result card as shown."""
+    last = end[-1].data["hand_no"] if end else -1
+    lt.shown = int(messages.get("shown", last if messages.get("result") else -1))
+    tb = lt.table
+    if tb is None or tb.phase not in ("ended", "over") or last <= lt.shown:
+        return []
+    return end
 
 
 async def resume_tables(mgr: TableManager) -> None:
-    """Rebuild every unfinished match from the store; close the ones that cannot be rebuilt, with a message."""
+    """Rebuild every unfinished match from the store; close the ones that cannot be rebuilt, with a message. The
+    matches that ended while the bot was stopped are closed first (:func:`close_left_open`)."""
     store = mgr.store
+    await close_left_open(mgr)
     # only the tables of this process's shards (bot.cluster), and only those not already playing here
     report = await resume_all(store, rebuild_table, backoff=mgr.store_backoff,
                               keep=lambda g: mgr.owns(g.match.guild_id) and g.match_id not in mgr.by_id)
     for a in report.aborted:
         log.warning("match %s aborted on resume: %s", a.game.match_id, a.reason)
-        meta, _ = await _meta(mgr, a.game.match_id)
-        lang = bot_meta(meta, a.game.settings).get("lang") or "zh"
-        await mgr.publisher.say_closed(a.game.match.channel_id, t("tables.unrestorable", lang))
+        await _unrestorable(mgr, a.game)
     for r in report.resumed:
         try:
             rec = await retrying(functools.partial(TableRecorder.resume, store, r.game, r.table),
                                  f"catching up match {r.game.match_id}", mgr.store_backoff)
             meta, messages = await _meta(mgr, r.game.match_id)
-            lt = _live_table(r.game, meta, rec)
+            lt, end = _live_table(r.game, meta, rec)
         except Exception:
             log.exception("match %s: could not resume", r.game.match_id)
             await retrying(functools.partial(store.abort_match, r.game.match_id, "resume failed"), "aborting",
                            mgr.store_backoff)
+            await _unrestorable(mgr, r.game)
             continue
-        await _take_over(mgr, lt, messages)
+        await _take_over(mgr, lt, messages, end)
     await _restore_votes(mgr, {r.game.match_id for r in report.resumed})
     await _restore_lobbies(mgr)
+
+
+async def close_left_open(mgr: TableManager) -> None:
+    """Close every match of this process's servers that ended while the bot was stopped before it had closed its
+    messages (``Store.games_left_open``: ``/table end`` or a dissolve stored, or the last hand settled, then a kill
+    or a restart during a Discord outage): the last hand's result if it never went out, the end said (a match
+    ended early), the summary, every control removed. Before the unfinished matches are resumed: no table of this
+    run is in its channel yet."""
+    games = await retrying(mgr.store.games_left_open, "reading the matches left open", mgr.store_backoff)
+    for game in games:
+        if not mgr.owns(game.match.guild_id) or game.match_id in mgr.by_id or game.match_id in mgr.closing_out:
+            continue  # (another process's server, or a match this run closes itself)
+        meta: dict[str, Any] = {}
+        messages: dict[str, Any] = {}
+        try:
+            meta, messages = await _meta(mgr, game.match_id)
+            rec = TableRecorder(mgr.store, game.match_id, rebuild_table(game),
+                                [json.loads(a.action) for a in game.actions])
+            lt, end = _live_table(game, meta, rec)
+            _messages_into(mgr, lt, messages, taken_over=False)
+            unseen = _unseen(lt, end, messages)
+            finished = game.match.status == "finished"
+            async with lt.lock:
+                if unseen:
+                    mgr._post(lt, *await mgr._announcements(lt, unseen))
+                await mgr._close(lt, None if finished else t("tables.closed_unsaid", lt.lang),
+                                 "match_over" if finished else "table_closed")
+        except Exception:
+            log.exception("match %s: could not be closed", game.match_id)
+            await _unrestorable(mgr, game, meta, messages, say=False)
+
+
+async def _unrestorable(mgr: TableManager, game: Any, meta: dict[str, Any] | None = None,
+                        messages: dict[str, Any] | None = None, *, say: bool = True) -> None:
+    """A match that could not be rebuilt: its channel told (``say``), the controls of its stored messages removed
+    and the list forgotten."""
+    try:
+        if meta is None or messages is None:
+            meta, messages = await _meta(mgr, game.match_id)
+        if say:
+            lang = bot_meta(meta, game.settings).get("lang") or "zh"
+            await mgr.publisher.say_closed(game.match.channel_id, t("tables.unrestorable", lang))
+        await mgr.publisher.strip_stored(game.match.channel_id, messages)
+        await retrying(lambda: mgr.publisher.closed_out(game.match_id), "forgetting the messages of a match",
+                       mgr.store_backoff, tries=3)
+    except Exception as e:
+        log.warning("match %s: its messages could not be closed: %s", game.match_id, e)
 
 
 async def _restore_votes(mgr: TableManager, resumed: set[int]) -> None:
@@ -128,24 +198,33 @@ async def _meta(mgr: TableManager, match_id: int) -> tuple[dict[str, Any], dict[
     return await retrying(lambda: mgr.store.match_meta(match_id), f"reading match {match_id}", mgr.store_backoff)
 
 
-async def _take_over(mgr: TableManager, lt: LiveTable, messages: dict[str, Any]) -> None:
+def _messages_into(mgr: TableManager, lt: LiveTable, messages: dict[str, Any], *, taken_over: bool = True) -> None:
+    """Where the run before left the table's messages: the table message, each seat's DM with controls (kept when
+    ``taken_over`` and still the current decision), the superseded ones still to fix (fixed now)."""
     table_msg = messages.get("table")
     if table_msg:
         lt.message_id = int(table_msg[1])  # replaced (deleted) by the fresh table message below
         if messages.get("result"):  # unless it is a hand's result card: kept, without its controls
             mgr.publisher.results.add(lt.id)
     if messages.get("leftovers"):  # superseded while the previous run was stopped: finished now
-        await mgr.publisher.strip_leftovers(lt, messages["leftovers"])
+        mgr.publisher.strip_leftovers(lt, messages["leftovers"])
     for key, (ch, mid, since) in (messages.get("dm") or {}).items():
         s = lt.seats[int(key)]
         if s is None:
             continue
         s.dm_controls, s.dm_since = (int(ch), int(mid)), since
         tb = lt.table
-        if tb is not None and since == lt.since[int(key)] and tb.phase in ("play", "claim", "rob") \
+        if not taken_over:
+            s.dm_head = ""  # its controls go with a line saying why (over_text)
+        elif tb is not None and since == lt.since[int(key)] and tb.phase in ("play", "claim", "rob") \
                 and int(key) in tb.awaited():
             s.dm_last = s.dm_controls  # still the current decision: its buttons stay, no new DM
             s.dm_key = mgr.dm_key(lt, int(key))
+
+
+async def _take_over(mgr: TableManager, lt: LiveTable, messages: dict[str, Any], end: list[Event]) -> None:
+    _messages_into(mgr, lt, messages)
+    unseen = _unseen(lt, end, messages)
     for s in lt.seats:
         if s is not None and s.user_id is not None and s.user_id not in mgr.by_player:
             mgr.by_player[s.user_id] = lt.channel_id
@@ -156,6 +235,6 @@ async def _take_over(mgr: TableManager, lt: LiveTable, messages: dict[str, Any])
         if lt.state is not State.FINISHED:
             mgr.publisher.post(lt, t("tables.resumed", lt.lang))
         try:
-            await mgr._play_on(lt, [], fresh=True)
+            await mgr._play_on(lt, unseen, fresh=True)  # (a result that never went out is shown now)
         except Exception as e:
             await mgr._pause(lt, e)

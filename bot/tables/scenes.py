@@ -139,11 +139,13 @@ def hint_marks(items: list[Hint]) -> frozenset[int]:
 def over_text(lt: LiveTable, seat: int, why: str) -> str | None:
     """What a seat's latest hand message says once it has nothing left to decide, instead of the decision it asked
     for ("your turn" stayed on it after the hand was over): its first line and ``why`` (``hand_over``, ``match_over``,
-    ``table_closed``, ``paused``, ``away``), in the seat's language; None when no hand message was sent in this process."""
+    ``table_closed``, ``paused``, ``away``), in the seat's language; None when no hand message was sent in this process
+    (or taken over from the run before: :mod:`.resume`)."""
     s = lt.seats[seat]
     if s is None or s.dm_head is None:
         return None
-    return s.dm_head + "\n" + t(f"tables.dm_{why}", s.lang, back=t("tables.btn_back", s.lang))
+    head = s.dm_head + "\n" if s.dm_head else ""  # ("": a message of a run before this one, its text unknown)
+    return head + t(f"tables.dm_{why}", s.lang, back=t("tables.btn_back", s.lang))
 
 
 def status_text(lt: LiveTable, next_seconds: float) -> str:

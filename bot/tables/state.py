@@ -191,6 +191,7 @@ class LiveTable:
     posts_below: int = 0
     timer: asyncio.Task[Any] | None = None
     deltas: list[list[int]] = field(default_factory=list)
+    shown: int = -1  # the last hand (hand_no) whose result went out to the channel (a result card or a post)
     told_dm: set[int] = field(default_factory=set)
     vote: Vote | None = None  # an open dissolve vote
     votes: int = 0  # dissolve votes held so far (numbers the vote buttons)

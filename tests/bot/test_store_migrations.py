@@ -239,3 +239,40 @@ async def check_the_v8_server_after_0009(store: Store) -> None:
     assert (s.ai_difficulty, s.wuhu_mode) == ("strong", 525)
     [entry] = await store.settings_audit(5)
     assert (entry.field, entry.old_value, entry.new_value) == ("ai_difficulty", "normal", "strong")
+
+
+async def test_0010_forgets_the_messages_of_matches_already_over(tmp_path: Path) -> None:
+    """A match over before 0010 was closed by the bot that ended it: its listed messages are forgotten, so that the
+    next start does not close it again; an active match keeps its list (its table resumes with it)."""
+    path = tmp_path / "v9.db"
+    await at_version(path, 9)
+    db = sqlite3.connect(path)
+    with db:
+        for statement in V9_MATCHES:
+            db.execute(statement)
+    db.close()
+    store = await Store.open(path)
+    try:
+        await check_the_v9_matches_after_0010(store)
+    finally:
+        await store.close()
+
+
+V9_MATCHES = (
+    "INSERT INTO matches (id, guild_id, channel_id, variant, settings, seed, status, started_at) VALUES "
+    "(1, 5, 9, 'hefei', '{}', '1', 'finished', 1000), (2, 5, 9, 'hefei', '{}', '2', 'aborted', 2000), "
+    "(3, 5, 8, 'hefei', '{}', '3', 'active', 3000)",
+    "INSERT INTO match_meta (match_id, meta, messages) VALUES "
+    "(1, '{\"lang\": \"en\"}', '{\"table\": [9, 100], \"dm\": {}}'), (2, '{}', '{\"table\": [9, 200], \"dm\": {}}'), "
+    "(3, '{\"lang\": \"zh\"}', '{\"table\": [8, 300], \"dm\": {\"0\": [7, 301, 4]}}')",
+)
+"""Matches as version 9 left them: two over, one active, each with its messages listed."""
+
+
+async def check_the_v9_matches_after_0010(store: Store) -> None:
+    assert await store.match_meta(1) == ({"lang": "en"}, {})
+    assert await store.match_meta(2) == ({}, {})
+    assert await store.match_meta(3) == ({"lang": "zh"}, {"table": [8, 300], "dm": {"0": [7, 301, 4]}})
+    assert [g.match_id for g in await store.games_left_open()] == []
+    await store.set_match_messages(2, {"table": [9, 201], "dm": {}})  # (a match the bot stopped before closing)
+    assert [g.match_id for g in await store.games_left_open()] == [2]

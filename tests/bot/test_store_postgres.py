@@ -253,3 +253,28 @@ async def test_0009_on_a_postgresql_database_at_version_8_gives_its_servers_the_
         await check_the_v8_server_after_0009(store)
     finally:
         await store.close()
+
+
+async def test_0010_on_a_postgresql_database_at_version_9_forgets_the_messages_of_matches_already_over(
+        pg_database):
+    """0010 on PostgreSQL: the matches over before it have their listed messages forgotten, an active one keeps
+    its list."""
+    import asyncpg
+
+    from bot.store.postgres import migrate_pg
+    from tests.bot.test_store_migrations import V9_MATCHES, check_the_v9_matches_after_0010
+
+    url = pg_database(empty=True)
+    raw = await asyncpg.connect(url)
+    try:
+        assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=9) == 9
+        for statement in V9_MATCHES:
+            await raw.execute(statement)
+    finally:
+        await raw.close()
+    store = await Store.open(url)
+    try:
+        assert store.schema_version == LATEST
+        await check_the_v9_matches_after_0010(store)
+    finally:
+        await store.close()

@@ -456,11 +456,21 @@ async def test_a_table_that_cannot_be_restored_is_closed_with_a_message(harness:
     async with h.bot.store.transaction() as conn:
         await conn.execute("UPDATE actions SET state_hash = 'corrupt' WHERE match_id = ?", (lt.match_id,))
         await conn.execute("UPDATE matches SET start_hash = 'corrupt' WHERE id = ?", (lt.match_id,))
+    assert latest_dm_controls(h, P1) is not None
     h2 = await h.restart()
     try:
         assert h2.channel_id not in h2.bot.tables.by_channel
-        assert any("无法恢复" in m.content for m in h2.channel())
+        assert sum("无法恢复" in m.content for m in h2.channel()) == 1
         assert (await h2.bot.store.match(lt.match_id)).status == "aborted"
+        # no button of it is left, and the store forgets its messages: the next start says nothing more
+        assert not [m for m in h2.dms(P1) if controls(m)]
+        assert not [m for m in h2.channel() if any(c["custom_id"].startswith("mjt:") for c in m.buttons())]
+        assert (await h2.bot.store.match_meta(lt.match_id))[1] == {}
+        h3 = await h2.restart()
+        try:
+            assert sum("无法恢复" in m.content for m in h3.channel()) == 1
+        finally:
+            await h3.close()
     finally:
         await h2.close()
 
