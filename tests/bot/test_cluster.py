@@ -316,10 +316,17 @@ async def test_a_click_whose_owner_is_down_is_told_the_table_is_moving_and_chang
     await close_all(p0, p1)
 
 
+async def lose_notifies(p) -> None:
+    """The process stops hearing the queue's NOTIFY (on the lease connection, one statement at a time: its own
+    lease checks may be running on it)."""
+    async with p.bot.cluster._lock:
+        await p.bot.cluster.conn.remove_listener(CHANNEL, p.bot.cluster._notified)
+
+
 async def test_a_queued_click_whose_notify_was_lost_is_taken_by_the_owners_poll(url):
     fake, p0, p1, t1 = await router_and_owner(url)
     moves = human_moves(p1, t1)
-    await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the NOTIFY never arrives
+    await lose_notifies(p1)  # the NOTIFY never arrives
     dm_press(fake, U1, p0)
     await until(lambda: sql(p0, "SELECT state FROM routed_clicks") == [("queued",)], "queued")
     assert human_moves(p1, t1) == moves
@@ -331,7 +338,7 @@ async def test_a_queued_click_whose_notify_was_lost_is_taken_by_the_owners_poll(
 async def test_a_click_no_owner_takes_in_time_is_dropped_and_never_applied_later(url, monkeypatch):
     fake, p0, p1, t1 = await router_and_owner(url)
     moves = human_moves(p1, t1)
-    await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)
+    await lose_notifies(p1)
     p0.bot.cluster.route_timeout = 0.05
     m, cid = controls(fake, U1)
     data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
@@ -350,7 +357,7 @@ async def test_a_click_no_owner_took_is_answered_once_its_routers_lost_connectio
     (its first version took only its own drop for one, and said nothing)."""
     fake, p0, p1, t1 = await router_and_owner(url)
     moves = human_moves(p1, t1)
-    await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the NOTIFY never arrives
+    await lose_notifies(p1)  # the NOTIFY never arrives
     cb = p0.bot.cluster
     cb.route_timeout, cb.watch_retry = 0.0, 0.02
     p1.bot.cluster.route_timeout = 0.0  # every process runs the same settings
@@ -719,7 +726,7 @@ async def test_a_queued_click_whose_router_died_is_never_applied_late_by_the_nex
     # process 0's watch is killed with it, below, before it would ever fire
     fake, p0, p1, t1 = await router_and_owner(url, route_timeout=3600.0)
     moves = human_moves(p1, t1)
-    await p1.bot.cluster.conn.remove_listener(CHANNEL, p1.bot.cluster._notified)  # the NOTIFY never arrives
+    await lose_notifies(p1)  # the NOTIFY never arrives
     dm_press(fake, U1, p0)
     await until(lambda: sql(p0, "SELECT state FROM routed_clicks") == [("queued",)], "queued")
     p0.bot.cluster.kill()  # the router is gone, and its watch with it
