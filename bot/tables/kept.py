@@ -105,17 +105,20 @@ class KeptMessages:
             out["result"] = True  # keeps it (without controls) below the next table, never deletes it
         if lt.shown >= 0:  # the last hand whose result went out: a restarted bot shows a later one that did not
             out["shown"] = lt.shown
+        out.update(lt.said)  # (a table that is over: what of its end went out)
         left = self._leftovers.get(lt.match_id or 0)
         if left:
             out["leftovers"] = sorted(list(x) for x in left)
         return out
 
     def _latest(self, batch: dict[int, Any]) -> dict[int, Any]:
-        """A batch with each table's ids as they are now (a snapshot queued earlier may be older)."""
+        """A batch with each table's ids as they are now (a snapshot queued earlier may be older); a table that
+        closed meanwhile is left out (:meth:`store_closing` wrote its list)."""
         out = {}
         for m, v in batch.items():
             lt = self._ids_tables.get(m)
-            out[m] = self.messages_of(lt) if lt is not None and not lt.closed else v
+            if lt is None or not lt.closed:
+                out[m] = self.messages_of(lt) if lt is not None else v
         return out
 
     async def store_ids(self, lt: LiveTable) -> None:
@@ -179,26 +182,63 @@ class KeptMessages:
             self._dirty.pop(match_id, None)
             await self._store().set_matches_messages({match_id: {}})
 
-    async def strip_stored(self, channel_id: int, messages: dict[str, Any]) -> None:
+    async def store_closing(self, lt: LiveTable) -> None:
+        """A table that closes (under its lock, before it is forgotten): its message ids as they are now are written
+        at once, the last time. No batch writes a closed table's list after this (a snapshot queued before is
+        dropped): only :meth:`mark_stored` adds to it, until :meth:`closed_out` empties it."""
+        m = lt.match_id
+        if m is None or self.bot.store is None:
+            return
+        try:
+            async with self._ids_lock:
+                self._dirty.pop(m, None)
+                self._now.pop(m, None)
+                await self._store().set_matches_messages({m: self.messages_of(lt)})
+        except Exception as e:  # the list last written stays: a restart strips what it names
+            log.warning("match %s: its message ids could not be written as it closed: %s", m, e)
+
+    async def mark_stored(self, match_id: int, marks: dict[str, int]) -> None:
+        """Merge ``marks`` into the stored list of a match that is over (no batch rewrites it now; the higher number
+        of each kept); a list already emptied stays empty. A store that fails costs a second post at the next start,
+        never a lost one."""
+        try:
+            async with self._ids_lock:
+                _, stored = await self._store().match_meta(match_id)
+                if not stored or all(stored.get(k, -1) >= v for k, v in marks.items()):
+                    return
+                stored.update({k: max(v, stored.get(k, -1)) for k, v in marks.items()})
+                await self._store().set_matches_messages({match_id: stored})
+        except Exception as e:
+            log.warning("match %s: what its channel was told could not be kept (%s): a restart may say it again",
+                        match_id, e)
+
+    async def strip_stored(self, channel_id: int, messages: dict[str, Any]) -> bool:
         """Remove the controls of every message a stored list names (a match that cannot be rebuilt: no table is
-        left to queue them with); each write tried like :meth:`say_closed`, a message gone is skipped."""
+        left to queue them with); each write tried like :meth:`say_closed`, a message gone is skipped. False when a
+        write still failed after every try."""
         table = messages.get("table")
         where = [tuple(table)] if table else []
         where += [tuple(v[:2]) for v in (messages.get("dm") or {}).values()]
         where += [tuple(x[1:]) for x in messages.get("leftovers") or ()]
+        ok = True
         for ch, mid in dict.fromkeys((int(c), int(m)) for c, m in where):
-            await self._try(f"channel {channel_id}: removing controls", functools.partial(self._edit_view, (ch, mid), None))
+            ok &= await self._try(f"channel {channel_id}: removing controls",
+                                  functools.partial(self._edit_view, (ch, mid), None))
+        return ok
 
-    async def _try(self, what: str, write: Callable[[], Awaitable[Any]]) -> None:
+    async def _try(self, what: str, write: Callable[[], Awaitable[Any]]) -> bool:
+        """``write`` tried like any write of a table (False: it still failed after every try, and was logged; a
+        write Discord refuses is not tried again and counts as done)."""
         for attempt in range(len(self.backoff) + 1):
             try:
                 await write()
-                return
+                return True
             except Exception as e:
                 if not _retryable(e) or attempt == len(self.backoff):
                     log.warning("%s: %s", what, e)
-                    return
+                    return not _retryable(e)
                 await self.sleep(self.backoff[attempt])
+        return False
 
     def forget_ids(self, lt: LiveTable) -> None:
         m = lt.match_id or 0
@@ -291,10 +331,10 @@ class KeptMessages:
                 self._done_leftover(lt, key)
             self.call(lt, fix)
 
-    async def say_closed(self, channel_id: int, text: str) -> None:
+    async def say_closed(self, channel_id: int, text: str) -> bool:
         """Tell a channel that its match could not be restored (no live table is left to queue it with): retried
         like any write; a channel that is gone is only logged."""
-        await self._try(f"channel {channel_id}: could not say its match was closed",
+        return await self._try(f"channel {channel_id}: could not say its match was closed",
                         lambda: self._channel(channel_id).send(text))
 
 

@@ -441,17 +441,22 @@ class TableManager(Admin, Output):
         if lt.stall == "store":  # (the catch-up above was the recovery's work)
             lt.stall = None
 
-    async def _close(self, lt: LiveTable, text: str | None, why: str = "table_closed") -> None:
+    async def _close(self, lt: LiveTable, text: str | None, why: str = "table_closed", *, summary: bool = True) -> None:
         """Close a table whose match the store has ended (:meth:`_end_in_store`; under its lock): ``text`` (if any),
-        the summary, controls removed (the hand messages say ``why``, see :func:`.scenes.over_text`)."""
+        the summary (unless not ``summary``), controls removed (the hand messages say ``why``, see
+        :func:`.scenes.over_text`)."""
         lt.move(State.ABORTED)
+        if lt.match_id is not None:
+            self.closing_out.add(lt.match_id)  # (a sweep of matches left open leaves it to this run from now on)
+            await self.publisher.store_closing(lt)
         self._forget(lt)
         self._drop_vote(lt)
         if lt.rec is None:
             return
         if text is not None:
-            self.publisher.post(lt, text)
-        await self._summary(lt)
+            self.publisher.post(lt, text, marks={"end": 1})
+        if summary:
+            await self._summary(lt)
         self.publisher.strip_table_message(lt)
         for c in lt.humans():
             self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, why))

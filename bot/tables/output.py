@@ -59,6 +59,8 @@ class Output:
     def _close_out(self, lt: LiveTable) -> None:
         raise NotImplementedError
 
+    closing_out: set[int]
+
     def _forget(self, lt: LiveTable) -> None:
         raise NotImplementedError
 
@@ -89,13 +91,15 @@ class Output:
             self.publisher.result_parts[lt.id] = (text[0] if text else "", files, shows)
             text, files, ended = [], [], False
         else:
-            self._post(lt, text, files, shows)
+            self._post(lt, text, files, None if shows is None else {"shown": shows})
         # a new hand or a finished one posted above: the table goes to the bottom of the channel again
         fresh = fresh or started or ended
         await self._table_message(lt, fresh=fresh)
         await self._send_hands(lt)
         self._arm_timer(lt)
         if lt.state is State.FINISHED and self.by_id.get(lt.id) is lt:  # once: forgotten right after
+            self.closing_out.add(lt.id)  # (a sweep of matches left open leaves it to this run from now on)
+            await self.publisher.store_closing(lt)
             await self._summary(lt)
             self._forget(lt)
             self.publisher.strip_table_message(lt)
@@ -108,13 +112,14 @@ class Output:
         ends = [e.data["hand_no"] for e in events if e.type == "hand_end"]
         return text, files, ends[-1] if ends else None
 
-    def _post(self, lt: LiveTable, text: list[str], files: list[Png], shows: int | None = None) -> None:
-        """Post announcements, the score cards with the last message; ``shows``: the hand whose result they show."""
+    def _post(self, lt: LiveTable, text: list[str], files: list[Png], marks: dict[str, int] | None = None) -> None:
+        """Post announcements, the score cards with the last message; ``marks``: what they say that a restarted bot
+        must not say again (:meth:`Publisher.post`)."""
         for i, chunk in enumerate(text):
             last = i == len(text) - 1
-            self.publisher.post(lt, chunk, files if last else None, shows=shows if last else None)
+            self.publisher.post(lt, chunk, files if last else None, marks=marks if last else None)
         if files and not text:
-            self.publisher.post(lt, "", files, shows=shows)
+            self.publisher.post(lt, "", files, marks=marks)
 
     async def _summary(self, lt: LiveTable) -> None:
         """The match's final 子 as the ledger has them, with the match chart."""
@@ -143,7 +148,7 @@ class Output:
 
             scene = MatchScene.from_deltas(names, lt.deltas, title=t(f"variant.{lt.variant}", lt.lang))
             files.append(Png(await self._render("match", scene, lt.lang, True, lt), f"match-{lt.id}.png"))
-        self.publisher.post(lt, text, files)
+        self.publisher.post(lt, text, files, marks={"summary": 1})
 
     async def _table_message(self, lt: LiveTable, *, fresh: bool = False) -> None:
         tb = lt.table

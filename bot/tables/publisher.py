@@ -173,10 +173,10 @@ class Outbox:
     remember: bool = False  # the message ids changed: store them once the queue is empty
 
 
-def _result_post(p: TablePayload) -> tuple[str, list[Png], tuple[int, ...], int | None]:
+def _result_post(p: TablePayload) -> tuple[str, list[Png], tuple[int, ...], dict[str, int] | None]:
     """A hand's result card that a newer table message replaced before it was shown (a long storm), as a post: the
     result and the wall's reveal are what a player needs to verify the hand. It pings nobody."""
-    return p.content, p.pngs, (), p.shows
+    return p.content, p.pngs, (), None if p.shows is None else {"shown": p.shows}
 
 
 def _idle(worker: asyncio.Task[Any] | None) -> bool:
@@ -255,21 +255,21 @@ class Publisher(ClickAnswers, KeptMessages):
                                                                  name=f"mjbot-outbox-dm-{lt.id}-{seat}")
 
     def post(self, lt: LiveTable, content: str, files: list[Png] | None = None, pings: tuple[int, ...] = (),
-             shows: int | None = None) -> None:
-        """Post ``content`` in the table's channel; it pings the members ``pings`` and nobody else. ``shows``: the
-        hand (hand_no) whose result it completes (stored once sent: a restarted bot does not show it again)."""
+             marks: dict[str, int] | None = None) -> None:
+        """Post ``content`` in the table's channel; it pings the members ``pings`` and nobody else. ``marks``: what
+        it says that a restarted bot must not say again, stored once it is sent (:meth:`_marked`)."""
         box = self._box(lt)
         files = files or []
         if box.failing and len(box.jobs) > 1 and box.jobs[-1][0] == "post":
             # Discord is failing (a storm): announcements waiting behind the failing write are joined into one
             # message where they fit, so that a long storm keeps the queue short and loses nothing
-            text, pngs, pinged, showed = box.jobs[-1][1]
+            text, pngs, pinged, marked = box.jobs[-1][1]
             joined = f"{text}\n{content}" if text and content else text or content
             if len(joined) <= POST_LIMIT and len(pngs) + len(files) <= MAX_FILES:
-                both = max((n for n in (showed, shows) if n is not None), default=None)
+                both = {k: max((marked or {}).get(k, -1), (marks or {}).get(k, -1)) for k in {*(marked or {}), *(marks or {})}}
                 box.jobs[-1] = ("post", (joined, [*pngs, *files], tuple(dict.fromkeys((*pinged, *pings))), both))
                 return
-        box.jobs.append(("post", (content, files, pings, shows)))
+        box.jobs.append(("post", (content, files, pings, marks)))
         self._kick(lt)
 
     def table_message(self, lt: LiveTable, payload: TablePayload) -> None:
@@ -384,11 +384,11 @@ class Publisher(ClickAnswers, KeptMessages):
 
     async def sent(self, lt: LiveTable) -> bool:
         """Wait until the writes of a closed table are out (sent, or refused by Discord: its outbox is dropped);
-        False when the bot shuts down meanwhile (a write may then have been given up: a restarted bot does it
-        again)."""
+        False when the bot shuts down meanwhile or a write of a hand message failed after every try (a restarted
+        bot does it again)."""
         while id(lt) in self.boxes and not self.closing:
             await self._emptied.setdefault(id(lt), asyncio.Event()).wait()
-        return not self.closing
+        return not self.closing and not lt.unsent
 
     def forget(self, lt: LiveTable) -> None:
         self.forget_ids(lt)
@@ -552,8 +552,10 @@ class Publisher(ClickAnswers, KeptMessages):
                             await self._remember(lt)
                 except asyncio.CancelledError:
                     raise
-                except Exception:
+                except Exception as e:
                     log.exception("table %s: the hand of seat %s could not be sent", lt.id, seat)
+                    if _retryable(e):  # (Discord failing longer than the tries: the next start does it again)
+                        lt.unsent = True
                 finally:
                     lane.busy = False
             if box.remember and not box.jobs and _idle(box.worker):
@@ -596,14 +598,25 @@ class Publisher(ClickAnswers, KeptMessages):
         return self.bot.get_partial_messageable(channel_id)
 
     async def _send_post(self, lt: LiveTable, content: str, files: list[Png], pings: tuple[int, ...] = (),
-                         shows: int | None = None) -> discord.Message:
+                         marks: dict[str, int] | None = None) -> discord.Message:
         kw: dict[str, Any] = {"files": [f.file() for f in files]} if files else {}
         msg = await self._channel(lt.channel_id).send(content, allowed_mentions=pinging(pings), **kw)
         lt.posts_below += 1
-        if shows is not None and shows > lt.shown:
-            lt.shown = shows
-            await self._remember(lt)
+        if marks:
+            await self._marked(lt, marks)
         return msg
+
+    async def _marked(self, lt: LiveTable, marks: dict[str, int]) -> None:
+        """What a post or a result card said, kept for a restart (each mark a number; the higher kept): ``shown``,
+        the last hand whose result went out (with the table's message ids while it plays); and of a table that is
+        over, whose list no batch rewrites now, also ``end`` (its end said) and ``summary`` (:meth:`mark_stored`)."""
+        if marks.get("shown", -1) > lt.shown:
+            lt.shown = marks["shown"]
+            if not lt.closed:
+                await self._remember(lt)
+        if lt.closed and lt.match_id is not None:
+            lt.said.update({k: max(v, lt.said.get(k, -1)) for k, v in marks.items() if k != "shown"})
+            await self.mark_stored(lt.match_id, marks)
 
     async def _edit_view(self, where: tuple[int, int], view: Any, content: str | None = None) -> None:
         kw: dict[str, Any] = {"view": view} if content is None else {"view": view, "content": content}
@@ -637,6 +650,8 @@ class Publisher(ClickAnswers, KeptMessages):
                 self._mark_result(lt, p)
                 if p.result:  # stored at once: a restarted bot keeps the card below the next table
                     await self._remember(lt)
+                if p.shows is not None:
+                    await self._marked(lt, {"shown": p.shows})
                 return
             except (discord.NotFound, discord.Forbidden):
                 pass  # deleted by someone: post it again
@@ -651,6 +666,8 @@ class Publisher(ClickAnswers, KeptMessages):
         if superseded:  # stored with the new id: a restart finishes the job
             self.leftovers(lt).add(("strip" if keep else "gone", *superseded))
         await self._remember(lt)
+        if p.shows is not None:
+            await self._marked(lt, {"shown": p.shows})
         if superseded:
             await self._pace(lt, self._box(lt))
             # tried again like any write; failing after every try, it stays listed: a restart finishes it (the
@@ -682,8 +699,6 @@ class Publisher(ClickAnswers, KeptMessages):
                 self.call(lt, lambda: self._edit_view((lt.channel_id, message_id), None))
 
     def _mark_result(self, lt: LiveTable, p: TablePayload) -> None:
-        if p.shows is not None and p.shows > lt.shown:
-            lt.shown = p.shows
         if p.result:
             self.results.add(lt.id)
         else:
@@ -741,6 +756,7 @@ class Publisher(ClickAnswers, KeptMessages):
             if not _retryable(e):
                 raise
             log.warning("table %s: DM to %s failed after retries (%s): My hand takes over", lt.id, p.user_id, e)
+            lt.unsent = True
             await self.on_dm_failed(lt, p.seat)
             return None
         old, s.dm_controls = s.dm_controls, ((dm.id, msg.id) if p.view is not None else None)

@@ -120,33 +120,39 @@ async def close_left_open(mgr: TableManager) -> None:
         messages: dict[str, Any] = {}
         try:
             meta, messages = await _meta(mgr, game.match_id)
-            rec = TableRecorder(mgr.store, game.match_id, rebuild_table(game),
-                                [json.loads(a.action) for a in game.actions])
+            table = rebuild_table(game)
+            if game.state_hash is not None and table.state_hash() != game.state_hash:
+                raise ValueError(f"state hash mismatch: stored {game.state_hash}, replay gives {table.state_hash()}")
+            rec = TableRecorder(mgr.store, game.match_id, table, [json.loads(a.action) for a in game.actions])
             lt, end = _live_table(game, meta, rec)
             _messages_into(mgr, lt, messages, taken_over=False)
             unseen = _unseen(lt, end, messages)
             finished = game.match.status == "finished"
+            said = finished or bool(messages.get("end"))  # (a match that finished did not end early)
             async with lt.lock:
                 if unseen:
-                    mgr._post(lt, *await mgr._announcements(lt, unseen))
-                await mgr._close(lt, None if finished else t("tables.closed_unsaid", lt.lang),
-                                 "match_over" if finished else "table_closed")
+                    text, files, shows = await mgr._announcements(lt, unseen)
+                    mgr._post(lt, text, files, None if shows is None else {"shown": shows})
+                await mgr._close(lt, None if said else t("tables.closed_unsaid", lt.lang),
+                                 "match_over" if finished else "table_closed", summary=not messages.get("summary"))
         except Exception:
             log.exception("match %s: could not be closed", game.match_id)
-            await _unrestorable(mgr, game, meta, messages, say=False)
+            await _unrestorable(mgr, game, meta, messages, key="tables.closed_unsaid")
 
 
 async def _unrestorable(mgr: TableManager, game: Any, meta: dict[str, Any] | None = None,
-                        messages: dict[str, Any] | None = None, *, say: bool = True) -> None:
-    """A match that could not be rebuilt: its channel told (``say``), the controls of its stored messages removed
-    and the list forgotten."""
+                        messages: dict[str, Any] | None = None, *, key: str = "tables.unrestorable") -> None:
+    """A match that could not be rebuilt: its channel told (``key``; unless its end was said), the controls of its
+    stored messages removed and the list forgotten (kept while a removal still fails: the next start tries again)."""
     try:
         if meta is None or messages is None:
             meta, messages = await _meta(mgr, game.match_id)
-        if say:
+        if not messages.get("end"):
             lang = bot_meta(meta, game.settings).get("lang") or "zh"
-            await mgr.publisher.say_closed(game.match.channel_id, t("tables.unrestorable", lang))
-        await mgr.publisher.strip_stored(game.match.channel_id, messages)
+            if await mgr.publisher.say_closed(game.match.channel_id, t(key, lang)):
+                await mgr.publisher.mark_stored(game.match_id, {"end": 1})
+        if not await mgr.publisher.strip_stored(game.match.channel_id, messages):
+            return
         await retrying(lambda: mgr.publisher.closed_out(game.match_id), "forgetting the messages of a match",
                        mgr.store_backoff, tries=3)
     except Exception as e:
@@ -200,7 +206,9 @@ async def _meta(mgr: TableManager, match_id: int) -> tuple[dict[str, Any], dict[
 
 def _messages_into(mgr: TableManager, lt: LiveTable, messages: dict[str, Any], *, taken_over: bool = True) -> None:
     """Where the run before left the table's messages: the table message, each seat's DM with controls (kept when
-    ``taken_over`` and still the current decision), the superseded ones still to fix (fixed now)."""
+    ``taken_over`` and still the current decision), the superseded ones still to fix (fixed now), and what of a
+    match's end went out."""
+    lt.said = {k: int(messages[k]) for k in ("end", "summary") if k in messages}
     table_msg = messages.get("table")
     if table_msg:
         lt.message_id = int(table_msg[1])  # replaced (deleted) by the fresh table message below

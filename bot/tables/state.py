@@ -192,6 +192,8 @@ class LiveTable:
     timer: asyncio.Task[Any] | None = None
     deltas: list[list[int]] = field(default_factory=list)
     shown: int = -1  # the last hand (hand_no) whose result went out to the channel (a result card or a post)
+    said: dict[str, int] = field(default_factory=dict)  # of a table that is over: its end said, its summary posted
+    unsent: bool = False  # a hand message's write failed after every try (Discord failing): see Publisher.sent
     told_dm: set[int] = field(default_factory=set)
     vote: Vote | None = None  # an open dissolve vote
     votes: int = 0  # dissolve votes held so far (numbers the vote buttons)

@@ -14,6 +14,7 @@ import json
 
 import pytest
 
+from bot.tables.resume import close_left_open
 from tests.cogs.test_tables import (
     P1,
     button_id,
@@ -274,3 +275,97 @@ async def test_a_match_closed_in_full_leaves_nothing_to_close(harness: Harness):
         assert len(h2.channel()) == before
     finally:
         await h2.close()
+
+
+ENDED_BY = "结束了这一桌"  # tables.ended_by
+
+
+@pytest.mark.parametrize("stop", ["kill", "restart"])
+async def test_a_dm_outage_through_the_close_out_leaves_it_to_the_next_start(harness: Harness, stop: str):
+    """/table end while Discord fails P1's DM edits past every try: the DM keeps its controls and the store keeps
+    the match's list, with what was said (the end, the summary). The next start takes the controls off and says
+    nothing twice."""
+    h = harness
+    prep(h)
+    h.bot.tables.publisher.backoff = (0.01, 0.01)  # (the product's: 0.5, 2, 5, 15 s)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    await h.bot.tables.wait_idle()
+    outage = h.fake.fail(h.fake.dm_path(P1), method="PATCH", status=503, times=10**9)
+    await h.slash("table end", user=P1)
+    await h.bot.tables.wait_idle()
+    await h.settle()
+    assert outage.hits >= 3
+    dms, table = live_controls(h)
+    assert dms and not table  # the DM's strip was given up; the table message's went through
+    assert said(h, ENDED_BY) == 1 and said(h, SUMMARY) == 1
+    kept = stored_messages(h, lt.match_id)
+    assert kept["end"] == 1 and kept["summary"] == 1 and kept["dm"]
+    h2 = await (h.kill() if stop == "kill" else h.restart())
+    try:
+        outage.remaining = 0  # Discord answers again
+        await h2.bot.tables.wait_idle()
+        await h2.settle()
+        dms, table = live_controls(h2)
+        assert not dms and not table
+        assert said(h2, ENDED_BY) == 1 and said(h2, SUMMARY) == 1 and said(h2, CLOSED_UNSAID) == 0
+        assert stored_messages(h2, lt.match_id) == {}
+    finally:
+        await h2.close()
+
+
+async def test_a_match_that_finished_in_full_is_not_closed_again(harness: Harness):
+    """A match plays to its end with Discord answering: its last result and summary go out once, the store forgets
+    its messages, and a restart posts neither again."""
+    h = harness
+    prep(h)
+    await h.bot.store.set_house_rules(h.guild_id, P1, "hefei", {"quan_per_match": 1})
+    await open_table(h, "hefei")
+    lt = live(h)
+    for _ in range(40):
+        await play_until_hand_ends(h, [P1], lt)
+        await h.bot.tables.wait_idle()
+        if lt.closed:
+            break
+        table_msg = h.fake.find_message(lt.message_id)
+        await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1)
+    await h.settle()
+    last = f"第 {len(lt.deltas)} 局牌墙公开"
+    assert lt.closed and said(h, last) == 1 and said(h, SUMMARY) == 1
+    assert stored_messages(h, lt.match_id) == {}
+    h2 = await h.kill()
+    try:
+        await h2.bot.tables.wait_idle()
+        await h2.settle()
+        assert said(h2, last) == 1 and said(h2, SUMMARY) == 1
+        dms, table = live_controls(h2)
+        assert not dms and not table
+    finally:
+        await h2.close()
+
+
+async def test_a_sweep_while_this_run_closes_the_match_leaves_it_alone(harness: Harness, monkeypatch):
+    """A sweep of the matches left open (a shard gained runs one) while this process is in the middle of /table
+    end (the abort stored, the summary's totals being read slowly): the match is closed once, by /table end."""
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    await h.bot.tables.wait_idle()
+    store = h.bot.store
+    real_match = store.match
+    reading, go = asyncio.Event(), asyncio.Event()
+
+    async def slow_match(*a, **k):
+        reading.set()
+        await go.wait()  # (a slow database: the totals' read takes a while)
+        return await real_match(*a, **k)
+
+    monkeypatch.setattr(store, "match", slow_match)
+    data, _ = h.slash_payload("table end", user=P1, locale="en-US")
+    h.bot._connection.parse_interaction_create(data)
+    await asyncio.wait_for(reading.wait(), 10)
+    await close_left_open(h.bot.tables)
+    go.set()
+    await h.bot.tables.wait_idle()
+    await h.settle()
+    assert said(h, SUMMARY) == 1 and said(h, CLOSED_UNSAID) == 0 and said(h, ENDED_BY) == 1
