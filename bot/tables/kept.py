@@ -206,8 +206,7 @@ class KeptMessages:
                 _, stored = await self._store().match_meta(match_id)
                 if not stored or all(stored.get(k, -1) >= v for k, v in marks.items()):
                     return
-                stored.update({k: max(v, stored.get(k, -1)) for k, v in marks.items()})
-                await self._store().set_matches_messages({match_id: stored})
+                await self._store().set_matches_messages({match_id: {**stored, **merged(stored, marks)}})
         except Exception as e:
             log.warning("match %s: what its channel was told could not be kept (%s): a restart may say it again",
                         match_id, e)
@@ -336,6 +335,22 @@ class KeptMessages:
         like any write; a channel that is gone is only logged."""
         return await self._try(f"channel {channel_id}: could not say its match was closed",
                         lambda: self._channel(channel_id).send(text))
+
+
+MARKS = ("shown", "end", "summary")  # what a stored list says was said (Publisher._marked)
+
+
+def merged(a: dict[str, Any], b: dict[str, int]) -> dict[str, int]:
+    """The marks of ``a`` (:data:`MARKS`; its other entries left out) with those of ``b`` merged in, the higher number
+    of each kept.
+
+    >>> merged({"shown": 2, "table": [1, 2]}, {"shown": 1, "end": 1})
+    {'shown': 2, 'end': 1}
+    """
+    out = {k: int(v) for k, v in a.items() if k in MARKS}
+    for k, v in b.items():
+        out[k] = max(v, out.get(k, -1))
+    return out
 
 
 def _retryable(e: BaseException) -> bool:

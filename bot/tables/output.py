@@ -84,10 +84,11 @@ class Output:
         text, files, shows = await self._announcements(lt, events)
         started = any(e.type == "hand_start" for e in events)
         ended = shows is not None
-        if shows is not None and not started and tb.phase not in PLAYING and len(text) <= 1 and len(
+        if shows is not None and not started and tb.phase == "ended" and len(text) <= 1 and len(
                 text[0] if text else "") <= RESULT_TEXT:
             # the hand's result is written into the table message in place (one edit instead of a post, a re-post
-            # and a delete); it stays in the channel when the next hand's table is posted
+            # and a delete); it stays in the channel when the next hand's table is posted. The match's last result
+            # is a post: a restart that did not note it posts it again, and its nonce makes that the same post
             self.publisher.result_parts[lt.id] = (text[0] if text else "", files, shows)
             text, files, ended = [], [], False
         else:

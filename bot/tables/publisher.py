@@ -49,7 +49,7 @@ from bot.seams import Host
 
 from .announce import CHUNK as POST_LIMIT
 from .clicks import ClickAnswers, Strip
-from .kept import KeptMessages, _flat, _ids, _retryable
+from .kept import KeptMessages, _flat, _ids, _retryable, merged
 from .state import LiveTable, Seat
 from .strings import t
 
@@ -179,6 +179,18 @@ def _result_post(p: TablePayload) -> tuple[str, list[Png], tuple[int, ...], dict
     return p.content, p.pngs, (), None if p.shows is None else {"shown": p.shows}
 
 
+NONCE_LETTERS = {"shown": "r", "end": "e", "summary": "t"}  # a mark's letter in a nonce (each its own)
+
+
+def nonce(match_id: int, marks: dict[str, int]) -> str:
+    """The nonce of a post that says ``marks`` of a match (at most 25 characters, as Discord takes).
+
+    >>> nonce(1234, {"shown": 1}), nonce(1234, {"summary": 1}), nonce(1234, {"summary": 1, "end": 1})
+    ('mj1234r1', 'mj1234t1', 'mj1234e1t1')
+    """
+    return (f"mj{match_id}" + "".join(f"{NONCE_LETTERS[k]}{v}" for k, v in sorted(marks.items())))[:25]
+
+
 def _idle(worker: asyncio.Task[Any] | None) -> bool:
     return worker is None or worker.done()
 
@@ -266,7 +278,7 @@ class Publisher(ClickAnswers, KeptMessages):
             text, pngs, pinged, marked = box.jobs[-1][1]
             joined = f"{text}\n{content}" if text and content else text or content
             if len(joined) <= POST_LIMIT and len(pngs) + len(files) <= MAX_FILES:
-                both = {k: max((marked or {}).get(k, -1), (marks or {}).get(k, -1)) for k in {*(marked or {}), *(marks or {})}}
+                both = merged(marked or {}, marks or {})
                 box.jobs[-1] = ("post", (joined, [*pngs, *files], tuple(dict.fromkeys((*pinged, *pings))), both))
                 return
         box.jobs.append(("post", (content, files, pings, marks)))
@@ -389,13 +401,6 @@ class Publisher(ClickAnswers, KeptMessages):
         while id(lt) in self.boxes and not self.closing:
             await self._emptied.setdefault(id(lt), asyncio.Event()).wait()
         return not self.closing and not lt.unsent
-
-    def forget(self, lt: LiveTable) -> None:
-        self.forget_ids(lt)
-        self._clear(lt)
-        box = self.boxes.get(id(lt))
-        if box is not None and not box.jobs and _idle(box.worker) and _dm_idle(box):
-            del self.boxes[id(lt)]
 
     def _clear(self, lt: LiveTable) -> None:
         """Forget what is kept about a table that is over (its last writes sent)."""
@@ -600,6 +605,10 @@ class Publisher(ClickAnswers, KeptMessages):
     async def _send_post(self, lt: LiveTable, content: str, files: list[Png], pings: tuple[int, ...] = (),
                          marks: dict[str, int] | None = None) -> discord.Message:
         kw: dict[str, Any] = {"files": [f.file() for f in files]} if files else {}
+        if marks and lt.match_id is not None:
+            # a post a restart may make again (its mark not stored yet when the bot stopped): Discord returns the
+            # first instead of posting it twice, if it came in the last few minutes (a nonce it enforces)
+            kw["nonce"] = nonce(lt.match_id, marks)
         msg = await self._channel(lt.channel_id).send(content, allowed_mentions=pinging(pings), **kw)
         lt.posts_below += 1
         if marks:
@@ -610,12 +619,11 @@ class Publisher(ClickAnswers, KeptMessages):
         """What a post or a result card said, kept for a restart (each mark a number; the higher kept): ``shown``,
         the last hand whose result went out (with the table's message ids while it plays); and of a table that is
         over, whose list no batch rewrites now, also ``end`` (its end said) and ``summary`` (:meth:`mark_stored`)."""
-        if marks.get("shown", -1) > lt.shown:
-            lt.shown = marks["shown"]
-            if not lt.closed:
-                await self._remember(lt)
-        if lt.closed and lt.match_id is not None:
-            lt.said.update({k: max(v, lt.said.get(k, -1)) for k, v in marks.items() if k != "shown"})
+        lt.shown = max(lt.shown, marks.get("shown", -1))
+        if not lt.closed:
+            await self._remember(lt)  # (``shown`` is among the ids: written at once when it is new)
+        elif lt.match_id is not None:
+            lt.said = merged(lt.said, {k: v for k, v in marks.items() if k != "shown"})
             await self.mark_stored(lt.match_id, marks)
 
     async def _edit_view(self, where: tuple[int, int], view: Any, content: str | None = None) -> None:
@@ -649,9 +657,7 @@ class Publisher(ClickAnswers, KeptMessages):
                 self.table_sent[lt.id] = state
                 self._mark_result(lt, p)
                 if p.result:  # stored at once: a restarted bot keeps the card below the next table
-                    await self._remember(lt)
-                if p.shows is not None:
-                    await self._marked(lt, {"shown": p.shows})
+                    await self._marked(lt, {} if p.shows is None else {"shown": p.shows})
                 return
             except (discord.NotFound, discord.Forbidden):
                 pass  # deleted by someone: post it again
@@ -665,9 +671,7 @@ class Publisher(ClickAnswers, KeptMessages):
         superseded = (lt.channel_id, old) if old is not None and old != msg.id else None
         if superseded:  # stored with the new id: a restart finishes the job
             self.leftovers(lt).add(("strip" if keep else "gone", *superseded))
-        await self._remember(lt)
-        if p.shows is not None:
-            await self._marked(lt, {"shown": p.shows})
+        await self._marked(lt, {} if p.shows is None else {"shown": p.shows})
         if superseded:
             await self._pace(lt, self._box(lt))
             # tried again like any write; failing after every try, it stays listed: a restart finishes it (the

@@ -369,3 +369,37 @@ async def test_a_sweep_while_this_run_closes_the_match_leaves_it_alone(harness: 
     await h.bot.tables.wait_idle()
     await h.settle()
     assert said(h, SUMMARY) == 1 and said(h, CLOSED_UNSAID) == 0 and said(h, ENDED_BY) == 1
+
+
+async def test_a_post_out_whose_mark_was_not_stored_is_not_posted_twice(harness: Harness, monkeypatch):
+    """/table end: its end and summary go out, and the process dies before their marks reach the store (the few
+    milliseconds after a post). The next start posts them again with the same nonces: Discord returns the first
+    ones, so each is in the channel once."""
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    await h.bot.tables.wait_idle()
+
+    async def not_stored(*a, **k):  # (the process dies before these writes reach the store)
+        return None
+
+    monkeypatch.setattr(h.bot.tables.publisher, "mark_stored", not_stored)
+    monkeypatch.setattr(h.bot.tables.publisher, "closed_out", not_stored)
+    await h.slash("table end", user=P1)
+    await h.settle()
+    assert said(h, ENDED_BY) == 1 and said(h, SUMMARY) == 1
+    assert "end" not in stored_messages(h, lt.match_id)
+    h2 = await h.kill()
+    try:
+        await h2.bot.tables.wait_idle()
+        await h2.settle()
+        assert said(h2, ENDED_BY) == 1 and said(h2, SUMMARY) == 1 and said(h2, CLOSED_UNSAID) == 0
+        dms, table = live_controls(h2)
+        assert not dms and not table
+        assert stored_messages(h2, lt.match_id) == {}
+        creates = [r for r in h2.fake.requests_to(rf"^/channels/{h2.channel_id}/messages$", "POST")
+                   if (r.json or {}).get("nonce") == f"mj{lt.match_id}t1"]
+        assert len(creates) == 2  # the summary was sent twice, and shown once
+    finally:
+        await h2.close()

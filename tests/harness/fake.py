@@ -112,6 +112,7 @@ class Message:
     edits: int = 0
     history: list[dict[str, Any]] = field(default_factory=list)  # earlier versions (content, embeds, files)
     loading: bool = False  # a deferred "thinking" response not yet edited
+    nonce: str | None = None  # as sent with enforce_nonce: a second create with it returns this message
 
     @property
     def ephemeral(self) -> bool:
@@ -571,7 +572,16 @@ class FakeDiscord:
                 if len(seg) == 3 and method == "POST":
                     if ch.type == CH_DM and ch.recipient and int(ch.recipient["id"]) in self.closed_dms:
                         raise HTTPError(403, 50007, "Cannot send messages to this user")
-                    m = self._new_message(ch, payload, files, author=self.bot_user)
+                    nonce = (payload or {}).get("nonce")
+                    if nonce is not None and (payload or {}).get("enforce_nonce"):
+                        # Discord: a message the same author created with this nonce (in the last few minutes; the
+                        # harness does not count the time) is returned, and no new one is created
+                        seen = next((m for m in ch.messages if m.nonce == str(nonce) and not m.deleted
+                                     and m.author.get("id") == self.bot_user.get("id")), None)
+                        if seen is not None:
+                            return 200, seen.payload()
+                    m = self._new_message(ch, payload, files, author=self.bot_user,
+                                          nonce=None if nonce is None else str(nonce))
                     return 200, m.payload()
                 if len(seg) == 3 and method == "GET":
                     return 200, [m.payload() for m in reversed(self.channel_messages(ch.id))]
