@@ -8,6 +8,10 @@ controls are removed, in one transaction for every table that needs it at that m
 gone, a new decision on the same message) goes with the next batch (``flush_interval``). A bot killed at any point
 therefore finds every message that may still carry controls, and :meth:`KeptMessages.strip_leftovers` finishes the
 job after a restart.
+
+A match that is over keeps its list until its writes are out (:meth:`KeptMessages.closed_out` empties it), with the
+marks of what was said (:data:`MARKS`: its last result, its end, its summary), so that a start after a stop closes it
+without saying anything twice (:func:`bot.tables.resume.close_left_open`).
 """
 
 from __future__ import annotations
@@ -334,7 +338,7 @@ class KeptMessages:
         """Tell a channel that its match could not be restored (no live table is left to queue it with): retried
         like any write; a channel that is gone is only logged."""
         return await self._try(f"channel {channel_id}: could not say its match was closed",
-                        lambda: self._channel(channel_id).send(text))
+                               lambda: self._channel(channel_id).send(text))
 
 
 MARKS = ("shown", "end", "summary")  # what a stored list says was said (Publisher._marked)
