@@ -74,6 +74,16 @@ class ResumeReport:
         return not self.aborted
 
 
+def hash_mismatch(game: UnfinishedGame, table: Any) -> str | None:
+    """Why ``table``, rebuilt from ``game``, is not the game as stored (its state hash differs from the last one
+    stored), or None when it is (or nothing was stored to check against)."""
+    got = table.state_hash()
+    if game.state_hash is None or got == game.state_hash:
+        return None
+    where = f"after action {game.hash_seq}" if game.hash_seq is not None else "at the start"
+    return f"state hash mismatch {where}: stored {game.state_hash}, replay gives {got}"
+
+
 async def resume_all(store: Any, rebuild: Rebuild, at: datetime | None = None, *,
                      backoff: tuple[float, ...] | None = None,
                      keep: Callable[[UnfinishedGame], bool] | None = None) -> ResumeReport:
@@ -96,15 +106,14 @@ async def resume_all(store: Any, rebuild: Rebuild, at: datetime | None = None, *
             table = rebuild(game)
             if inspect.isawaitable(table):
                 table = await table
-            got = table.state_hash()
+            mismatch = hash_mismatch(game, table)
         except Exception as exc:  # a game that cannot be rebuilt must not stop the others
             reason = f"replay failed: {type(exc).__name__}: {exc}"
         else:
-            if game.state_hash is None or got == game.state_hash:
+            if mismatch is None:
                 report.resumed.append(Resumed(game, table, checked=game.state_hash is not None))
                 continue
-            where = f"after action {game.hash_seq}" if game.hash_seq is not None else "at the start"
-            reason = f"state hash mismatch {where}: stored {game.state_hash}, replay gives {got}"
+            reason = mismatch
         await retrying(functools.partial(store.abort_match, game.match_id, reason[:500], at),
                        f"aborting match {game.match_id}", backoff)
         report.aborted.append(Aborted(game, reason))

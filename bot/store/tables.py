@@ -231,11 +231,12 @@ class TableRecorder:
             data = action.to_json()
             if by_ai:
                 data["ai"] = True
+            text = json.dumps(data, sort_keys=True, separators=(",", ":"))
             try:
                 write = asyncio.ensure_future(self.store.record_action(
                     self.match_id,
                     seq,
-                    json.dumps(data, sort_keys=True, separators=(",", ":")),
+                    text,
                     at,
                     hand_id=self.hand_id if in_hand else None,
                     state_hash=self.table.state_hash(),
@@ -248,7 +249,7 @@ class TableRecorder:
                 self._writing = None
             except Exception as exc:
                 self._writing = None
-                if not await self._landed(seq, data):
+                if not await self._landed(seq, text):
                     self.rollback()
                     raise NotRecorded(str(exc)) from exc
                 # it was written all the same (its answer was lost): the action stands
@@ -294,17 +295,16 @@ class TableRecorder:
                 return False
         return True
 
-    async def _landed(self, seq: int, data: Mapping[str, Any]) -> bool:
-        """Whether the action whose write raised is in the store at ``seq`` all the same (committed, its answer
-        lost). False when it is not, or when the store cannot be read (then :attr:`unsure` until it can)."""
+    async def _landed(self, seq: int, text: str) -> bool:
+        """Whether the action whose write (of ``text``) raised is in the store at ``seq`` all the same (committed,
+        its answer lost). False when it is not, or when the store cannot be read (then :attr:`unsure` until it can)."""
         try:
             stored = await self.store.actions(self.match_id)
         except Exception:
             self.unsure = True
             return False
         self.unsure = False
-        return len(stored) > seq and stored[seq].action == json.dumps(dict(data), sort_keys=True,
-                                                                        separators=(",", ":"))
+        return len(stored) > seq and stored[seq].action == text
 
     async def _reconcile(self) -> bool:
         """After :attr:`unsure`: take the store's actions the table put back (a write that landed although it

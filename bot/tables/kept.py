@@ -71,6 +71,9 @@ class KeptMessages:
     async def _delete(self, where: tuple[int, int]) -> None:
         raise NotImplementedError
 
+    async def _retry(self, lt: LiveTable | None, what: str, send: Callable[[], Awaitable[Any]]) -> Any:
+        raise NotImplementedError
+
     def _queue_store(self, lt: LiveTable) -> None:
         raise NotImplementedError
 
@@ -230,18 +233,14 @@ class KeptMessages:
         return ok
 
     async def _try(self, what: str, write: Callable[[], Awaitable[Any]]) -> bool:
-        """``write`` tried like any write of a table (False: it still failed after every try, and was logged; a
-        write Discord refuses is not tried again and counts as done)."""
-        for attempt in range(len(self.backoff) + 1):
-            try:
-                await write()
-                return True
-            except Exception as e:
-                if not _retryable(e) or attempt == len(self.backoff):
-                    log.warning("%s: %s", what, e)
-                    return not _retryable(e)
-                await self.sleep(self.backoff[attempt])
-        return False
+        """``write`` tried like any write of a table (``Publisher._retry``). False: it still failed after every try
+        (logged); a write Discord refuses is not tried again and counts as done (logged too)."""
+        try:
+            await self._retry(None, what, write)
+            return True
+        except Exception as e:
+            log.warning("%s: %s", what, e)
+            return not _retryable(e)
 
     def forget_ids(self, lt: LiveTable) -> None:
         m = lt.match_id or 0
@@ -337,7 +336,7 @@ class KeptMessages:
     async def say_closed(self, channel_id: int, text: str) -> bool:
         """Tell a channel that its match could not be restored (no live table is left to queue it with): retried
         like any write; a channel that is gone is only logged."""
-        return await self._try(f"channel {channel_id}: could not say its match was closed",
+        return await self._try(f"channel {channel_id}: saying its match was closed",
                                lambda: self._channel(channel_id).send(text))
 
 

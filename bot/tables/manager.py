@@ -446,9 +446,7 @@ class TableManager(Admin, Output):
         the summary (unless not ``summary``), controls removed (the hand messages say ``why``, see
         :func:`.scenes.over_text`)."""
         lt.move(State.ABORTED)
-        if lt.match_id is not None:
-            self.closing_out.add(lt.match_id)  # (a sweep of matches left open leaves it to this run from now on)
-            await self.publisher.store_closing(lt)
+        await self._closing(lt)
         self._forget(lt)
         self._drop_vote(lt)
         if lt.rec is None:
@@ -462,13 +460,20 @@ class TableManager(Admin, Output):
             self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, why))
         self._close_out(lt)
 
+    async def _closing(self, lt: LiveTable) -> None:
+        """A match that is over begins to close (under its lock, before it is forgotten): a sweep of the matches left
+        open leaves it to this run from now on, and its message ids are written as they are, the last time."""
+        if lt.match_id is not None:
+            self.closing_out.add(lt.match_id)
+            await self.publisher.store_closing(lt)
+
     def _close_out(self, lt: LiveTable) -> None:
-        """A match that is over (its last writes queued): once they are out, the store forgets its messages. A bot
-        stopped before that finds the match at its next start and closes it then (:func:`.resume.close_left_open`)."""
+        """A match that is over (:meth:`_closing`; its last writes queued): once they are out, the store forgets its
+        messages. A bot stopped before that finds the match at its next start and closes it then
+        (:func:`.resume.close_left_open`)."""
         mid = lt.match_id
         if mid is None:
             return
-        self.closing_out.add(mid)
 
         async def closed_out() -> None:
             if not await self.publisher.sent(lt):

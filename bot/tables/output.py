@@ -56,10 +56,11 @@ class Output:
     def _arm_timer(self, lt: LiveTable) -> None:
         raise NotImplementedError
 
-    def _close_out(self, lt: LiveTable) -> None:
+    async def _closing(self, lt: LiveTable) -> None:
         raise NotImplementedError
 
-    closing_out: set[int]
+    def _close_out(self, lt: LiveTable) -> None:
+        raise NotImplementedError
 
     def _forget(self, lt: LiveTable) -> None:
         raise NotImplementedError
@@ -92,15 +93,14 @@ class Output:
             self.publisher.result_parts[lt.id] = (text[0] if text else "", files, shows)
             text, files, ended = [], [], False
         else:
-            self._post(lt, text, files, None if shows is None else {"shown": shows})
+            self._post(lt, text, files, shows)
         # a new hand or a finished one posted above: the table goes to the bottom of the channel again
         fresh = fresh or started or ended
         await self._table_message(lt, fresh=fresh)
         await self._send_hands(lt)
         self._arm_timer(lt)
         if lt.state is State.FINISHED and self.by_id.get(lt.id) is lt:  # once: forgotten right after
-            self.closing_out.add(lt.id)  # (a sweep of matches left open leaves it to this run from now on)
-            await self.publisher.store_closing(lt)
+            await self._closing(lt)
             await self._summary(lt)
             self._forget(lt)
             self.publisher.strip_table_message(lt)
@@ -113,9 +113,10 @@ class Output:
         ends = [e.data["hand_no"] for e in events if e.type == "hand_end"]
         return text, files, ends[-1] if ends else None
 
-    def _post(self, lt: LiveTable, text: list[str], files: list[Png], marks: dict[str, int] | None = None) -> None:
-        """Post announcements, the score cards with the last message; ``marks``: what they say that a restarted bot
-        must not say again (:meth:`Publisher.post`)."""
+    def _post(self, lt: LiveTable, text: list[str], files: list[Png], shows: int | None = None) -> None:
+        """Post announcements, the score cards with the last message; ``shows``: the hand whose result they show
+        (marked on the last message: a restarted bot does not show it again, :meth:`Publisher.post`)."""
+        marks = None if shows is None else {"shown": shows}
         for i, chunk in enumerate(text):
             last = i == len(text) - 1
             self.publisher.post(lt, chunk, files if last else None, marks=marks if last else None)

@@ -108,6 +108,11 @@ class TablePayload:
         return [self.png, *self.more]
 
     @property
+    def marks(self) -> dict[str, int]:
+        """What it says that a restarted bot must not say again (:meth:`Publisher.post`)."""
+        return {} if self.shows is None else {"shown": self.shows}
+
+    @property
     def key(self) -> tuple[int, ...]:
         return tuple(p.key for p in self.pngs)
 
@@ -176,7 +181,7 @@ class Outbox:
 def _result_post(p: TablePayload) -> tuple[str, list[Png], tuple[int, ...], dict[str, int] | None]:
     """A hand's result card that a newer table message replaced before it was shown (a long storm), as a post: the
     result and the wall's reveal are what a player needs to verify the hand. It pings nobody."""
-    return p.content, p.pngs, (), None if p.shows is None else {"shown": p.shows}
+    return p.content, p.pngs, (), p.marks
 
 
 NONCE_LETTERS = {"shown": "r", "end": "e", "summary": "t"}  # a mark's letter in a nonce (each its own)
@@ -587,15 +592,17 @@ class Publisher(ClickAnswers, KeptMessages):
         while len(writes) > n:
             writes.popleft()
 
-    async def _retry(self, lt: LiveTable, what: str, send: Callable[[], Awaitable[Any]]) -> Any:
-        """``send()``, tried again after 5xx / 429 / network errors with backoff; the last error propagates."""
+    async def _retry(self, lt: LiveTable | None, what: str, send: Callable[[], Awaitable[Any]]) -> Any:
+        """``send()``, tried again after 5xx / 429 / network errors with backoff; the last error propagates. ``lt``:
+        the table it is for (None: a match no table is left for)."""
         for attempt in range(len(self.backoff) + 1):
             try:
                 return await send()
             except Exception as e:
                 if not _retryable(e) or attempt == len(self.backoff):
                     raise
-                log.warning("table %s: %s failed (%s); retrying in %.1f s", lt.id, what, e, self.backoff[attempt])
+                log.warning("%s%s failed (%s); retrying in %.1f s", "" if lt is None else f"table {lt.id}: ", what, e,
+                            self.backoff[attempt])
                 await self.sleep(self.backoff[attempt])
         return None
 
@@ -657,7 +664,7 @@ class Publisher(ClickAnswers, KeptMessages):
                 self.table_sent[lt.id] = state
                 self._mark_result(lt, p)
                 if p.result:  # stored at once: a restarted bot keeps the card below the next table
-                    await self._marked(lt, {} if p.shows is None else {"shown": p.shows})
+                    await self._marked(lt, p.marks)
                 return
             except (discord.NotFound, discord.Forbidden):
                 pass  # deleted by someone: post it again
@@ -671,7 +678,7 @@ class Publisher(ClickAnswers, KeptMessages):
         superseded = (lt.channel_id, old) if old is not None and old != msg.id else None
         if superseded:  # stored with the new id: a restart finishes the job
             self.leftovers(lt).add(("strip" if keep else "gone", *superseded))
-        await self._marked(lt, {} if p.shows is None else {"shown": p.shows})
+        await self._marked(lt, p.marks)
         if superseded:
             await self._pace(lt, self._box(lt))
             # tried again like any write; failing after every try, it stays listed: a restart finishes it (the

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.store import resume_all
 from bot.store.lobbies import delete_lobby, lobbies, open_votes
-from bot.store.resume import retrying
+from bot.store.resume import hash_mismatch, retrying
 from bot.store.tables import TableRecorder, bot_meta, engine_settings, rebuild_table
 from engine.table import Event, Table
 from engine.variants import get_variant
@@ -121,8 +121,9 @@ async def close_left_open(mgr: TableManager) -> None:
         try:
             meta, messages = await _meta(mgr, game.match_id)
             table = rebuild_table(game)
-            if game.state_hash is not None and table.state_hash() != game.state_hash:
-                raise ValueError(f"state hash mismatch: stored {game.state_hash}, replay gives {table.state_hash()}")
+            mismatch = hash_mismatch(game, table)
+            if mismatch is not None:
+                raise ValueError(mismatch)
             rec = TableRecorder(mgr.store, game.match_id, table, [json.loads(a.action) for a in game.actions])
             lt, end = _live_table(game, meta, rec)
             _messages_into(mgr, lt, messages, taken_over=False)
@@ -131,8 +132,7 @@ async def close_left_open(mgr: TableManager) -> None:
             said = finished or bool(messages.get("end"))  # (a match that finished did not end early)
             async with lt.lock:
                 if unseen:
-                    text, files, shows = await mgr._announcements(lt, unseen)
-                    mgr._post(lt, text, files, None if shows is None else {"shown": shows})
+                    mgr._post(lt, *await mgr._announcements(lt, unseen))
                 await mgr._close(lt, None if said else t("tables.closed_unsaid", lt.lang),
                                  "match_over" if finished else "table_closed", summary=not messages.get("summary"))
         except Exception:
