@@ -403,3 +403,23 @@ async def test_a_post_out_whose_mark_was_not_stored_is_not_posted_twice(harness:
         assert len(creates) == 2  # the summary was sent twice, and shown once
     finally:
         await h2.close()
+
+
+async def test_rate_limits_during_the_close_out_hold_it_until_the_writes_are_out(harness: Harness):
+    """/table end while Discord answers 429 to the first edits of P1's DM and of the table message: the writes wait
+    and go out, and only then does the store forget the match's messages; nothing is said twice."""
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    lt = live(h)
+    await h.bot.tables.wait_idle()
+    h.fake.rate_limit(h.fake.dm_path(P1), method="PATCH", times=2)
+    h.fake.rate_limit(rf"^/channels/{h.channel_id}/messages/\d+$", method="PATCH", times=2)
+    await h.slash("table end", user=P1)
+    await h.bot.tables.wait_idle()
+    await h.settle()
+    dms, table = live_controls(h)
+    assert not dms and not table
+    assert said(h, ENDED_BY) == 1 and said(h, SUMMARY) == 1
+    assert stored_messages(h, lt.match_id) == {}
+    assert [r for r in h.fake.requests if r.status == 429]  # (the limits were met)
