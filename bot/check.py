@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .config import Config, application_id_from_token
 
@@ -149,6 +150,40 @@ def _describe(command: object) -> str:
     return f"/{getattr(command, 'name', command)}"
 
 
+def name_clashes(payloads: list[dict[str, Any]]) -> list[str]:
+    """Where two commands of one type, or two options of one command, share a name in some language (the default
+    name or a ``name_localizations`` entry): Discord refuses such a sync, and a client in that language would show
+    two entries it cannot tell apart.
+
+    >>> a = {"name": "stats", "name_localizations": {"zh-CN": "战绩"}}
+    >>> b = {"name": "history", "name_localizations": {"zh-CN": "战绩", "zh-TW": "歷史"}}
+    >>> name_clashes([a, b])
+    ["'战绩' (zh-CN): /stats, /history"]
+    >>> name_clashes([a, {**b, "name_localizations": {"zh-CN": "历史"}}])
+    []
+    """
+    found: list[str] = []
+
+    def visit(entries: list[dict[str, Any]], path: str) -> None:
+        named = [e for e in entries if "value" not in e]  # choices: their names need not differ
+        locales = {"default"}.union(*((e.get("name_localizations") or {}).keys() for e in named))
+        seen: dict[tuple[int, str, str], str] = {}
+        for e in named:
+            own = f"{path}{e['name']}"
+            shown = e.get("name_localizations") or {}
+            for locale in sorted(locales):
+                name = shown.get(locale) or e["name"]  # a client in a language without its own name shows the default
+                key = (int(e.get("type", 1)) if not path else 0, locale, name)
+                if key in seen:
+                    found.append(f"{name!r} ({locale}): /{seen[key]}, /{own}")
+                else:
+                    seen[key] = own
+            visit(e.get("options") or [], own + " ")
+
+    visit(payloads, "")
+    return found
+
+
 async def command_plan(config: Config) -> tuple[str, list[str]]:
     """Where the commands sync to and what they are, from the command tree of a bot booted as the product boots
     (``create_bot`` + setup hooks, a throw-away database), with the payloads built as ``tree.sync`` builds them."""
@@ -168,11 +203,15 @@ async def command_plan(config: Config) -> tuple[str, list[str]]:
                 bot.tree.copy_global_to(guild=guild)  # what MjBot.sync_commands does before syncing
             commands = bot.tree.get_commands(guild=guild)
             translator = bot.tree.translator
+            payloads = []
             for command in commands:  # raises as sync would on a bad name, description or translation
                 if translator is not None:
-                    await command.get_translated_payload(bot.tree, translator)
+                    payloads.append(await command.get_translated_payload(bot.tree, translator))
                 else:
-                    command.to_dict(bot.tree)
+                    payloads.append(command.to_dict(bot.tree))
+            clashes = name_clashes(payloads)
+            if clashes:  # Discord refuses the whole sync: no command would show anywhere
+                raise ValueError("; ".join(clashes))
         finally:
             await bot.close()
     where = (f"to server {config.dev_guild} only (MJBOT_DEV_GUILD; they show at once)" if config.dev_guild

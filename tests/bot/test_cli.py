@@ -436,6 +436,28 @@ def test_check_says_where_commands_go_with_a_dev_guild(capsys, owner_env):
     assert "to server 424242 only" in lines["commands"] and "globally" not in lines["commands"]
 
 
+def test_check_fails_the_commands_when_two_share_a_name_in_one_language(capsys, owner_env, monkeypatch):
+    """Discord refuses a sync in which two commands show one name in some language (then no command shows at all):
+    the check says which, before the bot is run. Here /history named 战绩 in Chinese, like /stats."""
+    from bot.i18n import Translator
+
+    real = Translator.translate
+
+    async def clashing(self, string, locale, context):
+        if string.extras.get("key") == "history.name" and str(locale) == "zh-CN":
+            return "战绩"
+        return await real(self, string, locale, context)
+
+    owner_env.setenv("DISCORD_TOKEN", fake_token())
+    monkeypatch.setattr(Translator, "translate", clashing)
+    code, lines, out = check(capsys)
+    assert code != 0 and lines["commands"].startswith("✗"), out
+    assert "'战绩' (zh-CN): /stats, /history" in lines["commands"]
+    monkeypatch.setattr(Translator, "translate", real)
+    code, lines, out = check(capsys)
+    assert code == 0 and lines["commands"].startswith("✓"), out
+
+
 def test_check_without_a_token_fails_the_token_and_the_invite_only(capsys, owner_env):
     code, lines, out = check(capsys)
     assert code == 2  # a setting to fix, as `mjbot run` says it

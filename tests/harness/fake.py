@@ -620,6 +620,9 @@ class FakeDiscord:
         if seg[0] == "applications" and seg[-1] == "commands" and method in ("PUT", "GET"):
             guild = int(seg[3]) if len(seg) == 5 else None
             if method == "PUT":
+                clash = _shared_name(payload)
+                if clash:
+                    raise HTTPError(400, 50035, f"Invalid Form Body: APPLICATION_COMMANDS_DUPLICATE_NAME {clash}")
                 self.commands[guild] = [
                     {**c, "id": str(snowflake()), "application_id": str(self.application_id), "version": "1",
                      **({"guild_id": str(guild)} if guild else {})}
@@ -784,3 +787,21 @@ class FakeDiscord:
         m.visible_to = rec.user_id if m.ephemeral else None
         rec.followups.append(m)
         return m
+
+
+def _shared_name(entries: list[dict], where: str = "") -> str | None:
+    """Discord's rule for a command sync: no two commands (of one type), and no two options of one command, may show
+    the same name in any language (a name_localizations entry, or the default name where a command has none)."""
+    subs = [e for e in entries if "value" not in e]
+    langs = {None}.union(*((e.get("name_localizations") or {}).keys() for e in subs))
+    for lang in langs:
+        shown = [(e.get("type", 1) if not where else 0, (e.get("name_localizations") or {}).get(lang) or e["name"])
+                 for e in subs]
+        dup = {n for n in shown if shown.count(n) > 1}
+        if dup:
+            return f"{where}{sorted(dup)[0][1]} ({lang or 'default'})"
+    for e in subs:
+        inner = _shared_name(e.get("options") or [], f"{where}{e['name']} ")
+        if inner:
+            return inner
+    return None
