@@ -3,7 +3,8 @@
 Expected errors are the ones with a message for players: the engine's :class:`~engine.errors.EngineError`, the
 store's ``StoreError`` and our own :class:`bot.errors.UserError` (also importable from here); discord.py's
 permission and check failures get their own sentences. A failure that passes by itself (the database busy, Discord failing with a 5xx: :func:`transient`) says
-so and asks to try again. Anything else is logged with its traceback and answered with a short generic apology.
+so and asks to try again, unless the command had already stored what it was asked (:func:`saved`): then the player
+is told it was done. Anything else is logged with its traceback and answered with a short generic apology.
 
 Views and modals of other cogs route their errors here too: subclass :class:`SafeView` / :class:`SafeModal`, or
 call :func:`report` from an ``on_error``.
@@ -90,6 +91,14 @@ async def reply_ephemeral(interaction: discord.Interaction[MjBot], text: str) ->
 EXPIRED_CODES = (10062, 10015, 50027)  # unknown interaction, unknown webhook, invalid webhook token
 
 
+def saved(interaction: discord.Interaction[MjBot], text: str) -> str:
+    """Note that the command has stored what ``text`` (its answer) tells, and return ``text``. If Discord then fails
+    that answer, the player reads that it was done, with the answer, instead of "nothing was changed, try again"
+    (:func:`report`): trying again would count it twice."""
+    interaction.extras["saved"] = text
+    return text
+
+
 def _unwrap(error: BaseException) -> BaseException:
     while isinstance(error, app_commands.CommandInvokeError | commands.CommandInvokeError):
         error = error.original
@@ -108,6 +117,13 @@ async def report(interaction: discord.Interaction[MjBot], error: BaseException, 
     except Exception:  # the settings may be the very thing that failed
         lang = lang_for(interaction, None)
     text, expected = message_for(error, lang)
+    done = interaction.extras.get("saved")
+    if done and isinstance(original, discord.HTTPException) and not interaction.response.is_done():
+        # the command's write went through and only its answer failed: say so, with the answer
+        log.warning("%s was done for user %s but its answer failed: %r", where or _describe(interaction),
+                    interaction.user.id, original)
+        await reply_ephemeral(interaction, t("error.saved_unshown", lang, text=done))
+        return
     if transient(original) is not None:
         log.warning("%s failed for user %s, told to try again: %r", where or _describe(interaction),
                     interaction.user.id, original)

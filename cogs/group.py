@@ -39,6 +39,7 @@ from bot.options import typed_text
 from bot.store import group as gstore
 from cogs.checks import check_manager, guild_of
 from cogs.choices import variant_choices
+from cogs.errors import saved
 from cogs.leaderboard import (
     VariantBoard,
     _board_png,
@@ -76,7 +77,14 @@ def parse_day(text: str) -> date:
 
 
 def day_end(day: date, tz: tzinfo) -> datetime:
-    """The instant a day ends in ``tz`` (the next midnight there)."""
+    """The instant a day ends in ``tz`` (the next midnight there); the last day a calendar has is refused as too far.
+
+    >>> day_end(date(9999, 12, 31), UTC)
+    Traceback (most recent call last):
+    bot.errors.UserError: That end date is too far in the future.
+    """
+    if day >= date.max:
+        raise UserError("store.season_end_far")
     return datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz)
 
 
@@ -248,7 +256,7 @@ class Group(commands.Cog):
         text = t("season.started", lang, label=safe(season_label(new, lang, tz)))
         if ends_at is not None:
             text += " " + t("season.started_ends", lang, end=day_text(ends_at - timedelta(days=1), lang))
-        await interaction.response.send_message(text, allowed_mentions=_NO_PINGS)
+        await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
         if ended is not None:
             async def send(text: str, file: discord.File | None) -> None:
                 await interaction.followup.send(text, file=file or discord.utils.MISSING, allowed_mentions=_NO_PINGS)
@@ -291,8 +299,8 @@ class Group(commands.Cog):
         moved = ", ".join(f"{safe(names.get(r.seat, r.ai or '?'))} {signed(r.amount)}" for r in c.rows)
         text = t("correct.voided", lang, hand=hand, variant=variant_name(c.variant, lang),
                  when=f"{day_text(local, lang)} {local:%H:%M}", reason=safe(c.reason))
-        await interaction.response.send_message(text + "\n" + t("correct.void_rows", lang, rows=moved),
-                                                allowed_mentions=_NO_PINGS)
+        text += "\n" + t("correct.void_rows", lang, rows=moved)
+        await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
 
     @correct.command(name=locale_str("correct.adjust.name"), description=locale_str("correct.adjust.desc"))
     @app_commands.rename(payer=locale_str("correct.payer.name"), payee=locale_str("correct.payee.name"),
@@ -313,9 +321,9 @@ class Group(commands.Cog):
                                 key, reason, names={payer.id: payer.display_name, payee.id: payee.display_name})
         log.info("guild %s: user %s adjusted %s from %s to %s", interaction.guild_id, interaction.user.id, amount,
                  payer.id, payee.id)
-        await interaction.response.send_message(
-            t("correct.adjusted", lang, amount=amount, payer=safe(payer.display_name), payee=safe(payee.display_name),
-              variant=variant_name(c.variant, lang), reason=safe(c.reason)), allowed_mentions=_NO_PINGS)
+        text = t("correct.adjusted", lang, amount=amount, payer=safe(payer.display_name),
+                 payee=safe(payee.display_name), variant=variant_name(c.variant, lang), reason=safe(c.reason))
+        await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
 
     # ---- export
 

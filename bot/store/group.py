@@ -57,6 +57,9 @@ DEFAULT_TIMEZONE = "Asia/Shanghai"
 MAX_NAME = 100  # a season's name
 MAX_REASON = 200  # a correction's reason
 MAX_ADJUSTMENT = 1_000_000  # 子: a typo guard
+# An admin who repeats a correction or a season start within this time, word for word, is refused: the first one is
+# stored (its answer may not have reached them: Discord failing, the bot restarting), so a repeat would count twice.
+REPEAT_MS = 10 * 60 * 1000
 
 __all__ = [
     "Correction", "CorrectionRow", "ExportRow", "GroupSettings", "HandSummary", "HeadToHead", "Season",
@@ -301,7 +304,8 @@ async def start_season(store: Store, guild_id: int, user_id: int, name: str, *, 
                        channel_id: int | None, at: datetime | None = None) -> tuple[Season, Season | None]:
     """Start season N+1 now, ending the open one (if any) at the same instant; returns (new, ended). Audited.
 
-    Refused (nothing written): an empty or too long name, an end date not after now."""
+    Refused (nothing written): an empty or too long name, an end date not after now, the open
+    season's start repeated by the admin who made it (same name and end) within ``REPEAT_MS``."""
     name = (name or "").strip()
     if not name or len(name) > MAX_NAME:
         raise StoreError("bad_season_name", name=name)
@@ -312,6 +316,9 @@ async def start_season(store: Store, guild_id: int, user_id: int, name: str, *, 
     async with store.transaction() as conn:
         open_row = await conn.one(f"SELECT {_SEASON_COLS} FROM seasons WHERE guild_id = ? AND ended_at IS NULL",
                               (guild_id,))
+        if (open_row is not None and open_row[3] == name and open_row[9] == user_id
+                and 0 <= ms - open_row[5] < REPEAT_MS and open_row[6] == end_ms):  # the same start, again
+            raise StoreError("season_repeated", number=open_row[2], name=name, minutes=_minutes(ms - open_row[5]))
         ended = None
         if open_row is not None:
             # an open season whose planned end has passed ends then; otherwise now
@@ -371,6 +378,11 @@ async def _correction(conn: Connection, correction_id: int) -> Correction:
                       tuple(CorrectionRow(*r) for r in rows))
 
 
+def _minutes(ms: int) -> int:
+    """Whole minutes ago, at least 1 (a refusal says "saved 1 min ago", not 0)."""
+    return max(1, ms // 60_000)
+
+
 def _reason(reason: str) -> str:
     reason = (reason or "").strip()
     if not reason or len(reason) > MAX_REASON:
@@ -416,7 +428,8 @@ async def adjust(store: Store, guild_id: int, user_id: int, payer: int, payee: i
                  reason: str, *, names: dict[int, str] | None = None, at: datetime | None = None) -> Correction:
     """Move ``amount`` 子 from ``payer`` to ``payee`` (members of this server) in ``variant``'s board: a
     correction of two rows, -amount and +amount. Audited. Refused (nothing written): a zero, negative or huge
-    amount, the same member twice, an empty reason. ``names`` refreshes the players' cached display names."""
+    amount, the same member twice, an empty reason, the same adjustment by the same admin within ``REPEAT_MS``.
+    ``names`` refreshes the players' cached display names."""
     reason = _reason(reason)
     if not isinstance(amount, int) or isinstance(amount, bool) or not 0 < amount <= MAX_ADJUSTMENT:
         raise StoreError("bad_amount", amount=amount)
@@ -424,6 +437,16 @@ async def adjust(store: Store, guild_id: int, user_id: int, payer: int, payee: i
         raise StoreError("same_player", player=payer)
     ms = to_ms(at)
     async with store.transaction() as conn:
+        same = await conn.one(
+            "SELECT c.id, c.at FROM corrections c "
+            "JOIN correction_rows r0 ON r0.correction_id = c.id AND r0.seat = 0 "
+            "JOIN correction_rows r1 ON r1.correction_id = c.id AND r1.seat = 1 "
+            "WHERE c.guild_id = ? AND c.kind = 'adjust' AND c.variant = ? AND c.reason = ? AND c.user_id = ? "
+            "AND c.at > ? AND c.at <= ? AND r0.player_id = ? AND r0.amount = ? AND r1.player_id = ? "
+            "ORDER BY c.at DESC LIMIT 1",
+            (guild_id, variant, reason, user_id, ms - REPEAT_MS, ms, payer, -amount, payee))
+        if same is not None:
+            raise StoreError("adjust_repeated", id=same[0], minutes=_minutes(ms - same[1]))
         for p in (payer, payee):
             name = (names or {}).get(p)
             if name:
