@@ -21,6 +21,7 @@ import asyncio
 import csv
 import io
 import logging
+import zipfile
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
@@ -337,19 +338,56 @@ class Group(commands.Cog):
         _settings, lang = await self._manager(interaction)
         scope = await resolve_scope(self.bot, guild_of(interaction), season or "all", None, lang)
         what = scope.text if scope.season is not None else t("export.scope_all", lang)
+        # a large ledger takes longer to read and write than the three seconds Discord waits for a first answer
+        await interaction.response.defer(ephemeral=True, thinking=True)
         tz = await server_tz(self.bot, interaction.guild_id)
         rows = await gstore.ledger_rows(self.bot.open_store, guild_of(interaction), scope.since, scope.until)
         if not rows:
-            await interaction.response.send_message(t("export.empty", lang, scope=what), ephemeral=True)
+            await interaction.followup.send(t("export.empty", lang, scope=what), ephemeral=True)
             return
         seasons = await gstore.seasons(self.bot.open_store, guild_of(interaction))
-        data = csv_bytes(rows, tz, seasons)
+        name = f"mjbot-ledger-{interaction.guild_id}" + (f"-season{scope.season.number}" if scope.season else "")
+        limit = interaction.filesize_limit
+        data = await asyncio.to_thread(csv_bytes, rows, tz, seasons)
+        data, filename = await asyncio.to_thread(fit_upload, data, name, limit)
+        if len(data) > limit:
+            await interaction.followup.send(t("export.too_large", lang, scope=what, size=file_size(len(data)),
+                                              limit=file_size(limit)), ephemeral=True, allowed_mentions=_NO_PINGS)
+            return
         await gstore.audit_export(self.bot.open_store, guild_of(interaction), interaction.user.id,
                                   f"season {scope.season.number}" if scope.season else "all", len(rows))
-        name = f"mjbot-ledger-{interaction.guild_id}" + (f"-season{scope.season.number}" if scope.season else "")
-        await interaction.response.send_message(t("export.done", lang, scope=what, rows=len(rows)),
-                                                file=discord.File(io.BytesIO(data), filename=name + ".csv"),
-                                                ephemeral=True, allowed_mentions=_NO_PINGS)
+        text = t("export.done", lang, scope=what, rows=len(rows))
+        if filename.endswith(".zip"):
+            text += "\n" + t("export.zipped", lang)
+        await interaction.followup.send(text, file=discord.File(io.BytesIO(data), filename=filename),
+                                        ephemeral=True, allowed_mentions=_NO_PINGS)
+
+
+def fit_upload(data: bytes, name: str, limit: int) -> tuple[bytes, str]:
+    """The export's file and its name: the CSV ``name``.csv, or, when it is more than Discord takes (``limit``
+    bytes), the CSV zipped (about a tenth; Windows and phones open a .zip as they are).
+
+    >>> data, filename = fit_upload(b"x" * 5000, "ledger", 1000)
+    >>> filename, len(data) < 1000, zipfile.ZipFile(io.BytesIO(data)).read("ledger.csv") == b"x" * 5000
+    ('ledger.zip', True, True)
+    """
+    if len(data) <= limit:
+        return data, name + ".csv"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(name + ".csv", data)
+    return out.getvalue(), name + ".zip"
+
+
+def file_size(n: int) -> str:
+    """A file's size as Discord states its limits (MB of 1,024 × 1,024 bytes; KB below one MB).
+
+    >>> file_size(10 * 1024 * 1024), file_size(11_300_000), file_size(300)
+    ('10 MB', '10.8 MB', '1 KB')
+    """
+    if n < 1024 * 1024:
+        return f"{max(1, round(n / 1024))} KB"
+    return f"{n / 1024 / 1024:.1f}".removesuffix(".0") + " MB"
 
 
 async def setup(bot: MjBot) -> None:

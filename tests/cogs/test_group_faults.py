@@ -1,11 +1,15 @@
 """Seasons and corrections when Discord fails the answer after the command has stored its work: the admin is told
 it was done (with the answer), never "nothing was changed, try again"; doing it again anyway is refused, so nothing
-counts twice. Also a season end date no calendar can end."""
+counts twice. Also a season end date no calendar can end, and an export larger than Discord takes or slower than
+its three seconds."""
 
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import types
+import zipfile
 
 import discord.webhook.async_ as webhook_async
 import pytest
@@ -132,3 +136,66 @@ async def test_a_season_ending_on_the_calendars_last_day_is_refused_in_words(h: 
     assert {"en-US": "too far in the future", "zh-CN": "太远", "zh-TW": "太遠"}[locale] in r.reply.content
     assert dump(h) == before
     assert not [rec for rec in caplog.records if rec.exc_info]  # refused, not a logged crash
+
+
+# ---------------------------------------------------------------------------------------------- export
+
+
+def csv_of(raw: bytes) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+
+
+async def test_an_export_larger_than_discord_takes_comes_zipped(h: Harness):
+    plain = (await h.slash("export", permissions=ADMIN_PERMISSIONS)).reply
+    [att] = plain.attachments
+    rows = csv_of(plain.files[att.filename])
+    size = len(plain.files[att.filename])
+    h.fake.upload_limit = size - 1  # this server takes a byte less than the CSV
+    r = await h.slash("export", permissions=ADMIN_PERMISSIONS)
+    reply = r.reply
+    assert reply.ephemeral and "zipped" in reply.content and f"{len(rows) - 1} rows" in reply.content
+    [att] = reply.attachments
+    assert att.filename == f"mjbot-ledger-{GUILD_ID}.zip"
+    z = zipfile.ZipFile(io.BytesIO(reply.files[att.filename]))
+    assert z.namelist() == [f"mjbot-ledger-{GUILD_ID}.csv"]
+    assert csv_of(z.read(z.namelist()[0])) == rows
+    assert sql(h, "SELECT COUNT(*) FROM settings_audit WHERE field = 'export'") == [(2,)]
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+async def test_an_export_too_large_even_zipped_is_told_and_not_audited(h: Harness, locale, caplog):
+    h.fake.upload_limit = 300
+    before = dump(h)
+    r = await h.slash("export", permissions=ADMIN_PERMISSIONS, locale=locale)
+    reply = r.reply
+    assert reply.ephemeral and not reply.attachments
+    assert {"en-US": "Export one season at a time", "zh-CN": "一次导出一个赛季",
+            "zh-TW": "一次匯出一個賽季"}[locale] in reply.content, reply.content
+    assert "1 KB" in reply.content  # the limit, 300 bytes
+    assert dump(h) == before  # no audit row for an export nobody received
+    assert not [rec for rec in caplog.records if rec.exc_info]
+
+
+async def test_the_export_answers_before_it_reads_the_ledger(h: Harness, monkeypatch):
+    """Discord waits three seconds for the first answer; a large ledger takes longer to read and write. The bot
+    answers (deferred, "thinking") before it reads, so a slow read still ends in the file."""
+    from bot.store import group as gstore
+
+    real = gstore.ledger_rows
+    reading, go = asyncio.Event(), asyncio.Event()
+
+    async def slow(*args, **kwargs):
+        reading.set()
+        await go.wait()
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(gstore, "ledger_rows", slow)
+    data, rec = h.slash_payload("export", permissions=ADMIN_PERMISSIONS)
+    h.bot._connection.parse_interaction_create(data)
+    await asyncio.wait_for(reading.wait(), 10)
+    await h.settle()
+    assert rec.callback_type == 5 and rec.callbacks[0]["data"]["flags"] & 64  # deferred, privately
+    go.set()
+    await h.settle()
+    [att] = rec.reply.attachments
+    assert att.filename.endswith(".csv") and rec.reply.ephemeral

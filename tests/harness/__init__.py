@@ -420,7 +420,7 @@ class Harness:
             "version": 1,
             "locale": locale,
             "entitlements": [],
-            "attachment_size_limit": 25 * 1024 * 1024,
+            "attachment_size_limit": self.fake.upload_limit,
             "app_permissions": str(discord.Permissions.all().value),
         }
         if guild_id is not None:

@@ -411,6 +411,9 @@ class FakeDiscord:
         self.unknown_routes: list[Request] = []
         self.expired_tokens: set[str] = set()
         self.on_request: list[Callable[[Request], None]] = []
+        # what one message may carry in files: a server without boosts takes 10 MiB (sent to the bot in every
+        # interaction as attachment_size_limit); a bigger upload is refused with 413 / 40005
+        self.upload_limit = 10 * 1024 * 1024
 
     def session_for(self, http: Any) -> FakeSession:
         """A session for one bot's ``HTTPClient``, with its ``http_trace`` as aiohttp would have it."""
@@ -549,6 +552,8 @@ class FakeDiscord:
                     hdrs["X-RateLimit-Global"] = "true"
                 return FakeResponse(429, body, hdrs)
         try:
+            if sum(len(f.data) for f in files) > self.upload_limit:
+                raise HTTPError(413, 40005, "Request entity too large")
             status, body = self._route(method, path, params, payload, files)
         except HTTPError as e:
             status, body = e.status, {"message": e.message, "code": e.code}
