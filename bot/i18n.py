@@ -28,6 +28,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from engine.variants import VARIANT_KEYS, get_variant
 from text import catalog
 from text.hant import named, to_hant
 from text.lang import resolve
@@ -60,6 +61,18 @@ def t(key: str, lang: str | None, /, **params: Any) -> str:
 
 def variant_name(key: str, lang: str | None) -> str:
     return t(f"variant.{key}", lang)
+
+
+def notation_examples(lang: str | None) -> str:
+    """One hand for each variant that scores in it as written (``Variant.example``, checked by the tests), a line
+    each, for the notation help.
+
+    >>> print(notation_examples("en"))
+    `23456799m345p67s+8s` · Wuhu
+    `1234678922m345s+5m` · Hefei
+    `123m456p789s5z(7777z)+5z` · Chizhou
+    """
+    return "\n".join(f"`{get_variant(k).example}` · {variant_name(k, lang)}" for k in VARIANT_KEYS)
 
 
 def seat_name(seat: int, lang: str | None) -> str:

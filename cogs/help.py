@@ -21,7 +21,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import MjBot
-from bot.i18n import locale_str, t
+from bot.i18n import locale_str, notation_examples, t
 from bot.interactions import lang_of
 from bot.store import group as gstore
 from cogs.errors import SafeView
@@ -35,7 +35,7 @@ SELECT_ID = "mjbot:help:page"
 
 def help_embed(page: str, lang: str) -> discord.Embed:
     n = PAGES.index(page) + 1
-    e = discord.Embed(title=f"🀄 {t(f'help.page.{page}', lang)}", description=t(f"help.{page}", lang),
+    e = discord.Embed(title=f"🀄 {t(f'help.page.{page}', lang)}", description=t(f"help.{page}", lang, examples=notation_examples(lang)),
                       colour=discord.Colour.dark_green())
     e.set_footer(text=t("help.footer", lang, n=n, total=len(PAGES)))
     return e

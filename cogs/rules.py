@@ -51,7 +51,7 @@ def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.E
         embed.add_field(name=t("rules.house", lang), value="\n".join(lines)[:1024], inline=False)
     else:
         embed.add_field(name=t("rules.house", lang), value=t("rules.house_none", lang), inline=False)
-    embed.set_footer(text=t("rules.footer", lang))  # (a file of the project's repository means nothing to a player)
+    embed.set_footer(text=t("rules.footer", lang, ref=next(iter(v.rule_of.values()), "")))  # (a file of the project's repository means nothing to a player)
     return embed
 
 

@@ -18,7 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.app import MjBot
-from bot.i18n import locale_str, t, variant_name
+from bot.i18n import locale_str, notation_examples, t, variant_name
 from bot.interactions import lang_of, settings_of
 from bot.settings import DEALER_STREAK, HAND_LENGTH, variant_rules
 from cogs.choices import MODE_CHOICES, SEAT_CHOICES, SITUATION_CHOICES, WIN_CHOICES, variant_choices
@@ -49,7 +49,7 @@ class HelpButton(discord.ui.Button["HelpView"]):
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         lang = await lang_of(interaction)
-        await interaction.response.send_message(t("score.help", lang), ephemeral=True)
+        await interaction.response.send_message(t("score.help", lang, examples=notation_examples(lang)), ephemeral=True)
 
 
 class HelpView(SafeView):

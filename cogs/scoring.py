@@ -103,7 +103,10 @@ def breakdown_text(result: ScoreResult, variant: Variant, situation: Situation, 
             extras.append(t(f"choice.situation.{s}", lang))
     lines = [f"**{title}**" + (" · " + " · ".join(extras) if extras else "")]
     lines.append(f"__{t('score.items', lang)}__")
-    lines.append(f"_{t('score.rule_ref', lang)}_")  # where the "(W5)" after each item name leads
+    refs = [variant.rule_for(item.code) for item in result.items]
+    ref = next((r for r in refs if r), "")
+    if ref:  # where the "(W5)" after each item name leads, with a ruling of this breakdown as the example
+        lines.append(f"_{t('score.rule_ref', lang, ref=ref)}_")
     for item in result.items:
         name = _with_rule(item_name(item.zh, item.en, lang), variant.rule_for(item.code))
         value = _item_value(item.kind, item.value)

@@ -430,7 +430,7 @@ async def test_help_pages_in_the_players_language(h: Harness, locale, word):
     assert msg.ephemeral and msg.embeds
     r2 = await h.click(msg, custom_id="mjbot:help:page", values=["notation"], locale=locale)
     page = h.fake.find_message(msg.id)
-    assert word in page.embeds[0]["title"] and "1234678922m345s+5m" in page.embeds[0]["description"]
+    assert word in page.embeds[0]["title"] and "1234678922m345s+5m" in page.embeds[0]["description"]  # the Hefei example
     assert r2.callback_type == 7
     dm = await h.slash("help", guild=False, locale=locale)  # in a DM too
     assert dm.reply.embeds and dm.reply.embeds[0]["footer"]["text"].endswith(("5", "5 页", "5 頁"))

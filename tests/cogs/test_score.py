@@ -361,5 +361,22 @@ async def test_each_line_names_its_ruling_and_says_where_to_look_it_up(harness: 
     assert line in text, text
     lines = text.splitlines()
     under_header = lines[lines.index(next(x for x in lines if x.startswith("__"))) + 1]
-    assert ref in under_header and "W5" in under_header  # said once, right under the items' heading
+    assert ref in under_header and "W4" in under_header  # said once, right under the items' heading, with its first
+    assert "(W4)" in lines[lines.index(under_header) + 1]  # line's ruling (支, W4) as the example
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US", "zh-TW"])
+@pytest.mark.parametrize(("variant", "hand", "letter"), [("hefei", "1234678922m345s+5m", "H"),
+                                                        ("chizhou", "123m456p789s5z(7777z)+5z", "C")])
+async def test_a_breakdown_explains_its_ruling_numbers_with_one_of_its_own(harness: Harness, locale, variant, hand,
+                                                                           letter):
+    """A Hefei or Chizhou breakdown lists H4, C7 …: the line that says what the numbers are gives one of those, not
+    a Wuhu ruling."""
+    import re
+
+    r = await harness.slash("score", hand=hand, variant=variant, locale=locale)
+    lines = r.reply.content.splitlines()
+    under_header = lines[lines.index(next(x for x in lines if x.startswith("__"))) + 1]
+    refs = set(re.findall(r"[WHC]\d+", under_header))
+    assert refs and refs <= set(re.findall(rf"{letter}\d+", "\n".join(lines[lines.index(under_header) + 1:]))), lines
 
