@@ -182,3 +182,20 @@ def _allowed_chinese(key: str, word: str) -> bool:
 
 #: a language's name is written in that language in a language picker
 _NAMED_IN_CHINESE: frozenset[str] = frozenset({"lang.zh", "lang.zh-TW"})
+
+
+_COMMANDS = ("table", "score", "rules", "settings", "help", "leaderboard", "stats", "history", "replay", "record",
+             "season", "correct", "export")
+
+
+def test_chinese_text_names_commands_as_a_chinese_client_lists_them():
+    """A zh-CN or zh-TW Discord client lists the commands by their Chinese names (/牌桌 开桌, /算分): a message in
+    Chinese that says "/table new" names a command the player cannot find in the list."""
+    english = re.compile(r"/(?:" + "|".join(_COMMANDS) + r")(?![A-Za-z_])")
+    found = [(lang, key, m.group()) for lang in ("zh", "zh-TW") for key, text in catalog.strings(lang).items()
+             for m in english.finditer(text)]
+    assert not found, found
+    # and the way they are named is the way they are listed
+    table_new = f"/{catalog.text('table.name', 'zh-TW')} {catalog.text('table.new.name', 'zh-TW')}"
+    assert table_new == "/牌桌 開桌" and table_new in catalog.text("tables.no_table", "zh-TW")
+    assert f"/{catalog.text('settings.name', 'zh-TW')}" in catalog.text("welcome.body", "zh-TW")
