@@ -463,7 +463,7 @@ async def test_the_walkthrough_is_posted_once_where_allowed(h: Harness):
     await h.settle()
     posted = h.channel(ch)
     assert len(posted) == 1 and posted[0].embeds[0]["title"] == "感謝邀請 mjbot！🀄"
-    assert "/table new" in posted[0].embeds[0]["description"]
+    assert "/牌桌 開桌" in posted[0].embeds[0]["description"]  # as a zh-TW client lists the command
     # joining again (kicked and re-invited) never posts twice
     h.bot._connection.parse_guild_delete({"id": str(gid), "unavailable": False})
     h.bot._connection.parse_guild_create(guild_payload(gid, ch, can_send=True))

@@ -277,7 +277,7 @@ async def test_the_expiry_is_a_setting_with_a_range_and_audited(h: Harness):
     await press(h, rec, "Reject", D)
     # the settings panel shows the value and the recent changes, records included, in words
     panel = await h.slash("settings", permissions=ADMIN_PERMISSIONS, locale="zh-CN")
-    assert "/record 记账等待确认 2 小时。" in panel.reply.content
+    assert "用 /记账 记下的牌局等待确认 2 小时。" in panel.reply.content
     assert "拒绝记账" in panel.reply.text and "记账（/记账）" in panel.reply.text
     assert "记账确认时限 → 2" in panel.reply.text
     # outside the declared range (a forged payload): refused, nothing written
