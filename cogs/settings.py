@@ -48,7 +48,7 @@ from bot.settings import (
 from bot.store import GuildSettings
 from cogs import settings_registry
 from cogs.checks import check_manager, guild_of
-from cogs.errors import SafeModal, SafeView
+from cogs.errors import SafeModal, SafeView, saved
 from cogs.report import latest_report_day
 from engine.errors import EngineError
 from engine.variants import VARIANT_KEYS, get_variant
@@ -335,6 +335,8 @@ async def _show(bot: MjBot, interaction: discord.Interaction[MjBot], settings: G
     """Redraw the panel the interaction came from, or answer with a new panel (from a form or a prompt)."""
     embed = settings_embed(settings, audit, lang, viewing)
     view = SettingsView(bot, settings, lang, viewing)
+    if note:  # a change is stored: if Discord fails this answer, the admin is told it was made
+        saved(interaction, note)
     if interaction.type == discord.InteractionType.component and _is_panel(interaction.message):
         await interaction.response.edit_message(content=note, embed=embed, view=view)
     else:
@@ -412,6 +414,7 @@ class TimersModal(SafeModal):
         audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
         viewing = _viewed_variant(interaction.message)
         embed = settings_embed(new, audit, lang, viewing)
+        saved(interaction, note)
         if interaction.message is not None:
             await interaction.response.edit_message(content=note, embed=embed,
                                                     view=SettingsView(self.bot, new, lang, viewing))
@@ -586,7 +589,7 @@ class Settings(commands.Cog):
                                                      settings, ai_difficulty, lang)
             note = said + "\n" + note
         audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
-        await interaction.response.send_message(note, embed=settings_embed(settings, audit, lang),
+        await interaction.response.send_message(saved(interaction, note), embed=settings_embed(settings, audit, lang),
                                                 view=SettingsView(self.bot, settings, lang), ephemeral=True)
 
 

@@ -199,3 +199,11 @@ async def test_the_export_answers_before_it_reads_the_ledger(h: Harness, monkeyp
     await h.settle()
     [att] = rec.reply.attachments
     assert att.filename.endswith(".csv") and rec.reply.ephemeral
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+async def test_a_setting_whose_answer_discord_failed_is_told_made(h: Harness, locale):
+    told = await failing_answer(h, "settings", locale, record_expiry_hours=5)
+    assert SAID_DONE[locale] in told and "5" in told, told
+    assert not any(n in told for n in NOTHING)
+    assert sql(h, "SELECT record_expiry_hours FROM memory_settings WHERE guild_id = ?", (GUILD_ID,)) == [(5,)]
