@@ -24,7 +24,7 @@ from bot.settings import SERVER_LANGUAGE, table_allowed_in, variant_rules
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables
 from bot.tables.strings import t  # display names in its messages are escaped (no pings, no markdown)
 from cogs.choices import MODE_CHOICES, variant_choices
-from cogs.errors import reply_ephemeral
+from cogs.errors import reply_ephemeral, saved
 from cogs.table_controls import UI, LobbyButton, PlayButton, VoteButton
 from engine.variants import get_variant
 from text.lang import lang_for, lang_of_locale
@@ -106,6 +106,7 @@ class Tables(commands.Cog):
         except Refusal as r:
             await self._refuse(interaction, r)
             return
+        saved(interaction, t("tables.opened_unshown", await lang_of(interaction)))  # the lobby is stored
         await interaction.response.send_message(embed=self.lobby_embed(lt), view=self.ui.lobby_view(lt, lt.lang))
         await self._lobby_answer_posted(interaction, lt)
         await self._say_the_tables_language(interaction, lt)
