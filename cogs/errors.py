@@ -34,8 +34,9 @@ log = logging.getLogger(__name__)
 def transient(error: BaseException) -> str | None:
     """The message key for a failure of what the bot stands on - the database busy or locked by another writer, or
     failing (disk, permissions); Discord failing with a 5xx after discord.py's own retries - or None (a bug: the
-    generic apology, logged with its traceback). Such a failure changed nothing (the store's
-    transaction rolled back; Discord took nothing), so the player is told to try again; it is logged as a warning,
+    generic apology, logged with its traceback). A store failure changed nothing (its transaction rolled back); a
+    Discord failure may come after the command's own write, which a command that writes says with :func:`saved`,
+    and otherwise the player is told to try again (a repeat finds what was done and says so). Logged as a warning,
     without a traceback.
 
     >>> import sqlite3
