@@ -6,7 +6,8 @@ code (:func:`cogs.checks.check_manager`). Every change goes through :mod:`bot.st
 negative amount, the same member twice, a bot, a date in the past) is refused with a message and writes nothing.
 
 - ``/season start name [ends]``: season N+1 starts now; the open season ends at the same instant and its final board
-  is posted right away (as a follow-up in the channel). ``ends`` is the season's last day (YYYY-MM-DD) in the
+  is posted right away in the channel (:func:`post_final_board`: at least once, never twice; as the command's
+  follow-up if the bot may not post there). ``ends`` is the season's last day (YYYY-MM-DD) in the
   server's time zone: it ends at the following midnight there, and the scheduler (:mod:`cogs.report`) posts its
   final board in the channel where it was started.
 - ``/correct void hand reason``: the hand counts for nothing from now on (its rows stay; a correction negates
@@ -89,8 +90,8 @@ def day_end(day: date, tz: tzinfo) -> datetime:
     return datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz)
 
 
-async def final_board(bot: MjBot, season: gstore.Season, lang: str) -> tuple[str, discord.File | None]:
-    """The final board of an ended season: the top of every variant played in it (text), and the image of the
+async def final_board(bot: MjBot, season: gstore.Season, lang: str) -> tuple[str, bytes | None]:
+    """The final board of an ended season: the top of every variant played in it (text), and the image (PNG) of the
     variant with the most hands."""
     tz = await server_tz(bot, season.guild_id)
     label = season_label(season, lang, tz)
@@ -113,7 +114,7 @@ async def final_board(bot: MjBot, season: gstore.Season, lang: str) -> tuple[str
     except Exception:
         log.exception("final board image failed")
         return text, None
-    return text, discord.File(io.BytesIO(data), filename="season.png")
+    return text, data
 
 
 def passing(error: BaseException) -> bool:
@@ -124,26 +125,93 @@ def passing(error: BaseException) -> bool:
     return isinstance(error, discord.HTTPException | OSError | asyncio.TimeoutError)
 
 
-async def post_final_board(bot: MjBot, season: gstore.Season, lang: str,
-                           send: Callable[[str, discord.File | None], Awaitable[Any]],
-                           at: datetime | None = None) -> bool:
-    """Post an ended season's final board with ``send(text, file)``, wherever it came from (``/season start``
-    answering in the channel, the scheduler posting in the season's channel). Claimed first, so it is never posted
-    twice; when the post fails in passing the claim is given back and the scheduler posts it on its next round.
-    True when it was posted here."""
-    text, file = await final_board(bot, season, lang)  # read first: a failure here leaves nothing claimed
-    if not await gstore.mark_season_announced(bot.open_store, season.season_id, at):
+def final_nonce(season_id: int) -> str:
+    """The nonce of a season's final board (Discord takes at most 25 characters): every try posts with it, so that
+    Discord makes a retry the same message (``enforce_nonce``, for a few minutes).
+
+    >>> final_nonce(42)
+    'mjs42'
+    """
+    return f"mjs{season_id}"[:25]
+
+
+#: A post claimed that long ago and never confirmed is taken over (the bot posting it stopped, or could not give it
+#: back): longer than a post takes with discord.py's retries, shorter than Discord's memory of a nonce.
+CLAIM_LEASE = timedelta(minutes=2)
+
+Send = Callable[[str, bytes | None], Awaitable[Any]]
+
+
+async def noted(what: str, write: Awaitable[Any]) -> None:
+    """A write that ends or gives back a claim after a post: a failure is logged, never raised (the post, or the
+    command that led to it, happened): a claim left standing is taken over later (:data:`CLAIM_LEASE`)."""
+    try:
+        await write
+    except Exception as e:
+        log.warning("%s: could not be noted (%r); the scheduler takes the claim over later", what, e)
+
+
+async def post_final_board(bot: MjBot, season: gstore.Season, lang: str, channel_id: int | None, *,
+                           at: datetime | None = None, retake_before: datetime | None = None,
+                           fallback: Send | None = None) -> bool:
+    """Post an ended season's final board in ``channel_id`` (where ``/season start`` ran, or the season's channel),
+    at least once and never twice: claimed in the database, posted with the season's nonce (:func:`final_nonce`),
+    then noted as posted. A claim already in flight is left alone unless made before ``retake_before`` (then posted
+    again in its own channel, with the same nonce). When the post fails in passing the claim is given back and the
+    scheduler posts it on its next round; a missing permission or channel ends it (or, with ``fallback``, the
+    command's follow-up posts it). Never raises after the claim (a command that led here has done its work). True
+    when it was posted here."""
+    store = bot.open_store
+    claimed = await gstore.claim_final_board(store, season.season_id, channel_id, at, retake_before=retake_before)
+    if claimed is None:
+        return False
+    what = f"guild {season.guild_id}: final board of season {season.number}"
+    if claimed.final_channel is None:  # nowhere to post it
+        await noted(what, gstore.mark_season_announced(store, season.season_id, at))
         return False
     try:
-        await send(text, file)
-    except Exception as e:
-        if passing(e):
-            await gstore.unmark_season_announced(bot.open_store, season.season_id)
-            log.warning("guild %s: final board of season %s not posted, will retry: %s", season.guild_id,
-                        season.number, e)
-        else:
-            log.warning("guild %s: final board of season %s cannot be posted: %s", season.guild_id, season.number, e)
+        text, png = await final_board(bot, claimed, lang)
+    except Exception as e:  # nothing posted: given back, the next round tries again
+        log.warning("%s could not be drawn (%r); will retry", what, e)
+        await noted(what, gstore.release_final_board(store, season.season_id))
         return False
+    channel = bot.get_partial_messageable(claimed.final_channel, guild_id=season.guild_id)
+    try:
+        await channel.send(text, file=_png_file(png), allowed_mentions=_NO_PINGS,
+                           nonce=final_nonce(season.season_id))  # discord.py sends enforce_nonce
+    except Exception as e:
+        if fallback is not None and isinstance(e, discord.Forbidden | discord.NotFound):
+            return await _fall_back(what, store, season, fallback, text, png, at)
+        if passing(e):
+            log.warning("%s not posted, will retry: %s", what, e)
+            await noted(what, gstore.release_final_board(store, season.season_id))
+        else:
+            log.warning("%s cannot be posted: %s", what, e)
+            await noted(what, gstore.mark_season_announced(store, season.season_id, at))
+        return False
+    await noted(what, gstore.mark_season_announced(store, season.season_id, at))
+    return True
+
+
+def _png_file(png: bytes | None) -> discord.File:
+    return discord.File(io.BytesIO(png), filename="season.png") if png is not None else discord.utils.MISSING
+
+
+async def _fall_back(what: str, store: Any, season: gstore.Season, fallback: Send, text: str, png: bytes | None,
+                     at: datetime | None) -> bool:
+    """The bot may not post in the command's channel: the command's follow-up (which needs no permission) posts
+    the board instead. It takes no nonce; a failure in passing leaves the board to the scheduler, in the season's
+    own channel."""
+    try:
+        await fallback(text, png)
+    except Exception as e:
+        log.warning("%s not posted as a follow-up either (%s)", what, e)
+        if passing(e):
+            await noted(what, gstore.release_final_board(store, season.season_id, channel_too=True))
+        else:
+            await noted(what, gstore.mark_season_announced(store, season.season_id, at))
+        return False
+    await noted(what, gstore.mark_season_announced(store, season.season_id, at))
     return True
 
 
@@ -259,10 +327,14 @@ class Group(commands.Cog):
             text += " " + t("season.started_ends", lang, end=day_text(ends_at - timedelta(days=1), lang))
         await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
         if ended is not None:
-            async def send(text: str, file: discord.File | None) -> None:
-                await interaction.followup.send(text, file=file or discord.utils.MISSING, allowed_mentions=_NO_PINGS)
+            async def send(text: str, png: bytes | None) -> None:
+                await interaction.followup.send(text, file=_png_file(png), allowed_mentions=_NO_PINGS)
 
-            await post_final_board(self.bot, ended, lang, send)
+            try:  # posted below the announcement, in this channel; the scheduler does it if this fails
+                await post_final_board(self.bot, ended, lang, interaction.channel_id, fallback=send)
+            except Exception as e:  # the season started (and was told so): nothing here may say otherwise
+                log.warning("guild %s: final board of season %s left to the scheduler (%r)", interaction.guild_id,
+                            ended.number, e)
 
     @season.command(name=locale_str("season.list.name"), description=locale_str("season.list.desc"))
     async def season_list(self, interaction: discord.Interaction[MjBot]) -> None:

@@ -12,6 +12,8 @@ pays or gets, and two buttons:
   played in person) and the export, and ``/correct void`` voids it like any other.
 - **Reject**: any of the four players (or a Manage Server member) closes the record; nothing is written.
 
+A record whose card was lost (the bot stopped between storing it and posting the card) gets its card from the
+scheduler (:meth:`Recorder._lost_cards`), or is withdrawn with a word in its channel if Discord refuses the card.
 A record nobody completes expires after ``record_expiry_hours`` (``/settings``, default 24 h): the scheduler
 (:meth:`Recorder.tick`, every :data:`TICK_SECONDS`, with ``self.clock`` for tests) closes it and edits its card. A
 press on a closed record answers privately what happened to it and changes nothing. The buttons are
@@ -27,6 +29,7 @@ and 交) without the table's 底 stacks, which a single hand played elsewhere do
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import io
 import logging
@@ -40,7 +43,7 @@ from discord import app_commands
 from discord.ext import commands, tasks
 
 from bot.app import MjBot
-from bot.i18n import locale_str, seat_name, t, variant_name
+from bot.i18n import locale_str, t, variant_name
 from bot.ids import require_id
 from bot.interactions import lang_of, settings_of
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, variant_rules
@@ -51,14 +54,8 @@ from cogs import settings_registry
 from cogs.checks import guild_of
 from cogs.choices import MODE_CHOICES, SITUATION_CHOICES, SITUATIONS, variant_choices
 from cogs.errors import SafeModal, UserError, report, transient
-from cogs.scoring import (
-    breakdown_text,
-    build_situation,
-    check_options,
-    fit_message,
-    render_image,
-    score_scene,
-)
+from cogs.record_card import card_text, pings, redrawn_card, score_record
+from cogs.scoring import build_situation, check_options, render_image, score_scene
 from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
 from engine.tiles import Hand, format_tiles, parse_hand, tile_name
@@ -91,78 +88,6 @@ def _db_failed(error: BaseException, what: str, *args: Any) -> None:
         log.warning(what + ": %r", *args, error)
     else:
         log.error(what, *args, exc_info=error)
-
-
-def _pings(rec: rstore.Record) -> discord.AllowedMentions:
-    """The card pings the payers who still have to confirm, and nobody else."""
-    return discord.AllowedMentions(everyone=False, roles=False,
-                                   users=[discord.Object(s.player_id) for s in rec.waiting])
-
-
-def record_situation(rec: rstore.Record) -> Situation:
-    """The situation the record was scored in, as stored."""
-    s = rec.situation
-    flags: dict[str, Any] = {k: bool(s.get(k)) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}
-    return Situation(winner=s["winner"], discarder=s.get("discarder"), dealer_streak=s.get("dealer_streak", 1), **flags)
-
-
-def score_record(rec: rstore.Record) -> tuple[Hand, ScoreResult, Situation]:
-    """The record's hand scored again (the engine is a pure function: the card of a stored record is redrawn from
-    what was stored)."""
-    sit = record_situation(rec)
-    hand = parse_hand(rec.hand_text)
-    return hand, get_variant(rec.variant).score(hand, sit, rec.rules), sit
-
-
-def redrawn_card(rec: rstore.Record, lang: str, *, now: datetime | None = None) -> str:
-    """The card of a stored record. The seats' amounts are the stored ones; the breakdown is the engine's, and is
-    left out if the engine no longer scores the stored hand the same way (a newer version refusing it): one such
-    record must not stop its own card, or the scheduler's other cards, from showing what happened."""
-    try:
-        _, result, sit = score_record(rec)
-    except Exception:
-        log.exception("record %s: its hand no longer scores; the card is drawn without its breakdown", rec.record_id)
-        return card_text(rec, None, record_situation(rec), lang, now=now)
-    return card_text(rec, result, sit, lang, now=now)
-
-
-def status_line(rec: rstore.Record, lang: str, *, now: datetime | None = None) -> str:
-    """What the card says about the record's state."""
-    expired = rec.status == "expired" or (rec.status == "pending" and now is not None and rec.expires_at <= now)
-    if expired:
-        return t("record.status_expired", lang)
-    if rec.status == "rejected":
-        return t("record.status_rejected", lang, user=rec.decided_by)
-    if rec.status == "confirmed":
-        return t("record.status_confirmed", lang, hand=rec.hand_id)
-    stamp = int(rec.expires_at.timestamp())
-    return t("record.status_pending", lang, n=len(rec.waiting), when=f"<t:{stamp}:R>")
-
-
-def card_text(rec: rstore.Record, result: ScoreResult | None, sit: Situation, lang: str, *,
-              now: datetime | None = None) -> str:
-    """The public card: a title, each player with their seat, amount and confirmation, the state, then the
-    breakdown as /score writes it (cut to fit Discord's limit, payments kept)."""
-    how = (t("record.how_self", lang) if sit.discarder is None
-           else t("record.how_rob_kong" if sit.rob_kong else "record.how_discard", lang,
-                  user=rec.seats[sit.discarder].player_id))
-    lines = [t("record.title", lang, id=rec.record_id, variant=variant_name(rec.variant, lang),
-               winner=rec.seats[sit.winner].player_id, how=how)]
-    payers = rec.payer_seats
-    for s in rec.seats:
-        mark = ""
-        if s.seat in payers:
-            mark = " ✅" if s.confirmed else " ⏳"
-        lines.append(t("record.seat_line", lang, seat=seat_name(s.seat, lang), user=s.player_id,
-                       amount=f"{s.amount:+d}" if s.amount else "0") + mark)
-    lines.append(status_line(rec, lang, now=now))
-    head = "\n".join(lines)
-    if result is None:
-        return head
-    rules = rec.rules
-    body, _ = fit_message(breakdown_text(result, get_variant(rec.variant), sit, rules, lang), lang,
-                          2000 - len(head) - 2)
-    return head + "\n\n" + body
 
 
 def card_view(rec: rstore.Record, lang: str) -> discord.ui.View | None:
@@ -307,6 +232,9 @@ class Recorder(commands.Cog):
     def __init__(self, bot: MjBot) -> None:
         self.bot = bot
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self.posting: set[int] = set()  # records whose first card this process is posting
+        self.unstored: dict[int, tuple[int, int]] = {}  # record -> (guild, card message) whose id was not stored
+        self.first_round = True  # the first tick after a start posts the card of every pending record without one
 
     async def cog_load(self) -> None:
         self.loop.start()
@@ -432,7 +360,7 @@ class Recorder(commands.Cog):
             _db_failed(e, "record: the database failed to read the pending records")
             raise UserError("record.db_failed_propose") from None
         if dup is not None:  # told privately; two proposals at once are told apart again under the store's lock
-            raise UserError("record.duplicate", id=dup)
+            raise UserError("record.duplicate" if dup.card else "record.duplicate_no_card", id=dup.record_id)
         await interaction.response.defer(thinking=True)
         try:
             rec = await rstore.propose(
@@ -445,31 +373,51 @@ class Recorder(commands.Cog):
             raise UserError("record.db_failed_propose") from None
         except StoreError as e:
             if e.code == "record_duplicate":
-                raise UserError("record.duplicate", id=e.params["record_id"]) from None
+                key = "record.duplicate" if e.params.get("card", True) else "record.duplicate_no_card"
+                raise UserError(key, id=e.params["record_id"]) from None
             raise
-        names = cast(tuple[str, str, str, str], tuple(p.display_name for p in players))  # the four seats
-        files = []
+        self.posting.add(rec.record_id)  # its card is on its way: the scheduler leaves it alone
         try:
-            title = variant_name(key, lang) + (f" · {rules['mode']}" if "mode" in rules else "")
-            scene = dataclasses.replace(score_scene(parsed, result, sit, title), names=names)
-            self.bot.observers.emit("record_card", scene=scene)
-            image = await asyncio.to_thread(render_image, scene, lang)
-            files.append(discord.File(io.BytesIO(image), filename="record.png"))
-        except Exception:  # the figures matter more than the picture
-            log.exception("record image failed for %r", hand)
+            await self._first_card(interaction, rec, parsed, result, sit, lang)
+        finally:
+            self.posting.discard(rec.record_id)
+
+    async def _first_card(self, interaction: discord.Interaction[MjBot], rec: rstore.Record, parsed: Hand,
+                          result: ScoreResult, sit: Situation, lang: str) -> None:
+        """Post a proposed record's card as the command's answer, and remember its message."""
+        files = await self._card_files(rec, parsed, result, sit, lang)
         try:
             msg = await interaction.followup.send(card_text(rec, result, sit, lang), files=files,
-                                                  view=card_view(rec, lang) or discord.utils.MISSING, allowed_mentions=_pings(rec), wait=True)
+                                                  view=card_view(rec, lang) or discord.utils.MISSING,
+                                                  allowed_mentions=pings(rec), wait=True)
         except discord.HTTPException as e:
             # without its card nobody can confirm it: withdraw it (audited) rather than leave it waiting unseen
             log.warning("record %s: its card could not be posted (%s); withdrawn", rec.record_id, e)
             await rstore.reject(self.store, rec.guild_id, rec.record_id, rstore.SYSTEM_USER, manager=True,
                                 at=self.clock())
             raise UserError("record.post_failed") from None
+        await self._card_posted(rec, msg.id)
+
+    async def _card_posted(self, rec: rstore.Record, message_id: int) -> None:
         try:
-            await rstore.set_message(self.store, rec.guild_id, rec.record_id, msg.id)
-        except RECORD_WRITE_ERRORS as e:  # the record and its card work: the first press stores the id
+            await rstore.set_message(self.store, rec.guild_id, rec.record_id, message_id)
+        except RECORD_WRITE_ERRORS as e:  # the record and its card work: the next tick (or the first press) stores it
             log.warning("record %s: its card's id could not be stored (%s)", rec.record_id, e)
+            self.unstored[rec.record_id] = (rec.guild_id, message_id)
+
+    async def _card_files(self, rec: rstore.Record, parsed: Hand, result: ScoreResult, sit: Situation,
+                          lang: str) -> list[discord.File]:
+        """The card's score image with the players' names (none if it fails: the figures matter more)."""
+        names = cast(tuple[str, str, str, str], tuple(s.display_name for s in rec.seats))  # the four seats
+        try:
+            title = variant_name(rec.variant, lang) + (f" · {rec.rules['mode']}" if "mode" in rec.rules else "")
+            scene = dataclasses.replace(score_scene(parsed, result, sit, title), names=names)
+            self.bot.observers.emit("record_card", scene=scene)
+            image = await asyncio.to_thread(render_image, scene, lang)
+            return [discord.File(io.BytesIO(image), filename="record.png")]
+        except Exception:
+            log.exception("record image failed for %r", rec.hand_text)
+            return []
 
     # ---- the buttons
 
@@ -512,7 +460,7 @@ class Recorder(commands.Cog):
         text = redrawn_card(rec, rec.lang, now=self.clock())
         try:
             await interaction.response.edit_message(content=text, view=card_view(rec, rec.lang),
-                                                    allowed_mentions=_pings(rec))
+                                                    allowed_mentions=pings(rec))
         except discord.HTTPException as e:  # the card stays marked stale (the press's transaction marked it)
             log.warning("record %s: card edit failed (%s); the next tick redraws it", rec.record_id, e)
             if not interaction.response.is_done():
@@ -529,16 +477,18 @@ class Recorder(commands.Cog):
     # ---- the scheduler
 
     async def tick(self) -> None:
-        """Expire the records whose time is up and redraw their cards (and any card an earlier edit failed)."""
+        """Expire the records whose time is up, post the cards that were lost (:meth:`_lost_cards`) and redraw the
+        cards (any an earlier edit failed too)."""
         now = self.clock()
         await rstore.expire_due(self.store, at=now)  # marks their cards stale
+        await self._lost_cards(now)
         for rec in await rstore.stale_cards(self.store):
             message = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id).get_partial_message(
                 rec.message_id)  # type: ignore[arg-type]  # a stale card is a card posted
             shown: rstore.Record | None = rec
             try:
                 await message.edit(content=redrawn_card(rec, rec.lang, now=now),
-                                   view=card_view(rec, rec.lang), allowed_mentions=_pings(rec))
+                                   view=card_view(rec, rec.lang), allowed_mentions=pings(rec))
             except (discord.NotFound, discord.Forbidden):
                 log.warning("record %s: its card is gone or out of reach", rec.record_id)
                 shown = None  # nothing to redraw, whatever the record's state
@@ -546,6 +496,59 @@ class Recorder(commands.Cog):
                 log.warning("record %s: card edit failed (%s); retried next tick", rec.record_id, e)
                 continue
             await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=shown)
+
+    async def _lost_cards(self, now: datetime) -> None:
+        """Cards a bot stopped before posting (between storing the record and posting its card), posted now so that
+        nothing is lost: the records without a card past :data:`bot.store.records.CARD_GRACE` (at the first tick
+        after a start, every one: no card is on its way then), except those whose card this process is posting or
+        posted without storing its id (that id is stored now). A card Discord refuses for good withdraws its record,
+        said in its channel."""
+        first, self.first_round = self.first_round, False
+        for rid, (guild_id, message_id) in list(self.unstored.items()):
+            try:
+                await rstore.set_message(self.store, guild_id, rid, message_id)
+            except RECORD_WRITE_ERRORS as e:
+                log.warning("record %s: its card's id could not be stored again (%s)", rid, e)
+                continue
+            del self.unstored[rid]
+        plan = self.bot.config.shard_plan
+        for rec in await rstore.cardless(self.store, before=None if first else now - rstore.CARD_GRACE):
+            if rec.record_id in self.posting or rec.record_id in self.unstored or not plan.owns_guild(rec.guild_id):
+                continue
+            self.posting.add(rec.record_id)
+            try:
+                await self._post_lost_card(rec, now)
+            finally:
+                self.posting.discard(rec.record_id)
+
+    async def _post_lost_card(self, rec: rstore.Record, now: datetime) -> None:
+        channel = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id)
+        try:
+            parsed, result, sit = score_record(rec)
+            files = await self._card_files(rec, parsed, result, sit, rec.lang)
+        except Exception:
+            log.exception("record %s: its hand no longer scores; its card is posted without the breakdown",
+                          rec.record_id)
+            files = []
+        try:
+            # the record's nonce: a post a kill interrupted (or another process's) is the same message
+            msg = await channel.send(redrawn_card(rec, rec.lang, now=now), files=files,
+                                     view=card_view(rec, rec.lang) or discord.utils.MISSING,
+                                     allowed_mentions=pings(rec), nonce=f"mjc{rec.record_id}"[:25])
+        except (TimeoutError, OSError, discord.DiscordServerError, discord.RateLimited) as e:
+            log.warning("record %s: its lost card could not be posted (%s); retried next tick", rec.record_id, e)
+            return
+        except discord.HTTPException as e:  # refused for good (no permission, no channel): withdrawn, and said
+            if e.status == 429:
+                return
+            log.warning("record %s: its lost card cannot be posted (%s); withdrawn", rec.record_id, e)
+            await rstore.reject(self.store, rec.guild_id, rec.record_id, rstore.SYSTEM_USER, manager=True, at=now)
+            with contextlib.suppress(discord.HTTPException, OSError, TimeoutError):
+                await channel.send(t("record.withdrawn_no_card", rec.lang, id=rec.record_id, user=rec.proposer_id),
+                                   allowed_mentions=discord.AllowedMentions.none())
+            return
+        log.info("record %s: its lost card was posted", rec.record_id)
+        await self._card_posted(rec, msg.id)
 
 
 async def setup(bot: MjBot) -> None:

@@ -4,12 +4,18 @@ Every :data:`TICK_MINUTES` the loop runs :meth:`Report.tick` with the time from 
 and call ``tick``; nothing sleeps):
 
 - seasons whose end date has passed are closed, and every ended season whose final board was not posted yet gets it
-  posted in the channel where it was started (``mark_season_announced`` first: never twice);
+  posted in the channel where it was started (:func:`cogs.group.post_final_board`);
 - for each server with the weekly report on, the latest report day (its weekday, at :data:`REPORT_HOUR` local time)
-  that has come: if that week was not posted yet it is claimed in the database, then posted. After downtime only
-  the latest missed week is posted (the claim moves past the earlier ones). The week reported is the seven local
-  days before the report day's midnight. A transient Discord failure (5xx, 429 after retries, a network error)
-  releases the claim so the next tick tries again; a missing channel or permission (403 / 404) does not.
+  that has come: if that week was not posted yet it is claimed in the database, posted, then noted as posted. After
+  downtime only the latest missed week is posted. The week reported is the seven local days before the report day's
+  midnight. A transient Discord failure (5xx, 429 after retries, a network error) gives the claim back so the next
+  tick tries again; a missing channel or permission (403 / 404) ends it.
+
+Both are posted at least once and never twice: each post carries a nonce made of what it is (the season, the server
+and week) with ``enforce_nonce``, and is noted as posted only once Discord took it. A claim never noted (the bot was
+stopped while the post was in flight, or the database failed to give a claim back) is taken over at the first tick
+after a start, or by any tick once it is older than :data:`cogs.group.CLAIM_LEASE`, and posted again with the same
+nonce: Discord returns the message it already has instead of posting a second.
 
 Turning the report on never posts a week that ended before it was asked for (see
 :func:`bot.store.group.set_weekly_report`).
@@ -31,7 +37,7 @@ from bot.app import MjBot
 from bot.i18n import t, variant_name
 from bot.settings import SERVER_LANGUAGE
 from bot.store import group as gstore
-from cogs.group import passing, post_final_board
+from cogs.group import CLAIM_LEASE, noted, passing, post_final_board
 from cogs.leaderboard import day_text, display
 from text.lang import lang_of_locale
 
@@ -56,6 +62,22 @@ def latest_report_day(now_local: datetime, weekday: int) -> date:
     if back == 0 and now_local.time() < time(REPORT_HOUR):
         day -= timedelta(days=7)
     return day
+
+
+def report_nonce(guild_id: int, week: int) -> str:
+    """The nonce of a server's report of ``week`` (its report day's ordinal), in Discord's 25 characters: every try
+    posts with it, so that Discord makes a retry the same message (``enforce_nonce``, for a few minutes).
+
+    >>> report_nonce(1_200_000_000_000_000_100, 741_000), report_nonce(2**64 - 1, 741_000)
+    ('mjw741000947ohxli5i04', 'mjw7410003w5e11264sgsf')
+    """
+    digits, n = "", guild_id
+    while True:
+        n, r = divmod(n, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[r] + digits
+        if n == 0:
+            break
+    return f"mjw{week}{digits}"[:25]
 
 
 def week_range(report_day: date, tz: Any) -> tuple[datetime, datetime]:
@@ -104,6 +126,7 @@ class Report(commands.Cog):
     def __init__(self, bot: MjBot) -> None:
         self.bot = bot
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        self.first_round = True  # the first tick after a start takes over every claim it finds
 
     async def cog_load(self) -> None:
         self.loop.start()
@@ -135,42 +158,57 @@ class Report(commands.Cog):
         if store is None:
             return
         now = self.clock()
+        # a claim older than the lease was left by a bot that stopped (or could not give it back); at the first round
+        # after a start every claim found is: posted again with its nonce, which Discord makes the same message
+        retake_before = gstore.ANY_CLAIM if self.first_round else now - CLAIM_LEASE
         await gstore.end_due_seasons(store, now)
         for season in await gstore.seasons_to_announce(store):
-            await self._announce(season, now)
+            await self._announce(season, now, retake_before)
         for gs in await gstore.report_servers(store):
-            day = latest_report_day(now.astimezone(gs.tz), gs.report_weekday)
-            week = day.toordinal()
+            await self._report(gs, now, retake_before)
+        self.first_round = False
+
+    async def _report(self, gs: gstore.GroupSettings, now: datetime, retake_before: datetime) -> None:
+        """The weekly report of one server, if one is due: a claim in flight (its own week) first, else the latest
+        week not posted yet. Claimed, posted with the week's nonce (:func:`report_nonce`), then noted as posted."""
+        store = self.bot.open_store
+        if gs.report_claim_week is not None:
+            week = gs.report_claim_week
+        else:
+            week = latest_report_day(now.astimezone(gs.tz), gs.report_weekday).toordinal()
             if gs.last_report_week is not None and gs.last_report_week >= week:
-                continue
-            if not await gstore.claim_report_week(store, gs.guild_id, week):
-                continue
-            try:
-                lang = await self._lang(gs.guild_id)
-                text, file = await report_message(self.bot, gs.guild_id, day, lang)
-                assert gs.report_channel is not None  # report_servers: the servers with a report channel
-                await self.bot.get_partial_messageable(gs.report_channel).send(text, file=file,
-                                                                               allowed_mentions=_NO_PINGS)
-                log.info("guild %s: weekly report of %s posted", gs.guild_id, day)
-            except Exception as e:
-                if passing(e):
-                    await gstore.release_report_week(store, gs.guild_id, week, gs.last_report_week)
-                    log.warning("guild %s: weekly report of %s not posted, will retry: %s", gs.guild_id, day, e)
-                else:
-                    log.warning("guild %s: weekly report of %s cannot be posted: %s", gs.guild_id, day, e)
-
-    async def _announce(self, season: gstore.Season, now: datetime) -> None:
-        """Post an ended season's final board in the channel where it was started (:func:`post_final_board`: never
-        twice, retried after a failure in passing)."""
-        if season.channel_id is None:  # nowhere to post it
-            await gstore.mark_season_announced(self.bot.open_store, season.season_id, now)
+                return
+        if not await gstore.claim_report_week(store, gs.guild_id, week, now, retake_before=retake_before):
             return
-        channel = self.bot.get_partial_messageable(season.channel_id)
+        day = date.fromordinal(week)
+        what = f"guild {gs.guild_id}: weekly report of {day}"
+        try:
+            lang = await self._lang(gs.guild_id)
+            text, file = await report_message(self.bot, gs.guild_id, day, lang)
+        except Exception as e:  # nothing posted: given back, the next round tries again
+            log.warning("%s could not be drawn (%r); will retry", what, e)
+            await noted(what, gstore.release_report_week(store, gs.guild_id, week))
+            return
+        assert gs.report_channel is not None  # report_servers: the servers with a report channel
+        try:
+            await self.bot.get_partial_messageable(gs.report_channel, guild_id=gs.guild_id).send(
+                text, file=file, allowed_mentions=_NO_PINGS, nonce=report_nonce(gs.guild_id, week))  # with enforce_nonce
+        except Exception as e:
+            if passing(e):
+                log.warning("%s not posted, will retry: %s", what, e)
+                await noted(what, gstore.release_report_week(store, gs.guild_id, week))
+            else:
+                log.warning("%s cannot be posted: %s", what, e)
+                await noted(what, gstore.confirm_report_week(store, gs.guild_id, week))
+            return
+        log.info("%s posted", what)
+        await noted(what, gstore.confirm_report_week(store, gs.guild_id, week))
 
-        async def send(text: str, file: discord.File | None) -> None:
-            await channel.send(text, file=file or discord.utils.MISSING, allowed_mentions=_NO_PINGS)
-
-        await post_final_board(self.bot, season, await self._lang(season.guild_id), send, now)
+    async def _announce(self, season: gstore.Season, now: datetime, retake_before: datetime) -> None:
+        """Post an ended season's final board in the channel where it was started, or where a claim in flight
+        posts it (:func:`post_final_board`: at least once, never twice)."""
+        await post_final_board(self.bot, season, await self._lang(season.guild_id), season.channel_id, at=now,
+                               retake_before=retake_before)
 
 
 async def setup(bot: MjBot) -> None:

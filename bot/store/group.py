@@ -19,6 +19,12 @@ adjustment moves ``amount`` 子 from one member to another (no hand counted). Ev
 ledger, so a voided hand counts for nothing and an adjustment moves the net. A void counts at its hand's time (the
 hand nets to nothing in every period that held it); an adjustment at the moment it was posted.
 
+**Posts made once** (a season's final board, a week's report) are claimed (``claim_final_board``,
+``claim_report_week``), posted, and only then noted as posted (``mark_season_announced``, ``confirm_report_week``). A
+claim that was never confirmed (the bot stopped while the post was in flight, or failed to give the claim back) is
+taken over by the scheduler after a restart or once it is old (``retake_before``), and posted again with the same
+Discord nonce, which Discord makes the same message: at least once, never twice.
+
 **Ranges** are half-open ``[since, until)``; ``None`` is open-ended. Seasons are ``[started_at, ended_at)``.
 """
 
@@ -27,7 +33,7 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from bot.zones import known_zone, zone_or_default
@@ -63,12 +69,17 @@ REPEAT_MS = 10 * 60 * 1000
 
 __all__ = [
     "Correction", "CorrectionRow", "ExportRow", "GroupSettings", "HandSummary", "HeadToHead", "Season",
-    "WeekSummary", "adjust", "audit_export", "board", "claim_report_week", "corrections", "current_season",
-    "end_due_seasons", "group_settings", "head_to_head", "ledger_rows", "mark_season_announced", "mark_welcomed",
-    "pair_flow", "player_record", "recent_hands", "release_report_week", "report_servers", "season",
-    "seasons", "seasons_to_announce", "set_timezone", "set_weekly_report", "start_season", "unmark_season_announced",
-    "unmark_welcomed", "void_hand", "week_summary", "zone",
+    "WeekSummary", "adjust", "audit_export", "board", "claim_final_board", "claim_report_week", "confirm_report_week",
+    "corrections", "current_season", "end_due_seasons", "group_settings", "head_to_head", "ledger_rows",
+    "mark_season_announced", "mark_welcomed", "pair_flow", "player_record", "recent_hands", "release_final_board",
+    "release_report_week", "report_servers", "season", "seasons", "seasons_to_announce", "set_timezone",
+    "set_weekly_report", "start_season", "unmark_welcomed", "void_hand", "week_summary", "zone",
 ]
+
+#: ``retake_before`` that takes over every claim in flight, however recent (a bot's first round after its start: a
+#: claim it finds was left by a bot that stopped, or is one that another process is posting, which the post's nonce
+#: makes the same message)
+ANY_CLAIM = datetime.max.replace(tzinfo=UTC)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -83,6 +94,8 @@ class GroupSettings:
     report_weekday: int = 0  # 0 = Monday
     last_report_week: int | None = None  # date ordinal of the report day last posted
     welcomed_at: datetime | None = None
+    report_claim_week: int | None = None  # a week whose report is being posted (claimed, not yet noted as posted)
+    report_claimed_at: datetime | None = None  # when it was claimed
 
     @property
     def tz(self) -> tzinfo:
@@ -100,8 +113,10 @@ class Season:
     started_at: datetime
     ends_at: datetime | None
     ended_at: datetime | None
-    final_posted_at: datetime | None
+    final_posted_at: datetime | None  # its final board was posted (or never can be: no channel, no permission)
     created_by: int
+    final_claimed_at: datetime | None = None  # a post of its final board is in flight since then
+    final_channel: int | None = None  # the channel of that post (a retry posts there, with the same nonce)
 
     @property
     def open(self) -> bool:
@@ -167,11 +182,11 @@ def zone(name: str) -> tzinfo:
 
 
 async def _group_settings(conn: Connection, guild_id: int) -> GroupSettings:
-    row = await conn.one("SELECT timezone, report_channel, report_weekday, last_report_week, welcomed_at "
-                           "FROM group_settings WHERE guild_id = ?", (guild_id,))
+    row = await conn.one("SELECT timezone, report_channel, report_weekday, last_report_week, welcomed_at, "
+                         "report_claim_week, report_claimed_at FROM group_settings WHERE guild_id = ?", (guild_id,))
     if row is None:
         return GroupSettings(guild_id)
-    return GroupSettings(guild_id, row[0], row[1], row[2], row[3], from_ms(row[4]))
+    return GroupSettings(guild_id, row[0], row[1], row[2], row[3], from_ms(row[4]), row[5], from_ms(row[6]))
 
 
 async def _ensure_row(conn: Connection, guild_id: int, ms: int) -> None:
@@ -222,8 +237,11 @@ async def set_weekly_report(store: Store, guild_id: int, user_id: int, channel_i
         last = old.last_report_week
         if channel_id is not None and first_week is not None:
             last = max(last or first_week, first_week)
+        # a claim in flight belonged to the report as it was set: forgotten (a post that completes still notes its
+        # week as posted)
         await conn.execute("UPDATE group_settings SET report_channel = ?, report_weekday = ?, last_report_week = ?, "
-                           "updated_at = ? WHERE guild_id = ?", (channel_id, weekday, last, ms, guild_id))
+                           "report_claim_week = NULL, report_claimed_at = NULL, updated_at = ? WHERE guild_id = ?",
+                           (channel_id, weekday, last, ms, guild_id))
         await audit(conn, guild_id, user_id, "weekly_report", before, after, ms)
         return await _group_settings(conn, guild_id)
 
@@ -237,14 +255,32 @@ async def report_servers(store: Store) -> list[GroupSettings]:
 
 
 @completes
-async def claim_report_week(store: Store, guild_id: int, week: int) -> bool:
-    """Record that the report of ``week`` (its report day's date ordinal) is being posted. False when that week or
-    a later one was already claimed: a week is never posted twice."""
+async def claim_report_week(store: Store, guild_id: int, week: int, at: datetime | None = None, *,
+                            retake_before: datetime | None = None) -> bool:
+    """Claim the post of the report of ``week`` (its report day's date ordinal): True when this caller is to post
+    it, then :func:`confirm_report_week` once Discord took it (or :func:`release_report_week` if it failed). False
+    when that week or a later one was posted, or another post is in flight: a claim made before ``retake_before``
+    (a bot stopped while posting it, or one that failed to give it back) is taken over, for its own week only, so
+    that the retry is the same post with the same nonce."""
+    stale = to_ms(retake_before) if retake_before is not None else None
     async with store.transaction() as conn:
         changed = await conn.execute(
-            "UPDATE group_settings SET last_report_week = ? WHERE guild_id = ? AND report_channel IS NOT NULL "
-            "AND (last_report_week IS NULL OR last_report_week < ?)", (week, guild_id, week))
+            "UPDATE group_settings SET report_claim_week = ?, report_claimed_at = ? WHERE guild_id = ? "
+            "AND report_channel IS NOT NULL AND (last_report_week IS NULL OR last_report_week < ?) "
+            "AND (report_claim_week IS NULL OR (report_claim_week = ? AND report_claimed_at < ?))",
+            (week, to_ms(at), guild_id, week, week, stale if stale is not None else -(2**62)))
         return changed == 1
+
+
+@completes
+async def confirm_report_week(store: Store, guild_id: int, week: int) -> None:
+    """Note the report of ``week`` as posted (or as one that never can be: no permission, no channel): the claim
+    ends and the week is never posted again."""
+    async with store.transaction() as conn:
+        await conn.execute("UPDATE group_settings SET last_report_week = ? WHERE guild_id = ? "
+                           "AND (last_report_week IS NULL OR last_report_week < ?)", (week, guild_id, week))
+        await conn.execute("UPDATE group_settings SET report_claim_week = NULL, report_claimed_at = NULL "
+                           "WHERE guild_id = ? AND report_claim_week = ?", (guild_id, week))
 
 
 @completes
@@ -268,11 +304,13 @@ async def unmark_welcomed(store: Store, guild_id: int) -> None:
 # ---------------------------------------------------------------------------------------------------------------
 # seasons
 
-_SEASON_COLS = "id, guild_id, number, name, channel_id, started_at, ends_at, ended_at, final_posted_at, created_by"
+_SEASON_COLS = ("id, guild_id, number, name, channel_id, started_at, ends_at, ended_at, final_posted_at, created_by, "
+                "final_claimed_at, final_channel")
 
 
 def _season(r: Sequence[Any]) -> Season:
-    return Season(r[0], r[1], r[2], r[3], r[4], from_ms(r[5]), from_ms(r[6]), from_ms(r[7]), from_ms(r[8]), r[9])
+    return Season(r[0], r[1], r[2], r[3], r[4], from_ms(r[5]), from_ms(r[6]), from_ms(r[7]), from_ms(r[8]), r[9],
+                  from_ms(r[10]), r[11])
 
 
 async def seasons(store: Store, guild_id: int) -> list[Season]:
@@ -357,11 +395,32 @@ async def seasons_to_announce(store: Store) -> list[Season]:
 
 
 @completes
-async def mark_season_announced(store: Store, season_id: int, at: datetime | None = None) -> bool:
-    """Record that a season's final board was posted; False when it already was (never posted twice)."""
+async def claim_final_board(store: Store, season_id: int, channel_id: int | None, at: datetime | None = None, *,
+                            retake_before: datetime | None = None) -> Season | None:
+    """Claim the post of an ended season's final board in ``channel_id``: the season as claimed (its
+    ``final_channel``: where to post) when this caller is to post it, then :func:`mark_season_announced` once
+    Discord took it (or :func:`release_final_board` if it failed); None when it was posted or another post is in
+    flight. A claim made before ``retake_before`` (a bot stopped while posting it, or one that failed to give it
+    back) is taken over in its own channel, so that the retry is the same post with the same nonce."""
+    stale = to_ms(retake_before) if retake_before is not None else -(2**62)
     async with store.transaction() as conn:
-        changed = await conn.execute("UPDATE seasons SET final_posted_at = ? WHERE id = ? AND final_posted_at IS NULL",
-                                 (to_ms(at), season_id))
+        changed = await conn.execute(
+            "UPDATE seasons SET final_claimed_at = ?, final_channel = COALESCE(final_channel, ?) WHERE id = ? "
+            "AND final_posted_at IS NULL AND (final_claimed_at IS NULL OR final_claimed_at < ?)",
+            (to_ms(at), channel_id, season_id, stale))
+        if changed != 1:
+            return None
+        row = await conn.one(f"SELECT {_SEASON_COLS} FROM seasons WHERE id = ?", (season_id,))
+        return _season(row)
+
+
+@completes
+async def mark_season_announced(store: Store, season_id: int, at: datetime | None = None) -> bool:
+    """Record that a season's final board was posted (or never can be: no channel, no permission), ending its claim;
+    False when it already was (never posted twice)."""
+    async with store.transaction() as conn:
+        changed = await conn.execute("UPDATE seasons SET final_posted_at = ?, final_claimed_at = NULL WHERE id = ? "
+                                     "AND final_posted_at IS NULL", (to_ms(at), season_id))
         return changed == 1
 
 
@@ -486,15 +545,19 @@ async def audit_export(store: Store, guild_id: int, user_id: int, what: str, row
 
 
 @completes
-async def release_report_week(store: Store, guild_id: int, week: int, previous: int | None) -> None:
-    """Give back a claimed week that could not be posted (a transient failure), so the next round retries it."""
+async def release_report_week(store: Store, guild_id: int, week: int) -> None:
+    """Give back the claim on a week whose report could not be posted (a transient failure): the next round claims
+    the latest week again."""
     async with store.transaction() as conn:
-        await conn.execute("UPDATE group_settings SET last_report_week = ? WHERE guild_id = ? "
-                           "AND last_report_week = ?", (previous, guild_id, week))
+        await conn.execute("UPDATE group_settings SET report_claim_week = NULL, report_claimed_at = NULL "
+                           "WHERE guild_id = ? AND report_claim_week = ?", (guild_id, week))
 
 
 @completes
-async def unmark_season_announced(store: Store, season_id: int) -> None:
-    """Give back the claim on a final board that could not be posted (a transient failure)."""
+async def release_final_board(store: Store, season_id: int, *, channel_too: bool = False) -> None:
+    """Give back the claim on a final board that could not be posted (a transient failure); ``channel_too``: the
+    next try may post it elsewhere (the season's channel), as nothing was posted where this one tried."""
+    extra = ", final_channel = NULL" if channel_too else ""
     async with store.transaction() as conn:
-        await conn.execute("UPDATE seasons SET final_posted_at = NULL WHERE id = ?", (season_id,))
+        await conn.execute(f"UPDATE seasons SET final_claimed_at = NULL{extra} WHERE id = ? "
+                           "AND final_posted_at IS NULL", (season_id,))

@@ -45,6 +45,10 @@ SOURCES = ("played", "in_person")
 SOURCE_FILTERS = ("all", "played", "in_person")
 #: The bot's own id in audit rows it writes by itself (an expiry).
 SYSTEM_USER = 0
+#: A pending record whose card is not posted that long after it was proposed lost its card (the bot stopped between
+#: storing it and posting the card): the scheduler posts the card (:func:`cardless`), and a new proposal of the same
+#: hand replaces the record instead of being refused. Longer than posting a card takes, with discord.py's retries.
+CARD_GRACE = timedelta(minutes=2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,30 +201,47 @@ def hand_key(text: str) -> str:
     return format_tiles(hand.concealed) + "".join(m.notation() for m in hand.melds) + "+" + tile_name(hand.win_tile)
 
 
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """A record still waiting for confirmations of the same hand: its id, whether its card was posted, and when it
+    was proposed."""
+
+    record_id: int
+    card: bool
+    created_ms: int
+
+    def orphan(self, ms: int) -> bool:
+        """Without a card past :data:`CARD_GRACE` at ``ms``: its card was lost, and a new proposal replaces it."""
+        return not self.card and self.created_ms <= ms - int(CARD_GRACE.total_seconds() * 1000)
+
+
 async def _pending_duplicate(conn: Connection, guild_id: int, variant: str, hand_text: str,
-                             situation: dict[str, Any], players: Sequence[int], ms: int) -> int | None:
+                             situation: dict[str, Any], players: Sequence[int], ms: int) -> Duplicate | None:
     """A record of this server still waiting for confirmations of the same hand: the same variant, players in the
     same seats, hand, winner, discarder and situation (two players recording the hand they just played, a form
-    sent twice). Its id, or None."""
+    sent twice). None if there is none."""
     rows = await conn.all(
-        "SELECT id, hand_text, situation FROM records WHERE guild_id = ? AND status = 'pending' AND expires_at > ? "
-        "AND variant = ? ORDER BY id", (guild_id, ms, variant))
+        "SELECT id, hand_text, situation, message_id, created_at FROM records WHERE guild_id = ? "
+        "AND status = 'pending' AND expires_at > ? AND variant = ? ORDER BY id", (guild_id, ms, variant))
     key = hand_key(hand_text)
-    for rid, text, sit in rows:
+    for rid, text, sit, message_id, created in rows:
         if json.loads(sit) != json.loads(dumps(situation)) or hand_key(text) != key:
             continue
         seated = await conn.all("SELECT player_id FROM record_seats WHERE record_id = ? ORDER BY seat",
                                              (rid,))
         if [p for (p,) in seated] == list(players):
-            return int(rid)
+            return Duplicate(int(rid), message_id is not None, int(created))
     return None
 
 
 async def pending_duplicate(store: Store, *, guild_id: int, variant: str, hand_text: str, situation: dict[str, Any],
-                            players: Sequence[int], at: datetime | None = None) -> int | None:
-    """The id of a record of this server still waiting for confirmations of the same hand (see :func:`propose`)."""
+                            players: Sequence[int], at: datetime | None = None) -> Duplicate | None:
+    """A record of this server still waiting for confirmations of the same hand (see :func:`propose`); a record
+    whose card was lost (:meth:`Duplicate.orphan`) is none: the new proposal replaces it."""
+    ms = to_ms(at)
     async with store.transaction(write=False) as conn:
-        return await _pending_duplicate(conn, guild_id, variant, hand_text, situation, players, to_ms(at))
+        dup = await _pending_duplicate(conn, guild_id, variant, hand_text, situation, players, ms)
+    return None if dup is None or dup.orphan(ms) else dup
 
 
 @completes
@@ -230,7 +251,9 @@ async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: 
     """Store a pending record (audited); every paying seat still has to confirm, the proposer's too. Refused (nothing
     written): not four seats, a player twice, amounts not zero-sum, in Wuhu an amount that is not its stack + 交
     amounts, and the same hand of the same players still waiting as another record
-    (``StoreError('record_duplicate', record_id=...)``: two proposals at once are told apart under the lock)."""
+    (``StoreError('record_duplicate', record_id=..., card=...)``: two proposals at once are told apart under the
+    lock). A record of the same hand whose card was lost (:meth:`Duplicate.orphan`) is withdrawn in the same
+    transaction (audited as by the bot) and replaced by this one."""
     if len(seats) != 4:
         raise StoreError("bad_seats", detail=f"{len(seats)} seats")
     if len({s.player_id for s in seats}) != 4:
@@ -246,8 +269,10 @@ async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: 
     expires = ms + int(timedelta(hours=hours).total_seconds() * 1000)
     async with store.transaction() as conn:
         dup = await _pending_duplicate(conn, guild_id, variant, hand_text, situation, [s.player_id for s in seats], ms)
+        if dup is not None and not dup.orphan(ms):
+            raise StoreError("record_duplicate", record_id=dup.record_id, card=dup.card)
         if dup is not None:
-            raise StoreError("record_duplicate", record_id=dup)
+            await _withdraw(conn, guild_id, dup.record_id, ms, "its card was lost; the hand was recorded again")
         rid = await conn.insert(
             "INSERT INTO records (guild_id, channel_id, proposer_id, hand_text, variant, rules, situation, hand_value, "
             "lang, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
@@ -382,6 +407,13 @@ async def reject(store: Store, guild_id: int, record_id: int, user_id: int, *, m
         return Outcome("rejected", await _load(conn, guild_id, record_id))
 
 
+async def _withdraw(conn: Connection, guild_id: int, record_id: int, ms: int, why: str) -> None:
+    """Close a pending record as rejected by the bot (:data:`SYSTEM_USER`), audited with ``why``."""
+    await conn.execute("UPDATE records SET status = 'rejected', decided_at = ?, decided_by = ?, card_stale = 1 "
+                       "WHERE id = ? AND status = 'pending'", (ms, SYSTEM_USER, record_id))
+    await audit(conn, guild_id, SYSTEM_USER, "record_reject", None, f"#{record_id} withdrawn: {why}", ms)
+
+
 @completes
 async def expire_due(store: Store, at: datetime | None = None) -> list[Record]:
     """Close every pending record whose time is up (status ``expired``, audited as by the bot); returns them."""
@@ -431,4 +463,14 @@ async def stale_cards(store: Store) -> list[Record]:
     async with store.transaction(write=False) as conn:
         rows = list(await conn.all(
             "SELECT guild_id, id FROM records WHERE card_stale = 1 AND message_id IS NOT NULL ORDER BY id"))
+        return [await _load(conn, g, r) for g, r in rows]
+
+
+async def cardless(store: Store, *, before: datetime | None) -> list[Record]:
+    """Pending records whose card was never posted (or whose card's id was never stored), proposed before
+    ``before`` (None: any), oldest first: the scheduler posts their cards."""
+    async with store.transaction(write=False) as conn:
+        rows = list(await conn.all(
+            "SELECT guild_id, id FROM records WHERE status = 'pending' AND message_id IS NULL AND created_at < ? "
+            "ORDER BY id", (2**62 if before is None else to_ms(before),)))
         return [await _load(conn, g, r) for g, r in rows]

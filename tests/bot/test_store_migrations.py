@@ -276,3 +276,53 @@ async def check_the_v9_matches_after_0010(store: Store) -> None:
     assert [g.match_id for g in await store.games_left_open()] == []
     await store.set_match_messages(2, {"table": [9, 201], "dm": {}})  # (a match the bot stopped before closing)
     assert [g.match_id for g in await store.games_left_open()] == [2]
+
+
+async def test_0011_keeps_what_was_posted_and_claims_the_rest_afresh(tmp_path: Path) -> None:
+    """Before 0011 a final board or a week noted was one posted: it stays posted; a season not yet announced is
+    claimed, noted as posted and never claimed again; a weekly report's claim is kept apart from the week posted."""
+    path = tmp_path / "v10.db"
+    await at_version(path, 10)
+    db = sqlite3.connect(path)
+    with db:
+        for statement in V10_GROUP:
+            db.execute(statement)
+    db.close()
+    store = await Store.open(path)
+    try:
+        await check_the_v10_group_after_0011(store)
+    finally:
+        await store.close()
+
+
+V10_GROUP = (
+    "INSERT INTO group_settings (guild_id, report_channel, report_weekday, last_report_week, updated_at) "
+    "VALUES (5, 77, 0, 741000, 1)",
+    "INSERT INTO seasons (id, guild_id, number, name, channel_id, started_at, ended_at, final_posted_at, created_by) "
+    "VALUES (1, 5, 1, 'Spring', 9, 1000, 2000, 2500, 11), (2, 5, 2, 'Summer', 9, 2000, 3000, NULL, 11), "
+    "(3, 5, 3, 'Autumn', 8, 3000, NULL, NULL, 11)",
+)
+"""A server as version 10 left it: a week reported, a season announced, one ended and not yet, one open."""
+
+
+async def check_the_v10_group_after_0011(store: Store) -> None:
+    from datetime import UTC, datetime
+
+    gs = await group.group_settings(store, 5)
+    assert (gs.last_report_week, gs.report_claim_week, gs.report_claimed_at) == (741000, None, None)
+    [due] = await group.seasons_to_announce(store)
+    assert (due.number, due.final_posted_at, due.final_claimed_at, due.final_channel) == (2, None, None, None)
+    at = datetime(2030, 1, 1, tzinfo=UTC)
+    claimed = await group.claim_final_board(store, 2, 9, at)
+    assert claimed is not None and (claimed.final_claimed_at, claimed.final_channel) == (at, 9)
+    assert await group.claim_final_board(store, 2, 8, at) is None  # in flight: nobody else claims it
+    assert await group.claim_final_board(store, 1, 9, at) is None  # posted before the migration
+    assert await group.mark_season_announced(store, 2, at)
+    assert await group.seasons_to_announce(store) == []
+    assert not await group.claim_report_week(store, 5, 741000, at)  # posted before the migration
+    assert await group.claim_report_week(store, 5, 741007, at)
+    gs = await group.group_settings(store, 5)
+    assert (gs.last_report_week, gs.report_claim_week, gs.report_claimed_at) == (741000, 741007, at)
+    await group.confirm_report_week(store, 5, 741007)
+    gs = await group.group_settings(store, 5)
+    assert (gs.last_report_week, gs.report_claim_week, gs.report_claimed_at) == (741007, None, None)

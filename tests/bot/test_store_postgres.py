@@ -278,3 +278,26 @@ async def test_0010_on_a_postgresql_database_at_version_9_forgets_the_messages_o
         await check_the_v9_matches_after_0010(store)
     finally:
         await store.close()
+
+
+async def test_0011_on_a_postgresql_database_at_version_10_keeps_what_was_posted(pg_database):
+    """0011 on PostgreSQL: a final board or a week noted before it stays posted; the rest is claimed afresh."""
+    import asyncpg
+
+    from bot.store.postgres import migrate_pg
+    from tests.bot.test_store_migrations import V10_GROUP, check_the_v10_group_after_0011
+
+    url = pg_database(empty=True)
+    raw = await asyncpg.connect(url)
+    try:
+        assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=10) == 10
+        for statement in V10_GROUP:
+            await raw.execute(statement)
+    finally:
+        await raw.close()
+    store = await Store.open(url)
+    try:
+        assert store.schema_version == LATEST
+        await check_the_v10_group_after_0011(store)
+    finally:
+        await store.close()

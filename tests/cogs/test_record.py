@@ -751,7 +751,7 @@ async def test_a_robbed_kong_is_not_called_a_discard(h: Harness, locale: str, ho
     assert how in r.reply.content.splitlines()[0]
 
 
-@pytest.mark.parametrize("statement", ["SELECT id, hand_text, situation FROM records", "INSERT INTO records",
+@pytest.mark.parametrize("statement", ["SELECT id, hand_text, situation, message_id", "INSERT INTO records",
                                        "INSERT INTO record_seats", "INSERT INTO settings_audit"])
 @pytest.mark.parametrize("locale, text", [("en-US", "The database could not save the record just now"),
                                           ("zh-CN", "数据库暂时无法保存这次记账"), ("zh-TW", "資料庫暫時無法保存這次記帳")])
@@ -804,7 +804,9 @@ async def test_the_same_hand_twice_while_it_waits(h: Harness):
     await h.settle()
     assert sql(h, "SELECT COUNT(*) FROM records WHERE status = 'pending'") == [(1,)]
     texts = [r1.reply.content, r2.reply.content]
-    assert sum("is already waiting for confirmations as record #" in x for x in texts) == 1
+    # the second came while the first's card was on its way: told so, not sent to a card that is not there yet
+    assert sum("was recorded a moment ago as record #" in x and "its card is still on its way" in x
+               for x in texts) == 1, texts
     # another hand of the same players, and the same hand with another winner, are not the same record
     await record(h, winner=C, discarder=B)
     await record(h, hand=CHIZHOU, variant="chizhou", winner=D, discarder=None)

@@ -1,0 +1,239 @@
+"""A season's final board and the weekly report are posted at least once and never twice (cogs/group.py
+``post_final_board``, cogs/report.py): claimed in the database, posted with a nonce Discord enforces, then noted as
+posted. The faults: the bot killed while the post is in flight (before or after Discord took it), Discord failing
+and then the database failing to give the claim back, the database failing to note the post. Each ends with exactly
+one post, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.store import group as gstore
+from cogs.report import Report, report_nonce
+from tests.cogs.test_group import NAMES, SH, admin, write_hands
+from tests.harness import ADMIN_PERMISSIONS, CHANNEL_ID, GUILD_ID, USER_ID, Harness
+from tests.harness.db import sql
+from tests.harness.faults import FlakyConnection
+
+pytestmark = pytest.mark.both_backends
+
+CHANNEL_POSTS = rf"^/channels/{CHANNEL_ID}/messages$"
+WEEK = datetime(2030, 1, 14).toordinal()  # the report day of the week reported (Monday, Jan 14, 2030)
+
+
+@pytest.fixture
+async def h(harness: Harness):
+    for p, n in NAMES.items():
+        harness.fake.add_user(p, n)
+    return harness
+
+
+def finals(h: Harness) -> list:
+    return [m for m in h.channel() if "Final board" in m.content or "最终排名" in m.content]
+
+
+def seasons(h: Harness) -> list[tuple]:
+    return sql(h, "SELECT number, final_posted_at IS NOT NULL, final_claimed_at IS NOT NULL, final_channel "
+                  "FROM seasons ORDER BY number")
+
+
+def kill_on(h: Harness, path: str, *, after: bool) -> Callable[[], None]:
+    """The process dies on its next POST to ``path``: before the request reaches Discord (``after=False``) or
+    once Discord has taken it, before the answer is read (``after=True``). Returns the undo."""
+    real = h.fake.handle
+    armed = [True]
+
+    def handle(method, url, kwargs):
+        if armed[0] and method == "POST" and path in url:
+            armed[0] = False
+            if after:
+                real(method, url, kwargs)
+            raise asyncio.CancelledError
+        return real(method, url, kwargs)
+
+    h.fake.handle = handle  # type: ignore[method-assign]
+
+    def undo() -> None:
+        h.fake.handle = real  # type: ignore[method-assign]
+
+    return undo
+
+
+async def two_seasons(h: Harness) -> int:
+    """Season 1 with two hands in it; returns its id."""
+    await admin(h, "season start", title="Spring")
+    now = datetime.now(UTC)
+    await write_hands(h.bot.store, GUILD_ID, [now, now], 9)
+    return (await gstore.season(h.bot.store, GUILD_ID, 1)).season_id
+
+
+async def start_summer_killed(h: Harness, *, after: bool):
+    undo = kill_on(h, f"/channels/{CHANNEL_ID}/messages", after=after)
+    data, rec = h.slash_payload("season start", title="Summer", permissions=ADMIN_PERMISSIONS)
+    h.bot._connection.parse_interaction_create(data)
+    await h.settle()
+    undo()
+    return rec
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["before-discord-took-it", "after-discord-took-it"])
+async def test_a_bot_killed_while_the_final_board_is_posted_posts_it_once_after_the_restart(h: Harness, after):
+    sid = await two_seasons(h)
+    rec = await start_summer_killed(h, after=after)
+    assert "Season 2 · Summer" in rec.reply.content
+    assert len(finals(h)) == (1 if after else 0)
+    assert seasons(h) == [(1, False, True, CHANNEL_ID), (2, False, False, None)]  # claimed, never noted
+    h = await h.kill()
+    try:
+        cog: Report = h.bot.get_cog("Report")
+        await cog.tick()  # the first round after the start takes the claim over
+        await h.settle()
+        await cog.tick()
+        await h.settle()
+        [final] = finals(h)  # posted once: when Discord already had it, the nonce made the retry the same message
+        assert final.nonce == f"mjs{sid}" and final.channel_id == CHANNEL_ID
+        assert "Season 1 · Spring" in final.content or "第 1 赛季 · Spring" in final.content
+        assert len(final.images) == 1
+        assert seasons(h) == [(1, True, False, CHANNEL_ID), (2, False, False, None)]
+        # the retry (and the killed try, when it reached Discord: the harness's kill_on records only those)
+        assert len(h.fake.requests_to(CHANNEL_POSTS, "POST")) == (2 if after else 1)
+    finally:
+        await h.close()
+
+
+async def test_the_database_failing_to_give_the_claim_back_posts_the_board_later(h: Harness):
+    await two_seasons(h)
+    cog: Report = h.bot.get_cog("Report")
+    await cog.tick()  # the bot's first round is behind it: only claims older than the lease are taken over
+    h.fake.fail(CHANNEL_POSTS, method="POST", status=503, times=1)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("SET final_claimed_at = NULL", times=1)
+    r = await admin(h, "season start", title="Summer")
+    await h.settle()
+    assert flaky.hits == 1
+    # the season started, as the admin was told; nothing else was said to them (not "nothing was changed")
+    assert [m.content for m in r.messages] == [r.reply.content] and "Season 2 · Summer" in r.reply.content
+    assert (await gstore.season(h.bot.store, GUILD_ID, 2)) is not None
+    assert finals(h) == [] and seasons(h) == [(1, False, True, CHANNEL_ID), (2, False, False, None)]
+    await cog.tick()  # the claim is fresh: it may still be in flight
+    await h.settle()
+    assert finals(h) == []
+    cog.clock = lambda: datetime.now(UTC) + timedelta(minutes=3)  # past the lease
+    await cog.tick()
+    await h.settle()
+    await cog.tick()
+    await h.settle()
+    assert len(finals(h)) == 1
+    assert seasons(h) == [(1, True, False, CHANNEL_ID), (2, False, False, None)]
+
+
+async def test_the_database_failing_to_note_the_board_posts_it_once(h: Harness):
+    """Discord took the board but the database failed to note it: the claim stands, and the retry (same nonce)
+    is the same message."""
+    await two_seasons(h)
+    cog: Report = h.bot.get_cog("Report")
+    await cog.tick()
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("SET final_posted_at", times=1)
+    r = await admin(h, "season start", title="Summer")
+    await h.settle()
+    assert flaky.hits == 1 and [m.content for m in r.messages] == [r.reply.content]
+    assert len(finals(h)) == 1 and seasons(h)[0] == (1, False, True, CHANNEL_ID)
+    cog.clock = lambda: datetime.now(UTC) + timedelta(minutes=3)
+    await cog.tick()
+    await h.settle()
+    assert len(finals(h)) == 1 and seasons(h)[0] == (1, True, False, CHANNEL_ID)
+    assert len(h.fake.requests_to(CHANNEL_POSTS, "POST")) == 2
+
+
+async def test_a_channel_the_bot_may_not_post_in_gets_the_board_as_a_follow_up(h: Harness):
+    await two_seasons(h)
+    h.fake.fail(CHANNEL_POSTS, method="POST", status=403, code=50013, times=1)
+    r = await admin(h, "season start", title="Summer")
+    await h.settle()
+    [final] = r.messages[1:]
+    assert "Final board of Season 1 · Spring" in final.content and len(final.images) == 1
+    assert seasons(h) == [(1, True, False, CHANNEL_ID), (2, False, False, None)]
+    cog: Report = h.bot.get_cog("Report")
+    await cog.tick()
+    await h.settle()
+    assert [m for m in h.channel() if "Final board" in m.content] == [final]
+
+
+# ---------------------------------------------------------------------------------------------- the weekly report
+
+
+async def report_setup(h: Harness) -> tuple[int, Report]:
+    report_ch = h.add_channel(name="reports")
+    cog: Report = h.bot.get_cog("Report")
+    await gstore.set_weekly_report(h.bot.store, GUILD_ID, USER_ID, report_ch, 0, datetime(2030, 1, 7).toordinal())
+    await write_hands(h.bot.store, GUILD_ID, [datetime(2030, 1, 8, 20, tzinfo=SH)], 5)
+    cog.clock = lambda: datetime(2030, 1, 14, 10, 5, tzinfo=SH)
+    return report_ch, cog
+
+
+def report_row(h: Harness) -> tuple:
+    return sql(h, "SELECT last_report_week, report_claim_week, report_claimed_at IS NOT NULL FROM group_settings "
+                  "WHERE guild_id = ?", (GUILD_ID,))[0]
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["before-discord-took-it", "after-discord-took-it"])
+async def test_a_bot_killed_while_the_weekly_report_is_posted_posts_it_once_after_the_restart(h: Harness, after):
+    report_ch, cog = await report_setup(h)
+    undo = kill_on(h, f"/channels/{report_ch}/messages", after=after)
+    await asyncio.gather(asyncio.ensure_future(cog.tick()), return_exceptions=True)
+    undo()
+    assert len(h.channel(report_ch)) == (1 if after else 0)
+    assert report_row(h) == (datetime(2030, 1, 7).toordinal(), WEEK, True)
+    h = await h.kill()
+    try:
+        cog = h.bot.get_cog("Report")
+        cog.clock = lambda: datetime(2030, 1, 14, 10, 6, tzinfo=SH)  # a minute later: the first round after start
+        await cog.tick()
+        await h.settle()
+        await cog.tick()
+        await h.settle()
+        [post] = h.channel(report_ch)
+        assert post.nonce == report_nonce(GUILD_ID, WEEK) and "1月7日 – 1月13日" in post.content
+        assert report_row(h) == (WEEK, None, False)
+    finally:
+        await h.close()
+
+
+async def test_the_database_failing_to_give_the_week_back_posts_it_later(h: Harness):
+    report_ch, cog = await report_setup(h)
+    h.fake.fail(rf"^/channels/{report_ch}/messages$", method="POST", status=503, times=1)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("SET report_claim_week = NULL", times=1)
+    await cog.tick()
+    await h.settle()
+    assert flaky.hits == 1 and h.channel(report_ch) == []
+    assert report_row(h) == (datetime(2030, 1, 7).toordinal(), WEEK, True)
+    await cog.tick()  # the claim is fresh (the bot's first round is behind it)
+    await h.settle()
+    assert h.channel(report_ch) == []
+    cog.clock = lambda: datetime(2030, 1, 14, 10, 10, tzinfo=SH)  # past the lease
+    await cog.tick()
+    await h.settle()
+    await cog.tick()
+    await h.settle()
+    assert len(h.channel(report_ch)) == 1 and report_row(h) == (WEEK, None, False)
+
+
+async def test_the_database_failing_to_note_the_week_posts_it_once(h: Harness):
+    report_ch, cog = await report_setup(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("SET last_report_week", times=1)
+    await cog.tick()
+    await h.settle()
+    assert flaky.hits == 1 and len(h.channel(report_ch)) == 1
+    assert report_row(h) == (datetime(2030, 1, 7).toordinal(), WEEK, True)
+    cog.clock = lambda: datetime(2030, 1, 14, 10, 10, tzinfo=SH)
+    await cog.tick()
+    await h.settle()
+    assert len(h.channel(report_ch)) == 1 and report_row(h) == (WEEK, None, False)
+    assert len(h.fake.requests_to(rf"^/channels/{report_ch}/messages$", "POST")) == 2
