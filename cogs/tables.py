@@ -317,6 +317,8 @@ class Tables(commands.Cog):
         lang = await lang_of(interaction)
         try:
             lt = self.manager.table_in(interaction.channel_id or 0)
+            if not lt.started:  # a lobby (no match id yet) is closed by its players leaving, not by a vote
+                raise Refusal("tables.not_started")
             await self._propose(interaction, lt.id, lang)
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))

@@ -88,9 +88,11 @@ class Admin:
             raise Refusal("tables.not_recorded") from e
 
     def _in_play(self, lt: LiveTable) -> None:
-        if lt.closed or lt.table is None:
+        """Refuse unless ``lt`` is a match in play: over (``table_gone``), a lobby or still starting
+        (``not_started``: a lobby has no engine table yet, which does not make it over) or paused."""
+        if lt.closed:
             raise Refusal("tables.table_gone")
-        if not lt.started or lt.rec is None:
+        if not lt.started or lt.table is None:
             raise Refusal("tables.not_started")
         if lt.stall == "error":
             raise Refusal("tables.is_paused")
