@@ -55,6 +55,7 @@ from cogs.scoring import (
     breakdown_text,
     build_situation,
     check_options,
+    check_variant_options,
     fit_message,
     render_image,
     score_scene,
@@ -368,6 +369,8 @@ class Recorder(commands.Cog):
         lang = await lang_of(interaction)
         check_options(lang, hand=hand, variant=variant, win=None, winner=None, discarder=None, situation=situation,
                       mode=mode, dealer_streak=dealer_streak)
+        check_variant_options(get_variant(variant or settings.default_variant), lang, mode=mode,
+                              dealer_streak=dealer_streak, names=("score.mode.name", "record.streak.name"))
         await self.propose(interaction, settings, lang, hand=hand, players=[east, south, west, north], winner=winner,
                            discarder=discarder, situation=situation, dealer_streak=dealer_streak,
                            variant=variant or settings.default_variant, mode=mode)

@@ -201,6 +201,24 @@ async def test_lobby_rules_one_table_per_channel_and_one_seat_per_player(harness
     assert h.channel_id not in h.bot.tables.by_channel and P1 not in h.bot.tables.by_player
 
 
+@pytest.mark.parametrize("variant, locale, said", [
+    ("hefei", "en-US", "The option mode is Wuhu's 315/525 scoring: Hefei has no modes. Nothing was done"),
+    ("chizhou", "zh-CN", "选项「模式」是芜湖的 315/525 计分：池州没有这个选项。什么都没有做"),
+    ("hefei", "zh-TW", "選項「模式」是蕪湖的 315/525 計分：合肥沒有這個選項。什麼都沒有做"),
+])
+async def test_a_mode_outside_wuhu_opens_no_table(harness: Harness, variant, locale, said):
+    """/table new variant:Hefei mode:525 opened a Hefei lobby publicly as if 525 had not been asked: it is refused
+    privately, and no lobby is opened; the same command in Wuhu opens a 525 table."""
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant=variant, mode=525, user=P1, locale=locale)
+    assert r.reply.ephemeral and r.reply.content.startswith(said), r.reply.content
+    assert h.channel_id not in h.bot.tables.by_channel and P1 not in h.bot.tables.by_player
+    assert [m for m in h.channel() if not m.ephemeral] == []
+    r = await h.slash("table new", variant="wuhu", mode=525, user=P1, locale=locale)
+    assert not r.reply.ephemeral and live(h).rules["mode"] == 525
+
+
 # ------------------------------------------------------------------------------------------------ playing
 
 
