@@ -783,6 +783,34 @@ async def test_next_pressed_again_says_the_hand_was_dealt_not_to_use_a_hand_mess
     assert lt.table.hand_no == hand_no
 
 
+HAND_JUST_OVER = "Your hand · Wuhu · hand 1 · you are North\nThis hand is over: its result is on the table's message."
+
+
+@pytest.mark.parametrize("locale, said", [
+    ("en-US", HAND_JUST_OVER),
+    ("zh-CN", "你的手牌 · 芜湖 · 第 1 局 · 你是北家\n本局结束：结果在牌桌消息上。"),
+    ("zh-TW", "你的手牌 · 蕪湖 · 第 1 局 · 你是北家\n本局結束：結果在牌桌消息上。"),
+])
+async def test_my_hand_between_hands_shows_the_hand_just_over(harness: Harness, locale, said):
+    """Between two hands, My hand labelled the finished hand's tiles "hand 2 · you are West · Waiting for the others"
+    (the engine has already counted the next hand and passed the deal on): it says what the hand message says, the
+    hand just over with the seat's wind in it, and its image has that hand's winds."""
+    h = harness
+    lt = await a_hand_ended(h, "wuhu")  # (seed 1: the deal passes on after the first hand, P1's wind changes)
+    tb = lt.table
+    seat = lt.seat_of(P1)
+    played = tb.last_result["dealer"]
+    assert tb.dealer != played and (seat - played) % 4 == 3  # North in hand 1, not in hand 2
+    assert h.dms(P1)[-1].text == HAND_JUST_OVER  # the hand message, in the seat's language (P1 joined in English)
+    dm_scene = h.seen.private_images()[-1][1]
+    table_msg = h.fake.find_message(lt.message_id)
+    r = await h.click(table_msg, custom_id=button_id(table_msg, ":hand"), user=P1, locale=locale)
+    assert r.reply.ephemeral and r.reply.content == said
+    user, scene, _ = h.seen.private_images()[-1]
+    assert user == P1 and scene.winds == dm_scene.winds == tuple((c - played) % 4 for c in range(4))
+    assert tb.hand_no == 1 and tb.phase == "ended"  # nothing was dealt
+
+
 @pytest.mark.parametrize("locale, lang", [("en-US", "en"), ("zh-CN", "zh"), ("zh-TW", "zh-TW")])
 async def test_leaving_a_table_in_play_says_what_to_do_instead(harness: Harness, locale, lang):
     """/table leave once the game has started said only that seats can no longer change (found by an independent
