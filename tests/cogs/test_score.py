@@ -291,6 +291,19 @@ async def test_dealer_streak_bounds(harness: Harness):
     assert r.reply.ephemeral and "1 到 99" in r.reply.content
 
 
+@pytest.mark.parametrize(("locale", "hand", "title"), [
+    ("zh-CN", "二三四五六七九九万三四五饼六七索+八索", "芜湖"),
+    ("zh-TW", "二三四五六七九九萬三四五餅六七索+八條", "蕪湖"),
+    ("en-US", "二三四五六七九九万三四五饼六七索+八索", "Wuhu"),
+])
+async def test_suo_is_bamboo(harness: Harness, locale, hand, title):
+    """索, the other name of 条 (as 饼 is of 筒), was refused as "'索' is not a suit": it scores as 条 does."""
+    r = await harness.slash("score", hand=hand, variant="wuhu", locale=locale)
+    same = await harness.slash("score", hand="23456799m345p67s+8s", variant="wuhu", locale=locale)
+    assert not r.reply.ephemeral and title in r.reply.content
+    assert r.reply.content == same.reply.content
+
+
 # ---- an option of another variant is refused, never ignored (as `mjbot score` refuses it)
 
 OTHER_VARIANTS_OPTION = [  # (variant, option, locale, what the player reads)
