@@ -108,6 +108,8 @@ class Admin:
 
     async def autoplay(self, lt: LiveTable, user_id: int, on: bool) -> None:
         """Hand one's seat to the AI (``on``) or take it back (same as I'm back)."""
+        if not lt.closed and not lt.started:  # a lobby has no match id: not "that table is over"
+            raise Refusal("tables.not_started")
         if not on:
             await self.back(lt.id if lt.rec else 0, user_id)
             return

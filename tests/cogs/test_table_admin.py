@@ -395,7 +395,7 @@ async def test_replace_and_restore_in_a_lobby_say_the_game_has_not_started(harne
 
 
 async def test_dissolve_and_autoplay_in_a_lobby_say_the_game_has_not_started(harness: Harness):
-    """In a lobby, /table dissolve and /table autoplay answered "That table is over" to the player who had just
+    """In a lobby, /table dissolve and /table autoplay (on or off) answered "That table is over" to the player who just
     opened it: the answer says the game has not started, in the player's language, and the lobby stays open."""
     h = harness
     prep(h)
@@ -403,7 +403,7 @@ async def test_dissolve_and_autoplay_in_a_lobby_say_the_game_has_not_started(har
     await h.slash("table join", user=P2, locale="en-US")
     lt = h.bot.tables.by_channel[h.channel_id]
     seats = list(lt.seats)
-    for cmd, kw in (("table dissolve", {}), ("table autoplay", {"on": "on"})):
+    for cmd, kw in (("table dissolve", {}), ("table autoplay", {"on": "on"}), ("table autoplay", {"on": "off"})):
         for locale, words, over in (("en-US", "The game has not started yet.", "over"),
                                     ("zh-CN", "牌局还没有开始。", "结束"), ("zh-TW", "牌局還沒有開始。", "結束")):
             r = await h.slash(cmd, user=P1, locale=locale, **kw)
