@@ -49,7 +49,7 @@ from bot.store.models import MatchInfo
 from cogs import settings_registry
 from cogs.checks import guild_of
 from cogs.errors import report
-from cogs.leaderboard import day_text, safe, server_tz, signed
+from cogs.leaderboard import day_text, display, safe, server_tz, signed
 from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
 from engine.replay import HandReplay, decode_code, encode_code
@@ -250,10 +250,13 @@ class Memory(commands.Cog):
         who = player or interaction.user
         if who.bot:
             raise UserError("memory.bot_member", name=safe(who.display_name))
-        await self.history_page(interaction, interaction.guild_id, who.id, interaction.user.id, 0, new=True)
+        await self.history_page(interaction, interaction.guild_id, who.id, interaction.user.id, 0, new=True,
+                                known_as=who.display_name)
 
     async def history_page(self, interaction: discord.Interaction[MjBot], guild: int | None, player: int, viewer: int,
-                           page: int, *, new: bool = False) -> None:
+                           page: int, *, new: bool = False, known_as: str | None = None) -> None:
+        """One page of ``player``'s hands. Their name: the store's, else ``known_as`` (the member the command
+        named: a newcomer the store has not met yet), else the presser's own when it is their history."""
         if interaction.guild_id is None or interaction.guild_id != guild:
             raise UserError("memory.other_server")
         if db_id(player) is None:  # a forged id past what the database holds names nobody
@@ -266,7 +269,9 @@ class Memory(commands.Cog):
         page = min(max(page, 0), pages - 1)
         rows = await player_hands(store, guild, player, size, page * size)
         tz = await server_tz(self.bot, guild)
-        name = await store.display_name(player) or str(player)
+        if known_as is None and interaction.user.id == player:
+            known_as = interaction.user.display_name
+        name = await store.display_name(player) or known_as or display(None, player, lang)
         others = {r.other_id: await store.display_name(r.other_id) for r in rows
                   if isinstance(r, AdjustmentRow) and r.other_id is not None}
         title = t("memory.history_title", lang, name=safe(name), total=counts.hands)

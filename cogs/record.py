@@ -55,7 +55,7 @@ from cogs.checks import guild_of
 from cogs.choices import MODE_CHOICES, SITUATION_CHOICES, SITUATIONS, variant_choices
 from cogs.errors import SafeModal, UserError, report, transient
 from cogs.record_card import card_text, pings, redrawn_card, score_record
-from cogs.scoring import build_situation, check_options, render_image, score_scene
+from cogs.scoring import build_situation, check_options, check_variant_options, render_image, score_scene
 from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
 from engine.tiles import Hand, format_tiles, parse_hand, tile_name
@@ -296,6 +296,8 @@ class Recorder(commands.Cog):
         lang = await lang_of(interaction)
         check_options(lang, hand=hand, variant=variant, win=None, winner=None, discarder=None, situation=situation,
                       mode=mode, dealer_streak=dealer_streak)
+        check_variant_options(get_variant(variant or settings.default_variant), lang, mode=mode,
+                              dealer_streak=dealer_streak, names=("score.mode.name", "record.streak.name"))
         await self.propose(interaction, settings, lang, hand=hand, players=[east, south, west, north], winner=winner,
                            discarder=discarder, situation=situation, dealer_streak=dealer_streak,
                            variant=variant or settings.default_variant, mode=mode)

@@ -32,9 +32,11 @@ def sections(variant_key: str) -> int:
     return n
 
 
-def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.Embed:
-    """The /rules answer: the summary sections and every house rule with the value in force here."""
+def rules_embed(variant_key: str, rules: dict[str, Any], lang: str, *, in_server: bool = True) -> discord.Embed:
+    """The /rules answer: the summary sections and every house rule with the value in force here. Outside a
+    server (``in_server`` false: a DM) the rules are the defaults, and their heading says so."""
     v = get_variant(variant_key)
+    heading = t("rules.house" if in_server else "rules.house_default", lang)
     embed = discord.Embed(title=t("rules.title", lang, variant=variant_name(variant_key, lang)),
                           colour=discord.Colour.dark_green())
     for n in range(1, sections(variant_key) + 1):
@@ -48,9 +50,9 @@ def rules_embed(variant_key: str, rules: dict[str, Any], lang: str) -> discord.E
             helptext = r.help_en if lang == "en" else item_name(r.help_zh, r.help_en, lang)
             line = f"• **{item_name(r.zh, r.en, lang)}**: {rule_value(value, lang)}{mark}"
             lines.append(line + (f" — {helptext}" if helptext else ""))
-        embed.add_field(name=t("rules.house", lang), value="\n".join(lines)[:1024], inline=False)
+        embed.add_field(name=heading, value="\n".join(lines)[:1024], inline=False)
     else:
-        embed.add_field(name=t("rules.house", lang), value=t("rules.house_none", lang), inline=False)
+        embed.add_field(name=heading, value=t("rules.house_none", lang), inline=False)
     embed.set_footer(text=t("rules.footer", lang, ref=next(iter(v.rule_of.values()), "")))  # (a file of the project's repository means nothing to a player)
     return embed
 
@@ -68,7 +70,8 @@ class Rules(commands.Cog):
         lang = await lang_of(interaction)
         key = variant or settings.default_variant
         rules = variant_rules(settings, get_variant(key))
-        await interaction.response.send_message(embed=rules_embed(key, rules, lang), ephemeral=True)
+        embed = rules_embed(key, rules, lang, in_server=interaction.guild_id is not None)
+        await interaction.response.send_message(embed=embed, ephemeral=True)
 
 
 async def setup(bot: MjBot) -> None:

@@ -29,6 +29,7 @@ from cogs.scoring import (
     breakdown_text,
     build_situation,
     check_options,
+    check_variant_options,
     fit_message,
     render_image,
     score_scene,
@@ -108,6 +109,7 @@ class Score(commands.Cog):
                       situation=situation, mode=mode, dealer_streak=dealer_streak)
         key = variant or settings.default_variant
         v = get_variant(key)
+        check_variant_options(v, lang, mode=mode, dealer_streak=dealer_streak)
         rules = variant_rules(settings, v)
         if mode is not None and "mode" in rules:
             rules["mode"] = mode

@@ -43,6 +43,27 @@ def check_options(lang: str, *, hand: Any, variant: Any, win: Any, winner: Any, 
         raise UserError("score.bad_hand_length", high=HAND_LENGTH.high, length=len(str(hand)))
 
 
+def check_variant_options(v: Variant, lang: str, *, mode: Any, dealer_streak: Any,
+                          names: tuple[str, str] = ("score.mode.name", "score.streak.name")) -> None:
+    """Refuse an option the variant has no use for, as ``mjbot score`` does: Wuhu's ``mode`` (315/525) in a variant
+    without modes, Hefei's ``dealer_streak`` in one that does not score it. Ignoring it would let a player believe
+    they scored, recorded or opened a table with it. ``names``: the keys of the command's names for the two
+    options. Raises :class:`UserError` in ``lang``.
+
+    >>> from engine.variants import get_variant
+    >>> check_variant_options(get_variant("wuhu"), "en", mode=525, dealer_streak=None)
+    >>> try:
+    ...     check_variant_options(get_variant("wuhu"), "zh", mode=None, dealer_streak=3)
+    ... except UserError as e:
+    ...     print(e.message("zh"))
+    选项「庄数」是合肥的庄数：芜湖不计庄数。什么都没有做：请去掉这个选项，或选择合肥。
+    """
+    if mode is not None and not v.modes:
+        raise UserError("score.mode_not_in_variant", option=t(names[0], lang), variant=variant_name(v.key, lang))
+    if dealer_streak is not None and not v.scored_streak:
+        raise UserError("score.streak_not_in_variant", option=t(names[1], lang), variant=variant_name(v.key, lang))
+
+
 def build_situation(*, win: str | None, winner: str | None, discarder: str | None, situation: str | None,
                     dealer_streak: int | None) -> Situation:
     """The engine's :class:`Situation` from the command's options, with friendly defaults:

@@ -25,6 +25,7 @@ from bot.tables import LiveTable, Refusal, TableManager, resume_tables
 from bot.tables.strings import t  # display names in its messages are escaped (no pings, no markdown)
 from cogs.choices import MODE_CHOICES, variant_choices
 from cogs.errors import reply_ephemeral, saved
+from cogs.scoring import check_variant_options
 from cogs.table_controls import UI, LobbyButton, PlayButton, VoteButton
 from engine.variants import get_variant
 from text.lang import lang_for, lang_of_locale
@@ -96,6 +97,8 @@ class Tables(commands.Cog):
             return
         key = variant or settings.default_variant
         V = get_variant(key)
+        check_variant_options(V, await lang_of(interaction), mode=mode, dealer_streak=None,
+                              names=("table.mode.name", "score.streak.name"))
         rules = variant_rules(settings, V)
         if mode is not None and "mode" in rules:
             rules["mode"] = mode
@@ -317,6 +320,8 @@ class Tables(commands.Cog):
         lang = await lang_of(interaction)
         try:
             lt = self.manager.table_in(interaction.channel_id or 0)
+            if not lt.started:  # a lobby (no match id yet) is closed by its players leaving, not by a vote
+                raise Refusal("tables.not_started")
             await self._propose(interaction, lt.id, lang)
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))

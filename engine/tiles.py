@@ -18,6 +18,8 @@ Strings exist only at the edges, through :func:`parse_hand`, :func:`format_hand`
 '2225558889m[777z]+9m'
 >>> format_hand(parse_hand("一二三万 东东东 中中 [5555p:W] (9999s) +中"))
 '123m11177z[5555p:W](9999s)+7z'
+>>> format_hand(parse_hand("二三四五六七九九萬 三四五饼 六七索 +八索"))
+'23456799m345p67s+8s'
 """
 
 from __future__ import annotations
@@ -259,7 +261,7 @@ def format_hand(hand: Hand) -> str:
 _SUIT_CHARS = {
     "m": "m", "万": "m", "萬": "m",
     "p": "p", "筒": "p", "饼": "p", "餅": "p",
-    "s": "s", "条": "s", "條": "s",
+    "s": "s", "条": "s", "條": "s", "索": "s",  # 索: the other name of 条, as 饼 is of 筒
     "z": "z", "字": "z",
 }  # fmt: skip
 _HONOR_CHARS = {"东": 27, "東": 27, "南": 28, "西": 29, "北": 30, "白": 31, "发": 32, "發": 32, "中": 33}

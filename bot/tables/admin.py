@@ -88,9 +88,11 @@ class Admin:
             raise Refusal("tables.not_recorded") from e
 
     def _in_play(self, lt: LiveTable) -> None:
-        if lt.closed or lt.table is None:
+        """Refuse unless ``lt`` is a match in play: over (``table_gone``), a lobby or still starting
+        (``not_started``: a lobby has no engine table yet, which does not make it over) or paused."""
+        if lt.closed:
             raise Refusal("tables.table_gone")
-        if not lt.started or lt.rec is None:
+        if not lt.started or lt.table is None:
             raise Refusal("tables.not_started")
         if lt.stall == "error":
             raise Refusal("tables.is_paused")
@@ -106,6 +108,8 @@ class Admin:
 
     async def autoplay(self, lt: LiveTable, user_id: int, on: bool) -> None:
         """Hand one's seat to the AI (``on``) or take it back (same as I'm back)."""
+        if not lt.closed and not lt.started:  # a lobby has no match id: not "that table is over"
+            raise Refusal("tables.not_started")
         if not on:
             await self.back(lt.id if lt.rec else 0, user_id)
             return

@@ -37,11 +37,31 @@ def shown_hand(view: Mapping[str, Any]) -> int:
     return view["hand_no"] + (1 if view["phase"] in ("play", "claim", "rob") else 0)
 
 
+def hand_winds(view: Mapping[str, Any]) -> list[int]:
+    """Each chair's wind (0 = E, the dealer) in the hand the view shows. Between hands the engine has already
+    passed the deal on, so ``view["winds"]`` are the next hand's: the finished hand's come from its result.
+
+    >>> v = {"phase": "ended", "winds": [3, 0, 1, 2], "last_result": {"dealer": 0}}
+    >>> hand_winds(v), hand_winds({**v, "phase": "play"})
+    ([0, 1, 2, 3], [3, 0, 1, 2])
+    """
+    last = view.get("last_result")
+    if view["phase"] in ("ended", "over") and last is not None:
+        return [(c - last["dealer"]) % 4 for c in range(4)]
+    return list(view["winds"])
+
+
+def _as_shown(view: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``view`` with the winds of the hand it shows (:func:`hand_winds`)."""
+    winds = hand_winds(view)
+    return view if winds == list(view["winds"]) else {**view, "winds": winds}
+
+
 def table_scene(lt: LiveTable, view: Mapping[str, Any]) -> TableScene:
     """The public table image's scene from the PUBLIC view (``table.view(None)``): never a concealed tile."""
     title = t("tables.header", lt.lang, variant=t(f"variant.{lt.variant}", lt.lang), hand=shown_hand(view),
               wall=view["wall_count"])
-    scene = table_scene_from_view(view, title=title, lang=lt.lang)
+    scene = table_scene_from_view(_as_shown(view), title=title, lang=lt.lang)
     names = lt.names()
     a, b, c, d = (replace(sc, name=names[i], bot=bool((seat := lt.seats[i]) and seat.automatic))
                   for i, sc in enumerate(scene.seats))
@@ -50,7 +70,7 @@ def table_scene(lt: LiveTable, view: Mapping[str, Any]) -> TableScene:
 
 def hand_scene(lt: LiveTable, view: Mapping[str, Any], highlight: frozenset[int] = frozenset()) -> HandScene:
     """A seat's own hand from ITS view."""
-    scene = hand_scene_from_view(view, highlight=sorted(highlight))
+    scene = hand_scene_from_view(_as_shown(view), highlight=sorted(highlight))
     return replace(scene, names=tuple(lt.names())) if scene.names is not None else scene
 
 
@@ -100,13 +120,17 @@ def hint_text(items: list[Hint], lang: str) -> str:
 
 
 def private_text(lt: LiveTable, seat: int, lang: str) -> tuple[str, frozenset[int]]:
-    """The text over a seat's hand image (what to do, the hint) and the tiles the hint marks."""
+    """The text over a seat's hand image (what to do, the hint) and the tiles the hint marks. Between hands: the
+    hand just over, with its number and the seat's wind in it, as its hand message says (:func:`over_text`)."""
     tb = lt.table
     assert tb is not None
     v = tb.view(seat)
     names = lt.names()
-    lines = [t("tables.your_hand", lang, variant=t(f"variant.{lt.variant}", lang), hand=v["hand_no"] + 1,
-               wind=wind_label(v["winds"][seat], lang))]
+    lines = [t("tables.your_hand", lang, variant=t(f"variant.{lt.variant}", lang), hand=shown_hand(v),
+               wind=wind_label(hand_winds(v)[seat], lang))]
+    if tb.phase in ("ended", "over"):
+        lines.append(t("tables.dm_hand_over" if tb.phase == "ended" else "tables.dm_match_over", lang))
+        return "\n".join(lines), frozenset()
     legal = {a["type"] for a in v["legal"]}
     waiting = seat in tb.awaited() and tb.phase in ("play", "claim", "rob")
     if waiting and tb.phase == "play":

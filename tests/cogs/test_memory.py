@@ -109,6 +109,22 @@ async def test_history_lists_this_servers_hands_with_ledger_results(h: Harness) 
     assert "本服务器共 3 局" in r2.reply.text
 
 
+@pytest.mark.parametrize("locale, title, empty", [
+    ("en-US", "**Hua 花** · 0 hands on this server", "No settled hands yet."),
+    ("zh-CN", "**Hua 花** · 本服务器共 0 局", "还没有结算过的牌局。"),
+    ("zh-TW", "**Hua 花** · 本伺服器共 0 局", "還沒有結算過的牌局。"),
+])
+async def test_a_newcomers_history_shows_their_name_not_their_id(h: Harness, locale, title, empty) -> None:
+    """A member who never played here: their own /history, and another member's /history of them, were headed with
+    their raw Discord id (the store knows no name for them yet): the member's display name is used."""
+    newcomer = USER_ID + 9
+    h.fake.add_user(newcomer, "Hua 花")
+    for r in (await h.slash("history", user=newcomer, locale=locale),
+              await h.slash("history", user=A, player=newcomer, locale=locale)):
+        assert r.reply.ephemeral and r.reply.text.splitlines() == [title, empty], r.reply.text
+        assert str(newcomer) not in r.reply.text
+
+
 async def test_history_pages(h: Harness) -> None:
     h.bot.get_cog("Memory").page_size = 2
     if True:

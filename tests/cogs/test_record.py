@@ -435,6 +435,24 @@ async def test_bad_input_is_refused_and_nothing_is_stored(h: Harness, case: str,
     assert dump(h) == before
 
 
+@pytest.mark.parametrize("variant, option, locale, said", [
+    ("hefei", {"mode": 525}, "en-US", "The option mode is Wuhu's 315/525 scoring: Hefei has no modes."),
+    ("chizhou", {"mode": 525}, "zh-CN", "选项「模式」是芜湖的 315/525 计分：池州没有这个选项。"),
+    ("wuhu", {"dealer_streak": 3}, "zh-TW", "選項「莊數」是合肥的莊數：蕪湖不計莊數。"),
+    ("chizhou", {"dealer_streak": 2}, "en-US", "The option dealer_streak is Hefei's dealer streak (庄数): Chizhou"),
+])
+async def test_an_option_of_another_variant_is_refused_and_nothing_is_stored(h: Harness, variant, option, locale,
+                                                                             said):
+    """/record variant:Hefei mode:525 was recorded as a Hefei hand with the option dropped: the players would
+    confirm a record they believed was something else. It is refused privately and nothing is stored."""
+    hand = {"hefei": HEFEI, "wuhu": WUHU, "chizhou": CHIZHOU}[variant]
+    before = dump(h)
+    r = await record(h, hand=hand, variant=variant, discarder=None, locale=locale, **option)
+    assert r.reply.ephemeral and r.reply.content.startswith(said), r.reply.content
+    assert dump(h) == before
+    assert h.channel() == []
+
+
 async def test_a_manager_may_record_for_others(h: Harness):
     r = await record(h, user=E, permissions=ADMIN_PERMISSIONS)
     assert not r.reply.ephemeral

@@ -77,3 +77,20 @@ async def test_every_ruling_a_score_line_cites_has_its_section_in_rules(harness:
     titled = set().union(*(_cited(f["name"]) for f in embed["fields"]))
     cited = set(get_variant(variant).rule_of.values())
     assert cited <= titled, sorted(cited - titled)
+
+
+@pytest.mark.parametrize(("locale", "heading", "default", "server"), [
+    ("en-US", "Default house rules", "(default)", "server"),
+    ("zh-CN", "默认规则设置", "(默认)", "服务器"),
+    ("zh-TW", "預設規則設定", "(預設)", "伺服器"),
+])
+async def test_rules_in_a_dm_show_the_defaults_and_say_so(harness: Harness, locale, heading, default, server):
+    """/rules in a DM was headed "House rules on this server" where there is no server: it says the house rules are
+    the defaults (they are: every one is marked so), in the player's language."""
+    r = await harness.slash("rules", variant="wuhu", guild=False, locale=locale)
+    [embed] = r.reply.embeds
+    names = [f["name"] for f in embed["fields"]]
+    assert heading in names and not any(server in n for n in names), names
+    house = next(f["value"] for f in embed["fields"] if f["name"] == heading)
+    lines = house.splitlines()
+    assert len(lines) == len(get_variant("wuhu").house_rules) and all(default in ln for ln in lines), lines

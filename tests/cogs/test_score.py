@@ -291,6 +291,47 @@ async def test_dealer_streak_bounds(harness: Harness):
     assert r.reply.ephemeral and "1 到 99" in r.reply.content
 
 
+@pytest.mark.parametrize(("locale", "hand", "title"), [
+    ("zh-CN", "二三四五六七九九万三四五饼六七索+八索", "芜湖"),
+    ("zh-TW", "二三四五六七九九萬三四五餅六七索+八條", "蕪湖"),
+    ("en-US", "二三四五六七九九万三四五饼六七索+八索", "Wuhu"),
+])
+async def test_suo_is_bamboo(harness: Harness, locale, hand, title):
+    """索, the other name of 条 (as 饼 is of 筒), was refused as "'索' is not a suit": it scores as 条 does."""
+    r = await harness.slash("score", hand=hand, variant="wuhu", locale=locale)
+    same = await harness.slash("score", hand="23456799m345p67s+8s", variant="wuhu", locale=locale)
+    assert not r.reply.ephemeral and title in r.reply.content
+    assert r.reply.content == same.reply.content
+
+
+# ---- an option of another variant is refused, never ignored (as `mjbot score` refuses it)
+
+OTHER_VARIANTS_OPTION = [  # (variant, option, locale, what the player reads)
+    ("hefei", {"mode": 525}, "en-US", "The option mode is Wuhu's 315/525 scoring: Hefei has no modes."),
+    ("chizhou", {"mode": 315}, "zh-CN", "选项「模式」是芜湖的 315/525 计分：池州没有这个选项。"),
+    ("hefei", {"mode": 525}, "zh-TW", "選項「模式」是蕪湖的 315/525 計分：合肥沒有這個選項。"),
+    ("wuhu", {"dealer_streak": 3}, "en-US", "The option dealer_streak is Hefei's dealer streak (庄数): Wuhu does not"),
+    ("chizhou", {"dealer_streak": 2}, "zh-CN", "选项「庄数」是合肥的庄数：池州不计庄数。"),
+    ("wuhu", {"dealer_streak": 3}, "zh-TW", "選項「莊數」是合肥的莊數：蕪湖不計莊數。"),
+]
+
+
+@pytest.mark.parametrize(("variant", "option", "locale", "said"), OTHER_VARIANTS_OPTION)
+async def test_an_option_of_another_variant_is_refused(harness: Harness, variant, option, locale, said):
+    """`/score variant:Hefei mode:525` scored the hand publicly as if 525 had not been asked, so the player believed
+    they had a 525 score: it is refused privately, saying whose option it is, and nothing is scored."""
+    r = await harness.slash("score", hand=EXAMPLES[variant], variant=variant, locale=locale, **option)
+    assert r.reply.ephemeral and r.reply.visible_to == harness.user_id
+    assert r.reply.content.startswith(said), r.reply.content
+    assert harness.channel() == [] and harness.seen.score_cards() == [] and not r.reply.images
+
+
+async def test_the_options_of_the_variant_itself_are_taken(harness: Harness):
+    for variant, option in (("wuhu", {"mode": 525}), ("hefei", {"dealer_streak": 3})):
+        r = await harness.slash("score", hand=EXAMPLES[variant], variant=variant, locale="en-US", **option)
+        assert not r.reply.ephemeral and ("mode 525" in r.reply.content or "streak" in r.reply.content.lower())
+
+
 # ---- the reply stays within Discord's limits
 
 

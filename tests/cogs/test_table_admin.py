@@ -392,3 +392,23 @@ async def test_replace_and_restore_in_a_lobby_say_the_game_has_not_started(harne
             assert words in said(r) and "/table kick" in said(r) and "over" not in said(r), said(r)
             assert r.reply.ephemeral
     assert list(lt.seats) == seats and not lt.started and not lt.closed
+
+
+async def test_dissolve_and_autoplay_in_a_lobby_say_the_game_has_not_started(harness: Harness):
+    """In a lobby, /table dissolve and /table autoplay (on or off) answered "That table is over" to the player who just
+    opened it: the answer says the game has not started, in the player's language, and the lobby stays open."""
+    h = harness
+    prep(h)
+    await h.slash("table new", variant="hefei", user=P1, locale="en-US")
+    await h.slash("table join", user=P2, locale="en-US")
+    lt = h.bot.tables.by_channel[h.channel_id]
+    seats = list(lt.seats)
+    for cmd, kw in (("table dissolve", {}), ("table autoplay", {"on": "on"}), ("table autoplay", {"on": "off"})):
+        for locale, words, over in (("en-US", "The game has not started yet.", "over"),
+                                    ("zh-CN", "牌局还没有开始。", "结束"), ("zh-TW", "牌局還沒有開始。", "結束")):
+            r = await h.slash(cmd, user=P1, locale=locale, **kw)
+            assert said(r) == words and over not in said(r), said(r)
+            assert r.reply.ephemeral
+    assert list(lt.seats) == seats and not lt.started and not lt.closed
+    assert h.bot.tables.by_channel[h.channel_id] is lt
+    assert not any(s.afk for s in lt.seats if s is not None)

@@ -201,6 +201,24 @@ async def test_lobby_rules_one_table_per_channel_and_one_seat_per_player(harness
     assert h.channel_id not in h.bot.tables.by_channel and P1 not in h.bot.tables.by_player
 
 
+@pytest.mark.parametrize("variant, locale, said", [
+    ("hefei", "en-US", "The option mode is Wuhu's 315/525 scoring: Hefei has no modes. Nothing was done"),
+    ("chizhou", "zh-CN", "选项「模式」是芜湖的 315/525 计分：池州没有这个选项。什么都没有做"),
+    ("hefei", "zh-TW", "選項「模式」是蕪湖的 315/525 計分：合肥沒有這個選項。什麼都沒有做"),
+])
+async def test_a_mode_outside_wuhu_opens_no_table(harness: Harness, variant, locale, said):
+    """/table new variant:Hefei mode:525 opened a Hefei lobby publicly as if 525 had not been asked: it is refused
+    privately, and no lobby is opened; the same command in Wuhu opens a 525 table."""
+    h = harness
+    prep(h)
+    r = await h.slash("table new", variant=variant, mode=525, user=P1, locale=locale)
+    assert r.reply.ephemeral and r.reply.content.startswith(said), r.reply.content
+    assert h.channel_id not in h.bot.tables.by_channel and P1 not in h.bot.tables.by_player
+    assert [m for m in h.channel() if not m.ephemeral] == []
+    r = await h.slash("table new", variant="wuhu", mode=525, user=P1, locale=locale)
+    assert not r.reply.ephemeral and live(h).rules["mode"] == 525
+
+
 # ------------------------------------------------------------------------------------------------ playing
 
 
@@ -763,6 +781,34 @@ async def test_next_pressed_again_says_the_hand_was_dealt_not_to_use_a_hand_mess
     r = await h.send(*again)
     assert r.reply.ephemeral and r.reply.content == said
     assert lt.table.hand_no == hand_no
+
+
+HAND_JUST_OVER = "Your hand · Wuhu · hand 1 · you are North\nThis hand is over: its result is on the table's message."
+
+
+@pytest.mark.parametrize("locale, said", [
+    ("en-US", HAND_JUST_OVER),
+    ("zh-CN", "你的手牌 · 芜湖 · 第 1 局 · 你是北家\n本局结束：结果在牌桌消息上。"),
+    ("zh-TW", "你的手牌 · 蕪湖 · 第 1 局 · 你是北家\n本局結束：結果在牌桌消息上。"),
+])
+async def test_my_hand_between_hands_shows_the_hand_just_over(harness: Harness, locale, said):
+    """Between two hands, My hand labelled the finished hand's tiles "hand 2 · you are West · Waiting for the others"
+    (the engine has already counted the next hand and passed the deal on): it says what the hand message says, the
+    hand just over with the seat's wind in it, and its image has that hand's winds."""
+    h = harness
+    lt = await a_hand_ended(h, "wuhu")  # (seed 1: the deal passes on after the first hand, P1's wind changes)
+    tb = lt.table
+    seat = lt.seat_of(P1)
+    played = tb.last_result["dealer"]
+    assert tb.dealer != played and (seat - played) % 4 == 3  # North in hand 1, not in hand 2
+    assert h.dms(P1)[-1].text == HAND_JUST_OVER  # the hand message, in the seat's language (P1 joined in English)
+    dm_scene = h.seen.private_images()[-1][1]
+    table_msg = h.fake.find_message(lt.message_id)
+    r = await h.click(table_msg, custom_id=button_id(table_msg, ":hand"), user=P1, locale=locale)
+    assert r.reply.ephemeral and r.reply.content == said
+    user, scene, _ = h.seen.private_images()[-1]
+    assert user == P1 and scene.winds == dm_scene.winds == tuple((c - played) % 4 for c in range(4))
+    assert tb.hand_no == 1 and tb.phase == "ended"  # nothing was dealt
 
 
 @pytest.mark.parametrize("locale, lang", [("en-US", "en"), ("zh-CN", "zh"), ("zh-TW", "zh-TW")])

@@ -18,6 +18,8 @@ from engine.tiles import Hand, Meld, MeldKind, format_hand, make_kind, parse_han
         ("  11 22 33m  ", "112233m"),
         ("一二三万四五六筒七八九条东东+东", "123m456p789s11z+1z"),
         ("一二三萬 四五六餅 七八九條 中中 +紅中", "123m456p789s77z+7z"),
+        ("二三四五六七九九万三四五饼六七索+八索", "23456799m345p67s+8s"),  # 索: the other name of 条, as 饼 of 筒
+        ("二三四五六七九九萬 三四五餅 六七索 +八條", "23456799m345p67s+8s"),
         ("11m[555p:W][345s:n](9999m)+1m", "11m[555p:W][345s:N](9999m)+1m"),
         ("11m[555p:西]+1m", "11m[555p:W]+1m"),
         ("１２３ｍ［５５５５ｐ：Ｅ］", "123m[5555p:E]"),  # full-width input from a phone keyboard
