@@ -19,6 +19,7 @@ import os
 import random
 import signal
 import sys
+import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -145,6 +146,9 @@ def main() -> int:
                         _die_with(server)
                         say(f"pid {os.getpid()}")
                         asyncio.run(child(words[1], int(words[2]), int(words[3])))
+                    except BaseException:  # the bot died by itself: what killed it, for the test's report
+                        traceback.print_exc()
+                        sys.stderr.flush()
                     finally:
                         os._exit(1)
                 alive.add(pid)

@@ -393,8 +393,8 @@ def test_score_cog_doctests():
 
 
 @pytest.mark.parametrize(("locale", "line", "ref"), [
-    ("zh-CN", "• 压档 (W5): 2", "/rules"), ("en-US", "• middle-tile win (压档) (W5): 2", "/rules"),
-    ("zh-TW", "• 壓檔 (W5): 2", "/rules"),
+    ("zh-CN", "• 压档 (W5): 2", "/规则"), ("en-US", "• middle-tile win (压档) (W5): 2", "/rules"),
+    ("zh-TW", "• 壓檔 (W5): 2", "/規則"),
 ])
 async def test_each_line_names_its_ruling_and_says_where_to_look_it_up(harness: Harness, locale, line, ref):
     r = await harness.slash("score", hand="123456789m11p35s+4s", variant="wuhu", discarder="W", locale=locale)

@@ -387,9 +387,10 @@ async def test_replace_and_restore_in_a_lobby_say_the_game_has_not_started(harne
     lt = h.bot.tables.by_channel[h.channel_id]
     seats = list(lt.seats)
     for cmd in ("table replace", "table restore"):
-        for locale, words in (("en-US", "has not started yet"), ("zh-CN", "还没有开始"), ("zh-TW", "還沒有開始")):
+        for locale, words, kick in (("en-US", "has not started yet", "/table kick"), ("zh-CN", "还没有开始", "/牌桌 移出"),
+                                    ("zh-TW", "還沒有開始", "/牌桌 移出")):
             r = await h.slash(cmd, member=P2, user=P1, locale=locale)
-            assert words in said(r) and "/table kick" in said(r) and "over" not in said(r), said(r)
+            assert words in said(r) and kick in said(r) and "over" not in said(r), said(r)
             assert r.reply.ephemeral
     assert list(lt.seats) == seats and not lt.started and not lt.closed
 
