@@ -355,12 +355,14 @@ async def start_season(store: Store, guild_id: int, user_id: int, name: str, *, 
         open_row = await conn.one(f"SELECT {_SEASON_COLS} FROM seasons WHERE guild_id = ? AND ended_at IS NULL",
                               (guild_id,))
         if (open_row is not None and open_row[3] == name and open_row[9] == user_id
-                and 0 <= ms - open_row[5] < REPEAT_MS and open_row[6] == end_ms):  # the same start, again
-            raise StoreError("season_repeated", number=open_row[2], name=name, minutes=_minutes(ms - open_row[5]))
+                and abs(ms - open_row[5]) < REPEAT_MS and open_row[6] == end_ms):  # the same start, again
+            raise StoreError("season_repeated", number=open_row[2], name=name,
+                             minutes=_minutes(abs(ms - open_row[5])))
         ended = None
         if open_row is not None:
             # an open season whose planned end has passed ends then; otherwise now
             stop = open_row[6] if open_row[6] is not None and open_row[6] <= ms else ms
+            stop = max(stop, open_row[5])  # a clock behind the one that started it: it ends as it starts, not before
             await conn.execute("UPDATE seasons SET ended_at = ? WHERE id = ?", (stop, open_row[0]))
             ended = _season((*open_row[:7], stop, *open_row[8:]))
         top = await conn.one("SELECT COALESCE(MAX(number), 0) FROM seasons WHERE guild_id = ?", (guild_id,))
@@ -501,11 +503,11 @@ async def adjust(store: Store, guild_id: int, user_id: int, payer: int, payee: i
             "JOIN correction_rows r0 ON r0.correction_id = c.id AND r0.seat = 0 "
             "JOIN correction_rows r1 ON r1.correction_id = c.id AND r1.seat = 1 "
             "WHERE c.guild_id = ? AND c.kind = 'adjust' AND c.variant = ? AND c.reason = ? AND c.user_id = ? "
-            "AND c.at > ? AND c.at <= ? AND r0.player_id = ? AND r0.amount = ? AND r1.player_id = ? "
-            "ORDER BY c.at DESC LIMIT 1",
-            (guild_id, variant, reason, user_id, ms - REPEAT_MS, ms, payer, -amount, payee))
+            "AND c.at > ? AND c.at < ? AND r0.player_id = ? AND r0.amount = ? AND r1.player_id = ? "
+            "ORDER BY c.at DESC LIMIT 1",  # either side of now: another process's clock may run a little ahead
+            (guild_id, variant, reason, user_id, ms - REPEAT_MS, ms + REPEAT_MS, payer, -amount, payee))
         if same is not None:
-            raise StoreError("adjust_repeated", id=same[0], minutes=_minutes(ms - same[1]))
+            raise StoreError("adjust_repeated", id=same[0], minutes=_minutes(abs(ms - same[1])))
         for p in (payer, payee):
             name = (names or {}).get(p)
             if name:
