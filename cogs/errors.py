@@ -119,11 +119,13 @@ async def report(interaction: discord.Interaction[MjBot], error: BaseException, 
         lang = lang_for(interaction, None)
     text, expected = message_for(error, lang)
     done = interaction.extras.get("saved")
-    if done and isinstance(original, discord.HTTPException) and not interaction.response.is_done():
-        # the command's write went through and only its answer failed: say so, with the answer
+    if done and not interaction.response.is_done():
+        # the command's write went through and only its answer failed (Discord, or a read after the write): say so,
+        # with the answer as far as it was made
         log.warning("%s was done for user %s but its answer failed: %r", where or _describe(interaction),
-                    interaction.user.id, original)
-        await reply_ephemeral(interaction, t("error.saved_unshown", lang, text=done))
+                    interaction.user.id, original, exc_info=None if expected else error)
+        key = "error.saved_unshown" if isinstance(original, discord.HTTPException) else "error.saved_unfinished"
+        await reply_ephemeral(interaction, t(key, lang, text=done))
         return
     if transient(original) is not None:
         log.warning("%s failed for user %s, told to try again: %r", where or _describe(interaction),

@@ -39,6 +39,7 @@ from bot.ids import parse_id, require_id
 from bot.interactions import lang_of
 from bot.options import typed_text
 from bot.store import group as gstore
+from bot.store.failures import DATABASE_ERRORS
 from cogs.checks import check_manager, guild_of
 from cogs.choices import variant_choices
 from cogs.errors import saved
@@ -361,17 +362,17 @@ class Group(commands.Cog):
                            reason: app_commands.Range[str, 1, 200]) -> None:
         _settings, lang = await self._manager(interaction)
         require_id(hand, "store.unknown_hand", hand_id=str(hand)[:40])  # past the database's integers: no such hand
+        tz = await server_tz(self.bot, interaction.guild_id)
         c = await gstore.void_hand(self.bot.open_store, guild_of(interaction), interaction.user.id, hand, reason)
         log.info("guild %s: user %s voided hand %s", interaction.guild_id, interaction.user.id, hand)
-        tz = await server_tz(self.bot, interaction.guild_id)
         local = c.at.astimezone(tz)
+        text = saved(interaction, t("correct.voided", lang, hand=hand, variant=variant_name(c.variant, lang),
+                                    when=f"{day_text(local, lang)} {local:%H:%M}", reason=safe(c.reason)))
         names = {}
         for r in c.rows:
             if r.player_id is not None:
                 names[r.seat] = await self.bot.open_store.display_name(r.player_id) or str(r.player_id)
         moved = ", ".join(f"{safe(names.get(r.seat, r.ai or '?'))} {signed(r.amount)}" for r in c.rows)
-        text = t("correct.voided", lang, hand=hand, variant=variant_name(c.variant, lang),
-                 when=f"{day_text(local, lang)} {local:%H:%M}", reason=safe(c.reason))
         text += "\n" + t("correct.void_rows", lang, rows=moved)
         await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
 
@@ -426,13 +427,19 @@ class Group(commands.Cog):
             await interaction.followup.send(t("export.too_large", lang, scope=what, size=file_size(len(data)),
                                               limit=file_size(limit)), ephemeral=True, allowed_mentions=_NO_PINGS)
             return
-        await gstore.audit_export(self.bot.open_store, guild_of(interaction), interaction.user.id,
-                                  f"season {scope.season.number}" if scope.season else "all", len(rows))
         text = t("export.done", lang, scope=what, rows=len(rows))
         if filename.endswith(".zip"):
             text += "\n" + t("export.zipped", lang)
         await interaction.followup.send(text, file=discord.File(io.BytesIO(data), filename=filename),
                                         ephemeral=True, allowed_mentions=_NO_PINGS)
+        # audited once Discord took the file (an export nobody received is no export); the file is out, so a
+        # database failing here is logged, not told as if the export had failed
+        try:
+            await gstore.audit_export(self.bot.open_store, guild_of(interaction), interaction.user.id,
+                                      f"season {scope.season.number}" if scope.season else "all", len(rows))
+        except DATABASE_ERRORS as e:
+            log.error("guild %s: the export by user %s went out but its audit row was not written: %r",
+                      interaction.guild_id, interaction.user.id, e)
 
 
 def fit_upload(data: bytes, name: str, limit: int) -> tuple[bytes, str]:

@@ -335,8 +335,6 @@ async def _show(bot: MjBot, interaction: discord.Interaction[MjBot], settings: G
     """Redraw the panel the interaction came from, or answer with a new panel (from a form or a prompt)."""
     embed = settings_embed(settings, audit, lang, viewing)
     view = SettingsView(bot, settings, lang, viewing)
-    if note:  # a change is stored: if Discord fails this answer, the admin is told it was made
-        saved(interaction, note)
     if interaction.type == discord.InteractionType.component and _is_panel(interaction.message):
         await interaction.response.edit_message(content=note, embed=embed, view=view)
     else:
@@ -361,6 +359,8 @@ async def set_house_rule(bot: MjBot, interaction: discord.Interaction[MjBot], se
         settings_changed(interaction, new_settings)
     lang = await lang_of(interaction)
     note = t(key, lang, field=t("settings.field.house_rules", lang), value=shown)
+    if key == "settings.changed":  # stored: if what follows fails, the admin is told it was made
+        saved(interaction, note)
     audit = await bot.open_store.settings_audit(guild_of(interaction), limit=5)
     await _show(bot, interaction, new_settings, audit, lang, note, variant.key)
 
@@ -376,6 +376,8 @@ async def apply_change(bot: MjBot, interaction: discord.Interaction[MjBot], sett
     shown = shown or describe_change(field, value, lang)
     key = "settings.changed" if old != getattr(new_settings, field) else "settings.unchanged"
     note = t(key, lang, field=label, value=shown)
+    if key == "settings.changed":  # stored: if what follows fails, the admin is told it was made
+        saved(interaction, note)
     log.info("guild %s: user %s set %s to %r", interaction.guild_id, interaction.user.id, field, value)
     audit = await bot.open_store.settings_audit(guild_of(interaction), limit=5)
     await _show(bot, interaction, new_settings, audit, lang, note, viewing)
@@ -574,12 +576,14 @@ class Settings(commands.Cog):
                             value=str(record_expiry_hours)[:20])
         check_ai_difficulty(ai_difficulty, lang)  # a forged value: refused before any write
         note = await apply_group_options(self.bot, interaction, lang, timezone, report_channel, report_day)
+        if note and (timezone, report_channel, report_day) != (None, None, None):
+            saved(interaction, note)  # stored: if what follows fails, the admin is told what was made
         # the options other cogs own (cogs.settings_registry): each one set says so above the rest, each status line below
         owned = {"replays_show_all_hands": replays_show_all_hands, "record_expiry_hours": record_expiry_hours}
         for name, value in owned.items():
             option = settings_registry.get(name)
             if value is not None and option is not None:
-                note = await option.apply(self.bot, interaction, lang, value) + "\n" + note
+                note = saved(interaction, await option.apply(self.bot, interaction, lang, value) + "\n" + note)
         for name in owned:
             option = settings_registry.get(name)
             if option is not None and option.status is not None:
@@ -588,8 +592,10 @@ class Settings(commands.Cog):
             settings, said = await set_ai_difficulty(self.bot.open_store, guild_of(interaction), interaction.user.id,
                                                      settings, ai_difficulty, lang)
             note = said + "\n" + note
+        if interaction.extras.get("saved") or ai_difficulty is not None:  # something was set: the whole answer
+            saved(interaction, note)
         audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
-        await interaction.response.send_message(saved(interaction, note), embed=settings_embed(settings, audit, lang),
+        await interaction.response.send_message(note, embed=settings_embed(settings, audit, lang),
                                                 view=SettingsView(self.bot, settings, lang), ephemeral=True)
 
 

@@ -207,3 +207,43 @@ async def test_a_setting_whose_answer_discord_failed_is_told_made(h: Harness, lo
     assert SAID_DONE[locale] in told and "5" in told, told
     assert not any(n in told for n in NOTHING)
     assert sql(h, "SELECT record_expiry_hours FROM memory_settings WHERE guild_id = ?", (GUILD_ID,)) == [(5,)]
+
+
+async def test_a_void_stored_then_a_failing_read_is_told_done(h: Harness):
+    """The void is written, then the players' names are read for the answer: the database busy on that read is
+    not told as "nothing was changed", but as done, with the answer as far as it goes."""
+    from tests.harness.faults import FlakyConnection
+
+    hand = sql(h, "SELECT hand_id FROM ledger WHERE guild_id = ? AND player_id IS NOT NULL LIMIT 1",
+               (GUILD_ID,))[0][0]
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("SELECT display_name FROM players", times=1)
+    r = await h.slash("correct void", hand=hand, reason="misclick", permissions=ADMIN_PERMISSIONS)
+    assert flaky.hits == 1
+    assert sql(h, "SELECT kind, hand_id, reason FROM corrections") == [("void", hand, "misclick")]
+    told = r.reply.content
+    assert r.reply.ephemeral and "Done, but the bot could not finish its answer" in told and str(hand) in told, told
+    assert not any(n in told for n in NOTHING)
+
+
+async def test_settings_that_set_nothing_are_not_told_done(h: Harness):
+    """/settings with no option writes nothing: a Discord failure on its answer is told as such, not as done."""
+    before = dump(h)
+    told = await failing_answer(h, "settings")
+    assert dump(h) == before
+    assert SAID_DONE["en-US"] not in told and "problem on Discord's side" in told, told
+
+
+async def test_an_export_whose_file_discord_never_took_is_not_audited(h: Harness):
+    fault = h.fake.fail(r"^/webhooks/\d+/[^/]+$", method="POST", status=503, times=5)
+    data, rec = h.slash_payload("export", permissions=ADMIN_PERMISSIONS)
+    h.bot._connection.parse_interaction_create(data)
+    await done(h, rec)
+    assert fault.hits == 5 and not any(m.attachments for m in rec.messages)
+    assert sql(h, "SELECT COUNT(*) FROM settings_audit WHERE field = 'export'") == [(0,)]
+    # once Discord takes it, it is audited: who exported what, how many rows
+    r = await h.slash("export", permissions=ADMIN_PERMISSIONS)
+    [att] = r.reply.attachments
+    rows = len(csv_of(r.reply.files[att.filename])) - 1
+    assert sql(h, "SELECT user_id, field, new_value FROM settings_audit WHERE field = 'export'") == [
+        (USER_ID, "export", f'"all: {rows}"')]
