@@ -92,11 +92,12 @@ async def reply_ephemeral(interaction: discord.Interaction[MjBot], text: str) ->
 EXPIRED_CODES = (10062, 10015, 50027)  # unknown interaction, unknown webhook, invalid webhook token
 
 
-def saved(interaction: discord.Interaction[MjBot], text: str) -> str:
-    """Note that the command has stored what ``text`` (its answer) tells, and return ``text``. If Discord then fails
-    that answer, the player reads that it was done, with the answer, instead of "nothing was changed, try again"
-    (:func:`report`): trying again would count it twice."""
-    interaction.extras["saved"] = text
+def saved(interaction: discord.Interaction[MjBot], text: str, *, when: bool = True) -> str:
+    """Note (``when`` something was written) that the command has stored what ``text`` (its answer) tells, and
+    return ``text``. If the answer then fails, the player reads that it was done, with the answer, instead of
+    "nothing was changed, try again" (:func:`report`): trying again would count it twice."""
+    if when:
+        interaction.extras["saved"] = text
     return text
 
 

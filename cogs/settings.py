@@ -358,9 +358,9 @@ async def set_house_rule(bot: MjBot, interaction: discord.Interaction[MjBot], se
                  rule.key, value)
         settings_changed(interaction, new_settings)
     lang = await lang_of(interaction)
-    note = t(key, lang, field=t("settings.field.house_rules", lang), value=shown)
-    if key == "settings.changed":  # stored: if what follows fails, the admin is told it was made
-        saved(interaction, note)
+    # stored: if what follows fails, the admin is told it was made
+    note = saved(interaction, t(key, lang, field=t("settings.field.house_rules", lang), value=shown),
+                 when=key == "settings.changed")
     audit = await bot.open_store.settings_audit(guild_of(interaction), limit=5)
     await _show(bot, interaction, new_settings, audit, lang, note, variant.key)
 
@@ -375,9 +375,7 @@ async def apply_change(bot: MjBot, interaction: discord.Interaction[MjBot], sett
     label = t(f"settings.field.{field}", lang)
     shown = shown or describe_change(field, value, lang)
     key = "settings.changed" if old != getattr(new_settings, field) else "settings.unchanged"
-    note = t(key, lang, field=label, value=shown)
-    if key == "settings.changed":  # stored: if what follows fails, the admin is told it was made
-        saved(interaction, note)
+    note = saved(interaction, t(key, lang, field=label, value=shown), when=key == "settings.changed")
     log.info("guild %s: user %s set %s to %r", interaction.guild_id, interaction.user.id, field, value)
     audit = await bot.open_store.settings_audit(guild_of(interaction), limit=5)
     await _show(bot, interaction, new_settings, audit, lang, note, viewing)
@@ -576,8 +574,7 @@ class Settings(commands.Cog):
                             value=str(record_expiry_hours)[:20])
         check_ai_difficulty(ai_difficulty, lang)  # a forged value: refused before any write
         note = await apply_group_options(self.bot, interaction, lang, timezone, report_channel, report_day)
-        if note and (timezone, report_channel, report_day) != (None, None, None):
-            saved(interaction, note)  # stored: if what follows fails, the admin is told what was made
+        saved(interaction, note, when=bool(note) and (timezone, report_channel, report_day) != (None, None, None))
         # the options other cogs own (cogs.settings_registry): each one set says so above the rest, each status line below
         owned = {"replays_show_all_hands": replays_show_all_hands, "record_expiry_hours": record_expiry_hours}
         for name, value in owned.items():
@@ -592,8 +589,7 @@ class Settings(commands.Cog):
             settings, said = await set_ai_difficulty(self.bot.open_store, guild_of(interaction), interaction.user.id,
                                                      settings, ai_difficulty, lang)
             note = said + "\n" + note
-        if interaction.extras.get("saved") or ai_difficulty is not None:  # something was set: the whole answer
-            saved(interaction, note)
+        saved(interaction, note, when=bool(interaction.extras.get("saved")) or ai_difficulty is not None)
         audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
         await interaction.response.send_message(note, embed=settings_embed(settings, audit, lang),
                                                 view=SettingsView(self.bot, settings, lang), ephemeral=True)
