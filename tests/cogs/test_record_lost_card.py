@@ -299,3 +299,29 @@ async def test_a_card_stored_after_the_record_changed_is_marked_for_a_redraw(h: 
     assert row(h, rec.record_id)[2:] == (111, B, "confirmed", True, C, True, True, 1)
     assert await rstore.set_message(store, GUILD_ID, rec.record_id, 222, shown=await last(h)) == 111  # kept
     assert row(h, rec.record_id)[2:] == (111, B, "confirmed", True, C, True, True, 1)
+
+
+async def test_a_record_confirmed_while_its_card_is_looked_for_keeps_one_card_showing_it(h: Harness, monkeypatch):
+    """A payer presses the card Discord had while the scheduler reads the channel for it: one card, confirmed."""
+    h, rec, first = await card_taken_then_killed(h)
+    try:
+        recorder = h.bot.get_cog("Recorder")
+        names = type(recorder)._post_lost_card.__globals__  # the module the harness's bot loaded
+        real = names["own_post"]
+
+        async def press_meanwhile(*a, **kw):
+            found = await real(*a, **kw)
+            await h.click(first, label="Confirm", user=C)
+            return found
+
+        monkeypatch.setitem(names, "own_post", press_meanwhile)
+        await recorder.tick()
+        await h.settle()
+        monkeypatch.setitem(names, "own_post", real)
+        await recorder.tick()
+        await h.settle()
+        assert row(h, rec.record_id) == (GUILD_ID, CHANNEL_ID, first.id, B, "confirmed", True, C, True, True, 0)
+        assert cards(h) == [first] and not first.buttons()
+        assert h.fake.requests_to(CHANNEL_READS, "POST") == []
+    finally:
+        await h.close()
