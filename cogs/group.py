@@ -6,7 +6,7 @@ code (:func:`cogs.checks.check_manager`). Every change goes through :mod:`bot.st
 negative amount, the same member twice, a bot, a date in the past) is refused with a message and writes nothing.
 
 - ``/season start name [ends]``: season N+1 starts now; the open season ends at the same instant and its final board
-  is posted right away in the channel (:func:`post_final_board`: at least once, never twice; as the command's
+  is posted right away in the channel (:func:`post_final_board`: at least once, and once; as the command's
   follow-up if the bot may not post there). ``ends`` is the season's last day (YYYY-MM-DD) in the
   server's time zone: it ends at the following midnight there, and the scheduler (:mod:`cogs.report`) posts its
   final board in the channel where it was started.
@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import dataclasses
 import io
 import logging
+import weakref
 import zipfile
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
@@ -38,6 +40,7 @@ from bot.i18n import locale_str, t, variant_name
 from bot.ids import parse_id, require_id
 from bot.interactions import lang_of
 from bot.options import typed_text
+from bot.own_posts import own_post
 from bot.store import group as gstore
 from bot.store.failures import DATABASE_ERRORS
 from cogs.checks import check_manager, guild_of
@@ -152,17 +155,65 @@ async def noted(what: str, write: Awaitable[Any]) -> None:
         log.warning("%s: could not be noted (%r); the scheduler takes the claim over later", what, e)
 
 
+#: The notes of posts Discord took that could not be written yet, per bot: (kind, id) -> the write. Retried at once, then
+#: at each round of the scheduler (and as the bot stops); a post with a note waiting is never made again.
+_UNNOTED: weakref.WeakKeyDictionary[Any, dict[tuple[str, int, int], Callable[[], Awaitable[Any]]]] = \
+    weakref.WeakKeyDictionary()
+
+#: How many times a note of a post is tried at once before it waits for the next round.
+NOTE_TRIES = 3
+
+
+async def note_posted(bot: Any, key: tuple[str, int, int], what: str, write: Callable[[], Awaitable[Any]]) -> None:
+    """Note that Discord took a post (``write()``, an idempotent write ending its claim): tried again at once, then
+    kept in memory and tried at each round (:func:`retry_notes`) while the claim stays. Never raises."""
+    for _ in range(NOTE_TRIES):
+        try:
+            await write()
+        except Exception as e:
+            log.warning("%s: posted, could not be noted (%r)", what, e)
+            continue
+        _UNNOTED.get(bot, {}).pop(key, None)
+        return
+    log.warning("%s: posted; noting it is tried again at the next round, it is not posted again", what)
+    _UNNOTED.setdefault(bot, {})[key] = write
+
+
+def unnoted(bot: Any, key: tuple[str, int, int]) -> bool:
+    """A post Discord took whose note is still waiting: the scheduler leaves its claim alone."""
+    return key in _UNNOTED.get(bot, {})
+
+
+async def retry_notes(bot: Any) -> None:
+    """Write the notes of posts that are waiting (:func:`note_posted`)."""
+    for key, write in list(_UNNOTED.get(bot, {}).items()):
+        try:
+            await write()
+        except Exception as e:
+            log.warning("%s %s: posted, still could not be noted (%r)", key[0], key[1], e)
+            continue
+        _UNNOTED[bot].pop(key, None)
+
+
+def first_line(text: str) -> str:
+    return text.split("\n", 1)[0].strip()
+
+
 async def post_final_board(bot: MjBot, season: gstore.Season, lang: str, channel_id: int | None, *,
                            at: datetime | None = None, retake_before: datetime | None = None,
                            fallback: Send | None = None) -> bool:
     """Post an ended season's final board in ``channel_id`` (where ``/season start`` ran, or the season's channel),
-    at least once and never twice: claimed in the database, posted with the season's nonce (:func:`final_nonce`),
-    then noted as posted. A claim already in flight is left alone unless made before ``retake_before`` (then posted
-    again in its own channel, with the same nonce). When the post fails in passing the claim is given back and the
-    scheduler posts it on its next round; a missing permission or channel ends it (or, with ``fallback``, the
-    command's follow-up posts it). Never raises after the claim (a command that led here has done its work). True
-    when it was posted here."""
+    at least once and once: claimed in the database, posted with the season's nonce (:func:`final_nonce`), then
+    noted as posted (:func:`note_posted`: a note that fails is kept in memory and the board is never posted again).
+    A claim already in flight is left alone unless made before ``retake_before``: then the board is looked for in
+    the claim's channel (:func:`bot.own_posts.own_post`, one request: a bot killed after Discord took it) and
+    noted if found, else posted again there with the same nonce. When the post fails in passing the claim is given
+    back and the scheduler posts it on its next round; a missing permission or channel moves it to the season's own
+    channel (with ``fallback``: the command's follow-up posts it), and ends it only there. Never raises after the
+    claim (a command that led here has done its work). True when it was posted here."""
     store = bot.open_store
+    if unnoted(bot, ("final", season.season_id, 0)):  # posted; its note is waiting
+        return False
     claimed = await gstore.claim_final_board(store, season.season_id, channel_id, at, retake_before=retake_before)
     if claimed is None:
         return False
@@ -176,43 +227,76 @@ async def post_final_board(bot: MjBot, season: gstore.Season, lang: str, channel
         log.warning("%s could not be drawn (%r); will retry", what, e)
         await noted(what, gstore.release_final_board(store, season.season_id))
         return False
+    key = ("final", season.season_id, 0)
+    posted = lambda: gstore.mark_season_announced(store, season.season_id, at)  # noqa: E731
+    if season.final_claimed_at is not None:  # a claim taken over: Discord may have the post (found by its title)
+        try:
+            found = await own_post(bot, claimed.final_channel, season.guild_id, since=season.final_claimed_at,
+                                   match=lambda m: first_line(m.content) == first_line(text)
+                                   or any(a.filename == final_file(season) for a in m.attachments))
+        except Exception as e:
+            log.warning("%s: its channel could not be read (%r); the claim is taken over later", what, e)
+            return False
+        if found is not None:
+            log.info("%s was posted already (message %s)", what, found.id)
+            await note_posted(bot, key, what, posted)
+            return True
     channel = bot.get_partial_messageable(claimed.final_channel, guild_id=season.guild_id)
     try:
-        await channel.send(text, file=_png_file(png), allowed_mentions=_NO_PINGS,
+        await channel.send(text, file=_png_file(png, season), allowed_mentions=_NO_PINGS,
                            nonce=final_nonce(season.season_id))  # discord.py sends enforce_nonce
     except Exception as e:
         if fallback is not None and isinstance(e, discord.Forbidden | discord.NotFound):
-            return await _fall_back(what, store, season, fallback, text, png, at)
+            return await _fall_back(bot, what, claimed, fallback, text, png, at)
         if passing(e):
             log.warning("%s not posted, will retry: %s", what, e)
             await noted(what, gstore.release_final_board(store, season.season_id))
+        elif claimed.channel_id is not None and claimed.final_channel != claimed.channel_id:
+            # refused where a command put it: the season's own channel is tried before the board is given up
+            log.warning("%s cannot be posted in channel %s (%s); trying the season's channel", what,
+                        claimed.final_channel, e)
+            try:
+                await gstore.release_final_board(store, season.season_id, channel_too=True)
+            except Exception as e2:
+                log.warning("%s: could not be given back (%r); the scheduler takes the claim over later", what, e2)
+                return False
+            return await post_final_board(bot, dataclasses.replace(claimed, final_claimed_at=None), lang,
+                                          claimed.channel_id, at=at)
         else:
             log.warning("%s cannot be posted: %s", what, e)
             await noted(what, gstore.mark_season_announced(store, season.season_id, at))
         return False
-    await noted(what, gstore.mark_season_announced(store, season.season_id, at))
+    await note_posted(bot, key, what, posted)
     return True
 
 
-def _png_file(png: bytes | None) -> discord.File:
-    return discord.File(io.BytesIO(png), filename="season.png") if png is not None else discord.utils.MISSING
+def _png_file(png: bytes | None, season: gstore.Season) -> discord.File:
+    return discord.File(io.BytesIO(png), filename=final_file(season)) if png is not None else discord.utils.MISSING
 
 
-async def _fall_back(what: str, store: Any, season: gstore.Season, fallback: Send, text: str, png: bytes | None,
+def final_file(season: gstore.Season) -> str:
+    """The final board image's file name: the season's number, so that a board Discord took is found again (in the
+    language the command or the scheduler drew it in: :func:`own_post`)."""
+    return f"season-{season.number}-final.png"
+
+
+async def _fall_back(bot: MjBot, what: str, season: gstore.Season, fallback: Send, text: str, png: bytes | None,
                      at: datetime | None) -> bool:
     """The bot may not post in the command's channel: the command's follow-up (which needs no permission) posts
-    the board instead. It takes no nonce; a failure in passing leaves the board to the scheduler, in the season's
-    own channel."""
+    the board instead. It takes no nonce; a failure leaves the board to the scheduler, in the season's own channel
+    (given up only when that is the channel that refused)."""
+    store = bot.open_store
     try:
         await fallback(text, png)
     except Exception as e:
         log.warning("%s not posted as a follow-up either (%s)", what, e)
-        if passing(e):
+        if passing(e) or (season.channel_id is not None and season.channel_id != season.final_channel):
             await noted(what, gstore.release_final_board(store, season.season_id, channel_too=True))
         else:
             await noted(what, gstore.mark_season_announced(store, season.season_id, at))
         return False
-    await noted(what, gstore.mark_season_announced(store, season.season_id, at))
+    await note_posted(bot, ("final", season.season_id, 0), what,
+                      lambda: gstore.mark_season_announced(store, season.season_id, at))
     return True
 
 
@@ -329,7 +413,7 @@ class Group(commands.Cog):
         await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
         if ended is not None:
             async def send(text: str, png: bytes | None) -> None:
-                await interaction.followup.send(text, file=_png_file(png), allowed_mentions=_NO_PINGS)
+                await interaction.followup.send(text, file=_png_file(png, ended), allowed_mentions=_NO_PINGS)
 
             try:  # posted below the announcement, in this channel; the scheduler does it if this fails
                 await post_final_board(self.bot, ended, lang, interaction.channel_id, fallback=send)

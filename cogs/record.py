@@ -46,6 +46,7 @@ from bot.app import MjBot
 from bot.i18n import locale_str, t, variant_name
 from bot.ids import require_id
 from bot.interactions import lang_of, settings_of
+from bot.own_posts import own_post
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, variant_rules
 from bot.store import records as rstore
 from bot.store.errors import StoreError
@@ -54,7 +55,7 @@ from cogs import settings_registry
 from cogs.checks import guild_of
 from cogs.choices import MODE_CHOICES, SITUATION_CHOICES, SITUATIONS, variant_choices
 from cogs.errors import SafeModal, UserError, report, transient
-from cogs.record_card import card_text, pings, redrawn_card, score_record
+from cogs.record_card import CARD_BUTTON, card_of, card_text, pings, redrawn_card, score_record
 from cogs.scoring import build_situation, check_options, check_variant_options, render_image, score_scene
 from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
@@ -100,7 +101,7 @@ def card_view(rec: rstore.Record, lang: str) -> discord.ui.View | None:
     return v
 
 
-class RecordButton(discord.ui.DynamicItem[discord.ui.Button], template=r"mjrec:(?P<g>\d+):(?P<r>\d+):(?P<op>ok|no)"):
+class RecordButton(discord.ui.DynamicItem[discord.ui.Button], template=CARD_BUTTON):
     """Confirm (``ok``) or reject (``no``) record ``r`` of guild ``g``."""
 
     def __init__(self, guild: int, record: int, op: str, label: str = "") -> None:
@@ -241,6 +242,7 @@ class Recorder(commands.Cog):
 
     async def cog_unload(self) -> None:
         self.loop.cancel()
+        await self._store_unstored()  # a restart keeps the ids of the cards posted (the tick does not look for them)
 
     @tasks.loop(seconds=TICK_SECONDS)
     async def loop(self) -> None:
@@ -400,12 +402,25 @@ class Recorder(commands.Cog):
             raise UserError("record.post_failed") from None
         await self._card_posted(rec, msg.id)
 
-    async def _card_posted(self, rec: rstore.Record, message_id: int) -> None:
+    async def _card_posted(self, rec: rstore.Record, message_id: int, *, found: bool = False) -> int | None:
+        """Store the id of the card just posted (or ``found`` again) for ``rec`` as drawn: the card the record names
+        (an earlier one if a press stored it meanwhile), None if the write failed (kept in :attr:`unstored`)."""
         try:
-            await rstore.set_message(self.store, rec.guild_id, rec.record_id, message_id)
+            return await rstore.set_message(self.store, rec.guild_id, rec.record_id, message_id, shown=rec,
+                                            stale=found)
         except RECORD_WRITE_ERRORS as e:  # the record and its card work: the next tick (or the first press) stores it
             log.warning("record %s: its card's id could not be stored (%s)", rec.record_id, e)
             self.unstored[rec.record_id] = (rec.guild_id, message_id)
+            return None
+
+    async def _store_unstored(self) -> None:
+        for rid, (guild_id, message_id) in list(self.unstored.items()):
+            try:
+                await rstore.set_message(self.store, guild_id, rid, message_id)
+            except Exception as e:  # RECORD_WRITE_ERRORS, or a store already closed
+                log.warning("record %s: its card's id could not be stored again (%s)", rid, e)
+                continue
+            del self.unstored[rid]
 
     async def _card_files(self, rec: rstore.Record, parsed: Hand, result: ScoreResult, sit: Situation,
                           lang: str) -> list[discord.File]:
@@ -500,19 +515,13 @@ class Recorder(commands.Cog):
             await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=shown)
 
     async def _lost_cards(self, now: datetime) -> None:
-        """Cards a bot stopped before posting (between storing the record and posting its card), posted now so that
-        nothing is lost: the records without a card past :data:`bot.store.records.CARD_GRACE` (at the first tick
-        after a start, every one: no card is on its way then), except those whose card this process is posting or
-        posted without storing its id (that id is stored now). A card Discord refuses for good withdraws its record,
-        said in its channel."""
+        """Cards lost (a bot stopped between storing the record and posting its card, or before storing the card's
+        id), posted now so that nothing is lost: the records without a card past :data:`bot.store.records.CARD_GRACE`
+        (at the first tick after a start, every one), except those whose card this process is posting or posted
+        without storing its id (that id is stored now). A card Discord took is found in the channel and kept, not
+        posted again (:meth:`_post_lost_card`). A card Discord refuses for good withdraws its record, said there."""
         first, self.first_round = self.first_round, False
-        for rid, (guild_id, message_id) in list(self.unstored.items()):
-            try:
-                await rstore.set_message(self.store, guild_id, rid, message_id)
-            except RECORD_WRITE_ERRORS as e:
-                log.warning("record %s: its card's id could not be stored again (%s)", rid, e)
-                continue
-            del self.unstored[rid]
+        await self._store_unstored()
         plan = self.bot.config.shard_plan
         for rec in await rstore.cardless(self.store, before=None if first else now - rstore.CARD_GRACE):
             if rec.record_id in self.posting or rec.record_id in self.unstored or not plan.owns_guild(rec.guild_id):
@@ -524,6 +533,18 @@ class Recorder(commands.Cog):
                 self.posting.discard(rec.record_id)
 
     async def _post_lost_card(self, rec: rstore.Record, now: datetime) -> None:
+        """The card of ``rec``: found in its channel if Discord took one whose id was never stored (one request:
+        a look at the channel's messages since the record), else posted."""
+        try:
+            found = await own_post(self.bot, rec.channel_id, rec.guild_id, since=rec.created_at,
+                                   match=lambda m: card_of(m) == (rec.guild_id, rec.record_id))
+        except (TimeoutError, OSError, discord.HTTPException) as e:
+            log.warning("record %s: its channel could not be read (%s); retried next tick", rec.record_id, e)
+            return
+        if found is not None:  # redrawn at once (what it shows is not known)
+            log.info("record %s: its card was found in its channel", rec.record_id)
+            await self._card_posted(rec, found.id, found=True)
+            return
         channel = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id)
         try:
             parsed, result, sit = score_record(rec)
@@ -550,7 +571,10 @@ class Recorder(commands.Cog):
                                    allowed_mentions=discord.AllowedMentions.none())
             return
         log.info("record %s: its lost card was posted", rec.record_id)
-        await self._card_posted(rec, msg.id)
+        stored = await self._card_posted(rec, msg.id)
+        if stored is not None and stored != msg.id:  # a press stored the card it was made on meanwhile: one card
+            with contextlib.suppress(discord.HTTPException, OSError, TimeoutError):
+                await msg.delete()
 
 
 async def setup(bot: MjBot) -> None:

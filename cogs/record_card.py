@@ -5,18 +5,32 @@ changes). The card of a stored record is drawn from what was stored: the engine 
 from __future__ import annotations
 
 import logging
+import re
 from datetime import datetime
 from typing import Any
 
 import discord
 
 from bot.i18n import seat_name, t, variant_name
+from bot.own_posts import custom_ids
 from bot.store import records as rstore
 from cogs.scoring import breakdown_text, fit_message
 from engine.tiles import Hand, parse_hand
 from engine.variants import ScoreResult, Situation, get_variant
 
 log = logging.getLogger(__name__)
+
+#: The custom id of a card's Confirm (``ok``) and Reject (``no``) buttons: record ``r`` of guild ``g``.
+CARD_BUTTON = r"mjrec:(?P<g>\d+):(?P<r>\d+):(?P<op>ok|no)"
+
+
+def card_of(message: discord.Message) -> tuple[int, int] | None:
+    """The (guild, record) whose buttons ``message`` carries: a record's card (None: not one)."""
+    for cid in custom_ids(message):
+        m = re.fullmatch(CARD_BUTTON, cid)
+        if m:
+            return int(m["g"]), int(m["r"])
+    return None
 
 
 def pings(rec: rstore.Record) -> discord.AllowedMentions:

@@ -11,11 +11,14 @@ and call ``tick``; nothing sleeps):
   midnight. A transient Discord failure (5xx, 429 after retries, a network error) gives the claim back so the next
   tick tries again; a missing channel or permission (403 / 404) ends it.
 
-Both are posted at least once and never twice: each post carries a nonce made of what it is (the season, the server
-and week) with ``enforce_nonce``, and is noted as posted only once Discord took it. A claim never noted (the bot was
-stopped while the post was in flight, or the database failed to give a claim back) is taken over at the first tick
-after a start, or by any tick once it is older than :data:`cogs.group.CLAIM_LEASE`, and posted again with the same
-nonce: Discord returns the message it already has instead of posting a second.
+Both are posted at least once, and once (the limits: docs/discord.md): each post carries a nonce made of what it is
+(the season, the server and week) with ``enforce_nonce``, and is noted as posted only once Discord took it; a note
+that fails is kept in memory (:func:`cogs.group.note_posted`), written at the next ticks, and its post is never made
+again. A claim never noted (the bot was stopped while the post was in flight, or the database failed to give a claim
+back) is taken over at the first tick after a start, or by any tick once it is older than
+:data:`cogs.group.CLAIM_LEASE`: the post is first looked for in its channel (one request; by its first line or its
+image's file name) and noted if Discord has it, else posted again with the same nonce (Discord returns the message
+it already has if it still remembers the nonce: a few minutes).
 
 Turning the report on never posts a week that ended before it was asked for (see
 :func:`bot.store.group.set_weekly_report`).
@@ -35,9 +38,19 @@ from discord.ext import commands, tasks
 
 from bot.app import MjBot
 from bot.i18n import t, variant_name
+from bot.own_posts import own_post
 from bot.settings import SERVER_LANGUAGE
 from bot.store import group as gstore
-from cogs.group import CLAIM_LEASE, noted, passing, post_final_board
+from cogs.group import (
+    CLAIM_LEASE,
+    first_line,
+    note_posted,
+    noted,
+    passing,
+    post_final_board,
+    retry_notes,
+    unnoted,
+)
 from cogs.leaderboard import day_text, display
 from text.lang import lang_of_locale
 
@@ -92,7 +105,16 @@ async def report_message(bot: MjBot, guild_id: int, day: date, lang: str) -> tup
 
     text, scene = await report_scene(bot, guild_id, day, lang)
     data = await asyncio.to_thread(render_report, scene)
-    return text, discord.File(io.BytesIO(data), filename="weekly-report.png")
+    return text, discord.File(io.BytesIO(data), filename=report_file(day))
+
+
+def report_file(day: date) -> str:
+    """The image's file name: the report day, so that a report Discord took is found again (:func:`own_post`).
+
+    >>> report_file(date(2030, 1, 14))
+    'weekly-report-2030-01-14.png'
+    """
+    return f"weekly-report-{day.isoformat()}.png"
 
 
 async def report_scene(bot: MjBot, guild_id: int, day: date, lang: str) -> tuple[str, Any]:
@@ -133,6 +155,7 @@ class Report(commands.Cog):
 
     async def cog_unload(self) -> None:
         self.loop.cancel()
+        await retry_notes(self.bot)  # the posts Discord took are noted before the bot stops, if the database lets it
 
     @tasks.loop(minutes=TICK_MINUTES)
     async def loop(self) -> None:
@@ -161,6 +184,7 @@ class Report(commands.Cog):
         # a claim older than the lease was left by a bot that stopped (or could not give it back); at the first round
         # after a start every claim found is: posted again with its nonce, which Discord makes the same message
         retake_before = gstore.ANY_CLAIM if self.first_round else now - CLAIM_LEASE
+        await retry_notes(self.bot)  # posts Discord took, noted now (their claims are left alone until then)
         await gstore.end_due_seasons(store, now)
         for season in await gstore.seasons_to_announce(store):
             await self._announce(season, now, retake_before)
@@ -178,6 +202,9 @@ class Report(commands.Cog):
             week = latest_report_day(now.astimezone(gs.tz), gs.report_weekday).toordinal()
             if gs.last_report_week is not None and gs.last_report_week >= week:
                 return
+        key = ("report", gs.guild_id, week)
+        if unnoted(self.bot, key):  # posted; its note is waiting
+            return
         if not await gstore.claim_report_week(store, gs.guild_id, week, now, retake_before=retake_before):
             return
         day = date.fromordinal(week)
@@ -190,6 +217,19 @@ class Report(commands.Cog):
             await noted(what, gstore.release_report_week(store, gs.guild_id, week))
             return
         assert gs.report_channel is not None  # report_servers: the servers with a report channel
+        posted = lambda: gstore.confirm_report_week(store, gs.guild_id, week)  # noqa: E731
+        if gs.report_claim_week == week:  # a claim taken over: Discord may have the post (found by its first line)
+            try:
+                found = await own_post(self.bot, gs.report_channel, gs.guild_id, since=gs.report_claimed_at,
+                                       match=lambda m: first_line(m.content) == first_line(text)
+                                       or any(a.filename == report_file(day) for a in m.attachments))
+            except Exception as e:
+                log.warning("%s: its channel could not be read (%r); the claim is taken over later", what, e)
+                return
+            if found is not None:
+                log.info("%s was posted already (message %s)", what, found.id)
+                await note_posted(self.bot, key, what, posted)
+                return
         try:
             await self.bot.get_partial_messageable(gs.report_channel, guild_id=gs.guild_id).send(
                 text, file=file, allowed_mentions=_NO_PINGS, nonce=report_nonce(gs.guild_id, week))  # with enforce_nonce
@@ -202,11 +242,11 @@ class Report(commands.Cog):
                 await noted(what, gstore.confirm_report_week(store, gs.guild_id, week))
             return
         log.info("%s posted", what)
-        await noted(what, gstore.confirm_report_week(store, gs.guild_id, week))
+        await note_posted(self.bot, key, what, posted)
 
     async def _announce(self, season: gstore.Season, now: datetime, retake_before: datetime) -> None:
         """Post an ended season's final board in the channel where it was started, or where a claim in flight
-        posts it (:func:`post_final_board`: at least once, never twice)."""
+        posts it (:func:`post_final_board`: at least once, and once)."""
         await post_final_board(self.bot, season, await self._lang(season.guild_id), season.channel_id, at=now,
                                retake_before=retake_before)
 

@@ -22,8 +22,10 @@ hand nets to nothing in every period that held it); an adjustment at the moment 
 **Posts made once** (a season's final board, a week's report) are claimed (``claim_final_board``,
 ``claim_report_week``), posted, and only then noted as posted (``mark_season_announced``, ``confirm_report_week``). A
 claim that was never confirmed (the bot stopped while the post was in flight, or failed to give the claim back) is
-taken over by the scheduler after a restart or once it is old (``retake_before``), and posted again with the same
-Discord nonce, which Discord makes the same message: at least once, never twice.
+taken over by the scheduler after a restart or once it is old (``retake_before``): the post is looked for in its
+channel (``cogs``: a post Discord took before a kill) and posted again only if not found, with the same Discord nonce
+(which Discord makes the same message for a few minutes). A post Discord took whose note failed is noted later from
+the bot's memory (``cogs.group.note_posted``), never posted again.
 
 **Ranges** are half-open ``[since, until)``; ``None`` is open-ended. Seasons are ``[started_at, ended_at)``.
 """

@@ -289,11 +289,22 @@ async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: 
 
 
 @completes
-async def set_message(store: Store, guild_id: int, record_id: int, message_id: int) -> None:
-    """Remember the public card of a record (its buttons are edited away when it closes)."""
+async def set_message(store: Store, guild_id: int, record_id: int, message_id: int, *, shown: Record | None = None,
+                      stale: bool = False) -> int | None:
+    """Remember the public card of a record (its buttons are edited away when it closes), unless one is remembered
+    already (a press on a card Discord took whose id was not stored remembers that card first): the card remembered,
+    None for an unknown record. ``shown``: the record as this card was drawn; the card is marked stale (the scheduler
+    redraws it) when the record changed meanwhile, as :func:`mark_card` does; ``stale``: marked stale in any case (a
+    card found again, whose state is not known)."""
     async with store.transaction(durable=False) as conn:
-        await conn.execute("UPDATE records SET message_id = ? WHERE id = ? AND guild_id = ?",
-                           (message_id, record_id, guild_id))
+        if shown is not None and not stale:
+            stale = card_state(await _load(conn, guild_id, record_id)) != card_state(shown)
+        mark = ", card_stale = 1" if stale else ""
+        await conn.execute(f"UPDATE records SET message_id = ?{mark} WHERE id = ? AND guild_id = ? "
+                           "AND message_id IS NULL", (message_id, record_id, guild_id))
+        row = await conn.one("SELECT message_id FROM records WHERE id = ? AND guild_id = ?",
+                                     (record_id, guild_id))
+        return None if row is None else row[0]
 
 
 async def get(store: Store, guild_id: int, record_id: int) -> Record:

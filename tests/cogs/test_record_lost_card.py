@@ -167,3 +167,161 @@ async def test_a_card_whose_id_was_not_stored_is_not_posted_again(h: Harness):
     await recorder.tick()
     await h.settle()
     assert [c.id for c in cards(h)] == [r.reply.id] and (await last(h)).message_id == r.reply.id
+
+
+# ---------------------------------------------------------------- a card Discord took whose id was never stored
+
+CHANNEL_READS = rf"^/channels/{CHANNEL_ID}/messages$"
+
+
+def row(h: Harness, rid: int) -> tuple:
+    """Every field of a record that its card concerns (the times as whether they are set)."""
+    return sql(h, "SELECT guild_id, channel_id, message_id, proposer_id, status, decided_at IS NOT NULL, decided_by, "
+                  "match_id IS NOT NULL, hand_id IS NOT NULL, card_stale FROM records WHERE id = ?", (rid,))[0]
+
+
+def confirmations(h: Harness, rid: int) -> list[tuple]:
+    return sql(h, "SELECT seat, player_id, confirmed_by FROM record_seats WHERE record_id = ? ORDER BY seat", (rid,))
+
+
+async def card_taken_then_killed(h: Harness) -> tuple[Harness, rstore.Record, object]:
+    """/record: Discord takes the card (the command's follow-up), the bot dies before it reads the answer."""
+    undo = kill_on(h, WEBHOOK, after=True)
+    data, _ = h.slash_payload("record", user=B, hand=HEFEI, winner=B, discarder=C, variant="hefei", **SEATS)
+    h.bot._connection.parse_interaction_create(data)
+    await h.settle()
+    undo()
+    [first] = cards(h)
+    rec = await last(h)
+    assert rec.message_id is None and row(h, rec.record_id)[2] is None
+    return await h.kill(), rec, first
+
+
+async def test_a_card_discord_took_before_a_kill_is_found_not_posted_again(h: Harness):
+    h, rec, first = await card_taken_then_killed(h)
+    try:
+        await h.bot.get_cog("Recorder").tick()  # the first tick after the start
+        await h.settle()
+        assert cards(h) == [first] and first.buttons()  # one card, redrawn, its buttons live
+        assert row(h, rec.record_id) == (GUILD_ID, CHANNEL_ID, first.id, B, "pending", False, None, False, False, 0)
+        # what it cost: one read of the channel, no post, one edit (the card found is redrawn: its state is unknown)
+        assert len(h.fake.requests_to(CHANNEL_READS, "GET")) == 1
+        assert h.fake.requests_to(CHANNEL_READS, "POST") == []
+        assert len(h.fake.requests_to(rf"^/channels/{CHANNEL_ID}/messages/{first.id}$", "PATCH")) == 1
+        await h.click(first, label="Confirm", user=C)  # the card works
+        assert row(h, rec.record_id)[2:] == (first.id, B, "confirmed", True, C, True, True, 0)
+        assert not first.buttons()
+        await h.bot.get_cog("Recorder").tick()  # nothing more: no read, no post
+        assert len(h.fake.requests_to(CHANNEL_READS, "GET")) == 1 and cards(h) == [first]
+    finally:
+        await h.close()
+
+
+async def test_a_card_whose_id_was_not_stored_is_stored_as_the_bot_restarts(h: Harness):
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("SET message_id", times=1)
+    r = await record(h)
+    rec = await last(h)
+    assert flaky.hits == 1 and rec.message_id is None
+    h = await h.restart()  # the cog, unloaded, stores what it kept in memory
+    try:
+        assert row(h, rec.record_id) == (GUILD_ID, CHANNEL_ID, r.reply.id, B, "pending", False, None, False, False, 0)
+        await h.bot.get_cog("Recorder").tick()
+        await h.settle()
+        assert [c.id for c in cards(h)] == [r.reply.id]
+        assert h.fake.requests_to(CHANNEL_READS, "GET") == [] and h.fake.requests_to(CHANNEL_READS, "POST") == []
+    finally:
+        await h.close()
+
+
+async def test_a_channel_that_cannot_be_read_leaves_the_lost_card_to_the_next_tick(h: Harness):
+    h, rec, first = await card_taken_then_killed(h)
+    try:
+        fault = h.fake.fail(CHANNEL_READS, method="GET", status=503, times=1)
+        recorder = h.bot.get_cog("Recorder")
+        await recorder.tick()
+        await h.settle()
+        assert cards(h) == [first] and row(h, rec.record_id)[2] is None  # not posted blindly
+        assert fault.hits == 1 and h.fake.requests_to(CHANNEL_READS, "POST") == []
+        recorder.clock = lambda: datetime.now(UTC) + rstore.CARD_GRACE + timedelta(minutes=1)
+        await recorder.tick()
+        await h.settle()
+        assert cards(h) == [first] and row(h, rec.record_id)[2] == first.id
+    finally:
+        await h.close()
+
+
+@pytest.mark.parametrize("op", ["Confirm", "Reject"])
+async def test_a_record_decided_while_its_lost_card_is_posted_keeps_one_card_showing_it(h: Harness, op):
+    """The bot may not read the channel (403): the lost card is posted again, and a payer presses the first card
+    (which Discord had) meanwhile. The press's card stays the record's card; the repost is taken down."""
+    h, rec, first = await card_taken_then_killed(h)
+    try:
+        h.fake.fail(CHANNEL_READS, method="GET", status=403, code=50001, times=1)
+        recorder = h.bot.get_cog("Recorder")
+        real = recorder._card_files
+
+        async def press_first(*a, **kw):
+            await h.click(first, label=op, user=C)
+            return await real(*a, **kw)
+
+        recorder._card_files = press_first
+        await recorder.tick()
+        await h.settle()
+        recorder._card_files = real
+        await recorder.tick()
+        await h.settle()
+        status = "confirmed" if op == "Confirm" else "rejected"
+        done = op == "Confirm"
+        assert row(h, rec.record_id) == (GUILD_ID, CHANNEL_ID, first.id, B, status, True, C, done, done, 0)
+        assert [cb for _, player, cb in confirmations(h, rec.record_id)] == [
+            C if done and player == C else None for _, player, _ in confirmations(h, rec.record_id)]
+        assert cards(h) == [first] and not first.buttons()
+        [repost] = h.fake.requests_to(CHANNEL_READS, "POST")  # posted, then deleted
+        assert len(h.fake.requests_to(rf"^/channels/{CHANNEL_ID}/messages/\d+$", "DELETE")) == 1
+        assert repost.json["nonce"] == f"mjc{rec.record_id}"
+    finally:
+        await h.close()
+
+
+async def test_a_card_stored_after_the_record_changed_is_marked_for_a_redraw(h: Harness):
+    """set_message with the record as the card was drawn: a change meanwhile marks the card stale; an id already
+    stored is kept."""
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("SET message_id", times=1)
+    await record(h)
+    rec = await last(h)  # pending, its card's id not stored
+    store = h.bot.store
+    await rstore.confirm(store, GUILD_ID, rec.record_id, C, manager=True)  # marks the card stale...
+    await rstore.mark_card(store, GUILD_ID, rec.record_id, stale=False)  # ...cleared, the card id still unknown
+    assert row(h, rec.record_id)[2:] == (None, B, "confirmed", True, C, True, True, 0)
+    assert await rstore.set_message(store, GUILD_ID, rec.record_id, 111, shown=rec) == 111
+    assert row(h, rec.record_id)[2:] == (111, B, "confirmed", True, C, True, True, 1)
+    assert await rstore.set_message(store, GUILD_ID, rec.record_id, 222, shown=await last(h)) == 111  # kept
+    assert row(h, rec.record_id)[2:] == (111, B, "confirmed", True, C, True, True, 1)
+
+
+async def test_a_record_confirmed_while_its_card_is_looked_for_keeps_one_card_showing_it(h: Harness, monkeypatch):
+    """A payer presses the card Discord had while the scheduler reads the channel for it: one card, confirmed."""
+    h, rec, first = await card_taken_then_killed(h)
+    try:
+        recorder = h.bot.get_cog("Recorder")
+        names = type(recorder)._post_lost_card.__globals__  # the module the harness's bot loaded
+        real = names["own_post"]
+
+        async def press_meanwhile(*a, **kw):
+            found = await real(*a, **kw)
+            await h.click(first, label="Confirm", user=C)
+            return found
+
+        monkeypatch.setitem(names, "own_post", press_meanwhile)
+        await recorder.tick()
+        await h.settle()
+        monkeypatch.setitem(names, "own_post", real)
+        await recorder.tick()
+        await h.settle()
+        assert row(h, rec.record_id) == (GUILD_ID, CHANNEL_ID, first.id, B, "confirmed", True, C, True, True, 0)
+        assert cards(h) == [first] and not first.buttons()
+        assert h.fake.requests_to(CHANNEL_READS, "POST") == []
+    finally:
+        await h.close()

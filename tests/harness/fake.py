@@ -113,6 +113,7 @@ class Message:
     history: list[dict[str, Any]] = field(default_factory=list)  # earlier versions (content, embeds, files)
     loading: bool = False  # a deferred "thinking" response not yet edited
     nonce: str | None = None  # as sent with enforce_nonce: a second create with it returns this message
+    nonce_kept: bool = True  # Discord still remembers the nonce (a few minutes: FakeDiscord.forget_nonces)
 
     @property
     def ephemeral(self) -> bool:
@@ -449,6 +450,13 @@ class FakeDiscord:
         """The next ``times`` requests whose path matches the regex ``path`` (and ``method``) get a 429."""
         self.rate_limits.append(RateLimit(method, re.compile(path), times, retry_after, is_global))
 
+    def forget_nonces(self) -> None:
+        """Minutes pass: Discord no longer knows the nonces of the messages made so far (``enforce_nonce`` checks
+        "the past few minutes"), so a post made again with one of them is a second message."""
+        for ch in self.channels.values():
+            for m in ch.messages:
+                m.nonce_kept = False
+
     def fail(self, path: str, *, status: int = 503, code: int = 0, method: str | None = None, times: int = 1,
              message: str = "Service Unavailable") -> Fault:
         """The next ``times`` requests whose path matches the regex ``path`` (and ``method``) fail with ``status``
@@ -579,9 +587,10 @@ class FakeDiscord:
                         raise HTTPError(403, 50007, "Cannot send messages to this user")
                     nonce = (payload or {}).get("nonce")
                     if nonce is not None and (payload or {}).get("enforce_nonce"):
-                        # Discord: a message the same author created with this nonce (in the last few minutes; the
-                        # harness does not count the time) is returned, and no new one is created
-                        seen = next((m for m in ch.messages if m.nonce == str(nonce) and not m.deleted
+                        # Discord: a message the same author created with this nonce (in the last few minutes: the
+                        # harness forgets them when a test says time passed, forget_nonces) is returned, and no new
+                        # one is created
+                        seen = next((m for m in ch.messages if m.nonce == str(nonce) and not m.deleted and m.nonce_kept
                                      and m.author.get("id") == self.bot_user.get("id")), None)
                         if seen is not None:
                             return 200, seen.payload()
