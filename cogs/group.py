@@ -203,7 +203,7 @@ async def post_final_board(bot: MjBot, season: gstore.Season, lang: str, channel
                            at: datetime | None = None, retake_before: datetime | None = None,
                            fallback: Send | None = None) -> bool:
     """Post an ended season's final board in ``channel_id`` (where ``/season start`` ran, or the season's channel),
-    at least once and once: claimed in the database, posted with the season's nonce (:func:`final_nonce`), then
+    once and only once: claimed in the database, posted with the season's nonce (:func:`final_nonce`), then
     noted as posted (:func:`note_posted`: a note that fails is kept in memory and the board is never posted again).
     A claim already in flight is left alone unless made before ``retake_before``: then the board is looked for in
     the claim's channel (:func:`bot.own_posts.own_post`, one request: a bot killed after Discord took it) and
