@@ -55,12 +55,22 @@ from cogs import settings_registry
 from cogs.checks import guild_of
 from cogs.choices import MODE_CHOICES, SITUATION_CHOICES, SITUATIONS, variant_choices
 from cogs.errors import SafeModal, UserError, report, transient
-from cogs.record_card import CARD_BUTTON, card_of, card_text, pings, redrawn_card, score_record
+from cogs.record_card import (
+    CARD_BUTTON,
+    CardEdits,
+    card_of,
+    card_text,
+    hand_notation,
+    pings,
+    redrawn_card,
+    score_record,
+    variant_of_code,
+)
 from cogs.scoring import build_situation, check_options, check_variant_options, render_image, score_scene
 from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
-from engine.tiles import Hand, format_tiles, parse_hand, tile_name
-from engine.variants import ScoreResult, Situation, get_variant, variant_keys
+from engine.tiles import Hand, parse_hand
+from engine.variants import ScoreResult, Situation, get_variant
 
 # what a write of a record may fail with and still leave the record whole: the database, or the store refusing
 RECORD_WRITE_ERRORS: tuple[type[BaseException], ...] = (*DATABASE_ERRORS, StoreError)
@@ -122,31 +132,11 @@ class RecordButton(discord.ui.DynamicItem[discord.ui.Button], template=CARD_BUTT
             await report(interaction, e, where=f"record {self.op}")
 
 
-def hand_notation(hand: Hand) -> str:
-    """The hand in the project's notation, as short as it gets (for a custom id).
-
-    >>> hand_notation(parse_hand("二二二万 555m 888m 9m [777z:W] +9m"))
-    '2225558889m[777z:W]+9m'
-    """
-    assert hand.win_tile is not None
-    return format_tiles(hand.concealed) + "".join(m.notation() for m in hand.melds) + "+" + tile_name(hand.win_tile)
-
-
 #: Engine refusals about who discarded, said in the words of /record's options (the engine's own text names the
 #: command line's ``--from``).
 _OPTION_ERRORS = {"rob_kong_needs_from": "record.rob_kong_needs_discarder",
                   "earthly_from_dealer": "record.earthly_from_dealer"}
 
-
-
-def variant_of_code(code: str) -> str:
-    """The variant a Record button's id names by its short code (:attr:`Variant.short`); an unknown code is given
-    back as it is (the variant is then refused like any unknown one).
-
-    >>> variant_of_code("h"), variant_of_code("zz")
-    ('hefei', 'zz')
-    """
-    return next((k for k in variant_keys() if get_variant(k).short == code), code)
 
 
 def record_button_id(variant: str, hand: Hand, sit: Situation, situation: str | None,
@@ -235,6 +225,7 @@ class Recorder(commands.Cog):
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         self.posting: set[int] = set()  # records whose first card this process is posting
         self.unstored: dict[int, tuple[int, int]] = {}  # record -> (guild, card message) whose id was not stored
+        self.edits = CardEdits()  # card edits in flight: two at once leave the card to the scheduler
         self.first_round = True  # the first tick after a start posts the card of every pending record without one
 
     async def cog_load(self) -> None:
@@ -474,22 +465,22 @@ class Recorder(commands.Cog):
     async def _redraw(self, interaction: discord.Interaction[MjBot], rec: rstore.Record, outcome: str, lang: str) -> None:
         """Answer the press by editing the card (one interaction response); if Discord fails, say privately what
         was saved and leave the card to the next tick."""
-        text = redrawn_card(rec, rec.lang, now=self.clock())
-        try:
-            await interaction.response.edit_message(content=text, view=card_view(rec, rec.lang),
-                                                    allowed_mentions=pings(rec))
-        except discord.HTTPException as e:  # the card stays marked stale (the press's transaction marked it)
-            log.warning("record %s: card edit failed (%s); the next tick redraws it", rec.record_id, e)
-            if not interaction.response.is_done():
-                await interaction.response.send_message(t(f"record.saved_{outcome}", lang, id=rec.record_id),
-                                                        ephemeral=True)
-            return
-        message_id = interaction.message.id if interaction.message is not None else None
-        try:
-            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=rec,
-                                   message_id=message_id)
-        except RECORD_WRITE_ERRORS as e:  # the card is right; the next tick only draws it once more
-            log.warning("record %s: could not note its card as drawn (%s)", rec.record_id, e)
+        text, message_id = redrawn_card(rec, rec.lang, now=self.clock()), getattr(interaction.message, "id", None)
+        with self.edits.drawing(rec.record_id) as crossed:
+            try:
+                await interaction.response.edit_message(content=text, view=card_view(rec, rec.lang),
+                                                        allowed_mentions=pings(rec))
+            except discord.HTTPException as e:  # the card stays marked stale (the press's transaction marked it)
+                log.warning("record %s: card edit failed (%s); the next tick redraws it", rec.record_id, e)
+                if not interaction.response.is_done():
+                    await interaction.response.send_message(t(f"record.saved_{outcome}", lang, id=rec.record_id),
+                                                            ephemeral=True)
+                return
+            try:
+                await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=crossed(), shown=rec,
+                                       message_id=message_id)
+            except RECORD_WRITE_ERRORS as e:  # the card is right; the next tick only draws it once more
+                log.warning("record %s: could not note its card as drawn (%s)", rec.record_id, e)
 
     # ---- the scheduler
 
@@ -503,16 +494,18 @@ class Recorder(commands.Cog):
             message = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id).get_partial_message(
                 rec.message_id)  # type: ignore[arg-type]  # a stale card is a card posted
             shown: rstore.Record | None = rec
-            try:
-                await message.edit(content=redrawn_card(rec, rec.lang, now=now),
-                                   view=card_view(rec, rec.lang), allowed_mentions=pings(rec))
-            except (discord.NotFound, discord.Forbidden):
-                log.warning("record %s: its card is gone or out of reach", rec.record_id)
-                shown = None  # nothing to redraw, whatever the record's state
-            except (TimeoutError, discord.HTTPException, OSError) as e:
-                log.warning("record %s: card edit failed (%s); retried next tick", rec.record_id, e)
-                continue
-            await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=False, shown=shown)
+            with self.edits.drawing(rec.record_id) as crossed:
+                try:
+                    await message.edit(content=redrawn_card(rec, rec.lang, now=now),
+                                       view=card_view(rec, rec.lang), allowed_mentions=pings(rec))
+                except (discord.NotFound, discord.Forbidden):
+                    log.warning("record %s: its card is gone or out of reach", rec.record_id)
+                    shown = None  # nothing to redraw, whatever the record's state
+                except (TimeoutError, discord.HTTPException, OSError) as e:
+                    log.warning("record %s: card edit failed (%s); retried next tick", rec.record_id, e)
+                    continue
+                await rstore.mark_card(self.store, rec.guild_id, rec.record_id, stale=crossed() and shown is not None,
+                                       shown=shown)
 
     async def _lost_cards(self, now: datetime) -> None:
         """Cards lost (a bot stopped between storing the record and posting its card, or before storing the card's

@@ -1,11 +1,15 @@
 """A ``/record`` card's words: each player with their seat, amount and confirmation, the record's state, then the
 hand's breakdown as ``/score`` writes it (:mod:`cogs.record` posts it with its buttons and redraws it as the record
-changes). The card of a stored record is drawn from what was stored: the engine is a pure function."""
+changes). The card of a stored record is drawn from what was stored: the engine is a pure function. Also what
+names a card's hand in a button's id (:func:`hand_notation`, :func:`variant_of_code`) and the card edits in flight
+(:class:`CardEdits`)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -15,8 +19,8 @@ from bot.i18n import seat_name, t, variant_name
 from bot.own_posts import custom_ids
 from bot.store import records as rstore
 from cogs.scoring import breakdown_text, fit_message
-from engine.tiles import Hand, parse_hand
-from engine.variants import ScoreResult, Situation, get_variant
+from engine.tiles import Hand, format_tiles, parse_hand, tile_name
+from engine.variants import ScoreResult, Situation, get_variant, variant_keys
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +35,26 @@ def card_of(message: discord.Message) -> tuple[int, int] | None:
         if m:
             return int(m["g"]), int(m["r"])
     return None
+
+
+def hand_notation(hand: Hand) -> str:
+    """The hand in the project's notation, as short as it gets (for a custom id).
+
+    >>> hand_notation(parse_hand("二二二万 555m 888m 9m [777z:W] +9m"))
+    '2225558889m[777z:W]+9m'
+    """
+    assert hand.win_tile is not None
+    return format_tiles(hand.concealed) + "".join(m.notation() for m in hand.melds) + "+" + tile_name(hand.win_tile)
+
+
+def variant_of_code(code: str) -> str:
+    """The variant a Record button's id names by its short code (:attr:`Variant.short`); an unknown code is given
+    back as it is (the variant is then refused like any unknown one).
+
+    >>> variant_of_code("h"), variant_of_code("zz")
+    ('hefei', 'zz')
+    """
+    return next((k for k in variant_keys() if get_variant(k).short == code), code)
 
 
 def pings(rec: rstore.Record) -> discord.AllowedMentions:
@@ -105,3 +129,45 @@ def card_text(rec: rstore.Record, result: ScoreResult | None, sit: Situation, la
     body, _ = fit_message(breakdown_text(result, get_variant(rec.variant), sit, rules, lang), lang,
                           2000 - len(head) - 2)
     return head + "\n\n" + body
+
+
+class CardEdits:
+    """The card edits of this process in flight, by record. Two edits of one card at once (two presses, a press and
+    the scheduler) may land on Discord in either order, whatever order their writes came in: each then marks the
+    card stale, so that the scheduler draws it once more from the database (one edit more, only in such a race),
+    instead of the last mark written saying the card is right while the older edit is the one shown.
+
+    >>> edits = CardEdits()
+    >>> with edits.drawing(7) as first:
+    ...     with edits.drawing(7) as second:
+    ...         pass
+    >>> with edits.drawing(7) as alone:
+    ...     pass
+    >>> first(), second(), alone(), edits.in_flight
+    (True, True, False, {})
+    """
+
+    def __init__(self) -> None:
+        self.in_flight: dict[int, int] = {}
+        self.crossed: set[int] = set()
+
+    @contextlib.contextmanager
+    def drawing(self, record_id: int) -> Iterator[Callable[[], bool]]:
+        """Around one edit of a record's card and its mark: yields whether another edit of it crossed this one."""
+        n = self.in_flight.get(record_id, 0) + 1
+        self.in_flight[record_id] = n
+        if n > 1:
+            self.crossed.add(record_id)
+        crossed = False
+
+        def seen() -> bool:
+            return crossed or record_id in self.crossed
+
+        try:
+            yield seen
+        finally:
+            crossed = record_id in self.crossed
+            self.in_flight[record_id] -= 1
+            if not self.in_flight[record_id]:
+                del self.in_flight[record_id]
+                self.crossed.discard(record_id)

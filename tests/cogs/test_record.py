@@ -833,17 +833,38 @@ async def test_the_same_hand_twice_while_it_waits(h: Harness):
     assert sql(h, "SELECT COUNT(*) FROM records WHERE status = 'pending'") == [(3,)]
 
 
-async def test_an_older_card_edit_landing_after_a_newer_one(h: Harness):
+async def test_an_older_card_edit_landing_after_a_newer_one(h: Harness, monkeypatch):
     """Two payers confirm at once; Discord fails the first press's edit once, discord.py retries it after the second
     press's edit went through, so the card shows the older state (one ✅). The first press's edit does not clear
-    the card's mark, and the next tick draws the state the database holds."""
+    the card's mark, and the next tick draws the state the database holds. (discord.py's wait before its retry is
+    held here until the second edit is in: which lands last must not depend on the machine's speed.)"""
+    import asyncio
+    import types
+
+    import discord.webhook.async_ as webhook_async
+
+    gate = asyncio.Event()
+
+    async def held(delay, result=None):
+        await gate.wait()
+        return result
+
     await record(h, hand=WUHU, winner=B, discarder=None, variant="wuhu")  # A, C and D pay
     rec = await last(h)
+    fake_asyncio = types.SimpleNamespace(**{k: getattr(asyncio, k) for k in dir(asyncio) if not k.startswith("__")})
+    fake_asyncio.sleep = held
+    monkeypatch.setattr(webhook_async, "asyncio", fake_asyncio)
     fault = h.fake.fail(r"/interactions/\d+/[^/]+/callback", status=503, times=1)
     d1, r1 = h.click_payload(card(h, rec), label="Confirm", user=A)
     d2, r2 = h.click_payload(card(h, rec), label="Confirm", user=D)
     h.bot._connection.parse_interaction_create(d1)
     h.bot._connection.parse_interaction_create(d2)
+    for _ in range(1000):  # the second press answered (the first one's retry held at the gate)
+        if fault.hits == 1 and r2.callbacks:
+            break
+        await asyncio.sleep(0.01)
+    assert r2.callback_type == 7 and not r1.callbacks
+    gate.set()
     await h.settle()
     assert fault.hits == 1 and r1.callback_type == 7 and r2.callback_type == 7
     text = card(h, rec).content
