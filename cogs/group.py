@@ -199,6 +199,24 @@ def first_line(text: str) -> str:
     return text.split("\n", 1)[0].strip()
 
 
+async def posted_before(bot: Any, what: str, channel_id: int, guild_id: int, since: datetime | None, text: str,
+                        filename: str) -> bool | None:
+    """A claim taken over (the bot posting it stopped, or failed to give it back): whether Discord has the post
+    already, looked for in its channel (:func:`bot.own_posts.own_post`, one request; by its first line, or its
+    image's file name when it was drawn in another language). None when the channel could not be read: the claim
+    is then taken over later rather than posted again blindly."""
+    try:
+        found = await own_post(bot, channel_id, guild_id, since=since,
+                               match=lambda m: first_line(m.content) == first_line(text)
+                               or any(a.filename == filename for a in m.attachments))
+    except Exception as e:
+        log.warning("%s: its channel could not be read (%r); the claim is taken over later", what, e)
+        return None
+    if found is not None:
+        log.info("%s was posted already (message %s)", what, found.id)
+    return found is not None
+
+
 async def post_final_board(bot: MjBot, season: gstore.Season, lang: str, channel_id: int | None, *,
                            at: datetime | None = None, retake_before: datetime | None = None,
                            fallback: Send | None = None) -> bool:
@@ -229,16 +247,12 @@ async def post_final_board(bot: MjBot, season: gstore.Season, lang: str, channel
         return False
     key = ("final", season.season_id, 0)
     posted = lambda: gstore.mark_season_announced(store, season.season_id, at)  # noqa: E731
-    if season.final_claimed_at is not None:  # a claim taken over: Discord may have the post (found by its title)
-        try:
-            found = await own_post(bot, claimed.final_channel, season.guild_id, since=season.final_claimed_at,
-                                   match=lambda m: first_line(m.content) == first_line(text)
-                                   or any(a.filename == final_file(season) for a in m.attachments))
-        except Exception as e:
-            log.warning("%s: its channel could not be read (%r); the claim is taken over later", what, e)
+    if season.final_claimed_at is not None:  # a claim taken over: Discord may have the post
+        found = await posted_before(bot, what, claimed.final_channel, season.guild_id, season.final_claimed_at, text,
+                                    final_file(season))
+        if found is None:
             return False
-        if found is not None:
-            log.info("%s was posted already (message %s)", what, found.id)
+        if found:
             await note_posted(bot, key, what, posted)
             return True
     channel = bot.get_partial_messageable(claimed.final_channel, guild_id=season.guild_id)

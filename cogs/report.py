@@ -38,16 +38,15 @@ from discord.ext import commands, tasks
 
 from bot.app import MjBot
 from bot.i18n import t, variant_name
-from bot.own_posts import own_post
 from bot.settings import SERVER_LANGUAGE
 from bot.store import group as gstore
 from cogs.group import (
     CLAIM_LEASE,
-    first_line,
     note_posted,
     noted,
     passing,
     post_final_board,
+    posted_before,
     retry_notes,
     unnoted,
 )
@@ -109,7 +108,8 @@ async def report_message(bot: MjBot, guild_id: int, day: date, lang: str) -> tup
 
 
 def report_file(day: date) -> str:
-    """The image's file name: the report day, so that a report Discord took is found again (:func:`own_post`).
+    """The image's file name: the report day, so that a report Discord took is found again
+    (:func:`cogs.group.posted_before`).
 
     >>> report_file(date(2030, 1, 14))
     'weekly-report-2030-01-14.png'
@@ -218,16 +218,12 @@ class Report(commands.Cog):
             return
         assert gs.report_channel is not None  # report_servers: the servers with a report channel
         posted = lambda: gstore.confirm_report_week(store, gs.guild_id, week)  # noqa: E731
-        if gs.report_claim_week == week:  # a claim taken over: Discord may have the post (found by its first line)
-            try:
-                found = await own_post(self.bot, gs.report_channel, gs.guild_id, since=gs.report_claimed_at,
-                                       match=lambda m: first_line(m.content) == first_line(text)
-                                       or any(a.filename == report_file(day) for a in m.attachments))
-            except Exception as e:
-                log.warning("%s: its channel could not be read (%r); the claim is taken over later", what, e)
+        if gs.report_claim_week == week:  # a claim taken over: Discord may have the post
+            found = await posted_before(self.bot, what, gs.report_channel, gs.guild_id, gs.report_claimed_at, text,
+                                        report_file(day))
+            if found is None:
                 return
-            if found is not None:
-                log.info("%s was posted already (message %s)", what, found.id)
+            if found:
                 await note_posted(self.bot, key, what, posted)
                 return
         try:

@@ -264,13 +264,13 @@ async def claim_report_week(store: Store, guild_id: int, week: int, at: datetime
     when that week or a later one was posted, or another post is in flight: a claim made before ``retake_before``
     (a bot stopped while posting it, or one that failed to give it back) is taken over, for its own week only, so
     that the retry is the same post with the same nonce."""
-    stale = to_ms(retake_before) if retake_before is not None else None
+    stale = to_ms(retake_before) if retake_before is not None else -(2**62)
     async with store.transaction() as conn:
         changed = await conn.execute(
             "UPDATE group_settings SET report_claim_week = ?, report_claimed_at = ? WHERE guild_id = ? "
             "AND report_channel IS NOT NULL AND (last_report_week IS NULL OR last_report_week < ?) "
             "AND (report_claim_week IS NULL OR (report_claim_week = ? AND report_claimed_at < ?))",
-            (week, to_ms(at), guild_id, week, week, stale if stale is not None else -(2**62)))
+            (week, to_ms(at), guild_id, week, week, stale))
         return changed == 1
 
 

@@ -297,8 +297,7 @@ async def set_message(store: Store, guild_id: int, record_id: int, message_id: i
     redraws it) when the record changed meanwhile, as :func:`mark_card` does; ``stale``: marked stale in any case (a
     card found again, whose state is not known)."""
     async with store.transaction(durable=False) as conn:
-        if shown is not None and not stale:
-            stale = card_state(await _load(conn, guild_id, record_id)) != card_state(shown)
+        stale = stale or await _changed_since(conn, guild_id, record_id, shown)
         mark = ", card_stale = 1" if stale else ""
         await conn.execute(f"UPDATE records SET message_id = ?{mark} WHERE id = ? AND guild_id = ? "
                            "AND message_id IS NULL", (message_id, record_id, guild_id))
@@ -463,10 +462,14 @@ async def mark_card(store: Store, guild_id: int, record_id: int, *, stale: bool,
     tick. ``message_id``: the card's message, remembered if the record has none yet (its id could not be stored
     when it was posted)."""
     async with store.transaction(durable=False) as conn:
-        if not stale and shown is not None:
-            stale = card_state(await _load(conn, guild_id, record_id)) != card_state(shown)
+        stale = stale or await _changed_since(conn, guild_id, record_id, shown)
         await conn.execute("UPDATE records SET card_stale = ?, message_id = COALESCE(message_id, ?) "
                            "WHERE id = ? AND guild_id = ?", (int(stale), message_id, record_id, guild_id))
+
+
+async def _changed_since(conn: Connection, guild_id: int, record_id: int, shown: Record | None) -> bool:
+    """Whether the record is no longer in the state ``shown`` (a card drawn from it); False without ``shown``."""
+    return shown is not None and card_state(await _load(conn, guild_id, record_id)) != card_state(shown)
 
 
 async def stale_cards(store: Store) -> list[Record]:
