@@ -306,6 +306,7 @@ def parse_hand(text: str) -> Hand:
     meld_tiles: list[int] = []
     meld_seat: int | None = None
     seat_mode = False
+    seat_text = ""
 
     def sink() -> list[int]:
         if meld_open is not None:
@@ -334,14 +335,16 @@ def parse_hand(text: str) -> Hand:
 
     for i, ch in enumerate(text):
         pos = i + 1
-        if seat_mode:
+        if seat_mode:  # the seat runs to the closing bracket: one letter, nothing after it
             if ch in _IGNORED:
                 continue
+            if ch not in _CLOSE:
+                seat_text += ch
+                continue
             seat_mode = False
-            if ch in _CLOSE:
+            meld_seat = seat_index(seat_text) if seat_text else None
+            if meld_seat is None:
                 raise ParseError("bad_seat", seat="")
-            meld_seat = seat_index(ch)
-            continue
         if ch in _IGNORED:
             continue
         if ch.isdigit() and ch.isascii():
@@ -382,7 +385,7 @@ def parse_hand(text: str) -> Hand:
         if ch == ":":
             if meld_open is None:
                 raise ParseError("seat_outside_meld", seat=text[i + 1 : i + 2])
-            seat_mode = True
+            seat_mode, seat_text = True, ""
             continue
         if ch == "+":
             if meld_open is not None:
@@ -393,7 +396,9 @@ def parse_hand(text: str) -> Hand:
             continue
         raise ParseError("unknown_char", char=ch, pos=pos)
     if seat_mode:
-        raise ParseError("bad_seat", seat="")
+        if seat_text:
+            seat_index(seat_text)  # a bad seat is told as such before the missing bracket
+        raise ParseError("unclosed_meld", pos=meld_open[1] if meld_open else len(text))
     if digits:
         raise ParseError("digits_without_suit", digits="".join(d for d, _ in digits), pos=digits[0][1])
     if meld_open is not None:

@@ -469,6 +469,9 @@ class Variant:
             raise HandError("rob_kong_not_allowed", variant=self.name_msg())
         if situation.kong_draw and not any(m.is_kong for m in hand.melds):
             raise HandError("kong_draw_without_kong")
+        if situation.rob_kong and hand.win_tile is not None and hand.all_counts[hand.win_tile] > 1:
+            # the robbed player's pung held the other three copies: the robbed tile is the winner's only one
+            raise HandError("rob_kong_copies", tile=tile_name(hand.win_tile), n=hand.all_counts[hand.win_tile])
         for m in hand.melds:
             if m.fed_by is not None and m.fed_by == situation.winner:
                 raise HandError("fed_by_winner", meld=m.notation(), seat=SEATS[m.fed_by])

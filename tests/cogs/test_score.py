@@ -205,6 +205,24 @@ async def test_a_situation_the_variant_does_not_score_is_refused(harness: Harnes
     assert harness.channel() == []
 
 
+@pytest.mark.parametrize(("variant", "hand", "locale", "said"), [
+    ("hefei", "123456789m1235p+5p", "en-US", "holds only the robbed one, not 2"),
+    ("chizhou", "5z[111m:W][555m:W][999m:W](7777z)+5z", "zh-CN", "只能有抢来的这一张，不会有 2 张"),
+])
+async def test_a_robbed_kong_whose_tile_the_hand_already_holds_is_refused(harness: Harness, variant, hand, locale,
+                                                                           said):
+    """The robbed player's pung held the other three copies, so a hand holding two needs a fifth: it was scored (and
+    its 承包 charged the feeder) instead of refused (found by an independent review)."""
+    r = await harness.slash("score", hand=hand, variant=variant, situation="rob_kong", discarder="W", locale=locale)
+    assert r.reply.ephemeral and said in r.reply.content
+    assert r.reply.images == [] and harness.channel() == []
+    # the same hand with its robbed tile held once is scored
+    ok = await harness.slash("score", hand="123456789m3555p+4p" if variant == "hefei" else
+                             "23m55s[111p:W][555p:W](7777z)+4m", variant=variant, situation="rob_kong",
+                             discarder="W", locale=locale)
+    assert ok.reply.images or harness.channel()
+
+
 async def test_self_draw_with_a_discarder_is_refused_in_the_players_language(harness: Harness):
     r = await harness.slash("score", hand="1234678922m345s+5m", variant="hefei", win="self", discarder="W",
                             locale="zh-CN")

@@ -64,6 +64,12 @@ def test_meld_kinds_and_feeders():
         ("8z", "honour_rank", "honour tiles are 1z-7z"),
         ("0m", "zero_rank", "'0' at character 1 is not a tile rank"),
         ("11m[555p:Q]", "bad_seat", "'Q' is not a seat"),
+        # a meld names one feeder, last: two seats or tiles after the seat would silently change who pays (包, 承包)
+        ("11m[555p:W:N]", "bad_seat", "'W:N' is not a seat"),
+        ("11m[55p:N5p]", "bad_seat", "'N5p' is not a seat"),
+        ("11m[555p:NE]", "bad_seat", "'NE' is not a seat"),
+        ("11m[555p:]", "bad_seat", "'' is not a seat"),
+        ("11m[555p:W", "unclosed_meld", "the meld opened at character 4 is never closed"),
         ("11m(5555z:E)", "concealed_with_feeder", "(5555z:E) cannot name a feeder"),
         ("11m:W", "seat_outside_meld", "can only follow a meld's tiles"),
         ("1m?", "unknown_char", "unknown character '?' at character 3"),
