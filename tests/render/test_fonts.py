@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -109,6 +110,32 @@ def test_characters_the_fonts_lack_are_replaced_not_drawn_as_boxes():
     assert fonts.clean("阿明😀") == "阿明?"
     assert fonts.clean("two\nlines\t") == "two lines "
     assert fonts.clean("Zoë Ωμέγα Иван") == "Zoë Ωμεγα Иван"  # an accent the font lacks: the base letter
+
+
+def test_decomposed_accents_draw_as_one_letter():
+    """macOS and some keyboards type "José" as e + U+0301: it was drawn "Jose?"."""
+    assert fonts.clean(unicodedata.normalize("NFD", "José")) == "José"
+    assert fonts.clean(unicodedata.normalize("NFD", "Nguy\u1ec5n V\u0103n An")) == "Nguy\u1ec5n V\u0103n An"
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("Ann\u200b", "Ann"), ("\u200cBo\u200db", "Bob"), ("\ufeffLi", "Li"), ("Mo\u00ad", "Mo"),
+    ("\u3164", ""), ("\u3164\u3164\u3164", ""), ("\uffa0x", "x"), ("\u2800", ""), ("\u200e\u200f", ""),
+    ("Z\u0334\u0321a\u0337lgo", "Zalgo"), ("\u0301Ann", "Ann"),
+])  # fmt: skip
+def test_invisible_characters_and_lone_marks_are_dropped_not_drawn_as_question_marks(name, shown):
+    """A display name of invisible characters (zero-width, BOM, the Hangul filler) was drawn "???"; each combining
+    mark of a "Zalgo" name was a "?"."""
+    assert fonts.clean(name) == shown
+
+
+@pytest.mark.parametrize("name, ok", [
+    ("Bob", True), ("\u738b\u946b", True), ("???", True), (KOREAN_NAME, True), ("  ", False), ("", False),
+    ("\u3164", False), ("\u200b\u200b", False), ("\U0001F600\U0001F600", False), ("\u0e2a\u0e21\u0e0a\u0e32\u0e22", False),
+    ("A\U0001F600", True),
+])  # fmt: skip
+def test_drawable_tells_whether_a_name_shows_anything(name, ok):
+    assert fonts.drawable(name) is ok
 
 
 def test_text_actually_draws_ink():
