@@ -11,7 +11,7 @@ from engine.tiles import Hand
 from engine.variants.base import Item, ScoreResult, Situation
 
 from . import fonts
-from .common import Theme, draw_text, encode, given, lang_of, named, seat_label, theme_of, txt, wind_name
+from .common import Theme, draw_text, encode, given, lang_of, named, seat_name, theme_of, txt, wind_name
 from .hand import draw_hand
 from .scene import HandScene, ScoreScene
 
@@ -118,10 +118,10 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     def name(s: int) -> str:
         """The seat's name, or its wind spelled out when the card has no names."""
         w = scene.winds[s] if scene.winds else s
-        return scene.names[s] or seat_label(w, lang)
+        return seat_name(scene.names[s], w, lang)
 
     def who(s: int) -> str:
-        return f"{wind(s)} {scene.names[s]}" if scene.names[s] else name(s)
+        return f"{wind(s)} {scene.names[s]}" if fonts.drawable(scene.names[s]) else name(s)
 
     W = max(CARD_W, hand_img.width + 2 * MARGIN)
     # measure the rows first
