@@ -12,6 +12,7 @@ ones; ``drawable(name)`` tells whether anything of a name is left to tell its pl
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 from PIL import ImageFont
@@ -110,7 +111,17 @@ def has_bold(text: str) -> bool:
     >>> has_bold("Wins let pass"), has_bold("漏和"), has_bold("牌速慢了"), has_bold("\u674e\u5a1c")  # a name, escaped: the font tool reads this file
     (True, True, True, False)
     """
-    return all(c in bold_charset() or c == " " for c in text)
+    return all(c in bold_charset() or c == " " for c in clean(text))
+
+
+def bold_for(column: Iterable[str]) -> bool:
+    """Whether a column of names (leaderboard rows, table seats, a legend) is drawn bold: only when the bold face
+    has every one of them, so one name outside the bold subset does not leave it regular among bold neighbours.
+
+    >>> bold_for(["Bob", "\u5c0f\u660e"]), bold_for(["Bob", "\u674e\u5a1c"])
+    (True, False)
+    """
+    return all(has_bold(t) for t in column)
 
 
 def text_font(text: str, size: int, bold_: bool = True) -> FreeTypeFont:

@@ -250,7 +250,8 @@ def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: Se
         unit)) + 8
     tags_w = sum(int(fonts.text_font(t, 13).getlength(t)) + 13 + 4 for t, _, _ in tags)
     name = seat_name(seat.name, _wind(scene, s), lang) + (" · AI" if seat.bot else "")
-    name_w = draw_text(img, (nx, cy), name, 15, (255, 255, 255), anchor="lm",
+    bold = fonts.bold_for(seat_name(o.name, _wind(scene, i), lang) for i, o in enumerate(scene.seats))  # all seats
+    name_w = draw_text(img, (nx, cy), name, 15, (255, 255, 255), anchor="lm", bold=bold,
                        max_width=max(34, right - nx - score_w - tags_w - 8))
     tx = nx + name_w + 8
     tx += draw_text(img, (tx, cy), score, 17, colour, anchor="lm") + 3

@@ -25,7 +25,7 @@ Three files are written:
 * ``NotoSansCJKsc-Regular-subset.otf``: the text face (the set above);
 * ``NotoSansCJKsc-Bold-subset.otf``: a bold face for headings, with the repository's characters and Latin only
   (``bold_charset.txt``); text it cannot show falls back to the regular face, and a list of names the bold face
-  cannot all show is drawn regular throughout (:func:`render.fonts.has_bold`);
+  cannot all show is drawn regular throughout (:func:`render.fonts.bold_for`);
 * ``NotoSerifCJKsc-Bold-tiles.otf``: a tiny serif face with only the characters engraved on the tiles;
 
 plus ``charset.txt`` (every character the text faces cover, for the renderer to replace what they lack) and
