@@ -92,8 +92,8 @@ KOREAN_NAME = "\uae40\ubbfc\uc900"  # Kim Min-jun
 
 @pytest.mark.parametrize("name", [*GIVEN_NAMES_SC, *GIVEN_NAMES_TC, "\u738b\u946b", "\u9648\u7490", KOREAN_NAME])
 def test_given_names_draw_as_typed_not_as_question_marks(name):
-    """29 of 64 popular given-name characters (王鑫 drawn "王?", 李钰 "李?": two players looked the same) and 7 of 28
-    Traditional ones were missing; a Korean name was "???"."""
+    """29 of 64 popular given-name characters (two players named WANG Xin and WANG Yu were both drawn "WANG ?") and 7
+    of 28 Traditional ones were missing; a Korean name was "???"."""
     assert fonts.clean(name) == name
 
 

@@ -74,7 +74,8 @@ def _bold_of(drawn, names) -> set[bool]:
 
 
 def test_a_leaderboard_column_is_one_face(drawn):
-    """With 李娜 and 王鑫 among the rows, 王大锤 / 张三 / 小明 were bold and the other two regular."""
+    """With two names outside the bold subset (LI_NA, WANG_XIN) among the rows, the other names were bold and these
+    two regular."""
     names = ("\u738b\u5927\u9524", LI_NA, WANG_XIN, "Alice", "\u5c0f\u660e")
     render_board(BoardScene("t", "s", tuple(BoardLine(i + 1, n, 50 - 20 * i, 20, 5) for i, n in enumerate(names))),
                  "dark", "zh")
