@@ -39,6 +39,7 @@ from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
 from bot.ids import parse_id, require_id
 from bot.interactions import lang_of
+from bot.names import player_name
 from bot.options import typed_text
 from bot.own_posts import own_post
 from bot.store import group as gstore
@@ -490,7 +491,7 @@ class Group(commands.Cog):
                 raise UserError("correct.bot_member", name=safe(m.display_name))
         key = variant or settings.default_variant
         c = await gstore.adjust(self.bot.open_store, guild_of(interaction), interaction.user.id, payer.id, payee.id, amount,
-                                key, reason, names={payer.id: payer.display_name, payee.id: payee.display_name})
+                                key, reason, names={payer.id: player_name(payer), payee.id: player_name(payee)})
         log.info("guild %s: user %s adjusted %s from %s to %s", interaction.guild_id, interaction.user.id, amount,
                  payer.id, payee.id)
         text = t("correct.adjusted", lang, amount=amount, payer=safe(payer.display_name),

@@ -46,6 +46,7 @@ from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
 from bot.ids import parse_id
 from bot.interactions import lang_of, settings_of
+from bot.names import drawn_name, player_name
 from bot.options import typed_text
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
@@ -271,7 +272,7 @@ def _board_png(title: str, subtitle: str, lines: list[tuple[int, BoardRow]], cal
     from render.board import BoardLine, BoardScene, render_board
 
     scene = BoardScene(title, subtitle, tuple(
-        BoardLine(rank, display(r.display_name, r.player_id, lang), r.net, r.hands, r.wins,
+        BoardLine(rank, display(drawn_name(r.display_name), r.player_id, lang), r.net, r.hands, r.wins,
                   highlight=r.player_id == caller)
         for rank, r in lines
     ))
@@ -371,8 +372,8 @@ class Leaderboard(commands.Cog):
             await interaction.response.send_message(t(key, lang, name=safe(name), scope=scope), ephemeral=True,
                                                     allowed_mentions=_NO_PINGS)
             return
-        await _send(interaction, stats_text(name, scope, s, lang), _stats_png, name, scope, s, lang,
-                    filename="stats.png")
+        await _send(interaction, stats_text(name, scope, s, lang), _stats_png, drawn_name(name) or player_name(who),
+                    scope, s, lang, filename="stats.png")
 
 
     async def _head_to_head(self, interaction: discord.Interaction[MjBot], store: Any, lang: str, a: discord.abc.User,

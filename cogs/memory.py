@@ -33,6 +33,7 @@ from bot.errors import UserError
 from bot.i18n import locale_str, t, variant_name
 from bot.ids import db_id
 from bot.interactions import lang_of
+from bot.names import drawn_name
 from bot.store.history import (
     AdjustmentRow,
     HandUnavailable,
@@ -81,7 +82,7 @@ def names_of(match: MatchInfo, lang: str) -> list[str]:
             n += 1
             out.append(t("tables.ai_name", lang, n=n))
         else:
-            out.append(s.display_name or str(s.player_id))
+            out.append(drawn_name(s.display_name) or display(None, s.player_id or 0, lang))
     return out
 
 

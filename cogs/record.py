@@ -46,6 +46,7 @@ from bot.app import MjBot
 from bot.i18n import locale_str, t, variant_name
 from bot.ids import require_id
 from bot.interactions import lang_of, settings_of
+from bot.names import player_name
 from bot.own_posts import own_post
 from bot.settings import DEALER_STREAK, HAND_LENGTH, RECORD_EXPIRY_HOURS, variant_rules
 from bot.store import records as rstore
@@ -344,7 +345,7 @@ class Recorder(commands.Cog):
         for i, p in enumerate(players):
             amount = int(result.payments[i])
             jiao = int(result.jiao_payments[i]) if v.splits_jiao else 0
-            seats.append(rstore.SeatProposal(p.id, p.display_name, amount, amount - jiao if v.splits_jiao else 0,
+            seats.append(rstore.SeatProposal(p.id, player_name(p), amount, amount - jiao if v.splits_jiao else 0,
                                              jiao))
         sit_json = {"winner": sit.winner, "discarder": sit.discarder, "dealer_streak": sit.dealer_streak,
                     **{k: getattr(sit, k) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}}

@@ -38,6 +38,7 @@ from discord.ext import commands, tasks
 
 from bot.app import MjBot
 from bot.i18n import t, variant_name
+from bot.names import drawn_name
 from bot.settings import SERVER_LANGUAGE
 from bot.store import group as gstore
 from cogs.group import (
@@ -137,7 +138,7 @@ async def report_scene(bot: MjBot, guild_id: int, day: date, lang: str) -> tuple
     if s.most_value is not None:
         records.append((t("report.most_value", lang), f"{display(s.most_value[1], s.most_value[0], lang)} · "
                                                       f"{s.most_value[2]}"))
-    lines = tuple(ReportLine(i, display(r.display_name, r.player_id, lang), r.net, r.hands, r.wins)
+    lines = tuple(ReportLine(i, display(drawn_name(r.display_name), r.player_id, lang), r.net, r.hands, r.wins)
                   for i, r in enumerate(s.board[:5], start=1))
     scene = ReportScene(t("report.title", lang), week, count, t("report.top", lang), lines, tuple(records),
                         empty=t("report.none", lang), wins_label=t("report.wins_hands", lang))

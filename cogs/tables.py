@@ -20,6 +20,7 @@ from discord.ext import commands
 from bot.app import MjBot
 from bot.i18n import locale_str
 from bot.interactions import lang_of, settings_of
+from bot.names import player_name
 from bot.settings import SERVER_LANGUAGE, table_allowed_in, variant_rules
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables
 from bot.tables.strings import t  # display names in its messages are escaped (no pings, no markdown)
@@ -104,7 +105,7 @@ class Tables(commands.Cog):
             rules["mode"] = mode
         try:
             lt = await self.manager.open_lobby(interaction.guild_id or 0, interaction.channel_id or 0,
-                                               interaction.user.id, interaction.user.display_name,
+                                               interaction.user.id, player_name(interaction.user),
                                                _player_lang(interaction, settings.language), key, rules, settings)
         except Refusal as r:
             await self._refuse(interaction, r)
@@ -156,7 +157,7 @@ class Tables(commands.Cog):
             user = interaction.user
             name = user.display_name
             if op == "join":
-                await self.manager.join(lt, user.id, user.display_name, _player_lang(interaction, server))
+                await self.manager.join(lt, user.id, player_name(user), _player_lang(interaction, server))
             elif op == "leave":
                 await self.manager.leave(lt, user.id)
                 if lt.closed:

@@ -21,6 +21,7 @@ from PIL import Image, ImageDraw
 
 from text.catalog import text
 
+from . import fonts
 from .common import Theme, draw_text, encode, lang_of, theme_of
 from .match import nice_ticks
 
@@ -118,7 +119,7 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
     if not lines:
         draw_text(img, (w / 2, y + ROW_H / 2), label("empty", lang), 20, th.subtext, anchor="mm")
         return img
-    prev = None
+    prev, bold = None, fonts.bold_for(line.name for line in lines)  # one face for the whole name column
     for i, line in enumerate(lines):
         if prev is not None and line.rank > prev + 1:
             for k in range(3):  # a vertical ellipsis between the top and the reader's own line
@@ -138,7 +139,7 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
             draw_text(img, (x_rank, cy), str(line.rank), 17, (40, 32, 20), anchor="mm")
         else:
             draw_text(img, (x_rank, cy), str(line.rank), 18, th.subtext, anchor="mm")
-        draw_text(img, (x_name, cy), line.name, 19, th.text, anchor="lm", max_width=x_net - 84 - x_name)
+        draw_text(img, (x_name, cy), line.name, 19, th.text, anchor="lm", max_width=x_net - 84 - x_name, bold=bold)
         draw_text(img, (x_net, cy), f"{signed(line.net)} {label('unit', lang)}", 20, _net_colour(th, line.net),
                   anchor="rm")
         draw_text(img, (x_hands, cy), str(line.hands), 18, th.text, anchor="rm", bold=False)

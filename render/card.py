@@ -11,7 +11,7 @@ from engine.tiles import Hand
 from engine.variants.base import Item, ScoreResult, Situation
 
 from . import fonts
-from .common import Theme, draw_text, encode, given, lang_of, named, seat_label, theme_of, txt, wind_name
+from .common import Theme, draw_text, encode, given, lang_of, named, seat_name, theme_of, txt, wind_name
 from .hand import draw_hand
 from .scene import HandScene, ScoreScene
 
@@ -118,10 +118,10 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     def name(s: int) -> str:
         """The seat's name, or its wind spelled out when the card has no names."""
         w = scene.winds[s] if scene.winds else s
-        return scene.names[s] or seat_label(w, lang)
+        return seat_name(scene.names[s], w, lang)
 
     def who(s: int) -> str:
-        return f"{wind(s)} {scene.names[s]}" if scene.names[s] else name(s)
+        return f"{wind(s)} {scene.names[s]}" if fonts.drawable(scene.names[s]) else name(s)
 
     W = max(CARD_W, hand_img.width + 2 * MARGIN)
     # measure the rows first
@@ -190,6 +190,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         y += 50
     y += 20
     # payments
+    names_bold = fonts.bold_for(name(s) for s in range(4))  # one face for the four names
     for s in range(4):
         amount = scene.payments[s]
         row_bg = th.panel_hi if s == scene.winner else th.panel
@@ -202,7 +203,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         draw_text(img, (MARGIN + 12, y + 18), wind(s), 20, th.subtext, anchor="lm")
         tag_x = W - MARGIN - 104  # the tag ends where the amount column begins
         tag_w = draw_text(img, (tag_x, y + 18), tag, 16, th.accent, anchor="rm") + 8 if tag else 0
-        draw_text(img, (MARGIN + 44, y + 18), name(s), 20, th.text, anchor="lm",
+        draw_text(img, (MARGIN + 44, y + 18), name(s), 20, th.text, anchor="lm", bold=names_bold,
                   max_width=tag_x - tag_w - MARGIN - 44 - 6)
         col = th.plus if amount > 0 else th.minus if amount < 0 else th.subtext
         unit = txt("render.unit.zi", lang) if scene.unit == "子" else scene.unit

@@ -98,6 +98,16 @@ def seat_label(seat: int, lang: str) -> str:
     return txt(f"render.seat_name.{'ESWN'[seat]}", lang)
 
 
+def seat_name(name: str, wind: int, lang: str) -> str:
+    """A player's name as an image shows it: the seat's wind spelled out (South / 南家) when nothing of the name would
+    show (spaces or invisible characters only, a script the fonts lack), so the seat is never blank or "???".
+
+    >>> seat_name("Bob", 1, "en"), seat_name("\u3164", 1, "en"), seat_name("", 2, "zh")
+    ('Bob', 'South', '西家')
+    """
+    return name if fonts.drawable(name) else seat_label(wind, lang)
+
+
 def join_list(items, lang: str) -> str:
     """Items in a list the way the language separates them (``, `` / ``、``)."""
     return txt("render.list_sep", lang).join(items)

@@ -5,12 +5,14 @@ They are package data of ``mjbot_data`` (the ``data/`` folder, see :mod:`render.
 
 ``text_font(text, size, bold=True)`` picks the bold face when it covers the text, else the regular face (the bold
 subset holds only the repository's own characters and Latin, to keep ``data/`` small). ``clean(text)`` replaces
-characters the fonts lack (emoji, rare scripts) so a player's name never draws as empty boxes.
+characters the fonts lack (emoji, rare scripts) so a player's name never draws as empty boxes, and drops invisible
+ones; ``drawable(name)`` tells whether anything of a name is left to tell its player apart.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 from PIL import ImageFont
@@ -52,25 +54,52 @@ def tile_face(size: int) -> FreeTypeFont:
     return ImageFont.truetype(str(TILES), size)
 
 
-def clean(text: str) -> str:
-    """``text`` on one line with characters the fonts cannot draw replaced: accented letters by their base letter
-    when only the accent is missing, other spaces by a space, anything else by ``?``.
+# Characters that draw nothing: format characters (zero-width space and joiners, BOM, direction marks, soft hyphen,
+# category Cf), Hangul's blank letters and the blank Braille cell, often whole Discord display names.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
-    >>> clean("小明"), clean("Ann\U0001F600"), clean("Ωμέγα")
-    ('小明', 'Ann?', 'Ωμεγα')
-    """
+
+def _invisible(c: str) -> bool:
+    return c in _BLANK or unicodedata.category(c) in ("Cf", "Mn", "Me")  # Mn/Me: a mark left over after NFC
+
+
+def _cleaned(text: str) -> list[tuple[str, bool]]:
+    """``text`` as drawable pieces, each with whether it stands for a character the fonts lack."""
     cs = charset()
     out = []
-    for c in str(text):
+    for c in unicodedata.normalize("NFC", str(text)):  # "José" typed as e + U+0301 is drawn as José
         if c in cs or c == " ":
-            out.append(c)
-            continue
-        if c.isspace():
-            out.append(" ")  # one line only: newlines and tabs become spaces
-            continue
-        base = "".join(b for b in unicodedata.normalize("NFKD", c) if not unicodedata.combining(b))
-        out.append(base if base and all(b in cs for b in base) else "?")
-    return "".join(out)
+            out.append((c, False))
+        elif c.isspace():
+            out.append((" ", False))  # one line only: newlines and tabs become spaces
+        elif _invisible(c):
+            continue  # drawn as nothing, not as "?"
+        else:
+            base = "".join(b for b in unicodedata.normalize("NFKD", c) if not unicodedata.combining(b))
+            ok = bool(base) and all(b in cs for b in base)
+            out.append((base, False) if ok else ("?", True))
+    return out
+
+
+def clean(text: str) -> str:
+    """``text`` on one line with characters the fonts cannot draw replaced: accented letters by their base letter
+    when only the accent is missing, other spaces by a space, invisible characters (zero-width, BOM, Hangul fillers,
+    a combining mark left alone) dropped, anything else by ``?``.
+
+    >>> clean("小明"), clean("Ann\U0001F600"), clean("Ωμέγα"), clean("Jose\u0301\u200b")
+    ('小明', 'Ann?', 'Ωμεγα', 'José')
+    """
+    return "".join(c for c, _ in _cleaned(text))
+
+
+def drawable(name: str) -> bool:
+    """Whether ``name`` shows something on an image that tells it apart: a character the fonts have, not only
+    spaces, invisible characters or ``?`` for a script the fonts lack.
+
+    >>> drawable("Bob"), drawable("  "), drawable("\u3164\u200b"), drawable("\U0001F600\U0001F600"), drawable("???")
+    (True, False, False, False, True)
+    """
+    return any(c != " " and not lacked for c, lacked in _cleaned(name))
 
 
 def has_bold(text: str) -> bool:
@@ -82,7 +111,17 @@ def has_bold(text: str) -> bool:
     >>> has_bold("Wins let pass"), has_bold("漏和"), has_bold("牌速慢了"), has_bold("\u674e\u5a1c")  # a name, escaped: the font tool reads this file
     (True, True, True, False)
     """
-    return all(c in bold_charset() or c == " " for c in text)
+    return all(c in bold_charset() or c == " " for c in clean(text))
+
+
+def bold_for(column: Iterable[str]) -> bool:
+    """Whether a column of names (leaderboard rows, table seats, a legend) is drawn bold: only when the bold face
+    has every one of them, so one name outside the bold subset does not leave it regular among bold neighbours.
+
+    >>> bold_for(["Bob", "\u5c0f\u660e"]), bold_for(["Bob", "\u674e\u5a1c"])
+    (True, False)
+    """
+    return all(has_bold(t) for t in column)
 
 
 def text_font(text: str, size: int, bold_: bool = True) -> FreeTypeFont:

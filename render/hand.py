@@ -8,6 +8,7 @@ from PIL import Image, ImageDraw
 
 from engine.tiles import Hand, Meld, MeldKind, is_honor, suit_of
 
+from . import fonts
 from .common import Theme, draw_text, encode, lang_of, paste, theme_of, txt, wind_name
 from .scene import HandScene, discard_numbers, hand_slots
 from .tiles import BACK, face_height, tile_size, tile_sprite
@@ -134,7 +135,7 @@ def _feeder_label(meld: Meld, scene: HandScene, lang: str) -> str:
     if meld.fed_by is None or not meld.is_claimed:
         return ""
     wind = wind_name(scene.winds[meld.fed_by] if scene.winds else meld.fed_by, lang)
-    if scene.names and 0 <= meld.fed_by < len(scene.names) and scene.names[meld.fed_by]:
+    if scene.names and 0 <= meld.fed_by < len(scene.names) and fonts.drawable(scene.names[meld.fed_by]):
         return f"{wind} {scene.names[meld.fed_by]}"
     return txt("render.fed_by", lang, wind=wind)
 

@@ -6,7 +6,8 @@ import math
 
 from PIL import Image, ImageDraw
 
-from .common import Theme, draw_text, encode, given, lang_of, theme_of, txt
+from . import fonts
+from .common import Theme, draw_text, encode, given, lang_of, seat_name, theme_of, txt
 from .scene import MatchScene
 
 WIDTH, HEIGHT = 480, 600  # a phone shows it about 400 px wide: the axis labels read as 13 px
@@ -83,12 +84,14 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
     gap, lx0 = 8, 16
     box_w = (WIDTH - 2 * lx0 - gap) / 2
     top = HEIGHT - 16 - legend_h
+    bold = fonts.bold_for(seat_name(n, s, lang) for s, n in enumerate(scene.names))  # one face for the legend
     for rank, s in enumerate(order):
         lx = lx0 + (rank % 2) * (box_w + gap)
         y = top + (rank // 2) * (LEGEND_ROW_H + gap)
         d.rounded_rectangle((lx, y, lx + box_w, y + LEGEND_ROW_H), radius=10, fill=th.panel_hi)
         d.rounded_rectangle((lx + 8, y + 12, lx + 15, y + LEGEND_ROW_H - 12), radius=3, fill=th.lines[s])
-        draw_text(img, (lx + 24, y + 7), f"{rank + 1}. {scene.names[s]}", 17, th.text, max_width=int(box_w) - 30)
+        draw_text(img, (lx + 24, y + 7), f"{rank + 1}. {seat_name(scene.names[s], s, lang)}", 17, th.text,
+                  max_width=int(box_w) - 30, bold=bold)
         v = final[s]
         col = th.plus if v > 0 else th.minus if v < 0 else th.subtext
         draw_text(img, (lx + 24, y + 32), f"{v:+d} {unit}" if v else f"0 {unit}", 21, col)

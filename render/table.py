@@ -180,8 +180,10 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
         draw_text(img, (x, cy), given(scene.title, lang), 16, th.text, anchor="lm",
                   max_width=rx - x - 8)
     if scene.turn is not None:
-        who = scene.seats[scene.turn].name
+        from .common import seat_name
+
         tw = wind_name(_wind(scene, scene.turn), lang)
+        who = seat_name(scene.seats[scene.turn].name, _wind(scene, scene.turn), lang)
         draw_text(img, (x, cy + 20), txt("render.table.turn", lang, wind=tw, who=who), 14, th.accent, anchor="lm",
                   max_width=W - 2 * MARGIN - 20)
 
@@ -241,13 +243,15 @@ def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: Se
     score = f"{seat.score:+d}" if seat.score else "0"
     colour = FELT_PLUS if seat.score > 0 else FELT_MINUS if seat.score < 0 else (255, 255, 255)
     from . import fonts
+    from .common import seat_name
 
     unit = txt("render.unit.zi", lang)
     score_w = int(fonts.text_font(score, 17).getlength(score)) + 3 + int(fonts.text_font(unit, 13, False).getlength(
         unit)) + 8
     tags_w = sum(int(fonts.text_font(t, 13).getlength(t)) + 13 + 4 for t, _, _ in tags)
-    name = seat.name + (" · AI" if seat.bot else "")
-    name_w = draw_text(img, (nx, cy), name, 15, (255, 255, 255), anchor="lm",
+    name = seat_name(seat.name, _wind(scene, s), lang) + (" · AI" if seat.bot else "")
+    bold = fonts.bold_for(seat_name(o.name, _wind(scene, i), lang) for i, o in enumerate(scene.seats))  # all seats
+    name_w = draw_text(img, (nx, cy), name, 15, (255, 255, 255), anchor="lm", bold=bold,
                        max_width=max(34, right - nx - score_w - tags_w - 8))
     tx = nx + name_w + 8
     tx += draw_text(img, (tx, cy), score, 17, colour, anchor="lm") + 3

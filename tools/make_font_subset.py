@@ -9,22 +9,31 @@ Tool-only requirements (NOT runtime dependencies of the bot)::
 What goes in (the bot needs no system font at run time):
 
 * every CJK character appearing in the repository's ``.py`` / ``.md`` / ``.txt`` files (engine, render, bot, cogs,
-  docs, ...) and in the message catalogues (``data/locale/*/LC_MESSAGES/*.po``, with the zh-TW texts the catalogue
-  derives from zh-CN through OpenCC, :mod:`text.hant`): tile names, item names, messages;
-* GB2312 level 1 (the 3755 most common Simplified characters) and the Big5 frequently-used block (5401 Traditional
-  characters), which covers the Traditional forms of GB2312 level 1: player names and item names in both scripts;
-* kana, CJK and full-width punctuation, Latin-1, Latin Extended-A, Greek, Cyrillic, general punctuation, arrows,
-  a few symbols: Latin player names and numbers.
+  docs, ...; not this file, whose characters are the names' lists) and in the message catalogues
+  (``data/locale/*/LC_MESSAGES/*.po``, with the zh-TW texts the catalogue derives from zh-CN through OpenCC,
+  :mod:`text.hant`): tile names, item names, messages;
+* player names in both scripts: all of GB2312 (levels 1 and 2, 6763 Simplified characters: level 2 holds many
+  characters of given names, 鑫 钰 潇 璐 茜 岚 韬 婧), their Traditional forms (:mod:`text.hant`: 鈺 瑋 瀅), the Big5
+  frequently-used block (5401 Traditional characters) and ``NAME_CHARS``, common given-name characters that neither
+  holds (喆 堃 赟 珺 祎 瑄 琇), each with its Traditional form;
+* the Hangul syllables of KS X 1001 (the 2350 in everyday use) and its compatibility jamo: Korean player names;
+* kana, CJK and full-width punctuation, Latin-1, Latin Extended-A and -B, Vietnamese letters, Greek, Cyrillic,
+  general punctuation, arrows, a few symbols: Latin player names and numbers.
 
 Three files are written:
 
 * ``NotoSansCJKsc-Regular-subset.otf``: the text face (the set above);
 * ``NotoSansCJKsc-Bold-subset.otf``: a bold face for headings, with the repository's characters and Latin only
-  (``bold_charset.txt``); text it cannot show falls back to the regular face (keeps ``data/`` under 6 MB);
+  (``bold_charset.txt``); text it cannot show falls back to the regular face, and a list of names the bold face
+  cannot all show is drawn regular throughout (:func:`render.fonts.bold_for`);
 * ``NotoSerifCJKsc-Bold-tiles.otf``: a tiny serif face with only the characters engraved on the tiles;
 
 plus ``charset.txt`` (every character the text faces cover, for the renderer to replace what they lack) and
 ``LICENSE-OFL.txt``. Re-run it when new Chinese text is added to the repository.
+
+``data/`` stays under 6 MB (``tests/render/test_fonts.py``): the regular face with all of GB2312, its Traditional
+forms, the names' list and the Hangul syllables is 4.9 MB; a bold face with the same set would double that for
+headings, whose text is the project's own.
 """
 
 from __future__ import annotations
@@ -33,12 +42,24 @@ import argparse
 import contextlib
 import re
 import sys
+import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTO = Path("/usr/share/fonts/opentype/noto")
 SC_INDEX = 2  # index of the Simplified Chinese face in Debian's .ttc collections (JP, KR, SC, TC, HK, ...)
 TILE_CHARS = "一二三四五六七八九萬万東南西北中發白东发筒条"
+
+# Common given-name characters outside GB2312, its Traditional forms and the Big5 frequently-used block: the ones
+# parents pick for their sound and their "jade", "sun", "fire", "metal" or "water" radical (王珺, 张喆, 李堃, 陈赟,
+# 刘祎, 林瑄, 黄琇). Each is taken with its Traditional form (赟 贇, 祎 禕). Add a character when a player's name
+# shows it as "?".
+NAME_CHARS = (
+    "亶伃侁俶倢偲冏勍卬叕叡喆垚堃妘姮姵娪婠婳婼媃媗媞媱嫆嫚嫿嬅嬿宬峣峯崟嵚嶢彣彧愔慜旸旻昉昺晙晳暋暐暻曈曌"
+    "棫楙橦沄沺浛淏淯湉澐澔炘炟烜煕熲燊燏燚爔犇玙玠玧玹珅珖珝珣珦珵珹珺珽琀琇琋琎琤琭琲琸瑀瑄瑆瑊瑒瑔瑢瑨瑱"
+    "璆璠璡璪璫璵瓀瓅瓘皞矞祎禕禛秝綉翀翃翾芃蒨贇赟鋆鋐錤鍹镕霂韡頔顒颎颙飏鵾鹍龑"
+)
+HANGUL_FILLERS = "\u115f\u1160\u3164\uffa0"  # blank "letters" of Hangul: never in the font (render.fonts drops them)
 
 _CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _SKIP_DIRS = {".git", ".venv", "node_modules", "__pycache__", ".ruff_cache", ".pytest_cache", "data"}
@@ -58,8 +79,8 @@ def repo_chars(root: Path) -> set[str]:
     for path in root.rglob("*"):
         if path.suffix not in (".py", ".md", ".txt", ".toml", ".json", ".sql") or not path.is_file():
             continue
-        if _SKIP_DIRS.intersection(path.relative_to(root).parts):
-            continue
+        if _SKIP_DIRS.intersection(path.relative_to(root).parts) or path.resolve() == Path(__file__).resolve():
+            continue  # this file's characters are the names' lists: only the regular face takes them
         try:
             body = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
@@ -70,13 +91,38 @@ def repo_chars(root: Path) -> set[str]:
     return out
 
 
-def gb2312_level1() -> set[str]:
+def gb2312() -> set[str]:
+    """Both levels of GB2312's Chinese characters (rows 16-87: 3755 + 3008)."""
     out = set()
-    for row in range(0xB0, 0xD8):  # rows 16-55
+    for row in range(0xB0, 0xF8):
         for cell in range(0xA1, 0xFF):
             with contextlib.suppress(UnicodeDecodeError):
                 out.add(bytes([row, cell]).decode("gb2312"))
     return out
+
+
+def hant_forms(chars: set[str]) -> set[str]:
+    """The Traditional forms (as :func:`text.hant.to_hant` writes them) of ``chars``."""
+    sys.path.insert(0, str(ROOT))
+    from text.hant import to_hant
+
+    return set(to_hant("".join(sorted(chars))))
+
+
+def names() -> set[str]:
+    """The characters of player names: GB2312, the Traditional forms, Big5's common block and ``NAME_CHARS``."""
+    simplified = gb2312() | set(NAME_CHARS)
+    return simplified | hant_forms(simplified) | big5_common()
+
+
+def hangul() -> set[str]:
+    """KS X 1001's Hangul: its 2350 syllables (rows 16-40) and its compatibility jamo (row 4), fillers left out."""
+    out = set()
+    for row in [0xA4, *range(0xB0, 0xC9)]:
+        for cell in range(0xA1, 0xFF):
+            with contextlib.suppress(UnicodeDecodeError):
+                out.add(bytes([row, cell]).decode("euc_kr"))
+    return out - set(HANGUL_FILLERS)
 
 
 def big5_common() -> set[str]:
@@ -90,10 +136,12 @@ def big5_common() -> set[str]:
 
 def latin_and_symbols() -> set[str]:
     ranges = [
-        (0x20, 0x7E), (0xA0, 0x17F), (0x370, 0x3FF), (0x400, 0x45F), (0x2000, 0x206F), (0x2190, 0x21FF),
+        (0x20, 0x7E), (0xA0, 0x24F), (0x370, 0x3FF), (0x400, 0x45F), (0x1E00, 0x1EFF), (0x2000, 0x206F),
+        (0x2190, 0x21FF),
         (0x2460, 0x24FF), (0x25A0, 0x25FF), (0x2600, 0x26FF), (0x3000, 0x303F), (0x3040, 0x30FF), (0xFF00, 0xFFEF),
     ]  # fmt: skip
-    return {chr(c) for a, b in ranges for c in range(a, b + 1)}
+    chars = {chr(c) for a, b in ranges for c in range(a, b + 1)}
+    return {c for c in chars if unicodedata.category(c) != "Cf"} - set(HANGUL_FILLERS)  # invisible: dropped, not drawn
 
 
 def subset(src: Path, dst: Path, chars: set[str]) -> set[str]:
@@ -140,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "data" / "fonts")
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    chars = repo_chars(ROOT) | gb2312_level1() | big5_common() | latin_and_symbols() | set(TILE_CHARS)
+    chars = repo_chars(ROOT) | names() | hangul() | latin_and_symbols() | set(TILE_CHARS)
     covered = subset(NOTO / "NotoSansCJK-Regular.ttc", args.out / "NotoSansCJKsc-Regular-subset.otf", chars)
     bold_chars = repo_chars(ROOT) | latin_and_symbols() | set(TILE_CHARS)
     bold = subset(NOTO / "NotoSansCJK-Bold.ttc", args.out / "NotoSansCJKsc-Bold-subset.otf", bold_chars)

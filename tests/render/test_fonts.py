@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+import unicodedata
 from pathlib import Path
 
+import pytest
 from PIL import Image, ImageDraw
 
 from render import fonts
@@ -59,17 +62,80 @@ def test_every_character_of_the_catalogues_is_covered_in_both_faces():
     assert not not_bold, f"re-run tools/make_font_subset.py: missing in bold {''.join(not_bold)}"
 
 
+def _decoded(codec: str, rows, cells=range(0xA1, 0xFF)) -> set[str]:
+    out = set()
+    for r in rows:
+        for c in cells:
+            with contextlib.suppress(UnicodeDecodeError):
+                out.add(bytes([r, c]).decode(codec))
+    return out
+
+
 def test_common_simplified_and_traditional_characters_are_covered():
-    gb_level1 = {bytes([r, c]).decode("gb2312") for r in range(0xB0, 0xD8) for c in range(0xA1, 0xFF)
-                 if (r, c) != (0xD7, 0xFA) and (r, c) < (0xD7, 0xFA)}
-    assert gb_level1 <= fonts.charset()
     assert set("萬發東門槓聽報龍雙莊") <= fonts.charset()
+    gb2312 = _decoded("gb2312", range(0xB0, 0xF8))  # both levels: level 2 holds many given names' characters
+    assert len(gb2312) == 6763
+    missing = sorted(gb2312 - fonts.charset())
+    assert not missing, "".join(missing)
+    from text.hant import to_hant
+
+    missing = sorted(set(to_hant("".join(sorted(gb2312)))) - fonts.charset())
+    assert not missing, "".join(missing)
+
+
+# Names' characters escaped: the font tool reads the tests' sources, and a name must not put them in the bold face.
+GIVEN_NAMES_SC = ("\u6657\u94b0\u9a9e\u8283\u8d5f\u71a0\u7fca\u714a\u5a67\u98a2\u73cf\u7490\u831c\u6f47\u6b46"
+                  "\u665f\u709c\u7131\u5f67\u5586\u5a55\u73fa\u97ec\u6dfc\u5803\u794e\u946b\u5c9a\u7444")
+GIVEN_NAMES_TC = "\u923a\u84c1\u744b\u7005\u7407\u946b\u9708"
+KOREAN_NAME = "\uae40\ubbfc\uc900"  # Kim Min-jun
+
+
+@pytest.mark.parametrize("name", [*GIVEN_NAMES_SC, *GIVEN_NAMES_TC, "\u738b\u946b", "\u9648\u7490", KOREAN_NAME])
+def test_given_names_draw_as_typed_not_as_question_marks(name):
+    """29 of 64 popular given-name characters (two players named WANG Xin and WANG Yu were both drawn "WANG ?") and 7
+    of 28 Traditional ones were missing; a Korean name was "???"."""
+    assert fonts.clean(name) == name
+
+
+def test_korean_syllables_are_covered():
+    hangul = _decoded("euc_kr", range(0xB0, 0xC9))
+    assert len(hangul) == 2350 and hangul <= fonts.charset()
+
+
+def test_vietnamese_letters_are_covered():
+    assert fonts.clean("Nguy\u1ec5n V\u0103n An") == "Nguy\u1ec5n V\u0103n An"
 
 
 def test_characters_the_fonts_lack_are_replaced_not_drawn_as_boxes():
     assert fonts.clean("阿明😀") == "阿明?"
     assert fonts.clean("two\nlines\t") == "two lines "
     assert fonts.clean("Zoë Ωμέγα Иван") == "Zoë Ωμεγα Иван"  # an accent the font lacks: the base letter
+
+
+def test_decomposed_accents_draw_as_one_letter():
+    """macOS and some keyboards type "José" as e + U+0301: it was drawn "Jose?"."""
+    assert fonts.clean(unicodedata.normalize("NFD", "José")) == "José"
+    assert fonts.clean(unicodedata.normalize("NFD", "Nguy\u1ec5n V\u0103n An")) == "Nguy\u1ec5n V\u0103n An"
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("Ann\u200b", "Ann"), ("\u200cBo\u200db", "Bob"), ("\ufeffLi", "Li"), ("Mo\u00ad", "Mo"),
+    ("\u3164", ""), ("\u3164\u3164\u3164", ""), ("\uffa0x", "x"), ("\u2800", ""), ("\u200e\u200f", ""),
+    ("Z\u0334\u0321a\u0337lgo", "Zalgo"), ("\u0301Ann", "Ann"),
+])  # fmt: skip
+def test_invisible_characters_and_lone_marks_are_dropped_not_drawn_as_question_marks(name, shown):
+    """A display name of invisible characters (zero-width, BOM, the Hangul filler) was drawn "???"; each combining
+    mark of a "Zalgo" name was a "?"."""
+    assert fonts.clean(name) == shown
+
+
+@pytest.mark.parametrize("name, ok", [
+    ("Bob", True), ("\u738b\u946b", True), ("???", True), (KOREAN_NAME, True), ("  ", False), ("", False),
+    ("\u3164", False), ("\u200b\u200b", False), ("\U0001F600\U0001F600", False), ("\u0e2a\u0e21\u0e0a\u0e32\u0e22", False),
+    ("A\U0001F600", True),
+])  # fmt: skip
+def test_drawable_tells_whether_a_name_shows_anything(name, ok):
+    assert fonts.drawable(name) is ok
 
 
 def test_text_actually_draws_ink():
