@@ -40,6 +40,7 @@ from engine.errors import EngineError
 from engine.review import Choice, Decision, Review
 from engine.table import Action
 from engine.tiles import tile_name, tile_zh
+from text.tiles import tile_label
 
 from . import fonts
 from .common import (
@@ -304,7 +305,7 @@ def describe_choice(c: Choice, lang: str = "zh", variant: str = "") -> str:
     >>> describe_choice(Choice(Action("discard", 0, 4), 1, 24), "zh")
     '打五万 · 1 向听 · 进张 24'
     >>> describe_choice(Choice(Action("pung", 0, 31), 0, 8), "en")
-    'pung 5z · ready · 8 useful'
+    'pung White · ready · 8 useful'
     >>> describe_choice(Choice(Action("pung", 0, 20), 0, 4, distance=1), "zh", "wuhu")
     '碰三条 · 听牌形（不够八支） · 进张 4'
     >>> describe_choice(Choice(Action("win", 0), -1, 0), "zh-TW")
@@ -332,11 +333,14 @@ _REVIEW_ACTIONS = frozenset(f"render.review.{t}" for t in ("discard", "pung", "k
 
 
 def _tile(k: int | None, lang: str) -> str:
+    """A tile as the live table names it (:func:`text.tiles.tile_label`: 五万 / 5m, 中 / Red).
+
+    >>> _tile(33, "en"), _tile(27, "en"), _tile(4, "en"), _tile(33, "zh-TW")
+    ('Red', 'East', '5m', '中')
+    """
     if k is None:
         return ""
-    if lang == "en":
-        return tile_name(k)
-    return given(tile_zh(k), lang)
+    return tile_label(k, lang)
 
 
 def _who(names: Sequence[str], winds: Sequence[int], seat: int, lang: str) -> str:
