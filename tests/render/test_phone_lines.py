@@ -116,3 +116,92 @@ def test_a_big_payment_never_runs_into_the_winner_or_dealt_in_tag(monkeypatch, l
         assert t.x1 + 6 <= a.x0, (tag, t, a)
         name = next(d for d in drawn if abs(d.y - t.y) < 1 and d.x0 < t.x0 and d.size >= 14 and d.x0 > 40)
         assert name.x1 + 4 <= t.x0, (name, t)
+
+
+# ------------------------------------------------------------------------------------------------ replay captions
+
+MARK = "Ж"  # names made of a letter no caption's words use: what is left once the names are taken out is the words
+MARKED = (MARK * 32, MARK * 19, MARK * 3, MARK * 10)
+
+
+def _words(text: str) -> str:
+    """A caption without its names (shortened or not) and without spaces (a wrapped line loses the one it broke
+    at)."""
+    import re
+
+    return re.sub(f"{MARK}+…?", "", text).replace(" ", "")
+
+
+def _replays():
+    import sys
+    from pathlib import Path
+
+    from engine.replay import HandReplay
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "engine"))
+    from replay_games import VARIANTS, played
+
+    for variant in VARIANTS:
+        for seed in ("img", "cap"):
+            _kw, acts = played(variant, seed, 1)
+            yield HandReplay.build(variant, seed, {}, acts, 0)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_replay_caption_keeps_its_action_and_outcome(lang):
+    """Every step of real hands, with names of 3 to 32 letters: the caption's words (the step, the action, the
+    discarder's part, "the hand is drawn", "(AI, 托管)") are all shown, on at most two lines at 16 px or more;
+    only names are shortened. A one-line caption lost them from the end ("N Bob lays 5m aside · the han…")."""
+    from render.replay import CAPTION_MIN, CAPTION_W, animation_scenes
+
+    seen = 0
+    for r in _replays():
+        for sc in animation_scenes(r, 0, lang=lang, names=MARKED, show_all=True):
+            lines = sc.caption_lines
+            assert 1 <= len(lines) <= 2 and sc.caption_size >= CAPTION_MIN, (sc.caption, lines)
+            assert _words("".join(lines)) == _words(sc.caption), (sc.caption, lines)
+            for line in lines:
+                assert fonts.text_font(line, sc.caption_size).getlength(line) <= CAPTION_W, line
+            seen += 1
+    assert seen > 100
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_longest_captions_keep_their_words(lang):
+    """The longest steps there are, said of a 32-letter name: an AI's added kong that timed out on the last tile,
+    a win on a discard between two long names, a tile laid aside in the last tiles as the hand is drawn."""
+    from engine.replay import Step
+    from engine.table import Action, Event
+    from render.replay import CAPTION_MIN, caption_layout, describe_step
+
+    steps = [
+        Step(1, 0, Action("kong", 0, 5), True, False, True, (Event("add_kong", 0, {"tile": "6m"}),
+                                                             Event("hand_end", None, {"draw": True})), by_ai=True),
+        Step(1, 0, Action("win", 0), False, False, True, (Event("win", 0, {"self_drawn": False, "from": 1}),)),
+        Step(1, 0, Action("win", 0), False, False, True, (Event("win", 0, {"self_drawn": False, "from": 1,
+                                                                          "rob_kong": True}),)),
+        Step(1, 0, Action("pass", 0), False, False, True, (Event("lay_aside", 0, {"tile": "7z"}),
+                                                           Event("hand_end", None, {"draw": True})), by_ai=True),
+    ]
+    for st in steps:
+        def build(ns, st=st):
+            return f"Step 120/120 · {describe_step(st, ns, [0, 1, 2, 3], lang)}"
+
+        lines, size = caption_layout(build, [MARK * 32, MARK * 32, "", ""])
+        assert (len(lines) <= 2 and size >= CAPTION_MIN) or (len(lines) == 3 and size >= CAPTION_MIN - 1), lines
+        if len(lines) == 3:  # the words need three lines: every name is down to one letter
+            assert MARK * 2 not in "".join(lines), lines
+        assert _words("".join(lines)) == _words(build([MARK * 32, MARK * 32, "", ""])), lines
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_replay_image_draws_the_caption_it_laid_out(monkeypatch, lang):
+    import render.replay as rr
+
+    r = next(_replays())
+    sc = rr.replay_scene(r, r.n, 0, lang=lang, names=NAMES["ordinary"])
+    drawn = catch(monkeypatch, rr)
+    rr.draw_replay(sc, "dark", lang)
+    shown = [d.text for d in drawn if 12 + 28 <= d.y < rr.TOP_H - 12]
+    assert tuple(shown) == sc.caption_lines and "…" not in "".join(shown)
+    assert _words("".join(shown)) == _words(sc.caption)
