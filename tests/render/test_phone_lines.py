@@ -205,3 +205,83 @@ def test_the_replay_image_draws_the_caption_it_laid_out(monkeypatch, lang):
     shown = [d.text for d in drawn if 12 + 28 <= d.y < rr.TOP_H - 12]
     assert tuple(shown) == sc.caption_lines and "…" not in "".join(shown)
     assert _words("".join(shown)) == _words(sc.caption)
+
+
+# ------------------------------------------------------------------------------------------------ the table
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_alarm_on_the_banner_reads_whole_and_in_the_languages_own_list(monkeypatch, lang):
+    """Two English alarms gave "Alarm: 3 pungs of one suit (清一色 alarm)、2 kongs of one suit (双…": the second was
+    cut, and the names were joined with the Chinese "、". The banner wraps between alarms instead."""
+    import render.table as table
+    from engine.variants import get_variant
+    from render.common import given, txt
+    from render.views import alarm_names
+
+    sep = txt("render.list_sep", lang)
+    codes = list(get_variant("wuhu").alarm_names)
+    names = alarm_names("wuhu", codes, lang)
+    ts = samples.table_scene()
+    seats = list(ts.seats)
+    seats[0] = replace(seats[0], alarms=names)
+    scene = replace(ts, seats=tuple(seats))
+    drawn = catch(monkeypatch, table)
+    table.draw_table(scene, "dark", lang)
+    band = next(b for b in table.table_layout(scene, lang).bands if b.seat == 0)
+    assert band.alarm_y is not None
+    bottom = band.alarm_y + table.ALARM_H + table.ALARM_LINE * (len(band.alarms) - 1)
+    banner = [d for d in drawn if band.alarm_y <= d.y < bottom]
+    assert [d.text for d in banner] == list(band.alarms)
+    text = " ".join(d.text for d in banner)
+    for n in names:
+        assert fonts.clean(given(n, lang)) in text, (n, text)
+    assert "…" not in text and all(d.size >= 12 and d.x1 <= table.WIDTH - table.MARGIN - table.PAD for d in banner)
+    assert text.count(sep.strip()) >= len(names) - 1
+    if lang == "en":  # the English names are long: a line each, joined with commas
+        assert "、" not in text.replace("(", "").replace(")", "") and len(banner) > 1, text
+
+
+def _last_tiles_view():
+    import random
+
+    from engine.replay import HandReplay
+    from engine.selfplay import play_match
+    from engine.table import Table
+
+    t = Table.new("hefei", "s1")
+    acts: list = []
+    play_match(t, ["easy", "normal", "normal", "normal"], random.Random("s1"), max_hands=8, record=acts)
+    r = HandReplay.build("hefei", "s1", {}, acts, 6)  # a hand drawn in its last tiles
+    for k in range(r.n, 0, -1):
+        v = r.table(k).view(None)
+        if v["last_four"] and v["phase"] == "play" and any(x["status"] == "dead" for riv in v["rivers"] for x in riv):
+            return v
+    raise AssertionError("no last tiles in the hand")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_last_tiles_show_on_the_table(monkeypatch, lang):
+    """Tiles laid aside in the last tiles were drawn exactly as discards, and nothing on the image said claims were
+    off. The header now carries the phase's tag, and each tile laid aside is framed in the tag's colour."""
+    import render.table as table
+    from render.common import THEMES, txt
+    from render.views import table_scene_from_view
+
+    view = _last_tiles_view()
+    sc = table_scene_from_view(view, title="Hefei", lang=lang)
+    dead = [frozenset(i for i, x in enumerate(riv) if x["status"] == "dead") for riv in view["rivers"]]
+    assert sc.last_tiles and [s.laid_aside for s in sc.seats] == dead and any(dead)
+    drawn = catch(monkeypatch, table)
+    img = table.draw_table(sc, "dark", lang)
+    tag = txt("render.table.last_tiles", lang)
+    assert any(d.text == tag and d.y < table.MARGIN + table.HEADER_H for d in drawn)
+    blue = table.last_tiles_colour(THEMES["dark"])
+    lay = table.table_layout(sc, lang)
+    for band in lay.bands:
+        for t in band.river:
+            framed = img.getpixel((t.x - 2, t.y + 10)) == blue
+            assert framed == (t.index in dead[band.seat]), (band.seat, t.index)
+    # the phase over (the hand drawn), the tag goes
+    over = table_scene_from_view({**view, "phase": "ended"}, lang=lang)
+    assert not over.last_tiles
