@@ -11,7 +11,20 @@ from engine.tiles import Hand
 from engine.variants.base import Item, ScoreResult, Situation
 
 from . import fonts
-from .common import Theme, draw_text, encode, given, lang_of, named, seat_name, theme_of, txt, wind_name
+from .common import (
+    Theme,
+    draw_text,
+    encode,
+    fit_names,
+    given,
+    lang_of,
+    named,
+    seat_label,
+    seat_name,
+    theme_of,
+    txt,
+    wind_name,
+)
 from .hand import draw_hand
 from .scene import HandScene, ScoreScene
 
@@ -25,6 +38,9 @@ ITEM_MIN_SIZE = 16
 RULE_SIZE = 15  # the ruling a line comes from ("W12"), grey, right of the name: 13 px on a phone
 RULE_W = 40  # its column, taken from the name column when the line has a ruling
 KEY_SIZE = 15  # the key to the rulings' codes under the payments
+HEADER_H = 94  # the title, who won (24 px, down to 18) and how (20 px, down to 16): three lines
+AMOUNT_SIZE = 22  # a seat's gain or payment
+AMOUNT_MIN_W = 80  # the amount column, wider when an amount needs it ("+12345 子")
 
 
 def item_text(item: Item, lang: str) -> str:
@@ -106,6 +122,33 @@ def _value_text(item: Item) -> str:
     return f"+{item.value}" if item.value >= 0 else str(item.value)
 
 
+def headline(scene: ScoreScene, lang: str = "zh", width: int = CARD_W - 2 * MARGIN) -> list[tuple[str, int]]:
+    """The card's two headline lines as drawn, each (text, size in px): who won ("S Bob wins", 24 px down to 18)
+    and how ("on E Christopher's discard" / "self-drawn", 20 px down to 16). A long name is shortened with "…"
+    rather than the words: both lines always say who won, that they won, and on whose discard.
+
+    >>> from engine.tiles import parse_hand
+    >>> sc = ScoreScene(parse_hand("123m456p789s11z"), (), (3, -3, 0, 0), ("Bob", "Christopher " * 4, "", ""), 0, 1)
+    >>> headline(sc, "en")
+    [('E Bob wins', 24), ("on S Christopher Christopher Christopher Chr…'s discard", 16)]
+    """
+    lang = lang_of(lang)
+
+    def who(s: int, name: str) -> str:
+        w = scene.winds[s] if scene.winds else s
+        return f"{wind_name(w, lang)} {name}" if fonts.drawable(scene.names[s]) else seat_label(w, lang)
+
+    win = fit_names(lambda ns: txt("render.card.wins", lang, who=who(scene.winner, ns[0])),
+                    [scene.names[scene.winner]], 24, width, min_size=18)
+    d = scene.discarder
+    if d is None:
+        how = fit_names(lambda ns: txt("render.card.self_drawn", lang), [], 20, width, min_size=16)
+    else:
+        how = fit_names(lambda ns: txt("render.card.on_discard", lang, who=who(d, ns[0])), [scene.names[d]], 20,
+                        width, min_size=16)
+    return [win, how]
+
+
 def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
     th = theme_of(theme)
     lang = lang_of(lang)
@@ -119,9 +162,6 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         """The seat's name, or its wind spelled out when the card has no names."""
         w = scene.winds[s] if scene.winds else s
         return seat_name(scene.names[s], w, lang)
-
-    def who(s: int) -> str:
-        return f"{wind(s)} {scene.names[s]}" if fonts.drawable(scene.names[s]) else name(s)
 
     W = max(CARD_W, hand_img.width + 2 * MARGIN)
     # measure the rows first
@@ -143,22 +183,18 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         key_lines = _wrap(fonts.clean(txt("render.card.rules_key", lang, code=codes[0])), fonts.regular(KEY_SIZE),
                           W - 2 * MARGIN - 16)
     key_h = int(len(key_lines) * KEY_SIZE * 1.35) + 8 if key_lines else 0
-    header_h = 70
+    header_h = HEADER_H
     H = (MARGIN + header_h + hand_img.height + 14 + sum(r[3] for r in rows) + 12 + sum(r[2] for r in note_rows)
          + (50 if scene.total is not None else 0) + 20 + 4 * 40 + key_h + MARGIN)
     img = Image.new("RGB", (W, H), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, W - 7, H - 7), radius=16, fill=th.panel)
-    # header: winner and how
+    # header: the title, who won, and how (self-drawn, or on whose discard), each on a line of its own
     y = MARGIN
     title = given(scene.title, lang) if scene.title else txt("render.card.win", lang)
     draw_text(img, (MARGIN, y), title, 18, th.subtext, max_width=W - 2 * MARGIN)
-    if scene.discarder is None:
-        how = txt("render.card.self_drawn", lang)
-    else:
-        how = txt("render.card.on_discard", lang, who=who(scene.discarder))
-    line = txt("render.card.line", lang, who=who(scene.winner), how=how)
-    draw_text(img, (MARGIN, y + 26), line, 24, th.text, max_width=W - 2 * MARGIN)
+    for (line, size), dy in zip(headline(scene, lang, W - 2 * MARGIN), (26, 58), strict=True):
+        draw_text(img, (MARGIN, y + dy), line, size, th.text, max_width=W - 2 * MARGIN)
     y += header_h
     img.paste(hand_img, (MARGIN - 6, y))
     y += hand_img.height + 14
@@ -189,8 +225,13 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         draw_text(img, (W - MARGIN - 8, y + 22), str(scene.total), 28, th.accent, anchor="rm")
         y += 50
     y += 20
-    # payments
     names_bold = fonts.bold_for(name(s) for s in range(4))  # one face for the four names
+    # payments: the amount column as wide as the widest amount (a 5-digit payment never runs into the tag)
+    unit = txt("render.unit.zi", lang) if scene.unit == "子" else scene.unit
+    amounts = [f"{a:+d} {unit}" if a else f"0 {unit}" for a in scene.payments]
+    amount_w = max(AMOUNT_MIN_W, *(fonts.text_width(fonts.clean(a), fonts.text_font(fonts.clean(a), AMOUNT_SIZE))
+                                   for a in amounts))
+    tag_x = W - MARGIN - 12 - amount_w - 12  # the tag ends where the amount column begins
     for s in range(4):
         amount = scene.payments[s]
         row_bg = th.panel_hi if s == scene.winner else th.panel
@@ -201,14 +242,11 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         elif s == scene.discarder:
             tag = txt("render.card.dealt_in_tag", lang)
         draw_text(img, (MARGIN + 12, y + 18), wind(s), 20, th.subtext, anchor="lm")
-        tag_x = W - MARGIN - 104  # the tag ends where the amount column begins
         tag_w = draw_text(img, (tag_x, y + 18), tag, 16, th.accent, anchor="rm") + 8 if tag else 0
         draw_text(img, (MARGIN + 44, y + 18), name(s), 20, th.text, anchor="lm", bold=names_bold,
                   max_width=tag_x - tag_w - MARGIN - 44 - 6)
         col = th.plus if amount > 0 else th.minus if amount < 0 else th.subtext
-        unit = txt("render.unit.zi", lang) if scene.unit == "子" else scene.unit
-        draw_text(img, (W - MARGIN - 12, y + 18), f"{amount:+d} {unit}" if amount else f"0 {unit}", 22, col,
-                  anchor="rm")
+        draw_text(img, (W - MARGIN - 12, y + 18), amounts[s], AMOUNT_SIZE, col, anchor="rm")
         y += 40
     ky = y + 8.0
     for ln in key_lines:

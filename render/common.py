@@ -156,6 +156,28 @@ def draw_text(
     return w - 2
 
 
+def fit_names(build, names, size: int, width: int, *, min_size: int, bold: bool = True) -> tuple[str, int]:
+    """``build(names)`` (a line that names players) at the largest size from ``size`` down to ``min_size`` at which
+    it fits ``width`` px; past that, at ``min_size``, the longest names (only they) shortened with "…" until the line
+    fits: a name gives way, never the words around it (who won, how, the action). Returns the line and its size.
+
+    >>> line, size = fit_names(lambda ns: f"{ns[0]} wins · on {ns[1]}'s discard", ["Bob", "C" * 40], 24, 300,
+    ...                        min_size=18)
+    >>> size, line.endswith("…'s discard"), line.startswith("Bob wins · on CCC")
+    (18, True, True)
+    """
+    names = [fonts.clean(n) for n in names]
+    text = fonts.clean(build(names))
+    for s in range(size, min_size - 1, -1):
+        if fonts.text_font(text, s, bold).getlength(text) <= width:
+            return text, s
+    for n in range(max((len(x) for x in names), default=0) - 1, 0, -1):
+        text = fonts.clean(build([x if len(x) <= n else x[:n].rstrip() + "…" for x in names]))
+        if fonts.text_font(text, min_size, bold).getlength(text) <= width:
+            return text, min_size
+    return text, min_size  # (the words alone are wider than the line: draw_text shrinks or shortens them)
+
+
 def paste(canvas: Image.Image, sprite: Image.Image, xy: tuple[float, float]) -> None:
     canvas.paste(sprite, (int(xy[0]), int(xy[1])), sprite)
 

@@ -40,6 +40,7 @@ from engine.errors import EngineError
 from engine.review import Choice, Decision, Review
 from engine.table import Action
 from engine.tiles import tile_name, tile_zh
+from text.tiles import tile_label
 
 from . import fonts
 from .common import (
@@ -82,6 +83,9 @@ class ReplayScene:
     step: int
     n: int
     review: tuple[tuple[str, str, bool | None], ...] = ()
+    caption_lines: tuple[str, ...] = ()
+    """The caption as drawn (:func:`caption_layout`: names shortened, never the action); empty: from ``caption``."""
+    caption_size: int = 22
 
 
 # ------------------------------------------------------------------------------------------------ captions
@@ -304,7 +308,7 @@ def describe_choice(c: Choice, lang: str = "zh", variant: str = "") -> str:
     >>> describe_choice(Choice(Action("discard", 0, 4), 1, 24), "zh")
     '打五万 · 1 向听 · 进张 24'
     >>> describe_choice(Choice(Action("pung", 0, 31), 0, 8), "en")
-    'pung 5z · ready · 8 useful'
+    'pung White · ready · 8 useful'
     >>> describe_choice(Choice(Action("pung", 0, 20), 0, 4, distance=1), "zh", "wuhu")
     '碰三条 · 听牌形（不够八支） · 进张 4'
     >>> describe_choice(Choice(Action("win", 0), -1, 0), "zh-TW")
@@ -332,11 +336,14 @@ _REVIEW_ACTIONS = frozenset(f"render.review.{t}" for t in ("discard", "pung", "k
 
 
 def _tile(k: int | None, lang: str) -> str:
+    """A tile as the live table names it (:func:`text.tiles.tile_label`: 五万 / 5m, 中 / Red).
+
+    >>> _tile(33, "en"), _tile(27, "en"), _tile(4, "en"), _tile(33, "zh-TW")
+    ('Red', 'East', '5m', '中')
+    """
     if k is None:
         return ""
-    if lang == "en":
-        return tile_name(k)
-    return given(tile_zh(k), lang)
+    return tile_label(k, lang)
 
 
 def _who(names: Sequence[str], winds: Sequence[int], seat: int, lang: str) -> str:
@@ -497,11 +504,13 @@ def replay_scene(
         if viewer in winning and hs.drawn is None:
             hs = replace(hs, drawn=winning[viewer])
         hands.append((txt("render.replay.your_hand", lang) + f" · {_who(names_, winds, viewer, lang)}", hs))
-    if step == 0:
-        caption = txt("render.replay.the_deal", lang)
-    else:
-        caption = describe_step(replay.steps[step - 1], names_, winds, lang)
-    caption = txt("render.replay.step_of", lang, step=step, n=replay.n) + " · " + caption
+    def captioned(ns: Sequence[str]) -> str:
+        what = txt("render.replay.the_deal", lang) if step == 0 else describe_step(replay.steps[step - 1], ns,
+                                                                                      winds, lang)
+        return txt("render.replay.step_of", lang, step=step, n=replay.n) + " · " + what
+
+    caption = captioned(names_)
+    caption_lines, caption_size = caption_layout(captioned, names_)
     lines: tuple[tuple[str, str, bool | None], ...] = ()
     if review is not None and step == replay.n and viewer is not None and review.seat == viewer:
         # the hand's last step: the review's summary, also when it was the player's own win (under the decision
@@ -514,7 +523,41 @@ def replay_scene(
           and replay.steps[step - 1].by_ai and replay.steps[step - 1].seat == viewer):
         lines = (("", txt("render.replay.by_ai_line", lang), None),)  # the AI's move for the player: not reviewed
     return ReplayScene(table=tscene, hands=tuple(hands), title=title, caption=caption, step=step, n=replay.n,
-                       review=lines)
+                       review=lines, caption_lines=caption_lines, caption_size=caption_size)
+
+
+CAPTION_W = WIDTH - 2 * 12 - 28  # the caption's room in its panel
+CAPTION_SIZE = 22  # one line: 22 px down to 18
+CAPTION_TWO = 20  # two lines: 20 px down to 16
+CAPTION_MIN = 16
+
+
+def caption_layout(build: Callable[[Sequence[str]], str], names: Sequence[str]) -> tuple[tuple[str, ...], int]:
+    """How a step's caption is set (``build(names)`` writes it): on one line at 22 px down to 18, else on two at
+    20 px down to 16; past that the longest names (only they) are shortened with "…" until it takes two lines (three
+at 15 px when even the words alone need them). The
+    step's action and its outcome ("· the hand is drawn", "(AI, 托管)", whose discard a win was on) are never cut:
+    a caption of one line cut them first, as the words that matter come last.
+
+    >>> lines, size = caption_layout(lambda ns: f"Step 66/66 · W {ns[0]} lays 3s aside (AI, 托管) · the hand is drawn",
+    ...                              ["Christopher Johnson the Third of His Name"])
+    >>> lines, size
+    (('Step 66/66 · W Christopher Johnson the…', 'lays 3s aside (AI, 托管) · the hand is drawn'), 16)
+    """
+    names = [fonts.clean(n) for n in names]
+    text = fonts.clean(build(names))
+    one, size = set_lines(text, CAPTION_SIZE, CAPTION_W, max_lines=1, min_size=CAPTION_SIZE - 4)
+    if len(one) == 1:
+        return tuple(one), size
+    for n in range(max((len(x) for x in names), default=0), 0, -1):
+        short = [x if len(x) <= n else x[:n].rstrip() + "…" for x in names]
+        text = fonts.clean(build(short))
+        two, size = set_lines(text, CAPTION_TWO, CAPTION_W, max_lines=2, min_size=CAPTION_MIN)
+        if len(two) <= 2:
+            return tuple(two), size
+    # the words alone take more than two lines (an AI's added kong that timed out as the hand is drawn): three
+    three, size = set_lines(text, CAPTION_MIN - 1, CAPTION_W, max_lines=3, min_size=CAPTION_MIN - 1)
+    return tuple(three), size
 
 
 def _winning_tiles(replay: HandReplay) -> dict[int, int]:
@@ -526,7 +569,7 @@ def _winning_tiles(replay: HandReplay) -> dict[int, int]:
 # ------------------------------------------------------------------------------------------------ drawing
 
 
-TOP_H = 108  # the caption panel above the table (the table image brings its own top margin)
+TOP_H = 134  # the caption panel above the table: the title and two caption lines (the table brings its own margin)
 
 
 def draw_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh", *,
@@ -554,9 +597,16 @@ def draw_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh
     # caption panel
     d.rounded_rectangle((margin, margin, WIDTH - margin, top_h - margin - 2), radius=10, fill=th.panel)
     draw_text(img, (margin + 14, margin + 6), scene.title, 15, th.subtext, bold=False, max_width=WIDTH - 2 * margin - 28)
-    draw_text(img, (margin + 14, margin + 31), scene.caption, 22, th.text, max_width=WIDTH - 2 * margin - 28)
-    # progress bar
     bar_y = top_h - margin - 14
+    lines, size = scene.caption_lines, scene.caption_size
+    if not lines:
+        lines, size = caption_layout(lambda ns: scene.caption, ())
+    pitch = size + (4 if len(lines) > 2 else 6)
+    block_h = pitch * (len(lines) - 1) + size * 1.45  # (a line's box: ascender to descender)
+    cy = margin + 28 + (bar_y - 4 - (margin + 28) - block_h) / 2  # centred between the title and the bar
+    for i, line in enumerate(lines):
+        draw_text(img, (margin + 14, cy + i * pitch), line, size, th.text, max_width=CAPTION_W)
+    # progress bar
     x0, x1 = margin + 14, WIDTH - margin - 14
     d.rounded_rectangle((x0, bar_y, x1, bar_y + 4), radius=2, fill=th.panel_hi)
     if scene.n:

@@ -75,7 +75,8 @@ class SeatScene:
     ``river``: discards in order. ``taken``: indices into ``river`` of discards claimed by another seat (drawn
     dimmed). ``concealed_count``: how many tiles the seat holds hidden (drawn as backs with the count). ``score``:
     running total in 子. ``alarms``: announced alarms (报警), as short texts (e.g. "清一色"). ``wind``: seat wind
-    0-3 (default: the seat's index). ``bot``: an AI player.
+    0-3 (default: the seat's index). ``bot``: an AI player. ``laid_aside``: indices into ``river`` of the tiles
+    drawn in the last tiles and laid aside face up (not discards: no one may claim them; framed).
     """
 
     name: str
@@ -87,6 +88,7 @@ class SeatScene:
     taken: frozenset[int] = frozenset()
     wind: int | None = None
     bot: bool = False
+    laid_aside: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,8 @@ class TableScene:
     (None when the hand is over). ``last_discard``: (seat, index in that seat's river) of the latest discard, marked
     (None: nothing marked). ``wall``: tiles left to
     draw. ``dice``: the dice thrown (1-6 each). ``viewer``: the seat shown at the bottom (None: E S W N top-down).
-    ``title``: a line at the top (variant, hand number ...)."""
+    ``title``: a line at the top (variant, hand number ...). ``last_tiles``: the hand is in its last tiles (draw
+    only, no claims; the header says so)."""
 
     seats: tuple[SeatScene, SeatScene, SeatScene, SeatScene]
     dealer: int = 0
@@ -105,6 +108,7 @@ class TableScene:
     dice: tuple[int, ...] = ()
     viewer: int | None = None
     title: str = ""
+    last_tiles: bool = False
 
 
 @dataclass(frozen=True)

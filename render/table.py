@@ -8,9 +8,12 @@ Nothing concealed is ever drawn face up: the scene has no concealed tiles, only 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
+
+from text.width import colon
 
 from .common import Theme, dice_face, draw_text, encode, given, lang_of, paste, theme_of, txt, wind_name
 from .hand import PHONE_WIDTH, MeldBox, meld_layout, shown_px
@@ -28,7 +31,9 @@ RIVER_PER_ROW = 15
 BACK_W = 15
 BACK_STEP = 4  # the fan of hidden tiles
 INFO_H = 29  # the seat's line: wind, name, 子, tags, hidden tiles
-ALARM_H = 24
+ALARM_H = 24  # the first line of the alarm banner
+ALARM_LINE = 22  # each further line (alarms wrap: every alarm's whole name is shown)
+ALARM_SIZE = 13
 HEADER_H = 56
 BAND_GAP = 5
 MELD_GAP = 8
@@ -73,6 +78,7 @@ class Band:
     alarm_y: int | None
     melds: tuple[MeldBox, ...]
     river: tuple[RiverTile, ...]
+    alarms: tuple[str, ...] = ()  # the alarm banner's lines, as drawn
 
 
 @dataclass(frozen=True)
@@ -89,7 +95,37 @@ class TableLayout:
         return shown_px(self.river_w, self.width, display_width)
 
 
-def table_layout(scene: TableScene) -> TableLayout:
+def alarm_lines(alarms: Sequence[str], lang: str = "zh", width: int = WIDTH - 2 * MARGIN - 2 * PAD) -> list[str]:
+    """The alarm banner's lines: "Alarm: " and the alarms joined the language's way (", " / "、"), wrapped between
+    alarms so that every alarm's whole name shows (one alone too wide for a line is shrunk to 11 px, and only then
+    shortened).
+
+    >>> alarm_lines(["3 pungs of one suit (清一色 alarm)", "2 kongs of one suit (双八支 alarm)"], "en")
+    ['Alarm: 3 pungs of one suit (清一色 alarm),', '2 kongs of one suit (双八支 alarm)']
+    >>> alarm_lines(["清一色", "双八支"], "zh")
+    ['报警：清一色、双八支']
+    """
+    from . import fonts
+
+    room = width - 10  # the badge's padding
+    sep = txt("render.list_sep", lang)
+    glue, space = sep.rstrip(), sep[len(sep.rstrip()):]  # ", ": the comma ends a line, the space starts none
+    names = [fonts.clean(given(a, lang)) for a in alarms]
+    lines: list[str] = []
+    cur, bare = txt("render.table.alarm", lang) + colon(lang), True  # (bare: the label alone so far)
+    for i, name in enumerate(names):
+        piece = name + (glue if i < len(names) - 1 else "")
+        cand = cur + piece if bare else cur + space + piece
+        if bare or fonts.text_font(cand, ALARM_SIZE).getlength(cand) <= room:
+            cur, bare = cand, False
+        else:
+            lines.append(cur)
+            cur = piece
+    lines.append(cur)
+    return lines
+
+
+def table_layout(scene: TableScene, lang: str = "zh") -> TableLayout:
     """Where each seat's band, melds and river tiles go. Rivers run in rows of :data:`RIVER_PER_ROW` under the
     seat's melds (which wrap when four kongs do not fit one line), over the whole width of the image.
 
@@ -111,9 +147,11 @@ def table_layout(scene: TableScene) -> TableLayout:
         info_y = yy
         yy += INFO_H
         alarm_y = None
+        alarms: tuple[str, ...] = ()
         if seat.alarms:
             alarm_y = yy
-            yy += ALARM_H
+            alarms = tuple(alarm_lines(seat.alarms, lang, inner))
+            yy += ALARM_H + ALARM_LINE * (len(alarms) - 1)
         # melds, wrapping
         melds: list[MeldBox] = []
         rows: list[list] = []
@@ -136,7 +174,7 @@ def table_layout(scene: TableScene) -> TableLayout:
                       for i, k in enumerate(seat.river))
         yy += 2 + max(1, -(-len(seat.river) // RIVER_PER_ROW)) * pitch_y
         h = yy - y + PAD - 4
-        bands.append(Band(s, y, h, info_y, alarm_y, tuple(melds), river))
+        bands.append(Band(s, y, h, info_y, alarm_y, tuple(melds), river, alarms))
         y += h + BAND_GAP
     return TableLayout(WIDTH, y - BAND_GAP + MARGIN, rw, tuple(bands))
 
@@ -156,7 +194,7 @@ def _badge(img: Image.Image, d: ImageDraw.ImageDraw, x: float, y: float, text: s
 def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
     th = theme_of(theme)
     lang = lang_of(lang)
-    lay = table_layout(scene)
+    lay = table_layout(scene, lang)
     W = lay.width
     img = Image.new("RGB", (W, lay.height), th.bg)
     d = ImageDraw.Draw(img)
@@ -179,13 +217,16 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
     if scene.title:
         draw_text(img, (x, cy), given(scene.title, lang), 16, th.text, anchor="lm",
                   max_width=rx - x - 8)
+    right = W - MARGIN - 10
+    if scene.last_tiles:  # the last tiles: no claims, tiles drawn are laid aside (framed in the tag's colour)
+        right -= _tag(img, d, right, cy + 20, txt("render.table.last_tiles", lang), last_tiles_colour(th), th.panel) + 8
     if scene.turn is not None:
         from .common import seat_name
 
         tw = wind_name(_wind(scene, scene.turn), lang)
         who = seat_name(scene.seats[scene.turn].name, _wind(scene, scene.turn), lang)
         draw_text(img, (x, cy + 20), txt("render.table.turn", lang, wind=tw, who=who), 14, th.accent, anchor="lm",
-                  max_width=W - 2 * MARGIN - 20)
+                  max_width=right - x)
 
     rw = lay.river_w
     sw, sth = tile_size(rw)
@@ -197,8 +238,8 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
                             outline=th.accent if turn else th.felt_line, width=3 if turn else 1)
         _draw_info(img, d, th, lang, scene, s, seat, MARGIN + PAD, band.info_y, W - 2 * MARGIN - 2 * PAD)
         if band.alarm_y is not None:
-            label = txt("render.table.alarm", lang) + ": " + "、".join(given(a, lang) for a in seat.alarms)
-            _alarm(img, d, MARGIN + PAD, band.alarm_y, label, W - 2 * MARGIN - 2 * PAD)
+            for i, label in enumerate(band.alarms):
+                _alarm(img, d, MARGIN + PAD, band.alarm_y + i * ALARM_LINE, label, W - 2 * MARGIN - 2 * PAD)
         for mb in band.melds:
             for p in mb.placed:
                 paste(img, tile_sprite(p.kind, rw, p.sideways), (mb.x + p.x, mb.base + p.y))
@@ -208,6 +249,9 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
             if t.index in seat.taken:
                 veil = Image.new("RGB", (rw, sth - 4), th.felt)
                 img.paste(veil, (t.x, t.y), Image.new("L", veil.size, 150))
+            if t.index in seat.laid_aside:  # drawn in the last tiles and laid aside: framed as the header's tag
+                d.rounded_rectangle((t.x - 2, t.y - 2, t.x + sw, t.y + sth - 2), radius=4, outline=last_tiles_colour(th),
+                                    width=2)
             if last is not None and last == (s, t.index):
                 d.rounded_rectangle((t.x - 2, t.y - 2, t.x + sw, t.y + sth), radius=4, outline=th.accent,
                                     width=2)
@@ -260,10 +304,23 @@ def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: Se
         tx += _badge(img, d, tx, cy - 9, text, 13, bg, fg) + 4
 
 
+def last_tiles_colour(th: Theme):
+    """The colour of the last tiles' tag and of the frames round the tiles laid aside in them (the theme's blue)."""
+    return th.lines[1]
+
+
+def _tag(img, d, right: float, cy: float, text: str, colour, bg) -> int:
+    """An outlined tag ending at ``right``, its text in ``colour``; returns its width."""
+    h = 19
+    tw = draw_text(img, (right - 7, cy), text, 13, colour, anchor="rm", max_width=200)
+    d.rounded_rectangle((right - tw - 14, cy - h / 2, right, cy + h / 2), radius=5, outline=colour, width=1)
+    return tw + 14
+
+
 def _alarm(img, d, x, y, text, w):
     from . import fonts
 
-    text, f = fonts.fit(text, 13, w - 10, min_size=11)
+    text, f = fonts.fit(text, ALARM_SIZE, w - 10, min_size=11)
     tw = int(f.getlength(text))
     d.rounded_rectangle((x, y, x + tw + 10, y + 19), radius=5, fill=(196, 30, 42))
     draw_text(img, (x + 5, y + 9.5), text, int(f.size), (255, 255, 255), anchor="lm")

@@ -88,6 +88,7 @@ def table_scene_from_view(
             melds=tuple(_meld(m) for m in melds[s]),
             river=tuple(int(r["tile"]) for r in rivers[s]),
             taken=frozenset(i for i, r in enumerate(rivers[s]) if r.get("status") == "claimed"),
+            laid_aside=frozenset(i for i, r in enumerate(rivers[s]) if r.get("status") == "dead"),
             concealed_count=int(sizes[s]),
             score=int(totals[s]),
             alarms=alarm_names(str(view.get("variant", "")), alarms[s], lang),
@@ -104,4 +105,5 @@ def table_scene_from_view(
         dice=_dice(view.get("dice")),
         viewer=viewer if viewer is not None else view.get("seat"),
         title=title,
+        last_tiles=bool(view.get("last_four")) and view.get("phase") in ("play", "claim", "rob"),
     )

@@ -13,8 +13,7 @@ from typing import Any
 import discord
 
 from bot import i18n
-from bot.i18n import hant
-from engine.tiles import is_honor, tile_en, tile_name, tile_zh
+from text.tiles import tile_label as tile_label  # (one naming for the table, the replays and the reviews)
 
 #: The message fields that hold display names.
 NAME_FIELDS = ("name", "names", "host")
@@ -36,18 +35,6 @@ def t(key: str, lang: str | None, /, **params: Any) -> str:
         if isinstance(params.get(f), str):
             params[f] = shown_name(params[f])
     return i18n.t(key, lang, **params)
-
-
-def tile_label(k: int, lang: str) -> str:
-    """A tile's short name for buttons and texts: 五万 / 5m, 中 / Red (an honour in English by its name: "7z" is the
-    notation of /score, which a player at the table has never been shown).
-
-    >>> tile_label(4, "en"), tile_label(33, "en"), tile_label(27, "en"), tile_label(33, "zh-TW"), tile_label(4, "zh")
-    ('5m', 'Red', 'East', '中', '五万')
-    """
-    if lang == "en":
-        return tile_en(k) if is_honor(k) else tile_name(k)
-    return tile_zh(k) if lang == "zh" else hant(tile_zh(k))
 
 
 def discard_label(number: int | None, kind: int, lang: str) -> str:

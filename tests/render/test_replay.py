@@ -78,15 +78,16 @@ def test_captions_say_who_did_what_in_three_languages():
     r = hand("wuhu")
     k = _first(r, "discard")
     s = r.steps[k - 1]
-    from engine.tiles import tile_name, tile_zh
+    from engine.tiles import tile_zh
     from render.common import wind_name
+    from text.tiles import tile_label
 
     w = r.winds[s.seat]
     zh = replay_scene(r, k, 0, lang="zh", names=NAMES).caption
     tw = replay_scene(r, k, 0, lang="zh-TW", names=NAMES).caption
     en = replay_scene(r, k, 0, lang="en", names=NAMES).caption
     assert zh == f"第 {k}/{r.n} 步 · {wind_name(w, 'zh')} {NAMES[s.seat]} 打出 {tile_zh(s.action.tile)}"
-    assert en == f"Step {k}/{r.n} · {'ESWN'[w]} {NAMES[s.seat]} discards {tile_name(s.action.tile)}"
+    assert en == f"Step {k}/{r.n} · {'ESWN'[w]} {NAMES[s.seat]} discards {tile_label(s.action.tile, 'en')}"
     assert tw.startswith(f"第 {k}/{r.n} 步 · ") and "打出" in tw
     assert replay_scene(r, 0, 0, lang="en").caption == f"Step 0/{r.n} · The deal"
     assert replay_scene(r, 0, 0, lang="zh-TW").caption.endswith("發牌")
@@ -314,6 +315,26 @@ def test_every_kind_of_step_is_described():
         "S B discards 1m (timed out) · the hand is drawn"
     assert say(Action("discard", 1, 0), [Event("hand_end", None, {"draw": True})], timeout=True) == \
         "南 B 打出 一万（超时） · 流局"
+
+
+def test_replays_and_reviews_name_tiles_as_the_live_table_does():
+    """An honour is East ... Red in English, as the table's messages and buttons say it, never "1z".."7z" (the
+    notation of /score): one naming for the table, the captions and the review lines."""
+    from bot.tables import tile_label as table_label
+    from engine.replay import Step
+    from engine.review import Choice, Decision
+    from engine.table import Action
+    from text.tiles import tile_label
+
+    for lang in LANGS:
+        assert [rr._tile(k, lang) for k in range(34)] == [table_label(k, lang) for k in range(34)]
+    assert table_label is tile_label
+    step = Step(1, 1, Action("discard", 1, 33), False, False, True, ())
+    assert rr.describe_step(step, "ABCD", [0, 1, 2, 3], "en") == "S B discards Red"
+    assert rr.describe_choice(Choice(Action("pung", 0, 31), 0, 8), "en") == "pung White · ready · 8 useful"
+    you = Choice(Action("discard", 0, 4), 3, 20, ev=0.1)
+    ai = Choice(Action("discard", 0, 27), 3, 20, ev=0.1)
+    assert "East" in rr.describe_reason(Decision(4, 0, you, ai, reason="let_go"), "en")
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
