@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw
 
 from text.catalog import text
 
-from .common import Theme, draw_text, encode, lang_of, theme_of
+from .common import SHADE_ALPHA, Theme, draw_text, encode, lang_of, theme_of
 from .match import nice_ticks
 
 BOARD_WIDTH = 480  # a phone shows images about 400 px wide: 20 px names read as 17 px
@@ -255,12 +255,12 @@ def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, 
         va, vb = values[i], values[i + 1]
         if (va >= 0) == (vb >= 0) or va == 0 or vb == 0:
             colour = th.plus if va + vb > 0 else th.minus
-            ld.polygon([(xa, zero), (xa, ya), (xb, yb), (xb, zero)], fill=(*colour, 60))
+            ld.polygon([(xa, zero), (xa, ya), (xb, yb), (xb, zero)], fill=(*colour, SHADE_ALPHA))
         else:  # crosses zero: split where it does
             f = va / (va - vb)
             xm = xa + (xb - xa) * f
-            ld.polygon([(xa, zero), (xa, ya), (xm, zero)], fill=(*(th.plus if va > 0 else th.minus), 60))
-            ld.polygon([(xm, zero), (xb, yb), (xb, zero)], fill=(*(th.plus if vb > 0 else th.minus), 60))
+            ld.polygon([(xa, zero), (xa, ya), (xm, zero)], fill=(*(th.plus if va > 0 else th.minus), SHADE_ALPHA))
+            ld.polygon([(xm, zero), (xb, yb), (xb, zero)], fill=(*(th.plus if vb > 0 else th.minus), SHADE_ALPHA))
     ld.line(pts, fill=th.accent, width=6, joint="curve")
     r = 8 if n <= 30 else 6 if n <= 80 else 0
     for px, py in pts[1:] if r else pts[-1:]:
