@@ -312,12 +312,15 @@ async def test_stats_of_another_player_and_the_running_total(h: Harness):
     r = await h.slash("stats", player=B, locale="zh-CN")
     assert r.reply.content.startswith("**Bob\\_the\\*Builder**")  # markdown in names is shown as typed
     assert parse_stats(r.reply.content, "zh") == expected
-    # the chart's series: hand after hand in the ledger's order, then the adjustment; it ends at the net shown
+    # the chart's series: one point per hand in the ledger's order (as many as the Hands figure); the adjustment,
+    # no hand, moves the last hand's point, so the chart ends at the net shown
     stats = await gstore.player_record(h.bot.store, GUILD_ID, B)
     amounts = [a for (a,) in sql(h, "SELECT amount FROM ledger WHERE guild_id = ? AND player_id = ? "
-                                    "ORDER BY at, hand_id", (GUILD_ID, B))] + [adjusted]
-    assert [v for _, v in stats.series] == [sum(amounts[: i + 1]) for i in range(len(amounts))]
-    assert stats.series[-1][1] == expected[-1]
+                                    "ORDER BY at, hand_id", (GUILD_ID, B))]
+    running = [sum(amounts[: i + 1]) for i in range(len(amounts))]
+    assert [v for _, v in stats.series] == [*running[:-1], running[-1] + adjusted]
+    assert len(stats.series) == hands and stats.series[-1][1] == expected[-1]
+    assert stats.adjustments == adjusted and stats.series_start == 0
 
 
 @pytest.mark.parametrize("lang", ["en", "zh", "zh-TW"])
