@@ -282,7 +282,8 @@ def _stats_png(name: str, scope: str, s: PlayerStats, lang: str) -> bytes:
     from render.board import StatsScene, render_stats
 
     scene = StatsScene(name, scope, hands=s.hands, wins=s.wins, self_draws=s.self_draws, deal_ins=s.deal_ins,
-                       draws=s.draws, biggest_hand=s.biggest_hand, net=s.net, series=tuple(v for _, v in s.series))
+                       draws=s.draws, biggest_hand=s.biggest_hand, net=s.net, series=tuple(v for _, v in s.series),
+                       start=s.series_start, adjusted=s.adjustments)
     return render_stats(scene, "dark", lang)
 
 

@@ -15,14 +15,16 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
 from text.catalog import text
 
+from . import fonts
 from .common import SHADE_ALPHA, Theme, draw_text, encode, lang_of, theme_of
-from .match import nice_ticks
+from .match import axis_left, nice_ticks
 
 BOARD_WIDTH = 480  # a phone shows images about 400 px wide: 20 px names read as 17 px
 STATS_WIDTH, STATS_HEIGHT = 480, 600
@@ -30,7 +32,7 @@ FIGURES_TOP, FIGURE_H = 84, 66  # the two rows of figures; the chart is below th
 
 #: the labels (catalogue keys ``render.board.<label>``)
 LABELS = ("rank", "player", "net", "hands", "wins", "rate", "self_draws", "deal_ins", "draws", "biggest",
-          "chart", "hand_axis", "empty", "unit")
+          "chart", "hand_axis", "empty", "unit", "adjusted")
 
 
 def label(key: str, lang: str) -> str:
@@ -82,7 +84,9 @@ class BoardScene:
     lines: tuple[BoardLine, ...]
 
 
-NET_RIGHT = 298  # the right edge of the net column (a name never reaches it)
+NET_RIGHT = 298  # the right edge of the net column
+NET_MAX = 130  # the widest a net is drawn ("+1234567 子" shrinks to it)
+NAME_GAP = 12  # at least this between a name and its net
 _MEDALS = ((236, 190, 60), (190, 198, 208), (205, 133, 80))  # gold, silver, bronze
 ROW_H = 46
 _HEAD_H = 84
@@ -138,9 +142,10 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
             draw_text(img, (x_rank, cy), str(line.rank), 17, (40, 32, 20), anchor="mm")
         else:
             draw_text(img, (x_rank, cy), str(line.rank), 18, th.subtext, anchor="mm")
-        draw_text(img, (x_name, cy), line.name, 19, th.text, anchor="lm", max_width=x_net - 84 - x_name)
-        draw_text(img, (x_net, cy), f"{signed(line.net)} {label('unit', lang)}", 20, _net_colour(th, line.net),
-                  anchor="rm")
+        # the net first: the name takes what it leaves (a net of 5 digits is wider than a short one)
+        net_w = draw_text(img, (x_net, cy), f"{signed(line.net)} {label('unit', lang)}", 20, _net_colour(th, line.net),
+                          anchor="rm", max_width=NET_MAX)
+        draw_text(img, (x_name, cy), line.name, 19, th.text, anchor="lm", max_width=x_net - net_w - NAME_GAP - x_name)
         draw_text(img, (x_hands, cy), str(line.hands), 18, th.text, anchor="rm", bold=False)
         draw_text(img, (x_wins, cy), str(line.wins), 18, th.text, anchor="rm", bold=False)
         draw_text(img, (x_rate, cy), rate(line.wins, line.hands), 18, th.subtext, anchor="rm", bold=False)
@@ -159,7 +164,10 @@ def render_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh
 
 @dataclass(frozen=True)
 class StatsScene:
-    """A player's figures and ``series``, their running net 子 after each hand (oldest first)."""
+    """A player's figures and ``series``, their running net 子 after each hand (oldest first: one point per hand
+    of ``hands``, ending at ``net``). ``start``: the net before the first hand (adjustments posted before it).
+    ``adjusted``: the 子 that adjustments added to the net (named beside the chart's heading when not 0: they move
+    the net without being a hand)."""
 
     name: str
     subtitle: str
@@ -171,6 +179,8 @@ class StatsScene:
     biggest_hand: int
     net: int
     series: tuple[int, ...]
+    start: int = 0
+    adjusted: int = 0
 
 
 def _figures(scene: StatsScene, lang: str) -> list[tuple[str, str, str | None]]:
@@ -211,24 +221,33 @@ def draw_stats(scene: StatsScene, theme: str | Theme = "dark", lang: str = "zh")
             draw_text(img, (bx + box_w / 2, by + 32), value, 22, colour, anchor="ma", max_width=int(box_w) - 8)
     # the chart of the running net
     chart_top = top + 2 * box_h + gap + 14
-    draw_text(img, (20, chart_top), label("chart", lang), 16, th.subtext, bold=False)
-    px0, py0, px1, py1 = 58, chart_top + 40, w - 30, h - 58
-    _chart(img, scene.series, (px0, py0, px1, py1), th, lang)
+    heading_w = draw_text(img, (20, chart_top), label("chart", lang), 16, th.subtext, bold=False)
+    if scene.adjusted:
+        note = text("render.board.adjusted", lang, amount=f"{signed(scene.adjusted)} {label('unit', lang)}")
+        draw_text(img, (w - 22, chart_top), note, 15, th.subtext, anchor="ra", bold=False,
+                  max_width=w - 22 - 20 - heading_w - 16)
+    _chart(img, (scene.start, *scene.series), (20, chart_top + 40, w - 22, h - 58), th, lang)
     return img
 
 
-def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, int], th: Theme, lang: str) -> None:
-    """The running total as a line from 0 (before the first hand) through every hand, gains shaded green above the
-    zero line and losses red below it."""
-    px0, py0, px1, py1 = box
+FINAL_SIZE = 18  # the final value, right of the line's last point
+
+
+def _chart(img: Image.Image, values: tuple[int, ...], box: tuple[int, int, int, int], th: Theme, lang: str) -> None:
+    """The running total as a line from ``values[0]`` (before the first hand) through every hand, gains shaded
+    green above the zero line and losses red below it. ``box``: the area for the chart with its axis labels; the
+    plot inside it leaves room for the widest y label on the left and the final value on the right."""
+    x0, py0, x1, py1 = box
     d = ImageDraw.Draw(img)
-    values = [0, *series]
     n = len(values) - 1
     if n == 0:
-        draw_text(img, ((px0 + px1) / 2, (py0 + py1) / 2), label("empty", lang), 20, th.subtext, anchor="mm")
+        draw_text(img, ((x0 + x1) / 2, (py0 + py1) / 2), label("empty", lang), 20, th.subtext, anchor="mm")
         return
-    ticks = nice_ticks(min(values), max(values), 4)
+    ticks = nice_ticks(min(0, *values), max(0, *values), 4)
     lo, hi = ticks[0], ticks[-1]
+    last = values[-1]
+    px0 = max(58, axis_left(ticks, x0))
+    px1 = x1 - math.ceil(fonts.text_font(signed(last), FINAL_SIZE).getlength(signed(last))) - 10
 
     def X(i: float) -> float:
         return px0 + (px1 - px0) * (i / n)
@@ -240,6 +259,10 @@ def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, 
         d.line((px0, Y(t), px1, Y(t)), fill=th.subtext if t == 0 else th.grid, width=2 if t == 0 else 1)
         draw_text(img, (px0 - 8, Y(t)), str(t), 16, th.subtext, anchor="rm", bold=False)
     xt = [x for x in nice_ticks(0, n, 5) if 0 <= x <= n]
+    if xt[-1] != n:  # the axis ends at the last hand, labelled with the number of hands (the Hands figure)
+        if X(n) - X(xt[-1]) < 28:
+            xt.pop()
+        xt.append(n)
     for x in xt:
         draw_text(img, (X(x), py1 + 8), str(x), 16, th.subtext, anchor="ma", bold=False)
     draw_text(img, ((px0 + px1) / 2, py1 + 30), label("hand_axis", lang), 15, th.subtext, anchor="ma", bold=False)
@@ -268,10 +291,8 @@ def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, 
         ld.ellipse((px - rr, py - rr, px + rr, py + rr), fill=th.accent)
     layer = layer.resize((ow, oh), Image.Resampling.BOX)
     img.paste(layer.convert("RGB"), (ox, oy), layer)
-    # the final value next to the last point
-    last = values[-1]
-    draw_text(img, (X(n) - 6, Y(last) + (-12 if last >= 0 else 12)), signed(last), 18, _net_colour(th, last),
-              anchor="rd" if last >= 0 else "ra")
+    # the final value right of the last point, clear of the line (which is all left of it)
+    draw_text(img, (X(n) + 9, Y(last)), signed(last), FINAL_SIZE, _net_colour(th, last), anchor="lm")
 
 
 def render_stats(scene: StatsScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:

@@ -14,15 +14,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
 
-import render.common as common
 from render import board, card, hand, match, match_review, replay, report, samples, table
 from render.board import draw_stats, render_stats
 from render.common import THEMES, contrast, shades
 
 sys.path.insert(0, str(Path(__file__).parent))
-from imgutil import open_png, pixels  # noqa: E402
+from imgutil import open_png, pixels, spy_texts  # noqa: E402
 
 SMALL, LARGE = 4.5, 3.0  # WCAG AA
 LARGE_PX = 24
@@ -30,23 +28,9 @@ LARGE_PX = 24
 
 def _drawn_pairs(monkeypatch, draw) -> list[tuple[float, int, tuple, tuple, str]]:
     """(contrast, size, text colour, background, text) of every text ``draw()`` draws."""
-    real = common.draw_text
-    out = []
-
-    def spy(img: Image.Image, xy, text, size, fill, **kw):
-        before = img.convert("RGB")
-        w = real(img, xy, text, size, fill, **kw)
-        box = ImageChops.difference(before, img.convert("RGB")).getbbox()
-        if box is not None:
-            colours = before.crop(box).getcolors(1 << 20) or []
-            bg = max(colours)[1]  # the colour most of the text's box had before
-            out.append((contrast(fill[:3], bg), size, fill[:3], bg, text))
-        return w
-
-    for mod in (board, card, hand, match, match_review, replay, report, table):
-        monkeypatch.setattr(mod, "draw_text", spy)
+    texts = spy_texts(monkeypatch, (board, card, hand, match, match_review, replay, report, table))
     draw()
-    return out
+    return [(contrast(fg, bg), size, fg, bg, text) for text, size, fg, _, bg in texts]
 
 
 def _replay():
