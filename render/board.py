@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
@@ -76,12 +77,29 @@ class BoardLine:
 
 @dataclass(frozen=True)
 class BoardScene:
-    """A leaderboard: ``lines`` in rank order. A jump in rank (the reader's own line under the top ten) is drawn
-    after a gap."""
+    """A leaderboard: ``lines`` in rank order; tied players share a rank and its medal (1, 2, 2, 4). A line after
+    lines left out (the reader's own line under the top ten: :func:`gaps_before`) is drawn after a gap."""
 
     title: str
     subtitle: str
     lines: tuple[BoardLine, ...]
+
+
+def gaps_before(ranks: Sequence[int]) -> list[bool]:
+    """Which lines of a board come after a gap (lines left out between them and the line before): ranks are shared
+    by ties (1, 2, 2, 4), so a line follows on when its rank is the previous line's, or that rank plus the lines
+    shown with it.
+
+    >>> gaps_before([1, 2, 2, 4, 5]), gaps_before([1, 2, 3, 14]), gaps_before([1, 1, 1, 4])
+    ([False, False, False, False, False], [False, False, False, True], [False, False, False, False])
+    """
+    out: list[bool] = []
+    prev, run = 0, 1
+    for rank in ranks:
+        out.append(rank > prev + run if rank != prev else False)
+        run = run + 1 if rank == prev else 1
+        prev = rank
+    return out
 
 
 NET_RIGHT = 298  # the right edge of the net column
@@ -101,7 +119,8 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
     th = theme_of(theme)
     lang = lang_of(lang)
     lines = scene.lines
-    gaps = sum(1 for a, b in zip(lines, lines[1:], strict=False) if b.rank > a.rank + 1)
+    gap = gaps_before([line.rank for line in lines])
+    gaps = sum(gap)
     body = max(1, len(lines)) * ROW_H + gaps * 22
     height = _HEAD_H + _COLS_H + body + 24
     w = BOARD_WIDTH
@@ -109,7 +128,9 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, w - 7, height - 7), radius=16, fill=th.panel)
     draw_text(img, (20, 16), scene.title, 24, th.text, max_width=w - 40)
-    draw_text(img, (20, 52), scene.subtitle, 16, th.subtext, bold=False, max_width=w - 40)
+    # shortened in the middle, at no less than 14 px (11.6 on a phone): a long season name gives way, the season's
+    # dates (at the end) stay
+    draw_text(img, (20, 52), scene.subtitle, 16, th.subtext, bold=False, max_width=w - 40, middle=True, min_size=14)
     # columns: rank | name | net | hands | wins | rate (right edges of the number columns)
     x_rank, x_name = 36, 62
     x_net, x_hands, x_wins, x_rate = NET_RIGHT, 352, 405, w - 22
@@ -122,14 +143,12 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
     if not lines:
         draw_text(img, (w / 2, y + ROW_H / 2), label("empty", lang), 20, th.subtext, anchor="mm")
         return img
-    prev = None
     for i, line in enumerate(lines):
-        if prev is not None and line.rank > prev + 1:
+        if gap[i]:
             for k in range(3):  # a vertical ellipsis between the top and the reader's own line
                 cx = x_rank + (k - 1) * 10
                 d.ellipse((cx - 2, y + 9, cx + 2, y + 13), fill=th.subtext)
             y += 22
-        prev = line.rank
         if line.highlight:
             d.rounded_rectangle((12, y + 3, w - 12, y + ROW_H - 3), radius=10, fill=th.panel_hi, outline=th.accent,
                                 width=2)

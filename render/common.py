@@ -164,13 +164,18 @@ def draw_text(
     bold: bool = True,
     anchor: str = "la",
     max_width: int | None = None,
+    middle: bool = False,
+    min_size: int | None = None,
 ) -> int:
     """Draw ``text`` on ``img`` (cleaned; shrunk or shortened to fit ``max_width``); returns its width in px.
 
     ``anchor``: two letters, horizontal ``l``/``m``/``r`` and vertical ``a`` (top of the line) / ``m`` / ``d``
-    (bottom of the line). Rendered text is cached, so repeated labels cost a paste."""
+    (bottom of the line). ``min_size``: the smallest it shrinks to before it is shortened (default 70%, at least
+    9 px); ``middle``: a text too long even shrunk is shortened in its middle, not at its end. Rendered text is
+    cached, so repeated labels cost a paste."""
     if max_width is not None:
-        text, f = fonts.fit(text, size, max_width, bold_=bold, min_size=max(9, int(size * 0.7)))
+        smallest = min_size if min_size is not None else max(9, int(size * 0.7))
+        text, f = fonts.fit(text, size, max_width, bold_=bold, min_size=smallest, middle=middle)
         size = int(f.size)
         bold = f.path == str(fonts.BOLD)
     else:

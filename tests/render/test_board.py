@@ -222,3 +222,37 @@ def test_the_chart_has_a_point_per_hand_and_names_adjustments(monkeypatch):
     plain = spy_texts(monkeypatch, (render.board,))
     draw_stats(replace(scene, adjusted=0), "dark", "en")
     assert not any("adjust" in t for t, *_ in plain)
+
+
+def test_tied_players_share_the_medal_and_no_gap_is_drawn():
+    silver = (190, 198, 208)
+    tied = (BoardLine(1, "A", 30, 10, 2), BoardLine(2, "B", 10, 10, 1), BoardLine(2, "C", 10, 10, 1),
+            BoardLine(4, "D", 10, 10, 0))
+    img = draw_board(replace(BOARD, lines=tied))
+    plain = draw_board(replace(BOARD, lines=tuple(replace(x, rank=i + 1) for i, x in enumerate(tied))))
+    assert img.height == plain.height  # no "…" gap between 2, 2 and 4
+    top = img.height - 24 - 4 * 46  # the rows' top (the bottom margin is 24 px)
+    for row in (1, 2):  # both second places have the silver medal
+        cy = top + row * 46 + 23
+        assert img.getpixel((36, cy - 10)) == silver
+    assert img.getpixel((36, top + 3 * 46 + 13)) != silver  # fourth: no medal
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_long_season_name_gives_way_to_the_seasons_dates(monkeypatch, lang):
+    from render import fonts
+
+    shown: list[str] = []
+    real = fonts.fit
+
+    def spy(*args, **kw):
+        out = real(*args, **kw)
+        shown.append(out[0])
+        return out
+
+    monkeypatch.setattr(fonts, "fit", spy)
+    name = "Spring League of the Wuhu Mahjong Club 芜湖麻将俱乐部春季联赛"
+    span = {"zh": "（3月1日 – 5月31日）", "en": " (Mar 1 – May 31)"}[lang]
+    draw_board(replace(BOARD, subtitle=f"Season 12 · {name}{span}"), "dark", lang)
+    [sub] = [t for t in shown if t.startswith("Season 12")]
+    assert sub.endswith(span.strip()) and "…" in sub  # the name is shortened, the dates are whole
