@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any
 
@@ -216,16 +217,32 @@ def safe(name: str) -> str:
     return discord.utils.escape_markdown(discord.utils.escape_mentions(name))
 
 
+def shared_ranks(rows: Sequence[BoardRow]) -> list[int]:
+    """The rank of each row of a board (ordered by net, then wins): players with the same net and the same wins
+    share a rank (and its medal), and the next rank counts them all (1, 2, 2, 4).
+
+    >>> from bot.store.models import BoardRow
+    >>> shared_ranks([BoardRow(p, None, 5, w, 0, 0, 0, 0, net) for p, net, w in
+    ...               [(1, 30, 2), (2, 10, 1), (3, 10, 1), (4, 10, 0), (5, -50, 0)]])
+    [1, 2, 2, 4, 5]
+    """
+    ranks: list[int] = []
+    for i, r in enumerate(rows):
+        tied = i > 0 and (r.net, r.wins) == (rows[i - 1].net, rows[i - 1].wins)
+        ranks.append(ranks[-1] if tied else i + 1)
+    return ranks
+
+
 def board_text(title: str, subtitle: str, lines: list[tuple[int, BoardRow]], total: int, lang: str,
                caller: int | None) -> str:
     """The leaderboard as text: a heading, one line per ``(rank, row)`` (a ``…`` line before a jump in rank) and
     how many players are ranked."""
+    from render.board import gaps_before
+
     out = [f"**{title}** · {subtitle}"]
-    prev = 0
-    for rank, row in lines:
-        if rank > prev + 1:
+    for (rank, row), gap in zip(lines, gaps_before([rank for rank, _ in lines]), strict=True):
+        if gap:
             out.append("…")
-        prev = rank
         text = t("board.line", lang, rank=rank, name=safe(display(row.display_name, row.player_id, lang)),
                  net=signed(row.net), hands=row.hands, wins=row.wins)
         out.append(f"__{text}__" if row.player_id == caller else text)
@@ -250,10 +267,11 @@ async def variant_board(bot: MjBot, guild_id: int, variant: str, since: datetime
                                               source=source)
     if not rows:
         return None
-    lines = list(enumerate(rows[:TOP], start=1))
+    ranks = shared_ranks(rows)
+    lines = list(zip(ranks[:TOP], rows[:TOP], strict=True))
     mine = next((i for i, r in enumerate(rows, start=1) if r.player_id == caller), None) if caller else None
     if mine is not None and mine > TOP:
-        lines.append((mine, rows[mine - 1]))
+        lines.append((ranks[mine - 1], rows[mine - 1]))
     title = t("board.title", lang, variant=variant_name(variant, lang))
     return VariantBoard(rows, lines, title, board_text(title, subtitle, lines, len(rows), lang, caller))
 
@@ -283,7 +301,8 @@ def _stats_png(name: str, scope: str, s: PlayerStats, lang: str) -> bytes:
     from render.board import StatsScene, render_stats
 
     scene = StatsScene(name, scope, hands=s.hands, wins=s.wins, self_draws=s.self_draws, deal_ins=s.deal_ins,
-                       draws=s.draws, biggest_hand=s.biggest_hand, net=s.net, series=tuple(v for _, v in s.series))
+                       draws=s.draws, biggest_hand=s.biggest_hand, net=s.net, series=tuple(v for _, v in s.series),
+                       start=s.series_start, adjusted=s.adjustments)
     return render_stats(scene, "dark", lang)
 
 

@@ -51,7 +51,7 @@ from cogs.group import (
     retry_notes,
     unnoted,
 )
-from cogs.leaderboard import day_text, display
+from cogs.leaderboard import day_text, display, shared_ranks
 from text.lang import lang_of_locale
 
 log = logging.getLogger(__name__)
@@ -138,8 +138,8 @@ async def report_scene(bot: MjBot, guild_id: int, day: date, lang: str) -> tuple
     if s.most_value is not None:
         records.append((t("report.most_value", lang), f"{display(s.most_value[1], s.most_value[0], lang)} · "
                                                       f"{s.most_value[2]}"))
-    lines = tuple(ReportLine(i, display(drawn_name(r.display_name), r.player_id, lang), r.net, r.hands, r.wins)
-                  for i, r in enumerate(s.board[:5], start=1))
+    lines = tuple(ReportLine(rank, display(drawn_name(r.display_name), r.player_id, lang), r.net, r.hands, r.wins)
+                  for rank, r in zip(shared_ranks(s.board), s.board[:5], strict=False))
     scene = ReportScene(t("report.title", lang), week, count, t("report.top", lang), lines, tuple(records),
                         empty=t("report.none", lang), wins_label=t("report.wins_hands", lang))
     return t("report.text", lang, week=week, hands=count), scene

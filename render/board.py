@@ -15,6 +15,8 @@ True
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
@@ -22,8 +24,8 @@ from PIL import Image, ImageDraw
 from text.catalog import text
 
 from . import fonts
-from .common import Theme, draw_text, encode, lang_of, theme_of
-from .match import nice_ticks
+from .common import SHADE_ALPHA, Theme, draw_text, encode, lang_of, theme_of
+from .match import axis_left, nice_ticks
 
 BOARD_WIDTH = 480  # a phone shows images about 400 px wide: 20 px names read as 17 px
 STATS_WIDTH, STATS_HEIGHT = 480, 600
@@ -31,7 +33,7 @@ FIGURES_TOP, FIGURE_H = 84, 66  # the two rows of figures; the chart is below th
 
 #: the labels (catalogue keys ``render.board.<label>``)
 LABELS = ("rank", "player", "net", "hands", "wins", "rate", "self_draws", "deal_ins", "draws", "biggest",
-          "chart", "hand_axis", "empty", "unit")
+          "chart", "hand_axis", "empty", "unit", "adjusted")
 
 
 def label(key: str, lang: str) -> str:
@@ -75,15 +77,34 @@ class BoardLine:
 
 @dataclass(frozen=True)
 class BoardScene:
-    """A leaderboard: ``lines`` in rank order. A jump in rank (the reader's own line under the top ten) is drawn
-    after a gap."""
+    """A leaderboard: ``lines`` in rank order; tied players share a rank and its medal (1, 2, 2, 4). A line after
+    lines left out (the reader's own line under the top ten: :func:`gaps_before`) is drawn after a gap."""
 
     title: str
     subtitle: str
     lines: tuple[BoardLine, ...]
 
 
-NET_RIGHT = 298  # the right edge of the net column (a name never reaches it)
+def gaps_before(ranks: Sequence[int]) -> list[bool]:
+    """Which lines of a board come after a gap (lines left out between them and the line before): ranks are shared
+    by ties (1, 2, 2, 4), so a line follows on when its rank is the previous line's, or that rank plus the lines
+    shown with it.
+
+    >>> gaps_before([1, 2, 2, 4, 5]), gaps_before([1, 2, 3, 14]), gaps_before([1, 1, 1, 4])
+    ([False, False, False, False, False], [False, False, False, True], [False, False, False, False])
+    """
+    out: list[bool] = []
+    prev, run = 0, 1
+    for rank in ranks:
+        out.append(rank > prev + run if rank != prev else False)
+        run = run + 1 if rank == prev else 1
+        prev = rank
+    return out
+
+
+NET_RIGHT = 298  # the right edge of the net column
+NET_MAX = 130  # the widest a net is drawn ("+1234567 子" shrinks to it)
+NAME_GAP = 12  # at least this between a name and its net
 _MEDALS = ((236, 190, 60), (190, 198, 208), (205, 133, 80))  # gold, silver, bronze
 ROW_H = 46
 _HEAD_H = 84
@@ -98,7 +119,8 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
     th = theme_of(theme)
     lang = lang_of(lang)
     lines = scene.lines
-    gaps = sum(1 for a, b in zip(lines, lines[1:], strict=False) if b.rank > a.rank + 1)
+    gap = gaps_before([line.rank for line in lines])
+    gaps = sum(gap)
     body = max(1, len(lines)) * ROW_H + gaps * 22
     height = _HEAD_H + _COLS_H + body + 24
     w = BOARD_WIDTH
@@ -106,7 +128,9 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, w - 7, height - 7), radius=16, fill=th.panel)
     draw_text(img, (20, 16), scene.title, 24, th.text, max_width=w - 40)
-    draw_text(img, (20, 52), scene.subtitle, 16, th.subtext, bold=False, max_width=w - 40)
+    # shortened in the middle, at no less than 14 px (11.6 on a phone): a long season name gives way, the season's
+    # dates (at the end) stay
+    draw_text(img, (20, 52), scene.subtitle, 16, th.subtext, bold=False, max_width=w - 40, middle=True, min_size=14)
     # columns: rank | name | net | hands | wins | rate (right edges of the number columns)
     x_rank, x_name = 36, 62
     x_net, x_hands, x_wins, x_rate = NET_RIGHT, 352, 405, w - 22
@@ -119,14 +143,13 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
     if not lines:
         draw_text(img, (w / 2, y + ROW_H / 2), label("empty", lang), 20, th.subtext, anchor="mm")
         return img
-    prev, bold = None, fonts.bold_for(line.name for line in lines)  # one face for the whole name column
+    bold = fonts.bold_for(line.name for line in lines)  # one face for the whole name column
     for i, line in enumerate(lines):
-        if prev is not None and line.rank > prev + 1:
+        if gap[i]:
             for k in range(3):  # a vertical ellipsis between the top and the reader's own line
                 cx = x_rank + (k - 1) * 10
                 d.ellipse((cx - 2, y + 9, cx + 2, y + 13), fill=th.subtext)
             y += 22
-        prev = line.rank
         if line.highlight:
             d.rounded_rectangle((12, y + 3, w - 12, y + ROW_H - 3), radius=10, fill=th.panel_hi, outline=th.accent,
                                 width=2)
@@ -139,9 +162,11 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
             draw_text(img, (x_rank, cy), str(line.rank), 17, (40, 32, 20), anchor="mm")
         else:
             draw_text(img, (x_rank, cy), str(line.rank), 18, th.subtext, anchor="mm")
-        draw_text(img, (x_name, cy), line.name, 19, th.text, anchor="lm", max_width=x_net - 84 - x_name, bold=bold)
-        draw_text(img, (x_net, cy), f"{signed(line.net)} {label('unit', lang)}", 20, _net_colour(th, line.net),
-                  anchor="rm")
+        # the net first: the name takes what it leaves (a net of 5 digits is wider than a short one)
+        net_w = draw_text(img, (x_net, cy), f"{signed(line.net)} {label('unit', lang)}", 20, _net_colour(th, line.net),
+                          anchor="rm", max_width=NET_MAX)
+        draw_text(img, (x_name, cy), line.name, 19, th.text, anchor="lm", max_width=x_net - net_w - NAME_GAP - x_name,
+                  bold=bold)
         draw_text(img, (x_hands, cy), str(line.hands), 18, th.text, anchor="rm", bold=False)
         draw_text(img, (x_wins, cy), str(line.wins), 18, th.text, anchor="rm", bold=False)
         draw_text(img, (x_rate, cy), rate(line.wins, line.hands), 18, th.subtext, anchor="rm", bold=False)
@@ -160,7 +185,10 @@ def render_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh
 
 @dataclass(frozen=True)
 class StatsScene:
-    """A player's figures and ``series``, their running net 子 after each hand (oldest first)."""
+    """A player's figures and ``series``, their running net 子 after each hand (oldest first: one point per hand
+    of ``hands``, ending at ``net``). ``start``: the net before the first hand (adjustments posted before it).
+    ``adjusted``: the 子 that adjustments added to the net (named beside the chart's heading when not 0: they move
+    the net without being a hand)."""
 
     name: str
     subtitle: str
@@ -172,6 +200,8 @@ class StatsScene:
     biggest_hand: int
     net: int
     series: tuple[int, ...]
+    start: int = 0
+    adjusted: int = 0
 
 
 def _figures(scene: StatsScene, lang: str) -> list[tuple[str, str, str | None]]:
@@ -212,24 +242,33 @@ def draw_stats(scene: StatsScene, theme: str | Theme = "dark", lang: str = "zh")
             draw_text(img, (bx + box_w / 2, by + 32), value, 22, colour, anchor="ma", max_width=int(box_w) - 8)
     # the chart of the running net
     chart_top = top + 2 * box_h + gap + 14
-    draw_text(img, (20, chart_top), label("chart", lang), 16, th.subtext, bold=False)
-    px0, py0, px1, py1 = 58, chart_top + 40, w - 30, h - 58
-    _chart(img, scene.series, (px0, py0, px1, py1), th, lang)
+    heading_w = draw_text(img, (20, chart_top), label("chart", lang), 16, th.subtext, bold=False)
+    if scene.adjusted:
+        note = text("render.board.adjusted", lang, amount=f"{signed(scene.adjusted)} {label('unit', lang)}")
+        draw_text(img, (w - 22, chart_top), note, 15, th.subtext, anchor="ra", bold=False,
+                  max_width=w - 22 - 20 - heading_w - 16)
+    _chart(img, (scene.start, *scene.series), (20, chart_top + 40, w - 22, h - 58), th, lang)
     return img
 
 
-def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, int], th: Theme, lang: str) -> None:
-    """The running total as a line from 0 (before the first hand) through every hand, gains shaded green above the
-    zero line and losses red below it."""
-    px0, py0, px1, py1 = box
+FINAL_SIZE = 18  # the final value, right of the line's last point
+
+
+def _chart(img: Image.Image, values: tuple[int, ...], box: tuple[int, int, int, int], th: Theme, lang: str) -> None:
+    """The running total as a line from ``values[0]`` (before the first hand) through every hand, gains shaded
+    green above the zero line and losses red below it. ``box``: the area for the chart with its axis labels; the
+    plot inside it leaves room for the widest y label on the left and the final value on the right."""
+    x0, py0, x1, py1 = box
     d = ImageDraw.Draw(img)
-    values = [0, *series]
     n = len(values) - 1
     if n == 0:
-        draw_text(img, ((px0 + px1) / 2, (py0 + py1) / 2), label("empty", lang), 20, th.subtext, anchor="mm")
+        draw_text(img, ((x0 + x1) / 2, (py0 + py1) / 2), label("empty", lang), 20, th.subtext, anchor="mm")
         return
-    ticks = nice_ticks(min(values), max(values), 4)
+    ticks = nice_ticks(min(0, *values), max(0, *values), 4)
     lo, hi = ticks[0], ticks[-1]
+    last = values[-1]
+    px0 = max(58, axis_left(ticks, x0))
+    px1 = x1 - math.ceil(fonts.text_font(signed(last), FINAL_SIZE).getlength(signed(last))) - 10
 
     def X(i: float) -> float:
         return px0 + (px1 - px0) * (i / n)
@@ -241,6 +280,10 @@ def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, 
         d.line((px0, Y(t), px1, Y(t)), fill=th.subtext if t == 0 else th.grid, width=2 if t == 0 else 1)
         draw_text(img, (px0 - 8, Y(t)), str(t), 16, th.subtext, anchor="rm", bold=False)
     xt = [x for x in nice_ticks(0, n, 5) if 0 <= x <= n]
+    if xt[-1] != n:  # the axis ends at the last hand, labelled with the number of hands (the Hands figure)
+        if X(n) - X(xt[-1]) < 28:
+            xt.pop()
+        xt.append(n)
     for x in xt:
         draw_text(img, (X(x), py1 + 8), str(x), 16, th.subtext, anchor="ma", bold=False)
     draw_text(img, ((px0 + px1) / 2, py1 + 30), label("hand_axis", lang), 15, th.subtext, anchor="ma", bold=False)
@@ -256,12 +299,12 @@ def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, 
         va, vb = values[i], values[i + 1]
         if (va >= 0) == (vb >= 0) or va == 0 or vb == 0:
             colour = th.plus if va + vb > 0 else th.minus
-            ld.polygon([(xa, zero), (xa, ya), (xb, yb), (xb, zero)], fill=(*colour, 60))
+            ld.polygon([(xa, zero), (xa, ya), (xb, yb), (xb, zero)], fill=(*colour, SHADE_ALPHA))
         else:  # crosses zero: split where it does
             f = va / (va - vb)
             xm = xa + (xb - xa) * f
-            ld.polygon([(xa, zero), (xa, ya), (xm, zero)], fill=(*(th.plus if va > 0 else th.minus), 60))
-            ld.polygon([(xm, zero), (xb, yb), (xb, zero)], fill=(*(th.plus if vb > 0 else th.minus), 60))
+            ld.polygon([(xa, zero), (xa, ya), (xm, zero)], fill=(*(th.plus if va > 0 else th.minus), SHADE_ALPHA))
+            ld.polygon([(xm, zero), (xb, yb), (xb, zero)], fill=(*(th.plus if vb > 0 else th.minus), SHADE_ALPHA))
     ld.line(pts, fill=th.accent, width=6, joint="curve")
     r = 8 if n <= 30 else 6 if n <= 80 else 0
     for px, py in pts[1:] if r else pts[-1:]:
@@ -269,10 +312,8 @@ def _chart(img: Image.Image, series: tuple[int, ...], box: tuple[int, int, int, 
         ld.ellipse((px - rr, py - rr, px + rr, py + rr), fill=th.accent)
     layer = layer.resize((ow, oh), Image.Resampling.BOX)
     img.paste(layer.convert("RGB"), (ox, oy), layer)
-    # the final value next to the last point
-    last = values[-1]
-    draw_text(img, (X(n) - 6, Y(last) + (-12 if last >= 0 else 12)), signed(last), 18, _net_colour(th, last),
-              anchor="rd" if last >= 0 else "ra")
+    # the final value right of the last point, clear of the line (which is all left of it)
+    draw_text(img, (X(n) + 9, Y(last)), signed(last), FINAL_SIZE, _net_colour(th, last), anchor="lm")
 
 
 def render_stats(scene: StatsScene, theme: str | Theme = "dark", lang: str = "zh") -> bytes:

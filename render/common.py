@@ -43,10 +43,10 @@ THEMES = {
         panel=(43, 45, 49),
         panel_hi=(64, 66, 73),
         text=(230, 232, 235),
-        subtext=(160, 166, 176),
+        subtext=(176, 181, 190),
         accent=(240, 178, 50),
         plus=(87, 200, 120),
-        minus=(240, 100, 100),
+        minus=(255, 145, 145),
         felt=(24, 82, 62),
         felt_line=(40, 110, 84),
         grid=(74, 77, 85),
@@ -59,15 +59,55 @@ THEMES = {
         panel_hi=(227, 229, 232),
         text=(32, 34, 37),
         subtext=(92, 94, 102),
-        accent=(214, 135, 0),
-        plus=(30, 140, 70),
-        minus=(200, 40, 50),
-        felt=(44, 120, 90),
-        felt_line=(70, 150, 116),
+        accent=(152, 82, 0),
+        plus=(16, 112, 52),
+        minus=(185, 30, 42),
+        felt=(28, 98, 72),
+        felt_line=(54, 130, 100),
         grid=(210, 212, 216),
         lines=((214, 135, 0), (30, 110, 220), (205, 50, 95), (20, 150, 100)),
     ),
 }
+
+
+def luminance(c: RGB) -> float:
+    """The relative luminance of an sRGB colour (WCAG 2)."""
+
+    def channel(v: int) -> float:
+        x = v / 255
+        return x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
+
+    r, g, b = c[:3]
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def contrast(a: RGB, b: RGB) -> float:
+    """The WCAG contrast ratio of two colours, 1 to 21. Every text colour of both themes is at least 4.5 on what it
+    is drawn on (tests/render/test_contrast.py measures it on the drawn images).
+
+    >>> round(contrast((255, 255, 255), (0, 0, 0)), 1)
+    21.0
+    """
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+INK_DARK, INK_LIGHT = (28, 32, 48), (255, 255, 255)
+
+
+def ink_on(bg: RGB) -> RGB:
+    """The text colour for a label on a filled ``bg`` (a badge, the dealer's disc): dark ink or white, whichever
+    reads better."""
+    return INK_DARK if contrast(INK_DARK, bg) >= contrast(INK_LIGHT, bg) else INK_LIGHT
+
+
+SHADE_ALPHA = 60  # the stats chart's green (gain) and red (loss) shading over the panel
+
+
+def shades(th: Theme) -> tuple[RGB, RGB]:
+    """The gain and loss shading of the stats chart as they come out on the panel (kept in the theme's palette,
+    so the PNG keeps them green and red instead of the nearest grey)."""
+    return _mix(th.panel, th.plus, SHADE_ALPHA / 255), _mix(th.panel, th.minus, SHADE_ALPHA / 255)
 
 
 def theme_of(theme: str | Theme) -> Theme:
@@ -134,13 +174,18 @@ def draw_text(
     bold: bool = True,
     anchor: str = "la",
     max_width: int | None = None,
+    middle: bool = False,
+    min_size: int | None = None,
 ) -> int:
     """Draw ``text`` on ``img`` (cleaned; shrunk or shortened to fit ``max_width``); returns its width in px.
 
     ``anchor``: two letters, horizontal ``l``/``m``/``r`` and vertical ``a`` (top of the line) / ``m`` / ``d``
-    (bottom of the line). Rendered text is cached, so repeated labels cost a paste."""
+    (bottom of the line). ``min_size``: the smallest it shrinks to before it is shortened (default 70%, at least
+    9 px); ``middle``: a text too long even shrunk is shortened in its middle, not at its end. Rendered text is
+    cached, so repeated labels cost a paste."""
     if max_width is not None:
-        text, f = fonts.fit(text, size, max_width, bold_=bold, min_size=max(9, int(size * 0.7)))
+        smallest = min_size if min_size is not None else max(9, int(size * 0.7))
+        text, f = fonts.fit(text, size, max_width, bold_=bold, min_size=smallest, middle=middle)
         size = int(f.size)
         bold = f.path == str(fonts.BOLD)
     else:
@@ -191,7 +236,7 @@ PALETTE_SIZE = 160
 edge); 160 keeps text edges and the tile faces as they were (see :func:`palette_for`) for 15-17% fewer bytes than
 256."""
 
-ON_FELT = ((255, 255, 255), (150, 240, 170), (255, 160, 150))  # names, gains and payments drawn on the table's felt
+ON_FELT = ((255, 255, 255), (150, 240, 170), (255, 190, 182))  # names, gains and payments drawn on the table's felt
 
 
 def _ramp_pairs(th: Theme) -> list[tuple[RGB, RGB]]:
@@ -221,7 +266,7 @@ def palette_for(theme_key: str) -> Image.Image:
             colors.append(c)
 
     for c in [th.bg, th.panel, th.panel_hi, th.felt, th.text, th.subtext, th.accent, th.plus, th.minus, *th.lines,
-              *ON_FELT, th.felt_line, th.grid, (0, 0, 0), RED, GREEN, BLUE, INK, IVORY, IVORY_EDGE, BACK_GREEN,
+              *ON_FELT, *shades(th), th.felt_line, th.grid, (0, 0, 0), RED, GREEN, BLUE, INK, IVORY, IVORY_EDGE, BACK_GREEN,
               BACK_DARK]:
         add(c)
     for bg, fg in _ramp_pairs(th):

@@ -135,9 +135,15 @@ def text_width(text: str, font: FreeTypeFont) -> int:
     return int(round(font.getlength(text)))
 
 
-def fit(text: str, size: int, max_width: int, *, bold_: bool = True, min_size: int = 10) -> tuple[str, FreeTypeFont]:
+def fit(text: str, size: int, max_width: int, *, bold_: bool = True, min_size: int = 10,
+        middle: bool = False) -> tuple[str, FreeTypeFont]:
     """The largest font (down to ``min_size``) in which ``text`` fits ``max_width``; past that, text is shortened
-    with an ellipsis. Returns the (possibly shortened) text and its font."""
+    with an ellipsis, at its end, or in its ``middle`` so that both ends stay (a season's name is shortened, its
+    dates at the end of the line are kept). Returns the (possibly shortened) text and its font.
+
+    >>> fit("Season 2 · " + "Spring League " * 6 + "(Mar 1 – May 31)", 16, 300, middle=True)[0][-16:]
+    '(Mar 1 – May 31)'
+    """
     text = clean(text)
     s = size
     while s > min_size and text_width(text, text_font(text, s, bold_)) > max_width:
@@ -145,6 +151,14 @@ def fit(text: str, size: int, max_width: int, *, bold_: bool = True, min_size: i
     f = text_font(text, s, bold_)
     if text_width(text, f) <= max_width:
         return text, f
+    if middle:
+        head, tail = text[: len(text) // 2], text[len(text) // 2 :]
+        while (head or tail) and text_width(head.rstrip() + "…" + tail.lstrip(), f) > max_width:
+            if len(head) >= len(tail):
+                head = head[:-1]
+            else:
+                tail = tail[1:]
+        return head.rstrip() + "…" + tail.lstrip(), f
     while text and text_width(text + "…", f) > max_width:
         text = text[:-1]
     return text + "…", f

@@ -31,6 +31,20 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[int]:
     return list(range(int(start), int(end) + 1, step))
 
 
+AXIS_SIZE = 16  # the y axis labels
+
+
+def axis_left(ticks: list[int], left: int) -> int:
+    """The x of a chart's y axis whose labels (``ticks``, right-aligned 8 px left of the axis) start no further
+    left than ``left``: long labels ("-15000") move the axis right instead of running off the card.
+
+    >>> axis_left([0, 50], 20) < axis_left([-15000, 0], 20)
+    True
+    """
+    widest = max(fonts.text_font(str(t), AXIS_SIZE, False).getlength(str(t)) for t in ticks)
+    return left + math.ceil(widest) + 8
+
+
 def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
     th = theme_of(theme)
     lang = lang_of(lang)
@@ -45,7 +59,7 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
     ticks = nice_ticks(min(vals + [0]), max(vals + [0]), 4)
     # the standings under the chart: two by two, best first
     legend_h = 2 * LEGEND_ROW_H + 8
-    px0, py0, px1, py1 = 58, 74, WIDTH - 26, HEIGHT - legend_h - 70
+    px0, py0, px1, py1 = max(58, axis_left(ticks, 20)), 74, WIDTH - 26, HEIGHT - legend_h - 70
     lo, hi = ticks[0], ticks[-1]
 
     def X(i: int) -> float:
@@ -56,7 +70,7 @@ def draw_match(scene: MatchScene, theme: str | Theme = "dark", lang: str = "zh")
 
     for t in ticks:
         d.line((px0, Y(t), px1, Y(t)), fill=th.subtext if t == 0 else th.grid, width=2 if t == 0 else 1)
-        draw_text(img, (px0 - 8, Y(t)), str(t), 16, th.subtext, anchor="rm", bold=False)
+        draw_text(img, (px0 - 8, Y(t)), str(t), AXIS_SIZE, th.subtext, anchor="rm", bold=False)
     step = max(1, math.ceil(n / 8))
     for i in range(0, n + 1, step):
         label = "0" if i == 0 else (scene.hand_labels[i - 1] if i - 1 < len(scene.hand_labels) else str(i))

@@ -15,7 +15,20 @@ from PIL import Image, ImageDraw
 
 from text.width import colon
 
-from .common import Theme, dice_face, draw_text, encode, given, lang_of, paste, theme_of, txt, wind_name
+from .common import (
+    ON_FELT,
+    Theme,
+    dice_face,
+    draw_text,
+    encode,
+    given,
+    ink_on,
+    lang_of,
+    paste,
+    theme_of,
+    txt,
+    wind_name,
+)
 from .hand import PHONE_WIDTH, MeldBox, meld_layout, shown_px
 from .scene import SeatScene, TableScene
 from .tiles import BACK, tile_size, tile_sprite
@@ -37,8 +50,7 @@ ALARM_SIZE = 13
 HEADER_H = 56
 BAND_GAP = 5
 MELD_GAP = 8
-FELT_PLUS = (150, 240, 170)
-FELT_MINUS = (255, 160, 150)
+FELT_PLUS, FELT_MINUS = ON_FELT[1], ON_FELT[2]
 
 
 def seat_order(scene: TableScene) -> list[int]:
@@ -264,7 +276,8 @@ def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: Se
     r = 12
     dealer = scene.dealer == s
     d.ellipse((x, cy - r, x + 2 * r, cy + r), fill=th.accent if dealer else (236, 240, 238))
-    draw_text(img, (x + r, cy), wind_name(_wind(scene, s), lang), 14, (28, 32, 48), anchor="mm")
+    disc = th.accent if dealer else (236, 240, 238)
+    draw_text(img, (x + r, cy), wind_name(_wind(scene, s), lang), 14, ink_on(disc), anchor="mm")
     # hidden tiles on the right: a fan of backs and the count
     n = seat.concealed_count
     count = f"×{n}"
@@ -283,7 +296,7 @@ def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: Se
     if dealer:
         tags.append((txt("render.table.dealer", lang), (196, 30, 42), (255, 255, 255)))
     if scene.turn == s:
-        tags.append((txt("render.table.to_play", lang), th.accent, (28, 32, 48)))
+        tags.append((txt("render.table.to_play", lang), th.accent, ink_on(th.accent)))
     score = f"{seat.score:+d}" if seat.score else "0"
     colour = FELT_PLUS if seat.score > 0 else FELT_MINUS if seat.score < 0 else (255, 255, 255)
     from . import fonts

@@ -228,8 +228,10 @@ async def player_record(store: Store, guild_id: int, player_id: int, variant: st
                         since: datetime | None = None, until: datetime | None = None, *,
                         source: str = "all") -> PlayerStats:
     """One player's record over ``[since, until)`` (one variant, or all with None) with corrections, and the
-    running net after each hand or correction (in time order) for a chart. Voided hands count for nothing.
-    ``source``: as for :func:`board`."""
+    running net after each hand (in time order) for a chart. Voided hands count for nothing: not in the figures, no
+    point in the series. An adjustment counts in the net and in ``adjustments``, and moves the series' point of the
+    hand before it (``series_start`` when no hand came before), so the series has ``hands`` points and ends at the
+    net. ``source``: as for :func:`board`."""
     check_source(source)
     lo, hi = _range(since, until)
     async with store.transaction(write=False) as conn:
@@ -243,17 +245,26 @@ async def player_record(store: Store, guild_id: int, player_id: int, variant: st
             "UNION ALL SELECT at, 1, correction_id, amount, hands, wins, self_draws, deal_ins, draws, 0, 0 "
             f"FROM correction_rows WHERE {corrs} ORDER BY 1, 2, 3", [*hands.params, *corrs.params])
         name = await conn.one("SELECT display_name FROM players WHERE user_id = ?", (player_id,))
-    running = 0
-    series = []
+    # The chart's x axis counts the same hands as the Hands figure: one point per hand not voided. A void's rows
+    # cancel its hand where it stood; an adjustment is no hand: it moves the point of the hand before it (before
+    # the first hand: the starting point), so the last point is the net.
+    running = start = 0
+    series: list[list[Any]] = []
     for r in rows:
         running += r[3]
-        series.append((from_ms(r[0]), running))
+        if r[1] == 0 and not r[10]:
+            series.append([from_ms(r[0]), running])
+        elif series:
+            series[-1][1] = running
+        else:
+            start = running
     return PlayerStats(
         player_id=player_id, display_name=name[0] if name else None,
         hands=sum(r[4] for r in rows), wins=sum(r[5] for r in rows), self_draws=sum(r[6] for r in rows),
         deal_ins=sum(r[7] for r in rows), draws=sum(r[8] for r in rows),
         biggest_hand=max((r[9] for r in rows if r[1] == 0 and r[5] and not r[10]), default=0),
-        net=running, series=tuple(series))
+        net=running, series=tuple((at, v) for at, v in series), series_start=start,
+        adjustments=sum(r[3] for r in rows if r[1] == 1 and r[4] == 0))
 
 
 async def head_to_head(store: Store, guild_id: int, a: int, b: int, variant: str | None = None,

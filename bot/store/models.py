@@ -225,7 +225,9 @@ class BoardRow:
 class PlayerStats(BoardRow):
     """A player's totals (the figures of a leaderboard line) and their running net 子 for a chart."""
 
-    series: tuple[tuple[datetime, int], ...]  # (time of hand, running net 子 after it), for a chart
+    series: tuple[tuple[datetime, int], ...]  # (time of hand, running net 子 after it), one per hand, for a chart
+    series_start: int = 0  # the net before the first hand (adjustments posted before it)
+    adjustments: int = 0  # the 子 that adjustments moved to (+) or from (-) the player, in the net
 
     @property
     def win_rate(self) -> float:

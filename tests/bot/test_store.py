@@ -499,12 +499,22 @@ async def test_leaderboards_and_stats_equal_sums_over_the_ledger_and_corrections
             assert st.wins == sum(r.won for r in live) and st.deal_ins == sum(r.deal_in for r in live)
             assert st.self_draws == sum(r.self_draw for r in live) and st.draws == sum(r.drawn for r in live)
             assert st.biggest_hand == max((r.hand_value for r in live if r.won), default=0)
-            running = 0
-            series = []
-            for at_ms, _kind, _id, amount in events:
+            # the chart: one point per hand not voided (as many as the Hands figure), each the net after that hand
+            # and any adjustment before the next one; adjustments before the first hand are the starting point
+            running = start = 0
+            series: list[tuple[datetime, int]] = []
+            for at_ms, kind, id_, amount in events:
                 running += amount
-                series.append((datetime.fromtimestamp(at_ms / 1000, UTC), running))
-            assert list(st.series) == series
+                if kind == 0 and id_ not in voided:
+                    series.append((datetime.fromtimestamp(at_ms / 1000, UTC), running))
+                elif series:
+                    series[-1] = (series[-1][0], running)
+                else:
+                    start = running
+            assert list(st.series) == series and len(series) == st.hands
+            assert st.series_start == start
+            assert (series[-1][1] if series else start) == st.net
+            assert st.adjustments == sum(e[3] for e in events if e[1] == 1 and e[2] not in void_ids.values())
 
 
 def test_period_start_in_a_server_time_zone() -> None:

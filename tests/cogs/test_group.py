@@ -492,7 +492,7 @@ async def test_weekly_report_is_posted_once_and_after_downtime_only_the_latest(h
     [post] = h.channel(report_ch)
     assert "1月7日 – 1月13日" in post.content and "共 2 局" in post.content  # the server's language
     img = Image.open(io.BytesIO(post.images[0]))
-    assert img.width == 760 and img.height > 300
+    assert img.width == 480 and img.height > 300  # as wide as the leaderboard: phone-first
     # what the image shows: the week's board and records, from the ledger
     from cogs.report import report_scene
 

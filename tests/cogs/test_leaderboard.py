@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.store import LedgerRow, SeatSpec, Store, TableRecorder, period_start
+from bot.store import BoardRow, LedgerRow, SeatSpec, Store, TableRecorder, period_start
 from bot.store import group as gstore
 from cogs.leaderboard import SERVER_TZ
 from tests.bot.simple_player import next_action
@@ -196,7 +196,10 @@ async def test_leaderboard_agrees_with_the_ledger(h: Harness, variant, period):
     assert not reply.ephemeral
     shown = parse_board(reply.content)
     top = expected[:10]
-    assert [(rank, NAMES[p], net, hands, wins) for rank, (p, net, hands, wins) in enumerate(top, 1)] == shown[:10]
+    # a player's rank: 1 + the players ahead (more net, or as much net and more wins); ties share it
+    ranks = [1 + sum(1 for q in expected if (q[1], q[3]) > (net, wins)) for _, net, _, wins in top]
+    assert [(rank, NAMES[p], net, hands, wins) for rank, (p, net, hands, wins) in zip(ranks, top, strict=True)] \
+        == shown[:10]
     assert f"{len(expected)} players ranked" in reply.content
     [image] = reply.images
     img = png(image)
@@ -238,7 +241,8 @@ async def test_a_caller_below_the_top_ten_sees_their_own_line(h: Harness):
     text = r.reply.content
     lines = text.splitlines()
     assert "…" in lines
-    assert parse_board(text)[-1] == (len(board), NAMES[last[0]], last[1], last[2], last[3])
+    rank = 1 + sum(1 for q in board if (q[1], q[3]) > (last[1], last[3]))  # tied players share the rank
+    assert rank > 11 and parse_board(text)[-1] == (rank, NAMES[last[0]], last[1], last[2], last[3])
     assert lines[lines.index("…") + 1].startswith("__")  # the caller's own line stands out
     first_ten = await h.slash("leaderboard", variant="wuhu", user=board[0][0])
     assert "…" not in first_ten.reply.content.splitlines()
@@ -312,12 +316,15 @@ async def test_stats_of_another_player_and_the_running_total(h: Harness):
     r = await h.slash("stats", player=B, locale="zh-CN")
     assert r.reply.content.startswith("**Bob\\_the\\*Builder**")  # markdown in names is shown as typed
     assert parse_stats(r.reply.content, "zh") == expected
-    # the chart's series: hand after hand in the ledger's order, then the adjustment; it ends at the net shown
+    # the chart's series: one point per hand in the ledger's order (as many as the Hands figure); the adjustment,
+    # no hand, moves the last hand's point, so the chart ends at the net shown
     stats = await gstore.player_record(h.bot.store, GUILD_ID, B)
     amounts = [a for (a,) in sql(h, "SELECT amount FROM ledger WHERE guild_id = ? AND player_id = ? "
-                                    "ORDER BY at, hand_id", (GUILD_ID, B))] + [adjusted]
-    assert [v for _, v in stats.series] == [sum(amounts[: i + 1]) for i in range(len(amounts))]
-    assert stats.series[-1][1] == expected[-1]
+                                    "ORDER BY at, hand_id", (GUILD_ID, B))]
+    running = [sum(amounts[: i + 1]) for i in range(len(amounts))]
+    assert [v for _, v in stats.series] == [*running[:-1], running[-1] + adjusted]
+    assert len(stats.series) == hands and stats.series[-1][1] == expected[-1]
+    assert stats.adjustments == adjusted and stats.series_start == 0
 
 
 @pytest.mark.parametrize("lang", ["en", "zh", "zh-TW"])
@@ -395,3 +402,19 @@ def test_docstring_examples():
 
     result = doctest.testmod(cogs.leaderboard)
     assert result.attempted >= 2 and result.failed == 0
+
+
+def test_ties_share_their_rank_and_the_next_rank_counts_them():
+    """Equal net and equal wins: the same rank (and so the same medal on the image), the next player fourth, and
+    no "…" as if a line had been left out; equal net with fewer wins ranks lower."""
+    from cogs.leaderboard import board_text, shared_ranks
+
+    rows = [BoardRow(p, f"P{p}", 10, w, 0, 0, 0, 0, net) for p, net, w in
+            [(1, 30, 2), (2, 10, 1), (3, 10, 1), (4, 10, 0), (5, -50, 0)]]
+    ranks = shared_ranks(rows)
+    assert ranks == [1, 2, 2, 4, 5]
+    text = board_text("Wuhu", "all time", list(zip(ranks, rows, strict=True)), 5, "en", None)
+    assert [r[0] for r in parse_board(text)] == [1, 2, 2, 4, 5] and "…" not in text.splitlines()
+    # the caller far below: still a "…" before their line
+    text = board_text("Wuhu", "all time", [(1, rows[0]), (2, rows[1]), (2, rows[2]), (14, rows[4])], 20, "en", 5)
+    assert text.splitlines()[4] == "…"

@@ -53,3 +53,26 @@ def check_golden(name: str, data: bytes) -> None:
     assert img.size == gold.size
     # tolerance: font rasterisers and resamplers differ slightly between Pillow/FreeType builds
     assert fraction_over(img, gold, 48) < 0.005, f"{name}: more than 0.5% of pixels changed visibly"
+
+
+def spy_texts(monkeypatch, modules) -> list[tuple[str, int, tuple, tuple, tuple]]:
+    """Record every text the render ``modules`` draw from now on: (text as given, size, colour, the box its ink
+    covers, the colour most of that box had before). Each draw is compared with the image before it, so the box is
+    what a player sees of that text."""
+    import render.common as common
+
+    real = common.draw_text
+    out: list[tuple[str, int, tuple, tuple, tuple]] = []
+
+    def spy(img: Image.Image, xy, text, size, fill, **kw):
+        before = img.convert("RGB")
+        w = real(img, xy, text, size, fill, **kw)
+        box = ImageChops.difference(before, img.convert("RGB")).getbbox()
+        if box is not None:
+            colours = before.crop(box).getcolors(1 << 20) or []
+            out.append((text, size, tuple(fill[:3]), box, max(colours)[1]))
+        return w
+
+    for mod in modules:
+        monkeypatch.setattr(mod, "draw_text", spy)
+    return out

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+import render.board
 from render.board import (
     BOARD_WIDTH,
     FIGURE_H,
@@ -37,7 +38,7 @@ from render.board import (
 from render.common import THEMES
 
 sys.path.insert(0, str(Path(__file__).parent))
-from imgutil import check_golden, max_channel_diff, open_png, pixels  # noqa: E402
+from imgutil import check_golden, max_channel_diff, open_png, pixels, spy_texts  # noqa: E402
 
 LINES = (
     BoardLine(1, "小明", 135, 40, 12),
@@ -88,11 +89,10 @@ def test_the_readers_row_is_marked_and_only_that_row_changes():
     assert two - 30 <= box[1] and box[3] <= three  # within the third row (the bottom margin is under 30 px)
 
 
-def test_a_long_name_never_reaches_the_numbers():
-    short = draw_board(replace(BOARD, lines=(BoardLine(4, "Bob", 0, 10, 2),)))
-    long = draw_board(replace(BOARD, lines=(BoardLine(4, "Bartholomew " * 8 + "名字很长很长", 0, 10, 2),)))
-    box = max_channel_diff(short, long).getbbox()
-    assert box is not None and box[2] < NET_RIGHT - 60  # the net column's right edge
+def test_a_long_name_never_reaches_the_numbers(monkeypatch):
+    name = "Bartholomew " * 8 + "名字很长很长"
+    boxes = _boxes(monkeypatch, lambda: draw_board(replace(BOARD, lines=(BoardLine(4, name, 0, 10, 2),))))
+    assert boxes[name][2] + 8 <= boxes["0 子"][0]  # shortened before the net
 
 
 def test_gains_are_green_and_losses_red():
@@ -147,3 +147,112 @@ def test_docstring_examples():
 
     result = doctest.testmod(render.board)
     assert result.attempted >= 5 and result.failed == 0
+
+
+def _boxes(monkeypatch, draw) -> dict[str, tuple[int, int, int, int]]:
+    """The inked box of each text ``draw()`` draws (the last one drawn of a text)."""
+    import render.board
+    import render.match
+
+    texts = spy_texts(monkeypatch, (render.board, render.match))
+    draw()
+    return {text: box for text, _, _, box, _ in texts}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_five_digit_net_stays_clear_of_the_name(monkeypatch, lang):
+    name = "我自己 Me myself and my long name"
+    nets = (-23456, 12345, 1234567)
+    lines = tuple(BoardLine(i + 1, f"{name} {i}", net, 400, 100) for i, net in enumerate(nets))
+    boxes = _boxes(monkeypatch, lambda: draw_board(replace(BOARD, lines=lines), "dark", lang))
+    for i, net in enumerate(nets):
+        name_box = boxes[f"{name} {i}"]
+        net_box = next(b for t, b in boxes.items() if t.startswith(f"{net:+d}"))
+        assert name_box[2] + 8 <= net_box[0], (net, name_box, net_box)  # a gap between the name and the net
+        assert net_box[2] <= NET_RIGHT + 1  # the net keeps its column
+
+
+@pytest.mark.parametrize("series", [(-15000, -10000, 4000), (12345, 99999, -54321)])
+def test_the_y_axis_labels_of_the_stats_chart_stay_on_the_card(monkeypatch, series):
+    scene = replace(STATS, hands=len(series), net=series[-1], series=series)
+    boxes = _boxes(monkeypatch, lambda: draw_stats(scene, "dark", "en"))
+    ticks = [t for t in boxes if t.lstrip("-").isdigit() and boxes[t][1] > FIGURES_TOP + 2 * FIGURE_H + 40
+             and boxes[t][0] < 120]
+    assert any(t.startswith("-") for t in ticks) and len(ticks) >= 3
+    for t in ticks:
+        assert boxes[t][0] >= 16, (t, boxes[t])  # inside the card, the minus sign included
+
+
+def test_the_y_axis_labels_of_the_match_chart_stay_on_the_card(monkeypatch):
+    from render.match import draw_match
+    from render.scene import MatchScene
+
+    scene = MatchScene.from_deltas(("A", "B", "C", "D"), [(-15000, 5000, 5000, 5000), (-4000, 2000, 1000, 1000)])
+    boxes = _boxes(monkeypatch, lambda: draw_match(scene, "dark", "en"))
+    ticks = [t for t in boxes if t.lstrip("-").isdigit() and t != "0"]
+    assert any(t.startswith("-") and len(t) >= 6 for t in ticks)  # "-15000" or longer
+    for t in ticks:
+        assert boxes[t][0] >= 16, (t, boxes[t])  # inside the card, the minus sign included
+
+
+@pytest.mark.parametrize("series", [(30, 60, 13), (-30, -60, -13), (5, 2, 9), (0, 40, 39)])
+def test_the_final_value_is_clear_of_the_line(monkeypatch, series):
+    th = THEMES["dark"]
+    scene = replace(STATS, hands=len(series), net=series[-1], series=series)
+    texts = spy_texts(monkeypatch, (render.board,))
+    img = draw_stats(scene)
+    final = f"{series[-1]:+d}"
+    box = [b for t, _, _, b, _ in texts if t == final][-1]  # the last one drawn: the chart's (the figure says 子)
+    near = [p for p in pixels(img.crop(box)) if max(abs(a - b) for a, b in zip(p, th.accent, strict=True)) < 40]
+    assert not near, f"the line runs through the final value {final}"
+    assert box[2] <= STATS_WIDTH - 16  # and the value stays on the card
+
+
+def test_the_chart_has_a_point_per_hand_and_names_adjustments(monkeypatch):
+    """19 hands (a void removed one) and an adjustment of +5 before the first hand: the x axis ends at 19, the line
+    starts at +5, and the heading says the net includes the adjustment."""
+    series = tuple(5 + i for i in range(1, 20))
+    scene = replace(STATS, hands=19, net=series[-1], series=series, start=5, adjusted=5)
+    texts = spy_texts(monkeypatch, (render.board,))
+    draw_stats(scene, "dark", "en")
+    drawn = [t for t, *_ in texts]
+    x_axis = [int(t) for t, _, _, b, _ in texts if t.isdigit() and b[1] > STATS_HEIGHT - 70]
+    assert max(x_axis) == 19
+    assert "incl. adjustments +5 子" in drawn
+    plain = spy_texts(monkeypatch, (render.board,))
+    draw_stats(replace(scene, adjusted=0), "dark", "en")
+    assert not any("adjust" in t for t, *_ in plain)
+
+
+def test_tied_players_share_the_medal_and_no_gap_is_drawn():
+    silver = (190, 198, 208)
+    tied = (BoardLine(1, "A", 30, 10, 2), BoardLine(2, "B", 10, 10, 1), BoardLine(2, "C", 10, 10, 1),
+            BoardLine(4, "D", 10, 10, 0))
+    img = draw_board(replace(BOARD, lines=tied))
+    plain = draw_board(replace(BOARD, lines=tuple(replace(x, rank=i + 1) for i, x in enumerate(tied))))
+    assert img.height == plain.height  # no "…" gap between 2, 2 and 4
+    top = img.height - 24 - 4 * 46  # the rows' top (the bottom margin is 24 px)
+    for row in (1, 2):  # both second places have the silver medal
+        cy = top + row * 46 + 23
+        assert img.getpixel((36, cy - 10)) == silver
+    assert img.getpixel((36, top + 3 * 46 + 13)) != silver  # fourth: no medal
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_long_season_name_gives_way_to_the_seasons_dates(monkeypatch, lang):
+    from render import fonts
+
+    shown: list[str] = []
+    real = fonts.fit
+
+    def spy(*args, **kw):
+        out = real(*args, **kw)
+        shown.append(out[0])
+        return out
+
+    monkeypatch.setattr(fonts, "fit", spy)
+    name = "Spring League of the Wuhu Mahjong Club 芜湖麻将俱乐部春季联赛"
+    span = {"zh": "（3月1日 – 5月31日）", "en": " (Mar 1 – May 31)"}[lang]
+    draw_board(replace(BOARD, subtitle=f"Season 12 · {name}{span}"), "dark", lang)
+    [sub] = [t for t in shown if t.startswith("Season 12")]
+    assert sub.endswith(span.strip()) and "…" in sub  # the name is shortened, the dates are whole
