@@ -148,7 +148,7 @@ class Output:
         if lt.deltas:
             from render.scene import MatchScene
 
-            scene = MatchScene.from_deltas(names, lt.deltas, title=t(f"variant.{lt.variant}", lt.lang))
+            scene = MatchScene.from_deltas(names, lt.deltas, title=scenes.variant_title(lt))
             files.append(Png(await self._render("match", scene, lt.lang, True, lt), f"match-{lt.id}.png"))
         self.publisher.post(lt, text, files, marks={"summary": 1})
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.hints import Hint, meld_of, ready_discards
 from engine.tiles import Hand, Meld
+from engine.variants import get_variant
 from engine.variants.base import Item
 from render.scene import HandScene, ScoreScene, TableScene
 from render.views import hand_scene_from_view, table_scene_from_view
@@ -57,9 +58,16 @@ def _as_shown(view: Mapping[str, Any]) -> Mapping[str, Any]:
     return view if winds == list(view["winds"]) else {**view, "winds": winds}
 
 
+def variant_title(lt: LiveTable) -> str:
+    """The variant as the table's images name it, with Wuhu's scoring (芜湖 525): the amounts depend on it."""
+    name = t(f"variant.{lt.variant}", lt.lang)
+    mode = get_variant(lt.variant).rules(lt.rules).get("mode")
+    return f"{name} {mode}" if mode else name
+
+
 def table_scene(lt: LiveTable, view: Mapping[str, Any]) -> TableScene:
     """The public table image's scene from the PUBLIC view (``table.view(None)``): never a concealed tile."""
-    title = t("tables.header", lt.lang, variant=t(f"variant.{lt.variant}", lt.lang), hand=shown_hand(view),
+    title = t("tables.header", lt.lang, variant=variant_title(lt), hand=shown_hand(view),
               wall=view["wall_count"])
     scene = table_scene_from_view(_as_shown(view), title=title, lang=lt.lang)
     names = lt.names()
@@ -95,7 +103,7 @@ def score_scenes(lt: LiveTable, result: Mapping[str, Any]) -> list[ScoreScene]:
             names=tuple(names[c] for c in by_wind),
             winner=(w["seat"] - dealer) % 4,
             discarder=None if w["from"] is None else (w["from"] - dealer) % 4, notes=notes,
-            title=t(f"variant.{lt.variant}", lt.lang), variant=lt.variant,
+            title=variant_title(lt), variant=lt.variant,
         ))
     return out
 

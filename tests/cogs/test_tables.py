@@ -262,6 +262,9 @@ async def test_a_hand_with_one_human_and_three_ai(harness: Harness, variant: str
     cards = [sc for k, sc, _ in h.seen.public_images() if k == "score"]
     assert len(cards) == len(tb.last_result["winners"])
     assert all(c.variant == variant for c in cards)  # each line of the card names its ruling (W5 ...)
+    # the table and its cards name Wuhu's scoring (315 or 525): the amounts depend on it
+    assert all(c.title.endswith(" 315") == (variant == "wuhu") for c in cards)
+    assert ("315 ·" in last_table.title) == (variant == "wuhu")
     card_sum = [0, 0, 0, 0]
     dealer = tb.last_result["dealer"]
     for sc in cards:
