@@ -300,15 +300,17 @@ def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: Se
     score = f"{seat.score:+d}" if seat.score else "0"
     colour = FELT_PLUS if seat.score > 0 else FELT_MINUS if seat.score < 0 else (255, 255, 255)
     from . import fonts
-    from .common import seat_name
+    from .common import fit_names, seat_name
 
     unit = txt("render.unit.zi", lang)
     score_w = int(fonts.text_font(score, 17).getlength(score)) + 3 + int(fonts.text_font(unit, 13, False).getlength(
         unit)) + 8
     tags_w = sum(int(fonts.text_font(t, 13).getlength(t)) + 13 + 4 for t, _, _ in tags)
-    name = seat_name(seat.name, _wind(scene, s), lang) + (" · AI" if seat.bot else "")
     bold = fonts.bold_for(seat_name(o.name, _wind(scene, i), lang) for i, o in enumerate(scene.seats))  # all seats
-    name_w = draw_text(img, (nx, cy), name, 15, (255, 255, 255), anchor="lm", bold=bold,
+    # a long name gives way to the AI mark, which always shows
+    name, size = fit_names(lambda ns: ns[0] + (" · AI" if seat.bot else ""), [seat_name(seat.name, _wind(scene, s),
+                           lang)], 15, max(34, right - nx - score_w - tags_w - 8), min_size=11, bold=bold)
+    name_w = draw_text(img, (nx, cy), name, size, (255, 255, 255), anchor="lm", bold=bold,
                        max_width=max(34, right - nx - score_w - tags_w - 8))
     tx = nx + name_w + 8
     tx += draw_text(img, (tx, cy), score, 17, colour, anchor="lm") + 3

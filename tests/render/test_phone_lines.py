@@ -285,3 +285,18 @@ def test_the_last_tiles_show_on_the_table(monkeypatch, lang):
     # the phase over (the hand drawn), the tag goes
     over = table_scene_from_view({**view, "phase": "ended"}, lang=lang)
     assert not over.last_tiles
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("case", NAMES)
+def test_an_ai_seat_keeps_its_mark_whatever_its_name(monkeypatch, lang, case):
+    """A long name was cut together with its " · AI", so an AI seat no longer looked like one: the name gives way."""
+    import render.table as table
+
+    ts = samples.table_scene()
+    seats = tuple(replace(sc, name=NAMES[case][i], bot=True) for i, sc in enumerate(ts.seats))
+    drawn = catch(monkeypatch, table)
+    table.draw_table(replace(ts, seats=seats), "dark", lang)
+    for i in range(4):
+        line = next(d for d in drawn if d.text.endswith(" · AI") and d.text.startswith(NAMES[case][i][:1]))
+        assert line.size >= 11 and line.x1 <= table.WIDTH, line
