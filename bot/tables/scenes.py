@@ -67,8 +67,7 @@ def variant_title(lt: LiveTable) -> str:
 
 def table_scene(lt: LiveTable, view: Mapping[str, Any]) -> TableScene:
     """The public table image's scene from the PUBLIC view (``table.view(None)``): never a concealed tile."""
-    title = t("tables.header", lt.lang, variant=variant_title(lt), hand=shown_hand(view),
-              wall=view["wall_count"])
+    title = t("tables.image_title", lt.lang, variant=variant_title(lt), hand=shown_hand(view))  # the wall: beside it
     scene = table_scene_from_view(_as_shown(view), title=title, lang=lt.lang)
     names = lt.names()
     a, b, c, d = (replace(sc, name=names[i], bot=bool((seat := lt.seats[i]) and seat.automatic))
@@ -186,7 +185,7 @@ def status_text(lt: LiveTable, next_seconds: float) -> str:
     assert tb is not None
     lang = lt.lang
     v = tb.view(None)
-    lines = [t("tables.header", lang, variant=t(f"variant.{lt.variant}", lang), hand=shown_hand(v),
+    lines = [t("tables.header", lang, variant=variant_title(lt), hand=shown_hand(v),
                wall=v["wall_count"])]
     names = lt.names()
     if tb.phase == "play":
