@@ -10,14 +10,29 @@ back. Its write either commits before the new owner reads the store (the bump wa
 ``completes``, and then sees the new epoch). A fenced table is not this process's any more: it stops here quietly.
 
 One process on SQLite has no fence (``Database.fence`` is None).
+
+A DM click routed to the owner (:mod:`bot.cluster`) is applied with :data:`ROUTED_CLICK` set: the action it records
+marks the queued click handled in the same transaction, so that its router never tells the player "nothing was
+played" about a move that is in the store (the owner died after writing it, before it could answer).
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Protocol
 
 from .backend import Connection
 from .errors import StoreError
+
+#: the interaction id of the routed click being applied in this context (``bot.cluster_dispatch.dispatch_routed``)
+ROUTED_CLICK: ContextVar[int | None] = ContextVar("mjbot_routed_click", default=None)
+
+
+async def mark_applied(conn: Connection, click: int | None) -> None:
+    """In the transaction that recorded a routed click's move: the click reads handled (``answered``)."""
+    if click is not None:
+        await conn.execute("UPDATE routed_clicks SET payload = 'answered' WHERE interaction_id = ? AND state = 'taken' "
+                           "AND payload <> 'answered'", (click,))
 
 
 class Fence(Protocol):

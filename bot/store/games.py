@@ -16,7 +16,7 @@ from typing import Any
 from .backend import Connection
 from .database import Database, completes
 from .errors import StoreError
-from .fence import check_guild, check_match
+from .fence import ROUTED_CLICK, check_guild, check_match, mark_applied
 from .models import LedgerRow, SeatSpec, splits_jiao, to_ms
 from .sql import add_to_boards, dumps, ensure_player, upsert_player
 
@@ -195,10 +195,12 @@ class GameTopic(Database):
         """
         text = action if isinstance(action, str) else dumps(dict(action))
         ms = to_ms(at)
-        async with self.transaction(durable=False, keyed=True, single=self.fence is None) as conn:  # the usual case
+        click = ROUTED_CLICK.get()  # (a DM click routed to this process: marked handled with its move)
+        async with self.transaction(durable=False, keyed=True, single=self.fence is None and click is None) as conn:
             await check_match(self.fence, conn, match_id)  # (PostgreSQL's processes: the lease still ours)
             if await conn.execute(_APPEND_ACTION, (match_id, seq, hand_id, text, state_hash, ms, match_id, match_id,
                                                    seq, hand_id, hand_id, match_id)):
+                await mark_applied(conn, click)
                 return True
         # not appended: say why (the same checks, one by one), or find it already there
         async with self.transaction(durable=False, keyed=True) as conn:
@@ -233,6 +235,7 @@ class GameTopic(Database):
                 if old is not None and old[0] == text:
                     return False
                 raise StoreError("seq_conflict", match_id=match_id, seq=seq)
+            await mark_applied(conn, click)
         return True
 
     @completes

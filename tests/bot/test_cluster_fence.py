@@ -28,6 +28,7 @@ from tests.bot.test_cluster import (
     fresh_fake,
     human_moves,
     open_table,
+    router_and_owner,
     until,
 )
 from tests.harness.db import sql
@@ -132,3 +133,33 @@ async def test_a_write_of_a_process_without_the_lease_is_refused_in_the_store(pg
     assert any(t("tables.moving", "en") in (s or "") for s in said), said
     assert t1 not in old.bot.tables.by_id and store_messages(fake) == []
     await old.close()
+
+
+async def test_a_routed_click_applied_before_its_owner_died_is_not_called_unplayed(pg_url):
+    """The owner applies a routed DM click (its move in the store, the AI seats answering, the DM edited) and dies
+    before it notes the click handled: the router, seeing its row taken and the taker gone, used to tell the player
+    "the table is moving, try again. Nothing was played", although the move stands (the next owner resumes with it).
+    The move's own transaction marks the click handled now: the router says nothing false. (A click whose owner
+    died before its move was written is still told to try again: test_cluster.py.)"""
+    fake, p0, p1, t1 = await router_and_owner(pg_url, route_timeout=1.0)
+    moves = human_moves(p1, t1)
+
+    async def dies_first(interaction_id: int) -> None:  # the process is killed before it notes the click handled
+        p1.bot.cluster.kill()
+
+    p1.bot.cluster.answered = dies_first  # type: ignore[method-assign]
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: human_moves(p1, t1) == moves + 1, "applied by the owner")
+    await until(lambda: p1.bot.cluster.closing, "the owner killed")
+
+    def watching() -> bool:
+        return any(t.get_name() == "mjbot-route-watch" and not t.done() for t in p0.bot.cluster._tasks)
+
+    await until(lambda: not watching(), "the router's watch over")
+    assert sql(p0, "SELECT state, payload FROM routed_clicks") == [("taken", "answered")]
+    assert not any(t("tables.moving", "en") in f.content for f in rec.followups), "told nothing was played"
+    assert human_moves(p0, t1) == moves + 1
+    await p0.close()
+
