@@ -117,6 +117,7 @@ class MjBot(commands.AutoShardedBot):
         keep_raw_interactions(self._connection)
         self.observers = Observers()  # what tests and benchmarks watch (bot.observe)
         self.tables: TableManager = TableManager(self)
+        self.tables.reread = self._reread_tables
         self.connecting_for_real = False
         # this process's share of Discord's global limit (bot.ratelimit): the configured one, else 50 x its shards /
         # the shard count (AutoShardedBot's shard_ids / shard_count), else the whole 50
@@ -182,6 +183,7 @@ class MjBot(commands.AutoShardedBot):
         cluster.on_lose = self.tables.shards_lost
         cluster.deliver = lambda data, shard: dispatch_routed(self, data, shard)
         leave_to_owners(self._connection, cluster)
+        store.fence = cluster  # every write of a table checks that its shard's lease is still this process's
 
     def tables_follow_leases(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """Held while the start-up resumes the tables (cogs.tables): a lease lost meanwhile drops them once they are
@@ -194,6 +196,15 @@ class MjBot(commands.AutoShardedBot):
 
         if not self.tables.closing:
             await resume_tables(self.tables)
+
+    async def _reread_tables(self) -> None:
+        """A table let go because the store held moves it had not seen (another process wrote them) is resumed from
+        the store, with every other table of this process's servers that does not play here."""
+        from .tables import resume_tables
+
+        if not self.tables.closing:
+            async with self.tables_follow_leases():
+                await resume_tables(self.tables)
 
     async def sync_commands(self) -> list[discord.app_commands.AppCommand]:
         """Global sync by default (Discord may take a while to show changes); one server instantly with

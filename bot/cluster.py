@@ -9,10 +9,9 @@ that shard's tables; a second process started with an overlapping shard set hold
 waits (a standby), taking each shard the moment it is free, and resuming its tables from the store.
 
 Every step of the lease is checked by the connection that holds it (:meth:`Cluster.step`, every ``tick`` seconds):
-a dead connection, or a lock that is no longer there, drops the tables of those shards from memory at once (no
-write: the store has them), then the process tries to take them again. The store's own guarantee fences what is
-left: an action is recorded once per (match, seq), so even a process that has not yet noticed its loss cannot add
-a second history to a table.
+a lost lock drops the tables of those shards from memory at once (no write: the store has them), then the process
+tries to take them again. What is left is fenced in the store (:mod:`bot.store.fence`): taking a lease bumps the
+shard's epoch, which every write of a table checks, so a process that has not yet noticed its loss cannot write.
 
 DM clicks: Discord delivers every DM event to shard 0's process. For a click on a table it does not drive, that
 process defers the interaction (within Discord's 3 seconds), writes the click to ``routed_clicks`` (the interaction
@@ -42,18 +41,13 @@ import asyncpg
 import discord
 
 from .cluster_dispatch import RAW_INTERACTION
+from .cluster_lease import LEASE_CLASS, SETUP_KEY, THIS_DB, held_shards, lease_key, other_counts, take
 from .ids import db_id
 from .shards import MAX_SHARDS, ShardPlan, shard_of
 
 log = logging.getLogger(__name__)
 
-#: the first key of every lease lock ("mjls"); the second is ``count * MAX_SHARDS + shard``
-LEASE_CLASS = 0x6D6A6C73
-#: the key (LEASE_CLASS, 0) serialises taking leases: no count is 0, so no lease has it
-_SETUP_KEY = 0
 CHANNEL = "mjbot_clicks"
-#: advisory locks are per database, but pg_locks lists every database's: only this one's are ours
-_THIS_DB = "database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 #: what a statement on the lease connection raises when the connection or the server fails (asyncpg's
 #: InternalClientError included: a statement started as the connection broke can meet the protocol mid-way)
 DB_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError,
@@ -66,10 +60,6 @@ _DB_NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
 class ClusterError(Exception):
     """A process that must not run as configured (the message says why): exit status 2."""
-
-
-def lease_key(count: int, shard: int) -> int:
-    return count * MAX_SHARDS + shard
 
 
 def _now_ms() -> int:
@@ -101,6 +91,7 @@ class Cluster:
         self.plan = plan
         self.count, self.shards = plan.lease_keys()
         self.held: set[int] = set()
+        self.epochs: dict[int, int] = {}  # the epoch each lease got when taken (bot.store.fence: what writes check)
         self.conn: asyncpg.Connection | None = None
         self.backend_pid: int | None = None
         self.me = f"{socket.gethostname()}:{os.getpid()}"
@@ -129,6 +120,10 @@ class Cluster:
     def owns_guild(self, guild_id: int) -> bool:
         """Whether this process holds the lease of the server's shard now."""
         return self.shard_of(guild_id) in self.held
+
+    def epoch(self, shard: int) -> int | None:
+        """The store's fence (:class:`bot.store.fence.Fence`): the shard's epoch while its lease is held."""
+        return self.epochs.get(shard) if shard in self.held else None
 
     @classmethod
     async def open(cls, url: str, plan: ShardPlan, **settings: Any) -> Cluster:
@@ -214,11 +209,7 @@ class Cluster:
                     self._terminated(conn)
 
     async def _other_counts(self, conn: asyncpg.Connection) -> list[int]:
-        rows = await conn.fetch(
-            "SELECT DISTINCT (objid::bigint / $2) AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 "
-            f"AND objsubid = 2 AND granted AND pid <> pg_backend_pid() AND objid::bigint >= $2 AND {_THIS_DB}",
-            LEASE_CLASS, MAX_SHARDS)
-        return [int(r["n"]) for r in rows if int(r["n"]) != self.count]
+        return await other_counts(conn, self.count)
 
     async def _take_free(self) -> set[int]:
         """Take every lease of ours that is free; the newly taken shards. Nothing while another process is taking
@@ -231,7 +222,7 @@ class Cluster:
             if conn is None:
                 return gained
             async with conn.transaction():
-                if not await conn.fetchval("SELECT pg_try_advisory_xact_lock($1, $2)", LEASE_CLASS, _SETUP_KEY):
+                if not await conn.fetchval("SELECT pg_try_advisory_xact_lock($1, $2)", LEASE_CLASS, SETUP_KEY):
                     return gained
                 others = await self._other_counts(conn)
                 if others:
@@ -241,8 +232,9 @@ class Cluster:
                 for shard in self.shards:
                     if shard in self.held:
                         continue
-                    if await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", LEASE_CLASS,
-                                           lease_key(self.count, shard)):
+                    epoch = await take(conn, self.count, shard)  # (waits for a previous holder's writes)
+                    if epoch is not None:
+                        self.epochs[shard] = epoch
                         self.held.add(shard)
                         gained.add(shard)
         return gained
@@ -252,10 +244,7 @@ class Cluster:
         async with self._session() as conn:
             if conn is None:
                 return set()
-            rows = await conn.fetch(
-                "SELECT objid::bigint AS k FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 "
-                "AND objsubid = 2 AND granted AND pid = pg_backend_pid()", LEASE_CLASS)
-            have = {int(r["k"]) - self.count * MAX_SHARDS for r in rows}
+            have = await held_shards(conn, self.count)
             lost = self.held - have
             self.held -= lost
         return lost
@@ -373,7 +362,7 @@ class Cluster:
                 return False
             return bool(await conn.fetchval(
                 "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 "
-                f"AND objsubid = 2 AND granted AND {_THIS_DB})", LEASE_CLASS, lease_key(self.count, shard)))
+                f"AND objsubid = 2 AND granted AND {THIS_DB})", LEASE_CLASS, lease_key(self.count, shard)))
 
     async def place(self, interaction: discord.Interaction[Any], match_id: int, owns: Callable[[int], bool],
                     on_dropped: Callable[[], Awaitable[Any]]) -> str:
@@ -489,7 +478,7 @@ class Cluster:
             orphaned = not dropped and bool(await conn.fetchval(
                 "SELECT NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.classid = $2 "
                 "AND l.objid::bigint = r.shard_count::bigint * $3 + r.shard AND l.objsubid = 2 AND l.granted "
-                f"AND l.pid = split_part(r.taken_by, '@', 2)::int AND l.{_THIS_DB}) "
+                f"AND l.pid = split_part(r.taken_by, '@', 2)::int AND l.{THIS_DB}) "
                 f"FROM routed_clicks r WHERE r.interaction_id = $1 AND r.state = 'taken' AND r.payload = '' "
                 "AND r.taken_by LIKE '%@%'", interaction_id, LEASE_CLASS, MAX_SHARDS))
         return dropped, orphaned

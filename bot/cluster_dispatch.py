@@ -14,6 +14,8 @@ from typing import Any
 
 import discord
 
+from .store.fence import ROUTED_CLICK
+
 log = logging.getLogger("bot.cluster")
 
 
@@ -77,4 +79,8 @@ def dispatch_routed(bot: Any, data: dict[str, Any], shard: int) -> None:
     interaction.response._response_type = discord.InteractionResponseType.deferred_message_update
     interaction.extras["routed"] = shard
     inner = data["data"]
-    state._view_store.dispatch_view(inner["component_type"], inner["custom_id"], interaction)
+    token = ROUTED_CLICK.set(int(data["id"]))  # the callback's task keeps it: the move's write marks the click handled
+    try:
+        state._view_store.dispatch_view(inner["component_type"], inner["custom_id"], interaction)
+    finally:
+        ROUTED_CLICK.reset(token)

@@ -40,9 +40,9 @@ TABLES = (
     "actions", "ledger", "board_totals", "board_days", "group_settings", "seasons", "corrections",
     "correction_rows", "memory_settings", "records", "record_seats", "lobbies",
 )
-#: tables of passing state, not copied (the destination's are emptied): clicks routed between running processes
-#: (docs/sharding.md), which mean nothing once the processes are stopped for the copy
-NOT_COPIED = ("routed_clicks",)
+#: tables of passing state, not copied (the destination's are emptied): clicks routed between running processes and
+#: the epochs of their leases (docs/sharding.md), which mean nothing once the processes are stopped for the copy
+NOT_COPIED = ("routed_clicks", "lease_epochs")
 #: tables whose ``id`` the database numbers (PostgreSQL's identity sequences follow the copied ids)
 ID_TABLES = ("settings_audit", "matches", "hands", "seasons", "corrections", "records")
 BATCH = 5000

@@ -30,6 +30,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from .backend import Backend, Connection
 from .errors import StoreError
+from .fence import Fence
 
 #: the name of every write task :func:`completes` starts begins with this (its error goes to its caller)
 WRITE_TASK_PREFIX = "mjbot.store.write:"
@@ -81,6 +82,9 @@ class Database:
         #: SQLite: the lock each transaction holds; PostgreSQL: none (the pool lends a connection per transaction)
         self._serial = backend.concurrency == 1
         self.pending: set[asyncio.Future[Any]] = set()
+        #: several processes over PostgreSQL: the leases every write of a table checks (bot.store.fence); None
+        #: with one process
+        self.fence: Fence | None = None
 
     async def close(self) -> None:
         """Finish pending writes and close. Safe to call twice."""

@@ -16,6 +16,7 @@ from typing import Any
 from .backend import Connection
 from .database import Database, completes
 from .errors import StoreError
+from .fence import ROUTED_CLICK, check_guild, check_match, mark_applied
 from .models import LedgerRow, SeatSpec, splits_jiao, to_ms
 from .sql import add_to_boards, dumps, ensure_player, upsert_player
 
@@ -99,6 +100,7 @@ class GameTopic(Database):
             raise StoreError("bad_seats", detail="a player sits twice")
         ms = to_ms(at)
         async with self.transaction() as conn:
+            await check_guild(self.fence, conn, guild_id)
             for s in seats:
                 if s.player_id is not None:
                     if s.display_name is not None:
@@ -157,6 +159,7 @@ class GameTopic(Database):
         existing id (a retry after a crash), provided its seed is the same."""
         ms = to_ms(at)
         async with self.transaction() as conn:
+            await check_match(self.fence, conn, match_id)
             await active_match(conn, match_id)
             row = await conn.one("SELECT id, seed, status FROM hands WHERE match_id = ? AND number = ?", (match_id, number))
             if row is not None:
@@ -192,12 +195,16 @@ class GameTopic(Database):
         """
         text = action if isinstance(action, str) else dumps(dict(action))
         ms = to_ms(at)
-        async with self.transaction(durable=False, keyed=True, single=True) as conn:  # the usual case
+        click = ROUTED_CLICK.get()  # (a DM click routed to this process: marked handled with its move)
+        async with self.transaction(durable=False, keyed=True, single=self.fence is None and click is None) as conn:
+            await check_match(self.fence, conn, match_id)  # (PostgreSQL's processes: the lease still ours)
             if await conn.execute(_APPEND_ACTION, (match_id, seq, hand_id, text, state_hash, ms, match_id, match_id,
                                                    seq, hand_id, hand_id, match_id)):
+                await mark_applied(conn, click)
                 return True
         # not appended: say why (the same checks, one by one), or find it already there
         async with self.transaction(durable=False, keyed=True) as conn:
+            await check_match(self.fence, conn, match_id)
             row = await conn.one(
                 "SELECT status, (SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE match_id = ?), "
                 "(SELECT match_id FROM hands WHERE id = ?) FROM matches WHERE id = ?",
@@ -228,6 +235,7 @@ class GameTopic(Database):
                 if old is not None and old[0] == text:
                     return False
                 raise StoreError("seq_conflict", match_id=match_id, seq=seq)
+            await mark_applied(conn, click)
         return True
 
     @completes
@@ -256,6 +264,7 @@ class GameTopic(Database):
             if h is None:
                 raise StoreError("no_hand", hand_id=hand_id)
             match_id, status = h
+            await check_match(self.fence, conn, match_id)
             if status != "active":
                 if status == "finished" and await _same_ledger(conn, hand_id, rows):
                     return False
@@ -302,6 +311,7 @@ class GameTopic(Database):
         """Close a match normally. Refused while a hand is still in play. False if it was already finished."""
         ms = to_ms(at)
         async with self.transaction() as conn:
+            await check_match(self.fence, conn, match_id)
             row = await conn.one("SELECT status FROM matches WHERE id = ?", (match_id,))
             if row is None:
                 raise StoreError("no_match", match_id=match_id)
@@ -324,6 +334,7 @@ class GameTopic(Database):
         play pays nothing. False if the match was no longer active."""
         ms = to_ms(at)
         async with self.transaction() as conn:
+            await check_match(self.fence, conn, match_id)
             row = await conn.one("SELECT status FROM matches WHERE id = ?", (match_id,))
             if row is None:
                 raise StoreError("no_match", match_id=match_id)

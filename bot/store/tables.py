@@ -34,6 +34,8 @@ from typing import Any
 from engine.table import Action, Event, IllegalAction, Table
 
 from .database import WRITE_TASK_PREFIX
+from .errors import StoreError
+from .fence import Fenced
 from .models import LedgerRow, SeatSpec, SeatTotals, UnfinishedGame, splits_jiao
 
 _PLAYING = ("play", "claim", "rob")
@@ -118,6 +120,10 @@ class NotRecorded(Exception):
     """The store failed to record an action: nothing of it was written and the table is as it was before."""
 
 
+#: what a write meets when the store holds actions this table in memory does not (another process wrote them)
+_MOVED_ON = ("seq_conflict", "seq_gap")
+
+
 class TableRecorder:
     """A live table and its match in the store, kept in step action by action (see the module's docstring)."""
 
@@ -133,6 +139,7 @@ class TableRecorder:
         # an action's write failed and the store could not be asked whether it landed all the same (a connection
         # lost while the COMMIT's answer was on its way): the store is read before anything else is written
         self.unsure = False
+        self._gone: str | None = None  # see :attr:`elsewhere`
         self._lock = asyncio.Lock()
         # the last action's write: one whose caller was cancelled goes on by itself (the store's ``completes``), and
         # the next write waits for it (PostgreSQL runs transactions side by side: it would find a gap before it)
@@ -180,6 +187,20 @@ class TableRecorder:
     @property
     def over(self) -> bool:
         return self.table.phase == "over"
+
+    @property
+    def elsewhere(self) -> str | None:
+        """Why this table in memory must not go on here, whatever the store's health: ``"fenced"`` (a write was
+        refused because another process holds the table's shard now: :mod:`bot.store.fence`), ``"moved"`` (an
+        action's write met actions in the store this table does not have, written by another process: the table
+        must be read again from the store), or None."""
+        return self._gone
+
+    def _failed(self, exc: BaseException) -> None:
+        """A step after the action (a settlement, the next hand, the match's end) failed: ``behind``."""
+        self.behind = exc
+        if isinstance(exc, Fenced):
+            self._gone = "fenced"
 
     async def apply(self, action: Action | Mapping[str, Any], at: datetime | None = None, *,
                     applied: Callable[[], object] | None = None, by_ai: bool = False) -> list[Event]:
@@ -249,15 +270,21 @@ class TableRecorder:
                 self._writing = None
             except Exception as exc:
                 self._writing = None
+                if isinstance(exc, Fenced):  # refused: not this process's table any more (nothing written)
+                    self.rollback()
+                    self._gone = "fenced"
+                    raise NotRecorded(str(exc)) from exc
                 if not await self._landed(seq, text):
                     self.rollback()
+                    if isinstance(exc, StoreError) and exc.code in _MOVED_ON:
+                        self._gone = "moved"
                     raise NotRecorded(str(exc)) from exc
                 # it was written all the same (its answer was lost): the action stands
             self.actions.append(data)
             try:
                 await self._sync(at)
             except Exception as exc:
-                self.behind = exc
+                self._failed(exc)
         return events
 
     async def _written(self) -> None:
@@ -274,7 +301,7 @@ class TableRecorder:
         try:
             await self._sync(None)  # what that apply would have written next (a settlement, the next hand ...)
         except Exception as exc:
-            self.behind = exc
+            self._failed(exc)
 
     def rollback(self) -> None:
         """Rebuild the table in memory from the recorded actions (after a failed write or engine error)."""
@@ -323,7 +350,7 @@ class TableRecorder:
         try:
             await self._sync(at)
         except Exception as exc:
-            self.behind = exc
+            self._failed(exc)
             raise
         self.behind = None
 

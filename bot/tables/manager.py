@@ -90,7 +90,7 @@ def action_of(seat: int, op: str, arg: str | None) -> Action | None:
     return Action(types[op], seat, tile)
 
 
-WAITED_FOR = ("mjbot-recover", "mjbot-outbox-closed-out")  # the tasks of :meth:`TableManager.wait_idle`
+WAITED_FOR = ("mjbot-recover", "mjbot-outbox-closed-out", "mjbot-reload")  # the tasks of :meth:`TableManager.wait_idle`
 
 
 class TableManager(Admin, Output):
@@ -121,6 +121,8 @@ class TableManager(Admin, Output):
         self.closing_out: set[int] = set()  # matches over whose messages are being closed by this run (_close_out)
         self.ai = AiPool()  # AI decisions in worker processes (tests may set ``ai.inline``)
         self.asked_ahead = 0  # AI decisions asked while the action before them was written, and taken
+        #: resumes from the store the tables of this process's servers that do not play here (set by the bot)
+        self.reread: Callable[[], Awaitable[None]] | None = None
 
     @property
     def store(self) -> Store:
@@ -150,16 +152,48 @@ class TableManager(Admin, Output):
             if self.owns(lt.guild_id):
                 continue
             async with lt.lock:
-                if lt.timer is not None:
-                    lt.timer.cancel()
-                    lt.timer = None
-                if lt.vote is not None and lt.vote.timer is not None:
-                    lt.vote.timer.cancel()
-                self._forget(lt)
-                if not lt.closed:
-                    lt.move(State.ABORTED)  # closed in this process only: the store's match plays on elsewhere
+                self._let_go(lt)
             log.warning("table %s in %s: its shard's lease is lost, the table stops in this process", lt.id,
                         lt.channel_id)
+
+    def _let_go(self, lt: LiveTable) -> None:
+        """The table stops in this process, quietly (under its lock): another process drives it now, or it is read
+        again from the store (:meth:`_reload`). Nothing is written or shown: the store has it."""
+        assert lt.lock.locked(), "a table is let go under its lock"
+        lt.gone = True
+        if lt.timer is not None:
+            lt.timer.cancel()
+            lt.timer = None
+        if lt.vote is not None and lt.vote.timer is not None:
+            lt.vote.timer.cancel()
+        self._forget(lt)
+        if not lt.closed:
+            lt.move(State.ABORTED)  # closed in this process only: the store's match plays on elsewhere
+
+    def _elsewhere(self, lt: LiveTable) -> bool:
+        """A write of the table met another process's work (:attr:`TableRecorder.elsewhere`): no "database" message
+        (the database is fine). Fenced: another process holds the table's shard now, which plays it: the table
+        stops here. Moved on (the store holds actions this table lacks): it is read again from the store and plays
+        on from there. True when the table was let go (under its lock)."""
+        why = None if lt.rec is None else lt.rec.elsewhere
+        if why is None:
+            return False
+        if not lt.gone:
+            log.warning("table %s: %s: it stops here", lt.id, "another process holds its shard now" if why == "fenced"
+                        else "the store holds actions it had not seen (another process wrote them); read again")
+            self._let_go(lt)
+            if why == "moved" and not self.closing:
+                self._spawn(self._reload(), name=f"mjbot-reload-{lt.id}")
+        return True
+
+    async def _reload(self) -> None:
+        """The tables of this process's shards that do not play here (one let go to be read again) resumed from
+        the store, as after a lease was taken (``reread``, the bot's)."""
+        try:
+            if self.reread is not None:
+                await self.reread()
+        except Exception:
+            log.exception("the tables could not be read again from the store")
 
     # ---------------------------------------------------------------------------------------------- lookups
 
@@ -545,7 +579,7 @@ class TableManager(Admin, Output):
         """The table in play and the automatic seat it waits on first, or None (no table in play, a stalled store,
         or only present humans to wait on)."""
         tb = lt.table
-        if tb is None or tb.phase not in PLAYING or lt.stall is not None:
+        if tb is None or tb.phase not in PLAYING or lt.stall is not None or lt.closed:
             return None
         auto = [s for s in tb.awaited() if (p := lt.seats[s]) is not None and p.automatic]
         return (tb, auto[0]) if auto else None
@@ -624,6 +658,8 @@ class TableManager(Admin, Output):
         """After a batch of actions (under the lock): the AI seats answer, then everything is published. ``ahead``:
         the first AI seat's decision, asked while the last action was written (:meth:`_ask_ahead`)."""
         events = events + await self._run_automatic(lt, ahead)
+        if lt.gone:  # another process drives it now (or it is read again): it shows what it has
+            return
         if not (lt.table is not None and lt.table.phase == "over" and lt.rec and lt.rec.behind is not None):
             lt.follow_engine()
         if lt.closed:
@@ -669,6 +705,8 @@ class TableManager(Admin, Output):
                     raise Refusal("tables.not_now") from e
                 except NotRecorded as e:
                     log.warning("table %s: action not recorded: %s", lt.id, e)
+                    if self._elsewhere(lt):  # nothing was played here: the table is another process's, or read again
+                        raise Refusal("tables.moving") from e
                     self._stalled(lt)
                     self._arm_timer(lt)
                     raise Refusal("tables.not_recorded") from e
@@ -712,7 +750,10 @@ class TableManager(Admin, Output):
     # ---------------------------------------------------------------------------------------------- stalls
 
     def _stalled(self, lt: LiveTable) -> None:
-        """The store failed: say so once, and retry in the background until it answers."""
+        """The store failed: say so once, and retry in the background until it answers. (A write refused because
+        another process drives the table, or that met its writes, is no failure of the store: :meth:`_elsewhere`.)"""
+        if self._elsewhere(lt):
+            return
         if lt.stall is None:
             lt.stall = "store"
             self.publisher.post(lt, t("tables.store_down", lt.lang))
@@ -730,6 +771,8 @@ class TableManager(Admin, Output):
                     if lt.closed or lt.stall != "store" or lt.rec is None:
                         return
                     if (lt.rec.behind is not None or lt.rec.unsure) and not await lt.rec.catch_up(raise_=False):
+                        if self._elsewhere(lt):
+                            return
                         continue
                     lt.stall = None
                     events = await self._run_automatic(lt)

@@ -180,6 +180,7 @@ class LiveTable:
     seats: list[Seat | None] = field(default_factory=lambda: [None] * 4)
     state: State = State.LOBBY
     stall: str | None = None  # "store" (the database failed; retried) or "error" (an engine error; paused)
+    gone: bool = False  # let go by this process (another drives it now, or it is read again): nothing more is shown
     rec: TableRecorder | None = None
     since: list[int] = field(default_factory=lambda: [-1] * 4)
     _marks: list[Any] = field(default_factory=lambda: [None] * 4)
