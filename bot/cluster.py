@@ -12,6 +12,8 @@ Every step of the lease is checked by the connection that holds it (:meth:`Clust
 a lost lock drops the tables of those shards from memory at once (no write: the store has them), then the process
 tries to take them again. What is left is fenced in the store (:mod:`bot.store.fence`): taking a lease bumps the
 shard's epoch, which every write of a table checks, so a process that has not yet noticed its loss cannot write.
+A hung holder (stopped, its event loop blocked: no statement on its lease connection for ``beat_grace``) has its
+session ended by a standby, which takes the lease (:class:`bot.cluster_lease.HungOwners`).
 
 DM clicks: Discord delivers every DM event to shard 0's process. For a click on a table it does not drive, that
 process defers the interaction (within Discord's 3 seconds), writes the click to ``routed_clicks`` (the interaction
@@ -29,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import socket
@@ -41,21 +42,28 @@ import asyncpg
 import discord
 
 from .cluster_dispatch import RAW_INTERACTION
-from .cluster_lease import LEASE_CLASS, SETUP_KEY, THIS_DB, held_shards, lease_key, other_counts, take
+from .cluster_lease import (
+    LEASE_CLASS,
+    SETUP_KEY,
+    THIS_DB,
+    HungOwners,
+    end_session,
+    held_shards,
+    holders,
+    lease_key,
+    other_counts,
+    take,
+)
+from .cluster_queue import CHANNEL, clear_old, mark_answered, queue_click, take_clicks, verdict
 from .ids import db_id
-from .shards import MAX_SHARDS, ShardPlan, shard_of
+from .shards import ShardPlan, shard_of
 
 log = logging.getLogger(__name__)
 
-CHANNEL = "mjbot_clicks"
 #: what a statement on the lease connection raises when the connection or the server fails (asyncpg's
 #: InternalClientError included: a statement started as the connection broke can meet the protocol mid-way)
 DB_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError,
              TimeoutError)
-#: rows older than this are deleted (an interaction's token lives 15 minutes)
-KEEP_ROWS_MS = 30 * 60 * 1000
-#: the database server's clock in Unix ms: the one clock every process's queue times are read against
-_DB_NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
 
 
 class ClusterError(Exception):
@@ -85,6 +93,9 @@ class Cluster:
     lease_wait = 3.0
     #: seconds the lease check waits for the server's answer before the shards are given up
     check_timeout = 10.0
+    #: seconds a lease's holder may go without a statement on its lease connection (its beat, every ``tick``)
+    #: before a standby ends its session and takes the lease (a hung owner: stopped, frozen, its event loop blocked)
+    beat_grace = 30.0
 
     def __init__(self, url: str, plan: ShardPlan) -> None:
         self.url = url
@@ -111,6 +122,8 @@ class Cluster:
         # on_gain and on_lose one at a time: a loss noticed while a gain's tables are still being resumed drops them
         # once they are in, not before (they would stay, stale, in a process that no longer drives them)
         self._handlers = asyncio.Lock()
+        self.clock: Callable[[], float] = time.monotonic  # times the hung owners' silence (tests set it)
+        self._hung = HungOwners()
 
     # ------------------------------------------------------------------------------------------- ownership
 
@@ -133,6 +146,7 @@ class Cluster:
         for k, v in settings.items():
             setattr(self, k, v)
         await self._connect()
+        self._spawn(self._beats(), name="mjbot-cluster-beat")  # from now: the start-up's resume may take a while
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.lease_wait
         try:
@@ -239,6 +253,34 @@ class Cluster:
                         gained.add(shard)
         return gained
 
+    async def _beats(self) -> None:
+        """Every ``tick`` while a lease is held: :meth:`beat`, the proof that this process lives (bounded as a check:
+        no answer, and the shards are given up)."""
+        while not self.closing:
+            await asyncio.sleep(self.tick)
+            lost = await self._bounded("the lease's beat", self.beat) if self.held else set()
+            if lost:
+                self._losing = self._spawn(self._lost_connection(lost), name="mjbot-cluster-lost")
+
+    async def beat(self) -> set[int]:
+        """A statement on the lease connection: its session's last activity moves (:class:`HungOwners`)."""
+        async with self._session() as conn:
+            if conn is not None:
+                await conn.execute("SELECT 1")
+        return set()
+
+    async def _end_hung(self) -> set[int]:
+        """End the sessions of the holders of our missing shards that have been silent for ``beat_grace``: their
+        leases are free then (the store's fence keeps such a holder from writing when it wakes)."""
+        async with self._session() as conn:
+            missing = set(self.shards) - self.held
+            if conn is None or not missing:
+                return set()
+            for pid, mark in self._hung.hung(await holders(conn, self.count, missing), self.clock(),
+                                             self.beat_grace).items():
+                await end_session(conn, pid, mark, int(self.check_timeout * 500), self.beat_grace)
+        return set()
+
     async def _check_held(self) -> set[int]:
         """The shards whose lock this session no longer holds (lost)."""
         async with self._session() as conn:
@@ -288,6 +330,7 @@ class Cluster:
         if lost:
             log.error("the leases of shards %s are gone: their tables stop here", sorted(lost))
             await self._lose(lost)
+        await self._bounded("ending hung owners' sessions", self._end_hung, give_up=True)
         gained = await self._bounded("taking the free leases", self._take_free, give_up=True)
         if gained:
             log.info("took the leases of shards %s of %d", sorted(gained), self.count)
@@ -326,7 +369,7 @@ class Cluster:
     async def _clear_old(self) -> set[int]:
         async with self._session() as conn:
             if conn is not None:
-                await conn.execute("DELETE FROM routed_clicks WHERE queued_at < $1", _now_ms() - KEEP_ROWS_MS)
+                await clear_old(conn, _now_ms())
         return set()
 
     def _give_up(self, what: str, e: BaseException) -> set[int]:
@@ -418,14 +461,7 @@ class Cluster:
         async with self._session() as conn:
             if conn is None:  # deferred, and the database out of reach just now: nothing queued, try again
                 return "moving"
-            async with conn.transaction():
-                status = await conn.execute(
-                    "INSERT INTO routed_clicks (interaction_id, shard_count, shard, match_id, payload, queued_at) "
-                    f"VALUES ($1, $2, $3, $4, $5, {_DB_NOW_MS}) ON CONFLICT (interaction_id) DO NOTHING",
-                    int(interaction.id), self.count, shard, match_id, json.dumps(data))
-                queued = status.endswith(" 1")
-                if queued:
-                    await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{self.count}:{shard}")
+            queued = await queue_click(conn, int(interaction.id), self.count, shard, match_id, data)
         if not queued:
             return "ignored"
         self._spawn(self._watch(int(interaction.id), on_dropped), name="mjbot-route-watch")
@@ -467,20 +503,7 @@ class Cluster:
         async with self._session() as conn:
             if conn is None:
                 return None
-            # dropped here, or already: by an owner's poll (it drops a click older than route_timeout, which a click
-            # looked at again after a lost connection always is), or by this watch's own statement whose answer the
-            # connection lost. Nobody plays a dropped click, and this watch is its router's only answer
-            dropped = bool(await conn.fetchval(
-                "UPDATE routed_clicks SET state = 'dropped', payload = '' WHERE interaction_id = $1 "
-                "AND state IN ('queued', 'dropped') RETURNING 1", interaction_id))
-            # taken, not answered yet, by a process whose lease session has ended since (killed, or its connection
-            # lost, before it could apply the click): nobody will answer it
-            orphaned = not dropped and bool(await conn.fetchval(
-                "SELECT NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.classid = $2 "
-                "AND l.objid::bigint = r.shard_count::bigint * $3 + r.shard AND l.objsubid = 2 AND l.granted "
-                f"AND l.pid = split_part(r.taken_by, '@', 2)::int AND l.{THIS_DB}) "
-                f"FROM routed_clicks r WHERE r.interaction_id = $1 AND r.state = 'taken' AND r.payload = '' "
-                "AND r.taken_by LIKE '%@%'", interaction_id, LEASE_CLASS, MAX_SHARDS))
+            dropped, orphaned = await verdict(conn, interaction_id)
         return dropped, orphaned
 
     async def answered(self, interaction_id: int) -> None:
@@ -490,8 +513,7 @@ class Cluster:
         try:
             async with self._session() as conn:
                 if conn is not None:
-                    await conn.execute("UPDATE routed_clicks SET payload = 'answered' WHERE interaction_id = $1 "
-                                       "AND state = 'taken'", interaction_id)
+                    await mark_answered(conn, interaction_id)
         except DB_ERRORS as e:
             log.info("routed click %s: its answer could not be noted: %s", interaction_id, e)
 
@@ -531,19 +553,9 @@ class Cluster:
         async with self._session() as conn:
             if conn is None or not self.held:
                 return []
-            # a click queued longer ago than a router waits (its router died before it could drop it, and no
-            # owner ran meanwhile) is dropped, never played late: the player has long been waiting on nothing
-            oldest = f"{_DB_NOW_MS} - {int(self.route_timeout * 1000)}"
-            await conn.execute(
-                "UPDATE routed_clicks SET state = 'dropped', payload = '' WHERE state = 'queued' AND shard_count = $1 "
-                f"AND shard = ANY($2::int[]) AND queued_at < {oldest}", self.count, sorted(self.held))
-            rows = await conn.fetch(
-                "UPDATE routed_clicks r SET state = 'taken', taken_at = $3, taken_by = $4, payload = '' "
-                "FROM (SELECT interaction_id, payload FROM routed_clicks WHERE state = 'queued' AND shard_count = $1 "
-                f"AND shard = ANY($2::int[]) AND queued_at >= {oldest} ORDER BY queued_at LIMIT 100 "
-                "FOR UPDATE SKIP LOCKED) old WHERE r.interaction_id = old.interaction_id RETURNING r.shard, old.payload",
-                self.count, sorted(self.held), _now_ms(), f"{self.me}@{self.backend_pid}")
-        return [(int(r["shard"]), json.loads(r["payload"])) for r in rows]
+            # a click queued longer ago than a router waits is dropped, never played late
+            return await take_clicks(conn, self.count, sorted(self.held), int(self.route_timeout * 1000), _now_ms(),
+                                     f"{self.me}@{self.backend_pid}")
 
     # ------------------------------------------------------------------------------------------- end
 
