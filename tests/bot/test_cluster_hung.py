@@ -106,3 +106,64 @@ async def test_a_hung_owner_loses_its_shards_to_a_standby_and_drops_them_when_it
             os.kill(proc.pid, signal.SIGCONT)
         await proc.wait()
         db.close()
+
+
+async def test_a_hung_bots_table_is_resumed_by_the_standby_and_plays_on(pg_url, tmp_path, monkeypatch):
+    """The same with the real bot on both sides: the hung process (tests/bot/cluster_worker.py) drives a table; the
+    standby takes the shard, resumes the table and plays the player's next click; the hung process, woken, has
+    dropped the table and holds nothing."""
+    from bot.config import Config
+    from tests.bot.test_cluster import _slow_timers, controls, fresh_fake, human_moves
+    from tests.bot.test_cluster_processes import COUNT, Proc, guild_on
+    from tests.harness import Harness
+
+    monkeypatch.setattr(Cluster, "tick", 3600.0)  # this test's standby steps when the test says
+    monkeypatch.setattr(Cluster, "lease_wait", 0.0)
+    guild, channel, user = guild_on(1), 1_270_000_000_000_000_000, 1_270_000_000_000_000_001
+    owner = await Proc.start("hung", pg_url, 1, 1_400_000_000_000_000_000, tmp_path)  # shard 1 of COUNT
+    standby = None
+    try:
+        assert owner.ready["held"] == [1]
+        match = (await owner.call("open", guild=guild, channel=channel, user=user))["match"]
+        await owner.call("settle")
+        dm = await owner.call("controls", user=user, channel=channel)
+        assert dm["message"] is not None
+
+        fake = fresh_fake()
+        fake.add_channel(channel, guild)
+        config = Config(token=None, db_path=pg_url, shards=ShardPlan((1,), COUNT))
+        standby = await Harness.boot(pg_url, config=config, fake=fake, prepare=_slow_timers)
+        cluster = standby.bot.cluster
+        assert cluster is not None and cluster.held == set()
+        now = [0.0]
+        cluster.clock = lambda: now[0]
+        os.kill(owner.proc.pid, signal.SIGSTOP)
+        for _ in range(100):
+            now[0] += cluster.beat_grace + 1
+            await cluster.step()
+            if cluster.held:
+                break
+            await asyncio.sleep(0.01)
+        assert cluster.held == {1} and match in standby.bot.tables.by_id
+        await standby.settle()
+
+        os.kill(owner.proc.pid, signal.SIGCONT)
+        state = await owner.call("state")
+        for _ in range(6000):
+            if state["held"] == [] and state["tables"] == []:
+                break
+            await asyncio.sleep(0.01)
+            state = await owner.call("state")
+        assert state == {"n": state["n"], "ok": True, "held": [], "tables": []}, "the woken process dropped it"
+
+        moves = human_moves(standby, match)
+        fake.adopt_dm(dm["message"], user)
+        m, cid = controls(fake, user)
+        await standby.click(m, custom_id=cid, user=user, locale="en-US")
+        assert human_moves(standby, match) == moves + 1, "the player's click plays at the new owner"
+    finally:
+        if owner.proc.returncode is None:
+            os.kill(owner.proc.pid, signal.SIGCONT)
+            await owner.quit()
+        if standby is not None:
+            await standby.close()
