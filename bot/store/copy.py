@@ -4,8 +4,10 @@ The destination is opened as the bot opens it (created and migrated to this mjbo
 read without a write (a snapshot of it is migrated and copied: the file stays as it was), a PostgreSQL source is
 opened as the bot opens it. A source file that does not exist is refused, not created. The destination must hold
 no data (refused otherwise, unless ``force``: then its rows are deleted first, in the same transaction as the copy).
+The whole source is read in one snapshot (one read transaction, ``REPEATABLE READ READ ONLY`` on PostgreSQL: a bot
+writing it meanwhile changes nothing of what is copied), page by page in the order of each table's primary key.
 Every table is copied in one transaction on the destination, in an order its foreign keys accept; PostgreSQL's id
-sequences are moved past the copied ids. Then the copy is verified:
+sequences are moved past the copied ids. Then the copy is verified against that same snapshot:
 
 - every table has as many rows on both sides;
 - every server's ledger sums (amount, stack, 交) and hand counts are equal on both sides;
@@ -22,7 +24,7 @@ import contextlib
 import json
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +32,8 @@ from engine.table import Table
 
 from .backend import Connection
 from .errors import StoreError
+from .matches import read_actions
+from .models import SeatSpec
 from .paths import parse_target, shown
 from .store import Store
 from .tables import engine_settings, players_for
@@ -95,32 +99,69 @@ async def _columns(conn: Connection, dialect: str, table: str) -> list[str]:
     return [r[1] for r in await conn.all(f"PRAGMA table_info({table})")]
 
 
-async def _counts(store: Store) -> dict[str, int]:
-    async with store.transaction(write=False) as conn:
-        return {t: int((await conn.all(f"SELECT COUNT(*) FROM {t}"))[0][0]) for t in TABLES}
+async def _key(conn: Connection, dialect: str, table: str) -> list[str]:
+    """The columns of ``table``'s primary key, in the key's order ([] if it has none)."""
+    if dialect == "postgresql":
+        rows = await conn.all(
+            "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid "
+            "AND a.attnum = ANY(i.indkey) WHERE i.indrelid = CAST(CAST(? AS TEXT) AS regclass) AND i.indisprimary "
+            "ORDER BY array_position(CAST(i.indkey AS smallint[]), a.attnum)", (table,))
+        return [r[0] for r in rows]
+    info = await conn.all(f"PRAGMA table_info({table})")
+    return [r[1] for r in sorted((r for r in info if r[5]), key=lambda r: r[5])]
 
 
-async def _ledger_sums(store: Store) -> dict[int, tuple[int, ...]]:
-    async with store.transaction(write=False) as conn:
-        rows = await conn.all("SELECT guild_id, COUNT(*), SUM(amount), SUM(stack_amount), SUM(jiao_amount) "
-                              "FROM ledger GROUP BY guild_id")
+async def _pages(conn: Connection, table: str, cols: list[str], key: list[str]) -> AsyncIterator[list[tuple]]:
+    """The rows of ``table`` in pages of :data:`BATCH`, in the order of its primary key: each page starts after the
+    last key of the one before (a table without a key: ordered by every column, counted off; either way within the
+    one snapshot the copy reads)."""
+    select = f"SELECT {', '.join(cols)} FROM {table}"
+    at = [cols.index(k) for k in key]
+    last: tuple | None = None
+    offset = 0
+    while True:
+        if not key:
+            rows = await conn.all(f"{select} ORDER BY {', '.join(str(i + 1) for i in range(len(cols)))} "
+                                  "LIMIT ? OFFSET ?", (BATCH, offset))
+        elif last is None:
+            rows = await conn.all(f"{select} ORDER BY {', '.join(key)} LIMIT ?", (BATCH,))
+        else:
+            rows = await conn.all(f"{select} WHERE ({', '.join(key)}) > ({', '.join('?' * len(key))}) "
+                                  f"ORDER BY {', '.join(key)} LIMIT ?", (*last, BATCH))
+        if not rows:
+            return
+        page = [tuple(r) for r in rows]
+        yield page
+        offset += len(page)
+        last = tuple(page[-1][i] for i in at)
+
+
+async def _counts(conn: Connection) -> dict[str, int]:
+    return {t: int((await conn.all(f"SELECT COUNT(*) FROM {t}"))[0][0]) for t in TABLES}
+
+
+async def _ledger_sums(conn: Connection) -> dict[int, tuple[int, ...]]:
+    rows = await conn.all("SELECT guild_id, COUNT(*), SUM(amount), SUM(stack_amount), SUM(jiao_amount) "
+                          "FROM ledger GROUP BY guild_id")
     return {int(r[0]): tuple(int(x or 0) for x in r[1:]) for r in rows}
 
 
-async def _replays(store: Store) -> tuple[dict[int, str], list[int]]:
+async def _replays(conn: Connection) -> tuple[dict[int, str], list[int]]:
     """Each match's replayed state hash (or its replay error), and the matches whose replay differs from the last
     state hash they stored."""
     out: dict[int, str] = {}
     stale: list[int] = []
-    async with store.transaction(write=False) as conn:
-        ids = [int(r[0]) for r in await conn.all("SELECT DISTINCT match_id FROM actions ORDER BY match_id")]
+    ids = [int(r[0]) for r in await conn.all("SELECT DISTINCT match_id FROM actions ORDER BY match_id")]
     for mid in ids:
-        match = await store.match(mid)
-        actions = await store.actions(mid)
-        settings, legacy = engine_settings(match.settings)
+        variant, seed, stored_settings = await conn.one("SELECT variant, seed, settings FROM matches WHERE id = ?",
+                                                        (mid,))
+        seats = [SeatSpec(player_id=p, ai=ai) for p, ai in
+                 await conn.all("SELECT player_id, ai FROM match_seats WHERE match_id = ? ORDER BY seat", (mid,))]
+        actions = await read_actions(conn, mid)
+        settings, legacy = engine_settings(json.loads(stored_settings))
         try:
-            table = Table.replay(match.variant, match.seed, settings, [json.loads(a.action) for a in actions],
-                                 players=legacy or players_for(match.seats))
+            table = Table.replay(variant, seed, settings, [json.loads(a.action) for a in actions],
+                                 players=legacy or players_for(seats))
             out[mid] = table.state_hash()
         except Exception as e:  # a match the engine cannot replay any more: compared as such on both sides
             out[mid] = f"error: {type(e).__name__}: {e}"
@@ -130,11 +171,30 @@ async def _replays(store: Store) -> tuple[dict[int, str], list[int]]:
     return out, stale
 
 
-async def copy_database(source: str | Path, destination: str | Path, *, force: bool = False) -> CopyReport:
+@dataclass
+class _Checks:
+    """What the verification compares, read from one database."""
+
+    counts: dict[str, int]
+    ledger: dict[int, tuple[int, ...]]
+    replays: dict[int, str]
+    stale: list[int]
+
+
+async def _checks(conn: Connection) -> _Checks:
+    replays, stale = await _replays(conn)
+    return _Checks(await _counts(conn), await _ledger_sums(conn), replays, stale)
+
+
+async def copy_database(source: str | Path, destination: str | Path, *, force: bool = False,
+                        progress: Callable[[str, int], Awaitable[None]] | None = None) -> CopyReport:
     """Copy every row of ``source`` into ``destination`` and verify it (see the module's docstring). Raises
     ``StoreError('copy_not_empty')`` when the destination holds data and ``force`` is not given,
     ``StoreError('copy_no_source')`` when a source file does not exist (nothing is created), and any error of
-    opening either end with :attr:`StoreError.end` set to ``"source"`` or ``"destination"``."""
+    opening either end with :attr:`StoreError.end` set to ``"source"`` or ``"destination"``. A failure while copying
+    is ``StoreError('copy_failed')`` (the destination's transaction rolled back: it holds what it held), one while
+    verifying ``StoreError('copy_unverified')`` (the copy is written). ``progress(table, rows)`` is awaited after each
+    page written (the table and its rows so far; tests write to a live source meanwhile)."""
     src_kind, src_target = _parse(source, "source")
     dst_kind, dst_target = _parse(destination, "destination")
     if src_kind == dst_kind and _same(src_target, dst_target):
@@ -148,7 +208,11 @@ async def copy_database(source: str | Path, destination: str | Path, *, force: b
         try:
             dst = await _open(destination, "destination")
             try:
-                return await _copy(src, dst, force=force, source_name=shown(src_target))
+                return await _copy(src, dst, force=force, source_name=shown(src_target), progress=progress)
+            except StoreError:
+                raise
+            except Exception as e:  # (a database's own error reading the source, say): one line, not a traceback
+                raise StoreError("copy_failed", error=_said(e)) from e
             finally:
                 await dst.close()
         finally:
@@ -205,54 +269,73 @@ async def _open(target: str | Path, end: str) -> Store:
         return await Store.open(target)
 
 
-async def _copy(src: Store, dst: Store, *, force: bool, source_name: str = "") -> CopyReport:
+async def _copy(src: Store, dst: Store, *, force: bool, source_name: str = "",
+                progress: Callable[[str, int], Awaitable[None]] | None = None) -> CopyReport:
     report = CopyReport(source_name or shown(src.path), shown(dst.path))
+    # the whole source in one snapshot, from the first read to the verification's: a bot writing it meanwhile (a
+    # backup of a live PostgreSQL database) changes nothing of what is read, so the copy is of one moment
     async with src.transaction(write=False) as conn:
         found = await _tables(conn, src.dialect)
+        if found - set(NOT_COPIED) != set(TABLES):
+            raise StoreError("copy_unknown_tables", tables=", ".join(sorted((found - set(NOT_COPIED)) ^ set(TABLES))))
         columns = {t: await _columns(conn, src.dialect, t) for t in TABLES}
-    if found - set(NOT_COPIED) != set(TABLES):
-        raise StoreError("copy_unknown_tables", tables=", ".join(sorted((found - set(NOT_COPIED)) ^ set(TABLES))))
-    before = await _counts(dst)
-    if any(before.values()) and not force:
-        raise StoreError("copy_not_empty", path=report.destination,
-                         tables=", ".join(t for t, n in before.items() if n))
-    async with dst.transaction() as out:
-        for table in (*reversed(TABLES), *NOT_COPIED):
-            await out.execute(f"DELETE FROM {table}")
-        for table in TABLES:
-            cols = columns[table]
-            insert = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
-            offset = 0
-            while True:
-                async with src.transaction(write=False) as conn:  # every column: a total order of the rows
-                    rows = await conn.all(f"SELECT {', '.join(cols)} FROM {table} ORDER BY "
-                                          f"{', '.join(str(i + 1) for i in range(len(cols)))} LIMIT ? OFFSET ?",
-                                          (BATCH, offset))
-                if not rows:
-                    break
-                await out.executemany(insert, [tuple(r) for r in rows])
-                offset += len(rows)
-            report.rows[table] = offset
-        if dst.dialect == "postgresql":
-            for table in ID_TABLES:
-                await out.one(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                              f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)")
-    # verification, read back from both databases
-    a, b = await _counts(src), await _counts(dst)
-    report.count_mismatches = [f"{t} ({a[t]} / {b[t]})" for t in TABLES if a[t] != b[t]]
-    la, lb = await _ledger_sums(src), await _ledger_sums(dst)
-    report.servers = len(la)
-    report.ledger_mismatches = sorted(g for g in set(la) | set(lb) if la.get(g) != lb.get(g))
-    ra, report.stale_in_source = await _replays(src)
-    rb, _ = await _replays(dst)
-    report.matches_replayed = len(rb)
-    report.replay_mismatches = sorted(m for m in set(ra) | set(rb) if ra.get(m) != rb.get(m))
+        keys = {t: await _key(conn, src.dialect, t) for t in TABLES}
+        async with dst.transaction(write=False) as d:
+            before = await _counts(d)
+        if any(before.values()) and not force:
+            raise StoreError("copy_not_empty", path=report.destination,
+                             tables=", ".join(t for t, n in before.items() if n))
+        try:
+            async with dst.transaction() as out:
+                for table in (*reversed(TABLES), *NOT_COPIED):
+                    await out.execute(f"DELETE FROM {table}")
+                for table in TABLES:
+                    cols = columns[table]
+                    insert = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+                    report.rows[table] = 0
+                    async for page in _pages(conn, table, cols, keys[table]):
+                        await out.executemany(insert, page)
+                        report.rows[table] += len(page)
+                        if progress is not None:
+                            await progress(table, report.rows[table])
+                if dst.dialect == "postgresql":
+                    for table in ID_TABLES:
+                        await out.one(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                                      f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)")
+        except StoreError:
+            raise
+        except Exception as e:
+            raise StoreError("copy_failed", error=_said(e)) from e
+        try:
+            a = await _checks(conn)
+        except Exception as e:
+            raise StoreError("copy_unverified", error=_said(e)) from e
+    # verification, the destination read back
+    try:
+        async with dst.transaction(write=False) as d:
+            b = await _checks(d)
+    except Exception as e:
+        raise StoreError("copy_unverified", error=_said(e)) from e
+    report.count_mismatches = [f"{t} ({a.counts[t]} / {b.counts[t]})" for t in TABLES if a.counts[t] != b.counts[t]]
+    report.servers = len(a.ledger)
+    report.ledger_mismatches = sorted(g for g in set(a.ledger) | set(b.ledger) if a.ledger.get(g) != b.ledger.get(g))
+    report.stale_in_source = a.stale
+    report.matches_replayed = len(b.replays)
+    report.replay_mismatches = sorted(m for m in set(a.replays) | set(b.replays)
+                                      if a.replays.get(m) != b.replays.get(m))
     return report
+
+
+def _said(e: BaseException) -> str:
+    """An error in one line: its kind and its first line."""
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
 
 
 def copy_main(source: str, destination: str, *, force: bool = False) -> int:
     """``mjbot db copy``: the report's lines on stdout; 0 when verified, 1 when the copy differs; 2 (a setting to
-    fix, as ``mjbot check``) with one line when refused: a destination with data, a database that cannot be used."""
+    fix, as ``mjbot check``) with one line when refused (a destination with data, a database that cannot be used) or
+    when the copy failed on the way (a database's error: the destination left as it was, or not verified)."""
     import asyncio
     import sys
 

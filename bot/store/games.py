@@ -67,6 +67,33 @@ its own transaction). Nothing is written otherwise, and the checks run one by on
 PostgreSQL the parameters' types; ``WHERE`` before ``ON CONFLICT`` is what SQLite's parser needs.)"""
 
 
+async def _channel_match(conn: Connection, channel_id: int, seed: str, state_hash: str | None,
+                         seats: Sequence[SeatSpec], ms: int) -> int | None:
+    """What a new match in ``channel_id`` meets there (one active match per channel, migration 0013). A start with
+    the seed of the channel's active match is the same start made again: the bot draws a fresh seed for every start
+    and uses one again only for a start whose answer it never got (the COMMIT landed, its answer was lost). Returns
+    the match's id when it is that start as it was (the same table: state hash and seats); aborts it when the lobby
+    changed since and nothing was played in it (it was never shown: the new start replaces it) and returns None;
+    None when the channel has no active match. Any other active match in the channel is ``channel_busy``."""
+    row = await conn.one("SELECT id, seed, start_hash FROM matches WHERE channel_id = ? AND status = 'active'",
+                         (channel_id,))
+    if row is None:
+        return None
+    match_id = int(row[0])
+    if row[1] != seed:
+        raise StoreError("channel_busy", channel_id=channel_id, match_id=match_id)
+    stored = await conn.all("SELECT player_id, ai FROM match_seats WHERE match_id = ? ORDER BY seat", (match_id,))
+    if row[2] == state_hash and [tuple(r) for r in stored] == [(s.player_id, s.ai) for s in seats]:
+        return match_id
+    if await conn.one("SELECT 1 FROM actions WHERE match_id = ? LIMIT 1", (match_id,)) is not None:
+        raise StoreError("channel_busy", channel_id=channel_id, match_id=match_id)
+    await conn.execute("UPDATE hands SET status = 'aborted', ended_at = ? WHERE match_id = ? AND status = 'active'",
+                       (ms, match_id))
+    await conn.execute("UPDATE matches SET status = 'aborted', reason = ?, ended_at = ? WHERE id = ?",
+                       ("replaced by a new start", ms, match_id))
+    return None
+
+
 class GameTopic(Database):
     """Writing matches, hands, actions and the ledger."""
 
@@ -89,6 +116,10 @@ class GameTopic(Database):
         Human seats' display names are cached in ``players`` in the same transaction. ``state_hash`` is the
         table's hash before any action (checked on resume when no action has been recorded yet). ``meta``: what the
         caller keeps beside the engine's settings (see :meth:`match_meta`), written in the same transaction.
+
+        A channel has at most one active match: another one there is refused (``channel_busy``), except the same
+        start made again, with the same seed (its first answer lost: the id of the match that landed is returned, or
+        when the lobby changed since, that unplayed match is aborted and replaced); see :func:`_channel_match`.
         """
         if len(seats) != 4:
             raise StoreError("bad_seats", detail=f"{len(seats)} seats")
@@ -101,6 +132,15 @@ class GameTopic(Database):
         ms = to_ms(at)
         async with self.transaction() as conn:
             await check_guild(self.fence, conn, guild_id)
+            same = await _channel_match(conn, channel_id, seed_text(seed), state_hash, seats, ms)
+            if same is not None:  # this very start again (its first answer was lost): the match that landed
+                if meta is not None:
+                    await conn.execute(
+                        "INSERT INTO match_meta (match_id, meta) VALUES (?, ?) "
+                        "ON CONFLICT (match_id) DO UPDATE SET meta = excluded.meta",
+                        (same, dumps(dict(meta))),
+                    )
+                return same
             for s in seats:
                 if s.player_id is not None:
                     if s.display_name is not None:

@@ -162,13 +162,26 @@ class TableRecorder:
         """A new match: builds the table (first hand dealt), records the match and its first hand. ``meta``: the
         caller's own data about the match, stored apart from the settings (``Store.match_meta``).
 
+        If recording the match fails in a way that does not say it was refused (a lost connection: the COMMIT may
+        have landed, its answer lost), it is started once more at once: the same seed in the same channel is the
+        same start to the store, which gives back the match that landed rather than a second one. If that fails
+        too, the error propagates; a caller that starts again later with the same seed still gets one match.
         If recording the first hand fails, the match exists and the recorder is returned ``behind``."""
         table = Table.new(variant, str(seed), dict(settings or {}), players=players_for(seats))
         kw = {"meta": meta} if meta is not None else {}
-        match_id = await store.start_match(
-            guild_id, channel_id, variant, table.settings, str(seed), seats, state_hash=table.state_hash(), at=at,
-            **kw,
-        )
+
+        async def record() -> int:
+            return int(await store.start_match(
+                guild_id, channel_id, variant, table.settings, str(seed), seats, state_hash=table.state_hash(), at=at,
+                **kw,
+            ))
+
+        try:
+            match_id = await record()
+        except StoreError:
+            raise
+        except Exception:
+            match_id = await record()  # did it land? (the same start again: never a second match)
         rec = cls(store, match_id, table)
         await rec.catch_up(at, raise_=False)
         return rec

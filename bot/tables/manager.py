@@ -32,7 +32,7 @@ from typing import Any
 
 from bot.seams import Host, TableUI
 from bot.settings import AI_DIFFICULTIES, guild_settings
-from bot.store import SeatSpec, Store
+from bot.store import SeatSpec, Store, StoreError
 from bot.store.lobbies import delete_lobby, save_lobby
 from bot.store.resume import retrying
 from bot.store.tables import NotRecorded, TableRecorder
@@ -402,17 +402,22 @@ class TableManager(Admin, Output):
             if not lt.humans():
                 raise Refusal("tables.need_human")
             lt.move(State.STARTING)
-            seed = self.new_seed()
+            seed = lt.start_seed = lt.start_seed or self.new_seed()  # a start whose answer was lost: the same again
             specs = [SeatSpec.human(s.user_id, s.name) if s.user_id is not None else SeatSpec.bot(s.ai or "normal")
                      for s in map(lt.occupant, range(4))]
             try:
                 lt.rec = await TableRecorder.start(self.store, guild_id=lt.guild_id, channel_id=lt.channel_id,
                                                    variant=lt.variant, seed=seed, settings=lt.rules, seats=specs,
                                                    meta=lt.meta())
+            except StoreError as e:
+                log.warning("table in %s: the match was refused: %s", lt.channel_id, e)
+                lt.move(State.LOBBY)
+                raise Refusal("tables.channel_busy" if e.code == "channel_busy" else "tables.not_recorded") from e
             except Exception as e:
                 log.warning("table in %s: the match could not be recorded: %s", lt.channel_id, e)
                 lt.move(State.LOBBY)
                 raise Refusal("tables.not_recorded") from e
+            lt.start_seed = None
             self.by_id[lt.rec.match_id] = lt
             lt.update_since()
             self.publisher.close_lobby(lt, t("tables.started", lt.lang))

@@ -182,6 +182,9 @@ class LiveTable:
     stall: str | None = None  # "store" (the database failed; retried) or "error" (an engine error; paused)
     gone: bool = False  # let go by this process (another drives it now, or it is read again): nothing more is shown
     rec: TableRecorder | None = None
+    # the seed of a start whose answer never came (the match may have landed all the same): the next Start uses it
+    # again, which the store takes for the same start (bot.store.games: one active match per channel)
+    start_seed: str | None = None
     since: list[int] = field(default_factory=lambda: [-1] * 4)
     _marks: list[Any] = field(default_factory=lambda: [None] * 4)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)

@@ -118,8 +118,8 @@ async def test_bad_settings_change_nothing(store: Store) -> None:
 # ---------------------------------------------------------------------------------------------- writing games
 
 
-async def new_hand(store: Store, variant: str = "wuhu") -> tuple[int, int]:
-    mid = await store.start_match(5, 9, variant, {"mode": 315}, 42, SEATS, state_hash="h-start", at=T0)
+async def new_hand(store: Store, variant: str = "wuhu", channel: int = 9) -> tuple[int, int]:
+    mid = await store.start_match(5, channel, variant, {"mode": 315}, 42, SEATS, state_hash="h-start", at=T0)
     hid = await store.start_hand(mid, 0, "42#0", "commit", at=T0)
     return mid, hid
 
@@ -136,7 +136,7 @@ async def test_actions_are_recorded_once_in_order(store: Store) -> None:
     with pytest.raises(StoreError) as err:
         await store.record_action(mid, 3, {"type": "pass", "seat": 2}, T0, hand_id=hid)
     assert err.value.code == "seq_gap"
-    other, other_hand = await new_hand(store)
+    other, other_hand = await new_hand(store, channel=10)
     with pytest.raises(StoreError) as err:
         await store.record_action(mid, 2, {"type": "pass", "seat": 2}, T0, hand_id=other_hand)
     assert err.value.code == "hand_not_in_match"
@@ -159,6 +159,32 @@ async def test_actions_are_recorded_once_in_order(store: Store) -> None:
             (1, hid, '{"seat":1,"type":"pass"}', "h1", to_ms(T0)),
             (2, None, '{"seat":0,"type":"next_hand"}', None, to_ms(T0 + timedelta(seconds=3))),
         ]
+
+
+async def test_a_channel_has_one_active_match_and_the_same_start_again_is_that_match(store: Store) -> None:
+    """A start made again with its seed (its first answer lost) is the match that landed, never a second one; any
+    other start in a channel with an active match is refused; a lobby changed since replaces the match it started,
+    as long as nothing was played in it; a channel whose match is over takes the next one."""
+    mid = await store.start_match(5, 9, "wuhu", {"mode": 315}, 42, SEATS, state_hash="h-start", at=T0,
+                                  meta={"lang": "zh"})
+    again = await store.start_match(5, 9, "wuhu", {"mode": 315}, 42, SEATS, state_hash="h-start", at=T0,
+                                    meta={"lang": "en"})
+    assert again == mid and (await store.match_meta(mid))[0] == {"lang": "en"}
+    with pytest.raises(StoreError) as err:
+        await store.start_match(5, 9, "wuhu", {"mode": 315}, 43, SEATS, state_hash="h-other", at=T0)
+    assert (err.value.code, err.value.params) == ("channel_busy", {"channel_id": 9, "match_id": mid})
+    others = [SEATS[0], SeatSpec.bot("strong"), SEATS[2], SEATS[3]]
+    new = await store.start_match(5, 9, "wuhu", {"mode": 315}, 42, others, state_hash="h-other", at=T0)
+    old = await store.match(mid)
+    assert new != mid and (old.status, old.reason) == ("aborted", "replaced by a new start")
+    hid = await store.start_hand(new, 0, "42#0", "commit", at=T0)
+    assert await store.record_action(new, 0, {"type": "pass", "seat": 1}, T0, hand_id=hid)
+    with pytest.raises(StoreError) as err:  # played in: never replaced
+        await store.start_match(5, 9, "wuhu", {"mode": 315}, 42, SEATS, state_hash="h-start", at=T0)
+    assert (err.value.code, err.value.params) == ("channel_busy", {"channel_id": 9, "match_id": new})
+    assert [m.match_id for m in await store.matches(5, status="active")] == [new]
+    assert await store.abort_match(new, "ended", at=T0)
+    assert await store.start_match(5, 9, "wuhu", {"mode": 315}, 42, SEATS, state_hash="h-start", at=T0) > new
 
 
 async def test_an_action_is_written_in_one_statement_and_a_refused_one_writes_nothing(tmp_path: Path) -> None:

@@ -185,3 +185,98 @@ async def test_routed_clicks_are_neither_copied_nor_counted(tmp_path: Path, pg_d
 def sql_count(path: Path, table: str) -> int:
     with sqlite3.connect(path) as db:
         return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+
+class _Writers:
+    """Four tables of a live bot writing to ``store``: :meth:`moves` plays a few moves on each (a match that ends
+    is followed by a new one in its channel)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store, self.rng, self.recs, self.made = store, random.Random(9), {}, 0
+
+    async def moves(self, n: int = 3) -> None:
+        from tests.bot.simple_player import next_action
+
+        for ch in range(4):
+            rec = self.recs.get(ch)
+            if rec is None or rec.over:
+                rec = self.recs[ch] = await TableRecorder.start(
+                    self.store, guild_id=1 + ch, channel_id=100 + ch, variant=("hefei", "wuhu")[ch % 2],
+                    seed=f"live{ch}-{self.made}", settings={}, seats=SEATS, at=T0)
+            for _ in range(n):
+                if rec.over:
+                    break
+                await rec.apply(next_action(rec.table, self.rng), T0)
+                self.made += 1
+
+
+async def test_a_backup_of_a_postgresql_database_taken_while_the_bot_plays_is_one_moment(pg_database, tmp_path,
+                                                                                         monkeypatch):
+    """`mjbot db copy postgresql://... backup.sqlite3` while the bot plays: moves, settlements and new hands written
+    between every page the copy reads. Each table and page used to be read in a transaction of its own, so the copy
+    held actions and ledger rows of hands it had not copied (a FOREIGN KEY or UNIQUE error: a traceback, no backup)
+    or counts that differed. Now the whole source is read in one snapshot: the backup is verified and is the
+    database as it was at one moment (restored, its tables resume)."""
+    import bot.store.copy as copy_mod
+
+    monkeypatch.setattr(copy_mod, "BATCH", 40)  # many pages, with writes between them
+    url = pg_database()
+    live = await Store.open(url)
+    writers = _Writers(live)
+    try:
+        for _ in range(25):
+            await writers.moves()
+        before = writers.made
+        pages = []
+
+        async def meanwhile(table: str, rows: int) -> None:
+            pages.append(table)
+            await writers.moves()
+
+        report = await copy_database(url, tmp_path / "backup.sqlite3", progress=meanwhile)
+        assert report.ok, report.lines()
+        assert writers.made > before and len(pages) > 10
+        assert {"hands", "actions", "ledger"} <= set(pages)
+        backup = await Store.open(tmp_path / "backup.sqlite3")
+        try:
+            resumed = await resume_all(backup, rebuild_table)
+            assert resumed.resumed and not resumed.aborted
+            assert len(await backup.actions(writers.recs[0].match_id)) < len(await live.actions(
+                writers.recs[0].match_id))  # the moment of the snapshot, not the end of the copy
+        finally:
+            await backup.close()
+    finally:
+        await live.close()
+
+
+async def test_a_copy_whose_source_connection_drops_says_so_in_one_line_and_leaves_the_destination(
+        pg_database, tmp_path, capsys):
+    """The source's connection ends in the middle of the copy (a restart, an administrator ending it): the copy
+    fails as a `StoreError` (`mjbot db copy` prints it in one line, exit 2), never a traceback, and the destination's
+    transaction is rolled back."""
+    import asyncpg
+
+    url = pg_database()
+    live = await Store.open(url)
+    try:
+        writers = _Writers(live)
+        for _ in range(5):
+            await writers.moves()
+    finally:
+        await live.close()
+    dst = tmp_path / "backup.sqlite3"
+
+    async def cut(table: str, rows: int) -> None:
+        raw = await asyncpg.connect(url)
+        try:
+            await raw.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+                              "current_database() AND pid <> pg_backend_pid() AND state = 'idle in transaction'")
+        finally:
+            await raw.close()
+
+    with pytest.raises(StoreError) as err:
+        await copy_database(url, dst, progress=cut)
+    assert err.value.code == "copy_failed" and "\n" not in err.value.message("en")
+    assert "left as it was" in err.value.message("en")
+    with sqlite3.connect(dst) as db:
+        assert [db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in TABLES] == [0] * len(TABLES)

@@ -326,3 +326,57 @@ async def check_the_v10_group_after_0011(store: Store) -> None:
     await group.confirm_report_week(store, 5, 741007)
     gs = await group.group_settings(store, 5)
     assert (gs.last_report_week, gs.report_claim_week, gs.report_claimed_at) == (741007, None, None)
+
+
+async def test_0013_keeps_the_newest_of_two_active_matches_in_a_channel(tmp_path: Path) -> None:
+    """A lost answer to a match's start could leave two active matches in one channel before 0013 (the host pressed
+    Start again), both resumed at every start. The newest stays (its channel showed it); the older one is aborted with
+    its hand in play, its messages left for the next start to close, and the channel takes no second match again."""
+    path = tmp_path / "v11.db"
+    await at_version(path, 11)
+    db = sqlite3.connect(path)
+    with db:
+        for statement in V11_MATCHES:
+            db.execute(statement)
+    db.close()
+    store = await Store.open(path)
+    try:
+        await check_the_v11_matches_after_0013(store)
+    finally:
+        await store.close()
+
+
+V11_MATCHES = (
+    "INSERT INTO players VALUES (11, 'Ann', 1)",
+    "INSERT INTO matches (id, guild_id, channel_id, variant, settings, seed, status, started_at) VALUES "
+    "(1, 5, 9, 'hefei', '{}', '1', 'finished', 1000), (2, 5, 9, 'hefei', '{}', '2', 'active', 2000), "
+    "(3, 5, 9, 'hefei', '{}', '3', 'active', 3000), (4, 5, 8, 'hefei', '{}', '4', 'active', 4000)",
+    "INSERT INTO match_seats (match_id, seat, player_id, ai) VALUES "
+    + ", ".join(f"({m}, 0, 11, NULL), ({m}, 1, NULL, 'normal'), ({m}, 2, NULL, 'normal'), ({m}, 3, NULL, 'normal')"
+                for m in (1, 2, 3, 4)),
+    "INSERT INTO hands (id, match_id, number, seed, status, started_at) VALUES "
+    "(1, 2, 0, '2#0', 'active', 2000), (2, 3, 0, '3#0', 'active', 3000)",
+    "INSERT INTO actions (match_id, seq, hand_id, action, at) VALUES (2, 0, 1, '{}', 2500), (3, 0, 2, '{}', 3500)",
+    "INSERT INTO match_meta (match_id, meta, messages) VALUES (2, '{}', '{\"table\": [9, 200], \"dm\": {}}'), "
+    "(3, '{}', '{\"table\": [9, 300], \"dm\": {}}')",
+)
+"""Channel 9 as version 11 could leave it: a match over, then two active ones (the older a start made twice);
+channel 8 with its one match."""
+
+
+async def check_the_v11_matches_after_0013(store: Store) -> None:
+    from datetime import UTC, datetime
+
+    ghost = await store.match(2)
+    assert (ghost.status, ghost.reason, ghost.ended_at) == ("aborted", "a second active match in its channel",
+                                                            from_ms(2500))
+    assert [h.status for h in await store.hands(2)] == ["aborted"]
+    assert [(m.match_id, m.status) for m in (await store.match(1), await store.match(3), await store.match(4))] == [
+        (1, "finished"), (3, "active"), (4, "active")]
+    assert [g.match_id for g in await store.unfinished_games()] == [3, 4]
+    assert [g.match_id for g in await store.games_left_open()] == [2]  # its messages closed at the next start
+    seats = [SeatSpec.human(11, "Ann")] + [SeatSpec.bot("normal")] * 3
+    at = datetime(2030, 1, 1, tzinfo=UTC)
+    with pytest.raises(StoreError) as e:
+        await store.start_match(5, 9, "hefei", {}, "5", seats, at=at)
+    assert (e.value.code, e.value.params) == ("channel_busy", {"channel_id": 9, "match_id": 3})

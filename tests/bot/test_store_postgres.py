@@ -301,3 +301,27 @@ async def test_0011_on_a_postgresql_database_at_version_10_keeps_what_was_posted
         await check_the_v10_group_after_0011(store)
     finally:
         await store.close()
+
+
+async def test_0013_on_a_postgresql_database_at_version_11_keeps_one_active_match_per_channel(pg_database):
+    """0013 on PostgreSQL: of two active matches in one channel the newest stays, the older is aborted; the channel
+    takes no second match again."""
+    import asyncpg
+
+    from bot.store.postgres import migrate_pg
+    from tests.bot.test_store_migrations import V11_MATCHES, check_the_v11_matches_after_0013
+
+    url = pg_database(empty=True)
+    raw = await asyncpg.connect(url)
+    try:
+        assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=11) == 11
+        for statement in V11_MATCHES:
+            await raw.execute(statement)
+    finally:
+        await raw.close()
+    store = await Store.open(url)
+    try:
+        assert store.schema_version == LATEST
+        await check_the_v11_matches_after_0013(store)
+    finally:
+        await store.close()

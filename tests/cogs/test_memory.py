@@ -28,7 +28,10 @@ async def record_match(store: Store, guild: int, variant: str, seed: str, hands:
     recorder (the bot's one write path); ``leave_open``: the next hand is dealt and left in play; ``act(seat, n,
     legal)``: what a seat does at its n-th decision of the match (1, 2 ...; None: as the normal AI)."""
     seats = [SeatSpec.human(A, NAMES[A]), SeatSpec.bot("normal"), SeatSpec.human(B, NAMES[B]), SeatSpec.bot("normal")]
-    rec = await TableRecorder.start(store, guild_id=guild, channel_id=CHANNEL_ID, variant=variant, seed=seed,
+    # a channel has one active match, and one left between hands stays active: the open one plays in the test's
+    # channel, the others each in a channel of their own
+    channel = CHANNEL_ID if leave_open else CHANNEL_ID + 1 + len(await store.matches(guild, limit=1000))
+    rec = await TableRecorder.start(store, guild_id=guild, channel_id=channel, variant=variant, seed=seed,
                                     settings={}, seats=seats)
     rng = random.Random(seed)
     ended = 0

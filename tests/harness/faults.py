@@ -3,12 +3,14 @@
     flaky = FlakyConnection.install(bot.store)              # wraps every connection the store's backend lends
     flaky.fail("INSERT INTO actions", times=2, skip=1)      # the 2nd and 3rd matching statements raise
     flaky.fail("FROM matches WHERE status", seconds=2.0)    # every matching statement for 2 s raises
+    flaky.lose_answer("INSERT INTO matches")                 # that transaction commits, then its COMMIT raises
     flaky.hits                                               # how many statements were failed
 
 A failing statement raises what the database says when another process holds the lock it needs: SQLite's
 ``sqlite3.OperationalError('database is locked')``, PostgreSQL's ``LockNotAvailableError`` (another ``error`` text:
 SQLite's error with that text; PostgreSQL's I/O error for "disk I/O error"). The store's transaction rolls back as
-it would.
+it would. A lost answer (``lose_answer``) is a COMMIT that lands and then raises what a connection dropped while the
+answer was on its way raises: PostgreSQL's ``ConnectionDoesNotExistError``, SQLite's "disk I/O error".
 """
 
 from __future__ import annotations
@@ -54,6 +56,14 @@ def _error(dialect: str, text: str) -> Exception:
     return sqlite3.OperationalError(text)
 
 
+def _lost(dialect: str) -> Exception:
+    if dialect == "postgresql":
+        import asyncpg
+
+        return asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed in the middle of operation")
+    return sqlite3.OperationalError("disk I/O error")
+
+
 class FlakyConnection:
     """Stands in for the store's connection (:class:`bot.store.backend.Connection`) and fails the statements a
     test names."""
@@ -62,7 +72,9 @@ class FlakyConnection:
         self._conn = conn
         self.dialect = dialect
         self.rules: list[Rule] = []
+        self.lost: list[Rule] = []  # a transaction running a matching statement commits, then its COMMIT raises
         self.hits = 0
+        self._losing: Rule | None = None  # (a view's transaction) the lost answer it has coming
 
     @classmethod
     def install(cls, store: Any) -> FlakyConnection:
@@ -76,6 +88,7 @@ class FlakyConnection:
         """``conn`` with this object's rules (and its count of hits)."""
         view = FlakyConnection(conn, self.dialect)
         view.rules = self.rules
+        view.lost = self.lost
         view._owner = self
         return view
 
@@ -86,9 +99,18 @@ class FlakyConnection:
         self.rules.append(rule)
         return rule
 
+    def lose_answer(self, text: str, *, times: int = 1) -> Rule:
+        """The next ``times`` transactions that run a statement containing ``text`` commit, and then their COMMIT
+        raises as if the connection dropped while its answer was on its way."""
+        rule = Rule(text, times, 0, None, "lost")
+        self.lost.append(rule)
+        return rule
+
     _owner: FlakyConnection | None = None
 
     def _check(self, sql: str) -> None:
+        if self._losing is None:
+            self._losing = next((r for r in self.lost if r.hit(sql)), None)
         for r in self.rules:
             if r.hit(sql):
                 (self._owner or self).hits += 1
@@ -118,12 +140,17 @@ class FlakyConnection:
 
     async def begin(self, write: bool, durable: bool, keyed: bool = False, single: bool = False) -> None:
         self._single = write and single and self.dialect == "sqlite"
+        self._losing = None
         await self._conn.begin(write, durable, keyed, single)
 
     async def commit(self) -> None:
         if not self._single:
             self._check("COMMIT")
         await self._conn.commit()
+        if self._losing is not None:
+            self._losing = None
+            (self._owner or self).hits += 1
+            raise _lost(self.dialect)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
