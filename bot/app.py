@@ -150,7 +150,7 @@ class MjBot(commands.AutoShardedBot):
         from bot.store import Store
 
         # creates the folder; StoreError if unusable
-        self.store = await Store.open(self.config.db_path, pool=self.config.db_pool)
+        self.store = await Store.open(self.config.db_path, pool=self.config.db_pool, timeout=self.config.db_timeout)
         await self.open_cluster()
         await self.tree.set_translator(Translator())
         for name in extension_names():

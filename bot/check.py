@@ -99,7 +99,7 @@ async def check_database(config: Config) -> Outcome:
     where = shown(target)
     try:
         known = len(load_migrations())
-        store = await Store.open(target, pool=config.db_pool)
+        store = await Store.open(target, pool=config.db_pool, timeout=config.db_timeout)
         try:
             version = store.schema_version
             assert store.backend is not None

@@ -10,6 +10,8 @@
                           default: every shard)
 ``MJBOT_SHARD_COUNT``     how many shards the bot has in all (default: Discord's recommended count)
 ``MJBOT_DB_POOL``         PostgreSQL only: the most connections this process opens (default 10)
+``MJBOT_DB_TIMEOUT``      PostgreSQL only: the longest one database statement may run, in seconds (default 15); a
+                          move past it is refused as "the database is not answering" and tried again
 ``MJBOT_GLOBAL_RATE``     this process's share of Discord's global limit, requests per second (default: 50, or
                           50 x its shards / the shard count when the bot runs in several processes)
 ========================  ==============================================================
@@ -86,7 +88,7 @@ class ConfigError(ValueError):
 
 
 SETTINGS = ("DISCORD_TOKEN", "MJBOT_DB", "MJBOT_DEV_GUILD", "MJBOT_LOG_LEVEL", "MJBOT_SHARD_IDS", "MJBOT_SHARD_COUNT",
-            "MJBOT_DB_POOL", "MJBOT_GLOBAL_RATE")
+            "MJBOT_DB_POOL", "MJBOT_DB_TIMEOUT", "MJBOT_GLOBAL_RATE")
 """The variables the bot reads (the table above)."""
 
 
@@ -166,6 +168,7 @@ class Config:
 
         return self.shards or ShardPlan()
     db_pool: int | None = None  # None: bot.store.postgres.DEFAULT_POOL
+    db_timeout: float | None = None  # None: bot.store.postgres.Limits.statement
     global_rate: float | None = None  # None: bot.ratelimit.share(...) of Discord's 50 requests/s
 
     def __repr__(self) -> str:  # the token never appears in logs or tracebacks
@@ -209,6 +212,7 @@ class Config:
         except ShardError as e:
             raise ConfigError(str(e)) from None
         db_pool = _positive(env, "MJBOT_DB_POOL", int, 1000)
+        db_timeout = _positive(env, "MJBOT_DB_TIMEOUT", float, 3600.0, least=1.0)
         global_rate = _positive(env, "MJBOT_GLOBAL_RATE", float, 50.0, least=0.1)  # 0.1: a request every 10 s
         return cls(
             token=token,
@@ -217,5 +221,6 @@ class Config:
             log_level=level,
             shards=shards,
             db_pool=db_pool,
+            db_timeout=db_timeout,
             global_rate=global_rate,
         )

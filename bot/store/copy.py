@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import sqlite3
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -265,8 +266,8 @@ def _parse(target: str | Path, end: str) -> tuple[str, Path | str]:
 
 
 async def _open(target: str | Path, end: str) -> Store:
-    with _at(end):
-        return await Store.open(target)
+    with _at(end):  # no limit on a statement: a whole table may be read or deleted in one
+        return await Store.open(target, timeout=math.inf)
 
 
 async def _copy(src: Store, dst: Store, *, force: bool, source_name: str = "",

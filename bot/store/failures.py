@@ -14,6 +14,8 @@ for SQLite and PostgreSQL.
 'busy'
 >>> failure_kind(asyncpg.exceptions.AdminShutdownError("shutting down"))
 'unavailable'
+>>> failure_kind(NoConnection("all lent")), failure_kind(NoAnswer("no reply")), failure_kind(TimeoutError())
+('busy', 'unavailable', None)
 """
 
 from __future__ import annotations
@@ -22,17 +24,32 @@ import sqlite3
 
 import asyncpg
 
-#: what a database call may raise when the database fails (catch these, never ``Exception``)
-DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError)
 
-#: PostgreSQL's "try again": a lock not granted, a deadlock or a serialisation failure, too many connections
+class NoAnswer(TimeoutError):
+    """PostgreSQL sent no reply within the store's bound (:class:`bot.store.postgres.Limits`): the network to the
+    server is gone. The call failed as a whole (a commit whose reply was lost may have landed, as when the connection
+    drops: the table's recorder checks)."""
+
+
+class NoConnection(NoAnswer):
+    """No connection of the store's pool came free within its bound (every one is busy or stuck): nothing was sent."""
+
+
+#: what a database call may raise when the database fails (catch these, never ``Exception``)
+DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError,
+                                                    NoAnswer)
+
+#: PostgreSQL's "try again": a lock not granted in time (``lock_timeout``), a deadlock or a serialisation failure,
+#: too many connections, a statement past ``statement_timeout``, no connection of the pool free in time
 _PG_BUSY = (asyncpg.exceptions.LockNotAvailableError, asyncpg.exceptions.DeadlockDetectedError,
             asyncpg.exceptions.SerializationError, asyncpg.exceptions.TooManyConnectionsError,
-            asyncpg.exceptions.QueryCanceledError)
-#: PostgreSQL's "the storage is failing": the server going away, out of disk, I/O errors, a read-only server
+            asyncpg.exceptions.QueryCanceledError, NoConnection)
+#: PostgreSQL's "the storage is failing": the server going away or ending the session (a transaction left idle past
+#: ``idle_in_transaction_session_timeout``), no reply in time, out of disk, I/O errors, a read-only server
 _PG_UNAVAILABLE = (asyncpg.exceptions.OperatorInterventionError, asyncpg.exceptions.InsufficientResourcesError,
                    asyncpg.exceptions.PostgresSystemError, asyncpg.exceptions.PostgresConnectionError,
-                   asyncpg.exceptions.ReadOnlySQLTransactionError, asyncpg.InterfaceError)
+                   asyncpg.exceptions.ReadOnlySQLTransactionError, asyncpg.InterfaceError,
+                   asyncpg.exceptions.IdleInTransactionSessionTimeoutError, NoAnswer)
 
 #: what a retry may cure: SQLite's operational errors (locked, busy, I/O), PostgreSQL's busy and unavailable ones,
 #: the network and time-outs

@@ -21,24 +21,36 @@ of an action or a ledger row, settlements in one transaction.
   (a crash of the server may lose the last such commits, never corrupts, and a later durable commit flushes them).
 - A read is ``BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY``: one snapshot, as SQLite's read transaction.
 - The schema version is the one row of ``schema_version``; migrations run under an advisory lock, each in its own
-  transaction with its version, so two processes starting at once never migrate twice.
+  transaction with its version, so two processes starting at once never migrate twice. A process waits for that
+  lock at most :attr:`Limits.migration_wait`, then fails its start (``migration_lock_held``, naming the session that
+  holds it).
+- Every wait has a bound (:class:`Limits`, ``docs/store.md``): each connection sets the server's
+  ``statement_timeout``, ``lock_timeout`` and ``idle_in_transaction_session_timeout`` and turns on TCP keep-alives,
+  a reply that never comes (the network to the server gone) is given up on the client too, and waiting for a
+  connection of the pool is bounded. A transaction of a process that vanished or hangs therefore ends within
+  seconds with its row locks, and a call that hits a bound fails as a database failure (the table says the database
+  is not answering and tries again), never hangs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
+import math
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 
 from .backend import Connection, Row
 from .errors import StoreError
+from .failures import NoAnswer, NoConnection
 from .migrate import MIGRATIONS_DIR, Migration, load_migrations
 from .paths import shown
 
@@ -51,6 +63,8 @@ CONNECT_TIMEOUT = 10
 DEFAULT_POOL = 10
 #: the advisory lock key migrations hold (any constant: "mjbot" in ASCII)
 _MIGRATION_LOCK = 0x6D6A626F74
+
+T = TypeVar("T")
 
 _QUOTED_OR_MARK = re.compile(r"'(?:[^']|'')*'|\?")
 
@@ -80,11 +94,69 @@ def _rowcount(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
-_SERVER_SETTINGS = {"application_name": "mjbot"}
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How long the store waits on PostgreSQL, in seconds (``docs/store.md``, "Time limits").
+
+    >>> session_settings(Limits())["lock_timeout"], Limits().reply, Limits(statement=math.inf).reply is None
+    ('5000', 20.0, True)
+    """
+
+    #: the longest one statement runs (the server's ``statement_timeout``; ``MJBOT_DB_TIMEOUT``; ``inf``: no
+    #: limit, for ``mjbot db copy``)
+    statement: float = 15.0
+    #: the longest a statement waits for a lock another transaction holds (``lock_timeout``): a row of a table
+    #: whose last write is stuck in another session
+    lock: float = 5.0
+    #: the longest a transaction stays open with nothing sent (``idle_in_transaction_session_timeout``): the server
+    #: then ends the session and its locks, so a process that vanished or hangs in the middle of a write holds no row
+    #: for longer than this (the store's transactions send their statements one after the other, in milliseconds)
+    idle_in_transaction: float = 20.0
+    #: the longest a process waits at start-up for another one's migrations (the advisory lock they hold)
+    migration_wait: float = 300.0
+    #: the server's TCP keep-alives (idle, interval, probes), as the lease connection's: a session whose machine
+    #: vanished ends in about 40 s
+    keepalives: tuple[int, int, int] = (20, 5, 4)
+    #: how much longer than a statement the bot waits for its reply (the server's own limits answer first)
+    margin: float = 5.0
+
+    @property
+    def reply(self) -> float | None:
+        """How long the bot waits for any reply (past the server's limits: the network to it is gone), None without
+        a statement limit."""
+        return None if math.isinf(self.statement) else self.statement + self.margin
+
+    @property
+    def acquire(self) -> float | None:
+        """How long a transaction waits for a connection of the pool (a lent one comes back within a reply), None
+        without a statement limit."""
+        return self.reply
+
+    def with_statement(self, seconds: float | None) -> Limits:
+        """These limits with ``statement = seconds`` (None: unchanged); a lock wait never outlasts a statement."""
+        if seconds is None:
+            return self
+        return dataclasses.replace(self, statement=seconds, lock=min(self.lock, seconds))
 
 
-async def _connect(url: str) -> asyncpg.Connection:
-    return await asyncpg.connect(url, timeout=CONNECT_TIMEOUT, server_settings=_SERVER_SETTINGS)
+def _ms(seconds: float) -> str:
+    return "0" if math.isinf(seconds) else str(max(1, round(seconds * 1000)))
+
+
+def session_settings(limits: Limits, *, store: bool = True) -> dict[str, str]:
+    """The settings a connection opens with: its name, the keep-alives, the idle-in-transaction limit and (``store``:
+    the pool's connections, not the one that migrates) the statement and lock limits."""
+    idle, interval, count = limits.keepalives
+    settings = {"application_name": "mjbot", "tcp_keepalives_idle": str(idle),
+                "tcp_keepalives_interval": str(interval), "tcp_keepalives_count": str(count),
+                "idle_in_transaction_session_timeout": _ms(limits.idle_in_transaction)}
+    if store:
+        settings.update(statement_timeout=_ms(limits.statement), lock_timeout=_ms(limits.lock))
+    return settings
+
+
+async def _connect(url: str, limits: Limits) -> asyncpg.Connection:
+    return await asyncpg.connect(url, timeout=CONNECT_TIMEOUT, server_settings=session_settings(limits, store=False))
 
 
 class PostgresConnection:
@@ -93,44 +165,60 @@ class PostgresConnection:
     A connection the server dropped (a restart, a fail-over, an idle timeout) fails the transaction it was in (the
     caller is told, nothing half-written); the pool connects again for a later transaction."""
 
-    def __init__(self, raw: asyncpg.Connection) -> None:
+    def __init__(self, raw: asyncpg.Connection, reply: float | None = None) -> None:
         self.raw = raw
+        self.reply = reply  # the longest wait for a reply (Limits.reply)
+        self.ended = False  # ended here after a reply that did not come
+
+    async def _answer(self, request: Awaitable[T]) -> T:
+        """``request``'s reply; none within :attr:`reply` (the network to the server gone): the connection is ended
+        here, as a dropped one (the server rolls back what was open; the pool connects again), and asyncpg's
+        TimeoutError raised (:class:`~bot.store.failures.NoAnswer` by :meth:`PostgresBackend.lend`). Cancelling
+        the statement instead would wait for the server's answer to the cancel, on the same silent network."""
+        try:
+            return await request
+        except TimeoutError:
+            self.ended = True
+            self.raw.terminate()
+            raise
 
     async def begin(self, write: bool, durable: bool, keyed: bool = False, single: bool = False) -> None:
         if not write:
-            await self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            await self._answer(self.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", timeout=self.reply))
             return
         level = "REPEATABLE READ" if keyed else "SERIALIZABLE"
         if durable:
-            await self.raw.execute(f"BEGIN ISOLATION LEVEL {level}")
+            await self._answer(self.raw.execute(f"BEGIN ISOLATION LEVEL {level}", timeout=self.reply))
         else:
-            await self.raw.execute(f"BEGIN ISOLATION LEVEL {level}; SET LOCAL synchronous_commit = off")
+            await self._answer(self.raw.execute(f"BEGIN ISOLATION LEVEL {level}; SET LOCAL synchronous_commit = off",
+                                                timeout=self.reply))
 
     async def commit(self) -> None:
-        await self.raw.execute("COMMIT")
+        await self._answer(self.raw.execute("COMMIT", timeout=self.reply))
 
     async def rollback(self) -> None:
-        if self.raw.is_closed():
+        if self.ended or self.raw.is_closed():
             return
-        with contextlib.suppress(asyncpg.PostgresError, asyncpg.InterfaceError, OSError):
-            await self.raw.execute("ROLLBACK")
+        with contextlib.suppress(asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError):
+            await self._answer(self.raw.execute("ROLLBACK", timeout=self.reply))
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        return _rowcount(await self.raw.execute(numbered(sql), *params))
+        return _rowcount(await self._answer(self.raw.execute(numbered(sql), *params, timeout=self.reply)))
 
     async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if rows:
-            await self.raw.executemany(numbered(sql), rows)
+            await self._answer(self.raw.executemany(numbered(sql), rows, timeout=self.reply))
 
     async def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
-        return int(await self.raw.fetchval(numbered(sql + " RETURNING id"), *params))
+        return int(await self._answer(self.raw.fetchval(numbered(sql + " RETURNING id"), *params,
+                                                        timeout=self.reply)))
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row:
-        row: Row = await self.raw.fetchrow(numbered(sql), *params)
+        row: Row = await self._answer(self.raw.fetchrow(numbered(sql), *params, timeout=self.reply))
         return row
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return list(await self.raw.fetch(numbered(sql), *params))
+        return list(await self._answer(self.raw.fetch(numbered(sql), *params, timeout=self.reply)))
 
 
 def _cannot(url: str, exc: BaseException) -> StoreError:
@@ -146,12 +234,34 @@ async def _schema_version(raw: asyncpg.Connection) -> int:
     return int(found or 0)
 
 
-async def migrate_pg(raw: asyncpg.Connection, migrations: list[Migration], url: str, upto: int | None = None) -> int:
+async def _lock_migrations(raw: asyncpg.Connection, url: str, wait: float) -> None:
+    """Take the migrations' advisory lock, waiting at most ``wait`` seconds for a process that holds it (migrating,
+    or hung or gone while migrating); ``migration_lock_held`` naming that session otherwise."""
+    await raw.execute(f"SET lock_timeout = {_ms(wait)}")
+    try:
+        await raw.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+    except asyncpg.exceptions.LockNotAvailableError:
+        held = await raw.fetchrow(
+            "SELECT a.pid, COALESCE(host(a.client_addr), 'local') AS client, a.state FROM pg_locks l "
+            "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+            "AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 1",
+            _MIGRATION_LOCK >> 32, _MIGRATION_LOCK & 0xFFFFFFFF)
+        pid, client, state = (held["pid"], held["client"], held["state"]) if held else ("?", "?", "?")
+        raise StoreError("migration_lock_held", path=shown(url), seconds=round(wait), pid=pid, client=client,
+                         state=state) from None
+    finally:
+        if not raw.is_closed():
+            await raw.execute("RESET lock_timeout")
+
+
+async def migrate_pg(raw: asyncpg.Connection, migrations: list[Migration], url: str, upto: int | None = None,
+                     wait: float = math.inf) -> int:
     """Apply every migration above the database's version (up to ``upto``), each in one transaction with its
-    version; a database newer than the code is refused. Returns the version."""
+    version; a database newer than the code is refused. Returns the version. Another process's migrations are
+    waited for at most ``wait`` seconds (``migration_lock_held`` past it)."""
     latest = migrations[-1].version if migrations else 0
     target = latest if upto is None else upto
-    await raw.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+    await _lock_migrations(raw, url, wait)
     try:
         current = await _schema_version(raw)
         if current > latest:
@@ -180,8 +290,12 @@ class PostgresBackend:
     conflicts: tuple[type[BaseException], ...] = (asyncpg.exceptions.SerializationError,
                                                   asyncpg.exceptions.DeadlockDetectedError)
 
-    def __init__(self, pool: asyncpg.Pool, url: str, schema_version: int) -> None:
+    #: the bounds of every wait (tests set smaller ones)
+    limits = Limits()
+
+    def __init__(self, pool: asyncpg.Pool, url: str, schema_version: int, limits: Limits | None = None) -> None:
         self.pool = pool
+        self.limits = limits or type(self).limits
         self.url = url
         self.path: Path | str = shown(url)
         self.schema_version = schema_version
@@ -190,21 +304,23 @@ class PostgresBackend:
 
     @classmethod
     async def open(cls, url: str, *, migrations_dir: str | os.PathLike[str] | None = None,
-                   pool: int | None = None) -> PostgresBackend:
+                   pool: int | None = None, timeout: float | None = None) -> PostgresBackend:
         """Connect, bring the schema up to date, check a write commits (a read-only server or a missing privilege
         is found here, at start-up), then open the pool of at most ``pool`` connections (default
-        :data:`DEFAULT_POOL`). Every failure is a :class:`StoreError` naming the database (its password hidden)
-        and the problem."""
+        :data:`DEFAULT_POOL`). ``timeout``: the longest a statement runs (``MJBOT_DB_TIMEOUT``; default
+        :attr:`Limits.statement`; ``math.inf``: no limit). Every failure is a :class:`StoreError` naming the
+        database (its password hidden) and the problem."""
+        limits = cls.limits.with_statement(timeout)
         migrations = load_migrations(Path(migrations_dir) if migrations_dir else PG_MIGRATIONS_DIR)
         size = DEFAULT_POOL if pool is None else pool
         if size < 1:
             raise ValueError(f"a pool needs at least one connection, not {size}")
         try:
-            raw = await _connect(url)
+            raw = await _connect(url, limits)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError, ValueError) as e:
             raise _cannot(url, e) from None
         try:
-            version = await migrate_pg(raw, migrations, url)
+            version = await migrate_pg(raw, migrations, url, wait=limits.migration_wait)
             async with raw.transaction():
                 await raw.execute("UPDATE schema_version SET version = version")
         except StoreError:
@@ -219,18 +335,30 @@ class PostgresBackend:
         await raw.close()
         try:
             conns = await asyncpg.create_pool(url, min_size=1, max_size=size, timeout=CONNECT_TIMEOUT,
-                                              server_settings=_SERVER_SETTINGS)
+                                              server_settings=session_settings(limits))
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as e:
             raise _cannot(url, e) from None
-        return cls(conns, url, version)
+        return cls(conns, url, version, limits)
 
     @asynccontextmanager
     async def lend(self) -> AsyncIterator[Connection]:
-        """A connection of the pool for one transaction (waiting while all are lent); back to the pool after (a
-        transaction left open is rolled back there; a dropped connection is replaced)."""
-        async with self.pool.acquire() as raw:
-            conn: Connection = PostgresConnection(raw)
+        """A connection of the pool for one transaction (waiting while all are lent, at most :attr:`Limits.acquire`:
+        :class:`NoConnection`); back to the pool after (a transaction left open is rolled back there; a dropped
+        connection is replaced). A reply that did not come within :attr:`Limits.reply` is :class:`NoAnswer`."""
+        try:
+            raw = await self.pool.acquire(timeout=self.limits.acquire)
+        except TimeoutError:
+            raise NoConnection(f"no connection of the pool came free within {self.limits.acquire} s") from None
+        try:
+            conn: Connection = PostgresConnection(raw, self.limits.reply)
             yield conn if self.wrap is None else self.wrap(conn)
+        except TimeoutError as e:  # asyncpg's command_timeout: the server never answered
+            raise NoAnswer(f"the database did not answer within {self.limits.reply} s") from e
+        finally:
+            # the transaction's outcome is known by now: a connection that does not come back clean in time (its
+            # cancelled statement unanswered, say) is ended by the pool, which connects again for a later one
+            with contextlib.suppress(TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+                await self.pool.release(raw)
 
     async def close(self) -> None:
         await self.pool.close()
@@ -239,7 +367,7 @@ class PostgresBackend:
         self.pool.terminate()  # every connection dropped: the server rolls back whatever was open
 
     async def probe_write(self) -> None:
-        async with self.pool.acquire() as raw:
+        async with self.pool.acquire(timeout=self.limits.acquire) as raw:
             tx = raw.transaction()
             await tx.start()
             try:

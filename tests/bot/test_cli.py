@@ -362,7 +362,7 @@ def owner_env(tmp_path, monkeypatch):
     """A server owner's shell: an empty folder (no .env), the database in it, no token unless a test sets one."""
     monkeypatch.chdir(tmp_path)
     for var in ("DISCORD_TOKEN", "MJBOT_DEV_GUILD", "MJBOT_DB", "MJBOT_LOG_LEVEL", "MJBOT_SHARD_IDS", "MJBOT_SHARD_COUNT",
-                "MJBOT_DB_POOL", "MJBOT_GLOBAL_RATE"):
+                "MJBOT_DB_POOL", "MJBOT_DB_TIMEOUT", "MJBOT_GLOBAL_RATE"):
         monkeypatch.setenv(var, "")  # recorded, so that what .env loads into os.environ is undone afterwards
         monkeypatch.delenv(var)
     monkeypatch.setenv("MJBOT_DB", str(tmp_path / "state" / "mjbot.sqlite3"))
@@ -578,7 +578,7 @@ def test_dotenv_is_read_from_the_current_folder_only_and_fills_an_empty_variable
 
 
 @pytest.mark.parametrize("name", ["MJBOT_DEV_GUILD", "MJBOT_DB", "MJBOT_LOG_LEVEL", "MJBOT_SHARD_COUNT",
-                                  "MJBOT_DB_POOL", "MJBOT_GLOBAL_RATE"])
+                                  "MJBOT_DB_POOL", "MJBOT_DB_TIMEOUT", "MJBOT_GLOBAL_RATE"])
 def test_a_token_pasted_on_another_settings_line_is_never_printed(capsys, owner_env, tmp_path, monkeypatch, name):
     """In .env.example the server-id line comes right under the token's. A token pasted there was printed back in
     full ("MJBOT_DEV_GUILD must be a server id (digits), not 'MTIz…'"), and as MJBOT_DB it named a database file
