@@ -34,6 +34,7 @@ of an action or a ledger row, settlements in one transaction.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import functools
@@ -92,6 +93,10 @@ def _rowcount(status: str) -> int:
     """The rows an ``UPDATE 3`` / ``INSERT 0 1`` / ``DELETE 0`` changed."""
     last = status.rsplit(" ", 1)[-1]
     return int(last) if last.isdigit() else 0
+
+
+#: the longest a store's close waits for the connections it lent (:meth:`PostgresBackend.close`)
+CLOSE_WAIT = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,7 +366,13 @@ class PostgresBackend:
                 await self.pool.release(raw)
 
     async def close(self) -> None:
-        await self.pool.close()
+        """Close the pool, waiting for its lent connections at most :data:`CLOSE_WAIT` s: a connection the server
+        ended while it was lent (an administrator's ``pg_terminate_backend``, a restart) may never read as given back
+        (asyncpg leaves such a holder in use), and a close must not hang on it; what is left is dropped."""
+        try:
+            await asyncio.wait_for(self.pool.close(), CLOSE_WAIT)
+        except TimeoutError:
+            self.pool.terminate()
 
     async def kill(self) -> None:
         self.pool.terminate()  # every connection dropped: the server rolls back whatever was open
