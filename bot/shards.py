@@ -28,8 +28,12 @@ from typing import Any
 
 IDS_FLAG, COUNT_FLAG = "--shard-ids", "--shard-count"
 IDS_ENV, COUNT_ENV = "MJBOT_SHARD_IDS", "MJBOT_SHARD_COUNT"
-#: Discord's own limit is far below this; a typo such as 1e9 shards is refused rather than launched
+#: the multiplier of a lease's key in PostgreSQL (``count * MAX_SHARDS + shard``, ``bot/cluster_lease.py``): fixed,
+#: so that processes of every version take the same locks
 MAX_SHARDS = 65536
+#: the most shards a bot may have: Discord's own limit is far below it, a typo such as 1e9 shards is refused rather
+#: than launched, and a lease's key (``count * MAX_SHARDS + shard``) stays within PostgreSQL's 32-bit lock key
+MAX_COUNT = (2**31 - 1) // MAX_SHARDS
 
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
 
@@ -112,8 +116,8 @@ def parse_shards(ids_text: str | None, count_text: str | None, *, ids_name: str 
     count_text = (count_text or "").strip() or None
     count = None
     if count_text is not None:
-        if not (count_text.isascii() and count_text.isdigit()) or not 1 <= int(count_text) <= MAX_SHARDS:
-            raise ShardError(f"{count_name} must be a whole number from 1 to {MAX_SHARDS}, not {count_text!r}")
+        if not (count_text.isascii() and count_text.isdigit()) or not 1 <= int(count_text) <= MAX_COUNT:
+            raise ShardError(f"{count_name} must be a whole number from 1 to {MAX_COUNT}, not {count_text!r}")
         count = int(count_text)
     if ids_text is None:
         return ShardPlan(None, count)

@@ -64,6 +64,8 @@ def test_a_servers_shard_is_discords():
     (["--shard-count", "-1"], "--shard-count must be a whole number"),
     (["--shard-count", "two"], "--shard-count must be a whole number"),
     (["--shard-count", "²"], "--shard-count must be a whole number"),
+    # a count whose leases' keys would not fit PostgreSQL's 32-bit lock key: every take would fail, for ever a standby
+    (["--shard-ids", "32767", "--shard-count", "32768"], "--shard-count must be a whole number from 1 to 32767"),
     (["--shard-ids", "a-b", "--shard-count", "4"], "--shard-ids must be shard numbers"),
     (["--shard-ids", "3-1", "--shard-count", "4"], "backwards"),
     (["--shard-ids", "0-1"], "--shard-ids needs --shard-count"),
@@ -164,3 +166,12 @@ def test_the_discord_internals_routing_relies_on_are_there(tmp_path):
     assert hasattr(state, "_view_store") and callable(state._view_store.dispatch_view)
     assert "_response_type" in inspect.getsource(discord.InteractionResponse.__init__)
     assert "self._response_type is not None" in inspect.getsource(discord.InteractionResponse.is_done)
+
+
+def test_every_lease_key_fits_postgresqls_lock_key():
+    """The largest count the bot takes gives keys PostgreSQL's ``pg_try_advisory_lock(int4, int4)`` accepts."""
+    from bot.cluster_lease import lease_key
+    from bot.shards import MAX_COUNT
+
+    plan = parse_shards(f"{MAX_COUNT - 1}", str(MAX_COUNT))
+    assert plan.count == MAX_COUNT and lease_key(MAX_COUNT, MAX_COUNT - 1) < 2**31
