@@ -114,8 +114,7 @@ class Cluster:
         self._loop_task: asyncio.Task[None] | None = None
         self._drain_task: asyncio.Task[None] | None = None
         self._drain_again = False
-        self._guilds: dict[int, int] = {}  # match id -> server id of the matches found (never changes; an id that
-        # names no match is not kept, so forged ids cannot grow it)
+        self._guilds: dict[int, int] = {}  # match id -> its server; only ids of real matches, the newest 10,000
         self._tasks: set[asyncio.Task[Any]] = set()
         self._steps = 0
         self._losing: asyncio.Task[None] | None = None  # dropping the tables of a lost connection's shards
@@ -397,6 +396,8 @@ class Cluster:
             if found is None:
                 return None
             self._guilds[match_id] = int(found)
+            if len(self._guilds) > 10_000:  # the oldest forgotten (read again when clicked): a forged id is never kept
+                self._guilds.pop(next(iter(self._guilds)))
         return self._guilds[match_id]
 
     async def owner_alive(self, shard: int) -> bool:

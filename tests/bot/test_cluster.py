@@ -295,6 +295,13 @@ async def test_a_dm_click_is_routed_to_the_owner_and_applied_once(url):
     # the next real click plays
     dm_press(fake, U1, p0)
     await until(lambda: human_moves(p1, t1) == moves + 2, "the next click applied")
+    # the memory of which server a match belongs to keeps the newest 10,000: months of matches never grow it
+    known = p0.bot.cluster._guilds
+    real = next(iter(known))
+    guild = known.pop(real)
+    known.update({-i: 0 for i in range(1, 10_001)})
+    assert await p0.bot.cluster.guild_of(real) == guild
+    assert len(known) == 10_000 and -1 not in known and known[real] == guild
     await close_all(p0, p1)
 
 
