@@ -83,9 +83,9 @@ async def resume_tables(mgr: TableManager) -> None:
     matches that ended while the bot was stopped are closed first (:func:`close_left_open`)."""
     store = mgr.store
     await close_left_open(mgr)
-    # only the tables of this process's shards (bot.cluster), and only those not already playing here
+    # only the tables of this process's shards (bot.cluster), and only those not already here
     report = await resume_all(store, rebuild_table, backoff=mgr.store_backoff,
-                              keep=lambda g: mgr.owns(g.match.guild_id) and g.match_id not in mgr.by_id)
+                              keep=lambda g: mgr.owns(g.match.guild_id) and _free(mgr, g))
     for a in report.aborted:
         log.warning("match %s aborted on resume: %s", a.game.match_id, a.reason)
         await _unrestorable(mgr, a.game)
@@ -101,9 +101,18 @@ async def resume_tables(mgr: TableManager) -> None:
                            mgr.store_backoff)
             await _unrestorable(mgr, r.game)
             continue
+        if not _free(mgr, r.game):  # (a start in its channel went on meanwhile)
+            continue
         await _take_over(mgr, lt, messages, end)
     await _restore_votes(mgr, {r.game.match_id for r in report.resumed})
     await _restore_lobbies(mgr)
+
+
+def _free(mgr: TableManager, game: Any) -> bool:
+    """Whether a stored active match is no table's in this process: not playing here, and its channel holds no
+    table here (a lobby that is starting, maybe this very match between its record and its first hand, or a lobby
+    whose start replaces an unplayed match there: a reread during a Start must not drive that match twice)."""
+    return game.match_id not in mgr.by_id and game.match.channel_id not in mgr.by_channel
 
 
 async def close_left_open(mgr: TableManager) -> None:
@@ -177,8 +186,9 @@ async def _restore_lobbies(mgr: TableManager) -> None:
     name the channel, so they work as before). A lobby whose channel has a match in play was started: forgotten."""
     stored = await retrying(lambda: lobbies(mgr.store), "reading the lobbies", mgr.store_backoff)
     for guild_id, channel_id, state in stored:
-        if not mgr.owns(guild_id) or channel_id in mgr.by_channel and mgr.by_channel[channel_id].state is State.LOBBY:
-            continue  # another process's server, or a lobby open here already
+        if not mgr.owns(guild_id) or channel_id in mgr.by_channel \
+                and mgr.by_channel[channel_id].state in (State.LOBBY, State.STARTING):
+            continue  # another process's server, or a lobby open here already (or starting: its start drops it)
         try:
             if channel_id in mgr.by_channel:
                 raise ValueError("the channel has a match in play")
