@@ -68,20 +68,26 @@ PostgreSQL the parameters' types; ``WHERE`` before ``ON CONFLICT`` is what SQLit
 
 
 async def _channel_match(conn: Connection, channel_id: int, seed: str, state_hash: str | None,
-                         seats: Sequence[SeatSpec], ms: int) -> int | None:
+                         seats: Sequence[SeatSpec], ms: int, unheld: bool = False) -> int | None:
     """What a new match in ``channel_id`` meets there (one active match per channel, migration 0013). A start with
     the seed of the channel's active match is the same start made again: the bot draws a fresh seed for every start
     and uses one again only for a start whose answer it never got (the COMMIT landed, its answer was lost). Returns
     the match's id when it is that start as it was (the same table: state hash and seats); aborts it when the lobby
     changed since and nothing was played in it (it was never shown: the new start replaces it) and returns None;
-    None when the channel has no active match. Any other active match in the channel is ``channel_busy``."""
+    None when the channel has no active match. Another active match in the channel is ``channel_busy``, except,
+    when ``unheld`` (the caller drives no table of it: the channel's lobby is the caller's, so no process does), one
+    that never started a hand: a start whose answer was lost and whose lobby was given up (aborted, replaced)."""
     row = await conn.one("SELECT id, seed, start_hash FROM matches WHERE channel_id = ? AND status = 'active'",
                          (channel_id,))
     if row is None:
         return None
     match_id = int(row[0])
     if row[1] != seed:
-        raise StoreError("channel_busy", channel_id=channel_id, match_id=match_id)
+        if not unheld or await conn.one("SELECT 1 FROM hands WHERE match_id = ? LIMIT 1", (match_id,)) is not None:
+            raise StoreError("channel_busy", channel_id=channel_id, match_id=match_id)
+        await conn.execute("UPDATE matches SET status = 'aborted', reason = ?, ended_at = ? WHERE id = ?",
+                           ("never played, replaced by another lobby's start", ms, match_id))
+        return None
     stored = await conn.all("SELECT player_id, ai FROM match_seats WHERE match_id = ? ORDER BY seat", (match_id,))
     if row[2] == state_hash and [tuple(r) for r in stored] == [(s.player_id, s.ai) for s in seats]:
         return match_id
@@ -110,6 +116,7 @@ class GameTopic(Database):
         state_hash: str | None = None,
         at: datetime | None = None,
         meta: Mapping[str, Any] | None = None,
+        unheld: bool = False,
     ) -> int:
         """Record a new match (status ``active``) with its settings snapshot and four seats; returns its id.
 
@@ -119,7 +126,8 @@ class GameTopic(Database):
 
         A channel has at most one active match: another one there is refused (``channel_busy``), except the same
         start made again, with the same seed (its first answer lost: the id of the match that landed is returned, or
-        when the lobby changed since, that unplayed match is aborted and replaced); see :func:`_channel_match`.
+        when the lobby changed since, that unplayed match is aborted and replaced), and, when ``unheld`` (the caller
+        drives no table of the channel's match), a match that never started a hand; see :func:`_channel_match`.
         """
         if len(seats) != 4:
             raise StoreError("bad_seats", detail=f"{len(seats)} seats")
@@ -132,7 +140,7 @@ class GameTopic(Database):
         ms = to_ms(at)
         async with self.transaction() as conn:
             await check_guild(self.fence, conn, guild_id)
-            same = await _channel_match(conn, channel_id, seed_text(seed), state_hash, seats, ms)
+            same = await _channel_match(conn, channel_id, seed_text(seed), state_hash, seats, ms, unheld)
             if same is not None:  # this very start again (its first answer was lost): the match that landed
                 if meta is not None:
                     await conn.execute(
@@ -366,6 +374,26 @@ class GameTopic(Database):
                 (state_hash, ms, match_id),
             )
         return True
+
+    @completes
+    async def abort_unstarted(self, guild_id: int, channel_id: int, seed: int | str, reason: str,
+                              at: datetime | None = None) -> int | None:
+        """A lobby that is given up after a start whose answer was lost: the active match that start (``seed``)
+        recorded in ``channel_id``, if it landed and never started a hand, is aborted with ``reason`` (its id is
+        returned; None when there is none such), so that it never comes back to play after a restart."""
+        ms = to_ms(at)
+        async with self.transaction() as conn:
+            await check_guild(self.fence, conn, guild_id)
+            row = await conn.one("SELECT id FROM matches WHERE channel_id = ? AND seed = ? AND status = 'active'",
+                                 (channel_id, seed_text(seed)))
+            if row is None:
+                return None
+            match_id = int(row[0])
+            if await conn.one("SELECT 1 FROM hands WHERE match_id = ? LIMIT 1", (match_id,)) is not None:
+                return None
+            await conn.execute("UPDATE matches SET status = 'aborted', reason = ?, ended_at = ? WHERE id = ?",
+                               (reason, ms, match_id))
+        return match_id
 
     @completes
     async def abort_match(self, match_id: int, reason: str, at: datetime | None = None) -> bool:

@@ -158,6 +158,7 @@ class TableRecorder:
         seats: Sequence[SeatSpec],
         at: datetime | None = None,
         meta: Mapping[str, Any] | None = None,
+        unheld: bool = False,
     ) -> TableRecorder:
         """A new match: builds the table (first hand dealt), records the match and its first hand. ``meta``: the
         caller's own data about the match, stored apart from the settings (``Store.match_meta``).
@@ -166,9 +167,12 @@ class TableRecorder:
         have landed, its answer lost), it is started once more at once: the same seed in the same channel is the
         same start to the store, which gives back the match that landed rather than a second one. If that fails
         too, the error propagates; a caller that starts again later with the same seed still gets one match.
-        If recording the first hand fails, the match exists and the recorder is returned ``behind``."""
+        If recording the first hand fails, the match exists and the recorder is returned ``behind``. ``unheld``:
+        the caller drives no table of the channel's active match, if any (see ``Store.start_match``)."""
         table = Table.new(variant, str(seed), dict(settings or {}), players=players_for(seats))
-        kw = {"meta": meta} if meta is not None else {}
+        kw: dict[str, Any] = {"meta": meta} if meta is not None else {}
+        if unheld:
+            kw["unheld"] = True
 
         async def record() -> int:
             return int(await store.start_match(

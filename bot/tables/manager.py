@@ -268,6 +268,10 @@ class TableManager(Admin, Output):
         ``undo()`` and refuse (nothing changed). Under the table's lock."""
         try:
             if gone:
+                if lt.start_seed is not None:  # a start whose answer was lost: its match, if it landed, goes too
+                    await self.store.abort_unstarted(lt.guild_id, lt.channel_id, lt.start_seed,
+                                                     "never played: its lobby was closed")
+                    lt.start_seed = None
                 await delete_lobby(self.store, lt.channel_id)
             else:
                 await save_lobby(self.store, lt.guild_id, lt.channel_id, lt.lobby_state())
@@ -405,13 +409,17 @@ class TableManager(Admin, Output):
             seed = lt.start_seed = lt.start_seed or self.new_seed()  # a start whose answer was lost: the same again
             specs = [SeatSpec.human(s.user_id, s.name) if s.user_id is not None else SeatSpec.bot(s.ai or "normal")
                      for s in map(lt.occupant, range(4))]
+            # the channel's lobby is here, so its shard is this process's: an active match in the channel that no
+            # table here drives and that never started a hand (a lost start of a lobby given up) gives way
+            unheld = not any(o.channel_id == lt.channel_id for o in self.by_id.values())
             try:
                 lt.rec = await TableRecorder.start(self.store, guild_id=lt.guild_id, channel_id=lt.channel_id,
                                                    variant=lt.variant, seed=seed, settings=lt.rules, seats=specs,
-                                                   meta=lt.meta())
+                                                   meta=lt.meta(), unheld=unheld)
             except StoreError as e:
                 log.warning("table in %s: the match was refused: %s", lt.channel_id, e)
                 lt.move(State.LOBBY)
+                lt.busy_channel = e.code == "channel_busy"
                 raise Refusal("tables.channel_busy" if e.code == "channel_busy" else "tables.not_recorded") from e
             except Exception as e:
                 log.warning("table in %s: the match could not be recorded: %s", lt.channel_id, e)
@@ -450,6 +458,8 @@ class TableManager(Admin, Output):
             if was is State.LOBBY:
                 await self._keep_lobby(lt, lambda: None, gone=True)
                 self._close_lobby(lt, "tables.not_started_end")
+                if lt.busy_channel and not self.closing:  # the match in play there comes back to its channel now
+                    self._spawn(self._reload(), name=f"mjbot-reload-{lt.channel_id}")
                 return was
             await self._end_in_store(lt, f"ended by {by_name}")
             await self._close(lt, t("tables.ended_by", lt.lang, name=by_name))

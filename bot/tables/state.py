@@ -185,6 +185,7 @@ class LiveTable:
     # the seed of a start whose answer never came (the match may have landed all the same): the next Start uses it
     # again, which the store takes for the same start (bot.store.games: one active match per channel)
     start_seed: str | None = None
+    busy_channel: bool = False  # a Start met a match in play in the channel that no table here drives
     since: list[int] = field(default_factory=lambda: [-1] * 4)
     _marks: list[Any] = field(default_factory=lambda: [None] * 4)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)

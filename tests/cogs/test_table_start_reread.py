@@ -1,6 +1,8 @@
 """A Start and the matches the store holds in its channel, through the real discord.py dispatch, on SQLite and on
 PostgreSQL: a reread of the store (what a table that met another process's writes asks for, and what every lease
-gain runs) while a Start is half done does not drive that match a second time."""
+gain runs) while a Start is half done does not drive that match a second time; a lobby given up after a start whose
+answer was lost takes that match with it, and a start in a channel whose only active match was never played and is
+driven by no table replaces it instead of being refused."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ import pytest
 
 from bot.tables import State
 from tests.cogs.test_table_start_faults import active, full_lobby, texts
-from tests.cogs.test_tables import P1, live
+from tests.cogs.test_tables import P1, P2, live
 from tests.harness import Harness
 from tests.harness.db import sql
+from tests.harness.faults import FlakyConnection
 
 pytestmark = pytest.mark.both_backends
 
@@ -51,3 +54,77 @@ async def test_a_reread_during_a_start_leaves_the_starting_match_to_its_start(ha
     assert not any("restarted" in (m.content or "") for m in h.channel())
     assert sql(h, "SELECT channel_id FROM lobbies") == []
 
+
+async def test_a_lobby_ended_after_a_lost_start_takes_its_match_and_the_next_lobby_starts(harness: Harness):
+    """The host's Start is answered "not recorded" (the match had landed, its answer was lost), the host closes the
+    lobby and opens a new one. Before, every Start of the new lobby was refused "a match in play in this channel"
+    until a restart, which then played the closed lobby's match and deleted the new lobby."""
+    h = harness
+    await full_lobby(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.lose_answer("INSERT INTO matches")
+    flaky.fail("FROM matches WHERE channel_id", skip=1)
+    r = await h.slash("table start", user=P1, locale="en-US")
+    assert "not recorded" in texts(r)
+    [(ghost, _)] = active(h)
+    e = await h.slash("table end", user=P1, locale="en-US")
+    assert "closed" in texts(e)
+    assert sql(h, "SELECT status, reason FROM matches WHERE id = ?", (ghost,)) == [
+        ("aborted", "never played: its lobby was closed")]
+    await h.slash("table new", variant="hefei", user=P1, locale="en-US")
+    await h.slash("table join", user=P2)
+    for _ in range(2):
+        await h.slash("table addbot", user=P1, locale="en-US")
+    r = await h.slash("table start", user=P1, locale="en-US")
+    assert "Started" in texts(r)
+    lt = live(h)
+    assert [m for m, _ in active(h)] == [lt.match_id] != [ghost]
+    h.bot.store.backend.wrap = None
+    h2 = await h.restart()
+    try:
+        assert sorted(h2.bot.tables.by_id) == [lt.match_id]
+    finally:
+        await h2.close()
+
+
+async def test_a_start_replaces_an_unplayed_match_no_table_drives(harness: Harness):
+    """A match that landed in the channel but never started a hand and that no table drives (a lost start whose
+    lobby went without taking it, as before this fix) gives way to the next lobby's start, its reason recorded."""
+    h = harness
+    await full_lobby(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.lose_answer("INSERT INTO matches")
+    flaky.fail("FROM matches WHERE channel_id", skip=1)
+    r = await h.slash("table start", user=P1, locale="en-US")
+    assert "not recorded" in texts(r)
+    [(ghost, _)] = active(h)
+    h.bot.store.backend.wrap = None
+    live(h).start_seed = None  # the lobby forgot its start (as the bot before this fix did on /table end)
+    r = await h.slash("table start", user=P1, locale="en-US")
+    assert "Started" in texts(r)
+    lt = live(h)
+    assert [m for m, _ in active(h)] == [lt.match_id] != [ghost]
+    assert sql(h, "SELECT status, reason FROM matches WHERE id = ?", (ghost,)) == [
+        ("aborted", "never played, replaced by another lobby's start")]
+
+
+async def test_a_match_in_play_still_refuses_a_start_and_comes_back_when_the_lobby_closes(harness: Harness):
+    """A match that started its hands is never replaced: a lobby's Start in its channel is refused; closing that
+    lobby brings the match back to its channel (read again from the store)."""
+    h = harness
+    await full_lobby(h)
+    r = await h.slash("table start", user=P1, locale="en-US")
+    assert "Started" in texts(r)
+    playing = live(h)
+    mid = playing.match_id
+    async with playing.lock:  # the table stops here without its match ending (let go, as a moved table is)
+        h.bot.tables._let_go(playing)
+    await h.slash("table new", variant="hefei", user=P2, locale="en-US")
+    for _ in range(3):
+        await h.slash("table addbot", user=P2, locale="en-US")
+    r = await h.slash("table start", user=P2, locale="en-US")
+    assert "already has a match in play" in texts(r) and [m for m, _ in active(h)] == [mid]
+    await h.slash("table end", user=P2, locale="en-US")
+    await h.settle(10)
+    back = h.bot.tables.by_id.get(mid)
+    assert back is not None and h.bot.tables.by_channel[h.channel_id] is back and back.state is not State.ABORTED
