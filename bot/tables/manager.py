@@ -188,12 +188,17 @@ class TableManager(Admin, Output):
 
     async def _reload(self) -> None:
         """The tables of this process's shards that do not play here (one let go to be read again) resumed from
-        the store, as after a lease was taken (``reread``, the bot's)."""
-        try:
-            if self.reread is not None:
+        the store, as after a lease was taken (``reread``, the bot's). A reread that fails is tried again, with the
+        store's backoff, until it succeeds or the bot closes: a table let go to be read again has no driver till then."""
+        n = 0
+        while self.reread is not None and not self.closing:
+            try:
                 await self.reread()
-        except Exception:
-            log.exception("the tables could not be read again from the store")
+                return
+            except Exception:
+                log.exception("the tables could not be read again from the store (try %d); trying again", n + 1)
+            await asyncio.sleep(self.store_backoff[min(n, len(self.store_backoff) - 1)])
+            n += 1
 
     # ---------------------------------------------------------------------------------------------- lookups
 

@@ -128,3 +128,32 @@ async def test_a_match_in_play_still_refuses_a_start_and_comes_back_when_the_lob
     await h.settle(10)
     back = h.bot.tables.by_id.get(mid)
     assert back is not None and h.bot.tables.by_channel[h.channel_id] is back and back.state is not State.ABORTED
+
+
+async def test_a_table_read_again_comes_back_after_a_failed_reread(harness: Harness):
+    """A table let go to be read again from the store (it met another process's moves) whose reread fails (here the
+    list of unfinished matches cannot be read once) is read again until it plays here once more. Before, the failure
+    was only logged: the table was driven by no process until the next restart, and its clicks answered "moving"."""
+    h = harness
+    await full_lobby(h)
+    r = await h.slash("table start", user=P1, locale="en-US")
+    assert "Started" in texts(r)
+    playing = live(h)
+    mid = playing.match_id
+    mgr, store = h.bot.tables, h.bot.store
+    mgr.store_backoff = (0.01,)
+    real = store.unfinished_games
+    failed = []
+
+    async def unreadable_once():  # a failure the store's own retries do not cover (not a busy or lost database)
+        store.unfinished_games = real
+        failed.append(1)
+        raise RuntimeError("could not read the unfinished matches")
+
+    store.unfinished_games = unreadable_once
+    async with playing.lock:  # read again, as a table that met another process's moves is
+        mgr._let_go(playing)
+    await mgr._reload()
+    back = mgr.by_id.get(mid)
+    assert failed and back is not None and back is not playing and mgr.by_channel[h.channel_id] is back
+    await h.settle(10)
