@@ -378,7 +378,7 @@ def _score(args: argparse.Namespace) -> int:
             earthly=args.earthly,
             dealer_streak=1 if args.dealer_streak is None else args.dealer_streak,
         )
-        variant.check_entered(situation)
+        variant.check_entered(situation, hand)
         result = variant.score(hand, situation, rules)
     except EngineError as e:
         if args.json:

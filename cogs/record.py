@@ -335,7 +335,7 @@ class Recorder(commands.Cog):
         try:
             sit = build_situation(win=win, winner=w, discarder=d, situation=situation, dealer_streak=dealer_streak)
             parsed = parse_hand(hand)
-            v.check_entered(sit)
+            v.check_entered(sit, parsed)
             result = v.score(parsed, sit, rules)
         except EngineError as e:
             if e.code in _OPTION_ERRORS:  # the engine names the CLI's --from: say it with /record's options

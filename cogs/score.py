@@ -117,7 +117,7 @@ class Score(commands.Cog):
                               dealer_streak=dealer_streak)
         try:
             parsed = parse_hand(hand)
-            v.check_entered(sit)
+            v.check_entered(sit, parsed)
             result = v.score(parsed, sit, rules)
         except EngineError as e:
             text = t("score.bad_hand", lang, error=e.message(lang)) + "\n" + t("score.example", lang,

@@ -63,7 +63,7 @@ CONNECT_TIMEOUT = 10
 #: their own pool, so processes x pool must stay under the server's ``max_connections`` (100 by default)
 DEFAULT_POOL = 10
 #: the advisory lock key migrations hold (any constant: "mjbot" in ASCII)
-_MIGRATION_LOCK = 0x6D6A626F74
+MIGRATION_LOCK = 0x6D6A626F74
 
 T = TypeVar("T")
 
@@ -244,13 +244,13 @@ async def _lock_migrations(raw: asyncpg.Connection, url: str, wait: float) -> No
     or hung or gone while migrating); ``migration_lock_held`` naming that session otherwise."""
     await raw.execute(f"SET lock_timeout = {_ms(wait)}")
     try:
-        await raw.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+        await raw.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
     except asyncpg.exceptions.LockNotAvailableError:
         held = await raw.fetchrow(
             "SELECT a.pid, COALESCE(host(a.client_addr), 'local') AS client, a.state FROM pg_locks l "
             "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
             "AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 1",
-            _MIGRATION_LOCK >> 32, _MIGRATION_LOCK & 0xFFFFFFFF)
+            MIGRATION_LOCK >> 32, MIGRATION_LOCK & 0xFFFFFFFF)
         pid, client, state = (held["pid"], held["client"], held["state"]) if held else ("?", "?", "?")
         raise StoreError("migration_lock_held", path=shown(url), seconds=round(wait), pid=pid, client=client,
                          state=state) from None
@@ -285,7 +285,7 @@ async def migrate_pg(raw: asyncpg.Connection, migrations: list[Migration], url: 
         return current
     finally:
         if not raw.is_closed():
-            await raw.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
+            await raw.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
 
 
 class PostgresBackend:

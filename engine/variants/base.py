@@ -418,10 +418,11 @@ class Variant:
         assert sum(result.payments) == 0
         return result
 
-    def check_entered(self, situation: Situation) -> None:
+    def check_entered(self, situation: Situation, hand: Hand | None = None) -> None:
         """Refuse what a player typed about how a hand was won (``mjbot score``, ``/score``, ``/record``) that this
         variant has no use for or that cannot happen together: a 天胡 / 地胡 where it does not score, the last four
-        tiles where there is no such phase, a 天胡 / 地胡 in the last four tiles, a kong or a robbed kong in them. The
+        tiles where there is no such phase, a 天胡 / 地胡 in the last four tiles, a kong or a robbed kong in them, and,
+        given the ``hand``, a robbed kong whose tile it holds more than once (the robbed pung held the other three). The
         table never builds such a situation (it tells every variant the facts, which the scorer may not read), so
         :meth:`score` itself does not refuse them.
 
@@ -448,6 +449,10 @@ class Variant:
             raise HandError("heavenly_self_drawn")
         if situation.earthly and situation.discarder != 0:
             raise HandError("earthly_from_dealer")
+        if (hand is not None and situation.rob_kong and self.rob_kong and hand.win_tile is not None
+                and hand.all_counts[hand.win_tile] > 1):
+            # the robbed player's pung held the other three copies: the robbed tile is the winner's only one
+            raise HandError("rob_kong_copies", tile=tile_name(hand.win_tile), n=hand.all_counts[hand.win_tile])
 
     def _check_hand(self, hand: Hand, rules: Mapping[str, Any]) -> None:
         """The common refusals that read the hand alone (:meth:`score`)."""
@@ -469,9 +474,6 @@ class Variant:
             raise HandError("rob_kong_not_allowed", variant=self.name_msg())
         if situation.kong_draw and not any(m.is_kong for m in hand.melds):
             raise HandError("kong_draw_without_kong")
-        if situation.rob_kong and hand.win_tile is not None and hand.all_counts[hand.win_tile] > 1:
-            # the robbed player's pung held the other three copies: the robbed tile is the winner's only one
-            raise HandError("rob_kong_copies", tile=tile_name(hand.win_tile), n=hand.all_counts[hand.win_tile])
         for m in hand.melds:
             if m.fed_by is not None and m.fed_by == situation.winner:
                 raise HandError("fed_by_winner", meld=m.notation(), seat=SEATS[m.fed_by])

@@ -23,7 +23,7 @@ from bot.config import Config, ConfigError
 from bot.i18n import t
 from bot.store import Store, StoreError
 from bot.store.failures import DATABASE_ERRORS, NoAnswer, NoConnection, failure_kind
-from bot.store.postgres import _MIGRATION_LOCK, Limits, PostgresBackend, session_settings
+from bot.store.postgres import MIGRATION_LOCK, Limits, PostgresBackend, session_settings
 from cogs.errors import transient
 from tests.bot.test_cluster import (
     CH1,
@@ -221,7 +221,7 @@ async def test_a_start_waits_for_another_processs_migrations_only_so_long(pg_url
     (``mjbot check`` fails its database line; ``mjbot run`` exits 1). Before, it waited for ever."""
     monkeypatch.setattr(PostgresBackend, "limits", Limits(migration_wait=0.5))
     holder = await asyncpg.connect(pg_url)
-    await holder.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+    await holder.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
     try:
         with pytest.raises(StoreError) as e:
             await asyncio.wait_for(Store.open(pg_url), 60)

@@ -119,8 +119,10 @@ CASES = [
     ("1z[123p:S][456p:S][789p:S][7777z:E]+1z", "W", None, False, False, None, (-3, -9, 15, -3)),
     # 37 the same on the feeder S's discard: 2 花 < 3
     ("1z[123p:S][456p:S][789p:S][7777z:E]+1z", "W", "S", False, False, None, "hua_gate"),
-    # 38 the same robbing N's kong: N pays the plain 3 x 3, S its self-draw extra 9 - 3 = 6 (docs decision 6)
-    ("1z[123p:S][456p:S][789p:S][7777z:E]+1z", "W", "N", True, False, None, (0, -6, 15, -9)),
+    # 38 robbing N's kong with 3 筒 melds from S (two 明杠: 2 花), 混一色 -> 3 (a robbed tile cannot be a pair's
+    # second copy: the robbed pung held the other three): N pays the plain 3 x 3, S its self-draw extra 9 - 3 = 6
+    # (docs decision 6)
+    ("1z1z23p[1111p:S][5555p:S][999p:S]+4p", "W", "N", True, False, None, (0, -6, 15, -9)),
     # 39 4 口 from E (3 万 + 字明杠) and 蜡子 (混一色 + 大吊车): E 9, W 3, N 3
     ("1m[123m:E][456m:E][789m:E][5555z:E]+1m", "S", None, False, False, None, (-9, 15, -3, -3)),
     # 40 same 口 but a 筒 pair: f = 大吊车 2, no 蜡子, plain 2 each

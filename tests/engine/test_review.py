@@ -491,7 +491,7 @@ def test_an_honour_that_feeds_another_seats_hua_is_said_so():
     assert d is not None and (d.reason, d.feed) == ("feed", 3) and d.costly and d.played.action.tile == 30
     assert describe_reason(d, "zh") == "少喂花：北还有 3 张没见，别家碰了就多 1 花"
     assert describe_reason(d, "zh-TW") == "少餵花：北還有 3 張沒見，別家碰了就多 1 花"
-    assert describe_reason(d, "en") == "gives no one a flower (花): 3 more 4z unseen, and a pung of it is 1 flower"
+    assert describe_reason(d, "en") == "gives no one a flower (花): 3 more North unseen, and a pung of it is 1 flower"
 
 
 def test_a_pung_that_makes_the_hand_ready_says_so():
@@ -595,7 +595,7 @@ def test_a_tile_the_ai_lets_go_late_in_chizhou_is_not_called_a_better_shape():
     assert review_rows(rv, "zh") == []
     assert review_foot(rv, "zh") == ["第 48 步：这手牌已凑不够 2 花：AI 放掉别家用得上的东，让这手牌有人能和（不算损失）"]
     assert review_foot(rv, "zh-TW") == ["第 48 步：這手牌已湊不夠 2 花：AI 放掉別家用得上的東，讓這手牌有人能和（不算損失）"]
-    assert review_foot(rv, "en")[0].startswith("Step 48: this hand can no longer reach 2 flowers (花): the AI lets 1z go")
+    assert review_foot(rv, "en")[0].startswith("Step 48: this hand can no longer reach 2 flowers (花): the AI lets East go")
     assert review_foot(rv, "en")[0].endswith("so that the hand can be won (no 子 lost)")
     from render.replay import replay_scene
 
@@ -603,7 +603,7 @@ def test_a_tile_the_ai_lets_go_late_in_chizhou_is_not_called_a_better_shape():
     assert note == "這手牌已湊不夠 2 花：AI 放掉別家用得上的東，讓這手牌有人能和（不算損失）"
     assert describe_reason(d, "zh") == "这手牌已凑不够 2 花：AI 放掉别家用得上的东，让这手牌有人能和"
     assert describe_reason(d, "zh-TW") == "這手牌已湊不夠 2 花：AI 放掉別家用得上的東，讓這手牌有人能和"
-    assert describe_reason(d, "en").startswith("this hand can no longer reach 2 flowers (花): the AI lets 1z go")
+    assert describe_reason(d, "en").startswith("this hand can no longer reach 2 flowers (花): the AI lets East go")
     assert "let_go" in KINDS and kind_label("let_go", "zh") == "凑不成花时没放牌"
 
 
