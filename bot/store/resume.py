@@ -102,6 +102,9 @@ async def resume_all(store: Any, rebuild: Rebuild, at: datetime | None = None, *
     for game in games:
         if keep is not None and not keep(game):
             continue
+        # a replay runs without a pause (tens of ms for a long game): the loop's other tasks run between two, the
+        # lease's beat among them (hundreds of tables replayed at a stretch read to a standby as a hung process)
+        await asyncio.sleep(0)
         try:
             table = rebuild(game)
             if inspect.isawaitable(table):

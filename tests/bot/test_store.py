@@ -656,3 +656,30 @@ async def test_house_rule_changes_of_two_admins_at_once_both_stay(store: Store) 
     s = await store.guild_settings(5)
     assert s.house_rules == {"wuhu": {"di_per_match": 2}, "hefei": {"quan_per_match": 1}}
     assert len(await store.settings_audit(5)) == 2
+
+
+async def test_resume_lets_the_loops_other_tasks_run_between_two_replays(store: Store) -> None:
+    """Each replay blocks the loop (tens of ms for a long game): hundreds at a stretch stopped the lease's beat for
+    30 s and more, and a standby then ended a healthy owner as hung. Another task runs between any two replays."""
+    for i in range(3):
+        await TableRecorder.start(store, guild_id=5, channel_id=i, variant="hefei", seed=200 + i, settings={},
+                                  seats=SEATS, at=T0)
+    ticks: list[int] = []
+    replays: list[int] = []
+
+    async def beat() -> None:
+        while True:
+            ticks.append(len(replays))
+            await asyncio.sleep(0)
+
+    def rebuild(game):
+        replays.append(game.match_id)
+        return rebuild_table(game)
+
+    task = asyncio.create_task(beat())
+    try:
+        report = await resume_all(store, rebuild, at=T0)
+    finally:
+        task.cancel()
+    assert len(report.resumed) == 3
+    assert all(n in ticks for n in range(3))  # the other task ran before each replay (after 0, 1 and 2 of them)
