@@ -201,6 +201,13 @@ class Admin:
             if self.by_player.get(target) == lt.channel_id:
                 del self.by_player[target]
             if not lt.humans():  # a manager removed the last player: the lobby closes, as when they leave
+                if lt.start_seed is not None:  # a start whose answer was lost: its match, if it landed, goes too
+                    try:
+                        await self.store.abort_unstarted(lt.guild_id, lt.channel_id, lt.start_seed,
+                                                         "never played: its lobby was closed")
+                        lt.start_seed = None
+                    except Exception as e:  # the channel's next start replaces it (it never started a hand)
+                        log.warning("lobby in %s: the match of a lost start stays for now: %s", lt.channel_id, e)
                 self._close_lobby(lt, "tables.not_started_end")
             else:
                 self.show_lobby(lt)

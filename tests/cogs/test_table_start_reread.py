@@ -12,8 +12,8 @@ import pytest
 
 from bot.tables import State
 from tests.cogs.test_table_start_faults import active, full_lobby, texts
-from tests.cogs.test_tables import P1, P2, live
-from tests.harness import Harness
+from tests.cogs.test_tables import P1, P2, P3, live
+from tests.harness import ADMIN_PERMISSIONS, Harness
 from tests.harness.db import sql
 from tests.harness.faults import FlakyConnection
 
@@ -83,6 +83,29 @@ async def test_a_lobby_ended_after_a_lost_start_takes_its_match_and_the_next_lob
     h2 = await h.restart()
     try:
         assert sorted(h2.bot.tables.by_id) == [lt.match_id]
+    finally:
+        await h2.close()
+
+
+async def test_a_manager_kicking_the_last_player_after_a_lost_start_takes_its_match(harness: Harness):
+    """The same lost start, and then a manager removes the lobby's last player: the lobby closes, and the match its
+    start left behind goes with it instead of coming back at the next restart."""
+    h = harness
+    await full_lobby(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.lose_answer("INSERT INTO matches")
+    flaky.fail("FROM matches WHERE channel_id", skip=1)
+    r = await h.slash("table start", user=P1, locale="en-US")
+    assert "not recorded" in texts(r)
+    [(ghost, _)] = active(h)
+    r = await h.slash("table kick", member=P1, user=P3, permissions=ADMIN_PERMISSIONS, locale="en-US")
+    assert "removed from the lobby" in texts(r)
+    assert sql(h, "SELECT status, reason FROM matches WHERE id = ?", (ghost,)) == [
+        ("aborted", "never played: its lobby was closed")]
+    h.bot.store.backend.wrap = None
+    h2 = await h.restart()
+    try:
+        assert h2.bot.tables.by_id == {} and active(h2) == []
     finally:
         await h2.close()
 
