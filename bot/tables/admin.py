@@ -71,6 +71,14 @@ class Admin:
 
     # ------------------------------------------------------------------------------------------- recording
 
+    async def _drop_lost_start(self, lt: LiveTable) -> None:
+        """A lobby going away: the match a start whose answer was lost left, if it landed and never started a hand,
+        goes with it (the lobby's ``start_seed`` names it)."""
+        if lt.start_seed is not None:
+            await self.store.abort_unstarted(lt.guild_id, lt.channel_id, lt.start_seed,
+                                             "never played: its lobby was closed")
+            lt.start_seed = None
+
     async def _record(self, lt: LiveTable, by: int, action: str, detail: dict[str, Any],
                       change: Callable[[], Any], undo: Callable[[], Any]) -> None:
         """Apply ``change``, store the table's new metadata (a lobby: the lobby, deleted when no human is left)
@@ -201,13 +209,10 @@ class Admin:
             if self.by_player.get(target) == lt.channel_id:
                 del self.by_player[target]
             if not lt.humans():  # a manager removed the last player: the lobby closes, as when they leave
-                if lt.start_seed is not None:  # a start whose answer was lost: its match, if it landed, goes too
-                    try:
-                        await self.store.abort_unstarted(lt.guild_id, lt.channel_id, lt.start_seed,
-                                                         "never played: its lobby was closed")
-                        lt.start_seed = None
-                    except Exception as e:  # the channel's next start replaces it (it never started a hand)
-                        log.warning("lobby in %s: the match of a lost start stays for now: %s", lt.channel_id, e)
+                try:
+                    await self._drop_lost_start(lt)
+                except Exception as e:  # the channel's next start replaces it (it never started a hand)
+                    log.warning("lobby in %s: the match of a lost start stays for now: %s", lt.channel_id, e)
                 self._close_lobby(lt, "tables.not_started_end")
             else:
                 self.show_lobby(lt)

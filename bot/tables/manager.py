@@ -273,10 +273,7 @@ class TableManager(Admin, Output):
         ``undo()`` and refuse (nothing changed). Under the table's lock."""
         try:
             if gone:
-                if lt.start_seed is not None:  # a start whose answer was lost: its match, if it landed, goes too
-                    await self.store.abort_unstarted(lt.guild_id, lt.channel_id, lt.start_seed,
-                                                     "never played: its lobby was closed")
-                    lt.start_seed = None
+                await self._drop_lost_start(lt)
                 await delete_lobby(self.store, lt.channel_id)
             else:
                 await save_lobby(self.store, lt.guild_id, lt.channel_id, lt.lobby_state())
