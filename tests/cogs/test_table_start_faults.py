@@ -27,6 +27,19 @@ async def full_lobby(h: Harness) -> None:
         await h.slash("table addbot", user=P1, locale="en-US")
 
 
+async def lost_start(h: Harness) -> tuple[int, str]:
+    """A full lobby's Start whose match lands but whose answer is lost, and the check right after it fails too: the
+    host is told "not recorded" and the lobby stays. The match that landed all the same, and its seed."""
+    await full_lobby(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.lose_answer("INSERT INTO matches")
+    flaky.fail("FROM matches WHERE channel_id", skip=1)  # the check right after the lost answer fails too
+    r = await h.slash("table start", user=P1, locale="en-US")
+    assert "not recorded" in texts(r) and live(h).state is State.LOBBY
+    [(landed, seed)] = active(h)  # it landed all the same
+    return landed, seed
+
+
 def active(h: Harness) -> list[tuple]:
     return sql(h, "SELECT id, seed FROM matches WHERE channel_id = ? AND status = 'active' ORDER BY id",
                (h.channel_id,))
@@ -61,13 +74,7 @@ async def test_a_start_pressed_again_after_not_recorded_is_the_same_match(harnes
     cannot know better) and the lobby stays. The match had landed; Start pressed again finds it and plays it: one
     match in the channel, not two."""
     h = harness
-    await full_lobby(h)
-    flaky = FlakyConnection.install(h.bot.store)
-    flaky.lose_answer("INSERT INTO matches")
-    flaky.fail("FROM matches WHERE channel_id", skip=1)  # the check right after the lost answer fails too
-    r = await h.slash("table start", user=P1, locale="en-US")
-    assert "not recorded" in texts(r) and live(h).state is State.LOBBY
-    [(landed, seed)] = active(h)  # it landed all the same
+    landed, seed = await lost_start(h)
     r = await h.slash("table start", user=P1, locale="en-US")
     assert "Started" in texts(r)
     lt = live(h)
@@ -81,13 +88,7 @@ async def test_a_lobby_changed_after_a_lost_start_starts_anew_and_the_unseen_mat
     with the old seats was never shown nor played, so it is aborted and the new lineup's match starts: still one
     active match in the channel, with the players now seated."""
     h = harness
-    await full_lobby(h)
-    flaky = FlakyConnection.install(h.bot.store)
-    flaky.lose_answer("INSERT INTO matches")
-    flaky.fail("FROM matches WHERE channel_id", skip=1)
-    r = await h.slash("table start", user=P1, locale="en-US")
-    assert "not recorded" in texts(r)
-    [(ghost, _)] = active(h)
+    ghost, _ = await lost_start(h)
     lobby = h.fake.find_message(live(h).lobby_message_id)
     await h.click(lobby, custom_id=button_id(lobby, ":rmbot"), user=P1)
     await h.slash("table join", user=P2)

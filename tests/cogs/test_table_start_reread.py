@@ -11,11 +11,10 @@ import asyncio
 import pytest
 
 from bot.tables import State
-from tests.cogs.test_table_start_faults import active, full_lobby, texts
+from tests.cogs.test_table_start_faults import active, full_lobby, lost_start, texts
 from tests.cogs.test_tables import P1, P2, P3, live
 from tests.harness import ADMIN_PERMISSIONS, Harness
 from tests.harness.db import sql
-from tests.harness.faults import FlakyConnection
 
 pytestmark = pytest.mark.both_backends
 
@@ -60,13 +59,7 @@ async def test_a_lobby_ended_after_a_lost_start_takes_its_match_and_the_next_lob
     lobby and opens a new one. Before, every Start of the new lobby was refused "a match in play in this channel"
     until a restart, which then played the closed lobby's match and deleted the new lobby."""
     h = harness
-    await full_lobby(h)
-    flaky = FlakyConnection.install(h.bot.store)
-    flaky.lose_answer("INSERT INTO matches")
-    flaky.fail("FROM matches WHERE channel_id", skip=1)
-    r = await h.slash("table start", user=P1, locale="en-US")
-    assert "not recorded" in texts(r)
-    [(ghost, _)] = active(h)
+    ghost, _ = await lost_start(h)
     e = await h.slash("table end", user=P1, locale="en-US")
     assert "closed" in texts(e)
     assert sql(h, "SELECT status, reason FROM matches WHERE id = ?", (ghost,)) == [
@@ -91,13 +84,7 @@ async def test_a_manager_kicking_the_last_player_after_a_lost_start_takes_its_ma
     """The same lost start, and then a manager removes the lobby's last player: the lobby closes, and the match its
     start left behind goes with it instead of coming back at the next restart."""
     h = harness
-    await full_lobby(h)
-    flaky = FlakyConnection.install(h.bot.store)
-    flaky.lose_answer("INSERT INTO matches")
-    flaky.fail("FROM matches WHERE channel_id", skip=1)
-    r = await h.slash("table start", user=P1, locale="en-US")
-    assert "not recorded" in texts(r)
-    [(ghost, _)] = active(h)
+    ghost, _ = await lost_start(h)
     r = await h.slash("table kick", member=P1, user=P3, permissions=ADMIN_PERMISSIONS, locale="en-US")
     assert "removed from the lobby" in texts(r)
     assert sql(h, "SELECT status, reason FROM matches WHERE id = ?", (ghost,)) == [
@@ -114,13 +101,7 @@ async def test_a_start_replaces_an_unplayed_match_no_table_drives(harness: Harne
     """A match that landed in the channel but never started a hand and that no table drives (a lost start whose
     lobby went without taking it, as before this fix) gives way to the next lobby's start, its reason recorded."""
     h = harness
-    await full_lobby(h)
-    flaky = FlakyConnection.install(h.bot.store)
-    flaky.lose_answer("INSERT INTO matches")
-    flaky.fail("FROM matches WHERE channel_id", skip=1)
-    r = await h.slash("table start", user=P1, locale="en-US")
-    assert "not recorded" in texts(r)
-    [(ghost, _)] = active(h)
+    ghost, _ = await lost_start(h)
     h.bot.store.backend.wrap = None
     live(h).start_seed = None  # the lobby forgot its start (as the bot before this fix did on /table end)
     r = await h.slash("table start", user=P1, locale="en-US")
