@@ -237,11 +237,15 @@ edge); 160 keeps text edges and the tile faces as they were (see :func:`palette_
 256."""
 
 ON_FELT = ((255, 255, 255), (150, 240, 170), (255, 190, 182))  # names, gains and payments drawn on the table's felt
+MARKS_ON_FELT = ((240, 178, 50), (110, 180, 255))
+"""The frames drawn on the table's felt, the same in both themes (the felt is green in both): the last discard's
+(gold) and the tiles laid aside in the last tiles' (blue). The light theme's accent and blue are made for its light
+panels and read at 1.2-1.5:1 on the felt; these stay at least 3:1 on it (tests/render/test_contrast.py)."""
 
 
 def _ramp_pairs(th: Theme) -> list[tuple[RGB, RGB]]:
     """The (background, text colour) pairs that text and lines are drawn with, whose antialiasing gets a ramp."""
-    pairs = [(th.felt, fg) for fg in (*ON_FELT, th.accent)]
+    pairs = [(th.felt, fg) for fg in (*ON_FELT, *MARKS_ON_FELT, th.accent)]
     for fg in (th.text, th.subtext, th.accent, th.plus, th.minus, *th.lines):
         pairs += [(bg, fg) for bg in (th.bg, th.panel)]
     pairs += [(th.panel_hi, fg) for fg in (th.text, th.subtext)]
@@ -266,7 +270,7 @@ def palette_for(theme_key: str) -> Image.Image:
             colors.append(c)
 
     for c in [th.bg, th.panel, th.panel_hi, th.felt, th.text, th.subtext, th.accent, th.plus, th.minus, *th.lines,
-              *ON_FELT, *shades(th), th.felt_line, th.grid, (0, 0, 0), RED, GREEN, BLUE, INK, IVORY, IVORY_EDGE, BACK_GREEN,
+              *ON_FELT, *MARKS_ON_FELT, *shades(th), th.felt_line, th.grid, (0, 0, 0), RED, GREEN, BLUE, INK, IVORY, IVORY_EDGE, BACK_GREEN,
               BACK_DARK]:
         add(c)
     for bg, fg in _ramp_pairs(th):

@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw
 from text.width import colon
 
 from .common import (
+    MARKS_ON_FELT,
     ON_FELT,
     Theme,
     dice_face,
@@ -51,6 +52,7 @@ HEADER_H = 56
 BAND_GAP = 5
 MELD_GAP = 8
 FELT_PLUS, FELT_MINUS = ON_FELT[1], ON_FELT[2]
+LAST_DISCARD_FRAME, LAID_ASIDE_FRAME = MARKS_ON_FELT
 
 
 def seat_order(scene: TableScene) -> list[int]:
@@ -230,7 +232,7 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
         draw_text(img, (x, cy), given(scene.title, lang), 16, th.text, anchor="lm",
                   max_width=rx - x - 8)
     right = W - MARGIN - 10
-    if scene.last_tiles:  # the last tiles: no claims, tiles drawn are laid aside (framed in the tag's colour)
+    if scene.last_tiles:  # the last tiles: no claims, tiles drawn are laid aside (framed in blue, as the tag)
         right -= _tag(img, d, right, cy + 20, txt("render.table.last_tiles", lang), last_tiles_colour(th), th.panel) + 8
     if scene.turn is not None:
         from .common import seat_name
@@ -261,11 +263,11 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
             if t.index in seat.taken:
                 veil = Image.new("RGB", (rw, sth - 4), th.felt)
                 img.paste(veil, (t.x, t.y), Image.new("L", veil.size, 150))
-            if t.index in seat.laid_aside:  # drawn in the last tiles and laid aside: framed as the header's tag
-                d.rounded_rectangle((t.x - 2, t.y - 2, t.x + sw, t.y + sth - 2), radius=4, outline=last_tiles_colour(th),
+            if t.index in seat.laid_aside:  # drawn in the last tiles and laid aside: framed in blue, as the tag
+                d.rounded_rectangle((t.x - 2, t.y - 2, t.x + sw, t.y + sth - 2), radius=4, outline=LAID_ASIDE_FRAME,
                                     width=2)
             if last is not None and last == (s, t.index):
-                d.rounded_rectangle((t.x - 2, t.y - 2, t.x + sw, t.y + sth), radius=4, outline=th.accent,
+                d.rounded_rectangle((t.x - 2, t.y - 2, t.x + sw, t.y + sth), radius=4, outline=LAST_DISCARD_FRAME,
                                     width=2)
     return img
 
@@ -320,7 +322,8 @@ def _draw_info(img, d, th: Theme, lang: str, scene: TableScene, s: int, seat: Se
 
 
 def last_tiles_colour(th: Theme):
-    """The colour of the last tiles' tag and of the frames round the tiles laid aside in them (the theme's blue)."""
+    """The colour of the last tiles' tag in the header (the theme's blue; the tiles laid aside are framed on the felt
+    in :data:`LAID_ASIDE_FRAME`, the same blue lighter, as the light theme's reads poorly on the felt)."""
     return th.lines[1]
 
 

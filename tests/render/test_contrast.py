@@ -82,3 +82,27 @@ def test_the_stats_chart_is_green_over_gains_and_red_under_losses(theme):
     seen = pixels(img)
     assert seen.count(gain) > 500 and seen.count(loss) > 500  # both shadings survive the PNG's palette
     assert draw_stats(scene, theme, "en").size == img.size
+
+
+@pytest.mark.parametrize("theme", ["dark", "light"])
+def test_the_frames_on_the_felt_stand_out_from_it(theme):
+    """The last discard's frame and the frames round tiles laid aside in the last tiles were drawn in the theme's
+    accent and blue, which in the light theme (made for its light panels) read at 1.2 and 1.5:1 on the green felt: the
+    last discard and the tiles no one may claim were hard to tell on a phone. On the posted PNG (after its palette)
+    each frame has at least WCAG's 3:1 for graphics against the felt around it, in both themes."""
+    th = THEMES[theme]
+    sc = samples.table_scene()
+    seats = list(sc.seats)
+    seats[0] = replace(seats[0], laid_aside=frozenset({len(seats[0].river) - 1}))
+    sc = replace(sc, seats=tuple(seats), last_tiles=True)
+    img = open_png(table.render_table(sc, theme, "en")).convert("RGB")
+    lay = table.table_layout(sc, "en")
+    tiles = {(band.seat, t.index): t for band in lay.bands for t in band.river}
+    aside = tiles[(0, len(seats[0].river) - 1)]
+    last = tiles[sc.last_discard]
+    for t in (aside, last):
+        frame = img.getpixel((t.x - 2, t.y + 10))
+        felt = img.getpixel((table.WIDTH - table.MARGIN - 10, t.y + 10))  # the river's row, right of its last tile
+        assert felt == th.felt
+        assert contrast(frame, felt) >= LARGE, (theme, frame, felt)
+    assert img.getpixel((aside.x - 2, aside.y + 10)) != img.getpixel((last.x - 2, last.y + 10))  # told apart

@@ -263,9 +263,9 @@ def _last_tiles_view():
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_last_tiles_show_on_the_table(monkeypatch, lang):
     """Tiles laid aside in the last tiles were drawn exactly as discards, and nothing on the image said claims were
-    off. The header now carries the phase's tag, and each tile laid aside is framed in the tag's colour."""
+    off. The header now carries the phase's tag, and each tile laid aside is framed in blue."""
     import render.table as table
-    from render.common import THEMES, txt
+    from render.common import txt
     from render.views import table_scene_from_view
 
     view = _last_tiles_view()
@@ -276,7 +276,7 @@ def test_the_last_tiles_show_on_the_table(monkeypatch, lang):
     img = table.draw_table(sc, "dark", lang)
     tag = txt("render.table.last_tiles", lang)
     assert any(d.text == tag and d.y < table.MARGIN + table.HEADER_H for d in drawn)
-    blue = table.last_tiles_colour(THEMES["dark"])
+    blue = table.LAID_ASIDE_FRAME
     lay = table.table_layout(sc, lang)
     for band in lay.bands:
         for t in band.river:
