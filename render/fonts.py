@@ -76,18 +76,41 @@ def _cleaned(text: str) -> list[tuple[str, bool]]:
             continue  # drawn as nothing, not as "?"
         else:
             base = "".join(b for b in unicodedata.normalize("NFKD", c) if not unicodedata.combining(b))
-            ok = bool(base) and all(b in cs for b in base)
-            out.append((base, False) if ok else ("?", True))
+            if not (base and all(b in cs for b in base)):
+                base = _small_capital(c)
+            if base and all(b in cs for b in base):
+                out.append((base, False))
+            elif unicodedata.category(c).startswith("S"):
+                continue  # an emoji or a dingbat the fonts lack (a flower or a face round a name): a decoration, left out
+            else:
+                out.append(("?", True))  # a letter of a script the fonts lack: not silently lost
     return out
+
+
+def _small_capital(c: str) -> str:
+    """The capital a "small capital" letter stands for (ᴀʟɪᴄᴇ, a style of display name), which no normalisation
+    maps; else "".
+
+    >>> _small_capital("\u1d00"), _small_capital("\ua731"), _small_capital("a")
+    ('A', 'S', '')
+    """
+    name = unicodedata.name(c, "")
+    for prefix in ("LATIN LETTER SMALL CAPITAL ", "MODIFIER LETTER SMALL CAPITAL "):
+        if name.startswith(prefix) and len(name) == len(prefix) + 1:
+            return name[-1]
+    return ""
 
 
 def clean(text: str) -> str:
     """``text`` on one line with characters the fonts cannot draw replaced: accented letters by their base letter
-    when only the accent is missing, other spaces by a space, invisible characters (zero-width, BOM, Hangul fillers,
-    a combining mark left alone) dropped, anything else by ``?``.
+    when only the accent is missing, small capitals by capitals, other spaces by a space, invisible characters
+    (zero-width, BOM, Hangul fillers, a combining mark left alone) and symbols the fonts lack (emoji, dingbats)
+    dropped, a letter of a script the fonts lack by ``?``.
 
-    >>> clean("小明"), clean("Ann\U0001F600"), clean("Ωμέγα"), clean("Jose\u0301\u200b")
-    ('小明', 'Ann?', 'Ωμεγα', 'José')
+    >>> clean("小明"), clean("Ann\U0001F600"), clean("Ωμέγα"), clean("Jose\u0301\u200b"), clean("\u1d00\u029f\u026a")
+    ('小明', 'Ann', 'Ωμεγα', 'José', 'ALI')
+    >>> clean("\u0e2a\u0e21")  # Thai
+    '??'
     """
     return "".join(c for c, _ in _cleaned(text))
 
