@@ -43,6 +43,7 @@ import discord
 
 from .cluster_dispatch import RAW_INTERACTION
 from .cluster_lease import (
+    DB_ERRORS,
     LEASE_CLASS,
     SETUP_KEY,
     THIS_DB,
@@ -55,16 +56,11 @@ from .cluster_lease import (
     take,
 )
 from .cluster_queue import CHANNEL, clear_old, mark_answered, queue_click, take_clicks, verdict
+from .cluster_turns import Turns
 from .ids import db_id
 from .shards import ShardPlan, shard_of
 
 log = logging.getLogger(__name__)
-
-#: what a statement on the lease connection raises when the connection or the server fails (asyncpg's
-#: InternalClientError included: a statement started as the connection broke can meet the protocol mid-way)
-DB_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError,
-             TimeoutError)
-
 
 class ClusterError(Exception):
     """A process that must not run as configured (the message says why): exit status 2."""
@@ -110,7 +106,7 @@ class Cluster:
         self.on_lose: Callable[[set[int]], Awaitable[None]] | None = None
         self.deliver: Callable[[dict[str, Any], int], None] | None = None
         self.closing = False
-        self._lock = asyncio.Lock()  # one statement at a time on the connection
+        self._lock = Turns()  # one statement at a time on the connection, the lease's own first
         self._loop_task: asyncio.Task[None] | None = None
         self._drain_task: asyncio.Task[None] | None = None
         self._drain_again = False
@@ -208,12 +204,12 @@ class Cluster:
                 await self.on_gain(gained)
 
     @contextlib.asynccontextmanager
-    async def _session(self) -> AsyncIterator[asyncpg.Connection | None]:
-        """The lease connection for a few statements, one user at a time (None when there is no open one). A
-        connection found closed when they are done is taken for lost here, as its termination callback takes it:
-        asyncpg ends a connection that fails while a statement is being sent (the server gone just then) without
-        calling its termination listeners, and the loss would otherwise wait for the next :meth:`step`."""
-        async with self._lock:
+    async def _session(self, lease: bool = False) -> AsyncIterator[asyncpg.Connection | None]:
+        """The lease connection for a few statements, one user at a time, the ``lease``'s own first (None when there
+        is no open one). A connection found closed when they are done is taken for lost here, as its termination
+        callback takes it: asyncpg ends a connection that fails while a statement is being sent (the server gone
+        just then) without calling its termination listeners, and the loss would otherwise wait for a :meth:`step`."""
+        async with self._lock.turn(lease):
             conn = self.conn
             try:
                 yield None if conn is None or conn.is_closed() else conn
@@ -231,7 +227,7 @@ class Cluster:
         gained: set[int] = set()
         if not set(self.shards) - self.held:
             return gained
-        async with self._session() as conn:
+        async with self._session(lease=True) as conn:
             if conn is None:
                 return gained
             async with conn.transaction():
@@ -263,7 +259,7 @@ class Cluster:
 
     async def beat(self) -> set[int]:
         """A statement on the lease connection: its session's last activity moves (:class:`HungOwners`)."""
-        async with self._session() as conn:
+        async with self._session(lease=True) as conn:
             if conn is not None:
                 await conn.execute("SELECT 1")
         return set()
@@ -271,7 +267,7 @@ class Cluster:
     async def _end_hung(self) -> set[int]:
         """End the sessions of the holders of our missing shards that have been silent for ``beat_grace``: their
         leases are free then (the store's fence keeps such a holder from writing when it wakes)."""
-        async with self._session() as conn:
+        async with self._session(lease=True) as conn:
             missing = set(self.shards) - self.held
             if conn is None or not missing:
                 return set()
@@ -282,7 +278,7 @@ class Cluster:
 
     async def _check_held(self) -> set[int]:
         """The shards whose lock this session no longer holds (lost)."""
-        async with self._session() as conn:
+        async with self._session(lease=True) as conn:
             if conn is None:
                 return set()
             have = await held_shards(conn, self.count)
@@ -366,7 +362,7 @@ class Cluster:
         conn.terminate()
 
     async def _clear_old(self) -> set[int]:
-        async with self._session() as conn:
+        async with self._session(lease=True) as conn:
             if conn is not None:
                 await clear_old(conn, _now_ms())
         return set()
