@@ -24,7 +24,9 @@ token (webhook edits and follow-ups). A NOTIFY lost while the owner restarts is 
 owner also polls it each ``tick`` and when it takes a shard. A click whose table's owner is down (no one holds the
 lease), or that no owner took within ``route_timeout`` seconds (then it is ``dropped`` in one statement, so it is
 either applied or dropped, never both), is answered "the table is moving, try again in a moment" and changes
-nothing.
+nothing. The routed clicks are :mod:`bot.cluster_route`'s (a mixin of :class:`Cluster`), and a process whose lease
+connection is down acts on no click of a table it does not drive: it cannot tell who drives it
+(:meth:`Cluster.answer_blind`).
 """
 
 from __future__ import annotations
@@ -39,42 +41,30 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import asyncpg
-import discord
 
-from .cluster_dispatch import RAW_INTERACTION
 from .cluster_lease import (
+    DB_ERRORS,
     LEASE_CLASS,
     SETUP_KEY,
-    THIS_DB,
     HungOwners,
     end_session,
     held_shards,
     holders,
-    lease_key,
     other_counts,
     take,
 )
-from .cluster_queue import CHANNEL, clear_old, mark_answered, queue_click, take_clicks, verdict
-from .ids import db_id
+from .cluster_queue import CHANNEL, clear_old
+from .cluster_route import Routing, now_ms
+from .cluster_turns import Turns
 from .shards import ShardPlan, shard_of
 
 log = logging.getLogger(__name__)
-
-#: what a statement on the lease connection raises when the connection or the server fails (asyncpg's
-#: InternalClientError included: a statement started as the connection broke can meet the protocol mid-way)
-DB_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError,
-             TimeoutError)
-
 
 class ClusterError(Exception):
     """A process that must not run as configured (the message says why): exit status 2."""
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-class Cluster:
+class Cluster(Routing):
     """One process's leases and routed clicks. ``owns_guild`` says whether a server's tables are this process's.
 
     ``on_gain(shards)`` is awaited after shards are taken (resume their tables), ``on_lose(shards)`` after shards
@@ -93,6 +83,9 @@ class Cluster:
     lease_wait = 3.0
     #: seconds the lease check waits for the server's answer before the shards are given up
     check_timeout = 10.0
+    #: seconds a process whose lease connection is down leaves an interaction to a live owner before it says it
+    #: cannot reach its database (Discord allows 3 for the first answer): :meth:`answer_blind`
+    blind_wait = 2.5
     #: seconds a lease's holder may go without a statement on its lease connection (its beat, every ``tick``)
     #: before a standby ends its session and takes the lease (a hung owner: stopped, frozen, its event loop blocked)
     beat_grace = 30.0
@@ -110,7 +103,7 @@ class Cluster:
         self.on_lose: Callable[[set[int]], Awaitable[None]] | None = None
         self.deliver: Callable[[dict[str, Any], int], None] | None = None
         self.closing = False
-        self._lock = asyncio.Lock()  # one statement at a time on the connection
+        self._lock = Turns()  # one statement at a time on the connection, the lease's own first
         self._loop_task: asyncio.Task[None] | None = None
         self._drain_task: asyncio.Task[None] | None = None
         self._drain_again = False
@@ -122,6 +115,7 @@ class Cluster:
         # once they are in, not before (they would stay, stale, in a process that no longer drives them)
         self._handlers = asyncio.Lock()
         self.clock: Callable[[], float] = time.monotonic  # times the hung owners' silence (tests set it)
+        self.pause: Callable[[float], Awaitable[None]] = asyncio.sleep  # waits out blind_wait (tests set it)
         self._hung = HungOwners()
 
     # ------------------------------------------------------------------------------------------- ownership
@@ -208,12 +202,12 @@ class Cluster:
                 await self.on_gain(gained)
 
     @contextlib.asynccontextmanager
-    async def _session(self) -> AsyncIterator[asyncpg.Connection | None]:
-        """The lease connection for a few statements, one user at a time (None when there is no open one). A
-        connection found closed when they are done is taken for lost here, as its termination callback takes it:
-        asyncpg ends a connection that fails while a statement is being sent (the server gone just then) without
-        calling its termination listeners, and the loss would otherwise wait for the next :meth:`step`."""
-        async with self._lock:
+    async def _session(self, lease: bool = False) -> AsyncIterator[asyncpg.Connection | None]:
+        """The lease connection for a few statements, one user at a time, the ``lease``'s own first (None when there
+        is no open one). A connection found closed when they are done is taken for lost here, as its termination
+        callback takes it: asyncpg ends a connection that fails while a statement is being sent (the server gone
+        just then) without calling its termination listeners, and the loss would otherwise wait for a :meth:`step`."""
+        async with self._lock.turn(lease):
             conn = self.conn
             try:
                 yield None if conn is None or conn.is_closed() else conn
@@ -231,7 +225,7 @@ class Cluster:
         gained: set[int] = set()
         if not set(self.shards) - self.held:
             return gained
-        async with self._session() as conn:
+        async with self._session(lease=True) as conn:
             if conn is None:
                 return gained
             async with conn.transaction():
@@ -263,7 +257,7 @@ class Cluster:
 
     async def beat(self) -> set[int]:
         """A statement on the lease connection: its session's last activity moves (:class:`HungOwners`)."""
-        async with self._session() as conn:
+        async with self._session(lease=True) as conn:
             if conn is not None:
                 await conn.execute("SELECT 1")
         return set()
@@ -271,7 +265,7 @@ class Cluster:
     async def _end_hung(self) -> set[int]:
         """End the sessions of the holders of our missing shards that have been silent for ``beat_grace``: their
         leases are free then (the store's fence keeps such a holder from writing when it wakes)."""
-        async with self._session() as conn:
+        async with self._session(lease=True) as conn:
             missing = set(self.shards) - self.held
             if conn is None or not missing:
                 return set()
@@ -282,7 +276,7 @@ class Cluster:
 
     async def _check_held(self) -> set[int]:
         """The shards whose lock this session no longer holds (lost)."""
-        async with self._session() as conn:
+        async with self._session(lease=True) as conn:
             if conn is None:
                 return set()
             have = await held_shards(conn, self.count)
@@ -366,9 +360,9 @@ class Cluster:
         conn.terminate()
 
     async def _clear_old(self) -> set[int]:
-        async with self._session() as conn:
+        async with self._session(lease=True) as conn:
             if conn is not None:
-                await clear_old(conn, _now_ms())
+                await clear_old(conn, now_ms())
         return set()
 
     def _give_up(self, what: str, e: BaseException) -> set[int]:
@@ -382,181 +376,6 @@ class Cluster:
         self.conn = None
         lost, self.held = set(self.held), set()
         return lost
-
-    # ------------------------------------------------------------------------------------------- routing
-
-    async def guild_of(self, match_id: int) -> int | None:
-        if db_id(match_id) is None:  # a forged custom id past what the database holds names no table
-            return None
-        if match_id not in self._guilds:
-            async with self._session() as conn:
-                if conn is None:
-                    return None
-                found = await conn.fetchval("SELECT guild_id FROM matches WHERE id = $1", match_id)
-            if found is None:
-                return None
-            self._guilds[match_id] = int(found)
-            if len(self._guilds) > 10_000:  # the oldest forgotten (read again when clicked): a forged id is never kept
-                self._guilds.pop(next(iter(self._guilds)))
-        return self._guilds[match_id]
-
-    async def owner_alive(self, shard: int) -> bool:
-        async with self._session() as conn:
-            if conn is None:
-                return False
-            return bool(await conn.fetchval(
-                "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = $2 "
-                f"AND objsubid = 2 AND granted AND {THIS_DB})", LEASE_CLASS, lease_key(self.count, shard)))
-
-    async def place(self, interaction: discord.Interaction[Any], match_id: int, owns: Callable[[int], bool],
-                    on_dropped: Callable[[], Awaitable[Any]]) -> str:
-        """Where a click on the table ``match_id``, which this process does not drive, is handled:
-
-        - a DM click reaches shard 0's process only: :meth:`route` (``"here"``, ``"moving"``, ``"routed"`` or
-          ``"ignored"``);
-        - a server's click reaching a process that does not hold the server's shard (a standby running the same shards
-          during a restart): the owner gets the same event and answers it (``"elsewhere"``); with no owner,
-          ``"moving"``;
-        - otherwise ``"here"``.
-        """
-        if interaction.guild_id is None:
-            return await self.route(interaction, match_id, on_dropped)
-        if owns(interaction.guild_id):
-            return "here"
-        return "elsewhere" if await self.owner_alive(self.shard_of(interaction.guild_id)) else "moving"
-
-    async def route(self, interaction: discord.Interaction[Any], match_id: int,
-                    on_dropped: Callable[[], Awaitable[Any]]) -> str:
-        """What to do with a DM click on the table ``match_id`` that this process does not drive:
-
-        - ``"here"``: the table is this process's own (or unknown): handle it here as usual;
-        - ``"moving"``: no process holds the table's shard: answer "the table is moving" (nothing changes);
-        - ``"routed"``: deferred and queued for the owner, which answers it (``on_dropped()`` is awaited if no
-          owner takes it within ``route_timeout``: answer "the table is moving" then);
-        - ``"ignored"``: a duplicate delivery, or an interaction Discord would not let us acknowledge (forged or
-          expired): nothing is queued.
-        """
-        if "routed" in interaction.extras:  # delivered by the queue already: never routed twice
-            # its table stays here unless this process lost the shard since it took the click (then it plays on
-            # once another process takes the shard: the player tries again)
-            return "here" if interaction.extras["routed"] in self.held else "moving"
-        if self.conn is None or self.conn.is_closed():
-            return "moving"  # the database is out of reach for a moment: nothing can be routed, nor known lost
-        guild = await self.guild_of(match_id)
-        if guild is None:
-            return "here"
-        shard = self.shard_of(guild)
-        if shard in self.held:
-            return "here"
-        if not await self.owner_alive(shard):
-            return "moving"
-        try:
-            await interaction.response.defer()
-        except (discord.HTTPException, discord.InteractionResponded) as e:
-            log.info("routed click %s not acknowledged (%s): not queued", interaction.id, e)
-            return "ignored"
-        data = RAW_INTERACTION.get()
-        if not data or str(data.get("id")) != str(interaction.id):
-            log.warning("routed click %s: its payload is not known here: not queued", interaction.id)
-            return "ignored"
-        async with self._session() as conn:
-            if conn is None:  # deferred, and the database out of reach just now: nothing queued, try again
-                return "moving"
-            queued = await queue_click(conn, int(interaction.id), self.count, shard, match_id, data)
-        if not queued:
-            return "ignored"
-        self._spawn(self._watch(int(interaction.id), on_dropped), name="mjbot-route-watch")
-        return "routed"
-
-    async def _watch(self, interaction_id: int, on_dropped: Callable[[], Awaitable[Any]]) -> None:
-        """After ``route_timeout``: a click no owner took is dropped, and one taken by a process gone since, never
-        answered, is orphaned; the player is told to try again. With the connection gone just then (the database
-        restarting), it looks again every ``watch_retry`` once the lease check has reconnected, while the click's
-        token lives: before, it said nothing, and the player's click kept thinking until Discord gave up on it."""
-        loop = asyncio.get_running_loop()
-        give_up = loop.time() + self.token_life
-        await asyncio.sleep(self.route_timeout)
-        while True:
-            try:
-                verdict = await self._verdict(interaction_id)
-            except DB_ERRORS as e:
-                log.info("routed click %s: its state could not be read: %s", interaction_id, e)
-                verdict = None
-            if verdict is not None:
-                break
-            if self.closing or loop.time() + self.watch_retry > give_up:
-                log.warning("routed click %s: the database stayed out of reach while its token lived: not answered",
-                            interaction_id)
-                return
-            await asyncio.sleep(self.watch_retry)
-        dropped, orphaned = verdict
-        if orphaned:
-            log.warning("routed click %s: the process that took it is gone: told to try again", interaction_id)
-        if dropped or orphaned:
-            if dropped:
-                log.warning("routed click %s was not taken in %.0f s: dropped", interaction_id, self.route_timeout)
-            with contextlib.suppress(discord.HTTPException):
-                await on_dropped()
-
-    async def _verdict(self, interaction_id: int) -> tuple[bool, bool] | None:
-        """(dropped now: no owner took it; orphaned: taken by a process whose lease session has ended since, never
-        answered), or None with no connection."""
-        async with self._session() as conn:
-            if conn is None:
-                return None
-            dropped, orphaned = await verdict(conn, interaction_id)
-        return dropped, orphaned
-
-    async def answered(self, interaction_id: int) -> None:
-        """A routed click taken here has been handled (applied or refused, and answered): its router has nothing
-        to make good (the taken row's payload reads ``answered``). Never fails: at worst the router, seeing this
-        process gone too, tells the player to try again."""
-        try:
-            async with self._session() as conn:
-                if conn is not None:
-                    await mark_answered(conn, interaction_id)
-        except DB_ERRORS as e:
-            log.info("routed click %s: its answer could not be noted: %s", interaction_id, e)
-
-    def _notified(self, conn: Any, pid: int, channel: str, payload: str) -> None:
-        count, _, shard = payload.partition(":")
-        if count == str(self.count) and shard.isdigit() and int(shard) in self.held:
-            self._kick_drain()
-
-    def _kick_drain(self) -> None:
-        if self.closing or not self.held:
-            return
-        if self._drain_task is None or self._drain_task.done():
-            self._drain_task = self._spawn(self._drain(), name="mjbot-cluster-drain")
-        else:
-            self._drain_again = True
-
-    async def _drain(self) -> None:
-        while not self.closing:
-            self._drain_again = False
-            try:
-                taken = await self._take_clicks()
-            except DB_ERRORS as e:
-                # the connection failed (taken for lost if it is closed): the queue is polled again at the next
-                # step, and after the lease comes back
-                log.warning("routed clicks could not be taken: %s", e)
-                return
-            for shard, payload in taken:
-                if self.deliver is not None:
-                    try:
-                        self.deliver(payload, shard)
-                    except Exception:
-                        log.exception("a routed click could not be applied")
-            if not taken and not self._drain_again:
-                return
-
-    async def _take_clicks(self) -> list[tuple[int, dict[str, Any]]]:
-        async with self._session() as conn:
-            if conn is None or not self.held:
-                return []
-            # a click queued longer ago than a router waits is dropped, never played late
-            return await take_clicks(conn, self.count, sorted(self.held), int(self.route_timeout * 1000), _now_ms(),
-                                     f"{self.me}@{self.backend_pid}")
 
     # ------------------------------------------------------------------------------------------- end
 

@@ -47,7 +47,9 @@ def leave_to_owners(state: Any, cluster: Any) -> None:
     gets the same event and answers it: an answer from here could win the race and leave the owner's unsent. The
     same for a DM's interaction (Discord delivers every DM event to shard 0): a standby of shard 0 leaves it to the
     holder of shard 0, which plays or routes it. Only while no process holds the shard is it handled here (the usual
-    code answers "the table is moving"). ``cluster``: the process's :class:`bot.cluster.Cluster` (typed loosely:
+    code answers "the table is moving"). While this process's own lease connection is down it cannot tell whether
+    one does: it handles nothing, and tells the player the bot cannot reach its database unless the owner answered
+    first (``cluster.answer_blind``). ``cluster``: the process's :class:`bot.cluster.Cluster` (typed loosely:
     that module imports this one)."""
     original = state.parse_interaction_create
 
@@ -59,8 +61,12 @@ def leave_to_owners(state: Any, cluster: Any) -> None:
             return
 
         async def decide() -> None:
-            if await cluster.owner_alive(shard):
+            alive = await cluster.knows_owner(shard)
+            if alive:
                 log.debug("interaction %s (server %s): left to the owner of shard %s", data.get("id"), guild, shard)
+                return
+            if alive is None:  # this process cannot reach its lease: it acts on nothing, a live owner answers first
+                await cluster.answer_blind(discord.Interaction(data=data, state=state))
                 return
             original(data)
 

@@ -15,6 +15,10 @@ from .shards import MAX_SHARDS
 
 log = logging.getLogger(__name__)
 
+#: what a statement on the lease connection raises when the connection or the server fails (asyncpg's
+#: InternalClientError included: a statement started as the connection broke can meet the protocol mid-way)
+DB_ERRORS = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.exceptions.InternalClientError,
+             TimeoutError)
 #: the first key of every lease lock ("mjls"); the second is ``count * MAX_SHARDS + shard``
 LEASE_CLASS = 0x6D6A6C73
 #: the key (LEASE_CLASS, 0) serialises taking leases: no count is 0, so no lease has it

@@ -383,6 +383,9 @@ class Tables(commands.Cog):
                                                    lambda: _say(interaction, t("tables.moving", lang)))
                 if how == "moving":
                     raise Refusal("tables.moving")
+                if how == "unknown":  # this process cannot reach its lease: it cannot tell who drives the table
+                    await self.bot.cluster.answer_blind(interaction, lang)
+                    return
                 if how != "here":
                     return
             if op == "hand":

@@ -61,6 +61,7 @@ def _no_background_ticks(monkeypatch):
     """The lease checks and queue polls run when a test calls ``cluster.step()``, not on a timer."""
     monkeypatch.setattr(Cluster, "tick", 3600.0)
     monkeypatch.setattr(Cluster, "lease_wait", 0.0)
+    monkeypatch.setattr(Cluster, "blind_wait", 0.0)  # (a process without its lease connection answers at once)
 
 
 def _slow_timers(bot: Any) -> None:
@@ -568,7 +569,7 @@ async def test_taking_a_lease_on_a_silent_network_gives_up_in_time_and_hangs_not
         await asyncio.wait_for(a.step(), 60)  # on the code before, still in the rollback an hour later
         assert not a.held
         await until(lambda: lost == [{0}], "its tables dropped, once")
-        assert await asyncio.wait_for(a.owner_alive(1), 60) is False  # nothing waits on a dead connection
+        assert await asyncio.wait_for(a.owner_alive(1), 60) is None  # nothing waits on a dead connection
     finally:
         a.kill()
         await proxy.close()
@@ -751,19 +752,19 @@ async def test_a_queued_click_whose_router_died_is_never_applied_late_by_the_nex
     await p0.close()
 
 
-async def test_a_dm_click_while_shard_0s_lease_connection_is_down_is_told_moving_not_over(url, pg_server):
+async def test_a_dm_click_while_shard_0s_lease_connection_is_down_is_told_the_database_is_out_of_reach(url, pg_server):
     """The database fails over: shard 0's process has lost its lease connection and not yet reconnected. A DM click
-    on another process's table cannot be routed for that moment: the player reads that the table is moving (try
-    again), not that it is over."""
+    on another process's table can be neither routed nor known lost for that moment: the player reads that the bot
+    cannot reach its database (try again), not that the table is moving nor that it is over; nothing is played."""
     fake, p0, p1, t1 = await router_and_owner(url)
     moves = human_moves(p1, t1)
     pg_server.psql(f"SELECT pg_terminate_backend({p0.bot.cluster.backend_pid})")
     await until(lambda: not p0.bot.cluster.held, "noticed")
     m, cid = controls(fake, U1)
     r = await p0.click(m, custom_id=cid, locale="en-US")
-    assert "The table is moving" in r.reply.content and r.reply.ephemeral
-    assert "over" not in r.reply.content
-    assert human_moves(p1, t1) == moves
+    assert "cannot reach its database" in r.reply.content and r.reply.ephemeral
+    assert "moving" not in r.reply.content and "over" not in r.reply.content
+    assert human_moves(p1, t1) == moves and sql(p1, "SELECT COUNT(*) FROM routed_clicks")[0][0] == 0
     await close_all(p0, p1)
 
 

@@ -163,3 +163,58 @@ async def test_a_routed_click_applied_before_its_owner_died_is_not_called_unplay
     assert human_moves(p0, t1) == moves + 1
     await p0.close()
 
+
+
+async def test_a_process_that_noticed_its_lease_lost_cannot_write_while_its_tables_are_dropped(pg_url, pg_server):
+    """The lease connection drops while a move's write is under way, and before anyone else takes the shard (its
+    epoch in the store still the one this process took). The process has noticed (its lease check, or the
+    connection's end), and drops the table once the move lets go of it; meanwhile the move's write goes on: it is
+    refused all the same (the fence asks whether the lease is held now, not only whether another process bumped the
+    epoch), nothing is written, the player is told the table is moving, and nobody is told the database failed.
+    Taken back, the table plays on from the store without that move."""
+    fake = fresh_fake()
+    old = await boot(pg_url, (1,), fake)
+    t1 = await open_table(old, G1, CH1, U1)
+    cluster = old.bot.cluster
+    before, moves = actions(old, t1), human_moves(old, t1)
+    gate, reached = asyncio.Event(), asyncio.Event()
+
+    def slow_fence(conn: Any) -> Any:
+        class Slow:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(conn, name)
+
+            async def one(self, q: str, params: Any = ()) -> Any:
+                if not reached.is_set() and "lease_epochs" in q:
+                    reached.set()
+                    await gate.wait()  # the write's check of its lease, slow (a busy server)
+                return await conn.one(q, params)
+        return Slow()
+
+    old.bot.store.backend.wrap = slow_fence
+    m, cid = controls(fake, U1)
+    data, rec = old.click_payload(m, custom_id=cid, locale="en-US")
+    old.bot._connection.parse_interaction_create(data)
+    await until(reached.is_set, "the move's write under way")
+    assert pg_server.psql(f"SELECT pg_terminate_backend({cluster.backend_pid})").strip() == "t"
+    await until(lambda: not cluster.held, "the loss noticed")
+    assert t1 in old.bot.tables.by_id  # being dropped: the move holds it
+    epoch = sql(old, "SELECT epoch FROM lease_epochs WHERE shard_count = 2 AND shard = 1")
+    assert epoch == [(cluster.epochs[1],)], "nobody else has taken the shard"
+    gate.set()
+    await until(lambda: cluster._losing is not None and cluster._losing.done(), "its tables dropped")
+    await old.settle()
+    old.bot.store.backend.wrap = None
+    assert actions(old, t1) == before, "nothing was written"
+    assert t1 not in old.bot.tables.by_id and store_messages(fake) == []
+    said = [f.content for f in rec.followups] + [(c.get("data") or {}).get("content") for c in rec.callbacks]
+    assert any(t("tables.moving", "en") in (s or "") for s in said), said
+
+    await cluster.step()  # reconnects, takes the lease back: the table resumes from the store
+    await old.settle()
+    assert cluster.held == {1} and t1 in old.bot.tables.by_id
+    await until(lambda: _has_controls(fake, U1), "the player's controls")
+    m, cid = controls(fake, U1)
+    await old.click(m, custom_id=cid)
+    assert human_moves(old, t1) == moves + 1
+    await old.close()

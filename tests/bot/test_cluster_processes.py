@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from bot.cluster import LEASE_CLASS, lease_key
+from bot.cluster_lease import LEASE_CLASS, lease_key
 from bot.shards import shard_of
 from tests.bot.store_checks import check_sql
 from tests.harness.db import connect
