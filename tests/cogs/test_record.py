@@ -948,3 +948,27 @@ async def test_a_locked_database_at_a_confirmation_is_a_warning(h: Harness, capl
     assert [x.levelname for x in mine] == ["WARNING"], [(x.levelname, x.getMessage()) for x in mine]
     assert mine[0].exc_info is None and "locked" in mine[0].getMessage()
     assert not [x for x in caplog.records if x.levelno >= 40]
+
+
+async def test_a_hand_proposed_before_a_season_start_counts_in_the_season_it_was_played_in(h: Harness):
+    """A hand recorded (played) in season 1 and confirmed after ``/season start`` began season 2 counts in season
+    1, where it was played, like a table's hand at its end; season 2 starts from nothing. The final board of season
+    1, posted at the season's start, was drawn before the confirmation and does not show it (docs/record.md)."""
+    from bot.store import group as gstore
+
+    now = datetime.now(UTC)
+    await gstore.start_season(h.bot.store, GUILD_ID, A, "Spring", ends_at=None, channel_id=CHANNEL_ID,
+                              at=now - timedelta(hours=1))
+    cog(h).clock = lambda: now - timedelta(minutes=30)  # the hand is proposed during season 1
+    await record(h)
+    rec = await last(h)
+    await h.slash("season start", title="Summer", permissions=ADMIN_PERMISSIONS)
+    [final] = [m for m in h.channel() if "Final board" in m.content]
+    assert "Season 1 · Spring" in final.content and "Bob" not in final.content  # still waiting then
+    cog(h).clock = lambda: datetime.now(UTC)
+    await press(h, rec, "Confirm", C)
+    assert (await get(h, rec.record_id)).status == "confirmed"
+    old = board_of((await h.slash("leaderboard", variant="hefei", season="1")).reply.content)
+    assert old == {"Bob": (20, 1, 1), "張三": (-20, 1, 0), "小明": (0, 1, 0), "Dee": (0, 1, 0)}
+    current = (await h.slash("leaderboard", variant="hefei")).reply.content
+    assert "Season 2 · Summer" in current and board_of(current) == {}
