@@ -220,7 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _lenient_streams()
     try:
         return _main(argv)
-    except KeyboardInterrupt:  # Ctrl-C before a command took it over (e.g. while its modules load): no traceback
+    except KeyboardInterrupt:  # Ctrl-C before a command took it over: no traceback (while the modules load: launch)
+        print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # whoever read the output went away (``mjbot local ... | head``): stop quietly
         # the interpreter flushes stdout as it exits: into nothing now, not the closed pipe again

@@ -380,12 +380,12 @@ class Recorder(commands.Cog):
 
     async def _first_card(self, interaction: discord.Interaction[MjBot], rec: rstore.Record, parsed: Hand,
                           result: ScoreResult, sit: Situation, lang: str) -> None:
-        """Post a proposed record's card as the command's answer, and remember its message."""
+        """Write a record's card into the command's deferred answer (a retry is the same message: docs/record.md)."""
         files = await self._card_files(rec, parsed, result, sit, lang)
         try:
-            msg = await interaction.followup.send(card_text(rec, result, sit, lang), files=files,
-                                                  view=card_view(rec, lang) or discord.utils.MISSING,
-                                                  allowed_mentions=pings(rec), wait=True)
+            msg = await interaction.edit_original_response(content=card_text(rec, result, sit, lang),
+                                                           attachments=files, view=card_view(rec, lang),
+                                                           allowed_mentions=pings(rec))
         except discord.HTTPException as e:
             # without its card nobody can confirm it: withdraw it (audited) rather than leave it waiting unseen
             log.warning("record %s: its card could not be posted (%s); withdrawn", rec.record_id, e)

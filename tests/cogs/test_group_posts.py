@@ -42,14 +42,15 @@ def seasons(h: Harness) -> list[tuple]:
                   "FROM seasons ORDER BY number")
 
 
-def kill_on(h: Harness, path: str, *, after: bool) -> Callable[[], None]:
-    """The process dies on its next POST to ``path``: before the request reaches Discord (``after=False``) or
-    once Discord has taken it, before the answer is read (``after=True``). Returns the undo."""
+def kill_on(h: Harness, path: str, *, after: bool, method: str = "POST") -> Callable[[], None]:
+    """The process dies on its next ``method`` request to ``path``: before the request reaches Discord
+    (``after=False``) or once Discord has taken it, before the answer is read (``after=True``). Returns the undo."""
     real = h.fake.handle
     armed = [True]
+    wanted = method
 
     def handle(method, url, kwargs):
-        if armed[0] and method == "POST" and path in url:
+        if armed[0] and method == wanted and path in url:
             armed[0] = False
             if after:
                 real(method, url, kwargs)

@@ -18,7 +18,7 @@ from engine.tiles import parse_hand
 from engine.variants import Situation, get_variant
 from tests.harness import ADMIN_PERMISSIONS, CHANNEL_ID, GUILD_ID, USER_ID, Harness, snowflake
 from tests.harness.db import dump, sql
-from tests.harness.fake import user_payload
+from tests.harness.fake import FakeResponse, user_payload
 from tests.harness.faults import FlakyConnection
 
 pytestmark = pytest.mark.both_backends
@@ -579,7 +579,7 @@ async def test_discord_failing_to_post_the_card_withdraws_the_record(h: Harness,
     import discord.webhook.async_ as webhook
 
     monkeypatch.setattr(webhook, "asyncio", _NoWaitAsyncio())
-    fault = h.fake.fail(r"/webhooks/\d+/[^/]+$", status=503, method="POST", times=5)
+    fault = h.fake.fail(r"/webhooks/\d+/[^/]+/messages/@original$", status=503, method="PATCH", times=5)
     r = await record(h)
     assert fault.hits == 5
     # the answer fills the command's public "thinking" message: the channel learns the record is withdrawn
@@ -948,3 +948,54 @@ async def test_a_locked_database_at_a_confirmation_is_a_warning(h: Harness, capl
     assert [x.levelname for x in mine] == ["WARNING"], [(x.levelname, x.getMessage()) for x in mine]
     assert mine[0].exc_info is None and "locked" in mine[0].getMessage()
     assert not [x for x in caplog.records if x.levelno >= 40]
+
+
+async def test_a_hand_proposed_before_a_season_start_counts_in_the_season_it_was_played_in(h: Harness):
+    """A hand recorded (played) in season 1 and confirmed after ``/season start`` began season 2 counts in season
+    1, where it was played, like a table's hand at its end; season 2 starts from nothing. The final board of season
+    1, posted at the season's start, was drawn before the confirmation and does not show it (docs/record.md)."""
+    from bot.store import group as gstore
+
+    now = datetime.now(UTC)
+    await gstore.start_season(h.bot.store, GUILD_ID, A, "Spring", ends_at=None, channel_id=CHANNEL_ID,
+                              at=now - timedelta(hours=1))
+    cog(h).clock = lambda: now - timedelta(minutes=30)  # the hand is proposed during season 1
+    await record(h)
+    rec = await last(h)
+    await h.slash("season start", title="Summer", permissions=ADMIN_PERMISSIONS)
+    [final] = [m for m in h.channel() if "Final board" in m.content]
+    assert "Season 1 · Spring" in final.content and "Bob" not in final.content  # still waiting then
+    cog(h).clock = lambda: datetime.now(UTC)
+    await press(h, rec, "Confirm", C)
+    assert (await get(h, rec.record_id)).status == "confirmed"
+    old = board_of((await h.slash("leaderboard", variant="hefei", season="1")).reply.content)
+    assert old == {"Bob": (20, 1, 1), "張三": (-20, 1, 0), "小明": (0, 1, 0), "Dee": (0, 1, 0)}
+    current = (await h.slash("leaderboard", variant="hefei")).reply.content
+    assert "Season 2 · Summer" in current and board_of(current) == {}
+
+
+async def test_a_card_discord_took_whose_answer_was_lost_is_posted_once(h: Harness, monkeypatch):
+    """Discord took the card but its answer was lost (a 503 after the write): discord.py tried again and the
+    command's answer, a follow-up with no nonce, became a second card with the same buttons, only one of which the
+    bot kept up to date. The card is written into the command's deferred answer: the retry is the same message."""
+    import discord.webhook.async_ as webhook
+
+    monkeypatch.setattr(webhook, "asyncio", _NoWaitAsyncio())
+    real, lost = h.fake.handle, []
+
+    def handle(method, url, kwargs):
+        answer = real(method, url, kwargs)
+        if "/webhooks/" in url and method != "GET" and not lost:  # taken, then the answer lost on the way back
+            lost.append(answer.status)
+            return FakeResponse(503, {"message": "Service Unavailable", "code": 0})
+        return answer
+
+    monkeypatch.setattr(h.fake, "handle", handle)
+    r = await record(h)
+    assert lost == [200]
+    rec = await last(h)
+    cards = [m for m in h.channel() if m.buttons()]
+    assert cards == [r.reply] and rec.message_id == r.reply.id and rec.status == "pending"
+    assert "Hand played in person" in r.reply.content and r.reply.images
+    await press(h, rec, "Confirm", C)
+    assert (await get(h, rec.record_id)).status == "confirmed" and len(in_person_ledger(h)) == 4

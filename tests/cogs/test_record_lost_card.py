@@ -25,13 +25,13 @@ pytestmark = pytest.mark.both_backends
 h = test_record.h  # the fixture: a server with one hand played on Discord
 
 T0 = datetime(2031, 3, 1, 12, tzinfo=UTC)
-WEBHOOK = "/webhooks/"
+WEBHOOK = "/messages/@original"  # the card fills the command's deferred answer
 
 
 async def lose_the_card(h: Harness, *, kill: bool) -> tuple[Harness, rstore.Record]:
     """/record, with the process ending (``kill``: a new bot boots) or the command cut short as its card is about
     to go out: the record is stored, its card never reaches Discord."""
-    undo = kill_on(h, WEBHOOK, after=False)
+    undo = kill_on(h, WEBHOOK, after=False, method="PATCH")
     data, _ = h.slash_payload("record", user=B, hand=HEFEI, winner=B, discarder=C, variant="hefei", **SEATS)
     h.bot._connection.parse_interaction_create(data)
     await h.settle()
@@ -185,8 +185,8 @@ def confirmations(h: Harness, rid: int) -> list[tuple]:
 
 
 async def card_taken_then_killed(h: Harness) -> tuple[Harness, rstore.Record, object]:
-    """/record: Discord takes the card (the command's follow-up), the bot dies before it reads the answer."""
-    undo = kill_on(h, WEBHOOK, after=True)
+    """/record: Discord takes the card (the command's answer), the bot dies before it reads the answer."""
+    undo = kill_on(h, WEBHOOK, after=True, method="PATCH")
     data, _ = h.slash_payload("record", user=B, hand=HEFEI, winner=B, discarder=C, variant="hefei", **SEATS)
     h.bot._connection.parse_interaction_create(data)
     await h.settle()
