@@ -59,6 +59,7 @@ from cogs.errors import SafeModal, UserError, report, transient
 from cogs.record_card import (
     CARD_BUTTON,
     CardEdits,
+    call_to_confirm,
     card_of,
     card_text,
     hand_notation,
@@ -393,6 +394,9 @@ class Recorder(commands.Cog):
                                 at=self.clock())
             raise UserError("record.post_failed") from None
         await self._card_posted(rec, msg.id)
+        if (call := call_to_confirm(rec, lang)) is not None:
+            with contextlib.suppress(discord.HTTPException):  # the card stands; its names are there to read
+                await interaction.followup.send(call[0], allowed_mentions=call[1])
 
     async def _card_posted(self, rec: rstore.Record, message_id: int, *, found: bool = False) -> int | None:
         """Store the id of the card just posted (or ``found`` again) for ``rec`` as drawn: the card the record names

@@ -63,6 +63,17 @@ def pings(rec: rstore.Record) -> discord.AllowedMentions:
                                    users=[discord.Object(s.player_id) for s in rec.waiting])
 
 
+def call_to_confirm(rec: rstore.Record, lang: str) -> tuple[str, discord.AllowedMentions] | None:
+    """The line under a record's first card that notifies the payers it waits for (not the proposer, who just sent
+    the command), with the mentions it may ping; None when it waits for nobody else. The card itself is the
+    command's deferred answer, which notifies nobody it names: filling it is an edit (docs/record.md)."""
+    users = [s.player_id for s in rec.waiting if s.player_id != rec.proposer_id]
+    if not users:
+        return None
+    return (t("record.call_to_confirm", lang, users=" ".join(f"<@{u}>" for u in users), id=rec.record_id),
+            discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users]))
+
+
 def record_situation(rec: rstore.Record) -> Situation:
     """The situation the record was scored in, as stored."""
     s = rec.situation

@@ -671,8 +671,8 @@ async def test_a_card_whose_id_could_not_be_stored(h: Harness):
     r = await record(h)
     rec = await last(h)
     assert rec.message_id is None and rec.status == "pending"
-    assert [m.ephemeral for m in r.messages] == [False], [m.content for m in r.messages]
-    assert "Waiting for 1 confirmation" in r.reply.content
+    assert [m.ephemeral for m in r.messages] == [False, False], [m.content for m in r.messages]  # card, call
+    assert "Waiting for 1 confirmation" in r.reply.content and "please confirm" in r.messages[1].content
     await h.click(r.reply, label="Reject", user=A)  # the card's id is remembered by the first press
     rec = await get(h, rec.record_id)
     assert rec.message_id == r.reply.id and rec.status == "rejected" and r.reply.buttons() == []
@@ -999,3 +999,21 @@ async def test_a_card_discord_took_whose_answer_was_lost_is_posted_once(h: Harne
     assert "Hand played in person" in r.reply.content and r.reply.images
     await press(h, rec, "Confirm", C)
     assert (await get(h, rec.record_id)).status == "confirmed" and len(in_person_ledger(h)) == 4
+
+
+@pytest.mark.parametrize("locale, words, confirm", [("en-US", "please confirm or reject record #", "Confirm"),
+                                                     ("zh-CN", "请确认或拒绝", "确认")])
+async def test_the_payers_the_card_waits_for_are_notified(h: Harness, locale: str, words: str, confirm: str):
+    """The card names the payers who must confirm, but it is the command's deferred answer, and Discord notifies
+    nobody named in one (filling it is an edit): a payer learnt of the record only by reading the channel. A line
+    under the card names them as a new message, which notifies them, and nobody else (not the proposer, who pays
+    too but has just sent the command)."""
+    await record(h, locale=locale, variant="chizhou", hand=CHIZHOU, winner=D, discarder=None)  # A, B, C pay
+    rec = await last(h)
+    assert {s.player_id for s in rec.waiting} == {A, B, C} and rec.proposer_id == B
+    notified = [m for m in h.channel() if m.pinged]
+    assert [m.pinged for m in notified] == [frozenset({A, C})]
+    assert words in notified[0].content and str(rec.record_id) in notified[0].content
+    assert notified[0].id != rec.message_id and not notified[0].buttons()
+    await press(h, rec, confirm, A)
+    assert [m.pinged for m in h.channel() if m.pinged] == [frozenset({A, C})]  # a redraw notifies nobody again

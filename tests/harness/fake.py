@@ -114,6 +114,7 @@ class Message:
     loading: bool = False  # a deferred "thinking" response not yet edited
     nonce: str | None = None  # as sent with enforce_nonce: a second create with it returns this message
     nonce_kept: bool = True  # Discord still remembers the nonce (a few minutes: FakeDiscord.forget_nonces)
+    pinged: frozenset[int] = frozenset()  # the users this message notified (see _pings)
 
     @property
     def ephemeral(self) -> bool:
@@ -678,6 +679,8 @@ class FakeDiscord:
         self._apply(m, payload, files, new=True)
         if not (m.content or m.embeds or m.attachments or m.components or m.loading or payload.get("poll")):
             raise HTTPError(400, 50006, "Cannot send an empty message")
+        if not m.ephemeral:
+            m.pinged = _pings(m.content, payload.get("allowed_mentions"))
         self._put(ch, m)
         return m
 
@@ -801,6 +804,17 @@ class FakeDiscord:
         m.visible_to = rec.user_id if m.ephemeral else None
         rec.followups.append(m)
         return m
+
+
+def _pings(content: str, allowed: dict[str, Any] | None) -> frozenset[int]:
+    """The users a new message notifies: those its content mentions that its ``allowed_mentions`` lets through (all
+    of them without one). Only a message's creation notifies: an edit never does, nor the first follow-up that
+    fills a deferred "thinking" answer, which Discord treats as an edit of it (discord/discord-api-docs#5497), nor
+    an ephemeral message."""
+    mentioned = {int(x) for x in re.findall(r"<@!?(\d+)>", content)}
+    if allowed is None or "users" in (allowed.get("parse") or []):
+        return frozenset(mentioned)
+    return frozenset(mentioned & {int(u) for u in allowed.get("users") or []})
 
 
 def _shared_name(entries: list[dict], where: str = "") -> str | None:
