@@ -346,7 +346,8 @@ async def hand_autocomplete(interaction: discord.Interaction[MjBot], current: st
     out = []
     for h in hands:
         local = h.at.astimezone(tz)
-        who = (f"{h.winner} +{h.value}" if h.winner else t("correct.hand_draw", lang))
+        # every win of the hand, in seat order, each with its own value (Hefei: several may win on one discard)
+        who = ", ".join(f"{w.name or w.ai or '?'} +{w.value}" for w in h.wins) or t("correct.hand_draw", lang)
         if h.voided:
             who += f" ({t('correct.hand_void', lang)})"
         name = t("correct.hand_choice", lang, hand=h.hand_id, when=f"{day_text(local, lang)} {local:%H:%M}",

@@ -128,9 +128,10 @@ async def report_scene(bot: MjBot, guild_id: int, day: date, lang: str) -> tuple
     week = t("report.week", lang, start=day_text(start, lang), end=day_text(end - timedelta(days=1), lang))
     count = t("report.hands", lang, n=s.hands)
     records = []
-    if s.biggest is not None:
+    win = s.biggest.biggest if s.biggest is not None else None
+    if s.biggest is not None and win is not None:  # the player whose win it was (several may win on one discard)
         records.append((t("report.biggest", lang),
-                        t("report.biggest_line", lang, winner=s.biggest.winner or "?", value=s.biggest.value,
+                        t("report.biggest_line", lang, winner=win.name or win.ai or "?", value=win.value,
                           variant=variant_name(s.biggest.variant, lang))))
     if s.most_jiao is not None:
         records.append((t("report.most_jiao", lang), f"{display(s.most_jiao[1], s.most_jiao[0], lang)} · "

@@ -23,17 +23,37 @@ _NOT_VOIDED = "hand_id NOT IN (SELECT hand_id FROM corrections WHERE hand_id IS 
 
 
 @dataclass(frozen=True, slots=True)
+class HandWin:
+    """One win of a settled hand (Hefei lets several players win on one discard: one each)."""
+
+    seat: int
+    player_id: int | None  # None: an AI seat
+    name: str | None  # the member's display name as stored (None: an AI seat, or a member never named)
+    ai: str | None  # an AI seat's difficulty (not a name)
+    value: int  # the win's hand value (番 / 子)
+
+
+@dataclass(frozen=True, slots=True)
 class HandSummary:
-    """A settled hand, for pickers (autocomplete) and reports."""
+    """A settled hand, for pickers (autocomplete) and reports: its wins in seat order (none: a draw)."""
 
     hand_id: int
     match_id: int
     number: int
     variant: str
     at: datetime
-    winner: str | None  # display name of the winner (None: a draw or an AI)
-    value: int
+    wins: tuple[HandWin, ...]
     voided: bool
+
+    @property
+    def biggest(self) -> HandWin | None:
+        """The hand's biggest win (the lowest seat among equal ones); None for a draw."""
+        return min(self.wins, key=lambda w: (-w.value, w.seat), default=None)
+
+    @property
+    def value(self) -> int:
+        """The biggest win's value (0 for a draw)."""
+        return self.biggest.value if self.biggest is not None else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +109,7 @@ class WeekSummary:
 
     board: tuple[BoardRow, ...]
     hands: int
-    biggest: HandSummary | None
+    biggest: HandSummary | None  # the hand of the week's biggest win: its ``biggest`` win
     most_jiao: tuple[int, str | None, int] | None  # (player, name, 交 taken)
     most_value: tuple[int, str | None, int] | None  # (player, name, sum of winning hand values)
 
@@ -116,19 +136,24 @@ def pair_flow(amounts: dict[Any, int], a: Any, b: Any) -> int:
 
 
 async def recent_hands(store: Store, guild_id: int, limit: int = 25, *, hand_id: int | None = None) -> list[HandSummary]:
-    """The server's latest settled hands (or the one ``hand_id``), newest first, for a picker."""
+    """The server's latest settled hands (or the one ``hand_id``), newest first, for a picker: each win with the
+    seat, the player and the value of that win (never one seat's name beside another's value)."""
     async with store.transaction(write=False) as conn:
         w = Where().eq("m.guild_id", guild_id).add("h.status = 'finished'").opt_eq("h.id", hand_id)
         rows = await conn.all(
             "SELECT h.id, h.match_id, h.number, m.variant, h.ended_at, "
-            " (SELECT COALESCE(p.display_name, l.ai) FROM ledger l LEFT JOIN players p ON p.user_id = l.player_id "
-            "  WHERE l.hand_id = h.id AND l.won = 1 ORDER BY l.seat LIMIT 1), "
-            " (SELECT MAX(l.hand_value) FROM ledger l WHERE l.hand_id = h.id AND l.won = 1), "
             " (SELECT COUNT(*) FROM corrections c WHERE c.hand_id = h.id) "
             "FROM hands h JOIN matches m ON m.id = h.match_id "
             f"WHERE {w} ORDER BY h.ended_at DESC, h.id DESC LIMIT ?", [*w.params, limit])
-    return [HandSummary(r[0], r[1], r[2], r[3], from_ms(r[4]), r[5], r[6] or 0, bool(r[7])) for r in rows]
-
+        wins: dict[int, list[HandWin]] = defaultdict(list)
+        if rows:
+            marks = ", ".join("?" * len(rows))
+            for r in await conn.all(
+                    "SELECT l.hand_id, l.seat, l.player_id, p.display_name, l.ai, l.hand_value FROM ledger l "
+                    f"LEFT JOIN players p ON p.user_id = l.player_id WHERE l.hand_id IN ({marks}) AND l.won = 1 "
+                    "ORDER BY l.hand_id, l.seat", [r[0] for r in rows]):
+                wins[r[0]].append(HandWin(r[1], r[2], r[3], r[4], r[5]))
+    return [HandSummary(r[0], r[1], r[2], r[3], from_ms(r[4]), tuple(wins[r[0]]), bool(r[5])) for r in rows]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -356,7 +381,7 @@ async def week_summary(store: Store, guild_id: int, since: datetime, until: date
         marks = ", ".join("?" * len(variants))
         live = f"variant IN ({marks}) AND hand_id NOT IN (SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL)"
         big = await conn.one(f"SELECT hand_id FROM ledger WHERE guild_id = ? AND at >= ? AND at < ? AND won = 1 "
-                               f"AND {live} ORDER BY hand_value DESC, at, hand_id LIMIT 1", (guild_id, lo, hi, *variants))
+                               f"AND {live} ORDER BY hand_value DESC, at, hand_id, seat LIMIT 1", (guild_id, lo, hi, *variants))
         count = await conn.one(f"SELECT COUNT(DISTINCT hand_id) FROM ledger WHERE guild_id = ? AND at >= ? "
                                  f"AND at < ? AND {live}", (guild_id, lo, hi, *variants))
         jiao = await conn.one("SELECT l.player_id, p.display_name, SUM(l.jiao_amount) AS j FROM ledger l "
