@@ -44,6 +44,7 @@ from bot.options import typed_text
 from bot.own_posts import own_post
 from bot.store import group as gstore
 from bot.store.failures import DATABASE_ERRORS
+from bot.store.history import ai_seats
 from cogs.checks import check_manager, guild_of
 from cogs.choices import variant_choices
 from cogs.errors import saved
@@ -51,10 +52,12 @@ from cogs.leaderboard import (
     VariantBoard,
     _board_png,
     day_text,
+    display,
     resolve_scope,
     safe,
     season_autocomplete,
     season_label,
+    seat_display,
     server_tz,
     signed,
     variant_board,
@@ -347,7 +350,8 @@ async def hand_autocomplete(interaction: discord.Interaction[MjBot], current: st
     for h in hands:
         local = h.at.astimezone(tz)
         # every win of the hand, in seat order, each with its own value (Hefei: several may win on one discard)
-        who = ", ".join(f"{w.name or w.ai or '?'} +{w.value}" for w in h.wins) or t("correct.hand_draw", lang)
+        who = ", ".join(f"{seat_display(w.name, w.player_id, w.ai_number, lang)} +{w.value}" for w in h.wins) \
+            or t("correct.hand_draw", lang)
         if h.voided:
             who += f" ({t('correct.hand_void', lang)})"
         name = t("correct.hand_choice", lang, hand=h.hand_id, when=f"{day_text(local, lang)} {local:%H:%M}",
@@ -468,11 +472,15 @@ class Group(commands.Cog):
         local = c.at.astimezone(tz)
         text = saved(interaction, t("correct.voided", lang, hand=hand, variant=variant_name(c.variant, lang),
                                     when=f"{day_text(local, lang)} {local:%H:%M}", reason=safe(c.reason)))
+        ais = await ai_seats(self.bot.open_store, hand_id=hand) if any(r.player_id is None for r in c.rows) else {}
         names = {}
         for r in c.rows:
             if r.player_id is not None:
-                names[r.seat] = await self.bot.open_store.display_name(r.player_id) or str(r.player_id)
-        moved = ", ".join(f"{safe(names.get(r.seat, r.ai or '?'))} {signed(r.amount)}" for r in c.rows)
+                names[r.seat] = display(await self.bot.open_store.display_name(r.player_id), r.player_id, lang)
+            else:  # as its table named it, never by its difficulty
+                ai = ais.get(r.seat)
+                names[r.seat] = seat_display(ai.name if ai else None, None, ai.number if ai else None, lang)
+        moved = ", ".join(f"{safe(names[r.seat])} {signed(r.amount)}" for r in c.rows)
         text += "\n" + t("correct.void_rows", lang, rows=moved)
         await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
 

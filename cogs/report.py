@@ -51,7 +51,7 @@ from cogs.group import (
     retry_notes,
     unnoted,
 )
-from cogs.leaderboard import day_text, display, shared_ranks
+from cogs.leaderboard import day_text, display, seat_display, shared_ranks
 from text.lang import lang_of_locale
 
 log = logging.getLogger(__name__)
@@ -131,7 +131,7 @@ async def report_scene(bot: MjBot, guild_id: int, day: date, lang: str) -> tuple
     win = s.biggest.biggest if s.biggest is not None else None
     if s.biggest is not None and win is not None:  # the player whose win it was (several may win on one discard)
         records.append((t("report.biggest", lang),
-                        t("report.biggest_line", lang, winner=win.name or win.ai or "?", value=win.value,
+                        t("report.biggest_line", lang, winner=seat_display(win.name, win.player_id, win.ai_number, lang), value=win.value,
                           variant=variant_name(s.biggest.variant, lang))))
     if s.most_jiao is not None:
         records.append((t("report.most_jiao", lang), f"{display(s.most_jiao[1], s.most_jiao[0], lang)} · "

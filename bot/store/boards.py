@@ -10,10 +10,11 @@ voided hand counts for nothing and an adjustment moves the net. **Ranges** are h
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from .history import AiSeat, ai_seats
 from .models import BoardRow, PlayerStats, from_ms
 from .sql import DAY_MS, Where, check_source, ms_or_none
 from .store import Store
@@ -28,9 +29,9 @@ class HandWin:
 
     seat: int
     player_id: int | None  # None: an AI seat
-    name: str | None  # the member's display name as stored (None: an AI seat, or a member never named)
-    ai: str | None  # an AI seat's difficulty (not a name)
+    name: str | None  # the member's display name as stored; an AI seat's name as its table named it (电脑1 ...)
     value: int  # the win's hand value (番 / 子)
+    ai_number: int | None = None  # an AI seat's number among its match's AI seats (its name when ``name`` is None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,10 +150,19 @@ async def recent_hands(store: Store, guild_id: int, limit: int = 25, *, hand_id:
         if rows:
             marks = ", ".join("?" * len(rows))
             for r in await conn.all(
-                    "SELECT l.hand_id, l.seat, l.player_id, p.display_name, l.ai, l.hand_value FROM ledger l "
+                    "SELECT l.hand_id, l.seat, l.player_id, p.display_name, l.hand_value FROM ledger l "
                     f"LEFT JOIN players p ON p.user_id = l.player_id WHERE l.hand_id IN ({marks}) AND l.won = 1 "
                     "ORDER BY l.hand_id, l.seat", [r[0] for r in rows]):
-                wins[r[0]].append(HandWin(r[1], r[2], r[3], r[4], r[5]))
+                wins[r[0]].append(HandWin(r[1], r[2], r[3], r[4]))
+    # an AI seat's win: named as its table named the seat, never by its difficulty (ledger.ai)
+    named: dict[int, dict[int, AiSeat]] = {}
+    for r in rows:
+        if any(w.player_id is None for w in wins[r[0]]):
+            if r[1] not in named:
+                named[r[1]] = await ai_seats(store, r[1])
+            wins[r[0]] = [w if w.player_id is not None or w.seat not in named[r[1]] else
+                          replace(w, name=named[r[1]][w.seat].name, ai_number=named[r[1]][w.seat].number)
+                          for w in wins[r[0]]]
     return [HandSummary(r[0], r[1], r[2], r[3], from_ms(r[4]), tuple(wins[r[0]]), bool(r[5])) for r in rows]
 
 
