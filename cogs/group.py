@@ -70,8 +70,8 @@ _NO_PINGS = discord.AllowedMentions.none()
 
 #: The CSV's columns, in order.
 CSV_COLUMNS = ("kind", "entry_id", "hand_id", "match_id", "variant", "time_local", "time_utc", "season", "player_id",
-               "player_name", "ai", "seat", "amount", "stack_amount", "jiao_amount", "won", "self_draw", "deal_in",
-               "drawn", "hand_value", "reason", "posted_by", "source")
+               "player_name", "ai", "seat", "amount", "stack_amount", "jiao_amount", "hands", "won", "self_draw",
+               "deal_in", "drawn", "hand_value", "reason", "posted_by", "source")
 
 
 def parse_day(text: str) -> date:
@@ -395,8 +395,8 @@ def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Sea
             r.variant, r.at.astimezone(tz).isoformat(timespec="seconds"),
             r.at.astimezone(UTC).isoformat(timespec="seconds"),
             season_of(r.at), r.player_id if r.player_id is not None else "", r.player_name or "", r.ai or "",
-            r.seat, r.amount, r.stack_amount, r.jiao_amount, int(r.won), int(r.self_draw), int(r.deal_in),
-            int(r.drawn), r.hand_value, r.reason, r.posted_by if r.posted_by is not None else "", r.source,
+            r.seat, r.amount, r.stack_amount, r.jiao_amount, r.hands, r.won, r.self_draw, r.deal_in,
+            r.drawn, r.hand_value, r.reason, r.posted_by if r.posted_by is not None else "", r.source,
         )])
     return ("\ufeff" + out.getvalue()).encode("utf-8")
 

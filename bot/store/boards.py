@@ -78,7 +78,9 @@ class HeadToHead:
 
 @dataclass(frozen=True, slots=True)
 class ExportRow:
-    """One line of the ledger export: a seat of a hand, or a row of a correction."""
+    """One line of the ledger export: a seat of a hand, or a row of a correction. The counts (``hands``, ``won``,
+    ``self_draw``, ``deal_in``, ``drawn``) and ``hand_value`` are 1 / the value on a hand's row, negated on the rows
+    of its void, 0 on an adjustment's: summed per player they give the figures the boards show."""
 
     kind: str  # 'hand' | 'void' | 'adjust'
     entry_id: int  # the hand id, or the correction id
@@ -93,10 +95,11 @@ class ExportRow:
     amount: int
     stack_amount: int
     jiao_amount: int
-    won: bool
-    self_draw: bool
-    deal_in: bool
-    drawn: bool
+    hands: int
+    won: int
+    self_draw: int
+    deal_in: int
+    drawn: int
     hand_value: int
     reason: str
     posted_by: int | None
@@ -353,24 +356,28 @@ async def head_to_head(store: Store, guild_id: int, a: int, b: int, variant: str
 async def ledger_rows(store: Store, guild_id: int, since: datetime | None = None,
                       until: datetime | None = None) -> list[ExportRow]:
     """Every ledger row and correction row of a server over ``[since, until)``, in time order (corrections after
-    the hand they void)."""
+    the hand they void). A void's rows carry its hand's counts and values negated (as ``correction_rows`` keeps
+    the counts), so that every column nets the voided hand out."""
     lo, hi = _range(since, until)
     async with store.transaction(write=False) as conn:
         hands = Where().eq("l.guild_id", guild_id).range("l.at", lo, hi)
         corrs = Where().eq("c.guild_id", guild_id).range("r.at", lo, hi)
         rows = await conn.all(
             "SELECT 'hand', l.hand_id, l.hand_id, l.match_id, l.variant, l.at, l.player_id, p.display_name, l.ai, "
-            " l.seat, l.amount, l.stack_amount, l.jiao_amount, l.won, l.self_draw, l.deal_in, l.drawn, l.hand_value, "
-            " '', NULL, 0, l.source FROM ledger l LEFT JOIN players p ON p.user_id = l.player_id "
+            " l.seat, l.amount, l.stack_amount, l.jiao_amount, 1, l.won, l.self_draw, l.deal_in, l.drawn, "
+            " l.hand_value, '', NULL, 0, l.source FROM ledger l LEFT JOIN players p ON p.user_id = l.player_id "
             f"WHERE {hands} UNION ALL "
             "SELECT c.kind, c.id, c.hand_id, (SELECT h.match_id FROM hands h WHERE h.id = c.hand_id), c.variant, r.at, "
-            " r.player_id, p.display_name, r.ai, r.seat, r.amount, r.stack_amount, r.jiao_amount, 0, 0, 0, 0, 0, "
+            " r.player_id, p.display_name, r.ai, r.seat, r.amount, r.stack_amount, r.jiao_amount, r.hands, r.wins, "
+            " r.self_draws, r.deal_ins, r.draws, "
+            " COALESCE(-(SELECT x.hand_value FROM ledger x WHERE x.hand_id = c.hand_id AND x.seat = r.seat), 0), "
             " c.reason, c.user_id, 1, COALESCE((SELECT x.source FROM ledger x WHERE x.hand_id = c.hand_id AND x.seat = 0), '') "
             "FROM correction_rows r JOIN corrections c ON c.id = r.correction_id "
             "LEFT JOIN players p ON p.user_id = r.player_id "
-            f"WHERE {corrs} ORDER BY 6, 21, 2, 10", [*hands.params, *corrs.params])
+            f"WHERE {corrs} ORDER BY 6, 22, 2, 10", [*hands.params, *corrs.params])
     return [ExportRow(r[0], r[1], r[2], r[3], r[4], from_ms(r[5]), r[6], r[7], r[8], r[9], r[10], r[11], r[12],
-                      bool(r[13]), bool(r[14]), bool(r[15]), bool(r[16]), r[17], r[18], r[19], r[21]) for r in rows]
+                      int(r[13]), int(r[14]), int(r[15]), int(r[16]), int(r[17]), r[18], r[19], r[20], r[22])
+            for r in rows]
 
 
 
