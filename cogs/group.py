@@ -376,9 +376,22 @@ def cell(value: Any) -> Any:
     return value
 
 
+def member_cell(user_id: int | None) -> str:
+    """A Discord id in the export: Discord's mention form, text that no spreadsheet turns into a number. A bare
+    19-digit id is read as a number by Excel and Google Sheets, which keep 15 significant digits (1.2E+18; saved
+    back as 1200000000000000000): every player's id would be lost and several would share one. A script reads the
+    id as the digits between ``<@`` and ``>``.
+
+    >>> member_cell(1200000000000001001), member_cell(None)
+    ('<@1200000000000001001>', '')
+    """
+    return "" if user_id is None else f"<@{user_id}>"
+
+
 def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Season]) -> bytes:
     """The export as CSV bytes: UTF-8 with a byte-order mark (Excel then reads Chinese names), one line per row of
-    the ledger or of a correction, times in the server's zone and in UTC, the season each row falls in."""
+    the ledger or of a correction, times in the server's zone and in UTC, the season each row falls in, Discord ids
+    as text (:func:`member_cell`)."""
 
     def season_of(at: datetime) -> str:
         for s in seasons:
@@ -394,9 +407,9 @@ def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Sea
             r.kind, r.entry_id, r.hand_id if r.hand_id is not None else "", r.match_id if r.match_id is not None else "",
             r.variant, r.at.astimezone(tz).isoformat(timespec="seconds"),
             r.at.astimezone(UTC).isoformat(timespec="seconds"),
-            season_of(r.at), r.player_id if r.player_id is not None else "", r.player_name or "", r.ai or "",
+            season_of(r.at), member_cell(r.player_id), r.player_name or "", r.ai or "",
             r.seat, r.amount, r.stack_amount, r.jiao_amount, r.hands, r.won, r.self_draw, r.deal_in,
-            r.drawn, r.hand_value, r.reason, r.posted_by if r.posted_by is not None else "", r.source,
+            r.drawn, r.hand_value, r.reason, member_cell(r.posted_by), r.source,
         )])
     return ("\ufeff" + out.getvalue()).encode("utf-8")
 

@@ -361,7 +361,7 @@ async def test_export_is_an_ephemeral_csv_with_every_field(h: Harness):
     for hid, mid, var, at, pid, name, ai, seat, amt, st, ji, won, sd, di, dr, hv, src in ledger:
         want.append({"kind": "hand", "entry_id": str(hid), "hand_id": str(hid), "match_id": str(mid), "variant": var,
                      "time_local": iso(at, SH), "time_utc": iso(at, UTC), "season": "",
-                     "player_id": "" if pid is None else str(pid), "player_name": name or "", "ai": ai or "",
+                     "player_id": "" if pid is None else f"<@{pid}>", "player_name": name or "", "ai": ai or "",
                      "seat": str(seat), "amount": str(amt), "stack_amount": str(st), "jiao_amount": str(ji),
                      "hands": "1", "won": str(won), "self_draw": str(sd), "deal_in": str(di), "drawn": str(dr),
                      "hand_value": str(hv), "reason": "", "posted_by": "", "source": src})
@@ -371,11 +371,11 @@ async def test_export_is_an_ephemeral_csv_with_every_field(h: Harness):
         hv = -sql(h, "SELECT hand_value FROM ledger WHERE hand_id = ? AND seat = ?", (hid, seat))[0][0] if hid else 0
         want.append({"kind": kind, "entry_id": str(cid), "hand_id": "" if hid is None else str(hid),
                      "match_id": str(mid), "variant": var, "time_local": iso(at, SH), "time_utc": iso(at, UTC),
-                     "season": "", "player_id": "" if pid is None else str(pid), "player_name": name or "",
+                     "season": "", "player_id": "" if pid is None else f"<@{pid}>", "player_name": name or "",
                      "ai": ai or "", "seat": str(seat), "amount": str(amt), "stack_amount": "0", "jiao_amount": "0",
                      "hands": str(n), "won": str(won), "self_draw": str(sd), "deal_in": str(di), "drawn": str(dr),
                      "hand_value": str(hv), "reason": reason,
-                     "posted_by": str(by), "source": src})
+                     "posted_by": f"<@{by}>", "source": src})
     key = lambda d: (d["kind"], d["entry_id"], d["seat"])  # noqa: E731
     assert sorted(body, key=key) == sorted(want, key=key)
     assert any(d["player_name"] == "張三" for d in body) and any(d["reason"] == "贴补" for d in body)
@@ -388,7 +388,7 @@ async def test_export_is_an_ephemeral_csv_with_every_field(h: Harness):
             for i, col in enumerate(("hands", "won", "self_draw", "deal_in", "drawn", "amount")):
                 row[i] += int(d[col])
     board = await gstore.board(h.bot.store, GUILD_ID, "hefei", limit=100)
-    assert sums == {str(r.player_id): [r.hands, r.wins, r.self_draws, r.deal_ins, r.draws, r.net] for r in board}
+    assert sums == {f"<@{r.player_id}>": [r.hands, r.wins, r.self_draws, r.deal_ins, r.draws, r.net] for r in board}
     assert sql(h, "SELECT field, new_value FROM settings_audit WHERE field = 'export'") == [
         ("export", f'"all: {len(body)}"')]
     assert h.channel() == [m for m in h.channel() if not m.attachments]  # nothing public carries the file
@@ -869,7 +869,7 @@ async def test_the_export_neutralises_spreadsheet_formulas(h: Harness):
     [att] = r.reply.attachments
     lines = list(csv.reader(io.StringIO(r.reply.files[att.filename].decode("utf-8-sig"), newline="")))
     body = [dict(zip(CSV_COLUMNS, line, strict=True)) for line in lines[1:]]
-    names = {d["player_name"] for d in body if d["player_id"] in {str(p) for p in players}}
+    names = {d["player_name"] for d in body if d["player_id"] in {f"<@{p}>" for p in players}}
     assert names == {"'" + n for n in HOSTILE_NAMES}
     assert {d["reason"] for d in body if d["kind"] == "void"} == {"'" + reason}
     assert {d["reason"] for d in body if d["kind"] == "adjust"} == {"'-1+1 side bet"}
