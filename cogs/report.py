@@ -39,7 +39,7 @@ from discord.ext import commands, tasks
 from bot.app import MjBot
 from bot.i18n import t, variant_name
 from bot.names import drawn_name
-from bot.settings import SERVER_LANGUAGE
+from bot.settings import SERVER_LANGUAGE, server_language
 from bot.store import group as gstore
 from cogs.group import (
     CLAIM_LEASE,
@@ -52,7 +52,6 @@ from cogs.group import (
     unnoted,
 )
 from cogs.leaderboard import day_text, display, seat_display, shared_ranks
-from text.lang import lang_of_locale
 
 log = logging.getLogger(__name__)
 
@@ -171,11 +170,9 @@ class Report(commands.Cog):
         await self.bot.wait_until_ready()
 
     async def _lang(self, guild_id: int) -> str:
-        settings = await self.bot.open_store.guild_settings(guild_id)
-        guild = self.bot.get_guild(guild_id)
-        if settings.updated_at is None and guild is not None:
-            return lang_of_locale(guild.preferred_locale) or settings.language
-        return lang_of_locale(settings.language) or SERVER_LANGUAGE
+        """The language of a scheduled post: the server's ``/settings`` language, as its tables speak (never its
+        Discord locale, which Discord sets only for Community servers: en-US for most others)."""
+        return await server_language(self.bot, guild_id) or SERVER_LANGUAGE
 
     async def tick(self) -> None:
         """One round of the schedule at ``self.clock()``."""
