@@ -44,6 +44,7 @@ from bot.options import typed_text
 from bot.own_posts import own_post
 from bot.store import group as gstore
 from bot.store.failures import DATABASE_ERRORS
+from bot.store.history import ai_seats
 from cogs.checks import check_manager, guild_of
 from cogs.choices import variant_choices
 from cogs.errors import saved
@@ -51,10 +52,12 @@ from cogs.leaderboard import (
     VariantBoard,
     _board_png,
     day_text,
+    display,
     resolve_scope,
     safe,
     season_autocomplete,
     season_label,
+    seat_display,
     server_tz,
     signed,
     variant_board,
@@ -67,8 +70,8 @@ _NO_PINGS = discord.AllowedMentions.none()
 
 #: The CSV's columns, in order.
 CSV_COLUMNS = ("kind", "entry_id", "hand_id", "match_id", "variant", "time_local", "time_utc", "season", "player_id",
-               "player_name", "ai", "seat", "amount", "stack_amount", "jiao_amount", "won", "self_draw", "deal_in",
-               "drawn", "hand_value", "reason", "posted_by", "source")
+               "player_name", "ai", "seat", "amount", "stack_amount", "jiao_amount", "hands", "won", "self_draw",
+               "deal_in", "drawn", "hand_value", "reason", "posted_by", "source")
 
 
 def parse_day(text: str) -> date:
@@ -346,7 +349,9 @@ async def hand_autocomplete(interaction: discord.Interaction[MjBot], current: st
     out = []
     for h in hands:
         local = h.at.astimezone(tz)
-        who = (f"{h.winner} +{h.value}" if h.winner else t("correct.hand_draw", lang))
+        # every win of the hand, in seat order, each with its own value (Hefei: several may win on one discard)
+        who = ", ".join(f"{seat_display(w.name, w.player_id, w.ai_number, lang)} +{w.value}" for w in h.wins) \
+            or t("correct.hand_draw", lang)
         if h.voided:
             who += f" ({t('correct.hand_void', lang)})"
         name = t("correct.hand_choice", lang, hand=h.hand_id, when=f"{day_text(local, lang)} {local:%H:%M}",
@@ -371,9 +376,22 @@ def cell(value: Any) -> Any:
     return value
 
 
+def member_cell(user_id: int | None) -> str:
+    """A Discord id in the export: Discord's mention form, text that no spreadsheet turns into a number. A bare
+    19-digit id is read as a number by Excel and Google Sheets, which keep 15 significant digits (1.2E+18; saved
+    back as 1200000000000000000): every player's id would be lost and several would share one. A script reads the
+    id as the digits between ``<@`` and ``>``.
+
+    >>> member_cell(1200000000000001001), member_cell(None)
+    ('<@1200000000000001001>', '')
+    """
+    return "" if user_id is None else f"<@{user_id}>"
+
+
 def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Season]) -> bytes:
     """The export as CSV bytes: UTF-8 with a byte-order mark (Excel then reads Chinese names), one line per row of
-    the ledger or of a correction, times in the server's zone and in UTC, the season each row falls in."""
+    the ledger or of a correction, times in the server's zone and in UTC, the season each row falls in, Discord ids
+    as text (:func:`member_cell`)."""
 
     def season_of(at: datetime) -> str:
         for s in seasons:
@@ -389,9 +407,9 @@ def csv_bytes(rows: list[gstore.ExportRow], tz: tzinfo, seasons: list[gstore.Sea
             r.kind, r.entry_id, r.hand_id if r.hand_id is not None else "", r.match_id if r.match_id is not None else "",
             r.variant, r.at.astimezone(tz).isoformat(timespec="seconds"),
             r.at.astimezone(UTC).isoformat(timespec="seconds"),
-            season_of(r.at), r.player_id if r.player_id is not None else "", r.player_name or "", r.ai or "",
-            r.seat, r.amount, r.stack_amount, r.jiao_amount, int(r.won), int(r.self_draw), int(r.deal_in),
-            int(r.drawn), r.hand_value, r.reason, r.posted_by if r.posted_by is not None else "", r.source,
+            season_of(r.at), member_cell(r.player_id), r.player_name or "", r.ai or "",
+            r.seat, r.amount, r.stack_amount, r.jiao_amount, r.hands, r.won, r.self_draw, r.deal_in,
+            r.drawn, r.hand_value, r.reason, member_cell(r.posted_by), r.source,
         )])
     return ("\ufeff" + out.getvalue()).encode("utf-8")
 
@@ -467,11 +485,15 @@ class Group(commands.Cog):
         local = c.at.astimezone(tz)
         text = saved(interaction, t("correct.voided", lang, hand=hand, variant=variant_name(c.variant, lang),
                                     when=f"{day_text(local, lang)} {local:%H:%M}", reason=safe(c.reason)))
+        ais = await ai_seats(self.bot.open_store, hand_id=hand) if any(r.player_id is None for r in c.rows) else {}
         names = {}
         for r in c.rows:
             if r.player_id is not None:
-                names[r.seat] = await self.bot.open_store.display_name(r.player_id) or str(r.player_id)
-        moved = ", ".join(f"{safe(names.get(r.seat, r.ai or '?'))} {signed(r.amount)}" for r in c.rows)
+                names[r.seat] = display(await self.bot.open_store.display_name(r.player_id), r.player_id, lang)
+            else:  # as its table named it, never by its difficulty
+                ai = ais.get(r.seat)
+                names[r.seat] = seat_display(ai.name if ai else None, None, ai.number if ai else None, lang)
+        moved = ", ".join(f"{safe(names[r.seat])} {signed(r.amount)}" for r in c.rows)
         text += "\n" + t("correct.void_rows", lang, rows=moved)
         await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
 

@@ -212,6 +212,19 @@ def display(name: str | None, player_id: int, lang: str) -> str:
     return name or t("board.unknown_player", lang, tail=str(player_id)[-4:])
 
 
+def seat_display(name: str | None, player_id: int | None, ai_number: int | None, lang: str) -> str:
+    """A seat's name in a text: a member's as :func:`display` gives it; an AI seat's as its table named it
+    (``name``: 电脑1 ...), or numbered as a table numbers them (``ai_number``) when the match kept no name. Never the
+    AI's difficulty, which is no name.
+
+    >>> seat_display(None, None, 2, "en"), seat_display("电脑1", None, 1, "en"), seat_display("Bob", 7, None, "en")
+    ('AI 2', '电脑1', 'Bob')
+    """
+    if player_id is None:
+        return name or t("tables.ai_name", lang, n=ai_number or 1)
+    return display(name, player_id, lang)
+
+
 def safe(name: str) -> str:
     """A name for message text: markdown and mentions neutralised."""
     return discord.utils.escape_markdown(discord.utils.escape_mentions(name))

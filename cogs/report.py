@@ -39,7 +39,7 @@ from discord.ext import commands, tasks
 from bot.app import MjBot
 from bot.i18n import t, variant_name
 from bot.names import drawn_name
-from bot.settings import SERVER_LANGUAGE
+from bot.settings import SERVER_LANGUAGE, server_language
 from bot.store import group as gstore
 from cogs.group import (
     CLAIM_LEASE,
@@ -51,8 +51,7 @@ from cogs.group import (
     retry_notes,
     unnoted,
 )
-from cogs.leaderboard import day_text, display, shared_ranks
-from text.lang import lang_of_locale
+from cogs.leaderboard import day_text, display, seat_display, shared_ranks
 
 log = logging.getLogger(__name__)
 
@@ -128,9 +127,10 @@ async def report_scene(bot: MjBot, guild_id: int, day: date, lang: str) -> tuple
     week = t("report.week", lang, start=day_text(start, lang), end=day_text(end - timedelta(days=1), lang))
     count = t("report.hands", lang, n=s.hands)
     records = []
-    if s.biggest is not None:
+    win = s.biggest.biggest if s.biggest is not None else None
+    if s.biggest is not None and win is not None:  # the player whose win it was (several may win on one discard)
         records.append((t("report.biggest", lang),
-                        t("report.biggest_line", lang, winner=s.biggest.winner or "?", value=s.biggest.value,
+                        t("report.biggest_line", lang, winner=seat_display(win.name, win.player_id, win.ai_number, lang), value=win.value,
                           variant=variant_name(s.biggest.variant, lang))))
     if s.most_jiao is not None:
         records.append((t("report.most_jiao", lang), f"{display(s.most_jiao[1], s.most_jiao[0], lang)} · "
@@ -170,11 +170,9 @@ class Report(commands.Cog):
         await self.bot.wait_until_ready()
 
     async def _lang(self, guild_id: int) -> str:
-        settings = await self.bot.open_store.guild_settings(guild_id)
-        guild = self.bot.get_guild(guild_id)
-        if settings.updated_at is None and guild is not None:
-            return lang_of_locale(guild.preferred_locale) or settings.language
-        return lang_of_locale(settings.language) or SERVER_LANGUAGE
+        """The language of a scheduled post: the server's ``/settings`` language, as its tables speak (never its
+        Discord locale, which Discord sets only for Community servers: en-US for most others)."""
+        return await server_language(self.bot, guild_id) or SERVER_LANGUAGE
 
     async def tick(self) -> None:
         """One round of the schedule at ``self.clock()``."""

@@ -50,6 +50,7 @@ from cogs import settings_registry
 from cogs.checks import check_manager, guild_of
 from cogs.errors import SafeModal, SafeView, saved
 from cogs.report import latest_report_day
+from cogs.settings_audit import RECENT, audit_line, describe_change, field_value, recent_changes, report_text
 from engine.errors import EngineError
 from engine.variants import VARIANT_KEYS, get_variant
 
@@ -114,27 +115,6 @@ def _encode_rule(variant_key: str, key: str, value: Any) -> str:
     return f"{variant_key}|{key}|{int(value) if isinstance(value, bool) else value}"
 
 
-def _house_diff(old: Any, new: Any, lang: str) -> str:
-    """What a change of ``house_rules`` did, e.g. "Hefei: Short deck (ranks 2-8) → on" (rules removed from the
-    server's overrides show their default again)."""
-    old = old if isinstance(old, dict) else {}
-    new = new if isinstance(new, dict) else {}
-    parts = []
-    for vkey in sorted(set(old) | set(new), key=lambda k: (k not in VARIANT_KEYS, k)):
-        before, after = old.get(vkey) or {}, new.get(vkey) or {}
-        try:
-            variant = get_variant(vkey)
-        except ValueError:  # a variant this version does not know: say nothing about it
-            continue
-        for rule in variant.house_rules:
-            if rule.key in before or rule.key in after:
-                value = after.get(rule.key, rule.default)
-                if before.get(rule.key, rule.default) != value:
-                    parts.append(f"{variant_name(vkey, lang)}: {item_name(rule.zh, rule.en, lang)} → "
-                                 f"{rule_value(value, lang)}")
-    return "; ".join(parts) or "…"
-
-
 def _viewed_variant(message: Any) -> str | None:
     """The variant whose house rules a panel message shows (from its house-rule select), or None."""
     for row in getattr(message, "components", None) or []:
@@ -149,44 +129,6 @@ def _is_panel(message: Any) -> bool:
     return message is not None and any(
         getattr(c, "custom_id", "") == PREFIX + "variant" for row in message.components
         for c in getattr(row, "children", []))
-
-
-def describe_change(field: str, value: Any, lang: str) -> str:
-    if field == "default_variant":
-        return variant_name(value, lang)
-    if field == "language":
-        return t(f"lang.{value}", lang)
-    if field == "ai_difficulty":
-        return difficulty_name(value, lang)
-    if field == "allowed_channels":
-        return ", ".join(f"<#{c}>" for c in value) if value else t("settings.channels_all", lang)
-    if field == "house_rules":
-        return "…"
-    if field == "weekly_report" and isinstance(value, dict):  # issue 15: {"channel": id or None, "weekday": 0-6}
-        return report_text(value.get("channel"), value.get("weekday", 0), lang)
-    return rule_value(value, lang)
-
-
-def _audit_line(a: Any, lang: str) -> str:
-    """One line of "Recent changes": when, who, what."""
-    what = (f"{t('settings.field.house_rules', lang)}: {_house_diff(a.old_value, a.new_value, lang)}"
-            if a.field == "house_rules"
-            else f"{t(f'settings.field.{a.field}', lang)} → {describe_change(a.field, a.new_value, lang)}")
-    return f"<t:{int(a.changed_at.timestamp())}:R> <@{a.user_id}>: {what}"
-
-
-EMBED_FIELD_LIMIT = 1024  # Discord's limit on an embed field's value
-
-
-def _field_value(lines: list[str]) -> str:
-    """As many whole lines as fit in one embed field (the newest audit lines come first)."""
-    out: list[str] = []
-    for line in lines:
-        line = line if len(line) <= EMBED_FIELD_LIMIT else line[: EMBED_FIELD_LIMIT - 1] + "…"
-        if len("\n".join([*out, line])) > EMBED_FIELD_LIMIT:
-            break
-        out.append(line)
-    return "\n".join(out)
 
 
 def settings_embed(settings: GuildSettings, audit: list[Any], lang: str, viewing: str | None = None) -> discord.Embed:
@@ -215,8 +157,8 @@ def settings_embed(settings: GuildSettings, audit: list[Any], lang: str, viewing
                           default=variant_name(settings.default_variant, lang)))
     e.add_field(name=house_title,
                 value="\n".join(lines) or t("rules.house_none", lang), inline=False)
-    recent = [_audit_line(a, lang) for a in audit[:5]]
-    e.add_field(name=t("settings.recent", lang), value=_field_value(recent) or t("settings.none_yet", lang),
+    recent = [audit_line(a, lang) for a in audit[:RECENT]]
+    e.add_field(name=t("settings.recent", lang), value=field_value(recent) or t("settings.none_yet", lang),
                 inline=False)
     return e
 
@@ -289,7 +231,7 @@ class SettingsView(SafeView):
             shown = what.removeprefix("view:")
             if shown not in VARIANT_KEYS:
                 raise UserError("settings.unknown_rule")
-            audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
+            audit = await recent_changes(self.bot.open_store, guild_of(interaction))
             note = None if shown == settings.default_variant else t(
                 "settings.viewing", lang, variant=variant_name(shown, lang),
                 default=variant_name(settings.default_variant, lang))
@@ -361,7 +303,7 @@ async def set_house_rule(bot: MjBot, interaction: discord.Interaction[MjBot], se
     # stored: if what follows fails, the admin is told it was made
     note = saved(interaction, t(key, lang, field=t("settings.field.house_rules", lang), value=shown),
                  when=key == "settings.changed")
-    audit = await bot.open_store.settings_audit(guild_of(interaction), limit=5)
+    audit = await recent_changes(bot.open_store, guild_of(interaction))
     await _show(bot, interaction, new_settings, audit, lang, note, variant.key)
 
 
@@ -377,7 +319,7 @@ async def apply_change(bot: MjBot, interaction: discord.Interaction[MjBot], sett
     key = "settings.changed" if old != getattr(new_settings, field) else "settings.unchanged"
     note = saved(interaction, t(key, lang, field=label, value=shown), when=key == "settings.changed")
     log.info("guild %s: user %s set %s to %r", interaction.guild_id, interaction.user.id, field, value)
-    audit = await bot.open_store.settings_audit(guild_of(interaction), limit=5)
+    audit = await recent_changes(bot.open_store, guild_of(interaction))
     await _show(bot, interaction, new_settings, audit, lang, note, viewing)
 
 
@@ -411,7 +353,7 @@ class TimersModal(SafeModal):
         settings_changed(interaction, new)
         shown = t("settings.timers", lang, turn=new.turn_seconds, claim=new.claim_seconds)
         note = t("settings.changed", lang, field=t("settings.field.turn_seconds", lang), value=shown)
-        audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
+        audit = await recent_changes(self.bot.open_store, guild_of(interaction))
         viewing = _viewed_variant(interaction.message)
         embed = settings_embed(new, audit, lang, viewing)
         saved(interaction, note)
@@ -484,13 +426,6 @@ async def timezone_autocomplete(interaction: discord.Interaction[MjBot], current
     """IANA zone names containing what was typed."""
     typed = typed_text(current).strip().lower().replace(" ", "_")
     return [app_commands.Choice(name=n, value=n) for n in _zone_names() if typed in n.lower()][:25]
-
-
-def report_text(channel: int | None, weekday: int, lang: str) -> str:
-    """``Monday in <#channel>`` / ``off``."""
-    if channel is None:
-        return t("group.report_off", lang)
-    return t("group.report_on", lang, day=t(f"choice.weekday.{weekday}", lang), channel=channel)
 
 
 async def apply_group_options(bot: MjBot, interaction: discord.Interaction[MjBot], lang: str, timezone: str | None,
@@ -590,7 +525,7 @@ class Settings(commands.Cog):
                                                      settings, ai_difficulty, lang)
             note = said + "\n" + note
         saved(interaction, note, when=bool(interaction.extras.get("saved")) or ai_difficulty is not None)
-        audit = await self.bot.open_store.settings_audit(guild_of(interaction), limit=5)
+        audit = await recent_changes(self.bot.open_store, guild_of(interaction))
         await interaction.response.send_message(note, embed=settings_embed(settings, audit, lang),
                                                 view=SettingsView(self.bot, settings, lang), ephemeral=True)
 

@@ -10,10 +10,11 @@ voided hand counts for nothing and an adjustment moves the net. **Ranges** are h
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from .history import AiSeat, ai_seats
 from .models import BoardRow, PlayerStats, from_ms
 from .sql import DAY_MS, Where, check_source, ms_or_none
 from .store import Store
@@ -23,17 +24,37 @@ _NOT_VOIDED = "hand_id NOT IN (SELECT hand_id FROM corrections WHERE hand_id IS 
 
 
 @dataclass(frozen=True, slots=True)
+class HandWin:
+    """One win of a settled hand (Hefei lets several players win on one discard: one each)."""
+
+    seat: int
+    player_id: int | None  # None: an AI seat
+    name: str | None  # the member's display name as stored; an AI seat's name as its table named it (电脑1 ...)
+    value: int  # the win's hand value (番 / 子)
+    ai_number: int | None = None  # an AI seat's number among its match's AI seats (its name when ``name`` is None)
+
+
+@dataclass(frozen=True, slots=True)
 class HandSummary:
-    """A settled hand, for pickers (autocomplete) and reports."""
+    """A settled hand, for pickers (autocomplete) and reports: its wins in seat order (none: a draw)."""
 
     hand_id: int
     match_id: int
     number: int
     variant: str
     at: datetime
-    winner: str | None  # display name of the winner (None: a draw or an AI)
-    value: int
+    wins: tuple[HandWin, ...]
     voided: bool
+
+    @property
+    def biggest(self) -> HandWin | None:
+        """The hand's biggest win (the lowest seat among equal ones); None for a draw."""
+        return min(self.wins, key=lambda w: (-w.value, w.seat), default=None)
+
+    @property
+    def value(self) -> int:
+        """The biggest win's value (0 for a draw)."""
+        return self.biggest.value if self.biggest is not None else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +78,9 @@ class HeadToHead:
 
 @dataclass(frozen=True, slots=True)
 class ExportRow:
-    """One line of the ledger export: a seat of a hand, or a row of a correction."""
+    """One line of the ledger export: a seat of a hand, or a row of a correction. The counts (``hands``, ``won``,
+    ``self_draw``, ``deal_in``, ``drawn``) and ``hand_value`` are 1 / the value on a hand's row, negated on the rows
+    of its void, 0 on an adjustment's: summed per player they give the figures the boards show."""
 
     kind: str  # 'hand' | 'void' | 'adjust'
     entry_id: int  # the hand id, or the correction id
@@ -72,10 +95,11 @@ class ExportRow:
     amount: int
     stack_amount: int
     jiao_amount: int
-    won: bool
-    self_draw: bool
-    deal_in: bool
-    drawn: bool
+    hands: int
+    won: int
+    self_draw: int
+    deal_in: int
+    drawn: int
     hand_value: int
     reason: str
     posted_by: int | None
@@ -89,7 +113,7 @@ class WeekSummary:
 
     board: tuple[BoardRow, ...]
     hands: int
-    biggest: HandSummary | None
+    biggest: HandSummary | None  # the hand of the week's biggest win: its ``biggest`` win
     most_jiao: tuple[int, str | None, int] | None  # (player, name, 交 taken)
     most_value: tuple[int, str | None, int] | None  # (player, name, sum of winning hand values)
 
@@ -116,19 +140,33 @@ def pair_flow(amounts: dict[Any, int], a: Any, b: Any) -> int:
 
 
 async def recent_hands(store: Store, guild_id: int, limit: int = 25, *, hand_id: int | None = None) -> list[HandSummary]:
-    """The server's latest settled hands (or the one ``hand_id``), newest first, for a picker."""
+    """The server's latest settled hands (or the one ``hand_id``), newest first, for a picker: each win with the
+    seat, the player and the value of that win (never one seat's name beside another's value)."""
     async with store.transaction(write=False) as conn:
         w = Where().eq("m.guild_id", guild_id).add("h.status = 'finished'").opt_eq("h.id", hand_id)
         rows = await conn.all(
             "SELECT h.id, h.match_id, h.number, m.variant, h.ended_at, "
-            " (SELECT COALESCE(p.display_name, l.ai) FROM ledger l LEFT JOIN players p ON p.user_id = l.player_id "
-            "  WHERE l.hand_id = h.id AND l.won = 1 ORDER BY l.seat LIMIT 1), "
-            " (SELECT MAX(l.hand_value) FROM ledger l WHERE l.hand_id = h.id AND l.won = 1), "
             " (SELECT COUNT(*) FROM corrections c WHERE c.hand_id = h.id) "
             "FROM hands h JOIN matches m ON m.id = h.match_id "
             f"WHERE {w} ORDER BY h.ended_at DESC, h.id DESC LIMIT ?", [*w.params, limit])
-    return [HandSummary(r[0], r[1], r[2], r[3], from_ms(r[4]), r[5], r[6] or 0, bool(r[7])) for r in rows]
-
+        wins: dict[int, list[HandWin]] = defaultdict(list)
+        if rows:
+            marks = ", ".join("?" * len(rows))
+            for r in await conn.all(
+                    "SELECT l.hand_id, l.seat, l.player_id, p.display_name, l.hand_value FROM ledger l "
+                    f"LEFT JOIN players p ON p.user_id = l.player_id WHERE l.hand_id IN ({marks}) AND l.won = 1 "
+                    "ORDER BY l.hand_id, l.seat", [r[0] for r in rows]):
+                wins[r[0]].append(HandWin(r[1], r[2], r[3], r[4]))
+    # an AI seat's win: named as its table named the seat, never by its difficulty (ledger.ai)
+    named: dict[int, dict[int, AiSeat]] = {}
+    for r in rows:
+        if any(w.player_id is None for w in wins[r[0]]):
+            if r[1] not in named:
+                named[r[1]] = await ai_seats(store, r[1])
+            wins[r[0]] = [w if w.player_id is not None or w.seat not in named[r[1]] else
+                          replace(w, name=named[r[1]][w.seat].name, ai_number=named[r[1]][w.seat].number)
+                          for w in wins[r[0]]]
+    return [HandSummary(r[0], r[1], r[2], r[3], from_ms(r[4]), tuple(wins[r[0]]), bool(r[5])) for r in rows]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -318,24 +356,28 @@ async def head_to_head(store: Store, guild_id: int, a: int, b: int, variant: str
 async def ledger_rows(store: Store, guild_id: int, since: datetime | None = None,
                       until: datetime | None = None) -> list[ExportRow]:
     """Every ledger row and correction row of a server over ``[since, until)``, in time order (corrections after
-    the hand they void)."""
+    the hand they void). A void's rows carry its hand's counts and values negated (as ``correction_rows`` keeps
+    the counts), so that every column nets the voided hand out."""
     lo, hi = _range(since, until)
     async with store.transaction(write=False) as conn:
         hands = Where().eq("l.guild_id", guild_id).range("l.at", lo, hi)
         corrs = Where().eq("c.guild_id", guild_id).range("r.at", lo, hi)
         rows = await conn.all(
             "SELECT 'hand', l.hand_id, l.hand_id, l.match_id, l.variant, l.at, l.player_id, p.display_name, l.ai, "
-            " l.seat, l.amount, l.stack_amount, l.jiao_amount, l.won, l.self_draw, l.deal_in, l.drawn, l.hand_value, "
-            " '', NULL, 0, l.source FROM ledger l LEFT JOIN players p ON p.user_id = l.player_id "
+            " l.seat, l.amount, l.stack_amount, l.jiao_amount, 1, l.won, l.self_draw, l.deal_in, l.drawn, "
+            " l.hand_value, '', NULL, 0, l.source FROM ledger l LEFT JOIN players p ON p.user_id = l.player_id "
             f"WHERE {hands} UNION ALL "
             "SELECT c.kind, c.id, c.hand_id, (SELECT h.match_id FROM hands h WHERE h.id = c.hand_id), c.variant, r.at, "
-            " r.player_id, p.display_name, r.ai, r.seat, r.amount, r.stack_amount, r.jiao_amount, 0, 0, 0, 0, 0, "
+            " r.player_id, p.display_name, r.ai, r.seat, r.amount, r.stack_amount, r.jiao_amount, r.hands, r.wins, "
+            " r.self_draws, r.deal_ins, r.draws, "
+            " COALESCE(-(SELECT x.hand_value FROM ledger x WHERE x.hand_id = c.hand_id AND x.seat = r.seat), 0), "
             " c.reason, c.user_id, 1, COALESCE((SELECT x.source FROM ledger x WHERE x.hand_id = c.hand_id AND x.seat = 0), '') "
             "FROM correction_rows r JOIN corrections c ON c.id = r.correction_id "
             "LEFT JOIN players p ON p.user_id = r.player_id "
-            f"WHERE {corrs} ORDER BY 6, 21, 2, 10", [*hands.params, *corrs.params])
+            f"WHERE {corrs} ORDER BY 6, 22, 2, 10", [*hands.params, *corrs.params])
     return [ExportRow(r[0], r[1], r[2], r[3], r[4], from_ms(r[5]), r[6], r[7], r[8], r[9], r[10], r[11], r[12],
-                      bool(r[13]), bool(r[14]), bool(r[15]), bool(r[16]), r[17], r[18], r[19], r[21]) for r in rows]
+                      int(r[13]), int(r[14]), int(r[15]), int(r[16]), int(r[17]), r[18], r[19], r[20], r[22])
+            for r in rows]
 
 
 
@@ -356,7 +398,7 @@ async def week_summary(store: Store, guild_id: int, since: datetime, until: date
         marks = ", ".join("?" * len(variants))
         live = f"variant IN ({marks}) AND hand_id NOT IN (SELECT hand_id FROM corrections WHERE hand_id IS NOT NULL)"
         big = await conn.one(f"SELECT hand_id FROM ledger WHERE guild_id = ? AND at >= ? AND at < ? AND won = 1 "
-                               f"AND {live} ORDER BY hand_value DESC, at, hand_id LIMIT 1", (guild_id, lo, hi, *variants))
+                               f"AND {live} ORDER BY hand_value DESC, at, hand_id, seat LIMIT 1", (guild_id, lo, hi, *variants))
         count = await conn.one(f"SELECT COUNT(DISTINCT hand_id) FROM ledger WHERE guild_id = ? AND at >= ? "
                                  f"AND at < ? AND {live}", (guild_id, lo, hi, *variants))
         jiao = await conn.one("SELECT l.player_id, p.display_name, SUM(l.jiao_amount) AS j FROM ledger l "

@@ -44,6 +44,7 @@ from .backend import Connection
 from .boards import (  # the group's readers, reached as group.board(...) etc.
     ExportRow,
     HandSummary,
+    HandWin,
     HeadToHead,
     WeekSummary,
     board,
@@ -70,7 +71,7 @@ MAX_ADJUSTMENT = 1_000_000  # 子: a typo guard
 REPEAT_MS = 10 * 60 * 1000
 
 __all__ = [
-    "Correction", "CorrectionRow", "ExportRow", "GroupSettings", "HandSummary", "HeadToHead", "Season",
+    "Correction", "CorrectionRow", "ExportRow", "GroupSettings", "HandSummary", "HandWin", "HeadToHead", "Season",
     "WeekSummary", "adjust", "audit_export", "board", "claim_final_board", "claim_report_week", "confirm_report_week",
     "corrections", "current_season", "end_due_seasons", "group_settings", "head_to_head", "ledger_rows",
     "mark_season_announced", "mark_welcomed", "pair_flow", "player_record", "recent_hands", "release_final_board",

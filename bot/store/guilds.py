@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -147,13 +147,18 @@ class GuildTopic(Database):
         async with self.transaction() as conn:
             return await _change_settings(conn, guild_id, user_id, change, to_ms(at))
 
-    async def settings_audit(self, guild_id: int, limit: int = 50) -> list[AuditEntry]:
-        """The latest setting changes of a server, newest first."""
+    async def settings_audit(self, guild_id: int, limit: int = 50, *,
+                             fields: Collection[str] | None = None) -> list[AuditEntry]:
+        """The latest rows of a server's audit, newest first; ``fields``: only the rows of those fields (the
+        settings, without the table, record and correction actions audited beside them)."""
+        if fields is not None and not fields:
+            return []
+        only = f"AND field IN ({', '.join('?' * len(fields))}) " if fields is not None else ""
         async with self.transaction(write=False) as conn:
             rows = await conn.all(
                 "SELECT user_id, field, old_value, new_value, changed_at FROM settings_audit "
-                "WHERE guild_id = ? ORDER BY changed_at DESC, id DESC LIMIT ?",
-                (guild_id, limit),
+                f"WHERE guild_id = ? {only}ORDER BY changed_at DESC, id DESC LIMIT ?",
+                (guild_id, *(fields or ()), limit),
             )
         return [
             AuditEntry(guild_id, r[0], r[1], json.loads(r[2]) if r[2] is not None else None,

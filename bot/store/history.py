@@ -211,6 +211,37 @@ async def _ai_seats_named(store: Store, match: MatchInfo) -> MatchInfo:
         for i, s in enumerate(match.seats)))
 
 
+@dataclass(frozen=True, slots=True)
+class AiSeat:
+    """An AI seat of a match, for a text that names it as its table did."""
+
+    name: str | None  # the name its table gave it (电脑1, AI 2 ...: the match's metadata); None: the match kept none
+    number: int  # its number among the match's AI seats in seat order (a table's numbering: ``tables.ai_name``)
+
+
+async def ai_seats(store: Store, match_id: int | None = None, *, hand_id: int | None = None) -> dict[int, AiSeat]:
+    """The AI seats of a match (or of the match ``hand_id`` was played in): seat -> :class:`AiSeat`. An AI seat's
+    difficulty (``ledger.ai``) is no name: a text names the seat by this."""
+    async with store.transaction(write=False) as conn:
+        if match_id is None:
+            row = await conn.one("SELECT match_id FROM hands WHERE id = ?", (hand_id,))
+            if row is None:
+                return {}
+            match_id = row[0]
+        seats = await conn.all("SELECT seat, player_id FROM match_seats WHERE match_id = ? ORDER BY seat", (match_id,))
+        meta = await conn.one("SELECT meta FROM match_meta WHERE match_id = ?", (match_id,))
+        settings = await conn.one("SELECT settings FROM matches WHERE id = ?", (match_id,))
+    kept = bot_meta(json.loads(meta[0]) if meta else {}, json.loads(settings[0]) if settings else {}).get("seats")
+    names = kept if isinstance(kept, list) and len(kept) == len(seats) else [None] * len(seats)
+    out: dict[int, AiSeat] = {}
+    for i, (seat, player) in enumerate(seats):
+        if player is None:
+            sm = names[i]
+            name = sm.get("name") if isinstance(sm, dict) else None
+            out[seat] = AiSeat(str(name) if name else None, len(out) + 1)
+    return out
+
+
 @dataclass(frozen=True)
 class MatchActions:
     """What a match review replays: the match's engine settings, players, actions and the numbers of its finished

@@ -3,8 +3,8 @@
 One function, one transaction: the match's bot metadata (``match_meta.meta``, the same JSON the table manager
 writes when it starts a match) is replaced and a ``settings_audit`` row names who did what (field
 ``table.<action>``: ``table.replace``, ``table.restore``, ``table.autoplay``, ``table.kick``, ``table.dissolve``),
-so a restart sees the seats as they were left and a server's audit lists every table-management action beside its
-settings changes. No new schema: ``settings_audit`` already has (guild, user, field, old, new, when).
+so a restart sees the seats as they were left and a server's audit keeps every table-management action beside its
+settings changes (the ``/settings`` panel lists only the settings: ``cogs.settings_audit``). No new schema: ``settings_audit`` already has (guild, user, field, old, new, when).
 
 The ledger is not touched: a match's seats are fixed when it is recorded, so a seat played by the AI for a while
 still pays and collects for the member who sits in it (the seat's owner).

@@ -349,7 +349,8 @@ async def test_export_is_an_ephemeral_csv_with_every_field(h: Harness):
                     "FROM ledger l LEFT JOIN players p ON p.user_id = l.player_id WHERE l.guild_id = ?",
                  (GUILD_ID,))
     corr = sql(h, "SELECT c.kind, c.id, c.hand_id, c.variant, r.at, r.player_id, p.display_name, r.ai, r.seat, "
-                  "r.amount, c.reason, c.user_id FROM correction_rows r JOIN corrections c ON c.id = r.correction_id "
+                  "r.amount, c.reason, c.user_id, r.hands, r.wins, r.self_draws, r.deal_ins, r.draws "
+                  "FROM correction_rows r JOIN corrections c ON c.id = r.correction_id "
                   "LEFT JOIN players p ON p.user_id = r.player_id")
     assert len(body) == len(ledger) + len(corr)
 
@@ -360,22 +361,34 @@ async def test_export_is_an_ephemeral_csv_with_every_field(h: Harness):
     for hid, mid, var, at, pid, name, ai, seat, amt, st, ji, won, sd, di, dr, hv, src in ledger:
         want.append({"kind": "hand", "entry_id": str(hid), "hand_id": str(hid), "match_id": str(mid), "variant": var,
                      "time_local": iso(at, SH), "time_utc": iso(at, UTC), "season": "",
-                     "player_id": "" if pid is None else str(pid), "player_name": name or "", "ai": ai or "",
+                     "player_id": "" if pid is None else f"<@{pid}>", "player_name": name or "", "ai": ai or "",
                      "seat": str(seat), "amount": str(amt), "stack_amount": str(st), "jiao_amount": str(ji),
-                     "won": str(won), "self_draw": str(sd), "deal_in": str(di), "drawn": str(dr),
+                     "hands": "1", "won": str(won), "self_draw": str(sd), "deal_in": str(di), "drawn": str(dr),
                      "hand_value": str(hv), "reason": "", "posted_by": "", "source": src})
-    for kind, cid, hid, var, at, pid, name, ai, seat, amt, reason, by in corr:
+    for kind, cid, hid, var, at, pid, name, ai, seat, amt, reason, by, n, won, sd, di, dr in corr:
         mid = sql(h, "SELECT match_id FROM hands WHERE id = ?", (hid,))[0][0] if hid else ""
         src = sql(h, "SELECT source FROM ledger WHERE hand_id = ? AND seat = 0", (hid,))[0][0] if hid else ""
+        hv = -sql(h, "SELECT hand_value FROM ledger WHERE hand_id = ? AND seat = ?", (hid, seat))[0][0] if hid else 0
         want.append({"kind": kind, "entry_id": str(cid), "hand_id": "" if hid is None else str(hid),
                      "match_id": str(mid), "variant": var, "time_local": iso(at, SH), "time_utc": iso(at, UTC),
-                     "season": "", "player_id": "" if pid is None else str(pid), "player_name": name or "",
+                     "season": "", "player_id": "" if pid is None else f"<@{pid}>", "player_name": name or "",
                      "ai": ai or "", "seat": str(seat), "amount": str(amt), "stack_amount": "0", "jiao_amount": "0",
-                     "won": "0", "self_draw": "0", "deal_in": "0", "drawn": "0", "hand_value": "0", "reason": reason,
-                     "posted_by": str(by), "source": src})
+                     "hands": str(n), "won": str(won), "self_draw": str(sd), "deal_in": str(di), "drawn": str(dr),
+                     "hand_value": str(hv), "reason": reason,
+                     "posted_by": f"<@{by}>", "source": src})
     key = lambda d: (d["kind"], d["entry_id"], d["seat"])  # noqa: E731
     assert sorted(body, key=key) == sorted(want, key=key)
     assert any(d["player_name"] == "張三" for d in body) and any(d["reason"] == "贴补" for d in body)
+    # every count and the amount, summed per player as a pivot table would, are the board's figures: the voided
+    # hand counts for nothing in any column
+    sums: dict[str, list[int]] = {}
+    for d in body:
+        if d["player_id"]:
+            row = sums.setdefault(d["player_id"], [0] * 6)
+            for i, col in enumerate(("hands", "won", "self_draw", "deal_in", "drawn", "amount")):
+                row[i] += int(d[col])
+    board = await gstore.board(h.bot.store, GUILD_ID, "hefei", limit=100)
+    assert sums == {f"<@{r.player_id}>": [r.hands, r.wins, r.self_draws, r.deal_ins, r.draws, r.net] for r in board}
     assert sql(h, "SELECT field, new_value FROM settings_audit WHERE field = 'export'") == [
         ("export", f'"all: {len(body)}"')]
     assert h.channel() == [m for m in h.channel() if not m.attachments]  # nothing public carries the file
@@ -856,13 +869,14 @@ async def test_the_export_neutralises_spreadsheet_formulas(h: Harness):
     [att] = r.reply.attachments
     lines = list(csv.reader(io.StringIO(r.reply.files[att.filename].decode("utf-8-sig"), newline="")))
     body = [dict(zip(CSV_COLUMNS, line, strict=True)) for line in lines[1:]]
-    names = {d["player_name"] for d in body if d["player_id"] in {str(p) for p in players}}
+    names = {d["player_name"] for d in body if d["player_id"] in {f"<@{p}>" for p in players}}
     assert names == {"'" + n for n in HOSTILE_NAMES}
     assert {d["reason"] for d in body if d["kind"] == "void"} == {"'" + reason}
     assert {d["reason"] for d in body if d["kind"] == "adjust"} == {"'-1+1 side bet"}
     for d in body:  # no text cell a spreadsheet would run
         for k, v in d.items():
-            if k in ("amount", "stack_amount", "jiao_amount", "hand_value"):
+            if k in ("amount", "stack_amount", "jiao_amount", "hands", "won", "self_draw", "deal_in", "drawn",
+                     "hand_value"):
                 assert v.lstrip("-").isdigit(), (k, v)  # numbers stay numbers
             else:
                 assert not v.startswith(("=", "+", "-", "@", "\t", "\r")), (k, v)
