@@ -275,11 +275,13 @@ async def test_the_expiry_is_a_setting_with_a_range_and_audited(h: Harness):
     rec = await last(h)
     assert rec.expires_at - rec.created_at == timedelta(hours=2)
     await press(h, rec, "Reject", D)
-    # the settings panel shows the value and the recent changes, records included, in words
+    # the settings panel shows the value and the change, in words; a record's steps are kept in the audit, not
+    # listed among the changes to settings
     panel = await h.slash("settings", permissions=ADMIN_PERMISSIONS, locale="zh-CN")
     assert "用 /记账 记下的牌局等待确认 2 小时。" in panel.reply.content
-    assert "拒绝记账" in panel.reply.text and "记账（/记账）" in panel.reply.text
-    assert "记账确认时限 → 2" in panel.reply.text
+    assert "记账确认时限 → 2" in panel.reply.text and "拒绝记账" not in panel.reply.text
+    assert [f for (f,) in sql(h, "SELECT field FROM settings_audit WHERE field LIKE 'record%' ORDER BY id")] == [
+        "record_expiry_hours", "record", "record_reject"]
     # outside the declared range (a forged payload): refused, nothing written
     before = dump(h)
     data, rec2 = h.slash_payload("settings", record_expiry_hours=3, permissions=ADMIN_PERMISSIONS)
