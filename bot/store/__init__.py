@@ -33,7 +33,7 @@ record the action with the state hash, then settle / start hands and finish the 
 Restart (every unfinished match replayed and checked against its stored state hash; a mismatch or a replay error
 closes that match as 'aborted' with the reason, ledger untouched)::
 
-    report = await resume_all(store, rebuild_table, at=now)
+    report = await resume_all(store, rebuild_table, at=now)   # shards=Shards(count, ids): only those servers'
     tables = [await TableRecorder.resume(store, r.game, r.table, at=now) for r in report.resumed]
 
 Reading: :meth:`Store.guild_settings`, :meth:`Store.update_guild_settings` (audited),
@@ -56,6 +56,7 @@ from .models import (
     RecordedAction,
     SeatSpec,
     SeatTotals,
+    Shards,
     UnfinishedGame,
     period_start,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "Resumed",
     "SeatSpec",
     "SeatTotals",
+    "Shards",
     "Store",
     "StoreError",
     "TableRecorder",

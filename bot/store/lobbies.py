@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from .database import completes
-from .models import to_ms
+from .models import Shards, to_ms
 from .sql import dumps
 from .store import Store
 
@@ -47,10 +47,13 @@ async def delete_lobby(store: Store, channel_id: int) -> None:
         await write_lobby(conn, 0, channel_id, None)
 
 
-async def lobbies(store: Store) -> list[tuple[int, int, dict[str, Any]]]:
-    """Every stored lobby: ``(guild_id, channel_id, state)``, oldest first."""
+async def lobbies(store: Store, shards: Shards | None = None) -> list[tuple[int, int, dict[str, Any]]]:
+    """Every stored lobby: ``(guild_id, channel_id, state)``, oldest first; with ``shards``, only those of their
+    servers."""
+    cond, params = shards.cond("guild_id") if shards is not None else ("1 = 1", [])
     async with store.transaction(write=False) as conn:
-        rows = await conn.all("SELECT guild_id, channel_id, state FROM lobbies ORDER BY updated_at, channel_id")
+        rows = await conn.all(
+            f"SELECT guild_id, channel_id, state FROM lobbies WHERE {cond} ORDER BY updated_at, channel_id", params)
     return [(int(g), int(c), json.loads(s)) for g, c, s in rows]
 
 

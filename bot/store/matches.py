@@ -10,7 +10,16 @@ from typing import Any
 from .backend import Connection
 from .database import Database
 from .errors import StoreError
-from .models import HandInfo, LedgerRow, MatchInfo, RecordedAction, SeatTotals, UnfinishedGame, from_ms
+from .models import (
+    HandInfo,
+    LedgerRow,
+    MatchInfo,
+    RecordedAction,
+    SeatTotals,
+    Shards,
+    UnfinishedGame,
+    from_ms,
+)
 
 MATCH_COLS = (
     "id, guild_id, channel_id, variant, settings, seed, status, start_hash, final_hash, reason, "
@@ -92,21 +101,34 @@ class MatchTopic(Database):
             LedgerRow(r[0], r[1], r[2], r[3], bool(r[4]), bool(r[5]), bool(r[6]), bool(r[7]), r[8]) for r in rows
         ]
 
-    async def unfinished_games(self) -> list[UnfinishedGame]:
-        """Every active match with what it takes to rebuild it (see :class:`UnfinishedGame`), oldest first."""
+    async def unfinished_games(self, shards: Shards | None = None) -> list[UnfinishedGame]:
+        """Every active match with what it takes to rebuild it (see :class:`UnfinishedGame`), oldest first; with
+        ``shards``, only those of their servers (what one process of several resumes, filtered in SQL)."""
+        where, params = _on(shards)
         async with self.transaction(write=False) as conn:
-            rows = await conn.all(f"SELECT {MATCH_COLS} FROM matches WHERE status = 'active' ORDER BY id")
+            rows = await conn.all(f"SELECT {MATCH_COLS} FROM matches m WHERE status = 'active'{where} ORDER BY id",
+                                  params)
             return [await _game(conn, row) for row in rows]
 
-    async def games_left_open(self) -> list[UnfinishedGame]:
+    async def games_left_open(self, shards: Shards | None = None) -> list[UnfinishedGame]:
         """Every match that is over (finished or aborted) whose Discord messages the bot has not closed yet
         (``match_meta.messages`` still lists them: it stopped before it had removed their controls and said the end,
-        which empties the list), with what it takes to rebuild it, oldest first."""
+        which empties the list), with what it takes to rebuild it, oldest first; with ``shards``, only those of
+        their servers."""
+        where, params = _on(shards)
         async with self.transaction(write=False) as conn:
             rows = await conn.all(
-                f"SELECT {MATCH_COLS} FROM matches m WHERE status <> 'active' AND EXISTS "
-                "(SELECT 1 FROM match_meta x WHERE x.match_id = m.id AND x.messages <> '{}') ORDER BY id")
+                f"SELECT {MATCH_COLS} FROM matches m WHERE status <> 'active'{where} AND EXISTS "
+                "(SELECT 1 FROM match_meta x WHERE x.match_id = m.id AND x.messages <> '{}') ORDER BY id", params)
             return [await _game(conn, row) for row in rows]
+
+
+def _on(shards: Shards | None) -> tuple[str, list[int]]:
+    """`` AND`` the matches' servers are on ``shards`` (nothing for None: every server)."""
+    if shards is None:
+        return "", []
+    cond, params = shards.cond("m.guild_id")
+    return f" AND {cond}", params
 
 
 async def _game(conn: Connection, row: Sequence[Any]) -> UnfinishedGame:

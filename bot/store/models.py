@@ -207,6 +207,35 @@ class UnfinishedGame:
 
 
 @dataclass(frozen=True, slots=True)
+class Shards:
+    """Some of a bot's ``count`` shards: the servers whose tables one process drives when several share the
+    database (a server's shard is ``(guild_id >> 22) % count``, docs/sharding.md). What the store reads for a
+    resume is filtered by them in SQL (:meth:`cond`), so a process never reads another's matches.
+
+    >>> s = Shards(4, frozenset({1, 3}))
+    >>> s.holds(1 << 22), s.holds(2 << 22), s.cond("m.guild_id")
+    (True, False, ('(m.guild_id >> 22) % CAST(? AS BIGINT) IN (CAST(? AS BIGINT), CAST(? AS BIGINT))', [4, 1, 3]))
+    >>> Shards(4, frozenset()).cond("guild_id")
+    ('1 = 0', [])
+    """
+
+    count: int
+    ids: frozenset[int]
+
+    def holds(self, guild_id: int) -> bool:
+        return (guild_id >> 22) % self.count in self.ids
+
+    def cond(self, column: str) -> tuple[str, list[int]]:
+        """The SQL condition "``column``'s server is on one of these shards" and its parameters (SQLite and
+        PostgreSQL alike; none held: nothing)."""
+        if not self.ids:
+            return "1 = 0", []
+        ids = sorted(self.ids)
+        marks = ", ".join("CAST(? AS BIGINT)" for _ in ids)
+        return f"({column} >> 22) % CAST(? AS BIGINT) IN ({marks})", [self.count, *ids]
+
+
+@dataclass(frozen=True, slots=True)
 class BoardRow:
     """A leaderboard line: one player's totals over the chosen server, variant and period."""
 

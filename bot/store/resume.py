@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from .failures import TRANSIENT_ERRORS
-from .models import UnfinishedGame
+from .models import Shards, UnfinishedGame
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,8 @@ def hash_mismatch(game: UnfinishedGame, table: Any) -> str | None:
 
 async def resume_all(store: Any, rebuild: Rebuild, at: datetime | None = None, *,
                      backoff: tuple[float, ...] | None = None,
-                     keep: Callable[[UnfinishedGame], bool] | None = None) -> ResumeReport:
+                     keep: Callable[[UnfinishedGame], bool] | None = None,
+                     shards: Shards | None = None) -> ResumeReport:
     """Rebuild every unfinished game with ``rebuild(game)`` (sync or async; typically
     ``Table.replay(game.variant, game.seed, game.settings, [Action.from_json(a) for a in game.action_json()])``)
     and compare its ``state_hash()`` with the stored one.
@@ -95,10 +96,12 @@ async def resume_all(store: Any, rebuild: Rebuild, at: datetime | None = None, *
     ``aborted`` with the reason; the ledger is not touched) and listed in ``report.aborted``; the others are in
     ``report.resumed`` with the rebuilt table, ready to continue. Store calls failing with a :data:`TRANSIENT`
     error are retried with ``backoff`` until they succeed. ``keep(game)`` False leaves a game alone (not rebuilt,
-    not reported): another process's table.
+    not reported): a table that plays here already. ``shards``: only the games of those shards' servers are read
+    (the store filters them: the other processes' games are neither read nor rebuilt here).
     """
     report = ResumeReport()
-    games = await retrying(store.unfinished_games, "reading unfinished games", backoff)
+    read = store.unfinished_games if shards is None else functools.partial(store.unfinished_games, shards)
+    games = await retrying(read, "reading unfinished games", backoff)
     for game in games:
         if keep is not None and not keep(game):
             continue

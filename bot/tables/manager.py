@@ -32,7 +32,7 @@ from typing import Any
 
 from bot.seams import Host, TableUI
 from bot.settings import AI_DIFFICULTIES, guild_settings
-from bot.store import SeatSpec, Store, StoreError
+from bot.store import SeatSpec, Shards, Store, StoreError
 from bot.store.lobbies import delete_lobby, save_lobby
 from bot.store.resume import retrying
 from bot.store.tables import NotRecorded, TableRecorder
@@ -144,6 +144,12 @@ class TableManager(Admin, Output):
         only while it holds the lease of the server's shard."""
         cluster = getattr(self.bot, "cluster", None)
         return cluster is None or cluster.owns_guild(guild_id)
+
+    def own_shards(self) -> Shards | None:
+        """The shards whose servers' tables this process drives now (None: every server's, one process); a resume
+        takes it once, so that it reads and brings back the same servers' matches, votes and lobbies throughout."""
+        cluster = getattr(self.bot, "cluster", None)
+        return None if cluster is None else Shards(cluster.count, frozenset(cluster.held))
 
     async def shards_lost(self, shards: set[int]) -> None:
         """This process lost shards' leases: their tables stop here at once (nothing is written: the store has

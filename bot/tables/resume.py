@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.store import resume_all
@@ -31,6 +32,8 @@ from .state import KEPT_AWAY, LiveTable, Seat, State
 from .strings import t
 
 if TYPE_CHECKING:
+    from bot.store import Shards
+
     from .manager import TableManager
 
 log = logging.getLogger(__name__)
@@ -80,12 +83,23 @@ def _unseen(lt: LiveTable, end: list[Event], messages: dict[str, Any]) -> list[E
 
 async def resume_tables(mgr: TableManager) -> None:
     """Rebuild every unfinished match from the store; close the ones that cannot be rebuilt, with a message. The
-    matches that ended while the bot was stopped are closed first (:func:`close_left_open`)."""
+    matches that ended while the bot was stopped are closed first (:func:`close_left_open`).
+
+    Only the servers of the shards this process holds as it begins (bot.cluster), read from the store by their
+    shards: its matches, their votes and its lobbies are all of the same servers. A lease taken meanwhile is not
+    half taken here (its lobby back without its match, which that lobby would then keep out): the gain's own resume,
+    which waits for this one (``Cluster.following``), brings all of that shard back."""
     store = mgr.store
-    await close_left_open(mgr)
-    # only the tables of this process's shards (bot.cluster), and only those not already here
-    report = await resume_all(store, rebuild_table, backoff=mgr.store_backoff,
-                              keep=lambda g: mgr.owns(g.match.guild_id) and _free(mgr, g))
+    mine = mgr.own_shards()
+
+    def owned(guild_id: int) -> bool:
+        return mgr.owns(guild_id) and (mine is None or mine.holds(guild_id))
+
+    await close_left_open(mgr, mine, owned)
+    # only those not already here (a lobby over a match in play gives way: _lobby_over)
+    report = await resume_all(
+        store, rebuild_table, backoff=mgr.store_backoff, shards=mine,
+        keep=lambda g: owned(g.match.guild_id) and (_free(mgr, g) or _lobby_over(mgr, g) is not None))
     for a in report.aborted:
         log.warning("match %s aborted on resume: %s", a.game.match_id, a.reason)
         await _unrestorable(mgr, a.game)
@@ -101,11 +115,11 @@ async def resume_tables(mgr: TableManager) -> None:
                            mgr.store_backoff)
             await _unrestorable(mgr, r.game)
             continue
-        if not _free(mgr, r.game):  # (a start in its channel went on meanwhile)
+        if not await _make_room(mgr, r.game):  # (a start in its channel went on meanwhile)
             continue
         await _take_over(mgr, lt, messages, end)
     await _restore_votes(mgr, {r.game.match_id for r in report.resumed})
-    await _restore_lobbies(mgr)
+    await _restore_lobbies(mgr, mine, owned)
 
 
 def _free(mgr: TableManager, game: Any) -> bool:
@@ -115,15 +129,49 @@ def _free(mgr: TableManager, game: Any) -> bool:
     return game.match_id not in mgr.by_id and game.match.channel_id not in mgr.by_channel
 
 
-async def close_left_open(mgr: TableManager) -> None:
-    """Close every match of this process's servers that ended while the bot was stopped before it had closed its
-    messages (``Store.games_left_open``: ``/table end`` or a dissolve stored, or the last hand settled, then a kill
-    or a restart during a Discord outage): the last hand's result if it never went out, the end said (a match
-    ended early), the summary, every control removed. Before the unfinished matches are resumed: no table of this
-    run is in its channel yet."""
-    games = await retrying(mgr.store.games_left_open, "reading the matches left open", mgr.store_backoff)
+def _lobby_over(mgr: TableManager, game: Any) -> LiveTable | None:
+    """The open lobby (not starting) of this process in the channel of ``game``, a match really in play (it started
+    a hand) that no table here drives: a lobby opened while that match was not played here (its table let go to be
+    read again, say). That lobby can never start there (``channel_busy``), and the players of the match wait on it:
+    the match takes its channel back (:func:`_make_room`). A match that never started a hand stays the lobby's (a
+    start whose answer was lost: that lobby's Start takes it, replaces it or closes with it)."""
+    lt = mgr.by_channel.get(game.match.channel_id)
+    if lt is None or lt.state is not State.LOBBY or not game.hands or game.match_id in mgr.by_id:
+        return None
+    return lt
+
+
+async def _make_room(mgr: TableManager, game: Any) -> bool:
+    """Whether the channel of a match being resumed is free for it now; a lobby over that match in play
+    (:func:`_lobby_over`) is closed first: forgotten by the store, its players free, its message saying that the
+    match in play is back (they open a new table once it is over). Never two tables in one channel."""
+    lobby = _lobby_over(mgr, game)
+    if lobby is not None:
+        async with lobby.lock:
+            if lobby.state is State.LOBBY and mgr.by_channel.get(lobby.channel_id) is lobby:
+                try:
+                    await retrying(functools.partial(delete_lobby, mgr.store, lobby.channel_id), "forgetting a lobby",
+                                   mgr.store_backoff, tries=3)
+                except Exception as e:  # (a start-up forgets it: the channel has a match in play then)
+                    log.warning("lobby in %s: stays stored until the next start-up: %s", lobby.channel_id, e)
+                log.warning("lobby in %s closed: match %s is in play there", lobby.channel_id, game.match_id)
+                mgr._close_lobby(lobby, "tables.lobby_gave_way")
+    return _free(mgr, game)
+
+
+async def close_left_open(mgr: TableManager, mine: Shards | None = None,
+                          owned: Callable[[int], bool] | None = None) -> None:
+    """Close every match of this process's servers (``mine``, ``owned``: see :func:`resume_tables`; by default the
+    servers it drives now) that ended while the bot was stopped before it had closed its messages
+    (``Store.games_left_open``: ``/table end`` or a dissolve stored, or the last hand settled, then a kill or a
+    restart during a Discord outage): the last hand's result if it never went out, the end said (a match ended
+    early), the summary, every control removed. Before the unfinished matches are resumed: no table of this run is
+    in its channel yet."""
+    read = functools.partial(mgr.store.games_left_open, mine) if mine is not None else mgr.store.games_left_open
+    games = await retrying(read, "reading the matches left open", mgr.store_backoff)
+    owned = owned or mgr.owns
     for game in games:
-        if not mgr.owns(game.match.guild_id) or game.match_id in mgr.by_id or game.match_id in mgr.closing_out:
+        if not owned(game.match.guild_id) or game.match_id in mgr.by_id or game.match_id in mgr.closing_out:
             continue  # (another process's server, or a match this run closes itself)
         meta: dict[str, Any] = {}
         messages: dict[str, Any] = {}
@@ -181,18 +229,21 @@ async def _restore_votes(mgr: TableManager, resumed: set[int]) -> None:
             log.exception("match %s: its vote could not be restored", match_id)
 
 
-async def _restore_lobbies(mgr: TableManager) -> None:
-    """Every stored lobby open again, in its channel, with its seats, host, settings and message (whose buttons
-    name the channel, so they work as before). A lobby whose channel has a match in play was started: forgotten."""
-    stored = await retrying(lambda: lobbies(mgr.store), "reading the lobbies", mgr.store_backoff)
+async def _restore_lobbies(mgr: TableManager, mine: Shards | None, owned: Callable[[int], bool]) -> None:
+    """Every stored lobby of this process's servers (see :func:`resume_tables`) open again, in its channel, with its
+    seats, host, settings and message (whose buttons name the channel, so they work as before). A lobby whose
+    channel has a match in play is forgotten and its message loses its buttons: it was started (a stop between the
+    start's match and the lobby's removal), or opened while that match was not played here; the match wins."""
+    stored = await retrying(lambda: lobbies(mgr.store, mine), "reading the lobbies", mgr.store_backoff)
     for guild_id, channel_id, state in stored:
-        if not mgr.owns(guild_id) or channel_id in mgr.by_channel \
+        if not owned(guild_id) or channel_id in mgr.by_channel \
                 and mgr.by_channel[channel_id].state in (State.LOBBY, State.STARTING):
             continue  # another process's server, or a lobby open here already (or starting: its start drops it)
         try:
-            if channel_id in mgr.by_channel:
-                raise ValueError("the channel has a match in play")
             lt = LiveTable.from_lobby_state(guild_id, channel_id, state)
+            if channel_id in mgr.by_channel:
+                _close_lobby_message(mgr, lt, mgr.by_channel[channel_id])
+                raise ValueError("the channel has a match in play")
             get_variant(lt.variant)
             humans = [s.user_id for s in lt.seats if s is not None and s.user_id is not None]
             if not humans or any(mgr.by_player.get(u, channel_id) != channel_id for u in humans):
@@ -208,6 +259,14 @@ async def _restore_lobbies(mgr: TableManager) -> None:
         mgr.by_channel[channel_id] = lt
         for u in humans:
             mgr.by_player[u] = channel_id
+
+
+def _close_lobby_message(mgr: TableManager, lobby: LiveTable, match: LiveTable) -> None:
+    """The message of a stored lobby forgotten under the match in play in its channel loses its buttons and says
+    why: the match started (its lineup is the lobby's), or the match in play there is back."""
+    lineup = [s and (s.user_id, s.ai) for s in lobby.seats]
+    started = lineup == [s and (s.user_id, s.ai) for s in match.seats]
+    mgr.publisher.close_lobby(lobby, t("tables.started" if started else "tables.lobby_gave_way", lobby.lang))
 
 
 async def _meta(mgr: TableManager, match_id: int) -> tuple[dict[str, Any], dict[str, Any]]:

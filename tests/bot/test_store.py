@@ -683,3 +683,43 @@ async def test_resume_lets_the_loops_other_tasks_run_between_two_replays(store: 
         task.cancel()
     assert len(report.resumed) == 3
     assert all(n in ticks for n in range(3))  # the other task ran before each replay (after 0, 1 and 2 of them)
+
+
+async def test_a_process_reads_only_its_shards_matches_and_lobbies(store: Store) -> None:
+    """One process of several (docs/sharding.md) resumes only the servers of the shards it holds: the store reads
+    those shards' active matches, matches left open and lobbies alone (a filter in SQL, the same on both backends),
+    and another shard's games are neither read nor rebuilt there. Before, every process read every active match of
+    the database and dropped the others' after reading them."""
+    from bot.store import Shards
+    from bot.store.lobbies import lobbies, save_lobby
+
+    guilds = [((1 << 40) + n) << 22 for n in range(4)]  # Discord-sized server ids on shards 0, 1, 2, 3 of 4
+    assert [(g >> 22) % 4 for g in guilds] == [0, 1, 2, 3]
+    ids = []
+    for i, g in enumerate(guilds):
+        rec = await TableRecorder.start(store, guild_id=g, channel_id=100 + i, variant="hefei", seed=300 + i,
+                                        settings={}, seats=SEATS, at=T0)
+        ids.append(rec.match_id)
+        await save_lobby(store, g, 200 + i, {"host": 11, "variant": "hefei"}, at=T0)
+    await store.set_match_messages(ids[3], {"table": [103, 1]})
+    await store.abort_match(ids[3], "ended", T0)  # shard 3's match is over, its messages still listed
+
+    def on(*shards: int) -> Shards:
+        return Shards(4, frozenset(shards))
+
+    assert [g.match_id for g in await store.unfinished_games(on(1, 2))] == ids[1:3]
+    assert [g.match_id for g in await store.unfinished_games(on(3))] == []
+    assert [g.match_id for g in await store.unfinished_games(on())] == []
+    assert [g.match_id for g in await store.unfinished_games()] == ids[:3]
+    assert [g.match_id for g in await store.games_left_open(on(3))] == [ids[3]]
+    assert [g.match_id for g in await store.games_left_open(on(0, 1, 2))] == []
+    assert [c for _, c, _ in await lobbies(store, on(0, 3))] == [200, 203]
+    assert len(await lobbies(store)) == 4
+    rebuilt: list[int] = []
+
+    def rebuild(game):
+        rebuilt.append(game.match_id)
+        return rebuild_table(game)
+
+    report = await resume_all(store, rebuild, at=T0, shards=on(0))
+    assert [r.game.match_id for r in report.resumed] == rebuilt == [ids[0]] and not report.aborted

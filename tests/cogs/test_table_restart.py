@@ -9,7 +9,9 @@ import asyncio
 import pytest
 
 from bot.store.lobbies import lobbies, open_votes
+from bot.tables.strings import t
 from tests.cogs.test_table_admin import said, vote_message
+from tests.cogs.test_table_start_faults import full_lobby
 from tests.cogs.test_tables import (
     P1,
     P2,
@@ -24,6 +26,7 @@ from tests.cogs.test_tables import (
     prep,
 )
 from tests.harness import Harness
+from tests.harness.db import sql
 from tests.harness.faults import FlakyConnection
 
 pytestmark = pytest.mark.both_backends  # lobbies and votes kept across a restart, on SQLite and on PostgreSQL
@@ -94,6 +97,39 @@ async def test_an_ended_lobby_never_comes_back_and_a_started_one_comes_back_as_i
         assert lt.started and lt.match_id == match_id and await lobbies(h3.bot.store) == []
     finally:
         await h3.close()
+
+
+async def test_a_lobby_opened_over_a_match_in_play_gives_way_to_it_at_a_restart(harness: Harness):
+    """A match in play whose table stopped here without ending (let go, as a table that met another process's moves
+    is), a lobby opened meanwhile in its channel, then a kill. The match is back at once and plays (its player's DM
+    controls work); the lobby, which could never start there, is forgotten and its message says the match in play
+    is back, without buttons. Before, its message kept live Join and Start buttons over the match's table."""
+    h = harness
+    await full_lobby(h)
+    await h.slash("table start", user=P1, locale="en-US")
+    playing = live(h)
+    mid = playing.match_id
+    async with playing.lock:
+        h.bot.tables._let_go(playing)
+    n = await h.slash("table new", variant="hefei", user=P2, locale="en-US")
+    lang = live(h).lang
+    assert [c for _, c, _ in await lobbies(h.bot.store)] == [h.channel_id]
+    h2 = await h.kill()
+    try:
+        mgr = h2.bot.tables
+        back = mgr.by_id.get(mid)
+        assert back is not None and mgr.by_channel[h2.channel_id] is back and not back.closed
+        assert await lobbies(h2.bot.store) == [] and P2 not in mgr.by_player
+        await h2.settle()
+        lobby = h2.fake.find_message(n.reply.id)
+        assert not lobby.buttons() and lobby.content == t("tables.lobby_gave_way", lang)
+        moves = sql(h2, "SELECT COUNT(*) FROM actions WHERE match_id = ?", (mid,))[0][0]
+        msg = latest_dm_controls(h2, P1)
+        assert msg is not None
+        await h2.click(msg, custom_id=choose_click(msg))
+        assert sql(h2, "SELECT COUNT(*) FROM actions WHERE match_id = ?", (mid,))[0][0] > moves
+    finally:
+        await h2.close()
 
 
 async def test_a_lobby_change_the_store_refuses_changes_nothing(harness: Harness):

@@ -11,6 +11,7 @@ import asyncio
 import pytest
 
 from bot.tables import State
+from bot.tables.strings import t
 from tests.cogs.test_table_start_faults import active, full_lobby, lost_start, texts
 from tests.cogs.test_tables import P1, P2, P3, live
 from tests.harness import ADMIN_PERMISSIONS, Harness
@@ -134,6 +135,35 @@ async def test_a_match_in_play_still_refuses_a_start_and_comes_back_when_the_lob
     assert back is not None and h.bot.tables.by_channel[h.channel_id] is back and back.state is not State.ABORTED
 
 
+async def test_a_reread_brings_a_match_in_play_back_over_a_lobby_opened_meanwhile(harness: Harness):
+    """A match in play let go to be read again (it met another process's moves) and, before the reread, a lobby
+    opened in its channel (it looked free). The reread brings the match back at once and the lobby gives way (closed,
+    its message saying the match in play is back, its player free). Before, the match waited, played by no process,
+    until that lobby closed: its players' clicks found no table and its turn timer stood still."""
+    h = harness
+    await full_lobby(h)
+    r = await h.slash("table start", user=P1, locale="en-US")
+    assert "Started" in texts(r)
+    playing = live(h)
+    mid = playing.match_id
+    mgr = h.bot.tables
+    async with playing.lock:
+        mgr._let_go(playing)
+    n = await h.slash("table new", variant="hefei", user=P2, locale="en-US")
+    lobby = live(h)
+    assert lobby.state is State.LOBBY
+    await mgr._reload()  # the reread the let-go table asked for
+    back = mgr.by_id.get(mid)
+    assert back is not None and mgr.by_channel[h.channel_id] is back and back.state is not State.ABORTED
+    assert lobby.closed and P2 not in mgr.by_player and sql(h, "SELECT channel_id FROM lobbies") == []
+    await h.settle(10)
+    msg = h.fake.find_message(n.reply.id)
+    assert not msg.buttons() and msg.content == t("tables.lobby_gave_way", lobby.lang)
+    # P2 is free to open a table elsewhere; the channel's match refuses a second one
+    again = await h.slash("table new", variant="hefei", user=P2, locale="en-US")
+    assert "already a table" in texts(again)
+
+
 async def test_a_table_read_again_comes_back_after_a_failed_reread(harness: Harness):
     """A table let go to be read again from the store (it met another process's moves) whose reread fails (here the
     list of unfinished matches cannot be read once) is read again until it plays here once more. Before, the failure
@@ -149,7 +179,7 @@ async def test_a_table_read_again_comes_back_after_a_failed_reread(harness: Harn
     real = store.unfinished_games
     failed = []
 
-    async def unreadable_once():  # a failure the store's own retries do not cover (not a busy or lost database)
+    async def unreadable_once(*_shards):  # a failure the store's own retries do not cover (not a busy or lost database)
         store.unfinished_games = real
         failed.append(1)
         raise RuntimeError("could not read the unfinished matches")
