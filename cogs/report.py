@@ -41,6 +41,7 @@ from bot.i18n import t, variant_name
 from bot.names import drawn_name
 from bot.settings import SERVER_LANGUAGE, server_language
 from bot.store import group as gstore
+from bot.store import records as rstore
 from cogs.group import (
     CLAIM_LEASE,
     note_posted,
@@ -57,6 +58,10 @@ log = logging.getLogger(__name__)
 
 TICK_MINUTES = 5
 REPORT_HOUR = 10  # local time of the report day at which the weekly report is due
+LATE_RECORD_WAIT = timedelta(hours=24)
+"""How long past :data:`REPORT_HOUR` the report waits while a hand of its week recorded with /record still waits for
+its confirmations (it counts at the time it was proposed: confirmed after the report, it would be in none). Records
+expire after a day by default (a server may set up to a week): past this the report goes out without them."""
 _NO_PINGS = discord.AllowedMentions.none()
 
 
@@ -201,6 +206,10 @@ class Report(commands.Cog):
             week = latest_report_day(now.astimezone(gs.tz), gs.report_weekday).toordinal()
             if gs.last_report_week is not None and gs.last_report_week >= week:
                 return
+            due = datetime.combine(date.fromordinal(week), time(REPORT_HOUR), tzinfo=gs.tz)
+            if now < due + LATE_RECORD_WAIT and await rstore.waiting_before(
+                    store, gs.guild_id, week_range(date.fromordinal(week), gs.tz)[1]):
+                return  # a hand of the week recorded but not confirmed yet: the report waits for it (a while at most)
         key = ("report", gs.guild_id, week)
         if unnoted(self.bot, key):  # posted; its note is waiting
             return

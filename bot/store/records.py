@@ -472,6 +472,15 @@ async def _changed_since(conn: Connection, guild_id: int, record_id: int, shown:
     return shown is not None and card_state(await _load(conn, guild_id, record_id)) != card_state(shown)
 
 
+async def waiting_before(store: Store, guild_id: int, before: datetime) -> bool:
+    """Whether a record of the server proposed before ``before`` still waits for its confirmations: once confirmed it
+    counts at the time it was proposed, in a period that may already be reported (the weekly report waits for it)."""
+    async with store.transaction(write=False) as conn:
+        return bool(list(await conn.all(
+            "SELECT 1 FROM records WHERE guild_id = ? AND status = 'pending' AND created_at < ? LIMIT 1",
+            (guild_id, to_ms(before)))))
+
+
 async def stale_cards(store: Store) -> list[Record]:
     """Records whose card shows an older state, oldest first."""
     async with store.transaction(write=False) as conn:
