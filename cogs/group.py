@@ -45,6 +45,7 @@ from bot.own_posts import own_post
 from bot.store import group as gstore
 from bot.store.failures import DATABASE_ERRORS
 from bot.store.history import ai_seats
+from bot.store.records import waiting_before
 from cogs.checks import check_manager, guild_of
 from cogs.choices import variant_choices
 from cogs.errors import saved
@@ -443,6 +444,9 @@ class Group(commands.Cog):
         text = t("season.started", lang, label=safe(season_label(new, lang, tz)))
         if ends_at is not None:
             text += " " + t("season.started_ends", lang, end=day_text(ends_at - timedelta(days=1), lang))
+        if ended is not None and (waiting := await waiting_before(self.bot.open_store, ended.guild_id, new.started_at, 6)):
+            ids = [f"#{i}" for i in waiting[:5]] + (["…"] if len(waiting) > 5 else [])  # the oldest five, and more
+            text += "\n" + t("season.records_waiting", lang, ids=", ".join(ids))
         await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
         if ended is not None:
             async def send(text: str, png: bytes | None) -> None:

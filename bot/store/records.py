@@ -472,13 +472,14 @@ async def _changed_since(conn: Connection, guild_id: int, record_id: int, shown:
     return shown is not None and card_state(await _load(conn, guild_id, record_id)) != card_state(shown)
 
 
-async def waiting_before(store: Store, guild_id: int, before: datetime) -> bool:
-    """Whether a record of the server proposed before ``before`` still waits for its confirmations: once confirmed it
-    counts at the time it was proposed, in a period that may already be reported (the weekly report waits for it)."""
+async def waiting_before(store: Store, guild_id: int, before: datetime, limit: int = 1) -> list[int]:
+    """The ids of (at most ``limit``) records of the server proposed before ``before`` that still wait for their
+    confirmations, oldest first: once confirmed such a hand counts at the time it was proposed, in a period that may
+    already be reported (the weekly report waits for them; /season start names them)."""
     async with store.transaction(write=False) as conn:
-        return bool(list(await conn.all(
-            "SELECT 1 FROM records WHERE guild_id = ? AND status = 'pending' AND created_at < ? LIMIT 1",
-            (guild_id, to_ms(before)))))
+        return [r[0] for r in await conn.all(
+            "SELECT id FROM records WHERE guild_id = ? AND status = 'pending' AND created_at < ? ORDER BY id LIMIT ?",
+            (guild_id, to_ms(before), limit))]
 
 
 async def stale_cards(store: Store) -> list[Record]:

@@ -955,7 +955,8 @@ async def test_a_locked_database_at_a_confirmation_is_a_warning(h: Harness, capl
 async def test_a_hand_proposed_before_a_season_start_counts_in_the_season_it_was_played_in(h: Harness):
     """A hand recorded (played) in season 1 and confirmed after ``/season start`` began season 2 counts in season
     1, where it was played, like a table's hand at its end; season 2 starts from nothing. The final board of season
-    1, posted at the season's start, was drawn before the confirmation and does not show it (docs/record.md)."""
+    1, posted at the season's start, was drawn before the confirmation and does not show it (docs/record.md); the
+    answer to /season start names the records still waiting."""
     from bot.store import group as gstore
 
     now = datetime.now(UTC)
@@ -964,9 +965,12 @@ async def test_a_hand_proposed_before_a_season_start_counts_in_the_season_it_was
     cog(h).clock = lambda: now - timedelta(minutes=30)  # the hand is proposed during season 1
     await record(h)
     rec = await last(h)
-    await h.slash("season start", title="Summer", permissions=ADMIN_PERMISSIONS)
+    started = await h.slash("season start", title="Summer", permissions=ADMIN_PERMISSIONS)
     [final] = [m for m in h.channel() if "Final board" in m.content]
     assert "Season 1 · Spring" in final.content and "Bob" not in final.content  # still waiting then
+    # the admin is told which records still wait, and where they will count (they used to learn it from no one)
+    assert f"Still waiting for confirmations: #{rec.record_id} (recorded with /record)" in started.reply.content
+    assert "count in the season that ended now" in started.reply.content
     cog(h).clock = lambda: datetime.now(UTC)
     await press(h, rec, "Confirm", C)
     assert (await get(h, rec.record_id)).status == "confirmed"
