@@ -65,9 +65,41 @@ class Tables(commands.Cog):
         self.manager: TableManager = bot.tables
         self.ui = UI(bot)
         self.manager.ui = self.ui
+        self.manager.server_left = self._server_left
 
     async def cog_unload(self) -> None:
         await self.manager.close()
+
+    # ---- the Discord world changing under the tables (bot.tables.gone) --------------------------------------
+
+    def _server_left(self, guild_id: int) -> bool:
+        """Whether the bot is known to be out of the server: the gateway has listed every server of this process's
+        shards (discord.py's ready: the READY of each shard names all its servers, an unavailable one included) and
+        this one is not among them (nor joined since). Never for a shard this process does not run."""
+        bot = self.bot
+        if not bot.is_ready():
+            return False  # starting: the servers are not all listed yet
+        ids = bot.shard_ids
+        if ids is not None and (guild_id >> 22) % (bot.shard_count or 1) not in ids:
+            return False
+        return bot.get_guild(guild_id) is None
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        self.manager.servers_left()  # the tables resumed at start-up whose server the bot has left meanwhile
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        # (discord.py dispatches this for a GUILD_DELETE without "unavailable": an outage is guild_unavailable)
+        self.manager.server_removed(guild.id)
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        self.manager.channel_deleted(channel.id)
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        self.manager.channel_deleted(payload.thread_id)  # (also each thread of a deleted channel)
 
     # ---- helpers ------------------------------------------------------------------------------------------
 

@@ -91,3 +91,16 @@ def test_the_boot_path_of_the_interfaces_still_exists(owner, attr):
         return
     assert callable(getattr(owner, attr, None)), moved(
         f"{owner.__module__}.{owner.__qualname__}.{attr} is gone (docs/interfaces.md boot path)")
+
+
+async def test_the_gateway_events_the_harness_feeds_have_their_parsers():
+    """``Harness.gateway`` / ``Harness.connect`` hand raw gateway payloads to the connection state's ``parsers``
+    (as ``DiscordWebSocket.received_message`` does) and shorten ``guild_ready_timeout``."""
+    client = discord.Client(intents=discord.Intents.none())
+    state = client._connection
+    for event in ("READY", "GUILD_CREATE", "GUILD_DELETE", "CHANNEL_DELETE", "THREAD_DELETE"):
+        assert callable(state.parsers.get(event)), moved(f"the connection state has no parser for {event}")
+    assert "_discord_parsers[event]" in inspect.getsource(discord.gateway.DiscordWebSocket.received_message), moved(
+        "the gateway no longer hands events to the connection state's parsers")
+    assert isinstance(state.guild_ready_timeout, float), moved("ConnectionState.guild_ready_timeout is gone")
+    await client.close()

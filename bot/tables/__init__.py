@@ -12,6 +12,8 @@ Modules (each readable in one sitting):
 * :mod:`.announce`, :mod:`.scenes` - engine events and views to texts and render scenes;
 * :mod:`.admin` - table management (issue 15): 托管, replace / restore, kick, dissolve by vote (a mixin of the
   manager; away seats and "I'm back" reused; stored with an audit row through ``bot.store.table_admin``);
+* :mod:`.gone` - a table or lobby whose channel was deleted, or whose server removed the bot, ended at once (a mixin
+  of the manager; ``cogs.tables`` hears the gateway's events);
 * :mod:`.resume` - unfinished matches, their open dissolve votes and the lobbies back after a restart (lobbies and
   votes are stored by ``bot.store.lobbies`` before a change is shown); :mod:`.strings` - the messages.
 

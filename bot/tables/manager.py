@@ -43,6 +43,7 @@ from engine.table import Action, Event, IllegalAction, Table
 from . import scenes
 from .admin import Admin
 from .aipool import AiPool
+from .gone import Gone
 from .kept import LobbyPayload
 from .output import PLAYING, Output
 from .publisher import Publisher, dm_closed_text
@@ -90,10 +91,10 @@ def action_of(seat: int, op: str, arg: str | None) -> Action | None:
     return Action(types[op], seat, tile)
 
 
-WAITED_FOR = ("mjbot-recover", "mjbot-outbox-closed-out", "mjbot-reload")  # the tasks of :meth:`TableManager.wait_idle`
+WAITED_FOR = ("mjbot-recover", "mjbot-outbox-closed-out", "mjbot-reload", "mjbot-gone")  # the tasks of :meth:`TableManager.wait_idle`
 
 
-class TableManager(Admin, Output):
+class TableManager(Admin, Output, Gone):
     """Every live table of one bot. ``ui`` (set by cogs.tables) builds the controls of each kind of message."""
 
     #: Benchmarks and the crash test may switch PNG drawing off (a 1x1 stub is sent instead), on the class to
@@ -115,7 +116,7 @@ class TableManager(Admin, Output):
         self.wall: Callable[[], float] = time.time  # Unix time: what a restart keeps (a dissolve vote's deadline)
         # how a dissolve vote waits for its deadline on that clock (tests inject a sleeper they end themselves)
         self.vote_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
-        self.publisher = Publisher(bot, self._dm_failed, lambda lt: self._spawn(self._channel_gone(lt)))
+        self.publisher = Publisher(bot, self._dm_failed, lambda lt: self._spawn(self._channel_gone(lt), name=f"mjbot-gone-{lt.channel_id}"))
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()
         self.closing_out: set[int] = set()  # matches over whose messages are being closed by this run (_close_out)
@@ -498,10 +499,11 @@ class TableManager(Admin, Output):
         if lt.stall == "store":  # (the catch-up above was the recovery's work)
             lt.stall = None
 
-    async def _close(self, lt: LiveTable, text: str | None, why: str = "table_closed", *, summary: bool = True) -> None:
+    async def _close(self, lt: LiveTable, text: str | None, why: str = "table_closed", *, summary: bool = True,
+                     channel: bool = True) -> None:
         """Close a table whose match the store has ended (:meth:`_end_in_store`; under its lock): ``text`` (if any),
         the summary (unless not ``summary``), controls removed (the hand messages say ``why``, see
-        :func:`.scenes.over_text`)."""
+        :func:`.scenes.over_text`). Not ``channel``: nothing is written to the table's channel (it is gone)."""
         lt.move(State.ABORTED)
         await self._closing(lt)
         self._forget(lt)
@@ -512,7 +514,8 @@ class TableManager(Admin, Output):
             self.publisher.post(lt, text, marks={"end": 1})
         if summary:
             await self._summary(lt)
-        self.publisher.strip_table_message(lt)
+        if channel:
+            self.publisher.strip_table_message(lt)
         for c in lt.humans():
             self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, why))
         self._close_out(lt)
@@ -831,32 +834,6 @@ class TableManager(Admin, Output):
             await self._table_message(lt)
         except Exception:
             log.exception("table %s: could not show the pause", lt.id)
-
-    async def _channel_gone(self, lt: LiveTable) -> None:
-        """The table's channel was deleted: the table is ended as by ``/table end`` (its settled hands stay, a hand
-        the store has not settled yet is settled first), retried while the store does not answer; its players'
-        hand messages say the table ended, and they may sit at another table."""
-        n = 0
-        while not self.closing:
-            async with lt.lock:
-                if lt.closed:
-                    return
-                try:
-                    if lt.state is State.LOBBY:
-                        await self._keep_lobby(lt, lambda: None, gone=True)
-                    else:
-                        await self._end_in_store(lt, "its channel was deleted")
-                except Refusal:
-                    pass
-                else:
-                    log.warning("table %s: its channel %s was deleted: the table is ended", lt.id, lt.channel_id)
-                    if lt.state is State.LOBBY:
-                        self._close_lobby(lt, "tables.channel_gone")
-                    else:
-                        await self._close(lt, t("tables.channel_gone", lt.lang))
-                    return
-            await asyncio.sleep(self.store_backoff[min(n, len(self.store_backoff) - 1)])
-            n += 1
 
     async def _dm_failed(self, lt: LiveTable, seat: int) -> None:
         """A DM could not be delivered: the seat plays by My hand from now on; the channel is told once."""

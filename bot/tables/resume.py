@@ -120,6 +120,7 @@ async def resume_tables(mgr: TableManager) -> None:
         await _take_over(mgr, lt, messages, end)
     await _restore_votes(mgr, {r.game.match_id for r in report.resumed})
     await _restore_lobbies(mgr, mine, owned)
+    mgr.servers_left()  # a server the bot was removed from meanwhile ends its tables (once the gateway has said: .gone)
 
 
 def _free(mgr: TableManager, game: Any) -> bool:

@@ -115,6 +115,10 @@ def _idle(task: asyncio.Task[Any]) -> bool:
         code = getattr(coro, "cr_code", None) or getattr(coro, "gi_code", None)
         if frame is not None and code is not None:
             key = (frame.f_globals.get("__name__", ""), code.co_name)
+            if key == ("discord.ext.tasks", "_loop"):  # a tasks.loop (they run once the bot is ready: connect())
+                handle = getattr(frame.f_locals.get("self"), "_handle", None)  # between two runs: on its timer
+                if handle is not None and getattr(task, "_fut_waiter", None) is getattr(handle, "future", False):
+                    return True
             if key in _IDLE_AWAITS:
                 if key[1] == "sleep":
                     return bool(frame.f_locals.get("delay", 0))
@@ -403,6 +407,47 @@ class Harness:
         self.fake.add_channel(cid, guild_id or self.guild_id, name=name, type=11 if thread else CH_TEXT,
                               parent_id=(parent_id or self.channel_id) if thread else None)
         return cid
+
+    # ---- the gateway -------------------------------------------------------------------------------------------
+
+    def gateway(self, event: str, data: dict[str, Any]) -> None:
+        """A gateway event as Discord sends it (``event`` its name, e.g. ``GUILD_DELETE``, ``data`` its raw
+        payload), through discord.py's own parser, as its gateway does (``DiscordWebSocket.received_message``)."""
+        self.bot._connection.parsers[event](data)
+
+    def guild_payload(self, guild_id: int) -> dict[str, Any]:
+        """The GUILD_CREATE of a server of the fake Discord: its channels and threads as the fake has them."""
+        chans = [c for c in self.fake.channels.values() if c.guild_id == guild_id and c.type != CH_DM]
+        threads = [c.payload() for c in chans if c.parent_id is not None]
+        return {"id": str(guild_id), "name": f"server {guild_id}", "unavailable": False, "member_count": 2,
+                "owner_id": str(self.user_id), "features": [], "roles": [], "emojis": [], "stickers": [],
+                "members": [], "voice_states": [], "presences": [], "large": False,
+                "channels": [c.payload() for c in chans if c.parent_id is None], "threads": threads}
+
+    async def connect(self, guilds: Iterable[int] | None = None, *, unavailable: Iterable[int] = ()) -> None:
+        """The bot's gateway connects, as discord.py's does: each shard of this process gets its READY, which names
+        every server of the shard (``guilds``, default the harness's; each "unavailable" until its GUILD_CREATE),
+        then a GUILD_CREATE for each of those not in ``unavailable``; discord.py then dispatches its ready (every
+        shard ready). Returns once that ready's listeners are done."""
+        bot, state = self.bot, self.bot._connection
+        count = bot.shard_count or 1
+        ids = list(bot.shard_ids) if bot.shard_ids is not None else list(range(count))
+        bot.shard_count = state.shard_count = count  # (what AutoShardedClient.launch_shards sets)
+        state.shard_ids = ids
+        state.guild_ready_timeout = 0.01  # how long discord.py waits for one more GUILD_CREATE (all are sent at once)
+        servers = list(guilds) if guilds is not None else [self.guild_id]
+        down = set(unavailable)
+        for shard in ids:
+            mine = [g for g in servers if (g >> 22) % count == shard]
+            self.gateway("READY", {"v": 10, "user": self.fake.bot_user, "session_id": f"session-{shard}",
+                                   "resume_gateway_url": "wss://gateway.invalid", "shard": [shard, count],
+                                   "application": {"id": str(APPLICATION_ID), "flags": 0},
+                                   "guilds": [{"id": str(g), "unavailable": True} for g in mine]})
+            for g in mine:
+                if g not in down:
+                    self.gateway("GUILD_CREATE", self.guild_payload(g))
+        await bot.wait_until_ready()
+        await self.settle()
 
     # ---- interactions ------------------------------------------------------------------------------------------
 
