@@ -114,6 +114,8 @@ class Seat:
 
 #: The reasons for an away seat that a restart keeps (a timeout's away is not stored: the player is asked again).
 KEPT_AWAY = frozenset({"autoplay", "replaced"})
+#: Every reason for an away seat (``Seat.away``): each has its own text in the seat's hand message.
+AWAY_CAUSES = frozenset({"timeout", *KEPT_AWAY})
 
 
 @dataclass
