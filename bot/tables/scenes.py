@@ -238,6 +238,9 @@ def status_text(lt: LiveTable, next_seconds: float) -> str:
     dmf = [names[i] for i, s in enumerate(lt.seats) if s and s.dm_failed]
     if dmf:
         lines.append(t("tables.dm_list", lang, names=", ".join(dmf)))
+    late = [names[i] for i, s in enumerate(lt.seats) if s and s.dm_down and not s.dm_failed]
+    if late:  # Discord failing, not the player's choice: said without a ping
+        lines.append(t("tables.dm_down_list", lang, names=", ".join(late)))
     if lt.stall == "store":
         lines.append(t("tables.store_down", lang))
     elif lt.stall == "error":
