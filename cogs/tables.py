@@ -25,7 +25,7 @@ from bot.settings import SERVER_LANGUAGE, table_allowed_in, variant_rules
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables
 from bot.tables.strings import t  # display names in its messages are escaped (no pings, no markdown)
 from cogs.choices import MODE_CHOICES, variant_choices
-from cogs.errors import reply_ephemeral, saved
+from cogs.errors import EXPIRED_CODES, reply_ephemeral, saved
 from cogs.scoring import check_variant_options
 from cogs.table_controls import UI, LobbyButton, PlayButton, VoteButton
 from engine.variants import get_variant
@@ -54,6 +54,7 @@ ANSWER_WITHIN = 2.0  # seconds a click waits for its decision before deferring (
 
 
 _say = reply_ephemeral  # one ephemeral answer for every cog (cogs.errors), whether or not the interaction was deferred
+DISCORD_FAILED = (discord.HTTPException, OSError, TimeoutError)  # Discord refused or failed a request, or the network
 
 
 
@@ -477,11 +478,40 @@ class Tables(commands.Cog):
         seat = lt.seat_of(interaction.user.id)
         if seat is None:
             raise Refusal("tables.spectator")
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        except DISCORD_FAILED as e:
+            await _hand_undelivered(interaction, table_id, lang, e)
+            return
         async with lt.lock:
             text, png, view = await mgr.hand_message(lt, seat, lang)
-        await interaction.followup.send(text, file=discord.File(io.BytesIO(png), filename="hand.png"),
-                                        ephemeral=True, **({"view": view} if view else {}))
+        try:
+            await interaction.followup.send(text, file=discord.File(io.BytesIO(png), filename="hand.png"),
+                                            ephemeral=True, **({"view": view} if view else {}))
+        except DISCORD_FAILED as e:
+            await _hand_undelivered(interaction, table_id, lang, e)
+
+
+async def _hand_undelivered(interaction: discord.Interaction[MjBot], table_id: int, lang: str,
+                            e: BaseException) -> None:
+    """Discord failed the My hand panel, its "thinking..." or the hand after it (a 5xx past discord.py's tries, the
+    network, an expired token): an expected condition, one line in the log. While the token lives, the player is told
+    to press My hand again (one try: Discord may be failing it too); nothing is lost, the hand is only shown."""
+    code = getattr(e, "code", None)
+    expired = isinstance(e, discord.HTTPException) and code in EXPIRED_CODES
+    (log.info if expired else log.warning)("table %s: the hand panel for %s was not delivered (%s %s: %s)", table_id,
+                                           interaction.user.id, getattr(e, "status", type(e).__name__), code or "",
+                                           e)
+    if expired:
+        return  # nobody is left to answer: the player presses My hand again
+    if not interaction.response.is_done():  # (the "thinking..." itself failed: an answer may still go)
+        await _say(interaction, t("tables.hand_undelivered", lang))
+        return
+    try:
+        await interaction.edit_original_response(content=t("tables.hand_undelivered", lang), attachments=[],
+                                                 view=None)
+    except DISCORD_FAILED as again:
+        log.info("table %s: could not tell %s to press My hand again: %s", table_id, interaction.user.id, again)
 
 
 async def setup(bot: MjBot) -> None:

@@ -117,6 +117,7 @@ class TableManager(Admin, Output, Gone):
         # how a dissolve vote waits for its deadline on that clock (tests inject a sleeper they end themselves)
         self.vote_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self.publisher = Publisher(bot, self._dm_failed, lambda lt: self._spawn(self._channel_gone(lt), name=f"mjbot-gone-{lt.channel_id}"))
+        self.publisher.on_dm_change = self._dm_changed  # (a seat's DMs delayed by Discord, or back)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()
         self.closing_out: set[int] = set()  # matches over whose messages are being closed by this run (_close_out)

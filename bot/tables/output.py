@@ -209,15 +209,26 @@ class Output:
             if s.afk and s.dm_key != AWAY:  # the AI plays the seat now: its hand message says so, once
                 s.dm_key = AWAY
                 self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away"))
-            if s.afk or s.dm_failed:
+            if s.afk:
                 continue
             key = self.dm_key(lt, c)
             if key == s.dm_key:
                 continue
             new_hand = s.dm_key is not None and s.dm_key[0] != key[0]
+            if s.dm_failed and not new_hand and s.dm_key is not None:
+                continue  # closed DMs: My hand shows the hand; a DM is tried again at the next hand only
             s.dm_key = key
             text, png, view = await self.hand_message(lt, c, s.lang)
             s.dm_head = text.partition("\n")[0]
             self.publisher.hand(lt, HandPayload(c, s.user_id, text, Png(png, "hand.png"), view, new_hand,
-                                                lt.since[c] if view is not None else None))
+                                                lt.since[c] if view is not None else None, probe=s.dm_failed))
+
+    async def _dm_changed(self, lt: LiveTable) -> None:
+        """A seat's DMs were found delayed (Discord failing) or working again (:class:`Publisher`): the table
+        message says who sees their hand by My hand, and a seat whose DMs work again gets its latest hand."""
+        async with lt.lock:
+            if lt.closed or lt.table is None or self.by_id.get(lt.id) is not lt:
+                return
+            await self._table_message(lt)
+            await self._send_hands(lt)
 

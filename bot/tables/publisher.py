@@ -11,8 +11,13 @@ The manager decides under the table's lock and hands the publisher finished payl
   still failing when the bot shuts down, is given up, and the log says which and why;
 * the table message is one slot, latest wins: while an edit is on its way, newer states replace the one waiting
   (``min_interval`` > 0 spaces edits of one table; 0 = as fast as Discord answers);
-* a DM that cannot be delivered (closed DMs, 50007, or failing after every retry) marks the seat: its hand is
-  then shown by the table's My hand button and the channel is told once;
+* a DM refused because the player's DMs are closed (403 with code 50007, and only that) marks the seat: its hand
+  is then shown by the table's My hand button and the channel is told once; the seat's hand is tried by DM again at
+  each new hand (one request), and the first DM that goes through clears the mark: DMs resume;
+* a DM that Discord fails after every try (a 5xx, a 429, the network: an outage, not the player's choice) is no
+  closed DM: the seat's latest hand stays in its lane and is tried again, one request at a time ever more slowly
+  (up to ``STORM_BACKOFF`` times the last backoff apart), until it lands; meanwhile the table message names the seat
+  among the delayed DMs (no ping) and My hand shows the hand;
 * each seat's private hand is one slot too (:class:`DmLane`): while a write to that player's DM channel waits for
   the channel's pacing (``channel_limit``, the same 5 writes per 5 s as a table channel), newer states of the hand
   replace the waiting one, the last always lands, and a decision's controls wait for nothing but that pacing;
@@ -126,6 +131,7 @@ class HandPayload:
     view: Any  # None: nothing to decide (the latest hand message is edited, no notification)
     new_hand: bool
     since: int | None  # the decision the controls are for (stored for a restart)
+    probe: bool = False  # the seat's DMs were closed: sent once at a new hand, to find out whether they are open now
 
 
 @dataclass
@@ -139,9 +145,20 @@ class DmLane:
     olds: list[tuple[int, int]] = field(default_factory=list)
     worker: asyncio.Task[Any] | None = None
     busy: bool = False  # a write of this seat is on its way
+    failing: int = 0  # its first write has failed after every try this many times in a row (Discord failing)
 
     def empty(self) -> bool:
         return self.pending is None and self.strip is None and not self.olds
+
+    def restore(self, p: HandPayload) -> None:
+        """``p`` did not go out (Discord failing): it waits again, unless a newer state replaced it meanwhile (that
+        one goes, a new message if either was one); controls taken away meanwhile are taken from it too."""
+        if self.pending is not None:
+            self.pending.new_hand = self.pending.new_hand or p.new_hand
+            return
+        strip, self.pending, self.strip = self.strip, p, None
+        if strip is not None:
+            self.put_strip(strip)
 
     def put(self, p: HandPayload) -> None:
         """The newest hand state replaces the waiting one (a new hand stays a new message). Sending any hand
@@ -214,6 +231,7 @@ def _components(view: Any) -> Any:
 
 
 UNKNOWN_CHANNEL = 10003  # Discord's error code for a channel that no longer exists
+DMS_CLOSED = 50007  # Discord's error code for a user who does not take DMs from the bot (only this marks a seat)
 
 
 class Publisher(ClickAnswers, KeptMessages):
@@ -223,6 +241,8 @@ class Publisher(ClickAnswers, KeptMessages):
                  on_channel_gone: Callable[[LiveTable], object] | None = None) -> None:
         self.bot = bot
         self.on_dm_failed = on_dm_failed
+        # a seat's DMs were found failing (Discord down) or working again: the table message says who is delayed
+        self.on_dm_change: Callable[[LiveTable], Awaitable[None]] | None = None
         # the table's channel was deleted (404 Unknown Channel on a write to it): the manager ends the table, whose
         # Next / I'm back buttons were there (it waited on them for ever, its players kept from any other table)
         self.on_channel_gone = on_channel_gone
@@ -534,7 +554,8 @@ class Publisher(ClickAnswers, KeptMessages):
                 emptied.set()
 
     async def _dm_work(self, lt: LiveTable, box: Outbox, seat: int, lane: DmLane) -> None:
-        """Send one seat's private hand: the latest state after every wait for its DM channel's pacing."""
+        """Send one seat's private hand: the latest state after every wait for its DM channel's pacing. A write that
+        Discord fails after every try stays in the lane and is tried again (:meth:`_dm_failing`)."""
         try:
             while not lane.empty():
                 s = lt.seats[seat]
@@ -542,30 +563,45 @@ class Publisher(ClickAnswers, KeptMessages):
                     break
                 await self._pace_times(self.dm_writes.setdefault(s.user_id, collections.deque()))
                 lane.busy = True
+                once = lane.failing > 0  # Discord kept failing this lane: one try each time, ever more slowly
+                taken: tuple[str, Any] | None = None
                 try:
                     if lane.pending is not None:  # the newest state first (a decision goes before old controls)
                         p, lane.pending = lane.pending, None
-                        old = await self._send_hand(lt, p)
+                        taken = ("hand", p)
+                        old = await self._send_hand(lt, p, once=once)
                         if old is not None:
                             lane.olds.append(old)
                     elif lane.olds:
                         old = lane.olds.pop(0)
+                        taken = ("old", old)
                         if old != s.dm_controls:
-                            await self._retry(lt, "strip DM", functools.partial(self._edit_view, old, None))
+                            await self._retry(lt, "strip DM", functools.partial(self._edit_view, old, None),
+                                              once=once)
                         self._done_leftover(lt, ("strip", *old))  # (failing, it stays listed: a restart does it)
                     elif lane.strip is not None:
                         strip, lane.strip = lane.strip, None
                         if s.dm_controls is not None:
                             old, s.dm_controls = s.dm_controls, None
+                            taken = ("strip", (strip, old))
                             await self._retry(lt, "strip DM", functools.partial(self._edit_view, old, None,
-                                                                                strip.text))
+                                                                                strip.text), once=once)
                             await self._remember(lt)
+                    lane.failing = 0
                 except asyncio.CancelledError:
                     raise
                 except Exception as e:
-                    log.exception("table %s: the hand of seat %s could not be sent", lt.id, seat)
-                    if _retryable(e):  # (Discord failing longer than the tries: the next start does it again)
+                    if not _retryable(e):
+                        log.exception("table %s: the hand of seat %s could not be sent", lt.id, seat)
+                        lane.failing = 0
+                    elif self.closing or taken is None:  # (a restart sends the hand messages again)
+                        log.warning("table %s: the hand of seat %s given up: %s (%s)", lt.id, seat,
+                                    "the bot is shutting down and Discord still fails" if self.closing
+                                    else "Discord fails", e)
                         lt.unsent = True
+                    else:
+                        lane.busy = False
+                        await self._dm_failing(lt, seat, lane, taken, e)
                 finally:
                     lane.busy = False
             if box.remember and not box.jobs and _idle(box.worker):
@@ -573,6 +609,48 @@ class Publisher(ClickAnswers, KeptMessages):
                 await self._store_messages(lt)
         finally:
             self._drop_if_idle(lt, box)
+
+    async def _dm_failing(self, lt: LiveTable, seat: int, lane: DmLane, taken: tuple[str, Any],
+                          e: BaseException) -> None:
+        """Discord failed a seat's DM write after every try (an outage: a 5xx, a 429, the network; not closed DMs):
+        what was taken goes back into the lane (newer states that came meanwhile win), the table message names the
+        seat among the delayed DMs, and the lane waits before its next try, longer each time (one request per try:
+        an outage costs each waiting seat a request a minute at most, not a storm)."""
+        s = lt.seats[seat]
+        kind, arg = taken
+        if kind == "hand":
+            lane.restore(arg)
+        elif kind == "old":
+            lane.olds.insert(0, arg)
+        else:
+            strip, old = arg
+            if s is not None and s.dm_controls is None:
+                s.dm_controls = old
+            if lane.pending is None and lane.strip is None:
+                lane.strip = strip
+        lane.failing += 1
+        last = self.backoff[-1] if self.backoff else 1.0
+        wait = min(last * STORM_BACKOFF, last * 2 ** min(lane.failing, 16))
+        log.warning("table %s: the DM of seat %s still failing (%s); tried again in %.1f s, My hand shows the hand",
+                    lt.id, seat, e, wait)
+        if s is not None and not s.dm_down and not s.dm_failed:
+            s.dm_down = True
+            await self._dm_changed(lt)
+        await self._storm_wait(wait)
+
+    async def _dm_changed(self, lt: LiveTable) -> None:
+        if self.on_dm_change is not None and not lt.closed:
+            await self.on_dm_change(lt)
+
+    async def _dm_delivered(self, lt: LiveTable, s: Seat) -> None:
+        """A DM reached the player: a seat marked closed (they opened their DMs) or delayed gets its DMs again."""
+        if not (s.dm_failed or s.dm_down):
+            return
+        if s.dm_failed:
+            log.info("table %s: DMs to %s work again: their hand comes by DM again", lt.id, s.user_id)
+            lt.told_dm.discard(s.user_id)  # (closed again later: the channel is told again)
+        s.dm_failed = s.dm_down = False
+        await self._dm_changed(lt)
 
     async def _pace(self, lt: LiveTable, box: Outbox) -> None:
         """Wait so that the table's channel gets at most ``channel_limit`` writes in any window of that length."""
@@ -592,14 +670,17 @@ class Publisher(ClickAnswers, KeptMessages):
         while len(writes) > n:
             writes.popleft()
 
-    async def _retry(self, lt: LiveTable | None, what: str, send: Callable[[], Awaitable[Any]]) -> Any:
+    async def _retry(self, lt: LiveTable | None, what: str, send: Callable[[], Awaitable[Any]], *,
+                     once: bool = False) -> Any:
         """``send()``, tried again after 5xx / 429 / network errors with backoff; the last error propagates. ``lt``:
-        the table it is for (None: a match no table is left for)."""
-        for attempt in range(len(self.backoff) + 1):
+        the table it is for (None: a match no table is left for). ``once``: a single try (a write that keeps
+        failing, tried again by its own slower loop)."""
+        tries = 0 if once else len(self.backoff)
+        for attempt in range(tries + 1):
             try:
                 return await send()
             except Exception as e:
-                if not _retryable(e) or attempt == len(self.backoff):
+                if not _retryable(e) or attempt == tries:
                     raise
                 log.warning("%s%s failed (%s); retrying in %.1f s", "" if lt is None else f"table {lt.id}: ", what, e,
                             self.backoff[attempt])
@@ -722,13 +803,14 @@ class Publisher(ClickAnswers, KeptMessages):
             if sent is not None:
                 self.table_sent[lt.id] = (sent[0], sent[1], None)
 
-    async def _send_hand(self, lt: LiveTable, p: HandPayload) -> tuple[int, int] | None:
+    async def _send_hand(self, lt: LiveTable, p: HandPayload, *, once: bool = False) -> tuple[int, int] | None:
         """Show ``p`` in the player's DMs; returns where superseded controls are left to remove (the caller paces
-        that write like any other)."""
+        that write like any other). Discord failing after every try (``once``: after one) raises: the caller keeps
+        ``p`` and tries again."""
         s: Seat | None = lt.seats[p.seat]
         # a closed table sends no hand, but a waiting one whose controls were taken away (put_strip) still edits
         # the last hand message: its controls go with the table (it returned at once, leaving them live)
-        if s is None or s.dm_failed or (lt.closed and p.view is not None):
+        if s is None or (s.dm_failed and not p.probe) or (lt.closed and p.view is not None):
             return None
         if p.new_hand:
             s.dm_last = None  # a new hand starts in a new message
@@ -739,35 +821,36 @@ class Publisher(ClickAnswers, KeptMessages):
                     last = s.dm_last
                     kw: dict[str, Any] = {} if self.image_shown(lt, p.seat, last, p.png) else {"attachments": [p.png.file()]}
                     await self._retry(lt, "DM edit", lambda: self._channel(last[0]).get_partial_message(last[1]).edit(
-                        content=p.content, view=None, **kw))
+                        content=p.content, view=None, **kw), once=once)
                     self.showing(lt, p.seat, last, p.png)
                     if s.dm_controls == last:
                         s.dm_controls = None
+                    await self._dm_delivered(lt, s)
                     return None
                 except discord.NotFound:
                     pass
             if lt.closed:
                 return None
             # a decision to make (or no message yet): a new message, so that the player is notified
-            dm = await self._retry(lt, "open DM", lambda: self.bot.create_dm(discord.Object(p.user_id)))
+            dm = await self._retry(lt, "open DM", lambda: self.bot.create_dm(discord.Object(p.user_id)), once=once)
             kw = {"view": p.view} if p.view is not None else {}
             shown = self.shown.get((lt.id, p.seat))
             # a decision on an unchanged hand (a claim offer): the hand image just above is not sent again
             reuse = not p.new_hand and shown is not None and shown[1] == p.png.key and shown[0] == s.dm_last
             if not reuse:
                 kw["file"] = p.png.file()
-            msg = await self._retry(lt, "DM", lambda: dm.send(p.content, **kw))
+            msg = await self._retry(lt, "DM", lambda: dm.send(p.content, **kw), once=once)
             if not reuse:
                 self.showing(lt, p.seat, (dm.id, msg.id), p.png)
         except discord.Forbidden as e:
-            log.info("table %s: DMs closed for %s (%s)", lt.id, p.user_id, getattr(e, "code", "?"))
-            await self.on_dm_failed(lt, p.seat)
-            return None
-        except Exception as e:
-            if not _retryable(e):
-                raise
-            log.warning("table %s: DM to %s failed after retries (%s): My hand takes over", lt.id, p.user_id, e)
-            lt.unsent = True
+            if e.code != DMS_CLOSED:  # not the player's closed DMs: this write is given up, the seat not marked
+                log.warning("table %s: a DM to %s refused (403 %s: %s): not sent", lt.id, p.user_id, e.code, e.text)
+                return None
+            if s.dm_failed:  # tried again at a new hand: still closed (the channel was told already)
+                log.info("table %s: DMs to %s still closed", lt.id, p.user_id)
+                return None
+            log.info("table %s: DMs closed for %s (%s)", lt.id, p.user_id, e.code)
+            s.dm_down = False
             await self.on_dm_failed(lt, p.seat)
             return None
         old, s.dm_controls = s.dm_controls, ((dm.id, msg.id) if p.view is not None else None)
@@ -777,6 +860,7 @@ class Publisher(ClickAnswers, KeptMessages):
         if superseded is not None:  # listed with the new message first: a bot killed before it goes still finds it
             self.leftovers(lt).add(("strip", *superseded))
         await self._remember(lt)
+        await self._dm_delivered(lt, s)
         return superseded  # the superseded controls go away (the lane paces that write)
 
     def _remember_soon(self, lt: LiveTable) -> None:

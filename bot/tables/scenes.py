@@ -17,7 +17,7 @@ from engine.variants.base import Item
 from render.scene import HandScene, ScoreScene, TableScene
 from render.views import hand_scene_from_view, table_scene_from_view
 
-from .state import LiveTable
+from .state import AWAY_CAUSES, LiveTable
 from .strings import t, tile_label, wind_label
 
 
@@ -207,6 +207,8 @@ def over_text(lt: LiveTable, seat: int, why: str) -> str | None:
     if s is None or s.dm_head is None:
         return None
     head = s.dm_head + "\n" if s.dm_head else ""  # ("": a message of a run before this one, its text unknown)
+    if why == "away":  # why the AI plays the seat, as the seat records it
+        why = f"away_{s.away if s.away in AWAY_CAUSES else 'timeout'}"
     return head + t(f"tables.dm_{why}", s.lang, back=t("tables.btn_back", s.lang))
 
 
@@ -236,6 +238,9 @@ def status_text(lt: LiveTable, next_seconds: float) -> str:
     dmf = [names[i] for i, s in enumerate(lt.seats) if s and s.dm_failed]
     if dmf:
         lines.append(t("tables.dm_list", lang, names=", ".join(dmf)))
+    late = [names[i] for i, s in enumerate(lt.seats) if s and s.dm_down and not s.dm_failed]
+    if late:  # Discord failing, not the player's choice: said without a ping
+        lines.append(t("tables.dm_down_list", lang, names=", ".join(late)))
     if lt.stall == "store":
         lines.append(t("tables.store_down", lang))
     elif lt.stall == "error":

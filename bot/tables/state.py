@@ -77,7 +77,8 @@ class Seat:
     afk: bool = False
     away: str | None = None  # why the AI plays the seat: "timeout", "autoplay" (托管, by choice), "replaced" (host)
     timeouts: int = 0
-    dm_failed: bool = False
+    dm_failed: bool = False  # the player's DMs are closed (403 50007): My hand shows the hand; tried again each hand
+    dm_down: bool = False  # Discord failed the latest DM after every try: it waits in its lane and is sent again
     dm_key: Any = None
     dm_controls: tuple[int, int] | None = None  # (channel, message) of the last DM that carries controls
     dm_last: tuple[int, int] | None = None  # (channel, message) of the latest hand message
@@ -114,6 +115,8 @@ class Seat:
 
 #: The reasons for an away seat that a restart keeps (a timeout's away is not stored: the player is asked again).
 KEPT_AWAY = frozenset({"autoplay", "replaced"})
+#: Every reason for an away seat (``Seat.away``): each has its own text in the seat's hand message.
+AWAY_CAUSES = frozenset({"timeout", *KEPT_AWAY})
 
 
 @dataclass

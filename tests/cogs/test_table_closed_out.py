@@ -293,11 +293,14 @@ async def test_a_dm_outage_through_the_close_out_leaves_it_to_the_next_start(har
     await h.bot.tables.wait_idle()
     outage = h.fake.fail(h.fake.dm_path(P1), method="PATCH", status=503, times=10**9)
     await h.slash("table end", user=P1)
-    await h.bot.tables.wait_idle()
+    for _ in range(500):  # (the DM's strip is tried again, more slowly, for as long as Discord fails it)
+        if outage.hits >= 3 + 1:
+            break
+        await asyncio.sleep(0.01)
     await h.settle()
-    assert outage.hits >= 3
+    assert outage.hits >= 3 + 1
     dms, table = live_controls(h)
-    assert dms and not table  # the DM's strip was given up; the table message's went through
+    assert dms and not table  # the DM's strip waits for Discord; the table message's went through
     assert said(h, ENDED_BY) == 1 and said(h, SUMMARY) == 1
     kept = stored_messages(h, lt.match_id)
     assert kept["end"] == 1 and kept["summary"] == 1 and kept["dm"]

@@ -436,19 +436,29 @@ async def test_table_message_rate_limited_is_retried(harness: Harness):
     assert lt.message_id is not None and h.fake.find_message(lt.message_id).images
 
 
-async def test_a_dm_that_keeps_failing_falls_back_to_my_hand_and_the_channel_is_told_once(harness: Harness):
+async def test_a_dm_that_keeps_failing_is_not_called_closed_and_lands_when_discord_answers(harness: Harness):
+    """Discord fails P1's DMs past every try (a 5xx: an outage, not the player): nobody is told P1's DMs are closed;
+    the table message says, without a ping, that P1's DMs are delayed; My hand shows the hand and its controls; and
+    the hand goes by DM once Discord answers."""
     h = harness
     prep(h)
     fast(h)
-    h.fake.fail(h.fake.dm_path(P1), method="POST", status=503, times=1000)
+    outage = h.fake.fail(h.fake.dm_path(P1), method="POST", status=503, times=10**9)
     await open_table(h, "hefei", humans=(P1,))
-    await h.bot.tables.wait_idle()
+    for _ in range(500):
+        if outage.hits >= 4 + 1:  # every try of the first round, and one of the slower ones after it
+            break
+        await asyncio.sleep(0.01)
+    await h.settle()
     lt = live(h)
-    assert lt.seats[lt.seat_of(P1)].dm_failed
-    assert len([m for m in h.channel() if f"<@{P1}>" in m.content]) == 1
+    assert not lt.seats[lt.seat_of(P1)].dm_failed and not [m for m in h.channel() if f"<@{P1}>" in m.content]
     table_msg = h.fake.find_message(lt.message_id)
+    assert "私信暂时发不出" in table_msg.content and "私信关闭" not in table_msg.content
     r = await h.click(table_msg, custom_id=button_id(table_msg, ":hand"), user=P1)
     assert controls(r.reply)  # the player never loses the controls for their decision
+    outage.remaining = 0
+    await h.bot.tables.wait_idle()
+    assert h.dms(P1) and "私信暂时发不出" not in h.fake.find_message(lt.message_id).content
 
 
 async def test_dm_closed_50007_falls_back(harness: Harness):
