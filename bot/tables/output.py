@@ -189,9 +189,7 @@ class Output:
         tb = lt.table
         assert tb is not None
         waiting = seat in tb.awaited() and tb.phase in PLAYING
-        # a seat that waits: its text names whom for (scenes.waiting_text), so it is written again when they change
-        return (tb.hand_no, tuple(tb.counts[seat]), len(tb.melds[seat]), lt.since[seat] if waiting else None,
-                None if waiting else scenes.waited_for(lt, seat))
+        return (tb.hand_no, tuple(tb.counts[seat]), len(tb.melds[seat]), lt.since[seat] if waiting else None)
 
     async def _send_hands(self, lt: LiveTable) -> None:
         tb = lt.table

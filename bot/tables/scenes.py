@@ -149,7 +149,7 @@ def private_text(lt: LiveTable, seat: int, lang: str) -> tuple[str, frozenset[in
         rb = v["robbing"]
         lines.append(t("tables.rob_offer", lang, name=names[rb["seat"]], tile=tile_label(rb["tile"], lang)))
     else:
-        lines.append(waiting_text(lt, seat, lang))
+        lines.append(t("tables.waiting", lang))
     marks: frozenset[int] = frozenset()
     if lt.hints and tb.phase in ("play", "claim", "rob"):
         items = hint(lt, v)
@@ -159,37 +159,6 @@ def private_text(lt: LiveTable, seat: int, lang: str) -> tuple[str, frozenset[in
                 lines.append(ht)
             marks = hint_marks(items)
     return "\n".join(lines), marks
-
-
-def waited_for(lt: LiveTable, seat: int) -> tuple[str, tuple[int, ...]] | None:
-    """Whom ``seat``, having nothing to decide, waits for, from what every seat may know: ``("turn", (s,))`` the
-    seat whose turn it is; in a claim (or robbing) window ``("claim" | "rob", seats)`` every player present who is
-    not the discarder (or the one adding the kong) nor ``seat``. Who is in a window is never told (it would say who
-    could claim: AI seats and away players answer at once, so any of the others may be the one deciding); None when
-    there is nobody to name. The hand message is written again when this changes (``Output.dm_key``)."""
-    tb = lt.table
-    assert tb is not None
-    if tb.phase == "play":
-        return ("turn", (tb.turn,)) if tb.turn != seat else None
-    if tb.phase not in ("claim", "rob"):
-        return None
-    src = tb.last_discard if tb.phase == "claim" else tb.rob
-    if src is None:
-        return None
-    present = tuple(c for c, s in enumerate(lt.seats) if c not in (seat, src[0]) and s is not None and not s.automatic)
-    return (tb.phase, present) if present else None
-
-
-def waiting_text(lt: LiveTable, seat: int, lang: str) -> str:
-    """The hand text's line while ``seat`` waits: whom for (:func:`waited_for`), by their names at the table."""
-    who = waited_for(lt, seat)
-    if who is None:
-        return t("tables.waiting", lang)
-    names = lt.names()
-    kind, seats = who
-    if kind == "turn":
-        return t("tables.waiting_turn", lang, name=names[seats[0]])
-    return t(f"tables.waiting_{kind}", lang, names=", ".join(names[c] for c in seats))
 
 
 def hint_marks(items: list[Hint]) -> frozenset[int]:
