@@ -80,7 +80,7 @@ def _cleaned(text: str) -> list[tuple[str, bool]]:
                 base = _small_capital(c)
             if base and all(b in cs for b in base):
                 out.append((base, False))
-            elif unicodedata.category(c).startswith("S"):
+            elif unicodedata.category(c) in ("So", "Sk"):
                 continue  # an emoji or a dingbat the fonts lack (a flower or a face round a name): a decoration, left out
             else:
                 out.append(("?", True))  # a letter of a script the fonts lack: not silently lost
@@ -104,8 +104,8 @@ def _small_capital(c: str) -> str:
 def clean(text: str) -> str:
     """``text`` on one line with characters the fonts cannot draw replaced: accented letters by their base letter
     when only the accent is missing, small capitals by capitals, other spaces by a space, invisible characters
-    (zero-width, BOM, Hangul fillers, a combining mark left alone) and symbols the fonts lack (emoji, dingbats)
-    dropped, a letter of a script the fonts lack by ``?``.
+    (zero-width, BOM, Hangul fillers, a combining mark left alone) and pictures the fonts lack (emoji, dingbats)
+    dropped, a letter of a script or a currency or maths sign the fonts lack by ``?``.
 
     >>> clean("小明"), clean("Ann\U0001F600"), clean("Ωμέγα"), clean("Jose\u0301\u200b"), clean("\u1d00\u029f\u026a")
     ('小明', 'Ann', 'Ωμεγα', 'José', 'ALI')

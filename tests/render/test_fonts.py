@@ -108,6 +108,14 @@ def test_vietnamese_letters_are_covered():
 
 def test_characters_the_fonts_lack_are_replaced_not_drawn_as_boxes():
     assert fonts.clean("阿明\u0e2a") == "阿明?"  # a letter of a script the fonts lack (Thai)
+    assert fonts.clean("\u20b9x") == "?x"  # a currency sign the fonts lack is not dropped: it may tell names apart
+
+
+def test_currency_and_maths_signs_in_names_are_drawn():
+    """The text face holds the currency, letterlike and maths blocks the source font has: a name with € or ∞ was
+    drawn with "?" (and, for one version, without the sign at all)."""
+    assert [fonts.clean(n) for n in ("\u20acuro", "\u20a9on", "\u221eLoop", "\u2122")] == [
+        "\u20acuro", "\u20a9on", "\u221eLoop", "\u2122"]
     assert fonts.clean("two\nlines\t") == "two lines "
     assert fonts.clean("Zoë Ωμέγα Иван") == "Zoë Ωμεγα Иван"  # an accent the font lacks: the base letter
 
@@ -130,14 +138,15 @@ def test_invisible_characters_and_lone_marks_are_dropped_not_drawn_as_question_m
 
 
 @pytest.mark.parametrize("name, shown", [
-    ("阿明\U0001F600", "阿明"), ("\u273f小雪\u273f", "小雪"), ("\U0001F004小明", "小明"), ("Bob\U0001F44D\U0001F3FD", "Bob"),
+    ("阿明\U0001F600", "阿明"), ("\u2728小雪\u2764", "小雪"), ("\u273f小雪\u273f", "\u273f小雪\u273f"), ("\U0001F004小明", "小明"), ("Bob\U0001F44D\U0001F3FD", "Bob"),
     ("\U0001F1E8\U0001F1F3老王", "老王"), ("\U0001F468\u200d\U0001F469\u200d\U0001F467阿明", "阿明"), ("1\ufe0f\u20e3号", "1号"),
     ("\u1d00\u029f\u026a\u1d04\u1d07", "ALICE"), ("\ua731\u1d0b\u028f", "SKY"),
 ])  # fmt: skip
 def test_decorations_are_left_out_and_small_capitals_read_as_capitals(name, shown):
-    """Emoji and dingbats round a display name (✿小雪✿, 阿明😀, a flag, a family) were each drawn as "?", so a
+    """Emoji and dingbats round a display name (✨小雪❤, 阿明😀, a flag, a family) were each drawn as "?", so a
     decorated name looked broken on every image; a name in small capitals (ᴀʟɪᴄᴇ, a common style) was all "?".
-    A decoration the fonts lack is left out; a small capital is drawn as its capital."""
+    A decoration the fonts lack is left out (the dingbats the fonts have, ✿, are drawn); a small capital is drawn
+    as its capital."""
     assert fonts.clean(name) == shown
     assert fonts.drawable(name)
 
@@ -145,7 +154,7 @@ def test_decorations_are_left_out_and_small_capitals_read_as_capitals(name, show
 @pytest.mark.parametrize("name, ok", [
     ("Bob", True), ("\u738b\u946b", True), ("???", True), (KOREAN_NAME, True), ("  ", False), ("", False),
     ("\u3164", False), ("\u200b\u200b", False), ("\U0001F600\U0001F600", False), ("\u0e2a\u0e21\u0e0a\u0e32\u0e22", False),
-    ("A\U0001F600", True), ("\u273f\U0001F431", False),
+    ("A\U0001F600", True), ("\u2728\U0001F431", False),
 ])  # fmt: skip
 def test_drawable_tells_whether_a_name_shows_anything(name, ok):
     assert fonts.drawable(name) is ok
