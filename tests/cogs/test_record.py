@@ -673,8 +673,9 @@ async def test_a_card_whose_id_could_not_be_stored(h: Harness):
     r = await record(h)
     rec = await last(h)
     assert rec.message_id is None and rec.status == "pending"
-    assert [m.ephemeral for m in r.messages] == [False, False], [m.content for m in r.messages]  # card, call
-    assert "Waiting for 1 confirmation" in r.reply.content and "please confirm" in r.messages[1].content
+    assert [m.ephemeral for m in r.messages] == [False], [m.content for m in r.messages]
+    assert "Waiting for 1 confirmation" in r.reply.content
+    assert [m.pinged for m in h.channel() if "please confirm" in m.content] == [frozenset({C})]  # the call below it
     await h.click(r.reply, label="Reject", user=A)  # the card's id is remembered by the first press
     rec = await get(h, rec.record_id)
     assert rec.message_id == r.reply.id and rec.status == "rejected" and r.reply.buttons() == []
@@ -1023,3 +1024,27 @@ async def test_the_payers_the_card_waits_for_are_notified(h: Harness, locale: st
     assert notified[0].id != rec.message_id and not notified[0].buttons()
     await press(h, rec, confirm, A)
     assert [m.pinged for m in h.channel() if m.pinged] == [frozenset({A, C})]  # a redraw notifies nobody again
+
+
+async def test_the_call_to_confirm_discord_took_whose_answer_was_lost_notifies_once(h: Harness, monkeypatch):
+    """The line under the card that notifies the payers was a follow-up, which carries no nonce: when Discord took
+    it and its answer was lost (a 502 after the write), discord.py's retry posted a second line and notified them
+    twice. It is a channel post with the record's nonce: the retry is the same message."""
+    import discord.http as http
+
+    monkeypatch.setattr(http, "asyncio", _NoWaitAsyncio())
+    real, lost = h.fake.handle, []
+
+    def handle(method, url, kwargs):
+        answer = real(method, url, kwargs)
+        if method == "POST" and (url.endswith(f"/channels/{CHANNEL_ID}/messages") or "/webhooks/" in url) and not lost:
+            lost.append(answer.status)  # taken, then the answer lost on the way back (a 502 discord.py retries)
+            return FakeResponse(502, {"message": "Bad Gateway", "code": 0})
+        return answer
+
+    monkeypatch.setattr(h.fake, "handle", handle)
+    await record(h)
+    assert lost == [200]
+    rec = await last(h)
+    calls = [m for m in h.channel() if "please confirm or reject record" in m.content]
+    assert [m.pinged for m in calls] == [frozenset({C})] and rec.status == "pending"
