@@ -57,10 +57,8 @@ def url(pg_url):
 
 
 @pytest.fixture(autouse=True)
-def _no_background_ticks(monkeypatch):
+def _no_background_ticks(stepped_cluster, monkeypatch):
     """The lease checks and queue polls run when a test calls ``cluster.step()``, not on a timer."""
-    monkeypatch.setattr(Cluster, "tick", 3600.0)
-    monkeypatch.setattr(Cluster, "lease_wait", 0.0)
     monkeypatch.setattr(Cluster, "blind_wait", 0.0)  # (a process without its lease connection answers at once)
 
 
@@ -144,6 +142,19 @@ async def told_moving_and_never_applied(rec: InteractionRecord, p0: Harness, p1:
     assert human_moves(p1, match_id) == moves
     await close_all(p0, p1)
 
+
+
+def keep_opened(monkeypatch: Any) -> list[Cluster]:
+    """Every :class:`Cluster` opened from now on, in order (a process being started, whose bot a test cannot reach yet)."""
+    opened: list[Cluster] = []
+    open_cluster = Cluster.open.__func__  # type: ignore[attr-defined]
+
+    async def keep(cls: type[Cluster], *args: Any, **kwargs: Any) -> Cluster:
+        opened.append(await open_cluster(cls, *args, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(Cluster, "open", classmethod(keep))
+    return opened
 
 def slow_resume(monkeypatch: Any) -> tuple[asyncio.Event, asyncio.Event, Callable[[], None]]:
     """Resuming a table waits at its first read of the store (the database slow to answer) until the first event is
@@ -639,14 +650,7 @@ async def test_a_lease_lost_while_the_start_up_resumes_its_tables_drops_them_onc
     t1 = await open_table(pa, G1, CH1, U1)
     await pa.close()
     gate, entered, usual_read = slow_resume(monkeypatch)
-    opened: list[Cluster] = []
-    open_cluster = Cluster.open.__func__  # type: ignore[attr-defined]
-
-    async def keep(cls: type[Cluster], *args: Any, **kwargs: Any) -> Cluster:
-        opened.append(await open_cluster(cls, *args, **kwargs))
-        return opened[-1]
-
-    monkeypatch.setattr(Cluster, "open", classmethod(keep))
+    opened = keep_opened(monkeypatch)
     starting = asyncio.ensure_future(boot(url, (1,), fake))
     await until(entered.is_set, "the start-up resuming the table")
     cb = opened[0]

@@ -32,10 +32,7 @@ from tests.harness.db import sql
 UNREACHABLE = "cannot reach its database"
 
 
-@pytest.fixture(autouse=True)
-def _no_background_ticks(monkeypatch):
-    monkeypatch.setattr(Cluster, "tick", 3600.0)
-    monkeypatch.setattr(Cluster, "lease_wait", 0.0)
+pytestmark = pytest.mark.usefixtures("stepped_cluster")  # lease checks when a test steps them
 
 
 def said(rec) -> list[str]:

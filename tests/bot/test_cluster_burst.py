@@ -13,15 +13,10 @@ import json
 import asyncpg
 import pytest
 
-from bot.cluster import Cluster
 from tests.bot.test_cluster import U1, close_all, controls, human_moves, router_and_owner, until
 from tests.harness.db import sql
 
-
-@pytest.fixture(autouse=True)
-def _no_background_ticks(monkeypatch):
-    monkeypatch.setattr(Cluster, "tick", 3600.0)
-    monkeypatch.setattr(Cluster, "lease_wait", 0.0)
+pytestmark = pytest.mark.usefixtures("stepped_cluster")  # lease checks when a test steps them
 
 
 async def _hold_rows(url: str, ids: list[int], match_id: int) -> tuple[asyncpg.Connection, asyncpg.transaction.Transaction]:

@@ -16,7 +16,6 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.cluster import Cluster
 from bot.tables.strings import t
 from tests.bot.test_cluster import (
     CH1,
@@ -33,11 +32,7 @@ from tests.bot.test_cluster import (
 )
 from tests.harness.db import sql
 
-
-@pytest.fixture(autouse=True)
-def _no_background_ticks(monkeypatch):
-    monkeypatch.setattr(Cluster, "tick", 3600.0)
-    monkeypatch.setattr(Cluster, "lease_wait", 0.0)
+pytestmark = pytest.mark.usefixtures("stepped_cluster")  # lease checks when a test steps them
 
 
 def store_messages(fake: Any) -> list[str]:

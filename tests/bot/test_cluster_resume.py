@@ -12,7 +12,6 @@ import pytest
 
 import bot.store.matches as matches_mod
 import bot.tables.resume as resume_mod
-from bot.cluster import Cluster
 from tests.bot.test_cluster import (
     CH0,
     CH1,
@@ -24,17 +23,14 @@ from tests.bot.test_cluster import (
     controls,
     fresh_fake,
     human_moves,
+    keep_opened,
     open_table,
     until,
 )
 from tests.harness.db import sql
 from tests.harness.faults import FlakyConnection
 
-
-@pytest.fixture(autouse=True)
-def _no_background_ticks(monkeypatch):
-    monkeypatch.setattr(Cluster, "tick", 3600.0)
-    monkeypatch.setattr(Cluster, "lease_wait", 0.0)
+pytestmark = pytest.mark.usefixtures("stepped_cluster")  # lease checks when a test steps them
 
 
 def reads(monkeypatch: Any) -> list[int]:
@@ -106,14 +102,7 @@ async def test_a_shard_taken_during_the_start_up_brings_its_match_back_before_a_
         return await read_lobbies(*args)
 
     monkeypatch.setattr(resume_mod, "lobbies", slow_lobbies)
-    opened: list[Cluster] = []
-    open_cluster = Cluster.open.__func__  # type: ignore[attr-defined]
-
-    async def keep(cls: type[Cluster], *args: Any, **kwargs: Any) -> Cluster:
-        opened.append(await open_cluster(cls, *args, **kwargs))
-        return opened[-1]
-
-    monkeypatch.setattr(Cluster, "open", classmethod(keep))
+    opened = keep_opened(monkeypatch)
     starting = asyncio.ensure_future(boot(pg_url, (1,), fake))  # shard 1 is pa's: a standby for now
     await until(waiting.is_set, "the start-up reading the lobbies")
     cb = opened[0]

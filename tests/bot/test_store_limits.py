@@ -18,7 +18,6 @@ import asyncpg
 import pytest
 
 from bot.check import check_database
-from bot.cluster import Cluster
 from bot.config import Config, ConfigError
 from bot.i18n import t
 from bot.store import Store, StoreError
@@ -40,12 +39,7 @@ from tests.bot.test_cluster import (
 from tests.harness import Harness
 from tests.harness.db import sql
 
-
-@pytest.fixture(autouse=True)
-def _no_background_ticks(monkeypatch):
-    """The lease checks run when a test calls ``cluster.step()``, not on a timer."""
-    monkeypatch.setattr(Cluster, "tick", 3600.0)
-    monkeypatch.setattr(Cluster, "lease_wait", 0.0)
+pytestmark = pytest.mark.usefixtures("stepped_cluster")  # lease checks when a test steps them
 
 
 async def _orphan_write(url: str, h: Harness, match_id: int, **settings: str) -> asyncpg.Connection:
