@@ -97,6 +97,18 @@ class Tables(commands.Cog):
     @commands.Cog.listener()
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
         self.manager.channel_deleted(channel.id)
+        # Discord deletes a channel's threads with it but tells only of the channel: discord.py makes up the thread
+        # deletes of the threads it holds, not of an archived one (a table idle between hands lets its thread be
+        # archived). A table of the server in a channel discord.py does not hold is looked up once.
+        for lt in [lt for lt in self.manager.by_channel.values() if lt.guild_id == channel.guild.id and not lt.closed]:
+            if lt.channel_id != channel.id and channel.guild.get_channel_or_thread(lt.channel_id) is None:
+                try:
+                    await self.bot.fetch_channel(lt.channel_id)
+                except discord.NotFound:
+                    self.manager.channel_deleted(lt.channel_id)
+                except (discord.HTTPException, OSError, TimeoutError) as e:  # its first write will tell
+                    log.info("channel %s: could not be looked up after %s was deleted (%s)", lt.channel_id,
+                             channel.id, e)
 
     @commands.Cog.listener()
     async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:

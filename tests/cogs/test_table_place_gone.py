@@ -179,3 +179,75 @@ async def test_a_restart_during_an_outage_of_the_server_ends_nothing(harness: Ha
         assert sql(h, "SELECT status FROM matches WHERE id = ?", (mid,)) == [("active",)]
     finally:
         await h.close()
+
+
+async def _thread_table(h: Harness):
+    await h.connect()
+    thread = h.add_channel(name="mahjong-thread", thread=True)
+    h.gateway("THREAD_CREATE", {**h.fake.channels[thread].payload(), "newly_created": True})
+    prep(h)
+    mgr = h.bot.tables
+    mgr.store_backoff = (0.01, 0.02, 0.05)
+    mgr.publisher.backoff = (0.01,)
+    await h.slash("table new", variant="hefei", user=P1, channel=thread, locale="en-US")
+    for _ in range(3):
+        await h.slash("table addbot", user=P1, channel=thread, locale="en-US")
+    await h.slash("table start", user=P1, channel=thread, locale="en-US")
+    lt = mgr.by_channel[thread]
+    await h.slash("table autoplay", on="on", user=P1, locale="en-US", channel=thread)
+    for _ in range(20):
+        await mgr.wait_idle()
+        await h.settle()
+        if lt.table is not None and lt.table.phase == "ended":
+            break
+    assert lt.table is not None and lt.table.phase == "ended" and lt.timer is None
+    return thread, lt
+
+
+async def _parent_deleted(h: Harness, thread: int) -> None:
+    parent = h.fake.channels[h.channel_id].payload()
+    del h.fake.channels[thread]
+    del h.fake.channels[h.channel_id]
+    h.gateway("CHANNEL_DELETE", parent)  # what Discord sends: the parent only, no THREAD_DELETE for its threads
+    await _settled(h)
+
+
+async def test_a_table_in_an_archived_thread_ends_when_the_threads_channel_is_deleted(harness: Harness):
+    """Discord deletes a channel's threads with it but tells only of the channel; discord.py makes up thread deletes
+    for the threads it holds, and it lets go of an archived one. A table idle between hands writes nothing, so its
+    thread is archived: when its channel was deleted, the table held its players until a restart. A table of the
+    server in a channel discord.py does not hold is looked up once when a channel of the server is deleted."""
+    h = harness
+    thread, lt = await _thread_table(h)
+    mid = lt.match_id
+    p = h.fake.channels[thread].payload()
+    p["thread_metadata"] = {**p["thread_metadata"], "archived": True}  # an hour with no message: archived
+    h.gateway("THREAD_UPDATE", p)
+    await _settled(h)
+    n = len(h.fake.requests)
+    await _parent_deleted(h, thread)
+    assert lt.closed
+    assert sql(h, "SELECT status FROM matches WHERE id = ?", (mid,)) == [("aborted",)]
+    assert h.dms(P1)[-1].content == t("tables.gone_dm.channel", "en", channel=thread)
+    assert [q.method for q in h.fake.requests[n:] if q.path == f"/channels/{thread}"] == ["GET"]  # looked up once
+    assert "already sit" not in await _free_elsewhere(h)
+
+
+async def test_a_table_in_a_thread_ends_when_its_channel_is_deleted_after_a_restart(harness: Harness):
+    """After a restart an archived thread is not among the server's threads Discord lists (GUILD_CREATE names the
+    active ones): the table there still ends when its channel is deleted."""
+    h = harness
+    thread, lt = await _thread_table(h)
+    mid = lt.match_id
+    h = await h.kill()
+    try:
+        await h.connect()
+        g = h.bot.get_guild(h.guild_id)
+        g._remove_thread(g.get_thread(thread))  # archived: not listed (the harness's GUILD_CREATE lists it)
+        await _settled(h)
+        assert not h.bot.tables.by_id[mid].closed
+        await _parent_deleted(h, thread)
+        assert h.bot.tables.by_id.get(mid) is None or h.bot.tables.by_id[mid].closed
+        assert "already sit" not in await _free_elsewhere(h)
+    finally:
+        await h.close()
