@@ -394,10 +394,7 @@ class Recorder(commands.Cog):
                                 at=self.clock())
             raise UserError("record.post_failed") from None
         await self._card_posted(rec, msg.id)
-        if (call := call_to_confirm(rec, lang)) is not None:  # a channel post: its nonce makes a retry the same one
-            channel = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id)
-            with contextlib.suppress(discord.HTTPException):  # the card stands; its names are there to read
-                await channel.send(call[0], allowed_mentions=call[1], nonce=f"mjp{rec.record_id}"[:25])
+        await call_to_confirm(self.bot, interaction, rec, lang)
 
     async def _card_posted(self, rec: rstore.Record, message_id: int, *, found: bool = False) -> int | None:
         """Store the id of the card just posted (or ``found`` again) for ``rec`` as drawn: the card the record names

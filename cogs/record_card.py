@@ -63,15 +63,25 @@ def pings(rec: rstore.Record) -> discord.AllowedMentions:
                                    users=[discord.Object(s.player_id) for s in rec.waiting])
 
 
-def call_to_confirm(rec: rstore.Record, lang: str) -> tuple[str, discord.AllowedMentions] | None:
+async def call_to_confirm(bot: discord.Client, interaction: discord.Interaction[Any], rec: rstore.Record,
+                          lang: str) -> None:
     """The line under a record's first card that notifies the payers it waits for (not the proposer, who just sent
-    the command), with the mentions it may ping; None when it waits for nobody else. The card itself is the
-    command's deferred answer, which notifies nobody it names: filling it is an edit (docs/record.md)."""
+    the command); nothing when it waits for nobody else. The card itself is the command's deferred answer, which
+    notifies nobody it names: filling it is an edit (docs/record.md). A channel post, whose nonce makes a retry
+    after a lost answer the same message; where the bot may not post (403), a follow-up of the command."""
     users = [s.player_id for s in rec.waiting if s.player_id != rec.proposer_id]
     if not users:
-        return None
-    return (t("record.call_to_confirm", lang, users=" ".join(f"<@{u}>" for u in users), id=rec.record_id),
-            discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users]))
+        return
+    text = t("record.call_to_confirm", lang, users=" ".join(f"<@{u}>" for u in users), id=rec.record_id)
+    mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(u) for u in users])
+    try:
+        await bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id).send(
+            text, allowed_mentions=mentions, nonce=f"mjp{rec.record_id}"[:25])
+    except discord.Forbidden:
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.followup.send(text, allowed_mentions=mentions)
+    except discord.HTTPException as e:  # the card stands; its names are there to read
+        log.warning("record %s: the line notifying its payers was not posted (%s)", rec.record_id, e)
 
 
 def record_situation(rec: rstore.Record) -> Situation:

@@ -1048,3 +1048,15 @@ async def test_the_call_to_confirm_discord_took_whose_answer_was_lost_notifies_o
     rec = await last(h)
     calls = [m for m in h.channel() if "please confirm or reject record" in m.content]
     assert [m.pinged for m in calls] == [frozenset({C})] and rec.status == "pending"
+
+
+async def test_the_payers_are_notified_where_the_bot_may_not_post(h: Harness):
+    """/record needs no channel permission (the card is the command's answer), but the line notifying the payers is
+    a channel post: where the bot may not post (403 Missing Permissions), it was lost and nobody was notified. It
+    falls back to a follow-up of the command."""
+    refused = h.fake.fail(f"^/channels/{CHANNEL_ID}/messages$", method="POST", status=403, code=50013,
+                          times=10**9, message="Missing Permissions")
+    await record(h)
+    rec = await last(h)
+    assert rec.status == "pending" and refused.hits == 1
+    assert [m.pinged for m in h.channel() if m.pinged] == [frozenset({C})]
