@@ -39,6 +39,8 @@ class Strip:
     instead of the decision it asked for ("your turn" stayed on a hand message after its hand was over)."""
 
     text: str | None = None
+    reword: bool = False  # the text goes on the latest hand message even when it has no controls left (why an
+    #                       away seat is played by the AI changed: 托管, then replaced by the host)
 
 
 class ClickAnswers:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PLAYING = ("play", "claim", "rob")
-AWAY = "away"  # a seat's dm_key once its hand message says the AI plays it (come_back clears it)
+AWAY = "away"  # a seat's dm_key is (AWAY, why) once its hand message says the AI plays it (come_back clears it)
 MESSAGE_LIMIT = 2000  # characters of a Discord message
 RESULT_TEXT = 1600  # a hand's result text longer than this is posted, not written into the table message
 PNG_STUB = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x00\x00\x00\x00:~\x9bU"
@@ -204,9 +204,10 @@ class Output:
         for c in lt.humans():
             s = lt.seats[c]
             assert s is not None and s.user_id is not None
-            if s.afk and s.dm_key != AWAY:  # the AI plays the seat now: its hand message says so, once
-                s.dm_key = AWAY
-                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away"))
+            if s.afk and s.dm_key != (AWAY, s.away):  # the AI plays the seat now: its hand message says so and why,
+                reword = isinstance(s.dm_key, tuple) and s.dm_key[:1] == (AWAY,)  # once, again if why changes
+                s.dm_key = (AWAY, s.away)
+                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away"), reword=reword)
             if s.afk:
                 continue
             key = self.dm_key(lt, c)

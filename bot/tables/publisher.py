@@ -335,9 +335,10 @@ class Publisher(ClickAnswers, KeptMessages):
         self._lane(lt, payload.seat).put(payload)
         self._kick_dm(lt, payload.seat)
 
-    def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None) -> None:
-        """The seat's controls go; ``text``: what its hand message says instead of the decision it asked for."""
-        strip = Strip(text)
+    def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None, *, reword: bool = False) -> None:
+        """The seat's controls go; ``text``: what its hand message says instead of the decision it asked for
+        (``reword``: even when its controls went before)."""
+        strip = Strip(text, reword)
         if self._park(lt, seat, ("strip_dm", strip)):
             return
         self._lane(lt, seat).put_strip(strip)
@@ -581,9 +582,11 @@ class Publisher(ClickAnswers, KeptMessages):
                         self._done_leftover(lt, ("strip", *old))  # (failing, it stays listed: a restart does it)
                     elif lane.strip is not None:
                         strip, lane.strip = lane.strip, None
-                        if s.dm_controls is not None:
-                            old, s.dm_controls = s.dm_controls, None
-                            taken = ("strip", (strip, old))
+                        controls = s.dm_controls
+                        target = controls or (s.dm_last if strip.reword and strip.text else None)
+                        if target is not None:
+                            old, s.dm_controls = target, None
+                            taken = ("strip", (strip, controls))
                             await self._retry(lt, "strip DM", functools.partial(self._edit_view, old, None,
                                                                                 strip.text), once=once)
                             await self._remember(lt)
@@ -623,8 +626,8 @@ class Publisher(ClickAnswers, KeptMessages):
         elif kind == "old":
             lane.olds.insert(0, arg)
         else:
-            strip, old = arg
-            if s is not None and s.dm_controls is None:
+            strip, old = arg  # (old: the controls it took away, None for a reworded message without any)
+            if s is not None and s.dm_controls is None and old is not None:
                 s.dm_controls = old
             if lane.pending is None and lane.strip is None:
                 lane.strip = strip

@@ -43,3 +43,29 @@ async def test_a_seat_the_host_replaced_is_told_so_not_that_it_timed_out(harness
     await h.bot.tables.wait_idle()
     last = h.dms(P2)[-1].content
     assert replaced in last and not any(w in last for w in TIMED_OUT), last
+
+
+async def test_a_seat_on_autoplay_then_replaced_by_the_host_is_told_it_was_replaced(harness: Harness):
+    """The away text was written once: a player on 托管 whom the host then replaced was still told they chose
+    auto-play. The latest hand message is written again (one edit) when the cause changes."""
+    h = harness
+    prep(h)
+    lobby = (await h.slash("table new", variant="hefei", user=P1)).reply
+    await h.click(h.fake.find_message(lobby.id), custom_id=button_id(lobby, ":join"), user=P2)
+    for _ in range(2):
+        await h.slash("table addbot", user=P1)
+    await h.click(h.fake.find_message(lobby.id), custom_id=button_id(lobby, ":start"), user=P1)
+    lt = live(h)
+    await h.slash("table autoplay", on="on", user=P2)
+    await h.bot.tables.wait_idle()
+    assert "you chose auto-play" in h.dms(P2)[-1].content
+    edits = h.dms(P2)[-1].edits
+    await h.slash("table replace", member=P2, user=P1)
+    await h.bot.tables.wait_idle()
+    assert lt.seats[lt.seat_of(P2)].away == "replaced"
+    last = h.dms(P2)[-1]
+    assert "The host handed your seat to the AI" in last.content and "you chose auto-play" not in last.content
+    assert last.edits == edits + 1
+    await play_until_hand_ends(h, [P1], lt)
+    await h.bot.tables.wait_idle()
+    assert "The host handed your seat to the AI" in h.dms(P2)[-1].content
