@@ -8,15 +8,17 @@ and call ``tick``; nothing sleeps):
 - for each server with the weekly report on, the latest report day (its weekday, at :data:`REPORT_HOUR` local time)
   that has come: if that week was not posted yet it is claimed in the database, posted, then noted as posted. After
   downtime only the latest missed week is posted. The week reported is the seven local days before the report day's
-  midnight. A transient Discord failure (5xx, 429 after retries, a network error) gives the claim back so the next
-  tick tries again; a missing channel or permission (403 / 404) ends it.
+  midnight. A failure that leaves it unknown whether Discord took the post (a network error, a time-out, a 5xx,
+  a 429) keeps the claim: the next tick past :data:`cogs.post_claims.CLAIM_LEASE` looks for it in the channel, then
+  posts it. A refusal of the body (another 4xx) gives the claim back so the next tick tries again; a missing
+  channel or permission (403 / 404) ends it (:mod:`cogs.post_claims`).
 
 Both are posted at least once, and once (the limits: docs/discord.md): each post carries a nonce made of what it is
 (the season, the server and week) with ``enforce_nonce``, and is noted as posted only once Discord took it; a note
-that fails is kept in memory (:func:`cogs.group.note_posted`), written at the next ticks, and its post is never made
+that fails is kept in memory (:func:`cogs.post_claims.note_posted`), written at the next ticks, and its post is never made
 again. A claim never noted (the bot was stopped while the post was in flight, or the database failed to give a claim
 back) is taken over at the first tick after a start, or by any tick once it is older than
-:data:`cogs.group.CLAIM_LEASE`: the post is first looked for in its channel (one request; by its first line or its
+:data:`cogs.post_claims.CLAIM_LEASE`: the post is first looked for in its channel (one request; by its first line or its
 image's file name) and noted if Discord has it, else posted again with the same nonce (Discord returns the message
 it already has if it still remembers the nonce: a few minutes).
 
@@ -42,17 +44,18 @@ from bot.names import drawn_name
 from bot.settings import SERVER_LANGUAGE, server_language
 from bot.store import group as gstore
 from bot.store import records as rstore
-from cogs.group import (
+from cogs.group import post_final_board
+from cogs.leaderboard import day_text, display, seat_display, shared_ranks
+from cogs.post_claims import (
     CLAIM_LEASE,
+    given_back,
+    maybe_posted,
     note_posted,
     noted,
-    passing,
-    post_final_board,
     posted_before,
     retry_notes,
     unnoted,
 )
-from cogs.leaderboard import day_text, display, seat_display, shared_ranks
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +117,7 @@ async def report_message(bot: MjBot, guild_id: int, day: date, lang: str) -> tup
 
 def report_file(day: date) -> str:
     """The image's file name: the report day, so that a report Discord took is found again
-    (:func:`cogs.group.posted_before`).
+    (:func:`cogs.post_claims.posted_before`).
 
     >>> report_file(date(2030, 1, 14))
     'weekly-report-2030-01-14.png'
@@ -238,7 +241,9 @@ class Report(commands.Cog):
             await self.bot.get_partial_messageable(gs.report_channel, guild_id=gs.guild_id).send(
                 text, file=file, allowed_mentions=_NO_PINGS, nonce=report_nonce(gs.guild_id, week))  # with enforce_nonce
         except Exception as e:
-            if passing(e):
+            if maybe_posted(e):  # the claim stays: taken over after CLAIM_LEASE, looked for in the channel first
+                log.warning("%s: Discord may have taken it (%r); looked for before it is posted again", what, e)
+            elif given_back(e):
                 log.warning("%s not posted, will retry: %s", what, e)
                 await noted(what, gstore.release_report_week(store, gs.guild_id, week))
             else:

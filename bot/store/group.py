@@ -25,7 +25,7 @@ claim that was never confirmed (the bot stopped while the post was in flight, or
 taken over by the scheduler after a restart or once it is old (``retake_before``): the post is looked for in its
 channel (``cogs``: a post Discord took before a kill) and posted again only if not found, with the same Discord nonce
 (which Discord makes the same message for a few minutes). A post Discord took whose note failed is noted later from
-the bot's memory (``cogs.group.note_posted``), never posted again.
+the bot's memory (``cogs.post_claims.note_posted``), never posted again.
 
 **Ranges** are half-open ``[since, until)``; ``None`` is open-ended. Seasons are ``[started_at, ended_at)``.
 """
