@@ -4,8 +4,10 @@ Every :data:`TICK_MINUTES` the loop runs :meth:`Report.tick` with the time from 
 and call ``tick``; nothing sleeps):
 
 - seasons whose end date has passed are closed, and every ended season whose final board was not posted yet gets it
-  posted in the channel where it was started (:func:`cogs.group.post_final_board`);
-- for each server with the weekly report on, the latest report day (its weekday, at :data:`REPORT_HOUR` local time)
+  posted in the channel where it was started (:func:`cogs.group.post_final_board`; the seasons of the shards
+  whose leases this process holds);
+- for each server with the weekly report on (of the shards whose leases this process holds, those that may have
+  one due: :func:`due_bounds`, read in one statement), the latest report day (its weekday, at :data:`REPORT_HOUR` local time)
   that has come: if that week was not posted yet it is claimed in the database, posted, then noted as posted. After
   downtime only the latest missed week is posted. The week reported is the seven local days before the report day's
   midnight. A failure that leaves it unknown whether Discord took the post (a network error, a time-out, a 5xx,
@@ -32,7 +34,7 @@ import asyncio
 import io
 import logging
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Any
 
 import discord
@@ -82,6 +84,20 @@ def latest_report_day(now_local: datetime, weekday: int) -> date:
     if back == 0 and now_local.time() < time(REPORT_HOUR):
         day -= timedelta(days=7)
     return day
+
+
+def due_bounds(now: datetime) -> list[int]:
+    """For each weekday (0 = Monday), the latest report day (its date ordinal) any time zone has reached at ``now``:
+    the zone 14 hours ahead of UTC, the furthest ahead there is. A server whose week of that day is posted has no
+    report due, wherever it is (:func:`bot.store.group.report_servers` leaves it out in SQL).
+
+    >>> [date.fromordinal(d).isoformat() for d in due_bounds(datetime(2030, 1, 14, 19, 59, tzinfo=UTC))][:2]
+    ['2030-01-14', '2030-01-08']
+    >>> date.fromordinal(due_bounds(datetime(2030, 1, 14, 20, 0, tzinfo=UTC))[1]).isoformat()
+    '2030-01-15'
+    """
+    ahead = now.astimezone(timezone(timedelta(hours=14)))
+    return [latest_report_day(ahead, weekday).toordinal() for weekday in range(7)]
 
 
 def report_nonce(guild_id: int, week: int) -> str:
@@ -193,9 +209,10 @@ class Report(commands.Cog):
         retake_before = gstore.ANY_CLAIM if self.first_round else now - CLAIM_LEASE
         await retry_notes(self.bot)  # posts Discord took, noted now (their claims are left alone until then)
         await gstore.end_due_seasons(store, now)
-        for season in await gstore.seasons_to_announce(store):
+        held = self.bot.tables.own_shards()  # the servers of the shards whose leases this process holds (None: all)
+        for season in await gstore.seasons_to_announce(store, held):
             await self._announce(season, now, retake_before)
-        for gs in await gstore.report_servers(store):
+        for gs in await gstore.report_servers(store, shards=held, due=due_bounds(now)):  # one statement
             await self._report(gs, now, retake_before)
         self.first_round = False
 
