@@ -23,7 +23,6 @@ import csv
 import dataclasses
 import io
 import logging
-import weakref
 import zipfile
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
@@ -41,7 +40,6 @@ from bot.ids import parse_id, require_id
 from bot.interactions import lang_of
 from bot.names import player_name
 from bot.options import typed_text
-from bot.own_posts import own_post
 from bot.store import group as gstore
 from bot.store.failures import DATABASE_ERRORS
 from bot.store.history import ai_seats
@@ -63,6 +61,7 @@ from cogs.leaderboard import (
     signed,
     variant_board,
 )
+from cogs.post_claims import given_back, maybe_posted, note_posted, noted, posted_before, unnoted
 from engine.variants import VARIANT_KEYS
 
 log = logging.getLogger(__name__)
@@ -126,14 +125,6 @@ async def final_board(bot: MjBot, season: gstore.Season, lang: str) -> tuple[str
     return text, data
 
 
-def passing(error: BaseException) -> bool:
-    """A failure to post that may pass by itself (Discord failing, the network), unlike a missing permission or a
-    deleted channel: what was claimed for the post is given back so that the next round tries again."""
-    if isinstance(error, discord.Forbidden | discord.NotFound):
-        return False
-    return isinstance(error, discord.HTTPException | OSError | asyncio.TimeoutError)
-
-
 def final_nonce(season_id: int) -> str:
     """The nonce of a season's final board (Discord takes at most 25 characters): every try posts with it, so that
     Discord makes a retry the same message (``enforce_nonce``, for a few minutes).
@@ -144,82 +135,7 @@ def final_nonce(season_id: int) -> str:
     return f"mjs{season_id}"[:25]
 
 
-#: A post claimed that long ago and never confirmed is taken over (the bot posting it stopped, or could not give it
-#: back): longer than a post takes with discord.py's retries, shorter than Discord's memory of a nonce.
-CLAIM_LEASE = timedelta(minutes=2)
-
 Send = Callable[[str, bytes | None], Awaitable[Any]]
-
-
-async def noted(what: str, write: Awaitable[Any]) -> None:
-    """A write that ends or gives back a claim after a post: a failure is logged, never raised (the post, or the
-    command that led to it, happened): a claim left standing is taken over later (:data:`CLAIM_LEASE`)."""
-    try:
-        await write
-    except Exception as e:
-        log.warning("%s: could not be noted (%r); the scheduler takes the claim over later", what, e)
-
-
-#: The notes of posts Discord took that could not be written yet, per bot: (kind, id) -> the write. Retried at once, then
-#: at each round of the scheduler (and as the bot stops); a post with a note waiting is never made again.
-_UNNOTED: weakref.WeakKeyDictionary[Any, dict[tuple[str, int, int], Callable[[], Awaitable[Any]]]] = \
-    weakref.WeakKeyDictionary()
-
-#: How many times a note of a post is tried at once before it waits for the next round.
-NOTE_TRIES = 3
-
-
-async def note_posted(bot: Any, key: tuple[str, int, int], what: str, write: Callable[[], Awaitable[Any]]) -> None:
-    """Note that Discord took a post (``write()``, an idempotent write ending its claim): tried again at once, then
-    kept in memory and tried at each round (:func:`retry_notes`) while the claim stays. Never raises."""
-    for _ in range(NOTE_TRIES):
-        try:
-            await write()
-        except Exception as e:
-            log.warning("%s: posted, could not be noted (%r)", what, e)
-            continue
-        _UNNOTED.get(bot, {}).pop(key, None)
-        return
-    log.warning("%s: posted; noting it is tried again at the next round, it is not posted again", what)
-    _UNNOTED.setdefault(bot, {})[key] = write
-
-
-def unnoted(bot: Any, key: tuple[str, int, int]) -> bool:
-    """A post Discord took whose note is still waiting: the scheduler leaves its claim alone."""
-    return key in _UNNOTED.get(bot, {})
-
-
-async def retry_notes(bot: Any) -> None:
-    """Write the notes of posts that are waiting (:func:`note_posted`)."""
-    for key, write in list(_UNNOTED.get(bot, {}).items()):
-        try:
-            await write()
-        except Exception as e:
-            log.warning("%s %s: posted, still could not be noted (%r)", key[0], key[1], e)
-            continue
-        _UNNOTED[bot].pop(key, None)
-
-
-def first_line(text: str) -> str:
-    return text.split("\n", 1)[0].strip()
-
-
-async def posted_before(bot: Any, what: str, channel_id: int, guild_id: int, since: datetime | None, text: str,
-                        filename: str) -> bool | None:
-    """A claim taken over (the bot posting it stopped, or failed to give it back): whether Discord has the post
-    already, looked for in its channel (:func:`bot.own_posts.own_post`, one request; by its first line, or its
-    image's file name when it was drawn in another language). None when the channel could not be read: the claim
-    is then taken over later rather than posted again blindly."""
-    try:
-        found = await own_post(bot, channel_id, guild_id, since=since,
-                               match=lambda m: first_line(m.content) == first_line(text)
-                               or any(a.filename == filename for a in m.attachments))
-    except Exception as e:
-        log.warning("%s: its channel could not be read (%r); the claim is taken over later", what, e)
-        return None
-    if found is not None:
-        log.info("%s was posted already (message %s)", what, found.id)
-    return found is not None
 
 
 async def post_final_board(bot: MjBot, season: gstore.Season, lang: str, channel_id: int | None, *,
@@ -230,8 +146,9 @@ async def post_final_board(bot: MjBot, season: gstore.Season, lang: str, channel
     noted as posted (:func:`note_posted`: a note that fails is kept in memory and the board is never posted again).
     A claim already in flight is left alone unless made before ``retake_before``: then the board is looked for in
     the claim's channel (:func:`bot.own_posts.own_post`, one request: a bot killed after Discord took it) and
-    noted if found, else posted again there with the same nonce. When the post fails in passing the claim is given
-    back and the scheduler posts it on its next round; a missing permission or channel moves it to the season's own
+    noted if found, else posted again there with the same nonce. When the post fails, Discord may have taken it
+    (:func:`cogs.post_claims.maybe_posted`: the claim is kept and taken over so) or refused the body (the claim is
+    given back and the scheduler posts it on its next round); a missing permission or channel moves it to the season's own
     channel (with ``fallback``: the command's follow-up posts it), and ends it only there. Never raises after the
     claim (a command that led here has done its work). True when it was posted here."""
     store = bot.open_store
@@ -267,7 +184,9 @@ async def post_final_board(bot: MjBot, season: gstore.Season, lang: str, channel
     except Exception as e:
         if fallback is not None and isinstance(e, discord.Forbidden | discord.NotFound):
             return await _fall_back(bot, what, claimed, fallback, text, png, at)
-        if passing(e):
+        if maybe_posted(e):  # the claim stays: taken over after CLAIM_LEASE, looked for in the channel first
+            log.warning("%s: Discord may have taken it (%r); looked for before it is posted again", what, e)
+        elif given_back(e):
             log.warning("%s not posted, will retry: %s", what, e)
             await noted(what, gstore.release_final_board(store, season.season_id))
         elif claimed.channel_id is not None and claimed.final_channel != claimed.channel_id:
@@ -308,8 +227,10 @@ async def _fall_back(bot: MjBot, what: str, season: gstore.Season, fallback: Sen
     try:
         await fallback(text, png)
     except Exception as e:
-        log.warning("%s not posted as a follow-up either (%s)", what, e)
-        if passing(e) or (season.channel_id is not None and season.channel_id != season.final_channel):
+        log.warning("%s not posted as a follow-up either (%r)", what, e)
+        if maybe_posted(e):  # the claim stays: its take-over looks in the command's channel, where a follow-up is
+            return False
+        if given_back(e) or (season.channel_id is not None and season.channel_id != season.final_channel):
             await noted(what, gstore.release_final_board(store, season.season_id, channel_too=True))
         else:
             await noted(what, gstore.mark_season_announced(store, season.season_id, at))

@@ -493,7 +493,7 @@ class Recorder(commands.Cog):
         now = self.clock()
         await rstore.expire_due(self.store, at=now)  # marks their cards stale
         await self._lost_cards(now)
-        for rec in await rstore.stale_cards(self.store):
+        for rec in await rstore.stale_cards(self.store, self.bot.tables.own_shards()):  # the leases held
             message = self.bot.get_partial_messageable(rec.channel_id, guild_id=rec.guild_id).get_partial_message(
                 rec.message_id)  # type: ignore[arg-type]  # a stale card is a card posted
             shown: rstore.Record | None = rec
@@ -518,9 +518,9 @@ class Recorder(commands.Cog):
         posted again (:meth:`_post_lost_card`). A card Discord refuses for good withdraws its record, said there."""
         first, self.first_round = self.first_round, False
         await self._store_unstored()
-        plan = self.bot.config.shard_plan
-        for rec in await rstore.cardless(self.store, before=None if first else now - rstore.CARD_GRACE):
-            if rec.record_id in self.posting or rec.record_id in self.unstored or not plan.owns_guild(rec.guild_id):
+        held = self.bot.tables.own_shards()  # the servers of the shards whose leases this process holds
+        for rec in await rstore.cardless(self.store, before=None if first else now - rstore.CARD_GRACE, shards=held):
+            if rec.record_id in self.posting or rec.record_id in self.unstored:
                 continue
             self.posting.add(rec.record_id)
             try:

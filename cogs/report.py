@@ -4,19 +4,23 @@ Every :data:`TICK_MINUTES` the loop runs :meth:`Report.tick` with the time from 
 and call ``tick``; nothing sleeps):
 
 - seasons whose end date has passed are closed, and every ended season whose final board was not posted yet gets it
-  posted in the channel where it was started (:func:`cogs.group.post_final_board`);
-- for each server with the weekly report on, the latest report day (its weekday, at :data:`REPORT_HOUR` local time)
+  posted in the channel where it was started (:func:`cogs.group.post_final_board`; the seasons of the shards
+  whose leases this process holds);
+- for each server with the weekly report on (of the shards whose leases this process holds, those that may have
+  one due: :func:`due_bounds`, read in one statement), the latest report day (its weekday, at :data:`REPORT_HOUR` local time)
   that has come: if that week was not posted yet it is claimed in the database, posted, then noted as posted. After
   downtime only the latest missed week is posted. The week reported is the seven local days before the report day's
-  midnight. A transient Discord failure (5xx, 429 after retries, a network error) gives the claim back so the next
-  tick tries again; a missing channel or permission (403 / 404) ends it.
+  midnight. A failure that leaves it unknown whether Discord took the post (a network error, a time-out, a 5xx,
+  a 429) keeps the claim: the next tick past :data:`cogs.post_claims.CLAIM_LEASE` looks for it in the channel, then
+  posts it. A refusal of the body (another 4xx) gives the claim back so the next tick tries again; a missing
+  channel or permission (403 / 404) ends it (:mod:`cogs.post_claims`).
 
 Both are posted at least once, and once (the limits: docs/discord.md): each post carries a nonce made of what it is
 (the season, the server and week) with ``enforce_nonce``, and is noted as posted only once Discord took it; a note
-that fails is kept in memory (:func:`cogs.group.note_posted`), written at the next ticks, and its post is never made
+that fails is kept in memory (:func:`cogs.post_claims.note_posted`), written at the next ticks, and its post is never made
 again. A claim never noted (the bot was stopped while the post was in flight, or the database failed to give a claim
 back) is taken over at the first tick after a start, or by any tick once it is older than
-:data:`cogs.group.CLAIM_LEASE`: the post is first looked for in its channel (one request; by its first line or its
+:data:`cogs.post_claims.CLAIM_LEASE`: the post is first looked for in its channel (one request; by its first line or its
 image's file name) and noted if Discord has it, else posted again with the same nonce (Discord returns the message
 it already has if it still remembers the nonce: a few minutes).
 
@@ -30,7 +34,7 @@ import asyncio
 import io
 import logging
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Any
 
 import discord
@@ -42,17 +46,18 @@ from bot.names import drawn_name
 from bot.settings import SERVER_LANGUAGE, server_language
 from bot.store import group as gstore
 from bot.store import records as rstore
-from cogs.group import (
+from cogs.group import post_final_board
+from cogs.leaderboard import day_text, display, seat_display, shared_ranks
+from cogs.post_claims import (
     CLAIM_LEASE,
+    given_back,
+    maybe_posted,
     note_posted,
     noted,
-    passing,
-    post_final_board,
     posted_before,
     retry_notes,
     unnoted,
 )
-from cogs.leaderboard import day_text, display, seat_display, shared_ranks
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +84,20 @@ def latest_report_day(now_local: datetime, weekday: int) -> date:
     if back == 0 and now_local.time() < time(REPORT_HOUR):
         day -= timedelta(days=7)
     return day
+
+
+def due_bounds(now: datetime) -> list[int]:
+    """For each weekday (0 = Monday), the latest report day (its date ordinal) any time zone has reached at ``now``:
+    the zone 14 hours ahead of UTC, the furthest ahead there is. A server whose week of that day is posted has no
+    report due, wherever it is (:func:`bot.store.group.report_servers` leaves it out in SQL).
+
+    >>> [date.fromordinal(d).isoformat() for d in due_bounds(datetime(2030, 1, 14, 19, 59, tzinfo=UTC))][:2]
+    ['2030-01-14', '2030-01-08']
+    >>> date.fromordinal(due_bounds(datetime(2030, 1, 14, 20, 0, tzinfo=UTC))[1]).isoformat()
+    '2030-01-15'
+    """
+    ahead = now.astimezone(timezone(timedelta(hours=14)))
+    return [latest_report_day(ahead, weekday).toordinal() for weekday in range(7)]
 
 
 def report_nonce(guild_id: int, week: int) -> str:
@@ -114,7 +133,7 @@ async def report_message(bot: MjBot, guild_id: int, day: date, lang: str) -> tup
 
 def report_file(day: date) -> str:
     """The image's file name: the report day, so that a report Discord took is found again
-    (:func:`cogs.group.posted_before`).
+    (:func:`cogs.post_claims.posted_before`).
 
     >>> report_file(date(2030, 1, 14))
     'weekly-report-2030-01-14.png'
@@ -190,9 +209,10 @@ class Report(commands.Cog):
         retake_before = gstore.ANY_CLAIM if self.first_round else now - CLAIM_LEASE
         await retry_notes(self.bot)  # posts Discord took, noted now (their claims are left alone until then)
         await gstore.end_due_seasons(store, now)
-        for season in await gstore.seasons_to_announce(store):
+        held = self.bot.tables.own_shards()  # the servers of the shards whose leases this process holds (None: all)
+        for season in await gstore.seasons_to_announce(store, held):
             await self._announce(season, now, retake_before)
-        for gs in await gstore.report_servers(store):
+        for gs in await gstore.report_servers(store, shards=held, due=due_bounds(now)):  # one statement
             await self._report(gs, now, retake_before)
         self.first_round = False
 
@@ -238,7 +258,9 @@ class Report(commands.Cog):
             await self.bot.get_partial_messageable(gs.report_channel, guild_id=gs.guild_id).send(
                 text, file=file, allowed_mentions=_NO_PINGS, nonce=report_nonce(gs.guild_id, week))  # with enforce_nonce
         except Exception as e:
-            if passing(e):
+            if maybe_posted(e):  # the claim stays: taken over after CLAIM_LEASE, looked for in the channel first
+                log.warning("%s: Discord may have taken it (%r); looked for before it is posted again", what, e)
+            elif given_back(e):
                 log.warning("%s not posted, will retry: %s", what, e)
                 await noted(what, gstore.release_report_week(store, gs.guild_id, week))
             else:

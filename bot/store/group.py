@@ -25,7 +25,7 @@ claim that was never confirmed (the bot stopped while the post was in flight, or
 taken over by the scheduler after a restart or once it is old (``retake_before``): the post is looked for in its
 channel (``cogs``: a post Discord took before a kill) and posted again only if not found, with the same Discord nonce
 (which Discord makes the same message for a few minutes). A post Discord took whose note failed is noted later from
-the bot's memory (``cogs.group.note_posted``), never posted again.
+the bot's memory (``cogs.post_claims.note_posted``), never posted again.
 
 **Ranges** are half-open ``[since, until)``; ``None`` is open-ended. Seasons are ``[started_at, ended_at)``.
 """
@@ -57,7 +57,7 @@ from .boards import (  # the group's readers, reached as group.board(...) etc.
 )
 from .database import completes
 from .errors import StoreError
-from .models import from_ms, to_ms
+from .models import Shards, from_ms, to_ms
 from .sql import audit, ms_or_none, upsert_player
 from .store import Store
 
@@ -184,12 +184,19 @@ def zone(name: str) -> tzinfo:
 # group settings
 
 
-async def _group_settings(conn: Connection, guild_id: int) -> GroupSettings:
-    row = await conn.one("SELECT timezone, report_channel, report_weekday, last_report_week, welcomed_at, "
-                         "report_claim_week, report_claimed_at FROM group_settings WHERE guild_id = ?", (guild_id,))
+_SETTINGS_COLS = ("timezone, report_channel, report_weekday, last_report_week, welcomed_at, report_claim_week, "
+                  "report_claimed_at")
+
+
+def _settings(guild_id: int, row: Sequence[Any] | None) -> GroupSettings:
     if row is None:
         return GroupSettings(guild_id)
     return GroupSettings(guild_id, row[0], row[1], row[2], row[3], from_ms(row[4]), row[5], from_ms(row[6]))
+
+
+async def _group_settings(conn: Connection, guild_id: int) -> GroupSettings:
+    return _settings(guild_id, await conn.one(f"SELECT {_SETTINGS_COLS} FROM group_settings WHERE guild_id = ?",
+                                              (guild_id,)))
 
 
 async def _ensure_row(conn: Connection, guild_id: int, ms: int) -> None:
@@ -249,12 +256,22 @@ async def set_weekly_report(store: Store, guild_id: int, user_id: int, channel_i
         return await _group_settings(conn, guild_id)
 
 
-async def report_servers(store: Store) -> list[GroupSettings]:
-    """Every server with the weekly report on."""
+async def report_servers(store: Store, *, shards: Shards | None = None,
+                         due: Sequence[int] | None = None) -> list[GroupSettings]:
+    """The servers with the weekly report on, in one statement. With ``shards``, only their servers' (the process
+    holding a shard's lease posts its reports); with ``due`` (for each weekday, 0 = Monday, a report day's date
+    ordinal: the latest any time zone has reached), only those that may have a report due: a claim in flight, or no
+    week posted from that day of their weekday on."""
+    where, args = shards.cond("guild_id") if shards is not None else ("1 = 1", [])
+    if due is not None:
+        days = " ".join(f"WHEN {w} THEN CAST(? AS BIGINT)" for w in range(7))
+        where += (" AND (report_claim_week IS NOT NULL OR last_report_week IS NULL "
+                  f"OR last_report_week < CASE report_weekday {days} END)")
+        args = [*args, *due]
     async with store.transaction(write=False) as conn:
-        rows = await conn.all("SELECT guild_id FROM group_settings WHERE report_channel IS NOT NULL "
-                                "ORDER BY guild_id")
-        return [await _group_settings(conn, r[0]) for r in rows]
+        rows = await conn.all(f"SELECT guild_id, {_SETTINGS_COLS} FROM group_settings "
+                              f"WHERE report_channel IS NOT NULL AND {where} ORDER BY guild_id", args)
+    return [_settings(r[0], r[1:]) for r in rows]
 
 
 @completes
@@ -391,11 +408,12 @@ async def end_due_seasons(store: Store, at: datetime | None = None) -> list[Seas
     return [_season((*r[:7], r[6], *r[8:])) for r in rows]
 
 
-async def seasons_to_announce(store: Store) -> list[Season]:
-    """Ended seasons whose final board has not been posted yet, oldest first."""
+async def seasons_to_announce(store: Store, shards: Shards | None = None) -> list[Season]:
+    """Ended seasons whose final board has not been posted yet, oldest first; with ``shards``, their servers'."""
+    where, args = shards.cond("guild_id") if shards is not None else ("1 = 1", [])
     async with store.transaction(write=False) as conn:
         rows = await conn.all(f"SELECT {_SEASON_COLS} FROM seasons WHERE ended_at IS NOT NULL "
-                                "AND final_posted_at IS NULL ORDER BY id")
+                              f"AND final_posted_at IS NULL AND {where} ORDER BY id", args)
     return [_season(r) for r in rows]
 
 

@@ -36,7 +36,7 @@ from .backend import Connection
 from .database import completes
 from .errors import StoreError
 from .history import write_memory_setting
-from .models import LedgerRow, from_ms, splits_jiao, to_ms
+from .models import LedgerRow, Shards, from_ms, splits_jiao, to_ms
 from .sql import add_to_boards, audit, dumps, upsert_player
 from .store import Store
 
@@ -482,19 +482,23 @@ async def waiting_before(store: Store, guild_id: int, before: datetime, limit: i
             (guild_id, to_ms(before), limit))]
 
 
-async def stale_cards(store: Store) -> list[Record]:
-    """Records whose card shows an older state, oldest first."""
+async def stale_cards(store: Store, shards: Shards | None = None) -> list[Record]:
+    """Records whose card shows an older state, oldest first; with ``shards``, only their servers' (the process
+    holding a shard's lease redraws its cards, no other)."""
+    where, args = shards.cond("guild_id") if shards is not None else ("1 = 1", [])
     async with store.transaction(write=False) as conn:
         rows = list(await conn.all(
-            "SELECT guild_id, id FROM records WHERE card_stale = 1 AND message_id IS NOT NULL ORDER BY id"))
+            f"SELECT guild_id, id FROM records WHERE card_stale = 1 AND message_id IS NOT NULL AND {where} "
+            "ORDER BY id", args))
         return [await _load(conn, g, r) for g, r in rows]
 
 
-async def cardless(store: Store, *, before: datetime | None) -> list[Record]:
+async def cardless(store: Store, *, before: datetime | None, shards: Shards | None = None) -> list[Record]:
     """Pending records whose card was never posted (or whose card's id was never stored), proposed before
-    ``before`` (None: any), oldest first: the scheduler posts their cards."""
+    ``before`` (None: any), oldest first: the scheduler posts their cards. With ``shards``, only their servers'."""
+    where, args = shards.cond("guild_id") if shards is not None else ("1 = 1", [])
     async with store.transaction(write=False) as conn:
         rows = list(await conn.all(
             "SELECT guild_id, id FROM records WHERE status = 'pending' AND message_id IS NULL AND created_at < ? "
-            "ORDER BY id", (2**62 if before is None else to_ms(before),)))
+            f"AND {where} ORDER BY id", (2**62 if before is None else to_ms(before), *args)))
         return [await _load(conn, g, r) for g, r in rows]

@@ -46,11 +46,7 @@ async def test_only_the_owner_ends_a_removed_servers_tables_and_a_standby_ends_t
     try:
         assert standby.bot.cluster.held == set() and not standby.bot.tables.by_id
         for h in (owner, standby):
-            # the schedulers (weekly report, record expiry) start once the bot is ready; they are not what this test
-            # is about (tests/cogs/test_report*.py, test_record*.py)
-            for cog in ("Report", "Recorder"):
-                h.bot.get_cog(cog).loop.cancel()  # type: ignore[union-attr]
-            await h.connect(guilds=[G1, G1B])
+            await h.connect(guilds=[G1, G1B])  # the schedulers (weekly report, record expiry) start with the ready
 
         # the bot is removed from G1: Discord tells both connections of shard 1; the standby acts on nothing
         standby.gateway("GUILD_DELETE", {"id": str(G1)})

@@ -9,6 +9,7 @@ import io
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from unittest.mock import ANY
 from zoneinfo import ZoneInfo
 
 import discord
@@ -18,6 +19,7 @@ from PIL import Image
 from bot.store import LedgerRow, SeatSpec, Store
 from bot.store import group as gstore
 from cogs.group import CSV_COLUMNS
+from cogs.post_claims import CLAIM_LEASE
 from cogs.report import Report, latest_report_day
 from tests.harness import ADMIN_PERMISSIONS, CHANNEL_ID, GUILD_ID, USER_ID, Harness, snowflake
 from tests.harness.db import dump, sql
@@ -198,7 +200,8 @@ async def test_starting_a_season_posts_the_previous_final_board_and_is_audited(h
 
 async def test_a_final_board_discord_fails_to_take_is_posted_by_the_scheduler(h: Harness):
     """``/season start`` answers, but Discord fails (a 503, which discord.py does not retry on a channel) on the
-    previous season's final board: the claim is given back and the scheduler posts it in the channel, once."""
+    previous season's final board: Discord may have made it all the same, so the claim is kept, and the scheduler
+    looks for the board in the channel before it posts it there, once."""
     await admin(h, "season start", title="Spring")
     now = datetime.now(UTC)
     await write_hands(h.bot.store, GUILD_ID, [now, now], 9)
@@ -209,8 +212,9 @@ async def test_a_final_board_discord_fails_to_take_is_posted_by_the_scheduler(h:
     assert r.messages[1:] == []  # nothing said to the admin about it: the season started, as they were told
     assert not [m for m in h.channel() if "Final board" in m.content or "最终排名" in m.content]
     assert sql(h, "SELECT number, final_posted_at, final_claimed_at, final_channel FROM seasons ORDER BY number") == [
-        (1, None, None, CHANNEL_ID), (2, None, None, None)]
+        (1, None, ANY, CHANNEL_ID), (2, None, None, None)]
     cog: Report = h.bot.get_cog("Report")
+    cog.clock = lambda: datetime.now(UTC) + CLAIM_LEASE + timedelta(seconds=1)
     await cog.tick()
     await h.settle()
     await cog.tick()
@@ -219,6 +223,7 @@ async def test_a_final_board_discord_fails_to_take_is_posted_by_the_scheduler(h:
     assert final.content.startswith("🏁 第 1 赛季 · Spring") and len(final.images) == 1
     assert sql(h, "SELECT number, final_posted_at IS NOT NULL, final_claimed_at FROM seasons ORDER BY number") == [
         (1, 1, None), (2, 0, None)]
+    assert len(h.fake.requests_to(rf"^/channels/{CHANNEL_ID}/messages$", "GET")) == 1  # looked for before the post
 
 
 async def test_a_season_end_date_passing_posts_the_final_board_once(h: Harness):
@@ -545,6 +550,9 @@ def fail_next(h: Harness, path: str, status: int, code: int, times: int = 1) -> 
     h.fake.handle = handle  # type: ignore[method-assign]
 
 
+WEEK_14 = datetime(2030, 1, 14).toordinal()  # the report day the tests' clock is on
+
+
 async def report_setup(h: Harness) -> tuple[int, Report]:
     report_ch = h.add_channel(name="reports")
     cog: Report = h.bot.get_cog("Report")
@@ -553,19 +561,40 @@ async def report_setup(h: Harness) -> tuple[int, Report]:
     return report_ch, cog
 
 
-async def test_a_discord_outage_gives_the_week_back_and_a_429_is_waited_out(h: Harness):
+async def test_a_discord_outage_keeps_the_week_claimed_and_a_429_is_waited_out(h: Harness):
+    """A 503 may come after Discord made the message: the week stays claimed, and the round past the claim's lease
+    looks for it in the channel before it posts it."""
     report_ch, cog = await report_setup(h)
+    cog.first_round = False
     fail_next(h, f"/channels/{report_ch}/messages", 503, 0)
     await cog.tick()
     await h.settle()
     assert h.channel(report_ch) == []
-    assert (await gstore.group_settings(h.bot.store, GUILD_ID)).last_report_week == datetime(2030, 1, 7).toordinal()
+    gs = await gstore.group_settings(h.bot.store, GUILD_ID)
+    assert (gs.last_report_week, gs.report_claim_week) == (datetime(2030, 1, 7).toordinal(), WEEK_14)
+    await cog.tick()  # the claim is fresh: nothing is tried
+    assert h.fake.requests_to(f"/channels/{report_ch}/messages", "GET") == []
     h.fake.rate_limit(f"/channels/{report_ch}/messages", method="POST")
+    cog.clock = lambda: datetime(2030, 1, 14, 10, 10, tzinfo=SH)  # the next round, past the lease
     await cog.tick()
     await h.settle()
     await cog.tick()
     await h.settle()
     assert len(h.channel(report_ch)) == 1
+    assert len(h.fake.requests_to(f"/channels/{report_ch}/messages", "GET")) == 1  # looked for once, first
+
+
+async def test_a_bad_request_gives_the_week_back(h: Harness):
+    """A 400 proves Discord took nothing: the week is given back and the next round posts it without looking."""
+    report_ch, cog = await report_setup(h)
+    cog.first_round = False
+    fail_next(h, f"/channels/{report_ch}/messages", 400, 50035)
+    await cog.tick()
+    await h.settle()
+    assert (await gstore.group_settings(h.bot.store, GUILD_ID)).report_claim_week is None
+    await cog.tick()
+    await h.settle()
+    assert len(h.channel(report_ch)) == 1 and h.fake.requests_to(f"/channels/{report_ch}/messages", "GET") == []
 
 
 async def test_a_missing_permission_is_not_retried_forever(h: Harness):
@@ -748,7 +777,7 @@ async def test_new_commands_options_and_choices_are_localised(h: Harness):
     assert (names["zh-CN"], names["zh-TW"]) == ("更正", "更正")
 
 
-@pytest.mark.parametrize("module", ["bot.store.group", "cogs.group", "cogs.report", "cogs.leaderboard",
+@pytest.mark.parametrize("module", ["bot.store.group", "cogs.group", "cogs.post_claims", "cogs.report", "cogs.leaderboard",
                                     "render.report", "cogs.memory", "bot.errors", "cogs.errors"])
 def test_docstring_examples(module):
     import doctest

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.store import group as gstore
-from cogs.group import NOTE_TRIES
+from cogs.post_claims import NOTE_TRIES
 from cogs.report import Report, report_nonce
 from tests.cogs.test_group import NAMES, SH, admin, write_hands
 from tests.harness import ADMIN_PERMISSIONS, CHANNEL_ID, GUILD_ID, USER_ID, Harness
@@ -112,7 +112,7 @@ async def test_the_database_failing_to_give_the_claim_back_posts_the_board_later
     await two_seasons(h)
     cog: Report = h.bot.get_cog("Report")
     await cog.tick()  # the bot's first round is behind it: only claims older than the lease are taken over
-    h.fake.fail(CHANNEL_POSTS, method="POST", status=503, times=1)
+    h.fake.fail(CHANNEL_POSTS, method="POST", status=400, code=50035, times=1)  # refused: nothing was posted
     flaky = FlakyConnection.install(h.bot.store)
     flaky.fail("SET final_claimed_at = NULL", times=1)
     r = await admin(h, "season start", title="Summer")
@@ -301,7 +301,7 @@ async def test_a_bot_killed_while_the_weekly_report_is_posted_posts_it_once_afte
 
 async def test_the_database_failing_to_give_the_week_back_posts_it_later(h: Harness):
     report_ch, cog = await report_setup(h)
-    h.fake.fail(rf"^/channels/{report_ch}/messages$", method="POST", status=503, times=1)
+    h.fake.fail(rf"^/channels/{report_ch}/messages$", method="POST", status=400, code=50035, times=1)  # refused
     flaky = FlakyConnection.install(h.bot.store)
     flaky.fail("SET report_claim_week = NULL", times=1)
     await cog.tick()

@@ -232,6 +232,30 @@ async def test_settle_still_charges_a_task_that_holds_the_loop_at_every_turn(har
     # a turn counted at most one slice); a slower machine only makes fewer
     assert len(turns) <= 20
 
+async def test_settle_does_not_wait_for_a_scheduler_loop_found_mid_run_once_it_is_back_on_its_timer(harness: Harness):
+    """A ``discord.ext.tasks`` loop (the bot's schedulers) that settle() finds in the middle of a run (awaiting its
+    statements) was waited for until it ended, which a loop never does: settle() timed out with the loop parked on
+    its timer. Once it waits for its next run it is not at work."""
+    import asyncio
+
+    from discord.ext import tasks
+
+    runs = []
+
+    @tasks.loop(minutes=5)
+    async def scheduler() -> None:
+        for _ in range(20):  # a round over several turns of the event loop
+            await asyncio.sleep(0)
+        runs.append(1)
+
+    scheduler.start()
+    try:
+        await harness.settle(timeout=2)  # raised TimeoutError: "tasks still running" (the loop, on its timer)
+        assert runs == [1] and scheduler.is_running()
+    finally:
+        scheduler.cancel()
+
+
 async def test_deferred_update_then_edit_and_ephemeral_followup(harness: Harness):
     """Callback type 6 (deferred update) + editing the original = editing the clicked message; followups with
     ephemeral=True are seen by the clicker only."""

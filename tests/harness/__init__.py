@@ -105,6 +105,18 @@ def _started(task: asyncio.Task[Any]) -> bool:
     return not (inspect.iscoroutine(coro) and inspect.getcoroutinestate(coro) == inspect.CORO_CREATED)
 
 
+def _between_runs(task: asyncio.Task[Any]) -> bool:
+    """Whether ``task`` is a ``discord.ext.tasks`` loop (the bot's schedulers) waiting on its timer for its next run:
+    not at work, even when it was found in the middle of a run before (a loop never ends)."""
+    coro: Any = task.get_coro()
+    frame, code = getattr(coro, "cr_frame", None), getattr(coro, "cr_code", None)
+    if frame is None or code is None or (frame.f_globals.get("__name__", ""), code.co_name) != (
+            "discord.ext.tasks", "_loop"):
+        return False
+    handle = getattr(frame.f_locals.get("self"), "_handle", None)  # between two runs: on its timer
+    return handle is not None and getattr(task, "_fut_waiter", None) is getattr(handle, "future", False)
+
+
 def _idle(task: asyncio.Task[Any]) -> bool:
     """Whether ``task`` is parked on a timer, an event or a queue (following ``await other_task`` chains)."""
     coro: Any = task.get_coro()
@@ -115,10 +127,8 @@ def _idle(task: asyncio.Task[Any]) -> bool:
         code = getattr(coro, "cr_code", None) or getattr(coro, "gi_code", None)
         if frame is not None and code is not None:
             key = (frame.f_globals.get("__name__", ""), code.co_name)
-            if key == ("discord.ext.tasks", "_loop"):  # a tasks.loop (they run once the bot is ready: connect())
-                handle = getattr(frame.f_locals.get("self"), "_handle", None)  # between two runs: on its timer
-                if handle is not None and getattr(task, "_fut_waiter", None) is getattr(handle, "future", False):
-                    return True
+            if key == ("discord.ext.tasks", "_loop") and _between_runs(task):  # (they run once the bot is ready)
+                return True
             if key in _IDLE_AWAITS:
                 if key[1] == "sleep":
                     return bool(frame.f_locals.get("delay", 0))
@@ -321,7 +331,8 @@ class Harness:
         """Wait until every task started since boot (command handlers, view callbacks, events) has finished or is
         parked on a timer, an event or a queue (see ``_idle``); image rendering in threads is waited for.
 
-        A task found working is waited for until it finishes, except the table writers (:attr:`WORKER_PREFIXES`):
+        A task found working is waited for until it finishes (a ``discord.ext.tasks`` loop: until it waits on its
+        timer again, ``_between_runs``), except the table writers (:attr:`WORKER_PREFIXES`):
         they live as long as their table and, while Discord fails, sleep between tries, so they are looked at again
         (at every turn of the event loop for a while, then every :attr:`RECHECK` seconds) and count as settled once
         they are parked."""
@@ -345,7 +356,7 @@ class Harness:
             for _ in range(3):
                 await asyncio.sleep(0)
                 left()
-            working = {t for t in working if not t.done()}
+            working = {t for t in working if not t.done() and not _between_runs(t)}
             pending = list(working.union(self._pending()))
             # only table writers at work: they park often (between tries), so look at every turn of the loop for a
             # while rather than at the pace of RECHECK, which a writer's own pace could keep in step with
@@ -374,6 +385,7 @@ class Harness:
                 while rest and left() > 0:  # every one of them, as one wait for all would, in slices
                     got, rest = await asyncio.wait(rest, timeout=min(left(), self.SLICE))
                     done |= got
+                    rest = {t for t in rest if not _between_runs(t)}  # a scheduler's run is over: it never ends
             working.update(t for t in pending if not self._is_worker(t))
             for task in done:
                 qual = getattr(task.get_coro(), "__qualname__", "")

@@ -5,6 +5,7 @@
     flaky.fail("FROM matches WHERE status", seconds=2.0)    # every matching statement for 2 s raises
     flaky.lose_answer("INSERT INTO matches")                 # that transaction commits, then its COMMIT raises
     flaky.hits                                               # how many statements were failed
+    flaky.statements                                         # how many statements were sent (COMMITs too)
 
 A failing statement raises what the database says when another process holds the lock it needs: SQLite's
 ``sqlite3.OperationalError('database is locked')``, PostgreSQL's ``LockNotAvailableError`` (another ``error`` text:
@@ -74,6 +75,7 @@ class FlakyConnection:
         self.rules: list[Rule] = []
         self.lost: list[Rule] = []  # a transaction running a matching statement commits, then its COMMIT raises
         self.hits = 0
+        self.statements = 0
         self._losing: Rule | None = None  # (a view's transaction) the lost answer it has coming
 
     @classmethod
@@ -109,6 +111,7 @@ class FlakyConnection:
     _owner: FlakyConnection | None = None
 
     def _check(self, sql: str) -> None:
+        (self._owner or self).statements += 1
         if self._losing is None:
             self._losing = next((r for r in self.lost if r.hit(sql)), None)
         for r in self.rules:
