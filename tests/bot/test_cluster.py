@@ -18,6 +18,7 @@ import asyncio
 import itertools
 import json
 import os
+import shutil
 import tempfile
 import urllib.parse
 from collections.abc import Callable
@@ -518,6 +519,7 @@ class SilentProxy:
     async def close(self) -> None:
         self.server.close()
         await self.server.wait_closed()
+        shutil.rmtree(self.dir, ignore_errors=True)  # (its socket's folder, which tests left in /dev/shm)
 
 
 async def test_a_statement_hung_on_a_silent_network_does_not_keep_the_lease_check_from_giving_up(url):
