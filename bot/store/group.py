@@ -57,7 +57,7 @@ from .boards import (  # the group's readers, reached as group.board(...) etc.
 )
 from .database import completes
 from .errors import StoreError
-from .models import Shards, from_ms, to_ms
+from .models import Shards, from_ms, on_shards, to_ms
 from .sql import audit, ms_or_none, upsert_player
 from .store import Store
 
@@ -262,7 +262,7 @@ async def report_servers(store: Store, *, shards: Shards | None = None,
     holding a shard's lease posts its reports); with ``due`` (for each weekday, 0 = Monday, a report day's date
     ordinal: the latest any time zone has reached), only those that may have a report due: a claim in flight, or no
     week posted from that day of their weekday on."""
-    where, args = shards.cond("guild_id") if shards is not None else ("1 = 1", [])
+    where, args = on_shards(shards, "guild_id")
     if due is not None:
         days = " ".join(f"WHEN {w} THEN CAST(? AS BIGINT)" for w in range(7))
         where += (" AND (report_claim_week IS NOT NULL OR last_report_week IS NULL "
@@ -410,7 +410,7 @@ async def end_due_seasons(store: Store, at: datetime | None = None) -> list[Seas
 
 async def seasons_to_announce(store: Store, shards: Shards | None = None) -> list[Season]:
     """Ended seasons whose final board has not been posted yet, oldest first; with ``shards``, their servers'."""
-    where, args = shards.cond("guild_id") if shards is not None else ("1 = 1", [])
+    where, args = on_shards(shards, "guild_id")
     async with store.transaction(write=False) as conn:
         rows = await conn.all(f"SELECT {_SEASON_COLS} FROM seasons WHERE ended_at IS NOT NULL "
                               f"AND final_posted_at IS NULL AND {where} ORDER BY id", args)

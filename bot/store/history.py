@@ -201,14 +201,25 @@ async def _ai_seats_named(store: Store, match: MatchInfo) -> MatchInfo:
         meta, _ = await store.match_meta(match.match_id)
     except StoreError:
         return match
-    seats = bot_meta(meta, match.settings).get("seats") or []
-    names = [sm.get("name") if isinstance(sm, dict) else None for sm in seats] if len(seats) == len(match.seats) \
-        else []
-    if not names:
+    names = kept_seat_names(meta, match.settings, len(match.seats))
+    if not any(names):
         return match
     return replace(match, seats=tuple(
-        replace(s, display_name=str(names[i])) if s.player_id is None and s.display_name is None and names[i] else s
+        replace(s, display_name=names[i]) if s.player_id is None and s.display_name is None and names[i] else s
         for i, s in enumerate(match.seats)))
+
+
+def kept_seat_names(meta: dict[str, Any], settings: dict[str, Any], n: int) -> list[str | None]:
+    """The names the match's table gave its ``n`` seats (its metadata, stored when it started: 电脑1 ... for the AI
+    seats), None where it kept none (all None when it kept no list of that length).
+
+    >>> kept_seat_names({"seats": [{"name": "AI 1"}, {}]}, {}, 2), kept_seat_names({}, {"bot": {"seats": []}}, 2)
+    (['AI 1', None], [None, None])
+    """
+    seats = bot_meta(meta, settings).get("seats")
+    if not isinstance(seats, list) or len(seats) != n:
+        return [None] * n
+    return [str(sm["name"]) if isinstance(sm, dict) and sm.get("name") else None for sm in seats]
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,14 +242,12 @@ async def ai_seats(store: Store, match_id: int | None = None, *, hand_id: int | 
         seats = await conn.all("SELECT seat, player_id FROM match_seats WHERE match_id = ? ORDER BY seat", (match_id,))
         meta = await conn.one("SELECT meta FROM match_meta WHERE match_id = ?", (match_id,))
         settings = await conn.one("SELECT settings FROM matches WHERE id = ?", (match_id,))
-    kept = bot_meta(json.loads(meta[0]) if meta else {}, json.loads(settings[0]) if settings else {}).get("seats")
-    names = kept if isinstance(kept, list) and len(kept) == len(seats) else [None] * len(seats)
+    names = kept_seat_names(json.loads(meta[0]) if meta else {}, json.loads(settings[0]) if settings else {},
+                            len(seats))
     out: dict[int, AiSeat] = {}
     for i, (seat, player) in enumerate(seats):
         if player is None:
-            sm = names[i]
-            name = sm.get("name") if isinstance(sm, dict) else None
-            out[seat] = AiSeat(str(name) if name else None, len(out) + 1)
+            out[seat] = AiSeat(names[i], len(out) + 1)
     return out
 
 

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from .database import completes
-from .models import Shards, to_ms
+from .models import Shards, on_shards, to_ms
 from .sql import dumps
 from .store import Store
 
@@ -50,7 +50,7 @@ async def delete_lobby(store: Store, channel_id: int) -> None:
 async def lobbies(store: Store, shards: Shards | None = None) -> list[tuple[int, int, dict[str, Any]]]:
     """Every stored lobby: ``(guild_id, channel_id, state)``, oldest first; with ``shards``, only those of their
     servers."""
-    cond, params = shards.cond("guild_id") if shards is not None else ("1 = 1", [])
+    cond, params = on_shards(shards, "guild_id")
     async with store.transaction(write=False) as conn:
         rows = await conn.all(
             f"SELECT guild_id, channel_id, state FROM lobbies WHERE {cond} ORDER BY updated_at, channel_id", params)

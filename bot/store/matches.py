@@ -19,6 +19,7 @@ from .models import (
     Shards,
     UnfinishedGame,
     from_ms,
+    on_shards,
 )
 
 MATCH_COLS = (
@@ -124,10 +125,8 @@ class MatchTopic(Database):
 
 
 def _on(shards: Shards | None) -> tuple[str, list[int]]:
-    """`` AND`` the matches' servers are on ``shards`` (nothing for None: every server)."""
-    if shards is None:
-        return "", []
-    cond, params = shards.cond("m.guild_id")
+    """`` AND`` the matches' servers are on ``shards`` (every server for None)."""
+    cond, params = on_shards(shards, "m.guild_id")
     return f" AND {cond}", params
 
 

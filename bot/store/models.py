@@ -235,6 +235,15 @@ class Shards:
         return f"({column} >> 22) % CAST(? AS BIGINT) IN ({marks})", [self.count, *ids]
 
 
+def on_shards(shards: Shards | None, column: str) -> tuple[str, list[int]]:
+    """:meth:`Shards.cond`, or a condition every server meets when ``shards`` is None (one process: every shard).
+
+    >>> on_shards(None, "guild_id"), on_shards(Shards(2, frozenset({1})), "guild_id")[1]
+    (('1 = 1', []), [2, 1])
+    """
+    return shards.cond(column) if shards is not None else ("1 = 1", [])
+
+
 @dataclass(frozen=True, slots=True)
 class BoardRow:
     """A leaderboard line: one player's totals over the chosen server, variant and period."""

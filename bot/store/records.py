@@ -36,7 +36,7 @@ from .backend import Connection
 from .database import completes
 from .errors import StoreError
 from .history import write_memory_setting
-from .models import LedgerRow, Shards, from_ms, splits_jiao, to_ms
+from .models import LedgerRow, Shards, from_ms, on_shards, splits_jiao, to_ms
 from .sql import add_to_boards, audit, dumps, upsert_player
 from .store import Store
 
@@ -485,7 +485,7 @@ async def waiting_before(store: Store, guild_id: int, before: datetime, limit: i
 async def stale_cards(store: Store, shards: Shards | None = None) -> list[Record]:
     """Records whose card shows an older state, oldest first; with ``shards``, only their servers' (the process
     holding a shard's lease redraws its cards, no other)."""
-    where, args = shards.cond("guild_id") if shards is not None else ("1 = 1", [])
+    where, args = on_shards(shards, "guild_id")
     async with store.transaction(write=False) as conn:
         rows = list(await conn.all(
             f"SELECT guild_id, id FROM records WHERE card_stale = 1 AND message_id IS NOT NULL AND {where} "
@@ -496,7 +496,7 @@ async def stale_cards(store: Store, shards: Shards | None = None) -> list[Record
 async def cardless(store: Store, *, before: datetime | None, shards: Shards | None = None) -> list[Record]:
     """Pending records whose card was never posted (or whose card's id was never stored), proposed before
     ``before`` (None: any), oldest first: the scheduler posts their cards. With ``shards``, only their servers'."""
-    where, args = shards.cond("guild_id") if shards is not None else ("1 = 1", [])
+    where, args = on_shards(shards, "guild_id")
     async with store.transaction(write=False) as conn:
         rows = list(await conn.all(
             "SELECT guild_id, id FROM records WHERE status = 'pending' AND message_id IS NULL AND created_at < ? "

@@ -168,8 +168,8 @@ async def close_left_open(mgr: TableManager, mine: Shards | None = None,
     restart during a Discord outage): the last hand's result if it never went out, the end said (a match ended
     early), the summary, every control removed. Before the unfinished matches are resumed: no table of this run is
     in its channel yet."""
-    read = functools.partial(mgr.store.games_left_open, mine) if mine is not None else mgr.store.games_left_open
-    games = await retrying(read, "reading the matches left open", mgr.store_backoff)
+    games = await retrying(functools.partial(mgr.store.games_left_open, mine), "reading the matches left open",
+                           mgr.store_backoff)
     owned = owned or mgr.owns
     for game in games:
         if not owned(game.match.guild_id) or game.match_id in mgr.by_id or game.match_id in mgr.closing_out:
