@@ -34,14 +34,18 @@ def errors(caplog) -> list[tuple[str, str, bool]]:
     return [(x.name, x.getMessage(), bool(x.exc_info)) for x in caplog.records if x.levelno >= logging.ERROR]
 
 
+async def table_message(h: Harness):
+    """The channel message of a Hefei table of P1 and three AI seats, in play."""
+    prep(h)
+    await open_table(h, "hefei", humans=(P1,))
+    return h.fake.find_message(live(h).message_id)
+
+
 @pytest.mark.parametrize("locale, again", [("en-US", "press **My hand** again"), ("zh-CN", "请再按一次 **我的牌**")])
 async def test_my_hand_whose_followup_discord_fails_says_to_press_it_again(harness: Harness, caplog,
                                                                            no_webhook_waits, locale, again):
     h = harness
-    prep(h)
-    await open_table(h, "hefei", humans=(P1,))
-    lt = live(h)
-    table_msg = h.fake.find_message(lt.message_id)
+    table_msg = await table_message(h)
     fault = h.fake.fail(r"^/webhooks/", method="POST", status=503, times=WEBHOOK_TRIES)
     caplog.set_level(logging.INFO)
     r = await h.click(table_msg, custom_id=button_id(table_msg, ":hand"), user=P1, locale=locale)
@@ -60,10 +64,7 @@ async def test_my_hand_whose_every_answer_discord_fails_logs_no_error(harness: H
     """The follow-up and the edit both fail (Discord failing for longer): nothing more can reach the player; the log
     says so in a line, never at ERROR."""
     h = harness
-    prep(h)
-    await open_table(h, "hefei", humans=(P1,))
-    lt = live(h)
-    table_msg = h.fake.find_message(lt.message_id)
+    table_msg = await table_message(h)
     fault = h.fake.fail(r"^/webhooks/", status=503, times=2 * WEBHOOK_TRIES)
     caplog.set_level(logging.INFO)
     await h.click(table_msg, custom_id=button_id(table_msg, ":hand"), user=P1)
@@ -79,10 +80,7 @@ async def test_my_hand_whose_thinking_discord_fails_says_to_press_it_again(harne
     warning line, no ERROR, and the player is answered to press My hand again (the interaction was not answered
     yet)."""
     h = harness
-    prep(h)
-    await open_table(h, "hefei", humans=(P1,))
-    lt = live(h)
-    table_msg = h.fake.find_message(lt.message_id)
+    table_msg = await table_message(h)
     fault = h.fake.fail(r"^/interactions/", method="POST", status=503, times=WEBHOOK_TRIES)
     caplog.set_level(logging.INFO)
     r = await h.click(table_msg, custom_id=button_id(table_msg, ":hand"), user=P1, locale="en-US")

@@ -45,6 +45,17 @@ def active(h: Harness) -> list[tuple]:
                (h.channel_id,))
 
 
+async def restarted(h: Harness) -> tuple[list[int], list[tuple]]:
+    """The store's faults cleared and the bot restarted: the matches its tables play, and the channel's active
+    matches."""
+    h.bot.store.backend.wrap = None
+    h2 = await h.restart()
+    try:
+        return sorted(h2.bot.tables.by_id), active(h2)
+    finally:
+        await h2.close()
+
+
 async def test_a_start_whose_answer_is_lost_starts_the_match_that_landed(harness: Harness):
     """The host's first Start is answered "not recorded" no more: the bot finds the match where it landed and plays
     it. Before, the host was told nothing was changed, pressed Start again and the channel had two active matches with
@@ -61,12 +72,7 @@ async def test_a_start_whose_answer_is_lost_starts_the_match_that_landed(harness
     assert active(h) == [(lt.match_id, lt.rec.table.seed)]
     again = await h.slash("table start", user=P1, locale="en-US")
     assert "Started" not in texts(again) and len(active(h)) == 1
-    h.bot.store.backend.wrap = None
-    h2 = await h.restart()
-    try:
-        assert sorted(h2.bot.tables.by_id) == [lt.match_id]
-    finally:
-        await h2.close()
+    assert (await restarted(h))[0] == [lt.match_id]
 
 
 async def test_a_start_pressed_again_after_not_recorded_is_the_same_match(harness: Harness):

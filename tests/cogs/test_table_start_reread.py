@@ -11,13 +11,22 @@ import asyncio
 import pytest
 
 from bot.tables import State
+from bot.tables.state import LiveTable
 from bot.tables.strings import t
-from tests.cogs.test_table_start_faults import active, full_lobby, lost_start, texts
+from tests.cogs.test_table_start_faults import active, full_lobby, lost_start, restarted, texts
 from tests.cogs.test_tables import P1, P2, P3, live
 from tests.harness import ADMIN_PERMISSIONS, Harness
 from tests.harness.db import sql
 
 pytestmark = pytest.mark.both_backends
+
+
+async def started(h: Harness) -> LiveTable:
+    """A full lobby started: its table, in play."""
+    await full_lobby(h)
+    r = await h.slash("table start", user=P1, locale="en-US")
+    assert "Started" in texts(r)
+    return live(h)
 
 
 async def test_a_reread_during_a_start_leaves_the_starting_match_to_its_start(harness: Harness):
@@ -73,12 +82,7 @@ async def test_a_lobby_ended_after_a_lost_start_takes_its_match_and_the_next_lob
     assert "Started" in texts(r)
     lt = live(h)
     assert [m for m, _ in active(h)] == [lt.match_id] != [ghost]
-    h.bot.store.backend.wrap = None
-    h2 = await h.restart()
-    try:
-        assert sorted(h2.bot.tables.by_id) == [lt.match_id]
-    finally:
-        await h2.close()
+    assert (await restarted(h))[0] == [lt.match_id]
 
 
 async def test_a_manager_kicking_the_last_player_after_a_lost_start_takes_its_match(harness: Harness):
@@ -90,12 +94,7 @@ async def test_a_manager_kicking_the_last_player_after_a_lost_start_takes_its_ma
     assert "removed from the lobby" in texts(r)
     assert sql(h, "SELECT status, reason FROM matches WHERE id = ?", (ghost,)) == [
         ("aborted", "never played: its lobby was closed")]
-    h.bot.store.backend.wrap = None
-    h2 = await h.restart()
-    try:
-        assert h2.bot.tables.by_id == {} and active(h2) == []
-    finally:
-        await h2.close()
+    assert await restarted(h) == ([], [])
 
 
 async def test_a_start_replaces_an_unplayed_match_no_table_drives(harness: Harness):
@@ -117,10 +116,7 @@ async def test_a_match_in_play_still_refuses_a_start_and_comes_back_when_the_lob
     """A match that started its hands is never replaced: a lobby's Start in its channel is refused; closing that
     lobby brings the match back to its channel (read again from the store)."""
     h = harness
-    await full_lobby(h)
-    r = await h.slash("table start", user=P1, locale="en-US")
-    assert "Started" in texts(r)
-    playing = live(h)
+    playing = await started(h)
     mid = playing.match_id
     async with playing.lock:  # the table stops here without its match ending (let go, as a moved table is)
         h.bot.tables._let_go(playing)
@@ -141,10 +137,7 @@ async def test_a_reread_brings_a_match_in_play_back_over_a_lobby_opened_meanwhil
     its message saying the match in play is back, its player free). Before, the match waited, played by no process,
     until that lobby closed: its players' clicks found no table and its turn timer stood still."""
     h = harness
-    await full_lobby(h)
-    r = await h.slash("table start", user=P1, locale="en-US")
-    assert "Started" in texts(r)
-    playing = live(h)
+    playing = await started(h)
     mid = playing.match_id
     mgr = h.bot.tables
     async with playing.lock:
@@ -169,10 +162,7 @@ async def test_a_table_read_again_comes_back_after_a_failed_reread(harness: Harn
     list of unfinished matches cannot be read once) is read again until it plays here once more. Before, the failure
     was only logged: the table was driven by no process until the next restart, and its clicks answered "moving"."""
     h = harness
-    await full_lobby(h)
-    r = await h.slash("table start", user=P1, locale="en-US")
-    assert "Started" in texts(r)
-    playing = live(h)
+    playing = await started(h)
     mid = playing.match_id
     mgr, store = h.bot.tables, h.bot.store
     mgr.store_backoff = (0.01,)
