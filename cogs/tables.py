@@ -22,6 +22,7 @@ from bot.i18n import locale_str
 from bot.interactions import lang_of, settings_of
 from bot.names import player_name
 from bot.settings import SERVER_LANGUAGE, table_allowed_in, variant_rules
+from bot.shards import shard_of
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables
 from bot.tables.strings import t  # display names in its messages are escaped (no pings, no markdown)
 from cogs.choices import MODE_CHOICES, variant_choices
@@ -81,7 +82,7 @@ class Tables(commands.Cog):
         if not bot.is_ready():
             return False  # starting: the servers are not all listed yet
         ids = bot.shard_ids
-        if ids is not None and (guild_id >> 22) % (bot.shard_count or 1) not in ids:
+        if ids is not None and shard_of(guild_id, bot.shard_count or 1) not in ids:
             return False
         return bot.get_guild(guild_id) is None
 

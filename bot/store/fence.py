@@ -21,6 +21,8 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Protocol
 
+from bot.shards import shard_of
+
 from .backend import Connection
 from .errors import StoreError
 
@@ -57,7 +59,7 @@ async def check_guild(fence: Fence | None, conn: Connection, guild_id: int) -> N
     """In a write's transaction: the server's shard is still this process's (:class:`Fenced` otherwise)."""
     if fence is None:
         return
-    shard = (guild_id >> 22) % fence.count
+    shard = shard_of(guild_id, fence.count)
     mine = fence.epoch(shard)
     if mine is None:
         raise Fenced(shard)

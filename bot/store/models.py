@@ -9,6 +9,7 @@ from typing import Any, overload
 # declared with the settings they hold (bot.settings, which imports nothing of the store); re-exported here
 from bot.settings import SETTING_DEFAULTS as SETTING_DEFAULTS
 from bot.settings import GuildSettings as GuildSettings
+from bot.shards import shard_of
 from engine.errors import EngineError
 from engine.variants import get_variant
 
@@ -223,7 +224,7 @@ class Shards:
     ids: frozenset[int]
 
     def holds(self, guild_id: int) -> bool:
-        return (guild_id >> 22) % self.count in self.ids
+        return shard_of(guild_id, self.count) in self.ids
 
     def cond(self, column: str) -> tuple[str, list[int]]:
         """The SQL condition "``column``'s server is on one of these shards" and its parameters (SQLite and
