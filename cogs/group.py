@@ -23,6 +23,8 @@ import csv
 import dataclasses
 import io
 import logging
+import re
+import unicodedata
 import zipfile
 from collections.abc import Awaitable, Callable
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
@@ -67,6 +69,8 @@ from engine.variants import VARIANT_KEYS
 log = logging.getLogger(__name__)
 
 _NO_PINGS = discord.AllowedMentions.none()
+#: A day as :func:`parse_day` reads it once normalised: year, month, day.
+_DAY = re.compile(r"([0-9]{4})\s*[-/.年]\s*([0-9]{1,2})\s*[-/.月]\s*([0-9]{1,2})\s*日?")
 
 #: The CSV's columns, in order.
 CSV_COLUMNS = ("kind", "entry_id", "hand_id", "match_id", "variant", "time_local", "time_utc", "season", "player_id",
@@ -75,15 +79,21 @@ CSV_COLUMNS = ("kind", "entry_id", "hand_id", "match_id", "variant", "time_local
 
 
 def parse_day(text: str) -> date:
-    """A ``YYYY-MM-DD`` date; a clear refusal otherwise.
+    """A date typed as ``YYYY-MM-DD``, also as a Chinese keyboard or a paste gives it: full-width digits and dashes,
+    ``/`` or ``.`` between the parts, ``2027年3月31日``, invisible characters around or inside; a clear refusal
+    otherwise.
 
-    >>> parse_day(" 2027-03-31 ")
-    datetime.date(2027, 3, 31)
+    >>> parse_day(" 2027-03-31 "), parse_day("２０２７－０３－３１"), parse_day("2027/3/31\u200b"), parse_day("2027年3月31日")
+    (datetime.date(2027, 3, 31), datetime.date(2027, 3, 31), datetime.date(2027, 3, 31), datetime.date(2027, 3, 31))
     """
-    try:
-        return date.fromisoformat(text.strip())
-    except ValueError:
-        raise UserError("season.bad_date", value=text[:30]) from None
+    plain = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf").strip()
+    m = _DAY.fullmatch(plain)
+    if m is not None:
+        try:
+            return date(int(m[1]), int(m[2]), int(m[3]))
+        except ValueError:
+            pass
+    raise UserError("season.bad_date", value=text[:30])
 
 
 def day_end(day: date, tz: tzinfo) -> datetime:
@@ -103,7 +113,7 @@ async def final_board(bot: MjBot, season: gstore.Season, lang: str) -> tuple[str
     variant with the most hands."""
     tz = await server_tz(bot, season.guild_id)
     label = season_label(season, lang, tz)
-    parts = [t("season.final_title", lang, label=label)]
+    parts = [t("season.final_title", lang, label=safe(label))]
     best: tuple[int, VariantBoard] | None = None
     for key in VARIANT_KEYS:
         b = await variant_board(bot, season.guild_id, key, season.started_at, season.until, label, lang)
@@ -392,7 +402,9 @@ class Group(commands.Cog):
         for s in seasons:
             mark = f" · {t('season.current_mark', lang)}" if current and s.season_id == current.season_id else ""
             lines.append(f"• {safe(season_label(s, lang, tz))}{mark}")
-        await interaction.response.send_message("\n".join(lines), ephemeral=True, allowed_mentions=_NO_PINGS)
+        # newest first: a server with years of seasons sees its latest ones and a "…" for the rest
+        await interaction.response.send_message(fit_message("\n".join(lines)), ephemeral=True,
+                                                allowed_mentions=_NO_PINGS)
 
     # ---- corrections
 
@@ -456,7 +468,7 @@ class Group(commands.Cog):
     async def export(self, interaction: discord.Interaction[MjBot], season: str | None = None) -> None:
         _settings, lang = await self._manager(interaction)
         scope = await resolve_scope(self.bot, guild_of(interaction), season or "all", None, lang)
-        what = scope.text if scope.season is not None else t("export.scope_all", lang)
+        what = safe(scope.text) if scope.season is not None else t("export.scope_all", lang)
         # a large ledger takes longer to read and write than the three seconds Discord waits for a first answer
         await interaction.response.defer(ephemeral=True, thinking=True)
         tz = await server_tz(self.bot, interaction.guild_id)

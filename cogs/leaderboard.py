@@ -252,7 +252,7 @@ def board_text(title: str, subtitle: str, lines: list[tuple[int, BoardRow]], tot
     how many players are ranked."""
     from render.board import gaps_before
 
-    out = [f"**{title}** · {subtitle}"]
+    out = [f"**{title}** · {safe(subtitle)}"]
     for (rank, row), gap in zip(lines, gaps_before([rank for rank, _ in lines]), strict=True):
         if gap:
             out.append("…")
@@ -291,7 +291,7 @@ async def variant_board(bot: MjBot, guild_id: int, variant: str, since: datetime
 
 def stats_text(name: str, scope: str, s: PlayerStats, lang: str) -> str:
     return "\n".join([
-        t("stats.title", lang, name=safe(name), scope=scope),
+        t("stats.title", lang, name=safe(name), scope=safe(scope)),
         t("stats.line1", lang, hands=s.hands, wins=s.wins, rate=win_rate(s.wins, s.hands), self_draws=s.self_draws,
           deal_ins=s.deal_ins, draws=s.draws),
         t("stats.line2", lang, biggest=s.biggest_hand, net=signed(s.net)),
@@ -370,7 +370,7 @@ class Leaderboard(commands.Cog):
                                 source=src)
         if b is None:
             await interaction.response.send_message(
-                t("board.empty", lang, variant=variant_name(key, lang), period=subtitle), ephemeral=True)
+                t("board.empty", lang, variant=variant_name(key, lang), period=safe(subtitle)), ephemeral=True)
             return
         await _send(interaction, b.text, _board_png, b.title, subtitle, b.lines, caller, lang,
                     filename="leaderboard.png")
@@ -419,11 +419,11 @@ class Leaderboard(commands.Cog):
         name_b = await store.display_name(b.id) or b.display_name
         if h.hands == 0 and h.a_to_b == 0 and h.b_to_a == 0:
             await interaction.response.send_message(
-                t("h2h.none", lang, a=safe(name_a), b=safe(name_b), scope=scope), ephemeral=True,
+                t("h2h.none", lang, a=safe(name_a), b=safe(name_b), scope=safe(scope)), ephemeral=True,
                 allowed_mentions=_NO_PINGS)
             return
         text = "\n".join([
-            t("h2h.title", lang, a=safe(name_a), b=safe(name_b), scope=scope),
+            t("h2h.title", lang, a=safe(name_a), b=safe(name_b), scope=safe(scope)),
             t("h2h.hands", lang, hands=h.hands, a=safe(name_a), b=safe(name_b), a_wins=h.a_wins, b_wins=h.b_wins),
             t("h2h.net", lang, a=safe(name_a), b=safe(name_b), a_net=signed(h.a_net), b_net=signed(h.b_net)),
             t("h2h.flow", lang, a=safe(name_a), b=safe(name_b), a_to_b=h.a_to_b, b_to_a=h.b_to_a,
