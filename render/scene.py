@@ -98,7 +98,8 @@ class TableScene:
     (None: nothing marked). ``wall``: tiles left to
     draw. ``dice``: the dice thrown (1-6 each). ``viewer``: the seat shown at the bottom (None: E S W N top-down).
     ``title``: a line at the top (variant, hand number ...). ``last_tiles``: the hand is in its last tiles (draw
-    only, no claims; the header says so)."""
+    only, no claims; the header says so). ``claims``: the table waits on the other seats' claims, ``"claim"`` on the
+    last discard, ``"rob"`` on an added kong (the header says so instead of whose turn: ``turn`` is None then)."""
 
     seats: tuple[SeatScene, SeatScene, SeatScene, SeatScene]
     dealer: int = 0
@@ -109,6 +110,7 @@ class TableScene:
     viewer: int | None = None
     title: str = ""
     last_tiles: bool = False
+    claims: str = ""
 
 
 @dataclass(frozen=True)

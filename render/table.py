@@ -241,6 +241,9 @@ def draw_table(scene: TableScene, theme: str | Theme = "dark", lang: str = "zh")
         who = seat_name(scene.seats[scene.turn].name, _wind(scene, scene.turn), lang)
         draw_text(img, (x, cy + 20), txt("render.table.turn", lang, wind=tw, who=who), 14, th.accent, anchor="lm",
                   max_width=right - x)
+    elif scene.claims:
+        draw_text(img, (x, cy + 20), txt(f"render.table.{scene.claims}", lang), 14, th.accent, anchor="lm",
+                  max_width=right - x)
 
     rw = lay.river_w
     sw, sth = tile_size(rw)

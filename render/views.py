@@ -99,7 +99,9 @@ def table_scene_from_view(
     return TableScene(
         seats=seats,  # type: ignore[arg-type]  # four seats
         dealer=int(view.get("dealer", 0)),
-        turn=view.get("turn") if view.get("phase") in ("play", "claim", "rob") else None,
+        # a discard or an added kong out, the table waits on the others' claims, not on its player's turn
+        turn=view.get("turn") if view.get("phase") == "play" else None,
+        claims=str(view.get("phase")) if view.get("phase") in ("claim", "rob") else "",
         last_discard=last_discard,
         wall=int(view.get("wall_count", 0)),
         dice=_dice(view.get("dice")),

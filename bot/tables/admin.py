@@ -184,8 +184,8 @@ class Admin:
     async def kick(self, lt: LiveTable, by: int, target: int) -> str:
         """Remove a player from a lobby (not oneself: that is Leave). Returns their name."""
         async with lt.lock:
-            if lt.state is not State.LOBBY:
-                raise Refusal("tables.lobby_gone" if lt.closed else "tables.not_lobby")
+            if lt.state is not State.LOBBY:  # (in play: what the host can do instead)
+                raise Refusal("tables.lobby_gone" if lt.closed else "tables.not_lobby_kick")
             if target == by:
                 raise Refusal("tables.kick_self")
             seat = lt.seat_of(target)

@@ -832,8 +832,16 @@ async def test_leaving_a_table_in_play_says_what_to_do_instead(harness: Harness,
     for key in ("tables.btn_autoplay", "tables.btn_back", "tables.btn_dissolve"):
         assert t(key, lang) in said
     assert f"/{t('table.name', lang)} {t('table.end.name', lang)}" in said
+    # a dissolve vote passes with a majority (two of three): it said "everyone agrees"
+    assert {"en": "majority", "zh": "多数", "zh-TW": "多數"}[lang] in said and "everyone" not in said
     r = await h.slash("table leave", user=P3, locale=locale)
     assert r.reply.content == t("tables.not_lobby", lang) and live(h).seat_of(P1) is not None
+    # the host kicking a seated player is told what to do instead: /table replace and /table restore
+    r = await h.slash("table kick", member=P1, user=P1, locale=locale)
+    said = r.reply.content
+    assert r.reply.ephemeral and said == t("tables.not_lobby_kick", lang)
+    for key in ("table.replace.name", "table.restore.name"):
+        assert f"/{t('table.name', lang)} {t(key, lang)}" in said
 
 
 async def test_a_wuhu_stack_that_runs_out_is_said_in_the_channel(harness: Harness):
