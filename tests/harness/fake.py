@@ -26,6 +26,7 @@ from multidict import CIMultiDict
 from yarl import URL
 
 from tests.harness import internals
+from tests.harness.limits import problems
 
 API_PREFIX = re.compile(r"^/api(?:/v\d+)?")
 EPHEMERAL = 1 << 6
@@ -685,14 +686,11 @@ class FakeDiscord:
         return m
 
     def _apply(self, m: Message, payload: dict[str, Any], files: list[Attachment], *, new: bool) -> None:
+        _within_limits(payload)  # before anything changes: a refused edit leaves the message as it was
         if "content" in payload:
             m.content = payload["content"] or ""
-            if len(m.content) > 2000:
-                raise HTTPError(400, 50035, "Invalid Form Body: content: Must be 2000 or fewer in length.")
         if "embeds" in payload:
             m.embeds = payload["embeds"] or []
-            if len(m.embeds) > 10:
-                raise HTTPError(400, 50035, "Invalid Form Body: embeds: Must be 10 or fewer in length.")
         if "components" in payload:
             m.components = payload["components"] or []
         if "flags" in payload and payload["flags"] is not None and new:
@@ -745,6 +743,7 @@ class FakeDiscord:
             raise HTTPError(404, 10062, "Unknown interaction")
         if rec.callbacks:
             raise HTTPError(400, 40060, "Interaction has already been acknowledged.")
+        _within_limits(payload)  # a refused answer acknowledges nothing: the bot may still answer
         kind = payload["type"]
         data = payload.get("data") or {}
         ch = self._channel(rec.channel_id)
@@ -753,7 +752,6 @@ class FakeDiscord:
             raise HTTPError(400, 50035, "Invalid Form Body: type: only component interactions can update a message")
         if kind == 9 and rec.type == 5:
             raise HTTPError(400, 50035, "Invalid Form Body: a modal cannot answer a modal submit")
-        rec.callbacks.append(payload)
         resource: dict[str, Any] = {"type": kind}
         info: dict[str, Any] = {"id": str(rec.id), "type": rec.type}
         if kind == 4:
@@ -789,6 +787,7 @@ class FakeDiscord:
             pass
         else:
             raise HTTPError(400, 50035, f"Invalid Form Body: unsupported callback type {kind}")
+        rec.callbacks.append(payload)  # only an answer Discord took acknowledges the interaction
         return {"interaction": info, "resource": resource}
 
     def _followup(self, rec: InteractionRecord, payload: dict[str, Any] | None, files: list[Attachment]) -> Message:
@@ -804,6 +803,13 @@ class FakeDiscord:
         m.visible_to = rec.user_id if m.ephemeral else None
         rec.followups.append(m)
         return m
+
+
+def _within_limits(payload: dict[str, Any] | None) -> None:
+    """Refuse, as Discord does, a message or an answer past one of Discord's limits (tests.harness.limits)."""
+    found = problems(payload)
+    if found:
+        raise HTTPError(400, 50035, "Invalid Form Body: " + "; ".join(found))
 
 
 def _pings(content: str, allowed: dict[str, Any] | None) -> frozenset[int]:
