@@ -23,6 +23,7 @@ from discord.ext import commands
 from bot.app import MjBot
 from bot.i18n import locale_str, notation_examples, t
 from bot.interactions import lang_of
+from bot.posting import missing_to_post
 from bot.store import group as gstore
 from cogs.errors import SafeView
 from text.lang import lang_of_locale
@@ -86,8 +87,7 @@ class Help(commands.Cog):
         channel = guild.system_channel
         if store is None or channel is None:
             return False
-        perms = channel.permissions_for(guild.me)
-        if not (perms.view_channel and perms.send_messages and perms.embed_links):
+        if missing_to_post(channel.permissions_for(guild.me), files=False):  # (one embed, no image)
             log.info("guild %s: no permission to post the walk-through in its system channel", guild.id)
             return False
         if not await gstore.mark_welcomed(store, guild.id):

@@ -21,6 +21,7 @@ from bot.app import MjBot
 from bot.i18n import locale_str
 from bot.interactions import lang_of, settings_of
 from bot.names import player_name
+from bot.posting import post_refusal
 from bot.settings import SERVER_LANGUAGE, table_allowed_in, variant_rules
 from bot.shards import shard_of
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables
@@ -68,6 +69,7 @@ class Tables(commands.Cog):
         self.ui = UI(bot)
         self.manager.ui = self.ui
         self.manager.server_left = self._server_left
+        self.manager.listed = bot.is_ready
 
     async def cog_unload(self) -> None:
         await self.manager.close()
@@ -141,6 +143,10 @@ class Tables(commands.Cog):
         if not table_allowed_in(settings, interaction.channel or discord.Object(interaction.channel_id or 0)):
             where = " ".join(f"<#{c}>" for c in settings.allowed_channels)
             await _say(interaction, t("tables.not_here", await lang_of(interaction), channels=where))
+            return
+        cannot = post_refusal(interaction, await lang_of(interaction))  # (a table nobody could see: nothing opens)
+        if cannot is not None:
+            await _say(interaction, cannot)
             return
         key = variant or settings.default_variant
         V = get_variant(key)
@@ -220,6 +226,10 @@ class Tables(commands.Cog):
                 self.manager.may_manage(lt, user.id, bool(perms and perms.manage_guild))
                 if any(s is None for s in lt.seats):
                     raise Refusal("tables.need_four")
+                cannot = post_refusal(interaction, lang)  # (permissions taken away since the lobby opened)
+                if cannot is not None:
+                    await _say(interaction, cannot)
+                    return
                 if component:
                     await interaction.response.defer()
                 else:
@@ -296,6 +306,10 @@ class Tables(commands.Cog):
             await interaction.response.send_message(embed=self.lobby_embed(lt),
                                                     view=self.ui.lobby_view(lt, lt.lang))
             await self._lobby_answer_posted(interaction, lt)  # the old lobby message loses its buttons
+            return
+        cannot = post_refusal(interaction, lang)
+        if cannot is not None:
+            await _say(interaction, cannot)
             return
         await interaction.response.defer(ephemeral=True)
         await self.manager.repost(lt)

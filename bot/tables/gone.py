@@ -1,5 +1,5 @@
-"""Tables whose place in Discord is gone: their channel (or thread) was deleted, or the bot was removed from their
-server. Such a table has nowhere left to show its Next / I'm back buttons and no /table command reaches it, so it
+"""Tables whose place in Discord is gone: their channel (or thread) was deleted, the bot may no longer post there, or
+the bot was removed from their server. Such a table has nowhere left to show its Next / I'm back buttons and no /table command reaches it, so it
 would hold its players ("You already sit at a table") in every server until a restart: it is ended at once, as by
 ``/table end`` (the hands already settled stay in the ledger, a hand the store has not settled yet is settled first,
 the hand in play counts for nothing), its players are free and each is told by DM, in their own language, why.
@@ -8,6 +8,12 @@ How the bot learns it (``cogs.tables`` listens):
 
 * the channel: Discord's CHANNEL_DELETE / THREAD_DELETE (the ``guilds`` intent), or a write to the channel that
   Discord refuses with 404 Unknown Channel (:class:`~bot.tables.publisher.Publisher`);
+* the bot's permissions in the channel: a post, table message or strip there that Discord refuses with 403 Missing
+  Access (50001) or Missing Permissions (50013), or because the thread is locked (a moderator took the bot's View
+  Channel, Send Messages or Attach Files away while the match was in play). Such a refusal is Discord's answer to
+  every write there, not an outage (5xx and 429 are tried again, never end a table); the DM says the bot may no
+  longer post in that channel and which permissions it needs. (``/table new``, Start and ``/table show`` refuse up
+  front in a channel where the interaction's ``app_permissions`` lack them: :mod:`bot.posting`);
 * the server: GUILD_DELETE without ``unavailable`` (a GUILD_DELETE with ``"unavailable": true`` is a Discord outage:
   nothing ends); and, for the tables resumed from the store, once the gateway has delivered the whole list of the
   bot's servers (discord.py's ready, every shard of this process; a lease taken later, its resume) and the table's
@@ -37,7 +43,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: why a table's place is gone -> the log's words
-CAUSES = {"channel": "its channel was deleted", "server": "the bot was removed from its server"}
+CAUSES = {"channel": "its channel was deleted", "server": "the bot was removed from its server",
+          "access": "Discord refuses the bot's posts in its channel (its permissions there were taken away)"}
 
 
 class Gone:
@@ -52,6 +59,12 @@ class Gone:
     #: ``server_left(guild_id)``: True when the gateway has delivered every server of the guild's shard and the bot
     #: is not in that one (set by ``cogs.tables``; None: never known, as in a process without a gateway)
     server_left: Callable[[int], bool] | None = None
+    #: ``listed()``: True once the gateway has listed every server of this process's shards (discord.py's ready; set
+    #: by ``cogs.tables``; None: no gateway to wait for)
+    listed: Callable[[], bool] | None = None
+    #: tables whose channel refused the bot's writes (403) before the servers were listed, by channel: ended once
+    #: they are (a server the bot was removed from refuses them too, and its players are told that instead)
+    refused: dict[int, LiveTable]
 
     if TYPE_CHECKING:  # the manager's own methods
         def owns(self, guild_id: int) -> bool: ...
@@ -69,6 +82,20 @@ class Gone:
         if lt is not None and not lt.closed and self.owns(lt.guild_id):
             self._spawn(self._channel_gone(lt), name=f"mjbot-gone-{lt.channel_id}")
 
+    def channel_lost(self, lt: LiveTable, cause: str) -> None:
+        """A write to the table's channel was refused for good (:class:`~bot.tables.publisher.Publisher`): the channel
+        is gone (``cause`` "channel", 404 Unknown Channel) or the bot may not post there any more ("access", 403
+        Missing Access / Missing Permissions): the table or lobby ends, if this process still drives it."""
+        if lt.closed or not self.owns(lt.guild_id):
+            return
+        if cause == "access":
+            if self.listed is not None and not self.listed():
+                self.refused[lt.channel_id] = lt  # (servers_left ends it, once it can tell which it is)
+                return
+            if self.server_left is not None and self.server_left(lt.guild_id):
+                cause = "server"
+        self._spawn(self._channel_gone(lt, cause), name=f"mjbot-gone-{lt.channel_id}")
+
     def server_removed(self, guild_id: int) -> None:
         """The bot was removed from the server ``guild_id`` (not an outage): every table and lobby of it that this
         process drives ends."""
@@ -78,14 +105,18 @@ class Gone:
 
     def servers_left(self) -> None:
         """The tables of servers the bot is no longer in (:attr:`server_left`) end: at start-up once the gateway has
-        listed the bot's servers, and after every resume from the store."""
+        listed the bot's servers, and after every resume from the store; so do the tables whose channel refused the
+        bot's writes meanwhile (:attr:`refused`)."""
         left = self.server_left
-        if left is None:
-            return
-        for guild_id in {lt.guild_id for lt in self.by_channel.values() if not lt.closed}:
-            if guild_id and left(guild_id):
-                log.warning("server %s: the bot is not in it any more: its tables end", guild_id)
-                self.server_removed(guild_id)
+        pending, self.refused = self.refused, {}
+        if left is not None:
+            for guild_id in {lt.guild_id for lt in self.by_channel.values() if not lt.closed}:
+                if guild_id and left(guild_id):
+                    log.warning("server %s: the bot is not in it any more: its tables end", guild_id)
+                    self.server_removed(guild_id)
+        for lt in pending.values():  # refused while the servers were not listed yet, in a server the bot is in
+            if left is None or not left(lt.guild_id):
+                self.channel_lost(lt, "access")
 
     async def _channel_gone(self, lt: LiveTable, cause: str = "channel") -> None:
         """The table's channel was deleted (``cause`` "channel") or the bot was removed from its server ("server"):

@@ -116,7 +116,8 @@ class TableManager(Admin, Output, Gone):
         self.wall: Callable[[], float] = time.time  # Unix time: what a restart keeps (a dissolve vote's deadline)
         # how a dissolve vote waits for its deadline on that clock (tests inject a sleeper they end themselves)
         self.vote_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
-        self.publisher = Publisher(bot, self._dm_failed, lambda lt: self._spawn(self._channel_gone(lt), name=f"mjbot-gone-{lt.channel_id}"))
+        self.publisher = Publisher(bot, self._dm_failed, self.channel_lost)
+        self.refused: dict[int, LiveTable] = {}  # (bot.tables.gone: refused before the servers were listed)
         self.publisher.on_dm_change = self._dm_changed  # (a seat's DMs delayed by Discord, or back)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()

@@ -50,6 +50,7 @@ from typing import Any
 
 import discord
 
+from bot.posting import NO_ACCESS
 from bot.seams import Host
 
 from .announce import CHUNK as POST_LIMIT
@@ -234,16 +235,28 @@ UNKNOWN_CHANNEL = 10003  # Discord's error code for a channel that no longer exi
 DMS_CLOSED = 50007  # Discord's error code for a user who does not take DMs from the bot (only this marks a seat)
 
 
+def _place_lost(e: BaseException) -> str | None:
+    """Why a write Discord refused means the table's channel is lost for good: "channel" (404 Unknown Channel: it was
+    deleted) or "access" (403 Missing Access / Missing Permissions, a locked thread: the bot may not post there any
+    more); None for any other refusal. Neither is an outage that passes: Discord answers the same to every write."""
+    if isinstance(e, discord.NotFound) and e.code == UNKNOWN_CHANNEL:
+        return "channel"
+    if isinstance(e, discord.HTTPException) and e.status in (400, 403) and e.code in NO_ACCESS:
+        return "access"
+    return None
+
+
 class Publisher(ClickAnswers, KeptMessages):
     """The Discord side of every table of one bot."""
 
     def __init__(self, bot: Host, on_dm_failed: Callable[[LiveTable, int], Awaitable[None]],
-                 on_channel_gone: Callable[[LiveTable], object] | None = None) -> None:
+                 on_channel_gone: Callable[[LiveTable, str], object] | None = None) -> None:
         self.bot = bot
         self.on_dm_failed = on_dm_failed
         # a seat's DMs were found failing (Discord down) or working again: the table message says who is delayed
         self.on_dm_change: Callable[[LiveTable], Awaitable[None]] | None = None
-        # the table's channel was deleted (404 Unknown Channel on a write to it): the manager ends the table, whose
+        # the table's channel was deleted (404 Unknown Channel on a write to it: cause "channel") or the bot may not
+        # post there any more (403 Missing Access / Missing Permissions: "access"): the manager ends the table, whose
         # Next / I'm back buttons were there (it waited on them for ever, its players kept from any other table)
         self.on_channel_gone = on_channel_gone
         self.backoff: tuple[float, ...] = (0.5, 2.0, 5.0, 15.0)  # seconds between tries of a failing write
@@ -511,9 +524,9 @@ class Publisher(ClickAnswers, KeptMessages):
                             box.storm_wait = False
                         continue
                     self._given_up(lt, kind, e)
-                    if (isinstance(e, discord.NotFound) and e.code == UNKNOWN_CHANNEL and kind in ("post", "table", "strip")
-                            and self.on_channel_gone is not None and not lt.closed):
-                        self.on_channel_gone(lt)  # (it starts the ending: this worker goes on with its queue)
+                    cause = _place_lost(e) if kind in ("post", "table", "strip") else None
+                    if cause is not None and self.on_channel_gone is not None and not lt.closed:
+                        self.on_channel_gone(lt, cause)  # (it starts the ending: this worker goes on with its queue)
                 queue.popleft()
                 if not queue and box.remember:
                     box.remember = False

@@ -420,6 +420,15 @@ class Harness:
                               parent_id=(parent_id or self.channel_id) if thread else None)
         return cid
 
+    def restrict_bot(self, permissions: discord.Permissions | None, channel_id: int | None = None, *,
+                     locked: bool = False) -> None:
+        """A moderator's overrides in a channel (default the harness channel): the bot has only ``permissions``
+        there (None: every permission again); ``locked``: the thread is locked. Interactions there carry them as
+        ``app_permissions``, and the fake refuses the posts they do not allow."""
+        ch = self.fake.channels[channel_id or self.channel_id]
+        ch.bot_permissions = None if permissions is None else permissions.value
+        ch.locked = locked
+
     # ---- the gateway -------------------------------------------------------------------------------------------
 
     def gateway(self, event: str, data: dict[str, Any]) -> None:
@@ -483,6 +492,8 @@ class Harness:
         if guild_id is not None:
             cid = channel if channel is not None else self.channel_id
             ch = self.fake.channels.get(cid) or self.fake.add_channel(cid, guild_id)
+            if ch.bot_permissions is not None:
+                data["app_permissions"] = str(ch.bot_permissions)
             perms = permissions if permissions is not None else MEMBER_PERMISSIONS
             data.update(
                 guild_id=str(guild_id),

@@ -204,6 +204,10 @@ class Channel:
     recipient: dict[str, Any] | None = None  # DMs
     parent_id: int | None = None  # threads
     messages: list[Message] = field(default_factory=list)
+    # the bot's permissions here (a moderator's channel overrides; None: every permission): what interactions carry
+    # as app_permissions, and what a post needs (refused 403 50001 / 50013 as Discord does)
+    bot_permissions: int | None = None
+    locked: bool = False  # a thread a moderator locked: only Manage Threads may post in it
 
     def payload(self) -> dict[str, Any]:
         p: dict[str, Any] = {"id": str(self.id), "type": self.type, "last_message_id": None}
@@ -213,10 +217,25 @@ class Channel:
             p.update(name=self.name, guild_id=str(self.guild_id), position=0, permission_overwrites=[], nsfw=False)
             if self.type == CH_PUBLIC_THREAD:
                 p.update(parent_id=str(self.parent_id or 0), owner_id="0", message_count=len(self.messages),
-                         member_count=1, thread_metadata={"archived": False, "locked": False,
+                         member_count=1, thread_metadata={"archived": False, "locked": self.locked,
                                                                          "auto_archive_duration": 1440,
                                                                          "archive_timestamp": now_iso()})
         return p
+
+
+def _may_post(ch: Channel, files: list[Attachment]) -> None:
+    """Discord's checks of a post in a server channel where the bot's permissions are restricted."""
+    if ch.bot_permissions is None:
+        return
+    def has(bit: int) -> bool:
+        return bool(ch.bot_permissions and ch.bot_permissions >> bit & 1)
+
+    if not has(10):  # View Channel
+        raise HTTPError(403, 50001, "Missing Access")
+    thread = ch.type in (10, 11, 12)
+    send = has(38) if thread else has(11)  # Send Messages in Threads / Send Messages
+    if not send or (files and not has(15)) or (thread and ch.locked and not has(34)):  # Attach Files, Manage Threads
+        raise HTTPError(403, 50013, "Missing Permissions")
 
 
 @dataclass
@@ -587,6 +606,7 @@ class FakeDiscord:
                 if len(seg) == 3 and method == "POST":
                     if ch.type == CH_DM and ch.recipient and int(ch.recipient["id"]) in self.closed_dms:
                         raise HTTPError(403, 50007, "Cannot send messages to this user")
+                    _may_post(ch, files)
                     nonce = (payload or {}).get("nonce")
                     if nonce is not None and (payload or {}).get("enforce_nonce"):
                         # Discord: a message the same author created with this nonce (in the last few minutes: the
