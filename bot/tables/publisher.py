@@ -364,7 +364,7 @@ class Publisher(ClickAnswers, KeptMessages):
             if kind == "hand":
                 self.hand(lt, arg)
             else:
-                self.strip_dm(lt, seat, arg.text)
+                self._strip_dm(lt, seat, arg)  # (the whole Strip: a rewording stays one)
 
     def _park(self, lt: LiveTable, seat: int, job: tuple[str, Any]) -> bool:
         held = self.parked.get((lt.id, seat))

@@ -129,3 +129,19 @@ async def test_at_the_end_of_the_match_every_player_is_told_the_match_is_over(ha
         assert "The match is over" in last.content, (u, last.content)
         assert not controls(last)
 
+
+async def test_a_rewording_held_back_during_a_click_is_still_written(harness: Harness):
+    """While a player's click is decided their hand writes are held (``Publisher.hold``); the host's replace
+    decided meanwhile was released as a plain removal of controls, and a player without controls was told
+    nothing."""
+    h = harness
+    lt = await three_humans(h)
+    target = waiting_humans(lt, (P2, P3))[0]
+    seat = lt.seat_of(target)
+    h.bot.tables.publisher.hold(lt, seat)  # (as a click of theirs being decided does)
+    await h.slash("table replace", member=target, user=P1)
+    await h.bot.tables.wait_idle()
+    h.bot.tables.publisher.release(lt, seat)  # (the click did not show it: its answer edits another message)
+    await h.bot.tables.wait_idle()
+    last = h.dms(target)[-1].content
+    assert "The host handed your seat to the AI" in last, last
