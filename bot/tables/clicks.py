@@ -39,8 +39,8 @@ class Strip:
     instead of the decision it asked for ("your turn" stayed on a hand message after its hand was over)."""
 
     text: str | None = None
-    reword: bool = False  # the text goes on the latest hand message even when it has no controls left (why an
-    #                       away seat is played by the AI changed: 托管, then replaced by the host)
+    reword: bool = False  # the text goes on the latest hand message even when it has no controls (a player waiting
+    #                       for the others: the AI plays their seat now, or why changed; the match or table ended)
 
 
 class ClickAnswers:
@@ -54,7 +54,7 @@ class ClickAnswers:
         def image_shown(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Any) -> bool: ...
         def showing(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Any) -> None: ...
         def answer_failed(self, lt: LiveTable, message_id: int) -> None: ...
-        def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None) -> None: ...
+        def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None, *, reword: bool = False) -> None: ...
         def hand(self, lt: LiveTable, payload: Any) -> None: ...
 
     async def answer_click(self, interaction: discord.Interaction[Any], table: Callable[[], LiveTable | None],
@@ -147,6 +147,6 @@ class ClickAnswers:
                 seat_state = lt.seats[seat]
                 assert seat_state is not None
                 seat_state.dm_controls = where
-                self.strip_dm(lt, seat, p.text)
+                self.strip_dm(lt, seat, p.text, reword=p.reword)
             elif p is not None and lt is not None:
                 self.hand(lt, p)

@@ -518,8 +518,8 @@ class TableManager(Admin, Output, Gone):
             await self._summary(lt)
         if channel:
             self.publisher.strip_table_message(lt)
-        for c in lt.humans():
-            self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, why))
+        for c in lt.humans():  # every player's latest hand message, waiting or not (unless it says so already)
+            self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, why), reword=True)
         self._close_out(lt)
 
     async def _closing(self, lt: LiveTable) -> None:
@@ -831,7 +831,7 @@ class TableManager(Admin, Output, Gone):
             lt.rec.rollback()
         self.publisher.post(lt, t("tables.paused", lt.lang, ref=ref))
         for c in lt.humans():
-            self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "paused"))
+            self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "paused"), reword=True)
         try:
             await self._table_message(lt)
         except Exception:

@@ -199,15 +199,19 @@ class Output:
                    else "hand_over")
             for c in lt.humans():  # the hand (or the table) is over: no decision is left in any DM
                 away = why == "hand_over" and lt.occupant(c).afk  # (still away: what to press to come back)
-                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away" if away else why))
+                # the match over or paused, the AI playing the seat: every player's latest hand message says so (one
+                # edit where it does not already). A hand over is told where it had controls only: a player who was
+                # waiting keeps "waiting for the others" until the next hand's message (no edit for each player at
+                # every hand's end; the table message shows the result and Next)
+                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away" if away else why),
+                                        reword=away or why != "hand_over")
             return
         for c in lt.humans():
             s = lt.seats[c]
             assert s is not None and s.user_id is not None
             if s.afk and s.dm_key != (AWAY, s.away):  # the AI plays the seat now: its hand message says so and why,
-                reword = isinstance(s.dm_key, tuple) and s.dm_key[:1] == (AWAY,)  # once, again if why changes
-                s.dm_key = (AWAY, s.away)
-                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away"), reword=reword)
+                s.dm_key = (AWAY, s.away)  # once, again if why changes (also when the player was waiting, no controls)
+                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away"), reword=True)
             if s.afk:
                 continue
             key = self.dm_key(lt, c)

@@ -175,8 +175,10 @@ class DmLane:
             self.pending.view, self.pending.since = None, None
             if strip.text is not None:
                 self.pending.content = strip.text
-        elif strip.text is not None or self.strip is None:  # (a strip with a reason keeps it)
+        elif self.strip is None:
             self.strip = strip
+        elif strip.text is not None:  # (a strip with a reason keeps it; one to reword the message stays one)
+            self.strip = Strip(strip.text, strip.reword or self.strip.reword)
 
 
 @dataclass
@@ -350,8 +352,11 @@ class Publisher(ClickAnswers, KeptMessages):
 
     def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None, *, reword: bool = False) -> None:
         """The seat's controls go; ``text``: what its hand message says instead of the decision it asked for
-        (``reword``: even when its controls went before)."""
-        strip = Strip(text, reword)
+        (``reword``: even when it had no controls, a player waiting for the others: the latest hand message is
+        edited unless it says ``text`` already)."""
+        self._strip_dm(lt, seat, Strip(text, reword))
+
+    def _strip_dm(self, lt: LiveTable, seat: int, strip: Strip) -> None:
         if self._park(lt, seat, ("strip_dm", strip)):
             return
         self._lane(lt, seat).put_strip(strip)
@@ -372,7 +377,7 @@ class Publisher(ClickAnswers, KeptMessages):
             if kind == "hand":
                 self.hand(lt, arg)
             else:
-                self.strip_dm(lt, seat, arg.text)
+                self._strip_dm(lt, seat, arg)  # (the whole Strip: a rewording stays one)
 
     def _park(self, lt: LiveTable, seat: int, job: tuple[str, Any]) -> bool:
         held = self.parked.get((lt.id, seat))
@@ -402,8 +407,11 @@ class Publisher(ClickAnswers, KeptMessages):
         kind, last = mine[-1]
         if kind == "strip_dm":
             s.dm_controls = None
+            if last.text is not None:
+                s.dm_text = last.text
             return last  # a Strip
         old = s.dm_controls
+        s.dm_text = last.content
         s.dm_controls = where if last.view is not None else None
         s.dm_since = last.since if last.view is not None else None
         if old is not None and old != where:  # older controls elsewhere go away (listed until they are gone)
@@ -596,12 +604,17 @@ class Publisher(ClickAnswers, KeptMessages):
                     elif lane.strip is not None:
                         strip, lane.strip = lane.strip, None
                         controls = s.dm_controls
-                        target = controls or (s.dm_last if strip.reword and strip.text else None)
+                        # no controls: a rewording goes on the latest hand message, unless it says that already
+                        # (one edit for what changed, none for a state told before)
+                        reword = strip.reword and strip.text is not None and strip.text != s.dm_text
+                        target = controls or (s.dm_last if reword else None)
                         if target is not None:
                             old, s.dm_controls = target, None
                             taken = ("strip", (strip, controls))
                             await self._retry(lt, "strip DM", functools.partial(self._edit_view, old, None,
                                                                                 strip.text), once=once)
+                            if strip.text is not None and old == s.dm_last:
+                                s.dm_text = strip.text
                             await self._remember(lt)
                     lane.failing = 0
                 except asyncio.CancelledError:
@@ -839,6 +852,7 @@ class Publisher(ClickAnswers, KeptMessages):
                     await self._retry(lt, "DM edit", lambda: self._channel(last[0]).get_partial_message(last[1]).edit(
                         content=p.content, view=None, **kw), once=once)
                     self.showing(lt, p.seat, last, p.png)
+                    s.dm_text = p.content
                     if s.dm_controls == last:
                         s.dm_controls = None
                     await self._dm_delivered(lt, s)
@@ -870,7 +884,7 @@ class Publisher(ClickAnswers, KeptMessages):
             await self.on_dm_failed(lt, p.seat)
             return None
         old, s.dm_controls = s.dm_controls, ((dm.id, msg.id) if p.view is not None else None)
-        s.dm_last = (dm.id, msg.id)
+        s.dm_last, s.dm_text = (dm.id, msg.id), p.content
         s.dm_since = p.since if p.view is not None else None
         superseded = old if old is not None and old != s.dm_controls else None
         if superseded is not None:  # listed with the new message first: a bot killed before it goes still finds it

@@ -84,6 +84,8 @@ class Seat:
     dm_last: tuple[int, int] | None = None  # (channel, message) of the latest hand message
     dm_since: int | None = None  # the decision (``LiveTable.since``) the controls of ``dm_controls`` are for
     dm_head: str | None = None  # the first line of the latest hand message ("your hand · Wuhu · hand 3 ...")
+    dm_text: str | None = None  # what the latest hand message says, as sent (None: not known; a rewording that
+    #                             would say the same again is not sent)
 
     @property
     def human(self) -> bool:
