@@ -883,7 +883,7 @@ class TableManager(Admin, Output, Gone):
 
     async def _timed_out(self, lt: LiveTable, seq: int, when: float) -> None:
         """The timer of ``seq`` reached ``when``: the seats whose decision's deadline it is play by the timeout
-        action; between hands the next hand is dealt."""
+        action; between hands the next hand is dealt (nobody is named: the table waited for no one in particular)."""
         async with lt.lock:
             tb = lt.table
             if lt.closed or tb is None or tb.seq != seq or lt.stall == "error":
@@ -895,7 +895,7 @@ class TableManager(Admin, Output, Gone):
             events: list[Event] = []
             try:
                 if tb.phase == "ended":
-                    events += await self._step(lt, Action("timeout", 0))
+                    events += [e for e in await self._step(lt, Action("timeout", 0)) if e.type != "timeout"]
                 else:
                     window = tb.phase in ("claim", "rob")
                     for s in [s for s in tb.awaited() if (s, lt.since[s]) in due]:

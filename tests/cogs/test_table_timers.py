@@ -15,6 +15,7 @@ from tests.cogs.test_tables import (
     latest_dm_controls,
     live,
     open_table,
+    play_until_hand_ends,
     prep,
 )
 from tests.harness import Harness
@@ -100,3 +101,23 @@ async def test_a_turn_is_not_given_its_time_again_when_another_player_chooses_au
     assert lt.seats[seat].timeouts == 1
     await clock.advance(0.1, h.settle)
     assert lt.seats[seat].afk and lt.seats[seat].away == "timeout"
+
+
+async def test_the_next_hand_timer_blames_nobody_for_a_timeout(harness: Harness):
+    """Between hands any seated player may press Next hand; nobody does, and the timer deals the next hand 30 s
+    after the hand's end. The channel used to say "player7001 超时：开始下一局。", naming whoever sits in chair 0."""
+    h = harness
+    prep(h)
+    clock = sim_time(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    await play_until_hand_ends(h, [P1, P2], lt)
+    await h.bot.tables.wait_idle()
+    assert lt.table.phase == "ended"
+    await clock.advance(29.9, h.settle)
+    assert lt.table.phase == "ended"
+    await clock.advance(0.1, h.settle)
+    await h.bot.tables.wait_idle()
+    assert lt.table.phase == "play" and lt.table.hand_no == 1  # the timer dealt hand 2
+    blamed = [m.content for m in h.channel() if "超时" in m.content]
+    assert not blamed, blamed
