@@ -6,10 +6,12 @@ from the hand's end), whatever else the table shows meanwhile; a new decision st
 
 from __future__ import annotations
 
+from bot.tables.strings import t
 from tests.cogs.test_tables import (
     P1,
     P2,
     P3,
+    button_id,
     choose_click,
     controls,
     latest_dm_controls,
@@ -101,6 +103,32 @@ async def test_a_turn_is_not_given_its_time_again_when_another_player_chooses_au
     assert lt.seats[seat].timeouts == 1
     await clock.advance(0.1, h.settle)
     assert lt.seats[seat].afk and lt.seats[seat].away == "timeout"
+
+
+async def test_when_every_human_is_away_the_table_says_the_next_hand_waits(harness: Harness):
+    """Both friends hand their seats to the AI (托管) and go for dinner; the AI plays the hand out. No timer deals
+    hand after hand with nobody there, and the table message says so (it used to promise "starts by itself in
+    30 s"); pressing I'm back starts the count again, and the message says it."""
+    h = harness
+    prep(h)
+    clock = sim_time(h)
+    mgr = h.bot.tables
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    await h.slash("table autoplay", on="on", user=P1)
+    await h.slash("table autoplay", on="on", user=P2)
+    await mgr.wait_idle()
+    assert lt.table.phase == "ended" and lt.timer is None
+    text = h.fake.find_message(lt.message_id).content
+    assert t("tables.hand_over_away", lt.lang, n=30) in text and t("tables.hand_over", lt.lang, n=30) not in text
+    await clock.advance(3600.0, h.settle)
+    assert lt.table.phase == "ended" and lt.table.hand_no == 1
+    table_msg = h.fake.find_message(lt.message_id)
+    await h.click(table_msg, custom_id=button_id(table_msg, ":back"), user=P1)
+    await mgr.wait_idle()
+    assert t("tables.hand_over", lt.lang, n=30) in h.fake.find_message(lt.message_id).content
+    await clock.advance(30.0, h.settle)
+    assert lt.table.phase == "play" and lt.table.hand_no == 1  # the next hand, 30 s after I'm back
 
 
 async def test_the_next_hand_timer_blames_nobody_for_a_timeout(harness: Harness):
