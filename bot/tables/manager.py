@@ -116,6 +116,9 @@ class TableManager(Admin, Output, Gone):
         self.wall: Callable[[], float] = time.time  # Unix time: what a restart keeps (a dissolve vote's deadline)
         # how a dissolve vote waits for its deadline on that clock (tests inject a sleeper they end themselves)
         self.vote_sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
+        # the clock of the turn, claim and next-hand timers, and how they wait on it (tests inject simulated time)
+        self.clock: Callable[[], float] = lambda: asyncio.get_running_loop().time()
+        self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self.publisher = Publisher(bot, self._dm_failed, self.channel_lost)
         self.refused: dict[int, LiveTable] = {}  # (bot.tables.gone: refused before the servers were listed)
         self.publisher.on_dm_change = self._dm_changed  # (a seat's DMs delayed by Discord, or back)
@@ -858,41 +861,45 @@ class TableManager(Admin, Output, Gone):
         return turn * tm.scale, claim * tm.scale, nxt * tm.scale
 
     def _arm_timer(self, lt: LiveTable) -> None:
+        """The timer of what the table waits for, at the earliest deadline (:attr:`LiveTable.deadlines`). Armed again
+        after everything the table publishes: a decision already waited for keeps its deadline (another player's
+        answer, 托管 or I'm back, the host's replace do not give it its time again); a new one gets its full delay."""
         if lt.timer is not None:
             lt.timer.cancel()
             lt.timer = None
         tb = lt.table
         if tb is None or lt.closed or self.closing or tb.phase == "over" or lt.stall == "error":
+            lt.deadlines = {}
             return
-        turn, claim, nxt = self.delays(lt)
-        if tb.phase == "ended":
-            if all(lt.occupant(c).afk for c in lt.humans()):
-                return  # nobody is here: the next hand waits for Next hand or I'm back
-            delay = nxt
-        else:
-            waiting = [s for s in tb.awaited() if (p := lt.seats[s]) is not None and not p.automatic]
-            if not waiting:
-                return
-            delay = claim if tb.phase in ("claim", "rob") else turn
-        lt.timer = asyncio.get_running_loop().create_task(self._timer(lt, tb.seq, delay), name=TIMER_TASK_NAME)
+        now = self.clock()
+        lt.deadlines = {k: lt.deadlines.get(k, now + d) for k, d in lt.decisions(*self.delays(lt)).items()}
+        if lt.deadlines:  # (none: nobody present is awaited; every human away between hands: Next or I'm back)
+            lt.timer = asyncio.get_running_loop().create_task(self._timer(lt, tb.seq, min(lt.deadlines.values())),
+                                                              name=TIMER_TASK_NAME)
 
-    async def _timer(self, lt: LiveTable, seq: int, delay: float) -> None:
-        await asyncio.sleep(delay)
+    async def _timer(self, lt: LiveTable, seq: int, when: float) -> None:
+        await self.sleep(max(0.0, when - self.clock()))
         # the work runs in its own task so that whoever waits for the bot's work (tests) sees it
-        self._spawn(self._timed_out(lt, seq))
+        self._spawn(self._timed_out(lt, seq, when))
 
-    async def _timed_out(self, lt: LiveTable, seq: int) -> None:
+    async def _timed_out(self, lt: LiveTable, seq: int, when: float) -> None:
+        """The timer of ``seq`` reached ``when``: the seats whose decision's deadline it is play by the timeout
+        action; between hands the next hand is dealt (nobody is named: the table waited for no one in particular)."""
         async with lt.lock:
             tb = lt.table
             if lt.closed or tb is None or tb.seq != seq or lt.stall == "error":
                 return
+            # (a deadline armed again meanwhile, as when every human went away between hands: that timer's work)
+            due = [k for k, at in lt.deadlines.items() if at <= when]
+            if not due:
+                return
             events: list[Event] = []
             try:
                 if tb.phase == "ended":
-                    events += await self._step(lt, Action("timeout", 0))
+                    events += [e for e in await self._step(lt, Action("timeout", 0)) if e.type != "timeout"]
                 else:
                     window = tb.phase in ("claim", "rob")
-                    for s in list(tb.awaited()):
+                    for s in [s for s in tb.awaited() if (s, lt.since[s]) in due]:
                         seat = lt.seats[s]
                         if seat is None or seat.automatic or lt.table is None or s not in lt.table.awaited():
                             continue
@@ -908,6 +915,7 @@ class TableManager(Admin, Output, Gone):
                         events += got
             except NotRecorded:
                 self._stalled(lt)
+                lt.deadlines = {}  # the time-out is tried again after a full delay (not at once, against the store)
                 self._arm_timer(lt)
                 if not events:
                     return

@@ -198,7 +198,8 @@ def status_text(lt: LiveTable, next_seconds: float) -> str:
     elif tb.phase == "rob" and v["robbing"]:
         lines.append(t("tables.rob", lang, name=names[v["robbing"]["seat"]]))
     elif tb.phase == "ended":
-        lines.append(t("tables.hand_over", lang, n=int(next_seconds)))
+        # every human away: no timer deals the next hand with nobody there (the table waits for Next or I'm back)
+        lines.append(t("tables.hand_over_away" if lt.everyone_away() else "tables.hand_over", lang, n=int(next_seconds)))
     else:
         lines.append(t("tables.match_over", lang))
     afk = [names[i] for i, s in enumerate(lt.seats) if s and s.afk]

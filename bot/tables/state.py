@@ -200,6 +200,9 @@ class LiveTable:
     edits: int = 0
     posts_below: int = 0
     timer: asyncio.Task[Any] | None = None
+    # when each decision the table waits for times out, on the manager's clock (TableManager.clock): a claim window
+    # from its discard, a turn from when it began, the next hand from the hand's end; a restart starts afresh
+    deadlines: dict[tuple[int | str, int], float] = field(default_factory=dict)
     deltas: list[list[int]] = field(default_factory=list)
     shown: int = -1  # the last hand (hand_no) whose result went out to the channel (a result card or a post)
     said: dict[str, int] = field(default_factory=dict)  # of a table that is over: its end said, its summary posted
@@ -277,6 +280,23 @@ class LiveTable:
 
     def humans(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s is not None and s.human]
+
+    def everyone_away(self) -> bool:
+        """Every human's seat is played by the AI (timed out, 托管, replaced): between hands the next hand then waits
+        for Next hand (or I'm back) rather than start by itself with nobody there."""
+        return all(self.occupant(c).afk for c in self.humans())
+
+    def decisions(self, turn: float, claim: float, next_hand: float) -> dict[tuple[int | str, int], float]:
+        """The decisions a timer runs for now, each with its full delay: each present human awaited, by seat and the
+        decision point it is at (:meth:`update_since`: a new turn, window or hand is a new key), and between hands the
+        next hand (unless :meth:`everyone_away`)."""
+        tb = self.table
+        if tb is None:
+            return {}
+        if tb.phase == "ended":
+            return {} if self.everyone_away() else {("next", tb.seq): next_hand}
+        delay = claim if tb.phase in ("claim", "rob") else turn
+        return {(s, self.since[s]): delay for s in tb.awaited() if (p := self.seats[s]) is not None and not p.automatic}
 
     def lobby_state(self) -> dict[str, Any]:
         """What the store keeps of a lobby (``bot.store.lobbies``): enough to open it again after a restart."""

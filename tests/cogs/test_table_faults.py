@@ -28,6 +28,7 @@ from tests.cogs.test_tables import (
 from tests.harness import ADMIN_PERMISSIONS, Harness
 from tests.harness.db import sql
 from tests.harness.faults import FlakyConnection
+from tests.harness.simclock import SimClock
 
 OTHER_GUILD = 1_200_000_000_000_009_900
 
@@ -741,6 +742,8 @@ async def test_a_table_ended_while_a_hand_write_waits_for_its_dm_pacing_leaves_n
     h = harness
     prep(h)
     mgr, pub = h.bot.tables, h.bot.tables.publisher
+    clock = SimClock()  # the table's timers on simulated time
+    mgr.clock, mgr.sleep = clock.time, clock.sleep
     await open_table(h, "hefei", humans=(P1,))
     await mgr.wait_idle()
     lt = live(h)
@@ -754,8 +757,7 @@ async def test_a_table_ended_while_a_hand_write_waits_for_its_dm_pacing_leaves_n
     try:
         pub.channel_limit = (2, 3600.0)  # the DM channel had its writes: the next waits for its slot
         for _ in range(2):  # two turns time out: the AI plays for P1, and P1 has a new decision waiting
-            mgr._spawn(mgr._timed_out(lt, lt.table.seq))
-            await h.settle()
+            await clock.advance(mgr.delays(lt)[0], h.settle)
             lt.seats[lt.seat_of(P1)].timeouts = 0  # (not away: still offered the next decision)
         assert pub.boxes[id(lt)].lanes[lt.seat_of(P1)].pending is not None  # the new hand write waits
         await h.slash("table end", user=P1, locale="en-US")
