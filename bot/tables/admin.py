@@ -231,7 +231,7 @@ class Admin:
             if lt.vote is not None:
                 raise Refusal("tables.vote_open")
             vote = Vote(lt.votes + 1, user_id, {user_id}, deadline=self.wall() + self.timers.vote * self.timers.scale)
-            if vote.passes(len(lt.humans())):
+            if vote.passes(lt.voters(vote)):
                 await self._dissolve(lt, vote)
                 lt.votes += 1
                 return vote, True
@@ -293,7 +293,7 @@ class Admin:
                 return
             vote = Vote.from_json(stored)
             lt.vote = vote
-            if vote.deadline <= self.wall() or not vote.can_pass(len(lt.humans())):
+            if vote.deadline <= self.wall() or not vote.can_pass(lt.voters(vote)):
                 self._drop_vote(lt, "tables.vote_expired")
             else:
                 self._arm_vote(lt, vote)
@@ -311,9 +311,9 @@ class Admin:
                 raise Refusal("tables.not_seated")
             if user_id in vote.yes or user_id in vote.no:
                 raise Refusal("tables.voted_already")
-            humans = len(lt.humans())
             if not yes:
                 vote.no.add(user_id)
+                humans = lt.voters(vote)
                 try:  # stored first (a vote this no ends is stored as over: a restart never reopens it)
                     await self._keep_vote(lt, vote if vote.can_pass(humans) else None)
                 except Refusal:
@@ -323,6 +323,7 @@ class Admin:
                     self._drop_vote(lt, "tables.vote_failed")
                 return False
             vote.yes.add(user_id)
+            humans = lt.voters(vote)
             try:
                 if vote.passes(humans):
                     await self._dissolve(lt, vote)

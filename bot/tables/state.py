@@ -153,7 +153,7 @@ class Vote:
                    deadline=float(d["deadline"]))
 
     def passes(self, humans: int) -> bool:
-        """A strict majority of the seated humans.
+        """A strict majority of the ``humans`` it counts (:meth:`LiveTable.voters`).
 
         >>> Vote(1, 5, {5}).passes(1), Vote(1, 5, {5}).passes(2), Vote(1, 5, {5, 6}).passes(3)
         (True, False, True)
@@ -280,6 +280,13 @@ class LiveTable:
 
     def humans(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s is not None and s.human]
+
+    def voters(self, vote: Vote) -> int:
+        """How many humans a dissolve vote counts: the seated humans who are here, and any who answered it. A seat
+        the AI plays for an away player (timed out, 托管, replaced) abstains unless its player votes: two friends
+        whose host left the AI the seat are not held at a table neither of them can end."""
+        here = {self.occupant(c).user_id for c in self.humans() if not self.occupant(c).afk}
+        return len(here | vote.yes | vote.no)
 
     def everyone_away(self) -> bool:
         """Every human's seat is played by the AI (timed out, 托管, replaced): between hands the next hand then waits

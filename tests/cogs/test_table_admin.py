@@ -413,3 +413,37 @@ async def test_dissolve_and_autoplay_in_a_lobby_say_the_game_has_not_started(har
     assert list(lt.seats) == seats and not lt.started and not lt.closed
     assert h.bot.tables.by_channel[h.channel_id] is lt
     assert not any(s.afk for s in lt.seats if s is not None)
+
+
+async def test_a_seat_the_ai_plays_for_an_away_player_does_not_hold_a_dissolve_vote(harness: Harness):
+    """Two friends; the host chose 托管 and left. The other could neither end the table (host only) nor dissolve it
+    (a vote needed both) nor sit at another table: held until a server manager came. An away player's seat now
+    abstains unless that player answers; with three humans one away, the two here decide, and an away player who
+    does answer counts."""
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    await h.slash("table autoplay", on="on", user=P1)
+    await h.bot.tables.wait_idle()
+    r = await h.slash("table dissolve", user=P2, locale="en-US")
+    assert "passed" in said(r)
+    await h.bot.tables.wait_idle()
+    assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
+    # three humans, P3 away: P1 and P2 are the vote; P3 answering no makes it three, and two of three still pass
+    h2 = harness
+    await open_table(h2, "hefei", humans=(P1, P2, P3))
+    lt = live(h2)
+    await h2.slash("table autoplay", on="on", user=P3)
+    await h2.bot.tables.wait_idle()
+    await h2.slash("table dissolve", user=P1)
+    vm = vote_message(h2)
+    assert "majority of the 2 players here" in vm.content or "2 位玩家" in vm.content
+    no = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":n"))
+    r = await h2.click(vm, custom_id=no, user=P3, locale="en-US")
+    assert "counted" in said(r) and lt.vote is not None  # 1 of 3 said yes, 1 no: a majority is still in reach
+    yes = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":y"))
+    r = await h2.click(vm, custom_id=yes, user=P2, locale="en-US")
+    assert "passed" in said(r)
+    await h2.bot.tables.wait_idle()
+    assert lt.closed
