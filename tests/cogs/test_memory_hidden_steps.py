@@ -89,6 +89,34 @@ async def test_the_last_step_shows_the_result_not_another_players_pass(hidden) -
     assert "Bob passes" in h.seen.replay_images()[-1][1].caption
 
 
+async def test_a_forged_step_in_a_replay_button_draws_the_nearest_step_the_viewer_may_see(hidden) -> None:
+    """A edits the step in one of their own replay buttons' ids (``mjr:<guild>:<code>:<A>:<step>:d:th``) to a step
+    where another seat passed in a claim window: the bot draws the nearest step A may see, not the pass."""
+    h, mid = hidden
+    rp = await replay_of(h, mid, 0)
+    visible = rp.visible_steps(0)
+    privates = [s.index for s in rp.steps if s.private_to_seat() and s.seat != 0 and s.index < rp.n]
+    assert privates  # the set-up
+    r = await h.slash("replay", user=A, code=encode_code(mid, 0), locale="en-US")
+    cid = button(r.reply, "☀ light")["custom_id"]
+    for k in privates[:3] + [10 ** 6]:
+        parts = cid.split(":")
+        parts[4] = str(k)
+        forged = ":".join(parts)
+        for comp in r.reply.all_components():  # the forged id on the message, as a modified client would send it
+            if comp.get("custom_id") == cid:
+                comp["custom_id"] = forged
+        cid = forged
+        await h.click(r.reply, custom_id=forged, user=A, locale="en-US")
+        viewer, scene = h.seen.replay_images()[-1]
+        assert viewer == A
+        want = min(visible, key=lambda x: (abs(x - min(k, rp.n)), x))
+        assert scene.step == want and scene.step in visible, (k, scene.step)
+        assert "passes" not in scene.caption, scene.caption
+        assert f"step {want}/" in r.reply.text  # the message's head says the same step
+        cid = next(b["custom_id"] for b in r.reply.buttons() if b.get("label") in ("☀ light", "🌙 dark"))
+
+
 async def test_the_animation_with_hands_hidden_ends_on_the_result(hidden) -> None:
     """A presses Animation on the hand B's pass ended: the GIF's frames are the steps A may see and end on the
     result (5 s, with the review's summary), not one step short of it."""
