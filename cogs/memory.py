@@ -10,7 +10,9 @@
 
 Every control is a :class:`discord.ui.DynamicItem` whose custom id carries the guild, the code, the viewer, the
 step and the theme: a click from another server is refused, a click by someone else opens their own replay (from the
-start, as their seat sees it), so a forged id never shows anyone a hand they may not see.
+start, as their seat sees it), so a forged id never shows anyone a hand they may not see; the step in the viewer's
+own id is drawn as the nearest step they may see (``HandReplay.nearest_visible``), never another seat's pass in a
+claim window.
 """
 
 from __future__ import annotations
@@ -382,7 +384,8 @@ class Memory(commands.Cog):
         seat = seat_of(match, viewer)
         show_all = await self._show_all(guild)
         voided = await hand_voided(self.bot.open_store, match.match_id, rp.hand_no)
-        step = min(max(step, 0), rp.n)
+        # the step comes from a button's id, which a client can edit: draw the nearest step the viewer may see
+        step = rp.nearest_visible(step, seat, show_all=show_all)
         if not new:
             await interaction.response.defer()
         else:

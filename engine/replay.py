@@ -14,7 +14,9 @@ What a viewer may see (everything here is pure data; the bot decides who the vie
   is over (a hand still in play cannot even be built: ``hand_in_play``).
 - :meth:`HandReplay.visible_steps` ``(seat)``: the steps a seat noticed at the table. Another seat's ``pass`` in a
   claim window is left out: it would tell that the seat was offered a claim (it holds a pair of that tile, or could
-  win on it). All steps when every hand is shown.
+  win on it). All steps when every hand is shown. The last step (the result) is always in: when it is such a pass,
+  :meth:`HandReplay.names_action` says its action may not be named, only the result.
+  :meth:`HandReplay.nearest_visible` turns any step number (a button's, which a client can forge) into one of them.
 - :meth:`HandReplay.decisions` ``(seat)``: the steps where the seat chose among more than one legal action (a
   discard, a claim or pass, a kong, a win or not, laying a tile aside in the last four or winning).
 
@@ -302,11 +304,25 @@ class HandReplay:
         """Each seat's tile just drawn at step k (for "show all hands")."""
         return list((table if table is not None else self.table(k)).drawn)
 
+    def names_action(self, k: int, seat: int | None, *, show_all: bool = False) -> bool:
+        """Whether step ``k``'s action may be named to ``seat``: not another seat's pass in a claim window (unless
+        every hand is shown). The deal (k = 0) is public."""
+        if k == 0 or show_all:
+            return True
+        s = self.steps[k - 1]
+        return not s.private_to_seat() or s.seat == seat
+
     def visible_steps(self, seat: int | None, *, show_all: bool = False) -> list[int]:
         """Step numbers (0..n) ``seat`` may step through: all but other seats' passes in claim windows (unless every
-        hand is shown)."""
-        return [0] + [s.index for s in self.steps
-                      if show_all or not s.private_to_seat() or s.seat == seat]
+        hand is shown). The last step, the hand's result, is public: every viewer may see it, even when it was
+        another seat's pass (the caption then names the result, not the pass: :meth:`names_action`)."""
+        return [k for k in range(self.n + 1) if k == self.n or self.names_action(k, seat, show_all=show_all)]
+
+    def nearest_visible(self, k: int, seat: int | None, *, show_all: bool = False) -> int:
+        """The step ``seat`` may see nearest to ``k`` (the earlier one of two as near), ``k`` clamped to 0..n first:
+        what a step number from outside (a button's id, which a client can edit) is drawn as."""
+        k = min(max(k, 0), self.n)
+        return min(self.visible_steps(seat, show_all=show_all), key=lambda x: (abs(x - k), x))
 
     def decisions(self, seat: int) -> list[int]:
         """Steps where ``seat`` acted with more than one legal action to choose from."""

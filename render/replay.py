@@ -7,7 +7,8 @@ adapter from the engine's per-seat views to the scene types lives here, so rende
 - the viewer's own hand from THEIR view - or, with ``show_all`` (the hand is over and the server allows it), every
   seat's hand;
 - a caption: step k/n and who did what (another seat's pass in a claim window is never described: the viewer
-  never saw it, see ``HandReplay.visible_steps``);
+  never saw it, see ``HandReplay.visible_steps``; when such a pass ends the hand, the caption names the result
+  alone: ``describe_outcome``);
 - with a :class:`engine.review.Review` of the viewer, at their decisions: their choice and the AI's, each with
   its shanten and 进张, and the loss and why when they differ; on the last step the review's summary.
 
@@ -386,14 +387,7 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
         else:
             out = txt("render.replay.kong", lang, who=who, tile=t)
     elif a.type == "win":
-        w = ev["win"].data if "win" in ev else {}
-        if w.get("self_drawn", False):
-            out = txt("render.replay.win_self", lang, who=who)
-        elif w.get("rob_kong"):
-            out = txt("render.replay.win_rob", lang, who=who, from_=_who(names, winds, w["from"], lang))
-        else:
-            f = _who(names, winds, w["from"], lang) if w.get("from") is not None else "?"
-            out = txt("render.replay.win_discard", lang, who=who, from_=f)
+        out = _win_words(who, ev["win"].data if "win" in ev else {}, names, winds, lang)
     elif a.type == "pass" and not step.window:
         laid = _tile(_kind(ev["lay_aside"].data["tile"]), lang) if "lay_aside" in ev else ""
         out = txt("render.replay.lay_aside", lang, who=who, tile=laid)
@@ -408,6 +402,38 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
     if "hand_end" in ev and ev["hand_end"].data.get("draw"):
         out = txt("render.replay.drawn", lang, text=out)
     return out
+
+
+def _win_words(who: str, w: Mapping[str, Any], names: Sequence[str], winds: Sequence[int], lang: str) -> str:
+    """``who`` wins, as the ``win`` event's data ``w`` says (self-drawn, robbing a kong, on whose discard)."""
+    if w.get("self_drawn", False):
+        return txt("render.replay.win_self", lang, who=who)
+    if w.get("rob_kong"):
+        return txt("render.replay.win_rob", lang, who=who, from_=_who(names, winds, w["from"], lang))
+    f = _who(names, winds, w["from"], lang) if w.get("from") is not None else "?"
+    return txt("render.replay.win_discard", lang, who=who, from_=f)
+
+
+def describe_outcome(step: Step, names: Sequence[str], winds: Sequence[int], lang: str = "zh") -> str:
+    """What the hand's last step brought about, without naming the action: who won (on whose discard) or that the
+    hand is drawn. The caption of a last step the viewer may not see named (another seat's pass in a claim window,
+    ``HandReplay.names_action``): the result is public, the pass is not.
+
+    >>> from engine.table import Action, Event
+    >>> from engine.replay import Step
+    >>> s = Step(9, 2, Action("pass", 2), False, True, False, (Event("hand_end", None, {"draw": True}),))
+    >>> describe_outcome(s, "ABCD", [0, 1, 2, 3], "en"), describe_outcome(s, "ABCD", [0, 1, 2, 3], "zh")
+    ('the hand is drawn', '流局')
+    >>> w = Step(9, 2, Action("pass", 2), False, True, False, (Event("win", 1, {"from": 3}),))
+    >>> describe_outcome(w, "ABCD", [0, 1, 2, 3], "en")
+    "S B wins on N D's discard"
+    """
+    lang = lang_of(lang)
+    wins = [_win_words(_who(names, winds, e.seat, lang), e.data, names, winds, lang)
+            for e in step.events if e.type == "win" and e.seat is not None]
+    if wins:
+        return " · ".join(wins)
+    return txt("render.replay.drawn_alone", lang)
 
 
 def _kind(name: str) -> int:
@@ -504,10 +530,17 @@ def replay_scene(
         if viewer in winning and hs.drawn is None:
             hs = replace(hs, drawn=winning[viewer])
         hands.append((txt("render.replay.your_hand", lang) + f" · {_who(names_, winds, viewer, lang)}", hs))
+    named = replay.names_action(step, viewer, show_all=show_all)
+
     def captioned(ns: Sequence[str]) -> str:
-        what = txt("render.replay.the_deal", lang) if step == 0 else describe_step(replay.steps[step - 1], ns,
-                                                                                      winds, lang)
-        return txt("render.replay.step_of", lang, step=step, n=replay.n) + " · " + what
+        head = txt("render.replay.step_of", lang, step=step, n=replay.n)
+        if step == 0:
+            return head + " · " + txt("render.replay.the_deal", lang)
+        if named:
+            return head + " · " + describe_step(replay.steps[step - 1], ns, winds, lang)
+        if step == replay.n:  # another seat's pass ended the hand: the result is public, the pass is not
+            return head + " · " + describe_outcome(replay.steps[step - 1], ns, winds, lang)
+        return head  # a step the viewer may not see named (the bot never draws one: HandReplay.nearest_visible)
 
     caption = captioned(names_)
     caption_lines, caption_size = caption_layout(captioned, names_)
@@ -1092,7 +1125,7 @@ def render_replay_animation(replay: HandReplay, viewer: int | None, *, theme: st
     return buf.getvalue()
 
 
-__all__ = ["ReplayScene", "animation_scenes", "describe_step", "draw_replay", "draw_review", "frame_ms",
+__all__ = ["ReplayScene", "animation_scenes", "describe_outcome", "describe_step", "draw_replay", "draw_review", "frame_ms",
            "render_replay", "render_review",
            "render_replay_animation", "render_replay_step", "replay_scene"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from engine.errors import EngineError
 from engine.replay import ALPHABET, HandReplay, decode_code, encode_code, hand_count
+from engine.selfplay import play_match
 from engine.table import Action, Table
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -164,10 +166,34 @@ def test_other_seats_passes_in_claim_windows_are_not_shown():
             private = [s for s in r.steps if s.private_to_seat()]
             for seat in range(4):
                 vis = r.visible_steps(seat)
-                assert vis[0] == 0 and vis[-1] == r.n or r.steps[-1].private_to_seat()
+                assert vis[0] == 0 and vis[-1] == r.n  # the deal and the result are public
                 for s in private:
-                    assert (s.index in vis) == (s.seat == seat)
+                    assert (s.index in vis) == (s.seat == seat or s.index == r.n)
+                    assert r.names_action(s.index, seat) == (s.seat == seat)
                 assert r.visible_steps(seat, show_all=True) == list(range(r.n + 1))
+
+
+def test_a_hand_ended_by_another_seats_pass_ends_on_its_result_for_everyone():
+    """A drawn hand whose last discard another seat could have claimed ends with that seat's pass: every viewer may
+    step to the last step (the result is public), but only the seat itself may have its pass named; any step
+    number is drawn as the nearest step the viewer may see."""
+    for seed in ("x11", "x13", "x34"):  # chizhou matches of normal AIs whose hand ends so (found by a sweep)
+        t, acts = Table.new("chizhou", seed), []
+        play_match(t, ["normal"] * 4, random.Random(int(seed[1:])), max_hands=2, record=acts)
+        ended = [r for r in HandReplay.each("chizhou", seed, {}, acts) if r.steps[-1].private_to_seat()]
+        assert ended, seed
+        for r in ended:
+            passer = r.steps[-1].seat
+            for seat in (None, 0, 1, 2, 3):
+                vis = r.visible_steps(seat)
+                assert vis[-1] == r.n and r.next_step(vis[-2], seat) == r.n
+                assert r.names_action(r.n, seat) == (seat == passer)
+                for k in range(-3, r.n + 5):
+                    near = r.nearest_visible(k, seat)
+                    clamped = min(max(k, 0), r.n)
+                    assert near in vis
+                    assert all(abs(x - clamped) >= abs(near - clamped) for x in vis)
+                    assert r.nearest_visible(k, seat, show_all=True) == clamped
 
 
 def test_jumps():

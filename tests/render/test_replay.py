@@ -145,12 +145,35 @@ def test_a_viewer_never_sees_another_seats_concealed_tiles(variant):
             # the table shows other seats as counts of backs
             for s, seat in enumerate(sc.table.seats):
                 assert seat.concealed_count == sum(t.counts[s])
-            # nobody else's pass in a claim window is described
+            # nobody else's pass in a claim window is described (the last step, the result, is shown to every
+            # viewer, and captioned with the result alone when it was such a pass)
             if k:
                 st = r.steps[k - 1]
-                assert not (st.private_to_seat() and st.seat != viewer)
+                assert not (st.private_to_seat() and st.seat != viewer) or (
+                    k == r.n and "passes" not in sc.caption)
     # a spectator sees no hand at all
     assert all(not sc.hands for sc in animation_scenes(r, None))
+
+
+def test_a_win_another_seats_pass_completes_is_captioned_with_the_win_alone():
+    """Wuhu: a win on a discard whose window another seat answered last (with a pass). With every hand hidden, the
+    other viewers' last step names the win and whose discard it was, not the pass; the animation ends on it."""
+    t, acts = Table.new("wuhu", "y6"), []
+    play_match(t, ["normal"] * 4, random.Random(6), max_hands=4, record=acts)
+    r = HandReplay.build("wuhu", "y6", {}, acts, 1)
+    last = r.steps[-1]
+    assert last.private_to_seat() and any(e.type == "win" for e in last.events)  # the set-up
+    win = next(e for e in last.events if e.type == "win")
+    winds = r.winds
+    for viewer in (None, 0, 1, 2, 3):
+        sc = replay_scene(r, r.n, viewer, lang="en", names=list("ABCD"))
+        if viewer == last.seat:
+            assert "passes" in sc.caption
+            continue
+        who = f"{rr.wind_name(winds[win.seat], 'en')} {'ABCD'[win.seat]}"
+        frm = f"{rr.wind_name(winds[win.data['from']], 'en')} {'ABCD'[win.data['from']]}"
+        assert sc.caption == f"Step {r.n}/{r.n} · {who} wins on {frm}'s discard", sc.caption
+        assert [s.step for s in animation_scenes(r, viewer, lang="en")][-1] == r.n
 
 
 def test_show_all_hands_shows_every_seat_once_the_hand_is_over():
