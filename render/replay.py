@@ -387,12 +387,19 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
         else:
             out = txt("render.replay.kong", lang, who=who, tile=t)
     elif a.type == "win":
-        out = _win_words(who, ev["win"].data if "win" in ev else {}, names, winds, lang)
+        wins = [e for e in step.events if e.type == "win"]
+        if wins:  # (several winners on one discard: each, the last answer's step carrying them all)
+            out = " · ".join(_win_words(_who(names, winds, e.seat, lang), e.data, names, winds, lang)
+                             for e in wins if e.seat is not None)
+        else:  # another seat's answer is still awaited: the win is settled at the last answer's step
+            out = txt("render.replay.win_called", lang, who=who)
     elif a.type == "pass" and not step.window:
         laid = _tile(_kind(ev["lay_aside"].data["tile"]), lang) if "lay_aside" in ev else ""
         out = txt("render.replay.lay_aside", lang, who=who, tile=laid)
     elif a.type == "pass":
         out = txt("render.replay.pass", lang, who=who)
+        if "win" in ev:  # the last answer of a window another seat won in: the win comes with it
+            out = " · ".join([out, describe_outcome(step, names, winds, lang)])
     else:
         out = txt("render.replay.action", lang, who=who, what=a.describe(lang))
     if step.timeout:

@@ -176,6 +176,24 @@ def test_a_win_another_seats_pass_completes_is_captioned_with_the_win_alone():
         assert [s.step for s in animation_scenes(r, viewer, lang="en")][-1] == r.n
 
 
+def test_a_win_awaiting_another_answer_and_the_pass_that_settles_it_are_both_captioned_truly():
+    """The same hand: B's win call waited on C's answer. B's step said "wins on ?'s discard" (the discarder
+    unknown until the window closed), and C's pass, which settled the win, said only "S C passes": C, and every
+    viewer of a replay showing all hands, never read who won."""
+    t, acts = Table.new("wuhu", "y6"), []
+    play_match(t, ["normal"] * 4, random.Random(6), max_hands=4, record=acts)
+    r = HandReplay.build("wuhu", "y6", {}, acts, 1)
+    call, last = r.steps[-2], r.steps[-1]
+    assert call.action.type == "win" and not any(e.type == "win" for e in call.events)  # the set-up
+    for lang, called, won in (("en", "E B calls a win on the discard", "E B wins on W D's discard"),
+                              ("zh", "东 B 要和这张牌", "东 B 和牌（西 D 点炮）")):
+        assert rr.describe_step(call, list("ABCD"), r.winds, lang) == called
+        assert "?" not in replay_scene(r, r.n - 1, None, lang=lang, names=list("ABCD")).caption
+        passed = rr.describe_step(last, list("ABCD"), r.winds, lang)
+        assert passed.endswith(won) and passed.startswith({"en": "S C passes", "zh": "南 C 过"}[lang])
+        assert replay_scene(r, r.n, last.seat, lang=lang, names=list("ABCD")).caption.endswith(won)
+
+
 def test_show_all_hands_shows_every_seat_once_the_hand_is_over():
     r = hand("chizhou")
     k = r.n // 2
