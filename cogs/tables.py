@@ -452,6 +452,8 @@ class Tables(commands.Cog):
                 await self._my_hand(interaction, table_id, lang)
                 return
             if op == "dissolve":
+                if interaction.guild_id is None:  # the table message's button, forged in a DM: the vote would be
+                    raise Refusal("tables.wrong_place")  # posted where the other players cannot answer it
                 await self._propose(interaction, table_id, lang)
                 return
             if op == "back":

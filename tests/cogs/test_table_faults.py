@@ -882,3 +882,22 @@ async def test_a_table_whose_channel_is_deleted_is_ended_and_frees_its_players(h
     other = h.add_channel()
     r = await h.slash("table new", variant="hefei", user=P1, channel=other, locale="en-US")
     assert "already" not in r.reply.content  # P1 may sit at another table
+
+
+async def test_a_dissolve_button_forged_in_a_dm_opens_no_vote(harness: Harness):
+    """The table message's Dissolve button, its id sent from a DM by a seated player: the vote was posted into
+    that DM, where nobody else could answer it, and held every other vote off for its minute."""
+    h = harness
+    prep(h)
+    await open_table(h, "hefei", humans=(P1, P2, P3))
+    lt = live(h)
+    table = h.fake.find_message(lt.message_id)
+    dissolve = next(c["custom_id"] for c in table.buttons() if c["custom_id"].endswith(":dissolve"))
+    dm = h.fake.dm_by_user[P1]  # the table message's buttons, copied into P1's DM
+    h.fake.channels[dm].messages.append(table.__class__(id=table.id + 1, channel_id=dm, guild_id=None,
+                                                        author=table.author, components=table.components))
+    r = await h.click(h.fake.channels[dm].messages[-1], custom_id=dissolve, user=P1, locale="en-US")
+    assert "somewhere else" in "\n".join(m.content for m in r.messages)
+    assert lt.vote is None and not lt.closed
+    r = await h.slash("table dissolve", user=P1, locale="en-US")  # the channel's own vote is open to all
+    assert lt.vote is not None
