@@ -310,8 +310,9 @@ def _reason(variant: str, played: Choice, ai: Choice) -> tuple[str, str]:
     """Why the AI's choice is worth more, in a word (and the item a bigger hand aims at): the largest part of the
     difference (:func:`_parts`) whose figures the card can show (a faster hand shows two different chances to win,
     a safer tile two different chances to deal in, a bigger hand two different values or the item aimed at); the
-    shape when it is the largest part (a card said "faster: 3% to win against 2%" for a 1.3 子 loss of which the
-    chances made 0.3), unless the player's tile is much likelier to deal in (:data:`SAFER_GAP`).
+    shape when it is the largest part, or the largest the card can name (a card said "faster: 3% to win against 2%"
+    for a 1.3 子 loss of which the chances made 0.3), unless the player's tile is much likelier to deal in
+    (:data:`SAFER_GAP`).
 
     >>> from engine.table import Action
     >>> you = Choice(Action("discard", 0, 4), 2, 4, ev=0.6, win=0.02, value=26.8)
@@ -322,12 +323,14 @@ def _reason(variant: str, played: Choice, ai: Choice) -> tuple[str, str]:
     parts = _parts(played, ai)
     if played.threat is None:
         parts["safer"] = 0.0
-    if max(parts, key=lambda k: parts[k]) == "shape" and not (
-            parts["safer"] > 0 and played.deal_in - ai.deal_in >= SAFER_GAP):
-        return "shape", ""
+    risky = parts["safer"] > 0 and played.deal_in - ai.deal_in >= SAFER_GAP
     for kind in sorted(parts, key=lambda k: -parts[k]):  # ties: safer, faster, bigger, shape
         if parts[kind] <= 0:
             break
+        if kind == "shape":  # the largest part left that the card can name (a bigger hand worth 26.7 子 against
+            if not risky:  # 26.5 was named for a 0.3 子 loss the value made none of)
+                return "shape", ""
+            continue
         if kind == "safer" and round(100 * played.deal_in) > round(100 * ai.deal_in):
             return "safer", ""
         if kind == "faster" and round(100 * ai.win) > round(100 * played.win):

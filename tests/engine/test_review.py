@@ -1032,3 +1032,30 @@ def test_the_reason_is_the_part_that_makes_the_loss(variant, seed, hand_no, step
     parts = _parts(d.played, d.ai)
     assert max(parts, key=lambda k: parts[k]) == "shape" and parts["shape"] > d.cost / 2
     assert d.reason == "shape" and describe_reason(d, "en") == said
+
+def _easy_hand(variant: str, sd: int, hand_no: int) -> HandReplay:
+    """Hand ``hand_no`` of a match of four easy AIs (a learner's kind of play)."""
+    from engine.selfplay import play_match
+
+    t, acts = Table.new(variant, f"t{sd}"), []
+    play_match(t, ["easy"] * 4, random.Random(100 + sd), max_hands=3, record=acts)
+    return HandReplay.build(variant, f"t{sd}", {}, acts, hand_no)
+
+
+def test_the_shape_is_named_when_it_is_the_largest_part_the_card_can_name():
+    """Hefei: the player's discard is charged 0.3 子; the chances (1.4% against 0.8%, both "1%" on the card) and
+    the shape make it, the value when won (26.7 子 against 26.5) nothing. The card said "bigger hand: worth 26.7 子
+    against 26.5 when won": the reason passed over the shape and named a smaller part."""
+    from engine.review import _parts, _reason
+    from render.replay import describe_reason
+
+    rp = _easy_hand("hefei", 3, 1)
+    d = review_hand(rp, 3).at(48)
+    assert d is not None and d.costly and d.cost == 0.3
+    parts = _parts(d.played, d.ai)
+    assert parts["faster"] > parts["shape"] > parts["bigger"] > 0  # the set-up
+    assert d.reason == "shape" and not describe_reason(d, "en").startswith("bigger")
+    # the same order by hand: an unnameable chance, then the shape, then a nameable value
+    you = Choice(Action("discard", 0, 4), 2, 8, ev=0.20, win=0.008, value=26.5)
+    ai = Choice(Action("discard", 0, 13), 2, 9, ev=0.50, win=0.014, value=26.7)
+    assert _reason("hefei", you, ai) == ("shape", "")
