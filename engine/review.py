@@ -397,9 +397,10 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     if reason == "bigger" and not item:
         gains = bigger_items(view, me, played, best.action)
     gate = ""
-    if reason == "faster" and not p.plan and 0 <= p.shanten < min(p.distance, a.shanten):
+    if reason == "faster" and not p.plan and 0 <= p.shanten < min(p.distance, a.shanten) and p.distance >= a.distance:
         # the player's shape looks nearer than the AI's, but the normal AI's distance, which the evaluator prices,
-        # counts what a legal win needs beyond the shape
+        # counts what a legal win needs beyond the shape, and by it the player's hand is no nearer (when it is, the
+        # AI's is as short of 八支 or 花 and further: its useful tiles make it faster, and the card says so)
         gate = "hua" if get_variant(ev.variant).ai.hua_gate else "bazhi"
     return decision(reason, item, threat_why=why, gains=gains, gate=gate)
 

@@ -1042,6 +1042,25 @@ def _easy_hand(variant: str, sd: int, hand_no: int) -> HandReplay:
     return HandReplay.build(variant, f"t{sd}", {}, acts, hand_no)
 
 
+def test_the_flower_gate_is_not_blamed_when_the_ais_hand_is_as_short_of_it_and_further():
+    """Chizhou: the player's discard leaves 1 shanten, 2 steps from a legal win (the 花 gate counted); the AI's
+    leaves 2 shanten, 3 steps from it, with 63 useful tiles against 8. The card said "faster hand: yours is 1
+    shanten in shape but short of the flowers (花) a win needs": the AI's hand is as short of 花 and a step further;
+    what makes it faster is its useful tiles."""
+    from render.replay import describe_reason
+
+    rp = _easy_hand("chizhou", 5, 0)
+    d = review_hand(rp, 3).at(6)
+    assert d is not None and d.reason == "faster" and d.costly
+    assert (d.played.shanten, d.played.distance, d.ai.shanten, d.ai.distance) == (1, 2, 2, 3)  # the set-up
+    assert d.gate == ""
+    assert describe_reason(d, "en") == \
+        "faster hand: 2 shanten with 63 useful tiles against 1 shanten with 8, 34% to win against 17%"
+    for lang in ("zh", "zh-TW"):
+        words = describe_reason(d, lang)
+        assert "63" in words and "花" not in words, words
+
+
 def test_the_shape_is_named_when_it_is_the_largest_part_the_card_can_name():
     """Hefei: the player's discard is charged 0.3 子; the chances (1.4% against 0.8%, both "1%" on the card) and
     the shape make it, the value when won (26.7 子 against 26.5) nothing. The card said "bigger hand: worth 26.7 子
