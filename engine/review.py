@@ -66,7 +66,7 @@ from .review_items import bigger_items, hand_after
 from .rivers import wind_meld
 from .strong import evaluate
 from .strong.chizhou import FEED_COST
-from .strong.evaluator import READY_PUNG_ONLY, Option, flush_line, plan_item, still_to_come
+from .strong.evaluator import READY_PUNG_ONLY, Option, danger_by_seat, flush_line, plan_item, still_to_come
 from .table import Action
 from .tiles import HONOR, NUM_KINDS, Meld, tile_name
 from .variants import get_variant
@@ -81,8 +81,9 @@ class Choice:
     """An action and what it left: ``shanten`` (-1 won, 0 ready) and ``useful`` (进张, unseen useful tiles); and
     its price by the strong AI's evaluator: ``ev`` (expected 子), ``win`` (the chance to win the hand it leaves),
     ``value`` (子 when won), ``deal_in`` (the chance this discard deals in now), ``danger`` (its expected cost, 子),
-    ``plan`` ("" or "flush") and ``threat`` (the seat the tile is most dangerous against). ``rob``: the win robs a
-    kong (抢杠: the tile being added to another seat's pung)."""
+    ``plan`` ("" or "flush") and ``threat`` (the seat the tile is most dangerous against: the evaluator's, or for a
+    player's discard riskier than the AI's where it named none, the seat that makes most of the danger:
+    :func:`_most_danger`). ``rob``: the win robs a kong (抢杠: the tile being added to another seat's pung)."""
 
     action: Action
     shanten: int
@@ -343,6 +344,16 @@ def _reason(variant: str, played: Choice, ai: Choice) -> tuple[str, str]:
     return "shape", ""
 
 
+def _most_danger(view: Mapping[str, Any], seat: int, tile: int, c: Choice) -> int | None:
+    """The seat a risky discard is most dangerous against where the evaluator named none (it names a seat only when
+    a deal-in's expected payment to it passes 0.05 子, while the review's danger also counts the win a deal-in ends,
+    :func:`_parts`: in Wuhu, most of it): the seat that makes most of that danger, by the evaluator's own chances
+    and payments (:func:`engine.strong.evaluator.danger_by_seat`); None when none does."""
+    by_seat = danger_by_seat(view, seat, tile, c.win * c.value)
+    o = max(range(4), key=lambda s: by_seat[s])
+    return o if by_seat[o] > 0 else None
+
+
 def _threat_why(view: Mapping[str, Any], seat: int | None) -> str:
     """What the seat shows that makes it a threat, as the strong AI reads it: an alarm (报警), else a line of melds
     of one suit (two or more, the evaluator's "flush line"), else ""."""
@@ -379,6 +390,9 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     if best.action.type == "win":  # a win the player let pass: the AI always takes it
         # the item the player's choice aims at, for a pass priced as high as the win (Chizhou's all pungs: no loss)
         return decision("win", plan_item(ev.variant, po.plan) if po is not None else "")
+    if p.threat is None and played.type == "discard" and played.tile is not None and round(100 * p.deal_in) > round(
+            100 * a.deal_in):
+        p = replace(p, threat=_most_danger(view, me.seat, played.tile, p))
     reason, item = _reason(ev.variant, p, a)
     if (ev.variant in READY_PUNG_ONLY and played.type == "pung" and best.action.type == "pass" and po is not None
             and po.distance > 0 and not item):
