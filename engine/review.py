@@ -66,7 +66,7 @@ from .review_items import bigger_items, hand_after
 from .rivers import wind_meld
 from .strong import evaluate
 from .strong.chizhou import FEED_COST
-from .strong.evaluator import READY_PUNG_ONLY, Option, flush_line, plan_item, still_to_come
+from .strong.evaluator import READY_PUNG_ONLY, Option, danger_by_seat, flush_line, plan_item, still_to_come
 from .table import Action
 from .tiles import HONOR, NUM_KINDS, Meld, tile_name
 from .variants import get_variant
@@ -81,8 +81,9 @@ class Choice:
     """An action and what it left: ``shanten`` (-1 won, 0 ready) and ``useful`` (进张, unseen useful tiles); and
     its price by the strong AI's evaluator: ``ev`` (expected 子), ``win`` (the chance to win the hand it leaves),
     ``value`` (子 when won), ``deal_in`` (the chance this discard deals in now), ``danger`` (its expected cost, 子),
-    ``plan`` ("" or "flush") and ``threat`` (the seat the tile is most dangerous against). ``rob``: the win robs a
-    kong (抢杠: the tile being added to another seat's pung)."""
+    ``plan`` ("" or "flush") and ``threat`` (the seat the tile is most dangerous against: the evaluator's, or for a
+    player's discard riskier than the AI's where it named none, the seat that makes most of the danger:
+    :func:`_most_danger`). ``rob``: the win robs a kong (抢杠: the tile being added to another seat's pung)."""
 
     action: Action
     shanten: int
@@ -310,8 +311,9 @@ def _reason(variant: str, played: Choice, ai: Choice) -> tuple[str, str]:
     """Why the AI's choice is worth more, in a word (and the item a bigger hand aims at): the largest part of the
     difference (:func:`_parts`) whose figures the card can show (a faster hand shows two different chances to win,
     a safer tile two different chances to deal in, a bigger hand two different values or the item aimed at); the
-    shape when it is the largest part (a card said "faster: 3% to win against 2%" for a 1.3 子 loss of which the
-    chances made 0.3), unless the player's tile is much likelier to deal in (:data:`SAFER_GAP`).
+    shape when it is the largest part, or the largest the card can name (a card said "faster: 3% to win against 2%"
+    for a 1.3 子 loss of which the chances made 0.3), unless the player's tile is much likelier to deal in
+    (:data:`SAFER_GAP`).
 
     >>> from engine.table import Action
     >>> you = Choice(Action("discard", 0, 4), 2, 4, ev=0.6, win=0.02, value=26.8)
@@ -322,12 +324,14 @@ def _reason(variant: str, played: Choice, ai: Choice) -> tuple[str, str]:
     parts = _parts(played, ai)
     if played.threat is None:
         parts["safer"] = 0.0
-    if max(parts, key=lambda k: parts[k]) == "shape" and not (
-            parts["safer"] > 0 and played.deal_in - ai.deal_in >= SAFER_GAP):
-        return "shape", ""
+    risky = parts["safer"] > 0 and played.deal_in - ai.deal_in >= SAFER_GAP
     for kind in sorted(parts, key=lambda k: -parts[k]):  # ties: safer, faster, bigger, shape
         if parts[kind] <= 0:
             break
+        if kind == "shape":  # the largest part left that the card can name (a bigger hand worth 26.7 子 against
+            if not risky:  # 26.5 was named for a 0.3 子 loss the value made none of)
+                return "shape", ""
+            continue
         if kind == "safer" and round(100 * played.deal_in) > round(100 * ai.deal_in):
             return "safer", ""
         if kind == "faster" and round(100 * ai.win) > round(100 * played.win):
@@ -338,6 +342,16 @@ def _reason(variant: str, played: Choice, ai: Choice) -> tuple[str, str]:
             if round(ai.value, 1) > round(played.value, 1):
                 return "bigger", ""
     return "shape", ""
+
+
+def _most_danger(view: Mapping[str, Any], seat: int, tile: int, c: Choice) -> int | None:
+    """The seat a risky discard is most dangerous against where the evaluator named none (it names a seat only when
+    a deal-in's expected payment to it passes 0.05 子, while the review's danger also counts the win a deal-in ends,
+    :func:`_parts`: in Wuhu, most of it): the seat that makes most of that danger, by the evaluator's own chances
+    and payments (:func:`engine.strong.evaluator.danger_by_seat`); None when none does."""
+    by_seat = danger_by_seat(view, seat, tile, c.win * c.value)
+    o = max(range(4), key=lambda s: by_seat[s])
+    return o if by_seat[o] > 0 else None
 
 
 def _threat_why(view: Mapping[str, Any], seat: int | None) -> str:
@@ -376,6 +390,9 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     if best.action.type == "win":  # a win the player let pass: the AI always takes it
         # the item the player's choice aims at, for a pass priced as high as the win (Chizhou's all pungs: no loss)
         return decision("win", plan_item(ev.variant, po.plan) if po is not None else "")
+    if p.threat is None and played.type == "discard" and played.tile is not None and round(100 * p.deal_in) > round(
+            100 * a.deal_in):
+        p = replace(p, threat=_most_danger(view, me.seat, played.tile, p))
     reason, item = _reason(ev.variant, p, a)
     if (ev.variant in READY_PUNG_ONLY and played.type == "pung" and best.action.type == "pass" and po is not None
             and po.distance > 0 and not item):
@@ -394,9 +411,10 @@ def review_decision(view: Mapping[str, Any], played: Action, step: int = 0, time
     if reason == "bigger" and not item:
         gains = bigger_items(view, me, played, best.action)
     gate = ""
-    if reason == "faster" and not p.plan and 0 <= p.shanten < min(p.distance, a.shanten):
+    if reason == "faster" and not p.plan and 0 <= p.shanten < min(p.distance, a.shanten) and p.distance >= a.distance:
         # the player's shape looks nearer than the AI's, but the normal AI's distance, which the evaluator prices,
-        # counts what a legal win needs beyond the shape
+        # counts what a legal win needs beyond the shape, and by it the player's hand is no nearer (when it is, the
+        # AI's is as short of 八支 or 花 and further: its useful tiles make it faster, and the card says so)
         gate = "hua" if get_variant(ev.variant).ai.hua_gate else "bazhi"
     return decision(reason, item, threat_why=why, gains=gains, gate=gate)
 

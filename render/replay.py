@@ -188,7 +188,7 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
     """Why the AI's choice is worth more, in words: a faster hand (how far each is from ready when that differs, else
     the useful tiles when the AI's leaves more; the chances to win), a bigger hand (the item it aims at, the values
     when won), a safer tile (against whom and what shows the danger: an alarm, a line of one suit; the chances to
-    deal in and what a deal-in costs) or, in Chizhou, an honour that would feed another seat's 花. "" when they
+    deal in and what a deal-in costs: its payment, and the hand it ends when that is worth more) or, in Chizhou, an honour that would feed another seat's 花. "" when they
     agree. ``tile`` writes a tile kind where the reason names one (default: the card's words, 六万 / 6m).
 
     >>> from engine.table import Action
@@ -218,6 +218,10 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
     if d.reason == "safer" and p.threat is not None:
         who = threat_name(d, lang, names, winds)
         cost = p.danger / p.deal_in if p.deal_in > 0 else 0.0
+        ends = p.win * p.value
+        if ends > cost:  # the hand a deal-in ends is most of its cost (in Wuhu, a plain deal-in pays little)
+            return txt("render.review.why_safer_ends", lang, who=who, you=_pct(p.deal_in), ai=_pct(a.deal_in),
+                       cost=_zi(cost), ends=_zi(ends))
         return txt("render.review.why_safer", lang, who=who, you=_pct(p.deal_in), ai=_pct(a.deal_in), cost=_zi(cost))
     if d.reason == "let_go" and a.action.tile is not None:
         return txt("render.review.why_let_go", lang, tile=tile(a.action.tile) if tile else _tile(a.action.tile, lang))

@@ -691,6 +691,17 @@ class Know:
         cost *= DEAL_IN_COST.get(self.variant, 1.0)
         return p_tot, (cost / p_tot if p_tot > 0 else 0.0), (worst[1] if worst and worst[0] > 0.05 else None)
 
+    def danger_by_seat(self, k: int, won: float) -> tuple[float, ...]:
+        """What discarding k now is expected to cost against each seat, as :meth:`_danger_now` builds its price:
+        the chance to deal in to it times what that costs, plus ``won`` (子: the win of this seat's own hand, which
+        a deal-in ends); 0 against this seat and when no deal-in is possible now. Read by the review only, to say
+        whom a risky tile is dangerous against where no single seat's payment makes a named threat."""
+        if not self.ron_ok:
+            return (0.0,) * 4
+        f = DEAL_IN_COST.get(self.variant, 1.0)
+        return tuple(0.0 if o == self.seat else self.deal_in_chance(o, k) * (self.threats[o][0] * f + won)
+                     for o in range(4))
+
     # -------------------------------------------------------------- the hand
     def chance(self, d: int, turns: int) -> float:
         """The measured chance to win from distance ``d`` with ``turns`` own draws left (:data:`WIN`)."""
@@ -1179,6 +1190,13 @@ def evaluate(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mappin
     out = [replace(o, ev=real[o.action], margin=o.margin + (o.ev - real[o.action])) if o.action in real else o
            for o in out]
     return Evaluation(seat, kn.variant, tuple(out), tuple(kn.unseen), let_go)
+
+
+def danger_by_seat(view: Mapping[str, Any], seat: int, tile: int, won: float = 0.0) -> tuple[float, ...]:
+    """Per seat, the expected 子 that discarding ``tile`` now costs ``seat`` against it (:meth:`Know.danger_by_seat`:
+    the deal-in's payment and ``won``, the win a deal-in ends), from the seat's view: the same chances and payments
+    the price of that discard reads. Prices nothing and decides nothing."""
+    return Know(view, seat).danger_by_seat(tile, won)
 
 
 def choose(view: Mapping[str, Any], seat: int, legal: Sequence[Action | Mapping[str, Any]]) -> Action:

@@ -93,6 +93,7 @@ def test_the_card_numbers_are_the_evaluators():
     """Replaying a decision: the prices on the card (the review's rows) are the strong AI's evaluator's own figures
     for the player's choice and for the best one, from the seat's view at that step."""
     from engine.strong import evaluate
+    from engine.strong.evaluator import danger_by_seat
     from render.replay import REVIEW_MAX_ROWS, review_rows
 
     for v in VARIANTS:
@@ -110,7 +111,13 @@ def test_the_card_numbers_are_the_evaluators():
             assert d.played.ev == played_opt.ev and d.ai.ev == best.ev
             # and so are the figures the reasons quote: the chances to win and to deal in, the values, the costs
             for c, o in ((d.played, played_opt), (d.ai, best)):
-                assert (c.win, c.value, c.deal_in, c.threat) == (o.win, o.value, o.deal_in, o.threat)
+                assert (c.win, c.value, c.deal_in) == (o.win, o.value, o.deal_in)
+                # whom the tile is dangerous against: the evaluator's seat, or where it named none for a riskier
+                # discard than the AI's, the seat that makes most of the danger by its own figures
+                if c.threat != o.threat:
+                    assert o.threat is None and c is d.played and c.action.tile is not None
+                    by_seat = danger_by_seat(r.view(d.step - 1, 0), 0, c.action.tile, c.win * c.value)
+                    assert c.threat == max(range(4), key=lambda s: by_seat[s])
                 assert c.danger == pytest.approx(o.deal_in * o.cost)
             # the loss is the difference of the two prices as the card shows them (each to 0.1 子)
             assert d.cost == round(max(0.0, round(best.ev, 1) - round(played_opt.ev, 1)), 1)
@@ -1032,3 +1039,85 @@ def test_the_reason_is_the_part_that_makes_the_loss(variant, seed, hand_no, step
     parts = _parts(d.played, d.ai)
     assert max(parts, key=lambda k: parts[k]) == "shape" and parts["shape"] > d.cost / 2
     assert d.reason == "shape" and describe_reason(d, "en") == said
+
+
+def _easy_hand(variant: str, sd: int, hand_no: int) -> HandReplay:
+    """Hand ``hand_no`` of a match of four easy AIs (a learner's kind of play)."""
+    from engine.selfplay import play_match
+
+    t, acts = Table.new(variant, f"t{sd}"), []
+    play_match(t, ["easy"] * 4, random.Random(100 + sd), max_hands=3, record=acts)
+    return HandReplay.build(variant, f"t{sd}", {}, acts, hand_no)
+
+
+def test_the_flower_gate_is_not_blamed_when_the_ais_hand_is_as_short_of_it_and_further():
+    """Chizhou: the player's discard leaves 1 shanten, 2 steps from a legal win (the 花 gate counted); the AI's
+    leaves 2 shanten, 3 steps from it, with 63 useful tiles against 8. The card said "faster hand: yours is 1
+    shanten in shape but short of the flowers (花) a win needs": the AI's hand is as short of 花 and a step further;
+    what makes it faster is its useful tiles."""
+    from render.replay import describe_reason
+
+    rp = _easy_hand("chizhou", 5, 0)
+    d = review_hand(rp, 3).at(6)
+    assert d is not None and d.reason == "faster" and d.costly
+    assert (d.played.shanten, d.played.distance, d.ai.shanten, d.ai.distance) == (1, 2, 2, 3)  # the set-up
+    assert d.gate == ""
+    assert describe_reason(d, "en") == \
+        "faster hand: 2 shanten with 63 useful tiles against 1 shanten with 8, 34% to win against 17%"
+    for lang in ("zh", "zh-TW"):
+        words = describe_reason(d, lang)
+        assert "63" in words and "花" not in words, words
+
+
+def test_a_wuhu_tile_likely_to_deal_in_is_named_even_when_a_deal_in_pays_little():
+    """Wuhu, seat 0 an easy AI against three normal ones. At step 40 the player's discard is 15% to deal in, the
+    AI's 1%; of the 0.4 子 charged, most is that danger (with the win a deal-in ends). The card said "better shape":
+    the evaluator names a threat seat only when a deal-in's expected payment is large, which in Wuhu it rarely is,
+    and the reason dropped the danger without one. It names the danger, against the seat that makes most of it."""
+    from engine.review import _parts
+    from engine.selfplay import play_match
+    from engine.strong.evaluator import danger_by_seat
+    from render.replay import describe_reason
+
+    t, acts = Table.new("wuhu", "a8"), []
+    play_match(t, ["easy", "normal", "normal", "normal"], random.Random(8), max_hands=4, record=acts)
+    rp = HandReplay.build("wuhu", "a8", {}, acts, 0)
+    d = review_hand(rp, 0).at(40)
+    assert d is not None and d.costly
+    parts = _parts(d.played, d.ai)
+    assert (round(100 * d.played.deal_in), round(100 * d.ai.deal_in)) == (15, 1)  # the set-up
+    assert max(parts, key=lambda k: parts[k]) == "safer"
+    assert d.reason == "safer" and d.played.threat is not None
+    view = rp.view(39, 0)
+    by_seat = danger_by_seat(view, 0, d.played.action.tile or 0, d.played.win * d.played.value)
+    assert d.played.threat == max(range(4), key=lambda o: by_seat[o])
+    # the price is the evaluator's, whatever the words
+    from engine.strong import evaluate
+
+    assert evaluate(view, 0).of(d.played.action).ev == d.played.ev
+    # a deal-in to East (the dealer, seat 3) pays little; the hand it ends is most of what it costs
+    assert rp.winds[3] == 0 and d.played.threat == 3
+    assert [describe_reason(d, lang, list("ABCD"), rp.winds) for lang in ("en", "zh", "zh-TW")] == [
+        "safer against E D: 15% to deal in against 1%; a deal-in pays about 0.3 子 and ends your hand (worth 1.8 子 "
+        "expected)",
+        "更安全：防东 D，点炮机会 15% 对 1%，点炮约付 0.3 子，还断送这手牌（期望 1.8 子）",
+        "更安全：防東 D，放槍機會 15% 對 1%，放槍約付 0.3 子，還斷送這手牌（期望 1.8 子）"]
+
+
+def test_the_shape_is_named_when_it_is_the_largest_part_the_card_can_name():
+    """Hefei: the player's discard is charged 0.3 子; the chances (1.4% against 0.8%, both "1%" on the card) and
+    the shape make it, the value when won (26.7 子 against 26.5) nothing. The card said "bigger hand: worth 26.7 子
+    against 26.5 when won": the reason passed over the shape and named a smaller part."""
+    from engine.review import _parts, _reason
+    from render.replay import describe_reason
+
+    rp = _easy_hand("hefei", 3, 1)
+    d = review_hand(rp, 3).at(48)
+    assert d is not None and d.costly and d.cost == 0.3
+    parts = _parts(d.played, d.ai)
+    assert parts["faster"] > parts["shape"] > parts["bigger"] > 0  # the set-up
+    assert d.reason == "shape" and not describe_reason(d, "en").startswith("bigger")
+    # the same order by hand: an unnameable chance, then the shape, then a nameable value
+    you = Choice(Action("discard", 0, 4), 2, 8, ev=0.20, win=0.008, value=26.5)
+    ai = Choice(Action("discard", 0, 13), 2, 9, ev=0.50, win=0.014, value=26.7)
+    assert _reason("hefei", you, ai) == ("shape", "")
