@@ -1,6 +1,8 @@
 """Calibrate the strong AI's chance model from self-play of the normal AI (run by hand, niced; minutes).
 
-``python -m benchmarks.calibrate_strong [--hands N] [--variant V ...]`` rewrites ``engine/strong/calibration.py``
+``python -m benchmarks.calibrate_strong [--hands N] [--variant V ...] [--write]`` prints the module it measured; with
+``--write`` it rewrites ``engine/strong/calibration.py`` (the table every strong decision reads: a small trial run
+without ``--write`` changes nothing), as every script here that writes an engine table does.
 
 With ``--variant``, only those variants' figures are measured again; the others are kept as they are. Each table is
 written one line per variant, so a change to one variant's figures is a change to its own lines.
@@ -17,7 +19,7 @@ Four normal AIs play N hands per variant (seeds ``cal:0`` ...). For every discar
   by (melds, river length) times one factor per feature (:data:`DANGER_BASE`, :data:`DANGER_FACTOR`; factors are
   the marginal ratios to the overall rate, smoothed, a deliberately simple model).
 
-Prints the module; every figure is a plain rate with its sample behind it (cells with < 40 samples borrow from their
+Every figure is a plain rate with its sample behind it (cells with < 40 samples borrow from their
 neighbours).
 """
 
@@ -161,6 +163,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--hands", type=int, default=3000)
     ap.add_argument("--variant", action="append", choices=VARIANTS, help="measure only this variant (repeatable)")
+    ap.add_argument("--write", action="store_true",
+                    help="rewrite engine/strong/calibration.py with the figures (without it they are printed only)")
     args = ap.parse_args()
     todo = tuple(args.variant or VARIANTS)
     old = importlib.import_module("engine.strong.calibration")
@@ -187,6 +191,9 @@ def main() -> None:
     out += _table("DANGER_FACTOR", "dict[str, dict[str, dict[Any, float]]]", fac_t,
                   '"""variant -> feature -> value -> factor on the base (in its river, its melds\' suit, its river\'s'
                   ' share of\nthe suit, the tile\'s rank, its alarms)."""')
+    if not args.write:
+        print(out)
+        return
     path = pathlib.Path(__file__).resolve().parent.parent / "engine" / "strong" / "calibration.py"
     path.write_text(out, encoding="utf-8")
     print(f"wrote {path} ({', '.join(todo)}: {args.hands} hands each)")

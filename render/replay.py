@@ -1172,6 +1172,6 @@ def _examples(out: str) -> None:
 
 
 if __name__ == "__main__":
-    import sys
+    from .samples import folder_argument
 
-    _examples(sys.argv[1] if len(sys.argv) > 1 else "docs/images")
+    _examples(str(folder_argument("the replay documentation's example pictures")))

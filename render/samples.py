@@ -140,6 +140,20 @@ def write_examples(out: Path) -> list[Path]:
     return paths
 
 
+def folder_argument(what: str, argv: list[str] | None = None) -> Path:
+    """The one argument of ``python -m render.samples`` and ``python -m render.replay``: the folder to write
+    ``what`` into (``docs/images`` by default); ``--help`` explains and writes nothing.
+
+    >>> folder_argument("pictures", []), folder_argument("pictures", ["/tmp/x"])
+    (PosixPath('docs/images'), PosixPath('/tmp/x'))
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description=f"Write {what} (PNG and GIF files) into a folder.")
+    parser.add_argument("folder", nargs="?", default="docs/images", help="where to write them (default: docs/images)")
+    return Path(parser.parse_args(argv).folder)
+
+
 if __name__ == "__main__":
-    for p in write_examples(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/images")):
+    for p in write_examples(folder_argument("the documentation's example pictures", sys.argv[1:])):
         print(p)

@@ -2,7 +2,7 @@
 
 Public API (everything is pure: a table is a function of (variant, seed, settings, actions); no clock, no I/O)::
 
-    Table.new(variant, seed, settings=None, players=("AI",)*4, *, wall=None, dealer=None) -> Table
+    Table.new(variant, seed, rules=None, players=("AI",)*4, *, wall=None, dealer=None) -> Table
     Table.replay(variant, seed, settings, actions, players=..., *, wall=None, dealer=None) -> Table
     table.legal_actions(seat) -> list[Action]      # seat = chair 0-3, fixed for the match
     table.apply(action) -> list[Event]             # raises IllegalAction (an EngineError), changing nothing

@@ -142,7 +142,7 @@ class Table:
         cls,
         variant: str,
         seed: int | str,
-        settings: Mapping[str, Any] | None = None,
+        rules: Mapping[str, Any] | None = None,
         players: Sequence[str] = ("AI",) * 4,
         *,
         wall: Sequence[int | str] | None = None,
@@ -150,11 +150,15 @@ class Table:
     ) -> Table:
         """A new match; its first hand is dealt at once.
 
-        ``settings``: the variant's house rules (``VARIANT.rules`` keys: Wuhu ``mode`` 315/525, ``di_per_match``,
-        Hefei/Chizhou ``quan_per_match`` ...). ``wall`` (tests, puzzles): the first hand's draw order instead of the
-        seeded shuffle (see :func:`engine.table.wall.arrange`); ``dealer``: the first dealer's chair instead of the
-        dice.
+        ``rules``: the variant's house rules as set (``VARIANT.rules`` keys: Wuhu ``mode`` 315/525,
+        ``di_per_match``, Hefei/Chizhou ``quan_per_match`` ...; the rest at their defaults). ``wall`` (tests,
+        puzzles): the first hand's draw order instead of the seeded shuffle (see :func:`engine.table.wall.arrange`);
+        ``dealer``: the first dealer's chair instead of the dice.
+
+        >>> Table.new("wuhu", 7, rules={"mode": 525}).match.rules["mode"]
+        525
         """
+        settings = rules
         V = get_variant(variant)  # refuses a key not in VARIANT_KEYS
         if len(players) != 4:
             raise IllegalAction("bad_players", n=len(players))
