@@ -17,6 +17,9 @@ import discord
 
 from bot.i18n import t
 
+#: Discord's limit on a message's text (characters); every message the bot writes fits it
+MESSAGE_LIMIT = 2000
+
 #: Discord's error codes for a write refused because the bot may not post there (its permissions in the channel)
 NO_ACCESS = frozenset({
     50001,  # Missing Access: the bot may not see the channel

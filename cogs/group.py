@@ -42,7 +42,9 @@ from bot.ids import parse_id, require_id
 from bot.interactions import lang_of
 from bot.names import player_name
 from bot.options import typed_text
+from bot.posting import MESSAGE_LIMIT
 from bot.store import group as gstore
+from bot.store.errors import StoreError
 from bot.store.failures import DATABASE_ERRORS
 from bot.store.history import ai_seats
 from bot.store.records import waiting_before
@@ -50,8 +52,10 @@ from cogs.checks import check_manager, guild_of
 from cogs.choices import variant_choices
 from cogs.errors import saved
 from cogs.leaderboard import (
+    TOP,
     VariantBoard,
     _board_png,
+    board_text,
     day_text,
     display,
     resolve_scope,
@@ -110,23 +114,29 @@ def day_end(day: date, tz: tzinfo) -> datetime:
 
 async def final_board(bot: MjBot, season: gstore.Season, lang: str) -> tuple[str, bytes | None]:
     """The final board of an ended season: the top of every variant played in it (text), and the image (PNG) of the
-    variant with the most hands."""
+    variant with the most hands. Each variant's list is headed by its name only (the season's label is the first
+    line); when the top ten of every variant would not fit one message, every variant keeps the same, smaller number
+    of places (a cut at the end dropped the last variant's)."""
     tz = await server_tz(bot, season.guild_id)
     label = season_label(season, lang, tz)
-    parts = [t("season.final_title", lang, label=safe(label))]
+    head = t("season.final_title", lang, label=safe(label))
+    boards: list[VariantBoard] = []
     best: tuple[int, VariantBoard] | None = None
     for key in VARIANT_KEYS:
         b = await variant_board(bot, season.guild_id, key, season.started_at, season.until, label, lang)
         if b is None:
             continue
-        parts.append(b.text)
+        boards.append(b)
         hands = sum(r.hands for r in b.rows)
         if best is None or hands > best[0]:
             best = (hands, b)
     if best is None:
-        parts.append(t("season.final_empty", lang))
-        return "\n\n".join(parts), None
-    text = fit_message("\n\n".join(parts))
+        return "\n\n".join([head, t("season.final_empty", lang)]), None
+    for top in range(TOP, 0, -1):
+        text = "\n\n".join([head, *(board_text(b.title, "", b.lines[:top], len(b.rows), lang, None) for b in boards)])
+        if len(text) <= MESSAGE_LIMIT:
+            break
+    text = fit_message(text)
     try:
         data = await asyncio.to_thread(_board_png, best[1].title, label, best[1].lines, None, lang)
     except Exception:
@@ -250,7 +260,7 @@ async def _fall_back(bot: MjBot, what: str, season: gstore.Season, fallback: Sen
     return True
 
 
-def fit_message(text: str, limit: int = 2000) -> str:
+def fit_message(text: str, limit: int = MESSAGE_LIMIT) -> str:
     r"""``text`` cut at a line boundary (with a ``…`` line) so that it fits a Discord message.
 
     >>> fit_message("a\nbb\ncc", 6), fit_message("a\nbb\ncc", 5)
@@ -369,8 +379,13 @@ class Group(commands.Cog):
         _settings, lang = await self._manager(interaction)
         tz = await server_tz(self.bot, interaction.guild_id)
         ends_at = day_end(parse_day(ends), tz) if ends else None
-        new, ended = await gstore.start_season(self.bot.open_store, guild_of(interaction), interaction.user.id, title,
-                                               ends_at=ends_at, channel_id=interaction.channel_id)
+        try:
+            new, ended = await gstore.start_season(self.bot.open_store, guild_of(interaction), interaction.user.id,
+                                                   title, ends_at=ends_at, channel_id=interaction.channel_id)
+        except StoreError as e:  # a repeat names the season's title: as typed, as every other answer shows it
+            if "name" in e.params:
+                e.params["name"] = safe(str(e.params["name"]))
+            raise
         log.info("guild %s: user %s started season %s", interaction.guild_id, interaction.user.id, new.number)
         text = t("season.started", lang, label=safe(season_label(new, lang, tz)))
         if ends_at is not None:

@@ -252,7 +252,7 @@ def board_text(title: str, subtitle: str, lines: list[tuple[int, BoardRow]], tot
     how many players are ranked."""
     from render.board import gaps_before
 
-    out = [f"**{title}** · {safe(subtitle)}"]
+    out = [f"**{title}** · {safe(subtitle)}" if subtitle else f"**{title}**"]
     for (rank, row), gap in zip(lines, gaps_before([rank for rank, _ in lines]), strict=True):
         if gap:
             out.append("…")
@@ -401,7 +401,7 @@ class Leaderboard(commands.Cog):
         name = s.display_name or who.display_name
         if s.hands == 0:
             key = "stats.not_member" if not isinstance(who, discord.Member) else "stats.none"
-            await interaction.response.send_message(t(key, lang, name=safe(name), scope=scope), ephemeral=True,
+            await interaction.response.send_message(t(key, lang, name=safe(name), scope=safe(scope)), ephemeral=True,
                                                     allowed_mentions=_NO_PINGS)
             return
         await _send(interaction, stats_text(name, scope, s, lang), _stats_png, drawn_name(name) or player_name(who),

@@ -36,6 +36,7 @@ from bot.i18n import locale_str, t, variant_name
 from bot.ids import db_id
 from bot.interactions import lang_of
 from bot.names import drawn_name
+from bot.posting import MESSAGE_LIMIT
 from bot.store.history import (
     AdjustmentRow,
     HandUnavailable,
@@ -64,7 +65,6 @@ log = logging.getLogger(__name__)
 
 PAGE = 10  # entries (hands, adjustments) per /history page
 REASON_CLIP = 80  # characters of a correction's reason shown in /history (the export has it whole)
-_MESSAGE_LIMIT = 2000  # Discord's limit on a message's text
 THEMES = ("dark", "light")
 _CACHE = 16  # replays kept built (a replay replays its match up to the hand)
 _NO_PINGS = discord.AllowedMentions.none()
@@ -297,7 +297,7 @@ class Memory(commands.Cog):
         # reasons are shown up to REASON_CLIP characters, fewer when a page would not fit one message
         for reason_clip in (REASON_CLIP, 40, 12):
             text = "\n".join([title, *(entry_text(r, lang, tz, others, reason_clip) for r in rows), *footer])
-            if len(text) <= _MESSAGE_LIMIT:
+            if len(text) <= MESSAGE_LIMIT:
                 break
         view = discord.ui.View(timeout=None)
         if pages > 1:

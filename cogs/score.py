@@ -20,12 +20,12 @@ from discord.ext import commands
 from bot.app import MjBot
 from bot.i18n import locale_str, notation_examples, t, variant_name
 from bot.interactions import lang_of, settings_of
+from bot.posting import MESSAGE_LIMIT
 from bot.settings import DEALER_STREAK, HAND_LENGTH, variant_rules
 from cogs.choices import MODE_CHOICES, SEAT_CHOICES, SITUATION_CHOICES, WIN_CHOICES, variant_choices
 from cogs.errors import SafeView
 from cogs.scoring import (
     BREAKDOWN_FILE,
-    MESSAGE_LIMIT,
     breakdown_text,
     build_situation,
     check_options,

@@ -11,6 +11,7 @@ from typing import Any
 from bot.errors import UserError
 from bot.i18n import item_name, rule_value, seat_name, t, variant_name
 from bot.options import shown_value
+from bot.posting import MESSAGE_LIMIT
 from bot.settings import DEALER_STREAK, HAND_LENGTH, WUHU_MODES
 from cogs.choices import SEATS, SITUATIONS, WINS
 from engine.tiles import Hand
@@ -18,7 +19,6 @@ from engine.variants import ScoreResult, Situation, Variant, variant_keys
 from render import ScoreScene, render_score
 
 #: Discord's limit on a message's text; a longer breakdown is cut and sent whole as :data:`BREAKDOWN_FILE`.
-MESSAGE_LIMIT = 2000
 BREAKDOWN_FILE = "score.txt"
 
 

@@ -376,8 +376,10 @@ async def start_season(store: Store, guild_id: int, user_id: int, name: str, *, 
                               (guild_id,))
         if (open_row is not None and open_row[3] == name and open_row[9] == user_id
                 and abs(ms - open_row[5]) < REPEAT_MS and open_row[6] == end_ms):  # the same start, again
-            raise StoreError("season_repeated", number=open_row[2], name=name,
-                             minutes=_minutes(abs(ms - open_row[5])))
+            ago = abs(ms - open_row[5])
+            if ago < 60_000:  # (a double submit: "1 min ago" for a season started that second read as a clock fault)
+                raise StoreError("season_repeated_now", number=open_row[2], name=name)
+            raise StoreError("season_repeated", number=open_row[2], name=name, minutes=_minutes(ago))
         ended = None
         if open_row is not None:
             # an open season whose planned end has passed ends then; otherwise now

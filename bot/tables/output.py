@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import render
 from bot.observe import Observers
+from bot.posting import MESSAGE_LIMIT
 from bot.seams import TableUI
 from bot.store import Store
 from bot.store.resume import retrying
@@ -30,7 +31,6 @@ log = logging.getLogger(__name__)
 
 PLAYING = ("play", "claim", "rob")
 AWAY = "away"  # a seat's dm_key is (AWAY, why) once its hand message says the AI plays it (come_back clears it)
-MESSAGE_LIMIT = 2000  # characters of a Discord message
 RESULT_TEXT = 1600  # a hand's result text longer than this is posted, not written into the table message
 PNG_STUB = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x00\x00\x00\x00:~\x9bU"
             b"\x00\x00\x00\nIDATx\x9cc`\x00\x00\x00\x02\x00\x01H\xaf\xa4q\x00\x00\x00\x00IEND\xaeB`\x82")

@@ -108,3 +108,48 @@ async def test_a_day_that_is_no_date_is_refused_and_starts_nothing(h: Harness, e
     r = await h.slash("season start", title="Spring", ends=ends, permissions=ADMIN_PERMISSIONS, locale="en-US")
     assert r.reply.ephemeral and "is not a date" in r.reply.content
     assert await gstore.seasons(h.bot.open_store, GUILD_ID) == []
+
+
+async def test_stats_of_a_player_without_hands_in_a_season_names_it_as_typed(h: Harness):
+    now = datetime.now(UTC)
+    await gstore.start_season(h.bot.open_store, GUILD_ID, A, TITLE, ends_at=None, channel_id=None,
+                              at=now - timedelta(days=5))
+    h.fake.add_user(B, "Bob")
+    r = await h.slash("stats", player=B, season="1", locale="en-US")
+    assert SHOWN in r.reply.content and not [w for w in RAW if w in r.reply.content], r.reply.content
+
+
+async def test_a_season_started_twice_is_named_as_typed_and_just_now(h: Harness):
+    """A double submit of /season start: the refusal wrote the title raw and said "1 min ago" for a season started
+    that second."""
+    await h.slash("season start", title=TITLE, permissions=ADMIN_PERMISSIONS, locale="en-US")
+    r = await h.slash("season start", title=TITLE, permissions=ADMIN_PERMISSIONS, locale="en-US")
+    text = r.reply.content
+    assert "just started season 1" in text and "min ago" not in text, text
+    assert SHOWN in text and not [w for w in RAW if w in text], text
+
+
+async def test_the_final_board_keeps_every_variant_played(h: Harness):
+    """A season of the three variants, ten players each with names of an ordinary length: the final board was cut at
+    2,000 characters and the last variant lost its places (the image shows one variant only). Each variant now keeps
+    the same number of places, as many as fit, under its name alone (the label heads the message once)."""
+    base = 1_200_000_000_000_002_000
+    now = datetime.now(UTC)
+    await gstore.start_season(h.bot.open_store, GUILD_ID, A, "Spring League 2027", ends_at=None, channel_id=None,
+                              at=now - timedelta(days=5))
+    for v_i, variant in enumerate(("wuhu", "hefei", "chizhou")):
+        for k in range(5):
+            payer, payee = base + 100 * v_i + 2 * k, base + 100 * v_i + 2 * k + 1
+            names = {payer: f"Jonathan Whitaker {v_i}{2 * k}", payee: f"Margaret Hollande {v_i}{2 * k + 1}"}
+            await gstore.adjust(h.bot.open_store, GUILD_ID, A, payer, payee, 1000 + k, variant, "league night",
+                                names=names, at=now - timedelta(days=1, minutes=10 * k + v_i))
+    await h.slash("season start", title="Summer", permissions=ADMIN_PERMISSIONS, locale="en-US")
+    await h.settle()
+    final = [m for m in h.fake.channel_messages(h.channel_id) if "Final board" in m.content][-1].content
+    assert len(final) <= 2000 and final.count("Spring League 2027") == 1
+    parts = final.split("\n\n")[1:]
+    assert [p.splitlines()[0] for p in parts] == ["**Wuhu leaderboard**", "**Hefei leaderboard**",
+                                                  "**Chizhou leaderboard**"]
+    places = [sum(1 for line in p.splitlines() if line.lstrip("_")[:1].isdigit()) for p in parts]
+    assert len(set(places)) == 1 and places[0] >= 8, places  # the same for each: as many as fit
+    assert not any(line == "…" for line in final.splitlines()[-3:])
