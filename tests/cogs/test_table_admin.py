@@ -546,3 +546,24 @@ async def test_a_vote_the_players_here_agreed_to_passes_at_its_deadline(harness:
     assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
     msg = h.fake.find_message(vm.id)
     assert not msg.buttons() and "解散投票通过" in msg.content
+
+
+async def test_a_vote_passing_at_its_deadline_is_tried_again_when_the_store_fails(harness: Harness):
+    """The minute is up and the players here agreed, but the store refuses the dissolve's audit row once: the vote
+    is not dropped as lapsed (nor lost); its timer tries again and the match is dissolved."""
+    h = harness
+    prep(h)
+    clock = VoteClock(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    await h.slash("table autoplay", on="on", user=P1)
+    await h.bot.tables.wait_idle()
+    await h.slash("table dissolve", user=P2)
+    vm = vote_message(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("INSERT INTO settings_audit", times=1)
+    await clock.end_minute(h, lt.vote)
+    assert flaky.hits == 1
+    assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
+    msg = h.fake.find_message(vm.id)
+    assert not msg.buttons() and "解散投票通过" in msg.content and "过期" not in msg.content
