@@ -395,7 +395,7 @@ class Tables(commands.Cog):
         if passed or lt is None:
             await _say(interaction, t("tables.vote_passed", lang))
             return
-        text = t("tables.dissolve_vote", lt.lang, name=interaction.user.display_name, n=lt.voters(vote),
+        text = t("tables.dissolve_vote", lt.lang, name=interaction.user.display_name, n=len(lt.humans()),
                  s=round(mgr.timers.vote * mgr.timers.scale))
         await interaction.response.send_message(text, view=self.ui.vote_view(lt, vote.number, lt.lang))
         try:

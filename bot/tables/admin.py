@@ -12,9 +12,12 @@ Ledger: a match's seats are fixed when it is recorded, so the member who sat dow
 credited (or charged) every 子 of it, including hands the AI played for them while away or replaced.
 
 Dissolve: a seated human proposes, the proposer's voice counts as yes; the match is aborted (the hands already
-settled stay in the ledger, the hand in play pays nothing) as soon as a strict majority of the seated humans agree
-(one human seat: at once), or the vote lapses after ``timers.vote`` seconds. Only one vote at a time; the vote
-message's buttons are removed when it passes, lapses or the table closes. Every step runs under the table's lock.
+settled stay in the ledger, the hand in play pays nothing) at once when a strict majority of all the seated humans
+agree (one human seat: at once). Otherwise the vote runs ``timers.vote`` seconds and at its deadline passes when a
+strict majority of the humans who are here or answered agree (:meth:`LiveTable.voters`: a player away counts only
+by answering), else it lapses; refusals that put even that out of reach end it early. Only one vote at a time; the
+vote message's buttons are removed when it passes, lapses or the table closes. Every step runs under the table's
+lock.
 """
 
 from __future__ import annotations
@@ -231,7 +234,7 @@ class Admin:
             if lt.vote is not None:
                 raise Refusal("tables.vote_open")
             vote = Vote(lt.votes + 1, user_id, {user_id}, deadline=self.wall() + self.timers.vote * self.timers.scale)
-            if vote.passes(lt.voters(vote)):
+            if vote.passes(len(lt.humans())):  # at once only by a majority of everyone seated
                 await self._dissolve(lt, vote)
                 lt.votes += 1
                 return vote, True
@@ -293,10 +296,10 @@ class Admin:
                 return
             vote = Vote.from_json(stored)
             lt.vote = vote
-            if vote.deadline <= self.wall() or not vote.can_pass(lt.voters(vote)):
+            if not vote.can_pass(len(lt.humans())):
                 self._drop_vote(lt, "tables.vote_expired")
-            else:
-                self._arm_vote(lt, vote)
+            elif vote.deadline > self.wall() or not await self._vote_due(lt, vote):
+                self._arm_vote(lt, vote)  # (its deadline passed and the store failed: the timer tries again)
 
     async def cast_vote(self, table_id: int, number: int, user_id: int, yes: bool) -> bool:
         """A seated human's answer to vote ``number``. Returns whether the match is dissolved now."""
@@ -313,7 +316,7 @@ class Admin:
                 raise Refusal("tables.voted_already")
             if not yes:
                 vote.no.add(user_id)
-                humans = lt.voters(vote)
+                humans = len(lt.humans())  # out of reach even if every other player agrees or stays away
                 try:  # stored first (a vote this no ends is stored as over: a restart never reopens it)
                     await self._keep_vote(lt, vote if vote.can_pass(humans) else None)
                 except Refusal:
@@ -323,7 +326,7 @@ class Admin:
                     self._drop_vote(lt, "tables.vote_failed")
                 return False
             vote.yes.add(user_id)
-            humans = lt.voters(vote)
+            humans = len(lt.humans())
             try:
                 if vote.passes(humans):
                     await self._dissolve(lt, vote)
@@ -335,10 +338,26 @@ class Admin:
             return False
 
     async def _vote_timer(self, lt: LiveTable, vote: Vote) -> None:
-        await self.vote_sleep(max(0.0, vote.deadline - self.wall()))
-        async with lt.lock:
-            if lt.vote is vote and not lt.closed:
-                self._drop_vote(lt, "tables.vote_expired")
+        wait, n = max(0.0, vote.deadline - self.wall()), 0
+        while True:
+            await self.vote_sleep(wait)
+            async with lt.lock:
+                if lt.vote is not vote or lt.closed or await self._vote_due(lt, vote):
+                    return
+            wait, n = self.store_backoff[min(n, len(self.store_backoff) - 1)], n + 1
+
+    async def _vote_due(self, lt: LiveTable, vote: Vote) -> bool:
+        """The vote's minute is up (under the lock): it passes when a strict majority of the humans who are here or
+        answered agree (:meth:`LiveTable.voters`), else it lapses. False: the store did not take the dissolve (the
+        vote stays open; the caller tries again)."""
+        if not vote.passes(lt.voters(vote)):
+            self._drop_vote(lt, "tables.vote_expired")
+            return True
+        try:
+            await self._dissolve(lt, vote)
+        except Refusal:
+            return False
+        return True
 
     def _drop_vote(self, lt: LiveTable, key: str = "tables.vote_over") -> None:
         """End the open vote (if any): its timer stops and its message loses its buttons, saying ``key``."""
@@ -366,7 +385,7 @@ class Admin:
         await self._end_in_store(lt, "dissolved by vote")  # (a Refusal: the vote stays open, nothing changed)
         if lt.vote is vote:
             lt.vote = None
-            if vote.timer is not None:
+            if vote.timer is not None and vote.timer is not asyncio.current_task():  # (its deadline: it ends itself)
                 vote.timer.cancel()
         self._strip_vote(lt, vote, "tables.vote_passed")
         names = ", ".join(s.name for s in lt.seats if s is not None and s.user_id in vote.yes)

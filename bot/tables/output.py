@@ -45,6 +45,7 @@ class Output:
     ui: TableUI | None
     by_id: dict[int, LiveTable]
     store_backoff: tuple[float, ...]
+    clock: Callable[[], float]  # the event loop's time: what the table's deadlines are on
 
     if TYPE_CHECKING:  # the manager's
         @property
@@ -152,13 +153,21 @@ class Output:
             files.append(Png(await self._render("match", scene, lt.lang, True, lt), f"match-{lt.id}.png"))
         self.publisher.post(lt, text, files, marks={"summary": 1})
 
+    def _next_hand_in(self, lt: LiveTable) -> float:
+        """Seconds until the timer deals the next hand: the time left to the deadline kept since the hand's end
+        (:attr:`LiveTable.deadlines`; a table message edited between hands does not promise the full delay again),
+        or the full delay while none is set yet (the hand has just ended: the timer is armed after this message)."""
+        _, _, nxt = self.delays(lt)
+        tb = lt.table
+        at = lt.deadlines.get(("next", tb.seq)) if tb is not None else None
+        return nxt if at is None else max(0.0, at - self.clock())
+
     async def _table_message(self, lt: LiveTable, *, fresh: bool = False) -> None:
         tb = lt.table
         assert tb is not None
         scene = scenes.table_scene(lt, tb.view(None))
         png = await self._render("table", scene, lt.lang, True, lt)
-        _, _, nxt = self.delays(lt)
-        content = scenes.status_text(lt, nxt)
+        content = scenes.status_text(lt, self._next_hand_in(lt))
         view = self.ui.table_view(lt) if self.ui else None
         table = Png(png, f"table-{lt.id}.png")
         if tb.phase in PLAYING:

@@ -6,6 +6,7 @@ hand image from that seat's own view. Seat names are the table's display names (
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -199,7 +200,8 @@ def status_text(lt: LiveTable, next_seconds: float) -> str:
         lines.append(t("tables.rob", lang, name=names[v["robbing"]["seat"]]))
     elif tb.phase == "ended":
         # every human away: no timer deals the next hand with nobody there (the table waits for Next or I'm back)
-        lines.append(t("tables.hand_over_away" if lt.everyone_away() else "tables.hand_over", lang, n=int(next_seconds)))
+        left = math.ceil(round(next_seconds, 3))  # the whole seconds left, rounded up (never a later promise)
+        lines.append(t("tables.hand_over_away" if lt.everyone_away() else "tables.hand_over", lang, n=left))
     else:
         lines.append(t("tables.match_over", lang))
     afk = [names[i] for i, s in enumerate(lt.seats) if s and s.afk]

@@ -153,7 +153,8 @@ class Vote:
                    deadline=float(d["deadline"]))
 
     def passes(self, humans: int) -> bool:
-        """A strict majority of the ``humans`` it counts (:meth:`LiveTable.voters`).
+        """A strict majority of ``humans``: of all the seated humans (passed at once), or at its deadline of those
+        who are here or answered (:meth:`LiveTable.voters`).
 
         >>> Vote(1, 5, {5}).passes(1), Vote(1, 5, {5}).passes(2), Vote(1, 5, {5, 6}).passes(3)
         (True, False, True)
@@ -161,7 +162,10 @@ class Vote:
         return len(self.yes) * 2 > humans
 
     def can_pass(self, humans: int) -> bool:
-        """Whether the humans who have not said no could still make a majority.
+        """Whether the ``humans`` seated who have not said no could still make a majority, at once or at the
+        deadline: each of them may agree or be away without answering, so it is in reach while fewer than half said
+        no (with ``yes`` agreeing and ``no`` refusing, ``k`` more agreeing and the rest away it passes iff
+        ``yes + k > no``).
 
         >>> Vote(1, 5, {5}, {6}).can_pass(2), Vote(1, 5, {5}, {6}).can_pass(3)
         (False, True)
@@ -282,9 +286,10 @@ class LiveTable:
         return [i for i, s in enumerate(self.seats) if s is not None and s.human]
 
     def voters(self, vote: Vote) -> int:
-        """How many humans a dissolve vote counts: the seated humans who are here, and any who answered it. A seat
-        the AI plays for an away player (timed out, 托管, replaced) abstains unless its player votes: two friends
-        whose host left the AI the seat are not held at a table neither of them can end."""
+        """How many humans a dissolve vote counts at its deadline: the seated humans who are here, and any who
+        answered it. A seat the AI plays for an away player (timed out, 托管, replaced) abstains unless its player
+        votes: two friends whose host left the AI the seat are not held at a table neither of them can end. Before
+        the deadline only a majority of all the seated humans passes a vote: nobody away loses the minute to answer."""
         here = {self.occupant(c).user_id for c in self.humans() if not self.occupant(c).afk}
         return len(here | vote.yes | vote.no)
 

@@ -6,6 +6,7 @@ the match's status and its ledger, the stored metadata a restart reads, and the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -27,6 +28,7 @@ from tests.cogs.test_tables import (
 )
 from tests.harness import ADMIN_PERMISSIONS, Harness
 from tests.harness.faults import FlakyConnection
+from tests.harness.simclock import SimClock
 
 pytestmark = pytest.mark.both_backends
 
@@ -265,6 +267,11 @@ def vote_message(h: Harness):
     return next(m for m in reversed(h.channel()) if any(c["custom_id"].startswith("mjv:") for c in m.buttons()))
 
 
+def vote_message_id(h: Harness) -> int:
+    """The latest vote message, with or without its buttons."""
+    return next(m.id for m in reversed(h.channel()) if "解散" in (m.content or "") and "提议" in (m.content or ""))
+
+
 async def test_dissolve_by_majority_keeps_the_settled_hands(harness: Harness):
     h = harness
     prep(h)
@@ -415,22 +422,46 @@ async def test_dissolve_and_autoplay_in_a_lobby_say_the_game_has_not_started(har
     assert not any(s.afk for s in lt.seats if s is not None)
 
 
+class VoteClock:
+    """The wall clock a vote's deadline is on, and the sleeper its timer waits with (``TableManager.wall`` and
+    ``vote_sleep``): the minute is up when the test says so (:meth:`end_minute`), not after a real minute."""
+
+    def __init__(self, h: Harness) -> None:
+        self.now = 1_800_000_000.0
+        self.up = asyncio.Event()
+        h.bot.tables.wall = lambda: self.now
+        h.bot.tables.vote_sleep = self.sleep
+
+    async def sleep(self, seconds: float) -> None:
+        await self.up.wait()
+        self.now += seconds
+
+    async def end_minute(self, h: Harness, vote) -> None:
+        """Let the open vote's timer run out and decide; the next vote waits again."""
+        self.up.set()
+        await asyncio.wait_for(asyncio.shield(vote.timer), 30)  # (a bound for a hang only)
+        self.up = asyncio.Event()
+        await h.bot.tables.wait_idle()
+
+
 async def test_a_seat_the_ai_plays_for_an_away_player_does_not_hold_a_dissolve_vote(harness: Harness):
     """Two friends; the host chose 托管 and left. The other could neither end the table (host only) nor dissolve it
     (a vote needed both) nor sit at another table: held until a server manager came. An away player's seat now
-    abstains unless that player answers; with three humans one away, the two here decide, and an away player who
-    does answer counts."""
+    abstains at the vote's deadline unless that player answers; with three humans one away, two of three agreeing
+    still pass at once, and an away player who does answer counts."""
     h = harness
     prep(h)
+    clock = VoteClock(h)
     await open_table(h, "hefei", humans=(P1, P2))
     lt = live(h)
     await h.slash("table autoplay", on="on", user=P1)
     await h.bot.tables.wait_idle()
     r = await h.slash("table dissolve", user=P2, locale="en-US")
-    assert "passed" in said(r)
-    await h.bot.tables.wait_idle()
+    assert "passed" not in said(r) and not lt.closed  # the host has the minute to answer
+    await clock.end_minute(h, lt.vote)
     assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
-    # three humans, P3 away: P1 and P2 are the vote; P3 answering no makes it three, and two of three still pass
+    assert "解散投票通过" in h.fake.find_message(vote_message_id(h)).content
+    # three humans, P3 away: P3 answering no makes it one of each, and two of three still pass
     h2 = harness
     await open_table(h2, "hefei", humans=(P1, P2, P3))
     lt = live(h2)
@@ -438,7 +469,7 @@ async def test_a_seat_the_ai_plays_for_an_away_player_does_not_hold_a_dissolve_v
     await h2.bot.tables.wait_idle()
     await h2.slash("table dissolve", user=P1)
     vm = vote_message(h2)
-    assert "majority of the 2 players here" in vm.content or "2 位玩家" in vm.content
+    assert "全部 3 位玩家" in vm.content
     no = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":n"))
     r = await h2.click(vm, custom_id=no, user=P3, locale="en-US")
     assert "counted" in said(r) and lt.vote is not None  # 1 of 3 said yes, 1 no: a majority is still in reach
@@ -447,3 +478,92 @@ async def test_a_seat_the_ai_plays_for_an_away_player_does_not_hold_a_dissolve_v
     assert "passed" in said(r)
     await h2.bot.tables.wait_idle()
     assert lt.closed
+
+
+async def test_one_player_cannot_end_a_match_the_moment_the_others_timed_out(harness: Harness):
+    """Three friends; P1 and P2 step away and each times out twice (the AI plays their seats). P3 proposes 解散:
+    the match was aborted at the click, the others never saw a vote. Now the vote runs its minute; at its end it
+    counts those here or who answered: P1 answering no keeps the match; a second vote nobody else answers passes."""
+    h = harness
+    prep(h)
+    sim = SimClock()
+    mgr = h.bot.tables
+    mgr.clock, mgr.sleep = sim.time, sim.sleep
+    clock = VoteClock(h)
+    mgr.timers.next_hand, mgr.timers.turn, mgr.timers.claim = 3600.0, 10.0, 3600.0
+    await open_table(h, "hefei", humans=(P1, P2, P3))
+    lt = live(h)
+    s1, s2, s3 = lt.seat_of(P1), lt.seat_of(P2), lt.seat_of(P3)
+    for _ in range(300):
+        if lt.seats[s1].afk and lt.seats[s2].afk:
+            break
+        tb = lt.table
+        if tb.phase == "ended":
+            table = h.fake.find_message(lt.message_id)
+            await h.click(table, custom_id=button_id(table, ":next"), user=P3)
+        elif s3 in tb.awaited():
+            m = latest_dm_controls(h, P3)
+            await h.click(m, custom_id=choose_click(m))
+        else:
+            await sim.advance(10.0, h.settle)
+        await mgr.wait_idle()
+    assert lt.seats[s1].away == "timeout" and lt.seats[s2].away == "timeout" and not lt.closed
+    r = await h.slash("table dissolve", user=P3, locale="en-US")
+    await mgr.wait_idle()
+    assert "passed" not in said(r) and not lt.closed and lt.vote is not None
+    vm = vote_message(h)
+    no = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":n"))
+    r = await h.click(vm, custom_id=no, user=P1, locale="en-US")
+    assert "counted" in said(r) and lt.vote is not None  # P2 could still agree (or stay away)
+    await clock.end_minute(h, lt.vote)
+    assert lt.vote is None and not lt.closed  # one yes, one no among those who count: it fails
+    assert "过期" in h.fake.find_message(vm.id).content and not h.fake.find_message(vm.id).buttons()
+    r = await h.slash("table dissolve", user=P3, locale="en-US")
+    assert "passed" not in said(r) and lt.vote is not None and not lt.closed
+    await clock.end_minute(h, lt.vote)  # nobody away answered: P3 is the vote
+    assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
+    assert "解散投票通过" in h.fake.find_message(vote_message_id(h)).content
+
+
+async def test_a_vote_the_players_here_agreed_to_passes_at_its_deadline(harness: Harness):
+    """Four friends: P1 proposes, P2 agrees (2 of 4: not at once); P3 and P4 choose 托管 and leave without
+    answering. At the end of the minute both players here agree: the match is dissolved (it lapsed as failed)."""
+    h = harness
+    prep(h)
+    clock = VoteClock(h)
+    await open_table(h, "hefei", humans=(P1, P2, P3, P4))
+    lt = live(h)
+    await h.slash("table dissolve", user=P1)
+    vm = vote_message(h)
+    yes = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":y"))
+    r = await h.click(vm, custom_id=yes, user=P2, locale="en-US")
+    assert "passed" not in said(r)
+    await h.slash("table autoplay", on="on", user=P3)
+    await h.slash("table autoplay", on="on", user=P4)
+    await h.bot.tables.wait_idle()
+    assert lt.vote is not None and not lt.closed
+    await clock.end_minute(h, lt.vote)
+    assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
+    msg = h.fake.find_message(vm.id)
+    assert not msg.buttons() and "解散投票通过" in msg.content
+
+
+async def test_a_vote_passing_at_its_deadline_is_tried_again_when_the_store_fails(harness: Harness):
+    """The minute is up and the players here agreed, but the store refuses the dissolve's audit row once: the vote
+    is not dropped as lapsed (nor lost); its timer tries again and the match is dissolved."""
+    h = harness
+    prep(h)
+    clock = VoteClock(h)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    await h.slash("table autoplay", on="on", user=P1)
+    await h.bot.tables.wait_idle()
+    await h.slash("table dissolve", user=P2)
+    vm = vote_message(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("INSERT INTO settings_audit", times=1)
+    await clock.end_minute(h, lt.vote)
+    assert flaky.hits == 1
+    assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
+    msg = h.fake.find_message(vm.id)
+    assert not msg.buttons() and "解散投票通过" in msg.content and "过期" not in msg.content

@@ -149,3 +149,27 @@ async def test_the_next_hand_timer_blames_nobody_for_a_timeout(harness: Harness)
     assert lt.table.phase == "play" and lt.table.hand_no == 1  # the timer dealt hand 2
     blamed = [m.content for m in h.channel() if "超时" in m.content]
     assert not blamed, blamed
+
+
+async def test_a_table_message_edited_between_hands_gives_the_time_left(harness: Harness):
+    """Two friends; the hand ends and the next starts by itself 30 s later. 25 s on P2 chooses 托管 and the table
+    message is edited: it said "starts by itself in 30 s" again, and the hand came 5 s later. It says 5 s now."""
+    h = harness
+    prep(h)
+    clock = sim_time(h)
+    mgr = h.bot.tables
+    await open_table(h, "hefei", humans=(P1, P2), locale="en-US")
+    lt = live(h)
+    await play_until_hand_ends(h, [P1, P2], lt)
+    await mgr.wait_idle()
+    assert lt.table.phase == "ended"
+    assert t("tables.hand_over", lt.lang, n=30) in h.fake.find_message(lt.message_id).content
+    await clock.advance(24.5, h.settle)
+    await h.slash("table autoplay", on="on", user=P2, locale="en-US")
+    await mgr.wait_idle()
+    text = h.fake.find_message(lt.message_id).content
+    assert lt.seats[lt.seat_of(P2)].afk and lt.table.phase == "ended"
+    assert t("tables.hand_over", lt.lang, n=6) in text, text  # 5.5 s left, rounded up
+    await clock.advance(5.5, h.settle)
+    await mgr.wait_idle()
+    assert lt.table.phase == "play" and lt.table.hand_no == 1  # dealt when it said
