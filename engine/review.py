@@ -437,8 +437,9 @@ def review_hand(replay: HandReplay, seat: int) -> Review:
 
 
 def deal_in_cost(c: Choice) -> float:
-    """What a deal-in on the choice's discard would take from the player, to 0.1 子: what it pays (its expected
-    cost over its chance, the card's "a deal-in costs about ...") and the hand it ends (the chance and value of
+    """What a deal-in on the choice's discard would take from the player, to 0.1 子: what it costs (its expected
+    cost over its chance: what it pays beyond what the player would lose anyway, the card's "a deal-in would cost
+    you about ... more than you would lose anyway") and the hand it ends (the chance and value of
     winning it, which a deal-in gives up: the evaluator's price counts both, :func:`_parts`)."""
     return round(c.danger / c.deal_in + c.win * c.value, 1) if c.deal_in > 0 else 0.0
 

@@ -188,7 +188,9 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
     """Why the AI's choice is worth more, in words: a faster hand (how far each is from ready when that differs, else
     the useful tiles when the AI's leaves more; the chances to win), a bigger hand (the item it aims at, the values
     when won), a safer tile (against whom and what shows the danger: an alarm, a line of one suit; the chances to
-    deal in and what a deal-in costs: its payment, and the hand it ends when that is worth more) or, in Chizhou, an honour that would feed another seat's 花. "" when they
+    deal in and what a deal-in costs beyond what the player would lose anyway, the evaluator's cost of it: what it
+    pays, less what that seat's self-drawn win would take anyway; and the hand it ends when that is worth more) or,
+    in Chizhou, an honour that would feed another seat's 花. "" when they
     agree. ``tile`` writes a tile kind where the reason names one (default: the card's words, 六万 / 6m).
 
     >>> from engine.table import Action
@@ -196,7 +198,7 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
     >>> ai = Choice(Action("discard", 0, 13), 1, 20, ev=2.5, win=0.25, deal_in=0.01, danger=0.1)
     >>> describe_reason(Decision(4, 0, you, ai, reason="safer", threat_why="alarm"), "en", ["A", "B", "C", "D"],
     ...                 [0, 1, 2, 3])
-    'safer against W C (alarm, 报警): 12% to deal in against 1%; a deal-in costs about 16.7 子'
+    'safer against W C (alarm, 报警): 12% to deal in against 1%; a deal-in would cost you about 16.7 子 more than you would lose anyway'
     >>> describe_reason(Decision(4, 0, you, ai, reason="faster"), "zh")
     '更快的牌：和牌机会 25% 对 20%'
     >>> ready = Choice(Action("discard", 0, 13), 0, 6, ev=2.5, win=0.25)
@@ -219,7 +221,8 @@ def describe_reason(d: Decision, lang: str = "zh", names: Sequence[str] | None =
         who = threat_name(d, lang, names, winds)
         cost = p.danger / p.deal_in if p.deal_in > 0 else 0.0
         ends = p.win * p.value
-        if ends > cost:  # the hand a deal-in ends is most of its cost (in Wuhu, a plain deal-in pays little)
+        # ``cost`` is not what a deal-in pays: it is what it pays beyond what the player would lose anyway
+        if ends > cost:  # the hand a deal-in ends is most of its cost (in Wuhu, a plain deal-in costs little more)
             return txt("render.review.why_safer_ends", lang, who=who, you=_pct(p.deal_in), ai=_pct(a.deal_in),
                        cost=_zi(cost), ends=_zi(ends))
         return txt("render.review.why_safer", lang, who=who, you=_pct(p.deal_in), ai=_pct(a.deal_in), cost=_zi(cost))

@@ -457,10 +457,10 @@ def test_a_discard_that_may_deal_in_is_called_unsafe_not_a_weaker_shape():
     assert d is not None and d.reason == "safer" and d.costly and d.played.threat is not None
     assert d.ai.shanten > d.played.shanten and d.ai.useful > d.played.useful
     assert r.winds[d.played.threat] == 1  # South
-    assert describe_reason(d, "zh", None, r.winds) == "更安全：防南（已报警），点炮机会 13% 对 6%，点炮约损失 10.6 子"
-    assert describe_reason(d, "zh-TW", None, r.winds) == "更安全：防南（已報警），放槍機會 13% 對 6%，放槍約損失 10.6 子"
+    assert describe_reason(d, "zh", None, r.winds) == "更安全：防南（已报警），点炮机会 13% 对 6%，点炮比本来就要输的约多输 10.6 子"
+    assert describe_reason(d, "zh-TW", None, r.winds) == "更安全：防南（已報警），放槍機會 13% 對 6%，放槍比本來就要輸的約多輸 10.6 子"
     assert describe_reason(d, "en", None, r.winds) == "safer against S (alarm, 报警): 13% to deal in against 6%; a " \
-                                                      "deal-in costs about 10.6 子"
+                                                      "deal-in would cost you about 10.6 子 more than you would lose anyway"
 
 
 def test_a_deal_in_against_an_alarm_names_the_alarm_and_what_it_costs():
@@ -481,11 +481,12 @@ def test_a_deal_in_against_an_alarm_names_the_alarm_and_what_it_costs():
     assert r.view(40, 0)["alarms"][o.threat] == ["alarm_three_pure", "alarm_double_sihe"]
     cost = f"{o.cost:.1f}"
     assert describe_reason(d, "zh", ["A", "B", "C", "D"], r.winds) == \
-        f"更安全：防南 C（已报警），点炮机会 13% 对 6%，点炮约损失 {cost} 子"
+        f"更安全：防南 C（已报警），点炮机会 13% 对 6%，点炮比本来就要输的约多输 {cost} 子"
     assert describe_reason(d, "zh-TW", ["A", "B", "C", "D"], r.winds) == \
-        f"更安全：防南 C（已報警），放槍機會 13% 對 6%，放槍約損失 {cost} 子"
-    assert describe_reason(d, "en", ["A", "B", "C", "D"], r.winds) == \
-        f"safer against S C (alarm, 报警): 13% to deal in against 6%; a deal-in costs about {cost} 子"
+        f"更安全：防南 C（已報警），放槍機會 13% 對 6%，放槍比本來就要輸的約多輸 {cost} 子"
+    assert describe_reason(d, "en", ["A", "B", "C", "D"], r.winds) == (
+        f"safer against S C (alarm, 报警): 13% to deal in against 6%; a deal-in would cost you about {cost} 子 more than "
+        "you would lose anyway")
 
 
 def test_an_honour_that_feeds_another_seats_hua_is_said_so():
@@ -1095,13 +1096,14 @@ def test_a_wuhu_tile_likely_to_deal_in_is_named_even_when_a_deal_in_pays_little(
     from engine.strong import evaluate
 
     assert evaluate(view, 0).of(d.played.action).ev == d.played.ev
-    # a deal-in to East (the dealer, seat 3) pays little; the hand it ends is most of what it costs
+    # a deal-in to East (the dealer, seat 3) costs little more than East's win would anyway; the hand it ends is
+    # most of what it costs
     assert rp.winds[3] == 0 and d.played.threat == 3
     assert [describe_reason(d, lang, list("ABCD"), rp.winds) for lang in ("en", "zh", "zh-TW")] == [
-        "safer against E D: 15% to deal in against 1%; a deal-in pays about 0.3 子 and ends your hand (worth 1.8 子 "
-        "expected)",
-        "更安全：防东 D，点炮机会 15% 对 1%，点炮约付 0.3 子，还断送这手牌（期望 1.8 子）",
-        "更安全：防東 D，放槍機會 15% 對 1%，放槍約付 0.3 子，還斷送這手牌（期望 1.8 子）"]
+        "safer against E D: 15% to deal in against 1%; a deal-in would cost you about 0.3 子 more than you would lose "
+        "anyway and end your hand (worth 1.8 子 expected)",
+        "更安全：防东 D，点炮机会 15% 对 1%，点炮比本来就要输的约多输 0.3 子，还断送这手牌（期望 1.8 子）",
+        "更安全：防東 D，放槍機會 15% 對 1%，放槍比本來就要輸的約多輸 0.3 子，還斷送這手牌（期望 1.8 子）"]
 
 
 def test_the_shape_is_named_when_it_is_the_largest_part_the_card_can_name():
@@ -1121,3 +1123,59 @@ def test_the_shape_is_named_when_it_is_the_largest_part_the_card_can_name():
     you = Choice(Action("discard", 0, 4), 2, 8, ev=0.20, win=0.008, value=26.5)
     ai = Choice(Action("discard", 0, 13), 2, 9, ev=0.50, win=0.014, value=26.7)
     assert _reason("hefei", you, ai) == ("shape", "")
+
+
+def _match_hand(variant: str, seed: str, rng: int, hand_no: int) -> HandReplay:
+    """Hand ``hand_no`` of a match of normal and easy AIs (normal, easy, normal, easy)."""
+    from engine.selfplay import play_match
+
+    t, acts = Table.new(variant, seed), []
+    play_match(t, ["normal", "easy", "normal", "easy"], random.Random(rng), max_hands=hand_no + 1, record=acts)
+    return HandReplay.build(variant, seed, {}, acts, hand_no)
+
+
+def test_a_safer_reason_says_what_a_deal_in_costs_beyond_what_the_player_would_lose_anyway_not_what_it_pays():
+    """The card's figure for a deal-in is the evaluator's cost of it: what the player pays, less what they would
+    pay anyway were that seat to win by self-draw (floored at 0.3 子), averaged over the seats by their chances. The
+    card said "a deal-in pays about 0.3 子 and ends your hand" in Wuhu, where a deal-in pays 3 or 4 子 (every win
+    is paid by all three), and "a deal-in costs about 10.0 子" in Hefei, where it pays 20 子 to West. Wuhu 'r2',
+    hand 2, seat 3's step 44 (11% to deal in against 3%) and Hefei 'r1', hand 1, seat 1's step 26."""
+    from engine.strong.evaluator import Know
+    from render.replay import describe_reason
+
+    rp = _match_hand("wuhu", "r2", 2, 1)
+    d = review_hand(rp, 3).at(44)
+    assert d is not None and d.reason == "safer" and d.costly and d.played.threat == 1  # the set-up
+    know = Know(rp.view(43, 3), 3)
+    pays = [know.deal_in_pays(o)[0] for o in range(3)]
+    assert pays == [3.0, 4.0, 3.0] and all(know.threats[o][0] == 0.3 for o in range(3))  # pays 3-4, costs 0.3
+    said = [describe_reason(d, lang, list("ABCD"), rp.winds) for lang in ("en", "zh", "zh-TW")]
+    assert said == [
+        "safer against E B: 11% to deal in against 3%; a deal-in would cost you about 0.3 子 more than you would lose "
+        "anyway and end your hand (worth 1.6 子 expected)",
+        "更安全：防东 B，点炮机会 11% 对 3%，点炮比本来就要输的约多输 0.3 子，还断送这手牌（期望 1.6 子）",
+        "更安全：防東 B，放槍機會 11% 對 3%，放槍比本來就要輸的約多輸 0.3 子，還斷送這手牌（期望 1.6 子）"]
+    assert not any(w in said[0] for w in ("pays", "pay about")) and "约付" not in said[1] and "約付" not in said[2]
+
+    rp = _match_hand("hefei", "r1", 1, 0)
+    d = review_hand(rp, 1).at(26)
+    assert d is not None and d.reason == "safer" and d.costly and d.played.threat == 2  # the set-up
+    know = Know(rp.view(25, 1), 1)
+    assert know.deal_in_pays(2)[0] == 20.0 and know.threats[2][0] == 13.0  # pays 20 to West, 13 beyond a self-draw
+    assert [describe_reason(d, lang, list("ABCD"), rp.winds) for lang in ("en", "zh", "zh-TW")] == [
+        "safer against W C: 4% to deal in against 2%; a deal-in would cost you about 10.0 子 more than you would lose "
+        "anyway",
+        "更安全：防西 C，点炮机会 4% 对 2%，点炮比本来就要输的约多输 10.0 子",
+        "更安全：防西 C，放槍機會 4% 對 2%，放槍比本來就要輸的約多輸 10.0 子"]
+
+    # Chizhou 'r32', hand 1, seat 3's step 73: a deal-in to East pays 1.8 子, 1.5 beyond a third of a self-draw's 1
+    rp = _match_hand("chizhou", "r32", 32, 0)
+    d = review_hand(rp, 3).at(73)
+    assert d is not None and d.reason == "safer" and d.costly and d.played.threat == 1  # the set-up
+    know = Know(rp.view(72, 3), 3)
+    assert know.deal_in_pays(1)[0] == 1.8 and know.threats[1][0] == 1.51
+    assert [describe_reason(d, lang, list("ABCD"), rp.winds) for lang in ("en", "zh", "zh-TW")] == [
+        "safer against E B: 4% to deal in against 0%; a deal-in would cost you about 1.5 子 more than you would lose "
+        "anyway",
+        "更安全：防东 B，点炮机会 4% 对 0%，点炮比本来就要输的约多输 1.5 子",
+        "更安全：防東 B，放槍機會 4% 對 0%，放槍比本來就要輸的約多輸 1.5 子"]
