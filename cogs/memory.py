@@ -11,8 +11,8 @@
 Every control is a :class:`discord.ui.DynamicItem` whose custom id carries the guild, the code, the viewer, the
 step and the theme: a click from another server is refused, a click by someone else opens their own replay (from the
 start, as their seat sees it), so a forged id never shows anyone a hand they may not see; the step in the viewer's
-own id is drawn as the nearest step they may see (``HandReplay.nearest_visible``), never another seat's pass in a
-claim window.
+own id is drawn as the nearest step they may see (``HandReplay.nearest_visible``), never another seat's answer in a
+claim window; the head and the file name number the steps as the viewer counts them (``HandReplay.number``).
 """
 
 from __future__ import annotations
@@ -398,7 +398,7 @@ class Memory(commands.Cog):
         ms = round((time.perf_counter() - t0) * 1000)
         self.bot.observers.emit("replay_step", code=code, step=step, ms=ms, viewer=viewer, scene=scene)
         lines = [t("memory.replay_head", lang, code=code, variant=variant_name(rp.variant, lang), hand=rp.hand_no + 1,
-                   step=step, n=rp.n)]
+                   step=scene.number, n=scene.total)]  # counted over the steps the viewer may see
         if voided is not None:  # /correct void: the hand counts for nothing, and the replay says so
             lines.append(t("memory.replay_voided", lang, by=f"<@{voided.user_id}>",
                            date=day_text(voided.posted_at.astimezone(await server_tz(self.bot, guild)), lang),
@@ -406,7 +406,7 @@ class Memory(commands.Cog):
         if review is not None:
             lines.append(review_summary(review, lang))
         view = self._controls(guild, code, viewer, step, theme, rp, seat, lang)
-        file = discord.File(io.BytesIO(png), filename=f"replay-{code}-{step}.png")
+        file = discord.File(io.BytesIO(png), filename=f"replay-{code}-{scene.number}.png")
         if new:
             await interaction.followup.send("\n".join(lines), file=file, view=view, ephemeral=True,
                                             allowed_mentions=_NO_PINGS)

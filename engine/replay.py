@@ -12,11 +12,16 @@ What a viewer may see (everything here is pure data; the bot decides who the vie
   else's, never the wall. ``seat=None``: the public view.
 - :meth:`HandReplay.hands` ``(k)``: every seat's concealed tiles at step k ("show all hands"). Only for a hand that
   is over (a hand still in play cannot even be built: ``hand_in_play``).
-- :meth:`HandReplay.visible_steps` ``(seat)``: the steps a seat noticed at the table. Another seat's ``pass`` in a
-  claim window is left out: it would tell that the seat was offered a claim (it holds a pair of that tile, or could
-  win on it). All steps when every hand is shown. The last step (the result) is always in: when it is such a pass,
-  :meth:`HandReplay.names_action` says its action may not be named, only the result.
-  :meth:`HandReplay.nearest_visible` turns any step number (a button's, which a client can forge) into one of them.
+- :meth:`HandReplay.visible_steps` ``(seat)``: the steps a seat noticed at the table. In a claim window (or a window
+  to rob a kong) the answers of the other seats are private, whatever they were (a pass, a pung, a kong, a chi, a win
+  call): an answer tells that the seat was offered the tile (it holds a pair of it, or could win on it), and one a
+  win overruled never happened at the table. What the window came to is public: its **resolution** (who took the
+  tile and how, the win(s), or the hand's end), shown at the window's last step (:meth:`HandReplay.resolves`); a
+  window that came to nothing is left out for a seat that did not answer in it. The seat's own answers are in. All
+  steps when every hand is shown. :meth:`HandReplay.names_action` says whether a step's action may be named (else
+  only its resolution is), :meth:`HandReplay.number` numbers the steps as the seat counts them ("step 23/70": only
+  the ones it may see), and :meth:`HandReplay.nearest_visible` turns any step number (a button's, which a client can
+  forge) into one it may see.
 - :meth:`HandReplay.decisions` ``(seat)``: the steps where the seat chose among more than one legal action (a
   discard, a claim or pass, a kong, a win or not, laying a tile aside in the last four or winning).
 
@@ -34,6 +39,7 @@ neighbours are caught instead of opening another hand.
 from __future__ import annotations
 
 import copy
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -121,7 +127,7 @@ def decode_code(code: str) -> tuple[int, int]:
 @dataclass(frozen=True, slots=True)
 class Step:
     """One action of the hand. ``index``: 1..n. ``action``: what was done (a timeout resolved to what the table did).
-    ``window``: it answered a claim window (a pass there is private to the seat). ``choice``: the seat had more than
+    ``window``: it answered a claim window (any answer there is private to the seat). ``choice``: the seat had more than
     one legal action. ``events``: what the action caused (``Event.for_seat`` hides the private ones). ``by_ai``: the
     AI decided it for a player's seat (away, 托管, replaced; stored with ``"ai": true``)."""
 
@@ -135,8 +141,15 @@ class Step:
     by_ai: bool = False
 
     def private_to_seat(self) -> bool:
-        """A pass in a claim window: only the seat knows it was offered something."""
-        return self.window and self.action.type == "pass"
+        """An answer in a claim window (or a window to rob a kong): a pass, a pung, a kong, a chi or a win call. Only
+        the seat knows it was offered the tile; what the window came to is public (:meth:`takes`)."""
+        return self.window
+
+    def takes(self) -> bool:
+        """The step (a window's last answer) settles the window by a claim or a win: somebody took the tile. A window
+        that came to nothing (every answer a pass: the next seat draws, an added kong stands) takes nothing."""
+        return any(e.type in ("win", "pung", "chi") or (e.type == "kong" and e.data.get("kind") == "claimed")
+                   for e in self.events)
 
 
 class HandReplay:
@@ -148,6 +161,7 @@ class HandReplay:
         self.hand_no = hand_no
         self._final = final
         self._cache: tuple[int, Table] | None = None
+        self._visible: dict[tuple[int | None, bool], list[int]] = {}
 
     # ---------------------------------------------------------------------------------------------- building
 
@@ -305,18 +319,39 @@ class HandReplay:
         return list((table if table is not None else self.table(k)).drawn)
 
     def names_action(self, k: int, seat: int | None, *, show_all: bool = False) -> bool:
-        """Whether step ``k``'s action may be named to ``seat``: not another seat's pass in a claim window (unless
-        every hand is shown). The deal (k = 0) is public."""
+        """Whether step ``k``'s action may be named to ``seat``: not another seat's answer in a claim window (unless
+        every hand is shown): that one is shown, when at all, by what the window came to. The deal (k = 0) is
+        public."""
         if k == 0 or show_all:
             return True
         s = self.steps[k - 1]
         return not s.private_to_seat() or s.seat == seat
 
+    def resolves(self, k: int) -> bool:
+        """Step ``k`` is a window's last answer: the one that settles it (the table takes the claim, the win, or
+        moves on). Answers in a window follow each other with nothing in between."""
+        return 0 < k <= self.n and self.steps[k - 1].window and (k == self.n or not self.steps[k].window)
+
     def visible_steps(self, seat: int | None, *, show_all: bool = False) -> list[int]:
-        """Step numbers (0..n) ``seat`` may step through: all but other seats' passes in claim windows (unless every
-        hand is shown). The last step, the hand's result, is public: every viewer may see it, even when it was
-        another seat's pass (the caption then names the result, not the pass: :meth:`names_action`)."""
-        return [k for k in range(self.n + 1) if k == self.n or self.names_action(k, seat, show_all=show_all)]
+        """Step numbers (0..n) ``seat`` may step through (everything when every hand is shown): every step but the
+        other seats' answers in claim windows; of those, a window's last answer stands for the window's resolution
+        when it took the tile (a claim, a win) or ended the hand, so a window the seat did not answer shows as one
+        step, or none when it came to nothing. The last step, the hand's result, is public: every viewer may see it
+        (when the viewer may not see its action named, the caption names the result alone: :meth:`names_action`)."""
+        key = (seat, show_all)
+        if key not in self._visible:
+            self._visible[key] = [
+                k for k in range(self.n + 1)
+                if k == self.n or self.names_action(k, seat, show_all=show_all)
+                or (self.resolves(k) and self.steps[k - 1].takes())]
+        return list(self._visible[key])
+
+    def number(self, k: int, seat: int | None, *, show_all: bool = False) -> tuple[int, int]:
+        """``(i, m)``: step ``k`` as ``seat`` counts the steps, "step i/m": the steps it may see, numbered 0 (the
+        deal) .. m (the result), so neither a gap nor the total tells how many answers it may not see. A step it
+        may not see counts as the one before it that it may."""
+        vis = self.visible_steps(seat, show_all=show_all)
+        return max(bisect_right(vis, k) - 1, 0), len(vis) - 1
 
     def nearest_visible(self, k: int, seat: int | None, *, show_all: bool = False) -> int:
         """The step ``seat`` may see nearest to ``k`` (the earlier one of two as near), ``k`` clamped to 0..n first:

@@ -6,9 +6,9 @@ adapter from the engine's per-seat views to the scene types lives here, so rende
 - the public table (:func:`render.views.table_scene_from_view` of the viewer's view: other seats as counts only);
 - the viewer's own hand from THEIR view - or, with ``show_all`` (the hand is over and the server allows it), every
   seat's hand;
-- a caption: step k/n and who did what (another seat's pass in a claim window is never described: the viewer
-  never saw it, see ``HandReplay.visible_steps``; when such a pass ends the hand, the caption names the result
-  alone: ``describe_outcome``);
+- a caption: step k/n, counted over the steps the viewer may see (``HandReplay.number``), and who did what (another
+  seat's answer in a claim window is never described: the viewer never saw it, see ``HandReplay.visible_steps``;
+  at the window's last answer the caption names what the window came to alone: ``describe_outcome``);
 - with a :class:`engine.review.Review` of the viewer, at their decisions: their choice and the AI's, each with
   its shanten and 进张, and the loss and why when they differ; on the last step the review's summary.
 
@@ -87,6 +87,9 @@ class ReplayScene:
     caption_lines: tuple[str, ...] = ()
     """The caption as drawn (:func:`caption_layout`: names shortened, never the action); empty: from ``caption``."""
     caption_size: int = 22
+    number: int = 0
+    """The step as the viewer counts them (``HandReplay.number``): what the caption and the progress bar show."""
+    total: int = 0
 
 
 # ------------------------------------------------------------------------------------------------ captions
@@ -379,12 +382,7 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
         out = txt("render.replay.pung", lang, who=who, tile=t)
     elif a.type == "chi":
         assert a.tile is not None
-        rk = [a.tile, a.tile + 1, a.tile + 2]
-        if lang == "en":
-            run = "-".join(tile_name(x) for x in rk)
-        else:
-            run = given(f"{tile_zh(rk[0])[0]}{tile_zh(rk[1])[0]}{tile_zh(rk[2])}", lang)
-        out = txt("render.replay.chi", lang, who=who, run=run)
+        out = txt("render.replay.chi", lang, who=who, run=_run(a.tile, lang))
     elif a.type == "kong":
         kind = ev["kong"].data.get("kind") if "kong" in ev else ("added" if "add_kong" in ev else "")
         if kind == "concealed":
@@ -405,8 +403,6 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
         out = txt("render.replay.lay_aside", lang, who=who, tile=laid)
     elif a.type == "pass":
         out = txt("render.replay.pass", lang, who=who)
-        if "win" in ev:  # the last answer of a window another seat won in: the win comes with it
-            out = " · ".join([out, describe_outcome(step, names, winds, lang)])
     else:
         out = txt("render.replay.action", lang, who=who, what=a.describe(lang))
     if step.timeout:
@@ -415,7 +411,19 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
         out = txt("render.replay.by_ai", lang, text=out)
     if "hand_end" in ev and ev["hand_end"].data.get("draw"):
         out = txt("render.replay.drawn", lang, text=out)
+    if (step.window and step.takes() and a.type != "win"
+            and not any(e.type == a.type and e.seat == step.seat for e in step.events)):
+        # the window's last answer, and another seat's claim or win took the tile: what the window came to with it
+        out = " · ".join([out, describe_outcome(step, names, winds, lang)])
     return out
+
+
+def _run(low: int, lang: str) -> str:
+    """A chi's run from its lowest tile: "3p-4p-5p", "三四五筒"."""
+    rk = [low, low + 1, low + 2]
+    if lang == "en":
+        return "-".join(tile_name(x) for x in rk)
+    return given(f"{tile_zh(rk[0])[0]}{tile_zh(rk[1])[0]}{tile_zh(rk[2])}", lang)
 
 
 def _win_words(who: str, w: Mapping[str, Any], names: Sequence[str], winds: Sequence[int], lang: str) -> str:
@@ -429,9 +437,10 @@ def _win_words(who: str, w: Mapping[str, Any], names: Sequence[str], winds: Sequ
 
 
 def describe_outcome(step: Step, names: Sequence[str], winds: Sequence[int], lang: str = "zh") -> str:
-    """What the hand's last step brought about, without naming the action: who won (on whose discard) or that the
-    hand is drawn. The caption of a last step the viewer may not see named (another seat's pass in a claim window,
-    ``HandReplay.names_action``): the result is public, the pass is not.
+    """What a claim window's last answer (or the hand's last step) brought about, without naming the answer: who
+    won (on whose discard), who took the tile by a pung, a kong or a chi, or that the hand is drawn; "" when it
+    brought about none of these. The caption of a step the viewer may not see named (another seat's answer in a
+    claim window, ``HandReplay.names_action``): the resolution is public, the answers are not.
 
     >>> from engine.table import Action, Event
     >>> from engine.replay import Step
@@ -441,13 +450,28 @@ def describe_outcome(step: Step, names: Sequence[str], winds: Sequence[int], lan
     >>> w = Step(9, 2, Action("pass", 2), False, True, False, (Event("win", 1, {"from": 3}),))
     >>> describe_outcome(w, "ABCD", [0, 1, 2, 3], "en")
     "S B wins on N D's discard"
+    >>> p = Step(9, 2, Action("pung", 2, 10), False, True, False, (Event("pung", 0, {"tile": "2p", "from": 3}),))
+    >>> describe_outcome(p, "ABCD", [0, 1, 2, 3], "en")
+    'E A pungs 2p'
     """
     lang = lang_of(lang)
     wins = [_win_words(_who(names, winds, e.seat, lang), e.data, names, winds, lang)
             for e in step.events if e.type == "win" and e.seat is not None]
     if wins:
         return " · ".join(wins)
-    return txt("render.replay.drawn_alone", lang)
+    for e in step.events:
+        if e.seat is None:
+            continue
+        who = _who(names, winds, e.seat, lang)
+        if e.type == "pung":
+            return txt("render.replay.pung", lang, who=who, tile=_tile(_kind(e.data["tile"]), lang))
+        if e.type == "chi":
+            return txt("render.replay.chi", lang, who=who, run=_run(_kind(e.data["tiles"][0]), lang))
+        if e.type == "kong" and e.data.get("kind") == "claimed":
+            return txt("render.replay.kong", lang, who=who, tile=_tile(_kind(e.data["tile"]), lang))
+    if any(e.type == "hand_end" for e in step.events):
+        return txt("render.replay.drawn_alone", lang)
+    return ""
 
 
 def _kind(name: str) -> int:
@@ -545,16 +569,19 @@ def replay_scene(
             hs = replace(hs, drawn=winning[viewer])
         hands.append((txt("render.replay.your_hand", lang) + f" · {_who(names_, winds, viewer, lang)}", hs))
     named = replay.names_action(step, viewer, show_all=show_all)
+    number, total = replay.number(step, viewer, show_all=show_all)
 
     def captioned(ns: Sequence[str]) -> str:
-        head = txt("render.replay.step_of", lang, step=step, n=replay.n)
+        head = txt("render.replay.step_of", lang, step=number, n=total)
         if step == 0:
             return head + " · " + txt("render.replay.the_deal", lang)
         if named:
             return head + " · " + describe_step(replay.steps[step - 1], ns, winds, lang)
-        if step == replay.n:  # another seat's pass ended the hand: the result is public, the pass is not
-            return head + " · " + describe_outcome(replay.steps[step - 1], ns, winds, lang)
-        return head  # a step the viewer may not see named (the bot never draws one: HandReplay.nearest_visible)
+        # another seat's answer in a claim window: what the window came to is public (at its last answer), the
+        # answer is not; nothing at all for one that is not the window's last (the bot never draws it:
+        # HandReplay.nearest_visible)
+        out = describe_outcome(replay.steps[step - 1], ns, winds, lang) if replay.resolves(step) else ""
+        return head + " · " + out if out else head
 
     caption = captioned(names_)
     caption_lines, caption_size = caption_layout(captioned, names_)
@@ -570,7 +597,8 @@ def replay_scene(
           and replay.steps[step - 1].by_ai and replay.steps[step - 1].seat == viewer):
         lines = (("", txt("render.replay.by_ai_line", lang), None),)  # the AI's move for the player: not reviewed
     return ReplayScene(table=tscene, hands=tuple(hands), title=title, caption=caption, step=step, n=replay.n,
-                       review=lines, caption_lines=caption_lines, caption_size=caption_size)
+                       review=lines, caption_lines=caption_lines, caption_size=caption_size,
+                       number=number, total=total)
 
 
 CAPTION_W = WIDTH - 2 * 12 - 28  # the caption's room in its panel
@@ -656,8 +684,8 @@ def draw_replay(scene: ReplayScene, theme: str | Theme = "dark", lang: str = "zh
     # progress bar
     x0, x1 = margin + 14, WIDTH - margin - 14
     d.rounded_rectangle((x0, bar_y, x1, bar_y + 4), radius=2, fill=th.panel_hi)
-    if scene.n:
-        d.rounded_rectangle((x0, bar_y, x0 + (x1 - x0) * scene.step / scene.n, bar_y + 4), radius=2, fill=th.accent)
+    if scene.total:
+        d.rounded_rectangle((x0, bar_y, x0 + (x1 - x0) * scene.number / scene.total, bar_y + 4), radius=2, fill=th.accent)
     img.paste(table_img, (0, top_h - margin))
     y = top_h - margin + tab_h
     if hand_imgs:

@@ -1,22 +1,28 @@
-"""/replay with ``replays_show_all_hands`` off, through the real dispatch: other seats' passes in claim windows are
-never shown nor named (docs/replay.md, "What a viewer may see"), the hand's result is (it is public), and the
-image, the caption, the buttons and the animation agree on it."""
+"""/replay with ``replays_show_all_hands`` off, through the real dispatch: other seats' answers in claim windows
+(a pass, a claim a win overruled, a win call) are never shown nor named (docs/replay.md, "What a viewer may see"),
+what the window came to and the hand's result are (they are public), the steps are numbered over what the viewer
+may see, and the image, the caption, the buttons and the animation agree on it."""
 
 from __future__ import annotations
 
 import io
 import json
+import random
+import re
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from bot.store import Store
+from bot.store import SeatSpec, Store
+from bot.store.tables import TableRecorder
 from engine.replay import HandReplay, encode_code
 from engine.review import review_hand
+from engine.selfplay import play_match
+from engine.table import Action, Table
 from render.replay import animation_scenes, frame_ms
 from tests.cogs.test_memory import NAMES, A, B, record_match
-from tests.harness import ADMIN_PERMISSIONS, GUILD_ID, Harness
+from tests.harness import ADMIN_PERMISSIONS, CHANNEL_ID, GUILD_ID, Harness
 
 # chizhou "q6": its second hand (hand_no 1) is drawn, and ends with B's (seat 2) pass on the last discard; its first
 # hand has passes of other seats in claim windows along the way
@@ -62,7 +68,8 @@ async def test_the_last_step_shows_the_result_not_another_players_pass(hidden) -
     await h.click(r.reply, custom_id=button(r.reply, "⏭")["custom_id"], user=A, locale="en-US")
     viewer, end = h.seen.replay_images()[-1]
     assert viewer == A and end.step == rp.n
-    assert end.caption == f"Step {rp.n}/{rp.n} · the hand is drawn", end.caption
+    m = len(rp.visible_steps(0)) - 1  # the steps A may see, numbered 0..m
+    assert end.caption == f"Step {m}/{m} · the hand is drawn", end.caption
     assert "Bob" not in end.caption
     assert button(r.reply, "▶").get("disabled") and button(r.reply, "⏭").get("disabled")
     assert any(txt == "Review" for txt, _w, _g in end.review)  # the review's summary is on the result
@@ -78,11 +85,12 @@ async def test_the_last_step_shows_the_result_not_another_players_pass(hidden) -
     r2 = await h.slash("replay", user=A, code=encode_code(mid, 1), locale="zh-CN")
     await h.click(r2.reply, custom_id=button(r2.reply, "⏭")["custom_id"], user=A, locale="zh-CN")
     zh = h.seen.replay_images()[-1][1]
-    assert zh.caption == f"第 {rp.n}/{rp.n} 步 · 流局" and "过" not in zh.caption
+    assert zh.caption == f"第 {m}/{m} 步 · 流局" and "过" not in zh.caption
     # a spectator too
     r3 = await h.slash("replay", user=A + 9, code=encode_code(mid, 1), locale="en-US")
     await h.click(r3.reply, custom_id=button(r3.reply, "⏭")["custom_id"], user=A + 9, locale="en-US")
-    assert h.seen.replay_images()[-1][1].caption == end.caption
+    ms = len(rp.visible_steps(None)) - 1
+    assert h.seen.replay_images()[-1][1].caption == f"Step {ms}/{ms} · the hand is drawn"
     # B sees their own pass named
     r4 = await h.slash("replay", user=B, code=encode_code(mid, 1), locale="en-US")
     await h.click(r4.reply, custom_id=button(r4.reply, "⏭")["custom_id"], user=B, locale="en-US")
@@ -113,7 +121,7 @@ async def test_a_forged_step_in_a_replay_button_draws_the_nearest_step_the_viewe
         want = min(visible, key=lambda x: (abs(x - min(k, rp.n)), x))
         assert scene.step == want and scene.step in visible, (k, scene.step)
         assert "passes" not in scene.caption, scene.caption
-        assert f"step {want}/" in r.reply.text  # the message's head says the same step
+        assert f"step {visible.index(want)}/{len(visible) - 1}" in r.reply.text  # the head says the same step
         cid = next(b["custom_id"] for b in r.reply.buttons() if b.get("label") in ("☀ light", "🌙 dark"))
 
 
@@ -135,3 +143,182 @@ async def test_the_animation_with_hands_hidden_ends_on_the_result(hidden) -> Non
     assert [s.step for s in scenes] == rp.visible_steps(0)
     assert durations[-1] == frame_ms(rp, rp.n, scenes[-1]) == 5000  # the last frame is the result
     assert sum(durations) == sum(frame_ms(rp, s.step, s) for s in scenes)
+
+
+async def test_stepping_over_a_hidden_pass_does_not_skip_a_step_number(hidden) -> None:
+    h, mid = hidden
+    rp = await replay_of(h, mid, 0)
+    privates = [s.index for s in rp.steps if s.private_to_seat() and s.seat != 0 and s.index < rp.n]
+    assert privates  # the set-up: another seat passed in a claim window along the way
+    p = privates[0]
+    r = await h.slash("replay", user=A, code=encode_code(mid, 0), locale="en-US")
+    # A's own light/dark button carries the step: go to the step just before the hidden pass (A may see it)
+    cid = button(r.reply, "☀ light")["custom_id"]
+    parts = cid.split(":")
+    parts[4] = str(p - 1)
+    for comp in r.reply.all_components():
+        if comp.get("custom_id") == cid:
+            comp["custom_id"] = ":".join(parts)
+    await h.click(r.reply, custom_id=":".join(parts), user=A, locale="en-US")
+    before = re.search(r"step (\d+)/(\d+)", r.reply.text)
+    cap_before = h.seen.replay_images()[-1][1].caption
+    await h.click(r.reply, custom_id=button(r.reply, "▶")["custom_id"], user=A, locale="en-US")
+    after = re.search(r"step (\d+)/(\d+)", r.reply.text)
+    cap_after = h.seen.replay_images()[-1][1].caption
+    assert before and after
+    # the next step A sees must read as the next step, not one with a number left out for another seat's pass
+    assert int(after.group(1)) == int(before.group(1)) + 1, (r.reply.text, cap_before, cap_after)
+
+
+async def test_the_step_total_does_not_count_other_seats_hidden_passes(hidden) -> None:
+    h, mid = hidden
+    rp = await replay_of(h, mid, 0)
+    seen = rp.visible_steps(0)
+    assert len(seen) - 1 < rp.n  # the set-up: some steps are hidden from A
+    r = await h.slash("replay", user=A, code=encode_code(mid, 0), locale="en-US")
+    await h.click(r.reply, custom_id=button(r.reply, "⏭")["custom_id"], user=A, locale="en-US")
+    m = re.search(r"step (\d+)/(\d+)", r.reply.text)
+    assert m
+    cap = h.seen.replay_images()[-1][1].caption
+    # "step 61/61" after stepping through 54 steps tells A that 7 claim offers went to other seats
+    assert int(m.group(2)) == len(seen) - 1, (r.reply.text, cap, len(seen) - 1)
+
+
+# ------------------------------------------------------------------------------------------------ claims a win overruled
+
+
+def played(variant: str, seed: str, rng: int, hands: int) -> list[Action]:
+    t, acts = Table.new(variant, seed), []
+    play_match(t, ["normal"] * 4, random.Random(rng), max_hands=hands, record=acts)
+    return acts
+
+
+async def record(store: Store, variant: str, seed: str, acts: list[Action], hands: int) -> int:
+    seats = [SeatSpec.human(A, "Ann"), SeatSpec.bot("normal"), SeatSpec.human(B, "Bob"), SeatSpec.bot("normal")]
+    rec = await TableRecorder.start(store, guild_id=GUILD_ID, channel_id=CHANNEL_ID + 1, variant=variant, seed=seed,
+                                    settings={}, seats=seats)
+    ended = 0
+    for a in acts:
+        await rec.apply(a)
+        if rec.table.phase in ("ended", "over"):
+            ended += 1
+            if ended >= hands:
+                break
+    await store.finish_match(rec.match_id)
+    return rec.match_id
+
+
+@pytest.fixture
+async def wuhu_c3(tmp_path: Path):
+    """Wuhu "c3" (normal AIs): hand 1 (hand_no 0) ends when Ann (seat 0, E) wins on seat 1's 9p; the window's
+    last answer was seat 2's (Bob's) pung of 9p, which the win overruled."""
+    db = tmp_path / "bot.db"
+    store = await Store.open(db)
+    mid = await record(store, "wuhu", "c3", played("wuhu", "c3", 3, 1), 1)
+    await store.close()
+    h = await Harness.boot(db)
+    await h.bot.tables.wait_idle()
+    for p, n in ((A, "Ann"), (B, "Bob")):
+        h.fake.add_user(p, n)
+    await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=False)
+    try:
+        yield h, mid
+    finally:
+        await h.close()
+
+
+async def test_the_last_step_of_a_won_hand_names_the_win_not_an_overruled_pung(wuhu_c3) -> None:
+    h, mid = wuhu_c3
+    acts = played("wuhu", "c3", 3, 1)
+    rp = HandReplay.build("wuhu", "c3", {}, acts, 0)
+    last = rp.steps[-1]
+    assert last.action.type == "pung" and last.seat == 2 and any(e.type == "win" and e.seat == 0 for e in last.events)
+    for viewer in (A, B, A + 9):  # the winner, the seat whose pung was overruled, a spectator
+        r = await h.slash("replay", user=viewer, code=encode_code(mid, 0), locale="en-US")
+        await h.click(r.reply, custom_id=button(r.reply, "⏭")["custom_id"], user=viewer, locale="en-US")
+        _v, end = h.seen.replay_images()[-1]
+        assert end.step == rp.n
+        # the hand was won by Ann on the 9p: the last step must say so ...
+        assert "wins" in end.caption, (viewer, end.caption)
+        # ... and not that Bob punged a 9p he never took (it tells everyone Bob held a pair of 9p)
+        if viewer != B:
+            assert "pungs" not in end.caption, (viewer, end.caption)
+
+
+@pytest.fixture
+async def hefei_c11(tmp_path: Path):
+    """Hefei "c11" (normal AIs): in hand 1, seat 0 (Ann) answers the 3p's window with a pung, and seat 1's win on
+    the same 3p (the window's last answer) overrules it: Ann never takes the 3p."""
+    db = tmp_path / "bot.db"
+    store = await Store.open(db)
+    mid = await record(store, "hefei", "c11", played("hefei", "c11", 11, 1), 1)
+    await store.close()
+    h = await Harness.boot(db)
+    await h.bot.tables.wait_idle()
+    for p, n in ((A, "Ann"), (B, "Bob")):
+        h.fake.add_user(p, n)
+    await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=False)
+    try:
+        yield h, mid
+    finally:
+        await h.close()
+
+
+async def test_a_pung_a_win_overruled_is_not_shown_to_the_others(hefei_c11) -> None:
+    h, mid = hefei_c11
+    rp = HandReplay.build("hefei", "c11", {}, played("hefei", "c11", 11, 1), 0)
+    k = next(s.index for s in rp.steps if s.window and s.action.type == "pung" and not s.events)
+    assert rp.steps[k - 1].seat == 0 and any(e.type == "win" for e in rp.steps[k].events)  # the set-up
+    for viewer in (B, B + 9):  # another seat, a spectator
+        r = await h.slash("replay", user=viewer, code=encode_code(mid, 0), locale="en-US")
+        cid = button(r.reply, "☀ light")["custom_id"]
+        parts = cid.split(":")
+        parts[4] = str(k)  # the viewer's own button, at the step of Ann's answer
+        for comp in r.reply.all_components():
+            if comp.get("custom_id") == cid:
+                comp["custom_id"] = ":".join(parts)
+        await h.click(r.reply, custom_id=":".join(parts), user=viewer, locale="en-US")
+        shown = [sc.caption for v, sc in h.seen.replay_images() if v == viewer]
+        # "E Ann pungs 3p" for a pung that never happened tells everyone Ann held a pair of 3p
+        assert not any("pungs 3p" in c for c in shown), shown
+
+
+@pytest.fixture
+async def hefei_c13(tmp_path: Path):
+    """Hefei "c13" (normal AIs): in hand 1, seat 0 (Ann) calls a win on seat 1's 2m while seat 2 (Bob) is still
+    to answer; Bob's pass (the last step) settles it."""
+    db = tmp_path / "bot.db"
+    store = await Store.open(db)
+    mid = await record(store, "hefei", "c13", played("hefei", "c13", 13, 1), 1)
+    await store.close()
+    h = await Harness.boot(db)
+    await h.bot.tables.wait_idle()
+    for p, n in ((A, "Ann"), (B, "Bob")):
+        h.fake.add_user(p, n)
+    await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=False)
+    try:
+        yield h, mid
+    finally:
+        await h.close()
+
+
+async def test_a_win_called_before_another_seats_answer_does_not_tell_that_answer_was_awaited(hefei_c13) -> None:
+    """A spectator (and seats 1 and 3) steps to the end: "Step 29/30 · E Ann calls a win on the discard" then
+    "Step 30/30 · E Ann wins on S AI's discard". Had nobody else been offered the 2m, the win would have been one step
+    "E Ann wins on ..."; the extra "calls a win" step says another seat (here: the only one left, Bob) was offered
+    the 2m - the very thing Bob's hidden pass hides."""
+    h, mid = hefei_c13
+    rp = HandReplay.build("hefei", "c13", {}, played("hefei", "c13", 13, 1), 0)
+    assert rp.steps[-2].action.type == "win" and not rp.steps[-2].events and rp.steps[-1].private_to_seat()
+    assert rp.steps[-1].seat == 2  # the set-up: Bob's pass settles Ann's win
+    viewer = A + 9
+    r = await h.slash("replay", user=viewer, code=encode_code(mid, 0), locale="en-US")
+    cid = button(r.reply, "☀ light")["custom_id"]
+    parts = cid.split(":")
+    parts[4] = str(rp.n - 1)
+    for comp in r.reply.all_components():
+        if comp.get("custom_id") == cid:
+            comp["custom_id"] = ":".join(parts)
+    await h.click(r.reply, custom_id=":".join(parts), user=viewer, locale="en-US")
+    shown = [sc.caption for v, sc in h.seen.replay_images() if v == viewer]
+    assert not any("calls a win" in c for c in shown), shown

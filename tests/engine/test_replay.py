@@ -158,19 +158,75 @@ def test_decisions_are_the_seats_real_choices():
         assert any(s.action.type == "discard" and s.choice for s in r.steps)
 
 
-def test_other_seats_passes_in_claim_windows_are_not_shown():
+def test_other_seats_answers_in_claim_windows_are_not_shown():
+    """Another seat's answer in a claim window (pass, pung, kong, chi, a win call) is not shown; the window's last
+    answer stands for what the window came to when it took the tile or ended the hand."""
     for variant in VARIANTS:
         _kw, acts = played(variant, "win", 2)
         for h in (0, 1):
             r = HandReplay.build(variant, "win", {}, acts, h)
             private = [s for s in r.steps if s.private_to_seat()]
-            for seat in range(4):
+            assert any(s.action.type != "pass" for s in private)  # claims are answers too
+            for seat in (None, 0, 1, 2, 3):
                 vis = r.visible_steps(seat)
                 assert vis[0] == 0 and vis[-1] == r.n  # the deal and the result are public
                 for s in private:
-                    assert (s.index in vis) == (s.seat == seat or s.index == r.n)
+                    assert (s.index in vis) == (s.seat == seat or s.index == r.n
+                                                or (r.resolves(s.index) and s.takes()))
                     assert r.names_action(s.index, seat) == (s.seat == seat)
                 assert r.visible_steps(seat, show_all=True) == list(range(r.n + 1))
+                # numbered over what the seat may see: no gap, and the total counts nothing hidden
+                assert [r.number(k, seat) for k in vis] == [(i, len(vis) - 1) for i in range(len(vis))]
+
+
+def _selfplay(variant: str, seed: str, rng: int) -> HandReplay:
+    t, acts = Table.new(variant, seed), []
+    play_match(t, ["normal"] * 4, random.Random(rng), max_hands=1, record=acts)
+    return HandReplay.build(variant, seed, {}, acts, 0)
+
+
+def test_a_claim_a_win_overruled_is_shown_only_to_its_seat():
+    """Hefei "c11": seat 0 answers Pung on seat 2's 3p, seat 1's win (the window's last answer) takes it. The pung
+    never happened: the others see the discard, then the win, as consecutive steps."""
+    r = _selfplay("hefei", "c11", 11)
+    k = r.n - 1
+    assert r.steps[k - 1].action.type == "pung" and r.steps[k - 1].seat == 0 and not r.steps[k - 1].events
+    assert r.steps[k - 2].action.type == "discard" and r.resolves(r.n) and r.steps[-1].takes()  # the set-up
+    for seat in (None, 1, 2, 3):
+        vis = r.visible_steps(seat)
+        assert k not in vis and vis[-2:] == [k - 1, r.n]
+        assert r.number(r.n, seat)[0] == r.number(k - 1, seat)[0] + 1
+        assert r.nearest_visible(k, seat) == k - 1
+    assert k in r.visible_steps(0) and r.names_action(k, 0)
+
+
+def test_a_win_called_before_another_answer_shows_as_one_step():
+    """Hefei "c13": seat 0 calls a win on seat 1's 2m, seat 2's pass settles it. To anyone but seat 0 the win is
+    one step, as when nobody else could claim the 2m."""
+    r = _selfplay("hefei", "c13", 13)
+    assert r.steps[-2].action.type == "win" and r.steps[-2].seat == 0 and r.steps[-1].seat == 2  # the set-up
+    for seat in (None, 1, 3):
+        assert r.visible_steps(seat)[-2:] == [r.n - 2, r.n]
+        assert not r.names_action(r.n, seat)
+    assert r.visible_steps(0)[-3:] == [r.n - 2, r.n - 1, r.n]
+    assert r.visible_steps(2)[-2:] == [r.n - 2, r.n] and r.names_action(r.n, 2)
+
+
+def test_a_window_that_came_to_nothing_is_left_out_for_those_who_did_not_answer():
+    for variant in VARIANTS:
+        _kw, acts = played(variant, "win", 2)
+        r = HandReplay.build(variant, "win", {}, acts, 0)
+        empty = [k for k in range(1, r.n) if r.resolves(k) and not r.steps[k - 1].takes()]
+        assert empty, variant  # the set-up: some window came to nothing
+        for k in empty:
+            answered = set()
+            j = k
+            while j >= 1 and r.steps[j - 1].window:
+                answered.add(r.steps[j - 1].seat)
+                j -= 1
+            for seat in (None, 0, 1, 2, 3):
+                assert (k in r.visible_steps(seat)) == (seat == r.steps[k - 1].seat)
+                assert any(x in r.visible_steps(seat) for x in range(j + 1, k + 1)) == (seat in answered)
 
 
 def test_a_hand_ended_by_another_seats_pass_ends_on_its_result_for_everyone():

@@ -83,13 +83,16 @@ def test_captions_say_who_did_what_in_three_languages():
     from text.tiles import tile_label
 
     w = r.winds[s.seat]
+    m = len(r.visible_steps(0)) - 1  # the steps seat 0 may see (every hand hidden)
+    assert r.visible_steps(0)[k] == k  # the set-up: seat 0 sees every step up to k
     zh = replay_scene(r, k, 0, lang="zh", names=NAMES).caption
     tw = replay_scene(r, k, 0, lang="zh-TW", names=NAMES).caption
     en = replay_scene(r, k, 0, lang="en", names=NAMES).caption
-    assert zh == f"第 {k}/{r.n} 步 · {wind_name(w, 'zh')} {NAMES[s.seat]} 打出 {tile_zh(s.action.tile)}"
-    assert en == f"Step {k}/{r.n} · {'ESWN'[w]} {NAMES[s.seat]} discards {tile_label(s.action.tile, 'en')}"
-    assert tw.startswith(f"第 {k}/{r.n} 步 · ") and "打出" in tw
-    assert replay_scene(r, 0, 0, lang="en").caption == f"Step 0/{r.n} · The deal"
+    assert zh == f"第 {k}/{m} 步 · {wind_name(w, 'zh')} {NAMES[s.seat]} 打出 {tile_zh(s.action.tile)}"
+    assert en == f"Step {k}/{m} · {'ESWN'[w]} {NAMES[s.seat]} discards {tile_label(s.action.tile, 'en')}"
+    assert tw.startswith(f"第 {k}/{m} 步 · ") and "打出" in tw
+    assert replay_scene(r, 0, 0, lang="en").caption == f"Step 0/{m} · The deal"
+    assert replay_scene(r, 0, 0, lang="en", show_all=True).caption == f"Step 0/{r.n} · The deal"
     assert replay_scene(r, 0, 0, lang="zh-TW").caption.endswith("發牌")
 
 
@@ -145,12 +148,16 @@ def test_a_viewer_never_sees_another_seats_concealed_tiles(variant):
             # the table shows other seats as counts of backs
             for s, seat in enumerate(sc.table.seats):
                 assert seat.concealed_count == sum(t.counts[s])
-            # nobody else's pass in a claim window is described (the last step, the result, is shown to every
-            # viewer, and captioned with the result alone when it was such a pass)
+            # numbered over the steps the viewer may see
+            assert (sc.number, sc.total) == (r.visible_steps(viewer).index(k), len(r.visible_steps(viewer)) - 1)
+            # nobody else's answer in a claim window is described: a window's last answer, shown when the window
+            # took the tile or ended the hand, is captioned with what the window came to alone
             if k:
                 st = r.steps[k - 1]
-                assert not (st.private_to_seat() and st.seat != viewer) or (
-                    k == r.n and "passes" not in sc.caption)
+                if st.private_to_seat() and st.seat != viewer:
+                    assert r.resolves(k) and (st.takes() or k == r.n)
+                    out = rr.describe_outcome(st, NAMES, r.winds, "en")
+                    assert out and sc.caption == f"Step {sc.number}/{sc.total} · {out}"
     # a spectator sees no hand at all
     assert all(not sc.hands for sc in animation_scenes(r, None))
 
@@ -172,7 +179,8 @@ def test_a_win_another_seats_pass_completes_is_captioned_with_the_win_alone():
             continue
         who = f"{rr.wind_name(winds[win.seat], 'en')} {'ABCD'[win.seat]}"
         frm = f"{rr.wind_name(winds[win.data['from']], 'en')} {'ABCD'[win.data['from']]}"
-        assert sc.caption == f"Step {r.n}/{r.n} · {who} wins on {frm}'s discard", sc.caption
+        m = len(r.visible_steps(viewer)) - 1
+        assert sc.caption == f"Step {m}/{m} · {who} wins on {frm}'s discard", sc.caption
         assert [s.step for s in animation_scenes(r, viewer, lang="en")][-1] == r.n
 
 
@@ -192,6 +200,59 @@ def test_a_win_awaiting_another_answer_and_the_pass_that_settles_it_are_both_cap
         passed = rr.describe_step(last, list("ABCD"), r.winds, lang)
         assert passed.endswith(won) and passed.startswith({"en": "S C passes", "zh": "南 C 过"}[lang])
         assert replay_scene(r, r.n, last.seat, lang=lang, names=list("ABCD")).caption.endswith(won)
+
+
+def _selfplay(variant: str, seed: str, rng: int) -> HandReplay:
+    t, acts = Table.new(variant, seed), []
+    play_match(t, ["normal"] * 4, random.Random(rng), max_hands=1, record=acts)
+    return HandReplay.build(variant, seed, {}, acts, 0)
+
+
+def test_a_hand_whose_last_answer_a_win_overruled_ends_on_the_win():
+    """Wuhu "c3": A (seat 0) calls a win on B's 9p, C (seat 2) answers Pung last; the win takes the tile. Every
+    viewer's last step names the win; only C reads their own pung, and with it the win."""
+    r = _selfplay("wuhu", "c3", 3)
+    last = r.steps[-1]
+    assert last.action.type == "pung" and last.seat == 2 and last.takes()  # the set-up
+    won = "E A wins on S B's discard"
+    for viewer in (None, 0, 1, 3):
+        cap = replay_scene(r, r.n, viewer, lang="en", names=list("ABCD")).caption
+        assert cap.endswith(" · " + won) and "pungs" not in cap, cap
+    assert replay_scene(r, r.n, 2, lang="en", names=list("ABCD")).caption.endswith(" · W C pungs 9p · " + won)
+    # every hand shown: each answer as it was, the last with what it came to
+    assert rr.describe_step(last, list("ABCD"), r.winds, "en") == "W C pungs 9p · " + won
+    assert replay_scene(r, r.n, None, lang="en", names=list("ABCD"), show_all=True).caption == (
+        f"Step {r.n}/{r.n} · W C pungs 9p · {won}")
+
+
+def test_a_pung_a_win_overruled_is_captioned_only_for_its_seat():
+    """Hefei "c11": A's pung of the 3p is overruled by B's win. The others step from the discard to the win."""
+    r = _selfplay("hefei", "c11", 11)
+    k = r.n - 1
+    assert r.steps[k - 1].action.type == "pung" and r.steps[k - 1].seat == 0  # the set-up
+    for viewer in (None, 1, 2, 3):
+        caps = [sc.caption for sc in animation_scenes(r, viewer, lang="en", names=list("ABCD"))]
+        assert not any("pungs 3p" in c for c in caps), caps
+        assert caps[-1].endswith("wins on W C's discard")
+    assert any("A pungs 3p" in sc.caption for sc in animation_scenes(r, 0, lang="en", names=list("ABCD")))
+
+
+def test_a_claim_another_seat_answered_last_is_captioned_at_the_windows_end():
+    """A pung that took the tile while another seat's pass closed the window: the pass is not named to others, the
+    pung is, at the window's last step (and with every hand shown, "X passes · Y pungs")."""
+    r = _selfplay("chizhou", "c6", 6)  # two such windows (found by a sweep)
+    found = [s for s in r.steps if s.action.type == "pass" and s.takes()]
+    assert len(found) == 2
+    for s in found:
+        claim = next(e for e in s.events if e.type in ("pung", "chi", "kong"))
+        out = rr.describe_outcome(s, "ABCD", r.winds, "en")
+        assert out and "passes" not in out
+        for viewer in {None, 0, 1, 2, 3} - {s.seat}:
+            assert s.index in r.visible_steps(viewer)
+            cap = replay_scene(r, s.index, viewer, lang="en", names=list("ABCD")).caption
+            assert cap.endswith(" · " + out) and "passes" not in cap, cap
+        assert rr.describe_step(s, "ABCD", r.winds, "en").endswith(" passes · " + out)
+        assert claim.seat != s.seat
 
 
 def test_show_all_hands_shows_every_seat_once_the_hand_is_over():
