@@ -16,8 +16,10 @@ Events (``what``: the data):
 * ``score_card`` / ``record_card``: ``scene``, before ``/score``'s or ``/record``'s card is drawn;
 * ``replay_step``: ``code``, ``step``, ``ms``, ``viewer``, ``scene``, after a replay step image was drawn;
 * ``replay_animation``: ``code``, ``ms``, ``size`` (bytes), after a replay's animated file was made;
-* ``match_review``: ``code``, ``viewer``, ``review`` (:class:`engine.review.MatchReview`), ``lang``, ``ms`` (drawing
-  the card), after a match review card was drawn.
+* ``review_card``: ``code``, ``viewer``, ``texts`` (the :class:`render.replay.CardText` lines drawn), after a hand's
+  review card was drawn;
+* ``match_review``: ``code``, ``viewer``, ``review`` (:class:`engine.review.MatchReview`), ``lang``, ``texts`` (the
+  lines drawn), ``ms`` (drawing the card), after a match review card was drawn.
 """
 
 from __future__ import annotations

@@ -58,8 +58,15 @@ from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
 from engine.replay import HandReplay, decode_code, encode_code
 from engine.review import MatchReview, Review, review_hand, review_match
-from render.match_review import match_review_summary, render_match_review
-from render.replay import render_replay, render_replay_animation, render_review, replay_scene, review_summary
+from render.match_review import match_review_card, match_review_summary
+from render.replay import (
+    render_replay,
+    render_replay_animation,
+    replay_scene,
+    review_card,
+    review_numbers,
+    review_summary,
+)
 
 log = logging.getLogger(__name__)
 
@@ -404,7 +411,7 @@ class Memory(commands.Cog):
                            date=day_text(voided.posted_at.astimezone(await server_tz(self.bot, guild)), lang),
                            reason=safe(clip(voided.reason, REASON_CLIP))))
         if review is not None:
-            lines.append(review_summary(review, lang))
+            lines.append(review_summary(review, lang, review_numbers(rp, seat, show_all=show_all)))
         view = self._controls(guild, code, viewer, step, theme, rp, seat, lang)
         file = discord.File(io.BytesIO(png), filename=f"replay-{code}-{scene.number}.png")
         if new:
@@ -451,8 +458,12 @@ class Memory(commands.Cog):
                 raise UserError("memory.not_seated")
             await interaction.response.defer(ephemeral=True, thinking=True)
             review = await self._review(match, rp, seat)
-            png = await asyncio.to_thread(render_review, review, rp, item.theme, lang, "", names_of(match, lang))
-            await interaction.followup.send(review_summary(review, lang), ephemeral=True,
+            # steps numbered as the replay shows them to the player (with every hand hidden, no gap for an answer)
+            png, texts = await asyncio.to_thread(lambda: review_card(review, rp, item.theme, lang, "",
+                                                                     names_of(match, lang), show_all=show_all))
+            self.bot.observers.emit("review_card", code=code, viewer=interaction.user.id, texts=texts)
+            await interaction.followup.send(review_summary(review, lang, review_numbers(rp, seat, show_all=show_all)),
+                                            ephemeral=True,
                                             file=discord.File(io.BytesIO(png), filename=f"review-{code}.png"))
             return
         if op == "mrv":
@@ -463,10 +474,12 @@ class Memory(commands.Cog):
             if not mr.hands:
                 raise UserError("memory.match_review_none")
             t0 = time.perf_counter()
-            png = await asyncio.to_thread(render_match_review, mr, match.variant, item.theme, lang, names_of(match, lang))
+            png, texts = await asyncio.to_thread(lambda: match_review_card(mr, match.variant, item.theme, lang,
+                                                                           names_of(match, lang), show_all=show_all))
             self.bot.observers.emit("match_review", code=code, viewer=interaction.user.id, review=mr, lang=lang,
+                                    texts=texts,
                                     ms=round((time.perf_counter() - t0) * 1000))
-            await interaction.followup.send(match_review_summary(mr, lang), ephemeral=True,
+            await interaction.followup.send(match_review_summary(mr, lang, show_all=show_all), ephemeral=True,
                                             file=discord.File(io.BytesIO(png), filename=f"match-review-{code}.png"))
             return
         if op == "gif":

@@ -56,6 +56,7 @@ to it costs (a hand ends at the first deal-in: :func:`one_deal_in`).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -481,12 +482,21 @@ _KIND_OF = {"feed": "safer"}
 
 @dataclass(frozen=True, slots=True)
 class HandReview:
-    """One hand of a match review: its number (0-based), the seat's winds in it (0 = E = the dealer) and the
-    review of the seat's decisions in it."""
+    """One hand of a match review: its number (0-based), the seat's winds in it (0 = E = the dealer), the
+    review of the seat's decisions in it, and the steps the seat may see in the hand's replay when not every hand is
+    shown (:meth:`engine.replay.HandReplay.visible_steps`; empty when not known: steps are then numbered raw)."""
 
     hand_no: int
     winds: tuple[int, ...]
     review: Review
+    visible: tuple[int, ...] = ()
+
+    def number(self, k: int, *, show_all: bool = False) -> int:
+        """Step ``k`` as the hand's replay numbers it for the seat (:meth:`engine.replay.HandReplay.number`): the raw
+        step when every hand is shown, else counted over the steps the seat may see."""
+        if show_all or not self.visible:
+            return k
+        return max(bisect_right(self.visible, k) - 1, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -549,7 +559,8 @@ class MatchReview:
 def review_match(replays: Iterable[HandReplay], seat: int) -> MatchReview:
     """The seat's review over the given hands of a match (:meth:`engine.replay.HandReplay.each`): each hand
     reviewed exactly as :func:`review_hand` does, from the seat's own view at each decision."""
-    return MatchReview(seat, tuple(HandReview(r.hand_no, tuple(r.winds), review_hand(r, seat)) for r in replays))
+    return MatchReview(seat, tuple(HandReview(r.hand_no, tuple(r.winds), review_hand(r, seat),
+                                              tuple(r.visible_steps(seat))) for r in replays))
 
 
 __all__ = ["KINDS", "Choice", "Decision", "HandReview", "MatchReview", "Review", "deal_in_cost", "one_deal_in",

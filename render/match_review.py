@@ -58,8 +58,10 @@ def kind_label(kind: str, lang: str = "zh") -> str:
     return txt(f"render.match_review.kind.{kind}", lang_of(lang))
 
 
-def match_review_summary(review: MatchReview, lang: str = "zh") -> str:
-    """"N hands: D decisions, M where the AI disagrees; they cost about X 子, the most in hand H at step K (Y 子)".
+def match_review_summary(review: MatchReview, lang: str = "zh", *, show_all: bool = False) -> str:
+    """"N hands: D decisions, M where the AI disagrees; they cost about X 子, the most in hand H at step K (Y 子)":
+    step K as hand H's replay numbers it for the player (:meth:`engine.review.HandReview.number`, ``show_all`` as
+    the replay has it).
 
     >>> from engine.review import Choice, Decision, HandReview, Review
     >>> from engine.table import Action
@@ -80,21 +82,21 @@ def match_review_summary(review: MatchReview, lang: str = "zh") -> str:
     if top:
         h, d = top[0]
         out = txt("render.match_review.biggest", lang, summary=out, cost=_zi(review.cost), hand=h.hand_no + 1,
-                  step=d.step, loss=_zi(d.cost))
+                  step=h.number(d.step, show_all=show_all), loss=_zi(d.cost))
     if review.by_ai:  # the moves the AI made for the player (away, 托管), not reviewed: as the hand's card says
         out += "\n" + txt("render.review.by_ai", lang, n=review.by_ai)
     return out
 
 
-def match_review_rows(review: MatchReview, lang: str = "zh", names: Sequence[str] | None = None
-                      ) -> list[tuple[str, str, str, str, str, str]]:
-    """The costliest decisions as the card draws them: (the hand, the step, the loss, the player's choice priced,
-    the AI's choice priced, the reason in words), costliest first."""
+def match_review_rows(review: MatchReview, lang: str = "zh", names: Sequence[str] | None = None, *,
+                      show_all: bool = False) -> list[tuple[str, str, str, str, str, str]]:
+    """The costliest decisions as the card draws them: (the hand, the step as the hand's replay numbers it for the
+    player, the loss, the player's choice priced, the AI's choice priced, the reason in words), costliest first."""
     lang = lang_of(lang)
     out = []
     for h, d in review.costliest(TOP):
         out.append((txt("render.match_review.hand", lang, hand=h.hand_no + 1),
-                    txt("render.replay.step", lang, step=d.step),
+                    txt("render.replay.step", lang, step=h.number(d.step, show_all=show_all)),
                     txt("render.review.loss", lang, loss=_zi(d.cost)),
                     txt("render.replay.you_prefix", lang) + describe_priced(d.played, lang, d.timeout),
                     txt("render.replay.ai_prefix", lang) + describe_priced(d.ai, lang),
@@ -134,8 +136,8 @@ def match_review_capped(review: MatchReview, lang: str = "zh") -> str:
     return txt("render.match_review.capped", lang_of(lang), cost=_zi(off)) if off >= 0.05 else ""
 
 
-def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", names: Sequence[str] | None = None
-                        ) -> tuple[int, list[CardText], list[tuple[int, int, int, int]], list[tuple[int, float, float]],
+def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", names: Sequence[str] | None = None,
+                        *, show_all: bool = False) -> tuple[int, list[CardText], list[tuple[int, int, int, int]], list[tuple[int, float, float]],
                                    int]:
     """The match review card as it is drawn: its height, every line of text (:class:`render.replay.CardText`), the
     frame around the costliest decision, the kinds' bars (top y, the kind's 子, the largest kind's 子) and the top of
@@ -179,7 +181,7 @@ def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", nam
             block(y, label, 19, "text", full - w - 12, bold=bold, max_lines=1)
             bars.append((y + 27, c, most))
             y += KIND_H
-    rows = match_review_rows(review, lang, names)
+    rows = match_review_rows(review, lang, names, show_all=show_all)
     if rows:
         y = block(y + 6, txt("render.match_review.costliest", lang), 20, "accent") + 8
         col = 96
@@ -201,15 +203,20 @@ def match_review_layout(review: MatchReview, variant: str, lang: str = "zh", nam
 
 
 def draw_match_review(review: MatchReview, variant: str, theme: str | Theme = "dark", lang: str = "zh",
-                      names: Sequence[str] | None = None) -> Image.Image:
+                      names: Sequence[str] | None = None, *, show_all: bool = False) -> Image.Image:
     """The match review card (:func:`match_review_layout`): its lines, the kinds' bars and each hand's loss."""
+    return _match_card(review, variant, theme, lang, names, show_all=show_all)[0]
+
+
+def _match_card(review: MatchReview, variant: str, theme: str | Theme = "dark", lang: str = "zh",
+                names: Sequence[str] | None = None, *, show_all: bool = False) -> tuple[Image.Image, list[CardText]]:
     th = theme_of(theme)
     lang = lang_of(lang)
     margin, pad = 12, 14
     x0 = margin + pad
     x1 = REVIEW_W - margin - pad
     full = x1 - x0
-    H, texts, frames, bars, chart = match_review_layout(review, variant, lang, names)
+    H, texts, frames, bars, chart = match_review_layout(review, variant, lang, names, show_all=show_all)
     img = draw_card(texts, frames, H, th)
     d = ImageDraw.Draw(img)
     for y, c, most in bars:
@@ -231,13 +238,20 @@ def draw_match_review(review: MatchReview, variant: str, theme: str | Theme = "d
             d.rectangle((round(cx - bw / 2), base - hgt, round(cx + bw / 2), base), fill=th.minus)
         if i % every == 0:
             draw_text(img, (cx, base + 4), str(h.hand_no + 1), 14, th.subtext, bold=False, anchor="ma")
-    return img
+    return img, texts
 
 
 def render_match_review(review: MatchReview, variant: str, theme: str | Theme = "dark", lang: str = "zh",
-                        names: Sequence[str] | None = None) -> bytes:
-    """PNG bytes of :func:`draw_match_review`."""
-    return encode(draw_match_review(review, variant, theme, lang, names), theme)
+                        names: Sequence[str] | None = None, *, show_all: bool = False) -> bytes:
+    """PNG bytes of :func:`draw_match_review` (``show_all`` as the replays have it: how steps are numbered)."""
+    return match_review_card(review, variant, theme, lang, names, show_all=show_all)[0]
+
+
+def match_review_card(review: MatchReview, variant: str, theme: str | Theme = "dark", lang: str = "zh",
+                      names: Sequence[str] | None = None, *, show_all: bool = False) -> tuple[bytes, list[CardText]]:
+    """PNG bytes of :func:`draw_match_review` and the lines of text drawn on it."""
+    img, texts = _match_card(review, variant, theme, lang, names, show_all=show_all)
+    return encode(img, theme), texts
 
 
 def _examples(out: str) -> None:

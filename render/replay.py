@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -106,9 +106,29 @@ def _variant(key: str, lang: str) -> str:
     return named(v.zh, v.en, lang)
 
 
-def review_summary(review: Review, lang: str = "zh") -> str:
+StepNumber = Callable[[int], int]
+"""Writes a step of the hand as the replay numbers it for the viewer (:func:`review_numbers`); the review keeps the
+raw step (``Decision.step``) and maps it only where a number is written. ``None``: the raw step."""
+
+
+def review_numbers(replay: HandReplay, seat: int | None, *, show_all: bool = False) -> StepNumber:
+    """The step numbers of ``seat``'s review as the hand's replay shows them to ``seat`` (:meth:`HandReplay.number`):
+    with every hand shown the raw step, else counted over the steps the seat may see (its own decisions are always
+    among them), so "the most at step 23" is the replay's "Step 23/70" and tells nothing the replay hides."""
+    return lambda k: replay.number(k, seat, show_all=show_all)[0]
+
+
+def _shown(number: StepNumber | None, k: int) -> int:
+    return k if number is None else number(k)
+
+
+def _steps(number: StepNumber | None, ks: Iterable[int], lang: str) -> str:
+    return join_list((str(_shown(number, k)) for k in ks), lang)
+
+
+def review_summary(review: Review, lang: str = "zh", number: StepNumber | None = None) -> str:
     """"N decisions, M where the AI disagrees, they cost about X 子, the most at step K (Y 子)" in the player's
-    language.
+    language; K written by ``number`` (:func:`review_numbers`).
 
     >>> from engine.table import Action
     >>> r = Review(0, (Decision(3, 0, Choice(Action("discard", 0, 1), 2, 20, ev=1.5),
@@ -122,7 +142,8 @@ def review_summary(review: Review, lang: str = "zh") -> str:
     n, m, b = len(review.decisions), review.disagreements, review.biggest
     out = counts_line(n, m, review.costly, lang)
     if b is not None:
-        out = txt("render.review.biggest", lang, summary=out, cost=_zi(review.cost), step=b.step, loss=_zi(b.cost))
+        out = txt("render.review.biggest", lang, summary=out, cost=_zi(review.cost), step=_shown(number, b.step),
+                  loss=_zi(b.cost))
     if review.by_ai:  # the moves the AI made for the player (away, 托管), not reviewed
         out += "\n" + txt("render.review.by_ai", lang, n=review.by_ai)
     return out
@@ -590,7 +611,8 @@ def replay_scene(
         # the hand's last step: the review's summary, also when it was the player's own win (under the decision
         # when the AI would have chosen otherwise)
         lines = (_review_lines(dec, lang, names_, winds) if dec is not None and not dec.agrees else ()) + (
-            (txt("render.replay.review", lang), review_summary(review, lang), None),)
+            (txt("render.replay.review", lang),
+             review_summary(review, lang, review_numbers(replay, viewer, show_all=show_all)), None),)
     elif dec is not None:
         lines = _review_lines(dec, lang, names_, winds)
     elif (review is not None and viewer is not None and review.seat == viewer and step > 0
@@ -779,22 +801,24 @@ def _listed(review: Review) -> list[Decision]:
 
 
 def review_rows(review: Review, lang: str = "zh", names: Sequence[str] | None = None,
-                winds: Sequence[int] | None = None) -> list[tuple[int, str, str, str, str]]:
+                winds: Sequence[int] | None = None, number: StepNumber | None = None
+                ) -> list[tuple[int, str, str, str, str]]:
     """The rows of the review card, one per listed disagreement (the costliest that cost 子, see
-    :data:`REVIEW_MAX_ROWS`): (step, the loss, the player's choice priced, the AI's choice priced, the reason in
-    words). Exactly the text :func:`draw_review` draws."""
+    :data:`REVIEW_MAX_ROWS`): (step as ``number`` writes it, the loss, the player's choice priced, the AI's choice
+    priced, the reason in words). Exactly the text :func:`draw_review` draws."""
     lang = lang_of(lang)
     out = []
     for dec in _listed(review):
-        out.append((dec.step, txt("render.review.loss", lang, loss=_zi(dec.cost)),
+        out.append((_shown(number, dec.step), txt("render.review.loss", lang, loss=_zi(dec.cost)),
                     txt("render.replay.you_prefix", lang) + describe_priced(dec.played, lang, dec.timeout),
                     txt("render.replay.ai_prefix", lang) + describe_priced(dec.ai, lang),
                     describe_reason(dec, lang, names, winds)))
     return out
 
 
-def review_head(review: Review, lang: str = "zh") -> tuple[str, str, str]:
-    """The card's summary lines: what the decisions cost in 子, the counts, and what the review judges on."""
+def review_head(review: Review, lang: str = "zh", number: StepNumber | None = None) -> tuple[str, str, str]:
+    """The card's summary lines: what the decisions cost in 子, the counts (:func:`review_summary`, its step written
+    by ``number``), and what the review judges on."""
     lang = lang_of(lang)
     if review.cost >= 0.05:
         cost = txt("render.review.cost_line", lang, cost=_zi(review.cost))
@@ -804,7 +828,7 @@ def review_head(review: Review, lang: str = "zh") -> tuple[str, str, str]:
         cost = txt("render.review.no_decisions", lang)
     else:
         cost = txt("render.review.no_loss" if review.disagreements else "render.review.no_cost", lang)
-    return cost, review_summary(review, lang), txt("render.review.visible_only", lang)
+    return cost, review_summary(review, lang, number), txt("render.review.visible_only", lang)
 
 
 def review_rows_any(review: Review) -> bool:
@@ -813,13 +837,13 @@ def review_rows_any(review: Review) -> bool:
 
 
 def review_foot(review: Review, lang: str = "zh", names: Sequence[str] | None = None,
-                winds: Sequence[int] | None = None) -> list[str]:
+                winds: Sequence[int] | None = None, number: StepNumber | None = None) -> list[str]:
     """The card's last lines: the smaller losses not listed (their count and 子), the risky choices against one seat
     that add up to more than one deal-in to it and count as one (:func:`engine.review.one_deal_in`), the steps where
     the player chose
     otherwise than the AI at no loss (worth as much on the evaluator's figures, to 0.1 子; those of :data:`EXPLAINED`
     each on a line with why: a tile the AI lets go of, a win it takes that the player's choice is priced as high as),
-    and the steps where the AI chose the same."""
+    and the steps where the AI chose the same. Steps are written by ``number`` (:func:`review_numbers`)."""
     lang = lang_of(lang)
     listed = {d.step for d in _listed(review)}
     more = [d for d in review.decisions if d.costly and d.step not in listed]
@@ -830,24 +854,24 @@ def review_foot(review: Review, lang: str = "zh", names: Sequence[str] | None = 
     out = []
     if more:
         out.append(txt("render.review.more" if len(more) > 1 else "render.review.more_one", lang, n=len(more),
-                       cost=_zi(round(sum(d.cost for d in more), 1)), steps=join_list((str(d.step) for d in more), lang)))
+                       cost=_zi(round(sum(d.cost for d in more), 1)), steps=_steps(number, (d.step for d in more), lang)))
         # where to see them: the replay's "my decision ▶" steps through the player's decisions with the same words
         out.append(txt("render.review.more_where", lang, button=txt("memory.next_decision", lang)))
     for ds, total, counted in review.capped():  # risky choices against one seat: one deal-in at most
-        out.append(txt("render.review.capped", lang, steps=join_list((str(d.step) for d in ds), lang),
+        out.append(txt("render.review.capped", lang, steps=_steps(number, (d.step for d in ds), lang),
                        who=threat_name(ds[0], lang, names, winds), total=_zi(total), cost=_zi(counted)))
     if equal:
         out.append(txt("render.review.as_good_many" if len(equal) > 1 else "render.review.as_good_one", lang,
-                       steps=join_list((str(k) for k in equal), lang)))
+                       steps=_steps(number, equal, lang)))
     for group, note in explained(review, lang, names, winds):
-        out.append(txt("render.review.step_note", lang, step=group[0].step, text=note) if len(group) == 1 else
-                   txt("render.review.steps_note", lang, steps=join_list((str(d.step) for d in group), lang),
+        out.append(txt("render.review.step_note", lang, step=_shown(number, group[0].step), text=note) if len(group) == 1
+                   else txt("render.review.steps_note", lang, steps=_steps(number, (d.step for d in group), lang),
                        text=note))
     if agree and len(agree) == len(review.decisions):
         out.append(txt("render.replay.ai_agrees_all", lang))
     elif agree:
         out.append(txt("render.replay.ai_agrees_many" if len(agree) > 1 else "render.replay.ai_agrees_one", lang,
-                       steps=join_list((str(k) for k in agree), lang)))
+                       steps=_steps(number, agree, lang)))
     return out
 
 
@@ -1022,13 +1046,16 @@ def wrap(text: str, font: Any, width: int) -> list[str]:
 
 
 def review_layout(review: Review, replay: HandReplay, lang: str = "zh", title: str = "",
-                  names: Sequence[str] | None = None) -> tuple[int, list[CardText], list[tuple[int, int, int, int]]]:
+                  names: Sequence[str] | None = None, *, show_all: bool = False
+                  ) -> tuple[int, list[CardText], list[tuple[int, int, int, int]]]:
     """The review card as it is drawn: its height, every line of text (:class:`CardText`) and the frame around the
     costliest row. The head: the title, what the decisions cost, the counts, the note that only what the player could
     see is judged; a row per listed disagreement (:func:`review_rows`): the step and its loss, the player's choice
     and the AI's with their expected 子 (red: the choice that lost 子), the reason (wrapped); the foot
-    (:func:`review_foot`)."""
+    (:func:`review_foot`). Every step is numbered as the replay numbers it for the player (:func:`review_numbers`,
+    ``show_all`` as the replay has it)."""
     lang = lang_of(lang)
+    number = review_numbers(replay, review.seat, show_all=show_all)
     margin, pad = 12, 14
     x0 = margin + pad
     full = REVIEW_W - 2 * (margin + pad)
@@ -1039,7 +1066,7 @@ def review_layout(review: Review, replay: HandReplay, lang: str = "zh", title: s
 
     head = title or (txt("render.replay.review", lang) + f" · {_variant(replay.variant, lang)} "
                      + txt("render.replay.hand_no", lang, n=replay.hand_no + 1))
-    cost, _summary, note = review_head(review, lang)
+    cost, _summary, note = review_head(review, lang, number)
     n = len(review.decisions)
     counts = counts_line(n, review.disagreements, review.costly, lang)
     y = block(margin + 10, head, 24, "title", gap=10)
@@ -1052,12 +1079,12 @@ def review_layout(review: Review, replay: HandReplay, lang: str = "zh", title: s
         y = block(y, txt("render.review.legend", lang), 15, "sub", bold=False, gap=6)
     y += 10
     biggest = review.biggest
-    costs = {d.step: d.cost for d in review.decisions}
-    for step, loss, you, ai, why in review_rows(review, lang, names, replay.winds):
-        big = biggest is not None and step == biggest.step
+    for dec, (shown, loss, you, ai, why) in zip(_listed(review), review_rows(review, lang, names, replay.winds, number),
+                                                strict=True):
+        big = biggest is not None and dec.step == biggest.step
         top = y
-        out.append(CardText(x0, y + 5, txt("render.replay.step", lang, step=step), 19, "accent" if big else "sub"))
-        worse = costs.get(step, 0.0) >= 0.05
+        out.append(CardText(x0, y + 5, txt("render.replay.step", lang, step=shown), 19, "accent" if big else "sub"))
+        worse = dec.cost >= 0.05
         out.append(CardText(x0, y + 33, loss, 18, "bad" if worse else "sub", False))
         # each line under the one before, however many lines it took (a long one wraps at the smallest size)
         y_ai = max(y + 32, block(y + 4, you, 20, "bad" if worse else "text", full - STEP_W, x0 + STEP_W, gap=8,
@@ -1067,20 +1094,20 @@ def review_layout(review: Review, replay: HandReplay, lang: str = "zh", title: s
         y = max(y + 14, top + REVIEW_ROW_H)
         if big:
             frames.append((x0 - 6, top - 2, REVIEW_W - margin - pad + 6, y - 6))
-    for line in review_foot(review, lang, names, replay.winds):
+    for line in review_foot(review, lang, names, replay.winds, number):
         y = block(y + 6, line, 19, "sub", bold=False, gap=6) + 8
     return y + pad + margin, out, frames
 
 
 def draw_review(review: Review, replay: HandReplay, theme: str | Theme = "dark", lang: str = "zh",
-                title: str = "", names: Sequence[str] | None = None) -> Image.Image:
+                title: str = "", names: Sequence[str] | None = None, *, show_all: bool = False) -> Image.Image:
     """The review of one seat as a card (:func:`review_layout`): what the decisions cost (子, the strong AI's
     evaluator), the counts, the note that only what the player could see is judged; then each decision where the
     player's choice lost 子 against the AI's (the step and its loss, the player's choice and the AI's with their
     expected 子, the reason in words; the costliest framed, a choice that lost 子 in red); the smaller losses, the
     choices worth as much as the AI's and the steps where the AI agrees, each on a line."""
     th = theme_of(theme)
-    H, texts, frames = review_layout(review, replay, lang, title, names)
+    H, texts, frames = review_layout(review, replay, lang, title, names, show_all=show_all)
     return draw_card(texts, frames, H, th)
 
 
@@ -1101,9 +1128,16 @@ def draw_card(texts: Sequence[CardText], frames: Sequence[tuple[int, int, int, i
 
 
 def render_review(review: Review, replay: HandReplay, theme: str | Theme = "dark", lang: str = "zh",
-                  title: str = "", names: Sequence[str] | None = None) -> bytes:
-    """PNG bytes of :func:`draw_review`."""
-    return encode(draw_review(review, replay, theme, lang, title, names), theme)
+                  title: str = "", names: Sequence[str] | None = None, *, show_all: bool = False) -> bytes:
+    """PNG bytes of :func:`draw_review` (``show_all`` as the replay has it: how its steps are numbered)."""
+    return review_card(review, replay, theme, lang, title, names, show_all=show_all)[0]
+
+
+def review_card(review: Review, replay: HandReplay, theme: str | Theme = "dark", lang: str = "zh", title: str = "",
+                names: Sequence[str] | None = None, *, show_all: bool = False) -> tuple[bytes, list[CardText]]:
+    """PNG bytes of :func:`draw_review` and the lines of text drawn on it."""
+    H, texts, frames = review_layout(review, replay, lang, title, names, show_all=show_all)
+    return encode(draw_card(texts, frames, H, theme_of(theme)), theme), texts
 
 
 # ------------------------------------------------------------------------------------------------ animation
@@ -1168,7 +1202,7 @@ def render_replay_animation(replay: HandReplay, viewer: int | None, *, theme: st
 
 
 __all__ = ["ReplayScene", "animation_scenes", "describe_outcome", "describe_step", "draw_replay", "draw_review", "frame_ms",
-           "render_replay", "render_review",
+           "render_replay", "render_review", "review_card", "review_numbers",
            "render_replay_animation", "render_replay_step", "replay_scene"]
 
 

@@ -624,8 +624,10 @@ async def test_review_card_lists_the_costly_choices_and_charges_no_kong_premium(
     assert r2.reply.text == review_summary(review, lang)
     name, data = next(iter(r2.reply.files.items()))
     names = names_of(match, lang)
-    assert name == f"review-{code}.png" and data == render_review(review, rp, "dark", lang, "", names)
-    _height, texts, _frames = review_layout(review, rp, lang, "", names)
+    # every hand shown (the server's default): the steps are numbered as the replay numbers them, raw
+    assert name == f"review-{code}.png"
+    assert data == render_review(review, rp, "dark", lang, "", names, show_all=True)
+    _height, texts, _frames = review_layout(review, rp, lang, "", names, show_all=True)
     drawn = "".join(x.text for x in texts).replace(" ", "")
     rows = review_rows(review, lang, names, rp.winds)
     assert [row[0] for row in rows] == [36, 40]
@@ -676,8 +678,8 @@ async def test_a_win_passed_for_a_hand_priced_as_high_is_explained_on_the_card_a
     r2 = await h.click(r.reply, label=label, user=A, locale=locale)
     name, data = next(iter(r2.reply.files.items()))
     names = names_of(match, lang)
-    assert data == render_review(review, rp, "dark", lang, "", names)
-    _height, texts, _frames = review_layout(review, rp, lang, "", names)
+    assert data == render_review(review, rp, "dark", lang, "", names, show_all=True)
+    _height, texts, _frames = review_layout(review, rp, lang, "", names, show_all=True)
     drawn = "".join(x.text for x in texts).replace(" ", "")
     assert txt("render.review.step_note", lang, step=68, text=why).replace(" ", "") in drawn
     assert txt("render.review.as_good_one", lang, steps="68").replace(" ", "") not in drawn
@@ -738,8 +740,8 @@ async def test_risky_tiles_against_one_seat_count_at_most_one_deal_in(
     assert r2.reply.text == review_summary(review, lang) and "2.6 子" in r2.reply.text
     name, data = next(iter(r2.reply.files.items()))
     names = names_of(match, lang)
-    assert data == render_review(review, rp, "dark", lang, "", names)
-    _height, texts, _frames = review_layout(review, rp, lang, "", names)
+    assert data == render_review(review, rp, "dark", lang, "", names, show_all=True)
+    _height, texts, _frames = review_layout(review, rp, lang, "", names, show_all=True)
     drawn = "".join(x.text for x in texts).replace(" ", "")
     assert txt("render.review.cost_line", lang, cost="2.6").replace(" ", "") in drawn
     line = txt("render.review.capped", lang, steps=join_list(["42", "46", "51", "55"], lang),

@@ -322,3 +322,78 @@ async def test_a_win_called_before_another_seats_answer_does_not_tell_that_answe
     await h.click(r.reply, custom_id=":".join(parts), user=viewer, locale="en-US")
     shown = [sc.caption for v, sc in h.seen.replay_images() if v == viewer]
     assert not any("calls a win" in c for c in shown), shown
+
+
+# ------------------------------------------------------------------------------------------------ the review's steps
+
+
+def numbers_after_step(text: str) -> list[int]:
+    """Every step number an English text names: "step 36", "Steps 4, 9 and 12"."""
+    out: list[int] = []
+    for m in re.finditer(r"\b[Ss]teps? ((?:\d+(?:, | and |,? and )?)+)", text):
+        out += [int(x) for x in re.findall(r"\d+", m.group(1))]
+    return out
+
+
+@pytest.mark.parametrize("show_all", [False, True])
+async def test_the_reviews_step_numbers_are_the_replays(hefei_c11, show_all: bool) -> None:
+    """Ann (seat 0) steps through her decisions with "my decision ▶" and reads each one's number in the caption
+    ("Step 36/40"); the AI review (its message, the card's rows and foot, the summary on the last step) and the match
+    review (its message, its rows) name each decision by that same number. With every hand hidden the raw step (37)
+    would tell her that an answer she may not see came before it; with every hand shown the numbers are the raw
+    steps, as the replay's."""
+    h, mid = hefei_c11
+    if show_all:
+        await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=True)
+    rp = HandReplay.build("hefei", "c11", {}, played("hefei", "c11", 11, 1), 0)
+    review = review_hand(rp, 0)
+    code = encode_code(mid, 0)
+    r = await h.slash("replay", user=A, code=code, locale="en-US")
+    shown: dict[int, int] = {}  # raw step -> the number the caption gives it
+    while not button(r.reply, "my decision ▶").get("disabled"):
+        await h.click(r.reply, custom_id=button(r.reply, "my decision ▶")["custom_id"], user=A, locale="en-US")
+        sc = h.seen.replay_images()[-1][1]
+        m = re.match(r"Step (\d+)/(\d+)", sc.caption)
+        assert m, sc.caption
+        shown[sc.step] = int(m.group(1))
+    assert {d.step for d in review.decisions} <= set(shown)
+    biggest = review.biggest
+    assert biggest is not None and review.costly > 5  # the set-up: a biggest loss, and more than the card lists
+    # the set-up: with every hand hidden, some decisions (the costliest among them) come after a hidden answer
+    assert (shown[biggest.step] != biggest.step) is not show_all
+    if show_all:
+        assert all(k == v for k, v in shown.items())
+
+    # the /replay message's summary and the summary on the last step's review line
+    assert f"the most at step {shown[biggest.step]} (" in r.reply.text, r.reply.text
+    await h.click(r.reply, custom_id=button(r.reply, "⏭")["custom_id"], user=A, locale="en-US")
+    end = h.seen.replay_images()[-1][1]
+    summary = next(text for head, text, _g in end.review if head == "Review")
+    assert numbers_after_step(summary) == [shown[biggest.step]], summary
+
+    # the AI review: its message, the card's rows (one per listed disagreement, in step order) and its foot
+    r2 = await h.click(r.reply, label="AI review", user=A, locale="en-US")
+    assert numbers_after_step(r2.reply.text) == [shown[biggest.step]], r2.reply.text
+    texts = h.seen.of("review_card")[-1]["texts"]
+    rows = [int(t.text.split()[1]) for t in texts if re.fullmatch(r"Step \d+", t.text)]
+    listed = sorted(sorted((d for d in review.decisions if d.costly), key=lambda d: (-d.cost, d.step))[:5],
+                    key=lambda d: d.step)
+    assert rows == [shown[d.step] for d in listed], rows
+    card = " ".join(t.text for t in texts if not re.fullmatch(r"Step \d+", t.text))
+    named = numbers_after_step(card)
+    assert named and set(named) <= {shown[d.step] for d in review.decisions}, (named, card)
+    more = [shown[d.step] for d in review.decisions if d.costly and d not in listed]
+    agree = [shown[d.step] for d in review.decisions if d.agrees]
+    assert more and agree  # the set-up: the foot names steps
+    m = re.search(r"smaller differences?, about [\d.]+ 子 in all: (steps? [\d, and]+)", card)
+    assert m and numbers_after_step(m.group(1)) == more, card
+    m = re.search(r"The AI agrees at (steps? [\d, and]+)", card)
+    assert m and numbers_after_step(m.group(1)) == agree, card
+
+    # the match review (one hand here): its message and its rows
+    r3 = await h.click(r.reply, label="Match review", user=A, locale="en-US")
+    assert f"in hand 1 at step {shown[biggest.step]} (" in r3.reply.text, r3.reply.text
+    mtexts = h.seen.of("match_review")[-1]["texts"]
+    mrows = [int(t.text.split()[1]) for t in mtexts if re.fullmatch(r"Step \d+", t.text)]
+    top = sorted((d for d in review.decisions if d.costly), key=lambda d: (-d.cost, d.step))[:4]
+    assert mrows == [shown[d.step] for d in top], mrows

@@ -36,8 +36,8 @@ async def test_a_hand_played_by_the_ai_for_an_away_player_is_not_charged_to_them
     assert r2.reply.text.endswith(f"{review.by_ai} more moves were made for you by the AI (away, 托管): they are not "
                                   "judged as yours")
     name, data = next(iter(r2.reply.files.items()))
-    assert data == render_review(review, rp, "dark", "en", "", names_of(match, "en"))
-    _h, texts, _f = review_layout(review, rp, "en", "", names_of(match, "en"))
+    assert data == render_review(review, rp, "dark", "en", "", names_of(match, "en"), show_all=True)
+    _h, texts, _f = review_layout(review, rp, "en", "", names_of(match, "en"), show_all=True)
     drawn = " ".join(x.text for x in texts)
     assert f"{review.by_ai} more moves were made for you by the AI" in drawn
     assert "The AI played this hand for you" in drawn  # not "your decisions matched the AI's"

@@ -295,7 +295,7 @@ def test_the_viewers_decision_shows_their_choice_and_the_ais():
     assert replay_scene(r, d.step, 1, review=rv).review == ()
     # the summary closes the hand
     end = replay_scene(r, r.n, 0, review=rv, lang="en")
-    assert end.review == (("Review", review_summary(rv, "en"), None),)
+    assert end.review == (("Review", review_summary(rv, "en", rr.review_numbers(r, 0)), None),)
     agree = next((x for x in rv.decisions if x.agrees), None)
     if agree is not None:
         assert replay_scene(r, agree.step, 0, review=rv, lang="en").review[1][1] == "the same choice"
@@ -366,10 +366,11 @@ def test_the_review_card_lists_the_disagreements(lang, theme):
     # one row per listed disagreement (the costliest of those that cost 子), then the foot's lines
     rows = min(rv.costly, rr.REVIEW_MAX_ROWS)
     assert rv.costly > rr.REVIEW_MAX_ROWS  # the easy AI errs often: the card lists the costliest only
-    listed = [row[0] for row in rr.review_rows(rv, lang)]
+    number = rr.review_numbers(r, 0)  # as the replay numbers the steps (every hand hidden)
+    listed = [row[0] for row in rr.review_rows(rv, lang, number=number)]
     assert listed == sorted(listed) and len(listed) == rows
-    assert rv.biggest is not None and rv.biggest.step in listed and len(frames) == 1
-    foot = rr.review_foot(rv, lang)
+    assert rv.biggest is not None and number(rv.biggest.step) in listed and len(frames) == 1
+    foot = rr.review_foot(rv, lang, number=number)
     # the smaller ones and where to see them, the ones worth as much, the steps where the AI agrees
     assert len(foot) == 2 + bool(rv.disagreements > rv.costly) + (rv.disagreements < len(rv.decisions))
     assert _drawn(texts).endswith("".join(foot).replace(" ", ""))
@@ -564,10 +565,11 @@ def test_the_worst_real_review_cards_fit_about_one_phone_screen(lang):
         drawn = _drawn(texts)
         assert rr.review_head(rv, lang)[0].replace(" ", "") in drawn
         assert f"{sum(d.cost for d in rv.decisions):.1f}" in rr.review_head(rv, lang)[0]  # every decision's loss
-        listed = [row[0] for row in rr.review_rows(rv, lang, NAMES, r.winds)]
-        hidden = [d for d in rv.decisions if d.costly and d.step not in listed]
+        number = rr.review_numbers(r, 0)  # as the replay numbers the steps (every hand hidden)
+        listed = [row[0] for row in rr.review_rows(rv, lang, NAMES, r.winds, number)]
+        hidden = [d for d in rv.decisions if d.costly and number(d.step) not in listed]
         more = rr.txt("render.review.more", lang, n=len(hidden), cost=f"{round(sum(d.cost for d in hidden), 1):.1f}",
-                      steps=rr.join_list((str(d.step) for d in hidden), lang))
+                      steps=rr.join_list((str(number(d.step)) for d in hidden), lang))
         where = rr.txt("render.review.more_where", lang, button=t("memory.next_decision", lang))
         assert more.replace(" ", "") in drawn and where.replace(" ", "") in drawn
         mheight = match_review_layout(review_match(hands, 0), variant, lang, NAMES)[0]
@@ -633,7 +635,7 @@ def test_the_last_step_of_a_hand_the_player_won_shows_the_summary(lang):
     rv = review_hand(rp, 0)
     assert [w["seat"] for w in rp.result["winners"]] == [0] and rv.at(rp.n) is not None  # won by the player
     scene = rr.replay_scene(rp, rp.n, 0, lang=lang, names=NAMES, review=rv)
-    assert [line[1] for line in scene.review] == [rr.review_summary(rv, lang)]
+    assert [line[1] for line in scene.review] == [rr.review_summary(rv, lang, rr.review_numbers(rp, 0))]
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -651,3 +653,72 @@ def test_a_match_the_ai_played_for_the_player_says_so(lang):
     _h, texts, _f, _b, _c = match_review_layout(m, "hefei", lang, NAMES)
     drawn = " ".join(t.text for t in texts)
     assert rr.txt("render.match_review.all_by_ai", lang) in drawn and by_ai.split()[-1] in drawn
+
+
+def _steps_named(text: str) -> list[int]:
+    import re
+
+    out: list[int] = []
+    for m in re.finditer(r"\b[Ss]teps? ((?:\d+(?:, | and )?)+)", text):
+        out += [int(x) for x in re.findall(r"\d+", m.group(1))]
+    return out
+
+
+@pytest.mark.parametrize("show_all", [False, True])
+def test_the_review_numbers_its_steps_as_the_replay_does(show_all):
+    """Hefei "c11": Ann's (seat 0) costliest decision is raw step 37, after an answer of another seat she may not
+    see; her replay captions it "Step 36/40". Every number of the review (the summary, the card's rows and foot, the
+    summary on the last step) is the replay's caption number; with every hand shown, the raw step."""
+    from render.replay import review_foot, review_layout, review_numbers, review_rows, review_summary
+
+    r = _selfplay("hefei", "c11", 11)
+    rv = review_hand(r, 0)
+    caption = {d.step: replay_scene(r, d.step, 0, lang="en", show_all=show_all).number for d in rv.decisions}
+    b = rv.biggest
+    assert b is not None and (caption[b.step] == b.step) is show_all  # the set-up
+    number = review_numbers(r, 0, show_all=show_all)
+    assert all(number(k) == v for k, v in caption.items())
+    assert _steps_named(review_summary(rv, "en", number)) == [caption[b.step]]
+    assert f"第 {caption[b.step]} 步" in review_summary(rv, "zh", number)
+    end = replay_scene(r, r.n, 0, lang="en", review=rv, show_all=show_all)
+    assert _steps_named(next(t for h, t, _g in end.review if h == "Review")) == [caption[b.step]]
+    listed = sorted(sorted((d for d in rv.decisions if d.costly), key=lambda d: (-d.cost, d.step))[:5],
+                    key=lambda d: d.step)
+    assert [row[0] for row in review_rows(rv, "en", number=number)] == [caption[d.step] for d in listed]
+    _h, texts, frames = review_layout(rv, r, "en", show_all=show_all)
+    assert [t.text for t in texts if t.text.startswith("Step ")] == [f"Step {caption[d.step]}" for d in listed]
+    assert len(frames) == 1  # the costliest row is still the one framed
+    more = [caption[d.step] for d in rv.decisions if d.costly and d not in listed]
+    agree = [caption[d.step] for d in rv.decisions if d.agrees]
+    foot = review_foot(rv, "en", number=number)
+    assert _steps_named(foot[0]) == more and _steps_named(foot[-1]) == agree, foot
+    # without a numbering the raw steps (the review's own identity stays raw)
+    assert _steps_named(review_summary(rv, "en")) == [b.step]
+
+
+def test_the_match_review_numbers_each_hands_steps_as_its_replay_does():
+    """A match review of two hands: each hand's steps are numbered as that hand's replay numbers them for the
+    player; with every hand shown, the raw steps."""
+    from engine.review import Choice, Decision, HandReview, MatchReview, Review, review_match
+    from engine.table import Action
+    from render.match_review import match_review_layout, match_review_rows, match_review_summary
+
+    r = _selfplay("hefei", "c11", 11)
+    mr = review_match([r], 0)
+    assert mr.hands[0].visible == tuple(r.visible_steps(0))
+
+    def dec(k: int, loss: float) -> Decision:
+        return Decision(k, 0, Choice(Action("discard", 0, 1), 2, 20, ev=1.0),
+                        Choice(Action("discard", 0, 9), 1, 8, ev=1.0 + loss), reason="faster")
+
+    # hand 1: steps 0..10, 4 and 5 hidden; hand 2: steps 0..10, 2 hidden
+    m = MatchReview(0, (HandReview(0, (0, 1, 2, 3), Review(0, (dec(7, 2.0),)), (0, 1, 2, 3, 6, 7, 8, 9, 10)),
+                        HandReview(1, (3, 0, 1, 2), Review(0, (dec(9, 3.0), dec(3, 1.0))),
+                                   (0, 1, 3, 4, 5, 6, 7, 8, 9, 10))))
+    assert _steps_named(match_review_summary(m, "en")) == [8]  # hand 2's step 9, its replay's 8th
+    assert "第 2 局第 8 步" in match_review_summary(m, "zh")
+    assert [row[1] for row in match_review_rows(m, "en")] == ["Step 8", "Step 5", "Step 2"]
+    assert [row[1] for row in match_review_rows(m, "en", show_all=True)] == ["Step 9", "Step 7", "Step 3"]
+    assert _steps_named(match_review_summary(m, "en", show_all=True)) == [9]
+    texts = match_review_layout(m, "hefei", "en")[1]
+    assert [t.text for t in texts if t.text.startswith("Step ")] == ["Step 8", "Step 5", "Step 2"]
