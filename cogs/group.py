@@ -97,7 +97,7 @@ def parse_day(text: str) -> date:
             return date(int(m[1]), int(m[2]), int(m[3]))
         except ValueError:
             pass
-    raise UserError("season.bad_date", value=text[:30])
+    raise UserError("season.bad_date", value=safe(text[:30]))  # (quoted as typed: its markdown shown, not applied)
 
 
 def day_end(day: date, tz: tzinfo) -> datetime:

@@ -289,17 +289,19 @@ class Admin:
 
     async def restore_vote(self, lt: LiveTable, held: int, stored: dict[str, Any] | None) -> None:
         """After a restart: the match's open vote back, its buttons working; lapsed while the bot was down, it
-        ends now (its message says so, once)."""
+        ends now (its message says so, once). A vote found past its deadline lapses: who was here at the deadline is
+        not known after a restart (a timeout's away is not kept), and a vote whose minute ended before the stop may
+        have lapsed then already, its message saying so, with only its removal from the store lost."""
         async with lt.lock:
             lt.votes = max(lt.votes, held)
             if stored is None or lt.closed or lt.vote is not None:
                 return
             vote = Vote.from_json(stored)
             lt.vote = vote
-            if not vote.can_pass(len(lt.humans())):
+            if vote.deadline <= self.wall() or not vote.can_pass(len(lt.humans())):
                 self._drop_vote(lt, "tables.vote_expired")
-            elif vote.deadline > self.wall() or not await self._vote_due(lt, vote):
-                self._arm_vote(lt, vote)  # (its deadline passed and the store failed: the timer tries again)
+            else:
+                self._arm_vote(lt, vote)
 
     async def cast_vote(self, table_id: int, number: int, user_id: int, yes: bool) -> bool:
         """A seated human's answer to vote ``number``. Returns whether the match is dissolved now."""
@@ -376,12 +378,14 @@ class Admin:
     async def _dissolve(self, lt: LiveTable, vote: Vote) -> None:
         """The vote passed (under the lock): audited first (a store failure refuses, nothing changes), then the
         match is aborted like ``/table end``: settled hands stay, the hand in play pays nothing."""
-        try:
-            await record_table_action(self.store, lt.guild_id, vote.by, "dissolve", match_id=lt.match_id,
-                                      detail={"yes": sorted(vote.yes)})
-        except Exception as e:
-            log.warning("table %s: dissolve not recorded: %s", lt.id, e)
-            raise Refusal("tables.not_recorded") from e
+        if not vote.audited:
+            try:
+                await record_table_action(self.store, lt.guild_id, vote.by, "dissolve", match_id=lt.match_id,
+                                          detail={"yes": sorted(vote.yes)})
+            except Exception as e:
+                log.warning("table %s: dissolve not recorded: %s", lt.id, e)
+                raise Refusal("tables.not_recorded") from e
+            vote.audited = True
         await self._end_in_store(lt, "dissolved by vote")  # (a Refusal: the vote stays open, nothing changed)
         if lt.vote is vote:
             lt.vote = None

@@ -156,10 +156,11 @@ class Output:
     def _next_hand_in(self, lt: LiveTable) -> float:
         """Seconds until the timer deals the next hand: the time left to the deadline kept since the hand's end
         (:attr:`LiveTable.deadlines`; a table message edited between hands does not promise the full delay again),
-        or the full delay while none is set yet (the hand has just ended: the timer is armed after this message)."""
+        or the full delay while none is set yet (the hand has just ended: the timer is armed after this message) or
+        while every human is away (no timer runs then: I'm back starts the full delay, which the message promises)."""
         _, _, nxt = self.delays(lt)
         tb = lt.table
-        at = lt.deadlines.get(("next", tb.seq)) if tb is not None else None
+        at = lt.deadlines.get(("next", tb.seq)) if tb is not None and not lt.everyone_away() else None
         return nxt if at is None else max(0.0, at - self.clock())
 
     async def _table_message(self, lt: LiveTable, *, fresh: bool = False) -> None:

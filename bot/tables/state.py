@@ -133,6 +133,7 @@ class Vote:
     text: str = ""  # the vote message's proposal (kept when its buttons are removed)
     timer: asyncio.Task[Any] | None = None
     deadline: float = 0.0  # when it lapses: Unix time (seconds), so that a restart keeps the same minute
+    audited: bool = False  # its dissolve is in the audit (a try whose abort the store refused is not audited twice)
 
     def to_json(self) -> dict[str, Any]:
         """What the store keeps of an open vote (see :meth:`from_json`).

@@ -103,10 +103,12 @@ async def test_a_seasons_last_day_is_read_as_a_chinese_keyboard_types_it(h: Harn
     assert season.until == datetime(2030, 1, 1, tzinfo=ZoneInfo("Asia/Shanghai"))  # the server's default zone
 
 
-@pytest.mark.parametrize("ends", ["2029-02-30", "31/12/2029", "next friday"])
-async def test_a_day_that_is_no_date_is_refused_and_starts_nothing(h: Harness, ends):
+@pytest.mark.parametrize("ends", ["2029-02-30", "31/12/2029", "next friday", "2029-01-01T00:00", "||2029-13-01||",
+                                  "**2029**-01-01"])
+async def test_a_day_that_is_no_date_is_refused_as_typed_and_starts_nothing(h: Harness, ends):
     r = await h.slash("season start", title="Spring", ends=ends, permissions=ADMIN_PERMISSIONS, locale="en-US")
     assert r.reply.ephemeral and "is not a date" in r.reply.content
+    assert "||2029" not in r.reply.content and "**2029**" not in r.reply.content  # quoted, its markdown shown
     assert await gstore.seasons(h.bot.open_store, GUILD_ID) == []
 
 

@@ -567,3 +567,65 @@ async def test_a_vote_passing_at_its_deadline_is_tried_again_when_the_store_fail
     assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
     msg = h.fake.find_message(vm.id)
     assert not msg.buttons() and "解散投票通过" in msg.content and "过期" not in msg.content
+
+
+async def test_a_vote_that_lapsed_is_not_passed_after_a_restart(harness: Harness):
+    """Two friends, both here. P1 proposes 解散, P2 does not answer: at the end of the minute the vote lapses and
+    the vote message says "解散投票已过期：牌局继续". The store was failing at that moment, so the forgetting of the
+    vote (three tries) did not land. The store is back; P2 chooses 托管 for a while (stored). The bot restarts: the
+    stored vote, its deadline long past, is decided again as at its deadline, P2 now counts as away, and the match
+    the players were told goes on is dissolved."""
+    h = harness
+    prep(h)
+    clock = VoteClock(h)
+    h.bot.tables.store_backoff = (0.01, 0.02, 0.05)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    match_id = lt.match_id
+    await h.slash("table dissolve", user=P1)
+    vm = vote_message(h)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("match_votes", times=3)
+    await clock.end_minute(h, lt.vote)
+    await h.bot.tables.wait_idle()
+    assert lt.vote is None and not lt.closed
+    assert "过期" in h.fake.find_message(vm.id).content  # told: the vote lapsed, the match goes on
+    await h.slash("table autoplay", on="on", user=P2)
+    await h.bot.tables.wait_idle()
+    assert not lt.closed
+    now = clock.now
+
+    def frozen_wall(bot) -> None:
+        bot.tables.wall = lambda: now
+
+    h2 = await h.kill(prepare=frozen_wall)
+    try:
+        prep(h2)
+        await h2.bot.tables.wait_idle()
+        status = (await h2.bot.store.match(match_id)).status
+        msg = h2.fake.find_message(vm.id).content
+        assert status != "aborted" and "解散投票通过" not in msg, (status, msg)
+    finally:
+        await h2.close()
+
+
+async def test_a_vote_retried_at_its_deadline_audits_one_dissolve(harness: Harness):
+    """Two friends, P1 on 托管; P2 proposes 解散 and at the end of the minute it passes, but the store refuses the
+    match's abort for a while (the audit row goes in): the vote's timer tries again until the store takes it. The
+    settings audit (what an admin reads of who dissolved what) should hold one dissolve, not one per try."""
+    h = harness
+    prep(h)
+    clock = VoteClock(h)
+    h.bot.tables.store_backoff = (0.01, 0.02, 0.05)
+    await open_table(h, "hefei", humans=(P1, P2))
+    lt = live(h)
+    await h.slash("table autoplay", on="on", user=P1)
+    await h.bot.tables.wait_idle()
+    await h.slash("table dissolve", user=P2)
+    flaky = FlakyConnection.install(h.bot.store)
+    flaky.fail("UPDATE matches SET status = 'aborted'", times=6)  # two rounds of the timer (three quick tries each)
+    await clock.end_minute(h, lt.vote)
+    await h.bot.tables.wait_idle()
+    assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
+    rows = [f for _, f, _ in await audit(h) if f == "table.dissolve"]
+    assert len(rows) == 1, rows

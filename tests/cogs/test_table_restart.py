@@ -364,11 +364,11 @@ async def test_a_kill_before_the_next_hands_table_is_posted_keeps_the_result_car
         await h2.close()
 
 
-async def test_a_vote_the_players_here_agreed_to_passes_when_its_minute_ran_out_while_the_bot_was_down(
-        harness: Harness):
+async def test_a_vote_whose_minute_ran_out_while_the_bot_was_down_lapses_once(harness: Harness):
     """Three friends: P1 proposes 解散, P2 and P3 choose 托管 without answering (托管 is kept over a restart). The
-    bot is down past the vote's minute: at start-up the vote is decided as at its deadline, P1 is the only one here,
-    and the match is dissolved (it was said to have lapsed), once."""
+    bot is down past the vote's minute: who was here at the deadline is not known after a restart, and a vote whose
+    minute ended before the stop may have been said lapsed already (only its removal from the store lost), so at
+    start-up it lapses, the match goes on, and a later start-up does not say it again."""
     h = harness
     prep(h)
     now = [1_800_000_000.0]
@@ -391,17 +391,16 @@ async def test_a_vote_the_players_here_agreed_to_passes_when_its_minute_ran_out_
         prep(h2)
         await h2.bot.tables.wait_idle()
         lt = h2.bot.tables.by_channel.get(h2.channel_id)
-        assert lt is None or lt.closed
-        assert (await h2.bot.store.match(match_id)).status == "aborted"
+        assert lt is not None and not lt.closed and lt.vote is None
+        assert (await h2.bot.store.match(match_id)).status != "aborted"
         msg = h2.fake.find_message(vm.id)
-        assert not msg.buttons() and msg.content.count("解散投票通过") == 1 and "过期" not in msg.content
-        assert any("经投票解散" in (m.content or "") for m in h2.channel())
+        assert not msg.buttons() and msg.content.count("过期") == 1 and "解散投票通过" not in msg.content
         edits = h2.fake.requests_to(f"^/channels/{h2.channel_id}/messages/{vm.id}$", "PATCH")
     finally:
         h3 = await h2.restart()  # said once: a later start-up does not say it again
     try:
         await h3.bot.tables.wait_idle()
         assert len(h3.fake.requests_to(f"^/channels/{h3.channel_id}/messages/{vm.id}$", "PATCH")) == len(edits)
-        assert h3.channel_id not in h3.bot.tables.by_channel or h3.bot.tables.by_channel[h3.channel_id].closed
+        assert h3.bot.tables.by_channel[h3.channel_id].vote is None
     finally:
         await h3.close()

@@ -173,3 +173,36 @@ async def test_a_table_message_edited_between_hands_gives_the_time_left(harness:
     await clock.advance(5.5, h.settle)
     await mgr.wait_idle()
     assert lt.table.phase == "play" and lt.table.hand_no == 1  # dealt when it said
+
+
+async def test_everyone_away_message_promises_the_30_s_that_i_am_back_really_gives(harness: Harness):
+    """Two friends; the hand ends (next hand by itself in 30 s). 24.5 s on P2 chooses 托管 (message: 6 s, right).
+    Then P1 chooses 托管 too: everyone is away and the message says the next hand waits for Next hand "or I'm back,
+    then N s". N should be 30 (what I'm back really gives); it is the 6 s left of the old count, then P1 presses
+    I'm back and the hand comes 30 s later, not 6."""
+    h = harness
+    prep(h)
+    clock = sim_time(h)
+    mgr = h.bot.tables
+    await open_table(h, "hefei", humans=(P1, P2), locale="en-US")
+    lt = live(h)
+    await play_until_hand_ends(h, [P1, P2], lt)
+    await mgr.wait_idle()
+    assert lt.table.phase == "ended"
+    await clock.advance(24.5, h.settle)
+    await h.slash("table autoplay", on="on", user=P2, locale="en-US")
+    await mgr.wait_idle()
+    await h.slash("table autoplay", on="on", user=P1, locale="en-US")
+    await mgr.wait_idle()
+    assert lt.everyone_away() and lt.table.phase == "ended"
+    text = h.fake.find_message(lt.message_id).content
+    assert t("tables.hand_over_away", lt.lang, n=30) in text, text  # (it said the 6 s left of the old count)
+    table_msg = h.fake.find_message(lt.message_id)
+    await h.click(table_msg, custom_id=button_id(table_msg, ":back"), user=P1)
+    await mgr.wait_idle()
+    await clock.advance(6.0, h.settle)
+    await mgr.wait_idle()
+    assert lt.table.phase == "ended", "the next hand came 6 s after I'm back"
+    await clock.advance(24.0, h.settle)
+    await mgr.wait_idle()
+    assert lt.table.phase == "play"  # dealt 30 s after I'm back, as the message said
