@@ -42,6 +42,28 @@ def missing_to_post(perms: discord.Permissions, *, thread: bool = False, locked:
     return [name for name in need if not getattr(perms, name)]
 
 
+def refusal_may_pass(guild: discord.Guild | None, channel_id: int) -> bool | None:
+    """What the gateway's cache says of a post that Discord just refused (403) in the channel ``channel_id`` of
+    ``guild``: True when the refusal may pass, because the bot's member is timed out (a moderator's Timeout: Discord
+    refuses every post in the server until it ends) or its permissions there still allow a table's posts (a one-off
+    refusal); False when they lack what a table needs (:func:`missing_to_post`); None when the cache cannot tell
+    (the server, the bot's member or the channel is not in it)."""
+    me = guild.me if guild is not None else None
+    if guild is None or me is None:
+        return None
+    if me.is_timed_out():
+        return True
+    channel = guild.get_channel_or_thread(channel_id)
+    if channel is None or isinstance(channel, discord.CategoryChannel):
+        return None
+    thread = isinstance(channel, discord.Thread)
+    try:
+        perms = channel.permissions_for(me)
+    except discord.ClientException:  # a thread whose parent is not in the cache
+        return None
+    return not missing_to_post(perms, thread=thread, locked=bool(thread and getattr(channel, "locked", False)))
+
+
 def named(missing: list[str], lang: str) -> str:
     """The permissions ``missing`` by the names Discord's client shows in ``lang``, joined as a list."""
     return t("perm.sep", lang).join(t(f"perm.{name}", lang) for name in missing)

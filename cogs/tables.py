@@ -21,7 +21,7 @@ from bot.app import MjBot
 from bot.i18n import locale_str
 from bot.interactions import lang_of, settings_of
 from bot.names import player_name
-from bot.posting import post_refusal
+from bot.posting import post_refusal, refusal_may_pass
 from bot.settings import SERVER_LANGUAGE, table_allowed_in, variant_rules
 from bot.shards import shard_of
 from bot.tables import LiveTable, Refusal, TableManager, resume_tables
@@ -70,6 +70,7 @@ class Tables(commands.Cog):
         self.manager.ui = self.ui
         self.manager.server_left = self._server_left
         self.manager.listed = bot.is_ready
+        self.manager.may_post = lambda guild_id, channel_id: refusal_may_pass(bot.get_guild(guild_id), channel_id)
 
     async def cog_unload(self) -> None:
         await self.manager.close()

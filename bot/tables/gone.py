@@ -10,10 +10,16 @@ How the bot learns it (``cogs.tables`` listens):
   Discord refuses with 404 Unknown Channel (:class:`~bot.tables.publisher.Publisher`);
 * the bot's permissions in the channel: a post, table message or strip there that Discord refuses with 403 Missing
   Access (50001) or Missing Permissions (50013), or because the thread is locked (a moderator took the bot's View
-  Channel, Send Messages or Attach Files away while the match was in play). Such a refusal is Discord's answer to
-  every write there, not an outage (5xx and 429 are tried again, never end a table); the DM says the bot may no
-  longer post in that channel and which permissions it needs. (``/table new``, Start and ``/table show`` refuse up
-  front in a channel where the interaction's ``app_permissions`` lack them: :mod:`bot.posting`);
+  Channel, Send Messages or Attach Files away while the match was in play). A refusal is not final by itself: a
+  moderator may time the bot's member out for a while (Discord then refuses every post in the server), or Discord
+  may refuse one post once. So each refusal is first checked against the gateway's cache
+  (:func:`bot.posting.refusal_may_pass`, :meth:`Gone.refusal_passes`): when the bot is timed out, or its
+  permissions in the channel still allow a table's posts, the table plays on and the write is tried again as in an
+  outage (the publisher's backoff), and the next refusal is checked again; the table ends when the permissions
+  lack what it needs (or the cache cannot tell), or when Discord has refused for ``REFUSAL_LIMIT`` (10 minutes) on
+  end (:class:`~bot.tables.publisher.Publisher`). The DM says the bot may no longer post in that channel and which
+  permissions it needs. (5xx and 429 are tried again and never end a table; ``/table new``, Start and ``/table
+  show`` refuse up front in a channel where the interaction's ``app_permissions`` lack them: :mod:`bot.posting`);
 * the server: GUILD_DELETE without ``unavailable`` (a GUILD_DELETE with ``"unavailable": true`` is a Discord outage:
   nothing ends); and, for the tables resumed from the store, once the gateway has delivered the whole list of the
   bot's servers (discord.py's ready, every shard of this process; a lease taken later, its resume) and the table's
@@ -65,6 +71,10 @@ class Gone:
     #: tables whose channel refused the bot's writes (403) before the servers were listed, by channel: ended once
     #: they are (a server the bot was removed from refuses them too, and its players are told that instead)
     refused: dict[int, LiveTable]
+    #: ``may_post(guild_id, channel_id)``: what the gateway's cache says of a 403 there
+    #: (:func:`bot.posting.refusal_may_pass`: True it may pass, False the permissions lack, None the cache cannot
+    #: tell; set by ``cogs.tables``; None: no cache, every such refusal ends the table)
+    may_post: Callable[[int, int], bool | None] | None = None
 
     if TYPE_CHECKING:  # the manager's own methods
         def owns(self, guild_id: int) -> bool: ...
@@ -95,6 +105,16 @@ class Gone:
             if self.server_left is not None and self.server_left(lt.guild_id):
                 cause = "server"
         self._spawn(self._channel_gone(lt, cause), name=f"mjbot-gone-{lt.channel_id}")
+
+    def refusal_passes(self, lt: LiveTable) -> bool:
+        """Discord refused a write to the table's channel (403): True when the gateway's cache says it may pass
+        (the bot's member is timed out, or its permissions there still allow a table's posts), so the table plays on
+        and the write is tried again; False when the table is to end (:meth:`channel_lost`)."""
+        verdict = None if self.may_post is None else self.may_post(lt.guild_id, lt.channel_id)
+        if verdict:
+            log.warning("table %s in %s: Discord refused a post, but the bot may still post there (or is timed out):"
+                        " tried again", lt.id, lt.channel_id)
+        return bool(verdict)
 
     def server_removed(self, guild_id: int) -> None:
         """The bot was removed from the server ``guild_id`` (not an outage): every table and lobby of it that this

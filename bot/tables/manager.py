@@ -121,6 +121,7 @@ class TableManager(Admin, Output, Gone):
         self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self.publisher = Publisher(bot, self._dm_failed, self.channel_lost)
         self.refused: dict[int, LiveTable] = {}  # (bot.tables.gone: refused before the servers were listed)
+        self.publisher.refusal_passes = self.refusal_passes  # (bot.tables.gone: a 403 that may pass)
         self.publisher.on_dm_change = self._dm_changed  # (a seat's DMs delayed by Discord, or back)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._recovering: set[int] = set()

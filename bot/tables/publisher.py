@@ -7,7 +7,9 @@ The manager decides under the table's lock and hands the publisher finished payl
   still failing after every try (a long storm), it stays first in the table's queue and is tried again, more slowly
   (up to ``STORM_BACKOFF`` times the last backoff apart), until Discord answers: no announcement, wall reveal or
   result is lost. Meanwhile the queue stays short: the table message is one slot, announcements waiting are joined
-  into one message where they fit, a strip of the controls waits once. Only a write Discord refuses (4xx), or one
+  into one message where they fit, a strip of the controls waits once. A 403 on the table's channel that may pass
+  (the bot's member timed out, or its permissions there intact: :attr:`Publisher.refusal_passes`) waits the same
+  way, for at most ``REFUSAL_LIMIT``. Only a write Discord refuses (4xx), or one
   still failing when the bot shuts down, is given up, and the log says which and why;
 * the table message is one slot, latest wins: while an edit is on its way, newer states replace the one waiting
   (``min_interval`` > 0 spaces edits of one table; 0 = as fast as Discord answers);
@@ -67,6 +69,9 @@ MAX_MESSAGE_AGE = 45 * 60  # seconds: Discord rate-limits edits of messages olde
 TABLE_EDIT_INTERVAL = 1.0  # seconds between two edits of one table message: a view of the latest state
 CHANNEL_WRITES = (5, 5.05)  # at most 5 writes per 5 s to a table's channel (Discord's per-channel limit in practice)
 MAX_FILES = 10  # attachments of one message (Discord's limit)
+#: seconds (the publisher's clock) that Discord may keep refusing a table's posts (403) while the gateway's cache
+#: says the refusal may pass (the bot timed out, or its permissions there intact) before the table ends all the same
+REFUSAL_LIMIT = 10 * 60.0
 STORM_BACKOFF = 4  # a write failing after every try waits up to this many times the last backoff between tries
 # what a kind of job carries, for the log when it has to be given up
 WHAT_IS_LOST = {"post": "an announcement", "table": "the table message", "strip": "removing the table's controls",
@@ -193,6 +198,7 @@ class Outbox:
     lanes: dict[int, DmLane] = field(default_factory=dict)
     last_edit: float = -1e9
     failing: int = 0  # the first job has failed after every try this many times in a row (a storm)
+    refused_at: float | None = None  # when Discord began refusing the first job (403) though it may pass
     storm_wait: bool = False  # the worker waits before trying the first job again
     writes: collections.deque[float] = field(default_factory=collections.deque)  # times of the channel's writes
     remember: bool = False  # the message ids changed: store them once the queue is empty
@@ -240,7 +246,8 @@ DMS_CLOSED = 50007  # Discord's error code for a user who does not take DMs from
 def _place_lost(e: BaseException) -> str | None:
     """Why a write Discord refused means the table's channel is lost for good: "channel" (404 Unknown Channel: it was
     deleted) or "access" (403 Missing Access / Missing Permissions, a locked thread: the bot may not post there any
-    more); None for any other refusal. Neither is an outage that passes: Discord answers the same to every write."""
+    more: a refusal that may pass, the bot timed out, is tried again first, :meth:`Publisher._may_pass`); None for
+    any other refusal."""
     if isinstance(e, discord.NotFound) and e.code == UNKNOWN_CHANNEL:
         return "channel"
     if isinstance(e, discord.HTTPException) and e.status in (400, 403) and e.code in NO_ACCESS:
@@ -261,6 +268,10 @@ class Publisher(ClickAnswers, KeptMessages):
         # post there any more (403 Missing Access / Missing Permissions: "access"): the manager ends the table, whose
         # Next / I'm back buttons were there (it waited on them for ever, its players kept from any other table)
         self.on_channel_gone = on_channel_gone
+        # a 403 on a write to the table's channel: True when it may pass (the bot's member timed out, or its
+        # permissions there intact in the gateway's cache): the write is tried again as in an outage, and the table
+        # ends only if Discord still refuses after ``REFUSAL_LIMIT`` (None: every such refusal ends the table)
+        self.refusal_passes: Callable[[LiveTable], bool] | None = None
         self.backoff: tuple[float, ...] = (0.5, 2.0, 5.0, 15.0)  # seconds between tries of a failing write
         self.min_interval = TABLE_EDIT_INTERVAL  # seconds between two edits of one table message (0: no spacing)
         # (writes, seconds) per channel: a table's channel and each player's DM channel (None: no pacing)
@@ -505,13 +516,14 @@ class Publisher(ClickAnswers, KeptMessages):
                             await self._retry(lt, "strip", lambda: self._strip_table(lt))
                     elif kind == "call":
                         await self._retry(lt, "call", arg)
-                    box.failing = 0
+                    box.failing, box.refused_at = 0, None
                 except asyncio.CancelledError:
                     raise
                 except Exception as e:
-                    if _retryable(e) and not self.closing:
-                        # Discord keeps failing (a long 5xx storm): nothing a player needs may be lost, so the
-                        # write stays first in the queue and is tried again, more and more slowly, until Discord
+                    cause = _place_lost(e) if kind in ("post", "table", "strip") else None
+                    if (_retryable(e) or cause == "access" and self._may_pass(lt, box)) and not self.closing:
+                        # Discord keeps failing (a long 5xx storm, or a 403 that may pass: the bot timed out):
+                        # nothing a player needs may be lost, so the write stays first in the queue and is tried again, more and more slowly, until Discord
                         # answers. A table message waiting meanwhile is the latest state (newer states replace it).
                         if kind == "table" and payload is not None:
                             if box.table is None:
@@ -532,7 +544,6 @@ class Publisher(ClickAnswers, KeptMessages):
                             box.storm_wait = False
                         continue
                     self._given_up(lt, kind, e)
-                    cause = _place_lost(e) if kind in ("post", "table", "strip") else None
                     if cause is not None and self.on_channel_gone is not None and not lt.closed:
                         self.on_channel_gone(lt, cause)  # (it starts the ending: this worker goes on with its queue)
                 queue.popleft()
@@ -541,6 +552,20 @@ class Publisher(ClickAnswers, KeptMessages):
                     await self._store_messages(lt)
         finally:
             self._drop_if_idle(lt, box)
+
+    def _may_pass(self, lt: LiveTable, box: Outbox) -> bool:
+        """Whether a 403 on the table's first write is tried again: the refusal may pass (:attr:`refusal_passes`)
+        and Discord has not been refusing it for ``REFUSAL_LIMIT`` already (asked again at each refusal)."""
+        if self.refusal_passes is None or self.closing or lt.closed:
+            return False
+        now = self.clock()
+        if box.refused_at is None:
+            box.refused_at = now
+        if now - box.refused_at >= REFUSAL_LIMIT:
+            log.warning("table %s: Discord has refused its posts for %.0f s: the table ends", lt.id,
+                        now - box.refused_at)
+            return False
+        return self.refusal_passes(lt)
 
     async def _storm_wait(self, seconds: float) -> None:
         """Wait ``seconds`` before the next try of a failing write, cut short when the bot shuts down."""

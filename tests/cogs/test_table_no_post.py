@@ -7,9 +7,15 @@ start said "the table is below", the match went on unseen from the DMs into the 
 ("You already sit at a table"). Now /table new, Start and /table show refuse up front, naming the missing
 permissions in the player's language; a table whose permissions are taken away while it plays ends as if its channel
 were deleted, and each player is told by DM why.
+
+A refusal whose cause may pass does not end a match: a moderator's Timeout of the bot's member (every post in the
+server refused meanwhile), or a one-off refusal where the gateway's cache says the bot may post. The table plays on,
+its posts wait and go out once Discord takes them; only refusals that last 10 minutes end it.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 import discord
 import pytest
@@ -19,6 +25,7 @@ from tests.cogs.test_table_place_gone import _free_elsewhere, _hands, _idle_betw
 from tests.cogs.test_tables import P1, button_id, open_table, prep
 from tests.harness import Harness
 from tests.harness.db import sql
+from tests.harness.simclock import SimClock
 
 # everything but what a table needs to post (a moderator's channel overrides on the bot's role)
 EVERYTHING = discord.Permissions.all()
@@ -31,22 +38,37 @@ def _without(*names: str) -> discord.Permissions:
     return perms
 
 
+def _sim_publisher(h: Harness) -> SimClock:
+    """The table writes' clock, simulated from now on (its waits between tries advance with the test's clock; while
+    a write waits to be tried again the test settles with ``h.settle``: ``_settled`` waits for every write out)."""
+    clock = SimClock()
+    clock.now = asyncio.get_running_loop().time()  # (the writes made so far stay in the past)
+    pub = h.bot.tables.publisher
+    pub.clock, pub.sleep = clock.time, clock.sleep
+    return clock
+
+
 @pytest.mark.parametrize("code, message", [(50013, "Missing Permissions"), (50001, "Missing Access")])
 async def test_a_table_opened_where_the_bot_may_not_post_tells_the_player_and_holds_nobody(harness: Harness, code,
                                                                                           message):
-    """Discord refuses every post in #mahjong while the interactions there still claim every permission (the
-    bot's role changed between the two): P1 opens a table with three AIs and starts it. The table cannot be seen:
-    it ends at once as for a deleted channel, P1 is told by DM that the bot may not post there, and may sit down
-    elsewhere."""
+    """Discord refuses every post in #mahjong while the interactions there, and the gateway, still claim every
+    permission (the bot's role changed unseen): P1 opens a table with three AIs and starts it. The table cannot be
+    seen: the posts are tried again for 10 minutes (the refusal might pass), then the table ends as for a deleted
+    channel, P1 is told by DM that the bot may not post there, and may sit down elsewhere."""
     h = harness
     await h.connect()
     prep(h)
     mgr = h.bot.tables
     mgr.store_backoff = (0.01, 0.02, 0.05)
     mgr.publisher.backoff = (0.01,)
+    clock = _sim_publisher(h)
     h.fake.fail(rf"^/channels/{h.channel_id}/messages$", method="POST", status=403, code=code, times=10**9,
                 message=message)
     await open_table(h, "hefei", humans=(P1,), locale="en-US")
+    await h.settle()
+    await clock.advance(9 * 60, h.settle)
+    assert mgr.by_player.get(P1) is not None, "refusals that may pass ended the table before 10 minutes"
+    await clock.advance(2 * 60, h.settle)
     await _settled(h)
     assert mgr.by_player.get(P1) is None and not mgr.by_id
     assert sql(h, "SELECT status FROM matches", ()) == [("aborted",)]
@@ -71,6 +93,72 @@ async def test_permissions_taken_away_mid_match_end_the_table_and_keep_its_settl
     assert sql(h, "SELECT status FROM matches WHERE id = ?", (mid,)) == [("aborted",)]
     assert _hands(h, mid) >= hands  # (the AI on P1's seat may have finished the next hand meanwhile: it stays too)
     assert h.dms(P1)[-1].content == t("tables.gone_dm.access", "en", channel=h.channel_id)
+    assert "already sit" not in await _free_elsewhere(h)
+
+
+async def test_one_refused_post_does_not_end_a_table_whose_channel_takes_posts_again(harness: Harness):
+    """A table waits between hands; P1 presses I'm back and Discord refuses the first post once (403 50013) though
+    the bot's permissions in #mahjong never changed: the table plays on, the post goes out when tried again and
+    nobody is told the bot may no longer post there."""
+    h = harness
+    await h.connect()
+    lt = await _idle_between_hands(h)
+    clock = _sim_publisher(h)
+    posts = len(h.fake.channels[h.channel_id].messages)
+    h.fake.fail(rf"^/channels/{h.channel_id}/messages$", method="POST", status=403, code=50013, times=1,
+                message="Missing Permissions")
+    table = h.fake.find_message(lt.message_id)
+    await h.click(table, custom_id=button_id(table, ":next"), user=P1, locale="en-US")
+    await h.settle()
+    await clock.advance(60, h.settle)
+    await _settled(h)
+    assert not lt.closed, "one refused post ended the table for good"
+    assert len(h.fake.channels[h.channel_id].messages) > posts, "the refused post was not tried again"
+    assert all(t("tables.gone_dm.access", "en", channel=h.channel_id) != m.content for m in h.dms(P1))
+
+
+async def test_a_timeout_of_the_bot_delays_a_table_and_ends_nothing(harness: Harness):
+    """A moderator times the bot's member out for a few minutes while a table waits between hands (every post in
+    the server refused 403 50013, the gateway says the bot is timed out); P1 presses I'm back. The match goes on,
+    its posts wait; once the timeout ends they appear and nobody was told the table ended."""
+    h = harness
+    await h.connect()
+    lt = await _idle_between_hands(h)
+    clock = _sim_publisher(h)
+    posts = len(h.fake.channels[h.channel_id].messages)
+    h.time_out_bot(True)
+    table = h.fake.find_message(lt.message_id)
+    await h.click(table, custom_id=button_id(table, ":next"), user=P1, locale="en-US")
+    await h.settle()
+    await clock.advance(5 * 60, h.settle)
+    assert not lt.closed, "a timeout of the bot ended the table"
+    assert len(h.fake.channels[h.channel_id].messages) == posts
+    h.time_out_bot(False)
+    await clock.advance(2 * 60, h.settle)
+    await _settled(h)
+    assert not lt.closed
+    assert len(h.fake.channels[h.channel_id].messages) > posts, "the posts held by the timeout never went out"
+    assert all(t("tables.gone_dm.access", "en", channel=h.channel_id) != m.content for m in h.dms(P1))
+
+
+async def test_refusals_that_last_10_minutes_end_the_table(harness: Harness):
+    """The bot stays timed out: after 10 minutes of refused posts the table ends as for permissions taken away
+    (P1 told by DM, free to sit elsewhere)."""
+    h = harness
+    await h.connect()
+    lt = await _idle_between_hands(h)
+    clock = _sim_publisher(h)
+    h.time_out_bot(True)
+    table = h.fake.find_message(lt.message_id)
+    await h.click(table, custom_id=button_id(table, ":next"), user=P1, locale="en-US")
+    await h.settle()
+    await clock.advance(9 * 60, h.settle)
+    assert not lt.closed
+    await clock.advance(2 * 60, h.settle)
+    await _settled(h)
+    assert lt.closed
+    assert h.dms(P1)[-1].content == t("tables.gone_dm.access", "en", channel=h.channel_id)
+    h.time_out_bot(False)
     assert "already sit" not in await _free_elsewhere(h)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import gc
 import inspect
 import itertools
@@ -45,6 +46,7 @@ from tests.harness.fake import (
     InteractionRecord,
     Message,
     Request,
+    now_iso,
     snowflake,
     user_payload,
 )
@@ -73,6 +75,8 @@ CHANNEL_ID = 1_200_000_000_000_000_200
 USER_ID = 1_200_000_000_000_001_001  # the default player; others: any int you like
 
 # What an ordinary member may do in a channel, and a server manager.
+# what everyone may do in a harness server (every permission but Administrator, which no channel override limits)
+EVERYONE = discord.Permissions(discord.Permissions.all().value & ~discord.Permissions(administrator=True).value)
 MEMBER_PERMISSIONS = discord.Permissions(view_channel=True, send_messages=True, read_message_history=True,
                                          use_application_commands=True, embed_links=True, attach_files=True)
 ADMIN_PERMISSIONS = MEMBER_PERMISSIONS | discord.Permissions(manage_guild=True)
@@ -428,6 +432,31 @@ class Harness:
         ch = self.fake.channels[channel_id or self.channel_id]
         ch.bot_permissions = None if permissions is None else permissions.value
         ch.locked = locked
+        if ch.guild_id is not None and self.bot.get_guild(ch.guild_id) is not None:  # the gateway tells the bot
+            self.gateway("THREAD_UPDATE" if ch.parent_id is not None else "CHANNEL_UPDATE", self._cached(ch))
+
+    def time_out_bot(self, on: bool, guild_id: int | None = None) -> None:
+        """A moderator times the bot's member out in a server (default the harness's; ``on`` False: the timeout
+        ends): Discord refuses every post there (403 50013) meanwhile, and the gateway says so (GUILD_MEMBER_UPDATE
+        with ``communication_disabled_until``)."""
+        gid = guild_id or self.guild_id
+        (self.fake.timed_out.add if on else self.fake.timed_out.discard)(gid)
+        until = (discord.utils.utcnow() + datetime.timedelta(days=1)).isoformat() if on else None
+        self.gateway("GUILD_MEMBER_UPDATE", {**self._bot_member(until), "guild_id": str(gid)})
+
+    def _bot_member(self, timed_out_until: str | None = None) -> dict[str, Any]:
+        return {"user": self.fake.bot_user, "roles": [], "joined_at": now_iso(), "deaf": False, "mute": False,
+                "flags": 0, "communication_disabled_until": timed_out_until}
+
+    def _cached(self, ch: Channel) -> dict[str, Any]:
+        """A channel as the gateway shows it to the bot: its overrides for the bot (:meth:`restrict_bot`) included
+        (a thread has none of its own: only whether it is locked)."""
+        p = ch.payload()
+        perms = ch.bot_permissions
+        if perms is not None and ch.parent_id is None:
+            p["permission_overwrites"] = [{"id": self.fake.bot_user["id"], "type": 1, "allow": str(perms),
+                                           "deny": str(EVERYONE.value & ~perms)}]
+        return p
 
     # ---- the gateway -------------------------------------------------------------------------------------------
 
@@ -440,10 +469,12 @@ class Harness:
         """The GUILD_CREATE of a server of the fake Discord: its channels and threads as the fake has them."""
         chans = [c for c in self.fake.channels.values() if c.guild_id == guild_id and c.type != CH_DM]
         threads = [c.payload() for c in chans if c.parent_id is not None]
+        everyone = {"id": str(guild_id), "name": "@everyone", "permissions": str(EVERYONE.value), "position": 0,
+                    "color": 0, "hoist": False, "managed": False, "mentionable": False, "flags": 0}
         return {"id": str(guild_id), "name": f"server {guild_id}", "unavailable": False, "member_count": 2,
-                "owner_id": str(self.user_id), "features": [], "roles": [], "emojis": [], "stickers": [],
-                "members": [], "voice_states": [], "presences": [], "large": False,
-                "channels": [c.payload() for c in chans if c.parent_id is None], "threads": threads}
+                "owner_id": str(self.user_id), "features": [], "roles": [everyone], "emojis": [], "stickers": [],
+                "members": [self._bot_member()], "voice_states": [], "presences": [], "large": False,
+                "channels": [self._cached(c) for c in chans if c.parent_id is None], "threads": threads}
 
     async def connect(self, guilds: Iterable[int] | None = None, *, unavailable: Iterable[int] = ()) -> None:
         """The bot's gateway connects, as discord.py's does: each shard of this process gets its READY, which names

@@ -426,6 +426,7 @@ class FakeDiscord:
         self.dm_by_user: dict[int, int] = {}
         self.users: dict[int, dict[str, Any]] = {}
         self.closed_dms: set[int] = set()
+        self.timed_out: set[int] = set()  # servers where the bot's member is timed out: every post refused there
         self.rate_limits: list[RateLimit] = []
         self.faults: list[Fault] = []
         self.interactions: dict[str, InteractionRecord] = {}  # by token
@@ -606,6 +607,8 @@ class FakeDiscord:
                 if len(seg) == 3 and method == "POST":
                     if ch.type == CH_DM and ch.recipient and int(ch.recipient["id"]) in self.closed_dms:
                         raise HTTPError(403, 50007, "Cannot send messages to this user")
+                    if ch.guild_id in self.timed_out:
+                        raise HTTPError(403, 50013, "Missing Permissions")
                     _may_post(ch, files)
                     nonce = (payload or {}).get("nonce")
                     if nonce is not None and (payload or {}).get("enforce_nonce"):
