@@ -5,6 +5,7 @@ may see, and the image, the caption, the buttons and the animation agree on it."
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import random
@@ -54,6 +55,19 @@ async def replay_of(h: Harness, match_id: int, hand_no: int) -> HandReplay:
 
 def button(msg, label: str) -> dict:
     return next(b for b in msg.buttons() if b.get("label") == label)
+
+
+async def go_to_step(h: Harness, msg, viewer: int, k: int) -> None:
+    """Press the viewer's own light/dark button with its step set to ``k`` (``mjr:<guild>:<code>:<viewer>:<step>:...``),
+    as a modified client would send it: the bot draws the step it lets this viewer see nearest to ``k``."""
+    cid = next(b["custom_id"] for b in msg.buttons() if b.get("label") in ("☀ light", "🌙 dark"))
+    parts = cid.split(":")
+    parts[4] = str(k)
+    forged = ":".join(parts)
+    for comp in msg.all_components():
+        if comp.get("custom_id") == cid:
+            comp["custom_id"] = forged
+    await h.click(msg, custom_id=forged, user=viewer, locale="en-US")
 
 
 async def test_the_last_step_shows_the_result_not_another_players_pass(hidden) -> None:
@@ -106,23 +120,14 @@ async def test_a_forged_step_in_a_replay_button_draws_the_nearest_step_the_viewe
     privates = [s.index for s in rp.steps if s.private_to_seat() and s.seat != 0 and s.index < rp.n]
     assert privates  # the set-up
     r = await h.slash("replay", user=A, code=encode_code(mid, 0), locale="en-US")
-    cid = button(r.reply, "☀ light")["custom_id"]
     for k in privates[:3] + [10 ** 6]:
-        parts = cid.split(":")
-        parts[4] = str(k)
-        forged = ":".join(parts)
-        for comp in r.reply.all_components():  # the forged id on the message, as a modified client would send it
-            if comp.get("custom_id") == cid:
-                comp["custom_id"] = forged
-        cid = forged
-        await h.click(r.reply, custom_id=forged, user=A, locale="en-US")
+        await go_to_step(h, r.reply, A, k)
         viewer, scene = h.seen.replay_images()[-1]
         assert viewer == A
         want = min(visible, key=lambda x: (abs(x - min(k, rp.n)), x))
         assert scene.step == want and scene.step in visible, (k, scene.step)
         assert "passes" not in scene.caption, scene.caption
         assert f"step {visible.index(want)}/{len(visible) - 1}" in r.reply.text  # the head says the same step
-        cid = next(b["custom_id"] for b in r.reply.buttons() if b.get("label") in ("☀ light", "🌙 dark"))
 
 
 async def test_the_animation_with_hands_hidden_ends_on_the_result(hidden) -> None:
@@ -153,13 +158,7 @@ async def test_stepping_over_a_hidden_pass_does_not_skip_a_step_number(hidden) -
     p = privates[0]
     r = await h.slash("replay", user=A, code=encode_code(mid, 0), locale="en-US")
     # A's own light/dark button carries the step: go to the step just before the hidden pass (A may see it)
-    cid = button(r.reply, "☀ light")["custom_id"]
-    parts = cid.split(":")
-    parts[4] = str(p - 1)
-    for comp in r.reply.all_components():
-        if comp.get("custom_id") == cid:
-            comp["custom_id"] = ":".join(parts)
-    await h.click(r.reply, custom_id=":".join(parts), user=A, locale="en-US")
+    await go_to_step(h, r.reply, A, p - 1)
     before = re.search(r"step (\d+)/(\d+)", r.reply.text)
     cap_before = h.seen.replay_images()[-1][1].caption
     await h.click(r.reply, custom_id=button(r.reply, "▶")["custom_id"], user=A, locale="en-US")
@@ -208,13 +207,13 @@ async def record(store: Store, variant: str, seed: str, acts: list[Action], hand
     return rec.match_id
 
 
-@pytest.fixture
-async def wuhu_c3(tmp_path: Path):
-    """Wuhu "c3" (normal AIs): hand 1 (hand_no 0) ends when Ann (seat 0, E) wins on seat 1's 9p; the window's
-    last answer was seat 2's (Bob's) pung of 9p, which the win overruled."""
+@contextlib.asynccontextmanager
+async def booted(tmp_path: Path, variant: str, seed: str, rng_seed: int):
+    """The bot on a store holding one hand of ``variant`` (seed ``seed``, normal AIs, ``rng_seed``), every hand
+    hidden in replays; yields the harness and the match id."""
     db = tmp_path / "bot.db"
     store = await Store.open(db)
-    mid = await record(store, "wuhu", "c3", played("wuhu", "c3", 3, 1), 1)
+    mid = await record(store, variant, seed, played(variant, seed, rng_seed, 1), 1)
     await store.close()
     h = await Harness.boot(db)
     await h.bot.tables.wait_idle()
@@ -225,6 +224,14 @@ async def wuhu_c3(tmp_path: Path):
         yield h, mid
     finally:
         await h.close()
+
+
+@pytest.fixture
+async def wuhu_c3(tmp_path: Path):
+    """Wuhu "c3" (normal AIs): hand 1 (hand_no 0) ends when Ann (seat 0, E) wins on seat 1's 9p; the window's
+    last answer was seat 2's (Bob's) pung of 9p, which the win overruled."""
+    async with booted(tmp_path, "wuhu", "c3", 3) as got:
+        yield got
 
 
 async def test_the_last_step_of_a_won_hand_names_the_win_not_an_overruled_pung(wuhu_c3) -> None:
@@ -249,19 +256,8 @@ async def test_the_last_step_of_a_won_hand_names_the_win_not_an_overruled_pung(w
 async def hefei_c11(tmp_path: Path):
     """Hefei "c11" (normal AIs): in hand 1, seat 0 (Ann) answers the 3p's window with a pung, and seat 1's win on
     the same 3p (the window's last answer) overrules it: Ann never takes the 3p."""
-    db = tmp_path / "bot.db"
-    store = await Store.open(db)
-    mid = await record(store, "hefei", "c11", played("hefei", "c11", 11, 1), 1)
-    await store.close()
-    h = await Harness.boot(db)
-    await h.bot.tables.wait_idle()
-    for p, n in ((A, "Ann"), (B, "Bob")):
-        h.fake.add_user(p, n)
-    await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=False)
-    try:
-        yield h, mid
-    finally:
-        await h.close()
+    async with booted(tmp_path, "hefei", "c11", 11) as got:
+        yield got
 
 
 async def test_a_pung_a_win_overruled_is_not_shown_to_the_others(hefei_c11) -> None:
@@ -271,13 +267,7 @@ async def test_a_pung_a_win_overruled_is_not_shown_to_the_others(hefei_c11) -> N
     assert rp.steps[k - 1].seat == 0 and any(e.type == "win" for e in rp.steps[k].events)  # the set-up
     for viewer in (B, B + 9):  # another seat, a spectator
         r = await h.slash("replay", user=viewer, code=encode_code(mid, 0), locale="en-US")
-        cid = button(r.reply, "☀ light")["custom_id"]
-        parts = cid.split(":")
-        parts[4] = str(k)  # the viewer's own button, at the step of Ann's answer
-        for comp in r.reply.all_components():
-            if comp.get("custom_id") == cid:
-                comp["custom_id"] = ":".join(parts)
-        await h.click(r.reply, custom_id=":".join(parts), user=viewer, locale="en-US")
+        await go_to_step(h, r.reply, viewer, k)  # at the step of Ann's answer
         shown = [sc.caption for v, sc in h.seen.replay_images() if v == viewer]
         # "E Ann pungs 3p" for a pung that never happened tells everyone Ann held a pair of 3p
         assert not any("pungs 3p" in c for c in shown), shown
@@ -287,19 +277,8 @@ async def test_a_pung_a_win_overruled_is_not_shown_to_the_others(hefei_c11) -> N
 async def hefei_c13(tmp_path: Path):
     """Hefei "c13" (normal AIs): in hand 1, seat 0 (Ann) calls a win on seat 1's 2m while seat 2 (Bob) is still
     to answer; Bob's pass (the last step) settles it."""
-    db = tmp_path / "bot.db"
-    store = await Store.open(db)
-    mid = await record(store, "hefei", "c13", played("hefei", "c13", 13, 1), 1)
-    await store.close()
-    h = await Harness.boot(db)
-    await h.bot.tables.wait_idle()
-    for p, n in ((A, "Ann"), (B, "Bob")):
-        h.fake.add_user(p, n)
-    await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=False)
-    try:
-        yield h, mid
-    finally:
-        await h.close()
+    async with booted(tmp_path, "hefei", "c13", 13) as got:
+        yield got
 
 
 async def test_a_win_called_before_another_seats_answer_does_not_tell_that_answer_was_awaited(hefei_c13) -> None:
@@ -313,13 +292,7 @@ async def test_a_win_called_before_another_seats_answer_does_not_tell_that_answe
     assert rp.steps[-1].seat == 2  # the set-up: Bob's pass settles Ann's win
     viewer = A + 9
     r = await h.slash("replay", user=viewer, code=encode_code(mid, 0), locale="en-US")
-    cid = button(r.reply, "☀ light")["custom_id"]
-    parts = cid.split(":")
-    parts[4] = str(rp.n - 1)
-    for comp in r.reply.all_components():
-        if comp.get("custom_id") == cid:
-            comp["custom_id"] = ":".join(parts)
-    await h.click(r.reply, custom_id=":".join(parts), user=viewer, locale="en-US")
+    await go_to_step(h, r.reply, viewer, rp.n - 1)
     shown = [sc.caption for v, sc in h.seen.replay_images() if v == viewer]
     assert not any("calls a win" in c for c in shown), shown
 

@@ -12,6 +12,7 @@ import json
 import pytest
 
 from bot.i18n import t
+from bot.tables.state import LiveTable
 from tests.cogs.test_table_faults import OTHER_GUILD
 from tests.cogs.test_tables import (
     P1,
@@ -548,10 +549,8 @@ async def test_a_vote_the_players_here_agreed_to_passes_at_its_deadline(harness:
     assert not msg.buttons() and "解散投票通过" in msg.content
 
 
-async def test_a_vote_passing_at_its_deadline_is_tried_again_when_the_store_fails(harness: Harness):
-    """The minute is up and the players here agreed, but the store refuses the dissolve's audit row once: the vote
-    is not dropped as lapsed (nor lost); its timer tries again and the match is dissolved."""
-    h = harness
+async def _host_away_vote(h: Harness) -> tuple[VoteClock, LiveTable]:
+    """Two friends (Hefei), the host P1 on 托管; P2 proposes 解散 (not passed at once: the host has the minute)."""
     prep(h)
     clock = VoteClock(h)
     await open_table(h, "hefei", humans=(P1, P2))
@@ -559,6 +558,14 @@ async def test_a_vote_passing_at_its_deadline_is_tried_again_when_the_store_fail
     await h.slash("table autoplay", on="on", user=P1)
     await h.bot.tables.wait_idle()
     await h.slash("table dissolve", user=P2)
+    return clock, lt
+
+
+async def test_a_vote_passing_at_its_deadline_is_tried_again_when_the_store_fails(harness: Harness):
+    """The minute is up and the players here agreed, but the store refuses the dissolve's audit row once: the vote
+    is not dropped as lapsed (nor lost); its timer tries again and the match is dissolved."""
+    h = harness
+    clock, lt = await _host_away_vote(h)
     vm = vote_message(h)
     flaky = FlakyConnection.install(h.bot.store)
     flaky.fail("INSERT INTO settings_audit", times=1)
@@ -573,8 +580,8 @@ async def test_a_vote_that_lapsed_is_not_passed_after_a_restart(harness: Harness
     """Two friends, both here. P1 proposes 解散, P2 does not answer: at the end of the minute the vote lapses and
     the vote message says "解散投票已过期：牌局继续". The store was failing at that moment, so the forgetting of the
     vote (three tries) did not land. The store is back; P2 chooses 托管 for a while (stored). The bot restarts: the
-    stored vote, its deadline long past, is decided again as at its deadline, P2 now counts as away, and the match
-    the players were told goes on is dissolved."""
+    stored vote, its deadline long past, was decided again as at its deadline, P2 then counted as away, and the
+    match the players were told goes on was dissolved. A vote found past its deadline at start-up lapses."""
     h = harness
     prep(h)
     clock = VoteClock(h)
@@ -612,16 +619,10 @@ async def test_a_vote_that_lapsed_is_not_passed_after_a_restart(harness: Harness
 async def test_a_vote_retried_at_its_deadline_audits_one_dissolve(harness: Harness):
     """Two friends, P1 on 托管; P2 proposes 解散 and at the end of the minute it passes, but the store refuses the
     match's abort for a while (the audit row goes in): the vote's timer tries again until the store takes it. The
-    settings audit (what an admin reads of who dissolved what) should hold one dissolve, not one per try."""
+    settings audit (what an admin reads of who dissolved what) holds one dissolve, not one per try."""
     h = harness
-    prep(h)
-    clock = VoteClock(h)
+    clock, lt = await _host_away_vote(h)
     h.bot.tables.store_backoff = (0.01, 0.02, 0.05)
-    await open_table(h, "hefei", humans=(P1, P2))
-    lt = live(h)
-    await h.slash("table autoplay", on="on", user=P1)
-    await h.bot.tables.wait_idle()
-    await h.slash("table dissolve", user=P2)
     flaky = FlakyConnection.install(h.bot.store)
     flaky.fail("UPDATE matches SET status = 'aborted'", times=6)  # two rounds of the timer (three quick tries each)
     await clock.end_minute(h, lt.vote)

@@ -6,6 +6,7 @@ from the hand's end), whatever else the table shows meanwhile; a new decision st
 
 from __future__ import annotations
 
+from bot.tables.state import LiveTable
 from bot.tables.strings import t
 from tests.cogs.test_tables import (
     P1,
@@ -151,20 +152,27 @@ async def test_the_next_hand_timer_blames_nobody_for_a_timeout(harness: Harness)
     assert not blamed, blamed
 
 
+async def _between_hands(h: Harness, seconds: float) -> tuple[SimClock, LiveTable]:
+    """Two friends (Hefei) on simulated time: the first hand played out, the table message saying the next starts
+    by itself in 30 s, and ``seconds`` of that gone."""
+    prep(h)
+    clock = sim_time(h)
+    await open_table(h, "hefei", humans=(P1, P2), locale="en-US")
+    lt = live(h)
+    await play_until_hand_ends(h, [P1, P2], lt)
+    await h.bot.tables.wait_idle()
+    assert lt.table.phase == "ended"
+    assert t("tables.hand_over", lt.lang, n=30) in h.fake.find_message(lt.message_id).content
+    await clock.advance(seconds, h.settle)
+    return clock, lt
+
+
 async def test_a_table_message_edited_between_hands_gives_the_time_left(harness: Harness):
     """Two friends; the hand ends and the next starts by itself 30 s later. 25 s on P2 chooses 托管 and the table
     message is edited: it said "starts by itself in 30 s" again, and the hand came 5 s later. It says 5 s now."""
     h = harness
-    prep(h)
-    clock = sim_time(h)
+    clock, lt = await _between_hands(h, 24.5)
     mgr = h.bot.tables
-    await open_table(h, "hefei", humans=(P1, P2), locale="en-US")
-    lt = live(h)
-    await play_until_hand_ends(h, [P1, P2], lt)
-    await mgr.wait_idle()
-    assert lt.table.phase == "ended"
-    assert t("tables.hand_over", lt.lang, n=30) in h.fake.find_message(lt.message_id).content
-    await clock.advance(24.5, h.settle)
     await h.slash("table autoplay", on="on", user=P2, locale="en-US")
     await mgr.wait_idle()
     text = h.fake.find_message(lt.message_id).content
@@ -181,15 +189,8 @@ async def test_everyone_away_message_promises_the_30_s_that_i_am_back_really_giv
     then N s". N should be 30 (what I'm back really gives); it is the 6 s left of the old count, then P1 presses
     I'm back and the hand comes 30 s later, not 6."""
     h = harness
-    prep(h)
-    clock = sim_time(h)
+    clock, lt = await _between_hands(h, 24.5)
     mgr = h.bot.tables
-    await open_table(h, "hefei", humans=(P1, P2), locale="en-US")
-    lt = live(h)
-    await play_until_hand_ends(h, [P1, P2], lt)
-    await mgr.wait_idle()
-    assert lt.table.phase == "ended"
-    await clock.advance(24.5, h.settle)
     await h.slash("table autoplay", on="on", user=P2, locale="en-US")
     await mgr.wait_idle()
     await h.slash("table autoplay", on="on", user=P1, locale="en-US")
