@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
+from bot.tables.state import LiveTable
 from tests.cogs.test_tables import P1, P2, P3, choose_click, latest_dm_controls, live, open_table, prep
 from tests.harness import Harness
+
+
+async def three_to_a_window(h: Harness) -> LiveTable:
+    """Chizhou with seed 8 (``prep(h, seed=8)`` first), three humans: the first two discards, after which P2's 六万
+    waits on P1 (碰) and P3 (吃)."""
+    await open_table(h, "chizhou", humans=(P1, P2, P3))
+    lt = live(h)
+    for _ in range(2):
+        u = next(u for u in (P1, P2, P3) if lt.seat_of(u) in lt.table.awaited())
+        m = latest_dm_controls(h, u)
+        await h.click(m, custom_id=choose_click(m))
+    return lt
 
 
 async def test_during_a_claim_window_the_table_image_waits_on_the_claims_not_on_the_discarder(harness: Harness):
@@ -13,12 +26,7 @@ async def test_during_a_claim_window_the_table_image_waits_on_the_claims_not_on_
     h = harness
     prep(h, seed=8)
     h.bot.tables.timers.next_hand = 3600.0
-    await open_table(h, "chizhou", humans=(P1, P2, P3))
-    lt = live(h)
-    for _ in range(2):
-        u = next(u for u in (P1, P2, P3) if lt.seat_of(u) in lt.table.awaited())
-        m = latest_dm_controls(h, u)
-        await h.click(m, custom_id=choose_click(m))
+    lt = await three_to_a_window(h)
     await h.bot.tables.wait_idle()
     tb = lt.table
     assert tb.phase == "claim" and lt.seat_of(P2) not in tb.awaited() and len(tb.awaited()) == 2

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bot.tables.state import LiveTable
 from bot.tables.strings import t
+from tests.cogs.test_table_claim_scene import three_to_a_window
 from tests.cogs.test_tables import (
     P1,
     P2,
@@ -41,12 +42,7 @@ async def test_a_claim_window_is_not_extended_by_each_answer_of_another_player(h
     clock = sim_time(h)
     mgr = h.bot.tables
     mgr.timers.next_hand, mgr.timers.turn, mgr.timers.claim = 3600.0, 3600.0, 4.0
-    await open_table(h, "chizhou", humans=(P1, P2, P3))
-    lt = live(h)
-    for _ in range(2):
-        u = next(u for u in (P1, P2, P3) if lt.seat_of(u) in lt.table.awaited())
-        m = latest_dm_controls(h, u)
-        await h.click(m, custom_id=choose_click(m))
+    lt = await three_to_a_window(h)
     await h.settle()
     tb = lt.table
     assert tb.phase == "claim" and {lt.seat_of(P1), lt.seat_of(P3)} <= set(tb.awaited())
