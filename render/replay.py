@@ -397,8 +397,16 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
     who = _who(names, winds, step.seat, lang)
     ev = {e.type: e for e in step.events}
     t = _tile(a.tile, lang)
+    # a claim answered in a window that has not taken effect (yet: the window's last answer settles it; or never: a
+    # win or a stronger claim took the tile) is said as called, not as done
+    called = step.window and not any(e.type == a.type and e.seat == step.seat for e in step.events)
     if a.type == "discard":
         out = txt("render.replay.discard", lang, who=who, tile=t)
+    elif a.type in ("pung", "kong") and called:
+        out = txt(f"render.replay.{a.type}_called", lang, who=who, tile=t)
+    elif a.type == "chi" and called:
+        assert a.tile is not None
+        out = txt("render.replay.chi_called", lang, who=who, run=_run(a.tile, lang))
     elif a.type == "pung":
         out = txt("render.replay.pung", lang, who=who, tile=t)
     elif a.type == "chi":
@@ -414,11 +422,11 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
             out = txt("render.replay.kong", lang, who=who, tile=t)
     elif a.type == "win":
         wins = [e for e in step.events if e.type == "win"]
-        if wins:  # (several winners on one discard: each, the last answer's step carrying them all)
-            out = " · ".join(_win_words(_who(names, winds, e.seat, lang), e.data, names, winds, lang)
-                             for e in wins if e.seat is not None)
-        else:  # another seat's answer is still awaited: the win is settled at the last answer's step
-            out = txt("render.replay.win_called", lang, who=who)
+        said = [_win_words(_who(names, winds, e.seat, lang), e.data, names, winds, lang)
+                for e in wins if e.seat is not None]  # (several winners on one discard: each)
+        if called:  # awaiting another answer, or overruled (截胡: an earlier seat's win took the tile)
+            said.insert(0, txt("render.replay.win_called", lang, who=who))
+        out = " · ".join(said)
     elif a.type == "pass" and not step.window:
         laid = _tile(_kind(ev["lay_aside"].data["tile"]), lang) if "lay_aside" in ev else ""
         out = txt("render.replay.lay_aside", lang, who=who, tile=laid)
@@ -432,8 +440,7 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
         out = txt("render.replay.by_ai", lang, text=out)
     if "hand_end" in ev and ev["hand_end"].data.get("draw"):
         out = txt("render.replay.drawn", lang, text=out)
-    if (step.window and step.takes() and a.type != "win"
-            and not any(e.type == a.type and e.seat == step.seat for e in step.events)):
+    if step.window and step.takes() and a.type != "win" and called:
         # the window's last answer, and another seat's claim or win took the tile: what the window came to with it
         out = " · ".join([out, describe_outcome(step, names, winds, lang)])
     return out
@@ -1151,8 +1158,9 @@ def frame_ms(replay: HandReplay, step: int, scene: ReplayScene) -> int:
         return 5000
     if scene.review and any(g is not None for _, _, g in scene.review):
         return 2500
-    a = replay.steps[step - 1].action
-    if a.type in ("pung", "chi", "kong", "win"):
+    # by what the step brought about, which every viewer sees alike (a claim or a win), never by the action: a
+    # window's last answer that the viewer may not see named must not last as long as the answer it was
+    if any(e.type in ("pung", "chi", "kong", "add_kong", "win") for e in replay.steps[step - 1].events):
         return 1600
     return 900
 

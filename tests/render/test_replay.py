@@ -210,19 +210,21 @@ def _selfplay(variant: str, seed: str, rng: int) -> HandReplay:
 
 def test_a_hand_whose_last_answer_a_win_overruled_ends_on_the_win():
     """Wuhu "c3": A (seat 0) calls a win on B's 9p, C (seat 2) answers Pung last; the win takes the tile. Every
-    viewer's last step names the win; only C reads their own pung, and with it the win."""
+    viewer's last step names the win; only C reads their own pung call (never taken: it is said as called), and
+    with it the win."""
     r = _selfplay("wuhu", "c3", 3)
     last = r.steps[-1]
     assert last.action.type == "pung" and last.seat == 2 and last.takes()  # the set-up
     won = "E A wins on S B's discard"
     for viewer in (None, 0, 1, 3):
         cap = replay_scene(r, r.n, viewer, lang="en", names=list("ABCD")).caption
-        assert cap.endswith(" · " + won) and "pungs" not in cap, cap
-    assert replay_scene(r, r.n, 2, lang="en", names=list("ABCD")).caption.endswith(" · W C pungs 9p · " + won)
+        assert cap.endswith(" · " + won) and "pung" not in cap, cap
+    called = "W C calls pung on 9p"
+    assert replay_scene(r, r.n, 2, lang="en", names=list("ABCD")).caption.endswith(f" · {called} · {won}")
     # every hand shown: each answer as it was, the last with what it came to
-    assert rr.describe_step(last, list("ABCD"), r.winds, "en") == "W C pungs 9p · " + won
+    assert rr.describe_step(last, list("ABCD"), r.winds, "en") == f"{called} · {won}"
     assert replay_scene(r, r.n, None, lang="en", names=list("ABCD"), show_all=True).caption == (
-        f"Step {r.n}/{r.n} · W C pungs 9p · {won}")
+        f"Step {r.n}/{r.n} · {called} · {won}")
 
 
 def test_a_pung_a_win_overruled_is_captioned_only_for_its_seat():
@@ -232,9 +234,11 @@ def test_a_pung_a_win_overruled_is_captioned_only_for_its_seat():
     assert r.steps[k - 1].action.type == "pung" and r.steps[k - 1].seat == 0  # the set-up
     for viewer in (None, 1, 2, 3):
         caps = [sc.caption for sc in animation_scenes(r, viewer, lang="en", names=list("ABCD"))]
-        assert not any("pungs 3p" in c for c in caps), caps
+        assert not any("pungs 3p" in c or "calls pung" in c for c in caps), caps
         assert caps[-1].endswith("wins on W C's discard")
-    assert any("A pungs 3p" in sc.caption for sc in animation_scenes(r, 0, lang="en", names=list("ABCD")))
+    # A reads their own call, as called: the win took the 3p, A never punged it
+    caps = [sc.caption for sc in animation_scenes(r, 0, lang="en", names=list("ABCD"))]
+    assert any("A calls pung on 3p" in c for c in caps) and not any("A pungs 3p" in c for c in caps), caps
 
 
 def test_a_claim_another_seat_answered_last_is_captioned_at_the_windows_end():
