@@ -523,8 +523,9 @@ class Publisher(ClickAnswers, KeptMessages):
                     cause = _place_lost(e) if kind in ("post", "table", "strip") else None
                     if (_retryable(e) or cause == "access" and self._may_pass(lt, box)) and not self.closing:
                         # Discord keeps failing (a long 5xx storm, or a 403 that may pass: the bot timed out):
-                        # nothing a player needs may be lost, so the write stays first in the queue and is tried again, more and more slowly, until Discord
-                        # answers. A table message waiting meanwhile is the latest state (newer states replace it).
+                        # nothing a player needs may be lost, so the write stays first in the queue and is tried
+                        # again, more and more slowly, until Discord answers. A table message waiting meanwhile is
+                        # the latest state (newer states replace it).
                         if kind == "table" and payload is not None:
                             if box.table is None:
                                 box.table = payload
