@@ -13,6 +13,7 @@ A real process holds the lease here and is stopped for real. Nothing waits again
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -101,9 +102,10 @@ async def test_a_hung_owner_loses_its_shards_to_a_standby_and_drops_them_when_it
     finally:
         if standby is not None:
             await standby.close()
-        if proc.returncode is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            os.kill(proc.pid, signal.SIGCONT)
+        if proc.returncode is None:  # (it may have ended already, not yet reaped: nothing left to kill then)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proc.pid, signal.SIGKILL)
+                os.kill(proc.pid, signal.SIGCONT)
         await proc.wait()
         db.close()
 
@@ -163,7 +165,8 @@ async def test_a_hung_bots_table_is_resumed_by_the_standby_and_plays_on(pg_url, 
         assert human_moves(standby, match) == moves + 1, "the player's click plays at the new owner"
     finally:
         if owner.proc.returncode is None:
-            os.kill(owner.proc.pid, signal.SIGCONT)
+            with contextlib.suppress(ProcessLookupError):  # (ended already, not yet reaped)
+                os.kill(owner.proc.pid, signal.SIGCONT)
             await owner.quit()
         if standby is not None:
             await standby.close()
