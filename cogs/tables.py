@@ -110,7 +110,7 @@ class Tables(commands.Cog):
                     await self.bot.fetch_channel(lt.channel_id)
                 except discord.NotFound:
                     self.manager.channel_deleted(lt.channel_id)
-                except (discord.HTTPException, OSError, TimeoutError) as e:  # its first write will tell
+                except DISCORD_FAILED as e:  # its first write will tell
                     log.info("channel %s: could not be looked up after %s was deleted (%s)", lt.channel_id,
                              channel.id, e)
 

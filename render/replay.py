@@ -420,13 +420,11 @@ def describe_step(step: Step, names: Sequence[str], winds: Sequence[int], lang: 
             out = txt("render.replay.kong_added", lang, who=who, tile=t)
         else:
             out = txt("render.replay.kong", lang, who=who, tile=t)
-    elif a.type == "win":
-        wins = [e for e in step.events if e.type == "win"]
-        said = [_win_words(_who(names, winds, e.seat, lang), e.data, names, winds, lang)
-                for e in wins if e.seat is not None]  # (several winners on one discard: each)
-        if called:  # awaiting another answer, or overruled (截胡: an earlier seat's win took the tile)
-            said.insert(0, txt("render.replay.win_called", lang, who=who))
-        out = " · ".join(said)
+    elif a.type == "win":  # the win(s) the step brought about (several winners on one discard: each), after the call
+        # when this one is not among them: awaiting another answer, or overruled (截胡: an earlier seat's win)
+        said = (txt("render.replay.win_called", lang, who=who) if called else "",
+                describe_outcome(step, names, winds, lang))
+        out = " · ".join(x for x in said if x)
     elif a.type == "pass" and not step.window:
         laid = _tile(_kind(ev["lay_aside"].data["tile"]), lang) if "lay_aside" in ev else ""
         out = txt("render.replay.lay_aside", lang, who=who, tile=laid)
