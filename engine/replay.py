@@ -152,6 +152,16 @@ class Step:
                    for e in self.events)
 
 
+def counted(visible: Sequence[int], k: int) -> int:
+    """Step ``k``'s number among the steps a seat may see (``visible``, ascending from 0, the deal): a step not among
+    them counts as the one before it that is (:meth:`HandReplay.number`, the review's numbers of its decisions).
+
+    >>> counted([0, 1, 3, 4], 3), counted([0, 1, 3, 4], 2)
+    (2, 1)
+    """
+    return max(bisect_right(visible, k) - 1, 0)
+
+
 class HandReplay:
     """One finished hand of a stored game, step by step (see the module docstring)."""
 
@@ -351,7 +361,7 @@ class HandReplay:
         deal) .. m (the result), so neither a gap nor the total tells how many answers it may not see. A step it
         may not see counts as the one before it that it may."""
         vis = self.visible_steps(seat, show_all=show_all)
-        return max(bisect_right(vis, k) - 1, 0), len(vis) - 1
+        return counted(vis, k), len(vis) - 1
 
     def nearest_visible(self, k: int, seat: int | None, *, show_all: bool = False) -> int:
         """The step ``seat`` may see nearest to ``k`` (the earlier one of two as near), ``k`` clamped to 0..n first:

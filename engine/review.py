@@ -56,13 +56,13 @@ to it costs (a hand ends at the first deal-in: :func:`one_deal_in`).
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .ai_common import SeatReader
 from .analysis import shanten
+from .replay import counted
 from .review_items import bigger_items, hand_after
 from .rivers import wind_meld
 from .strong import evaluate
@@ -496,7 +496,7 @@ class HandReview:
         step when every hand is shown, else counted over the steps the seat may see."""
         if show_all or not self.visible:
             return k
-        return max(bisect_right(self.visible, k) - 1, 0)
+        return counted(self.visible, k)
 
 
 @dataclass(frozen=True, slots=True)
