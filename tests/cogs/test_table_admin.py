@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
 
@@ -451,13 +452,7 @@ async def test_a_seat_the_ai_plays_for_an_away_player_does_not_hold_a_dissolve_v
     abstains at the vote's deadline unless that player answers; with three humans one away, two of three agreeing
     still pass at once, and an away player who does answer counts."""
     h = harness
-    prep(h)
-    clock = VoteClock(h)
-    await open_table(h, "hefei", humans=(P1, P2))
-    lt = live(h)
-    await h.slash("table autoplay", on="on", user=P1)
-    await h.bot.tables.wait_idle()
-    r = await h.slash("table dissolve", user=P2, locale="en-US")
+    clock, lt, r = await _host_away_vote(h)
     assert "passed" not in said(r) and not lt.closed  # the host has the minute to answer
     await clock.end_minute(h, lt.vote)
     assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
@@ -549,23 +544,24 @@ async def test_a_vote_the_players_here_agreed_to_passes_at_its_deadline(harness:
     assert not msg.buttons() and "解散投票通过" in msg.content
 
 
-async def _host_away_vote(h: Harness) -> tuple[VoteClock, LiveTable]:
-    """Two friends (Hefei), the host P1 on 托管; P2 proposes 解散 (not passed at once: the host has the minute)."""
+async def _host_away_vote(h: Harness) -> tuple[VoteClock, LiveTable, Any]:
+    """Two friends (Hefei), the host P1 on 托管; P2 proposes 解散 (the answer to P2 in English: not passed at once,
+    the host has the minute)."""
     prep(h)
     clock = VoteClock(h)
     await open_table(h, "hefei", humans=(P1, P2))
     lt = live(h)
     await h.slash("table autoplay", on="on", user=P1)
     await h.bot.tables.wait_idle()
-    await h.slash("table dissolve", user=P2)
-    return clock, lt
+    r = await h.slash("table dissolve", user=P2, locale="en-US")
+    return clock, lt, r
 
 
 async def test_a_vote_passing_at_its_deadline_is_tried_again_when_the_store_fails(harness: Harness):
     """The minute is up and the players here agreed, but the store refuses the dissolve's audit row once: the vote
     is not dropped as lapsed (nor lost); its timer tries again and the match is dissolved."""
     h = harness
-    clock, lt = await _host_away_vote(h)
+    clock, lt, _ = await _host_away_vote(h)
     vm = vote_message(h)
     flaky = FlakyConnection.install(h.bot.store)
     flaky.fail("INSERT INTO settings_audit", times=1)
@@ -621,7 +617,7 @@ async def test_a_vote_retried_at_its_deadline_audits_one_dissolve(harness: Harne
     match's abort for a while (the audit row goes in): the vote's timer tries again until the store takes it. The
     settings audit (what an admin reads of who dissolved what) holds one dissolve, not one per try."""
     h = harness
-    clock, lt = await _host_away_vote(h)
+    clock, lt, _ = await _host_away_vote(h)
     h.bot.tables.store_backoff = (0.01, 0.02, 0.05)
     flaky = FlakyConnection.install(h.bot.store)
     flaky.fail("UPDATE matches SET status = 'aborted'", times=6)  # two rounds of the timer (three quick tries each)
