@@ -20,8 +20,9 @@ What a viewer may see (everything here is pure data; the bot decides who the vie
   window that came to nothing is left out for a seat that did not answer in it. The seat's own answers are in. All
   steps when every hand is shown. :meth:`HandReplay.names_action` says whether a step's action may be named (else
   only its resolution is), :meth:`HandReplay.number` numbers the steps as the seat counts them ("step 23/70": only
-  the ones it may see), and :meth:`HandReplay.nearest_visible` turns any step number (a button's, which a client can
-  forge) into one it may see.
+  the ones it may see), :meth:`HandReplay.numbered` turns such a number back into the step, and
+  :meth:`HandReplay.nearest_visible` turns any raw step number (an old button's, which a client can forge) into one
+  it may see.
 - :meth:`HandReplay.decisions` ``(seat)``: the steps where the seat chose among more than one legal action (a
   discard, a claim or pass, a kong, a win or not, laying a tile aside in the last four or winning).
 
@@ -362,6 +363,13 @@ class HandReplay:
         may not see counts as the one before it that it may."""
         vis = self.visible_steps(seat, show_all=show_all)
         return counted(vis, k), len(vis) - 1
+
+    def numbered(self, i: int, seat: int | None, *, show_all: bool = False) -> int:
+        """The step ``seat`` counts as number ``i`` (:meth:`number`'s inverse over the steps it may see), ``i``
+        clamped to 0..m first: what a number from outside (a replay button's id, which a client can edit) is drawn
+        as, so the ids the viewer can read carry only the numbers the viewer sees."""
+        vis = self.visible_steps(seat, show_all=show_all)
+        return vis[min(max(i, 0), len(vis) - 1)]
 
     def nearest_visible(self, k: int, seat: int | None, *, show_all: bool = False) -> int:
         """The step ``seat`` may see nearest to ``k`` (the earlier one of two as near), ``k`` clamped to 0..n first:

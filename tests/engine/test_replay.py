@@ -252,6 +252,21 @@ def test_a_hand_ended_by_another_seats_pass_ends_on_its_result_for_everyone():
                     assert r.nearest_visible(k, seat, show_all=True) == clamped
 
 
+def test_a_number_the_seat_sees_names_a_step_it_may_see():
+    """``numbered`` undoes ``number`` over the steps a seat may see (the number in a replay button's id), and any
+    other number (negative, past the end) names the deal or the result, never a step the seat may not see."""
+    for variant in VARIANTS:
+        _kw, acts = played(variant, "win", 2)
+        r = HandReplay.build(variant, "win", {}, acts, 0)
+        for seat in (None, 0, 1, 2, 3):
+            for show_all in (False, True):
+                vis = r.visible_steps(seat, show_all=show_all)
+                assert [r.numbered(r.number(k, seat, show_all=show_all)[0], seat, show_all=show_all)
+                        for k in vis] == vis
+                assert [r.numbered(i, seat, show_all=show_all) for i in (-1, len(vis), 10**9)] == [0, r.n, r.n]
+        assert len(r.visible_steps(None)) < r.n + 1  # the set-up: steps a spectator may not see
+
+
 def test_jumps():
     _kw, acts = played("wuhu", "jump", 1)
     r = HandReplay.build("wuhu", "jump", {}, acts, 0)
