@@ -10,9 +10,12 @@
 
 Every control is a :class:`discord.ui.DynamicItem` whose custom id carries the guild, the code, the viewer, the
 step and the theme: a click from another server is refused, a click by someone else opens their own replay (from the
-start, as their seat sees it), so a forged id never shows anyone a hand they may not see; the step in the viewer's
-own id is drawn as the nearest step they may see (``HandReplay.nearest_visible``), never another seat's answer in a
-claim window; the head and the file name number the steps as the viewer counts them (``HandReplay.number``).
+start, as their seat sees it), so a forged id never shows anyone a hand they may not see. The step in an id is the
+number the viewer sees (``HandReplay.number``, as the head and the file name number the steps), never the raw step
+index, so the ids of consecutive steps show no gap where another seat's answer in a claim window is hidden; a click
+maps it back (``HandReplay.numbered``). An id made before ids carried the viewer's numbers holds the raw index: it
+is drawn as the nearest step the viewer may see (``HandReplay.nearest_visible``), as is any step the viewer may not
+see, never another seat's answer in a claim window.
 """
 
 from __future__ import annotations
@@ -208,25 +211,43 @@ class HistorySelect(discord.ui.DynamicItem[discord.ui.Select], template=r"mjhs:(
 
 REPLAY_OPS = ("s", "p", "n", "e", "pd", "nd", "rv", "mrv", "gif", "th", "mine")
 
+#: How a replay button's id counts its step: over the steps the viewer may see with the other hands hidden, or over
+#: every step when every hand is shown (``replays_show_all_hands``); an id of neither kind holds the raw step.
+COUNTED = {False: "h", True: "a"}
+
 
 class ReplayButton(discord.ui.DynamicItem[discord.ui.Button],
-                   template=r"mjr:(?P<g>\d+):(?P<code>[0-9A-Z]+):(?P<v>\d+):(?P<k>\d+):(?P<th>[dl]):(?P<op>[a-z]+)"):
+                   template=r"mjr:(?P<g>\d+):(?P<code>[0-9A-Z]+):(?P<v>\d+):(?P<c>[ha]?)(?P<k>\d+):(?P<th>[dl]):(?P<op>[a-z]+)"):
     """A replay control: ``op`` s / p / n / e (start, previous, next, end), pd / nd (the viewer's previous / next
     decision), rv (review card), mrv (the match review card: every finished hand of the match), gif (animated
-    file), th (other theme), mine (open my own)."""
+    file), th (other theme), mine (open my own).
 
-    def __init__(self, guild: int, code: str, viewer: int, step: int, theme: str, op: str, label: str = "",
-                 disabled: bool = False, row: int | None = None,
+    ``step`` is the step as the viewer counts it, ``counted`` says how (:data:`COUNTED`): ``h`` over the steps the
+    viewer may see with the other hands hidden, ``a`` over every step (every hand shown: the raw step), ``""`` an id
+    made before the ids carried the viewer's numbers (the raw step index)."""
+
+    def __init__(self, guild: int, code: str, viewer: int, counted: str, step: int, theme: str, op: str,
+                 label: str = "", disabled: bool = False, row: int | None = None,
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary):
-        cid = f"mjr:{guild}:{code}:{viewer}:{step}:{theme[0]}:{op}"
+        cid = f"mjr:{guild}:{code}:{viewer}:{counted}{step}:{theme[0]}:{op}"
         super().__init__(discord.ui.Button(label=label or op, style=style, custom_id=cid, disabled=disabled, row=row))
-        self.guild, self.code, self.viewer, self.step, self.theme, self.op = guild, code, viewer, step, theme, op
+        self.guild, self.code, self.viewer, self.theme, self.op = guild, code, viewer, theme, op
+        self.counted, self.step = counted, step
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Button[Any], match: re.Match[str]):  # type: ignore[override]  # discord.py hands over the component its template matched
         theme = "dark" if match["th"] == "d" else "light"
-        return cls(int(match["g"]), match["code"], int(match["v"]), int(match["k"]), theme, match["op"],
+        return cls(int(match["g"]), match["code"], int(match["v"]), match["c"], int(match["k"]), theme, match["op"],
                    item.label or "")
+
+    def raw_step(self, rp: HandReplay, seat: int | None) -> int:
+        """The step of the hand this id names (0..n) for ``seat``, the viewer. ``h``: the step the viewer counts as
+        ``step`` with the other hands hidden (past the end: the result), which they may see whatever the server's
+        setting is now; ``a`` and an old id: the raw step, which the caller draws as the nearest step the viewer may
+        see (``HandReplay.nearest_visible``) when the other hands are hidden."""
+        if self.counted == "h":
+            return rp.numbered(self.step, seat, show_all=False)
+        return min(self.step, rp.n)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.cog(Memory)
@@ -412,7 +433,7 @@ class Memory(commands.Cog):
                            reason=safe(clip(voided.reason, REASON_CLIP))))
         if review is not None:
             lines.append(review_summary(review, lang, review_numbers(rp, seat, show_all=show_all)))
-        view = self._controls(guild, code, viewer, step, theme, rp, seat, lang)
+        view = self._controls(guild, code, viewer, step, theme, rp, seat, lang, show_all)
         file = discord.File(io.BytesIO(png), filename=f"replay-{code}-{scene.number}.png")
         if new:
             await interaction.followup.send("\n".join(lines), file=file, view=view, ephemeral=True,
@@ -422,11 +443,15 @@ class Memory(commands.Cog):
                                                      allowed_mentions=_NO_PINGS)
 
     def _controls(self, guild: int, code: str, viewer: int, step: int, theme: str, rp: HandReplay,
-                  seat: int | None, lang: str) -> discord.ui.View:
+                  seat: int | None, lang: str, show_all: bool) -> discord.ui.View:
         v = discord.ui.View(timeout=None)
+        # the ids carry the step as the viewer counts it, never the raw index: the ids of consecutive steps, which a
+        # client can read, show no gap where another seat's answer is hidden
+        number, _total = rp.number(step, seat, show_all=show_all)
 
         def b(op: str, label: str, *, disabled: bool = False, row: int = 0) -> None:
-            v.add_item(ReplayButton(guild, code, viewer, step, theme, op, label, disabled=disabled, row=row))
+            v.add_item(ReplayButton(guild, code, viewer, COUNTED[show_all], number, theme, op, label,
+                                    disabled=disabled, row=row))
 
         b("s", "⏮", disabled=step == 0)
         b("p", "◀", disabled=step == 0)
@@ -452,7 +477,7 @@ class Memory(commands.Cog):
         code, match, rp = await self._load(item.guild, item.code)
         seat = seat_of(match, interaction.user.id)
         show_all = await self._show_all(item.guild)
-        k, op = min(item.step, rp.n), item.op
+        k, op = item.raw_step(rp, seat), item.op
         if op == "rv":
             if seat is None:
                 raise UserError("memory.not_seated")

@@ -57,17 +57,24 @@ def button(msg, label: str) -> dict:
     return next(b for b in msg.buttons() if b.get("label") == label)
 
 
-async def go_to_step(h: Harness, msg, viewer: int, k: int) -> None:
-    """Press the viewer's own light/dark button with its step set to ``k`` (``mjr:<guild>:<code>:<viewer>:<step>:...``),
-    as a modified client would send it: the bot draws the step it lets this viewer see nearest to ``k``."""
-    cid = next(b["custom_id"] for b in msg.buttons() if b.get("label") in ("☀ light", "🌙 dark"))
+def theme_button(msg) -> str:
+    """The id of the viewer's light/dark button (its label says the other theme)."""
+    return next(b["custom_id"] for b in msg.buttons() if b.get("label") in ("☀ light", "🌙 dark"))
+
+
+async def go_to_step(h: Harness, msg, viewer: int, k: int | str, label: str | None = None):
+    """Press the viewer's own light/dark button (or the one labelled ``label``) with the step field of its id
+    (``mjr:<guild>:<code>:<viewer>:<step>:...``) set to ``k``, as a modified client would send it. A bare number is
+    the form the ids had before they carried the viewer's numbers, a raw step: the bot draws the step it lets this
+    viewer see nearest to ``k``."""
+    cid = button(msg, label)["custom_id"] if label else theme_button(msg)
     parts = cid.split(":")
     parts[4] = str(k)
     forged = ":".join(parts)
     for comp in msg.all_components():
         if comp.get("custom_id") == cid:
             comp["custom_id"] = forged
-    await h.click(msg, custom_id=forged, user=viewer, locale="en-US")
+    return await h.click(msg, custom_id=forged, user=viewer, locale="en-US")
 
 
 async def test_the_last_step_shows_the_result_not_another_players_pass(hidden) -> None:
@@ -181,6 +188,157 @@ async def test_the_step_total_does_not_count_other_seats_hidden_passes(hidden) -
     cap = h.seen.replay_images()[-1][1].caption
     # "step 61/61" after stepping through 54 steps tells A that 7 claim offers went to other seats
     assert int(m.group(2)) == len(seen) - 1, (r.reply.text, cap, len(seen) - 1)
+
+
+# ------------------------------------------------------------------------------------------------ the buttons' ids
+
+
+def step_fields(msg) -> list[str]:
+    """The step field of every replay control's id on ``msg`` (``mjr:<guild>:<code>:<viewer>:<step>:<d|l>:<op>``):
+    what a client's developer tools show."""
+    return [str(c["custom_id"]).split(":")[4] for c in msg.all_components()
+            if str(c.get("custom_id", "")).startswith("mjr:")]
+
+
+def head_number(msg) -> int:
+    m = re.search(r"step (\d+)/(\d+)", msg.text)
+    assert m, msg.text
+    return int(m.group(1))
+
+
+async def test_the_buttons_ids_carry_the_number_the_viewer_sees_with_no_gap(hidden) -> None:
+    """A steps through hand 1 with ▶ over other seats' answers in claim windows that A may not see. The ids of the
+    controls carried the raw step index: "…:12:…" then "…:14:…" told anyone reading them (a client's developer
+    tools) that a seat could have claimed the tile in between. Every id on the message now carries the number the
+    head shows ("step 12/53": ``h12``), so the ids of consecutive steps count 0, 1, 2 … with no gap; ▶ and ◀ still
+    walk exactly over the steps A may see, and the review cards come with no control naming a step."""
+    h, mid = hidden
+    rp = await replay_of(h, mid, 0)
+    visible = rp.visible_steps(0)
+    assert len(visible) - 1 < rp.n  # the set-up: steps hidden from A
+    r = await h.slash("replay", user=A, code=encode_code(mid, 0), locale="en-US")
+    msg = r.reply
+    walked, fields, heads = [], [], []
+    while True:
+        on_msg = step_fields(msg)
+        assert len(on_msg) >= 8 and len(set(on_msg)) == 1, on_msg  # every control carries the same step
+        fields.append(on_msg[0])
+        heads.append(head_number(msg))
+        walked.append(h.seen.replay_images()[-1][1].step)
+        if button(msg, "▶").get("disabled"):
+            break
+        await h.click(msg, label="▶", user=A, locale="en-US")
+    assert walked == visible  # ▶ stepped over exactly the steps A may see, to the result
+    assert heads == list(range(len(visible)))
+    in_ids = [int(re.sub(r"\D", "", f)) for f in fields]
+    assert in_ids == heads, in_ids  # the numbers A sees: no gap for the hidden answers
+    assert fields == [f"h{i}" for i in heads], fields
+    for _ in range(3):  # ◀ from the result comes back over the same steps, the ids counting down
+        await h.click(msg, label="◀", user=A, locale="en-US")
+    assert h.seen.replay_images()[-1][1].step == visible[-4]
+    assert set(step_fields(msg)) == {f"h{len(visible) - 4}"}
+    for label in ("AI review", "Match review"):  # their answers hold no control, so no other id names a step
+        answer = await h.click(msg, label=label, user=A, locale="en-US")
+        assert answer.reply.images and not answer.reply.all_components(), label
+
+
+async def test_a_forged_number_in_a_replay_button_never_shows_a_hidden_step(hidden) -> None:
+    """A edits the number in their own button's id: any number draws the step A counts as that number (past the
+    end: the result), never another seat's hidden answer; a raw step in the form of the "every hand shown" ids
+    (``a<k>``) with every hand hidden is drawn as the nearest step A may see; a negative or non-numeric step
+    matches no control, as before (nothing is drawn); B pressing A's id gets B's own replay from the start."""
+    h, mid = hidden
+    rp = await replay_of(h, mid, 0)
+    visible = rp.visible_steps(0)
+    m = len(visible) - 1
+    privates = [s.index for s in rp.steps if s.private_to_seat() and s.seat != 0 and s.index < rp.n]
+    assert privates  # the set-up
+    r = await h.slash("replay", user=A, code=encode_code(mid, 0), locale="en-US")
+    msg = r.reply
+    for i in (5, 0, m - 1, m, m + 1, 10**6):
+        await go_to_step(h, msg, A, f"h{i}")
+        viewer, scene = h.seen.replay_images()[-1]
+        assert viewer == A and scene.step == visible[min(i, m)], (i, scene.step)
+        assert head_number(msg) == min(i, m) and set(step_fields(msg)) == {f"h{min(i, m)}"}
+    for k in privates[:3]:
+        await go_to_step(h, msg, A, f"a{k}")
+        scene = h.seen.replay_images()[-1][1]
+        assert scene.step == rp.nearest_visible(k, 0) and scene.step in visible, (k, scene.step)
+        assert "passes" not in scene.caption, scene.caption
+    drawn, edits = len(h.seen.replay_images()), msg.edits
+    for bad in ("h-3", "-3", "hx", "x3", "b3", "h"):
+        answer = await go_to_step(h, msg, A, bad)
+        assert not answer.responded and msg.edits == edits and len(h.seen.replay_images()) == drawn, bad
+    other = await go_to_step(h, msg, B, "h7")
+    assert other.reply.ephemeral and msg.edits == edits
+    viewer, scene = h.seen.replay_images()[-1]
+    assert viewer == B and scene.step == 0
+
+
+async def test_an_old_replay_button_carrying_a_raw_step_still_works(hidden) -> None:
+    """A message posted before the ids carried the viewer's numbers holds raw step indices (``…:<k>:d:n``). Its ▶
+    still goes to the next step A may see after step k, its theme button draws the nearest one to k (never another
+    seat's answer), a raw step past the end draws the result; the message's controls then carry A's numbers."""
+    h, mid = hidden
+    rp = await replay_of(h, mid, 0)
+    visible = rp.visible_steps(0)
+    p = next(k for k in range(rp.n) if k not in visible)  # another seat's answer A may not see
+    assert p - 1 in visible  # the set-up
+    r = await h.slash("replay", user=A, code=encode_code(mid, 0), locale="en-US")
+    msg = r.reply
+    await go_to_step(h, msg, A, p - 1, label="▶")  # the ▶ of a message at raw step p - 1, the step before the pass
+    scene = h.seen.replay_images()[-1][1]
+    assert scene.step == rp.next_step(p - 1, 0) and scene.step > p and "passes" not in scene.caption
+    assert head_number(msg) == visible.index(scene.step)
+    assert set(step_fields(msg)) == {f"h{visible.index(scene.step)}"}
+    await go_to_step(h, msg, A, p)  # the theme button of a message at the hidden step itself (a forged old id)
+    scene = h.seen.replay_images()[-1][1]
+    assert scene.step == rp.nearest_visible(p, 0) and scene.step in visible and "passes" not in scene.caption
+    assert set(step_fields(msg)) == {f"h{visible.index(scene.step)}"}
+    await go_to_step(h, msg, A, 10**6)
+    assert h.seen.replay_images()[-1][1].step == rp.n and set(step_fields(msg)) == {f"h{len(visible) - 1}"}
+
+
+async def test_the_replay_buttons_work_after_a_restart(hidden) -> None:
+    """A's replay stands at a step after a hidden answer; the bot is killed and starts again; A's ◀ and ▶ on the same
+    message step from the number in their ids, over the steps A may see."""
+    h, mid = hidden
+    rp = await replay_of(h, mid, 0)
+    visible = rp.visible_steps(0)
+    i = next(i for i, x in enumerate(visible) if x != i)  # the first step A may see after a hidden one
+    r = await h.slash("replay", user=A, code=encode_code(mid, 0), locale="en-US")
+    await go_to_step(h, r.reply, A, f"h{i}")
+    assert h.seen.replay_images()[-1][1].step == visible[i]
+    h2 = await h.kill()
+    try:
+        msg = h2.fake.find_message(r.reply.id)
+        await h2.click(msg, label="◀", user=A, locale="en-US")
+        assert h2.seen.replay_images()[-1][1].step == visible[i - 1] and set(step_fields(msg)) == {f"h{i - 1}"}
+        await h2.click(msg, label="▶", user=A, locale="en-US")
+        assert h2.seen.replay_images()[-1][1].step == visible[i] and head_number(msg) == i
+    finally:
+        await h2.close()
+
+
+async def test_a_button_pressed_after_the_server_changed_the_setting_keeps_its_step(hidden) -> None:
+    """The id says how it counted its step: A is at step i of the steps A may see (raw step k > i), the server
+    turns "replays show all hands" on, and A's theme button still draws raw step k (now counted "step k/n", every
+    step shown), not raw step i; turned off again, the same holds the other way."""
+    h, mid = hidden
+    rp = await replay_of(h, mid, 0)
+    visible = rp.visible_steps(0)
+    k = next(x for i, x in enumerate(visible) if x != i)  # the first step A may see after a hidden one
+    i = visible.index(k)
+    r = await h.slash("replay", user=A, code=encode_code(mid, 0), locale="en-US")
+    msg = r.reply
+    await go_to_step(h, msg, A, f"h{i}")
+    assert h.seen.replay_images()[-1][1].step == k and set(step_fields(msg)) == {f"h{i}"}
+    await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=True)
+    await h.click(msg, custom_id=theme_button(msg), user=A, locale="en-US")
+    assert h.seen.replay_images()[-1][1].step == k and head_number(msg) == k and set(step_fields(msg)) == {f"a{k}"}
+    await h.slash("settings", user=A, permissions=ADMIN_PERMISSIONS, replays_show_all_hands=False)
+    await h.click(msg, custom_id=theme_button(msg), user=A, locale="en-US")
+    assert h.seen.replay_images()[-1][1].step == k and head_number(msg) == i and set(step_fields(msg)) == {f"h{i}"}
 
 
 # ------------------------------------------------------------------------------------------------ claims a win overruled
