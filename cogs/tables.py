@@ -396,8 +396,7 @@ class Tables(commands.Cog):
         if passed or lt is None:
             await _say(interaction, t("tables.vote_passed", lang))
             return
-        text = t("tables.dissolve_vote", lt.lang, name=interaction.user.display_name, n=len(lt.humans()),
-                 s=round(mgr.timers.vote * mgr.timers.scale))
+        text = vote.shown  # the proposal and its tally (the proposer agrees)
         await interaction.response.send_message(text, view=self.ui.vote_view(lt, vote.number, lt.lang))
         try:
             msg = await interaction.original_response()
@@ -407,15 +406,23 @@ class Tables(commands.Cog):
         await mgr.vote_posted(lt, vote, msg.channel.id, msg.id, text)
 
     async def vote_click(self, interaction: discord.Interaction[MjBot], table_id: int, number: int, yes: bool) -> None:
+        """An answer to a dissolve vote: the vote message shows the new tally in the click's own response (the
+        clicker's name among those who agreed or refused); a refusal is answered privately."""
         lang = await _lang(interaction)
         try:
             lt = self.manager.by_id.get(table_id)
-            if lt is not None:  # a vote button acts only in its own table's channel (a forged id elsewhere: refused)
-                self.manager.check_place(lt, interaction.guild_id if interaction.guild_id is not None else -1,
-                                         interaction.channel_id)
-            await interaction.response.defer(ephemeral=True)
-            passed = await self.manager.cast_vote(table_id, number, interaction.user.id, yes)
-            await _say(interaction, t("tables.vote_passed" if passed else "tables.vote_counted", lang))
+            if lt is None:
+                raise Refusal("tables.vote_over")
+            # a vote button acts only in its own table's channel (a forged id elsewhere: refused)
+            self.manager.check_place(lt, interaction.guild_id if interaction.guild_id is not None else -1,
+                                     interaction.channel_id)
+            msg = interaction.message
+            on = None if msg is None or interaction.channel_id is None else (interaction.channel_id, msg.id)
+            cast = self.manager.cast_vote(table_id, number, interaction.user.id, yes, on)
+            vote, answered = await self.manager.publisher.answer_vote(interaction, lt, cast, ANSWER_WITHIN)
+            if not answered:  # (not on the vote's message: told here; the publisher edits the message)
+                passed = vote.end == "tables.vote_passed"
+                await _say(interaction, t("tables.vote_passed" if passed else "tables.vote_counted", lang))
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))
         except Exception:

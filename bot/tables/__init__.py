@@ -31,7 +31,7 @@ API (raising :class:`Refusal` with a message key when a player may not do someth
     await mgr.autoplay(lt, user_id, on); await mgr.replace(lt, by, member); await mgr.restore(lt, by, member)
     await mgr.kick(lt, by, member)                # lobby only
     vote, passed = await mgr.propose_dissolve(table_id, user_id); await mgr.vote_posted(lt, vote, ch, msg, text)
-    passed = await mgr.cast_vote(table_id, vote.number, user_id, yes)
+    vote = await mgr.cast_vote(table_id, vote.number, user_id, yes, (ch, msg))   # vote.shown: its message's text
     await resume_tables(mgr); await mgr.close()
     mgr.timers = Timers(turn=..., claim=..., next_hand=..., vote=60)   # injectable delays (None: server settings)
     mgr.render_images = False                     # benchmarks / tests (bot.observe: the scenes drawn)

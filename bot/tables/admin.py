@@ -18,6 +18,11 @@ strict majority of the humans who are here or answered agree (:meth:`LiveTable.v
 by answering), else it lapses; refusals that put even that out of reach end it early. Only one vote at a time; the
 vote message's buttons are removed when it passes, lapses or the table closes. Every step runs under the table's
 lock.
+
+The vote message shows the tally after every answer (:func:`vote_text`): who agreed and who refused, and how many
+agreeing end it at once. Each stored change sets what it is to say (``Vote.shown``); a click on the message itself
+shows it in its own interaction response (``Publisher.answer_vote``), any other change edits it once through the
+publisher (``Publisher.show_vote``).
 """
 
 from __future__ import annotations
@@ -42,6 +47,28 @@ from .strings import t
 log = logging.getLogger(__name__)
 
 VOTE_TASK_NAME = "mjbot-table-timer"  # the vote's expiry is a table timer like the others (tests await it)
+
+
+def vote_text(lt: LiveTable, vote: Vote, end: str | None = None) -> str:
+    """What a dissolve vote's message says: its proposal, who agreed and who refused (their seats' names in seat
+    order, escaped like every name of the table's texts) and, while it is open, how many agreeing end it at once
+    (:meth:`Vote.needed` of all the seated humans; the rule at the deadline is the proposal's); once over, how it
+    ended (the message key ``end``)."""
+    lang = lt.lang
+    sep = ", " if lang == "en" else "、"
+
+    def names(ids: set[int]) -> str:
+        return sep.join(s.name for s in lt.seats if s is not None and s.user_id in ids) or "—"
+
+    lines = [vote.text, t("tables.vote_yes", lang, count=len(vote.yes), names=names(vote.yes)),
+             t("tables.vote_no", lang, count=len(vote.no), names=names(vote.no))]
+    if end is None:
+        humans = len(lt.humans())
+        need = vote.needed(humans)
+        lines.append(t("tables.vote_need", lang, need=need, n=humans, more=need - len(vote.yes)))
+    else:
+        lines.append(t(end, lang))
+    return "\n".join(x for x in lines if x)
 
 
 class Admin:
@@ -225,15 +252,19 @@ class Admin:
 
     async def propose_dissolve(self, table_id: int, user_id: int) -> tuple[Vote, bool]:
         """Open a dissolve vote (the proposer agrees). Returns the vote and whether it passed at once (the match is
-        then closed). The caller posts the vote message and passes its place to :meth:`vote_posted`."""
+        then closed). The caller posts the vote message (``vote.shown``) and passes its place to
+        :meth:`vote_posted`."""
         lt = self._live(table_id)
         async with lt.lock:
             self._in_play(lt)
-            if lt.seat_of(user_id) is None:
+            seat = lt.seat_of(user_id)
+            if seat is None:
                 raise Refusal("tables.not_seated")
             if lt.vote is not None:
                 raise Refusal("tables.vote_open")
             vote = Vote(lt.votes + 1, user_id, {user_id}, deadline=self.wall() + self.timers.vote * self.timers.scale)
+            vote.text = t("tables.dissolve_vote", lt.lang, name=lt.occupant(seat).name, n=len(lt.humans()),
+                          deadline=f"<t:{round(vote.deadline)}:R>")  # (Discord shows it in the reader's time)
             if vote.passes(len(lt.humans())):  # at once only by a majority of everyone seated
                 await self._dissolve(lt, vote)
                 lt.votes += 1
@@ -241,18 +272,31 @@ class Admin:
             await self._keep_vote(lt, vote, held=lt.votes + 1)  # stored first: a restart keeps it and its minute
             lt.votes += 1
             lt.vote = vote
+            self._vote_changed(lt, vote)
             self._arm_vote(lt, vote)
             return vote, False
 
     async def vote_posted(self, lt: LiveTable, vote: Vote, channel_id: int, message_id: int, text: str) -> None:
-        """Where the vote's message is and what it says (its buttons are removed when the vote ends)."""
+        """Where the vote's message is, posted saying ``text`` (its buttons are removed when the vote ends)."""
         async with lt.lock:
-            vote.message, vote.text = (channel_id, message_id), text
+            vote.message = (channel_id, message_id)
+            if vote.written is None:
+                vote.written = (text, False)
             if lt.vote is not vote:  # it ended while the message was being posted
-                self._strip_vote(lt, vote, "tables.vote_over")
+                self.publisher.show_vote(lt, vote)
                 return
             with contextlib.suppress(Refusal):  # without it a restarted bot cannot remove its buttons at the end
                 await self._keep_vote(lt, vote)
+            if vote.written != (vote.shown, vote.end is not None):  # answered meanwhile, not on this message
+                self.publisher.show_vote(lt, vote)
+
+    def _vote_changed(self, lt: LiveTable, vote: Vote, end: str | None = None, *, by_click: bool = False) -> None:
+        """A change of the vote is stored, or it ended (``end``: how; its buttons go): what its message is to say
+        (under the lock). A click on the message itself (``by_click``) shows it in its own answer; else the
+        publisher edits the message (once, whatever changed meanwhile)."""
+        vote.shown, vote.end = vote_text(lt, vote, end), end
+        if not by_click and vote.message is not None:
+            self.publisher.show_vote(lt, vote)
 
     # ---- the vote in the store (issue 10: an open vote and its deadline survive a restart)
 
@@ -298,13 +342,18 @@ class Admin:
                 return
             vote = Vote.from_json(stored)
             lt.vote = vote
+            vote.shown = vote_text(lt, vote)  # (what its message says already: nothing is written for it)
             if vote.deadline <= self.wall() or not vote.can_pass(len(lt.humans())):
                 self._drop_vote(lt, "tables.vote_expired")
             else:
                 self._arm_vote(lt, vote)
 
-    async def cast_vote(self, table_id: int, number: int, user_id: int, yes: bool) -> bool:
-        """A seated human's answer to vote ``number``. Returns whether the match is dissolved now."""
+    async def cast_vote(self, table_id: int, number: int, user_id: int, yes: bool,
+                        on: tuple[int, int] | None = None) -> Vote:
+        """A seated human's answer to vote ``number``, clicked on the message ``on`` (channel, message). Returns
+        the vote: ``vote.shown`` is what its message says now (``vote.end``: how it ended; the match is dissolved when
+        it passed). When ``on`` is the vote's message the caller shows the change in the click's answer
+        (``Publisher.answer_vote``); otherwise the publisher edits the vote message."""
         lt = self.by_id.get(table_id)
         if lt is None:
             raise Refusal("tables.vote_over")
@@ -316,6 +365,9 @@ class Admin:
                 raise Refusal("tables.not_seated")
             if user_id in vote.yes or user_id in vote.no:
                 raise Refusal("tables.voted_already")
+            if vote.message is None and on is not None:  # its post was not confirmed: the clicked message is it
+                vote.message = on
+            here = on is not None and vote.message == on
             if not yes:
                 vote.no.add(user_id)
                 humans = len(lt.humans())  # out of reach even if every other player agrees or stays away
@@ -325,19 +377,22 @@ class Admin:
                     vote.no.discard(user_id)
                     raise
                 if not vote.can_pass(humans):
-                    self._drop_vote(lt, "tables.vote_failed")
-                return False
+                    self._drop_vote(lt, "tables.vote_failed", by_click=here)
+                else:
+                    self._vote_changed(lt, vote, by_click=here)
+                return vote
             vote.yes.add(user_id)
             humans = len(lt.humans())
             try:
                 if vote.passes(humans):
-                    await self._dissolve(lt, vote)
-                    return True
+                    await self._dissolve(lt, vote, by_click=here)
+                    return vote
                 await self._keep_vote(lt, vote)
             except Refusal:
                 vote.yes.discard(user_id)
                 raise
-            return False
+            self._vote_changed(lt, vote, by_click=here)
+            return vote
 
     async def _vote_timer(self, lt: LiveTable, vote: Vote) -> None:
         wait, n = max(0.0, vote.deadline - self.wall()), 0
@@ -361,21 +416,18 @@ class Admin:
             return False
         return True
 
-    def _drop_vote(self, lt: LiveTable, key: str = "tables.vote_over") -> None:
-        """End the open vote (if any): its timer stops and its message loses its buttons, saying ``key``."""
+    def _drop_vote(self, lt: LiveTable, key: str = "tables.vote_over", *, by_click: bool = False) -> None:
+        """End the open vote (if any): its timer stops and its message loses its buttons, saying ``key`` (in the
+        answer to the click that ended it when ``by_click``)."""
         vote, lt.vote = lt.vote, None
         if vote is None:
             return
         if vote.timer is not None and vote.timer is not asyncio.current_task():
             vote.timer.cancel()
-        self._strip_vote(lt, vote, key)
+        self._vote_changed(lt, vote, key, by_click=by_click)
         self._forget_vote_soon(lt)
 
-    def _strip_vote(self, lt: LiveTable, vote: Vote, key: str) -> None:
-        if vote.message is not None:
-            self.publisher.close_vote(lt, vote.message, f"{vote.text}\n{t(key, lt.lang)}".strip())
-
-    async def _dissolve(self, lt: LiveTable, vote: Vote) -> None:
+    async def _dissolve(self, lt: LiveTable, vote: Vote, *, by_click: bool = False) -> None:
         """The vote passed (under the lock): audited first (a store failure refuses, nothing changes), then the
         match is aborted like ``/table end``: settled hands stay, the hand in play pays nothing."""
         if not vote.audited:
@@ -391,6 +443,6 @@ class Admin:
             lt.vote = None
             if vote.timer is not None and vote.timer is not asyncio.current_task():  # (its deadline: it ends itself)
                 vote.timer.cancel()
-        self._strip_vote(lt, vote, "tables.vote_passed")
+        self._vote_changed(lt, vote, "tables.vote_passed", by_click=by_click)
         names = ", ".join(s.name for s in lt.seats if s is not None and s.user_id in vote.yes)
         await self._close(lt, t("tables.dissolved", lt.lang, names=names))

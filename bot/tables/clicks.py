@@ -1,11 +1,12 @@
 """The answer to a click on a table's control (a mixin of :class:`~bot.tables.publisher.Publisher`): one call,
-:meth:`ClickAnswers.answer_click`, so that the cog hands over the click and the move and never works inside the
-publisher or on a seat's messages itself.
+:meth:`ClickAnswers.answer_click` (:meth:`ClickAnswers.answer_vote` for a dissolve vote's buttons), so that the cog
+hands over the click and the move and never works inside the publisher or on a seat's messages itself.
 
 A move is usually decided at once: its answer then edits the clicked message itself, in the interaction's response
 (exempt from Discord's global budget), and the private hand write the publisher would have sent for it is taken out
 of its queue. A slow decision (a stalled store) is deferred within Discord's 3 seconds. When the answer does not
-reach Discord, the hand goes by DM as usual.
+reach Discord, the hand goes by DM as usual. A vote's answer shows the vote's new tally on its message the same way
+(in the response; one edit by the publisher when that fails).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import discord
 
-from .state import LiveTable
+from .state import LiveTable, Vote
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,9 @@ class ClickAnswers:
         def answer_failed(self, lt: LiveTable, message_id: int) -> None: ...
         def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None, *, reword: bool = False) -> None: ...
         def hand(self, lt: LiveTable, payload: Any) -> None: ...
+        def show_vote(self, lt: LiveTable, vote: Vote) -> None: ...
+        @staticmethod
+        async def write_vote(vote: Vote, edit: Callable[..., Awaitable[Any]]) -> bool: ...
 
     async def answer_click(self, interaction: discord.Interaction[Any], table: Callable[[], LiveTable | None],
                            move: Awaitable[T], within: float) -> T:
@@ -150,3 +154,52 @@ class ClickAnswers:
                 self.strip_dm(lt, seat, p.text, reword=p.reword)
             elif p is not None and lt is not None:
                 self.hand(lt, p)
+
+    async def answer_vote(self, interaction: discord.Interaction[Any], lt: LiveTable, cast: Awaitable[Vote],
+                          within: float) -> tuple[Vote, bool]:
+        """Cast the clicked answer to a dissolve vote (``cast``: ``TableManager.cast_vote``, its error raised here)
+        and, when the click is on the vote's message, show the vote as it is now on that message in the click's own
+        response (UPDATE_MESSAGE: exempt from the global budget, and no other request), in order with every other
+        write of the message (``vote.writing``). Whatever is not decided within ``within`` seconds of the click (a
+        stalled store, a write of the message on its way) is deferred first. Returns the vote and whether the click
+        was answered; if not (the click was not on the vote's message), the caller answers it, and the publisher
+        edits the message."""
+        until = asyncio.get_running_loop().time() + within
+        work = asyncio.ensure_future(_outcome(cast))
+        if not (await asyncio.wait([work], timeout=within))[0]:
+            await self._defer_update(interaction, lt)
+        vote, error = await work
+        if error is not None:
+            raise error
+        assert vote is not None
+        msg = interaction.message
+        if msg is None or vote.message != (interaction.channel_id, msg.id):
+            return vote, False
+        try:
+            try:
+                await asyncio.wait_for(vote.writing.acquire(), max(0.0, until - asyncio.get_running_loop().time()))
+            except TimeoutError:
+                await self._defer_update(interaction, lt)
+                await vote.writing.acquire()
+            try:
+                if interaction.response.is_done():
+                    edit: Callable[..., Awaitable[Any]] = interaction.edit_original_response
+                else:
+                    edit = interaction.response.edit_message
+                if not await self.write_vote(vote, edit) and not interaction.response.is_done():
+                    await interaction.response.defer()  # it shows this already: the click is only acknowledged
+            finally:
+                vote.writing.release()
+        except discord.HTTPException as e:  # the answer did not reach Discord: the message is edited as usual
+            log.info("table %s: vote click answer failed (%s); the vote message is edited", lt.id, e)
+            self.show_vote(lt, vote)
+        return vote, True
+
+    async def _defer_update(self, interaction: discord.Interaction[Any], lt: LiveTable) -> None:
+        """Acknowledge a click whose answer is slow (its message is updated later); a failure is only logged."""
+        if interaction.response.is_done():
+            return
+        try:
+            await interaction.response.defer()
+        except discord.HTTPException as e:
+            log.info("table %s: deferring a slow vote click failed (%s)", lt.id, e)

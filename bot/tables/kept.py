@@ -29,7 +29,7 @@ import discord
 from bot.seams import Host
 from bot.store import Store
 
-from .state import LiveTable, State
+from .state import LiveTable, State, Vote
 
 log = logging.getLogger(__name__)
 
@@ -311,13 +311,32 @@ class KeptMessages:
                 self._done_leftover(lt, key)
         self.call(lt, close)
 
-    def close_vote(self, lt: LiveTable, where: tuple[int, int], text: str) -> None:
-        """A dissolve vote ended: its message says ``text`` and loses its buttons."""
+    def show_vote(self, lt: LiveTable, vote: Vote) -> None:
+        """A dissolve vote changed other than by a click on its message (it ended by its deadline, with the table,
+        at a start-up; an answer the click could not show): its message is edited, in the table's order of writes,
+        to what the vote says when the edit goes (``vote.shown``; losing its buttons once it is over), unless it
+        shows that already (a click's answer showed it meanwhile)."""
 
-        async def close() -> None:
-            with contextlib.suppress(discord.NotFound, discord.Forbidden):
-                await self._channel(where[0]).get_partial_message(where[1]).edit(content=text, view=None)
-        self.call(lt, close)
+        async def show() -> None:
+            where = vote.message
+            if where is None:
+                return
+            async with vote.writing:
+                with contextlib.suppress(discord.NotFound, discord.Forbidden):
+                    await self.write_vote(vote, self._channel(where[0]).get_partial_message(where[1]).edit)
+        self.call(lt, show)
+
+    @staticmethod
+    async def write_vote(vote: Vote, edit: Callable[..., Awaitable[Any]]) -> bool:
+        """Write what the vote says now to its message with ``edit`` (its buttons kept while it is open, removed once
+        it is over), unless the message says it already; the caller holds ``vote.writing`` (writes in order, each
+        the latest state). Whether it wrote."""
+        now = (vote.shown, vote.end is not None)
+        if vote.written == now:
+            return False
+        await edit(content=vote.shown, **({"view": None} if now[1] else {}))
+        vote.written = now
+        return True
 
     def strip_leftovers(self, lt: LiveTable, leftovers: list[Any]) -> None:
         """After a restart: finish removing what the previous run had superseded (queued in the table's order)."""

@@ -134,6 +134,12 @@ class Vote:
     timer: asyncio.Task[Any] | None = None
     deadline: float = 0.0  # when it lapses: Unix time (seconds), so that a restart keeps the same minute
     audited: bool = False  # its dissolve is in the audit (a try whose abort the store refused is not audited twice)
+    # what its message is to say now: the proposal, the tally and, once over, how it ended (then without buttons);
+    # set under the table's lock once a change is stored, so a tentative answer is never shown
+    shown: str = ""
+    end: str | None = None  # how it ended (the message key) once it is over
+    written: tuple[str, bool] | None = None  # what its message was last written with, and whether without buttons
+    writing: asyncio.Lock = field(default_factory=asyncio.Lock)  # one write of its message at a time
 
     def to_json(self) -> dict[str, Any]:
         """What the store keeps of an open vote (see :meth:`from_json`).
@@ -161,6 +167,14 @@ class Vote:
         (True, False, True)
         """
         return len(self.yes) * 2 > humans
+
+    def needed(self, humans: int) -> int:
+        """How many agreeing pass it at once, of ``humans`` seated (:meth:`passes`: a strict majority).
+
+        >>> [Vote(1, 5, {5}).needed(n) for n in (1, 2, 3, 4)]
+        [1, 2, 2, 3]
+        """
+        return humans // 2 + 1
 
     def can_pass(self, humans: int) -> bool:
         """Whether the ``humans`` seated who have not said no could still make a majority, at once or at the

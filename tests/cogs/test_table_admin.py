@@ -310,9 +310,9 @@ async def test_dissolve_by_majority_keeps_the_settled_hands(harness: Harness):
     assert "somewhere else" in said(r)
     assert lt.vote is not None and lt.vote.yes == {P1} and not lt.closed
     late = h.click_payload(vm, custom_id=yes, user=P3, locale="en-US")  # P3's click, on its way
-    # P2 agrees: 2 of 3 is a majority; the match ends
+    # P2 agrees: 2 of 3 is a majority; the match ends (the click's answer says so on the vote message)
     r = await h.click(vm, custom_id=yes, user=P2, locale="en-US")
-    assert "passed" in said(r)
+    assert r.callback_type == 7 and "解散投票通过" in h.fake.find_message(vm.id).content
     await h.bot.tables.wait_idle()
     assert lt.closed and (await h.bot.store.match(match_id)).status == "aborted"
     vm = h.fake.find_message(vm.id)
@@ -360,9 +360,10 @@ async def test_a_vote_lapses_after_its_minute_and_a_refusal_ends_it(harness: Har
     vm = vote_message(h)
     no = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":n"))
     r = await h.click(vm, custom_id=no, user=P1, locale="en-US")
-    assert "counted" in said(r)
+    assert r.callback_type == 7 and "拒绝（1）：player7001" in h.fake.find_message(vm.id).content
     await mgr.wait_idle()
     assert lt.vote is None and not lt.closed and not h.fake.find_message(vm.id).buttons()
+    assert "未通过" in h.fake.find_message(vm.id).content
 
 
 async def test_two_votes_at_once_dissolve_once(harness: Harness):
@@ -380,8 +381,9 @@ async def test_two_votes_at_once_dissolve_once(harness: Harness):
     h.bot._connection.parse_interaction_create(b[0])  # before the first one is handled
     await h.settle()
     await h.bot.tables.wait_idle()
-    answers = sorted(said(x[1]) for x in (a, b))
-    assert answers == ["That vote is over; nothing was changed.", "The dissolve vote passed."]
+    answers = sorted((said(x[1]), x[1].callback_type) for x in (a, b))
+    assert answers == [("", 7), ("That vote is over; nothing was changed.", 4)]  # the first: shown on the message
+    assert "解散投票通过" in h.fake.find_message(vm.id).content
     assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
     assert [f for _, f, _ in await audit(h)].count("table.dissolve") == 1
 
@@ -468,10 +470,11 @@ async def test_a_seat_the_ai_plays_for_an_away_player_does_not_hold_a_dissolve_v
     assert "全部 3 位玩家" in vm.content
     no = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":n"))
     r = await h2.click(vm, custom_id=no, user=P3, locale="en-US")
-    assert "counted" in said(r) and lt.vote is not None  # 1 of 3 said yes, 1 no: a majority is still in reach
+    assert "拒绝（1）：player7003" in h2.fake.find_message(vm.id).content
+    assert lt.vote is not None  # 1 of 3 said yes, 1 no: a majority is still in reach
     yes = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":y"))
     r = await h2.click(vm, custom_id=yes, user=P2, locale="en-US")
-    assert "passed" in said(r)
+    assert "解散投票通过" in h2.fake.find_message(vm.id).content
     await h2.bot.tables.wait_idle()
     assert lt.closed
 
@@ -510,7 +513,8 @@ async def test_one_player_cannot_end_a_match_the_moment_the_others_timed_out(har
     vm = vote_message(h)
     no = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":n"))
     r = await h.click(vm, custom_id=no, user=P1, locale="en-US")
-    assert "counted" in said(r) and lt.vote is not None  # P2 could still agree (or stay away)
+    assert "拒绝（1）：player7001" in h.fake.find_message(vm.id).content
+    assert lt.vote is not None  # P2 could still agree (or stay away)
     await clock.end_minute(h, lt.vote)
     assert lt.vote is None and not lt.closed  # one yes, one no among those who count: it fails
     assert "过期" in h.fake.find_message(vm.id).content and not h.fake.find_message(vm.id).buttons()
@@ -532,8 +536,9 @@ async def test_a_vote_the_players_here_agreed_to_passes_at_its_deadline(harness:
     await h.slash("table dissolve", user=P1)
     vm = vote_message(h)
     yes = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":y"))
-    r = await h.click(vm, custom_id=yes, user=P2, locale="en-US")
-    assert "passed" not in said(r)
+    await h.click(vm, custom_id=yes, user=P2, locale="en-US")
+    shown = h.fake.find_message(vm.id).content
+    assert "同意（2）：player7001、player7002" in shown and "还差 1 位" in shown and "解散投票通过" not in shown
     await h.slash("table autoplay", on="on", user=P3)
     await h.slash("table autoplay", on="on", user=P4)
     await h.bot.tables.wait_idle()
