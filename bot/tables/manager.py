@@ -513,7 +513,7 @@ class TableManager(Admin, Output, Gone):
         lt.move(State.ABORTED)
         await self._closing(lt)
         self._forget(lt)
-        self._drop_vote(lt)
+        self._drop_vote(lt, "tables.vote_table_closed")
         if lt.rec is None:
             return
         if text is not None:
@@ -695,7 +695,7 @@ class TableManager(Admin, Output, Gone):
         if not (lt.table is not None and lt.table.phase == "over" and lt.rec and lt.rec.behind is not None):
             lt.follow_engine()
         if lt.closed:
-            self._drop_vote(lt)  # the match ended by itself while a dissolve vote was open
+            self._drop_vote(lt, "tables.vote_table_closed")  # the match ended by itself during a dissolve vote
         await self._publish(lt, events, fresh=fresh)
 
     async def act(self, table_id: int, user_id: int, for_seat: int, seq: int, op: str, arg: str | None) -> Outcome:

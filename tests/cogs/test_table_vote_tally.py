@@ -166,3 +166,18 @@ async def test_an_answer_whose_response_fails_is_shown_by_one_edit(harness: Harn
     msg = h.fake.find_message(vm.id)
     assert msg.content.split("\n")[1:] == [yes2, no0, need1] and len(msg.buttons()) == 2
     assert live(h).vote is not None and live(h).vote.yes == {P1, P2}
+
+
+async def test_a_table_ended_during_a_vote_says_so_on_the_vote_message(harness: Harness):
+    h = harness
+    VoteClock(h)
+    await four_friends(h, "en")
+    await h.slash("table dissolve", user=P1, locale="en-US")
+    vm = vote_message(h)
+    await click(h, vm, P2, True)
+    await h.slash("table end", user=P1, locale="en-US")  # the host ends the match while the vote is open
+    await h.bot.tables.wait_idle()
+    vm = h.fake.find_message(vm.id)
+    lines = vm.content.split("\n")
+    assert lines[-1] == "The table has ended, and this vote with it." and not vm.buttons()
+    assert "nothing was changed" not in vm.content  # (the words for a click on a vote already over)
