@@ -9,7 +9,8 @@ negative amount, the same member twice, a bot, a date in the past) is refused wi
   is posted right away in the channel (:func:`post_final_board`: at least once, and once; as the command's
   follow-up if the bot may not post there). ``ends`` is the season's last day (YYYY-MM-DD) in the
   server's time zone: it ends at the following midnight there, and the scheduler (:mod:`cogs.report`) posts its
-  final board in the channel where it was started.
+  final board in the channel where it was started (once the season's hands recorded with /record are confirmed,
+  a day at most). The answer and the final board name the records of the ended season still waiting.
 - ``/correct void hand reason``: the hand counts for nothing from now on (its rows stay; a correction negates
   them). ``/correct adjust payer payee amount reason [variant]``: ``amount`` 子 from one member to the other.
 - ``/export [season]``: the ledger (hands, voids, adjustments) as CSV, UTF-8 with a BOM so that Excel reads the
@@ -112,14 +113,35 @@ def day_end(day: date, tz: tzinfo) -> datetime:
     return datetime.combine(day + timedelta(days=1), time(0), tzinfo=tz)
 
 
+def record_ids(ids: list[int], shown: int = 5) -> str:
+    """Records named in a message: the first ``shown`` (the oldest), and "…" for more.
+
+    >>> record_ids([3, 4]), record_ids(list(range(1, 8)))
+    ('#3, #4', '#1, #2, #3, #4, #5, …')
+    """
+    return ", ".join([f"#{i}" for i in ids[:shown]] + (["…"] if len(ids) > shown else []))
+
+
+async def season_waiting(bot: MjBot, season: gstore.Season, limit: int = 6) -> list[int]:
+    """The records proposed during an ended season (``[started_at, until)``) that still wait for their
+    confirmations: once confirmed they count in that season (docs/record.md, *When it counts*)."""
+    if season.until is None:
+        return []
+    return await waiting_before(bot.open_store, season.guild_id, season.until, limit, since=season.started_at)
+
+
 async def final_board(bot: MjBot, season: gstore.Season, lang: str) -> tuple[str, bytes | None]:
     """The final board of an ended season: the top of every variant played in it (text), and the image (PNG) of the
     variant with the most hands. Each variant's list is headed by its name only (the season's label is the first
     line); when the top ten of every variant would not fit one message, every variant keeps the same, smaller number
-    of places (a cut at the end dropped the last variant's)."""
+    of places (a cut at the end dropped the last variant's). Records of the season still waiting for their
+    confirmations (the scheduler waits for them a while: :data:`cogs.report.LATE_RECORD_WAIT`; ``/season start``
+    does not) are named at the end: once confirmed they count in the season, not on this board."""
     tz = await server_tz(bot, season.guild_id)
     label = season_label(season, lang, tz)
     head = t("season.final_title", lang, label=safe(label))
+    waiting = await season_waiting(bot, season)
+    tail = [t("season.final_waiting", lang, ids=record_ids(waiting), number=season.number)] if waiting else []
     boards: list[VariantBoard] = []
     best: tuple[int, VariantBoard] | None = None
     for key in VARIANT_KEYS:
@@ -131,9 +153,11 @@ async def final_board(bot: MjBot, season: gstore.Season, lang: str) -> tuple[str
         if best is None or hands > best[0]:
             best = (hands, b)
     if best is None:
-        return "\n\n".join([head, t("season.final_empty", lang)]), None
+        empty = t("season.final_none_confirmed" if waiting else "season.final_empty", lang)  # never "nobody played"
+        return "\n\n".join([head, empty, *tail]), None
     for top in range(TOP, 0, -1):
-        text = "\n\n".join([head, *(board_text(b.title, "", b.lines[:top], len(b.rows), lang, None) for b in boards)])
+        text = "\n\n".join([head, *(board_text(b.title, "", b.lines[:top], len(b.rows), lang, None) for b in boards),
+                             *tail])
         if len(text) <= MESSAGE_LIMIT:
             break
     text = fit_message(text)
@@ -390,9 +414,10 @@ class Group(commands.Cog):
         text = t("season.started", lang, label=safe(season_label(new, lang, tz)))
         if ends_at is not None:
             text += " " + t("season.started_ends", lang, end=day_text(ends_at - timedelta(days=1), lang))
-        if ended is not None and (waiting := await waiting_before(self.bot.open_store, ended.guild_id, new.started_at, 6)):
-            ids = [f"#{i}" for i in waiting[:5]] + (["…"] if len(waiting) > 5 else [])  # the oldest five, and more
-            text += "\n" + t("season.records_waiting", lang, ids=", ".join(ids))
+        # the records of the season that ended (proposed within its range; an older one counts in an earlier
+        # season or in none)
+        if ended is not None and (waiting := await season_waiting(self.bot, ended)):
+            text += "\n" + t("season.records_waiting", lang, ids=record_ids(waiting), number=ended.number)
         await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
         if ended is not None:
             async def send(text: str, png: bytes | None) -> None:

@@ -5,7 +5,9 @@ and call ``tick``; nothing sleeps):
 
 - seasons whose end date has passed are closed, and every ended season whose final board was not posted yet gets it
   posted in the channel where it was started (:func:`cogs.group.post_final_board`; the seasons of the shards
-  whose leases this process holds);
+  whose leases this process holds). While a hand of the season recorded with /record still waits for its
+  confirmations the board waits too, :data:`LATE_RECORD_WAIT` past the season's end at most (then it names the
+  records still waiting): the records are read from the store at every tick, so a restart changes nothing;
 - for each server with the weekly report on (of the shards whose leases this process holds, those that may have
   one due: :func:`due_bounds`, read in one statement), the latest report day (its weekday, at :data:`REPORT_HOUR` local time)
   that has come: if that week was not posted yet it is claimed in the database, posted, then noted as posted. After
@@ -46,7 +48,7 @@ from bot.names import drawn_name
 from bot.settings import SERVER_LANGUAGE, server_language
 from bot.store import group as gstore
 from bot.store import records as rstore
-from cogs.group import post_final_board
+from cogs.group import post_final_board, season_waiting
 from cogs.leaderboard import day_text, display, seat_display, shared_ranks
 from cogs.post_claims import (
     CLAIM_LEASE,
@@ -65,8 +67,9 @@ TICK_MINUTES = 5
 REPORT_HOUR = 10  # local time of the report day at which the weekly report is due
 LATE_RECORD_WAIT = timedelta(hours=24)
 """How long past :data:`REPORT_HOUR` the report waits while a hand of its week recorded with /record still waits for
-its confirmations (it counts at the time it was proposed: confirmed after the report, it would be in none). Records
-expire after a day by default (a server may set up to a week): past this the report goes out without them."""
+its confirmations (it counts at the time it was proposed: confirmed after the report, it would be in none), and how
+long past its end a season's final board waits so for a hand of the season. Records expire after a day by default (a
+server may set up to a week): past this the report goes out without them, and the final board names them."""
 _NO_PINGS = discord.AllowedMentions.none()
 
 
@@ -211,7 +214,8 @@ class Report(commands.Cog):
         await gstore.end_due_seasons(store, now)
         held = self.bot.tables.own_shards()  # the servers of the shards whose leases this process holds (None: all)
         for season in await gstore.seasons_to_announce(store, held):
-            await self._announce(season, now, retake_before)
+            if not await self._held_back(season, now):
+                await self._announce(season, now, retake_before)
         for gs in await gstore.report_servers(store, shards=held, due=due_bounds(now)):  # one statement
             await self._report(gs, now, retake_before)
         self.first_round = False
@@ -269,6 +273,15 @@ class Report(commands.Cog):
             return
         log.info("%s posted", what)
         await note_posted(self.bot, key, what, posted)
+
+    async def _held_back(self, season: gstore.Season, now: datetime) -> bool:
+        """Whether an ended season's final board waits: a hand of the season recorded with /record still waits for
+        its confirmations (it will count in the season), and the season ended less than :data:`LATE_RECORD_WAIT`
+        ago. Past that the board goes out naming the records still waiting (:func:`cogs.group.final_board`). A post
+        in flight (a claim) is never held back: Discord may have it already."""
+        if season.final_claimed_at is not None or season.until is None or now >= season.until + LATE_RECORD_WAIT:
+            return False
+        return bool(await season_waiting(self.bot, season, 1))
 
     async def _announce(self, season: gstore.Season, now: datetime, retake_before: datetime) -> None:
         """Post an ended season's final board in the channel where it was started, or where a claim in flight

@@ -472,14 +472,17 @@ async def _changed_since(conn: Connection, guild_id: int, record_id: int, shown:
     return shown is not None and card_state(await _load(conn, guild_id, record_id)) != card_state(shown)
 
 
-async def waiting_before(store: Store, guild_id: int, before: datetime, limit: int = 1) -> list[int]:
-    """The ids of (at most ``limit``) records of the server proposed before ``before`` that still wait for their
-    confirmations, oldest first: once confirmed such a hand counts at the time it was proposed, in a period that may
-    already be reported (the weekly report waits for them; /season start names them)."""
+async def waiting_before(store: Store, guild_id: int, before: datetime, limit: int = 1, *,
+                         since: datetime | None = None) -> list[int]:
+    """The ids of (at most ``limit``) records of the server proposed before ``before`` (and, with ``since``, from
+    ``since`` on: the records of one season, ``[started_at, until)``) that still wait for their confirmations, oldest
+    first: once confirmed such a hand counts at the time it was proposed, in a period that may already be reported
+    (the weekly report and a season's final board wait for them; /season start and the final board name them)."""
+    lo = -(2**62) if since is None else to_ms(since)
     async with store.transaction(write=False) as conn:
         return [r[0] for r in await conn.all(
-            "SELECT id FROM records WHERE guild_id = ? AND status = 'pending' AND created_at < ? ORDER BY id LIMIT ?",
-            (guild_id, to_ms(before), limit))]
+            "SELECT id FROM records WHERE guild_id = ? AND status = 'pending' AND created_at >= ? AND created_at < ? "
+            "ORDER BY id LIMIT ?", (guild_id, lo, to_ms(before), limit))]
 
 
 async def stale_cards(store: Store, shards: Shards | None = None) -> list[Record]:

@@ -970,8 +970,9 @@ async def test_a_hand_proposed_before_a_season_start_counts_in_the_season_it_was
     [final] = [m for m in h.channel() if "Final board" in m.content]
     assert "Season 1 · Spring" in final.content and "Bob" not in final.content  # still waiting then
     # the admin is told which records still wait, and where they will count (they used to learn it from no one)
-    assert f"Still waiting for confirmations: #{rec.record_id} (recorded with /record)" in started.reply.content
-    assert "count in the season that ended now" in started.reply.content
+    assert (f"Still waiting for confirmations: #{rec.record_id} (recorded with /record during season 1)"
+            in started.reply.content)
+    assert "count in season 1, as played in it" in started.reply.content
     cog(h).clock = lambda: datetime.now(UTC)
     await press(h, rec, "Confirm", C)
     assert (await get(h, rec.record_id)).status == "confirmed"
