@@ -7,8 +7,9 @@ are further down. An empty board is answered privately in a plain sentence.
 
 ``/stats [player] [variant] [period]`` shows a player's hands, wins, self-draws, deal-ins, draws, biggest hand and
 net 子 - over every variant unless one is named - with a chart of their running net after each hand. The default
-player is the caller. A player with no hands, or a user who is not a member of the server and has no record here,
-gets a private plain message.
+player is the caller. A player with no hands and no net, or a user who is not a member of the server and has no
+record here, gets a private plain message; a player without hands whose net comes from adjustments alone
+(``/correct adjust``: the board ranks them, "played 0") is shown that net and told where it comes from.
 
 Weeks start on Monday 00:00 and months on the 1st in the server's time zone (``/settings timezone``; default
 Asia/Shanghai, :data:`SERVER_TZ`). Names come from the store's cached display names (refreshed whenever a player sits
@@ -290,12 +291,20 @@ async def variant_board(bot: MjBot, guild_id: int, variant: str, since: datetime
 
 
 def stats_text(name: str, scope: str, s: PlayerStats, lang: str) -> str:
-    return "\n".join([
-        t("stats.title", lang, name=safe(name), scope=safe(scope)),
+    """A player's figures as text, with how much of the net came from adjustments (``/correct adjust``) when any
+    did; for a player without hands (ranked on the board with "played 0"), their net and where it comes from."""
+    title = t("stats.title", lang, name=safe(name), scope=safe(scope))
+    if s.hands == 0:
+        return "\n".join([title, t("stats.adjust_only", lang, net=signed(s.net))])
+    lines = [
+        title,
         t("stats.line1", lang, hands=s.hands, wins=s.wins, rate=win_rate(s.wins, s.hands), self_draws=s.self_draws,
           deal_ins=s.deal_ins, draws=s.draws),
         t("stats.line2", lang, biggest=s.biggest_hand, net=signed(s.net)),
-    ])
+    ]
+    if s.adjustments:
+        lines.append(f"-# {t('stats.adjusted', lang, amount=signed(s.adjustments))}")
+    return "\n".join(lines)
 
 
 def _board_png(title: str, subtitle: str, lines: list[tuple[int, BoardRow]], caller: int | None,
@@ -399,10 +408,13 @@ class Leaderboard(commands.Cog):
         s: PlayerStats = await gstore.player_record(store, guild_of(interaction), who.id, variant, where.since,
                                                     where.until, source=src)
         name = s.display_name or who.display_name
-        if s.hands == 0:
+        if s.hands == 0 and s.net == 0:  # nothing here (the board, too, ranks a player with hands or a net)
             key = "stats.not_member" if not isinstance(who, discord.Member) else "stats.none"
             await interaction.response.send_message(t(key, lang, name=safe(name), scope=safe(scope)), ephemeral=True,
                                                     allowed_mentions=_NO_PINGS)
+            return
+        if s.hands == 0:  # a net made by adjustments alone: said in text (a chart of hands would have no point)
+            await interaction.response.send_message(stats_text(name, scope, s, lang), allowed_mentions=_NO_PINGS)
             return
         await _send(interaction, stats_text(name, scope, s, lang), _stats_png, drawn_name(name) or player_name(who),
                     scope, s, lang, filename="stats.png")
