@@ -162,7 +162,7 @@ async def final_board(bot: MjBot, season: gstore.Season, lang: str) -> tuple[str
             break
     text = fit_message(text)
     try:
-        data = await asyncio.to_thread(_board_png, best[1].title, label, best[1].lines, None, lang)
+        data = await asyncio.to_thread(_board_png, best[1].title, label, best[1].lines, None, lang, "", season.name)
     except Exception:
         log.exception("final board image failed")
         return text, None

@@ -169,12 +169,24 @@ async def season_autocomplete(interaction: discord.Interaction[MjBot], current: 
 
 
 class Scope:
-    """What a board or a record covers: ``[since, until)``, and how to say it."""
+    """What a board or a record covers: ``[since, until)``, and how to say it: ``text``, which is ``head`` (the
+    season's label, or the period when no season is chosen) and ``detail`` (the period within the season, or "")."""
 
     def __init__(self, since: datetime | None, until: datetime | None, text: str, season: gstore.Season | None,
-                 period: str, period_since: datetime | None) -> None:
+                 period: str, period_since: datetime | None, head: str = "", detail: str = "") -> None:
         self.since, self.until, self.text, self.season = since, until, text, season
         self.period, self.period_since = period, period_since
+        self.head, self.detail = head or text, detail
+
+    def image_subtitle(self, source: str, lang: str, prefix: str = "") -> tuple[str, str, str]:
+        """An image's subtitle as :func:`render.board.subtitle_lines` takes it: the first line (``prefix``, then the
+        season), the detail (the period, the source: on a second line when the whole does not fit one), and the
+        season's name, which gives way first (its dates stay)."""
+        head = f"{prefix} · {self.head}" if prefix else self.head
+        detail = [self.detail] if self.detail else []
+        if source != "all":
+            detail.append(t(f"choice.source.{source}", lang))
+        return head, " · ".join(detail), self.season.name if self.season is not None else ""
 
 
 async def resolve_scope(bot: MjBot, guild_id: int, season_value: str | None, period: str | None, lang: str,
@@ -196,16 +208,16 @@ async def resolve_scope(bot: MjBot, guild_id: int, season_value: str | None, per
         if season is None:
             raise UserError("season.unknown", season=season_value[:50])
     since, until = p_since, None
-    parts = []
+    detail = ""
     if season is not None:
         since = max(season.started_at, p_since) if p_since is not None else season.started_at
         until = season.until
-        parts.append(season_label(season, lang, tz))
+        head = season_label(season, lang, tz)
         if period != "all":
-            parts.append(period_text(period, p_since, lang))
+            detail = period_text(period, p_since, lang)
     else:
-        parts.append(period_text(period, p_since, lang))
-    return Scope(since, until, " · ".join(parts), season, period, p_since)
+        head = period_text(period, p_since, lang)
+    return Scope(since, until, " · ".join(x for x in (head, detail) if x), season, period, p_since, head, detail)
 
 
 def display(name: str | None, player_id: int, lang: str) -> str:
@@ -308,23 +320,25 @@ def stats_text(name: str, scope: str, s: PlayerStats, lang: str) -> str:
 
 
 def _board_png(title: str, subtitle: str, lines: list[tuple[int, BoardRow]], caller: int | None,
-               lang: str) -> bytes:
+               lang: str, detail: str = "", shorten: str = "") -> bytes:
+    """The board's image; ``subtitle``, ``detail`` and ``shorten`` as :meth:`Scope.image_subtitle` gives them."""
     from render.board import BoardLine, BoardScene, render_board
 
     scene = BoardScene(title, subtitle, tuple(
         BoardLine(rank, display(drawn_name(r.display_name), r.player_id, lang), r.net, r.hands, r.wins,
                   highlight=r.player_id == caller)
         for rank, r in lines
-    ))
+    ), detail=detail, shorten=shorten)
     return render_board(scene, "dark", lang)
 
 
-def _stats_png(name: str, scope: str, s: PlayerStats, lang: str) -> bytes:
+def _stats_png(name: str, subtitle: tuple[str, str, str], s: PlayerStats, lang: str) -> bytes:
     from render.board import StatsScene, render_stats
 
-    scene = StatsScene(name, scope, hands=s.hands, wins=s.wins, self_draws=s.self_draws, deal_ins=s.deal_ins,
+    head, detail, shorten = subtitle
+    scene = StatsScene(name, head, hands=s.hands, wins=s.wins, self_draws=s.self_draws, deal_ins=s.deal_ins,
                        draws=s.draws, biggest_hand=s.biggest_hand, net=s.net, series=tuple(v for _, v in s.series),
-                       start=s.series_start, adjusted=s.adjustments)
+                       start=s.series_start, adjusted=s.adjustments, detail=detail, shorten=shorten)
     return render_stats(scene, "dark", lang)
 
 
@@ -381,7 +395,8 @@ class Leaderboard(commands.Cog):
             await interaction.response.send_message(
                 t("board.empty", lang, variant=variant_name(key, lang), period=safe(subtitle)), ephemeral=True)
             return
-        await _send(interaction, b.text, _board_png, b.title, subtitle, b.lines, caller, lang,
+        head, detail, shorten = scope.image_subtitle(src, lang)  # the season's dates stay on the image
+        await _send(interaction, b.text, _board_png, b.title, head, b.lines, caller, lang, detail, shorten,
                     filename="leaderboard.png")
 
     @app_commands.command(name=locale_str("stats.name"), description=locale_str("stats.desc"))
@@ -400,8 +415,8 @@ class Leaderboard(commands.Cog):
         store, _settings, lang, where = await self._context(interaction, period, season)
         src = check_source(source, lang)
         who: discord.abc.User = player or interaction.user
-        scope = with_source((variant_name(variant, lang) if variant else t("stats.all_variants", lang)) + " · "
-                            + where.text, src, lang)
+        what = variant_name(variant, lang) if variant else t("stats.all_variants", lang)
+        scope = with_source(what + " · " + where.text, src, lang)
         if other_player is not None:
             await self._head_to_head(interaction, store, lang, who, other_player, variant, where, scope, src)
             return
@@ -417,7 +432,7 @@ class Leaderboard(commands.Cog):
             await interaction.response.send_message(stats_text(name, scope, s, lang), allowed_mentions=_NO_PINGS)
             return
         await _send(interaction, stats_text(name, scope, s, lang), _stats_png, drawn_name(name) or player_name(who),
-                    scope, s, lang, filename="stats.png")
+                    where.image_subtitle(src, lang, what), s, lang, filename="stats.png")
 
 
     async def _head_to_head(self, interaction: discord.Interaction[MjBot], store: Any, lang: str, a: discord.abc.User,

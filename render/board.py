@@ -78,11 +78,75 @@ class BoardLine:
 @dataclass(frozen=True)
 class BoardScene:
     """A leaderboard: ``lines`` in rank order; tied players share a rank and its medal (1, 2, 2, 4). A line after
-    lines left out (the reader's own line under the top ten: :func:`gaps_before`) is drawn after a gap."""
+    lines left out (the reader's own line under the top ten: :func:`gaps_before`) is drawn after a gap.
+    ``subtitle``, ``detail`` and ``shorten``: what the figures are of, drawn as :func:`subtitle_lines` says (the
+    season, then the period and the source, the season's name given way first)."""
 
     title: str
     subtitle: str
     lines: tuple[BoardLine, ...]
+    detail: str = ""
+    shorten: str = ""
+
+
+SUB_SIZE, SUB_MIN = 16, 14  # a subtitle's size, and the smallest it shrinks to (11.6 px on a phone) before it is cut
+SUB_LINE = 22  # the height a second subtitle line adds
+
+
+def subtitle_lines(subtitle: str, detail: str = "", shorten: str = "", width: int = BOARD_WIDTH - 40
+                   ) -> list[tuple[str, int]]:
+    """The lines of an image's subtitle, each with its size, in this order of giving way: ``subtitle`` and ``detail``
+    (the period, the source) share one line when they fit it at :data:`SUB_MIN` px or more; else ``detail`` goes to
+    a second line. A line still too wide shortens ``shorten`` (a season's name) in its middle, so that what is
+    around it (the season's number and dates) stays whole; a line still too wide after that (or without a
+    ``shorten`` in it) is shortened in its middle when drawn, so that both its ends stay.
+
+    >>> subtitle_lines("Season 2 · Spring (Mar 1 – May 31)", "this week (from Nov 23, UTC+8)")
+    [('Season 2 · Spring (Mar 1 – May 31)', 16), ('this week (from Nov 23, UTC+8)', 16)]
+    >>> subtitle_lines("Season 2 · Spring (Mar 1 – May 31)", "played in person")
+    [('Season 2 · Spring (Mar 1 – May 31) · played in person', 16)]
+    >>> subtitle_lines("Season 2 · " + "Spring League " * 4 + "(Mar 1 – May 31)", "this month (from Nov 1, UTC+8)",
+    ...                "Spring League " * 4)
+    [('Season 2 · Spring League Spri…ue Spring League (Mar 1 – May 31)', 14), ('this month (from Nov 1, UTC+8)', 14)]
+    """
+    both = f"{subtitle} · {detail}" if subtitle and detail else subtitle or detail
+    if _fitting_size(both, width) is not None or not (subtitle and detail):
+        return [_fit_line(both, shorten, width)]
+    lines = [_fit_line(subtitle, shorten, width), _fit_line(detail, shorten, width)]
+    size = min(size for _, size in lines)  # both lines in one size
+    return [(line, size) for line, _ in lines]
+
+
+def _fitting_size(text: str, width: int) -> int | None:
+    """The largest subtitle size at which ``text`` fits ``width`` px; None when it does not at :data:`SUB_MIN`."""
+    for size in range(SUB_SIZE, SUB_MIN - 1, -1):
+        if fonts.text_width(text, fonts.text_font(text, size, False)) <= width:
+            return size
+    return None
+
+
+def _fit_line(text: str, shorten: str, width: int) -> tuple[str, int]:
+    """One subtitle line at the largest size it fits; too wide at :data:`SUB_MIN`, ``shorten`` in it is shortened in
+    its middle until the line fits (or is down to one character and "…")."""
+    text, shorten = fonts.clean(text), fonts.clean(shorten)
+    size = _fitting_size(text, width)
+    if size is not None:
+        return text, size
+    at = text.find(shorten) if shorten else -1
+    if at >= 0:
+        head, tail = text[:at], text[at + len(shorten):]
+        for n in range(len(shorten) - 1, 0, -1):
+            short = shorten[: n - n // 2].rstrip() + "…" + shorten[len(shorten) - n // 2:].lstrip()
+            if _fitting_size(head + short + tail, width) is not None:
+                return head + short + tail, SUB_MIN
+        text = head + shorten[:1] + "…" + tail
+    return text, SUB_MIN  # still too wide (no name to shorten): draw_text shortens it in its middle
+
+
+def _draw_subtitle(img: Image.Image, y: int, lines: list[tuple[str, int]], colour, width: int) -> None:
+    for i, (line, size) in enumerate(lines):
+        draw_text(img, (20, y + i * SUB_LINE), line, size, colour, bold=False, max_width=width, min_size=size,
+                  middle=True)
 
 
 def gaps_before(ranks: Sequence[int]) -> list[bool]:
@@ -122,19 +186,21 @@ def draw_board(scene: BoardScene, theme: str | Theme = "dark", lang: str = "zh")
     gap = gaps_before([line.rank for line in lines])
     gaps = sum(gap)
     body = max(1, len(lines)) * ROW_H + gaps * 22
-    height = _HEAD_H + _COLS_H + body + 24
     w = BOARD_WIDTH
+    # the season, the period and the source: on a second line when they do not fit one, a long season name shortened
+    # before anything else is, so that the season's dates stay (subtitle_lines)
+    sub = subtitle_lines(scene.subtitle, scene.detail, scene.shorten, w - 40)
+    head_h = _HEAD_H + (len(sub) - 1) * SUB_LINE
+    height = head_h + _COLS_H + body + 24
     img = Image.new("RGB", (w, height), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, w - 7, height - 7), radius=16, fill=th.panel)
     draw_text(img, (20, 16), scene.title, 24, th.text, max_width=w - 40)
-    # shortened in the middle, at no less than 14 px (11.6 on a phone): a long season name gives way, the season's
-    # dates (at the end) stay
-    draw_text(img, (20, 52), scene.subtitle, 16, th.subtext, bold=False, max_width=w - 40, middle=True, min_size=14)
+    _draw_subtitle(img, 52, sub, th.subtext, w - 40)
     # columns: rank | name | net | hands | wins | rate (right edges of the number columns)
     x_rank, x_name = 36, 62
     x_net, x_hands, x_wins, x_rate = NET_RIGHT, 352, 405, w - 22
-    y = _HEAD_H
+    y = head_h
     for key, x, anchor in (("rank", x_rank, "ma"), ("player", x_name, "la"), ("net", x_net, "ra"),
                            ("hands", x_hands, "ra"), ("wins", x_wins, "ra"), ("rate", x_rate, "ra")):
         draw_text(img, (x, y + 4), label(key, lang), 15, th.subtext, anchor=anchor, bold=False)
@@ -188,7 +254,8 @@ class StatsScene:
     """A player's figures and ``series``, their running net 子 after each hand (oldest first: one point per hand
     of ``hands``, ending at ``net``). ``start``: the net before the first hand (adjustments posted before it).
     ``adjusted``: the 子 that adjustments added to the net (named beside the chart's heading when not 0: they move
-    the net without being a hand)."""
+    the net without being a hand). A subtitle on two lines (:func:`subtitle_lines`) makes the card
+    :data:`SUB_LINE` px taller, the figures and the chart moved down."""
 
     name: str
     subtitle: str
@@ -202,6 +269,8 @@ class StatsScene:
     series: tuple[int, ...]
     start: int = 0
     adjusted: int = 0
+    detail: str = ""  # the period and the source: after the subtitle, or on a second line (subtitle_lines)
+    shorten: str = ""  # the part of the subtitle that gives way first (a season's name)
 
 
 def _figures(scene: StatsScene, lang: str) -> list[tuple[str, str, str | None]]:
@@ -220,15 +289,17 @@ def _figures(scene: StatsScene, lang: str) -> list[tuple[str, str, str | None]]:
 def draw_stats(scene: StatsScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
     th = theme_of(theme)
     lang = lang_of(lang)
-    w, h = STATS_WIDTH, STATS_HEIGHT
+    sub = subtitle_lines(scene.subtitle, scene.detail, scene.shorten, STATS_WIDTH - 40)
+    extra = (len(sub) - 1) * SUB_LINE
+    w, h = STATS_WIDTH, STATS_HEIGHT + extra
     img = Image.new("RGB", (w, h), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, w - 7, h - 7), radius=16, fill=th.panel)
     draw_text(img, (20, 16), scene.name, 26, th.text, max_width=w - 40)
-    draw_text(img, (20, 54), scene.subtitle, 16, th.subtext, bold=False, max_width=w - 40)
+    _draw_subtitle(img, 54, sub, th.subtext, w - 40)
     # the figures, one box each, in two rows (four, then three) so a phone shows them large enough to read
     figs = _figures(scene, lang)
-    gap, x0, top, box_h = 8, 16, FIGURES_TOP, FIGURE_H
+    gap, x0, top, box_h = 8, 16, FIGURES_TOP + extra, FIGURE_H
     rows = (figs[:4], figs[4:])
     for r, row in enumerate(rows):
         box_w = (w - 2 * x0 - gap * (len(row) - 1)) / len(row)

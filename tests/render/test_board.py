@@ -56,12 +56,22 @@ SERIES = (6, 2, -2, -2, 10, 26, 20, 16, 16, 48, 40, 36, 30, 30, 14, 10, 22, 22, 
 STATS = StatsScene("小明", "芜湖 · 全部时间", hands=20, wins=6, self_draws=2, deal_ins=4, draws=3, biggest_hand=32,
                    net=35, series=SERIES)
 
+#: a season with a long name, this week's hands played in person: the period and the source on a second line, the
+#: season's name shortened, its dates whole
+SEASON_ZH = dict(subtitle="第 3 赛季 · 芜湖麻将俱乐部春季联赛（2026年12月4日 – 2027年2月3日）",
+                 detail="本周（11月30日起，北京时间） · 线下记账的", shorten="芜湖麻将俱乐部春季联赛")
+SEASON_EN = dict(subtitle="Wuhu · Season 3 · Spring League of the Wuhu Mahjong Club (Dec 4, 2026 – Feb 3, 2027)",
+                 detail="this week (from Nov 30, UTC+8) · played in person",
+                 shorten="Spring League of the Wuhu Mahjong Club")
+
 CASES = {
     "board-dark-zh": lambda: render_board(BOARD),
     "board-light-en": lambda: render_board(BOARD_EN, "light", "en"),
     "stats-dark-zh": lambda: render_stats(STATS),
     "stats-light-en": lambda: render_stats(replace(STATS, subtitle="Wuhu · all time"), "light", "en"),
     "stats-dark-tw": lambda: render_stats(replace(STATS, subtitle="蕪湖 · 全部時間"), "dark", "zh-TW"),
+    "board-season-dark-zh": lambda: render_board(replace(BOARD, **SEASON_ZH)),
+    "stats-season-light-en": lambda: render_stats(replace(STATS, **SEASON_EN), "light", "en"),
 }
 
 
@@ -256,3 +266,44 @@ def test_a_long_season_name_gives_way_to_the_seasons_dates(monkeypatch, lang):
     draw_board(replace(BOARD, subtitle=f"Season 12 · {name}{span}"), "dark", lang)
     [sub] = [t for t in shown if t.startswith("Season 12")]
     assert sub.endswith(span.strip()) and "…" in sub  # the name is shortened, the dates are whole
+
+
+def _shown(monkeypatch) -> list[tuple[str, int]]:
+    """Every text drawn from now on as it is drawn (after any shortening), with its size."""
+    from render import fonts
+
+    shown: list[tuple[str, int]] = []
+    real = fonts.fit
+
+    def spy(*args, **kw):
+        out = real(*args, **kw)
+        shown.append((out[0], int(out[1].size)))
+        return out
+
+    monkeypatch.setattr(fonts, "fit", spy)
+    return shown
+
+
+@pytest.mark.parametrize(("lang", "season"), [("zh", SEASON_ZH), ("en", SEASON_EN)])
+def test_the_period_and_the_source_take_a_second_line_and_the_seasons_name_gives_way(monkeypatch, lang, season):
+    """The season's dates, the period and the source each whole on the image, at 14 px at least; the board and the
+    card one line taller than with the season alone."""
+    name = season["shorten"]
+    before, after = season["subtitle"].split(name)
+    for draw, scene, one_line in ((draw_board, replace(BOARD, **season), replace(BOARD, subtitle=season["subtitle"])),
+                                  (draw_stats, replace(STATS, **season), replace(STATS, subtitle=season["subtitle"]))):
+        shown = _shown(monkeypatch)
+        img = draw(scene, "dark", lang)
+        first = next((text, size) for text, size in shown if text.startswith(before))
+        second = next((text, size) for text, size in shown if text == season["detail"])
+        assert first[0].endswith(after) and "…" in first[0] and name not in first[0]  # the name gave way, only it
+        assert first[1] == second[1] >= 14
+        assert img.height == draw(one_line, "dark", lang).height + render.board.SUB_LINE
+
+
+def test_a_subtitle_that_fits_stays_on_one_line():
+    scene = replace(BOARD, subtitle="第 1 赛季 · 春季（3月1日 – 5月31日）", detail="线下记账的")
+    assert render.board.subtitle_lines(scene.subtitle, scene.detail) == [
+        ("第 1 赛季 · 春季（3月1日 – 5月31日） · 线下记账的", 16)]
+    assert draw_board(scene).height == draw_board(replace(scene, detail="")).height
+    assert draw_stats(replace(STATS, detail="本周（11月30日起，北京时间）")).size == (STATS_WIDTH, STATS_HEIGHT)
