@@ -54,9 +54,18 @@ def hand_winds(view: Mapping[str, Any]) -> list[int]:
 
 
 def _as_shown(view: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``view`` with the winds of the hand it shows (:func:`hand_winds`)."""
+    """``view`` with the winds and the dealer of the hand it shows (:func:`hand_winds`): between hands the finished
+    hand's, whose dealer (庄, E) the engine has already moved on from.
+
+    >>> v = {"phase": "ended", "winds": [3, 0, 1, 2], "dealer": 1, "last_result": {"dealer": 0}}
+    >>> shown = _as_shown(v)
+    >>> shown["winds"], shown["dealer"]
+    ([0, 1, 2, 3], 0)
+    """
     winds = hand_winds(view)
-    return view if winds == list(view["winds"]) else {**view, "winds": winds}
+    if winds == list(view["winds"]):
+        return view
+    return {**view, "winds": winds, "dealer": winds.index(0)}
 
 
 def variant_title(lt: LiveTable) -> str:
