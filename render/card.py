@@ -122,31 +122,54 @@ def _value_text(item: Item) -> str:
     return f"+{item.value}" if item.value >= 0 else str(item.value)
 
 
+def _wind_of(scene: ScoreScene, s: int) -> int:
+    return scene.winds[s] if scene.winds else s
+
+
+def _who(scene: ScoreScene, s: int, lang: str, name: str | None = None) -> str:
+    """Seat ``s`` as the card's sentences name it: its wind and name ("S Bob", "南 小明"), or the wind spelled out
+    ("South", "南家") when nothing of the name would show. ``name``: the name as shortened to fit."""
+    w = _wind_of(scene, s)
+    shown = scene.names[s] if name is None else name
+    return f"{wind_name(w, lang)} {shown}" if fonts.drawable(scene.names[s]) else seat_label(w, lang)
+
+
 def headline(scene: ScoreScene, lang: str = "zh", width: int = CARD_W - 2 * MARGIN) -> list[tuple[str, int]]:
     """The card's two headline lines as drawn, each (text, size in px): who won ("S Bob wins", 24 px down to 18)
-    and how ("on E Christopher's discard" / "self-drawn", 20 px down to 16). A long name is shortened with "…"
-    rather than the words: both lines always say who won, that they won, and on whose discard.
+    and how ("on E Christopher's discard" / "robbing E Christopher's kong" / "self-drawn", 20 px down to 16). A long
+    name is shortened with "…" rather than the words: both lines always say who won, that they won, and on whose
+    discard (or whose kong they robbed).
 
+    >>> from dataclasses import replace
     >>> from engine.tiles import parse_hand
     >>> sc = ScoreScene(parse_hand("123m456p789s11z"), (), (3, -3, 0, 0), ("Bob", "Christopher " * 4, "", ""), 0, 1)
     >>> headline(sc, "en")
     [('E Bob wins', 24), ("on S Christopher Christopher Christopher Chr…'s discard", 16)]
+    >>> headline(replace(sc, names=("Bob", "Ann", "", ""), robbed_kong=True), "en")[1]
+    ("robbing S Ann's kong", 20)
     """
     lang = lang_of(lang)
-
-    def who(s: int, name: str) -> str:
-        w = scene.winds[s] if scene.winds else s
-        return f"{wind_name(w, lang)} {name}" if fonts.drawable(scene.names[s]) else seat_label(w, lang)
-
-    win = fit_names(lambda ns: txt("render.card.wins", lang, who=who(scene.winner, ns[0])),
+    win = fit_names(lambda ns: txt("render.card.wins", lang, who=_who(scene, scene.winner, lang, ns[0])),
                     [scene.names[scene.winner]], 24, width, min_size=18)
     d = scene.discarder
     if d is None:
         how = fit_names(lambda ns: txt("render.card.self_drawn", lang), [], 20, width, min_size=16)
     else:
-        how = fit_names(lambda ns: txt("render.card.on_discard", lang, who=who(d, ns[0])), [scene.names[d]], 20,
+        key = "render.card.robbed_kong" if scene.robbed_kong else "render.card.on_discard"
+        how = fit_names(lambda ns: txt(key, lang, who=_who(scene, d, lang, ns[0])), [scene.names[d]], 20,
                         width, min_size=16)
     return [win, how]
+
+
+def seat_tag(scene: ScoreScene, s: int, lang: str = "zh") -> str:
+    """The tag on seat ``s``'s payment row: "winner", "dealt in", "kong robbed" (the seat whose added kong the
+    winner robbed: it pays as the variant rules, H6 / C8), or "" for the others."""
+    lang = lang_of(lang)
+    if s == scene.winner:
+        return txt("render.card.winner_tag", lang)
+    if s == scene.discarder:
+        return txt("render.card.robbed_tag" if scene.robbed_kong else "render.card.dealt_in_tag", lang)
+    return ""
 
 
 def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
@@ -236,11 +259,7 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         amount = scene.payments[s]
         row_bg = th.panel_hi if s == scene.winner else th.panel
         d.rounded_rectangle((MARGIN, y, W - MARGIN, y + 36), radius=8, fill=row_bg)
-        tag = ""
-        if s == scene.winner:
-            tag = txt("render.card.winner_tag", lang)
-        elif s == scene.discarder:
-            tag = txt("render.card.dealt_in_tag", lang)
+        tag = seat_tag(scene, s, lang)
         draw_text(img, (MARGIN + 12, y + 18), wind(s), 20, th.subtext, anchor="lm")
         tag_w = draw_text(img, (tag_x, y + 18), tag, 16, th.accent, anchor="rm") + 8 if tag else 0
         draw_text(img, (MARGIN + 44, y + 18), name(s), 20, th.text, anchor="lm", bold=names_bold,
@@ -288,5 +307,5 @@ def render_score_card(
         if mode and title:
             title = f"{title} · {mode}"
     scene = ScoreScene.from_result(hand, result, names, discarder=situation.discarder if situation else None,
-                                   title=title)
+                                   title=title, robbed_kong=bool(situation and situation.rob_kong))
     return render_score(scene, theme, lang)

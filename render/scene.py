@@ -118,10 +118,11 @@ class ScoreScene:
     """A finished hand's card: the winning hand, the itemised breakdown, the payments of each seat.
 
     ``items`` / ``notes``: ``engine.variants.base.Item`` (``zh``/``en`` names and value). ``payments[s]``: what
-    seat s gains (negative: pays). ``discarder``: who dealt in (None: self-drawn). ``unit``: the unit of the
-    payments line (default 子). ``title``: e.g. the variant's name. ``total``: a total line, when the variant has
-    one. ``winds``: the wind of each seat when seats are chairs (default: seat i is wind i, as the engine scores).
-    ``variant``: the variant's key; with it each line names the ruling it comes from ("W5", see docs/rules/).
+    seat s gains (negative: pays). ``discarder``: who dealt in (None: self-drawn). ``robbed_kong``: the win robbed
+    ``discarder``'s added kong (抢杠) rather than taking a discard. ``unit``: the unit of the payments line (default
+    子). ``title``: e.g. the variant's name. ``total``: a total line, when the variant has one. ``winds``: the wind
+    of each seat when seats are chairs (default: seat i is wind i, as the engine scores). ``variant``: the variant's
+    key; with it each line names the ruling it comes from ("W5", see docs/rules/).
     """
 
     hand: Hand
@@ -136,6 +137,7 @@ class ScoreScene:
     total: int | None = None
     winds: tuple[int, int, int, int] | None = None
     variant: str = ""
+    robbed_kong: bool = False
 
     @classmethod
     def from_result(
@@ -145,6 +147,7 @@ class ScoreScene:
         names: Sequence[str],
         discarder: int | None = None,
         title: str = "",
+        robbed_kong: bool = False,
     ) -> ScoreScene:
         """A card from the engine's :class:`ScoreResult`."""
         return cls(
@@ -157,6 +160,7 @@ class ScoreScene:
             notes=tuple(result.notes),
             title=title,
             variant=result.variant,
+            robbed_kong=robbed_kong and discarder is not None,
         )
 
 

@@ -92,7 +92,8 @@ def hand_scene(lt: LiveTable, view: Mapping[str, Any], highlight: frozenset[int]
 
 
 def score_scenes(lt: LiveTable, result: Mapping[str, Any]) -> list[ScoreScene]:
-    """One score card per winner, seats in wind order (E first) as the card labels them."""
+    """One score card per winner, seats in wind order (E first) as the card labels them; a robbed kong (抢杠) said
+    as such."""
     dealer = result["dealer"]
     names = lt.names()
     by_wind = [(dealer + w) % 4 for w in range(4)]
@@ -112,7 +113,7 @@ def score_scenes(lt: LiveTable, result: Mapping[str, Any]) -> list[ScoreScene]:
             names=tuple(names[c] for c in by_wind),
             winner=(w["seat"] - dealer) % 4,
             discarder=None if w["from"] is None else (w["from"] - dealer) % 4, notes=notes,
-            title=variant_title(lt), variant=lt.variant,
+            title=variant_title(lt), variant=lt.variant, robbed_kong=bool(w["rob_kong"]) and w["from"] is not None,
         ))
     return out
 

@@ -1,12 +1,20 @@
 """What a table's pictures say once a hand is over, through the real dispatch (slash commands and clicks in, the
-scenes the bot drew out): the dealer badge (庄) of the table picture between hands and at the match's end.
+scenes the bot drew out): the score card of a robbed kong (抢杠), and the dealer badge (庄) of the table picture
+between hands and at the match's end.
+
+Each card is checked on its scene and on the words drawn from it in the three languages (``render.card.headline``,
+``seat_tag``), found among the texts the card's drawing writes.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from render.scene import TableScene
+import render.card
+from bot.tables.strings import t as tt
+from render.card import headline, seat_tag
+from render.common import txt, wind_name
+from render.scene import ScoreScene, TableScene
 from tests.cogs.test_tables import (
     P1,
     button_id,
@@ -17,10 +25,71 @@ from tests.cogs.test_tables import (
     prep,
 )
 from tests.harness import Harness
+from tests.render.imgutil import spy_texts
+
+LANGS = ("zh", "zh-TW", "en")
+
+
+def score_cards(h: Harness) -> list[ScoreScene]:
+    return [sc for kind, sc, _ in h.seen.public_images() if kind == "score"]
 
 
 def table_pictures(h: Harness) -> list[TableScene]:
     return [sc for kind, sc, _ in h.seen.public_images() if kind == "table"]
+
+
+def drawn(monkeypatch, scene: ScoreScene, lang: str) -> list[str]:
+    """Every text the card of ``scene`` writes in ``lang`` (the drawing the bot sends), in order."""
+    texts = spy_texts(monkeypatch, (render.card,))
+    render.card.render_score(scene, lang=lang)
+    return [text for text, *_ in texts]
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("hefei", 177), ("chizhou", 10)])
+async def test_a_robbed_kong_at_a_table_is_carded_as_a_robbed_kong_not_a_discard(harness: Harness, monkeypatch,
+                                                                                  variant, seed):
+    """Hefei H6 / Chizhou C8: a win by robbing a kong is settled as a self-draw the robbed player pays for. The
+    channel said "X wins (胡) robbing Y's kong" over a card that said "on Y's discard" (点炮：Y) and tagged Y "dealt
+    in" (found by a review). The card says whose kong was robbed and tags that seat as robbed.
+
+    The seeds are deals whose first hand, played by four normal AIs (the player on auto-play from the start), ends
+    in a robbed kong; should the AI come to play them otherwise, take the first seeds from 1 where
+    ``engine.ai.choose`` (normal) for every seat of ``Table.new(variant, f"{seed:016x}")`` does."""
+    h = harness
+    prep(h, seed=seed)
+    h.bot.tables.timers.next_hand = 3600.0  # the next hand waits for Next
+    await open_table(h, variant, humans=(P1,))
+    lt = live(h)
+    await h.slash("table autoplay", on="on", user=P1)  # the AI plays the player's seat too
+    await h.bot.tables.wait_idle()
+    assert lt.table.phase in ("ended", "over")
+    res = lt.table.last_result
+    robbers = [w for w in res["winners"] if w["rob_kong"]]
+    assert robbers, f"{variant} seed {seed} no longer ends its first hand with a robbed kong (see the docstring)"
+    names = lt.names()
+    said = "\n".join(m.content for m in h.channel())
+    cards = score_cards(h)
+    assert len(cards) == len(res["winners"])
+    for w, scene in zip(res["winners"], cards, strict=True):
+        if not w["rob_kong"]:
+            continue
+        robbed = (w["from"] - res["dealer"]) % 4  # the card's seats are winds, E first
+        # the channel's words, and the card's: the same robbed kong
+        assert tt("tables.ann_win", lt.lang, name=names[w["seat"]], how=tt("tables.ann_rob", lt.lang,
+                                                                            name=names[w["from"]])) in said
+        assert scene.discarder == robbed and scene.names[robbed] == names[w["from"]]
+        for lang in LANGS:
+            who = f"{wind_name(robbed, lang)} {names[w['from']]}"
+            how = headline(scene, lang)[1][0]
+            assert how == txt("render.card.robbed_kong", lang, who=who), how
+            assert how != txt("render.card.on_discard", lang, who=who)
+            assert scene.robbed_kong
+            assert seat_tag(scene, robbed, lang) == txt("render.card.robbed_tag", lang)
+            assert seat_tag(scene, robbed, lang) != txt("render.card.dealt_in_tag", lang)
+            assert seat_tag(scene, scene.winner, lang) == txt("render.card.winner_tag", lang)
+            texts = drawn(monkeypatch, scene, lang)
+            assert how in texts and seat_tag(scene, robbed, lang) in texts
+            assert txt("render.card.dealt_in_tag", lang) not in texts
 
 
 def badge_on(scene: TableScene) -> int:

@@ -60,6 +60,16 @@ def fixed_score_scene() -> ScoreScene:
                       total=16, variant="wuhu")  # lines with a Wuhu code name their ruling (W4 ...), the others none
 
 
+def robbed_kong_score_scene() -> ScoreScene:
+    """A Hefei win robbing the dealer's added kong (H6): the headline and the robbed seat's tag say so."""
+    hand = parse_hand("1234678922m345s+5m")
+    items = (Item("hu", "胡", "win", 5), Item("zhi", "支", "zhi (支)", 4))
+    notes = (Item("rob_kong_pays", "抢杠：被抢者包三家", "robbed kong: the robbed player pays all three shares",
+                  0, "info"),)
+    return ScoreScene(hand, items, (-27, 27, 0, 0), samples.NAMES, 1, 0, notes=notes, title="合肥麻将",
+                      robbed_kong=True)
+
+
 CASES = {
     "hand-dark-zh": lambda: render_hand(samples.hand_scene()),
     "hand-light-en": lambda: render_hand(samples.hand_scene(), "light", "en"),
@@ -70,6 +80,7 @@ CASES = {
     "score-dark-zh": lambda: render_score(fixed_score_scene()),
     "score-light-tw": lambda: render_score(fixed_score_scene(), "light", "zh-TW"),
     "score-dark-en": lambda: render_score(fixed_score_scene(), "dark", "en"),
+    "score-robbed-kong-tw": lambda: render_score(robbed_kong_score_scene(), "dark", "zh-TW"),
     "match-dark-zh": lambda: render_match(samples.match_scene()),
     "match-light-en": lambda: render_match(samples.match_scene(), "light", "en"),
 }
