@@ -41,6 +41,9 @@ KEY_SIZE = 15  # the key to the rulings' codes under the payments
 HEADER_H = 94  # the title, who won (24 px, down to 18) and how (20 px, down to 16): three lines
 AMOUNT_SIZE = 22  # a seat's gain or payment
 AMOUNT_MIN_W = 80  # the amount column, wider when an amount needs it ("+12345 子")
+PAY_NOTE_SIZE = 16  # where the payments went (Wuhu's stacks / 交 tally) and what a short stack paid: 13 px on a phone
+PAY_NOTE_H = 26  # the line over the payment rows
+GLUE = "\u00a0"  # a space no line is broken at (between an amount and its unit), a space again once wrapped
 
 
 def item_text(item: Item, lang: str) -> str:
@@ -172,6 +175,65 @@ def seat_tag(scene: ScoreScene, s: int, lang: str = "zh") -> str:
     return ""
 
 
+def _stack_parts(scene: ScoreScene) -> list[int]:
+    """Each seat's payment from the stacks (底): what is not its 交 part (all of it in a variant that does not
+    split)."""
+    return [p - j for p, j in zip(scene.payments, scene.jiao or (0, 0, 0, 0), strict=True)]
+
+
+def _amounts(parts: Sequence[int], scene: ScoreScene, lang: str) -> str:
+    """Amounts by wind, E first: "E -5 · S +15 · W -5 · N -5"."""
+    seats = sorted(range(4), key=lambda s: _wind_of(scene, s))
+    return " · ".join(f"{wind_name(_wind_of(scene, s), lang)} {parts[s]:+d}" if parts[s] else
+                      f"{wind_name(_wind_of(scene, s), lang)} 0" for s in seats)
+
+
+def payments_heading(scene: ScoreScene, lang: str = "zh") -> str:
+    """The line over the payment rows in a variant whose payments split into the stacks (底) and the 交 tally
+    (W11): where the amounts went ("Paid from the stacks (底)", "Paid into the jiao (交) tally ..."); "" in the
+    others, or when nothing was paid."""
+    if scene.jiao is None:
+        return ""
+    lang = lang_of(lang)
+    jiao, stacks = any(scene.jiao), any(_stack_parts(scene))
+    if jiao and stacks:
+        return txt("render.card.stacks_and_jiao", lang)
+    if jiao:
+        return txt("render.card.to_jiao", lang)
+    return txt("render.card.from_stacks", lang) if stacks else ""
+
+
+def payment_notes(scene: ScoreScene, lang: str = "zh") -> list[str]:
+    """The lines under the payment rows (before the key to the rulings): each part apart when a hand paid both
+    from the stacks and into the 交 tally ("stacks (底): E -5 · ..." and "jiao (交): E -30 · ..."), then, for each
+    payer whose stack held less than its items came to (W11), what it paid of what it owed, so that the items and
+    the amounts add up.
+
+    >>> from engine.tiles import parse_hand
+    >>> sc = ScoreScene(parse_hand("123m456p789s11z"), (), (-7, -5, 13, -1), ("AI 1", "AI 2", "AI 3", "Newbie"), 2,
+    ...                 3, jiao=(0, 0, 0, 0), owed=(-7, -5, 15, -5))
+    >>> payments_heading(sc, "en")
+    'Paid from the stacks (底)'
+    >>> payment_notes(sc, "en")
+    ["N Newbie's stack (底) held only 1 子: paid 1 子 of the 5 子 the hand's items came to"]
+    """
+    lang = lang_of(lang)
+    out = []
+    stacks = _stack_parts(scene)
+    if scene.jiao is not None and any(scene.jiao) and any(stacks):
+        out.append(txt("render.card.stacks_line", lang, amounts=_amounts(stacks, scene, lang)))
+        out.append(txt("render.card.jiao_line", lang, amounts=_amounts(scene.jiao, scene, lang)))
+    if scene.owed is not None:
+        unit = txt("render.unit.zi", lang) if scene.unit == "子" else scene.unit
+        jiao = scene.jiao or (0, 0, 0, 0)
+        for s in sorted(range(4), key=lambda s: _wind_of(scene, s)):
+            owed, paid = scene.owed[s] - jiao[s], stacks[s]  # the 交 part is never capped
+            if owed < 0 and paid > owed:
+                out.append(txt("render.card.stack_short", lang, who=_who(scene, s, lang), paid=f"{-paid} {unit}",
+                               owed=f"{-owed} {unit}"))
+    return out
+
+
 def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
     th = theme_of(theme)
     lang = lang_of(lang)
@@ -206,9 +268,18 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         key_lines = _wrap(fonts.clean(txt("render.card.rules_key", lang, code=codes[0])), fonts.regular(KEY_SIZE),
                           W - 2 * MARGIN - 16)
     key_h = int(len(key_lines) * KEY_SIZE * 1.35) + 8 if key_lines else 0
+    # where the payments went (Wuhu: the stacks or the 交 tally) over the rows; each part apart and what a short
+    # stack paid under them
+    heading = payments_heading(scene, lang)
+    heading_h = PAY_NOTE_H if heading else 0
+    unit = txt("render.unit.zi", lang) if scene.unit == "子" else scene.unit
+    pay_lines = [ln.replace(GLUE, " ") for note in payment_notes(scene, lang)  # "5 子" kept on one line
+                 for ln in _wrap(fonts.clean(note).replace(f" {unit}", GLUE + unit), fonts.regular(PAY_NOTE_SIZE),
+                                 W - 2 * MARGIN - 16)]
+    pay_h = int(len(pay_lines) * PAY_NOTE_SIZE * 1.35) + 8 if pay_lines else 0
     header_h = HEADER_H
     H = (MARGIN + header_h + hand_img.height + 14 + sum(r[3] for r in rows) + 12 + sum(r[2] for r in note_rows)
-         + (50 if scene.total is not None else 0) + 20 + 4 * 40 + key_h + MARGIN)
+         + (50 if scene.total is not None else 0) + 20 + heading_h + 4 * 40 + pay_h + key_h + MARGIN)
     img = Image.new("RGB", (W, H), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, W - 7, H - 7), radius=16, fill=th.panel)
@@ -250,11 +321,14 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     y += 20
     names_bold = fonts.bold_for(name(s) for s in range(4))  # one face for the four names
     # payments: the amount column as wide as the widest amount (a 5-digit payment never runs into the tag)
-    unit = txt("render.unit.zi", lang) if scene.unit == "子" else scene.unit
     amounts = [f"{a:+d} {unit}" if a else f"0 {unit}" for a in scene.payments]
     amount_w = max(AMOUNT_MIN_W, *(fonts.text_width(fonts.clean(a), fonts.text_font(fonts.clean(a), AMOUNT_SIZE))
                                    for a in amounts))
     tag_x = W - MARGIN - 12 - amount_w - 12  # the tag ends where the amount column begins
+    if heading:
+        draw_text(img, (MARGIN + 8, y + PAY_NOTE_H / 2 - 4), heading, PAY_NOTE_SIZE, th.subtext, anchor="lm",
+                  bold=False, max_width=W - 2 * MARGIN - 16)
+        y += heading_h
     for s in range(4):
         amount = scene.payments[s]
         row_bg = th.panel_hi if s == scene.winner else th.panel
@@ -267,7 +341,11 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         col = th.plus if amount > 0 else th.minus if amount < 0 else th.subtext
         draw_text(img, (W - MARGIN - 12, y + 18), amounts[s], AMOUNT_SIZE, col, anchor="rm")
         y += 40
-    ky = y + 8.0
+    py = y + 8.0
+    for ln in pay_lines:
+        draw_text(img, (MARGIN + 8, py), ln, PAY_NOTE_SIZE, th.text, bold=False)
+        py += PAY_NOTE_SIZE * 1.35
+    ky = y + pay_h + 8.0
     for ln in key_lines:
         draw_text(img, (MARGIN + 8, ky), ln, KEY_SIZE, th.subtext, bold=False)
         ky += KEY_SIZE * 1.35

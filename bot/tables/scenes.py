@@ -92,11 +92,13 @@ def hand_scene(lt: LiveTable, view: Mapping[str, Any], highlight: frozenset[int]
 
 
 def score_scenes(lt: LiveTable, result: Mapping[str, Any]) -> list[ScoreScene]:
-    """One score card per winner, seats in wind order (E first) as the card labels them; a robbed kong (抢杠) said
-    as such."""
+    """One score card per winner, seats in wind order (E first) as the card labels them: what each seat paid at
+    the table, with the 交 part in a variant that splits it (Wuhu) and, when a stack held less than its items came
+    to (W11), what the items came to; a robbed kong (抢杠) said as such."""
     dealer = result["dealer"]
     names = lt.names()
     by_wind = [(dealer + w) % 4 for w in range(4)]
+    splits = get_variant(lt.variant).splits_jiao
     out = []
     for w in result["winners"]:
         melds = []
@@ -108,12 +110,15 @@ def score_scenes(lt: LiveTable, result: Mapping[str, Any]) -> list[ScoreScene]:
         items = tuple(Item(i["code"], i["zh"], i["en"], i["value"], i.get("kind", "add")) for i in w["items"])
         notes = tuple(Item(i["code"], i["zh"], i["en"], i["value"], i.get("kind", "add")) for i in w["notes"])
         settled = w["settled"]
+        owed = w["payments"]
         out.append(ScoreScene(
             hand=hand, items=items, payments=tuple(settled[c] for c in by_wind),
             names=tuple(names[c] for c in by_wind),
             winner=(w["seat"] - dealer) % 4,
             discarder=None if w["from"] is None else (w["from"] - dealer) % 4, notes=notes,
             title=variant_title(lt), variant=lt.variant, robbed_kong=bool(w["rob_kong"]) and w["from"] is not None,
+            jiao=tuple(w["jiao"][c] for c in by_wind) if splits else None,
+            owed=tuple(owed[c] for c in by_wind) if list(owed) != list(settled) else None,
         ))
     return out
 

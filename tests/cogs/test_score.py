@@ -16,7 +16,7 @@ from cogs.settings import variant_rules
 from engine.tiles import parse_hand
 from engine.variants import VARIANT_KEYS, Situation, get_variant
 from render import ScoreScene, render_score
-from render.card import headline, seat_tag
+from render.card import headline, payment_notes, payments_heading, seat_tag
 from render.common import seat_label, txt
 from tests.harness import Harness
 from tests.render.imgutil import spy_texts
@@ -284,6 +284,31 @@ async def test_card_of_a_robbed_kong_says_whose_kong_was_robbed(harness: Harness
     texts = spy_texts(monkeypatch, (render.card,))
     assert r.reply.images == [render_score(scene, lang=lang)]  # the card is that scene's drawing, and writes:
     assert {headline(scene, lang)[1][0], seat_tag(scene, 0, lang)} <= {text for text, *_ in texts}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en", "zh-TW"])
+@pytest.mark.parametrize(("variant", "hand", "heading"), [
+    ("wuhu", "1112223334577m+6m", "render.card.to_jiao"),  # 清一色: a 交 (W7), nothing from the stacks
+    ("wuhu", "23456799m345p67s+8s", "render.card.from_stacks"),
+    ("hefei", "1234678922m345s+5m", None),  # no stacks, no 交
+])
+async def test_card_says_whether_a_wuhu_hand_paid_from_the_stacks_or_into_the_jiao_tally(
+        harness: Harness, monkeypatch, lang, variant, hand, heading):
+    """W11: 交 amounts go to a tally of their own, the others come out of the stacks (底). /help promised the card
+    shows them apart; it showed one amount per seat and nothing else (found by a review). The text's split is the
+    card's too."""
+    expected = engine_result(variant, hand, {"discarder": "W"})
+    r = await harness.slash("score", hand=hand, variant=variant, discarder="W", locale=LOCALE[lang])
+    [scene] = harness.seen.score_cards()
+    assert payments_heading(scene, lang) == (txt(heading, lang) if heading else "")
+    assert payment_notes(scene, lang) == []  # a hand scored alone: no stack to run short
+    assert scene.jiao == (tuple(expected.jiao_payments) if heading else None)
+    if heading == "render.card.to_jiao":  # the text's 交 line: the same amounts
+        assert any(line.startswith(t("score.jiao", lang)) for line in r.reply.content.splitlines())
+        assert scene.jiao == scene.payments
+    texts = spy_texts(monkeypatch, (render.card,))
+    assert r.reply.images == [render_score(scene, lang=lang)]
+    assert (payments_heading(scene, lang) in [text for text, *_ in texts]) == bool(heading)
 
 
 # ---- options checked by the bot too: Discord's client offers only the choices, but a payload can be forged

@@ -1,22 +1,27 @@
 """What a table's pictures say once a hand is over, through the real dispatch (slash commands and clicks in, the
-scenes the bot drew out): the score card of a robbed kong (抢杠), and the dealer badge (庄) of the table picture
-between hands and at the match's end.
+scenes the bot drew out): the score card of a robbed kong (抢杠) and of a Wuhu hand whose payer's stack (底) ran
+short, and the dealer badge (庄) of the table picture between hands and at the match's end.
 
 Each card is checked on its scene and on the words drawn from it in the three languages (``render.card.headline``,
-``seat_tag``), found among the texts the card's drawing writes.
+``seat_tag``, ``payments_heading``, ``payment_notes``), found among the texts the card's drawing writes.
 """
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import render.card
+from bot.store.tables import players_for
 from bot.tables.strings import t as tt
-from render.card import headline, seat_tag
+from engine.table import Action, Table
+from render.card import headline, payment_notes, payments_heading, seat_tag
 from render.common import txt, wind_name
 from render.scene import ScoreScene, TableScene
 from tests.cogs.test_tables import (
     P1,
+    a_hand_ended,
     button_id,
     live,
     open_table,
@@ -43,6 +48,11 @@ def drawn(monkeypatch, scene: ScoreScene, lang: str) -> list[str]:
     texts = spy_texts(monkeypatch, (render.card,))
     render.card.render_score(scene, lang=lang)
     return [text for text, *_ in texts]
+
+
+def written(line: str, texts: list[str]) -> bool:
+    """``line`` is on the card, whole or wrapped over several lines."""
+    return line.replace(" ", "") in "".join(texts).replace(" ", "")
 
 
 @pytest.mark.parametrize(("variant", "seed"), [("hefei", 177), ("chizhou", 10)])
@@ -90,6 +100,47 @@ async def test_a_robbed_kong_at_a_table_is_carded_as_a_robbed_kong_not_a_discard
             texts = drawn(monkeypatch, scene, lang)
             assert how in texts and seat_tag(scene, robbed, lang) in texts
             assert txt("render.card.dealt_in_tag", lang) not in texts
+
+
+async def test_a_wuhu_card_says_where_the_payments_went_and_what_a_short_stack_paid(harness: Harness, monkeypatch):
+    """Wuhu (W11): a payer pays at most what its stack (底) holds. The card showed "-1 子" beside "dealt in" where
+    its items came to 5, with no word why (the channel said it; found by a review), and /help promised the stack
+    and the 交 tally apart on the card, which no card showed. Every card of a whole match says where its payments
+    went, and each payer whose stack ran short gets a line: what it paid of what it owed (the scorer's own
+    amounts, replayed from the store)."""
+    h = harness
+    lt = await a_hand_ended(h, "wuhu")
+    await play_the_match_out(h, lt)
+    assert lt.table.phase == "over"
+    await h.settle()
+    m = await h.bot.store.match(lt.match_id)
+    game = Table.new(m.variant, m.seed, m.settings, players_for(m.seats))
+    events = [e for a in await h.bot.store.actions(lt.match_id) for e in game.apply(Action.from_json(
+        json.loads(a.action)))]
+    wins = [e for e in events if e.type == "win"]
+    dealers = [e.data["dealer"] for e in events if e.type == "hand_end" and not e.data["draw"]]
+    cards = score_cards(h)
+    assert len(cards) == len(wins) == len(dealers)
+    short = 0
+    for win, dealer, scene in zip(wins, dealers, cards, strict=True):
+        by_wind = [(dealer + i) % 4 for i in range(4)]
+        paid = tuple(win.data["settled"][c] for c in by_wind)
+        owed = tuple(win.data["payments"][c] for c in by_wind)
+        assert scene.payments == paid
+        for lang in LANGS:
+            unit = txt("render.unit.zi", lang)
+            want = [txt("render.card.stack_short", lang, who=f"{wind_name(s, lang)} {scene.names[s]}",
+                        paid=f"{-paid[s]} {unit}", owed=f"{-owed[s]} {unit}")
+                    for s in range(4) if owed[s] < 0 and paid[s] > owed[s]]
+            assert payment_notes(scene, lang) == want
+            assert all(written(note, drawn(monkeypatch, scene, lang)) for note in want)
+        short += any(o < 0 and p > o for p, o in zip(paid, owed, strict=True))
+        jiao = tuple(win.data["jiao"][c] for c in by_wind)  # the 交 part, never capped
+        assert scene.jiao == jiao and scene.owed == (owed if owed != paid else None)
+        for lang in LANGS:
+            key = "render.card.to_jiao" if any(jiao) else "render.card.from_stacks"
+            assert payments_heading(scene, lang) == txt(key, lang) in drawn(monkeypatch, scene, lang)
+    assert short, "no stack ran short in this match: the case is not seen"
 
 
 def badge_on(scene: TableScene) -> int:
