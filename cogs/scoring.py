@@ -198,9 +198,11 @@ def _payment_line(payments: tuple[int, ...], winner: int | None, lang: str) -> s
 
 
 def score_scene(hand: Hand, result: ScoreResult, situation: Situation, title: str = "") -> ScoreScene:
-    """What the score card shows: the engine's items and payments, the winner and who dealt in."""
+    """What the score card shows: the engine's items and payments (with their 交 part in a variant that splits
+    them), the winner, and who dealt in or whose kong was robbed."""
     names = ("", "", "", "")  # no players here: the card spells out the winds
-    return ScoreScene.from_result(hand, result, names, discarder=situation.discarder, title=title)
+    return ScoreScene.from_result(hand, result, names, discarder=situation.discarder, title=title,
+                                  robbed_kong=situation.rob_kong)
 
 
 def render_image(scene: ScoreScene, lang: str) -> bytes:

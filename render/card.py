@@ -41,6 +41,9 @@ KEY_SIZE = 15  # the key to the rulings' codes under the payments
 HEADER_H = 94  # the title, who won (24 px, down to 18) and how (20 px, down to 16): three lines
 AMOUNT_SIZE = 22  # a seat's gain or payment
 AMOUNT_MIN_W = 80  # the amount column, wider when an amount needs it ("+12345 子")
+PAY_NOTE_SIZE = 16  # where the payments went (Wuhu's stacks / 交 tally) and what a short stack paid: 13 px on a phone
+PAY_NOTE_H = 26  # the line over the payment rows
+GLUE = "\u00a0"  # a space no line is broken at (between an amount and its unit), a space again once wrapped
 
 
 def item_text(item: Item, lang: str) -> str:
@@ -122,31 +125,113 @@ def _value_text(item: Item) -> str:
     return f"+{item.value}" if item.value >= 0 else str(item.value)
 
 
+def _wind_of(scene: ScoreScene, s: int) -> int:
+    return scene.winds[s] if scene.winds else s
+
+
+def _who(scene: ScoreScene, s: int, lang: str, name: str | None = None) -> str:
+    """Seat ``s`` as the card's sentences name it: its wind and name ("S Bob", "南 小明"), or the wind spelled out
+    ("South", "南家") when nothing of the name would show. ``name``: the name as shortened to fit."""
+    w = _wind_of(scene, s)
+    shown = scene.names[s] if name is None else name
+    return f"{wind_name(w, lang)} {shown}" if fonts.drawable(scene.names[s]) else seat_label(w, lang)
+
+
 def headline(scene: ScoreScene, lang: str = "zh", width: int = CARD_W - 2 * MARGIN) -> list[tuple[str, int]]:
     """The card's two headline lines as drawn, each (text, size in px): who won ("S Bob wins", 24 px down to 18)
-    and how ("on E Christopher's discard" / "self-drawn", 20 px down to 16). A long name is shortened with "…"
-    rather than the words: both lines always say who won, that they won, and on whose discard.
+    and how ("on E Christopher's discard" / "robbing E Christopher's kong" / "self-drawn", 20 px down to 16). A long
+    name is shortened with "…" rather than the words: both lines always say who won, that they won, and on whose
+    discard (or whose kong they robbed).
 
+    >>> from dataclasses import replace
     >>> from engine.tiles import parse_hand
     >>> sc = ScoreScene(parse_hand("123m456p789s11z"), (), (3, -3, 0, 0), ("Bob", "Christopher " * 4, "", ""), 0, 1)
     >>> headline(sc, "en")
     [('E Bob wins', 24), ("on S Christopher Christopher Christopher Chr…'s discard", 16)]
+    >>> headline(replace(sc, names=("Bob", "Ann", "", ""), robbed_kong=True), "en")[1]
+    ("robbing S Ann's kong", 20)
     """
     lang = lang_of(lang)
-
-    def who(s: int, name: str) -> str:
-        w = scene.winds[s] if scene.winds else s
-        return f"{wind_name(w, lang)} {name}" if fonts.drawable(scene.names[s]) else seat_label(w, lang)
-
-    win = fit_names(lambda ns: txt("render.card.wins", lang, who=who(scene.winner, ns[0])),
+    win = fit_names(lambda ns: txt("render.card.wins", lang, who=_who(scene, scene.winner, lang, ns[0])),
                     [scene.names[scene.winner]], 24, width, min_size=18)
     d = scene.discarder
     if d is None:
         how = fit_names(lambda ns: txt("render.card.self_drawn", lang), [], 20, width, min_size=16)
     else:
-        how = fit_names(lambda ns: txt("render.card.on_discard", lang, who=who(d, ns[0])), [scene.names[d]], 20,
+        key = "render.card.robbed_kong" if scene.robbed_kong else "render.card.on_discard"
+        how = fit_names(lambda ns: txt(key, lang, who=_who(scene, d, lang, ns[0])), [scene.names[d]], 20,
                         width, min_size=16)
     return [win, how]
+
+
+def seat_tag(scene: ScoreScene, s: int, lang: str = "zh") -> str:
+    """The tag on seat ``s``'s payment row: "winner", "dealt in", "kong robbed" (the seat whose added kong the
+    winner robbed: it pays as the variant rules, H6 / C8), or "" for the others."""
+    lang = lang_of(lang)
+    if s == scene.winner:
+        return txt("render.card.winner_tag", lang)
+    if s == scene.discarder:
+        return txt("render.card.robbed_tag" if scene.robbed_kong else "render.card.dealt_in_tag", lang)
+    return ""
+
+
+def _stack_parts(scene: ScoreScene) -> list[int]:
+    """Each seat's payment from the stacks (底): what is not its 交 part (all of it in a variant that does not
+    split)."""
+    return [p - j for p, j in zip(scene.payments, scene.jiao or (0, 0, 0, 0), strict=True)]
+
+
+def _amounts(parts: Sequence[int], scene: ScoreScene, lang: str) -> str:
+    """Amounts by wind, E first: "E -5 · S +15 · W -5 · N -5"."""
+    seats = sorted(range(4), key=lambda s: _wind_of(scene, s))
+    return " · ".join(f"{wind_name(_wind_of(scene, s), lang)} {parts[s]:+d}" if parts[s] else
+                      f"{wind_name(_wind_of(scene, s), lang)} 0" for s in seats)
+
+
+def payments_heading(scene: ScoreScene, lang: str = "zh") -> str:
+    """The line over the payment rows in a variant whose payments split into the stacks (底) and the 交 tally
+    (W11): where the amounts went ("Paid from the stacks (底)", "Paid into the jiao (交) tally ..."); "" in the
+    others, or when nothing was paid."""
+    if scene.jiao is None:
+        return ""
+    lang = lang_of(lang)
+    jiao, stacks = any(scene.jiao), any(_stack_parts(scene))
+    if jiao and stacks:
+        return txt("render.card.stacks_and_jiao", lang)
+    if jiao:
+        return txt("render.card.to_jiao", lang)
+    return txt("render.card.from_stacks", lang) if stacks else ""
+
+
+def payment_notes(scene: ScoreScene, lang: str = "zh") -> list[str]:
+    """The lines under the payment rows (before the key to the rulings): each part apart when a hand paid both
+    from the stacks and into the 交 tally ("stacks (底): E -5 · ..." and "jiao (交): E -30 · ..."), then, for each
+    payer whose stack held less than its items came to (W11), what it paid of what it owed, so that the items and
+    the amounts add up.
+
+    >>> from engine.tiles import parse_hand
+    >>> sc = ScoreScene(parse_hand("123m456p789s11z"), (), (-7, -5, 13, -1), ("AI 1", "AI 2", "AI 3", "Newbie"), 2,
+    ...                 3, jiao=(0, 0, 0, 0), owed=(-7, -5, 15, -5))
+    >>> payments_heading(sc, "en")
+    'Paid from the stacks (底)'
+    >>> payment_notes(sc, "en")
+    ["N Newbie's stack (底) held only 1 子: paid 1 子 of the 5 子 the hand's items came to"]
+    """
+    lang = lang_of(lang)
+    out = []
+    stacks = _stack_parts(scene)
+    if scene.jiao is not None and any(scene.jiao) and any(stacks):
+        out.append(txt("render.card.stacks_line", lang, amounts=_amounts(stacks, scene, lang)))
+        out.append(txt("render.card.jiao_line", lang, amounts=_amounts(scene.jiao, scene, lang)))
+    if scene.owed is not None:
+        unit = txt("render.unit.zi", lang) if scene.unit == "子" else scene.unit
+        jiao = scene.jiao or (0, 0, 0, 0)
+        for s in sorted(range(4), key=lambda s: _wind_of(scene, s)):
+            owed, paid = scene.owed[s] - jiao[s], stacks[s]  # the 交 part is never capped
+            if owed < 0 and paid > owed:
+                out.append(txt("render.card.stack_short", lang, who=_who(scene, s, lang), paid=f"{-paid} {unit}",
+                               owed=f"{-owed} {unit}"))
+    return out
 
 
 def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh") -> Image.Image:
@@ -183,9 +268,18 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         key_lines = _wrap(fonts.clean(txt("render.card.rules_key", lang, code=codes[0])), fonts.regular(KEY_SIZE),
                           W - 2 * MARGIN - 16)
     key_h = int(len(key_lines) * KEY_SIZE * 1.35) + 8 if key_lines else 0
+    # where the payments went (Wuhu: the stacks or the 交 tally) over the rows; each part apart and what a short
+    # stack paid under them
+    heading = payments_heading(scene, lang)
+    heading_h = PAY_NOTE_H if heading else 0
+    unit = txt("render.unit.zi", lang) if scene.unit == "子" else scene.unit
+    pay_lines = [ln.replace(GLUE, " ") for note in payment_notes(scene, lang)  # "5 子" kept on one line
+                 for ln in _wrap(fonts.clean(note).replace(f" {unit}", GLUE + unit), fonts.regular(PAY_NOTE_SIZE),
+                                 W - 2 * MARGIN - 16)]
+    pay_h = int(len(pay_lines) * PAY_NOTE_SIZE * 1.35) + 8 if pay_lines else 0
     header_h = HEADER_H
     H = (MARGIN + header_h + hand_img.height + 14 + sum(r[3] for r in rows) + 12 + sum(r[2] for r in note_rows)
-         + (50 if scene.total is not None else 0) + 20 + 4 * 40 + key_h + MARGIN)
+         + (50 if scene.total is not None else 0) + 20 + heading_h + 4 * 40 + pay_h + key_h + MARGIN)
     img = Image.new("RGB", (W, H), th.bg)
     d = ImageDraw.Draw(img)
     d.rounded_rectangle((6, 6, W - 7, H - 7), radius=16, fill=th.panel)
@@ -227,20 +321,19 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
     y += 20
     names_bold = fonts.bold_for(name(s) for s in range(4))  # one face for the four names
     # payments: the amount column as wide as the widest amount (a 5-digit payment never runs into the tag)
-    unit = txt("render.unit.zi", lang) if scene.unit == "子" else scene.unit
     amounts = [f"{a:+d} {unit}" if a else f"0 {unit}" for a in scene.payments]
     amount_w = max(AMOUNT_MIN_W, *(fonts.text_width(fonts.clean(a), fonts.text_font(fonts.clean(a), AMOUNT_SIZE))
                                    for a in amounts))
     tag_x = W - MARGIN - 12 - amount_w - 12  # the tag ends where the amount column begins
+    if heading:
+        draw_text(img, (MARGIN + 8, y + PAY_NOTE_H / 2 - 4), heading, PAY_NOTE_SIZE, th.subtext, anchor="lm",
+                  bold=False, max_width=W - 2 * MARGIN - 16)
+        y += heading_h
     for s in range(4):
         amount = scene.payments[s]
         row_bg = th.panel_hi if s == scene.winner else th.panel
         d.rounded_rectangle((MARGIN, y, W - MARGIN, y + 36), radius=8, fill=row_bg)
-        tag = ""
-        if s == scene.winner:
-            tag = txt("render.card.winner_tag", lang)
-        elif s == scene.discarder:
-            tag = txt("render.card.dealt_in_tag", lang)
+        tag = seat_tag(scene, s, lang)
         draw_text(img, (MARGIN + 12, y + 18), wind(s), 20, th.subtext, anchor="lm")
         tag_w = draw_text(img, (tag_x, y + 18), tag, 16, th.accent, anchor="rm") + 8 if tag else 0
         draw_text(img, (MARGIN + 44, y + 18), name(s), 20, th.text, anchor="lm", bold=names_bold,
@@ -248,7 +341,11 @@ def draw_score(scene: ScoreScene, theme: str | Theme = "dark", lang: str = "zh")
         col = th.plus if amount > 0 else th.minus if amount < 0 else th.subtext
         draw_text(img, (W - MARGIN - 12, y + 18), amounts[s], AMOUNT_SIZE, col, anchor="rm")
         y += 40
-    ky = y + 8.0
+    py = y + 8.0
+    for ln in pay_lines:
+        draw_text(img, (MARGIN + 8, py), ln, PAY_NOTE_SIZE, th.text, bold=False)
+        py += PAY_NOTE_SIZE * 1.35
+    ky = y + pay_h + 8.0
     for ln in key_lines:
         draw_text(img, (MARGIN + 8, ky), ln, KEY_SIZE, th.subtext, bold=False)
         ky += KEY_SIZE * 1.35
@@ -288,5 +385,5 @@ def render_score_card(
         if mode and title:
             title = f"{title} · {mode}"
     scene = ScoreScene.from_result(hand, result, names, discarder=situation.discarder if situation else None,
-                                   title=title)
+                                   title=title, robbed_kong=bool(situation and situation.rob_kong))
     return render_score(scene, theme, lang)

@@ -118,10 +118,16 @@ class ScoreScene:
     """A finished hand's card: the winning hand, the itemised breakdown, the payments of each seat.
 
     ``items`` / ``notes``: ``engine.variants.base.Item`` (``zh``/``en`` names and value). ``payments[s]``: what
-    seat s gains (negative: pays). ``discarder``: who dealt in (None: self-drawn). ``unit``: the unit of the
-    payments line (default 子). ``title``: e.g. the variant's name. ``total``: a total line, when the variant has
-    one. ``winds``: the wind of each seat when seats are chairs (default: seat i is wind i, as the engine scores).
-    ``variant``: the variant's key; with it each line names the ruling it comes from ("W5", see docs/rules/).
+    seat s gains (negative: pays). ``discarder``: who dealt in (None: self-drawn). ``robbed_kong``: the win robbed
+    ``discarder``'s added kong (抢杠) rather than taking a discard. ``unit``: the unit of the payments line (default
+    子). ``title``: e.g. the variant's name. ``total``: a total line, when the variant has one. ``winds``: the wind
+    of each seat when seats are chairs (default: seat i is wind i, as the engine scores). ``variant``: the variant's
+    key; with it each line names the ruling it comes from ("W5", see docs/rules/).
+
+    ``jiao``: in a variant whose payments split into the stacks (底) and a 交 tally (Wuhu, W11), the 交 part of
+    each seat's payment (the rest came from the stacks); None in the others. ``owed``: what each seat's items came
+    to when the table settled less than that (a payer's stack held less than it owed, W11); None when every seat
+    paid what the items say.
     """
 
     hand: Hand
@@ -136,6 +142,9 @@ class ScoreScene:
     total: int | None = None
     winds: tuple[int, int, int, int] | None = None
     variant: str = ""
+    robbed_kong: bool = False
+    jiao: tuple[int, int, int, int] | None = None
+    owed: tuple[int, int, int, int] | None = None
 
     @classmethod
     def from_result(
@@ -145,8 +154,26 @@ class ScoreScene:
         names: Sequence[str],
         discarder: int | None = None,
         title: str = "",
+        robbed_kong: bool = False,
     ) -> ScoreScene:
-        """A card from the engine's :class:`ScoreResult`."""
+        """A card from the engine's :class:`ScoreResult` (paid as scored: no stack to cap it); its 交 part when the
+        variant splits its payments.
+
+        >>> from engine.tiles import parse_hand
+        >>> from engine.variants import Situation, get_variant
+        >>> hand = parse_hand("1112223334577m+6m")  # 清一色: a 交 (W7), nothing from the stacks
+        >>> sc = ScoreScene.from_result(hand, get_variant("wuhu").score(hand, Situation(1, 2)), "ESWN", 2)
+        >>> sc.payments, sc.jiao
+        ((-30, 90, -30, -30), (-30, 90, -30, -30))
+        >>> ScoreScene.from_result(hand, get_variant("hefei").score(hand, Situation(1, 2)), "ESWN", 2).jiao is None
+        True
+        """
+        jiao = None
+        if result.variant:
+            from engine.variants import get_variant
+
+            if get_variant(result.variant).splits_jiao:
+                jiao = tuple(result.jiao_payments)
         return cls(
             hand=hand,
             items=tuple(result.items),
@@ -157,6 +184,8 @@ class ScoreScene:
             notes=tuple(result.notes),
             title=title,
             variant=result.variant,
+            robbed_kong=robbed_kong and discarder is not None,
+            jiao=jiao,  # type: ignore[arg-type]  # four seats
         )
 
 

@@ -70,7 +70,14 @@ def hand_scene_from_view(
 def table_scene_from_view(
     view: Mapping[str, Any], *, title: str = "", lang: str = "zh", viewer: int | None = None
 ) -> TableScene:
-    """The public table from any seat's view (its own concealed tiles are not used: only counts)."""
+    """The public table from any seat's view (its own concealed tiles are not used: only counts). The dealer (庄,
+    its badge and highlighted wind disc) is the seat whose wind is E, as G1 has it, so the badge never sits on
+    another wind than the one drawn (``dealer`` is read only when the view has no winds).
+
+    >>> scene = table_scene_from_view({"winds": [3, 0, 1, 2], "dealer": 2})
+    >>> scene.dealer, scene.seats[scene.dealer].wind
+    (1, 0)
+    """
     players = list(view.get("players") or ["", "", "", ""])
     winds = list(view.get("winds") or range(4))
     rivers = view.get("rivers") or [[], [], [], []]
@@ -98,7 +105,7 @@ def table_scene_from_view(
     )
     return TableScene(
         seats=seats,  # type: ignore[arg-type]  # four seats
-        dealer=int(view.get("dealer", 0)),
+        dealer=winds.index(0) if view.get("winds") and 0 in winds else int(view.get("dealer", 0)),
         # a discard or an added kong out, the table waits on the others' claims, not on its player's turn
         turn=view.get("turn") if view.get("phase") == "play" else None,
         claims=str(view.get("phase")) if view.get("phase") in ("claim", "rob") else "",

@@ -54,9 +54,18 @@ def hand_winds(view: Mapping[str, Any]) -> list[int]:
 
 
 def _as_shown(view: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``view`` with the winds of the hand it shows (:func:`hand_winds`)."""
+    """``view`` with the winds and the dealer of the hand it shows (:func:`hand_winds`): between hands the finished
+    hand's, whose dealer (庄, E) the engine has already moved on from.
+
+    >>> v = {"phase": "ended", "winds": [3, 0, 1, 2], "dealer": 1, "last_result": {"dealer": 0}}
+    >>> shown = _as_shown(v)
+    >>> shown["winds"], shown["dealer"]
+    ([0, 1, 2, 3], 0)
+    """
     winds = hand_winds(view)
-    return view if winds == list(view["winds"]) else {**view, "winds": winds}
+    if winds == list(view["winds"]):
+        return view
+    return {**view, "winds": winds, "dealer": winds.index(0)}
 
 
 def variant_title(lt: LiveTable) -> str:
@@ -83,10 +92,13 @@ def hand_scene(lt: LiveTable, view: Mapping[str, Any], highlight: frozenset[int]
 
 
 def score_scenes(lt: LiveTable, result: Mapping[str, Any]) -> list[ScoreScene]:
-    """One score card per winner, seats in wind order (E first) as the card labels them."""
+    """One score card per winner, seats in wind order (E first) as the card labels them: what each seat paid at
+    the table, with the 交 part in a variant that splits it (Wuhu) and, when a stack held less than its items came
+    to (W11), what the items came to; a robbed kong (抢杠) said as such."""
     dealer = result["dealer"]
     names = lt.names()
     by_wind = [(dealer + w) % 4 for w in range(4)]
+    splits = get_variant(lt.variant).splits_jiao
     out = []
     for w in result["winners"]:
         melds = []
@@ -98,12 +110,15 @@ def score_scenes(lt: LiveTable, result: Mapping[str, Any]) -> list[ScoreScene]:
         items = tuple(Item(i["code"], i["zh"], i["en"], i["value"], i.get("kind", "add")) for i in w["items"])
         notes = tuple(Item(i["code"], i["zh"], i["en"], i["value"], i.get("kind", "add")) for i in w["notes"])
         settled = w["settled"]
+        owed = w["payments"]
         out.append(ScoreScene(
             hand=hand, items=items, payments=tuple(settled[c] for c in by_wind),
             names=tuple(names[c] for c in by_wind),
             winner=(w["seat"] - dealer) % 4,
             discarder=None if w["from"] is None else (w["from"] - dealer) % 4, notes=notes,
-            title=variant_title(lt), variant=lt.variant,
+            title=variant_title(lt), variant=lt.variant, robbed_kong=bool(w["rob_kong"]) and w["from"] is not None,
+            jiao=tuple(w["jiao"][c] for c in by_wind) if splits else None,
+            owed=tuple(owed[c] for c in by_wind) if list(owed) != list(settled) else None,
         ))
     return out
 

@@ -674,6 +674,7 @@ class Table:
                 "melds": [_meld_json(x) for x in h.melds[seat]],
                 "items": [i.as_json() for i in r.items],
                 "notes": [i.as_json() for i in r.notes], "payments": to_chair, "settled": paid.settled,
+                "jiao": paid.jiao,
             }
             winners.append(w)
             ev.append(Event("win", seat, {k: v for k, v in w.items() if k != "seat"}))

@@ -100,7 +100,8 @@ class MeldJson(TypedDict, total=False):
 
 class WinResult(TypedDict):
     """One winner of a hand (``payments``: the scorer's settlement per chair; ``settled``: what moved at the table,
-    e.g. capped by Wuhu's stacks)."""
+    e.g. capped by Wuhu's stacks; ``jiao``: the part of ``settled`` that went to the 交 tally, never capped, all 0 in
+    a variant whose payments do not split)."""
 
     seat: int
     tile: str
@@ -113,6 +114,7 @@ class WinResult(TypedDict):
     notes: list[ItemJson]
     payments: list[int]
     settled: list[int]
+    jiao: list[int]
 
 
 # "from" is a Python keyword: the functional syntax declares it

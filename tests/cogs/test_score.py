@@ -8,14 +8,18 @@ import re
 import pytest
 from PIL import Image
 
-from bot.i18n import hant
+import render.card
+from bot.i18n import hant, seat_name, t
 from bot.store import GuildSettings
 from cogs.score import build_situation
 from cogs.settings import variant_rules
 from engine.tiles import parse_hand
 from engine.variants import VARIANT_KEYS, Situation, get_variant
 from render import ScoreScene, render_score
+from render.card import headline, payment_notes, payments_heading, seat_tag
+from render.common import seat_label, txt
 from tests.harness import Harness
+from tests.render.imgutil import spy_texts
 
 EXAMPLES = {k: get_variant(k).example for k in VARIANT_KEYS}  # the hand each variant shows with a refusal
 SEATS = {"en": ("East", "South", "West", "North"), "zh": ("东", "南", "西", "北"), "zh-TW": ("東", "南", "西", "北")}
@@ -262,6 +266,49 @@ async def test_card_of_a_wuhu_525_jiao_hand(harness: Harness):
     assert scene.payments == tuple(expected.payments) and scene.payments[1] == -3 * scene.payments[0] > 0
     assert "525" in scene.title
     assert r.reply.images == [render_score(scene, lang="zh")]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en", "zh-TW"])
+@pytest.mark.parametrize(("variant", "hand"), [("hefei", "1234678922m345s+5m"),
+                                               ("chizhou", "23m456p789s11z(7777z)+1m")])
+async def test_card_of_a_robbed_kong_says_whose_kong_was_robbed(harness: Harness, monkeypatch, lang, variant, hand):
+    """Hefei H6 / Chizhou C8: the text said "South wins by robbing East's kong", the card under it "on East's discard"
+    (点炮：东家), with East tagged "dealt in" (found by a review). The card says the kong was robbed, and whose."""
+    r = await harness.slash("score", hand=hand, variant=variant, situation="rob_kong", locale=LOCALE[lang])
+    assert t("score.how.rob_kong", lang, discarder=seat_name(0, lang)) in r.reply.content.splitlines()[0]
+    [scene] = harness.seen.score_cards()
+    east = seat_label(0, lang)  # a card without players spells out the winds
+    assert headline(scene, lang)[1][0] == txt("render.card.robbed_kong", lang, who=east)
+    assert seat_tag(scene, 0, lang) == txt("render.card.robbed_tag", lang) != txt("render.card.dealt_in_tag", lang)
+    assert scene.robbed_kong and scene.discarder == 0
+    texts = spy_texts(monkeypatch, (render.card,))
+    assert r.reply.images == [render_score(scene, lang=lang)]  # the card is that scene's drawing, and writes:
+    assert {headline(scene, lang)[1][0], seat_tag(scene, 0, lang)} <= {text for text, *_ in texts}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en", "zh-TW"])
+@pytest.mark.parametrize(("variant", "hand", "heading"), [
+    ("wuhu", "1112223334577m+6m", "render.card.to_jiao"),  # 清一色: a 交 (W7), nothing from the stacks
+    ("wuhu", "23456799m345p67s+8s", "render.card.from_stacks"),
+    ("hefei", "1234678922m345s+5m", None),  # no stacks, no 交
+])
+async def test_card_says_whether_a_wuhu_hand_paid_from_the_stacks_or_into_the_jiao_tally(
+        harness: Harness, monkeypatch, lang, variant, hand, heading):
+    """W11: 交 amounts go to a tally of their own, the others come out of the stacks (底). /help promised the card
+    shows them apart; it showed one amount per seat and nothing else (found by a review). The text's split is the
+    card's too."""
+    expected = engine_result(variant, hand, {"discarder": "W"})
+    r = await harness.slash("score", hand=hand, variant=variant, discarder="W", locale=LOCALE[lang])
+    [scene] = harness.seen.score_cards()
+    assert payments_heading(scene, lang) == (txt(heading, lang) if heading else "")
+    assert payment_notes(scene, lang) == []  # a hand scored alone: no stack to run short
+    assert scene.jiao == (tuple(expected.jiao_payments) if heading else None)
+    if heading == "render.card.to_jiao":  # the text's 交 line: the same amounts
+        assert any(line.startswith(t("score.jiao", lang)) for line in r.reply.content.splitlines())
+        assert scene.jiao == scene.payments
+    texts = spy_texts(monkeypatch, (render.card,))
+    assert r.reply.images == [render_score(scene, lang=lang)]
+    assert (payments_heading(scene, lang) in [text for text, *_ in texts]) == bool(heading)
 
 
 # ---- options checked by the bot too: Discord's client offers only the choices, but a payload can be forged

@@ -60,6 +60,26 @@ def fixed_score_scene() -> ScoreScene:
                       total=16, variant="wuhu")  # lines with a Wuhu code name their ruling (W4 ...), the others none
 
 
+def short_stack_score_scene() -> ScoreScene:
+    """A Wuhu card at a table where the dealer-in's stack (底) held 1 子 of the 5 its items came to (W11): the
+    payments paid from the stacks, and the line saying what that seat paid."""
+    hand = parse_hand("123m456m789m1p[555s:E]+1p")
+    items = (Item("zhi", "支数", "八支 count (支数)", 9, "info"),
+             Item("base_ya_dang", "压档", "middle-tile win (压档)", 2), Item("zhi_fan", "支番", "支 points", 3))
+    return ScoreScene(hand, items, (-5, -5, 11, -1), samples.NAMES, 2, 3, title="芜湖麻将 · 315", variant="wuhu",
+                      jiao=(0, 0, 0, 0), owed=(-5, -5, 15, -5))
+
+
+def robbed_kong_score_scene() -> ScoreScene:
+    """A Hefei win robbing the dealer's added kong (H6): the headline and the robbed seat's tag say so."""
+    hand = parse_hand("1234678922m345s+5m")
+    items = (Item("hu", "胡", "win", 5), Item("zhi", "支", "zhi (支)", 4))
+    notes = (Item("rob_kong_pays", "抢杠：被抢者包三家", "robbed kong: the robbed player pays all three shares",
+                  0, "info"),)
+    return ScoreScene(hand, items, (-27, 27, 0, 0), samples.NAMES, 1, 0, notes=notes, title="合肥麻将",
+                      robbed_kong=True)
+
+
 CASES = {
     "hand-dark-zh": lambda: render_hand(samples.hand_scene()),
     "hand-light-en": lambda: render_hand(samples.hand_scene(), "light", "en"),
@@ -70,6 +90,9 @@ CASES = {
     "score-dark-zh": lambda: render_score(fixed_score_scene()),
     "score-light-tw": lambda: render_score(fixed_score_scene(), "light", "zh-TW"),
     "score-dark-en": lambda: render_score(fixed_score_scene(), "dark", "en"),
+    "score-short-stack-en": lambda: render_score(short_stack_score_scene(), "dark", "en"),
+    "score-short-stack-zh": lambda: render_score(short_stack_score_scene(), "light", "zh"),
+    "score-robbed-kong-tw": lambda: render_score(robbed_kong_score_scene(), "dark", "zh-TW"),
     "match-dark-zh": lambda: render_match(samples.match_scene()),
     "match-light-en": lambda: render_match(samples.match_scene(), "light", "en"),
 }
