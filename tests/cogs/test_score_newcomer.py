@@ -1,5 +1,5 @@
 """/score as a newcomer meets it (found by an independent review): everyday ways of writing a hand are read (the
-honours' names 东风 / 发财 / 白板, a final 。)."""
+honours' names 东风 / 发财 / 白板, a final 。) or refused with the reason (the winning tile written twice)."""
 
 from __future__ import annotations
 
@@ -41,3 +41,21 @@ async def test_a_full_stop_after_the_hand_is_ignored_as_a_comma_is(harness: Harn
         r = await harness.slash("score", hand=typed, variant="wuhu", locale="zh-CN")
         assert not r.reply.ephemeral, r.reply.content
         assert payments_shown(r.reply.content, "zh") == payments_shown(plain.reply.content, "zh")
+
+
+@pytest.mark.parametrize(("lang", "why"), [
+    ("en", "If 7m is the tile you won on, write it only after '+'"),
+    ("zh", "如果 7m 是和的那张，只在 '+' 后面写它"),
+    ("zh-TW", "如果 7m 是和的那張，只在 '+' 後面寫它"),
+])
+async def test_the_winning_tile_written_twice_is_told_why_the_hand_has_15(harness: Harness, lang, why):
+    """11223344556677m+7m: seven pairs with the winning 7m written inside too. "This one has 15" did not say that
+    the tile after '+' is the 14th."""
+    r = await harness.slash("score", hand="11223344556677m+7m", variant="hefei", locale=LOCALE[lang])
+    first = r.reply.content.splitlines()[0]
+    assert r.reply.ephemeral and "15" in first and why in first
+    # a hand one tile short is told its count, and nothing about a tile written twice
+    r = await harness.slash("score", hand="112233445566m+7m", variant="hefei", locale=LOCALE[lang])
+    first = r.reply.content.splitlines()[0]
+    assert "13" in first and why[:6] not in first
+
