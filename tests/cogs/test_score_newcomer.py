@@ -1,12 +1,57 @@
-"""/score as a newcomer meets it (found by an independent review): everyday ways of writing a hand are read (the
-honours' names 东风 / 发财 / 白板, a final 。) or refused with the reason (the winning tile written twice)."""
+"""/score as a newcomer meets it (found by an independent review): the examples the bot itself offers score where
+they are offered, and everyday ways of writing a hand are read (the honours' names 东风 / 发财 / 白板, a final 。)
+or refused with the reason (the winning tile written twice)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from engine.variants import VARIANT_KEYS
 from tests.cogs.test_score import LOCALE, payments_shown
-from tests.harness import Harness
+from tests.harness import GUILD_ID, Harness
+
+#: a hand as the bot writes one in a text: tiles, melds, '+' and the winning tile
+HAND = re.compile(r"[\d\[(][\dmpsz\[\]():ESWN]*\+\d[mpsz]")
+DISCORD_LOCALE = {"en": None, "zh": "zh-CN", "zh-TW": "zh-TW"}  # the description shown by each client
+
+
+async def scores(h: Harness, hand: str, variant: str, **options) -> bool:
+    r = await h.slash("score", hand=hand, variant=variant, **options)
+    return not r.reply.ephemeral
+
+
+async def test_the_example_under_the_hand_option_scores_in_every_variant(harness: Harness):
+    """Discord shows the option's description under /score in the player's language, whatever the server's variant:
+    its example (a Hefei hand, refused in Chizhou for want of 花) must win in every variant, self-drawn or not."""
+    await harness.bot.tree.sync()
+    [score] = [c for c in harness.fake.commands[None] if c["name"] == "score"]
+    hand = next(o for o in score["options"] if o["name"] == "hand")
+    shown = {lang: hand["description_localizations"][loc] if loc else hand["description"]
+             for lang, loc in DISCORD_LOCALE.items()}
+    examples = {lang: HAND.findall(text) for lang, text in shown.items()}
+    assert all(len(found) == 1 for found in examples.values()), shown
+    [example] = {found[0] for found in examples.values()}  # one example in every language
+    for variant in VARIANT_KEYS:
+        for options in ({}, {"discarder": "W"}):
+            assert await scores(harness, example, variant, **options), (variant, options, example)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "zh-TW"])
+@pytest.mark.parametrize("variant", VARIANT_KEYS)
+async def test_a_hand_without_plus_is_shown_one_example_and_it_scores(harness: Harness, variant, lang):
+    """The refusal of a hand without '+' named a Hefei hand, then the variant's own on its next line: two examples,
+    one refused in Chizhou. It names one, the server's variant's, and that one scores."""
+    await harness.bot.store.update_guild_settings(GUILD_ID, 1, {"default_variant": variant})
+    r = await harness.slash("score", hand="123m456p789s55m", locale=LOCALE[lang])  # forgot the '+'
+    said = r.reply.content
+    assert r.reply.ephemeral and "+" in said.splitlines()[0]
+    examples = set(HAND.findall(said))
+    assert len(examples) == 1, said
+    [example] = examples
+    r = await harness.slash("score", hand=example, locale=LOCALE[lang])  # typed exactly, on the same server
+    assert not r.reply.ephemeral, (said, r.reply.content)
 
 
 @pytest.mark.parametrize(("name", "notation"), [("东风", "1z"), ("南风", "2z"), ("西风", "3z"), ("北風", "4z"),
