@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 NOTATION = """\
 hand notation:
   123m 456p 789s   tiles: digits then the suit, m 万, p 筒/饼, s 条/索 (一二三万 works too)
-  1z-7z            honours 东 南 西 北 白 发 中 (or the characters: 东东东, 红中)
+  1z-7z            honours 东 南 西 北 白 发 中 (or the characters: 东东东, 东风, 红中, 发财, 白板)
   [555p]           a pung; [5555p] an exposed kong; (5555p) a concealed kong; [345s] a chi
   [555p:W]         the meld was fed by seat W (Wuhu 包, Chizhou 承包)
   +5m              the winning tile, always last

@@ -6,7 +6,9 @@ rules and running a group. The select is persistent and stateless (a fixed custo
 keeps working after a restart, and each player reads the pages in their own language.
 
 When the bot joins a server it posts a short walk-through once, in the server's system channel if it may send
-there (the server's language: its Discord locale when we speak it). The server is remembered in the store
+there. Like every public message it is in the server's ``/settings`` language (简体中文 until an admin chooses), never
+its Discord locale (most servers report en-US whatever their members speak: docs/discord.md); its footer says, in
+each language, which language the tables speak and where to change it. The server is remembered in the store
 (``group_settings.welcomed_at``) before posting, so rejoining or a second GUILD_CREATE never posts it twice; if the
 post fails the mark is given back.
 """
@@ -26,7 +28,7 @@ from bot.interactions import lang_of
 from bot.posting import missing_to_post
 from bot.store import group as gstore
 from cogs.errors import SafeView
-from text.lang import lang_of_locale
+from text.lang import LANGS
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +62,15 @@ class HelpView(SafeView):
 
 
 def welcome_embed(lang: str) -> discord.Embed:
-    return discord.Embed(title=t("welcome.title", lang), description=t("welcome.body", lang),
-                         colour=discord.Colour.dark_green())
+    """The walk-through in the server's language ``lang``; its footer names the tables' language and the setting
+    that changes it in every language we speak, ``lang``'s first (an admin who reads another one can still find it)."""
+    e = discord.Embed(title=t("welcome.title", lang), description=t("welcome.body", lang),
+                      colour=discord.Colour.dark_green())
+    e.set_footer(text="\n".join(
+        t("welcome.language", reader, language=t(f"lang.{lang}", reader), settings=f"/{t('settings.name', reader)}",
+          field=t("settings.field.language", reader))
+        for reader in sorted(LANGS, key=lambda code: code != lang)))
+    return e
 
 
 class Help(commands.Cog):
@@ -92,8 +101,7 @@ class Help(commands.Cog):
             return False
         if not await gstore.mark_welcomed(store, guild.id):
             return False
-        settings = await store.guild_settings(guild.id)
-        lang = lang_of_locale(guild.preferred_locale) or settings.language
+        lang = (await store.guild_settings(guild.id)).language  # as every public message (docs/discord.md)
         try:
             await channel.send(embed=welcome_embed(lang), allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException as e:

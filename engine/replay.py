@@ -40,6 +40,7 @@ neighbours are caught instead of opening another hand.
 from __future__ import annotations
 
 import copy
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -93,8 +94,8 @@ def decode_code(code: str) -> tuple[int, int]:
     """``(match_id, hand_no)`` of a replay code; raises ``EngineError`` ``replay_code_length`` /
     ``replay_code_char`` / ``replay_code_check`` (catalogue keys ``engine.<code>``).
 
-    >>> decode_code("n03-f"), decode_code("NO3F")
-    ((42, 3), (42, 3))
+    >>> decode_code("n03-f"), decode_code("NO3F"), decode_code("Ｎ０３－ｆ")
+    ((42, 3), (42, 3), (42, 3))
     >>> decode_code("N03G")
     Traceback (most recent call last):
     ...
@@ -105,7 +106,8 @@ def decode_code(code: str) -> tuple[int, int]:
     engine.errors.EngineError: 'N0U3F' is not a replay code: 'U' is never used in codes
     """
     raw = str(code)
-    text = "".join(c for c in raw.strip().upper() if c not in "- ")
+    # a Chinese keyboard's full-width ０Ｇ０Ｇ reads as 0G0G, as a hand's full-width digits do (engine.tiles)
+    text = "".join(c for c in unicodedata.normalize("NFKC", raw).strip().upper() if c not in "- ")
     if not 1 + MIN_DIGITS <= len(text) <= 16:
         raise EngineError("replay_code_length", text=raw[:24], n=len(text))
     vals = []

@@ -20,6 +20,8 @@ Strings exist only at the edges, through :func:`parse_hand`, :func:`format_hand`
 '123m11177z[5555p:W](9999s)+7z'
 >>> format_hand(parse_hand("二三四五六七九九萬 三四五饼 六七索 +八索"))
 '23456799m345p67s+8s'
+>>> format_hand(parse_hand("123m456p789s 东风 (发财发财发财发财) +东风。"))
+'123m456p789s1z(6666z)+1z'
 """
 
 from __future__ import annotations
@@ -269,7 +271,9 @@ _ZH_DIGITS = {c: str(i + 1) for i, c in enumerate(_NUM_ZH)} | {"壹": "1", "贰"
                                                               "伍": "5", "陆": "6", "柒": "7", "捌": "8", "玖": "9"}
 _OPEN = {"[": "]", "(": ")", "【": "】"}
 _CLOSE = {"]", ")", "】"}
-_IGNORED = set(" \t\r\n,，、;；红紅")  # 红中 = 中
+_IGNORED = set(" \t\r\n,，、;；。红紅")  # 红中 = 中
+#: the honours' everyday names: the second character of 东风, 发财, 白板 ... is read as part of the honour before it
+_HONOR_NAME_ENDS = {"风": "东東南西北", "風": "东東南西北", "财": "发發", "財": "发發", "板": "白"}
 
 
 def _tiles_text(kinds: Sequence[int]) -> str:
@@ -346,6 +350,8 @@ def parse_hand(text: str) -> Hand:
             if meld_seat is None:
                 raise ParseError("bad_seat", seat="")
         if ch in _IGNORED:
+            continue
+        if i and text[i - 1] in _HONOR_NAME_ENDS.get(ch, ""):  # 东风 = 东, 发财 = 发, 白板 = 白
             continue
         if ch.isdigit() and ch.isascii():
             digits.append((ch, pos))

@@ -459,7 +459,10 @@ class Variant:
         if hand.win_tile is None:
             raise HandError("no_winning_tile")
         if hand.size != 14:
-            raise HandError("wrong_size", n=hand.size)
+            why: Msg | str = ""
+            if hand.size == 15 and hand.win_tile in hand.concealed:  # the tile after '+' written among the others too?
+                why = Msg("engine.wrong_size_twice", {"tile": tile_name(hand.win_tile)})
+            raise HandError("wrong_size", n=hand.size, why=why)
         self.check_tiles(hand, rules)
         if not self.allows_chi:
             for m in hand.melds:

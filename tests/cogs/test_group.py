@@ -467,8 +467,9 @@ async def test_the_walkthrough_is_posted_once_where_allowed(h: Harness):
     h.bot._connection.parse_guild_create(guild_payload(gid, ch, can_send=True))
     await h.settle()
     posted = h.channel(ch)
-    assert len(posted) == 1 and posted[0].embeds[0]["title"] == "感謝邀請 mjbot！🀄"
-    assert "/牌桌 開桌" in posted[0].embeds[0]["description"]  # as a zh-TW client lists the command
+    # in the server's /settings language (简体中文 until an admin chooses), not its Discord locale (zh-TW here)
+    assert len(posted) == 1 and posted[0].embeds[0]["title"] == "感谢邀请 mjbot！🀄"
+    assert "/牌桌 开桌" in posted[0].embeds[0]["description"]  # as a Chinese client lists the command
     # joining again (kicked and re-invited) never posts twice
     h.bot._connection.parse_guild_delete({"id": str(gid), "unavailable": False})
     h.bot._connection.parse_guild_create(guild_payload(gid, ch, can_send=True))
@@ -480,6 +481,38 @@ async def test_the_walkthrough_is_posted_once_where_allowed(h: Harness):
     h.bot._connection.parse_guild_create(guild_payload(gid2, ch2, can_send=False))
     await h.settle()
     assert h.channel(ch2) == [] and (await gstore.group_settings(h.bot.store, gid2)).welcomed_at is None
+
+
+@pytest.mark.parametrize("discord_locale", ["en-US", "zh-TW"])
+@pytest.mark.parametrize("chosen", [None, "zh", "zh-TW", "en"])
+async def test_the_walkthrough_speaks_the_language_of_the_tables_it_leads_to(h: Harness, chosen, discord_locale):
+    """The walk-through read the server's Discord locale, which most servers report as en-US whatever their members
+    speak, while the tables speak the /settings language (简体中文 until an admin chooses): an English walk-through
+    led to a Chinese lobby, and never said where the tables' language is set (found by an independent review). It
+    speaks the tables' language, and its footer says in every language which one that is and how to change it."""
+    from bot.i18n import t
+
+    gid, ch = snowflake(), snowflake()
+    h.fake.add_channel(ch, gid, name="general")
+    if chosen is not None:  # an admin chose it in /settings before the bot was (re)invited
+        await h.bot.store.update_guild_settings(gid, A, {"language": chosen})
+    lang = chosen or "zh"
+    payload = guild_payload(gid, ch, can_send=True)
+    payload["preferred_locale"] = discord_locale
+    h.bot._connection.parse_guild_create(payload)
+    await h.settle()
+    [welcome] = h.channel(ch)
+    embed = welcome.embeds[0]
+    assert embed["title"] == t("welcome.title", lang) and embed["description"] == t("welcome.body", lang)
+    assert f"/{t('table.name', lang)} {t('table.new.name', lang)}" in embed["description"]
+    assert t("settings.field.language", lang).lower() in embed["description"].splitlines()[1]  # step 1 names it
+    footer = embed["footer"]["text"].splitlines()
+    for reader, line in zip([lang] + [x for x in ("zh", "zh-TW", "en") if x != lang], footer, strict=True):
+        assert t(f"lang.{lang}", reader) in line  # the tables' language, named in each language
+        assert f"/{t('settings.name', reader)} → {t('settings.field.language', reader)}" in line
+    # the table step 2 tells the admin to open speaks the same language, whoever opens it
+    lobby = (await h.slash("table new", guild=gid, channel=ch, locale="fr", guild_locale=discord_locale)).reply
+    assert t("tables.lobby_title", lang, variant=t("variant.wuhu", lang)) in lobby.text
 
 
 # ---------------------------------------------------------------------------------------------- weekly report

@@ -161,6 +161,18 @@ async def test_replay_steps_and_privacy(h: Harness) -> None:
     assert msg.edits == edits and r3.reply.ephemeral and h.seen.replay_images()[-1][0] == B and h.seen.replay_images()[-1][1].step == 0
 
 
+@pytest.mark.parametrize("locale", ["zh-CN", "zh-TW", "en-US"])
+async def test_a_code_typed_in_full_width_opens_the_hand(h: Harness, locale) -> None:
+    """A Chinese keyboard in full-width mode types ０Ｇ０Ｇ: /score read such hands, /replay refused such codes with
+    "'０' is never used in codes" (found by an independent review). It opens the hand the code names."""
+    code = encode_code(h.recs[0].match_id, 0)  # type: ignore[attr-defined]
+    wide = "".join(chr(ord(c) + 0xFEE0) for c in code)
+    r = await h.slash("replay", user=A, code=f"{wide[:2]}－{wide[2:]}", locale=locale)
+    assert r.reply.ephemeral and r.reply.images and code in r.reply.text
+    viewer, scene = h.seen.replay_images()[-1]
+    assert viewer == A and scene.step == 0 and len(scene.hands) == 4
+
+
 async def test_replay_hidden_hands_never_leak(h: Harness, monkeypatch) -> None:
     """With show-all off, every scene drawn for A holds A's concealed tiles only, as Table.view(A's seat) has them."""
     async def off(guild):

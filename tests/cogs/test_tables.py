@@ -794,7 +794,7 @@ HAND_JUST_OVER = "Your hand · Wuhu · hand 1 · you are North\nThis hand is ove
 @pytest.mark.parametrize("locale, said", [
     ("en-US", HAND_JUST_OVER),
     ("zh-CN", "你的手牌 · 芜湖 · 第 1 局 · 你是北家\n本局结束：结果在牌桌消息上。"),
-    ("zh-TW", "你的手牌 · 蕪湖 · 第 1 局 · 你是北家\n本局結束：結果在牌桌消息上。"),
+    ("zh-TW", "你的手牌 · 蕪湖 · 第 1 局 · 你是北家\n本局結束：結果在牌桌訊息上。"),
 ])
 async def test_my_hand_between_hands_shows_the_hand_just_over(harness: Harness, locale, said):
     """Between two hands, My hand labelled the finished hand's tiles "hand 2 · you are West · Waiting for the others"

@@ -35,6 +35,15 @@ def test_codes_are_short_and_deterministic():
     assert len({encode_code(m, h) for m in range(200) for h in range(20)}) == 4000
 
 
+@given(st.integers(0, 10**9), st.integers(0, 511))
+def test_a_code_typed_in_full_width_reads_as_typed_in_ascii(match_id, hand_no):
+    """A Chinese keyboard in full-width mode types ０Ｇ０Ｇ for 0G0G (as it types ２３４ｍ into /score)."""
+    code = encode_code(match_id, hand_no)
+    wide = "".join(chr(ord(c) + 0xFEE0) for c in code)  # ０-９ Ａ-Ｚ
+    assert decode_code(wide) == decode_code(wide.lower()) == (match_id, hand_no)
+    assert decode_code(f"\u3000{wide[:2]}－{wide[2:]}\u3000") == (match_id, hand_no)  # full-width space and hyphen
+
+
 def test_look_alike_letters_read_as_digits():
     code = encode_code(42, 3)
     assert code == "N03F"

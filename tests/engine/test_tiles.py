@@ -24,6 +24,15 @@ from engine.tiles import Hand, Meld, MeldKind, format_hand, make_kind, parse_han
         ("11m[555p:西]+1m", "11m[555p:W]+1m"),
         ("１２３ｍ［５５５５ｐ：Ｅ］", "123m[5555p:E]"),  # full-width input from a phone keyboard
         ("11M22P33S+4S", "11m22p33s+4s"),
+        # the honours' everyday names (红中 was read before them)
+        ("123m456p789s东风(中中中中)+东风", "123m456p789s1z(7777z)+1z"),
+        ("南风南风 西風西風西風 北风+北风", "223334z+4z"),
+        ("123m456p789s发财(白板白板白板白板)+發財", "123m456p789s6z(5555z)+6z"),
+        ("東風東風東風 红中 +紅中", "1117z+7z"),
+        ("东东东风", "111z"),  # 东 东 东风: what 东东东 meant stays as it was
+        # a sentence's full stop is ignored as its commas are
+        ("23456799m345p67s+8s。", "23456799m345p67s+8s"),
+        ("２３４５６７９９ｍ，３４５ｐ，６７ｓ＋８ｓ。", "23456799m345p67s+8s"),
     ],
 )
 def test_parse_and_print(text, canonical):
@@ -73,6 +82,12 @@ def test_meld_kinds_and_feeders():
         ("11m(5555z:E)", "concealed_with_feeder", "(5555z:E) cannot name a feeder"),
         ("11m:W", "seat_outside_meld", "can only follow a meld's tiles"),
         ("1m?", "unknown_char", "unknown character '?' at character 3"),
+        # 风, 财, 板 are read only as the end of an honour's name
+        ("123m风", "unknown_suit", "unknown suit '风' at character 5"),
+        ("中风", "unknown_suit", "unknown suit '风' at character 2"),
+        ("东 风", "unknown_suit", "unknown suit '风' at character 3"),
+        ("白财", "unknown_suit", "unknown suit '财' at character 2"),
+        ("1m.", "unknown_char", "unknown character '.' at character 3"),
     ],
 )
 def test_refused_with_a_message_that_says_what_and_where(text, code, en):

@@ -78,6 +78,24 @@ def test_traditional_is_derived_unless_taiwan_says_it_differently():
     assert catalog.text("error.cooldown", "zh-TW", seconds=3) == to_hant(catalog.text("error.cooldown", "zh", seconds=3))
 
 
+#: what a Taiwanese reader sees as mainland writing, and what Taiwan writes instead
+_MAINLAND = {"“": "「", "”": "」", "消息": "訊息 (a message)", "頻道里": "頻道裡", "賬本里": "帳本裡"}
+
+
+def test_traditional_text_reads_as_written_in_taiwan():
+    """Every zh-TW text, derived or overridden (found by an independent review): no 只 ("only") that OpenCC turned
+    into the measure word 隻 ("這手牌最多隻有 6 張"), no mainland quotes or words, and no word repeated in the
+    parentheses meant for the option's name ("時區（時區）", in Simplified Chinese too)."""
+    found = []
+    for key in sorted(catalog.all_keys()):
+        zh, tw = catalog.template(key, "zh"), catalog.template(key, "zh-TW")
+        if "隻" in tw and "只" in zh:  # our texts count tiles (张), never animals: 只 is always "only"
+            found.append((key, "隻", tw))
+        found += [(key, word, tw) for word in _MAINLAND if word in tw]
+        found += [(key, m.group(), text) for text in (zh, tw) for m in re.finditer(r"(\w+)（\1）", text)]
+    assert not found, found
+
+
 def test_a_missing_string_falls_back_to_english_or_the_key_logged_once(monkeypatch, caplog):
     en = dict(catalog.strings("en"))
     en["test.only_english"] = "Only in {lang}"
