@@ -68,6 +68,7 @@ from cogs.record_card import (
     score_record,
     variant_of_code,
 )
+from cogs.record_others import OTHERS_LENGTH, others_field, with_others
 from cogs.scoring import build_situation, check_options, check_variant_options, render_image, score_scene
 from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
@@ -140,7 +141,6 @@ _OPTION_ERRORS = {"rob_kong_needs_from": "record.rob_kong_needs_discarder",
                   "earthly_from_dealer": "record.earthly_from_dealer"}
 
 
-
 def record_button_id(variant: str, hand: Hand, sit: Situation, situation: str | None,
                      mode: int | None = None) -> str | None:
     """The custom id of a /score answer's "Record this hand" button: the variant (with the Wuhu mode the answer
@@ -207,6 +207,7 @@ class RecordModal(SafeModal):
             self.selects.append(select)
             self.add_item(discord.ui.Label(text=t(f"record.form_seat_{'ESWN'[seat]}", lang)[:45], component=select,
                                            description=t(role, lang)[:100] if role else None))
+        self.others = others_field(self, button.variant, lang)  # Chizhou: the other seats' melds (反包)
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         cog = interaction.client.cog(Recorder)
@@ -218,7 +219,8 @@ class RecordModal(SafeModal):
         b = self.button
         await cog.propose(interaction, settings, lang, hand=b.hand, players=players,
                           winner=players[b.winner], discarder=None if b.discarder is None else players[b.discarder],
-                          situation=b.situation, dealer_streak=b.streak, variant=b.variant, mode=b.mode)
+                          situation=b.situation, dealer_streak=b.streak, variant=b.variant, mode=b.mode,
+                          others=self.others.value if self.others else None)
 
 
 class Recorder(commands.Cog):
@@ -263,14 +265,14 @@ class Recorder(commands.Cog):
         north=locale_str("record.north.name"), winner=locale_str("record.winner.name"),
         discarder=locale_str("record.discarder.name"), situation=locale_str("record.situation.name"),
         dealer_streak=locale_str("record.streak.name"), variant=locale_str("record.variant.name"),
-        mode=locale_str("score.mode.name"))
+        mode=locale_str("score.mode.name"), others=locale_str("record.others.name"))
     @app_commands.describe(
         hand=locale_str("record.hand.desc"), east=locale_str("record.east.desc"),
         south=locale_str("record.south.desc"), west=locale_str("record.west.desc"),
         north=locale_str("record.north.desc"), winner=locale_str("record.winner.desc"),
         discarder=locale_str("record.discarder.desc"), situation=locale_str("record.situation.desc"),
         dealer_streak=locale_str("record.streak.desc"), variant=locale_str("record.variant.desc"),
-        mode=locale_str("score.mode.desc"))
+        mode=locale_str("score.mode.desc"), others=locale_str("record.others.desc"))
     @app_commands.choices(situation=SITUATION_CHOICES, variant=variant_choices(), mode=MODE_CHOICES)
     async def record(
         self,
@@ -286,6 +288,7 @@ class Recorder(commands.Cog):
         dealer_streak: app_commands.Range[int, DEALER_STREAK.low, DEALER_STREAK.high] | None = None,
         variant: str | None = None,
         mode: int | None = None,
+        others: app_commands.Range[str, 1, OTHERS_LENGTH] | None = None,
     ) -> None:
         settings = await settings_of(interaction)
         lang = await lang_of(interaction)
@@ -295,15 +298,15 @@ class Recorder(commands.Cog):
                               dealer_streak=dealer_streak, names=("score.mode.name", "record.streak.name"))
         await self.propose(interaction, settings, lang, hand=hand, players=[east, south, west, north], winner=winner,
                            discarder=discarder, situation=situation, dealer_streak=dealer_streak,
-                           variant=variant or settings.default_variant, mode=mode)
+                           variant=variant or settings.default_variant, mode=mode, others=others)
 
     async def propose(self, interaction: discord.Interaction[MjBot], settings: Any, lang: str, *, hand: str,
                       players: list[discord.Member | discord.User], winner: discord.abc.User | None,
                       discarder: discord.abc.User | None, situation: str | None, dealer_streak: int | None,
-                      variant: str, mode: int | None = None) -> None:
+                      variant: str, mode: int | None = None, others: str | None = None) -> None:
         """Check the players, score the hand, store the record and post its card: what ``/record`` and the
         "Record this hand" form of a ``/score`` answer both do. Every refusal comes before anything is written.
-        ``mode``: the Wuhu mode to score in (None: the server's), as /score's option."""
+        ``mode``: the Wuhu mode to score in (None: the server's); ``others``: :mod:`cogs.record_others`."""
         key = variant
         # the values a "Record this hand" button carries are checked as /record's options are (an id can be forged)
         check_options(lang, hand=hand, variant=key, win=None, winner=None, discarder=None, situation=situation,
@@ -337,6 +340,7 @@ class Recorder(commands.Cog):
             sit = build_situation(win=win, winner=w, discarder=d, situation=situation, dealer_streak=dealer_streak)
             parsed = parse_hand(hand)
             v.check_entered(sit, parsed)
+            sit, shown = with_others(others, key, sit, parsed, lang)
             result = v.score(parsed, sit, rules)
         except EngineError as e:
             if e.code in _OPTION_ERRORS:  # the engine names the CLI's --from: say it with /record's options
@@ -349,7 +353,7 @@ class Recorder(commands.Cog):
             seats.append(rstore.SeatProposal(p.id, player_name(p), amount, amount - jiao if v.splits_jiao else 0,
                                              jiao))
         sit_json = {"winner": sit.winner, "discarder": sit.discarder, "dealer_streak": sit.dealer_streak,
-                    **{k: getattr(sit, k) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}}
+                    **{k: getattr(sit, k) for k in ("kong_draw", "rob_kong", "last_tiles", "heavenly", "earthly")}, **shown}
         try:
             dup = await rstore.pending_duplicate(self.store, guild_id=guild_of(interaction), variant=key,
                                                  hand_text=hand, situation=sit_json, players=ids, at=self.clock())

@@ -18,6 +18,7 @@ import discord
 from bot.i18n import seat_name, t, variant_name
 from bot.own_posts import custom_ids
 from bot.store import records as rstore
+from cogs.record_others import others_line, stored_others
 from cogs.scoring import breakdown_text, fit_message
 from engine.tiles import Hand, format_tiles, parse_hand, tile_name
 from engine.variants import ScoreResult, Situation, get_variant, variant_keys
@@ -93,9 +94,9 @@ def record_situation(rec: rstore.Record) -> Situation:
 
 def score_record(rec: rstore.Record) -> tuple[Hand, ScoreResult, Situation]:
     """The record's hand scored again (the engine is a pure function: the card of a stored record is redrawn from
-    what was stored)."""
-    sit = record_situation(rec)
+    what was stored, the other seats' melds entered included)."""
     hand = parse_hand(rec.hand_text)
+    sit = stored_others(rec.situation, record_situation(rec), hand)
     return hand, get_variant(rec.variant).score(hand, sit, rec.rules), sit
 
 
@@ -142,6 +143,9 @@ def card_text(rec: rstore.Record, result: ScoreResult | None, sit: Situation, la
             mark = " ✅" if s.confirmed else " ⏳"
         lines.append(t("record.seat_line", lang, seat=seat_name(s.seat, lang), user=s.player_id,
                        amount=f"{s.amount:+d}" if s.amount else "0") + mark)
+    shown = others_line(rec.variant, rec.situation, lang)  # the other seats' melds, or that 反包 was not judged
+    if shown is not None:
+        lines.append(shown)
     lines.append(status_line(rec, lang, now=now))
     head = "\n".join(lines)
     if result is None:
