@@ -190,13 +190,15 @@ class Output:
         view = self.ui.hand_view(lt, seat, lang, marks) if self.ui and lt.stall != "error" else None
         return text, png, view
 
-    async def hand_image(self, lt: LiveTable, seat: int, lang: str, marks: frozenset[int] = frozenset()) -> bytes:
+    async def hand_image(self, lt: LiveTable, seat: int, lang: str, marks: frozenset[int] = frozenset(), *,
+                         numbered: bool = True) -> bytes:
         """The PNG of a seat's own hand as the table stands (between hands: the hand it ended with, nothing set apart
-        but a self-drawn winning tile, nothing numbered); ``marks``: the tiles the hint marks."""
+        but a self-drawn winning tile, nothing numbered); ``marks``: the tiles the hint marks; not ``numbered``: no
+        discard numbers even when it may discard (a hand message without controls)."""
         tb = lt.table
         assert tb is not None
         scene = scenes.hand_scene(lt, tb.view(seat), marks)
-        if lt.stall != "error" and any(a.type == "discard" for a in tb.legal_actions(seat)):
+        if numbered and lt.stall != "error" and any(a.type == "discard" for a in tb.legal_actions(seat)):
             scene = replace(scene, labels=True)  # numbered as its discard buttons (render.discard_numbers)
         return await self._render("hand", scene, lang, False, lt, lt.occupant(seat).user_id)
 
@@ -228,8 +230,14 @@ class Output:
             s = lt.seats[c]
             assert s is not None and s.user_id is not None
             if s.afk and s.dm_key != (AWAY, s.away):  # the AI plays the seat now: its hand message says so and why,
-                s.dm_key = (AWAY, s.away)  # once, again if why changes (also when the player was waiting, no controls)
-                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away"), reword=True)
+                # once, again if why changes (also when the player was waiting, no controls). When its latest hand
+                # message is of this hand, the same edit shows the hand as the AI takes it over, unnumbered: the
+                # picture of the decision it timed out on had the tile the AI then discarded set apart and every tile
+                # numbered
+                this_hand = s.dm_key is not None and s.dm_key[0] == tb.hand_no and not s.dm_failed
+                s.dm_key = (AWAY, s.away)
+                taken = Png(await self.hand_image(lt, c, s.lang, numbered=False), "hand.png") if this_hand else None
+                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away"), reword=True, png=taken)
             if s.afk:
                 continue
             key = self.dm_key(lt, c)
@@ -252,6 +260,11 @@ class Output:
         tb = lt.table
         s = lt.seats[seat]
         if tb is None or tb.phase in PLAYING or s is None or s.dm_failed:
+            return None
+        if s.afk and s.dm_key == (AWAY, s.away):
+            # its hand message said so already, in this hand or an earlier one: no edit is made (saying the final
+            # hand of a seat the AI took over in the middle of the hand would be an edit of its own at every such
+            # hand's end; the picture stays that of the hand as the AI took it over)
             return None
         _, counts, melds, _ = self.dm_key(lt, seat)
         # the key of its last hand message in the hand just over (whose number the engine has already counted)

@@ -191,3 +191,42 @@ async def test_a_player_waiting_for_the_others_gets_no_edit_at_the_hands_end_and
     dm = h.dms(other)[-1]
     assert not controls(dm) and not [q for q in h.fake.requests[before:] if q.path.startswith(f"/channels/{dm.channel_id}/")]
     assert_shows_the_final_hand(lt, lt.seat_of(other), scene_of(h, other, picture_of(h, other)))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+async def test_a_seat_handed_to_the_ai_in_the_middle_of_a_hand_shows_the_hand_the_ai_takes_over(harness: Harness,
+                                                                                                seed):
+    """Two players: P1 hands their seat to the AI (托管 on the table message) on their turn, and P2 plays on. The one
+    edit of P1's hand message (its controls go, it says the AI plays the seat) showed the picture of P1's decision:
+    14 tiles, the drawn tile apart, numbered. It shows P1's hand as the AI took it over (the AI has discarded for
+    them), nothing numbered; at the hand's end P1's hand message is not edited again (as before)."""
+    h = harness
+    prep(h, seed=seed, images=True)
+    h.bot.tables.timers.next_hand = 3600.0
+    await open_table(h, "hefei", humans=(P1, P2), locale="en-US")
+    lt = live(h)
+    seat = lt.seat_of(P1)
+    while not (lt.table.phase == "play" and lt.table.awaited() == [seat]):
+        msg = latest_dm_controls(h, P2)
+        await h.click(msg, custom_id=ai_click(lt, lt.seat_of(P2), msg), user=P2)
+        await h.bot.tables.wait_idle()
+    dm = latest_dm_controls(h, P1)
+    before = len(h.fake.requests)
+    table_msg = h.fake.find_message(lt.message_id)
+    await h.click(table_msg, custom_id=button_id(table_msg, ":auto"), user=P1, locale="en-US")
+    await h.bot.tables.wait_idle()
+    assert lt.seats[seat].afk and lt.table.phase in PLAYING, "the hand goes on with P2"
+    [edit] = [q for q in h.fake.requests[before:] if q.path.startswith(f"/channels/{dm.channel_id}/")]
+    assert edit.method == "PATCH" and edit.path.endswith(f"/messages/{dm.id}")
+    shown = h.fake.find_message(dm.id)
+    assert "you chose auto-play" in shown.content.splitlines()[-1] and not controls(shown)
+    [png] = shown.images
+    assert [a.data for a in edit.files] == [png]
+    scene = scene_of(h, P1, png)
+    assert sorted(scene.concealed) == lt.table.view(seat)["hand"] and scene.drawn is None and not scene.labels
+    before = len(h.fake.requests)
+    while lt.table.phase in PLAYING:
+        msg = latest_dm_controls(h, P2)
+        await h.click(msg, custom_id=ai_click(lt, lt.seat_of(P2), msg), user=P2)
+        await h.bot.tables.wait_idle()
+    assert not [q for q in h.fake.requests[before:] if q.path.startswith(f"/channels/{dm.channel_id}/")]
