@@ -37,11 +37,15 @@ async def _outcome(work: Awaitable[T]) -> tuple[T | None, BaseException | None]:
 @dataclass(frozen=True)
 class Strip:
     """A seat's controls must go (it has nothing left to decide), and its hand message's text, when given, says why
-    instead of the decision it asked for ("your turn" stayed on a hand message after its hand was over)."""
+    instead of the decision it asked for ("your turn" stayed on a hand message after its hand was over); ``png``,
+    when given, is the hand the seat ended the hand with: the edit of the latest hand message that removes its
+    controls or rewords it shows that picture too, in the same request (its picture of the decision before, 14 tiles
+    numbered for discarding, stayed on it after the AI seats played the hand out)."""
 
     text: str | None = None
     reword: bool = False  # the text goes on the latest hand message even when it has no controls (a player waiting
     #                       for the others: the AI plays their seat now, or why changed; the match or table ended)
+    png: Any = None  # the publisher's Png of the seat's hand as the hand ended (None: the picture stays)
 
 
 class ClickAnswers:
@@ -53,9 +57,11 @@ class ClickAnswers:
         def take_hand(self, lt: LiveTable, seat: int, where: tuple[int, int]) -> Any: ...
         def result_answered(self, lt: LiveTable, message_id: int) -> bool: ...
         def image_shown(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Any) -> bool: ...
+        def picture_shown(self, lt: LiveTable, seat: int, png: Any) -> bool: ...
         def showing(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Any) -> None: ...
         def answer_failed(self, lt: LiveTable, message_id: int) -> None: ...
-        def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None, *, reword: bool = False) -> None: ...
+        def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None, *, reword: bool = False,
+                     png: Any = None) -> None: ...
         def hand(self, lt: LiveTable, payload: Any) -> None: ...
         def show_vote(self, lt: LiveTable, vote: Vote) -> None: ...
         @staticmethod
@@ -66,7 +72,8 @@ class ClickAnswers:
         """Make the clicked ``move`` and answer the click on a table control (``table()``: the clicked table now,
         None when it is gone). While the move is decided the clicker's private hand write is held; a decision
         slower than ``within`` seconds is deferred. A refused move (its error is raised here) releases the hold.
-        Then the clicked message shows the clicker's new hand (controls removed once the hand is over); a click on
+        Then the clicked message shows the clicker's new hand (once the hand is over: the hand it ended with, without
+        controls); a click on
         an ephemeral "My hand" panel is left to the caller, which redraws the panel. Returns the move's result."""
         lt = table()
         msg = interaction.message
@@ -130,17 +137,22 @@ class ClickAnswers:
                 return
             # a hand to show: it was taken for this seat and message
             assert lt is not None and seat is not None and where is not None
-            if isinstance(p, Strip):  # the hand is over: the clicked message keeps its hand, its controls go
+            png = p.png
+            if isinstance(p, Strip):  # the hand is over: its controls go, its picture is the hand as it ended
                 kw: dict[str, Any] = {"view": None} if p.text is None else {"view": None, "content": p.text}
+                if png is not None and self.picture_shown(lt, seat, png):
+                    png = None  # (on this message, or on the one just above it)
             else:
                 kw = {"content": p.content, "view": p.view}
-                if not self.image_shown(lt, seat, where, p.png):
-                    kw["attachments"] = [p.png.file()]
+                if self.image_shown(lt, seat, where, png):
+                    png = None
+            if png is not None:
+                kw["attachments"] = [png.file()]
             if interaction.response.is_done():
                 await interaction.edit_original_response(**kw)
             else:
                 await interaction.response.edit_message(**kw)
-            if not isinstance(p, Strip):
+            if not isinstance(p, Strip) or png is not None:
                 self.showing(lt, seat, where, p.png)
         except discord.HTTPException as e:  # the answer did not reach Discord: the DM is written as usual
             log.info("table %s: click answer failed (%s); the hand goes by DM", None if lt is None else lt.id, e)
@@ -151,7 +163,7 @@ class ClickAnswers:
                 seat_state = lt.seats[seat]
                 assert seat_state is not None
                 seat_state.dm_controls = where
-                self.strip_dm(lt, seat, p.text, reword=p.reword)
+                self.strip_dm(lt, seat, p.text, reword=p.reword, png=p.png)
             elif p is not None and lt is not None:
                 self.hand(lt, p)
 

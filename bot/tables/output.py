@@ -185,15 +185,22 @@ class Output:
 
     async def hand_message(self, lt: LiveTable, seat: int, lang: str) -> tuple[str, bytes, Any]:
         """(text, PNG, controls) of a seat's private hand."""
-        tb = lt.table
-        assert tb is not None
         text, marks = scenes.private_text(lt, seat, lang)
-        scene = scenes.hand_scene(lt, tb.view(seat), marks)
-        if lt.stall != "error" and any(a.type == "discard" for a in tb.legal_actions(seat)):
-            scene = replace(scene, labels=True)  # numbered as its discard buttons (render.discard_numbers)
-        png = await self._render("hand", scene, lang, False, lt, lt.occupant(seat).user_id)
+        png = await self.hand_image(lt, seat, lang, marks)
         view = self.ui.hand_view(lt, seat, lang, marks) if self.ui and lt.stall != "error" else None
         return text, png, view
+
+    async def hand_image(self, lt: LiveTable, seat: int, lang: str, marks: frozenset[int] = frozenset(), *,
+                         numbered: bool = True) -> bytes:
+        """The PNG of a seat's own hand as the table stands (between hands: the hand it ended with, nothing set apart
+        but a self-drawn winning tile, nothing numbered); ``marks``: the tiles the hint marks; not ``numbered``: no
+        discard numbers even when it may discard (a hand message without controls)."""
+        tb = lt.table
+        assert tb is not None
+        scene = scenes.hand_scene(lt, tb.view(seat), marks)
+        if numbered and lt.stall != "error" and any(a.type == "discard" for a in tb.legal_actions(seat)):
+            scene = replace(scene, labels=True)  # numbered as its discard buttons (render.discard_numbers)
+        return await self._render("hand", scene, lang, False, lt, lt.occupant(seat).user_id)
 
     def dm_key(self, lt: LiveTable, seat: int) -> Any:
         tb = lt.table
@@ -212,16 +219,25 @@ class Output:
                 # the match over or paused, the AI playing the seat: every player's latest hand message says so (one
                 # edit where it does not already). A hand over is told where it had controls only: a player who was
                 # waiting keeps "waiting for the others" until the next hand's message (no edit for each player at
-                # every hand's end; the table message shows the result and Next)
+                # every hand's end; the table message shows the result and Next). That edit also shows the hand the
+                # player ended the hand with: the AI seats may have played on after their last decision, whose
+                # picture had the tile they discarded set apart and every tile numbered
+                final = await self._final_hand(lt, c)
                 self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away" if away else why),
-                                        reword=away or why != "hand_over")
+                                        reword=away or why != "hand_over", png=final)
             return
         for c in lt.humans():
             s = lt.seats[c]
             assert s is not None and s.user_id is not None
             if s.afk and s.dm_key != (AWAY, s.away):  # the AI plays the seat now: its hand message says so and why,
-                s.dm_key = (AWAY, s.away)  # once, again if why changes (also when the player was waiting, no controls)
-                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away"), reword=True)
+                # once, again if why changes (also when the player was waiting, no controls). When its latest hand
+                # message is of this hand, the same edit shows the hand as the AI takes it over, unnumbered: the
+                # picture of the decision it timed out on had the tile the AI then discarded set apart and every tile
+                # numbered
+                this_hand = s.dm_key is not None and s.dm_key[0] == tb.hand_no and not s.dm_failed
+                s.dm_key = (AWAY, s.away)
+                taken = Png(await self.hand_image(lt, c, s.lang, numbered=False), "hand.png") if this_hand else None
+                self.publisher.strip_dm(lt, c, scenes.over_text(lt, c, "away"), reword=True, png=taken)
             if s.afk:
                 continue
             key = self.dm_key(lt, c)
@@ -235,6 +251,26 @@ class Output:
             s.dm_head = text.partition("\n")[0]
             self.publisher.hand(lt, HandPayload(c, s.user_id, text, Png(png, "hand.png"), view, new_hand,
                                                 lt.since[c] if view is not None else None, probe=s.dm_failed))
+
+    async def _final_hand(self, lt: LiveTable, seat: int) -> Png | None:
+        """The picture of the hand a seat ended the hand with, for its hand message once the hand is over; None
+        while a hand is in play (a table paused or closed in the middle of one), for a seat without DMs (My hand
+        shows its hand) and when its latest hand message already shows these tiles, unnumbered (it was waiting for
+        the others: nothing of its hand changed since)."""
+        tb = lt.table
+        s = lt.seats[seat]
+        if tb is None or tb.phase in PLAYING or s is None or s.dm_failed:
+            return None
+        if s.afk and s.dm_key == (AWAY, s.away):
+            # its hand message said so already, in this hand or an earlier one: no edit is made (saying the final
+            # hand of a seat the AI took over in the middle of the hand would be an edit of its own at every such
+            # hand's end; the picture stays that of the hand as the AI took it over)
+            return None
+        _, counts, melds, _ = self.dm_key(lt, seat)
+        # the key of its last hand message in the hand just over (whose number the engine has already counted)
+        if s.dm_key == (tb.hand_no - 1, counts, melds, None):
+            return None
+        return Png(await self.hand_image(lt, seat, s.lang), "hand.png")
 
     async def _dm_changed(self, lt: LiveTable) -> None:
         """A seat's DMs were found delayed (Discord failing) or working again (:class:`Publisher`): the table

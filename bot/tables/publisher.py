@@ -175,15 +175,21 @@ class DmLane:
 
     def put_strip(self, strip: Strip) -> None:
         """The seat has nothing left to decide: a waiting hand state is shown without its (never sent) controls
-        (and with the strip's text, when it has one)."""
+        (and with the strip's text and picture, when it has them)."""
         if self.pending is not None:
             self.pending.view, self.pending.since = None, None
             if strip.text is not None:
                 self.pending.content = strip.text
+            if strip.png is not None:
+                self.pending.png = strip.png
         elif self.strip is None:
             self.strip = strip
-        elif strip.text is not None:  # (a strip with a reason keeps it; one to reword the message stays one)
-            self.strip = Strip(strip.text, strip.reword or self.strip.reword)
+        else:  # (a strip with a reason keeps it; one to reword the message stays one; the newest picture wins)
+            png = strip.png if strip.png is not None else self.strip.png
+            if strip.text is not None:
+                self.strip = Strip(strip.text, strip.reword or self.strip.reword, png)
+            else:
+                self.strip = Strip(self.strip.text, self.strip.reword, png)
 
 
 @dataclass
@@ -361,11 +367,13 @@ class Publisher(ClickAnswers, KeptMessages):
         self._lane(lt, payload.seat).put(payload)
         self._kick_dm(lt, payload.seat)
 
-    def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None, *, reword: bool = False) -> None:
+    def strip_dm(self, lt: LiveTable, seat: int, text: str | None = None, *, reword: bool = False,
+                 png: Png | None = None) -> None:
         """The seat's controls go; ``text``: what its hand message says instead of the decision it asked for
         (``reword``: even when it had no controls, a player waiting for the others: the latest hand message is
-        edited unless it says ``text`` already)."""
-        self._strip_dm(lt, seat, Strip(text, reword))
+        edited unless it says ``text`` already); ``png``: the hand as it ended, shown by that same edit when the
+        latest hand message is edited (it costs no request of its own)."""
+        self._strip_dm(lt, seat, Strip(text, reword, png))
 
     def _strip_dm(self, lt: LiveTable, seat: int, strip: Strip) -> None:
         if self._park(lt, seat, ("strip_dm", strip)):
@@ -434,6 +442,12 @@ class Publisher(ClickAnswers, KeptMessages):
     def image_shown(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Png) -> bool:
         """Does the DM message ``where`` already show ``png``? (Then an edit keeps its attachment.)"""
         return self.shown.get((lt.id, seat)) == (where, png.key)
+
+    def picture_shown(self, lt: LiveTable, seat: int, png: Png) -> bool:
+        """Is ``png`` the picture the seat's DMs show last? On its latest hand message, or on the one just above it:
+        a decision on an unchanged hand is posted without the picture (:meth:`_send_hand`)."""
+        shown = self.shown.get((lt.id, seat))
+        return shown is not None and shown[1] == png.key
 
     def showing(self, lt: LiveTable, seat: int, where: tuple[int, int], png: Png) -> None:
         self.shown[(lt.id, seat)] = (where, png.key)
@@ -637,8 +651,15 @@ class Publisher(ClickAnswers, KeptMessages):
                         if target is not None:
                             old, s.dm_controls = target, None
                             taken = ("strip", (strip, controls))
+                            # the hand as it ended goes on the latest hand message (after a restart: the one
+                            # with controls) in the same edit
+                            latest = s.dm_last in (None, old)
+                            png = strip.png if strip.png is not None and latest and not self.picture_shown(
+                                lt, seat, strip.png) else None
                             await self._retry(lt, "strip DM", functools.partial(self._edit_view, old, None,
-                                                                                strip.text), once=once)
+                                                                                strip.text, png), once=once)
+                            if png is not None:
+                                self.showing(lt, seat, old, png)
                             if strip.text is not None and old == s.dm_last:
                                 s.dm_text = strip.text
                             await self._remember(lt)
@@ -769,8 +790,11 @@ class Publisher(ClickAnswers, KeptMessages):
             lt.said = merged(lt.said, {k: v for k, v in marks.items() if k != "shown"})
             await self.mark_stored(lt.match_id, marks)
 
-    async def _edit_view(self, where: tuple[int, int], view: Any, content: str | None = None) -> None:
+    async def _edit_view(self, where: tuple[int, int], view: Any, content: str | None = None,
+                         png: Png | None = None) -> None:
         kw: dict[str, Any] = {"view": view} if content is None else {"view": view, "content": content}
+        if png is not None:  # (the picture replaces the message's one)
+            kw["attachments"] = [png.file()]
         with contextlib.suppress(discord.NotFound, discord.Forbidden):
             await self._channel(where[0]).get_partial_message(where[1]).edit(**kw)
 
