@@ -435,7 +435,9 @@ class TableManager(Admin, Output, Gone):
                 log.warning("table in %s: the match was refused: %s", lt.channel_id, e)
                 lt.move(State.LOBBY)
                 lt.busy_channel = e.code == "channel_busy"
-                raise Refusal("tables.channel_busy" if e.code == "channel_busy" else "tables.not_recorded") from e
+                # fenced: another process holds the channel's shard now (the database answered): the table moves
+                raise Refusal("tables.channel_busy" if e.code == "channel_busy" else "tables.moving"
+                              if e.code == "fenced" else "tables.not_recorded") from e
             except Exception as e:
                 log.warning("table in %s: the match could not be recorded: %s", lt.channel_id, e)
                 lt.move(State.LOBBY)
@@ -485,7 +487,8 @@ class TableManager(Admin, Output, Gone):
         the store has not written yet is written (a hand whose ledger rows failed: it was shown settled to
         everyone, and aborting the match would mark it aborted for good), then the match is aborted (a match the
         engine finished is finished by that catch-up instead). A few quick tries; a store that does not answer is
-        :class:`Refusal` ``tables.end_not_recorded`` and nothing changed (the table plays on, the recovery goes on)."""
+        :class:`Refusal` ``tables.end_not_recorded`` and nothing changed (the table plays on, the recovery goes on); one
+        that refuses it because another process holds the table's shard now is ``tables.moving``."""
         rec = lt.rec
         if rec is None:
             return
@@ -500,6 +503,10 @@ class TableManager(Admin, Output, Gone):
         try:
             await retrying(write, "ending a match", self.store_backoff, tries=3)
         except Exception as e:
+            if (isinstance(e, StoreError) and e.code == "fenced") or rec.elsewhere == "fenced":
+                # the database answered: another process holds the table's shard now, and ends it if asked there
+                log.warning("table %s: not ended here, another process holds its shard now", lt.id)
+                raise Refusal("tables.moving") from e
             log.warning("table %s: not ended, the store did not take it: %s", lt.id, e)
             raise Refusal("tables.end_not_recorded") from e
         if lt.stall == "store":  # (the catch-up above was the recovery's work)
