@@ -83,6 +83,9 @@ class Cluster(Routing):
     lease_wait = 3.0
     #: seconds the lease check waits for the server's answer before the shards are given up
     check_timeout = 10.0
+    #: seconds a take waits for a previous holder's write (the epoch's row lock) before it leaves that shard to a
+    #: later round: the lease connection, which every routed click uses too, is not held longer than that
+    take_wait = 0.5
     #: seconds a process whose lease connection is down leaves an interaction to a live owner before it says it
     #: cannot reach its database (Discord allows 3 for the first answer): :meth:`answer_blind`
     blind_wait = 2.5
@@ -239,7 +242,8 @@ class Cluster(Routing):
                 for shard in self.shards:
                     if shard in self.held:
                         continue
-                    epoch = await take(conn, self.count, shard)  # (waits for a previous holder's writes)
+                    # (waits a moment for a previous holder's write; longer, and the shard waits for a later round)
+                    epoch = await take(conn, self.count, shard, int(self.take_wait * 1000))
                     if epoch is not None:
                         self.epochs[shard] = epoch
                         self.held.add(shard)

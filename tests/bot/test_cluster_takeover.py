@@ -1,5 +1,8 @@
 """Taking a shard over, as the players see it (bot.cluster, docs/sharding.md):
 
+- a take that meets a write of the previous holder still under way (the fence's row lock on the shard's epoch)
+  waits for it only a moment (``Cluster.take_wait``), then leaves that shard to a later round: the lease
+  connection, which carries every routed click, is free meanwhile, and the taker keeps its other shards and tables;
 - a Start or a /table end refused by the fence (another process holds the shard now: the database answered) says
   the table is moving, not that the database did not answer.
 
@@ -8,17 +11,25 @@ Processes side by side in this test's event loop, as in tests/bot/test_cluster.p
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import asyncpg
 import pytest
 
 from bot.tables.strings import t
 from tests.bot.test_cluster import (
+    CH0,
     CH1,
+    G0,
     G1,
+    U0,
     U1,
     boot,
+    close_all,
+    controls,
     fresh_fake,
+    human_moves,
     open_table,
     until,
 )
@@ -32,6 +43,63 @@ def said(rec: Any) -> list[str]:
     """Everything an interaction was answered with (its first answer and its follow-ups)."""
     first = [(c.get("data") or {}).get("content") or "" for c in rec.callbacks]
     return first + [f.content or "" for f in rec.followups]
+
+
+# ------------------------------------------------------------------------------ a take waiting for a write
+
+
+async def test_a_take_waiting_for_the_previous_holders_write_stalls_no_click_and_costs_the_taker_nothing(pg_url):
+    """p0 holds shard 0 (a table of U0's) and is the standby of shard 1; shard 1's holder stops while a write of its
+    holds the epoch's row. p0's take waits for that write only a moment: a DM click on p0's own table, pressed while
+    the take waits, is played and answered while the write still goes on; p0 keeps shard 0 and its table (before:
+    the click waited for the write, and past the lease check's bound p0 gave every shard up and told the player the
+    bot could not reach its database). Once the write is over, the next round takes shard 1 and its table plays on."""
+    fake = fresh_fake()
+    p1 = await boot(pg_url, (1,), fake)
+    t1 = await open_table(p1, G1, CH1, U1)
+    p0 = await boot(pg_url, (0, 1), fake)
+    cluster = p0.bot.cluster
+    assert cluster.held == {0}
+    t0 = await open_table(p0, G0, CH0, U0)
+    cluster.check_timeout = 2.0  # (the production bound is 10 s: only shortened to make the code before fail sooner)
+    cluster.take_wait = 1.0
+
+    write = await asyncpg.connect(pg_url)  # p1's write under way: it checked the fence, and goes on
+    await write.execute("BEGIN")
+    await write.execute("SELECT epoch FROM lease_epochs WHERE shard_count = 2 AND shard = 1 FOR SHARE")
+    p1.bot.cluster.kill()  # ... and p1 is gone
+    step = asyncio.ensure_future(cluster.step())  # p0 takes shard 1: its epoch's bump meets the write
+
+    async def take_waits() -> bool:
+        return bool(await write.fetchval(
+            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock')",
+            cluster.backend_pid))
+
+    await until(take_waits, "the take waiting for the write")
+    moves0 = human_moves(p0, t0)
+    m, cid = controls(fake, U0)  # U0 plays on p0's own table meanwhile (a DM click: shard 0's process routes it)
+    data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: rec.responded, "the click answered")
+    played = human_moves(p0, t0) - moves0
+    await asyncio.wait_for(step, 60)
+    held, tables = set(cluster.held), set(p0.bot.tables.by_id)
+    write_open = not write.is_closed() and write.is_in_transaction()
+    await write.execute("ROLLBACK")
+    await write.close()
+    assert write_open, "all of the above while the write went on"
+    assert played == 1 and not any("cannot reach" in s for s in said(rec)), said(rec)
+    assert held == {0} and t0 in tables, (held, tables)  # shard 1 waits for a later round; shard 0 stays
+
+    await cluster.step()  # the write is over: shard 1 is taken, its table resumes here and plays on
+    await p0.settle()
+    assert cluster.held == {0, 1} and {t0, t1} <= set(p0.bot.tables.by_id)
+    moves1 = human_moves(p0, t1)
+    m, cid = controls(fake, U1)
+    await p0.click(m, custom_id=cid)
+    assert human_moves(p0, t1) == moves1 + 1
+    p1.bot.cluster.closing = True
+    await close_all(p0, p1)
 
 
 # ------------------------------------------------------------------------------ writes refused by the fence
