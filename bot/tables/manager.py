@@ -215,10 +215,16 @@ class TableManager(Admin, Output, Gone):
 
     # ---------------------------------------------------------------------------------------------- lookups
 
-    def table_in(self, channel_id: int) -> LiveTable:
+    def settling(self, guild_id: int | None) -> bool:
+        """Whether the server's shard was just taken by this process and its tables are not back yet (being resumed
+        from the store): a table not found may well be there in a moment ("the table is moving", not "over")."""
+        cluster = getattr(self.bot, "cluster", None)
+        return cluster is not None and guild_id is not None and cluster.settling_guild(guild_id)
+
+    def table_in(self, channel_id: int, guild_id: int | None = None) -> LiveTable:
         lt = self.by_channel.get(channel_id)
         if lt is None or lt.closed:
-            raise Refusal("tables.no_table")
+            raise Refusal("tables.moving" if lt is None and self.settling(guild_id) else "tables.no_table")
         return lt
 
     def check_place(self, lt: LiveTable, guild_id: int | None, channel_id: int | None) -> None:
@@ -244,7 +250,8 @@ class TableManager(Admin, Output, Gone):
                          variant: str, rules: dict[str, Any], settings: Any) -> LiveTable:
         """A new lobby in the channel, stored before anyone sees it (Refusal ``tables.not_recorded`` when the store
         fails: no lobby then)."""
-        if not self.owns(guild_id):  # another process holds the server's shard (or nobody does, for a moment)
+        # another process holds the server's shard (or nobody does, for a moment), or its tables are coming back here
+        if not self.owns(guild_id) or self.settling(guild_id):
             raise Refusal("tables.moving")
         if channel_id in self.by_channel and not self.by_channel[channel_id].closed:
             raise Refusal("tables.busy_channel")

@@ -1,8 +1,12 @@
-"""Taking a shard over, as the players see it (bot.cluster, docs/sharding.md):
+"""Taking a shard over, as the players see it (bot.cluster, docs/sharding.md "Taking over"):
 
 - a take that meets a write of the previous holder still under way (the fence's row lock on the shard's epoch)
   waits for it only a moment (``Cluster.take_wait``), then leaves that shard to a later round: the lease
   connection, which carries every routed click, is free meanwhile, and the taker keeps its other shards and tables;
+- until the tables of a shard just taken are back (resumed from the store), a click on one of them, a /table
+  command in its channel or a /table new there is told "the table is moving, try again" (never "that table is
+  over" or "there is no table here"), and a DM click routed to it waits in the queue and is played once its table
+  is in;
 - a Start or a /table end refused by the fence (another process holds the shard now: the database answered) says
   the table is moving, not that the database did not answer.
 
@@ -26,13 +30,16 @@ from tests.bot.test_cluster import (
     U0,
     U1,
     boot,
+    channel_control,
     close_all,
     controls,
     fresh_fake,
     human_moves,
     open_table,
+    slow_resume,
     until,
 )
+from tests.harness.db import sql
 
 pytestmark = pytest.mark.usefixtures("stepped_cluster")  # lease checks when a test steps them
 
@@ -100,6 +107,72 @@ async def test_a_take_waiting_for_the_previous_holders_write_stalls_no_click_and
     assert human_moves(p0, t1) == moves1 + 1
     p1.bot.cluster.closing = True
     await close_all(p0, p1)
+
+
+# ------------------------------------------------------------------------------ a shard's tables coming back
+
+
+async def test_a_routed_click_during_the_take_overs_resume_is_played_once_the_table_is_back(pg_url, monkeypatch):
+    """Shard 1's owner stops; the standby takes the shard and resumes its table (slowly). U1's DM click, routed by
+    shard 0's process meanwhile, is not taken while the table is not back, and is played once it is (before: it
+    was taken at once and told "That table is over.")."""
+    fake = fresh_fake()
+    p0 = await boot(pg_url, (0,), fake)  # shard 0: receives every DM click, routes it
+    pa = await boot(pg_url, (1,), fake)
+    t1 = await open_table(pa, G1, CH1, U1)
+    pb = await boot(pg_url, (1,), fake)  # shard 1's standby
+    gate, entered, usual_read = slow_resume(monkeypatch)
+    await pa.close()
+    step = asyncio.ensure_future(pb.bot.cluster.step())
+    await until(entered.is_set, "the standby resuming the table")
+    assert pb.bot.cluster.held == {1}
+    moves = human_moves(p0, t1)
+    m, cid = controls(fake, U1)
+    data, rec = p0.click_payload(m, custom_id=cid, locale="en-US")
+    p0.bot._connection.parse_interaction_create(data)
+    await until(lambda: rec.responded, "the click deferred by its router")
+    owner = pb.bot.cluster
+    owner._kick_drain()  # the owner polls its queue (as its NOTIFY and each round make it do)
+    await until(lambda: owner._drain_task is None or owner._drain_task.done(), "the owner's poll over")
+    queued = sql(p0, "SELECT state FROM routed_clicks")
+    answered_meanwhile = said(rec)
+    assert queued == [("queued",)], (queued, answered_meanwhile)  # before: taken, and told "That table is over."
+
+    gate.set()
+    await step
+    usual_read()
+    await until(lambda: human_moves(p0, t1) == moves + 1, "the click played once the table is back")
+    await pb.settle()
+    assert not any(t("tables.table_gone", "en") in s for s in answered_meanwhile + said(rec)), said(rec)
+    assert t1 in pb.bot.tables.by_id and not pb.bot.tables.by_id[t1].closed
+    await close_all(p0, pb)
+
+
+async def test_server_commands_during_the_take_overs_resume_say_the_table_is_moving(pg_url, monkeypatch):
+    """In the table's server channel while its table is being resumed: "My hand", /table dissolve and a /table new
+    are told the table is moving (before: "That table is over.", "There is no table in this channel", and a new
+    lobby that the resumed match then closed)."""
+    fake = fresh_fake()
+    pa = await boot(pg_url, (1,), fake)
+    t1 = await open_table(pa, G1, CH1, U1)
+    pb = await boot(pg_url, (1,), fake)
+    gate, entered, usual_read = slow_resume(monkeypatch)
+    await pa.close()
+    step = asyncio.ensure_future(pb.bot.cluster.step())
+    await until(entered.is_set, "the standby resuming the table")
+    m, cid = channel_control(fake, CH1)
+    hand = await pb.click(m, custom_id=cid, user=U1, locale="en-US")
+    dissolve = await pb.slash("table dissolve", user=U1, guild=G1, channel=CH1, locale="en-US")
+    new = await pb.slash("table new", variant="wuhu", user=U1 + 7, guild=G1, channel=CH1, locale="en-US")
+    gate.set()
+    await step
+    usual_read()
+    await pb.settle()
+    assert t1 in pb.bot.tables.by_id and not pb.bot.tables.by_id[t1].closed
+    assert pb.bot.tables.by_channel[CH1].id == t1  # no lobby opened over it
+    await close_all(pb)
+    for r in (hand, dissolve, new):
+        assert r.responded and MOVING in r.reply.content and r.reply.ephemeral, r.reply.content
 
 
 # ------------------------------------------------------------------------------ writes refused by the fence
