@@ -83,6 +83,9 @@ class Cluster(Routing):
     lease_wait = 3.0
     #: seconds the lease check waits for the server's answer before the shards are given up
     check_timeout = 10.0
+    #: seconds a take waits for a previous holder's write (the epoch's row lock) before it leaves that shard to a
+    #: later round: the lease connection, which every routed click uses too, is not held longer than that
+    take_wait = 0.5
     #: seconds a process whose lease connection is down leaves an interaction to a live owner before it says it
     #: cannot reach its database (Discord allows 3 for the first answer): :meth:`answer_blind`
     blind_wait = 2.5
@@ -95,6 +98,9 @@ class Cluster(Routing):
         self.plan = plan
         self.count, self.shards = plan.lease_keys()
         self.held: set[int] = set()
+        # held shards whose tables are still being resumed (taken by a round, not yet through ``on_gain``): their
+        # clicks are told the table is moving, never that it is over (:meth:`settled`)
+        self.settling: set[int] = set()
         self.epochs: dict[int, int] = {}  # the epoch each lease got when taken (bot.store.fence: what writes check)
         self.conn: asyncpg.Connection | None = None
         self.backend_pid: int | None = None
@@ -127,6 +133,16 @@ class Cluster(Routing):
         """Whether this process holds the lease of the server's shard now."""
         return self.shard_of(guild_id) in self.held
 
+    def settled(self, shard: int) -> bool:
+        """Whether the shard's tables are in this process: held, and not being resumed since it was taken."""
+        return shard in self.held and shard not in self.settling
+
+    def settling_guild(self, guild_id: int) -> bool:
+        """Whether the server's shard was just taken here and its tables are not back yet (a click on one of them
+        finds no table: "the table is moving, try again", never "the table is over")."""
+        shard = self.shard_of(guild_id)
+        return shard in self.held and shard in self.settling
+
     def epoch(self, shard: int) -> int | None:
         """The store's fence (:class:`bot.store.fence.Fence`): the shard's epoch while its lease is held."""
         return self.epochs.get(shard) if shard in self.held else None
@@ -150,6 +166,7 @@ class Cluster(Routing):
         except BaseException:
             await self.close()
             raise
+        self.settling = set()  # the start-up resumes them (the bot's ``tables_follow_leases``), before any event comes
         missing = sorted(set(self.shards) - self.held)
         if missing:
             log.warning("shards %s of %d are held by another process: waiting for them (standby)", missing,
@@ -197,9 +214,13 @@ class Cluster(Routing):
                 await self.on_lose(lost)
 
     async def _gain(self, gained: set[int]) -> None:
-        async with self._handlers:
-            if self.on_gain is not None:
-                await self.on_gain(gained)
+        try:
+            async with self._handlers:
+                if self.on_gain is not None:
+                    await self.on_gain(gained)
+        finally:  # their tables are in (or their resume failed: whatever is not in is not coming back this way)
+            self.settling -= gained
+            self._kick_drain()  # the routed clicks of those shards were left queued meanwhile
 
     @contextlib.asynccontextmanager
     async def _session(self, lease: bool = False) -> AsyncIterator[asyncpg.Connection | None]:
@@ -239,9 +260,11 @@ class Cluster(Routing):
                 for shard in self.shards:
                     if shard in self.held:
                         continue
-                    epoch = await take(conn, self.count, shard)  # (waits for a previous holder's writes)
+                    # (waits a moment for a previous holder's write; longer, and the shard waits for a later round)
+                    epoch = await take(conn, self.count, shard, int(self.take_wait * 1000))
                     if epoch is not None:
                         self.epochs[shard] = epoch
+                        self.settling.add(shard)
                         self.held.add(shard)
                         gained.add(shard)
         return gained

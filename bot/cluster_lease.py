@@ -40,16 +40,31 @@ async def other_counts(conn: asyncpg.Connection, count: int) -> list[int]:
     return [int(r["n"]) for r in rows if int(r["n"]) != count]
 
 
-async def take(conn: asyncpg.Connection, count: int, shard: int) -> int | None:
+async def take(conn: asyncpg.Connection, count: int, shard: int, wait_ms: int) -> int | None:
     """Take the shard's lease if it is free (in the taking transaction), and bump the shard's epoch: the new epoch,
     None when another session holds the lease. The bump waits for the writes that checked the old epoch (a
     previous holder's, under way) to end, and comes before this process reads the shard's tables from the store, so
-    that every write of the previous holder is either in what it reads or refused."""
-    if not await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", LEASE_CLASS, lease_key(count, shard)):
+    that every write of the previous holder is either in what it reads or refused.
+
+    The bump waits at most ``wait_ms`` for such a write: the lease connection carries every routed click too, and a
+    previous holder's write may last a while (its statement 15 s, its transaction idle 20 s). Past it the lease is
+    let go again and the answer is None: a later round takes it, once the write is over. The server answered
+    throughout (it is a lock's wait, not a lost session): nothing else of this process's is given up."""
+    key = lease_key(count, shard)
+    if not await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", LEASE_CLASS, key):
         return None
-    return int(await conn.fetchval(
-        "INSERT INTO lease_epochs (shard_count, shard, epoch) VALUES ($1, $2, 1) ON CONFLICT (shard_count, shard) "
-        "DO UPDATE SET epoch = lease_epochs.epoch + 1 RETURNING epoch", count, shard))
+    try:
+        async with conn.transaction():  # a savepoint: a bump that waited too long leaves the taking transaction whole
+            await conn.execute(f"SET LOCAL lock_timeout = {max(1, int(wait_ms))}")
+            return int(await conn.fetchval(
+                "INSERT INTO lease_epochs (shard_count, shard, epoch) VALUES ($1, $2, 1) ON CONFLICT (shard_count, "
+                "shard) DO UPDATE SET epoch = lease_epochs.epoch + 1 RETURNING epoch", count, shard))
+    except asyncpg.LockNotAvailableError:
+        # (a session-level lock outlives the rolled-back savepoint: it is let go by hand)
+        await conn.fetchval("SELECT pg_advisory_unlock($1, $2)", LEASE_CLASS, key)
+        log.warning("shard %s: its previous holder's write is still under way: the lease is taken at a later round",
+                    shard)
+        return None
 
 
 async def held_shards(conn: asyncpg.Connection, count: int) -> set[int]:

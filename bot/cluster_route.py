@@ -60,6 +60,7 @@ class Routing:
         _drain_again: bool
 
         def shard_of(self, guild_id: int) -> int: ...
+        def settled(self, shard: int) -> bool: ...
         def _session(self, lease: bool = False) -> contextlib.AbstractAsyncContextManager[asyncpg.Connection | None]: ...
         def _spawn(self, coro: Any, name: str | None = None) -> asyncio.Task[Any]: ...
 
@@ -110,8 +111,8 @@ class Routing:
         """
         if interaction.guild_id is None:
             return await self.route(interaction, match_id, on_dropped)
-        if owns(interaction.guild_id):
-            return "here"
+        if owns(interaction.guild_id):  # its tables just being resumed: not here yet
+            return "here" if self.settled(self.shard_of(interaction.guild_id)) else "moving"
         alive = await self.knows_owner(self.shard_of(interaction.guild_id))
         return "unknown" if alive is None else "elsewhere" if alive else "moving"
 
@@ -131,7 +132,7 @@ class Routing:
         if "routed" in interaction.extras:  # delivered by the queue already: never routed twice
             # its table stays here unless this process lost the shard since it took the click (then it plays on
             # once another process takes the shard: the player tries again)
-            return "here" if interaction.extras["routed"] in self.held else "moving"
+            return "here" if self.settled(interaction.extras["routed"]) else "moving"
         if self.conn is None or self.conn.is_closed():
             return "unknown"
         try:
@@ -142,8 +143,8 @@ class Routing:
         if guild is None:
             return "here"
         shard = self.shard_of(guild)
-        if shard in self.held:
-            return "here"
+        if shard in self.held:  # its tables just being resumed here: the table is not back yet
+            return "here" if self.settled(shard) else "moving"
         alive = await self.knows_owner(shard)
         if not alive:
             return "unknown" if alive is None else "moving"
@@ -242,7 +243,7 @@ class Routing:
 
     def _notified(self, conn: Any, pid: int, channel: str, payload: str) -> None:
         count, _, shard = payload.partition(":")
-        if count == str(self.count) and shard.isdigit() and int(shard) in self.held:
+        if count == str(self.count) and shard.isdigit() and self.settled(int(shard)):
             self._kick_drain()
 
     def _kick_drain(self) -> None:
@@ -274,8 +275,10 @@ class Routing:
 
     async def _take_clicks(self) -> list[tuple[int, dict[str, Any]]]:
         async with self._session() as conn:
-            if conn is None or not self.held:
+            # (not those of a shard whose tables are still being resumed: taken once they are in)
+            shards = sorted(s for s in self.held if self.settled(s))
+            if conn is None or not shards:
                 return []
             # a click queued longer ago than a router waits is dropped, never played late
-            return await take_clicks(conn, self.count, sorted(self.held), int(self.route_timeout * 1000), now_ms(),
+            return await take_clicks(conn, self.count, shards, int(self.route_timeout * 1000), now_ms(),
                                      f"{self.me}@{self.backend_pid}")

@@ -199,6 +199,8 @@ class Tables(commands.Cog):
         component = interaction.type == discord.InteractionType.component
         try:
             lt = self.manager.by_channel.get(channel_id)
+            if lt is None and self.manager.settling(interaction.guild_id):  # (its lobby may be coming back here)
+                raise Refusal("tables.moving")
             if lt is None or lt.closed:
                 raise Refusal("tables.lobby_gone" if component else "tables.no_table")
             # a lobby's buttons act only in its own channel (a forged custom id elsewhere changes nothing)
@@ -281,7 +283,7 @@ class Tables(commands.Cog):
     async def end(self, interaction: discord.Interaction[MjBot]) -> None:
         lang = await lang_of(interaction)
         try:
-            lt = self.manager.table_in(interaction.channel_id or 0)
+            lt = self.manager.table_in(interaction.channel_id or 0, interaction.guild_id)
             perms = interaction.permissions
             self.manager.may_manage(lt, interaction.user.id, bool(perms and perms.manage_guild))
         except Refusal as r:
@@ -299,7 +301,7 @@ class Tables(commands.Cog):
     async def show(self, interaction: discord.Interaction[MjBot]) -> None:
         lang = await lang_of(interaction)
         try:
-            lt = self.manager.table_in(interaction.channel_id or 0)
+            lt = self.manager.table_in(interaction.channel_id or 0, interaction.guild_id)
         except Refusal as r:
             await _say(interaction, t(r.key, lang, **r.params))
             return
@@ -327,7 +329,7 @@ class Tables(commands.Cog):
     async def autoplay(self, interaction: discord.Interaction[MjBot], on: str) -> None:
         lang = await lang_of(interaction)
         try:
-            lt = self.manager.table_in(interaction.channel_id or 0)
+            lt = self.manager.table_in(interaction.channel_id or 0, interaction.guild_id)
             await interaction.response.defer(ephemeral=True)
             await self.manager.autoplay(lt, interaction.user.id, on == "on")
         except Refusal as r:
@@ -339,7 +341,7 @@ class Tables(commands.Cog):
                           op: str) -> None:
         lang = await lang_of(interaction)
         try:
-            lt = self.manager.table_in(interaction.channel_id or 0)
+            lt = self.manager.table_in(interaction.channel_id or 0, interaction.guild_id)
             perms = interaction.permissions
             self.manager.may_manage(lt, interaction.user.id, bool(perms and perms.manage_guild))
             if member.bot:
@@ -381,7 +383,7 @@ class Tables(commands.Cog):
     async def dissolve(self, interaction: discord.Interaction[MjBot]) -> None:
         lang = await lang_of(interaction)
         try:
-            lt = self.manager.table_in(interaction.channel_id or 0)
+            lt = self.manager.table_in(interaction.channel_id or 0, interaction.guild_id)
             if not lt.started:  # a lobby (no match id yet) is closed by its players leaving, not by a vote
                 raise Refusal("tables.not_started")
             await self._propose(interaction, lt.id, lang)

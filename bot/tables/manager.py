@@ -215,10 +215,16 @@ class TableManager(Admin, Output, Gone):
 
     # ---------------------------------------------------------------------------------------------- lookups
 
-    def table_in(self, channel_id: int) -> LiveTable:
+    def settling(self, guild_id: int | None) -> bool:
+        """Whether the server's shard was just taken by this process and its tables are not back yet (being resumed
+        from the store): a table not found may well be there in a moment ("the table is moving", not "over")."""
+        cluster = getattr(self.bot, "cluster", None)
+        return cluster is not None and guild_id is not None and cluster.settling_guild(guild_id)
+
+    def table_in(self, channel_id: int, guild_id: int | None = None) -> LiveTable:
         lt = self.by_channel.get(channel_id)
         if lt is None or lt.closed:
-            raise Refusal("tables.no_table")
+            raise Refusal("tables.moving" if lt is None and self.settling(guild_id) else "tables.no_table")
         return lt
 
     def check_place(self, lt: LiveTable, guild_id: int | None, channel_id: int | None) -> None:
@@ -244,7 +250,8 @@ class TableManager(Admin, Output, Gone):
                          variant: str, rules: dict[str, Any], settings: Any) -> LiveTable:
         """A new lobby in the channel, stored before anyone sees it (Refusal ``tables.not_recorded`` when the store
         fails: no lobby then)."""
-        if not self.owns(guild_id):  # another process holds the server's shard (or nobody does, for a moment)
+        # another process holds the server's shard (or nobody does, for a moment), or its tables are coming back here
+        if not self.owns(guild_id) or self.settling(guild_id):
             raise Refusal("tables.moving")
         if channel_id in self.by_channel and not self.by_channel[channel_id].closed:
             raise Refusal("tables.busy_channel")
@@ -435,7 +442,9 @@ class TableManager(Admin, Output, Gone):
                 log.warning("table in %s: the match was refused: %s", lt.channel_id, e)
                 lt.move(State.LOBBY)
                 lt.busy_channel = e.code == "channel_busy"
-                raise Refusal("tables.channel_busy" if e.code == "channel_busy" else "tables.not_recorded") from e
+                # fenced: another process holds the channel's shard now (the database answered): the table moves
+                raise Refusal("tables.channel_busy" if e.code == "channel_busy" else "tables.moving"
+                              if e.code == "fenced" else "tables.not_recorded") from e
             except Exception as e:
                 log.warning("table in %s: the match could not be recorded: %s", lt.channel_id, e)
                 lt.move(State.LOBBY)
@@ -485,7 +494,8 @@ class TableManager(Admin, Output, Gone):
         the store has not written yet is written (a hand whose ledger rows failed: it was shown settled to
         everyone, and aborting the match would mark it aborted for good), then the match is aborted (a match the
         engine finished is finished by that catch-up instead). A few quick tries; a store that does not answer is
-        :class:`Refusal` ``tables.end_not_recorded`` and nothing changed (the table plays on, the recovery goes on)."""
+        :class:`Refusal` ``tables.end_not_recorded`` and nothing changed (the table plays on, the recovery goes on); one
+        that refuses it because another process holds the table's shard now is ``tables.moving``."""
         rec = lt.rec
         if rec is None:
             return
@@ -500,6 +510,10 @@ class TableManager(Admin, Output, Gone):
         try:
             await retrying(write, "ending a match", self.store_backoff, tries=3)
         except Exception as e:
+            if (isinstance(e, StoreError) and e.code == "fenced") or rec.elsewhere == "fenced":
+                # the database answered: another process holds the table's shard now, and ends it if asked there
+                log.warning("table %s: not ended here, another process holds its shard now", lt.id)
+                raise Refusal("tables.moving") from e
             log.warning("table %s: not ended, the store did not take it: %s", lt.id, e)
             raise Refusal("tables.end_not_recorded") from e
         if lt.stall == "store":  # (the catch-up above was the recovery's work)

@@ -77,6 +77,7 @@ async def test_a_process_that_lost_its_lease_mid_write_is_fenced_and_the_new_own
 
     # the old owner's lease session ends; the standby takes the shards while that write is still under way
     pg_server.psql(f"SELECT pg_terminate_backend({old.bot.cluster.backend_pid})")
+    new.bot.cluster.take_wait = 60.0  # (this round's take waits for the write however slow the machine is)
     taking = asyncio.ensure_future(new.bot.cluster.step())
 
     def waits_for_the_write() -> bool:  # (or, without a fence, has taken the shards already)
