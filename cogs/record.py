@@ -34,7 +34,7 @@ import dataclasses
 import io
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -68,6 +68,7 @@ from cogs.record_card import (
     score_record,
     variant_of_code,
 )
+from cogs.record_seats import check_seats
 from cogs.scoring import build_situation, check_options, check_variant_options, render_image, score_scene
 from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
@@ -276,12 +277,12 @@ class Recorder(commands.Cog):
         self,
         interaction: discord.Interaction[MjBot],
         hand: app_commands.Range[str, HAND_LENGTH.low, HAND_LENGTH.high],
-        east: discord.Member,
-        south: discord.Member,
-        west: discord.Member,
-        north: discord.Member,
-        winner: discord.Member | None = None,
-        discarder: discord.Member | None = None,
+        east: discord.User,  # a member arrives as a discord.Member; a user who left is refused (cogs.record_seats)
+        south: discord.User,
+        west: discord.User,
+        north: discord.User,
+        winner: discord.User | None = None,
+        discarder: discord.User | None = None,
         situation: str | None = None,
         dealer_streak: app_commands.Range[int, DEALER_STREAK.low, DEALER_STREAK.high] | None = None,
         variant: str | None = None,
@@ -298,7 +299,7 @@ class Recorder(commands.Cog):
                            variant=variant or settings.default_variant, mode=mode)
 
     async def propose(self, interaction: discord.Interaction[MjBot], settings: Any, lang: str, *, hand: str,
-                      players: list[discord.Member | discord.User], winner: discord.abc.User | None,
+                      players: Sequence[discord.abc.User], winner: discord.abc.User | None,
                       discarder: discord.abc.User | None, situation: str | None, dealer_streak: int | None,
                       variant: str, mode: int | None = None) -> None:
         """Check the players, score the hand, store the record and post its card: what ``/record`` and the
@@ -308,26 +309,8 @@ class Recorder(commands.Cog):
         # the values a "Record this hand" button carries are checked as /record's options are (an id can be forged)
         check_options(lang, hand=hand, variant=key, win=None, winner=None, discarder=None, situation=situation,
                       mode=mode, dealer_streak=dealer_streak)
-        for p in players:
-            if p.bot:
-                raise UserError("record.bot_player", user=p.id)
-        ids = [p.id for p in players]
-        for p in players:
-            if ids.count(p.id) > 1:
-                raise UserError("record.same_player", user=p.id)
-        manager = bool(interaction.permissions.manage_guild)
-        if interaction.user.id not in ids and not manager:
-            raise UserError("record.not_at_table")
-        if winner is None:
-            raise UserError("record.draw_pays_nothing", variant=variant_name(key, lang))
-        if winner.id not in ids:
-            raise UserError("record.winner_not_player", user=winner.id)
-        if discarder is not None and discarder.id not in ids:
-            raise UserError("record.discarder_not_player", user=discarder.id)
-        if discarder is not None and discarder.id == winner.id:
-            raise UserError("record.discarder_is_winner")
-        w = "ESWN"[ids.index(winner.id)]
-        d = "ESWN"[ids.index(discarder.id)] if discarder is not None else None
+        ids, w, d = check_seats(players, winner, discarder, proposer=interaction.user.id,
+                                manager=bool(interaction.permissions.manage_guild), variant=key, lang=lang)
         v = get_variant(key)
         rules = variant_rules(settings, v)
         if mode is not None and "mode" in rules:
