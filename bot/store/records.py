@@ -37,7 +37,7 @@ from .database import completes
 from .errors import StoreError
 from .history import write_memory_setting
 from .models import LedgerRow, Shards, from_ms, on_shards, splits_jiao, to_ms
-from .sql import add_to_boards, audit, dumps, upsert_player
+from .sql import add_to_boards, audit, dumps, upsert_player_seen
 from .store import Store
 
 #: Ledger sources (``ledger.source``) and the filter values of ``/leaderboard`` and ``/stats``.
@@ -363,8 +363,8 @@ async def confirm(store: Store, guild_id: int, record_id: int, user_id: int, *, 
 async def _settle(store: Store, conn: Connection, rec: Record, user_id: int, ms: int) -> None:
     """Write the confirmed record as a finished match of one hand with its ledger rows (source ``in_person``)."""
     at = to_ms(rec.created_at)  # the hand counts when it was played (proposed), like a played hand at its end
-    for s in rec.seats:
-        await upsert_player(conn, s.player_id, s.display_name, ms)
+    for s in rec.seats:  # the names as proposed, unless the store learnt a newer one since
+        await upsert_player_seen(conn, s.player_id, s.display_name, to_ms(rec.created_at))
     match_id = await conn.insert(
         "INSERT INTO matches (guild_id, channel_id, variant, settings, seed, status, started_at, ended_at) "
         "VALUES (?, ?, ?, ?, ?, 'finished', ?, ?)",
