@@ -120,6 +120,11 @@ def status_line(rec: rstore.Record, lang: str, *, now: datetime | None = None) -
         return t("record.status_withdrawn", lang)
     if rec.status == "rejected":
         return t("record.status_rejected", lang, user=rec.decided_by)
+    if rec.status == "confirmed" and rec.voided is not None:
+        v = rec.voided
+        reason = discord.utils.escape_markdown(discord.utils.escape_mentions(v.reason))
+        return t("record.status_voided", lang, hand=rec.hand_id, user=v.user_id, reason=reason,
+                 when=f"<t:{int(v.posted_at.timestamp())}:f>")
     if rec.status == "confirmed":
         return t("record.status_confirmed", lang, hand=rec.hand_id)
     stamp = int(rec.expires_at.timestamp())

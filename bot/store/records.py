@@ -35,7 +35,7 @@ from engine.tiles import format_tiles, parse_hand, tile_name
 from .backend import Connection
 from .database import completes
 from .errors import StoreError
-from .history import write_memory_setting
+from .history import Voided, write_memory_setting
 from .models import LedgerRow, Shards, from_ms, on_shards, splits_jiao, to_ms
 from .sql import add_to_boards, audit, dumps, upsert_player_seen
 from .store import Store
@@ -97,6 +97,7 @@ class Record:
     match_id: int | None
     hand_id: int | None
     seats: tuple[RecordSeat, ...]
+    voided: Voided | None = None  # the correction that voided the hand it wrote (``/correct void``)
 
     @property
     def winner(self) -> int:
@@ -150,9 +151,12 @@ async def _load(conn: Connection, guild_id: int, record_id: int) -> Record:
     seats = await conn.all(
         "SELECT seat, player_id, display_name, amount, stack_amount, jiao_amount, confirmed_by, confirmed_at "
         "FROM record_seats WHERE record_id = ? ORDER BY seat", (record_id,))
+    void = None if r[17] is None else await conn.one(
+        "SELECT id, reason, user_id, posted_at FROM corrections WHERE hand_id = ?", (r[17],))
     return Record(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), json.loads(r[8]), r[9], r[10], r[11],
                   from_ms(r[12]), from_ms(r[13]), from_ms(r[14]), r[15], r[16], r[17],
-                  tuple(RecordSeat(s[0], s[1], s[2], s[3], s[4], s[5], s[6], from_ms(s[7])) for s in seats))
+                  tuple(RecordSeat(s[0], s[1], s[2], s[3], s[4], s[5], s[6], from_ms(s[7])) for s in seats),
+                  None if void is None else Voided(void[0], void[1], void[2], from_ms(void[3])))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -445,9 +449,10 @@ async def expire_due(store: Store, at: datetime | None = None) -> list[Record]:
 
 
 
-def card_state(rec: Record) -> tuple[str, tuple[bool, ...]]:
-    """What a record's card shows that a press or the expiry changes: its status and who has confirmed."""
-    return rec.status, tuple(s.confirmed for s in rec.seats)
+def card_state(rec: Record) -> tuple[str, tuple[bool, ...], bool]:
+    """What a record's card shows that a press, the expiry or a correction changes: its status, who has confirmed
+    and whether its hand was voided."""
+    return rec.status, tuple(s.confirmed for s in rec.seats), rec.voided is not None
 
 
 @completes
@@ -455,7 +460,8 @@ async def mark_card(store: Store, guild_id: int, record_id: int, *, stale: bool,
                     message_id: int | None = None) -> None:
     """Remember whether a record's card shows an older state (``stale``: the scheduler redraws it).
 
-    Every change of a record marks its card stale in the change's own transaction (a press, the expiry), so a bot
+    Every change of a record marks its card stale in the change's own transaction (a press, the expiry, a void of
+    its hand: ``bot.store.group.void_hand``), so a bot
     killed before the card is edited redraws it after the restart. ``stale=False`` with ``shown`` (the record as
     the card was just drawn) clears the mark only if the record is still in that state: an edit that Discord
     applied after a newer one (two presses at once, a press racing the scheduler) leaves the card to the next

@@ -69,3 +69,30 @@ async def test_a_confirmation_keeps_a_name_learnt_after_the_proposal(h: Harness)
     await h.click(h.fake.find_message(r.reply.id), label="Confirm", user=C)
     text = await board(h)
     assert "**Robert** · +19 子" in text and "**Bob**" not in text
+
+
+# ------------------------------------------------------------------------------------------------ a voided hand's card
+
+
+@pytest.mark.parametrize(("locale", "confirm", "voided", "gone"), [
+    ("en-US", "Confirm", "🚫 Voided by <@{admin}> on <t:", "hand #{hand} no longer counts, and its 子 are taken back"),
+    ("zh-CN", "确认", "🚫 已被 <@{admin}> 于 <t:", "第 {hand} 号牌局不再计分，它的子在各处都已收回"),
+    ("zh-TW", "確認", "🚫 已被 <@{admin}> 於 <t:", "第 {hand} 號牌局不再計分，它的子在各處都已收回"),
+])
+async def test_the_card_of_a_voided_hand_says_it_no_longer_counts(h: Harness, locale, confirm, voided, gone):
+    """The card is in the proposer's language; the scheduler redraws it after the void, even across a restart."""
+    r = await h.slash("record", user=B, hand=HEFEI, winner=D, discarder=C, variant="hefei", locale=locale, **SEATS)
+    await h.click(r.reply, label=confirm, user=C)
+    rid, hand = sql(h, "SELECT id, hand_id FROM records")[0]
+    await h.slash("correct void", hand=hand, reason="Bob won, not *Dee*", permissions=ADMIN_PERMISSIONS, user=A)
+    h = await h.restart()  # the card to redraw is kept in the database
+    try:
+        await h.bot.get_cog("Recorder").tick()  # the scheduler's round
+        await h.settle()
+        text = card(h, rid).content.split("\n\n")[0]
+        assert voided.format(admin=A) in text and gone.format(hand=hand) in text
+        assert "Bob won, not \\*Dee\\*" in text  # the reason, as typed (markdown shown, not applied)
+        assert "Confirmed: in the ledger" not in text and "已确认" not in text and "已確認" not in text
+        assert not card(h, rid).buttons()
+    finally:
+        await h.close()
