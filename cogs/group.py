@@ -447,6 +447,9 @@ class Group(commands.Cog):
                 names[r.seat] = seat_display(ai.name if ai else None, None, ai.number if ai else None, lang)
         moved = ", ".join(f"{safe(names[r.seat])} {signed(r.amount)}" for r in c.rows)
         text += "\n" + t("correct.void_rows", lang, rows=moved)
+        # a hand recorded wrongly is put right by recording it again in its place (docs/record.md)
+        text += "\n" + t("correct.void_replace_hint", lang, command="/" + t("record.name", lang),
+                          option=t("record.replaces.name", lang), hand=hand)
         await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
 
     @correct.command(name=locale_str("correct.adjust.name"), description=locale_str("correct.adjust.desc"))

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from bot.store import LedgerRow, SeatSpec, Store
+from bot.store import group as gstore
 from tests.harness import ADMIN_PERMISSIONS, CHANNEL_ID, GUILD_ID, USER_ID, Harness
-from tests.harness.db import sql
+from tests.harness.db import dump, sql
 
 pytestmark = pytest.mark.both_backends
 
@@ -96,3 +97,79 @@ async def test_the_card_of_a_voided_hand_says_it_no_longer_counts(h: Harness, lo
         assert not card(h, rid).buttons()
     finally:
         await h.close()
+
+
+# ------------------------------------------------------------------------------------------------ made again in place
+
+
+async def wrong_hand_of_last_season(h: Harness) -> int:
+    """Season 1 ("Autumn") started ten days ago; three days ago the table recorded a hand with the wrong winner (Dee
+    instead of Bob) and Cid confirmed it; today season 2 ("Winter") starts. The wrong hand's id."""
+    now = datetime.now(UTC)
+    await gstore.start_season(h.bot.store, GUILD_ID, A, "Autumn", ends_at=None, channel_id=CHANNEL_ID,
+                              at=now - timedelta(days=10))
+    recorder = h.bot.get_cog("Recorder")
+    recorder.clock = lambda: now - timedelta(days=3)
+    r = await h.slash("record", user=D, hand=HEFEI, winner=D, discarder=C, variant="hefei", **SEATS)
+    await h.click(r.reply, label="Confirm", user=C)
+    recorder.clock = lambda: datetime.now(UTC)
+    await h.slash("season start", title="Winter", permissions=ADMIN_PERMISSIONS)
+    return sql(h, "SELECT hand_id FROM records WHERE id = 1")[0][0]
+
+
+async def test_a_hand_recorded_again_in_place_of_a_voided_one_counts_in_its_season(h: Harness):
+    wrong = await wrong_hand_of_last_season(h)
+    played_at = sql(h, "SELECT at FROM ledger WHERE hand_id = ? AND seat = 0", (wrong,))[0][0] // 1000
+    r = await h.slash("correct void", hand=wrong, reason="Bob won, not Dee", permissions=ADMIN_PERMISSIONS)
+    assert f"/record … replaces:{wrong}" in r.reply.content  # how to put it right
+    r = await h.slash("record", user=A, hand=HEFEI, winner=B, discarder=C, variant="hefei", replaces=wrong,
+                      permissions=ADMIN_PERMISSIONS, **SEATS)
+    assert f"↩️ Recorded again in place of hand #{wrong} (voided): it counts when that hand was played, " \
+           f"<t:{played_at}:f>." in r.reply.content
+    await h.click(r.reply, label="Confirm", user=C)
+    s1, s2 = await board(h, season="1"), await board(h, season="2")
+    assert "**Bob** · +20 子 · played 2 · won 1" in s1 and "**Cid** · -20 子" in s1 and "**Dee** · 0 子" in s1
+    assert "Bob" not in s2 and "Cid" not in s2  # nothing was played in season 2
+    new = sql(h, "SELECT hand_id FROM records WHERE id = 2")[0][0]
+    assert f"in the ledger as hand #{new}" in h.fake.find_message(r.reply.id).content
+    # the voided hand's card names the hand made in its place (redrawn by the scheduler)
+    await h.bot.get_cog("Recorder").tick()
+    await h.settle()
+    old = card(h, 1).content.split("\n\n")[0]
+    assert "🚫 Voided by" in old and f"↩️ Recorded again in its place: record #2, in the ledger as hand #{new}." in old
+
+
+async def test_only_a_voided_hand_is_made_again_and_only_once(h: Harness):
+    wrong = await wrong_hand_of_last_season(h)
+    again = dict(hand=HEFEI, winner=B, discarder=C, variant="hefei", **SEATS)
+    before = dump(h)
+    r = await h.slash("record", user=B, replaces=wrong, **again)  # a player, not an admin
+    assert r.reply.ephemeral and "Only a Manage Server member can record a hand in place of a voided one" \
+        in r.reply.content
+    r = await h.slash("record", user=A, replaces=wrong, permissions=ADMIN_PERMISSIONS, **again)
+    assert r.reply.ephemeral and f"Hand {wrong} still counts: void it first with /correct void" in r.reply.content
+    r = await h.slash("record", user=A, replaces=wrong + 1000, permissions=ADMIN_PERMISSIONS, **again)
+    assert r.reply.ephemeral and f"There is no hand {wrong + 1000} on this server." in r.reply.content
+    assert dump(h) == before and h.channel()[-1].content.startswith("🏁")  # nothing stored, nothing posted
+    await h.slash("correct void", hand=wrong, reason="Bob won, not Dee", permissions=ADMIN_PERMISSIONS)
+    first = await h.slash("record", user=A, replaces=wrong, permissions=ADMIN_PERMISSIONS, **again)
+    r = await h.slash("record", user=A, replaces=wrong, permissions=ADMIN_PERMISSIONS, **{**again, "winner": D})
+    assert r.reply.ephemeral and f"Record #2 is already waiting for its confirmations in place of hand {wrong}" \
+        in r.reply.content
+    await h.click(first.reply, label="Confirm", user=C)
+    r = await h.slash("record", user=A, replaces=wrong, permissions=ADMIN_PERMISSIONS, **{**again, "winner": D})
+    new = sql(h, "SELECT hand_id FROM records WHERE id = 2")[0][0]
+    assert r.reply.ephemeral and f"Hand {wrong} was already recorded again in its place: record #2, hand {new}." \
+        in r.reply.content
+    assert sql(h, "SELECT COUNT(*) FROM records")[0][0] == 2
+
+
+@pytest.mark.parametrize(("locale", "manager", "not_void"), [
+    ("zh-CN", "只有有管理服务器权限的成员才能在已作废的牌局的位置重新记账", "号牌局还在计分：请先用 /更正 作废 作废它"),
+    ("zh-TW", "只有有管理伺服器權限的成員才能在已作廢的牌局的位置重新記帳", "號牌局還在計分：請先用 /更正 作廢 作廢它"),
+])
+async def test_the_refusals_in_chinese(h: Harness, locale, manager, not_void):
+    wrong = await wrong_hand_of_last_season(h)
+    again = dict(hand=HEFEI, winner=B, discarder=C, variant="hefei", replaces=wrong, locale=locale, **SEATS)
+    assert manager in (await h.slash("record", user=B, **again)).reply.content
+    assert not_void in (await h.slash("record", user=A, permissions=ADMIN_PERMISSIONS, **again)).reply.content
