@@ -2,7 +2,8 @@
 
 Expected errors are the ones with a message for players: the engine's :class:`~engine.errors.EngineError`, the
 store's ``StoreError`` and our own :class:`bot.errors.UserError` (also importable from here); discord.py's
-permission and check failures get their own sentences. A failure that passes by itself (the database busy, Discord failing with a 5xx: :func:`transient`) says
+permission and check failures get their own sentences, and so does an option's value that discord.py's conversion
+refused (a user who left the server, named where a member is asked): the player's choice, not a fault to retry. A failure that passes by itself (the database busy, Discord failing with a 5xx: :func:`transient`) says
 so and asks to try again, unless the command had already stored what it was asked (:func:`saved`): then the player
 is told it was done. Anything else is logged with its traceback and answered with a short generic apology.
 
@@ -75,7 +76,20 @@ def message_for(error: BaseException, lang: str) -> tuple[str, bool]:
         return t("error.no_permission", lang), True
     if isinstance(original, app_commands.TransformerError) and isinstance(original.__cause__, EngineError):
         return original.__cause__.message(lang), True
+    if isinstance(original, app_commands.TransformerError) and original.__cause__ is None:
+        return _option_message(original, lang), True
     return t("error.generic", lang), False
+
+
+def _option_message(error: app_commands.TransformerError, lang: str) -> str:
+    """An option's value that discord.py's own conversion refused (nothing raised inside it: that would be a
+    bug): the player's choice, never a fault of the bot, nor "try again" (the same value fails the same way). A
+    user who is not a member of the server (they left: Discord then sends their user and no member data), named
+    where the option takes a member, is said by name."""
+    if error.type is discord.AppCommandOptionType.user and isinstance(error.value, discord.User):
+        name = discord.utils.escape_markdown(discord.utils.escape_mentions(error.value.display_name))
+        return t("error.not_member", lang, name=name)
+    return t("error.bad_option", lang)
 
 
 async def reply_ephemeral(interaction: discord.Interaction[MjBot], text: str) -> None:

@@ -47,7 +47,7 @@ from bot.posting import MESSAGE_LIMIT
 from bot.store import group as gstore
 from bot.store.errors import StoreError
 from bot.store.failures import DATABASE_ERRORS
-from bot.store.history import ai_seats
+from bot.store.history import ai_seats, history_counts
 from bot.store.records import waiting_before
 from cogs.checks import check_manager, guild_of
 from cogs.choices import variant_choices
@@ -472,6 +472,9 @@ class Group(commands.Cog):
                 names[r.seat] = seat_display(ai.name if ai else None, None, ai.number if ai else None, lang)
         moved = ", ".join(f"{safe(names[r.seat])} {signed(r.amount)}" for r in c.rows)
         text += "\n" + t("correct.void_rows", lang, rows=moved)
+        # a hand recorded wrongly is put right by recording it again in its place (docs/record.md)
+        text += "\n" + t("correct.void_replace_hint", lang, command="/" + t("record.name", lang),
+                          option=t("record.replaces.name", lang), hand=hand)
         await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
 
     @correct.command(name=locale_str("correct.adjust.name"), description=locale_str("correct.adjust.desc"))
@@ -482,19 +485,33 @@ class Group(commands.Cog):
                            amount=locale_str("correct.amount.desc"), reason=locale_str("correct.reason.desc"),
                            variant=locale_str("correct.variant.desc"))
     @app_commands.choices(variant=variant_choices())
-    async def correct_adjust(self, interaction: discord.Interaction[MjBot], payer: discord.Member, payee: discord.Member,
+    async def correct_adjust(self, interaction: discord.Interaction[MjBot], payer: discord.User, payee: discord.User,
                              amount: int, reason: app_commands.Range[str, 1, 200], variant: str | None = None) -> None:
+        # discord.User, not Member: a player who has left the server (Discord then sends no member) can be settled
         settings, lang = await self._manager(interaction)
+        store = self.bot.open_store
+        shown: dict[int, str] = {}
         for m in (payer, payee):
             if m.bot:
                 raise UserError("correct.bot_member", name=safe(m.display_name))
+            if isinstance(m, discord.Member):
+                shown[m.id] = m.display_name
+                continue
+            # a former member: the name this server knew them by, and only if they have played or settled here
+            known = await store.display_name(m.id)
+            if known is None or not (await history_counts(store, guild_of(interaction), m.id)).total:
+                raise UserError("correct.not_member", name=safe(m.display_name))
+            shown[m.id] = known
         key = variant or settings.default_variant
-        c = await gstore.adjust(self.bot.open_store, guild_of(interaction), interaction.user.id, payer.id, payee.id, amount,
-                                key, reason, names={payer.id: player_name(payer), payee.id: player_name(payee)})
+        # a member's name is refreshed; a former member keeps the one the server knew (their Discord-wide name is not
+        # the one the board showed)
+        names = {m.id: player_name(m) for m in (payer, payee) if isinstance(m, discord.Member)}
+        c = await gstore.adjust(store, guild_of(interaction), interaction.user.id, payer.id, payee.id, amount,
+                                key, reason, names=names)
         log.info("guild %s: user %s adjusted %s from %s to %s", interaction.guild_id, interaction.user.id, amount,
                  payer.id, payee.id)
-        text = t("correct.adjusted", lang, amount=amount, payer=safe(payer.display_name),
-                 payee=safe(payee.display_name), variant=variant_name(c.variant, lang), reason=safe(c.reason))
+        text = t("correct.adjusted", lang, amount=amount, payer=safe(shown[payer.id]),
+                 payee=safe(shown[payee.id]), variant=variant_name(c.variant, lang), reason=safe(c.reason))
         await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)
 
     # ---- export

@@ -277,10 +277,14 @@ class Memory(commands.Cog):
     @app_commands.guild_only()
     @app_commands.rename(player=locale_str("history.player.name"))
     @app_commands.describe(player=locale_str("history.player.desc"))
-    async def history(self, interaction: discord.Interaction[MjBot], player: discord.Member | None = None) -> None:
+    async def history(self, interaction: discord.Interaction[MjBot], player: discord.User | None = None) -> None:
+        # discord.User, not Member: a former member's hands stay in the ledger, and their history with them
         who = player or interaction.user
         if who.bot:
             raise UserError("memory.bot_member", name=safe(who.display_name))
+        if not isinstance(who, discord.Member) and interaction.guild_id is not None and not (
+                await history_counts(self.bot.open_store, interaction.guild_id, who.id)).total:
+            raise UserError("memory.not_member", name=safe(who.display_name))
         await self.history_page(interaction, interaction.guild_id, who.id, interaction.user.id, 0, new=True,
                                 known_as=who.display_name)
 

@@ -34,7 +34,7 @@ import dataclasses
 import io
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -69,6 +69,7 @@ from cogs.record_card import (
     variant_of_code,
 )
 from cogs.record_others import OTHERS_LENGTH, others_field, with_others
+from cogs.record_seats import check_seats
 from cogs.scoring import build_situation, check_options, check_variant_options, render_image, score_scene
 from cogs.settings_registry import SettingsOption
 from engine.errors import EngineError
@@ -265,30 +266,33 @@ class Recorder(commands.Cog):
         north=locale_str("record.north.name"), winner=locale_str("record.winner.name"),
         discarder=locale_str("record.discarder.name"), situation=locale_str("record.situation.name"),
         dealer_streak=locale_str("record.streak.name"), variant=locale_str("record.variant.name"),
-        mode=locale_str("score.mode.name"), others=locale_str("record.others.name"))
+        mode=locale_str("score.mode.name"), others=locale_str("record.others.name"),
+        replaces=locale_str("record.replaces.name"))
     @app_commands.describe(
         hand=locale_str("record.hand.desc"), east=locale_str("record.east.desc"),
         south=locale_str("record.south.desc"), west=locale_str("record.west.desc"),
         north=locale_str("record.north.desc"), winner=locale_str("record.winner.desc"),
         discarder=locale_str("record.discarder.desc"), situation=locale_str("record.situation.desc"),
         dealer_streak=locale_str("record.streak.desc"), variant=locale_str("record.variant.desc"),
-        mode=locale_str("score.mode.desc"), others=locale_str("record.others.desc"))
+        mode=locale_str("score.mode.desc"), others=locale_str("record.others.desc"),
+        replaces=locale_str("record.replaces.desc"))
     @app_commands.choices(situation=SITUATION_CHOICES, variant=variant_choices(), mode=MODE_CHOICES)
     async def record(
         self,
         interaction: discord.Interaction[MjBot],
         hand: app_commands.Range[str, HAND_LENGTH.low, HAND_LENGTH.high],
-        east: discord.Member,
-        south: discord.Member,
-        west: discord.Member,
-        north: discord.Member,
-        winner: discord.Member | None = None,
-        discarder: discord.Member | None = None,
+        east: discord.User,  # a member arrives as a discord.Member; a user who left is refused (cogs.record_seats)
+        south: discord.User,
+        west: discord.User,
+        north: discord.User,
+        winner: discord.User | None = None,
+        discarder: discord.User | None = None,
         situation: str | None = None,
         dealer_streak: app_commands.Range[int, DEALER_STREAK.low, DEALER_STREAK.high] | None = None,
         variant: str | None = None,
         mode: int | None = None,
         others: app_commands.Range[str, 1, OTHERS_LENGTH] | None = None,
+        replaces: int | None = None,
     ) -> None:
         settings = await settings_of(interaction)
         lang = await lang_of(interaction)
@@ -298,39 +302,24 @@ class Recorder(commands.Cog):
                               dealer_streak=dealer_streak, names=("score.mode.name", "record.streak.name"))
         await self.propose(interaction, settings, lang, hand=hand, players=[east, south, west, north], winner=winner,
                            discarder=discarder, situation=situation, dealer_streak=dealer_streak,
-                           variant=variant or settings.default_variant, mode=mode, others=others)
+                           variant=variant or settings.default_variant, mode=mode, others=others, replaces=replaces)
 
     async def propose(self, interaction: discord.Interaction[MjBot], settings: Any, lang: str, *, hand: str,
-                      players: list[discord.Member | discord.User], winner: discord.abc.User | None,
+                      players: Sequence[discord.abc.User], winner: discord.abc.User | None,
                       discarder: discord.abc.User | None, situation: str | None, dealer_streak: int | None,
-                      variant: str, mode: int | None = None, others: str | None = None) -> None:
+                      variant: str, mode: int | None = None, others: str | None = None,
+                      replaces: int | None = None) -> None:
         """Check the players, score the hand, store the record and post its card: what ``/record`` and the
         "Record this hand" form of a ``/score`` answer both do. Every refusal comes before anything is written.
-        ``mode``: the Wuhu mode to score in (None: the server's); ``others``: :mod:`cogs.record_others`."""
+        ``mode``: the Wuhu mode to score in (None: the server's), as /score's option; ``others``:
+        :mod:`cogs.record_others`. ``replaces``: the voided hand it is made in place of (a Manage Server member's
+        correction: it counts at that hand's time)."""
         key = variant
         # the values a "Record this hand" button carries are checked as /record's options are (an id can be forged)
         check_options(lang, hand=hand, variant=key, win=None, winner=None, discarder=None, situation=situation,
                       mode=mode, dealer_streak=dealer_streak)
-        for p in players:
-            if p.bot:
-                raise UserError("record.bot_player", user=p.id)
-        ids = [p.id for p in players]
-        for p in players:
-            if ids.count(p.id) > 1:
-                raise UserError("record.same_player", user=p.id)
-        manager = bool(interaction.permissions.manage_guild)
-        if interaction.user.id not in ids and not manager:
-            raise UserError("record.not_at_table")
-        if winner is None:
-            raise UserError("record.draw_pays_nothing", variant=variant_name(key, lang))
-        if winner.id not in ids:
-            raise UserError("record.winner_not_player", user=winner.id)
-        if discarder is not None and discarder.id not in ids:
-            raise UserError("record.discarder_not_player", user=discarder.id)
-        if discarder is not None and discarder.id == winner.id:
-            raise UserError("record.discarder_is_winner")
-        w = "ESWN"[ids.index(winner.id)]
-        d = "ESWN"[ids.index(discarder.id)] if discarder is not None else None
+        ids, w, d = check_seats(players, winner, discarder, proposer=interaction.user.id,
+                                manager=bool(interaction.permissions.manage_guild), variant=key, lang=lang)
         v = get_variant(key)
         rules = variant_rules(settings, v)
         if mode is not None and "mode" in rules:
@@ -362,13 +351,18 @@ class Recorder(commands.Cog):
             raise UserError("record.db_failed_propose") from None
         if dup is not None:  # told privately; two proposals at once are told apart again under the store's lock
             raise UserError("record.duplicate" if dup.card else "record.duplicate_no_card", id=dup.record_id)
+        if replaces is not None:  # a correction of the ledger, as /correct is: refused privately before the card
+            if not interaction.permissions.manage_guild:
+                raise UserError("record.replaces_manager")
+            require_id(replaces, "store.unknown_hand", hand_id=str(replaces)[:40])
+            await rstore.check_replaceable(self.store, guild_of(interaction), replaces, at=self.clock())
         await interaction.response.defer(thinking=True)
         try:
             rec = await rstore.propose(
                 self.store, guild_id=guild_of(interaction), channel_id=interaction.channel_id or 0,
                 proposer_id=interaction.user.id, hand_text="".join(hand.split()), variant=key, rules=rules,
                 situation=sit_json, hand_value=int(result.payments[sit.winner]), lang=lang, seats=seats,
-                at=self.clock())
+                at=self.clock(), replaces_hand=replaces)
         except DATABASE_ERRORS as e:  # one transaction: nothing of the record was kept
             _db_failed(e, "record: the database failed to store a proposal")
             raise UserError("record.db_failed_propose") from None

@@ -121,6 +121,14 @@ def status_line(rec: rstore.Record, lang: str, *, now: datetime | None = None) -
         return t("record.status_withdrawn", lang)
     if rec.status == "rejected":
         return t("record.status_rejected", lang, user=rec.decided_by)
+    if rec.status == "confirmed" and rec.voided is not None:
+        v = rec.voided
+        reason = discord.utils.escape_markdown(discord.utils.escape_mentions(v.reason))
+        line = t("record.status_voided", lang, hand=rec.hand_id, user=v.user_id, reason=reason,
+                 when=f"<t:{int(v.posted_at.timestamp())}:f>")
+        if rec.replaced_by is not None:  # recorded again in its place
+            line += "\n" + t("record.status_replaced", lang, id=rec.replaced_by.record_id, hand=rec.replaced_by.hand_id)
+        return line
     if rec.status == "confirmed":
         return t("record.status_confirmed", lang, hand=rec.hand_id)
     stamp = int(rec.expires_at.timestamp())
@@ -136,6 +144,9 @@ def card_text(rec: rstore.Record, result: ScoreResult | None, sit: Situation, la
                   user=rec.seats[sit.discarder].player_id))
     lines = [t("record.title", lang, id=rec.record_id, variant=variant_name(rec.variant, lang),
                winner=rec.seats[sit.winner].player_id, how=how)]
+    if rec.replaces is not None:  # where it counts: the voided hand's time
+        lines.append(t("record.replaces_line", lang, hand=rec.replaces.hand_id,
+                       when=f"<t:{int(rec.replaces.at.timestamp())}:f>"))
     payers = rec.payer_seats
     for s in rec.seats:
         mark = ""

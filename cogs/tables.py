@@ -321,6 +321,8 @@ class Tables(commands.Cog):
     # ---- table management (issue 15) ----------------------------------------------------------------------
     # replace / restore / kick are for the host as well as for server managers, so Discord's default permissions
     # cannot hide them (that would hide them from the host): the check is in code (TableManager.may_manage).
+    # Their option is a discord.User, not a Member: a player who left the server in the middle of a match is still
+    # in their seat, and is named then with no member data.
 
     @table.command(name=locale_str("table.autoplay.name"), description=locale_str("table.autoplay.desc"))
     @app_commands.rename(on=locale_str("table.autoplay.on.name"))
@@ -364,19 +366,19 @@ class Tables(commands.Cog):
     @table.command(name=locale_str("table.replace.name"), description=locale_str("table.replace.desc"))
     @app_commands.rename(member=locale_str("table.member.name"))
     @app_commands.describe(member=locale_str("table.member.desc"))
-    async def replace(self, interaction: discord.Interaction[MjBot], member: discord.Member) -> None:
+    async def replace(self, interaction: discord.Interaction[MjBot], member: discord.User) -> None:
         await self._seat_admin(interaction, member, "replace")
 
     @table.command(name=locale_str("table.restore.name"), description=locale_str("table.restore.desc"))
     @app_commands.rename(member=locale_str("table.member.name"))
     @app_commands.describe(member=locale_str("table.member.desc"))
-    async def restore(self, interaction: discord.Interaction[MjBot], member: discord.Member) -> None:
+    async def restore(self, interaction: discord.Interaction[MjBot], member: discord.User) -> None:
         await self._seat_admin(interaction, member, "restore")
 
     @table.command(name=locale_str("table.kick.name"), description=locale_str("table.kick.desc"))
     @app_commands.rename(member=locale_str("table.member.name"))
     @app_commands.describe(member=locale_str("table.member.desc"))
-    async def kick(self, interaction: discord.Interaction[MjBot], member: discord.Member) -> None:
+    async def kick(self, interaction: discord.Interaction[MjBot], member: discord.User) -> None:
         await self._seat_admin(interaction, member, "kick")
 
     @table.command(name=locale_str("table.dissolve.name"), description=locale_str("table.dissolve.desc"))

@@ -478,7 +478,7 @@ def _reason(reason: str) -> str:
 async def void_hand(store: Store, guild_id: int, user_id: int, hand_id: int, reason: str,
                     at: datetime | None = None) -> Correction:
     """Void a settled hand of this server: a correction whose rows negate the hand's ledger rows (dated at the
-    hand's time). Audited. Refused (nothing written): an unknown hand, a hand of another server, a hand not
+    hand's time). Audited. The card of the record that wrote it, if any, is marked stale (the scheduler redraws it). Refused (nothing written): an unknown hand, a hand of another server, a hand not
     settled, a hand already voided, an empty reason."""
     reason = _reason(reason)
     ms = to_ms(at)
@@ -504,6 +504,8 @@ async def void_hand(store: Store, guild_id: int, user_id: int, hand_id: int, rea
             [(cid, r[0], guild_id, h[2], r[1], r[2], -r[3], -r[4], -r[5], -1, -r[6], -r[7], -r[8], -r[9], when)
              for r in rows])
         await audit(conn, guild_id, user_id, "void", None, f"#{hand_id} ({h[4]}/{h[3] + 1}): {reason}", ms)
+        # a hand recorded in person: its card (the hand's only public trace) is redrawn to say it was voided
+        await conn.execute("UPDATE records SET card_stale = 1 WHERE hand_id = ? AND guild_id = ?", (hand_id, guild_id))
         return await _correction(conn, cid)
 
 

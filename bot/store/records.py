@@ -15,6 +15,10 @@ nothing but the record::
     out = await records.reject(store, g, rec.record_id, user, manager=False, at=now)
     expired = await records.expire_due(store, at=now)        # pending records past expires_at -> 'expired'
 
+A hand recorded wrongly is fixed by voiding it (``/correct void``) and recording it again *in place of* the voided
+hand (``replaces_hand``, migration 0014_record_replaces): once confirmed, such a record is dated at the voided hand's
+time, so it counts in the season and week the hand was played in, whenever the mistake is noticed.
+
 The proposal, each confirmation, a rejection and an expiry each write a ``settings_audit`` row (field ``record``,
 ``record_confirm``, ``record_reject``, ``record_expire``) in the same transaction. A record of another server is
 "unknown" (``StoreError('unknown_record')``): a forged id tells nothing about other servers.
@@ -35,9 +39,9 @@ from engine.tiles import format_tiles, parse_hand, tile_name
 from .backend import Connection
 from .database import completes
 from .errors import StoreError
-from .history import write_memory_setting
+from .history import Voided, write_memory_setting
 from .models import LedgerRow, Shards, from_ms, on_shards, splits_jiao, to_ms
-from .sql import add_to_boards, audit, dumps, upsert_player
+from .sql import add_to_boards, audit, dumps, upsert_player_seen
 from .store import Store
 
 #: Ledger sources (``ledger.source``) and the filter values of ``/leaderboard`` and ``/stats``.
@@ -77,6 +81,22 @@ class RecordSeat:
 
 
 @dataclass(frozen=True, slots=True)
+class Replaced:
+    """The voided hand a record is made in place of, and when that hand was played (where the record counts)."""
+
+    hand_id: int
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """The confirmed record made in place of a voided hand, and the hand it wrote."""
+
+    record_id: int
+    hand_id: int
+
+
+@dataclass(frozen=True, slots=True)
 class Record:
     record_id: int
     guild_id: int
@@ -97,6 +117,9 @@ class Record:
     match_id: int | None
     hand_id: int | None
     seats: tuple[RecordSeat, ...]
+    voided: Voided | None = None  # the correction that voided the hand it wrote (``/correct void``)
+    replaces: Replaced | None = None  # the voided hand this record is made in place of (``/record replaces:``)
+    replaced_by: Replacement | None = None  # the confirmed record made in place of its own hand, once voided
 
     @property
     def winner(self) -> int:
@@ -138,7 +161,7 @@ class Outcome:
 
 
 _COLS = ("id, guild_id, channel_id, message_id, proposer_id, hand_text, variant, rules, situation, hand_value, lang, "
-         "status, created_at, expires_at, decided_at, decided_by, match_id, hand_id")
+         "status, created_at, expires_at, decided_at, decided_by, match_id, hand_id, replaces_hand")
 
 
 async def _load(conn: Connection, guild_id: int, record_id: int) -> Record:
@@ -150,9 +173,29 @@ async def _load(conn: Connection, guild_id: int, record_id: int) -> Record:
     seats = await conn.all(
         "SELECT seat, player_id, display_name, amount, stack_amount, jiao_amount, confirmed_by, confirmed_at "
         "FROM record_seats WHERE record_id = ? ORDER BY seat", (record_id,))
+    void = by = None
+    if r[17] is not None:
+        void = await conn.one("SELECT id, reason, user_id, posted_at FROM corrections WHERE hand_id = ?", (r[17],))
+        by = await _replacement(conn, r[17])
+    replaces = None if r[18] is None else Replaced(r[18], from_ms(await _played_at(conn, r[18])))
     return Record(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), json.loads(r[8]), r[9], r[10], r[11],
                   from_ms(r[12]), from_ms(r[13]), from_ms(r[14]), r[15], r[16], r[17],
-                  tuple(RecordSeat(s[0], s[1], s[2], s[3], s[4], s[5], s[6], from_ms(s[7])) for s in seats))
+                  tuple(RecordSeat(s[0], s[1], s[2], s[3], s[4], s[5], s[6], from_ms(s[7])) for s in seats),
+                  None if void is None else Voided(void[0], void[1], void[2], from_ms(void[3])), replaces, by)
+
+
+async def _played_at(conn: Connection, hand_id: int) -> int:
+    """When a settled hand counts: its ledger rows' time (a void is dated there too)."""
+    row = await conn.one("SELECT at FROM ledger WHERE hand_id = ? ORDER BY seat LIMIT 1", (hand_id,))
+    assert row is not None  # a record names a settled hand only (checked when it is proposed)
+    return int(row[0])
+
+
+async def _replacement(conn: Connection, hand_id: int) -> Replacement | None:
+    """The confirmed record made in place of ``hand_id``, if there is one."""
+    row = await conn.one("SELECT id, hand_id FROM records WHERE replaces_hand = ? AND status = 'confirmed'",
+                         (hand_id,))
+    return None if row is None else Replacement(int(row[0]), int(row[1]))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -244,16 +287,45 @@ async def pending_duplicate(store: Store, *, guild_id: int, variant: str, hand_t
     return None if dup is None or dup.orphan(ms) else dup
 
 
+async def _check_replaceable(conn: Connection, guild_id: int, hand_id: int, ms: int) -> None:
+    """Refuse (``StoreError``) a hand that a new record cannot be made in place of: not a hand of this server
+    (``unknown_hand``), a hand that still counts (``replaces_not_void``: it would count twice), a hand already made
+    again (``replaces_done``) or whose record made again still waits (``replaces_waiting``)."""
+    h = await conn.one("SELECT m.guild_id FROM hands h JOIN matches m ON m.id = h.match_id WHERE h.id = ?", (hand_id,))
+    if h is None or h[0] != guild_id:  # another server's hand is "unknown" here, as /correct void says
+        raise StoreError("unknown_hand", hand_id=hand_id)
+    if await conn.one("SELECT id FROM corrections WHERE hand_id = ?", (hand_id,)) is None:
+        raise StoreError("replaces_not_void", hand_id=hand_id)
+    done = await _replacement(conn, hand_id)
+    if done is not None:
+        raise StoreError("replaces_done", hand_id=hand_id, record_id=done.record_id, new_hand=done.hand_id)
+    waiting = await conn.one("SELECT id FROM records WHERE replaces_hand = ? AND status = 'pending' AND expires_at > ? "
+                             "ORDER BY id LIMIT 1", (hand_id, ms))
+    if waiting is not None:
+        raise StoreError("replaces_waiting", hand_id=hand_id, record_id=waiting[0])
+
+
+async def check_replaceable(store: Store, guild_id: int, hand_id: int, at: datetime | None = None) -> None:
+    """What :func:`propose` checks of ``replaces_hand`` (see :func:`_check_replaceable`), read only: ``/record``
+    refuses a wrong hand before it answers; the proposal checks again under the lock."""
+    async with store.transaction(write=False) as conn:
+        await _check_replaceable(conn, guild_id, hand_id, to_ms(at))
+
+
 @completes
 async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: int, hand_text: str, variant: str,
                   rules: dict[str, Any], situation: dict[str, Any], hand_value: int, lang: str,
-                  seats: Sequence[SeatProposal], at: datetime | None = None) -> Record:
+                  seats: Sequence[SeatProposal], at: datetime | None = None,
+                  replaces_hand: int | None = None) -> Record:
     """Store a pending record (audited); every paying seat still has to confirm, the proposer's too. Refused (nothing
     written): not four seats, a player twice, amounts not zero-sum, in Wuhu an amount that is not its stack + 交
     amounts, and the same hand of the same players still waiting as another record
     (``StoreError('record_duplicate', record_id=..., card=...)``: two proposals at once are told apart under the
     lock). A record of the same hand whose card was lost (:meth:`Duplicate.orphan`) is withdrawn in the same
-    transaction (audited as by the bot) and replaced by this one."""
+    transaction (audited as by the bot) and replaced by this one.
+
+    ``replaces_hand``: a voided hand of this server this record is made in place of (refused as
+    :func:`check_replaceable` says); once confirmed, the record counts at that hand's time, not at its own."""
     if len(seats) != 4:
         raise StoreError("bad_seats", detail=f"{len(seats)} seats")
     if len({s.player_id for s in seats}) != 4:
@@ -271,20 +343,24 @@ async def propose(store: Store, *, guild_id: int, channel_id: int, proposer_id: 
         dup = await _pending_duplicate(conn, guild_id, variant, hand_text, situation, [s.player_id for s in seats], ms)
         if dup is not None and not dup.orphan(ms):
             raise StoreError("record_duplicate", record_id=dup.record_id, card=dup.card)
+        if replaces_hand is not None:
+            await _check_replaceable(conn, guild_id, replaces_hand, ms)
         if dup is not None:
             await _withdraw(conn, guild_id, dup.record_id, ms, "its card was lost; the hand was recorded again")
         rid = await conn.insert(
             "INSERT INTO records (guild_id, channel_id, proposer_id, hand_text, variant, rules, situation, hand_value, "
-            "lang, status, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+            "lang, status, created_at, expires_at, replaces_hand) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
             (guild_id, channel_id, proposer_id, hand_text, variant, dumps(rules), dumps(situation), hand_value,
-             lang, ms, expires))
+             lang, ms, expires, replaces_hand))
         await conn.executemany(
             "INSERT INTO record_seats (record_id, seat, player_id, display_name, amount, stack_amount, jiao_amount, "
             "confirmed_by, confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
             [(rid, i, s.player_id, s.display_name, s.amount, s.stack_amount, s.jiao_amount)
              for i, s in enumerate(seats)])
         amounts = " ".join(f"<@{s.player_id}> {s.amount:+d}" for s in seats)
-        await audit(conn, guild_id, proposer_id, "record", None, f"#{rid} {variant} {hand_text}: {amounts}", ms)
+        instead = "" if replaces_hand is None else f" (in place of hand #{replaces_hand})"
+        await audit(conn, guild_id, proposer_id, "record", None, f"#{rid} {variant} {hand_text}: {amounts}{instead}",
+                    ms)
         return await _load(conn, guild_id, rid)
 
 
@@ -361,10 +437,22 @@ async def confirm(store: Store, guild_id: int, record_id: int, user_id: int, *, 
 
 
 async def _settle(store: Store, conn: Connection, rec: Record, user_id: int, ms: int) -> None:
-    """Write the confirmed record as a finished match of one hand with its ledger rows (source ``in_person``)."""
-    at = to_ms(rec.created_at)  # the hand counts when it was played (proposed), like a played hand at its end
-    for s in rec.seats:
-        await upsert_player(conn, s.player_id, s.display_name, ms)
+    """Write the confirmed record as a finished match of one hand with its ledger rows (source ``in_person``). A
+    record made in place of a voided hand is dated at that hand's time, and the voided hand's card (if it was
+    recorded too) is redrawn to name it."""
+    # the hand counts when it was played (proposed), like a played hand at its end; made again in place of a voided
+    # hand, where that hand counted (its season, its week: a correction does not move a hand to the day it was made)
+    at = to_ms(rec.created_at)
+    if rec.replaces is not None:
+        done = await _replacement(conn, rec.replaces.hand_id)  # one record in place of a hand, never two
+        if done is not None:
+            raise StoreError("replaces_done", hand_id=rec.replaces.hand_id, record_id=done.record_id,
+                             new_hand=done.hand_id)
+        at = to_ms(rec.replaces.at)
+        await conn.execute("UPDATE records SET card_stale = 1 WHERE hand_id = ? AND guild_id = ?",
+                           (rec.replaces.hand_id, rec.guild_id))
+    for s in rec.seats:  # the names as proposed, unless the store learnt a newer one since
+        await upsert_player_seen(conn, s.player_id, s.display_name, to_ms(rec.created_at))
     match_id = await conn.insert(
         "INSERT INTO matches (guild_id, channel_id, variant, settings, seed, status, started_at, ended_at) "
         "VALUES (?, ?, ?, ?, ?, 'finished', ?, ?)",
@@ -395,8 +483,9 @@ async def _settle(store: Store, conn: Connection, rec: Record, user_id: int, ms:
         "WHERE id = ? AND status = 'pending'", (ms, user_id, match_id, hand_id, rec.record_id))
     if changed != 1:  # cannot happen (one writer at a time, or SERIALIZABLE); never write a hand twice
         raise StoreError("record_closed", record_id=rec.record_id)
+    instead = "" if rec.replaces is None else f", in place of hand #{rec.replaces.hand_id}"
     await audit(conn, rec.guild_id, user_id, "record_confirm", None,
-                 f"#{rec.record_id} confirmed: hand #{hand_id} (match {match_id}) in the ledger", ms)
+                 f"#{rec.record_id} confirmed: hand #{hand_id} (match {match_id}) in the ledger{instead}", ms)
 
 
 @completes
@@ -445,9 +534,10 @@ async def expire_due(store: Store, at: datetime | None = None) -> list[Record]:
 
 
 
-def card_state(rec: Record) -> tuple[str, tuple[bool, ...]]:
-    """What a record's card shows that a press or the expiry changes: its status and who has confirmed."""
-    return rec.status, tuple(s.confirmed for s in rec.seats)
+def card_state(rec: Record) -> tuple[str, tuple[bool, ...], bool, bool]:
+    """What a record's card shows that a press, the expiry or a correction changes: its status, who has confirmed,
+    whether its hand was voided and whether it was made again."""
+    return rec.status, tuple(s.confirmed for s in rec.seats), rec.voided is not None, rec.replaced_by is not None
 
 
 @completes
@@ -455,8 +545,9 @@ async def mark_card(store: Store, guild_id: int, record_id: int, *, stale: bool,
                     message_id: int | None = None) -> None:
     """Remember whether a record's card shows an older state (``stale``: the scheduler redraws it).
 
-    Every change of a record marks its card stale in the change's own transaction (a press, the expiry), so a bot
-    killed before the card is edited redraws it after the restart. ``stale=False`` with ``shown`` (the record as
+    Every change of a record marks its card stale in the change's own transaction (a press, the expiry, a void of
+    its hand: ``bot.store.group.void_hand``, a record made in its hand's place), so a bot killed before the card is
+    edited redraws it after the restart. ``stale=False`` with ``shown`` (the record as
     the card was just drawn) clears the mark only if the record is still in that state: an edit that Discord
     applied after a newer one (two presses at once, a press racing the scheduler) leaves the card to the next
     tick. ``message_id``: the card's message, remembered if the record has none yet (its id could not be stored

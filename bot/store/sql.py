@@ -109,6 +109,17 @@ async def upsert_player(conn: Connection, user_id: int, name: str, ms: int) -> N
     )
 
 
+async def upsert_player_seen(conn: Connection, user_id: int, name: str, seen_ms: int) -> None:
+    """Remember a display name as Discord showed it at ``seen_ms`` (earlier than now: a record's names are taken when
+    it is proposed): it replaces a name the store saw before then, never one it learnt since (a rename meanwhile)."""
+    await conn.execute(
+        "INSERT INTO players (user_id, display_name, updated_at) VALUES (?, ?, ?) "
+        "ON CONFLICT (user_id) DO UPDATE SET display_name = excluded.display_name, "
+        "updated_at = excluded.updated_at WHERE players.updated_at < excluded.updated_at",
+        (user_id, name, seen_ms),
+    )
+
+
 async def ensure_player(conn: Connection, user_id: int, ms: int) -> None:
     """A row for a player whose name is not known (their id stands in for it); an existing name is kept."""
     await conn.execute(

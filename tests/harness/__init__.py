@@ -587,7 +587,7 @@ class Harness:
             if p.type in (discord.AppCommandOptionType.user, discord.AppCommandOptionType.mentionable):
                 uid = int(value)
                 resolved.setdefault("users", {})[str(uid)] = self.fake.add_user(uid)
-                if guild is not False:
+                if guild is not False and uid not in self.fake.departed:
                     member = self.member_payload(uid, MEMBER_PERMISSIONS)
                     member.pop("user")
                     resolved.setdefault("members", {})[str(uid)] = member
@@ -691,7 +691,7 @@ class Harness:
                     if kind in (5, 7):  # Discord resolves the picked users (and, in a server, members)
                         for v in picked:
                             resolved.setdefault("users", {})[v] = self.fake.add_user(int(v))
-                            if guild is not False:
+                            if guild is not False and int(v) not in self.fake.departed:
                                 member = self.member_payload(int(v), MEMBER_PERMISSIONS)
                                 member.pop("user")
                                 resolved.setdefault("members", {})[v] = member

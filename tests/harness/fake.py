@@ -426,6 +426,7 @@ class FakeDiscord:
         self.dm_by_user: dict[int, int] = {}
         self.users: dict[int, dict[str, Any]] = {}
         self.closed_dms: set[int] = set()
+        self.departed: set[int] = set()  # users who left the server: options and user selects resolve no member
         self.timed_out: set[int] = set()  # servers where the bot's member is timed out: every post refused there
         self.rate_limits: list[RateLimit] = []
         self.faults: list[Fault] = []
@@ -457,6 +458,11 @@ class FakeDiscord:
         if user_id not in self.users:
             self.users[user_id] = user_payload(user_id, name)
         return self.users[user_id]
+
+    def leave(self, user_id: int) -> None:
+        """This user left the server (they stay a Discord user): a command option or a user select naming them (a
+        mention, a pasted id) comes with their user and no member data, as Discord sends it."""
+        self.departed.add(user_id)
 
     def close_dms(self, user_id: int, closed: bool = True) -> None:
         """This user does not accept DMs from the bot: sending to their DM channel fails with 403 / 50007."""
