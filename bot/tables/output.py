@@ -193,7 +193,7 @@ class Output:
     async def hand_image(self, lt: LiveTable, seat: int, lang: str, marks: frozenset[int] = frozenset(), *,
                          numbered: bool = True) -> bytes:
         """The PNG of a seat's own hand as the table stands (between hands: the hand it ended with, nothing set apart
-        but a self-drawn winning tile, nothing numbered); ``marks``: the tiles the hint marks; not ``numbered``: no
+        but the tile it won with, if it won, nothing numbered); ``marks``: the tiles the hint marks; not ``numbered``: no
         discard numbers even when it may discard (a hand message without controls)."""
         tb = lt.table
         assert tb is not None
