@@ -246,3 +246,43 @@ async def test_a_seat_handed_to_the_ai_in_the_middle_of_a_hand_shows_the_hand_th
         await h.click(msg, custom_id=ai_click(lt, lt.seat_of(P2), msg), user=P2)
         await h.bot.tables.wait_idle()
     assert not [q for q in h.fake.requests[before:] if q.path.startswith(f"/channels/{dm.channel_id}/")]
+
+
+@pytest.mark.parametrize("how", ["timed out", "autoplay"])
+async def test_im_back_between_hands_says_so_in_the_dm_at_once(harness: Harness, how):
+    """The AI played the player's seat to the hand's end (two time-outs, or 托管); between hands the player presses
+    I'm back on the table message. Their hand message kept saying "The AI plays your seat now ... press I'm back"
+    until the next hand's deal; it now says at once, in one edit, that the seat is theirs again and that the controls
+    come with the next hand's deal. (The click is on the table message: its own answer cannot edit the DM.)"""
+    h = harness
+    prep(h, seed=1)
+    clock = sim_time(h)
+    mgr = h.bot.tables
+    mgr.timers.turn, mgr.timers.claim, mgr.timers.next_hand = 10.0, 3600.0, 3600.0
+    await open_table(h, "hefei", humans=(P1,), locale="en-US")
+    lt = live(h)
+    await h.settle()
+    while lt.table.phase in PLAYING:
+        if how == "autoplay":
+            table_msg = h.fake.find_message(lt.message_id)
+            await h.click(table_msg, custom_id=button_id(table_msg, ":auto"), user=P1, locale="en-US")
+        else:
+            await clock.advance(10.0, h.settle)
+        await mgr.wait_idle()
+    dm = h.dms(P1)[-1]
+    assert "The AI plays your seat now" in h.fake.find_message(dm.id).content
+    before = len(h.fake.requests)
+    table_msg = h.fake.find_message(lt.message_id)
+    await h.click(table_msg, custom_id=button_id(table_msg, ":back"), user=P1, locale="en-US")
+    await mgr.wait_idle()
+    assert not lt.seats[lt.seat_of(P1)].afk and lt.table.phase == "ended"
+    [edit] = [q for q in h.fake.requests[before:] if q.path.startswith(f"/channels/{dm.channel_id}/")]
+    assert edit.method == "PATCH" and edit.path.endswith(f"/messages/{dm.id}")
+    shown = h.fake.find_message(dm.id)
+    assert h.dms(P1)[-1].id == dm.id and not controls(shown)
+    assert shown.content.splitlines()[-1] == "Your seat is yours again: your controls come with the next hand's deal."
+    # and the next hand's deal brings the player their hand message again
+    table_msg = h.fake.find_message(lt.message_id)
+    await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1, locale="en-US")
+    await mgr.wait_idle()
+    assert lt.table.phase in PLAYING and h.dms(P1)[-1].id != dm.id
