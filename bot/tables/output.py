@@ -193,7 +193,7 @@ class Output:
     async def hand_image(self, lt: LiveTable, seat: int, lang: str, marks: frozenset[int] = frozenset(), *,
                          numbered: bool = True) -> bytes:
         """The PNG of a seat's own hand as the table stands (between hands: the hand it ended with, nothing set apart
-        but a self-drawn winning tile, nothing numbered); ``marks``: the tiles the hint marks; not ``numbered``: no
+        but the tile it won with, if it won, nothing numbered); ``marks``: the tiles the hint marks; not ``numbered``: no
         discard numbers even when it may discard (a hand message without controls)."""
         tb = lt.table
         assert tb is not None
@@ -251,6 +251,20 @@ class Output:
             s.dm_head = text.partition("\n")[0]
             self.publisher.hand(lt, HandPayload(c, s.user_id, text, Png(png, "hand.png"), view, new_hand,
                                                 lt.since[c] if view is not None else None, probe=s.dm_failed))
+
+    def say_back(self, lt: LiveTable, seat: int) -> None:
+        """The seat was given back between hands (I'm back, /table autoplay off, the host's restore): its latest hand
+        message said the AI plays it (every away seat's does at a hand's end, :meth:`_send_hands`) and, no hand
+        message coming until the next deal, kept saying so. It now says the seat is the player's again and that its
+        controls come with the next hand's deal, in one edit. Call once the table is published: that same edit shows
+        the hand as it ended. During a hand the seat's next hand message says it."""
+        tb = lt.table
+        s = lt.seats[seat]
+        if tb is None or tb.phase != "ended" or lt.closed or s is None or s.dm_failed:
+            return
+        text = scenes.over_text(lt, seat, "back")
+        if text is not None:
+            self.publisher.strip_dm(lt, seat, text, reword=True)
 
     async def _final_hand(self, lt: LiveTable, seat: int) -> Png | None:
         """The picture of the hand a seat ended the hand with, for its hand message once the hand is over; None

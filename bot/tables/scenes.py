@@ -86,9 +86,29 @@ def table_scene(lt: LiveTable, view: Mapping[str, Any]) -> TableScene:
 
 
 def hand_scene(lt: LiveTable, view: Mapping[str, Any], highlight: frozenset[int] = frozenset()) -> HandScene:
-    """A seat's own hand from ITS view."""
+    """A seat's own hand from ITS view. Between hands, a seat that won on a discard or by robbing a kong has its
+    winning tile set apart, as a self-drawn winner's is (the engine's view holds its 13 other tiles only), so its
+    hand shows the 14 tiles it won with, as the score card does."""
     scene = hand_scene_from_view(_as_shown(view), highlight=sorted(highlight))
+    won = won_on_discard(view)
+    if won is not None:
+        scene = replace(scene, drawn=won)
     return replace(scene, names=tuple(lt.names())) if scene.names is not None else scene
+
+
+def won_on_discard(view: Mapping[str, Any]) -> int | None:
+    """The tile the view's seat won the hand just over with, when it was another seat's (a discard, a robbed kong);
+    None during a hand, for a self-drawn win and for a seat that did not win.
+
+    >>> v = {"seat": 2, "phase": "ended", "last_result": {"winners": [{"seat": 2, "from": 0, "tile": "5m"}]}}
+    >>> won_on_discard(v) == _kind("5m"), won_on_discard({**v, "seat": 1}), won_on_discard({**v, "phase": "play"})
+    (True, None, None)
+    """
+    last = view.get("last_result")
+    if view["phase"] not in ("ended", "over") or last is None:
+        return None
+    return next((_kind(w["tile"]) for w in last["winners"] if w["seat"] == view["seat"] and w["from"] is not None),
+                None)
 
 
 def score_scenes(lt: LiveTable, result: Mapping[str, Any]) -> list[ScoreScene]:

@@ -3,9 +3,10 @@
 After the player's last decision the AI seats play the hand out within the same batch: the hand message was edited
 to "This hand is over" (or to say that the AI plays the seat) but kept the picture of that decision: 14 tiles, the
 tile just discarded still set apart as the drawn tile, every tile numbered as if it could be discarded, and when the
-player dealt in, the winning tile still in their hand. The edit that removes the controls and rewrites the text now
-carries the picture of the hand as it ended, whether it is the click's own answer or the publisher's edit: no request
-is added. Real pictures here (``images=True``): the picture a DM shows is matched to the scene the bot drew."""
+player dealt in, the winning tile still in their hand; a player who won on a discard or by robbing a kong saw the 13
+tiles they decided on, without the tile they won with, which a self-drawn winner's picture sets apart. The edit that
+removes the controls and rewrites the text now carries the picture of the hand as it ended, whether it is the click's
+own answer or the publisher's edit: no request is added. Real pictures here (``images=True``): the picture a DM shows is matched to the scene the bot drew."""
 
 from __future__ import annotations
 
@@ -53,13 +54,17 @@ def scene_of(h: Harness, user: int, png: bytes, lang: str = "en") -> HandScene:
 
 
 def assert_shows_the_final_hand(lt: LiveTable, seat: int, scene: HandScene) -> None:
-    """``scene`` is the seat's hand as the hand ended: its tiles, its melds, nothing numbered, no tile set apart but a
-    self-drawn winning tile."""
+    """``scene`` is the seat's hand as the hand ended: its tiles, its melds, nothing numbered, no tile set apart but the
+    winning tile of a winner (self-drawn, on a discard or by robbing a kong: the hand it won with, as the score card
+    shows it)."""
     view = lt.table.view(seat)
+    wins = [w for w in view["last_result"]["winners"] if w["seat"] == seat]
+    won = parse_tile(wins[0]["tile"]) if wins else None
     held = sorted(scene.concealed + ((scene.drawn,) if scene.drawn is not None else ()))
-    assert held == view["hand"], f"the DM shows {len(held)} concealed tiles, the player holds {len(view['hand'])}"
-    wins = [w for w in view["last_result"]["winners"] if w["seat"] == seat and w["self_drawn"]]
-    assert scene.drawn == (parse_tile(wins[0]["tile"]) if wins else None), "a tile is set apart as if just drawn"
+    # (the engine's view of a winner on another's tile holds the 13 others)
+    holds = view["hand"] if not wins or wins[0]["self_drawn"] else sorted([*view["hand"], won])
+    assert held == holds, f"the DM shows {len(held)} concealed tiles, the player holds {len(holds)}"
+    assert scene.drawn == won, "the winning tile is not set apart, or another tile is as if just drawn"
     assert not scene.labels, "the tiles are numbered as if they could still be discarded"
     assert [(m.kind, m.tile) for m in scene.melds] == [(MeldKind(m["kind"]), m["tile"]) for m in view["melds"][seat]]
 
@@ -69,7 +74,9 @@ def assert_shows_the_final_hand(lt: LiveTable, seat: int, scene: HandScene) -> N
     ("hefei", 6, "dealt in"),
     ("chizhou", 2, "wall"),  # the wall runs out after the player's discard (a kong and two pungs)
     ("wuhu", 11, "self-drawn"),  # the player wins on their own draw: the winning tile stays apart
-    ("chizhou", 15, "on a discard"),  # the player wins on a discard: the picture did not change, nothing uploaded
+    ("wuhu", 16, "on a discard"),  # the player wins on a discard: the winning tile is set apart, as self-drawn
+    ("hefei", 1, "on a discard"),
+    ("chizhou", 15, "robbing a kong"),  # the player wins on the tile an AI adds to its pung: set apart too
 ])
 async def test_the_click_that_ends_the_hand_shows_the_hand_the_player_ended_with(harness: Harness, variant, seed, how):
     h = harness
@@ -85,6 +92,7 @@ async def test_the_click_that_ends_the_hand_shows_the_hand_the_player_ended_with
     await h.bot.tables.wait_idle()
     [w] = lt.table.last_result["winners"] or [None]
     assert how == ("wall" if w is None else "self-drawn" if w["seat"] == seat and w["self_drawn"] else
+                   "robbing a kong" if w["seat"] == seat and w["rob_kong"] else
                    "on a discard" if w["seat"] == seat else "dealt in" if w["from"] == seat else "")
     # the click's own answer (type 7: exempt from the global budget) is the only write to the player's DMs
     assert r.callback_type == 7
@@ -95,9 +103,17 @@ async def test_the_click_that_ends_the_hand_shows_the_hand_the_player_ended_with
     assert shown.content.splitlines()[-1] == HAND_OVER and not controls(shown)
     png = picture_of(h, P1)
     assert_shows_the_final_hand(lt, seat, scene_of(h, P1, png))
-    # a picture that changed goes with the answer; one the DM shows already is not sent again
-    assert (png == decided_on) == (how == "on a discard")
-    assert [a.data for a in answer.files] == ([] if png == decided_on else [png])
+    # the picture changed (a winner on another's tile: the winning tile joins the 13 it decided on) and goes with
+    # the answer
+    assert png != decided_on
+    assert [a.data for a in answer.files] == [png]
+    if w is not None and w["seat"] == seat:
+        # between hands My hand (on the table message) shows the same hand: the ephemeral panel's picture
+        table_msg = h.fake.find_message(lt.message_id)
+        panel = await h.click(table_msg, custom_id=button_id(table_msg, ":hand"), user=P1, locale="en-US")
+        [mine] = panel.reply.images
+        assert_shows_the_final_hand(lt, seat, scene_of(h, P1, mine))
+        assert mine == png
 
 
 def sim_time(h: Harness) -> SimClock:
@@ -230,3 +246,43 @@ async def test_a_seat_handed_to_the_ai_in_the_middle_of_a_hand_shows_the_hand_th
         await h.click(msg, custom_id=ai_click(lt, lt.seat_of(P2), msg), user=P2)
         await h.bot.tables.wait_idle()
     assert not [q for q in h.fake.requests[before:] if q.path.startswith(f"/channels/{dm.channel_id}/")]
+
+
+@pytest.mark.parametrize("how", ["timed out", "autoplay"])
+async def test_im_back_between_hands_says_so_in_the_dm_at_once(harness: Harness, how):
+    """The AI played the player's seat to the hand's end (two time-outs, or 托管); between hands the player presses
+    I'm back on the table message. Their hand message kept saying "The AI plays your seat now ... press I'm back"
+    until the next hand's deal; it now says at once, in one edit, that the seat is theirs again and that the controls
+    come with the next hand's deal. (The click is on the table message: its own answer cannot edit the DM.)"""
+    h = harness
+    prep(h, seed=1)
+    clock = sim_time(h)
+    mgr = h.bot.tables
+    mgr.timers.turn, mgr.timers.claim, mgr.timers.next_hand = 10.0, 3600.0, 3600.0
+    await open_table(h, "hefei", humans=(P1,), locale="en-US")
+    lt = live(h)
+    await h.settle()
+    while lt.table.phase in PLAYING:
+        if how == "autoplay":
+            table_msg = h.fake.find_message(lt.message_id)
+            await h.click(table_msg, custom_id=button_id(table_msg, ":auto"), user=P1, locale="en-US")
+        else:
+            await clock.advance(10.0, h.settle)
+        await mgr.wait_idle()
+    dm = h.dms(P1)[-1]
+    assert "The AI plays your seat now" in h.fake.find_message(dm.id).content
+    before = len(h.fake.requests)
+    table_msg = h.fake.find_message(lt.message_id)
+    await h.click(table_msg, custom_id=button_id(table_msg, ":back"), user=P1, locale="en-US")
+    await mgr.wait_idle()
+    assert not lt.seats[lt.seat_of(P1)].afk and lt.table.phase == "ended"
+    [edit] = [q for q in h.fake.requests[before:] if q.path.startswith(f"/channels/{dm.channel_id}/")]
+    assert edit.method == "PATCH" and edit.path.endswith(f"/messages/{dm.id}")
+    shown = h.fake.find_message(dm.id)
+    assert h.dms(P1)[-1].id == dm.id and not controls(shown)
+    assert shown.content.splitlines()[-1] == "Your seat is yours again: your controls come with the next hand's deal."
+    # and the next hand's deal brings the player their hand message again
+    table_msg = h.fake.find_message(lt.message_id)
+    await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1, locale="en-US")
+    await mgr.wait_idle()
+    assert lt.table.phase in PLAYING and h.dms(P1)[-1].id != dm.id
