@@ -11,7 +11,8 @@ player whose row names another channel that still has a lobby or an active match
 (``StoreError('seated_elsewhere', channel=..., user=...)``, nothing written). The match started from a lobby keeps its
 rows; a row whose channel has neither any more (the table ended, was dissolved, aborted or deleted, even by a process
 killed before it said so) is stale and gives way to the player's next seat. Two processes seating one player at once
-meet on the row's primary key: the second waits for the first's transaction and then finds its row.
+meet on the row's primary key: the second waits for the first's transaction and, run again after it (PostgreSQL's
+serialization failure, :func:`~bot.store.database.completes`), finds the player seated.
 """
 
 from __future__ import annotations
