@@ -5,7 +5,7 @@ starts or closes; a match's dissolve (解散) vote is one row per match: how man
 (``None`` when there is none). The JSON is the table layer's own (``bot.tables``); the store does not read it.
 Every write is durable: it is made before the change it records is shown to anyone.
 
-A player sits at one table at a time, whatever the deployment (``migrations/0014_seated_players.sql``): a lobby's
+A player sits at one table at a time, whatever the deployment (``migrations/0015_seated_players.sql``): a lobby's
 write is given its players and makes the channel's ``seated_players`` rows exactly them, in the same transaction; a
 player whose row names another channel that still has a lobby or an active match is refused
 (``StoreError('seated_elsewhere', channel=..., user=...)``, nothing written). The match started from a lobby keeps its

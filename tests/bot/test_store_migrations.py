@@ -383,8 +383,8 @@ async def check_the_v11_matches_after_0013(store: Store) -> None:
 
 
 
-async def test_0014_seats_the_players_of_the_active_matches(tmp_path: Path) -> None:
-    """Before 0014 each process knew only its own players; the store now keeps who sits where. The players of the
+async def test_0015_seats_the_players_of_the_active_matches(tmp_path: Path) -> None:
+    """Before 0015 each process knew only its own players; the store now keeps who sits where. The players of the
     matches in play are seated at their channel by the migration (the newest match first), those of a match over
     are not: a lobby elsewhere refuses the first and takes the second."""
     path = tmp_path / "v13.db"
@@ -396,7 +396,7 @@ async def test_0014_seats_the_players_of_the_active_matches(tmp_path: Path) -> N
     db.close()
     store = await Store.open(path)
     try:
-        await check_the_v13_seats_after_0014(store)
+        await check_the_v13_seats_after_0015(store)
     finally:
         await store.close()
 
@@ -412,7 +412,7 @@ V13_MATCHES = (
 """Ann at two matches in play (as several processes could leave her), Bo at a match over."""
 
 
-async def check_the_v13_seats_after_0014(store: Store) -> None:
+async def check_the_v13_seats_after_0015(store: Store) -> None:
     from bot.store.lobbies import save_lobby
 
     async def seated() -> dict[int, int]:

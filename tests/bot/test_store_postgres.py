@@ -327,12 +327,12 @@ async def test_0013_on_a_postgresql_database_at_version_11_keeps_one_active_matc
         await store.close()
 
 
-async def test_0014_on_a_postgresql_database_at_version_13_seats_the_players_of_the_active_matches(pg_database):
-    """0014 on PostgreSQL: the players of the matches in play are seated (one row each, the newest match first)."""
+async def test_0015_on_a_postgresql_database_at_version_13_seats_the_players_of_the_active_matches(pg_database):
+    """0015 on PostgreSQL: the players of the matches in play are seated (one row each, the newest match first)."""
     import asyncpg
 
     from bot.store.postgres import migrate_pg
-    from tests.bot.test_store_migrations import V13_MATCHES, check_the_v13_seats_after_0014
+    from tests.bot.test_store_migrations import V13_MATCHES, check_the_v13_seats_after_0015
 
     url = pg_database(empty=True)
     raw = await asyncpg.connect(url)
@@ -345,7 +345,7 @@ async def test_0014_on_a_postgresql_database_at_version_13_seats_the_players_of_
     store = await Store.open(url)
     try:
         assert store.schema_version == LATEST
-        await check_the_v13_seats_after_0014(store)
+        await check_the_v13_seats_after_0015(store)
     finally:
         await store.close()
 

@@ -1,4 +1,4 @@
--- 0014: a player sits at one table at a time, in every server and whatever the deployment. Each process checked only
+-- 0015: a player sits at one table at a time, in every server and whatever the deployment. Each process checked only
 -- its own players, so with several processes (shards) one player could sit at a lobby or match of each. The store
 -- now judges: ``seated_players`` holds, per player, the channel of the table they sit at. A lobby's write makes the
 -- channel's rows exactly its players (a second row for a player seated elsewhere is refused: ``seated_elsewhere``),

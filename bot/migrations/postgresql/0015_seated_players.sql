@@ -1,4 +1,4 @@
--- 0014 (PostgreSQL, as ../0014_seated_players.sql): a player sits at one table at a time, whatever the deployment:
+-- 0015 (PostgreSQL, as ../0015_seated_players.sql): a player sits at one table at a time, whatever the deployment:
 -- ``seated_players`` holds, per player, the channel of the table they sit at; a row counts only while its channel
 -- has a lobby or an active match. The players of the active matches are claimed now (the newest match first).
 
