@@ -43,7 +43,7 @@ from .tables import engine_settings, players_for
 TABLES = (
     "players", "guild_settings", "settings_audit", "matches", "match_seats", "match_meta", "match_votes", "hands",
     "actions", "ledger", "board_totals", "board_days", "group_settings", "seasons", "corrections",
-    "correction_rows", "memory_settings", "records", "record_seats", "lobbies",
+    "correction_rows", "memory_settings", "records", "record_seats", "lobbies", "seated_players",
 )
 #: tables of passing state, not copied (the destination's are emptied): clicks routed between running processes and
 #: the epochs of their leases (docs/sharding.md), which mean nothing once the processes are stopped for the copy

@@ -12,7 +12,7 @@ still pays and collects for the member who sits in it (the seat's owner).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -27,14 +27,16 @@ from .store import Store
 async def record_table_action(store: Store, guild_id: int, user_id: int, action: str, *, match_id: int | None,
                               detail: Mapping[str, Any], meta: Mapping[str, Any] | None = None,
                               at: datetime | None = None,
-                              lobby: tuple[int, Mapping[str, Any] | None] | None = None) -> None:
+                              lobby: tuple[int, Mapping[str, Any] | None] | None = None,
+                              players: Collection[int] | None = None) -> None:
     """Audit a table-management ``action`` by ``user_id`` (``detail``: whom and where) and, for a match in play,
     store its new ``meta`` in the same transaction; ``lobby``: ``(channel, state or None)`` of a lobby changed by
-    the action (stored or deleted in the same transaction, see :mod:`bot.store.lobbies`)."""
+    the action (stored or deleted in the same transaction, see :mod:`bot.store.lobbies`), ``players`` its human
+    players then (the ones seated at it)."""
     ms = to_ms(at)
     async with store.transaction() as conn:
         if lobby is not None:
-            await write_lobby(conn, guild_id, lobby[0], lobby[1], at)
+            await write_lobby(conn, guild_id, lobby[0], lobby[1], at, players)
         if match_id is not None and meta is not None:
             await conn.execute(
                 "INSERT INTO match_meta (match_id, meta) VALUES (?, ?) "

@@ -120,7 +120,8 @@ class Admin:
             lobby = (lt.channel_id, lt.lobby_state() if lt.humans() else None)
         try:
             await record_table_action(self.store, lt.guild_id, by, action, match_id=lt.match_id,
-                                      detail=detail, meta=lt.meta() if lt.rec is not None else None, lobby=lobby)
+                                      detail=detail, meta=lt.meta() if lt.rec is not None else None, lobby=lobby,
+                                      players=lt.players())
         except Exception as e:
             undo()
             log.warning("table %s: %s not recorded: %s", lt.id, action, e)

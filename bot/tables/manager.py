@@ -296,7 +296,15 @@ class TableManager(Admin, Output, Gone):
                 await self._drop_lost_start(lt)
                 await delete_lobby(self.store, lt.channel_id)
             else:
-                await save_lobby(self.store, lt.guild_id, lt.channel_id, lt.lobby_state())
+                await save_lobby(self.store, lt.guild_id, lt.channel_id, lt.lobby_state(), players=lt.players())
+        except StoreError as e:
+            undo()
+            if e.code != "seated_elsewhere":
+                log.warning("lobby in %s: not recorded: %s", lt.channel_id, e)
+                raise Refusal("tables.not_recorded") from e
+            # the store is the judge across processes: the player sits at a table another process drives
+            log.info("lobby in %s: %s", lt.channel_id, e)
+            raise Refusal("tables.seated_elsewhere", channel=e.params["channel"]) from e
         except Exception as e:
             undo()
             log.warning("lobby in %s: not recorded: %s", lt.channel_id, e)

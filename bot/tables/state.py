@@ -300,6 +300,10 @@ class LiveTable:
     def humans(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s is not None and s.human]
 
+    def players(self) -> list[int]:
+        """The user ids of the humans seated (what the store seats at this table: one table at a time each)."""
+        return [s.user_id for s in self.seats if s is not None and s.user_id is not None]
+
     def voters(self, vote: Vote) -> int:
         """How many humans a dissolve vote counts at its deadline: the seated humans who are here, and any who
         answered it. A seat the AI plays for an away player (timed out, 托管, replaced) abstains unless its player

@@ -380,3 +380,48 @@ async def check_the_v11_matches_after_0013(store: Store) -> None:
     with pytest.raises(StoreError) as e:
         await store.start_match(5, 9, "hefei", {}, "5", seats, at=at)
     assert (e.value.code, e.value.params) == ("channel_busy", {"channel_id": 9, "match_id": 3})
+
+
+
+async def test_0015_seats_the_players_of_the_active_matches(tmp_path: Path) -> None:
+    """Before 0015 each process knew only its own players; the store now keeps who sits where. The players of the
+    matches in play are seated at their channel by the migration (the newest match first), those of a match over
+    are not: a lobby elsewhere refuses the first and takes the second."""
+    path = tmp_path / "v13.db"
+    await at_version(path, 13)
+    db = sqlite3.connect(path)
+    with db:
+        for statement in V13_MATCHES:
+            db.execute(statement)
+    db.close()
+    store = await Store.open(path)
+    try:
+        await check_the_v13_seats_after_0015(store)
+    finally:
+        await store.close()
+
+
+V13_MATCHES = (
+    "INSERT INTO players VALUES (11, 'Ann', 1), (12, 'Bo', 1)",
+    "INSERT INTO matches (id, guild_id, channel_id, variant, settings, seed, status, started_at) VALUES "
+    "(1, 5, 7, 'hefei', '{}', '1', 'finished', 1000), (2, 5, 9, 'hefei', '{}', '2', 'active', 2000), "
+    "(3, 5, 8, 'hefei', '{}', '3', 'active', 3000)",
+    "INSERT INTO match_seats (match_id, seat, player_id, ai) VALUES (1, 0, 12, NULL), (2, 0, 11, NULL), "
+    "(3, 0, 11, NULL), (3, 1, NULL, 'normal')",
+)
+"""Ann at two matches in play (as several processes could leave her), Bo at a match over."""
+
+
+async def check_the_v13_seats_after_0015(store: Store) -> None:
+    from bot.store.lobbies import save_lobby
+
+    async def seated() -> dict[int, int]:
+        async with store.transaction(write=False) as conn:
+            return {int(u): int(c) for u, c in await conn.all("SELECT user_id, channel_id FROM seated_players")}
+
+    assert await seated() == {11: 8}
+    with pytest.raises(StoreError) as e:
+        await save_lobby(store, 5, 6, {"host": 11}, players=[11])
+    assert (e.value.code, e.value.params) == ("seated_elsewhere", {"channel": 8, "user": 11})
+    await save_lobby(store, 5, 6, {"host": 12}, players=[12])
+    assert await seated() == {11: 8, 12: 6}

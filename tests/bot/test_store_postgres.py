@@ -325,3 +325,57 @@ async def test_0013_on_a_postgresql_database_at_version_11_keeps_one_active_matc
         await check_the_v11_matches_after_0013(store)
     finally:
         await store.close()
+
+
+async def test_0015_on_a_postgresql_database_at_version_13_seats_the_players_of_the_active_matches(pg_database):
+    """0015 on PostgreSQL: the players of the matches in play are seated (one row each, the newest match first)."""
+    import asyncpg
+
+    from bot.store.postgres import migrate_pg
+    from tests.bot.test_store_migrations import V13_MATCHES, check_the_v13_seats_after_0015
+
+    url = pg_database(empty=True)
+    raw = await asyncpg.connect(url)
+    try:
+        assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=13) == 13
+        for statement in V13_MATCHES:
+            await raw.execute(statement)
+    finally:
+        await raw.close()
+    store = await Store.open(url)
+    try:
+        assert store.schema_version == LATEST
+        await check_the_v13_seats_after_0015(store)
+    finally:
+        await store.close()
+
+
+async def test_two_processes_seating_one_player_at_once_seat_them_once(pg_url):
+    """Two processes (two stores on one database) seat one player at two lobbies at the same moment: the second
+    write waits for the first's transaction on the player's row and, once it commits, is refused
+    (``seated_elsewhere``, naming the first lobby's channel); nothing of the second lobby is written."""
+    import asyncpg
+
+    from bot.store.lobbies import lobbies, save_lobby, write_lobby
+
+    a, b = await Store.open(pg_url), await Store.open(pg_url)
+    watch = await asyncpg.connect(pg_url)
+    try:
+        async with a.transaction() as conn:
+            await write_lobby(conn, 5, 61, {"host": 11}, players=[11])
+            second = asyncio.get_running_loop().create_task(save_lobby(b, 5, 62, {"host": 11}, players=[11]))
+            for _ in range(3000):  # until the second write waits on the first's lock (a broken store never does)
+                if second.done() or await watch.fetchval(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                        "AND datname = current_database()"):
+                    break
+                await asyncio.sleep(0.01)
+            assert not second.done()
+        with pytest.raises(StoreError) as e:
+            await second
+        assert (e.value.code, e.value.params) == ("seated_elsewhere", {"channel": 61, "user": 11})
+        assert [c for _, c, _ in await lobbies(a)] == [61]
+    finally:
+        await watch.close()
+        await a.close()
+        await b.close()
