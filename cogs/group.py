@@ -123,8 +123,9 @@ def record_ids(ids: list[int], shown: int = 5) -> str:
 
 
 async def season_waiting(bot: MjBot, season: gstore.Season, limit: int = 6) -> list[int]:
-    """The records proposed during an ended season (``[started_at, until)``) that still wait for their
-    confirmations: once confirmed they count in that season (docs/record.md, *When it counts*)."""
+    """The records still waiting for their confirmations that, once confirmed, count in an ended season
+    (``[started_at, until)``): proposed during it, or made in place of a voided hand of it, whenever (docs/record.md,
+    *When it counts*)."""
     if season.until is None:
         return []
     return await waiting_before(bot.open_store, season.guild_id, season.until, limit, since=season.started_at)
@@ -414,8 +415,8 @@ class Group(commands.Cog):
         text = t("season.started", lang, label=safe(season_label(new, lang, tz)))
         if ends_at is not None:
             text += " " + t("season.started_ends", lang, end=day_text(ends_at - timedelta(days=1), lang))
-        # the records of the season that ended (proposed within its range; an older one counts in an earlier
-        # season or in none)
+        # the records of the season that ended (counting within its range: one made in place of a voided hand counts
+        # at that hand's time; an older one counts in an earlier season or in none)
         if ended is not None and (waiting := await season_waiting(self.bot, ended)):
             text += "\n" + t("season.records_waiting", lang, ids=record_ids(waiting), number=ended.number)
         await interaction.response.send_message(saved(interaction, text), allowed_mentions=_NO_PINGS)

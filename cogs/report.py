@@ -67,7 +67,8 @@ TICK_MINUTES = 5
 REPORT_HOUR = 10  # local time of the report day at which the weekly report is due
 LATE_RECORD_WAIT = timedelta(hours=24)
 """How long past :data:`REPORT_HOUR` the report waits while a hand of its week recorded with /record still waits for
-its confirmations (it counts at the time it was proposed: confirmed after the report, it would be in none), and how
+its confirmations (it counts at the time it was proposed, or made in place of a voided hand at that hand's time:
+confirmed after the report, it would be in none), and how
 long past its end a season's final board waits so for a hand of the season. Records expire after a day by default (a
 server may set up to a week): past this the report goes out without them, and the final board names them."""
 _NO_PINGS = discord.AllowedMentions.none()
@@ -231,8 +232,8 @@ class Report(commands.Cog):
             if gs.last_report_week is not None and gs.last_report_week >= week:
                 return
             due = datetime.combine(date.fromordinal(week), time(REPORT_HOUR), tzinfo=gs.tz)
-            if now < due + LATE_RECORD_WAIT and await rstore.waiting_before(
-                    store, gs.guild_id, week_range(date.fromordinal(week), gs.tz)[1]):
+            start, end = week_range(date.fromordinal(week), gs.tz)
+            if now < due + LATE_RECORD_WAIT and await rstore.waiting_before(store, gs.guild_id, end, since=start):
                 return  # a hand of the week recorded but not confirmed yet: the report waits for it (a while at most)
         key = ("report", gs.guild_id, week)
         if unnoted(self.bot, key):  # posted; its note is waiting

@@ -565,14 +565,16 @@ async def _changed_since(conn: Connection, guild_id: int, record_id: int, shown:
 
 async def waiting_before(store: Store, guild_id: int, before: datetime, limit: int = 1, *,
                          since: datetime | None = None) -> list[int]:
-    """The ids of (at most ``limit``) records of the server proposed before ``before`` (and, with ``since``, from
-    ``since`` on: the records of one season, ``[started_at, until)``) that still wait for their confirmations, oldest
-    first: once confirmed such a hand counts at the time it was proposed, in a period that may already be reported
-    (the weekly report and a season's final board wait for them; /season start and the final board name them)."""
+    """The ids of (at most ``limit``) records of the server still waiting for their confirmations that, once
+    confirmed, count before ``before`` (with ``since``, from ``since`` on: a season's ``[started_at, until)``, a week),
+    oldest first. A record counts when proposed, or made in place of a voided hand at that hand's time (``_settle``):
+    the weekly report and a season's final board wait for them; /season start and the final board name them."""
     lo = -(2**62) if since is None else to_ms(since)
     async with store.transaction(write=False) as conn:
         return [r[0] for r in await conn.all(
-            "SELECT id FROM records WHERE guild_id = ? AND status = 'pending' AND created_at >= ? AND created_at < ? "
+            "SELECT id FROM (SELECT r.id, COALESCE((SELECT l.at FROM ledger l WHERE l.hand_id = r.replaces_hand "
+            "ORDER BY l.seat LIMIT 1), r.created_at) AS counts_at FROM records r "
+            "WHERE r.guild_id = ? AND r.status = 'pending') w WHERE counts_at >= ? AND counts_at < ? "
             "ORDER BY id LIMIT ?", (guild_id, lo, to_ms(before), limit))]
 
 
