@@ -4,8 +4,8 @@ notation, by the record's seats: ``W[123m:S][456m:S][789m:S] N[555p:E]`` (docs/r
 A scorer that reads the other seats' melds (Chizhou's 反包, ruling C9: :data:`SCORER_READS_SEATS`) is given them as
 the table gives them, ``Situation.melds_by_seat``: four tuples of melds by seat, the winner's own melds those of the
 hand. ``-`` says that no other seat shows a meld. The melds entered are stored with the record's situation
-(``others``: each seat's melds in the notation, the winner's empty), so the card is redrawn from them and a record of
-the same hand with other melds is another record. Any other variant refuses the option: its payments do not depend
+(``others``: each seat's melds in the notation, the winner's empty), so the card is redrawn from them; they do not
+make another record of the same hand (the duplicate check leaves them out). Any other variant refuses the option: its payments do not depend
 on them, and ignoring it would let players believe they counted.
 """
 

@@ -74,11 +74,37 @@ async def test_without_the_other_melds_the_card_says_reverse_contracts_were_not_
     r = await record(h)
     assert [s.amount for s in (await last(h)).seats] == [-1, 3, -1, -1]
     assert "not entered: contracts on them (反包) are not judged" in r.reply.content
-    zh = await record(h, locale="zh-CN", others="-")  # none shown: said, and the line about 反包 goes
+    zh = await h.slash("record", user=B, hand=HAND, winner=B, locale="zh-CN", variant="chizhou", others="-",
+                       **{**SEATS, "east": C, "west": A})  # none shown: said, and the line about 反包 goes
     assert "他家副露：无" in zh.reply.content and "不判反包" not in zh.reply.content
     tw = await h.slash("record", user=C, hand=HAND, winner=B, locale="zh-TW", variant="chizhou",
-                       **{**SEATS, "east": D, "north": A})  # other seats: not the same record
+                       **{**SEATS, "east": D, "north": A})  # other seats: another record
     assert "沒有填寫其他幾家的副露：不判反包" in tw.reply.content
+
+
+@pytest.mark.parametrize(("first", "second", "locale", "said"), [
+    (None, "-", "en-US", "This hand is already waiting for confirmations as record #1"),
+    (None, W_MELDS, "zh-CN", "这手牌已经作为记账 #1 在等待确认"),
+    (W_MELDS, None, "zh-TW", "這手牌已經作為記帳 #1 在等待確認"),
+    ("W[123m:S][456m:S]", "W[456m:S][123m:S]", "en-US", "as record #1"),
+    (None, "N", "en-US", "as record #1"),
+])
+async def test_the_same_hand_with_other_melds_is_the_same_record(h: Harness, first, second, locale: str, said: str):
+    """The same hand of the same players, recorded while the first waits with the melds, without them, with ``-``
+    or in another order: refused with the first record's number, else both are confirmed and the hand counts twice.
+    Rejecting the first lets it be recorded again with the melds."""
+    await record(h, **({} if first is None else {"others": first}))
+    rec = await last(h)
+    before = dump(h)
+    r = await h.slash("record", user=C, hand=HAND, winner=B, locale=locale, variant="chizhou", **SEATS,
+                      **({} if second is None else {"others": second}))
+    assert r.reply.ephemeral and said in r.reply.content, r.reply.content
+    assert dump(h) == before
+    await h.click(h.fake.find_message(rec.message_id), label="Reject", user=C)
+    again = await record(h, others=W_MELDS)
+    assert not again.reply.ephemeral, again.reply.content
+    await confirm_all(h, await last(h))
+    assert ledger(h) == list(enumerate(AT_TABLE))  # one hand, counted once, with 反包
 
 
 @pytest.mark.parametrize(("others", "locale", "said"), [
