@@ -43,9 +43,9 @@ def ledger(h: Harness) -> list[tuple]:
     return sql(h, "SELECT seat, amount FROM ledger WHERE source = 'in_person' ORDER BY seat")
 
 
-async def confirm_all(h: Harness, rec: rstore.Record) -> str:
+async def confirm_all(h: Harness, rec: rstore.Record, label: str = "Confirm") -> str:
     for p in (A, C, D):  # the three payers
-        await h.click(h.fake.find_message(rec.message_id), label="Confirm", user=p)
+        await h.click(h.fake.find_message(rec.message_id), label=label, user=p)
     return h.fake.find_message(rec.message_id).content
 
 
@@ -107,7 +107,30 @@ async def test_the_same_hand_with_other_melds_is_the_same_record(h: Harness, fir
     assert ledger(h) == list(enumerate(AT_TABLE))  # one hand, counted once, with 反包
 
 
+@pytest.mark.parametrize(("others", "locale"), [
+    ("W［123m：S］［456m：S］［789m：S］［555p：N］", "zh-CN"),  # a Chinese keyboard in full-width mode
+    ("Ｗ［１２３ｍ：Ｓ］［456m:S］［789m:S］［555p:N］", "zh-TW"),
+    ("西［123m：南］［456m：南］［789m：南］［555p：北］", "zh-CN"),
+    ("西家[123m:南][456m:南][789m:南][555p:北]", "zh-TW"),
+    ("WEST[123m:S][456m:S][789m:S][555p:N]", "en-US"),  # not the seats W, E, S (the winner) and T
+    ("west: [123m:S][456m:S][789m:S][555p:N] -", "en-US"),  # a trailing "nothing else"
+    ("w[123m:S][456m:S][789m:S][555p:N] n", "en-US"),  # lower case: not a suit when it stands alone
+])
+async def test_other_melds_typed_as_players_type_them(h: Harness, others: str, locale: str):
+    """Full-width text (refused before with a false "the meld is never closed"), a seat's name, lower-case seat
+    letters and a trailing ``-`` are read as the table's melds: the card and the ledger as with ``W_MELDS``."""
+    r = await record(h, others=others, locale=locale)
+    assert not r.reply.ephemeral, r.reply.content
+    assert "[123m:S][456m:S][789m:S][555p:N]" in r.reply.content
+    rec = await last(h)
+    assert [s.amount for s in rec.seats] == list(AT_TABLE)
+    await confirm_all(h, rec, {"en-US": "Confirm", "zh-CN": "确认", "zh-TW": "確認"}[locale])
+    assert ledger(h) == list(enumerate(AT_TABLE))
+
+
 @pytest.mark.parametrize(("others", "locale", "said"), [
+    ("W[123m:S] none", "en-US", "West's melds cannot be read"),  # a word is not read as seats N, O, N, E
+    ("s[123m:E]", "en-US", "South is the winner"),
     ("[123m:S]", "en-US", "Write each seat's melds after its letter"),
     ("S[123m:E]", "en-US", "South is the winner: the winner's melds go in the hand"),
     ("W[123m:S] W[456m:S]", "en-US", "West is written twice"),
