@@ -3,15 +3,19 @@ notation, by the record's seats: ``W[123m:S][456m:S][789m:S] N[555p:E]`` (docs/r
 
 A scorer that reads the other seats' melds (Chizhou's 反包, ruling C9: :data:`SCORER_READS_SEATS`) is given them as
 the table gives them, ``Situation.melds_by_seat``: four tuples of melds by seat, the winner's own melds those of the
-hand. ``-`` says that no other seat shows a meld. The melds entered are stored with the record's situation
-(``others``: each seat's melds in the notation, the winner's empty), so the card is redrawn from them and a record of
-the same hand with other melds is another record. Any other variant refuses the option: its payments do not depend
-on them, and ignoring it would let players believe they counted.
+hand. ``-`` says that no other seat shows a meld. The text is read as the hand is (full-width ``Ｗ［123m：S］``
+too), a seat's name as its letter (``West``, ``西家``), a lower-case seat letter standing alone as the capital. The
+melds entered are stored with the record's situation (``others``: each seat's melds in the notation, the winner's
+empty), so the card is redrawn from them; they do not make another record of the same hand (the duplicate check
+leaves them out). Any other variant refuses the option: its payments do not depend on them, and ignoring it would
+let players believe they counted.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
+import unicodedata
 from typing import Any
 
 import discord
@@ -27,9 +31,12 @@ from engine.variants import Situation
 OTHERS_LENGTH = 200
 #: What a record says when no other seat shows a meld.
 NONE = "-"
-_SEATS = set("ESWN东南西北東")  # capitals only: a lower-case s is a suit
+_SEATS = set("ESWN东南西北東")
+_LOWER_SEATS = set("eswn")  # a seat only standing alone (see _split): an s after a number is a suit
 _OPEN, _CLOSE = set("[(【"), set("])】")
 _SEPARATORS = set(" \t\r\n,，、;；·")
+#: A seat spelled out (West, 西家) is its letter: ``WEST[…]`` must not be read as the seats W, E, S and T.
+_SEAT_WORDS = re.compile(r"(?i)(?<![a-z0-9])(east|south|west|north)(?![a-z])|(?<=[东南西北東])家")
 EXAMPLE = "W[123m:S][456m:S][789m:S] N[555p:E]"
 
 Seats = tuple[tuple[Meld, ...], tuple[Meld, ...], tuple[Meld, ...], tuple[Meld, ...]]
@@ -41,12 +48,21 @@ def judges_seats(variant: str) -> bool:
 
 
 def _split(text: str) -> list[tuple[int, str]]:
-    """The seats and their melds' text, in the order written: a seat letter outside the brackets starts a seat."""
+    """The seats and their melds' text, in the order written: a seat letter outside the brackets starts a seat (a
+    lower-case one only standing alone: neither after a number, where s is a suit, nor in a word); a ``-`` or a
+    ``:`` outside the brackets says nothing.
+
+    >>> _split("w[555p:S] s[123m:W] -")
+    [(2, '[555p:S] '), (1, '[123m:W] ')]
+    """
     out: list[tuple[int, str]] = []
     depth = 0
-    for ch in text:
-        if depth == 0 and ch in _SEATS:
+    for i, ch in enumerate(text):
+        alone = not (i and text[i - 1].isalnum()) and not (text[i + 1:i + 2].isascii() and text[i + 1:i + 2].isalpha())
+        if depth == 0 and (ch in _SEATS or (ch in _LOWER_SEATS and alone)):
             out.append((seat_index(ch), ""))
+            continue
+        if depth == 0 and ch in "-:":  # W: [123m:S], W[123m:S] - : nothing more said
             continue
         if ch in _OPEN:
             depth += 1
@@ -75,6 +91,8 @@ def parse_others(text: str, winner: int, hand: Hand, lang: str) -> Seats:
     ...     print(e.message("en"))
     South is the winner: the winner's melds go in the hand. Nothing was recorded.
     """
+    text = unicodedata.normalize("NFKC", text)  # full-width ［123m：S］ and Ｗ, as the hand is read
+    text = _SEAT_WORDS.sub(lambda m: m.group(1)[0].upper() if m.group(1) else "", text)
     by_seat: list[tuple[Meld, ...]] = [(), (), (), ()]
     by_seat[winner] = hand.melds
     if text.strip() == NONE:

@@ -3,12 +3,15 @@
 The string catalogue (:mod:`text.catalog`) derives every zh-TW text it has no Taiwan override for with it, and
 texts the engine names without a catalogue key (score items' names, house rules) go through it too. The engine never
 imports OpenCC. In this project 喂 always means feeding a tile (餵), and dealing in is said as Taiwan says it,
-放槍 (OpenCC keeps 點炮; a screen showed both).
+放槍 (OpenCC keeps 點炮; a screen showed both); so is the account, 帳 (記帳 as the command /記帳, 帳本: OpenCC
+writes 記賬, 賬本).
 
 >>> to_hant("杠后开花，庄家多付一个底番；这里谁喂的牌")
 '槓後開花，莊家多付一個底番；這裡誰餵的牌'
 >>> to_hant("点炮和需 3 花")
 '放槍和需 3 花'
+>>> to_hant("这个赛季还没有记入账本的牌局；记账")
+'這個賽季還沒有記入帳本的牌局；記帳'
 """
 
 from __future__ import annotations
@@ -38,5 +41,5 @@ def named(zh: str, en: str, lang: str) -> str:
 
 def to_hant(text: str) -> str:
     """``text`` in Traditional Chinese as written in Taiwan (characters, not vocabulary)."""
-    return _converter().convert(text).replace("喂", "餵").replace("點炮", "放槍")
+    return _converter().convert(text).replace("喂", "餵").replace("點炮", "放槍").replace("賬", "帳")
 

@@ -262,13 +262,14 @@ async def _pending_duplicate(conn: Connection, guild_id: int, variant: str, hand
                              situation: dict[str, Any], players: Sequence[int], ms: int) -> Duplicate | None:
     """A record of this server still waiting for confirmations of the same hand: the same variant, players in the
     same seats, hand, winner, discarder and situation (two players recording the hand they just played, a form
-    sent twice). None if there is none."""
+    sent twice; the other seats' melds, ``others``, are not part of it). None if there is none."""
     rows = await conn.all(
         "SELECT id, hand_text, situation, message_id, created_at FROM records WHERE guild_id = ? "
         "AND status = 'pending' AND expires_at > ? AND variant = ? ORDER BY id", (guild_id, ms, variant))
     key = hand_key(hand_text)
+    same = {k: v for k, v in json.loads(dumps(situation)).items() if k != "others"}  # with the melds or without
     for rid, text, sit, message_id, created in rows:
-        if json.loads(sit) != json.loads(dumps(situation)) or hand_key(text) != key:
+        if {k: v for k, v in json.loads(sit).items() if k != "others"} != same or hand_key(text) != key:
             continue
         seated = await conn.all("SELECT player_id FROM record_seats WHERE record_id = ? ORDER BY seat",
                                              (rid,))

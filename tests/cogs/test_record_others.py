@@ -43,9 +43,9 @@ def ledger(h: Harness) -> list[tuple]:
     return sql(h, "SELECT seat, amount FROM ledger WHERE source = 'in_person' ORDER BY seat")
 
 
-async def confirm_all(h: Harness, rec: rstore.Record) -> str:
+async def confirm_all(h: Harness, rec: rstore.Record, label: str = "Confirm") -> str:
     for p in (A, C, D):  # the three payers
-        await h.click(h.fake.find_message(rec.message_id), label="Confirm", user=p)
+        await h.click(h.fake.find_message(rec.message_id), label=label, user=p)
     return h.fake.find_message(rec.message_id).content
 
 
@@ -74,14 +74,63 @@ async def test_without_the_other_melds_the_card_says_reverse_contracts_were_not_
     r = await record(h)
     assert [s.amount for s in (await last(h)).seats] == [-1, 3, -1, -1]
     assert "not entered: contracts on them (反包) are not judged" in r.reply.content
-    zh = await record(h, locale="zh-CN", others="-")  # none shown: said, and the line about 反包 goes
+    zh = await h.slash("record", user=B, hand=HAND, winner=B, locale="zh-CN", variant="chizhou", others="-",
+                       **{**SEATS, "east": C, "west": A})  # none shown: said, and the line about 反包 goes
     assert "他家副露：无" in zh.reply.content and "不判反包" not in zh.reply.content
     tw = await h.slash("record", user=C, hand=HAND, winner=B, locale="zh-TW", variant="chizhou",
-                       **{**SEATS, "east": D, "north": A})  # other seats: not the same record
+                       **{**SEATS, "east": D, "north": A})  # other seats: another record
     assert "沒有填寫其他幾家的副露：不判反包" in tw.reply.content
 
 
+@pytest.mark.parametrize(("first", "second", "locale", "said"), [
+    (None, "-", "en-US", "This hand is already waiting for confirmations as record #1"),
+    (None, W_MELDS, "zh-CN", "这手牌已经作为记账 #1 在等待确认"),
+    (W_MELDS, None, "zh-TW", "這手牌已經作為記帳 #1 在等待確認"),
+    ("W[123m:S][456m:S]", "W[456m:S][123m:S]", "en-US", "as record #1"),
+    (None, "N", "en-US", "as record #1"),
+])
+async def test_the_same_hand_with_other_melds_is_the_same_record(h: Harness, first, second, locale: str, said: str):
+    """The same hand of the same players, recorded while the first waits with the melds, without them, with ``-``
+    or in another order: refused with the first record's number, else both are confirmed and the hand counts twice.
+    Rejecting the first lets it be recorded again with the melds."""
+    await record(h, **({} if first is None else {"others": first}))
+    rec = await last(h)
+    before = dump(h)
+    r = await h.slash("record", user=C, hand=HAND, winner=B, locale=locale, variant="chizhou", **SEATS,
+                      **({} if second is None else {"others": second}))
+    assert r.reply.ephemeral and said in r.reply.content, r.reply.content
+    assert dump(h) == before
+    await h.click(h.fake.find_message(rec.message_id), label="Reject", user=C)
+    again = await record(h, others=W_MELDS)
+    assert not again.reply.ephemeral, again.reply.content
+    await confirm_all(h, await last(h))
+    assert ledger(h) == list(enumerate(AT_TABLE))  # one hand, counted once, with 反包
+
+
+@pytest.mark.parametrize(("others", "locale"), [
+    ("W［123m：S］［456m：S］［789m：S］［555p：N］", "zh-CN"),  # a Chinese keyboard in full-width mode
+    ("Ｗ［１２３ｍ：Ｓ］［456m:S］［789m:S］［555p:N］", "zh-TW"),
+    ("西［123m：南］［456m：南］［789m：南］［555p：北］", "zh-CN"),
+    ("西家[123m:南][456m:南][789m:南][555p:北]", "zh-TW"),
+    ("WEST[123m:S][456m:S][789m:S][555p:N]", "en-US"),  # not the seats W, E, S (the winner) and T
+    ("west: [123m:S][456m:S][789m:S][555p:N] -", "en-US"),  # a trailing "nothing else"
+    ("w[123m:S][456m:S][789m:S][555p:N] n", "en-US"),  # lower case: not a suit when it stands alone
+])
+async def test_other_melds_typed_as_players_type_them(h: Harness, others: str, locale: str):
+    """Full-width text (refused before with a false "the meld is never closed"), a seat's name, lower-case seat
+    letters and a trailing ``-`` are read as the table's melds: the card and the ledger as with ``W_MELDS``."""
+    r = await record(h, others=others, locale=locale)
+    assert not r.reply.ephemeral, r.reply.content
+    assert "[123m:S][456m:S][789m:S][555p:N]" in r.reply.content
+    rec = await last(h)
+    assert [s.amount for s in rec.seats] == list(AT_TABLE)
+    await confirm_all(h, rec, {"en-US": "Confirm", "zh-CN": "确认", "zh-TW": "確認"}[locale])
+    assert ledger(h) == list(enumerate(AT_TABLE))
+
+
 @pytest.mark.parametrize(("others", "locale", "said"), [
+    ("W[123m:S] none", "en-US", "West's melds cannot be read"),  # a word is not read as seats N, O, N, E
+    ("s[123m:E]", "en-US", "South is the winner"),
     ("[123m:S]", "en-US", "Write each seat's melds after its letter"),
     ("S[123m:E]", "en-US", "South is the winner: the winner's melds go in the hand"),
     ("W[123m:S] W[456m:S]", "en-US", "West is written twice"),

@@ -10,7 +10,7 @@ import pytest
 
 from engine.variants import VARIANT_KEYS
 from tests.cogs.test_score import LOCALE, payments_shown
-from tests.harness import GUILD_ID, Harness
+from tests.harness import GUILD_ID, USER_ID, Harness
 
 #: a hand as the bot writes one in a text: tiles, melds, '+' and the winning tile
 HAND = re.compile(r"[\d\[(][\dmpsz\[\]():ESWN]*\+\d[mpsz]")
@@ -36,6 +36,24 @@ async def test_the_example_under_the_hand_option_scores_in_every_variant(harness
     for variant in VARIANT_KEYS:
         for options in ({}, {"discarder": "W"}):
             assert await scores(harness, example, variant, **options), (variant, options, example)
+
+
+async def test_the_example_under_record_s_hand_option_is_recorded_in_every_variant(harness: Harness):
+    """/record's hand option offers its own example (23456799m345p67s+8s, refused in Chizhou for want of 花, when
+    /score's had been put right): /record takes it in every variant, self-drawn or on a discard."""
+    await harness.bot.tree.sync()
+    [record] = [c for c in harness.fake.commands[None] if c["name"] == "record"]
+    hand = next(o for o in record["options"] if o["name"] == "hand")
+    shown = {lang: hand["description_localizations"][loc] if loc else hand["description"]
+             for lang, loc in DISCORD_LOCALE.items()}
+    examples = {lang: HAND.findall(text) for lang, text in shown.items()}
+    assert all(len(found) == 1 for found in examples.values()), shown
+    [example] = {found[0] for found in examples.values()}  # one example in every language
+    seats = {"east": USER_ID, "south": USER_ID + 1, "west": USER_ID + 2, "north": USER_ID + 3}
+    for variant in VARIANT_KEYS:
+        for options in ({}, {"discarder": USER_ID + 2}):
+            r = await harness.slash("record", hand=example, variant=variant, winner=USER_ID + 1, **seats, **options)
+            assert not r.reply.ephemeral, (variant, options, example, r.reply.content)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh", "zh-TW"])

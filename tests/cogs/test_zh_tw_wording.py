@@ -32,3 +32,11 @@ async def test_leaving_a_table_in_play_quotes_the_buttons_as_taiwan_does(harness
     said = r.reply.content
     assert r.reply.ephemeral and "牌桌訊息上的「託管」" in said and "按「我回來了」" in said and "按「解散」" in said
     assert "“" not in said and "”" not in said and "消息" not in said
+
+
+async def test_the_ledger_is_written_as_the_record_command_is(harness: Harness):
+    """Taiwan writes 帳 (記帳, as the command /記帳 is named, 帳本): OpenCC's 賬 made /help say 記總賬 and the
+    settings say 記賬（/記帳） on one line."""
+    r = await harness.slash("help", locale="zh-TW")
+    text = harness.fake.find_message(r.reply.id).embeds[0]["description"]
+    assert "機器人記總帳" in text and "賬" not in text

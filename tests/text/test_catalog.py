@@ -79,7 +79,8 @@ def test_traditional_is_derived_unless_taiwan_says_it_differently():
 
 
 #: what a Taiwanese reader sees as mainland writing, and what Taiwan writes instead
-_MAINLAND = {"“": "「", "”": "」", "消息": "訊息 (a message)", "頻道里": "頻道裡", "賬本里": "帳本裡"}
+_MAINLAND = {"“": "「", "”": "」", "消息": "訊息 (a message)", "頻道里": "頻道裡", "賬": "帳 (記帳 as /記帳, 帳本)",
+             "帳本里": "帳本裡"}
 
 
 def test_traditional_text_reads_as_written_in_taiwan():
