@@ -121,7 +121,7 @@ class Admin:
         try:
             await record_table_action(self.store, lt.guild_id, by, action, match_id=lt.match_id,
                                       detail=detail, meta=lt.meta() if lt.rec is not None else None, lobby=lobby,
-                                      players=lt.players())
+                                      players=lt.players(), adding=())  # it seats no one
         except Exception as e:
             undo()
             log.warning("table %s: %s not recorded: %s", lt.id, action, e)
