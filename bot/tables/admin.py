@@ -335,8 +335,8 @@ class Admin:
             await save_vote(self.store, lt.match_id, lt.votes, None if lt.vote is None else lt.vote.to_json())
 
     async def restore_vote(self, lt: LiveTable, held: int, stored: dict[str, Any] | None) -> None:
-        """After a restart: the match's open vote back, its buttons working; lapsed while the bot was down, it
-        ends now (its message says so, once). A vote found past its deadline lapses: who was here at the deadline is
+        """After a restart: the match's open vote back, its buttons working, its message written once with the
+        stored tally; lapsed while the bot was down, it ends now (its message says so, once). A vote found past its deadline lapses: who was here at the deadline is
         not known after a restart (a timeout's away is not kept), and a vote whose minute ended before the stop may
         have lapsed then already, its message saying so, with only its removal from the store lost."""
         async with lt.lock:
@@ -345,11 +345,14 @@ class Admin:
                 return
             vote = Vote.from_json(stored)
             lt.vote = vote
-            vote.shown = vote_text(lt, vote)  # (what its message says already: nothing is written for it)
+            vote.shown = vote_text(lt, vote)
             if vote.deadline <= self.wall() or not vote.can_pass(len(lt.humans())):
                 self._drop_vote(lt, "tables.vote_expired")
             else:
                 self._arm_vote(lt, vote)
+                # its message may not show the stored tally (an answer stored just before a kill, its click's
+                # response lost): written once now (the store does not keep what the message says)
+                self.publisher.show_vote(lt, vote)
 
     async def cast_vote(self, table_id: int, number: int, user_id: int, yes: bool,
                         on: tuple[int, int] | None = None) -> Vote:
