@@ -806,7 +806,7 @@ class TableManager(Admin, Output, Gone):
             s.come_back()
             self.publisher.post(lt, t("tables.back", lt.lang, name=s.name))
             await self._publish(lt, [])
-            self.say_back(lt, seat)
+            await self.say_back(lt, seat)
 
     # ---------------------------------------------------------------------------------------------- stalls
 
