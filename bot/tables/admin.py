@@ -298,6 +298,8 @@ class Admin:
         (under the lock). A click on the message itself (``by_click``) shows it in its own answer; else the
         publisher edits the message (once, whatever changed meanwhile)."""
         vote.shown, vote.end = vote_text(lt, vote, end), end
+        if end is not None:
+            lt.vote_end = (vote.number, end)
         if not by_click and vote.message is not None:
             self.publisher.show_vote(lt, vote)
 
@@ -366,7 +368,7 @@ class Admin:
         async with lt.lock:
             vote = lt.vote
             if lt.closed or vote is None or vote.number != number:
-                raise Refusal("tables.vote_over")
+                raise Refusal(self._vote_gone(lt, number))
             if lt.seat_of(user_id) is None:
                 raise Refusal("tables.not_seated")
             if user_id in vote.yes or user_id in vote.no:
@@ -399,6 +401,15 @@ class Admin:
                 raise
             self._vote_changed(lt, vote, by_click=here)
             return vote
+
+    @staticmethod
+    def _vote_gone(lt: LiveTable, number: int) -> str:
+        """What a click on vote ``number``, no longer open, is told (a click that lost the race to the deciding one
+        included): it passed (the match was dissolved), the table ended with it, or it is over and nothing changed."""
+        if lt.vote_end is not None and lt.vote_end[0] == number and lt.vote_end[1] in (
+                "tables.vote_passed", "tables.vote_table_closed"):
+            return lt.vote_end[1]
+        return "tables.vote_over"  # (it failed or lapsed, or an older vote: true)
 
     async def _vote_timer(self, lt: LiveTable, vote: Vote) -> None:
         wait, n = max(0.0, vote.deadline - self.wall()), 0

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from bot.i18n import t
 from bot.tables.strings import shown_name
 from tests.cogs.test_table_admin import VoteClock, said, vote_message
 from tests.cogs.test_tables import P1, P2, P3, P4, live, open_table, prep
@@ -166,6 +167,30 @@ async def test_an_answer_stored_before_a_kill_shows_on_the_vote_message_after_th
         assert h2.fake.find_message(vm.id).content.split("\n")[1:] == [yes2, no1 + shown_name(HOSTILE), need1]
     finally:
         await h2.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "zh-TW"])
+async def test_a_click_that_loses_the_race_to_the_deciding_one_is_told_the_vote_passed(harness: Harness, lang: str):
+    """P2, P4 and P3 agree at the same moment: P4's answer passes the vote and the match is dissolved; P3's, decided
+    after, is told privately that the vote passed (it was "That vote is over; nothing was changed")."""
+    h = harness
+    VoteClock(h)
+    await four_friends(h, "en")
+    (*_, yes3, passed) = WORDS["en"]
+    await h.slash("table dissolve", user=P1, locale="en-US")
+    vm = vote_message(h)
+    lt = live(h)
+    locale = {"en": "en-US", "zh": "zh-CN", "zh-TW": "zh-TW"}[lang]
+    clicks = [h.click_payload(vm, custom_id=answer(vm, True), user=u, locale=locale) for u in (P2, P4, P3)]
+    for data, _ in clicks:  # parsed back to back: three clicks at once
+        h.bot._connection.parse_interaction_create(data)
+    await h.settle()
+    await h.bot.tables.wait_idle()
+    msg = h.fake.find_message(vm.id)
+    assert msg.content.split("\n")[1:] == [yes3, WORDS["en"][2], passed] and not msg.buttons()
+    assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
+    late = clicks[2][1]
+    assert said(late) == t("tables.vote_passed", lang) and late.reply.ephemeral
 
 
 async def test_a_slow_answer_is_deferred_and_shows_the_tally_all_the_same(harness: Harness, monkeypatch):
