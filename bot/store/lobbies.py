@@ -8,7 +8,10 @@ Every write is durable: it is made before the change it records is shown to anyo
 A player sits at one table at a time, whatever the deployment (``migrations/0015_seated_players.sql``): a lobby's
 write is given its players and makes the channel's ``seated_players`` rows exactly them, in the same transaction; a
 player whose row names another channel that still has a lobby or an active match is refused
-(``StoreError('seated_elsewhere', channel=..., user=...)``, nothing written). The match started from a lobby keeps its
+(``StoreError('seated_elsewhere', channel=..., user=...)``, nothing written) - but only a player the write *adds*
+(``adding``): a player already in the lobby who sits elsewhere (a lobby stored before 0015, when two processes could
+seat one player twice) keeps the lobby as it is and is seated at it once their other table is gone, so that a Leave,
+a kick or an AI added is never refused for someone else's seat. The match started from a lobby keeps its
 rows; a row whose channel has neither any more (the table ended, was dissolved, aborted or deleted, even by a process
 killed before it said so) is stale and gives way to the player's next seat. Two processes seating one player at once
 meet on the row's primary key: the second waits for the first's transaction and, run again after it (PostgreSQL's
@@ -30,10 +33,12 @@ from .store import Store
 
 
 async def write_lobby(conn: Any, guild_id: int, channel_id: int, state: Mapping[str, Any] | None,
-                      at: datetime | None = None, players: Collection[int] | None = None) -> None:
+                      at: datetime | None = None, players: Collection[int] | None = None,
+                      adding: Collection[int] | None = None) -> None:
     """Inside a transaction: store (or replace) the lobby of ``channel_id``; ``state`` None deletes it (its
     players' rows go stale with it, unless a match in the channel keeps them). ``players``: the lobby's human
-    players, who then sit at it and no one else (``seated_elsewhere`` for one who sits at another table)."""
+    players, who then sit at it and no one else; ``adding``: those of them this write seats (None: all of them),
+    ``seated_elsewhere`` for one who sits at another table."""
     if state is None:
         await conn.execute("DELETE FROM lobbies WHERE channel_id = ?", (channel_id,))
         return
@@ -43,13 +48,16 @@ async def write_lobby(conn: Any, guild_id: int, channel_id: int, state: Mapping[
         "updated_at = excluded.updated_at",
         (channel_id, guild_id, dumps(dict(state)), to_ms(at)))
     if players is not None:
-        await seat_players(conn, channel_id, players)
+        await seat_players(conn, channel_id, players, adding)
 
 
-async def seat_players(conn: Any, channel_id: int, players: Collection[int]) -> None:
+async def seat_players(conn: Any, channel_id: int, players: Collection[int],
+                       adding: Collection[int] | None = None) -> None:
     """Inside a transaction: the players seated at the table of ``channel_id`` are ``players`` (the rows of others
-    there are deleted). Raises ``StoreError('seated_elsewhere')`` when one of them sits at another live table."""
+    there are deleted). Raises ``StoreError('seated_elsewhere')`` when one of ``adding`` (None: of ``players``) sits
+    at another live table; another player who does keeps that row (see the module)."""
     ids = sorted(set(players))
+    judged = set(ids) if adding is None else set(adding)
     others = f" AND user_id NOT IN ({', '.join('?' for _ in ids)})" if ids else ""
     await conn.execute(f"DELETE FROM seated_players WHERE channel_id = ?{others}", (channel_id, *ids))
     for user_id in ids:
@@ -62,17 +70,18 @@ async def seat_players(conn: Any, channel_id: int, players: Collection[int]) -> 
         await conn.execute("INSERT INTO seated_players (user_id, channel_id) VALUES (?, ?) "
                            "ON CONFLICT (user_id) DO NOTHING", (user_id, channel_id))
         row = await conn.all("SELECT channel_id FROM seated_players WHERE user_id = ?", (user_id,))
-        if row and int(row[0][0]) != channel_id:
+        if row and int(row[0][0]) != channel_id and user_id in judged:
             raise StoreError("seated_elsewhere", channel=int(row[0][0]), user=user_id)
 
 
 @completes
 async def save_lobby(store: Store, guild_id: int, channel_id: int, state: Mapping[str, Any],
-                     at: datetime | None = None, players: Collection[int] | None = None) -> None:
+                     at: datetime | None = None, players: Collection[int] | None = None,
+                     adding: Collection[int] | None = None) -> None:
     """Store (or replace) the lobby of ``channel_id``; ``players``: its human players, seated at it (see the module:
-    ``seated_elsewhere`` when one of them sits at another table, nothing written then)."""
+    ``seated_elsewhere`` when one of ``adding``, None: of them all, sits at another table, nothing written then)."""
     async with store.transaction() as conn:
-        await write_lobby(conn, guild_id, channel_id, state, at, players)
+        await write_lobby(conn, guild_id, channel_id, state, at, players, adding)
 
 
 @completes

@@ -28,15 +28,16 @@ async def record_table_action(store: Store, guild_id: int, user_id: int, action:
                               detail: Mapping[str, Any], meta: Mapping[str, Any] | None = None,
                               at: datetime | None = None,
                               lobby: tuple[int, Mapping[str, Any] | None] | None = None,
-                              players: Collection[int] | None = None) -> None:
+                              players: Collection[int] | None = None,
+                              adding: Collection[int] | None = None) -> None:
     """Audit a table-management ``action`` by ``user_id`` (``detail``: whom and where) and, for a match in play,
     store its new ``meta`` in the same transaction; ``lobby``: ``(channel, state or None)`` of a lobby changed by
     the action (stored or deleted in the same transaction, see :mod:`bot.store.lobbies`), ``players`` its human
-    players then (the ones seated at it)."""
+    players then (the ones seated at it), ``adding`` those of them the action seats (None: all)."""
     ms = to_ms(at)
     async with store.transaction() as conn:
         if lobby is not None:
-            await write_lobby(conn, guild_id, lobby[0], lobby[1], at, players)
+            await write_lobby(conn, guild_id, lobby[0], lobby[1], at, players, adding)
         if match_id is not None and meta is not None:
             await conn.execute(
                 "INSERT INTO match_meta (match_id, meta) VALUES (?, ?) "

@@ -94,7 +94,7 @@ class Admin:
         async def _play_on(self, lt: LiveTable, events: list[Event], *, fresh: bool = False) -> None: ...
         def _live(self, table_id: int) -> LiveTable: ...
         async def back(self, table_id: int, user_id: int) -> None: ...
-        def say_back(self, lt: LiveTable, seat: int) -> None: ...
+        async def say_back(self, lt: LiveTable, seat: int) -> None: ...
         async def _pause(self, lt: LiveTable, exc: BaseException) -> None: ...
     store_backoff: tuple[float, ...]
     wall: Callable[[], float]  # Unix time (a vote's deadline outlives the process)
@@ -121,7 +121,7 @@ class Admin:
         try:
             await record_table_action(self.store, lt.guild_id, by, action, match_id=lt.match_id,
                                       detail=detail, meta=lt.meta() if lt.rec is not None else None, lobby=lobby,
-                                      players=lt.players())
+                                      players=lt.players(), adding=())  # it seats no one
         except Exception as e:
             undo()
             log.warning("table %s: %s not recorded: %s", lt.id, action, e)
@@ -209,7 +209,7 @@ class Admin:
                                lambda: s.go_away("replaced"))
             self.publisher.post(lt, t("tables.restored", lt.lang, name=s.name))
             await self._after_seat_change(lt)
-            self.say_back(lt, seat)
+            await self.say_back(lt, seat)
             return s.name
 
     # ------------------------------------------------------------------------------------------- kick
@@ -298,6 +298,8 @@ class Admin:
         (under the lock). A click on the message itself (``by_click``) shows it in its own answer; else the
         publisher edits the message (once, whatever changed meanwhile)."""
         vote.shown, vote.end = vote_text(lt, vote, end), end
+        if end is not None:
+            lt.vote_end = (vote.number, end)
         if not by_click and vote.message is not None:
             self.publisher.show_vote(lt, vote)
 
@@ -335,8 +337,8 @@ class Admin:
             await save_vote(self.store, lt.match_id, lt.votes, None if lt.vote is None else lt.vote.to_json())
 
     async def restore_vote(self, lt: LiveTable, held: int, stored: dict[str, Any] | None) -> None:
-        """After a restart: the match's open vote back, its buttons working; lapsed while the bot was down, it
-        ends now (its message says so, once). A vote found past its deadline lapses: who was here at the deadline is
+        """After a restart: the match's open vote back, its buttons working, its message written once with the
+        stored tally; lapsed while the bot was down, it ends now (its message says so, once). A vote found past its deadline lapses: who was here at the deadline is
         not known after a restart (a timeout's away is not kept), and a vote whose minute ended before the stop may
         have lapsed then already, its message saying so, with only its removal from the store lost."""
         async with lt.lock:
@@ -345,11 +347,14 @@ class Admin:
                 return
             vote = Vote.from_json(stored)
             lt.vote = vote
-            vote.shown = vote_text(lt, vote)  # (what its message says already: nothing is written for it)
+            vote.shown = vote_text(lt, vote)
             if vote.deadline <= self.wall() or not vote.can_pass(len(lt.humans())):
                 self._drop_vote(lt, "tables.vote_expired")
             else:
                 self._arm_vote(lt, vote)
+                # its message may not show the stored tally (an answer stored just before a kill, its click's
+                # response lost): written once now (the store does not keep what the message says)
+                self.publisher.show_vote(lt, vote)
 
     async def cast_vote(self, table_id: int, number: int, user_id: int, yes: bool,
                         on: tuple[int, int] | None = None) -> Vote:
@@ -363,7 +368,7 @@ class Admin:
         async with lt.lock:
             vote = lt.vote
             if lt.closed or vote is None or vote.number != number:
-                raise Refusal("tables.vote_over")
+                raise Refusal(self._vote_gone(lt, number))
             if lt.seat_of(user_id) is None:
                 raise Refusal("tables.not_seated")
             if user_id in vote.yes or user_id in vote.no:
@@ -396,6 +401,15 @@ class Admin:
                 raise
             self._vote_changed(lt, vote, by_click=here)
             return vote
+
+    @staticmethod
+    def _vote_gone(lt: LiveTable, number: int) -> str:
+        """What a click on vote ``number``, no longer open, is told (a click that lost the race to the deciding one
+        included): it passed (the match was dissolved), the table ended with it, or it is over and nothing changed."""
+        if lt.vote_end is not None and lt.vote_end[0] == number and lt.vote_end[1] in (
+                "tables.vote_passed", "tables.vote_table_closed"):
+            return lt.vote_end[1]
+        return "tables.vote_over"  # (it failed or lapsed, or an older vote: true)
 
     async def _vote_timer(self, lt: LiveTable, vote: Vote) -> None:
         wait, n = max(0.0, vote.deadline - self.wall()), 0

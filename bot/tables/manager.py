@@ -270,7 +270,7 @@ class TableManager(Admin, Output, Gone):
                 del self.by_player[host_id]
 
         async with lt.lock:
-            await self._keep_lobby(lt, undo)
+            await self._keep_lobby(lt, undo, adding=host_id)
         return lt
 
     async def lobby_posted(self, lt: LiveTable, message_id: int) -> None:
@@ -288,15 +288,18 @@ class TableManager(Admin, Output, Gone):
         if lt.state is not State.LOBBY:
             raise Refusal("tables.lobby_gone" if lt.closed else "tables.not_lobby")
 
-    async def _keep_lobby(self, lt: LiveTable, undo: Callable[[], Any], *, gone: bool = False) -> None:
+    async def _keep_lobby(self, lt: LiveTable, undo: Callable[[], Any], *, gone: bool = False,
+                          adding: int | None = None) -> None:
         """Store the lobby as it now is (``gone``: delete it) before anyone sees the change; when the store fails,
-        ``undo()`` and refuse (nothing changed). Under the table's lock."""
+        ``undo()`` and refuse (nothing changed). ``adding``: the player this change seats (who pressed), the only
+        one the store may refuse for sitting elsewhere. Under the table's lock."""
         try:
             if gone:
                 await self._drop_lost_start(lt)
                 await delete_lobby(self.store, lt.channel_id)
             else:
-                await save_lobby(self.store, lt.guild_id, lt.channel_id, lt.lobby_state(), players=lt.players())
+                await save_lobby(self.store, lt.guild_id, lt.channel_id, lt.lobby_state(), players=lt.players(),
+                                 adding=() if adding is None else (adding,))
         except StoreError as e:
             undo()
             if e.code != "seated_elsewhere":
@@ -304,6 +307,9 @@ class TableManager(Admin, Output, Gone):
                 raise Refusal("tables.not_recorded") from e
             # the store is the judge across processes: the player sits at a table another process drives
             log.info("lobby in %s: %s", lt.channel_id, e)
+            user = e.params.get("user")
+            if user is not None and user != adding:  # someone else's seat: name them, not the one who pressed
+                raise Refusal("tables.seated_elsewhere_other", user=user, channel=e.params["channel"]) from e
             raise Refusal("tables.seated_elsewhere", channel=e.params["channel"]) from e
         except Exception as e:
             undo()
@@ -336,7 +342,7 @@ class TableManager(Admin, Output, Gone):
             if not free:
                 raise Refusal("tables.full")
             lt.seats[free[0]] = Seat(user_id, name, lang=lang)
-            await self._keep_lobby(lt, lambda: lt.seats.__setitem__(free[0], None))
+            await self._keep_lobby(lt, lambda: lt.seats.__setitem__(free[0], None), adding=user_id)
             self.by_player[user_id] = lt.channel_id
             self.show_lobby(lt)
 
@@ -800,7 +806,7 @@ class TableManager(Admin, Output, Gone):
             s.come_back()
             self.publisher.post(lt, t("tables.back", lt.lang, name=s.name))
             await self._publish(lt, [])
-            self.say_back(lt, seat)
+            await self.say_back(lt, seat)
 
     # ---------------------------------------------------------------------------------------------- stalls
 

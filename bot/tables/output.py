@@ -252,7 +252,7 @@ class Output:
             self.publisher.hand(lt, HandPayload(c, s.user_id, text, Png(png, "hand.png"), view, new_hand,
                                                 lt.since[c] if view is not None else None, probe=s.dm_failed))
 
-    def say_back(self, lt: LiveTable, seat: int) -> None:
+    async def say_back(self, lt: LiveTable, seat: int) -> None:
         """The seat was given back between hands (I'm back, /table autoplay off, the host's restore): its latest hand
         message said the AI plays it (every away seat's does at a hand's end, :meth:`_send_hands`) and, no hand
         message coming until the next deal, kept saying so. It now says the seat is the player's again and that its
@@ -263,8 +263,9 @@ class Output:
         if tb is None or tb.phase != "ended" or lt.closed or s is None or s.dm_failed:
             return
         text = scenes.over_text(lt, seat, "back")
-        if text is not None:
-            self.publisher.strip_dm(lt, seat, text, reword=True)
+        if text is not None:  # (its picture was the hand as the AI took it over, which may have claimed since)
+            self.publisher.strip_dm(lt, seat, text, reword=True,
+                                    png=Png(await self.hand_image(lt, seat, s.lang), "hand.png"))
 
     async def _final_hand(self, lt: LiveTable, seat: int) -> Png | None:
         """The picture of the hand a seat ended the hand with, for its hand message once the hand is over; None

@@ -229,6 +229,7 @@ class LiveTable:
     told_dm: set[int] = field(default_factory=set)
     vote: Vote | None = None  # an open dissolve vote
     votes: int = 0  # dissolve votes held so far (numbers the vote buttons)
+    vote_end: tuple[int, str] | None = None  # the number of the vote that ended last and how (its message key)
 
     # ---- the state machine
 

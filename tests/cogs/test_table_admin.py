@@ -382,7 +382,7 @@ async def test_two_votes_at_once_dissolve_once(harness: Harness):
     await h.settle()
     await h.bot.tables.wait_idle()
     answers = sorted((said(x[1]), x[1].callback_type) for x in (a, b))
-    assert answers == [("", 7), ("That vote is over; nothing was changed.", 4)]  # the first: shown on the message
+    assert answers == [("", 7), ("The dissolve vote passed.", 4)]  # the first: shown on the message; the second: passed
     assert "解散投票通过" in h.fake.find_message(vm.id).content
     assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
     assert [f for _, f, _ in await audit(h)].count("table.dissolve") == 1

@@ -286,3 +286,40 @@ async def test_im_back_between_hands_says_so_in_the_dm_at_once(harness: Harness,
     await h.click(table_msg, custom_id=button_id(table_msg, ":next"), user=P1, locale="en-US")
     await mgr.wait_idle()
     assert lt.table.phase in PLAYING and h.dms(P1)[-1].id != dm.id
+
+
+async def test_im_back_between_hands_shows_the_hand_the_ai_ended_it_with(harness: Harness):
+    """P1 hands their seat to the AI (托管) on their turn; P2 plays the hand out and the AI plays P1's seat (it claims
+    a meld for them). Between hands P1 presses I'm back: the one edit of P1's hand message that says the seat is
+    theirs again shows the hand as it ended (the AI's meld in it), not the hand as the AI took it over."""
+    h = harness
+    prep(h, seed=1, images=True)
+    h.bot.tables.timers.next_hand = 3600.0
+    await open_table(h, "hefei", humans=(P1, P2), locale="en-US")
+    lt = live(h)
+    seat = lt.seat_of(P1)
+    while not (lt.table.phase == "play" and lt.table.awaited() == [seat]):
+        msg = latest_dm_controls(h, P2)
+        await h.click(msg, custom_id=ai_click(lt, lt.seat_of(P2), msg), user=P2)
+        await h.bot.tables.wait_idle()
+    table_msg = h.fake.find_message(lt.message_id)
+    await h.click(table_msg, custom_id=button_id(table_msg, ":auto"), user=P1, locale="en-US")
+    await h.bot.tables.wait_idle()
+    melds = len(lt.table.melds[seat])
+    while lt.table.phase in PLAYING:  # P2 plays the hand out; the AI plays P1's seat
+        msg = latest_dm_controls(h, P2)
+        await h.click(msg, custom_id=ai_click(lt, lt.seat_of(P2), msg), user=P2)
+        await h.bot.tables.wait_idle()
+    assert len(lt.table.melds[seat]) > melds, "the AI claimed a meld for P1 (what makes the pictures differ)"
+    dm = h.dms(P1)[-1]
+    before = len(h.fake.requests)
+    table_msg = h.fake.find_message(lt.message_id)
+    await h.click(table_msg, custom_id=button_id(table_msg, ":back"), user=P1, locale="en-US")
+    await h.bot.tables.wait_idle()
+    [edit] = [q for q in h.fake.requests[before:] if q.path.startswith(f"/channels/{dm.channel_id}/")]
+    assert edit.method == "PATCH" and edit.path.endswith(f"/messages/{dm.id}")
+    shown = h.fake.find_message(dm.id)
+    assert shown.content.splitlines()[-1].startswith("Your seat is yours again") and not controls(shown)
+    [png] = shown.images
+    assert [a.data for a in edit.files] == [png]
+    assert_shows_the_final_hand(lt, seat, scene_of(h, P1, png))

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from bot.i18n import t
 from bot.tables.strings import shown_name
 from tests.cogs.test_table_admin import VoteClock, said, vote_message
 from tests.cogs.test_tables import P1, P2, P3, P4, live, open_table, prep
@@ -117,8 +118,9 @@ async def test_a_vote_kept_over_a_restart_shows_the_same_tally(harness: Harness)
     try:
         prep(h2)
         await h2.bot.tables.wait_idle()
-        assert not h2.fake.requests_to(f"/messages/{vm.id}$")  # nothing to say again: it shows the tally already
-        assert h2.fake.find_message(vm.id).content == before
+        # written once at start-up, with what it shows already (the store does not keep what the message says)
+        assert len(h2.fake.requests_to(f"/messages/{vm.id}$")) <= 1
+        assert h2.fake.find_message(vm.id).content == before and len(h2.fake.find_message(vm.id).buttons()) == 2
         r, requests = await click(h2, vm, P3, False)
         only_the_answer(r, requests)
         after = h2.fake.find_message(vm.id).content
@@ -129,6 +131,66 @@ async def test_a_vote_kept_over_a_restart_shows_the_same_tally(harness: Harness)
         assert after.split("\n")[0] == msg.content.split("\n")[0] and DEADLINE in msg.content
     finally:
         await h2.close()
+
+
+async def test_an_answer_stored_before_a_kill_shows_on_the_vote_message_after_the_restart(harness: Harness):
+    """P2's answer is stored, but neither the click's response nor the edit that stands in for it reaches Discord
+    before the bot is killed: the restarted bot writes the stored tally on the vote message, once."""
+    h = harness
+    clock = VoteClock(h)
+    await four_friends(h, "en")
+    (_, yes1, no0, need2, yes2, no1, need1, _, _) = WORDS["en"]
+    await h.slash("table dissolve", user=P1, locale="en-US")
+    vm = vote_message(h)
+    data, rec = h.click_payload(vm, custom_id=answer(vm, True), user=P2, locale="en-US")
+    h.fake.expire(rec)  # the click's response is lost ...
+    edit = h.fake.fail(f"^/channels/\\d+/messages/{vm.id}$", method="PATCH", status=403, code=50001,
+                       message="Missing Access")  # ... and so is the edit that stands in for it
+    await h.send(data, rec)
+    await h.bot.tables.wait_idle()
+    assert edit.hits == 1 and live(h).vote.yes == {P1, P2}  # stored
+    assert h.fake.find_message(vm.id).content.split("\n")[1:] == [yes1, no0, need2]
+
+    def frozen_wall(bot) -> None:
+        bot.tables.wall = lambda: clock.now
+
+    h2 = await h.kill(prepare=frozen_wall)
+    try:
+        prep(h2)
+        n = len(h2.fake.requests_to(f"/messages/{vm.id}$"))
+        await h2.bot.tables.wait_idle()
+        assert len(h2.fake.requests_to(f"/messages/{vm.id}$")) - n <= 1
+        msg = h2.fake.find_message(vm.id)
+        assert msg.content.split("\n")[1:] == [yes2, no0, need1] and len(msg.buttons()) == 2
+        r, requests = await click(h2, msg, P3, False)  # the next answer adds to it as usual
+        only_the_answer(r, requests)
+        assert h2.fake.find_message(vm.id).content.split("\n")[1:] == [yes2, no1 + shown_name(HOSTILE), need1]
+    finally:
+        await h2.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "zh-TW"])
+async def test_a_click_that_loses_the_race_to_the_deciding_one_is_told_the_vote_passed(harness: Harness, lang: str):
+    """P2, P4 and P3 agree at the same moment: P4's answer passes the vote and the match is dissolved; P3's, decided
+    after, is told privately that the vote passed (it was "That vote is over; nothing was changed")."""
+    h = harness
+    VoteClock(h)
+    await four_friends(h, "en")
+    (*_, yes3, passed) = WORDS["en"]
+    await h.slash("table dissolve", user=P1, locale="en-US")
+    vm = vote_message(h)
+    lt = live(h)
+    locale = {"en": "en-US", "zh": "zh-CN", "zh-TW": "zh-TW"}[lang]
+    clicks = [h.click_payload(vm, custom_id=answer(vm, True), user=u, locale=locale) for u in (P2, P4, P3)]
+    for data, _ in clicks:  # parsed back to back: three clicks at once
+        h.bot._connection.parse_interaction_create(data)
+    await h.settle()
+    await h.bot.tables.wait_idle()
+    msg = h.fake.find_message(vm.id)
+    assert msg.content.split("\n")[1:] == [yes3, WORDS["en"][2], passed] and not msg.buttons()
+    assert lt.closed and (await h.bot.store.match(lt.match_id)).status == "aborted"
+    late = clicks[2][1]
+    assert said(late) == t("tables.vote_passed", lang) and late.reply.ephemeral
 
 
 async def test_a_slow_answer_is_deferred_and_shows_the_tally_all_the_same(harness: Harness, monkeypatch):
