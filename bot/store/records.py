@@ -566,10 +566,9 @@ async def _changed_since(conn: Connection, guild_id: int, record_id: int, shown:
 
 async def waiting_before(store: Store, guild_id: int, before: datetime, limit: int = 1, *,
                          since: datetime | None = None) -> list[int]:
-    """The ids of (at most ``limit``) records of the server still waiting for their confirmations that, once
-    confirmed, count before ``before`` (with ``since``, from ``since`` on: a season's ``[started_at, until)``, a week),
-    oldest first. A record counts when proposed, or made in place of a voided hand at that hand's time (``_settle``):
-    the weekly report and a season's final board wait for them; /season start and the final board name them."""
+    """The ids of (at most ``limit``) records of the server waiting for confirmations that, once confirmed, count
+    before ``before`` (and from ``since`` on: a season, a week), oldest first; a record counts when proposed, or at the
+    voided hand's time when made in its place (``_settle``). The weekly report and a final board wait for them."""
     lo = -(2**62) if since is None else to_ms(since)
     async with store.transaction(write=False) as conn:
         return [r[0] for r in await conn.all(
