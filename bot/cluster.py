@@ -1,7 +1,7 @@
 """Several bot processes over one PostgreSQL database: which process drives which table, and DM clicks routed to it.
 
 A table belongs to the process that runs its server's shard (:mod:`bot.shards`). Ownership is a **lease**: a
-session-level advisory lock per shard, ``pg_try_advisory_lock(LEASE_CLASS, count * 16384 + shard)``, held on a
+session-level advisory lock per shard, ``pg_try_advisory_lock(LEASE_CLASS, count * 65536 + shard)``, held on a
 connection of its own (not the store's). PostgreSQL releases a session's locks when the session ends, so a process
 that stops, crashes or is killed with ``kill -9`` frees its shards at once (the server sees the socket close), and a
 process whose connection the server drops has lost them. Only the holder of a shard's lock resumes, opens and plays

@@ -16,6 +16,8 @@ for SQLite and PostgreSQL.
 'unavailable'
 >>> failure_kind(NoConnection("all lent")), failure_kind(NoAnswer("no reply")), failure_kind(TimeoutError())
 ('busy', 'unavailable', None)
+>>> failure_kind(ConnectionDropped("dropped mid-exchange")), failure_kind(asyncpg.InternalClientError("a bug"))
+('unavailable', None)
 """
 
 from __future__ import annotations
@@ -33,6 +35,15 @@ class NoAnswer(TimeoutError):
 
 class NoConnection(NoAnswer):
     """No connection of the store's pool came free within its bound (every one is busy or stuck): nothing was sent."""
+
+
+class ConnectionDropped(asyncpg.exceptions.ConnectionDoesNotExistError):
+    """The server ended the connection in the middle of an exchange (a restart, a fail-over, an administrator's
+    ``pg_terminate_backend``), at a moment where asyncpg met the server's last message where it expected another:
+    asyncpg raises ``InternalClientError`` and closes the connection itself. :meth:`bot.store.postgres.PostgresBackend.lend`
+    tells that apart from a fault of asyncpg's own (after which the connection stays open) and raises this instead:
+    the dropped connection it is, "unavailable" as any other (the transaction rolled back on the server; a commit
+    whose reply was lost may have landed, as when the connection drops)."""
 
 
 #: what a database call may raise when the database fails (catch these, never ``Exception``)

@@ -51,7 +51,7 @@ import asyncpg
 
 from .backend import Connection, Row
 from .errors import StoreError
-from .failures import NoAnswer, NoConnection
+from .failures import ConnectionDropped, NoAnswer, NoConnection
 from .migrate import MIGRATIONS_DIR, Migration, load_migrations
 from .paths import shown
 
@@ -226,6 +226,15 @@ class PostgresConnection:
         return list(await self._answer(self.raw.fetch(numbered(sql), *params, timeout=self.reply)))
 
 
+def _closed(raw: Any) -> bool | None:
+    """Whether a lent connection is closed; None: no longer lent (asyncpg gave its slot back when it cleaned up
+    after the connection, and its lent handle refuses every call)."""
+    try:
+        return bool(raw.is_closed())
+    except asyncpg.InterfaceError:
+        return None
+
+
 def _cannot(url: str, exc: BaseException) -> StoreError:
     text = (str(exc).strip() or type(exc).__name__).splitlines()[0]
     if isinstance(exc, OSError | TimeoutError):  # nothing answered at that address
@@ -359,16 +368,38 @@ class PostgresBackend:
             yield conn if self.wrap is None else self.wrap(conn)
         except TimeoutError as e:  # asyncpg's command_timeout: the server never answered
             raise NoAnswer(f"the database did not answer within {self.limits.reply} s") from e
+        except asyncpg.InternalClientError as e:
+            if _closed(raw) is False:  # asyncpg's own fault (the connection still open): a bug, not the database
+                raise
+            raise ConnectionDropped(f"the database ended the connection in the middle of an exchange ({e})") from e
         finally:
-            # the transaction's outcome is known by now: a connection that does not come back clean in time (its
-            # cancelled statement unanswered, say) is ended by the pool, which connects again for a later one
-            with contextlib.suppress(TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
-                await self.pool.release(raw)
+            await self._give_back(raw)
+
+    async def _give_back(self, raw: Any) -> None:
+        """Return a lent connection's slot to the pool, whatever became of the connection.
+
+        - Already given back (ended here by :meth:`PostgresConnection._answer`, or lost while asyncpg was not
+          closing it: its own clean-up returned the slot): nothing to do.
+        - Dropped in the middle of an exchange: asyncpg met the server's last message where it expected another,
+          raised ``InternalClientError`` and aborted the connection itself. Its clean-up, which returns the slot,
+          then never runs (the protocol was already closing when the socket closed), and ``Pool.release`` skips a
+          closed connection, so the slot would stay lent for good. ``terminate()`` on a closed connection sends
+          nothing and runs that clean-up: the slot is free, and the pool connects again for the next transaction.
+        - Open: released; the pool rolls back what is left open. One that does not come back clean in time (its
+          cancelled statement unanswered, say) is ended by the pool, which connects again for a later one."""
+        closed = _closed(raw)
+        if closed is None:  # the slot is back already
+            return
+        if closed:
+            raw.terminate()
+            return
+        with contextlib.suppress(TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            await self.pool.release(raw)
 
     async def close(self) -> None:
-        """Close the pool, waiting for its lent connections at most :data:`CLOSE_WAIT` s: a connection the server
-        ended while it was lent (an administrator's ``pg_terminate_backend``, a restart) may never read as given back
-        (asyncpg leaves such a holder in use), and a close must not hang on it; what is left is dropped."""
+        """Close the pool, waiting for its lent connections at most :data:`CLOSE_WAIT` s: a call still holding one
+        (waiting on a server that went away, say) must not hang the close; what is left is dropped. (A connection
+        the server ended while it was lent is given back by :meth:`lend` all the same: :meth:`_give_back`.)"""
         try:
             await asyncio.wait_for(self.pool.close(), CLOSE_WAIT)
         except TimeoutError:
