@@ -280,74 +280,49 @@ async def test_0010_on_a_postgresql_database_at_version_9_forgets_the_messages_o
         await store.close()
 
 
-async def test_0011_on_a_postgresql_database_at_version_10_keeps_what_was_posted(pg_database):
-    """0011 on PostgreSQL: a final board or a week noted before it stays posted; the rest is claimed afresh."""
+async def _upgraded_from(pg_database, version: int, statements, check) -> None:
+    """A PostgreSQL database migrated up to ``version`` and filled by ``statements`` (as an older bot left it), then
+    opened by the store (every later migration runs): ``check(store)`` says what the migrations kept."""
     import asyncpg
 
     from bot.store.postgres import migrate_pg
-    from tests.bot.test_store_migrations import V10_GROUP, check_the_v10_group_after_0011
 
     url = pg_database(empty=True)
     raw = await asyncpg.connect(url)
     try:
-        assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=10) == 10
-        for statement in V10_GROUP:
+        assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=version) == version
+        for statement in statements:
             await raw.execute(statement)
     finally:
         await raw.close()
     store = await Store.open(url)
     try:
         assert store.schema_version == LATEST
-        await check_the_v10_group_after_0011(store)
+        await check(store)
     finally:
         await store.close()
+
+
+async def test_0011_on_a_postgresql_database_at_version_10_keeps_what_was_posted(pg_database):
+    """0011 on PostgreSQL: a final board or a week noted before it stays posted; the rest is claimed afresh."""
+    from tests.bot.test_store_migrations import V10_GROUP, check_the_v10_group_after_0011
+
+    await _upgraded_from(pg_database, 10, V10_GROUP, check_the_v10_group_after_0011)
 
 
 async def test_0013_on_a_postgresql_database_at_version_11_keeps_one_active_match_per_channel(pg_database):
     """0013 on PostgreSQL: of two active matches in one channel the newest stays, the older is aborted; the channel
     takes no second match again."""
-    import asyncpg
-
-    from bot.store.postgres import migrate_pg
     from tests.bot.test_store_migrations import V11_MATCHES, check_the_v11_matches_after_0013
 
-    url = pg_database(empty=True)
-    raw = await asyncpg.connect(url)
-    try:
-        assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=11) == 11
-        for statement in V11_MATCHES:
-            await raw.execute(statement)
-    finally:
-        await raw.close()
-    store = await Store.open(url)
-    try:
-        assert store.schema_version == LATEST
-        await check_the_v11_matches_after_0013(store)
-    finally:
-        await store.close()
+    await _upgraded_from(pg_database, 11, V11_MATCHES, check_the_v11_matches_after_0013)
 
 
 async def test_0015_on_a_postgresql_database_at_version_13_seats_the_players_of_the_active_matches(pg_database):
     """0015 on PostgreSQL: the players of the matches in play are seated (one row each, the newest match first)."""
-    import asyncpg
-
-    from bot.store.postgres import migrate_pg
     from tests.bot.test_store_migrations import V13_MATCHES, check_the_v13_seats_after_0015
 
-    url = pg_database(empty=True)
-    raw = await asyncpg.connect(url)
-    try:
-        assert await migrate_pg(raw, load_migrations(PG_MIGRATIONS_DIR), url, upto=13) == 13
-        for statement in V13_MATCHES:
-            await raw.execute(statement)
-    finally:
-        await raw.close()
-    store = await Store.open(url)
-    try:
-        assert store.schema_version == LATEST
-        await check_the_v13_seats_after_0015(store)
-    finally:
-        await store.close()
+    await _upgraded_from(pg_database, 13, V13_MATCHES, check_the_v13_seats_after_0015)
 
 
 async def test_two_processes_seating_one_player_at_once_seat_them_once(pg_url):

@@ -10,22 +10,18 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, time, timedelta
-from zoneinfo import ZoneInfo
 
 import pytest
 
 from bot.store import group as gstore
-from tests.harness import ADMIN_PERMISSIONS, CHANNEL_ID, GUILD_ID, USER_ID, Harness
+from tests.cogs.test_season_records import HAND, NAMES, SEATS, SH, A, B, C, D, finals, tick
+from tests.harness import ADMIN_PERMISSIONS, CHANNEL_ID, GUILD_ID, Harness
 from tests.harness.db import sql
 from tests.harness.fake import Message
 
 pytestmark = pytest.mark.both_backends
 
-A, B, C, D = USER_ID, USER_ID + 1, USER_ID + 2, USER_ID + 3
-NAMES = {A: "Ann", B: "Bob", C: "Cid", D: "Dee"}
-SEATS = {"east": A, "south": B, "west": C, "north": D}
-HEFEI = "1234678922m345s+5m"  # the winner (S or N here) takes 20 from W's discard
-SH = ZoneInfo("Asia/Shanghai")  # the server's time zone (the default)
+HEFEI = HAND  # the winner (S or N here) takes 20 from W's discard
 
 
 @pytest.fixture
@@ -33,18 +29,6 @@ async def h(harness: Harness):
     for p, n in NAMES.items():
         harness.fake.add_user(p, n)
     return harness
-
-
-def finals(h: Harness) -> list[Message]:
-    return [m for m in h.channel() if "最终排名" in m.content or "Final board" in m.content]
-
-
-async def tick(h: Harness, at: datetime) -> None:
-    """A round of the scheduler at ``at``."""
-    cog = h.bot.get_cog("Report")
-    cog.clock = lambda: at
-    await cog.tick()
-    await h.settle()
 
 
 async def wrong_hand(h: Harness, at: datetime) -> int:
