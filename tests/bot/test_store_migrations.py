@@ -48,6 +48,23 @@ async def at_version(path: Path, version: int) -> None:
         await conn.close()
 
 
+async def upgraded_from(tmp_path: Path, version: int, statements: tuple[str, ...], check) -> None:
+    """A SQLite database migrated up to ``version`` and filled by ``statements`` (as an older bot left it), then
+    opened by the store (every later migration runs): ``check(store)`` says what the migrations kept."""
+    path = tmp_path / f"v{version}.db"
+    await at_version(path, version)
+    db = sqlite3.connect(path)
+    with db:
+        for statement in statements:
+            db.execute(statement)
+    db.close()
+    store = await Store.open(path)
+    try:
+        await check(store)
+    finally:
+        await store.close()
+
+
 # Data a database could hold at each version, written with that version's own tables. A version without an entry
 # gets the data of the nearest earlier one.
 def seed_v1(path: Path) -> None:
@@ -212,17 +229,7 @@ def test_migration_numbers_must_not_have_gaps(tmp_path: Path) -> None:
 async def test_0009_gives_every_server_the_normal_ai_difficulty_and_keeps_its_settings(tmp_path: Path) -> None:
     """Issue 19: a server's row written at version 8 (no ``ai_difficulty`` yet) reads ``normal`` after the upgrade -
     what Add AI added before - keeps its other settings, and takes the new setting (audited)."""
-    path = tmp_path / "v8.db"
-    await at_version(path, 8)
-    db = sqlite3.connect(path)
-    with db:
-        db.execute(V8_SERVER)
-    db.close()
-    store = await Store.open(path)
-    try:
-        await check_the_v8_server_after_0009(store)
-    finally:
-        await store.close()
+    await upgraded_from(tmp_path, 8, (V8_SERVER,), check_the_v8_server_after_0009)
 
 
 V8_SERVER = ("INSERT INTO guild_settings (guild_id, wuhu_mode, hints, language, updated_at) "
@@ -244,18 +251,7 @@ async def check_the_v8_server_after_0009(store: Store) -> None:
 async def test_0010_forgets_the_messages_of_matches_already_over(tmp_path: Path) -> None:
     """A match over before 0010 was closed by the bot that ended it: its listed messages are forgotten, so that the
     next start does not close it again; an active match keeps its list (its table resumes with it)."""
-    path = tmp_path / "v9.db"
-    await at_version(path, 9)
-    db = sqlite3.connect(path)
-    with db:
-        for statement in V9_MATCHES:
-            db.execute(statement)
-    db.close()
-    store = await Store.open(path)
-    try:
-        await check_the_v9_matches_after_0010(store)
-    finally:
-        await store.close()
+    await upgraded_from(tmp_path, 9, V9_MATCHES, check_the_v9_matches_after_0010)
 
 
 V9_MATCHES = (
@@ -281,18 +277,7 @@ async def check_the_v9_matches_after_0010(store: Store) -> None:
 async def test_0011_keeps_what_was_posted_and_claims_the_rest_afresh(tmp_path: Path) -> None:
     """Before 0011 a final board or a week noted was one posted: it stays posted; a season not yet announced is
     claimed, noted as posted and never claimed again; a weekly report's claim is kept apart from the week posted."""
-    path = tmp_path / "v10.db"
-    await at_version(path, 10)
-    db = sqlite3.connect(path)
-    with db:
-        for statement in V10_GROUP:
-            db.execute(statement)
-    db.close()
-    store = await Store.open(path)
-    try:
-        await check_the_v10_group_after_0011(store)
-    finally:
-        await store.close()
+    await upgraded_from(tmp_path, 10, V10_GROUP, check_the_v10_group_after_0011)
 
 
 V10_GROUP = (
@@ -332,18 +317,7 @@ async def test_0013_keeps_the_newest_of_two_active_matches_in_a_channel(tmp_path
     """A lost answer to a match's start could leave two active matches in one channel before 0013 (the host pressed
     Start again), both resumed at every start. The newest stays (its channel showed it); the older one is aborted with
     its hand in play, its messages left for the next start to close, and the channel takes no second match again."""
-    path = tmp_path / "v11.db"
-    await at_version(path, 11)
-    db = sqlite3.connect(path)
-    with db:
-        for statement in V11_MATCHES:
-            db.execute(statement)
-    db.close()
-    store = await Store.open(path)
-    try:
-        await check_the_v11_matches_after_0013(store)
-    finally:
-        await store.close()
+    await upgraded_from(tmp_path, 11, V11_MATCHES, check_the_v11_matches_after_0013)
 
 
 V11_MATCHES = (
@@ -387,18 +361,7 @@ async def test_0015_seats_the_players_of_the_active_matches(tmp_path: Path) -> N
     """Before 0015 each process knew only its own players; the store now keeps who sits where. The players of the
     matches in play are seated at their channel by the migration (the newest match first), those of a match over
     are not: a lobby elsewhere refuses the first and takes the second."""
-    path = tmp_path / "v13.db"
-    await at_version(path, 13)
-    db = sqlite3.connect(path)
-    with db:
-        for statement in V13_MATCHES:
-            db.execute(statement)
-    db.close()
-    store = await Store.open(path)
-    try:
-        await check_the_v13_seats_after_0015(store)
-    finally:
-        await store.close()
+    await upgraded_from(tmp_path, 13, V13_MATCHES, check_the_v13_seats_after_0015)
 
 
 V13_MATCHES = (
