@@ -15,8 +15,8 @@ import pytest
 from PIL import Image
 
 from bot.store import group as gstore
-from render import fonts
 from tests.harness import CHANNEL_ID, GUILD_ID, USER_ID, Harness
+from tests.render.imgutil import fit_texts
 
 A, B, C, D = USER_ID, USER_ID + 1, USER_ID + 2, USER_ID + 3
 SEATS = {"east": A, "south": B, "west": C, "north": D}
@@ -36,20 +36,6 @@ async def h(harness: Harness):
     return harness
 
 
-def shown_texts(monkeypatch) -> list[tuple[str, int]]:
-    """Every text the images draw from now on, as drawn (after any shortening), with its size."""
-    shown: list[tuple[str, int]] = []
-    real = fonts.fit
-
-    def spy(*args, **kw):
-        out = real(*args, **kw)
-        shown.append((out[0], int(out[1].size)))
-        return out
-
-    monkeypatch.setattr(fonts, "fit", spy)
-    return shown
-
-
 def parts_after_the_name(text_subtitle: str) -> tuple[str, list[str]]:
     """The text's subtitle around the season's name: what comes before it, and each part after it (the dates, the
     period, the source)."""
@@ -61,7 +47,7 @@ def parts_after_the_name(text_subtitle: str) -> tuple[str, list[str]]:
 @pytest.mark.parametrize("locale", ["zh-CN", "zh-TW", "en-US"])
 async def test_the_images_keep_the_seasons_dates_the_period_and_the_source(h: Harness, monkeypatch, command, locale):
     options = {"variant": "hefei"} if command == "leaderboard" else {"player": B}
-    shown = shown_texts(monkeypatch)
+    shown = fit_texts(monkeypatch)
     r = await h.slash(command, period="week", source="in_person", locale=locale, **options)
     subtitle = r.reply.content.splitlines()[0].split("** · ", 1)[1]  # after the title (the board's, Bob's name)
     before, parts = parts_after_the_name(subtitle)

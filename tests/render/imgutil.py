@@ -76,3 +76,20 @@ def spy_texts(monkeypatch, modules) -> list[tuple[str, int, tuple, tuple, tuple]
     for mod in modules:
         monkeypatch.setattr(mod, "draw_text", spy)
     return out
+
+
+def fit_texts(monkeypatch) -> list[tuple[str, int]]:
+    """Every text the images fit to a width from now on (``render.fonts.fit``), as drawn (after any shortening),
+    with its size."""
+    from render import fonts
+
+    shown: list[tuple[str, int]] = []
+    real = fonts.fit
+
+    def spy(*args, **kw):
+        out = real(*args, **kw)
+        shown.append((out[0], int(out[1].size)))
+        return out
+
+    monkeypatch.setattr(fonts, "fit", spy)
+    return shown

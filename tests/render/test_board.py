@@ -38,7 +38,7 @@ from render.board import (
 from render.common import THEMES
 
 sys.path.insert(0, str(Path(__file__).parent))
-from imgutil import check_golden, max_channel_diff, open_png, pixels, spy_texts  # noqa: E402
+from imgutil import check_golden, fit_texts, max_channel_diff, open_png, pixels, spy_texts  # noqa: E402
 
 LINES = (
     BoardLine(1, "小明", 135, 40, 12),
@@ -268,22 +268,6 @@ def test_a_long_season_name_gives_way_to_the_seasons_dates(monkeypatch, lang):
     assert sub.endswith(span.strip()) and "…" in sub  # the name is shortened, the dates are whole
 
 
-def _shown(monkeypatch) -> list[tuple[str, int]]:
-    """Every text drawn from now on as it is drawn (after any shortening), with its size."""
-    from render import fonts
-
-    shown: list[tuple[str, int]] = []
-    real = fonts.fit
-
-    def spy(*args, **kw):
-        out = real(*args, **kw)
-        shown.append((out[0], int(out[1].size)))
-        return out
-
-    monkeypatch.setattr(fonts, "fit", spy)
-    return shown
-
-
 @pytest.mark.parametrize(("lang", "season"), [("zh", SEASON_ZH), ("en", SEASON_EN)])
 def test_the_period_and_the_source_take_a_second_line_and_the_seasons_name_gives_way(monkeypatch, lang, season):
     """The season's dates, the period and the source each whole on the image, at 14 px at least; the board and the
@@ -292,7 +276,7 @@ def test_the_period_and_the_source_take_a_second_line_and_the_seasons_name_gives
     before, after = season["subtitle"].split(name)
     for draw, scene, one_line in ((draw_board, replace(BOARD, **season), replace(BOARD, subtitle=season["subtitle"])),
                                   (draw_stats, replace(STATS, **season), replace(STATS, subtitle=season["subtitle"]))):
-        shown = _shown(monkeypatch)
+        shown = fit_texts(monkeypatch)
         img = draw(scene, "dark", lang)
         first = next((text, size) for text, size in shown if text.startswith(before))
         second = next((text, size) for text, size in shown if text == season["detail"])
