@@ -209,6 +209,20 @@ async def test_a_player_waiting_for_the_others_gets_no_edit_at_the_hands_end_and
     assert_shows_the_final_hand(lt, lt.seat_of(other), scene_of(h, other, picture_of(h, other)))
 
 
+async def two_friends_until_p1_decides(h: Harness):
+    """A Hefei table of P1 and P2 (and two AIs), the next hand held back; P2 plays as the normal AI would until the
+    hand waits on P1 alone. The table and P1's seat."""
+    h.bot.tables.timers.next_hand = 3600.0
+    await open_table(h, "hefei", humans=(P1, P2), locale="en-US")
+    lt = live(h)
+    seat = lt.seat_of(P1)
+    while not (lt.table.phase == "play" and lt.table.awaited() == [seat]):
+        msg = latest_dm_controls(h, P2)
+        await h.click(msg, custom_id=ai_click(lt, lt.seat_of(P2), msg), user=P2)
+        await h.bot.tables.wait_idle()
+    return lt, seat
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 async def test_a_seat_handed_to_the_ai_in_the_middle_of_a_hand_shows_the_hand_the_ai_takes_over(harness: Harness,
                                                                                                 seed):
@@ -218,14 +232,7 @@ async def test_a_seat_handed_to_the_ai_in_the_middle_of_a_hand_shows_the_hand_th
     them), nothing numbered; at the hand's end P1's hand message is not edited again (as before)."""
     h = harness
     prep(h, seed=seed, images=True)
-    h.bot.tables.timers.next_hand = 3600.0
-    await open_table(h, "hefei", humans=(P1, P2), locale="en-US")
-    lt = live(h)
-    seat = lt.seat_of(P1)
-    while not (lt.table.phase == "play" and lt.table.awaited() == [seat]):
-        msg = latest_dm_controls(h, P2)
-        await h.click(msg, custom_id=ai_click(lt, lt.seat_of(P2), msg), user=P2)
-        await h.bot.tables.wait_idle()
+    lt, seat = await two_friends_until_p1_decides(h)
     dm = latest_dm_controls(h, P1)
     before = len(h.fake.requests)
     table_msg = h.fake.find_message(lt.message_id)
@@ -294,14 +301,7 @@ async def test_im_back_between_hands_shows_the_hand_the_ai_ended_it_with(harness
     theirs again shows the hand as it ended (the AI's meld in it), not the hand as the AI took it over."""
     h = harness
     prep(h, seed=1, images=True)
-    h.bot.tables.timers.next_hand = 3600.0
-    await open_table(h, "hefei", humans=(P1, P2), locale="en-US")
-    lt = live(h)
-    seat = lt.seat_of(P1)
-    while not (lt.table.phase == "play" and lt.table.awaited() == [seat]):
-        msg = latest_dm_controls(h, P2)
-        await h.click(msg, custom_id=ai_click(lt, lt.seat_of(P2), msg), user=P2)
-        await h.bot.tables.wait_idle()
+    lt, seat = await two_friends_until_p1_decides(h)
     table_msg = h.fake.find_message(lt.message_id)
     await h.click(table_msg, custom_id=button_id(table_msg, ":auto"), user=P1, locale="en-US")
     await h.bot.tables.wait_idle()
