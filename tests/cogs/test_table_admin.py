@@ -343,19 +343,16 @@ async def test_a_vote_lapses_after_its_minute_and_a_refusal_ends_it(harness: Har
     h = harness
     prep(h)
     mgr = h.bot.tables
-    mgr.timers.vote = 0.05
+    clock = VoteClock(h)  # the minute ends when the test says so, whatever the machine's speed
     await open_table(h, "hefei", humans=(P1, P2))
     lt = live(h)
     await h.slash("table dissolve", user=P1)
     vm = vote_message(h)
-    vote = lt.vote
-    await vote.timer  # the expiry timer itself: awaited, not polled
-    await mgr.wait_idle()
+    await clock.end_minute(h, lt.vote)  # the expiry timer itself: awaited, not polled
     assert lt.vote is None and not lt.closed
     vm = h.fake.find_message(vm.id)
     assert not vm.buttons() and "过期" in vm.content
     # a new vote, refused by the other of two humans: a majority is out of reach, it ends at once
-    mgr.timers.vote = 60
     await h.slash("table dissolve", user=P2)
     vm = vote_message(h)
     no = next(c["custom_id"] for c in vm.buttons() if c["custom_id"].endswith(":n"))
