@@ -415,8 +415,8 @@ class Tables(commands.Cog):
         lang = await _lang(interaction)
         try:
             lt = self.manager.by_id.get(table_id)
-            if lt is None:
-                raise Refusal("tables.vote_over")
+            if lt is None:  # the table is gone (this vote passed, say, or /table end): how the vote ended
+                raise Refusal(self.manager.vote_ended(table_id, number, interaction.channel_id))
             # a vote button acts only in its own table's channel (a forged id elsewhere: refused)
             self.manager.check_place(lt, interaction.guild_id if interaction.guild_id is not None else -1,
                                      interaction.channel_id)

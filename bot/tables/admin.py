@@ -46,6 +46,8 @@ from .strings import t
 
 log = logging.getLogger(__name__)
 
+#: how many recently ended tables' last votes are remembered (:attr:`Admin.vote_ends`)
+ENDED_VOTES_KEPT = 256
 VOTE_TASK_NAME = "mjbot-table-timer"  # the vote's expiry is a table timer like the others (tests await it)
 
 
@@ -80,6 +82,9 @@ class Admin:
     ui: TableUI | None
     by_player: dict[int, int]
     by_id: dict[int, LiveTable]
+    #: how the last vote of each recently ended table ended (its number, the message key, the table's channel), by
+    #: match id: a click that comes after the table is gone is told the truth too (bounded: :data:`ENDED_VOTES_KEPT`)
+    vote_ends: dict[int, tuple[int, str, int]]
     closing: bool
 
     if TYPE_CHECKING:  # the manager's own methods
@@ -300,6 +305,11 @@ class Admin:
         vote.shown, vote.end = vote_text(lt, vote, end), end
         if end is not None:
             lt.vote_end = (vote.number, end)
+            if lt.match_id is not None:
+                self.vote_ends.pop(lt.match_id, None)
+                self.vote_ends[lt.match_id] = (vote.number, end, lt.channel_id)
+                while len(self.vote_ends) > ENDED_VOTES_KEPT:
+                    del self.vote_ends[next(iter(self.vote_ends))]
         if not by_click and vote.message is not None:
             self.publisher.show_vote(lt, vote)
 
@@ -364,11 +374,11 @@ class Admin:
         (``Publisher.answer_vote``); otherwise the publisher edits the vote message."""
         lt = self.by_id.get(table_id)
         if lt is None:
-            raise Refusal("tables.vote_over")
+            raise Refusal(self.vote_ended(table_id, number, None if on is None else on[0]))
         async with lt.lock:
             vote = lt.vote
             if lt.closed or vote is None or vote.number != number:
-                raise Refusal(self._vote_gone(lt, number))
+                raise Refusal(self._vote_gone(lt.vote_end, number))
             if lt.seat_of(user_id) is None:
                 raise Refusal("tables.not_seated")
             if user_id in vote.yes or user_id in vote.no:
@@ -402,14 +412,23 @@ class Admin:
             self._vote_changed(lt, vote, by_click=here)
             return vote
 
+    def vote_ended(self, table_id: int, number: int, channel_id: int | None) -> str:
+        """What a click on vote ``number`` of the table ``table_id``, gone (ended by that vote, say, or by /table
+        end), is told in the channel ``channel_id``: how its last vote ended, or, elsewhere (a forged id) or once
+        forgotten, that it is over."""
+        ended = self.vote_ends.get(table_id)
+        if ended is None or ended[2] != channel_id:
+            return "tables.vote_over"
+        return self._vote_gone(ended[:2], number)
+
     @staticmethod
-    def _vote_gone(lt: LiveTable, number: int) -> str:
+    def _vote_gone(ended: tuple[int, str] | None, number: int) -> str:
         """What a click on vote ``number``, no longer open, is told (a click that lost the race to the deciding one
-        included): it passed (the match was dissolved), the table ended with it, or it is over and nothing changed."""
-        if lt.vote_end is not None and lt.vote_end[0] == number and lt.vote_end[1] in (
-                "tables.vote_passed", "tables.vote_table_closed"):
-            return lt.vote_end[1]
-        return "tables.vote_over"  # (it failed or lapsed, or an older vote: true)
+        included), ``ended`` being how the table's last vote ended: it passed (the match was dissolved), the table
+        ended with it, or it is over and nothing changed."""
+        if ended is not None and ended[0] == number and ended[1] in ("tables.vote_passed", "tables.vote_table_closed"):
+            return ended[1]
+        return "tables.vote_over"  # (it failed or lapsed, or an older vote, or a table ended long ago: true)
 
     async def _vote_timer(self, lt: LiveTable, vote: Vote) -> None:
         wait, n = max(0.0, vote.deadline - self.wall()), 0

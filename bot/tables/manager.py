@@ -106,6 +106,7 @@ class TableManager(Admin, Output, Gone):
         self.observers = bot.observers  # every image's scene is reported before it is drawn (bot.observe)
         self.by_channel: dict[int, LiveTable] = {}
         self.by_id: dict[int, LiveTable] = {}
+        self.vote_ends: dict[int, tuple[int, str, int]] = {}
         self.by_player: dict[int, int] = {}  # user id -> channel id
         self.ui: TableUI | None = None
         self.timers = Timers()
@@ -307,9 +308,7 @@ class TableManager(Admin, Output, Gone):
                 raise Refusal("tables.not_recorded") from e
             # the store is the judge across processes: the player sits at a table another process drives
             log.info("lobby in %s: %s", lt.channel_id, e)
-            user = e.params.get("user")
-            if user is not None and user != adding:  # someone else's seat: name them, not the one who pressed
-                raise Refusal("tables.seated_elsewhere_other", user=user, channel=e.params["channel"]) from e
+            # (only the players a write adds are refused: the one who pressed Join, or the host of a new lobby)
             raise Refusal("tables.seated_elsewhere", channel=e.params["channel"]) from e
         except Exception as e:
             undo()

@@ -243,3 +243,33 @@ async def test_a_table_ended_during_a_vote_says_so_on_the_vote_message(harness: 
     lines = vm.content.split("\n")
     assert lines[-1] == "The table has ended, and this vote with it." and not vm.buttons()
     assert "nothing was changed" not in vm.content  # (the words for a click on a vote already over)
+
+
+@pytest.mark.parametrize("ended_by", ["passing", "table end"])
+async def test_a_click_after_the_table_is_gone_is_told_how_the_vote_ended(harness: Harness, ended_by: str):
+    """P3's screen still shows the vote's buttons (the edit that took them away has not reached it) when the match
+    ends - by the answer that passed the vote, or by the host's /table end - and P3's click comes a moment after the
+    table is gone: P3 is told how the vote ended, not that nothing was changed."""
+    h = harness
+    VoteClock(h)
+    await four_friends(h, "en")
+    await h.slash("table dissolve", user=P1, locale="en-US")
+    vm = vote_message(h)
+    lt = live(h)
+    yes = answer(vm, True)
+    late_data, late = h.click_payload(vm, custom_id=yes, user=P3, locale="en-US")  # made while the buttons show
+    if ended_by == "passing":
+        for u in (P2, P4):  # P4's answer passes the vote
+            data, _ = h.click_payload(vm, custom_id=yes, user=u, locale="en-US")
+            h.bot._connection.parse_interaction_create(data)
+            await h.settle()
+            await h.bot.tables.wait_idle()
+    else:
+        await h.slash("table end", user=P1, locale="en-US")
+        await h.bot.tables.wait_idle()
+    assert lt.closed and lt.match_id not in h.bot.tables.by_id
+    h.bot._connection.parse_interaction_create(late_data)
+    await h.settle()
+    await h.bot.tables.wait_idle()
+    told = {"passing": "The dissolve vote passed.", "table end": "The table has ended, and this vote with it."}
+    assert said(late) == told[ended_by] and "nothing was changed" not in said(late)
