@@ -303,13 +303,11 @@ class Admin:
         (under the lock). A click on the message itself (``by_click``) shows it in its own answer; else the
         publisher edits the message (once, whatever changed meanwhile)."""
         vote.shown, vote.end = vote_text(lt, vote, end), end
-        if end is not None:
-            lt.vote_end = (vote.number, end)
-            if lt.match_id is not None:
-                self.vote_ends.pop(lt.match_id, None)
-                self.vote_ends[lt.match_id] = (vote.number, end, lt.channel_id)
-                while len(self.vote_ends) > ENDED_VOTES_KEPT:
-                    del self.vote_ends[next(iter(self.vote_ends))]
+        if end is not None and lt.match_id is not None:
+            self.vote_ends.pop(lt.match_id, None)  # (re-inserted: the newest ends are the last to be forgotten)
+            self.vote_ends[lt.match_id] = (vote.number, end, lt.channel_id)
+            while len(self.vote_ends) > ENDED_VOTES_KEPT:
+                del self.vote_ends[next(iter(self.vote_ends))]
         if not by_click and vote.message is not None:
             self.publisher.show_vote(lt, vote)
 
@@ -378,7 +376,7 @@ class Admin:
         async with lt.lock:
             vote = lt.vote
             if lt.closed or vote is None or vote.number != number:
-                raise Refusal(self._vote_gone(lt.vote_end, number))
+                raise Refusal(self.vote_ended(table_id, number, lt.channel_id))
             if lt.seat_of(user_id) is None:
                 raise Refusal("tables.not_seated")
             if user_id in vote.yes or user_id in vote.no:
@@ -413,22 +411,15 @@ class Admin:
             return vote
 
     def vote_ended(self, table_id: int, number: int, channel_id: int | None) -> str:
-        """What a click on vote ``number`` of the table ``table_id``, gone (ended by that vote, say, or by /table
-        end), is told in the channel ``channel_id``: how its last vote ended, or, elsewhere (a forged id) or once
-        forgotten, that it is over."""
+        """What a click on vote ``number`` of the table ``table_id``, no longer open (a click that lost the race to
+        the deciding one, or came after the table was gone), is told in the channel ``channel_id``: that it passed
+        (the match was dissolved) or that the table ended with it, as :attr:`vote_ends` says; else (it failed or
+        lapsed, an older vote, a table ended long ago, a forged id elsewhere) that it is over and nothing changed."""
         ended = self.vote_ends.get(table_id)
-        if ended is None or ended[2] != channel_id:
-            return "tables.vote_over"
-        return self._vote_gone(ended[:2], number)
-
-    @staticmethod
-    def _vote_gone(ended: tuple[int, str] | None, number: int) -> str:
-        """What a click on vote ``number``, no longer open, is told (a click that lost the race to the deciding one
-        included), ``ended`` being how the table's last vote ended: it passed (the match was dissolved), the table
-        ended with it, or it is over and nothing changed."""
-        if ended is not None and ended[0] == number and ended[1] in ("tables.vote_passed", "tables.vote_table_closed"):
+        if ended is not None and ended[0] == number and ended[2] == channel_id and ended[1] in (
+                "tables.vote_passed", "tables.vote_table_closed"):
             return ended[1]
-        return "tables.vote_over"  # (it failed or lapsed, or an older vote, or a table ended long ago: true)
+        return "tables.vote_over"
 
     async def _vote_timer(self, lt: LiveTable, vote: Vote) -> None:
         wait, n = max(0.0, vote.deadline - self.wall()), 0

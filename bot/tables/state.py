@@ -166,7 +166,7 @@ class Vote:
         >>> Vote(1, 5, {5}).passes(1), Vote(1, 5, {5}).passes(2), Vote(1, 5, {5, 6}).passes(3)
         (True, False, True)
         """
-        return len(self.yes) * 2 > humans
+        return len(self.yes) >= self.needed(humans)
 
     def needed(self, humans: int) -> int:
         """How many agreeing pass it at once, of ``humans`` seated (:meth:`passes`: a strict majority).
@@ -229,7 +229,6 @@ class LiveTable:
     told_dm: set[int] = field(default_factory=set)
     vote: Vote | None = None  # an open dissolve vote
     votes: int = 0  # dissolve votes held so far (numbers the vote buttons)
-    vote_end: tuple[int, str] | None = None  # the number of the vote that ended last and how (its message key)
 
     # ---- the state machine
 
