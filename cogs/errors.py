@@ -26,6 +26,7 @@ from bot.i18n import t
 from bot.interactions import lang_of
 from bot.store.errors import StoreError
 from bot.store.failures import failure_kind
+from bot.tables.strings import shown_name
 from engine.errors import EngineError
 from text.lang import lang_for
 
@@ -87,8 +88,7 @@ def _option_message(error: app_commands.TransformerError, lang: str) -> str:
     user who is not a member of the server (they left: Discord then sends their user and no member data), named
     where the option takes a member, is said by name."""
     if error.type is discord.AppCommandOptionType.user and isinstance(error.value, discord.User):
-        name = discord.utils.escape_markdown(discord.utils.escape_mentions(error.value.display_name))
-        return t("error.not_member", lang, name=name)
+        return t("error.not_member", lang, name=shown_name(error.value.display_name))
     return t("error.bad_option", lang)
 
 

@@ -18,6 +18,7 @@ import discord
 from bot.i18n import seat_name, t, variant_name
 from bot.own_posts import custom_ids
 from bot.store import records as rstore
+from bot.tables.strings import shown_name
 from cogs.record_others import others_line, stored_others
 from cogs.scoring import breakdown_text, fit_message
 from engine.tiles import Hand, format_tiles, parse_hand, tile_name
@@ -123,7 +124,7 @@ def status_line(rec: rstore.Record, lang: str, *, now: datetime | None = None) -
         return t("record.status_rejected", lang, user=rec.decided_by)
     if rec.status == "confirmed" and rec.voided is not None:
         v = rec.voided
-        reason = discord.utils.escape_markdown(discord.utils.escape_mentions(v.reason))
+        reason = shown_name(v.reason)
         line = t("record.status_voided", lang, hand=rec.hand_id, user=v.user_id, reason=reason,
                  when=f"<t:{int(v.posted_at.timestamp())}:f>")
         if rec.replaced_by is not None:  # recorded again in its place

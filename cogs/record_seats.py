@@ -17,10 +17,7 @@ import discord
 
 from bot.errors import UserError
 from bot.i18n import variant_name
-
-
-def _name(user: discord.abc.User) -> str:
-    return discord.utils.escape_markdown(discord.utils.escape_mentions(user.display_name))
+from bot.tables.strings import shown_name
 
 
 def check_seats(players: Sequence[discord.abc.User], winner: discord.abc.User | None,
@@ -34,7 +31,7 @@ def check_seats(players: Sequence[discord.abc.User], winner: discord.abc.User | 
         if p.bot:
             raise UserError("record.bot_player", user=p.id)
         if not isinstance(p, discord.Member):
-            raise UserError("record.not_member", name=_name(p))
+            raise UserError("record.not_member", name=shown_name(p.display_name))
     ids = [p.id for p in players]
     for p in players:
         if ids.count(p.id) > 1:
