@@ -52,6 +52,7 @@ from bot.names import drawn_name, player_name
 from bot.options import typed_text
 from bot.store import BoardRow, PlayerStats, period_start
 from bot.store import group as gstore
+from bot.tables.strings import shown_name
 from cogs.checks import guild_of
 from cogs.choices import variant_choices
 from text.lang import resolve
@@ -239,8 +240,8 @@ def seat_display(name: str | None, player_id: int | None, ai_number: int | None,
 
 
 def safe(name: str) -> str:
-    """A name for message text: markdown and mentions neutralised."""
-    return discord.utils.escape_markdown(discord.utils.escape_mentions(name))
+    """A name for message text: markdown and mentions neutralised (:func:`bot.tables.strings.shown_name`)."""
+    return shown_name(name)
 
 
 def shared_ranks(rows: Sequence[BoardRow]) -> list[int]:
